@@ -1,0 +1,59 @@
+import createDebug from 'debug';
+import { CliError, type CliCommand, type CliIO } from './common.js';
+
+/** Each command lives in lib/cli/<name>.ts and exports `command: CliCommand`. */
+const COMMANDS = ['broker', 'produce', 'consume', 'offsets', 'bench', 'decode'] as const;
+
+const log = createDebug('rocketwire:cli');
+
+async function load(name: string): Promise<CliCommand | null> {
+  if (!(COMMANDS as readonly string[]).includes(name)) return null;
+  const mod = (await import(`./${name}.js`)) as { command: CliCommand };
+  return mod.command;
+}
+
+function stdio(): CliIO {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+}
+
+async function help(io: CliIO): Promise<void> {
+  const lines = ['usage: rocketwire <command> [options]', '', 'commands:'];
+  for (const name of COMMANDS) {
+    const cmd = await load(name).catch(() => null);
+    if (cmd) lines.push(`  ${name.padEnd(9)} ${cmd.summary}`);
+  }
+  lines.push('', 'rocketwire <command> --help shows the options of a command.');
+  io.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Runs the CLI; resolves to the process exit code. Never throws. */
+export async function main(argv: string[], io: CliIO = stdio()): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+      await help(io);
+      return name === undefined ? 2 : 0;
+    }
+    if (name === '--version' || name === '-v') {
+      io.stdout.write('rocketwire 0.1.0\n');
+      return 0;
+    }
+    const cmd = await load(name);
+    if (!cmd) throw new CliError(`unknown command "${name}" (rocketwire help lists the commands)`, 2);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.stdout.write(cmd.usage.endsWith('\n') ? cmd.usage : cmd.usage + '\n');
+      return 0;
+    }
+    return await cmd.run(rest, io);
+  } catch (err) {
+    const e = err as Error & { exitCode?: number };
+    // One line, no stack trace, unless the user asked for debug output.
+    const message = (e && e.message ? e.message : String(err)).split('\n')[0];
+    io.stderr.write(`rocketwire${name ? ' ' + name : ''}: ${message}\n`);
+    if (createDebug.enabled('rocketwire:cli') || createDebug.enabled('rocketwire:*')) {
+      io.stderr.write(`${e?.stack ?? ''}\n`);
+    }
+    log('command %s failed: %O', name, err);
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}

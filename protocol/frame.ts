@@ -1,0 +1,208 @@
+import type { RemotingCommand } from './command.js';
+import { ProtocolError } from './errors.js';
+import { decodeJsonHeader, encodeJsonHeader } from './header-json.js';
+import { decodeRocketmqHeader, encodeRocketmqHeader } from './header-rocketmq.js';
+
+/**
+ * Frame layout (RemotingCommand on the wire):
+ *   int32 totalLength   = 4 + headerLength + bodyLength (does not count itself)
+ *   int32 headerInfo    = serializeType << 24 | headerLength (24 bits)
+ *   header              JSON text (type 0) or ROCKETMQ binary (type 1)
+ *   body                the rest of the frame
+ * Java's decoder (LengthFieldBasedFrameDecoder) limits the whole frame, prefix included, to
+ * 16 MiB (com.rocketmq.remoting.frameMaxLength).
+ */
+export const DEFAULT_MAX_FRAME_LENGTH = 16 * 1024 * 1024;
+
+function encodeHeader(cmd: RemotingCommand): Buffer {
+  return cmd.serializeType === 'ROCKETMQ' ? encodeRocketmqHeader(cmd) : encodeJsonHeader(cmd);
+}
+
+/**
+ * Encode a frame as two parts: the 8-byte prefix plus header, and the body as given (not copied),
+ * so a socket can write a large body without copying it.
+ */
+export function encodeCommandParts(cmd: RemotingCommand): [Buffer, Buffer | null] {
+  const header = encodeHeader(cmd);
+  const bodyLen = cmd.body ? cmd.body.length : 0;
+  const head = Buffer.allocUnsafe(8 + header.length);
+  head.writeInt32BE(4 + header.length + bodyLen, 0);
+  head.writeInt32BE(((cmd.serializeType === 'ROCKETMQ' ? 1 : 0) << 24) | (header.length & 0xffffff), 4);
+  header.copy(head, 8);
+  return [head, bodyLen > 0 ? cmd.body! : null];
+}
+
+/** Encode a whole frame into one buffer. */
+export function encodeCommand(cmd: RemotingCommand): Buffer {
+  const header = encodeHeader(cmd);
+  const bodyLen = cmd.body ? cmd.body.length : 0;
+  const out = Buffer.allocUnsafe(8 + header.length + bodyLen);
+  out.writeInt32BE(4 + header.length + bodyLen, 0);
+  out.writeInt32BE(((cmd.serializeType === 'ROCKETMQ' ? 1 : 0) << 24) | (header.length & 0xffffff), 4);
+  header.copy(out, 8);
+  if (bodyLen > 0) cmd.body!.copy(out, 8 + header.length);
+  return out;
+}
+
+/**
+ * Decode one whole frame (as handed out by FrameDecoder, length prefix included). The body is a
+ * view into `frame`. `base` is the frame's position in its stream, used in error offsets.
+ */
+export function decodeCommand(frame: Buffer, base = 0): RemotingCommand {
+  if (frame.length < 8) throw new ProtocolError(`frame of ${frame.length} bytes is shorter than 8`, base);
+  const total = frame.readInt32BE(0);
+  if (total !== frame.length - 4) {
+    throw new ProtocolError(`frame length field ${total} does not match ${frame.length - 4} bytes`, base);
+  }
+  const info = frame.readInt32BE(4);
+  const type = (info >>> 24) & 0xff;
+  const headerLength = info & 0xffffff;
+  if (headerLength > total - 4) {
+    throw new ProtocolError(`header length ${headerLength} exceeds frame length ${total}`, base + 4);
+  }
+  const headerBytes = frame.subarray(8, 8 + headerLength);
+  let head: Omit<RemotingCommand, 'body'>;
+  if (type === 0) head = decodeJsonHeader(headerBytes, base + 8);
+  else if (type === 1) head = decodeRocketmqHeader(headerBytes, base + 8);
+  else throw new ProtocolError(`unknown serialize type ${type}`, base + 4);
+  const body = frame.length > 8 + headerLength ? frame.subarray(8 + headerLength) : null;
+  return { ...head, body } as RemotingCommand;
+}
+
+export interface FrameDecoderOptions {
+  /** Largest frame accepted, the 4-byte length prefix included. Default 16 MiB. */
+  maxFrameLength?: number;
+}
+
+/**
+ * Streaming splitter of a TCP byte stream into frames. Frames that lie inside one chunk are handed
+ * out as `subarray` views of that chunk (no copy); a frame that straddles chunks is copied exactly
+ * once into a buffer of its own size. The decoder never writes into a buffer it has handed out, so
+ * views stay valid. A declared length above the limit is rejected as soon as its 4 bytes arrive.
+ * After a ProtocolError the decoder stays failed: the stream cannot be resynchronised.
+ */
+export class FrameDecoder {
+  readonly maxFrameLength: number;
+  private partial: Buffer | null = null;
+  private filled = 0;
+  private readonly head = Buffer.alloc(8);
+  private headFilled = 0;
+  private headLengthChecked = false;
+  private base = 0;
+  private failure: ProtocolError | null = null;
+
+  constructor(options: FrameDecoderOptions = {}) {
+    this.maxFrameLength = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
+    if (!Number.isInteger(this.maxFrameLength) || this.maxFrameLength < 8) {
+      throw new RangeError(`maxFrameLength must be an integer >= 8, got ${options.maxFrameLength}`);
+    }
+  }
+
+  /** Stream bytes consumed so far. */
+  get bytesRead(): number {
+    return this.base;
+  }
+  /** Bytes held for a frame not yet complete. */
+  get pendingBytes(): number {
+    return this.partial ? this.filled : this.headFilled;
+  }
+  get failed(): ProtocolError | null {
+    return this.failure;
+  }
+
+  /** Feed a chunk; `onFrame(frame, offset)` is called for every complete frame, in order. */
+  push(chunk: Buffer, onFrame: (frame: Buffer, offset: number) => void): void {
+    if (this.failure) throw this.failure;
+    const n = chunk.length;
+    let pos = 0;
+    try {
+      while (pos < n) {
+        if (this.partial) {
+          const take = Math.min(this.partial.length - this.filled, n - pos);
+          chunk.copy(this.partial, this.filled, pos, pos + take);
+          this.filled += take;
+          pos += take;
+          if (this.filled === this.partial.length) {
+            const f = this.partial;
+            this.partial = null;
+            const start = this.base + pos - f.length;
+            onFrame(f, start);
+          }
+          continue;
+        }
+        if (this.headFilled > 0 || n - pos < 8) {
+          const take = Math.min(8 - this.headFilled, n - pos);
+          chunk.copy(this.head, this.headFilled, pos, pos + take);
+          this.headFilled += take;
+          pos += take;
+          const headStart = this.base + pos - this.headFilled;
+          if (this.headFilled >= 4 && !this.headLengthChecked) {
+            this.checkLength(this.head.readInt32BE(0), headStart);
+            this.headLengthChecked = true;
+          }
+          if (this.headFilled < 8) continue;
+          const total = this.checkHead(this.head, 0, headStart);
+          this.headFilled = 0;
+          this.headLengthChecked = false;
+          const f = Buffer.allocUnsafe(total + 4);
+          this.head.copy(f, 0, 0, 8);
+          if (f.length === 8) {
+            onFrame(f, headStart);
+          } else {
+            this.partial = f;
+            this.filled = 8;
+          }
+          continue;
+        }
+        const total = this.checkHead(chunk, pos, this.base + pos);
+        const size = total + 4;
+        if (n - pos >= size) {
+          const start = pos;
+          pos += size;
+          onFrame(chunk.subarray(start, pos), this.base + start);
+        } else {
+          const f = Buffer.allocUnsafe(size);
+          chunk.copy(f, 0, pos, n);
+          this.filled = n - pos;
+          this.partial = f;
+          pos = n;
+        }
+      }
+    } catch (err) {
+      if (err instanceof ProtocolError) this.failure = err;
+      throw err;
+    } finally {
+      this.base += pos;
+    }
+  }
+
+  /** Collect the frames of one chunk into an array (convenient for tests and tools). */
+  pushAll(chunk: Buffer): Buffer[] {
+    const out: Buffer[] = [];
+    this.push(chunk, (f) => out.push(f));
+    return out;
+  }
+
+  private checkLength(total: number, at: number): void {
+    if (total < 4) throw new ProtocolError(`frame length ${total} is below the minimum of 4`, at);
+    if (total > this.maxFrameLength - 4) {
+      throw new ProtocolError(
+        `frame length ${total} exceeds the maximum of ${this.maxFrameLength} bytes (prefix included)`,
+        at,
+      );
+    }
+  }
+
+  private checkHead(b: Buffer, p: number, at: number): number {
+    const total = b.readInt32BE(p);
+    this.checkLength(total, at);
+    const info = b.readInt32BE(p + 4);
+    const type = (info >>> 24) & 0xff;
+    if (type !== 0 && type !== 1) throw new ProtocolError(`unknown serialize type ${type}`, at + 4);
+    const headerLength = info & 0xffffff;
+    if (headerLength > total - 4) {
+      throw new ProtocolError(`header length ${headerLength} exceeds frame length ${total}`, at + 4);
+    }
+    return total;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Java's String.hashCode(): h = 31*h + c over UTF-16 code units, in int32 arithmetic.
+ * Used for tag codes (consume-queue filtering) and to reproduce HashMap iteration order.
+ */
+export function javaStringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/**
+ * The order in which a java.util.HashMap<String, ?> filled by `put` in the order of `keys` iterates
+ * its entries. fastjson writes a HashMap in that order, so this is what makes our JSON headers
+ * byte-identical to Java's `extFields`. Buckets are visited by index; inside a bucket the insertion
+ * order holds (resizes split buckets preserving relative order). Tree bins (8+ colliding keys in a
+ * 64+ table) would differ, which never happens with header-sized maps.
+ */
+export function javaHashMapOrder(keys: readonly string[]): string[] {
+  let cap = 16;
+  while (keys.length > cap * 0.75) cap *= 2;
+  const mask = cap - 1;
+  const withIndex = keys.map((k, i) => {
+    const h = javaStringHash(k);
+    return { k, i, b: (h ^ (h >>> 16)) & mask };
+  });
+  withIndex.sort((a, b) => a.b - b.b || a.i - b.i);
+  return withIndex.map((e) => e.k);
+}
