@@ -1,0 +1,135 @@
+import os from 'node:os';
+import type { TlsOptions } from 'node:tls';
+import type { SerializeTypeName } from '../../protocol/index.js';
+import type { AclCredentials } from '../remoting/index.js';
+
+
+/**
+ * Options of a client instance. All consumers and producers of one process that end up with the same
+ * clientId share one instance, so these describe the connection side only.
+ */
+export interface ClientOptions {
+  /** Name server addresses, "host:port;host:port". */
+  namesrvAddr: string;
+  /**
+   * Instance name, the part after "@" in the clientId. "DEFAULT" is left as is here; producers and
+   * clustering consumers call `resolveInstanceName` first, as the Java client does (§9.10).
+   */
+  instanceName?: string;
+  /** The IP written into the clientId; only an identifier. Defaults to the first non-internal IPv4. */
+  clientIp?: string;
+  /** Header serialization of the requests we send. */
+  serializeType?: SerializeTypeName;
+  acl?: AclCredentials;
+  tls?: TlsOptions;
+  /** Language name sent in every request: JAVA (default) or OTHER are known to every broker version. */
+  language?: string;
+  /** Version sent in every request; 409 (V4_9_8) gets standard JSON routes and no GO_AWAY. */
+  version?: number;
+  heartbeatIntervalMs?: number;
+  pollNameServerIntervalMs?: number;
+  persistOffsetIntervalMs?: number;
+  /** Timeout of the client's own RPCs (routes, offsets, heartbeats). */
+  mqClientApiTimeoutMs?: number;
+  /** Connect timeout handed to the remoting client. */
+  connectTimeoutMs?: number;
+}
+
+/** ClientOptions with every default filled in. */
+export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl' | 'tls'>> {
+  acl: AclCredentials | undefined;
+  tls: TlsOptions | undefined;
+  namesrvAddrs: string[];
+}
+
+/** Raised for a client option outside its range; `option` names it. */
+export class ClientOptionError extends RangeError {
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super(`option ${option}: ${message}`);
+    this.name = 'ClientOptionError';
+    this.option = option;
+  }
+}
+
+function positiveInt(name: string, value: number | undefined, def: number, min = 1, max = 24 * 3600_000): number {
+  const v = value ?? def;
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new ClientOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
+  }
+  return v;
+}
+
+/** Splits "h:p;h:p" (also accepts "," and whitespace) and checks each entry has a port. */
+export function parseNamesrvAddr(addr: string): string[] {
+  const list = addr
+    .split(/[;,\s]+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (list.length === 0) throw new ClientOptionError('namesrvAddr', 'no name server address given');
+  for (const a of list) {
+    const m = /^(.+):(\d{1,5})$/.exec(a);
+    if (!m || Number(m[2]) > 65535) throw new ClientOptionError('namesrvAddr', `"${a}" is not host:port`);
+  }
+  return list;
+}
+
+/**
+ * The clientIP of §9.10: first non-internal IPv4 that is not 192.168.x.x, else the last IPv4 found,
+ * else 127.0.0.1. It only needs to be unique inside a consumer group.
+ */
+export function defaultClientIp(): string {
+  const v4: string[] = [];
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const ni of list ?? []) {
+      if (ni.family === 'IPv4' && !ni.internal) v4.push(ni.address);
+    }
+  }
+  const preferred = v4.find((a) => !a.startsWith('127.') && !a.startsWith('192.168.'));
+  return preferred ?? v4[v4.length - 1] ?? '127.0.0.1';
+}
+
+/**
+ * Replaces the instance name "DEFAULT" by "<pid>#<nanotime>" as Java's changeInstanceNameToPID does,
+ * so that two producers/consumers started in one process get distinct client ids.
+ */
+export function resolveInstanceName(name: string | undefined): string {
+  if (name === undefined || name === 'DEFAULT') return `${process.pid}#${process.hrtime.bigint()}`;
+  return name;
+}
+
+/** Fills the defaults into fresh object and validates the ranges. */
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  if (typeof options.namesrvAddr !== 'string') throw new ClientOptionError('namesrvAddr', 'is required');
+  const namesrvAddrs = parseNamesrvAddr(options.namesrvAddr);
+  const language = options.language ?? 'JAVA';
+  const serializeType = options.serializeType ?? 'JSON';
+  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') {
+    throw new ClientOptionError('serializeType', `must be JSON or ROCKETMQ, got ${String(serializeType)}`);
+  }
+  const instanceName = options.instanceName ?? 'DEFAULT';
+  if (instanceName.length === 0 || instanceName.includes('@')) {
+    throw new ClientOptionError('instanceName', 'must be non-empty and contain no "@"');
+  }
+  return {
+    namesrvAddr: options.namesrvAddr,
+    namesrvAddrs,
+    instanceName,
+    clientIp: options.clientIp ?? defaultClientIp(),
+    serializeType,
+    acl: options.acl,
+    tls: options.tls,
+    language,
+    version: positiveInt('version', options.version, 409, 0, 65535),
+    heartbeatIntervalMs: positiveInt('heartbeatIntervalMs', options.heartbeatIntervalMs, 30_000),
+    pollNameServerIntervalMs: positiveInt('pollNameServerIntervalMs', options.pollNameServerIntervalMs, 30_000),
+    persistOffsetIntervalMs: positiveInt('persistOffsetIntervalMs', options.persistOffsetIntervalMs, 5_000),
+    mqClientApiTimeoutMs: positiveInt('mqClientApiTimeoutMs', options.mqClientApiTimeoutMs, 3_000),
+    connectTimeoutMs: positiveInt('connectTimeoutMs', options.connectTimeoutMs, 3_000),
+  };
+}
+
+/** clientId = clientIp@instanceName (§9.10). */
+export function buildClientId(o: Pick<ResolvedClientOptions, 'clientIp' | 'instanceName'>): string {
+  return `${o.clientIp}@${o.instanceName}`;
+}

@@ -1,0 +1,420 @@
+import createDebug from 'debug';
+import {
+  createResponse,
+  RequestCode,
+  ResponseCode,
+  type RemotingCommand,
+} from '../../protocol/index.js';
+import { BrokerError, RemotingClient, checkResponse } from '../remoting/index.js';
+import {
+  buildClientId,
+  resolveClientOptions,
+  type ClientOptions,
+  type ResolvedClientOptions,
+} from './client-options.js';
+import type { ConsumerInner } from './consumer-inner.js';
+import { MQClientError, NameServerUnavailableError } from './errors.js';
+import { parseFastjsonLocal, toJavaJsonLocal } from './fastjson.js';
+import { buildHeartbeatData, encodeHeartbeatBody } from './heartbeat-data.js';
+import { decodeMessagesLocal } from './message-decoder-local.js';
+import { messageQueueKey } from './message-queue.js';
+import { MQClientAPI } from './mq-client-api.js';
+import { ScheduledTask } from './scheduled-task.js';
+import { parseTopicRouteData, type TopicRouteData } from './topic-route.js';
+
+const log = createDebug('rocketwire:client');
+
+/** Called with a topic's new route whenever a fetch returns something different from the cache. */
+export type RouteListener = (topic: string, route: TopicRouteData) => void;
+
+const instances = new Map<string, MQClientInstance>();
+
+/**
+ * The per-process, per-clientId client (MQClientInstance in Java): one RemotingClient, the name server
+ * list, the route and broker-address caches, heartbeats, scheduled tasks, and the handlers of
+ * broker-initiated requests. Producers and consumers share it through acquire()/release().
+ */
+export class MQClientInstance extends MQClientAPI {
+  readonly clientId: string;
+  readonly remoting: RemotingClient;
+  readonly options: ResolvedClientOptions;
+
+  private refCount = 0;
+  private startPromise: Promise<void> | null = null;
+  private shutdownPromise: Promise<void> | null = null;
+  private namesrvIndex = 0;
+  private readonly topicRouteTable = new Map<string, TopicRouteData>();
+  private readonly routeFetches = new Map<string, Promise<TopicRouteData>>();
+  /** brokerName → (broker id → address), merged from every route read. */
+  private readonly brokerAddrTable = new Map<string, Record<string, string>>();
+  /** Broker address → the `version` its last heartbeat answer carried. */
+  private readonly brokerVersionTable = new Map<string, number>();
+  private readonly producers = new Set<string>();
+  private readonly consumers = new Map<string, ConsumerInner>();
+  private readonly routeListeners = new Set<RouteListener>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly tasks: ScheduledTask[];
+
+  /** The shared instance for the options' clientId, created on first use. Pair every acquire with release(). */
+  static acquire(options: ClientOptions): MQClientInstance {
+    const resolved = resolveClientOptions(options);
+    const clientId = buildClientId(resolved);
+    let inst = instances.get(clientId);
+    if (!inst) {
+      inst = new MQClientInstance(resolved, clientId);
+      instances.set(clientId, inst);
+    }
+    inst.refCount++;
+    return inst;
+  }
+
+  private constructor(options: ResolvedClientOptions, clientId: string) {
+    const remoting = new RemotingClient({
+      serializeType: options.serializeType,
+      connectTimeoutMs: options.connectTimeoutMs,
+      ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.acl ? { acl: options.acl } : {}),
+      language: options.language,
+      version: options.version,
+    });
+    super({
+      remoting,
+      clientId,
+      apiTimeoutMs: options.mqClientApiTimeoutMs,
+      language: options.language,
+      version: options.version,
+      serializeType: options.serializeType,
+    });
+    this.remoting = remoting;
+    this.clientId = clientId;
+    this.options = options;
+    this.tasks = [
+      new ScheduledTask('updateTopicRouteInfoFromNameServer', options.pollNameServerIntervalMs, () => this.refreshAllRoutes()),
+      new ScheduledTask('sendHeartbeatToAllBrokers', options.heartbeatIntervalMs, () => this.sendHeartbeatToAllBrokers()),
+      new ScheduledTask('persistAllConsumerOffset', options.persistOffsetIntervalMs, () => this.persistAllConsumerOffsets()),
+    ];
+    this.registerBrokerRequestProcessors();
+  }
+
+  /** Starts the scheduled tasks once; later calls resolve at once. */
+  start(): Promise<void> {
+    if (this.shutdownPromise) return Promise.reject(new MQClientError(`client instance ${this.clientId} is shut down`));
+    this.startPromise ??= Promise.resolve().then(() => {
+      const [routes, heartbeat, persist] = this.tasks;
+      // First runs as in Java (§9.3), capped by the configured period so short test periods apply.
+      routes!.start(Math.min(10, this.options.pollNameServerIntervalMs));
+      heartbeat!.start(Math.min(1000, this.options.heartbeatIntervalMs));
+      persist!.start(Math.min(10_000, this.options.persistOffsetIntervalMs));
+      log('client instance %s started', this.clientId);
+    });
+    return this.startPromise;
+  }
+
+  /** Drops one reference; the last one stops the tasks, waits for pending unregistrations and closes connections. */
+  release(): Promise<void> {
+    if (this.refCount > 0) this.refCount--;
+    if (this.refCount > 0) return Promise.resolve();
+    return this.shutdown();
+  }
+
+  private shutdown(): Promise<void> {
+    this.shutdownPromise ??= (async () => {
+      if (instances.get(this.clientId) === this) instances.delete(this.clientId);
+      await Promise.all(this.tasks.map((t) => t.stop()));
+      await Promise.allSettled([...this.pending]);
+      await this.remoting.close();
+      log('client instance %s shut down', this.clientId);
+    })();
+    return this.shutdownPromise;
+  }
+
+  /** Keeps a background promise so shutdown can wait for it. */
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.pending.add(p);
+    const done = (): void => {
+      this.pending.delete(p);
+    };
+    p.then(done, done);
+    return p;
+  }
+
+  // ---------------------------------------------------------------- name server and routes
+
+  /**
+   * Sends a request to the name servers, starting with the last one that answered and moving on to the
+   * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
+   */
+  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs): Promise<RemotingCommand> {
+    const addrs = this.options.namesrvAddrs;
+    const failures: { addr: string; error: Error }[] = [];
+    for (let i = 0; i < addrs.length; i++) {
+      const idx = (this.namesrvIndex + i) % addrs.length;
+      const addr = addrs[idx]!;
+      try {
+        const res = await this.remoting.invoke(addr, request, { timeoutMs });
+        this.namesrvIndex = idx;
+        return res;
+      } catch (err) {
+        log('name server %s failed: %s', addr, (err as Error).message);
+        failures.push({ addr, error: err as Error });
+      }
+    }
+    this.namesrvIndex = (this.namesrvIndex + 1) % addrs.length;
+    throw new NameServerUnavailableError(failures);
+  }
+
+  /**
+   * The topic's route, from the cache unless `refresh` or not cached. A topic the name server does not
+   * know raises BrokerError with code TOPIC_NOT_EXIST (17).
+   */
+  getTopicRoute(topic: string, opts?: { refresh?: boolean }): Promise<TopicRouteData> {
+    if (!opts?.refresh) {
+      const cached = this.topicRouteTable.get(topic);
+      if (cached) return Promise.resolve(cached);
+    }
+    let p = this.routeFetches.get(topic);
+    if (!p) {
+      p = this.fetchTopicRoute(topic).finally(() => this.routeFetches.delete(topic));
+      this.routeFetches.set(topic, p);
+    }
+    return p;
+  }
+
+  /** The route of `topic` as last fetched, without asking anybody. */
+  cachedTopicRoute(topic: string): TopicRouteData | undefined {
+    return this.topicRouteTable.get(topic);
+  }
+
+  /** GET_ROUTEINFO_BY_TOPIC without touching the caches (used for the TBW102 template route). */
+  async queryTopicRoute(topic: string): Promise<TopicRouteData> {
+    const req = this.createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic });
+    const res = await this.invokeNameServer(req);
+    checkResponse(res, { addr: 'name server', requestCode: req.code });
+    if (!res.body || res.body.length === 0) {
+      throw new BrokerError(ResponseCode.TOPIC_NOT_EXIST, `empty route for topic ${topic}`, { requestCode: req.code });
+    }
+    const route = parseTopicRouteData(res.body);
+    this.mergeBrokerAddrs(route);
+    return route;
+  }
+
+  private async fetchTopicRoute(topic: string): Promise<TopicRouteData> {
+    const route = await this.queryTopicRoute(topic);
+    const old = this.topicRouteTable.get(topic);
+    this.topicRouteTable.set(topic, route);
+    if (!old || JSON.stringify(old) !== JSON.stringify(route)) {
+      for (const l of this.routeListeners) {
+        try {
+          l(topic, route);
+        } catch (err) {
+          log('route listener failed: %s', (err as Error).message);
+        }
+      }
+    }
+    return route;
+  }
+
+  private mergeBrokerAddrs(route: TopicRouteData): void {
+    for (const b of route.brokerDatas) this.brokerAddrTable.set(b.brokerName, { ...b.brokerAddrs });
+  }
+
+  /** Registers a listener for route changes; returns the function that removes it. */
+  onRouteChange(listener: RouteListener): () => void {
+    this.routeListeners.add(listener);
+    return () => this.routeListeners.delete(listener);
+  }
+
+  /** Refreshes the routes of every cached topic and every topic a consumer subscribes to (§9.3). */
+  async refreshAllRoutes(): Promise<void> {
+    const topics = new Set(this.topicRouteTable.keys());
+    for (const c of this.consumers.values()) for (const s of c.subscriptions()) topics.add(s.topic);
+    await Promise.all(
+      [...topics].map((t) =>
+        this.getTopicRoute(t, { refresh: true }).catch((err: unknown) => {
+          log('route refresh of %s failed: %s', t, (err as Error).message);
+        }),
+      ),
+    );
+  }
+
+  /** Master address (id 0) of a broker, else any of its addresses. */
+  findBrokerAddress(brokerName: string): string | undefined {
+    const addrs = this.brokerAddrTable.get(brokerName);
+    if (!addrs) return undefined;
+    return addrs['0'] ?? Object.values(addrs)[0];
+  }
+
+  /** Master address only (sends and offset queries go to masters). */
+  findBrokerMasterAddress(brokerName: string): string | undefined {
+    return this.brokerAddrTable.get(brokerName)?.['0'];
+  }
+
+  /**
+   * Address of broker `brokerId` (a pull's suggestWhichBrokerId); falls back to any address of the broker
+   * unless `onlyThisBroker`. `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
+   */
+  findBrokerAddressInSubscribe(brokerName: string, brokerId: number, onlyThisBroker = false): { addr: string; slave: boolean } | undefined {
+    const addrs = this.brokerAddrTable.get(brokerName);
+    if (!addrs) return undefined;
+    const exact = addrs[String(brokerId)];
+    if (exact) return { addr: exact, slave: brokerId !== 0 };
+    if (onlyThisBroker) return undefined;
+    const [id, addr] = Object.entries(addrs)[0] ?? [];
+    return addr ? { addr, slave: id !== '0' } : undefined;
+  }
+
+  /** A snapshot of brokerName → (id → address). */
+  brokerAddresses(): Map<string, Record<string, string>> {
+    return new Map([...this.brokerAddrTable].map(([k, v]) => [k, { ...v }]));
+  }
+
+  /** The version the broker at `addr` reported in its last heartbeat answer. */
+  brokerVersion(addr: string): number | undefined {
+    return this.brokerVersionTable.get(addr);
+  }
+
+  // ---------------------------------------------------------------- producers and consumers
+
+  registerProducer(group: string): void {
+    if (this.producers.has(group)) {
+      throw new MQClientError(`producer group ${group} is already registered in client ${this.clientId}`);
+    }
+    this.producers.add(group);
+  }
+
+  unregisterProducer(group: string): void {
+    if (!this.producers.delete(group)) return;
+    this.track(this.unregisterFromAllBrokers({ producerGroup: group }));
+  }
+
+  registerConsumer(group: string, consumer: ConsumerInner): void {
+    if (this.consumers.has(group)) {
+      throw new MQClientError(`consumer group ${group} is already registered in client ${this.clientId}`);
+    }
+    this.consumers.set(group, consumer);
+  }
+
+  async unregisterConsumer(group: string): Promise<void> {
+    if (!this.consumers.delete(group)) return;
+    await this.track(this.unregisterFromAllBrokers({ consumerGroup: group }));
+  }
+
+  /** The consumer registered for `group`, if any. */
+  selectConsumer(group: string): ConsumerInner | undefined {
+    return this.consumers.get(group);
+  }
+
+  private async unregisterFromAllBrokers(groups: { producerGroup?: string; consumerGroup?: string }): Promise<void> {
+    const addrs = [...this.brokerAddrTable.values()].flatMap((a) => Object.values(a));
+    await Promise.all(
+      addrs.map((addr) =>
+        this.unregisterClient(addr, groups).catch((err: unknown) => {
+          log('unregister %o at %s failed: %s', groups, addr, (err as Error).message);
+        }),
+      ),
+    );
+  }
+
+  /** The HeartbeatData this process would send now (§8.1). */
+  heartbeatData(): ReturnType<typeof buildHeartbeatData> {
+    return buildHeartbeatData(this.clientId, this.producers, this.consumers.values());
+  }
+
+  /**
+   * HEART_BEAT to every known broker address (masters only when there is no consumer); skipped when the
+   * process has neither producers nor consumers. Failures are logged; the result counts the successes.
+   */
+  async sendHeartbeatToAllBrokers(): Promise<void> {
+    await this.sendHeartbeat();
+  }
+
+  /** sendHeartbeatToAllBrokers with the outcome per address. */
+  async sendHeartbeat(): Promise<{ ok: string[]; failed: { addr: string; error: Error }[] }> {
+    const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
+    if (this.producers.size === 0 && this.consumers.size === 0) return result;
+    const body = encodeHeartbeatBody(this.heartbeatData());
+    const mastersOnly = this.consumers.size === 0;
+    const targets: string[] = [];
+    for (const addrs of this.brokerAddrTable.values()) {
+      for (const [id, addr] of Object.entries(addrs)) if (!mastersOnly || id === '0') targets.push(addr);
+    }
+    await Promise.all(
+      targets.map(async (addr) => {
+        try {
+          const res = await this.call(addr, this.createRequest(RequestCode.HEART_BEAT, null, body));
+          this.brokerVersionTable.set(addr, res.version);
+          result.ok.push(addr);
+        } catch (err) {
+          log('heartbeat to %s failed: %s', addr, (err as Error).message);
+          result.failed.push({ addr, error: err as Error });
+        }
+      }),
+    );
+    return result;
+  }
+
+  private async persistAllConsumerOffsets(): Promise<void> {
+    await Promise.all(
+      [...this.consumers.values()].map((c) =>
+        c.persistOffsets().catch((err: unknown) => log('persistOffsets of %s failed: %s', c.groupName, (err as Error).message)),
+      ),
+    );
+  }
+
+  // ---------------------------------------------------------------- broker-initiated requests (§5.11)
+
+  private registerBrokerRequestProcessors(): void {
+    this.remoting.registerProcessor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, (req) => {
+      const group = req.extFields?.consumerGroup;
+      const c = group !== undefined ? this.consumers.get(group) : undefined;
+      log('NOTIFY_CONSUMER_IDS_CHANGED for %s', group);
+      if (c) c.doRebalance();
+      return null;
+    });
+    this.remoting.registerProcessor(RequestCode.GET_CONSUMER_RUNNING_INFO, (req) => {
+      const group = req.extFields?.consumerGroup ?? '';
+      const c = this.consumers.get(group);
+      if (!c) return groupNotExist(req, group);
+      return createResponse(req, ResponseCode.SUCCESS, { body: jsonBody(c.runningInfo()) });
+    });
+    this.remoting.registerProcessor(RequestCode.CONSUME_MESSAGE_DIRECTLY, async (req) => {
+      const group = req.extFields?.consumerGroup ?? '';
+      const c = this.consumers.get(group);
+      if (!c) return groupNotExist(req, group);
+      const msg = req.body ? decodeMessagesLocal(req.body)[0] : undefined;
+      if (!msg) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'no message in the request body' });
+      const result = await c.consumeMessageDirectly(msg, req.extFields?.brokerName ?? '');
+      return createResponse(req, ResponseCode.SUCCESS, { body: jsonBody(result) });
+    });
+    this.remoting.registerProcessor(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, async (req) => {
+      const group = req.extFields?.group ?? '';
+      const topic = req.extFields?.topic ?? '';
+      const c = this.consumers.get(group);
+      if (!c) {
+        log('RESET_CONSUMER_CLIENT_OFFSET for unknown group %s', group);
+        return null;
+      }
+      const offsets = new Map<string, number>();
+      if (req.body && req.body.length > 0) {
+        const parsed = parseFastjsonLocal(req.body.toString('utf8')) as { offsetTable?: Record<string, unknown> };
+        for (const [k, v] of Object.entries(parsed.offsetTable ?? {})) {
+          const mq = JSON.parse(k) as { topic: string; brokerName: string; queueId: number };
+          offsets.set(messageQueueKey({ topic: mq.topic, brokerName: mq.brokerName, queueId: Number(mq.queueId) }), Number(v));
+        }
+      }
+      await c.resetOffset(topic, offsets);
+      return null;
+    });
+  }
+}
+
+/** Java's answer for a group this process does not hold. */
+function groupNotExist(req: RemotingCommand, group: string): RemotingCommand {
+  return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: `The Consumer Group <${group}> not exist in this consumer` });
+}
+
+function jsonBody(v: unknown): Buffer {
+  if (Buffer.isBuffer(v)) return v;
+  if (typeof v === 'string') return Buffer.from(v, 'utf8');
+  return Buffer.from(toJavaJsonLocal(v), 'utf8');
+}
