@@ -1,0 +1,169 @@
+import type tls from 'node:tls';
+import { MQVersion, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
+import { signRequest, type AclCredentials } from './acl.js';
+import { type ConnectOptions, type InvokeOptions, type RequestProcessor } from './connection.js';
+import { ConnectionPool } from './connection-pool.js';
+import { RemotingAbortError, RemotingTimeoutError } from './errors.js';
+
+export interface RemotingClientOptions {
+  /** Serialize type of every request this client sends. Default JSON. */
+  serializeType: SerializeTypeName;
+  /** Connections per address. Default 1 (as the Java client). */
+  poolSize: number;
+  connectTimeoutMs: number;
+  /** How long a call waits for a pooled connection. Default connectTimeoutMs + 1000. */
+  acquireTimeoutMs: number | undefined;
+  /** Timeout of a call that gives none. Default 3000. */
+  defaultTimeoutMs: number;
+  /** TLS: true for defaults (system CAs), or tls.connect options. */
+  tls: tls.ConnectionOptions | tls.TlsOptions | boolean | undefined;
+  /** Sign every request (AclClientRPCHook). */
+  acl: AclCredentials | undefined;
+  /** Language and version stamped on requests. Defaults JAVA, 409 (V4_9_8): known to every broker. */
+  language: string;
+  version: number;
+  maxFrameLength: number | undefined;
+  maxQueuedBytes: number | undefined;
+  maxQueuedFrames: number | undefined;
+  /** First reconnect delay after a failed connect, doubled per failure up to maxReconnectBackoffMs. */
+  reconnectBackoffMs: number;
+  maxReconnectBackoffMs: number;
+  keepAliveDelayMs: number;
+}
+
+export function defaultRemotingClientOptions(): RemotingClientOptions {
+  return {
+    serializeType: 'JSON',
+    poolSize: 1,
+    connectTimeoutMs: 3000,
+    acquireTimeoutMs: undefined,
+    defaultTimeoutMs: 3000,
+    tls: undefined,
+    acl: undefined,
+    language: 'JAVA',
+    version: MQVersion.V4_9_8,
+    maxFrameLength: undefined,
+    maxQueuedBytes: undefined,
+    maxQueuedFrames: undefined,
+    reconnectBackoffMs: 100,
+    maxReconnectBackoffMs: 10_000,
+    keepAliveDelayMs: 30_000,
+  };
+}
+
+function checkInt(name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new RangeError(`RemotingClient option ${name} must be an integer in [${min}, ${max}], got ${v}`);
+  }
+}
+
+/**
+ * Calls to many addresses ("host:port"), with a pool of connections per address, opened lazily
+ * and reopened with back-off after failures. Requests the brokers initiate on any of these
+ * connections go to the processors registered here.
+ */
+export class RemotingClient {
+  readonly options: Readonly<RemotingClientOptions>;
+  private readonly pools = new Map<string, ConnectionPool>();
+  private readonly processors = new Map<number, RequestProcessor>();
+  private readonly connectOptions: ConnectOptions;
+  private closed = false;
+
+  constructor(options: Partial<RemotingClientOptions> = {}) {
+    const o = { ...defaultRemotingClientOptions() };
+    for (const [k, v] of Object.entries(options)) if (v !== undefined) (o as Record<string, unknown>)[k] = v;
+    checkInt('poolSize', o.poolSize, 1, 1024);
+    checkInt('connectTimeoutMs', o.connectTimeoutMs, 1);
+    checkInt('defaultTimeoutMs', o.defaultTimeoutMs, 1);
+    checkInt('reconnectBackoffMs', o.reconnectBackoffMs, 0);
+    checkInt('maxReconnectBackoffMs', o.maxReconnectBackoffMs, o.reconnectBackoffMs);
+    checkInt('version', o.version, 0, 0xffff);
+    if (o.acquireTimeoutMs !== undefined) checkInt('acquireTimeoutMs', o.acquireTimeoutMs, 1);
+    if (o.serializeType !== 'JSON' && o.serializeType !== 'ROCKETMQ') {
+      throw new RangeError(`RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
+    }
+    if (o.acl && (!o.acl.accessKey || !o.acl.secretKey)) {
+      throw new RangeError('RemotingClient option acl needs accessKey and secretKey');
+    }
+    this.options = Object.freeze(o);
+    const acl = o.acl;
+    this.connectOptions = {
+      requestSerializeType: o.serializeType,
+      language: o.language,
+      version: o.version,
+      connectTimeoutMs: o.connectTimeoutMs,
+      defaultTimeoutMs: o.defaultTimeoutMs,
+      tls: o.tls === true ? {} : o.tls === false ? undefined : o.tls,
+      maxFrameLength: o.maxFrameLength,
+      maxQueuedBytes: o.maxQueuedBytes,
+      maxQueuedFrames: o.maxQueuedFrames,
+      keepAliveDelayMs: o.keepAliveDelayMs,
+      processors: this.processors,
+      beforeRequest: acl ? (req) => void signRequest(req, acl) : undefined,
+    };
+  }
+
+  registerProcessor(code: number, processor: RequestProcessor): void {
+    this.processors.set(code, processor);
+  }
+
+  invoke(addr: string, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
+    const pool = this.poolFor(addr);
+    const c = pool.cached;
+    if (c !== null && !c.closed) return c.invoke(request, opts);
+    return this.invokeSlow(pool, request, opts);
+  }
+
+  invokeOneway(addr: string, request: RemotingCommand): Promise<void> {
+    const pool = this.poolFor(addr);
+    const c = pool.cached;
+    if (c !== null && !c.closed) return c.invokeOneway(request);
+    return pool.acquire().then((conn) => conn.invokeOneway(request));
+  }
+
+  /** Number of open connections to `addr` (for tests and stats). */
+  connectionCount(addr: string): number {
+    return this.pools.get(addr)?.connectionCount ?? 0;
+  }
+
+  /** Close every connection (failing calls in flight) and stop reconnecting. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+
+  private async invokeSlow(pool: ConnectionPool, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
+    const start = performance.now();
+    const conn = await pool.acquire();
+    // The time spent connecting counts against the call's timeout, as in the Java client.
+    const timeoutMs = opts?.timeoutMs ?? this.options.defaultTimeoutMs;
+    const elapsed = performance.now() - start;
+    if (elapsed >= timeoutMs) {
+      throw new RemotingTimeoutError(pool.addr, request.opaque, request.code, elapsed, timeoutMs);
+    }
+    if (opts?.signal?.aborted) {
+      throw new RemotingAbortError(pool.addr, request.opaque, request.code, elapsed, { cause: opts.signal.reason });
+    }
+    return conn.invoke(request, { timeoutMs: Math.max(1, Math.floor(timeoutMs - elapsed)), signal: opts?.signal });
+  }
+
+  private poolFor(addr: string): ConnectionPool {
+    let p = this.pools.get(addr);
+    if (p === undefined) {
+      if (this.closed) throw new Error('RemotingClient is closed');
+      const o = this.options;
+      p = new ConnectionPool(addr, {
+        connect: this.connectOptions,
+        poolSize: o.poolSize,
+        acquireTimeoutMs: o.acquireTimeoutMs ?? o.connectTimeoutMs + 1000,
+        reconnectBackoffMs: o.reconnectBackoffMs,
+        maxReconnectBackoffMs: o.maxReconnectBackoffMs,
+      });
+      this.pools.set(addr, p);
+    }
+    return p;
+  }
+}

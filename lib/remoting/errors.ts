@@ -1,0 +1,173 @@
+import {
+  RocketwireError,
+  ResponseCode,
+  requestCodeName,
+  responseCodeName,
+  type RemotingCommand,
+} from '../../protocol/index.js';
+
+/**
+ * Errors of the remoting layer. Every one names the peer address (`addr`, "host:port") in its
+ * message and as a field, so a log line says which broker or name server misbehaved.
+ */
+export class RemotingError extends RocketwireError {
+  readonly addr: string;
+  constructor(addr: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.addr = addr;
+  }
+}
+
+function describeCall(code: number, opaque: number): string {
+  return `${requestCodeName(code)} (code ${code}, opaque ${opaque})`;
+}
+
+/** No response arrived within the call's timeout. The connection stays open. */
+export class RemotingTimeoutError extends RemotingError {
+  readonly opaque: number;
+  readonly code: number;
+  readonly elapsedMs: number;
+  readonly timeoutMs: number;
+  constructor(addr: string, opaque: number, code: number, elapsedMs: number, timeoutMs: number) {
+    super(
+      addr,
+      `${describeCall(code, opaque)} to ${addr} timed out after ${Math.round(elapsedMs)} ms (timeout ${timeoutMs} ms)`,
+    );
+    this.opaque = opaque;
+    this.code = code;
+    this.elapsedMs = elapsedMs;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The TCP (or TLS) connection to `addr` could not be opened, or the address is in reconnect back-off. */
+export class RemotingConnectError extends RemotingError {
+  /** When the address is in back-off after failed attempts: ms until the next attempt is allowed. */
+  readonly retryInMs: number;
+  constructor(addr: string, message: string, options?: { cause?: unknown; retryInMs?: number }) {
+    super(addr, `cannot connect to ${addr}: ${message}`, options);
+    this.retryInMs = options?.retryInMs ?? 0;
+  }
+}
+
+/**
+ * The connection closed while the call was in flight (peer closed it, the socket failed, a corrupt
+ * frame arrived, or close() was called). `cause` holds the reason when there is one (a ProtocolError
+ * for a corrupt frame).
+ */
+export class RemotingClosedError extends RemotingError {
+  readonly opaque: number;
+  readonly code: number;
+  readonly elapsedMs: number;
+  constructor(addr: string, opaque: number, code: number, elapsedMs: number, options?: { cause?: unknown }) {
+    const why = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super(
+      addr,
+      `connection to ${addr} closed while ${describeCall(code, opaque)} was in flight for ${Math.round(elapsedMs)} ms${why}`,
+      options,
+    );
+    this.opaque = opaque;
+    this.code = code;
+    this.elapsedMs = elapsedMs;
+  }
+}
+
+/** The call was cancelled by its AbortSignal before a response arrived; `cause` is the signal's reason. */
+export class RemotingAbortError extends RemotingError {
+  readonly opaque: number;
+  readonly code: number;
+  readonly elapsedMs: number;
+  constructor(addr: string, opaque: number, code: number, elapsedMs: number, options?: { cause?: unknown }) {
+    super(addr, `${describeCall(code, opaque)} to ${addr} aborted after ${Math.round(elapsedMs)} ms`, options);
+    this.opaque = opaque;
+    this.code = code;
+    this.elapsedMs = elapsedMs;
+  }
+}
+
+/**
+ * The outbound queue of a connection is full: the peer reads slower than we write and the bound
+ * (`maxQueuedBytes` / `maxQueuedFrames`) was hit. The frame was not sent; the connection stays open.
+ */
+export class RemotingBackpressureError extends RemotingError {
+  readonly code: number;
+  readonly queuedBytes: number;
+  readonly queuedFrames: number;
+  readonly frameBytes: number;
+  constructor(addr: string, code: number, queuedBytes: number, queuedFrames: number, frameBytes: number, limit: string) {
+    super(
+      addr,
+      `outbound queue to ${addr} is full (${queuedFrames} frames, ${queuedBytes} bytes queued, limit ${limit}); ` +
+        `${requestCodeName(code)} (code ${code}, ${frameBytes} bytes) not sent`,
+    );
+    this.code = code;
+    this.queuedBytes = queuedBytes;
+    this.queuedFrames = queuedFrames;
+    this.frameBytes = frameBytes;
+  }
+}
+
+/**
+ * Response codes after which the same request may succeed if retried (possibly on another broker):
+ * the set DefaultMQProducer retries on, plus the transient busy / flow-control / go-away answers.
+ */
+const RETRIABLE_CODES: ReadonlySet<number> = new Set([
+  ResponseCode.SYSTEM_ERROR,
+  ResponseCode.SYSTEM_BUSY,
+  ResponseCode.SERVICE_NOT_AVAILABLE,
+  ResponseCode.TOPIC_NOT_EXIST,
+  ResponseCode.NO_PERMISSION,
+  ResponseCode.NO_BUYER_ID,
+  ResponseCode.NOT_IN_CURRENT_UNIT,
+  ResponseCode.FLOW_CONTROL,
+  ResponseCode.GO_AWAY,
+]);
+
+export function isRetriableResponseCode(code: number): boolean {
+  return RETRIABLE_CODES.has(code);
+}
+
+/** A broker or name server answered with a code other than the one the caller expected. */
+export class BrokerError extends RocketwireError {
+  readonly code: number;
+  readonly remark: string | null;
+  readonly retriable: boolean;
+  /** Address the response came from, when known. */
+  readonly addr: string | undefined;
+  /** Request code of the call that got this answer, when known. */
+  readonly requestCode: number | undefined;
+  constructor(
+    code: number,
+    remark: string | null,
+    options?: { addr?: string; requestCode?: number; retriable?: boolean; cause?: unknown },
+  ) {
+    const call = options?.requestCode !== undefined ? `${requestCodeName(options.requestCode)} ` : '';
+    const from = options?.addr !== undefined ? ` from ${options.addr}` : '';
+    super(`${call}failed${from}: ${responseCodeName(code)} (${code})${remark ? `: ${remark}` : ''}`, options);
+    this.code = code;
+    this.remark = remark;
+    this.retriable = options?.retriable ?? isRetriableResponseCode(code);
+    this.addr = options?.addr;
+    this.requestCode = options?.requestCode;
+  }
+}
+
+/** Turn a response into a BrokerError (whatever its code). */
+export function brokerErrorFromResponse(
+  response: Pick<RemotingCommand, 'code' | 'remark'>,
+  context?: { addr?: string; requestCode?: number },
+): BrokerError {
+  return new BrokerError(response.code, response.remark, context);
+}
+
+/**
+ * Return the response when its code is SUCCESS (or one of `accept`), otherwise throw a BrokerError.
+ */
+export function checkResponse(
+  response: RemotingCommand,
+  context?: { addr?: string; requestCode?: number; accept?: readonly number[] },
+): RemotingCommand {
+  if (response.code === ResponseCode.SUCCESS) return response;
+  if (context?.accept?.includes(response.code)) return response;
+  throw brokerErrorFromResponse(response, context);
+}

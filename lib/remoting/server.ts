@@ -1,0 +1,105 @@
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import tls from 'node:tls';
+import createDebug from 'debug';
+import type { SerializeTypeName } from '../../protocol/index.js';
+import { RemotingConnection, type RemotingConnectionOptions, type RequestProcessor } from './connection.js';
+
+const log = createDebug('rocketwire:remoting');
+
+export interface RemotingServerOptions {
+  /**
+   * Serialize type of requests this server initiates. Responses go out in the request's type unless
+   * `forceSerializeType` is true (then in this type, as a 5.x broker does).
+   */
+  serializeType?: SerializeTypeName;
+  forceSerializeType?: boolean;
+  /** TLS server options (key, cert, ...); when given every accepted connection is TLS. */
+  tls?: tls.TlsOptions;
+  maxFrameLength?: number;
+  defaultTimeoutMs?: number;
+  maxQueuedBytes?: number;
+  maxQueuedFrames?: number;
+  /** TCP keep-alive initial delay for accepted sockets. Default 30 000 ms. */
+  keepAliveDelayMs?: number;
+}
+
+/**
+ * Accepts remoting connections and wraps each in a RemotingConnection that dispatches the peer's
+ * requests to the processors registered here. Emits 'connection'(conn) and 'disconnect'(conn).
+ */
+export class RemotingServer extends EventEmitter {
+  private readonly options: RemotingServerOptions;
+  private readonly processors = new Map<number, RequestProcessor>();
+  private readonly conns = new Set<RemotingConnection>();
+  private readonly server: net.Server;
+  private listening = false;
+
+  constructor(options: RemotingServerOptions = {}) {
+    super();
+    this.options = { ...options };
+    const onSocket = (socket: net.Socket): void => this.accept(socket);
+    if (options.tls) {
+      const s = tls.createServer(options.tls, onSocket);
+      s.on('tlsClientError', (err, socket) => {
+        log('TLS handshake with %s failed: %s', socket.remoteAddress, err.message);
+      });
+      this.server = s;
+    } else {
+      this.server = net.createServer(onSocket);
+    }
+    this.server.on('error', (err) => log('server error: %s', err.message));
+  }
+
+  get connections(): ReadonlySet<RemotingConnection> {
+    return this.conns;
+  }
+
+  registerProcessor(code: number, processor: RequestProcessor): void {
+    this.processors.set(code, processor);
+  }
+
+  /** Listen (default port 0 = any free port, host 127.0.0.1); resolves with the bound address. */
+  listen(port = 0, host = '127.0.0.1'): Promise<{ host: string; port: number }> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        this.listening = true;
+        const a = this.server.address() as net.AddressInfo;
+        log('listening on %s:%d', a.address, a.port);
+        resolve({ host: a.address, port: a.port });
+      });
+    });
+  }
+
+  /** Stop accepting, close every connection (failing their in-flight calls), and wait for the listener to close. */
+  close(): Promise<void> {
+    for (const c of [...this.conns]) c.close();
+    if (!this.listening) return Promise.resolve();
+    this.listening = false;
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: net.Socket): void {
+    socket.setKeepAlive(true, this.options.keepAliveDelayMs ?? 30_000);
+    const opts: RemotingConnectionOptions = {
+      processors: this.processors,
+      requestSerializeType: this.options.serializeType,
+      responseSerializeType: this.options.forceSerializeType ? (this.options.serializeType ?? 'JSON') : undefined,
+      maxFrameLength: this.options.maxFrameLength,
+      defaultTimeoutMs: this.options.defaultTimeoutMs,
+      maxQueuedBytes: this.options.maxQueuedBytes,
+      maxQueuedFrames: this.options.maxQueuedFrames,
+    };
+    const conn = new RemotingConnection(socket, opts);
+    this.conns.add(conn);
+    log('accepted connection from %s', conn.remoteAddress);
+    conn.once('close', () => {
+      this.conns.delete(conn);
+      this.emit('disconnect', conn);
+    });
+    this.emit('connection', conn);
+  }
+}
