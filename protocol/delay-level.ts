@@ -1,0 +1,24 @@
+/**
+ * The broker's default `messageDelayLevel` table, 1-based: level L delays by DELAY_LEVELS_MS[L - 1].
+ * A delayed message is parked in SCHEDULE_TOPIC_XXXX queue L - 1 (fact sheet §9.11).
+ */
+export const DELAY_LEVEL_TEXT = '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h';
+
+export const DELAY_LEVELS_MS: readonly number[] = Object.freeze(
+  DELAY_LEVEL_TEXT.split(' ').map((t) => {
+    const n = Number(t.slice(0, -1));
+    const unit = t[t.length - 1];
+    return n * (unit === 's' ? 1000 : unit === 'm' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000);
+  }),
+);
+
+export const MAX_DELAY_LEVEL = DELAY_LEVELS_MS.length;
+
+/** Topic in which delayed messages wait. */
+export const SCHEDULE_TOPIC = 'SCHEDULE_TOPIC_XXXX';
+
+/** Delay in ms of `level` (clamped to the maximum like the broker does); 0 for level <= 0. */
+export function delayLevelMs(level: number): number {
+  if (!(level > 0)) return 0;
+  return DELAY_LEVELS_MS[Math.min(level, MAX_DELAY_LEVEL) - 1]!;
+}

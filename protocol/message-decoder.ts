@@ -1,0 +1,226 @@
+import { decompressBody } from './compression.js';
+import { messageBodyCrc } from './crc32.js';
+import { ProtocolError } from './errors.js';
+import type { MessageExt } from './message-ext.js';
+import { hexInt64, hexUpper } from './message-id.js';
+import { BLANK_MAGIC_CODE, MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2 } from './message-record.js';
+import { decodeProperties } from './properties.js';
+import { formatIPv4, formatIPv6 } from './socket-address.js';
+import { MessageSysFlag } from './sys-flag.js';
+
+export interface DecodeMessagesOptions {
+  /** Decompress bodies whose sysFlag says COMPRESSED (and clear that bit). Default true. */
+  decompress?: boolean;
+  /** Check each BODYCRC against the stored body (Java clients do not). Default false. */
+  verifyCrc?: boolean;
+  /** Added to error offsets, e.g. the position of `body` inside the frame or capture. */
+  baseOffset?: number;
+}
+
+// Smallest record: fixed fields with IPv4 hosts, empty body, 1-byte topic length, empty properties.
+const MIN_RECORD = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + 1 + 2;
+const TWO_32 = 4294967296;
+
+/** Per-call cache: one pull holds messages of one broker, often from one producer. */
+interface HostCache {
+  bornIp: number;
+  bornPort: number;
+  bornText: string;
+  storeIp: number;
+  storePort: number;
+  storeText: string;
+  storeHex: string;
+}
+
+function i32(b: Buffer, i: number): number {
+  return (b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!;
+}
+
+/**
+ * int64 at `i` as a number. Narrowing point: queue offsets, commit-log offsets and millisecond
+ * timestamps stay far below 2^53 in any real store, so we read the two halves and refuse (with a
+ * ProtocolError) values outside the safe range instead of allocating a BigInt per field.
+ */
+function i64(b: Buffer, i: number, base: number, field: string): number {
+  const hi = i32(b, i);
+  if (hi > 0x1fffff || hi < -0x200000) {
+    throw new ProtocolError(`stored message ${field} does not fit in 53 bits`, base + i);
+  }
+  return hi * TWO_32 + (i32(b, i + 4) >>> 0);
+}
+
+function text(b: Buffer, start: number, end: number): string {
+  return b.toString('utf8', start, end);
+}
+
+/**
+ * Decode a pull body (or any body of concatenated stored records) into messages. Bodies are
+ * views into `body` unless decompressed. Any truncation or unknown magic code throws a
+ * ProtocolError carrying the byte offset (Java's decoder would stop and keep what it had).
+ */
+export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): MessageExt[] {
+  const out: MessageExt[] = [];
+  const decompress = options?.decompress ?? true;
+  const verifyCrc = options?.verifyCrc ?? false;
+  const base = options?.baseOffset ?? 0;
+  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '' };
+  const end = body.length;
+  let p = 0;
+  while (p < end) {
+    const m = decodeRecord(body, p, end, decompress, verifyCrc, base, cache);
+    out.push(m);
+    p += m.storeSize;
+  }
+  return out;
+}
+
+/** Decode the single record at `offset` (e.g. a VIEW_MESSAGE_BY_ID or CONSUME_MESSAGE_DIRECTLY body). */
+export function decodeMessage(buf: Buffer, offset = 0, options?: DecodeMessagesOptions): MessageExt {
+  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '' };
+  return decodeRecord(
+    buf, offset, buf.length, options?.decompress ?? true, options?.verifyCrc ?? false, options?.baseOffset ?? 0, cache,
+  );
+}
+
+function decodeRecord(
+  b: Buffer, start: number, limit: number, decompress: boolean, verifyCrc: boolean, base: number, cache: HostCache,
+): MessageExt {
+  if (limit - start < 8) throw new ProtocolError('stored message: truncated record header', base + start);
+  const storeSize = i32(b, start);
+  const magic = i32(b, start + 4);
+  if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) {
+    const what = magic === BLANK_MAGIC_CODE ? 'blank commit-log filler' : `unknown magic code 0x${(magic >>> 0).toString(16)}`;
+    throw new ProtocolError(`stored message: ${what}`, base + start + 4);
+  }
+  if (storeSize < MIN_RECORD) throw new ProtocolError(`stored message: record size ${storeSize} is too small`, base + start);
+  if (storeSize > limit - start) {
+    throw new ProtocolError(`stored message: record of ${storeSize} bytes truncated to ${limit - start}`, base + start);
+  }
+  const end = start + storeSize;
+  const bodyCRC = i32(b, start + 8);
+  const queueId = i32(b, start + 12);
+  const flag = i32(b, start + 16);
+  const queueOffset = i64(b, start + 20, base, 'queue offset');
+  const commitLogOffset = i64(b, start + 28, base, 'commit-log offset');
+  let sysFlag = i32(b, start + 36);
+  const bornTimestamp = i64(b, start + 40, base, 'born timestamp');
+  let p = start + 48;
+
+  const bornV6 = (sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0;
+  const storeV6 = (sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) !== 0;
+  // Both IPv6 hosts add 24 bytes over the minimum; re-check so the fixed reads below stay inside.
+  if ((bornV6 || storeV6) && storeSize < MIN_RECORD + (bornV6 ? 12 : 0) + (storeV6 ? 12 : 0)) {
+    throw new ProtocolError(`stored message: record size ${storeSize} is too small for IPv6 hosts`, base + start);
+  }
+  let bornHost: string;
+  if (!bornV6) {
+    const ip = i32(b, p);
+    const port = i32(b, p + 4);
+    if (ip !== cache.bornIp || port !== cache.bornPort) {
+      cache.bornIp = ip;
+      cache.bornPort = port;
+      cache.bornText = formatIPv4(b, p) + ':' + port;
+    }
+    bornHost = cache.bornText;
+    p += 8;
+  } else {
+    bornHost = '[' + formatIPv6(b, p) + ']:' + i32(b, p + 16);
+    p += 20;
+  }
+  const storeTimestamp = i64(b, p, base, 'store timestamp');
+  p += 8;
+  const storeHostStart = p;
+  let storeHost: string;
+  let storeHex: string;
+  if (!storeV6) {
+    const ip = i32(b, p);
+    const port = i32(b, p + 4);
+    if (ip !== cache.storeIp || port !== cache.storePort) {
+      cache.storeIp = ip;
+      cache.storePort = port;
+      cache.storeText = formatIPv4(b, p) + ':' + port;
+      cache.storeHex = hexUpper(b, p, p + 8);
+    }
+    storeHost = cache.storeText;
+    storeHex = cache.storeHex;
+    p += 8;
+  } else {
+    storeHost = '[' + formatIPv6(b, p) + ']:' + i32(b, p + 16);
+    storeHex = hexUpper(b, storeHostStart, storeHostStart + 20);
+    p += 20;
+  }
+  const reconsumeTimes = i32(b, p);
+  const preparedTransactionOffset = i64(b, p + 4, base, 'prepared transaction offset');
+  p += 12;
+
+  const bodyLength = i32(b, p);
+  p += 4;
+  if (bodyLength < 0 || bodyLength > end - p - 3) {
+    throw new ProtocolError(`stored message: body length ${bodyLength} exceeds the record`, base + p - 4);
+  }
+  const bodyStart = p;
+  p += bodyLength;
+
+  let topicLength: number;
+  if (magic === MESSAGE_MAGIC_CODE_V1) {
+    topicLength = (b[p]! << 24) >> 24; // signed int8, as Java reads it
+    p += 1;
+  } else {
+    if (end - p < 4) throw new ProtocolError('stored message: truncated topic length', base + p);
+    topicLength = ((b[p]! << 24) >> 16) | b[p + 1]!;
+    p += 2;
+  }
+  if (topicLength < 0 || topicLength > end - p - 2) {
+    throw new ProtocolError(`stored message: topic length ${topicLength} exceeds the record`, base + p - 1);
+  }
+  const topic = text(b, p, p + topicLength);
+  p += topicLength;
+
+  const propertiesLength = ((b[p]! << 24) >> 16) | b[p + 1]!;
+  p += 2;
+  if (propertiesLength < 0 || propertiesLength !== end - p) {
+    throw new ProtocolError(
+      `stored message: properties length ${propertiesLength} does not match the ${end - p} bytes left in the record`,
+      base + p - 2,
+    );
+  }
+  const properties = propertiesLength > 0 ? decodeProperties(text(b, p, end)) : {};
+
+  if (verifyCrc) {
+    const crc = messageBodyCrc(b, bodyStart, bodyStart + bodyLength);
+    if (crc !== bodyCRC) {
+      throw new ProtocolError(`stored message: body CRC ${crc} differs from stored ${bodyCRC}`, base + start + 8);
+    }
+  }
+  let msgBody = b.subarray(bodyStart, bodyStart + bodyLength);
+  if (decompress && (sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0) {
+    msgBody = decompressBody(msgBody, sysFlag, base + bodyStart);
+    sysFlag &= ~MessageSysFlag.COMPRESSED_FLAG;
+  }
+
+  const offsetMsgId = storeHex + hexInt64(commitLogOffset);
+  const uniq = properties.UNIQ_KEY;
+  return {
+    topic,
+    queueId,
+    flag,
+    queueOffset,
+    commitLogOffset,
+    sysFlag,
+    bornTimestamp,
+    bornHost,
+    storeTimestamp,
+    storeHost,
+    reconsumeTimes,
+    preparedTransactionOffset,
+    bodyCRC,
+    storeSize,
+    properties,
+    body: msgBody,
+    msgId: uniq !== undefined ? uniq : offsetMsgId,
+    offsetMsgId,
+    tags: properties.TAGS,
+    keys: properties.KEYS,
+    brokerName: undefined,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The properties string of a message (§7.3): `name \u0001 value \u0002 name \u0001 value …`.
+ * 4.9.0–4.9.3 and 5.2.0+ end it with a `\u0002`, 4.9.4–5.1.4 do not; both parse the same.
+ */
+const NAME_VALUE = '\u0001';
+const SEPARATOR = '\u0002';
+
+/** Largest properties string a broker accepts: it is stored behind a signed int16 length. */
+export const MAX_PROPERTIES_BYTES = 32767;
+
+export interface EncodePropertiesOptions {
+  /** End with `\u0002` (4.9.0–4.9.3, 5.2.0+). Default false, like 4.9.8 whose version we announce. */
+  trailingSeparator?: boolean;
+}
+
+/** Encode in the object's key order; null/undefined values are skipped like Java's. */
+export function encodeProperties(
+  props: Readonly<Record<string, string | null | undefined>>,
+  options?: EncodePropertiesOptions,
+): string {
+  let s = '';
+  for (const k in props) {
+    const v = props[k];
+    if (v == null) continue;
+    s += k + NAME_VALUE + v + SEPARATOR;
+  }
+  if (s.length > 0 && !options?.trailingSeparator) s = s.slice(0, -1);
+  return s;
+}
+
+/**
+ * Java's MessageDecoder.string2messageProperties: split on \u0002; keep a segment only when it
+ * has at least 3 characters and its first \u0001 is neither first nor last (empty names and empty
+ * values are dropped); the value is everything after the first \u0001; a later duplicate wins.
+ */
+export function decodeProperties(s: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const len = s.length;
+  let index = 0;
+  while (index < len) {
+    let next = s.indexOf(SEPARATOR, index);
+    if (next < 0) next = len;
+    if (next - index >= 3) {
+      const kv = s.indexOf(NAME_VALUE, index);
+      if (kv > index && kv < next - 1) setProperty(out, s.slice(index, kv), s.slice(kv + 1, next));
+    }
+    index = next + 1;
+  }
+  return out;
+}
+
+/** Assign without letting a property named `__proto__` replace the object's prototype. */
+export function setProperty(target: Record<string, string>, name: string, value: string): void {
+  if (name === '__proto__') {
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[name] = value;
+  }
+}
