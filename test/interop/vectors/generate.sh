@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates the golden vectors in test/fixtures/vectors/<version>/ and test/fixtures/acl/ with
+# Apache RocketMQ's own classes. Needs a JDK (javac, java >= 11) and Maven; jars and classes go to
+# a cache outside the repository: ${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}/vectors-<version>/.
+# Usage: test/interop/vectors/generate.sh [version ...]   (default: 4.9.8 5.3.3)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+cache=${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}
+versions=("$@")
+[ ${#versions[@]} -gt 0 ] || versions=(4.9.8 5.3.3)
+
+for v in "${versions[@]}"; do
+  dir="$cache/vectors-$v"
+  start=$(date +%s)
+  extra=()
+  # 4.x ships AclClientRPCHook in rocketmq-acl; 5.3.3 has it in rocketmq-client (no acl artifact).
+  case "$v" in 4.*) extra=(-Dacl.module=true) ;; esac
+  if [ ! -f "$dir/lib/.complete" ]; then
+    rm -rf "$dir/lib"
+    mvn -B -q -f "$here/pom.xml" "-Drmq.version=$v" "${extra[@]}" \
+      org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies \
+      -DincludeScope=runtime "-DoutputDirectory=$dir/lib"
+    touch "$dir/lib/.complete"
+  fi
+  cp=$(find "$dir/lib" -name '*.jar' | sort | tr '\n' ':')
+  rm -rf "$dir/classes"
+  mkdir -p "$dir/classes"
+  javac -nowarn -Xlint:none -encoding UTF-8 -cp "$cp" -d "$dir/classes" "$here/VectorGen.java" 2>&1 | grep -v '^Note:' || true
+  [ -f "$dir/classes/VectorGen.class" ] || { echo "javac failed for $v" >&2; exit 1; }
+  java --add-opens java.base/java.util=ALL-UNNAMED -Drocketmq.client.logUseSlf4j=false -cp "$dir/classes:$cp" VectorGen "$v" "$repo/test/fixtures/vectors/$v"
+  echo "vectors for $v written in $(( $(date +%s) - start )) s"
+done
+
+# The ACL signature is version-independent; keep one copy where the remoting tests read it, and
+# fail loudly if the two releases ever disagree.
+acl_src="$repo/test/fixtures/vectors/5.3.3/acl-signatures.json"
+[ -f "$acl_src" ] || acl_src="$repo/test/fixtures/vectors/${versions[0]}/acl-signatures.json"
+if [ -f "$repo/test/fixtures/vectors/4.9.8/acl-signatures.json" ] && [ -f "$repo/test/fixtures/vectors/5.3.3/acl-signatures.json" ]; then
+  cmp -s "$repo/test/fixtures/vectors/4.9.8/acl-signatures.json" "$repo/test/fixtures/vectors/5.3.3/acl-signatures.json" \
+    || { echo "ACL signatures differ between 4.9.8 and 5.3.3" >&2; exit 1; }
+fi
+mkdir -p "$repo/test/fixtures/acl"
+cp "$acl_src" "$repo/test/fixtures/acl/signatures.json"
