@@ -1,0 +1,75 @@
+/**
+ * Time source of the broker. Everything time-based (store timestamps, long-poll expiry, delay
+ * levels, channel expiry, lock lifetime, offset flushing) goes through one Clock so tests can
+ * drive minutes of broker time in milliseconds.
+ */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): ClockTimer;
+  clearTimeout(timer: ClockTimer): void;
+}
+export interface ClockTimer {
+  readonly __clockTimer?: never;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(fn, ms) {
+    const t = setTimeout(fn, Math.max(0, ms));
+    t.unref?.();
+    return t as unknown as ClockTimer;
+  },
+  clearTimeout(timer) {
+    clearTimeout(timer as unknown as NodeJS.Timeout);
+  },
+};
+
+interface ManualTimer extends ClockTimer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * A clock that moves only when told to. `advance(ms)` fires due timers in time order (timers
+ * scheduled by a firing timer inside the window fire too).
+ */
+export class ManualClock implements Clock {
+  private time: number;
+  private seq = 0;
+  private timers: ManualTimer[] = [];
+
+  constructor(start = 1_700_000_000_000) {
+    this.time = start;
+  }
+  now(): number {
+    return this.time;
+  }
+  setTimeout(fn: () => void, ms: number): ClockTimer {
+    const t: ManualTimer = { at: this.time + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
+    this.timers.push(t);
+    return t;
+  }
+  clearTimeout(timer: ClockTimer): void {
+    (timer as ManualTimer).cancelled = true;
+  }
+  /** Move time forward by `ms`, running every timer that falls due. */
+  advance(ms: number): void {
+    const end = this.time + ms;
+    for (;;) {
+      this.timers = this.timers.filter((t) => !t.cancelled);
+      let next: ManualTimer | undefined;
+      for (const t of this.timers) if (t.at <= end && (!next || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
+      if (!next) break;
+      this.time = Math.max(this.time, next.at);
+      next.cancelled = true;
+      next.fn();
+    }
+    this.time = end;
+  }
+  /** Number of timers waiting. */
+  get pending(): number {
+    return this.timers.filter((t) => !t.cancelled).length;
+  }
+}

@@ -1,0 +1,206 @@
+import createDebug from 'debug';
+import { javaStringHash } from '../../protocol/index.js';
+import type { RemotingConnection } from '../remoting/index.js';
+
+const log = createDebug('rocketwire:broker');
+
+/** SubscriptionData as the broker keeps it (from a heartbeat or from a pull's FLAG_SUBSCRIPTION). */
+export interface SubscriptionData {
+  topic: string;
+  subString: string;
+  expressionType: string;
+  tagsSet: string[];
+  codeSet: number[];
+  subVersion: number;
+  classFilterMode: boolean;
+}
+
+/** FilterAPI.build: split "A || B" on "||", trim, drop empties; "*", "" or null mean everything. */
+export function buildSubscription(topic: string, subString: string | null | undefined, expressionType = 'TAG', subVersion = 0): SubscriptionData {
+  const sub: SubscriptionData = { topic, subString: '*', expressionType, tagsSet: [], codeSet: [], subVersion, classFilterMode: false };
+  if (expressionType !== 'TAG') {
+    sub.subString = subString ?? '';
+    return sub;
+  }
+  if (!subString || !subString.trim() || subString.trim() === '*') return sub;
+  sub.subString = subString;
+  for (const part of subString.split('||')) {
+    const t = part.trim();
+    if (!t) continue;
+    if (!sub.tagsSet.includes(t)) sub.tagsSet.push(t);
+    const h = javaStringHash(t);
+    if (!sub.codeSet.includes(h)) sub.codeSet.push(h);
+  }
+  return sub;
+}
+
+/**
+ * ExpressionMessageFilter.isMatchedByConsumeQueue for TAG: "*" or class-filter mode match
+ * everything, else the entry's tag code (as Java int) must be in the code set.
+ */
+export function tagMatcher(sub: SubscriptionData | null): ((tagsCode: number) => boolean) | null {
+  if (!sub || sub.classFilterMode || sub.subString === '*' || sub.expressionType !== 'TAG') return null;
+  const codes = new Set(sub.codeSet.map((c) => c | 0));
+  return (tagsCode) => codes.has(tagsCode | 0);
+}
+
+/** One client connection registered in a group (ClientChannelInfo). */
+export interface ClientChannelInfo {
+  conn: RemotingConnection;
+  clientId: string;
+  language: string | null;
+  version: number;
+  lastUpdate: number;
+}
+
+export class ConsumerGroupInfo {
+  readonly groupName: string;
+  readonly channels = new Map<RemotingConnection, ClientChannelInfo>();
+  readonly subscriptions = new Map<string, SubscriptionData>();
+  consumeType = 'CONSUME_PASSIVELY';
+  messageModel = 'CLUSTERING';
+  consumeFromWhere = 'CONSUME_FROM_LAST_OFFSET';
+
+  constructor(groupName: string) {
+    this.groupName = groupName;
+  }
+
+  /** Client ids of the live channels, in registration order. */
+  clientIds(): string[] {
+    return [...this.channels.values()].map((c) => c.clientId);
+  }
+
+  /** True when the channel is new to the group. */
+  updateChannel(info: ClientChannelInfo): boolean {
+    const old = this.channels.get(info.conn);
+    if (!old) {
+      this.channels.set(info.conn, info);
+      return true;
+    }
+    if (old.clientId !== info.clientId) log('group %s: channel %s changes client id %s → %s', this.groupName, info.conn.remoteAddress, old.clientId, info.clientId);
+    old.clientId = info.clientId;
+    old.language = info.language;
+    old.version = info.version;
+    old.lastUpdate = info.lastUpdate;
+    return false;
+  }
+
+  /**
+   * ConsumerGroupInfo.updateSubscription: a new topic is added (change), an existing one is replaced
+   * only by a greater subVersion (no change), topics missing from the heartbeat are removed (change).
+   */
+  updateSubscription(subs: SubscriptionData[]): boolean {
+    let changed = false;
+    const topics = new Set<string>();
+    for (const sub of subs) {
+      topics.add(sub.topic);
+      const old = this.subscriptions.get(sub.topic);
+      if (!old) {
+        this.subscriptions.set(sub.topic, sub);
+        changed = true;
+      } else if (sub.subVersion > old.subVersion) {
+        this.subscriptions.set(sub.topic, sub);
+      }
+    }
+    for (const topic of [...this.subscriptions.keys()]) {
+      if (!topics.has(topic)) {
+        this.subscriptions.delete(topic);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+}
+
+/** Called with the group and its remaining channels whenever membership or topics change. */
+export type ConsumerIdsChangeListener = (group: string, channels: ClientChannelInfo[]) => void;
+
+/**
+ * Consumer groups by name (ConsumerManager). Channels are keyed by connection; a closed connection
+ * leaves every group at once, one not refreshed by a heartbeat for `channelExpiredTimeoutMs` is
+ * closed and removed by `scanExpired`. Every change notifies the remaining members.
+ */
+export class ConsumerManager {
+  readonly groups = new Map<string, ConsumerGroupInfo>();
+  readonly producerGroups = new Map<string, Map<RemotingConnection, { clientId: string; lastUpdate: number }>>();
+  constructor(
+    private readonly onChange: ConsumerIdsChangeListener,
+    readonly channelExpiredTimeoutMs = 120_000,
+  ) {}
+
+  find(group: string): ConsumerGroupInfo | undefined {
+    return this.groups.get(group);
+  }
+
+  register(
+    group: string,
+    channel: ClientChannelInfo,
+    consumeType: string,
+    messageModel: string,
+    consumeFromWhere: string,
+    subs: SubscriptionData[],
+  ): boolean {
+    let info = this.groups.get(group);
+    if (!info) {
+      info = new ConsumerGroupInfo(group);
+      this.groups.set(group, info);
+    }
+    info.consumeType = consumeType;
+    info.messageModel = messageModel;
+    info.consumeFromWhere = consumeFromWhere;
+    const r1 = info.updateChannel(channel);
+    const r2 = info.updateSubscription(subs);
+    if (r1 || r2) this.onChange(group, [...info.channels.values()]);
+    return r1 || r2;
+  }
+
+  registerProducer(group: string, conn: RemotingConnection, clientId: string, now: number): void {
+    let m = this.producerGroups.get(group);
+    if (!m) {
+      m = new Map();
+      this.producerGroups.set(group, m);
+    }
+    m.set(conn, { clientId, lastUpdate: now });
+  }
+
+  /** Remove one connection from one group (UNREGISTER_CLIENT); notifies the rest. */
+  unregister(group: string, conn: RemotingConnection): void {
+    const info = this.groups.get(group);
+    if (!info || !info.channels.delete(conn)) return;
+    if (info.channels.size === 0) this.groups.delete(group);
+    else this.onChange(group, [...info.channels.values()]);
+  }
+
+  unregisterProducer(group: string, conn: RemotingConnection): void {
+    const m = this.producerGroups.get(group);
+    if (m) {
+      m.delete(conn);
+      if (m.size === 0) this.producerGroups.delete(group);
+    }
+  }
+
+  /** A connection went away: remove it from every group. */
+  removeConnection(conn: RemotingConnection): void {
+    for (const info of [...this.groups.values()]) {
+      if (info.channels.has(conn)) this.unregister(info.groupName, conn);
+    }
+    for (const [g] of [...this.producerGroups]) this.unregisterProducer(g, conn);
+  }
+
+  /** Close and remove channels not refreshed within the expiry time. */
+  scanExpired(now: number): void {
+    for (const info of [...this.groups.values()]) {
+      for (const ch of [...info.channels.values()]) {
+        if (now - ch.lastUpdate > this.channelExpiredTimeoutMs) {
+          log('group %s: channel %s (%s) expired', info.groupName, ch.conn.remoteAddress, ch.clientId);
+          this.unregister(info.groupName, ch.conn);
+          ch.conn.close(new Error('consumer channel expired'));
+        }
+      }
+    }
+    for (const [g, m] of [...this.producerGroups]) {
+      for (const [conn, p] of [...m]) if (now - p.lastUpdate > this.channelExpiredTimeoutMs) m.delete(conn);
+      if (m.size === 0) this.producerGroups.delete(g);
+    }
+  }
+}

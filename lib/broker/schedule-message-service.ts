@@ -1,0 +1,139 @@
+import * as path from 'node:path';
+import createDebug from 'debug';
+import type { Clock, ClockTimer } from './clock.js';
+import { quoteNumericKeys } from './consumer-offset-manager.js';
+import { readTextFile, writeFileAtomic } from './atomic-file.js';
+import { decodeProperties, readRecord } from './message-record.js';
+import type { MessageStore } from './message-store.js';
+import { SCHEDULE_TOPIC } from './topic-config.js';
+
+const log = createDebug('rocketwire:broker');
+
+export const DEFAULT_MESSAGE_DELAY_LEVEL = '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Java's messageDelayLevel ("1s 5s ... 2h") → milliseconds per level (index 0 = level 1). */
+export function parseDelayLevels(text: string = DEFAULT_MESSAGE_DELAY_LEVEL): number[] {
+  const out: number[] = [];
+  for (const part of text.trim().split(/\s+/)) {
+    const m = /^(\d+)(ms|s|m|h|d)$/.exec(part);
+    if (!m) throw new RangeError(`messageDelayLevel: cannot parse "${part}"`);
+    out.push(Number(m[1]) * UNIT_MS[m[2]!]!);
+  }
+  if (out.length === 0) throw new RangeError('messageDelayLevel is empty');
+  return out;
+}
+
+/**
+ * ScheduleMessageService: SCHEDULE_TOPIC_XXXX queue (level − 1) holds delayed messages in delivery
+ * order; the consume-queue tag code of each is its delivery time. One timer per level waits for the
+ * head; when due, the message is re-written to REAL_TOPIC / REAL_QID without DELAY. Delivered
+ * offsets are persisted to config/delayOffset.json (Java's layout).
+ */
+export class ScheduleMessageService {
+  private readonly offsets = new Map<number, number>();
+  private readonly timers = new Map<number, ClockTimer>();
+  private readonly file: string;
+  private closed = false;
+
+  constructor(
+    private readonly store: MessageStore,
+    private readonly clock: Clock,
+    private readonly levels: number[],
+    storeDir: string,
+  ) {
+    this.file = path.join(storeDir, 'config', 'delayOffset.json');
+  }
+
+  start(): void {
+    const text = readTextFile(this.file);
+    if (text) {
+      try {
+        const t = (JSON.parse(quoteNumericKeys(text)) as { offsetTable?: Record<string, number> }).offsetTable ?? {};
+        for (const [k, v] of Object.entries(t)) this.offsets.set(Number(k), v);
+      } catch (err) {
+        log('cannot read %s: %s', this.file, (err as Error).message);
+      }
+    }
+    for (let level = 1; level <= this.levels.length; level++) this.pump(level);
+  }
+
+  /** A message was parked at this level. */
+  onArrival(level: number): void {
+    if (!this.timers.has(level)) this.pump(level);
+  }
+
+  private pump(level: number): void {
+    if (this.closed) return;
+    const existing = this.timers.get(level);
+    if (existing) {
+      this.clock.clearTimeout(existing);
+      this.timers.delete(level);
+    }
+    const cq = this.store.queue(SCHEDULE_TOPIC, level - 1);
+    if (!cq) return;
+    let offset = this.offsets.get(level) ?? 0;
+    let moved = false;
+    while (offset < cq.maxOffset) {
+      const deliverAt = cq.tagsCodeAt(offset);
+      const now = this.clock.now();
+      if (deliverAt > now) {
+        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), deliverAt - now));
+        break;
+      }
+      const rec = this.store.lookMessageByOffset(cq.physOffsetAt(offset));
+      if (rec) {
+        const r = readRecord(rec);
+        const props = decodeProperties(r.propertiesString);
+        const topic = props.get('REAL_TOPIC');
+        const queueId = Number(props.get('REAL_QID') ?? '0');
+        if (topic) {
+          props.delete('DELAY');
+          const res = this.store.putMessages([
+            {
+              topic,
+              queueId: Number.isInteger(queueId) && queueId >= 0 ? queueId : 0,
+              flag: r.flag,
+              sysFlag: r.sysFlag,
+              bornTimestamp: r.bornTimestamp,
+              bornHost: r.bornHost,
+              reconsumeTimes: r.reconsumeTimes,
+              preparedTransactionOffset: r.preparedTransactionOffset,
+              body: Buffer.from(r.body),
+              properties: props,
+            },
+          ]);
+          if (res.status !== 'PUT_OK') {
+            // the store refused (disk full?): try this message again in a second
+            log('delayed delivery to %s failed: %s', topic, res.remark);
+            this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 1000));
+            break;
+          }
+        }
+      }
+      offset++;
+      moved = true;
+    }
+    if (moved) {
+      this.offsets.set(level, offset);
+      this.persist();
+    }
+  }
+
+  persist(): void {
+    const entries = [...this.offsets.entries()].sort((a, b) => a[0] - b[0]).map(([l, o]) => `${l}:${o}`);
+    try {
+      writeFileAtomic(this.file, `{\n\t"offsetTable":{${entries.join(',')}\n\t}\n}`, false);
+    } catch (err) {
+      log('cannot write %s: %s', this.file, (err as Error).message);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers.values()) this.clock.clearTimeout(t);
+    this.timers.clear();
+    this.persist();
+  }
+}

@@ -1,0 +1,125 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { SerializeTypeName } from '../../protocol/index.js';
+import { Broker } from './broker.js';
+import { systemClock, type Clock } from './clock.js';
+import { NameServer } from './name-server.js';
+
+export interface StartBrokerOptions {
+  /** Address to listen on and to advertise (STOREHOST, routes). Default 127.0.0.1. */
+  host?: string;
+  /** Name-server port; 0 (default) picks a free one. */
+  namesrvPort?: number;
+  /** Port of the first broker; the others take the following ports, or free ones when 0 (default). */
+  brokerPort?: number;
+  /** Number of brokers (broker-a, broker-b, ...). Default 1. */
+  brokers?: number;
+  /** Store root; a temporary folder (removed at close) when not given. With several brokers each gets DIR/<brokerName>. */
+  dataDir?: string;
+  /** Queues of TBW102, i.e. the most an auto-created topic gets. Default 8. */
+  queues?: number;
+  /** Create unknown topics on first send (TBW102). Default true. */
+  autoCreateTopic?: boolean;
+  clock?: Clock;
+  /** Serialize type of requests the broker initiates (NOTIFY_CONSUMER_IDS_CHANGED). Default JSON. */
+  serializeType?: SerializeTypeName;
+  /** Commit-log segment size. Default 64 MiB. */
+  segmentSize?: number;
+  /** Newest segments kept in memory. Default 4. */
+  cachedSegments?: number;
+  maxMessageSize?: number;
+  /** Java's messageDelayLevel string, e.g. "100ms 200ms" for fast tests. */
+  messageDelayLevel?: string;
+  channelExpiredTimeoutMs?: number;
+  flushConsumerOffsetIntervalMs?: number;
+  lockMaxLiveTimeMs?: number;
+}
+
+export interface EmbeddedBroker {
+  /** "host:port" of the name server. */
+  namesrv: string;
+  /** Addresses of every broker, in name order. */
+  brokers: string[];
+  /** The first broker's address. */
+  broker: string;
+  dataDir: string;
+  /** The broker objects (stores, consumer groups) for tests and tools. */
+  instances: Broker[];
+  nameServer: NameServer;
+  close(): Promise<void>;
+}
+
+/** Broker names as Apache's examples spell them: broker-a, broker-b, ... */
+export function brokerName(i: number): string {
+  let s = '';
+  let n = i;
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26) - 1;
+  } while (n >= 0);
+  return `broker-${s}`;
+}
+
+/** Start a name server and N brokers in this process. */
+export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
+  const host = options.host ?? '127.0.0.1';
+  const count = options.brokers ?? 1;
+  if (!Number.isInteger(count) || count < 1 || count > 64) throw new RangeError(`brokers must be an integer in [1, 64], got ${options.brokers}`);
+  const queues = options.queues ?? 8;
+  if (!Number.isInteger(queues) || queues < 1 || queues > 1024) throw new RangeError(`queues must be an integer in [1, 1024], got ${options.queues}`);
+  const tempDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
+  fs.mkdirSync(dataDir, { recursive: true });
+  const clock = options.clock ?? systemClock;
+  const nameServer = new NameServer({ serializeType: options.serializeType ?? 'JSON' });
+  const brokers: Broker[] = [];
+  try {
+    const namesrv = await nameServer.listen(options.namesrvPort ?? 0, host);
+    for (let i = 0; i < count; i++) {
+      const name = brokerName(i);
+      const b = new Broker({
+        brokerName: name,
+        host,
+        port: options.brokerPort ? options.brokerPort + i : 0,
+        storeDir: count === 1 ? dataDir : path.join(dataDir, name),
+        namesrv: nameServer,
+        clock,
+        queues,
+        autoCreateTopic: options.autoCreateTopic,
+        serializeType: options.serializeType,
+        segmentSize: options.segmentSize,
+        cachedSegments: options.cachedSegments,
+        maxMessageSize: options.maxMessageSize,
+        messageDelayLevel: options.messageDelayLevel,
+        channelExpiredTimeoutMs: options.channelExpiredTimeoutMs,
+        flushConsumerOffsetIntervalMs: options.flushConsumerOffsetIntervalMs,
+        lockMaxLiveTimeMs: options.lockMaxLiveTimeMs,
+      });
+      brokers.push(b);
+      await b.start();
+    }
+    let closing: Promise<void> | null = null;
+    return {
+      namesrv,
+      brokers: brokers.map((b) => b.address),
+      broker: brokers[0]!.address,
+      dataDir,
+      instances: brokers,
+      nameServer,
+      close() {
+        closing ??= (async () => {
+          for (const b of brokers) await b.close();
+          await nameServer.close();
+          if (tempDir) fs.rmSync(dataDir, { recursive: true, force: true });
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    for (const b of brokers) await b.close().catch(() => undefined);
+    await nameServer.close().catch(() => undefined);
+    if (tempDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}

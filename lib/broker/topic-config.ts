@@ -1,0 +1,107 @@
+import * as path from 'node:path';
+import createDebug from 'debug';
+import { readTextFile, writeFileAtomic } from './atomic-file.js';
+
+const log = createDebug('rocketwire:broker');
+
+/** PermName bits. */
+export const PERM_PRIORITY = 0x8;
+export const PERM_READ = 0x4;
+export const PERM_WRITE = 0x2;
+export const PERM_INHERIT = 0x1;
+
+/** The auto-create template topic a Java producer asks for when its topic has no route. */
+export const AUTO_CREATE_TOPIC_KEY = 'TBW102';
+export const SCHEDULE_TOPIC = 'SCHEDULE_TOPIC_XXXX';
+export const RETRY_GROUP_TOPIC_PREFIX = '%RETRY%';
+export const DLQ_GROUP_TOPIC_PREFIX = '%DLQ%';
+
+/** Topics a client may not send to (TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET). */
+export const NOT_ALLOWED_SEND_TOPICS = new Set([
+  SCHEDULE_TOPIC,
+  'RMQ_SYS_TRANS_HALF_TOPIC',
+  'RMQ_SYS_TRANS_OP_HALF_TOPIC',
+  'TRANS_CHECK_MAX_TIME_TOPIC',
+  'SELF_TEST_TOPIC',
+  'OFFSET_MOVED_EVENT',
+]);
+
+/** TopicConfig as Java serializes it (register-broker bodies, topics.json). */
+export interface TopicConfig {
+  topicName: string;
+  readQueueNums: number;
+  writeQueueNums: number;
+  perm: number;
+  topicFilterType: string;
+  topicSysFlag: number;
+  order: boolean;
+}
+
+export function newTopicConfig(topicName: string, queueNums: number, perm = PERM_READ | PERM_WRITE): TopicConfig {
+  return { topicName, readQueueNums: queueNums, writeQueueNums: queueNums, perm, topicFilterType: 'SINGLE_TAG', topicSysFlag: 0, order: false };
+}
+
+/** Topic names Java's validator accepts: [%|a-zA-Z0-9_-]{1,127} (retry/DLQ names up to 255). */
+export function validateTopicName(topic: string): string | null {
+  if (!topic || !topic.trim()) return 'The specified topic is blank.';
+  if (!/^[%|a-zA-Z0-9_-]+$/.test(topic)) return `The specified topic[${topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$`;
+  const max = topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX) ? 255 : 127;
+  if (topic.length > max) return `The specified topic is longer than topic max length ${max}.`;
+  return null;
+}
+
+/**
+ * Topic configs of one broker, persisted to `<store>/config/topics.json` on every change
+ * (changes are rare: topic creation).
+ */
+export class TopicConfigManager {
+  private readonly file: string;
+  private readonly table = new Map<string, TopicConfig>();
+  /** Called after a topic is created or changed (the broker re-registers with the name server). */
+  onChange: ((config: TopicConfig) => void) | null = null;
+
+  constructor(storeDir: string) {
+    this.file = path.join(storeDir, 'config', 'topics.json');
+  }
+
+  load(): void {
+    const text = readTextFile(this.file);
+    if (!text) return;
+    try {
+      const parsed = JSON.parse(text) as { topicConfigTable?: Record<string, TopicConfig> };
+      for (const [name, c] of Object.entries(parsed.topicConfigTable ?? {})) this.table.set(name, { ...newTopicConfig(name, 1), ...c, topicName: name });
+    } catch (err) {
+      log('cannot read %s: %s', this.file, (err as Error).message);
+    }
+  }
+
+  persist(): void {
+    const obj: Record<string, TopicConfig> = {};
+    for (const name of [...this.table.keys()].sort()) obj[name] = this.table.get(name)!;
+    try {
+      writeFileAtomic(this.file, JSON.stringify({ topicConfigTable: obj }, null, '\t'));
+    } catch (err) {
+      log('cannot write %s: %s', this.file, (err as Error).message);
+    }
+  }
+
+  get(topic: string): TopicConfig | undefined {
+    return this.table.get(topic);
+  }
+  all(): TopicConfig[] {
+    return [...this.table.values()];
+  }
+
+  /** Create or replace a topic; persists and notifies. */
+  put(config: TopicConfig): TopicConfig {
+    this.table.set(config.topicName, config);
+    this.persist();
+    this.onChange?.(config);
+    return config;
+  }
+
+  /** The topic, created with `queueNums` queues when missing (system topics, retry, DLQ). */
+  ensure(topic: string, queueNums: number, perm = PERM_READ | PERM_WRITE): TopicConfig {
+    return this.table.get(topic) ?? this.put(newTopicConfig(topic, queueNums, perm));
+  }
+}
