@@ -1,6 +1,6 @@
 import type { RemotingCommand } from './command.js';
 import { ProtocolError } from './errors.js';
-import { decodeJsonHeader, encodeJsonHeader } from './header-json.js';
+import { decodeJsonHeader, encodeJsonHeader, type HeaderEncodeOptions } from './header-json.js';
 import { decodeRocketmqHeader, encodeRocketmqHeader } from './header-rocketmq.js';
 
 /**
@@ -14,16 +14,16 @@ import { decodeRocketmqHeader, encodeRocketmqHeader } from './header-rocketmq.js
  */
 export const DEFAULT_MAX_FRAME_LENGTH = 16 * 1024 * 1024;
 
-function encodeHeader(cmd: RemotingCommand): Buffer {
-  return cmd.serializeType === 'ROCKETMQ' ? encodeRocketmqHeader(cmd) : encodeJsonHeader(cmd);
+function encodeHeader(cmd: RemotingCommand, options?: HeaderEncodeOptions): Buffer {
+  return cmd.serializeType === 'ROCKETMQ' ? encodeRocketmqHeader(cmd) : encodeJsonHeader(cmd, options);
 }
 
 /**
  * Encode a frame as two parts: the 8-byte prefix plus header, and the body as given (not copied),
  * so a socket can write a large body without copying it.
  */
-export function encodeCommandParts(cmd: RemotingCommand): [Buffer, Buffer | null] {
-  const header = encodeHeader(cmd);
+export function encodeCommandParts(cmd: RemotingCommand, options?: HeaderEncodeOptions): [Buffer, Buffer | null] {
+  const header = encodeHeader(cmd, options);
   const bodyLen = cmd.body ? cmd.body.length : 0;
   const head = Buffer.allocUnsafe(8 + header.length);
   head.writeInt32BE(4 + header.length + bodyLen, 0);
@@ -33,8 +33,8 @@ export function encodeCommandParts(cmd: RemotingCommand): [Buffer, Buffer | null
 }
 
 /** Encode a whole frame into one buffer. */
-export function encodeCommand(cmd: RemotingCommand): Buffer {
-  const header = encodeHeader(cmd);
+export function encodeCommand(cmd: RemotingCommand, options?: HeaderEncodeOptions): Buffer {
+  const header = encodeHeader(cmd, options);
   const bodyLen = cmd.body ? cmd.body.length : 0;
   const out = Buffer.allocUnsafe(8 + header.length + bodyLen);
   out.writeInt32BE(4 + header.length + bodyLen, 0);

@@ -1,17 +1,30 @@
 import type { RemotingCommand } from './command.js';
 import { ProtocolError } from './errors.js';
 import { javaHashMapOrder } from './java-hash.js';
+import { javaUtf8, putField } from './header-rocketmq.js';
+
+export interface HeaderEncodeOptions {
+  /**
+   * Initial capacity of the java.util.HashMap that Java would hold `extFields` in; it decides the
+   * key order of a JSON header (see javaHashMapOrder). 16 (default) is what a typed header gives
+   * (`makeCustomHeaderToNet`) and what 4.9 uses everywhere; 5.x's `addExtField` starts at 256.
+   * Only byte-for-byte comparisons with Java care: receivers accept any order.
+   */
+  extFieldsCapacity?: number;
+}
 
 /**
  * JSON header (serialize type 0) as fastjson 1.x writes RemotingCommand: fields sorted by name
  * (code, extFields, flag, language, opaque, remark, serializeTypeCurrentRPC, version), nulls
- * omitted, `extFields` in java.util.HashMap iteration order, control characters escaped.
+ * omitted, `extFields` in java.util.HashMap iteration order, control characters escaped, and the
+ * text turned into bytes as Java's String.getBytes(UTF_8) does (a lone surrogate becomes '?').
+ * Checked byte for byte against 4.9.8 and 5.3.3 (test/fixtures/vectors).
  */
-export function encodeJsonHeader(cmd: RemotingCommand): Buffer {
+export function encodeJsonHeader(cmd: RemotingCommand, options: HeaderEncodeOptions = {}): Buffer {
   let s = '{"code":' + cmd.code;
   if (cmd.extFields != null) {
     s += ',"extFields":{';
-    const keys = javaHashMapOrder(Object.keys(cmd.extFields));
+    const keys = javaHashMapOrder(Object.keys(cmd.extFields), options.extFieldsCapacity ?? 16);
     let first = true;
     for (const k of keys) {
       const v = cmd.extFields[k];
@@ -27,14 +40,17 @@ export function encodeJsonHeader(cmd: RemotingCommand): Buffer {
   s += ',"opaque":' + cmd.opaque;
   if (cmd.remark != null) s += ',"remark":' + fastjsonString(cmd.remark);
   s += ',"serializeTypeCurrentRPC":"JSON","version":' + cmd.version + '}';
-  return Buffer.from(s, 'utf8');
+  return javaUtf8(s);
 }
 
 const HEX = '0123456789ABCDEF';
-// fastjson's table for double-quoted strings: short escapes for \b \t \n \f \r, " and \\,
-// \u00XX (upper-case hex) for the other C0 controls and DEL; everything else is written raw.
+// fastjson's escaping of double-quoted strings (same in 1.2.69 and 1.2.83, as the vectors show):
+// short escapes for \b \t \n \f \r, " and \\; \u00XX (upper-case hex) for the other C0 controls
+// and for DEL and the C1 controls U+007F..U+009F; \u2028 and \u2029 (JavaScript line breaks);
+// everything else, '/' and other non-ASCII included, is written raw.
 const ESCAPES: (string | undefined)[] = [];
 for (let c = 0; c < 0x20; c++) ESCAPES[c] = '\\u00' + HEX[c >> 4] + HEX[c & 15];
+for (let c = 0x7f; c < 0xa0; c++) ESCAPES[c] = '\\u00' + HEX[c >> 4] + HEX[c & 15];
 ESCAPES[0x08] = '\\b';
 ESCAPES[0x09] = '\\t';
 ESCAPES[0x0a] = '\\n';
@@ -42,9 +58,8 @@ ESCAPES[0x0c] = '\\f';
 ESCAPES[0x0d] = '\\r';
 ESCAPES[0x22] = '\\"';
 ESCAPES[0x5c] = '\\\\';
-ESCAPES[0x7f] = '\\u007F';
 // eslint-disable-next-line no-control-regex
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u007f]/;
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u007f-\u009f\u2028\u2029]/;
 
 export function fastjsonString(s: string): string {
   if (!NEEDS_ESCAPE.test(s)) return '"' + s + '"';
@@ -52,7 +67,7 @@ export function fastjsonString(s: string): string {
   let start = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    const e = c < 0x80 ? ESCAPES[c] : undefined;
+    const e = c < 0xa0 ? ESCAPES[c] : c === 0x2028 ? '\\u2028' : c === 0x2029 ? '\\u2029' : undefined;
     if (e !== undefined) {
       out += s.slice(start, i) + e;
       start = i + 1;
@@ -82,7 +97,7 @@ export function decodeJsonHeader(bytes: Buffer, offset = 0): Omit<RemotingComman
     extFields = {};
     for (const [k, v] of Object.entries(o.extFields as Record<string, unknown>)) {
       if (v == null) continue;
-      extFields[k] = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+      putField(extFields, k, typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
     }
   }
   return {

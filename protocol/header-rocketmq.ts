@@ -6,17 +6,20 @@ import { ProtocolError } from './errors.js';
  * ROCKETMQ binary header (serialize type 1), all integers big-endian:
  *   int16 code | int8 language | int16 version | int32 opaque | int32 flag |
  *   int32 remarkLength + remark | int32 extLength + { int16 keyLen, key, int32 valLen, val }*
- * Empty strings read as absent (null), as Java 4.9.4+ and 5.x do, so we never write empty values.
+ * Empty strings read as absent (null), as Java 4.9.4+ and 5.x do.
+ * Ext entries are written in the order of `extFields`: Java writes a FastCodesHeader's fields
+ * (pull request/response, send V2, send response) in declaration order, which is the order our
+ * typed header encoders produce, and other maps in HashMap order, which no receiver depends on.
  */
 export function encodeRocketmqHeader(cmd: RemotingCommand): Buffer {
-  const remark = cmd.remark != null && cmd.remark.length > 0 ? Buffer.from(cmd.remark, 'utf8') : null;
+  const remark = cmd.remark != null && cmd.remark.length > 0 ? javaUtf8(cmd.remark) : null;
   const entries: [Buffer, Buffer][] = [];
   let extLen = 0;
   if (cmd.extFields) {
     for (const [k, v] of Object.entries(cmd.extFields)) {
       if (v == null) continue;
-      const kb = Buffer.from(k, 'utf8');
-      const vb = Buffer.from(String(v), 'utf8');
+      const kb = javaUtf8(k);
+      const vb = javaUtf8(String(v));
       entries.push([kb, vb]);
       extLen += 2 + kb.length + 4 + vb.length;
     }
@@ -76,8 +79,33 @@ export function decodeRocketmqHeader(b: Buffer, base = 0): Omit<RemotingCommand,
       const vl = b.readInt32BE(p); p += 4;
       if (vl < 0 || vl > end - p) throw new ProtocolError(`ROCKETMQ header value length ${vl} exceeds the ext section`, base + p - 4);
       const val = b.toString('utf8', p, p + vl); p += vl;
-      if (kl > 0 && vl > 0) extFields[key] = val;
+      if (kl > 0 && vl > 0) putField(extFields, key, val);
     }
   }
   return { code, language: languageName(lang), version, opaque, flag, remark, extFields, serializeType: 'ROCKETMQ' };
+}
+
+/**
+ * Store a decoded ext field. Keys come from the network, so "__proto__" must become an own
+ * property rather than replace the object's prototype.
+ */
+export function putField(fields: Record<string, string>, key: string, value: string): void {
+  if (key === '__proto__') {
+    Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    fields[key] = value;
+  }
+}
+
+// A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const ANY_SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * UTF-8 bytes of a string as Java's String.getBytes(UTF_8) produces them: a lone surrogate becomes
+ * '?' (Node would write U+FFFD, three bytes), everything else is standard UTF-8.
+ */
+export function javaUtf8(s: string): Buffer {
+  if (ANY_SURROGATE.test(s)) s = s.replace(LONE_SURROGATE, '?');
+  return Buffer.from(s, 'utf8');
 }

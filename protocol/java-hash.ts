@@ -14,9 +14,15 @@ export function javaStringHash(s: string): number {
  * byte-identical to Java's `extFields`. Buckets are visited by index; inside a bucket the insertion
  * order holds (resizes split buckets preserving relative order). Tree bins (8+ colliding keys in a
  * 64+ table) would differ, which never happens with header-sized maps.
+ *
+ * `initialCapacity` is the argument of the Java constructor: 16 for `new HashMap<>()` (what
+ * `makeCustomHeaderToNet` creates in 4.9 and 5.x, and `addExtField` in 4.9), 256 for the
+ * `new HashMap<>(256)` that 5.x's `addExtField` creates. The bucket count is the next power of two,
+ * doubled while the map holds more than 3/4 of it.
  */
-export function javaHashMapOrder(keys: readonly string[]): string[] {
-  let cap = 16;
+export function javaHashMapOrder(keys: readonly string[], initialCapacity = 16): string[] {
+  let cap = 1;
+  while (cap < initialCapacity && cap < 1 << 30) cap *= 2;
   while (keys.length > cap * 0.75) cap *= 2;
   const mask = cap - 1;
   const withIndex = keys.map((k, i) => {
