@@ -1,0 +1,63 @@
+/**
+ * A queue of received chunks read from the front. Capture records usually lie inside one chunk and
+ * are handed out as views; a record that straddles chunks is copied once, by merging just the
+ * chunks it spans, so a stream is never re-concatenated on every read.
+ */
+export class ByteQueue {
+  private chunks: Buffer[] = [];
+  private head = 0; // read position in chunks[0]
+  private size = 0;
+  /** Bytes consumed since the start of the stream. */
+  position = 0;
+
+  get length(): number {
+    return this.size;
+  }
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  /** A contiguous view of the next `n` bytes (n <= length); valid until the next push or skip. */
+  peek(n: number): Buffer {
+    const first = this.chunks[0]!;
+    if (first.length - this.head >= n) return first.subarray(this.head, this.head + n);
+    // Merge the chunks the record spans into one buffer.
+    const need = n;
+    let count = 0;
+    let avail = first.length - this.head;
+    while (avail < need) {
+      count++;
+      avail += this.chunks[count]!.length;
+    }
+    const merged = Buffer.allocUnsafe(avail);
+    let off = first.copy(merged, 0, this.head);
+    for (let i = 1; i <= count; i++) off += this.chunks[i]!.copy(merged, off);
+    this.chunks.splice(0, count + 1, merged);
+    this.head = 0;
+    return merged.subarray(0, n);
+  }
+
+  /** Byte at `i` from the front, without merging. */
+  byteAt(i: number): number {
+    let idx = this.head + i;
+    for (const c of this.chunks) {
+      if (idx < c.length) return c[idx]!;
+      idx -= c.length;
+    }
+    return -1;
+  }
+
+  skip(n: number): void {
+    this.size -= n;
+    this.position += n;
+    let h = this.head + n;
+    while (this.chunks.length > 0 && h >= this.chunks[0]!.length) {
+      h -= this.chunks[0]!.length;
+      this.chunks.shift();
+    }
+    this.head = h;
+  }
+}

@@ -1,0 +1,354 @@
+import createDebug from 'debug';
+import { isOneway, isResponse, type RemotingCommand } from '../../protocol/index.js';
+import type { CaptureProblem, CapturedPacket, RecordReader } from './packet.js';
+import { PCAP_MAGIC_MICRO, PCAP_MAGIC_NANO, PcapReader } from './pcap-reader.js';
+import { PcapngReader } from './pcapng-reader.js';
+import { StreamFramer, type FramerSink } from './stream-framer.js';
+import { SegmentParser, TcpFlag, type TcpSegment } from './tcp-segment.js';
+import { TcpStream } from './tcp-stream.js';
+
+const log = createDebug('rocketwire:capture');
+
+/** Name server, broker, broker VIP port, and the proxy's remoting ports. */
+export const ROCKETMQ_PORTS: readonly number[] = [9876, 10911, 10909, 8080, 8081];
+
+export type InputFormat = 'pcap' | 'pcapng' | 'raw';
+
+/** The request a response answers, as remembered when the request went by. */
+export interface SeenRequest {
+  code: number;
+  ts: number | null;
+  extFields: Record<string, string> | null;
+  /** Where the request went: the broker or name server address. */
+  dst: string | null;
+}
+
+/** A frame found in the input. `cmd.body` is a view that is only valid during the callback. */
+export interface DecodedFrame {
+  cmd: RemotingCommand;
+  /** Capture time of the packet that completed the frame (null for raw frame files). */
+  ts: number | null;
+  src: string | null;
+  dst: string | null;
+  /** Packet number that completed the frame (null for raw frame files). */
+  packet: number | null;
+  /** Byte position of the frame in its stream (the file, for raw frame files). */
+  offset: number;
+  frameLength: number;
+  /** For a response: the request of the same opaque on the same connection, if it was seen. */
+  request: SeenRequest | null;
+}
+
+export interface CaptureDecoderOptions {
+  /** Extra ports whose flows are RocketMQ remoting (in addition to ROCKETMQ_PORTS). */
+  ports?: number[];
+  /** Force the input format instead of detecting it from the magic number. */
+  format?: InputFormat;
+  /** Out-of-order bytes held per direction. Default 8 MiB. */
+  maxBufferedBytes?: number;
+  /** Bytes of an unknown-port stream searched for a first frame before it is ignored. Default 1 MiB. */
+  probeBytes?: number;
+  /** Requests awaiting a response remembered per direction. Default 65536. */
+  maxPendingRequests?: number;
+}
+
+export interface CaptureDecoderHandlers {
+  frame(f: DecodedFrame): void;
+  problem(p: CaptureProblem): void;
+}
+
+interface Direction {
+  name: string; // "src > dst"
+  src: string;
+  dst: string;
+  stream: TcpStream;
+  framer: StreamFramer | null;
+  index: 0 | 1;
+  flow: Flow;
+}
+
+interface Flow {
+  key: string;
+  dirs: [Direction | null, Direction | null];
+  pending: [Map<number, SeenRequest>, Map<number, SeenRequest>];
+  known: boolean;
+}
+
+/**
+ * Decodes RocketMQ remoting frames from a pcap or pcapng capture, or from a file of concatenated
+ * frames, fed as a stream of chunks: records → link/IP/TCP → per-flow reassembly → frames →
+ * request/response pairing. Memory is bounded by the open flows (their out-of-order buffers and
+ * partial frames), not by the input size: flows are dropped on FIN/RST.
+ */
+export class CaptureDecoder {
+  private readonly ports: Set<number>;
+  private readonly handlers: CaptureDecoderHandlers;
+  private readonly options: CaptureDecoderOptions;
+  private fmt: InputFormat | null;
+  private reader: RecordReader | null = null;
+  private rawFramer: StreamFramer | null = null;
+  private readonly rawPending = new Map<number, SeenRequest>();
+  private head: Buffer | null = null;
+  private readonly parser: SegmentParser;
+  private readonly flows = new Map<string, Flow>();
+  private packet: CapturedPacket | null = null;
+  private lastTs: number | null = null;
+  private readonly maxPending: number;
+  /** Counters, for --stats and the progress line. */
+  readonly counters = { packets: 0, tcpSegments: 0, frames: 0, flows: 0, ignoredFlows: 0, bytes: 0 };
+
+  constructor(handlers: CaptureDecoderHandlers, options: CaptureDecoderOptions = {}) {
+    this.handlers = handlers;
+    this.options = options;
+    this.ports = new Set([...ROCKETMQ_PORTS, ...(options.ports ?? [])]);
+    this.fmt = options.format ?? null;
+    this.maxPending = options.maxPendingRequests ?? 65536;
+    this.parser = new SegmentParser((p) => this.handlers.problem(p));
+  }
+
+  /** The detected (or forced) input format, once known. */
+  get format(): InputFormat | null {
+    return this.fmt;
+  }
+  /** Flows currently open (for tests of the memory bound). */
+  get openFlows(): number {
+    return this.flows.size;
+  }
+  /** True when the input could not be read to its end (damaged or truncated file). */
+  get failed(): boolean {
+    return (this.reader?.failed ?? false) || this.rawFramer?.state === 'failed';
+  }
+
+  push(chunk: Buffer): void {
+    this.counters.bytes += chunk.length;
+    if (this.fmt === null || (this.reader === null && this.rawFramer === null)) {
+      // Detect the format from the first 4 bytes.
+      const buf: Buffer = this.head ? Buffer.concat([this.head, chunk]) : chunk;
+      if (this.fmt === null && buf.length < 4) {
+        this.head = Buffer.from(buf);
+        return;
+      }
+      this.head = null;
+      this.fmt ??= detectFormat(buf);
+      this.open(this.fmt);
+      chunk = buf;
+    }
+    if (this.reader) this.reader.push(chunk);
+    else this.rawFramer!.push(chunk);
+  }
+
+  end(): void {
+    if (this.head) {
+      // Fewer than 4 bytes in all: treat as raw frames, which reports the cut frame.
+      const h = this.head;
+      this.head = null;
+      this.fmt ??= 'raw';
+      this.open(this.fmt);
+      if (this.reader) this.reader.push(h);
+      else this.rawFramer!.push(h);
+    }
+    if (this.reader) {
+      this.reader.end();
+      for (const flow of [...this.flows.values()]) this.closeFlow(flow);
+    } else if (this.rawFramer) {
+      this.rawFramer.end();
+    }
+  }
+
+  private open(fmt: InputFormat): void {
+    const onPacket = (p: CapturedPacket): void => this.onPacket(p);
+    const onProblem = (p: CaptureProblem): void => this.handlers.problem(p);
+    if (fmt === 'pcap') this.reader = new PcapReader(onPacket, onProblem);
+    else if (fmt === 'pcapng') this.reader = new PcapngReader(onPacket, onProblem);
+    else {
+      this.rawFramer = new StreamFramer(
+        {
+          frame: (cmd, frame, offset) => this.rawFrame(cmd, frame, offset),
+          problem: (message, offset, lost) => this.handlers.problem({ message, offset, lost }),
+        },
+        { start: 'sync', resync: false, streamName: 'input' },
+      );
+    }
+  }
+
+  private rawFrame(cmd: RemotingCommand, frame: Buffer, offset: number): void {
+    this.counters.frames++;
+    let request: SeenRequest | null = null;
+    if (isResponse(cmd)) {
+      request = this.rawPending.get(cmd.opaque) ?? null;
+      if (request) this.rawPending.delete(cmd.opaque);
+    } else if (!isOneway(cmd)) {
+      remember(this.rawPending, cmd, null, null, this.maxPending);
+    }
+    this.handlers.frame({ cmd, ts: null, src: null, dst: null, packet: null, offset, frameLength: frame.length, request });
+  }
+
+  private onPacket(p: CapturedPacket): void {
+    this.counters.packets++;
+    this.packet = p;
+    this.lastTs = p.ts;
+    const seg = this.parser.parse(p);
+    if (seg === null) return;
+    this.counters.tcpSegments++;
+    if (seg.missing > 0) {
+      const why = p.origLen > p.data.length ? `cut by snaplen (captured ${p.data.length} of ${p.origLen} bytes)` : 'shorter than its IP length';
+      this.handlers.problem({
+        message: `packet ${p.index}: ${seg.src} > ${seg.dst}: ${why}, ${seg.missing} payload bytes missing`,
+        lost: true,
+        packet: p.index,
+      });
+    }
+    this.onSegment(seg);
+  }
+
+  private onSegment(seg: TcpSegment): void {
+    const fwd = seg.src < seg.dst || (seg.src === seg.dst && seg.srcPort <= seg.dstPort);
+    const key = fwd ? `${seg.src} ${seg.dst}` : `${seg.dst} ${seg.src}`;
+    let flow = this.flows.get(key);
+    const syn = (seg.flags & TcpFlag.SYN) !== 0;
+    const rst = (seg.flags & TcpFlag.RST) !== 0;
+    if (flow && syn && (seg.flags & TcpFlag.ACK) === 0) {
+      // A new connection reusing the 4-tuple of one we still track.
+      const d = flow.dirs[0]?.src === seg.src ? flow.dirs[0] : flow.dirs[1]?.src === seg.src ? flow.dirs[1] : null;
+      if (d && d.stream.started) {
+        this.closeFlow(flow);
+        flow = undefined;
+      }
+    }
+    if (!flow) {
+      if (rst) return;
+      flow = {
+        key,
+        dirs: [null, null],
+        pending: [new Map(), new Map()],
+        known: this.ports.has(seg.srcPort) || this.ports.has(seg.dstPort),
+      };
+      this.flows.set(key, flow);
+      this.counters.flows++;
+    }
+    let dir = flow.dirs[0]?.src === seg.src ? flow.dirs[0] : flow.dirs[1]?.src === seg.src ? flow.dirs[1] : null;
+    if (!dir) dir = this.openDirection(flow, seg);
+    if (rst) {
+      this.closeFlow(flow);
+      return;
+    }
+    if (syn) dir.stream.syn(seg.seq);
+    if (dir.framer === null) {
+      if (dir.stream.isClosed) return;
+      // The framer's start depends on whether we saw the stream begin (SYN) or join it mid-way.
+      dir.framer = this.openFramer(flow, dir, syn);
+    }
+    const payloadSeq = syn ? (seg.seq + 1) >>> 0 : seg.seq;
+    const fin = (seg.flags & TcpFlag.FIN) !== 0;
+    if (dir.framer.state !== 'ignored' || fin) dir.stream.segment(payloadSeq, seg.payload, seg.missing, fin);
+    if ((seg.flags & TcpFlag.ACK) !== 0) {
+      const other = flow.dirs[1 - dir.index];
+      if (other) other.stream.peerAck(seg.ack);
+    }
+    if (this.flows.get(key) === flow && flow.dirs.every((d) => d === null || d.stream.isClosed) && flow.dirs[0] && flow.dirs[1]) {
+      this.flows.delete(key);
+    }
+  }
+
+  private openDirection(flow: Flow, seg: TcpSegment): Direction {
+    const index: 0 | 1 = flow.dirs[0] === null ? 0 : 1;
+    const dir: Direction = {
+      name: `${seg.src} > ${seg.dst}`,
+      src: seg.src,
+      dst: seg.dst,
+      index,
+      flow,
+      framer: null,
+      stream: null as unknown as TcpStream,
+    };
+    dir.stream = new TcpStream(
+      {
+        data: (b) => dir.framer?.push(b),
+        gap: (n) => {
+          if (dir.framer) dir.framer.gap(n);
+        },
+        end: () => dir.framer?.end(),
+      },
+      this.options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: this.options.maxBufferedBytes },
+    );
+    flow.dirs[index] = dir;
+    return dir;
+  }
+
+  private openFramer(flow: Flow, dir: Direction, sawStart: boolean): StreamFramer {
+    const sink: FramerSink = {
+      frame: (cmd, frame, offset) => this.flowFrame(dir, cmd, frame, offset),
+      problem: (message, offset, lost) => {
+        const where = this.packet ? ` (packet ${this.packet.index})` : '';
+        if (!lost) {
+          log('%s: %s%s', dir.name, message, where);
+          return;
+        }
+        this.handlers.problem({ message: `${dir.name}: ${message}${where}`, lost, offset, flow: dir.name, ...(this.packet ? { packet: this.packet.index } : {}) });
+      },
+      ignored: (reason) => {
+        this.counters.ignoredFlows++;
+        log('%s: not RocketMQ remoting (%s); ignored', dir.name, reason);
+      },
+    };
+    if (flow.known) {
+      return new StreamFramer(sink, sawStart ? { start: 'sync' } : { start: 'scan', scanLimit: Infinity });
+    }
+    // Any other port: RocketMQ only if valid frames show up, from the first byte when we saw the
+    // connection open, or within the first probeBytes when the capture joined it mid-way.
+    return new StreamFramer(sink, { start: 'scan', scanLimit: sawStart ? 1 : (this.options.probeBytes ?? 1024 * 1024) });
+  }
+
+  private flowFrame(dir: Direction, cmd: RemotingCommand, frame: Buffer, offset: number): void {
+    this.counters.frames++;
+    const ts = this.packet ? this.packet.ts : this.lastTs;
+    let request: SeenRequest | null = null;
+    if (isResponse(cmd)) {
+      const pending = dir.flow.pending[1 - dir.index]!;
+      request = pending.get(cmd.opaque) ?? null;
+      if (request) pending.delete(cmd.opaque);
+    } else if (!isOneway(cmd)) {
+      remember(dir.flow.pending[dir.index], cmd, ts, dir.dst, this.maxPending);
+    }
+    this.handlers.frame({
+      cmd,
+      ts,
+      src: dir.src,
+      dst: dir.dst,
+      packet: this.packet ? this.packet.index : null,
+      offset,
+      frameLength: frame.length,
+      request,
+    });
+  }
+
+  private closeFlow(flow: Flow): void {
+    this.flows.delete(flow.key);
+    for (const d of flow.dirs) d?.stream.close();
+  }
+}
+
+function remember(
+  pending: Map<number, SeenRequest>,
+  cmd: RemotingCommand,
+  ts: number | null,
+  dst: string | null,
+  max: number,
+): void {
+  if (pending.size >= max) {
+    // Requests never answered (the capture missed the response): forget the oldest.
+    const oldest = pending.keys().next().value as number;
+    pending.delete(oldest);
+  }
+  pending.set(cmd.opaque, { code: cmd.code, ts, extFields: cmd.extFields, dst });
+}
+
+/** pcap and pcapng by magic number; anything else is taken as concatenated frames. */
+export function detectFormat(head: Buffer): InputFormat {
+  if (head.length < 4) return 'raw';
+  const be = head.readUInt32BE(0);
+  const le = head.readUInt32LE(0);
+  if (be === PCAP_MAGIC_MICRO || be === PCAP_MAGIC_NANO || le === PCAP_MAGIC_MICRO || le === PCAP_MAGIC_NANO) return 'pcap';
+  if (be === 0x0a0d0d0a) return 'pcapng';
+  return 'raw';
+}

@@ -1,0 +1,194 @@
+import * as protocol from '../../protocol/index.js';
+import {
+  decodeMessages,
+  isOneway,
+  isResponse,
+  RequestCode,
+  requestCodeName,
+  ResponseCode,
+  responseCodeName,
+  type MessageExt,
+  type RemotingCommand,
+} from '../../protocol/index.js';
+
+/** A stored message as the decoder prints it. */
+export interface MessageDescription {
+  topic: string;
+  queueId: number;
+  queueOffset: number;
+  commitLogOffset: number;
+  sysFlag: number;
+  bornTimestamp: number;
+  bornHost: string;
+  storeTimestamp: number;
+  storeHost: string;
+  reconsumeTimes: number;
+  properties: Record<string, string>;
+  msgId: string;
+  offsetMsgId: string;
+  /** The body, decompressed when the sysFlag said so. */
+  bodyBase64: string;
+}
+
+/**
+ * One frame as `rocketwire decode` prints it (one JSON line, one msgpack object). `ts`, `src` and
+ * `dst` come from the capture; `requestCode`/`latencyMs` from pairing a response with the request
+ * of the same opaque on the same connection.
+ */
+export interface FrameDescription {
+  ts?: number;
+  src?: string;
+  dst?: string;
+  kind: 'request' | 'response';
+  code: number;
+  /** Request code name for requests, response code name for responses. */
+  name: string;
+  /** For a response: the code of the request it answers, when that request was seen. */
+  requestCode?: number;
+  latencyMs?: number;
+  opaque: number;
+  flag: number;
+  oneway: boolean;
+  language: string | null;
+  version: number;
+  serializeType: 'JSON' | 'ROCKETMQ';
+  remark: string | null;
+  extFields: Record<string, string>;
+  bodyLength: number;
+  /** Stored messages carried by the body (pull results, view/query results, CONSUME_MESSAGE_DIRECTLY...). */
+  messages?: MessageDescription[];
+  /** A JSON body (fastjson dialect), parsed. */
+  json?: unknown;
+  /** Any other body. */
+  bodyBase64?: string;
+  /** Why the body could not be decoded as what it claimed to be (it is then given as bodyBase64). */
+  bodyError?: string;
+}
+
+/** Responses whose successful body is a run of stored messages (§7.1). */
+const MESSAGE_RESPONSES = new Set<number>([
+  RequestCode.PULL_MESSAGE,
+  RequestCode.LITE_PULL_MESSAGE,
+  RequestCode.VIEW_MESSAGE_BY_ID,
+  RequestCode.QUERY_MESSAGE,
+  RequestCode.POP_MESSAGE,
+  RequestCode.PEEK_MESSAGE,
+]);
+/** Broker-to-client requests whose body is one stored message. */
+const MESSAGE_REQUESTS = new Set<number>([RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.CHECK_TRANSACTION_STATE]);
+
+const MAGIC_V1 = 0xdaa320a7;
+const MAGIC_V2 = 0xdaa320ab;
+
+// parseFastjson reads the fastjson dialect (unquoted numeric keys, object keys) that name servers
+// and brokers write; plain JSON.parse is the fallback for bodies it is not given.
+const parseJsonBody: (text: string) => unknown =
+  (protocol as unknown as { parseFastjson?: (t: string) => unknown }).parseFastjson ?? JSON.parse;
+
+/** Does the body start like a stored message record? */
+function looksLikeMessages(body: Buffer): boolean {
+  if (body.length < 8) return false;
+  const magic = body.readUInt32BE(4);
+  return (magic === MAGIC_V1 || magic === MAGIC_V2) && body.readInt32BE(0) <= body.length;
+}
+
+function startsLikeJson(body: Buffer): boolean {
+  let i = 0;
+  while (i < body.length && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
+  return body[i] === 0x7b || body[i] === 0x5b; // { or [
+}
+
+export function describeMessage(m: MessageExt): MessageDescription {
+  return {
+    topic: m.topic,
+    queueId: m.queueId,
+    queueOffset: m.queueOffset,
+    commitLogOffset: m.commitLogOffset,
+    sysFlag: m.sysFlag,
+    bornTimestamp: m.bornTimestamp,
+    bornHost: m.bornHost,
+    storeTimestamp: m.storeTimestamp,
+    storeHost: m.storeHost,
+    reconsumeTimes: m.reconsumeTimes,
+    properties: m.properties,
+    msgId: m.msgId,
+    offsetMsgId: m.offsetMsgId,
+    bodyBase64: m.body.toString('base64'),
+  };
+}
+
+/** Does this frame's body hold stored messages? `requestCode` is the paired request's, for responses. */
+export function carriesMessages(cmd: RemotingCommand, requestCode: number | undefined): boolean {
+  const body = cmd.body;
+  if (!body || body.length === 0) return false;
+  if (isResponse(cmd)) {
+    if (cmd.code !== ResponseCode.SUCCESS) return false;
+    if (requestCode !== undefined) return MESSAGE_RESPONSES.has(requestCode) && looksLikeMessages(body);
+    return looksLikeMessages(body); // unpaired (capture started after the request): recognise the records
+  }
+  return MESSAGE_REQUESTS.has(cmd.code) && looksLikeMessages(body);
+}
+
+function decodeMessagesTolerant(body: Buffer): MessageExt[] {
+  try {
+    return decodeMessages(body);
+  } catch (err) {
+    // A body compressed with a codec we cannot inflate still has readable metadata.
+    if (err instanceof protocol.UnsupportedCompressionError) return decodeMessages(body, { decompress: false });
+    throw err;
+  }
+}
+
+/** Where a frame was seen and what it answers; all optional (raw frame files have no addresses). */
+export interface FrameContext {
+  ts?: number | undefined;
+  src?: string | undefined;
+  dst?: string | undefined;
+  /** For a response: the code of the request with the same opaque on the same connection. */
+  requestCode?: number | undefined;
+  latencyMs?: number | undefined;
+}
+
+/** Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order). */
+export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}): FrameDescription {
+  const response = isResponse(cmd);
+  const body = cmd.body;
+  const d = {} as FrameDescription;
+  if (ctx.ts !== undefined) d.ts = ctx.ts;
+  if (ctx.src !== undefined) d.src = ctx.src;
+  if (ctx.dst !== undefined) d.dst = ctx.dst;
+  d.kind = response ? 'response' : 'request';
+  d.code = cmd.code;
+  d.name = response ? responseCodeName(cmd.code) : requestCodeName(cmd.code);
+  if (response && ctx.requestCode !== undefined) {
+    d.requestCode = ctx.requestCode;
+    if (ctx.latencyMs !== undefined) d.latencyMs = ctx.latencyMs;
+  }
+  d.opaque = cmd.opaque;
+  d.flag = cmd.flag;
+  d.oneway = isOneway(cmd);
+  d.language = cmd.language;
+  d.version = cmd.version;
+  d.serializeType = cmd.serializeType;
+  d.remark = cmd.remark;
+  d.extFields = cmd.extFields ?? {};
+  d.bodyLength = body ? body.length : 0;
+  if (!body || body.length === 0) return d;
+  if (carriesMessages(cmd, response ? ctx.requestCode : undefined)) {
+    try {
+      d.messages = decodeMessagesTolerant(body).map(describeMessage);
+      return d;
+    } catch (err) {
+      d.bodyError = (err as Error).message;
+    }
+  } else if (startsLikeJson(body)) {
+    try {
+      d.json = parseJsonBody(body.toString('utf8'));
+      return d;
+    } catch {
+      // not JSON after all: given as base64 below
+    }
+  }
+  d.bodyBase64 = body.toString('base64');
+  return d;
+}

@@ -1,0 +1,46 @@
+/** One packet record read from a capture file. */
+export interface CapturedPacket {
+  /** 1-based packet number, as Wireshark counts them. */
+  index: number;
+  /** Seconds since the epoch, rounded to microseconds. */
+  ts: number;
+  /** LINKTYPE_* value of the interface the packet came from. */
+  linkType: number;
+  /** Captured bytes: a view that is only valid during the callback. */
+  data: Buffer;
+  /** Length of the packet on the wire; more than data.length when the snaplen cut it. */
+  origLen: number;
+  /** Byte position of the record in the capture file. */
+  fileOffset: number;
+}
+
+/**
+ * Something that could not be decoded. `lost` says whether data was lost (the CLI then exits
+ * non-zero); other problems are informational.
+ */
+export interface CaptureProblem {
+  message: string;
+  lost: boolean;
+  /** Packet number the problem was found in, when there is one. */
+  packet?: number;
+  /** Byte position in the input (file offset, or stream offset within a flow when `flow` is set). */
+  offset?: number;
+  flow?: string;
+}
+
+export type PacketHandler = (p: CapturedPacket) => void;
+export type ProblemHandler = (p: CaptureProblem) => void;
+
+/** A streaming capture-file reader: feed it chunks, then end(). */
+export interface RecordReader {
+  push(chunk: Buffer): void;
+  /** Signals end of input; reports a record cut short. */
+  end(): void;
+  /** True after a fatal problem: nothing more will be read. */
+  readonly failed: boolean;
+}
+
+/** Round seconds to microseconds: the resolution we print. */
+export function roundMicros(seconds: number): number {
+  return Math.round(seconds * 1e6) / 1e6;
+}

@@ -1,0 +1,340 @@
+import {
+  DEFAULT_MAX_FRAME_LENGTH,
+  decodeCommand,
+  decodeJsonHeader,
+  decodeRocketmqHeader,
+  ProtocolError,
+  type RemotingCommand,
+} from '../../protocol/index.js';
+
+/**
+ * Where a framer is:
+ *  - sync:    at a known frame boundary, splitting frames by their length;
+ *  - scan:    looking for the next frame boundary (capture started mid-connection, after a gap or
+ *             damage), by validating candidate headers;
+ *  - ignored: the stream is not RocketMQ remoting (or cannot be resynchronised): bytes are dropped;
+ *  - failed:  strict mode after damage.
+ */
+export type FramerState = 'sync' | 'scan' | 'ignored' | 'failed';
+
+export interface FramerOptions {
+  /** Start at a frame boundary ('sync') or look for one ('scan'). */
+  start: 'sync' | 'scan';
+  /**
+   * How many candidate positions a scan may try before deciding the stream is not RocketMQ.
+   * 1 = the stream must start with a frame; Infinity = keep looking (a known RocketMQ port).
+   */
+  scanLimit?: number;
+  /** After damage: look for the next frame (true) or stop (false, raw frame files). */
+  resync?: boolean;
+  maxFrameLength?: number;
+  /** How positions are named in problem texts: 'stream' (a TCP stream) or 'input' (a file of frames). */
+  streamName?: 'stream' | 'input';
+}
+
+export interface FramerSink {
+  frame(cmd: RemotingCommand, frame: Buffer, offset: number): void;
+  problem(message: string, offset: number, lost: boolean): void;
+  /** Called once when a stream turns out not to be RocketMQ remoting. */
+  ignored?(reason: string): void;
+}
+
+/** Headers longer than this are not believed while resynchronising (properties are limited to 32 KiB). */
+const MAX_CANDIDATE_HEADER = 256 * 1024;
+
+/**
+ * Splits one direction of a TCP stream into remoting frames, like protocol's FrameDecoder (views
+ * for frames inside one chunk, one copy for frames that straddle chunks), but able to live with
+ * captures: it can be told about missing bytes (gap), start in the middle of a connection, and
+ * find the next frame boundary after damage. FrameDecoder stays failed after an error on purpose
+ * (a live connection must be closed); a capture decoder must go on.
+ */
+export class StreamFramer {
+  private st: FramerState;
+  private readonly max: number;
+  private readonly resync: boolean;
+  private readonly streamName: string;
+  /** "stream byte" within a TCP stream, plain "byte" in a file of frames. */
+  private readonly at: string;
+  private scanLimit: number;
+  private tried = 0;
+  /** Stream offset of the next byte pushed. */
+  private offset = 0;
+  /** True once a frame was found: the stream is RocketMQ, so later damage is reported. */
+  private recognised = false;
+
+  // sync state: a partial frame (length known) or a partial 8-byte head
+  private partial: Buffer | null = null;
+  private filled = 0;
+  private partialMissing = 0;
+  private partialStart = 0;
+  private readonly head = Buffer.alloc(8);
+  private headFilled = 0;
+
+  // scan state: bytes kept while a candidate waits for the rest of its header
+  private scanBuf: Buffer | null = null;
+
+  constructor(
+    private readonly sink: FramerSink,
+    options: FramerOptions,
+  ) {
+    this.st = options.start;
+    this.max = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
+    this.resync = options.resync ?? true;
+    this.streamName = options.streamName ?? 'stream';
+    this.at = this.streamName === 'input' ? 'byte' : 'stream byte';
+    this.scanLimit = options.scanLimit ?? Infinity;
+    if (options.start === 'sync') this.recognised = options.scanLimit === undefined || options.scanLimit === Infinity;
+  }
+
+  get state(): FramerState {
+    return this.st;
+  }
+  get bytesSeen(): number {
+    return this.offset;
+  }
+  /** True when frames were found in the stream (or it was declared RocketMQ). */
+  get isRocketmq(): boolean {
+    return this.recognised;
+  }
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    if (this.st === 'sync') this.pushSync(chunk, this.offset);
+    else if (this.st === 'scan') this.pushScan(chunk, this.offset);
+    this.offset += chunk.length;
+  }
+
+  /** `n` bytes of the stream were not captured. */
+  gap(n: number): void {
+    if (n <= 0) return;
+    const at = this.offset;
+    this.offset += n;
+    if (this.st === 'ignored' || this.st === 'failed') return;
+    if (this.st === 'scan') {
+      this.scanBuf = null;
+      if (this.recognised) this.sink.problem(`${n} bytes missing at ${this.at} ${at}; resynchronising`, at, true);
+      return;
+    }
+    if (!this.resync) return this.fail(`${n} bytes missing at ${this.at} ${at}`, at);
+    if (this.partial) {
+      const remaining = this.partial.length - this.filled;
+      if (n < remaining) {
+        // The gap lies inside a frame whose length we know: skip the hole, the next frame starts on time.
+        this.partialMissing += n;
+        this.filled += n;
+        return;
+      }
+      this.partial = null;
+      this.sink.problem(
+        `${n} bytes missing at ${this.at} ${at}: frame at byte ${this.partialStart} lost; resynchronising`,
+        at,
+        true,
+      );
+    } else {
+      this.sink.problem(`${n} bytes missing at ${this.at} ${at}; resynchronising`, at, true);
+    }
+    this.headFilled = 0;
+    this.enterScan();
+  }
+
+  /** End of the stream: a frame cut short is reported. */
+  end(): void {
+    if (this.st === 'sync' && (this.partial || this.headFilled > 0)) {
+      const start = this.partial ? this.partialStart : this.offset - this.headFilled;
+      const have = this.partial ? this.filled : this.headFilled;
+      const need = this.partial ? this.partial.length : 8;
+      this.sink.problem(`${this.streamName} ends inside the frame at byte ${start} (${have} of ${need} bytes)`, start, true);
+    }
+    this.partial = null;
+    this.headFilled = 0;
+    this.scanBuf = null;
+  }
+
+  private enterScan(): void {
+    this.st = 'scan';
+    this.scanBuf = null;
+    this.tried = 0;
+    if (this.recognised) this.scanLimit = Infinity;
+  }
+
+  private fail(message: string, at: number): void {
+    this.st = 'failed';
+    this.partial = null;
+    this.scanBuf = null;
+    this.sink.problem(message, at, true);
+  }
+
+  /** Damage at stream offset `at`; `rest` holds the bytes from at+1 on. */
+  private damaged(message: string, at: number, rest: Buffer): void {
+    if (!this.resync) return this.fail(message, at);
+    this.sink.problem(`${message}; resynchronising`, at, true);
+    this.partial = null;
+    this.headFilled = 0;
+    this.enterScan();
+    this.pushScan(rest, at + 1);
+  }
+
+  private emit(frame: Buffer, at: number, rest: () => Buffer): boolean {
+    let cmd: RemotingCommand;
+    try {
+      cmd = decodeCommand(frame, at);
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      this.damaged(`damaged frame at ${this.at} ${at}: ${err.message}`, at, rest());
+      return false;
+    }
+    this.recognised = true;
+    this.sink.frame(cmd, frame, at);
+    return true;
+  }
+
+  /** Checks a frame's 8-byte head; returns the total length or an error text. */
+  private checkHead(b: Buffer, p: number): number | string {
+    const total = b.readInt32BE(p);
+    if (total < 4 || total > this.max - 4) return `frame length ${total} is out of range`;
+    const type = b[p + 4]!;
+    if (type !== 0 && type !== 1) return `unknown serialize type ${type}`;
+    const headerLength = b.readUIntBE(p + 5, 3);
+    if (headerLength > total - 4) return `header length ${headerLength} exceeds frame length ${total}`;
+    return total;
+  }
+
+  private pushSync(chunk: Buffer, base: number): void {
+    const n = chunk.length;
+    let pos = 0;
+    while (pos < n) {
+      if (this.partial) {
+        const f = this.partial;
+        const take = Math.min(f.length - this.filled, n - pos);
+        chunk.copy(f, this.filled, pos, pos + take);
+        this.filled += take;
+        pos += take;
+        if (this.filled < f.length) return;
+        this.partial = null;
+        const start = this.partialStart;
+        if (this.partialMissing > 0) {
+          this.sink.problem(
+            `frame at ${this.at} ${start} lost ${this.partialMissing} of its ${f.length} bytes in a gap; skipped`,
+            start,
+            true,
+          );
+          this.partialMissing = 0;
+          continue;
+        }
+        const at = pos;
+        if (!this.emit(f, start, () => Buffer.concat([f.subarray(1), chunk.subarray(at)]))) return;
+        continue;
+      }
+      if (this.headFilled > 0 || n - pos < 8) {
+        const take = Math.min(8 - this.headFilled, n - pos);
+        chunk.copy(this.head, this.headFilled, pos, pos + take);
+        this.headFilled += take;
+        pos += take;
+        if (this.headFilled < 8) return;
+        const start = base + pos - 8;
+        const total = this.checkHead(this.head, 0);
+        this.headFilled = 0;
+        if (typeof total === 'string') {
+          return this.damaged(`damaged frame at ${this.at} ${start}: ${total}`, start, Buffer.concat([this.head.subarray(1), chunk.subarray(pos)]));
+        }
+        const f = Buffer.allocUnsafe(total + 4);
+        this.head.copy(f, 0);
+        this.partial = f;
+        this.filled = 8;
+        this.partialStart = start;
+        this.partialMissing = 0;
+        continue;
+      }
+      const start = base + pos;
+      const total = this.checkHead(chunk, pos);
+      if (typeof total === 'string') {
+        return this.damaged(`damaged frame at ${this.at} ${start}: ${total}`, start, chunk.subarray(pos + 1));
+      }
+      const size = total + 4;
+      if (n - pos >= size) {
+        const p0 = pos;
+        pos += size;
+        if (!this.emit(chunk.subarray(p0, pos), start, () => chunk.subarray(p0 + 1))) return;
+      } else {
+        const f = Buffer.allocUnsafe(size);
+        chunk.copy(f, 0, pos, n);
+        this.filled = n - pos;
+        this.partial = f;
+        this.partialStart = start;
+        this.partialMissing = 0;
+        return;
+      }
+    }
+  }
+
+  /**
+   * Is there a frame starting at b[p]? 1 yes, 0 no, -1 cannot tell yet (need more bytes).
+   * A candidate must have a plausible length, serialize type 0 or 1, a header length that fits,
+   * and a header that actually decodes (with a flag using only the request/response/oneway bits).
+   */
+  private candidate(b: Buffer, p: number): number {
+    if (b.length - p < 8) return -1;
+    // Frames are below 16 MiB, so the top byte of the length is 0: the cheapest first test.
+    if (b[p] !== 0) return 0;
+    const type = b[p + 4]!;
+    if (type > 1) return 0;
+    const total = b.readInt32BE(p);
+    if (total < 8 || total > this.max - 4) return 0;
+    const hl = b.readUIntBE(p + 5, 3);
+    if (hl > total - 4 || hl > MAX_CANDIDATE_HEADER) return 0;
+    if (type === 0 ? hl < 10 : hl < 21) return 0;
+    if (b.length - p < 9) return -1;
+    if (type === 0 && b[p + 8] !== 0x7b) return 0; // '{'
+    if (b.length - p < 8 + hl) return -1;
+    const h = b.subarray(p + 8, p + 8 + hl);
+    try {
+      if (type === 1) {
+        // The binary header must be exactly 21 + remark + ext bytes long.
+        const rl = h.readInt32BE(13);
+        if (rl < 0 || 21 + rl > hl) return 0;
+        const el = h.readInt32BE(17 + rl);
+        if (el < 0 || 21 + rl + el !== hl) return 0;
+        const head = decodeRocketmqHeader(h);
+        return (head.flag & ~3) === 0 ? 1 : 0;
+      }
+      const head = decodeJsonHeader(h);
+      return (head.flag & ~3) === 0 ? 1 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private pushScan(chunk: Buffer, base: number): void {
+    let buf = chunk;
+    let bufBase = base;
+    if (this.scanBuf) {
+      buf = Buffer.concat([this.scanBuf, chunk]);
+      bufBase = base - this.scanBuf.length;
+      this.scanBuf = null;
+    }
+    let p = 0;
+    const n = buf.length;
+    while (p < n) {
+      const r = this.candidate(buf, p);
+      if (r < 0) break;
+      if (r === 1) {
+        if (bufBase + p > 0 && !this.recognised) {
+          this.sink.problem(`first frame found at ${this.at} ${bufBase + p}`, bufBase + p, false);
+        }
+        this.st = 'sync';
+        this.recognised = true;
+        this.pushSync(buf.subarray(p), bufBase + p);
+        return;
+      }
+      p++;
+      if (++this.tried >= this.scanLimit) {
+        this.st = 'ignored';
+        this.sink.ignored?.(`no RocketMQ frame in the first ${this.tried} bytes`);
+        return;
+      }
+    }
+    // Keep what a candidate still needs (a copy: the chunk belongs to the reader).
+    if (p < n) this.scanBuf = Buffer.from(buf.subarray(p));
+  }
+}

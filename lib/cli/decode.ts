@@ -1,0 +1,252 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { encode as msgpackEncode } from '@msgpack/msgpack';
+import {
+  CaptureDecoder,
+  DecodeStats,
+  describeCommand,
+  FilterSyntaxError,
+  formatFrameText,
+  FrameFilter,
+  HexDecoder,
+  HexInputError,
+  type CaptureProblem,
+  type DecodedFrame,
+  type FrameDescription,
+} from '../capture/index.js';
+import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
+
+const usage = `usage: rocketwire decode [options] FILE|-
+
+Decodes RocketMQ remoting frames from a pcap or pcapng capture (detected by its magic number) or
+from a file of concatenated frames; "-" reads stdin as it arrives, so
+  tcpdump -i any -U -w - port 10911 | rocketwire decode -
+shows traffic live. Flows on ports 9876, 10911, 10909, 8080, 8081 are RocketMQ; flows on other
+ports are recognised by their frames.
+
+options:
+  --json            one JSON object per frame and line (with --stats: the statistics as JSON)
+  --msgpack         a msgpack stream of the same objects
+  --hex             the input is hex text (whitespace ignored), e.g. from xxd -p
+  --stats           print statistics instead of frames: per request code counts, bytes and
+                    latency percentiles, pull results, topics, groups, offset commits per queue
+  --filter TERM     keep frames matching TERM: code=N|NAME, topic=T, group=G, addr=IP[:PORT]
+                    (a bare number, code name or address works too); repeatable, or a comma list
+  --port N          treat flows on port N as RocketMQ remoting (repeatable)
+
+Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames) are reported on
+stderr, one line each, and decoding goes on where it can; the exit code is 1 when anything was
+lost, 2 for bad usage.`;
+
+/** Problem lines printed before the rest are only counted. */
+const MAX_PROBLEM_LINES = 50;
+/** Show a progress bar for files at least this large when stderr is a terminal. */
+const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
+const OUTPUT_FLUSH_BYTES = 256 * 1024;
+
+type OutputMode = 'text' | 'json' | 'msgpack';
+
+function write(stream: NodeJS.WritableStream, data: string | Buffer): Promise<void> {
+  if (stream.write(data)) return Promise.resolve();
+  return new Promise((resolve) => stream.once('drain', resolve));
+}
+
+async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseOptions(
+    argv,
+    {
+      json: { type: 'boolean' },
+      msgpack: { type: 'boolean' },
+      hex: { type: 'boolean' },
+      stats: { type: 'boolean' },
+      filter: { type: 'string', multiple: true },
+      port: { type: 'string', multiple: true },
+    },
+    true,
+  );
+  if (positionals.length !== 1) throw new UsageError('give exactly one FILE (or - for stdin)');
+  if (values.json && values.msgpack) throw new UsageError('--json and --msgpack exclude each other');
+  const mode: OutputMode = values.msgpack ? 'msgpack' : values.json ? 'json' : 'text';
+  const ports = ((values.port as string[] | undefined) ?? []).flatMap((p) => p.split(',')).map((p) => intOption('port', p, 0, 1, 65535));
+  let filter: FrameFilter | null = null;
+  try {
+    const f = new FrameFilter((values.filter as string[] | undefined) ?? []);
+    if (!f.empty) filter = f;
+  } catch (err) {
+    if (err instanceof FilterSyntaxError) throw new UsageError(err.message);
+    throw err;
+  }
+  const statsOnly = values.stats === true;
+  const stats = statsOnly ? new DecodeStats() : null;
+
+  const file = positionals[0]!;
+  let input: NodeJS.ReadableStream;
+  let size = 0;
+  if (file === '-') {
+    input = io.stdin;
+  } else {
+    try {
+      const st = await stat(file);
+      if (st.isDirectory()) throw new CliError(`${file} is a directory`);
+      size = st.size;
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    input = createReadStream(file, { highWaterMark: 1024 * 1024 });
+  }
+
+  // Output is gathered and written in large pieces; it is flushed before any problem line so that
+  // stdout and stderr read in order on a terminal.
+  let textOut = '';
+  let binOut: Buffer[] = [];
+  let binBytes = 0;
+  let outputClosed = false;
+  io.stdout.on('error', () => {
+    outputClosed = true; // e.g. EPIPE when piped into head: stop quietly
+  });
+  const flushOutput = async (): Promise<void> => {
+    if (outputClosed) {
+      textOut = '';
+      binOut = [];
+      binBytes = 0;
+      return;
+    }
+    if (textOut.length > 0) {
+      const s = textOut;
+      textOut = '';
+      await write(io.stdout, s);
+    }
+    if (binBytes > 0) {
+      const b = Buffer.concat(binOut, binBytes);
+      binOut = [];
+      binBytes = 0;
+      await write(io.stdout, b);
+    }
+  };
+  const flushSync = (): void => {
+    if (outputClosed) return;
+    if (textOut.length > 0) io.stdout.write(textOut);
+    if (binBytes > 0) io.stdout.write(Buffer.concat(binOut, binBytes));
+    textOut = '';
+    binOut = [];
+    binBytes = 0;
+  };
+
+  let lost = false;
+  let problemLines = 0;
+  let problemsHidden = 0;
+  let progressShown = false;
+  const onProblem = (p: CaptureProblem): void => {
+    if (p.lost) lost = true;
+    if (problemLines >= MAX_PROBLEM_LINES) {
+      problemsHidden++;
+      return;
+    }
+    problemLines++;
+    flushSync();
+    if (progressShown) io.stderr.write('\r\x1b[K');
+    io.stderr.write(`rocketwire decode: ${p.message}\n`);
+  };
+
+  const emit = (d: FrameDescription): void => {
+    if (mode === 'text') textOut += formatFrameText(d) + '\n';
+    else if (mode === 'json') textOut += JSON.stringify(d) + '\n';
+    else {
+      const b = msgpackEncode(d);
+      binOut.push(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+      binBytes += b.byteLength;
+    }
+  };
+
+  const onFrame = (f: DecodedFrame): void => {
+    let d: FrameDescription | undefined;
+    const req = f.request;
+    const latencyMs = req && req.ts !== null && f.ts !== null ? Math.round((f.ts - req.ts) * 1e6) / 1e3 : undefined;
+    const describe = (): FrameDescription =>
+      describeCommand(f.cmd, {
+        ts: f.ts ?? undefined,
+        src: f.src ?? undefined,
+        dst: f.dst ?? undefined,
+        requestCode: req?.code,
+        latencyMs,
+      });
+    if (filter) {
+      if (filter.needsDescription) d = describe();
+      if (!filter.matches(f, d)) return;
+    }
+    if (stats) {
+      stats.add(f);
+      return;
+    }
+    emit(d ?? describe());
+  };
+
+  const decoder = new CaptureDecoder({ frame: onFrame, problem: onProblem }, { ports });
+  const hex = values.hex ? new HexDecoder() : null;
+  const showProgress = size >= PROGRESS_MIN_BYTES && (io.stderr as { isTTY?: boolean }).isTTY === true;
+  let lastProgress = 0;
+  let ended = false;
+  const endDecoder = (): void => {
+    if (ended) return;
+    ended = true;
+    decoder.end();
+  };
+
+  try {
+    for await (const raw of input as AsyncIterable<Buffer | string>) {
+      let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+      if (hex) {
+        try {
+          chunk = hex.push(chunk);
+        } catch (err) {
+          if (!(err instanceof HexInputError)) throw err;
+          decoder.push(err.decoded);
+          endDecoder();
+          onProblem({ message: err.message, lost: true, offset: err.offset });
+          break;
+        }
+      }
+      decoder.push(chunk);
+      if (decoder.failed || outputClosed) break;
+      if (textOut.length >= OUTPUT_FLUSH_BYTES || binBytes >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
+      if (showProgress) {
+        const now = Date.now();
+        if (now - lastProgress >= 250) {
+          lastProgress = now;
+          progressShown = true;
+          const done = decoder.counters.bytes;
+          const pct = Math.min(100, Math.floor((done / size) * 100));
+          const bar = '#'.repeat(Math.floor(pct / 4)).padEnd(25, '.');
+          io.stderr.write(`\r[${bar}] ${pct}% ${(done / 1048576).toFixed(0)}/${(size / 1048576).toFixed(0)} MiB, ${decoder.counters.frames} frames`);
+        }
+      }
+    }
+    if (hex && !lost) {
+      try {
+        hex.end();
+      } catch (err) {
+        if (!(err instanceof HexInputError)) throw err;
+        endDecoder();
+        onProblem({ message: err.message, lost: true, offset: err.offset });
+      }
+    }
+    endDecoder();
+  } finally {
+    if (progressShown) io.stderr.write('\r\x1b[K');
+    if ('destroy' in input && input !== io.stdin) (input as { destroy(): void }).destroy();
+  }
+  if (stats) {
+    if (mode === 'text') textOut += stats.toText();
+    else emit(stats.toJSON() as unknown as FrameDescription);
+  }
+  await flushOutput();
+  if (problemsHidden > 0) io.stderr.write(`rocketwire decode: ${problemsHidden} more problems not shown\n`);
+  return lost ? 1 : 0;
+}
+
+export const command: CliCommand = {
+  summary: 'decode RocketMQ remoting frames from a pcap/pcapng capture or a file of frames',
+  usage,
+  run,
+};
