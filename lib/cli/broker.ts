@@ -1,0 +1,86 @@
+import { startBroker } from '../broker/index.js';
+import { UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+
+const usage = `usage: rocketwire broker [options]
+
+Runs an embedded name server and N brokers in this process (data survives restarts with --data).
+When ready, prints one JSON line:
+  {"event":"ready","namesrv":"127.0.0.1:9876","broker":"127.0.0.1:10911","brokers":[...],"data":"DIR"}
+SIGTERM / SIGINT shut down cleanly (offsets persisted, files closed).
+
+options:
+  --namesrv-port N   name-server port (default 9876; 0 = any free port)
+  --broker-port N    first broker's port (default 10911; the next brokers use N+1, ...; 0 = free ports)
+  --brokers N        number of brokers: broker-a, broker-b, ... (default 1)
+  --data DIR         store folder (default: a temporary folder, removed at exit)
+  --queues N         queues of TBW102 = most queues an auto-created topic gets (default 8)
+  --host ADDR        address to listen on and advertise (default 127.0.0.1)
+  --no-auto-create   answer TOPIC_NOT_EXIST for unknown topics instead of creating them
+  --segment-size N   commit-log segment size in bytes (default 67108864)
+  --delay-levels S   Java messageDelayLevel, e.g. "1s 5s 10s" (default the 18 standard levels)
+`;
+
+async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseOptions(argv, {
+    'namesrv-port': { type: 'string' },
+    'broker-port': { type: 'string' },
+    brokers: { type: 'string' },
+    data: { type: 'string' },
+    queues: { type: 'string' },
+    host: { type: 'string' },
+    'no-auto-create': { type: 'boolean' },
+    'segment-size': { type: 'string' },
+    'delay-levels': { type: 'string' },
+  });
+  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const namesrvPort = intOption('namesrv-port', str('namesrv-port'), 9876, 0, 65535);
+  const brokerPort = intOption('broker-port', str('broker-port'), 10911, 0, 65535);
+  const brokers = intOption('brokers', str('brokers'), 1, 1, 64);
+  const queues = intOption('queues', str('queues'), 8, 1, 1024);
+  const segmentSize = intOption('segment-size', str('segment-size'), 64 * 1024 * 1024, 4096, 1024 * 1024 * 1024);
+  const host = str('host') ?? '127.0.0.1';
+  if (!host.trim()) throw new UsageError('--host must not be empty');
+
+  let embedded;
+  try {
+    embedded = await startBroker({
+      host,
+      namesrvPort,
+      brokerPort,
+      brokers,
+      dataDir: str('data'),
+      queues,
+      autoCreateTopic: values['no-auto-create'] !== true,
+      segmentSize,
+      messageDelayLevel: str('delay-levels'),
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') throw new UsageError(`port already in use (${e.message}); pass --namesrv-port 0 --broker-port 0 for free ports`);
+    throw err;
+  }
+  io.stdout.write(
+    JSON.stringify({ event: 'ready', namesrv: embedded.namesrv, broker: embedded.broker, brokers: embedded.brokers, data: embedded.dataDir }) + '\n',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  // a second signal while closing, or a close that hangs, must not keep the process alive
+  const force = setTimeout(() => process.exit(1), 5000);
+  force.unref();
+  await embedded.close();
+  clearTimeout(force);
+  return 0;
+}
+
+export const command: CliCommand = {
+  summary: 'run an embedded name server and broker(s) that RocketMQ clients accept',
+  usage,
+  run,
+};
