@@ -22,3 +22,6 @@ export * from './lz4-frame.js';
 export * from './compression.js';
 export * from './batch.js';
 export * from './custom-header/index.js';
+export * from './json/fastjson-parse.js';
+export * from './json/java-json.js';
+export * from './body/index.js';

@@ -1,0 +1,176 @@
+import { toJavaJson } from '../json/java-json.js';
+import { parseFastjsonBody } from '../json/fastjson-parse.js';
+import { messageQueueToJson, parseMessageQueueKey, readMessageQueue, type MessageQueue } from './message-queue.js';
+import { asArray, asObject, bodyError, optBoolean, optNumber, optString, reqString, stringArray } from './shape.js';
+
+function json(v: unknown, nonStandard = false): Buffer {
+  return Buffer.from(toJavaJson(v, { nonStandard }), 'utf8');
+}
+
+/** GET_CONSUMER_LIST_BY_GROUP response body (§8.3): `{"consumerIdList":[…]}`. */
+export interface ConsumerListBody {
+  consumerIdList: string[];
+}
+export function encodeConsumerListBody(b: ConsumerListBody): Buffer {
+  return json({ consumerIdList: b.consumerIdList });
+}
+export function decodeConsumerListBody(body: Buffer | Uint8Array): ConsumerListBody {
+  const o = asObject(parseFastjsonBody(body), 'GetConsumerListByGroupResponseBody');
+  return { consumerIdList: stringArray(o.consumerIdList, 'consumerIdList') };
+}
+
+/**
+ * LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body (§8.4):
+ * `{"clientId":…,"consumerGroup":…,"mqSet":[MessageQueue…]}`, 5.x adds `"onlyThisBroker":false`.
+ */
+export interface LockBatchBody {
+  consumerGroup: string;
+  clientId: string;
+  mqSet: MessageQueue[];
+  /** 5.x; written only when set. */
+  onlyThisBroker?: boolean | undefined;
+}
+export type LockBatchRequestBody = LockBatchBody;
+export type UnlockBatchRequestBody = LockBatchBody;
+
+export function encodeLockBatchBody(b: LockBatchBody): Buffer {
+  return json({ clientId: b.clientId, consumerGroup: b.consumerGroup, mqSet: b.mqSet.map(messageQueueToJson), onlyThisBroker: b.onlyThisBroker });
+}
+export function decodeLockBatchBody(body: Buffer | Uint8Array): LockBatchBody {
+  const o = asObject(parseFastjsonBody(body), 'LockBatchRequestBody');
+  const out: LockBatchBody = {
+    consumerGroup: reqString(o, 'consumerGroup', 'LockBatchRequestBody'),
+    clientId: reqString(o, 'clientId', 'LockBatchRequestBody'),
+    mqSet: asArray(o.mqSet, 'mqSet').map((m, i) => readMessageQueue(m, `mqSet[${i}]`)),
+  };
+  if (o.onlyThisBroker != null) out.onlyThisBroker = optBoolean(o, 'onlyThisBroker', 'LockBatchRequestBody', false);
+  return out;
+}
+
+/** LOCK_BATCH_MQ response body: `{"lockOKMQSet":[MessageQueue…]}`. */
+export interface LockBatchResponseBody {
+  lockOKMQSet: MessageQueue[];
+}
+export function encodeLockBatchResponseBody(b: LockBatchResponseBody): Buffer {
+  return json({ lockOKMQSet: b.lockOKMQSet.map(messageQueueToJson) });
+}
+export function decodeLockBatchResponseBody(body: Buffer | Uint8Array): LockBatchResponseBody {
+  const o = asObject(parseFastjsonBody(body), 'LockBatchResponseBody');
+  return { lockOKMQSet: asArray(o.lockOKMQSet, 'lockOKMQSet').map((m, i) => readMessageQueue(m, `lockOKMQSet[${i}]`)) };
+}
+
+/**
+ * RESET_CONSUMER_CLIENT_OFFSET body `ResetOffsetBody`: `{"offsetTable":{{MessageQueue}:offset,…}}`,
+ * always with object map keys (non-standard).
+ */
+export interface ResetOffsetBody {
+  offsetTable: Array<[MessageQueue, number]>;
+}
+export function encodeResetOffsetBody(b: ResetOffsetBody): Buffer {
+  return json({ offsetTable: new Map(b.offsetTable.map(([mq, off]) => [messageQueueToJson(mq), off])) }, true);
+}
+export function decodeResetOffsetBody(body: Buffer | Uint8Array): ResetOffsetBody {
+  const o = asObject(parseFastjsonBody(body), 'ResetOffsetBody');
+  const table = asObject(o.offsetTable ?? {}, 'offsetTable');
+  const offsetTable: Array<[MessageQueue, number]> = [];
+  for (const [k, v] of Object.entries(table)) {
+    if (typeof v !== 'number') throw bodyError(`offsetTable[${k}]`, 'is not a number');
+    offsetTable.push([parseMessageQueueKey(k, 'offsetTable key'), v]);
+  }
+  return { offsetTable };
+}
+
+/** CONSUME_MESSAGE_DIRECTLY response body. consumeResult is a CMResult name. */
+export interface ConsumeMessageDirectlyResult {
+  order: boolean;
+  autoCommit: boolean;
+  consumeResult: string;
+  remark?: string | undefined;
+  spentTimeMills: number;
+}
+export function encodeConsumeMessageDirectlyResult(r: ConsumeMessageDirectlyResult): Buffer {
+  return json({ autoCommit: r.autoCommit, consumeResult: r.consumeResult, order: r.order, remark: r.remark, spentTimeMills: r.spentTimeMills });
+}
+export function decodeConsumeMessageDirectlyResult(body: Buffer | Uint8Array): ConsumeMessageDirectlyResult {
+  const p = 'ConsumeMessageDirectlyResult';
+  const o = asObject(parseFastjsonBody(body), p);
+  const r: ConsumeMessageDirectlyResult = {
+    order: optBoolean(o, 'order', p, false),
+    autoCommit: optBoolean(o, 'autoCommit', p, true),
+    consumeResult: optString(o, 'consumeResult', p) ?? 'CR_RETURN_NULL',
+    spentTimeMills: optNumber(o, 'spentTimeMills', p, 0),
+  };
+  const remark = optString(o, 'remark', p);
+  if (remark !== undefined) r.remark = remark;
+  return r;
+}
+
+/**
+ * GET_CONSUMER_RUNNING_INFO response body `ConsumerRunningInfo`. mqTable uses MessageQueue
+ * objects as map keys (non-standard, like Java). Process-queue info and status values are
+ * written as given (sorted keys), e.g. ProcessQueueInfo {commitOffset, cachedMsgMinOffset,
+ * cachedMsgMaxOffset, cachedMsgCount, cachedMsgSizeInMiB, locked, droped, lastPullTimestamp,
+ * lastConsumeTimestamp, …} and ConsumeStatus {pullRT, pullTPS, consumeRT, consumeOKTPS,
+ * consumeFailedTPS, consumeFailedMsgs}.
+ */
+export interface ConsumerRunningInfo {
+  /** Consumer configuration as strings plus PROP_* entries. */
+  properties: Record<string, string>;
+  subscriptionSet: unknown[];
+  mqTable: Array<[MessageQueue, Record<string, unknown>]>;
+  /** topic → ConsumeStatus */
+  statusTable: Record<string, Record<string, unknown>>;
+  jstack?: string | undefined;
+  /** 5.x */
+  userConsumerInfo?: Record<string, string> | undefined;
+}
+
+/** Property names a Java consumer puts into ConsumerRunningInfo.properties. */
+export const ConsumerRunningInfoProp = {
+  PROP_NAMESERVER_ADDR: 'PROP_NAMESERVER_ADDR',
+  PROP_THREADPOOL_CORE_SIZE: 'PROP_THREADPOOL_CORE_SIZE',
+  PROP_CONSUME_ORDERLY: 'PROP_CONSUMEORDERLY',
+  PROP_CONSUME_TYPE: 'PROP_CONSUME_TYPE',
+  PROP_CLIENT_VERSION: 'PROP_CLIENT_VERSION',
+  PROP_CONSUMER_START_TIMESTAMP: 'PROP_CONSUMER_START_TIMESTAMP',
+} as const;
+
+export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
+  return json(
+    {
+      jstack: info.jstack,
+      mqTable: new Map(info.mqTable.map(([mq, v]) => [messageQueueToJson(mq), v])),
+      properties: info.properties,
+      statusTable: info.statusTable,
+      subscriptionSet: info.subscriptionSet,
+      userConsumerInfo: info.userConsumerInfo,
+    },
+    true,
+  );
+}
+export function decodeConsumerRunningInfo(body: Buffer | Uint8Array): ConsumerRunningInfo {
+  const p = 'ConsumerRunningInfo';
+  const o = asObject(parseFastjsonBody(body), p);
+  const mqTable: Array<[MessageQueue, Record<string, unknown>]> = [];
+  for (const [k, v] of Object.entries(asObject(o.mqTable ?? {}, 'mqTable'))) {
+    mqTable.push([parseMessageQueueKey(k, 'mqTable key'), asObject(v, `mqTable[${k}]`)]);
+  }
+  const properties: Record<string, string> = {};
+  for (const [k, v] of Object.entries(asObject(o.properties ?? {}, 'properties'))) properties[k] = String(v);
+  const statusTable: Record<string, Record<string, unknown>> = {};
+  for (const [k, v] of Object.entries(asObject(o.statusTable ?? {}, 'statusTable'))) statusTable[k] = asObject(v, `statusTable.${k}`);
+  const info: ConsumerRunningInfo = { properties, subscriptionSet: asArray(o.subscriptionSet, 'subscriptionSet'), mqTable, statusTable };
+  const jstack = optString(o, 'jstack', p);
+  if (jstack !== undefined) info.jstack = jstack;
+  return info;
+}
+
+export const ConsumerListBody = { encode: encodeConsumerListBody, decode: decodeConsumerListBody } as const;
+export const LockBatchBody = { encode: encodeLockBatchBody, decode: decodeLockBatchBody } as const;
+export const LockBatchResponseBody = { encode: encodeLockBatchResponseBody, decode: decodeLockBatchResponseBody } as const;
+export const ResetOffsetBody = { encode: encodeResetOffsetBody, decode: decodeResetOffsetBody } as const;
+export const ConsumeMessageDirectlyResult = {
+  encode: encodeConsumeMessageDirectlyResult,
+  decode: decodeConsumeMessageDirectlyResult,
+} as const;
+export const ConsumerRunningInfo = { encode: encodeConsumerRunningInfo, decode: decodeConsumerRunningInfo } as const;

@@ -1,0 +1,129 @@
+import { javaStringHash } from '../java-hash.js';
+import { toJavaJson } from '../json/java-json.js';
+import { parseFastjsonBody } from '../json/fastjson-parse.js';
+import { asArray, asObject, bodyError, optBoolean, optNumber, optString, reqString, stringArray, type Obj } from './shape.js';
+
+/**
+ * HEART_BEAT body (§8.1). Keys are written sorted, so the 4.9 literal example comes out byte for
+ * byte; the 5.x fields (heartbeatFingerprint, withoutSub) are written only when set.
+ */
+export interface SubscriptionData {
+  classFilterMode: boolean;
+  topic: string;
+  /** The expression; "*" = everything. */
+  subString: string;
+  tagsSet: string[];
+  /** Java hash of each tag. */
+  codeSet: number[];
+  subVersion: number;
+  expressionType: string;
+}
+
+export interface ConsumerData {
+  groupName: string;
+  consumeType: string;
+  messageModel: string;
+  consumeFromWhere: string;
+  subscriptionDataSet: SubscriptionData[];
+  unitMode: boolean;
+}
+
+export interface ProducerData {
+  groupName: string;
+}
+
+export interface HeartbeatData {
+  clientID: string;
+  producerDataSet: ProducerData[];
+  consumerDataSet: ConsumerData[];
+  /** 5.x only. */
+  heartbeatFingerprint?: number | undefined;
+  /** 5.x only. */
+  withoutSub?: boolean | undefined;
+}
+
+/**
+ * SubscriptionData for `topic` and a tag expression, as FilterAPI.buildSubscriptionData does:
+ * null, "" or "*" → "*" with empty sets; otherwise split on "||", trim, drop empty parts.
+ */
+export function buildSubscriptionData(
+  topic: string,
+  subString: string | null | undefined,
+  subVersion: number,
+  expressionType = 'TAG',
+): SubscriptionData {
+  const sd: SubscriptionData = {
+    classFilterMode: false,
+    topic,
+    subString: '*',
+    tagsSet: [],
+    codeSet: [],
+    subVersion,
+    expressionType,
+  };
+  if (expressionType !== 'TAG') {
+    sd.subString = subString ?? '';
+    return sd;
+  }
+  if (subString == null || subString === '' || subString === '*') return sd;
+  sd.subString = subString;
+  for (const part of subString.split('||')) {
+    const tag = part.trim();
+    if (tag.length === 0 || sd.tagsSet.includes(tag)) continue;
+    sd.tagsSet.push(tag);
+    sd.codeSet.push(javaStringHash(tag));
+  }
+  return sd;
+}
+
+export function encodeHeartbeatData(hb: HeartbeatData): Buffer {
+  return Buffer.from(toJavaJson(hb), 'utf8');
+}
+
+export function decodeHeartbeatData(body: Buffer | Uint8Array): HeartbeatData {
+  const o = asObject(parseFastjsonBody(body), 'HeartbeatData');
+  const hb: HeartbeatData = {
+    clientID: reqString(o, 'clientID', 'HeartbeatData'),
+    producerDataSet: asArray(o.producerDataSet, 'producerDataSet').map((p, i) => ({
+      groupName: reqString(asObject(p, `producerDataSet[${i}]`), 'groupName', `producerDataSet[${i}]`),
+    })),
+    consumerDataSet: asArray(o.consumerDataSet, 'consumerDataSet').map((c, i) => readConsumerData(c, `consumerDataSet[${i}]`)),
+  };
+  if (o.heartbeatFingerprint != null) hb.heartbeatFingerprint = optNumber(o, 'heartbeatFingerprint', 'HeartbeatData', 0);
+  if (o.withoutSub != null) hb.withoutSub = optBoolean(o, 'withoutSub', 'HeartbeatData', false);
+  return hb;
+}
+
+function readConsumerData(v: unknown, path: string): ConsumerData {
+  const o = asObject(v, path);
+  return {
+    groupName: reqString(o, 'groupName', path),
+    consumeType: optString(o, 'consumeType', path) ?? 'CONSUME_PASSIVELY',
+    messageModel: optString(o, 'messageModel', path) ?? 'CLUSTERING',
+    consumeFromWhere: optString(o, 'consumeFromWhere', path) ?? 'CONSUME_FROM_LAST_OFFSET',
+    subscriptionDataSet: asArray(o.subscriptionDataSet, `${path}.subscriptionDataSet`).map((s, i) =>
+      readSubscriptionData(s, `${path}.subscriptionDataSet[${i}]`),
+    ),
+    unitMode: optBoolean(o, 'unitMode', path, false),
+  };
+}
+
+export function readSubscriptionData(v: unknown, path: string): SubscriptionData {
+  const o: Obj = asObject(v, path);
+  const codes = asArray(o.codeSet, `${path}.codeSet`).map((c, i) => {
+    if (typeof c !== 'number' || !Number.isInteger(c)) throw bodyError(`${path}.codeSet[${i}]`, 'is not an int');
+    return c;
+  });
+  return {
+    classFilterMode: optBoolean(o, 'classFilterMode', path, false),
+    topic: reqString(o, 'topic', path),
+    subString: optString(o, 'subString', path) ?? '*',
+    tagsSet: stringArray(o.tagsSet, `${path}.tagsSet`),
+    codeSet: codes,
+    subVersion: optNumber(o, 'subVersion', path, 0),
+    expressionType: optString(o, 'expressionType', path) ?? 'TAG',
+  };
+}
+
+/** `HeartbeatData.encode(hb)` / `HeartbeatData.decode(body)`. */
+export const HeartbeatData = { encode: encodeHeartbeatData, decode: decodeHeartbeatData } as const;

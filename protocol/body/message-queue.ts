@@ -1,0 +1,39 @@
+import { toJavaJson } from '../json/java-json.js';
+import { parseFastjson } from '../json/fastjson-parse.js';
+import { asObject, reqNumber, reqString } from './shape.js';
+
+/** A queue: JSON `{"brokerName":…,"queueId":…,"topic":…}` (keys in that order). */
+export interface MessageQueue {
+  topic: string;
+  brokerName: string;
+  queueId: number;
+}
+
+export function messageQueueToJson(mq: MessageQueue): { brokerName: string; queueId: number; topic: string } {
+  return { brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic };
+}
+
+export function readMessageQueue(v: unknown, path: string): MessageQueue {
+  const o = asObject(v, path);
+  return { topic: reqString(o, 'topic', path), brokerName: reqString(o, 'brokerName', path), queueId: reqNumber(o, 'queueId', path) };
+}
+
+/**
+ * The canonical key text of a queue, as parseFastjson turns an object map key into a string:
+ * `{"brokerName":"b","queueId":0,"topic":"T"}`. Handy as a Map key too.
+ */
+export function messageQueueKey(mq: MessageQueue): string {
+  return toJavaJson(messageQueueToJson(mq));
+}
+
+/** Parse a key produced by parseFastjson (or messageQueueKey) back into a queue. */
+export function parseMessageQueueKey(key: string, path = 'key'): MessageQueue {
+  return readMessageQueue(parseFastjson(key), path);
+}
+
+/** Java's MessageQueue.compareTo: topic, then broker name, then queue id. */
+export function compareMessageQueue(a: MessageQueue, b: MessageQueue): number {
+  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
+  if (a.brokerName !== b.brokerName) return a.brokerName < b.brokerName ? -1 : 1;
+  return a.queueId - b.queueId;
+}
