@@ -358,9 +358,8 @@ export function recordStoreTimestamp(b: Buffer): number {
 }
 
 /**
- * One message of a SEND_BATCH_MESSAGE body: TOTALSIZE (= 22 + body + properties, as Java's
- * MessageDecoder.encodeMessage computes it), MAGIC 0, CRC 0, FLAG, int32 BODY length + bytes,
- * int16 PROPERTIES length + bytes. Items are walked by TOTALSIZE.
+ * One message of a SEND_BATCH_MESSAGE body: TOTALSIZE, MAGIC 0, CRC 0, FLAG, int32 BODY length +
+ * bytes, int16 PROPERTIES length + bytes.
  */
 export interface BatchItem {
   flag: number;
@@ -370,21 +369,22 @@ export interface BatchItem {
 
 /** Split a batch body; throws CorruptRecordError on a malformed one. */
 export function decodeBatchBody(body: Buffer): BatchItem[] {
+  // Like Java's MessageDecoder.decodeMessage, walk by the field lengths and ignore TOTALSIZE (senders
+  // disagree on whether it counts the 2-byte properties length).
   const out: BatchItem[] = [];
   let p = 0;
   while (p < body.length) {
-    if (body.length - p < 20) throw new CorruptRecordError('truncated batch item');
-    const size = body.readInt32BE(p);
-    if (size < 20 || p + size > body.length) throw new CorruptRecordError(`batch item size ${size} out of range`);
+    if (body.length - p < 22) throw new CorruptRecordError('truncated batch item');
     const flag = body.readInt32BE(p + 12);
     const bodyLen = body.readInt32BE(p + 16);
-    if (bodyLen < 0 || 20 + bodyLen + 2 > size) throw new CorruptRecordError('batch item body length out of range');
+    if (bodyLen < 0 || p + 22 + bodyLen > body.length) throw new CorruptRecordError('batch item body length out of range');
     const b = body.subarray(p + 20, p + 20 + bodyLen);
     const propsLen = body.readInt16BE(p + 20 + bodyLen);
-    if (propsLen < 0 || 22 + bodyLen + propsLen > size) throw new CorruptRecordError('batch item properties length out of range');
-    const props = body.toString('utf8', p + 22 + bodyLen, p + 22 + bodyLen + propsLen);
+    const end = p + 22 + bodyLen + propsLen;
+    if (propsLen < 0 || end > body.length) throw new CorruptRecordError('batch item properties length out of range');
+    const props = body.toString('utf8', p + 22 + bodyLen, end);
     out.push({ flag, body: b, propertiesString: props });
-    p += size;
+    p = end;
   }
   return out;
 }
