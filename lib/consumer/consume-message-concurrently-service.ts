@@ -1,0 +1,255 @@
+import createDebug from 'debug';
+import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
+import {
+  ConsumeConcurrentlyStatus,
+  isThenable,
+  type ConsumeConcurrentlyContext,
+  type MessageListenerConcurrently,
+} from './consume-types.js';
+import type { MessageExt } from './message.js';
+import type { MessageQueue } from './message-queue.js';
+import type { ProcessQueue } from './process-queue.js';
+import { retryTopic } from './subscription.js';
+
+const log = createDebug('rocketwire:consumer');
+
+/** Java resubmits a call whose send-back and republish both failed after 5 s. */
+export const CONSUME_LATER_DELAY_MS = 5000;
+const JAVA_INT_MAX = 2147483647;
+
+interface ConsumeRequest {
+  msgs: MessageExt[];
+  pq: ProcessQueue;
+  mq: MessageQueue;
+}
+
+/**
+ * Concurrent consumption (ConsumeMessageConcurrentlyService). Pulled messages are split into handler
+ * calls of consumeMessageBatchMaxSize and run with bounded concurrency.
+ *
+ * How consumeThreadMin/Max map onto Node (there are no threads; a "thread" is a handler call in flight,
+ * i.e. started and, for an async handler, not yet settled): like a java.util.concurrent.ThreadPoolExecutor
+ * with a bounded queue, up to consumeThreadMin calls run at once while the backlog of waiting calls is
+ * at most consumeThreadMin long; when more calls than that are waiting, extra calls start at once, up to
+ * consumeThreadMax in flight. When the backlog drains the pool shrinks back to consumeThreadMin as calls
+ * finish. Synchronous handlers never fill a slot for longer than their own call.
+ */
+export class ConsumeMessageConcurrentlyService {
+  private inFlight = 0;
+  private backlog: ConsumeRequest[] = [];
+  private backlogHead = 0;
+  private pumping = false;
+  private stopped = false;
+  private readonly laterTimers = new Set<NodeJS.Timeout>();
+  private idleWaiters: (() => void)[] = [];
+  private readonly retryTopicName: string;
+
+  constructor(
+    private readonly host: ConsumeHost,
+    private readonly listener: MessageListenerConcurrently,
+  ) {
+    this.retryTopicName = retryTopic(host.config.consumerGroup);
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+  get backlogCount(): number {
+    return this.backlog.length - this.backlogHead;
+  }
+
+  /** Hands pulled messages (already in `pq`) to the handler in calls of consumeMessageBatchMaxSize. */
+  submitConsumeRequest(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
+    const batch = this.host.config.consumeMessageBatchMaxSize;
+    if (msgs.length <= batch) {
+      this.enqueue({ msgs, pq, mq });
+    } else {
+      for (let i = 0; i < msgs.length; i += batch) this.enqueue({ msgs: msgs.slice(i, i + batch), pq, mq });
+    }
+  }
+
+  private enqueue(req: ConsumeRequest): void {
+    if (this.stopped) return;
+    this.backlog.push(req);
+    this.pump();
+  }
+
+  /** Starts waiting calls while the pool rule allows; iterative so synchronous handlers never recurse. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      const { consumeThreadMin: min, consumeThreadMax: max } = this.host.config;
+      while (this.backlogHead < this.backlog.length) {
+        const waiting = this.backlog.length - this.backlogHead;
+        if (!(this.inFlight < min || (this.inFlight < max && waiting > min))) break;
+        const req = this.backlog[this.backlogHead]!;
+        this.backlog[this.backlogHead++] = undefined as unknown as ConsumeRequest;
+        if (this.backlogHead === this.backlog.length) {
+          this.backlog = [];
+          this.backlogHead = 0;
+        } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
+          this.backlog = this.backlog.slice(this.backlogHead);
+          this.backlogHead = 0;
+        }
+        this.inFlight++;
+        this.run(req);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private release(): void {
+    this.inFlight--;
+    if (this.backlogHead < this.backlog.length) this.pump();
+    if (this.inFlight === 0 && this.idleWaiters.length > 0) {
+      const w = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const f of w) f();
+    }
+  }
+
+  private run(req: ConsumeRequest): void {
+    const { msgs, pq, mq } = req;
+    if (pq.dropped) {
+      this.release();
+      return;
+    }
+    resetRetryTopic(msgs, this.retryTopicName);
+    const clock = this.host.config.clock;
+    const begin = clock.now();
+    // One string for the whole call; expiry cleaning reads it back (CONSUME_START_TIME).
+    const startText = String(begin);
+    for (let i = 0; i < msgs.length; i++) msgs[i]!.properties.CONSUME_START_TIME = startText;
+    const ctx: ConsumeConcurrentlyContext = { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX };
+    let result: unknown;
+    try {
+      result = this.listener(msgs, ctx);
+    } catch (err) {
+      log('handler threw for %d messages of %o: %s', msgs.length, mq, (err as Error)?.message ?? err);
+      result = undefined;
+    }
+    if (isThenable(result)) {
+      result.then(
+        (status) => this.finish(req, ctx, status, begin),
+        (err: unknown) => {
+          log('handler rejected for %d messages of %o: %s', msgs.length, mq, (err as Error)?.message ?? err);
+          this.finish(req, ctx, undefined, begin);
+        },
+      );
+      return;
+    }
+    this.finish(req, ctx, result, begin);
+  }
+
+  private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number): void {
+    const now = this.host.config.clock.now();
+    const stats = this.host.recorder;
+    stats.consumeRtSum += now - begin;
+    stats.consumeRtCount++;
+    req.pq.lastConsumeTimestamp = now;
+    if (req.pq.dropped) {
+      // The queue was taken away while the handler ran: Java discards the result (no offset, no send-back).
+      this.release();
+      return;
+    }
+    const p = this.processConsumeResult(req, ctx, status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS, now);
+    if (p === null) this.release();
+    else p.then(() => this.release(), (err: unknown) => {
+      log('processing a consume result failed: %s', (err as Error)?.message ?? err);
+      this.release();
+    });
+  }
+
+  /**
+   * Java's processConsumeResult. Returns null when everything was done synchronously (the common case:
+   * all messages succeeded), else a promise for the send-backs.
+   */
+  private processConsumeResult(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, success: boolean, now: number): Promise<void> | null {
+    const { msgs, pq, mq } = req;
+    const n = msgs.length;
+    let ackIndex = ctx.ackIndex;
+    if (success) {
+      if (ackIndex >= n) ackIndex = n - 1;
+    } else {
+      ackIndex = -1;
+    }
+    const okCount = Math.max(0, ackIndex + 1);
+    const stats = this.host.recorder;
+    if (okCount > 0) stats.consumedOk.add(okCount, now);
+    if (n - okCount > 0) stats.consumedFailed.add(n - okCount, now);
+    if (ackIndex >= n - 1) {
+      this.commit(msgs, pq, mq);
+      return null;
+    }
+    if (this.host.config.messageModel === 'BROADCASTING') {
+      for (let i = ackIndex + 1; i < n; i++) {
+        const m = msgs[i]!;
+        log('BROADCASTING: dropping failed message %s (topic %s, queue offset %d)', m.msgId, m.topic, m.queueOffset);
+      }
+      this.commit(msgs, pq, mq);
+      return null;
+    }
+    return this.sendBackFailed(msgs, ackIndex, ctx.delayLevelWhenNextConsume, pq, mq);
+  }
+
+  private async sendBackFailed(msgs: MessageExt[], ackIndex: number, delayLevel: number, pq: ProcessQueue, mq: MessageQueue): Promise<void> {
+    const failedLocally: MessageExt[] = [];
+    for (let i = Math.max(0, ackIndex + 1); i < msgs.length; i++) {
+      const msg = msgs[i]!;
+      // 5.x: a message the expiry sweep already sent back and removed is not sent again.
+      if (!pq.contains(msg)) continue;
+      const ok = await this.host.sendMessageBack(msg, delayLevel, mq.brokerName);
+      if (!ok) {
+        msg.reconsumeTimes++;
+        failedLocally.push(msg);
+      }
+    }
+    if (failedLocally.length > 0) {
+      const keep = new Set(failedLocally);
+      const done = msgs.filter((m) => !keep.has(m));
+      this.host.recorder.localRetries += failedLocally.length;
+      this.submitConsumeRequestLater(failedLocally, pq, mq);
+      this.commit(done, pq, mq);
+    } else {
+      this.commit(msgs, pq, mq);
+    }
+  }
+
+  private commit(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
+    const offset = pq.removeMessage(msgs);
+    if (offset >= 0 && !pq.dropped) this.host.offsetStore.updateOffset(mq, offset, true);
+    this.host.onConsumed(pq);
+  }
+
+  private submitConsumeRequestLater(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
+    if (this.stopped) return;
+    const t = setTimeout(() => {
+      this.laterTimers.delete(t);
+      if (!pq.dropped) this.submitConsumeRequest(msgs, pq, mq);
+    }, CONSUME_LATER_DELAY_MS);
+    t.unref();
+    this.laterTimers.add(t);
+  }
+
+  /** Stops taking calls; waits up to `awaitMs` for running ones. Resolves true when none is left. */
+  async shutdown(awaitMs: number): Promise<boolean> {
+    this.stopped = true;
+    for (const t of this.laterTimers) clearTimeout(t);
+    this.laterTimers.clear();
+    this.backlog = [];
+    this.backlogHead = 0;
+    if (this.inFlight === 0) return true;
+    if (awaitMs <= 0) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = await Promise.race([
+      new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true))),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), awaitMs);
+      }),
+    ]);
+    if (timer) clearTimeout(timer);
+    return idle;
+  }
+}

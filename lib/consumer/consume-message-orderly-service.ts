@@ -1,0 +1,209 @@
+import createDebug from 'debug';
+import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
+import { ConsumeOrderlyStatus, isThenable, type ConsumeOrderlyContext, type MessageListenerOrderly } from './consume-types.js';
+import type { MessageExt } from './message.js';
+import type { MessageQueue } from './message-queue.js';
+import type { ProcessQueue } from './process-queue.js';
+import { retryTopic } from './subscription.js';
+
+const log = createDebug('rocketwire:consumer');
+
+/** Java's ConsumeMessageOrderlyService constants. */
+export const MAX_TIME_CONSUME_CONTINUOUSLY_MS = 60_000;
+const RELOCK_DELAY_MS = 10;
+const RELOCK_FAILED_DELAY_MS = 3000;
+
+/**
+ * Orderly consumption (ConsumeMessageOrderlyService): one handler call at a time per queue, always the
+ * lowest cached offsets first. In CLUSTERING a queue is consumed only while this client holds the
+ * broker lock (renewed by the consumer every lockIntervalMs, expired after 30 s). Failures are retried
+ * locally after suspendCurrentQueueTimeMillis; after maxReconsumeTimes they are republished with
+ * RECONSUME_TIME ≥ max so the broker puts them into the DLQ. CONSUMER_SEND_MSG_BACK is never used.
+ */
+export class ConsumeMessageOrderlyService {
+  private stopped = false;
+  private readonly running = new Set<ProcessQueue>();
+  private readonly runs = new Set<Promise<void>>();
+  private readonly laterTimers = new Set<NodeJS.Timeout>();
+  private readonly retryTopicName: string;
+
+  constructor(
+    private readonly host: ConsumeHost,
+    private readonly listener: MessageListenerOrderly,
+  ) {
+    this.retryTopicName = retryTopic(host.config.consumerGroup);
+  }
+
+  get inFlightCount(): number {
+    return this.running.size;
+  }
+
+  /** True while a consume run owns the queue (rebalance waits for it before unlocking). */
+  isConsuming(pq: ProcessQueue): boolean {
+    return this.running.has(pq);
+  }
+
+  submitConsumeRequest(_msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue, dispatchToConsume: boolean): void {
+    if (dispatchToConsume) this.startRun(pq, mq);
+  }
+
+  private startRun(pq: ProcessQueue, mq: MessageQueue): void {
+    if (this.stopped || pq.dropped || this.running.has(pq)) return;
+    this.running.add(pq);
+    const p = this.run(pq, mq)
+      .catch((err: unknown) => log('orderly run of %o failed: %s', mq, (err as Error)?.message ?? err))
+      .finally(() => {
+        this.running.delete(pq);
+        this.runs.delete(p);
+      });
+    this.runs.add(p);
+  }
+
+  private later(pq: ProcessQueue, mq: MessageQueue, delayMs: number, relock = false): void {
+    if (this.stopped) return;
+    const t = setTimeout(() => {
+      this.laterTimers.delete(t);
+      if (pq.dropped || this.stopped) return;
+      if (!relock) {
+        this.startRun(pq, mq);
+        return;
+      }
+      this.host.lockQueue(mq).then(
+        (ok) => this.later(pq, mq, ok ? RELOCK_DELAY_MS : RELOCK_FAILED_DELAY_MS),
+        () => this.later(pq, mq, RELOCK_FAILED_DELAY_MS),
+      );
+    }, delayMs);
+    t.unref();
+    this.laterTimers.add(t);
+  }
+
+  private async run(pq: ProcessQueue, mq: MessageQueue): Promise<void> {
+    const { config } = this.host;
+    const clustering = config.messageModel === 'CLUSTERING';
+    const begin = config.clock.now();
+    for (;;) {
+      if (pq.dropped || this.stopped) return;
+      const now = config.clock.now();
+      if (clustering && (!pq.locked || pq.isLockExpired(now))) {
+        this.later(pq, mq, RELOCK_DELAY_MS, true);
+        return;
+      }
+      if (now - begin > MAX_TIME_CONSUME_CONTINUOUSLY_MS) {
+        this.later(pq, mq, RELOCK_DELAY_MS);
+        return;
+      }
+      const msgs = pq.takeMessages(config.consumeMessageBatchMaxSize, now);
+      if (msgs.length === 0) return;
+      resetRetryTopic(msgs, this.retryTopicName);
+      const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 };
+      let status: unknown;
+      try {
+        const r = this.listener(msgs, ctx);
+        status = isThenable(r) ? await r : r;
+      } catch (err) {
+        log('orderly handler failed for %o: %s', mq, (err as Error)?.message ?? err);
+        status = undefined;
+      }
+      const end = config.clock.now();
+      this.host.recorder.consumeRtSum += end - now;
+      this.host.recorder.consumeRtCount++;
+      if (pq.dropped) return;
+      const cont = await this.processConsumeResult(msgs, status, ctx, pq, mq, end);
+      if (!cont) return;
+    }
+  }
+
+  private async processConsumeResult(
+    msgs: MessageExt[],
+    status: unknown,
+    ctx: ConsumeOrderlyContext,
+    pq: ProcessQueue,
+    mq: MessageQueue,
+    now: number,
+  ): Promise<boolean> {
+    const stats = this.host.recorder;
+    let commitOffset = -1;
+    let cont = true;
+    const success = status === ConsumeOrderlyStatus.SUCCESS || status === ConsumeOrderlyStatus.COMMIT;
+    if (ctx.autoCommit) {
+      if (success || status === ConsumeOrderlyStatus.ROLLBACK) {
+        // With autoCommit Java treats COMMIT and ROLLBACK as SUCCESS (with a warning).
+        stats.consumedOk.add(msgs.length, now);
+        commitOffset = pq.commit();
+      } else {
+        stats.consumedFailed.add(msgs.length, now);
+        if (await this.checkReconsumeTimes(msgs)) {
+          pq.makeMessageToConsumeAgain(msgs);
+          this.later(pq, mq, this.suspendTime(ctx));
+          cont = false;
+        } else {
+          commitOffset = pq.commit();
+        }
+      }
+    } else if (status === ConsumeOrderlyStatus.SUCCESS) {
+      stats.consumedOk.add(msgs.length, now);
+    } else if (status === ConsumeOrderlyStatus.COMMIT) {
+      stats.consumedOk.add(msgs.length, now);
+      commitOffset = pq.commit();
+    } else if (status === ConsumeOrderlyStatus.ROLLBACK) {
+      pq.makeMessageToConsumeAgain(msgs);
+      this.later(pq, mq, this.suspendTime(ctx));
+      cont = false;
+    } else {
+      stats.consumedFailed.add(msgs.length, now);
+      if (await this.checkReconsumeTimes(msgs)) {
+        pq.makeMessageToConsumeAgain(msgs);
+        this.later(pq, mq, this.suspendTime(ctx));
+        cont = false;
+      }
+    }
+    if (commitOffset >= 0 && !pq.dropped) this.host.offsetStore.updateOffset(mq, commitOffset, false);
+    this.host.onConsumed(pq);
+    return cont;
+  }
+
+  private suspendTime(ctx: ConsumeOrderlyContext): number {
+    const v = ctx.suspendCurrentQueueTimeMillis >= 0 ? ctx.suspendCurrentQueueTimeMillis : this.host.config.suspendCurrentQueueTimeMillis;
+    return Math.min(30_000, Math.max(10, v));
+  }
+
+  /**
+   * True when the batch must be retried locally. Messages that reached maxReconsumeTimes are republished
+   * towards the DLQ; if that fails they are retried too.
+   */
+  private async checkReconsumeTimes(msgs: MessageExt[]): Promise<boolean> {
+    let suspend = false;
+    const max = this.host.maxReconsumeTimes;
+    for (const msg of msgs) {
+      if (msg.reconsumeTimes >= max) {
+        msg.properties.RECONSUME_TIME = String(msg.reconsumeTimes);
+        if (!(await this.host.republishToRetry(msg, msg.reconsumeTimes))) {
+          suspend = true;
+          msg.reconsumeTimes++;
+        }
+      } else {
+        suspend = true;
+        msg.reconsumeTimes++;
+      }
+    }
+    if (suspend) this.host.recorder.localRetries += msgs.length;
+    return suspend;
+  }
+
+  async shutdown(awaitMs: number): Promise<boolean> {
+    this.stopped = true;
+    for (const t of this.laterTimers) clearTimeout(t);
+    this.laterTimers.clear();
+    if (this.runs.size === 0) return true;
+    if (awaitMs <= 0) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      Promise.allSettled([...this.runs]).then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), awaitMs);
+      }),
+    ]);
+    if (timer) clearTimeout(timer);
+    return done;
+  }
+}

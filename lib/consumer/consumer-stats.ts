@@ -1,0 +1,108 @@
+import type { FlowControlReason } from './flow-control.js';
+
+const WINDOW_SECONDS = 10;
+
+/**
+ * A counter with a rate over the last 10 seconds: per-second buckets in a ring, updated with the
+ * caller's clock reading (callers add per pull or per handler call, never per message with its own timer).
+ */
+export class RateCounter {
+  total = 0;
+  private readonly buckets = new Float64Array(WINDOW_SECONDS);
+  private readonly bucketSecond = new Float64Array(WINDOW_SECONDS).fill(-1);
+
+  add(n: number, nowMs: number): void {
+    this.total += n;
+    const sec = Math.floor(nowMs / 1000);
+    const i = sec % WINDOW_SECONDS;
+    if (this.bucketSecond[i] !== sec) {
+      this.bucketSecond[i] = sec;
+      this.buckets[i] = 0;
+    }
+    this.buckets[i]! += n;
+  }
+
+  /** Events per second over the last full seconds of the window (the running second is excluded). */
+  rate(nowMs: number): number {
+    const sec = Math.floor(nowMs / 1000);
+    let sum = 0;
+    let span = 0;
+    for (let back = 1; back <= WINDOW_SECONDS - 1; back++) {
+      const s = sec - back;
+      const i = ((s % WINDOW_SECONDS) + WINDOW_SECONDS) % WINDOW_SECONDS;
+      span++;
+      if (this.bucketSecond[i] === s) sum += this.buckets[i]!;
+    }
+    return span === 0 ? 0 : sum / span;
+  }
+}
+
+/** Counters of one consumer; exposed through PushConsumer.stats(). */
+export class ConsumerStatsRecorder {
+  readonly pulls = new RateCounter();
+  readonly pulledMessages = new RateCounter();
+  readonly consumedOk = new RateCounter();
+  readonly consumedFailed = new RateCounter();
+  pullErrors = 0;
+  pullsFound = 0;
+  pullsNoNewMsg = 0;
+  pullsOffsetIllegal = 0;
+  sendBackOk = 0;
+  sendBackFailed = 0;
+  republished = 0;
+  localRetries = 0;
+  expired = 0;
+  rebalances = 0;
+  flowControl: Record<FlowControlReason, number> = { count: 0, size: 0, span: 0 };
+  /** Sum of handler-call durations in ms and their number (for consumeRT). */
+  consumeRtSum = 0;
+  consumeRtCount = 0;
+}
+
+/** Per-queue figures of stats(). */
+export interface QueueStats {
+  topic: string;
+  brokerName: string;
+  queueId: number;
+  cachedCount: number;
+  cachedBytes: number;
+  span: number;
+  /** In-memory committed offset (next offset to consume), −1 if none yet. */
+  committedOffset: number;
+  /** Offset the next pull asks for. */
+  pulledOffset: number;
+  /** Pulls parked by flow control on this queue, by reason. */
+  flowControlPauses: Record<FlowControlReason, number>;
+  locked: boolean;
+  dropped: boolean;
+}
+
+export interface ConsumerStats {
+  consumerGroup: string;
+  clientId: string;
+  /** Totals since start. */
+  pulls: number;
+  pullsFound: number;
+  pullErrors: number;
+  messagesPulled: number;
+  messagesConsumed: number;
+  messagesFailed: number;
+  sendBackOk: number;
+  sendBackFailed: number;
+  republished: number;
+  localRetries: number;
+  expired: number;
+  rebalances: number;
+  flowControlPauses: Record<FlowControlReason, number>;
+  /** Rates over the last 10 s, per second. */
+  pullTps: number;
+  pulledMsgTps: number;
+  consumeOkTps: number;
+  consumeFailedTps: number;
+  /** Mean handler-call time in ms. */
+  consumeRtMs: number;
+  /** Handler calls running now / waiting for a slot. */
+  consumeInFlight: number;
+  consumeBacklog: number;
+  queues: QueueStats[];
+}

@@ -1,0 +1,14 @@
+export * from './allocate-strategy.js';
+export type { Clock } from './clock.js';
+export { systemClock } from './clock.js';
+export * from './consume-types.js';
+export type { ConsumerStats, QueueStats } from './consumer-stats.js';
+export * from './errors.js';
+export * from './flow-control.js';
+export type { MessageExt } from './message.js';
+export * from './message-queue.js';
+export * from './offset-store.js';
+export * from './options.js';
+export { ProcessQueue } from './process-queue.js';
+export { PushConsumer, type ConsumerState } from './push-consumer.js';
+export * from './subscription.js';

@@ -1,0 +1,242 @@
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import createDebug from 'debug';
+import { messageQueue, queueKey, type MessageQueue } from './message-queue.js';
+
+const log = createDebug('rocketwire:consumer');
+
+/** Java's ReadOffsetType. */
+export type ReadOffsetType = 'memory' | 'store' | 'memory_then_store';
+
+/**
+ * Where a consumer keeps its progress (OffsetStore in Java). The committed offset of a queue is the
+ * next offset to consume. Memory reads are synchronous because every pull reads the value.
+ */
+export interface OffsetStore {
+  load(): Promise<void>;
+  /** Sets the in-memory offset; increaseOnly keeps the maximum. Ignored while the queue's offset is frozen. */
+  updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void;
+  /** Sets the offset and ignores later updates until removeOffset (5.2+ OFFSET_ILLEGAL handling). */
+  updateAndFreezeOffset(mq: MessageQueue, offset: number): void;
+  /** In-memory value or −1. */
+  readMemory(mq: MessageQueue): number;
+  /** −1: nothing stored, −2: the store could not be read. */
+  readOffset(mq: MessageQueue, type: ReadOffsetType): Promise<number>;
+  /** Persists the offsets of `held` queues and forgets the others. */
+  persistAll(held: readonly MessageQueue[]): Promise<void>;
+  persist(mq: MessageQueue): Promise<void>;
+  removeOffset(mq: MessageQueue): void;
+  /** A copy of the table, optionally for one topic. */
+  cloneOffsetTable(topic?: string): Map<string, { mq: MessageQueue; offset: number }>;
+}
+
+interface Entry {
+  mq: MessageQueue;
+  offset: number;
+  frozen: boolean;
+}
+
+abstract class MemoryOffsetTable {
+  protected readonly table = new Map<string, Entry>();
+
+  updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void {
+    const key = queueKey(mq);
+    const e = this.table.get(key);
+    if (e === undefined) {
+      this.table.set(key, { mq, offset, frozen: false });
+      return;
+    }
+    if (e.frozen) return;
+    if (!increaseOnly || offset > e.offset) e.offset = offset;
+  }
+
+  updateAndFreezeOffset(mq: MessageQueue, offset: number): void {
+    this.table.set(queueKey(mq), { mq, offset, frozen: true });
+  }
+
+  readMemory(mq: MessageQueue): number {
+    return this.table.get(queueKey(mq))?.offset ?? -1;
+  }
+
+  removeOffset(mq: MessageQueue): void {
+    this.table.delete(queueKey(mq));
+  }
+
+  cloneOffsetTable(topic?: string): Map<string, { mq: MessageQueue; offset: number }> {
+    const out = new Map<string, { mq: MessageQueue; offset: number }>();
+    for (const [k, e] of this.table) if (topic === undefined || e.mq.topic === topic) out.set(k, { mq: e.mq, offset: e.offset });
+    return out;
+  }
+}
+
+/** The broker calls the remote store needs; the consumer resolves broker addresses. */
+export interface RemoteOffsetApi {
+  /** The stored offset, −1 for QUERY_NOT_FOUND; throws on any other failure. */
+  queryConsumerOffset(mq: MessageQueue): Promise<number>;
+  /** Oneway UPDATE_CONSUMER_OFFSET to the queue's master. */
+  updateConsumerOffsetOneway(mq: MessageQueue, offset: number): Promise<void>;
+}
+
+/**
+ * CLUSTERING offsets (RemoteBrokerOffsetStore): an increase-only table in memory, piggybacked on pulls
+ * and flushed with oneway UPDATE_CONSUMER_OFFSET for the held queues every persist interval.
+ */
+export class RemoteBrokerOffsetStore extends MemoryOffsetTable implements OffsetStore {
+  constructor(private readonly api: RemoteOffsetApi) {
+    super();
+  }
+
+  async load(): Promise<void> {}
+
+  async readOffset(mq: MessageQueue, type: ReadOffsetType): Promise<number> {
+    if (type !== 'store') {
+      const v = this.readMemory(mq);
+      if (v >= 0 || type === 'memory') return v;
+    }
+    try {
+      const o = await this.api.queryConsumerOffset(mq);
+      if (o >= 0) this.updateOffset(mq, o, false);
+      return o;
+    } catch (err) {
+      // 5.x: any failure other than QUERY_NOT_FOUND is −2, so the queue is skipped this round (§9.5).
+      log('QUERY_CONSUMER_OFFSET %o failed: %s', mq, (err as Error).message);
+      return -2;
+    }
+  }
+
+  async persistAll(held: readonly MessageQueue[]): Promise<void> {
+    const heldKeys = new Set(held.map(queueKey));
+    const sends: Promise<void>[] = [];
+    for (const [key, e] of this.table) {
+      if (!heldKeys.has(key)) {
+        this.table.delete(key);
+        continue;
+      }
+      sends.push(this.send(e.mq, e.offset));
+    }
+    await Promise.all(sends);
+  }
+
+  async persist(mq: MessageQueue): Promise<void> {
+    const e = this.table.get(queueKey(mq));
+    if (e) await this.send(e.mq, e.offset);
+  }
+
+  private async send(mq: MessageQueue, offset: number): Promise<void> {
+    try {
+      await this.api.updateConsumerOffsetOneway(mq, offset);
+    } catch (err) {
+      log('UPDATE_CONSUMER_OFFSET %o=%d failed: %s', mq, offset, (err as Error).message);
+    }
+  }
+}
+
+/** Java's default local store directory (rocketmq.client.localOffsetStoreDir). */
+export function defaultLocalOffsetStoreDir(): string {
+  return path.join(homedir(), '.rocketmq_offsets');
+}
+
+/**
+ * BROADCASTING offsets (LocalFileOffsetStore): `<dir>/<clientId>/<group>/offsets.json` in Java's shape,
+ * `{"offsetTable":{{"brokerName":…,"queueId":…,"topic":…}:offset}}` (object keys, §8.5), written
+ * atomically (temp file, fsync, rename) with the previous file kept as `.bak`.
+ */
+export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetStore {
+  readonly file: string;
+
+  constructor(dir: string, clientId: string, group: string) {
+    super();
+    this.file = path.join(dir, clientId, group, 'offsets.json');
+  }
+
+  async load(): Promise<void> {
+    for (const f of [this.file, this.file + '.bak']) {
+      let text: string;
+      try {
+        text = await readFile(f, 'utf8');
+      } catch {
+        continue;
+      }
+      const entries = parseOffsetsFile(text);
+      if (entries === null) {
+        log('offsets file %s is unreadable, trying the backup', f);
+        continue;
+      }
+      for (const { mq, offset } of entries) this.updateOffset(mq, offset, false);
+      return;
+    }
+  }
+
+  async readOffset(mq: MessageQueue, type: ReadOffsetType): Promise<number> {
+    if (type !== 'store') {
+      const v = this.readMemory(mq);
+      if (v >= 0 || type === 'memory') return v;
+    }
+    // The file was loaded at start; what it held is in memory.
+    const v = this.readMemory(mq);
+    return v >= 0 ? v : -1;
+  }
+
+  async persistAll(held: readonly MessageQueue[]): Promise<void> {
+    if (held.length === 0) return;
+    const heldKeys = new Set(held.map(queueKey));
+    const entries = [...this.table].filter(([k]) => heldKeys.has(k)).map(([, e]) => e);
+    await this.write(entries);
+  }
+
+  async persist(mq: MessageQueue): Promise<void> {
+    // Java's LocalFileOffsetStore.persist(mq) is a no-op; persistAll writes the whole file.
+    void mq;
+  }
+
+  private writing: Promise<void> = Promise.resolve();
+
+  private write(entries: Entry[]): Promise<void> {
+    // Serialize writers so two flushes never interleave renames.
+    this.writing = this.writing.then(() => writeAtomically(this.file, formatOffsetsFile(entries))).catch((err: unknown) => {
+      log('writing %s failed: %s', this.file, (err as Error).message);
+    });
+    return this.writing;
+  }
+}
+
+/** Java's OffsetSerializeWrapper as fastjson writes it: MessageQueue objects as map keys. */
+export function formatOffsetsFile(entries: readonly { mq: MessageQueue; offset: number }[]): string {
+  const parts = entries.map(
+    ({ mq, offset }) => `${JSON.stringify({ brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic })}:${offset}`,
+  );
+  return `{"offsetTable":{${parts.join(',')}}}`;
+}
+
+const ENTRY_RE =
+  /\{\s*"brokerName"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"queueId"\s*:\s*(\d+)\s*,\s*"topic"\s*:\s*("(?:[^"\\]|\\.)*")\s*\}\s*:\s*(-?\d+)/g;
+
+/** Reads the non-standard offsets file (compact or pretty-printed); null when it is not one. */
+export function parseOffsetsFile(text: string): { mq: MessageQueue; offset: number }[] | null {
+  if (!/"offsetTable"/.test(text)) return null;
+  const out: { mq: MessageQueue; offset: number }[] = [];
+  try {
+    for (const m of text.matchAll(ENTRY_RE)) {
+      out.push({ mq: messageQueue(JSON.parse(m[3]!) as string, JSON.parse(m[1]!) as string, Number(m[2])), offset: Number(m[4]) });
+    }
+  } catch {
+    return null;
+  }
+  return out;
+}
+
+/** Temp file + fsync + rename (the old file becomes .bak), so a crash leaves either version, never half of one. */
+export async function writeAtomically(file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(content, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(file, `${file}.bak`).catch(() => undefined);
+  await rename(tmp, file);
+}

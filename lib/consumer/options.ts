@@ -1,0 +1,259 @@
+import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type AllocateStrategyOption } from './allocate-strategy.js';
+import { systemClock, type Clock } from './clock.js';
+import { ConsumerOptionError } from './errors.js';
+
+export type MessageModel = 'CLUSTERING' | 'BROADCASTING';
+/** The Java enum names, sent in heartbeats. The three deprecated values behave like LAST_OFFSET. */
+export type ConsumeFromWhere =
+  | 'CONSUME_FROM_LAST_OFFSET'
+  | 'CONSUME_FROM_FIRST_OFFSET'
+  | 'CONSUME_FROM_TIMESTAMP'
+  | 'CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST'
+  | 'CONSUME_FROM_MIN_OFFSET'
+  | 'CONSUME_FROM_MAX_OFFSET';
+
+/** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
+export interface PushConsumerOptions {
+  consumerGroup: string;
+  /** "host:port;host:port". */
+  namesrvAddr: string;
+  /** topic → tag expression ("TagA || TagB" or "*"); more can be added with subscribe() before start. */
+  subscriptions?: Record<string, string>;
+  messageModel?: MessageModel;
+  /** Where a queue with no committed offset starts: short names or the Java enum names. */
+  consumeFromWhere?: 'last' | 'first' | 'timestamp' | ConsumeFromWhere;
+  /** For consumeFromWhere "timestamp": milliseconds since the epoch; default now − 30 min (at start). */
+  consumeTimestampMs?: number;
+  /** "AVG" (default), "AVG_BY_CIRCLE", "CONSISTENT_HASH", { config: queues }, or your own strategy/function. */
+  allocateStrategy?: AllocateStrategyOption;
+  /** Orderly consumption (one call at a time per queue, broker locks); default false (concurrent). */
+  orderly?: boolean;
+  pullBatchSize?: number;
+  consumeMessageBatchMaxSize?: number;
+  consumeThreadMin?: number;
+  consumeThreadMax?: number;
+  pullThresholdForQueue?: number;
+  pullThresholdSizeForQueueMiB?: number;
+  pullThresholdForTopic?: number;
+  pullThresholdSizeForTopicMiB?: number;
+  consumeConcurrentlyMaxSpan?: number;
+  pullIntervalMs?: number;
+  /** −1 = 16 for concurrent, Integer.MAX_VALUE for orderly. */
+  maxReconsumeTimes?: number;
+  consumeTimeoutMinutes?: number;
+  /** Overrides consumeTimeoutMinutes when set (tests use a few hundred ms). */
+  consumeTimeoutMs?: number;
+  suspendCurrentQueueTimeMillis?: number;
+  persistOffsetIntervalMs?: number;
+  rebalanceIntervalMs?: number;
+  pullTimeoutMs?: number;
+  brokerSuspendMaxTimeMs?: number;
+  /** Back-off after a failed pull (Java pullTimeDelayMillsWhenException). */
+  pullTimeDelayMillsWhenException?: number;
+  /** How long shutdown waits for running handler calls; 0 = do not wait. */
+  awaitTerminationMillisWhenShutdown?: number;
+  /** Orderly: how often LOCK_BATCH_MQ renews the locks. */
+  lockIntervalMs?: number;
+  /** Broadcasting: directory of the local offsets file (Java ~/.rocketmq_offsets). */
+  offsetStoreDir?: string;
+  /** Passed to the shared client instance (see lib/client ClientOptions). */
+  instanceName?: string;
+  clientIp?: string;
+  serializeType?: 'JSON' | 'ROCKETMQ';
+  heartbeatIntervalMs?: number;
+  pollNameServerIntervalMs?: number;
+  mqClientApiTimeoutMs?: number;
+  acl?: { accessKey: string; secretKey: string; securityToken?: string };
+  clock?: Clock;
+}
+
+/** The validated, complete configuration. */
+export interface PushConsumerConfig {
+  consumerGroup: string;
+  namesrvAddr: string;
+  subscriptions: Record<string, string>;
+  messageModel: MessageModel;
+  consumeFromWhere: ConsumeFromWhere;
+  consumeTimestampMs: number | null;
+  allocateStrategy: AllocateMessageQueueStrategy;
+  orderly: boolean;
+  pullBatchSize: number;
+  consumeMessageBatchMaxSize: number;
+  consumeThreadMin: number;
+  consumeThreadMax: number;
+  pullThresholdForQueue: number;
+  pullThresholdSizeForQueueMiB: number;
+  pullThresholdForTopic: number;
+  pullThresholdSizeForTopicMiB: number;
+  consumeConcurrentlyMaxSpan: number;
+  pullIntervalMs: number;
+  maxReconsumeTimes: number;
+  consumeTimeoutMs: number;
+  suspendCurrentQueueTimeMillis: number;
+  persistOffsetIntervalMs: number;
+  rebalanceIntervalMs: number;
+  pullTimeoutMs: number;
+  brokerSuspendMaxTimeMs: number;
+  pullTimeDelayMillsWhenException: number;
+  awaitTerminationMillisWhenShutdown: number;
+  lockIntervalMs: number;
+  offsetStoreDir: string | null;
+  instanceName: string | undefined;
+  clientIp: string | undefined;
+  serializeType: 'JSON' | 'ROCKETMQ' | undefined;
+  heartbeatIntervalMs: number | undefined;
+  pollNameServerIntervalMs: number | undefined;
+  mqClientApiTimeoutMs: number | undefined;
+  acl: { accessKey: string; secretKey: string; securityToken?: string } | undefined;
+  clock: Clock;
+}
+
+/** Java's DefaultMQPushConsumer defaults (fact sheet §9.1), in one place. Returns a fresh object. */
+export function consumerDefaults() {
+  return {
+    messageModel: 'CLUSTERING' as MessageModel,
+    consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET' as ConsumeFromWhere,
+    allocateStrategy: 'AVG' as AllocateStrategyOption,
+    orderly: false,
+    pullBatchSize: 32,
+    consumeMessageBatchMaxSize: 1,
+    consumeThreadMin: 20,
+    consumeThreadMax: 64,
+    pullThresholdForQueue: 1000,
+    pullThresholdSizeForQueueMiB: 100,
+    pullThresholdForTopic: -1,
+    pullThresholdSizeForTopicMiB: -1,
+    consumeConcurrentlyMaxSpan: 2000,
+    pullIntervalMs: 0,
+    maxReconsumeTimes: -1,
+    consumeTimeoutMinutes: 15,
+    suspendCurrentQueueTimeMillis: 1000,
+    persistOffsetIntervalMs: 5000,
+    rebalanceIntervalMs: 20000,
+    pullTimeoutMs: 30000,
+    brokerSuspendMaxTimeMs: 15000,
+    pullTimeDelayMillsWhenException: 1000,
+    awaitTerminationMillisWhenShutdown: 0,
+    lockIntervalMs: 20000,
+  };
+}
+
+const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
+
+function int(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new ConsumerOptionError(name, `must be an integer, got ${String(value)}`);
+  if (value < min || value > max) throw new ConsumerOptionError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+const FROM_WHERE: Record<string, ConsumeFromWhere> = {
+  last: 'CONSUME_FROM_LAST_OFFSET',
+  first: 'CONSUME_FROM_FIRST_OFFSET',
+  timestamp: 'CONSUME_FROM_TIMESTAMP',
+  CONSUME_FROM_LAST_OFFSET: 'CONSUME_FROM_LAST_OFFSET',
+  CONSUME_FROM_FIRST_OFFSET: 'CONSUME_FROM_FIRST_OFFSET',
+  CONSUME_FROM_TIMESTAMP: 'CONSUME_FROM_TIMESTAMP',
+  CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST: 'CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST',
+  CONSUME_FROM_MIN_OFFSET: 'CONSUME_FROM_MIN_OFFSET',
+  CONSUME_FROM_MAX_OFFSET: 'CONSUME_FROM_MAX_OFFSET',
+};
+
+/** Fills in defaults and checks every option against Java's ranges; throws ConsumerOptionError naming the option. */
+export function resolveConsumerOptions(options: PushConsumerOptions): PushConsumerConfig {
+  if (options === null || typeof options !== 'object') throw new ConsumerOptionError('options', 'must be an object');
+  const d = consumerDefaults();
+  const group = options.consumerGroup;
+  if (typeof group !== 'string' || group.trim() === '') throw new ConsumerOptionError('consumerGroup', 'must be a non-blank string');
+  if (group.length > 255) throw new ConsumerOptionError('consumerGroup', 'must be at most 255 characters');
+  if (!GROUP_PATTERN.test(group)) throw new ConsumerOptionError('consumerGroup', 'may only contain %|a-zA-Z0-9_-');
+  if (group === 'DEFAULT_CONSUMER') throw new ConsumerOptionError('consumerGroup', '"DEFAULT_CONSUMER" is reserved');
+  if (typeof options.namesrvAddr !== 'string' || options.namesrvAddr.trim() === '') {
+    throw new ConsumerOptionError('namesrvAddr', 'must be "host:port[;host:port…]"');
+  }
+  const messageModel = options.messageModel ?? d.messageModel;
+  if (messageModel !== 'CLUSTERING' && messageModel !== 'BROADCASTING') {
+    throw new ConsumerOptionError('messageModel', `must be CLUSTERING or BROADCASTING, got ${String(messageModel)}`);
+  }
+  const fromWhere = FROM_WHERE[String(options.consumeFromWhere ?? d.consumeFromWhere)];
+  if (!fromWhere) throw new ConsumerOptionError('consumeFromWhere', `must be last, first or timestamp, got ${String(options.consumeFromWhere)}`);
+  let consumeTimestampMs: number | null = null;
+  if (options.consumeTimestampMs !== undefined) {
+    consumeTimestampMs = int('consumeTimestampMs', options.consumeTimestampMs, 0, Number.MAX_SAFE_INTEGER);
+  }
+  const strategy = resolveAllocateStrategy(options.allocateStrategy ?? d.allocateStrategy);
+  if (!strategy) throw new ConsumerOptionError('allocateStrategy', 'must be AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, {config}, a strategy or a function');
+  const subscriptions: Record<string, string> = {};
+  for (const [topic, expr] of Object.entries(options.subscriptions ?? {})) {
+    if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('subscriptions', 'topic names must be non-empty');
+    if (typeof expr !== 'string') throw new ConsumerOptionError('subscriptions', `expression of ${topic} must be a string`);
+    subscriptions[topic] = expr;
+  }
+  const consumeThreadMin = int('consumeThreadMin', options.consumeThreadMin ?? d.consumeThreadMin, 1, 1000);
+  const consumeThreadMax = int('consumeThreadMax', options.consumeThreadMax ?? Math.max(d.consumeThreadMax, consumeThreadMin), 1, 1000);
+  if (consumeThreadMin > consumeThreadMax) {
+    throw new ConsumerOptionError('consumeThreadMin', `must not exceed consumeThreadMax (${consumeThreadMin} > ${consumeThreadMax})`);
+  }
+  const pullThresholdForTopic = int('pullThresholdForTopic', options.pullThresholdForTopic ?? d.pullThresholdForTopic, -1, 6553500);
+  if (pullThresholdForTopic === 0) throw new ConsumerOptionError('pullThresholdForTopic', 'must be -1 (off) or 1..6553500');
+  const pullThresholdSizeForTopicMiB = int('pullThresholdSizeForTopicMiB', options.pullThresholdSizeForTopicMiB ?? d.pullThresholdSizeForTopicMiB, -1, 102400);
+  if (pullThresholdSizeForTopicMiB === 0) throw new ConsumerOptionError('pullThresholdSizeForTopicMiB', 'must be -1 (off) or 1..102400');
+  const maxReconsumeTimes = int('maxReconsumeTimes', options.maxReconsumeTimes ?? d.maxReconsumeTimes, -1, 2147483647);
+  let consumeTimeoutMs: number;
+  if (options.consumeTimeoutMs !== undefined) consumeTimeoutMs = int('consumeTimeoutMs', options.consumeTimeoutMs, 1, 2147483647);
+  else consumeTimeoutMs = int('consumeTimeoutMinutes', options.consumeTimeoutMinutes ?? d.consumeTimeoutMinutes, 1, 35791) * 60_000;
+  const pullTimeoutMs = int('pullTimeoutMs', options.pullTimeoutMs ?? d.pullTimeoutMs, 1, 2147483647);
+  const brokerSuspendMaxTimeMs = int('brokerSuspendMaxTimeMs', options.brokerSuspendMaxTimeMs ?? d.brokerSuspendMaxTimeMs, 0, 2147483647);
+  if (pullTimeoutMs <= brokerSuspendMaxTimeMs) {
+    // The broker holds a pull up to its suspend time (+ its 5 s check period); a shorter RPC timeout loses every long poll.
+    throw new ConsumerOptionError('pullTimeoutMs', `must exceed brokerSuspendMaxTimeMs (${pullTimeoutMs} <= ${brokerSuspendMaxTimeMs})`);
+  }
+  const clock = options.clock ?? systemClock;
+  if (typeof clock.now !== 'function') throw new ConsumerOptionError('clock', 'must have a now() method');
+  const optInt = (name: keyof PushConsumerOptions, min: number, max: number): number | undefined =>
+    options[name] === undefined ? undefined : int(name, options[name], min, max);
+  return {
+    consumerGroup: group,
+    namesrvAddr: options.namesrvAddr,
+    subscriptions,
+    messageModel,
+    consumeFromWhere: fromWhere,
+    consumeTimestampMs,
+    allocateStrategy: strategy,
+    orderly: options.orderly ?? d.orderly,
+    pullBatchSize: int('pullBatchSize', options.pullBatchSize ?? d.pullBatchSize, 1, 1024),
+    consumeMessageBatchMaxSize: int('consumeMessageBatchMaxSize', options.consumeMessageBatchMaxSize ?? d.consumeMessageBatchMaxSize, 1, 1024),
+    consumeThreadMin,
+    consumeThreadMax,
+    pullThresholdForQueue: int('pullThresholdForQueue', options.pullThresholdForQueue ?? d.pullThresholdForQueue, 1, 65535),
+    pullThresholdSizeForQueueMiB: int('pullThresholdSizeForQueueMiB', options.pullThresholdSizeForQueueMiB ?? d.pullThresholdSizeForQueueMiB, 1, 1024),
+    pullThresholdForTopic,
+    pullThresholdSizeForTopicMiB,
+    consumeConcurrentlyMaxSpan: int('consumeConcurrentlyMaxSpan', options.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan, 1, 65535),
+    pullIntervalMs: int('pullIntervalMs', options.pullIntervalMs ?? d.pullIntervalMs, 0, 65535),
+    maxReconsumeTimes,
+    consumeTimeoutMs,
+    suspendCurrentQueueTimeMillis: int('suspendCurrentQueueTimeMillis', options.suspendCurrentQueueTimeMillis ?? d.suspendCurrentQueueTimeMillis, 10, 30000),
+    persistOffsetIntervalMs: int('persistOffsetIntervalMs', options.persistOffsetIntervalMs ?? d.persistOffsetIntervalMs, 1, 2147483647),
+    rebalanceIntervalMs: int('rebalanceIntervalMs', options.rebalanceIntervalMs ?? d.rebalanceIntervalMs, 1, 2147483647),
+    pullTimeoutMs,
+    brokerSuspendMaxTimeMs,
+    pullTimeDelayMillsWhenException: int('pullTimeDelayMillsWhenException', options.pullTimeDelayMillsWhenException ?? d.pullTimeDelayMillsWhenException, 0, 2147483647),
+    awaitTerminationMillisWhenShutdown: int('awaitTerminationMillisWhenShutdown', options.awaitTerminationMillisWhenShutdown ?? d.awaitTerminationMillisWhenShutdown, 0, 2147483647),
+    lockIntervalMs: int('lockIntervalMs', options.lockIntervalMs ?? d.lockIntervalMs, 1, 2147483647),
+    offsetStoreDir: options.offsetStoreDir ?? null,
+    instanceName: options.instanceName,
+    clientIp: options.clientIp,
+    serializeType: options.serializeType,
+    heartbeatIntervalMs: optInt('heartbeatIntervalMs', 1, 2147483647),
+    pollNameServerIntervalMs: optInt('pollNameServerIntervalMs', 1, 2147483647),
+    mqClientApiTimeoutMs: optInt('mqClientApiTimeoutMs', 1, 2147483647),
+    acl: options.acl,
+    clock,
+  };
+}
+
+/** −1 means 16 (concurrent) or Integer.MAX_VALUE (orderly), as Java's getMaxReconsumeTimes. */
+export function effectiveMaxReconsumeTimes(config: Pick<PushConsumerConfig, 'maxReconsumeTimes' | 'orderly'>): number {
+  if (config.maxReconsumeTimes !== -1) return config.maxReconsumeTimes;
+  return config.orderly ? 2147483647 : 16;
+}

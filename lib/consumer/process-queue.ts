@@ -1,0 +1,300 @@
+import type { MessageExt } from './message.js';
+
+/** Java's ProcessQueue constants. */
+export const PULL_MAX_IDLE_TIME_MS = 120_000;
+export const REBALANCE_LOCK_MAX_LIVE_TIME_MS = 30_000;
+/** Expiry cleaning looks at no more than this many head messages per queue per run. */
+export const CLEAN_EXPIRED_MAX_PER_RUN = 16;
+
+/**
+ * The local cache of one held queue (ProcessQueue in Java): pulled messages ordered by queue offset,
+ * waiting for or in consumption.
+ *
+ * Pulls of one queue are sequential, so messages almost always arrive in increasing offset order: they
+ * are appended to two parallel arrays (offsets and messages) and removed by binary search, leaving a
+ * hole that the head/tail pointers skip. Holes are compacted once they make up half the array. This
+ * gives O(1) append, O(log n) removal of any message, O(1) smallest/largest offset, with no per-message
+ * allocation beyond the array slots.
+ */
+export class ProcessQueue {
+  private offsets: number[] = [];
+  private msgs: (MessageExt | undefined)[] = [];
+  /** Index of the first live slot (slots before are holes). */
+  private head = 0;
+  /** Number of live messages in the arrays (excluding the orderly "consuming" set). */
+  private live = 0;
+  /** Orderly only: messages taken for the running call (in offset order), still counted in msgCount. */
+  private consuming: MessageExt[] = [];
+
+  /** Messages cached, including the orderly consuming set. */
+  msgCount = 0;
+  /** Sum of body lengths of cached messages. */
+  msgSize = 0;
+  /** Offset of the last message added (−1 before any). */
+  queueOffsetMax = -1;
+  dropped = false;
+  /** Orderly: lock granted by the broker, and when. */
+  locked = false;
+  lastLockTimestamp = 0;
+  /** Orderly: a consume run is active for this queue. */
+  consuming_ = false;
+  lastPullTimestamp: number;
+  lastConsumeTimestamp: number;
+  /** The queue's pull request, so a drained cache can resume a pull parked by flow control. */
+  pullRequest: { parkTimer: unknown; nextOffset: number; flowControlPauses: { count: number; size: number; span: number } } | null = null;
+
+  constructor(now: number) {
+    this.lastPullTimestamp = now;
+    this.lastConsumeTimestamp = now;
+  }
+
+  get isEmpty(): boolean {
+    return this.msgCount === 0;
+  }
+
+  /** Highest − lowest cached offset (0 when fewer than two are cached), consumeConcurrentlyMaxSpan's measure. */
+  get maxSpan(): number {
+    if (this.live === 0) return 0;
+    return this.offsets[this.offsets.length - 1]! - this.offsets[this.head]!;
+  }
+
+  /** Smallest cached offset, or −1. */
+  get minOffset(): number {
+    return this.live === 0 ? -1 : this.offsets[this.head]!;
+  }
+
+  /**
+   * Adds pulled messages; offsets already cached are ignored. Returns true when an orderly consume run
+   * should be dispatched (something was added and no run is active), as Java's putMessage.
+   */
+  putMessage(msgs: readonly MessageExt[]): boolean {
+    let added = 0;
+    for (let i = 0; i < msgs.length; i++) {
+      const msg = msgs[i]!;
+      const off = msg.queueOffset;
+      const n = this.offsets.length;
+      if (n === this.head || off > this.offsets[n - 1]!) {
+        this.offsets.push(off);
+        this.msgs.push(msg);
+      } else {
+        // Out of order (offset reset or a re-pull): insert in place unless already present.
+        const idx = this.search(off);
+        if (idx < this.offsets.length && this.offsets[idx] === off && this.msgs[idx] !== undefined) continue;
+        if (idx < this.offsets.length && this.offsets[idx] === off) {
+          this.msgs[idx] = msg;
+        } else {
+          this.offsets.splice(idx, 0, off);
+          this.msgs.splice(idx, 0, msg);
+        }
+        if (idx < this.head) this.head = idx;
+      }
+      this.live++;
+      this.msgCount++;
+      this.msgSize += msg.body.length;
+      if (off > this.queueOffsetMax) this.queueOffsetMax = off;
+      added++;
+    }
+    if (added > 0 && !this.consuming_) {
+      this.consuming_ = true;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Removes consumed messages and returns the offset that may be committed (Java's removeMessage):
+   * −1 if the cache was empty, the smallest offset still cached, or queueOffsetMax + 1 once empty.
+   * The committed offset therefore never passes a message still being consumed.
+   */
+  removeMessage(msgs: readonly MessageExt[]): number {
+    if (this.live === 0) return -1;
+    for (let i = 0; i < msgs.length; i++) this.removeOne(msgs[i]!);
+    return this.live === 0 ? this.queueOffsetMax + 1 : this.offsets[this.head]!;
+  }
+
+  /** Removes one message by offset if it is the cached instance; true when removed. */
+  private removeOne(msg: MessageExt): boolean {
+    const idx = this.search(msg.queueOffset);
+    if (idx >= this.offsets.length || this.offsets[idx] !== msg.queueOffset) return false;
+    const cached = this.msgs[idx];
+    if (cached === undefined) return false;
+    this.msgs[idx] = undefined;
+    this.live--;
+    this.msgCount--;
+    this.msgSize -= cached.body.length;
+    if (this.live === 0) {
+      this.offsets.length = 0;
+      this.msgs.length = 0;
+      this.head = 0;
+      return true;
+    }
+    if (idx === this.head) {
+      let h = this.head + 1;
+      while (this.msgs[h] === undefined) h++;
+      this.head = h;
+    }
+    let n = this.offsets.length;
+    if (idx === n - 1) {
+      while (this.msgs[n - 1] === undefined) n--;
+      this.offsets.length = n;
+      this.msgs.length = n;
+    }
+    // Compact when holes are the majority so searches and memory stay proportional to the cache.
+    if (this.offsets.length - this.live > 64 && this.offsets.length > this.live * 2) this.compact();
+    return true;
+  }
+
+  private compact(): void {
+    const offs: number[] = [];
+    const ms: (MessageExt | undefined)[] = [];
+    for (let i = this.head; i < this.offsets.length; i++) {
+      const m = this.msgs[i];
+      if (m !== undefined) {
+        offs.push(this.offsets[i]!);
+        ms.push(m);
+      }
+    }
+    this.offsets = offs;
+    this.msgs = ms;
+    this.head = 0;
+  }
+
+  /** First index whose offset is >= off (binary search over the live range). */
+  private search(off: number): number {
+    let lo = this.head;
+    let hi = this.offsets.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.offsets[mid]! < off) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** True when this exact message is still cached (5.x skips send-back for messages expired meanwhile). */
+  contains(msg: MessageExt): boolean {
+    const idx = this.search(msg.queueOffset);
+    return idx < this.offsets.length && this.msgs[idx] === msg;
+  }
+
+  /** The lowest-offset cached message (not counting the orderly consuming set). */
+  firstMessage(): MessageExt | undefined {
+    return this.live === 0 ? undefined : this.msgs[this.head];
+  }
+
+  /** Cached messages in offset order (for stats, CONSUME_MESSAGE_DIRECTLY lookups and tests). */
+  *messages(): IterableIterator<MessageExt> {
+    for (let i = this.head; i < this.msgs.length; i++) {
+      const m = this.msgs[i];
+      if (m !== undefined) yield m;
+    }
+  }
+
+  /**
+   * Expiry cleaning (concurrent mode): up to 16 times, if the head message started consumption more
+   * than `timeoutMs` ago, send it back (delay level 3) and drop it from the cache if it is still the head.
+   * Stops at the first head that has not expired or never started. `sendBack` failures keep the message.
+   */
+  async cleanExpiredMsg(now: number, timeoutMs: number, sendBack: (msg: MessageExt) => Promise<void>): Promise<number> {
+    let cleaned = 0;
+    const loop = Math.min(this.live, CLEAN_EXPIRED_MAX_PER_RUN);
+    for (let i = 0; i < loop; i++) {
+      if (this.dropped) break;
+      const msg = this.firstMessage();
+      if (msg === undefined) break;
+      const started = msg.properties.CONSUME_START_TIME;
+      if (started === undefined || now - Number(started) <= timeoutMs) break;
+      try {
+        await sendBack(msg);
+      } catch {
+        break;
+      }
+      if (this.firstMessage() === msg) {
+        this.removeMessage([msg]);
+        cleaned++;
+      }
+    }
+    return cleaned;
+  }
+
+  // ---- orderly ----
+
+  /** Orderly: moves the lowest `batchSize` cached messages into the consuming set and returns them. */
+  takeMessages(batchSize: number, now: number): MessageExt[] {
+    this.lastConsumeTimestamp = now;
+    const out: MessageExt[] = [];
+    while (out.length < batchSize && this.live > 0) {
+      const m = this.msgs[this.head]!;
+      this.consuming.push(m);
+      out.push(m);
+      this.msgs[this.head] = undefined;
+      this.live--;
+      if (this.live === 0) {
+        this.offsets.length = 0;
+        this.msgs.length = 0;
+        this.head = 0;
+      } else {
+        let h = this.head + 1;
+        while (this.msgs[h] === undefined) h++;
+        this.head = h;
+      }
+    }
+    if (out.length === 0) this.consuming_ = false;
+    return out;
+  }
+
+  /** Orderly: the consuming set succeeded; returns highest consumed offset + 1, or −1 if nothing was taken. */
+  commit(): number {
+    if (this.consuming.length === 0) return -1;
+    const last = this.consuming[this.consuming.length - 1]!.queueOffset;
+    for (const m of this.consuming) {
+      this.msgCount--;
+      this.msgSize -= m.body.length;
+    }
+    this.consuming = [];
+    return last + 1;
+  }
+
+  /** Orderly: puts messages of a failed call back into the cache to be consumed again, in order. */
+  makeMessageToConsumeAgain(msgs: readonly MessageExt[]): void {
+    for (const m of msgs) {
+      const idx = this.consuming.indexOf(m);
+      if (idx >= 0) this.consuming.splice(idx, 1);
+      this.msgCount--;
+      this.msgSize -= m.body.length;
+    }
+    const max = this.queueOffsetMax;
+    this.putMessageBack(msgs);
+    this.queueOffsetMax = max;
+  }
+
+  private putMessageBack(msgs: readonly MessageExt[]): void {
+    const wasConsuming = this.consuming_;
+    this.putMessage(msgs);
+    this.consuming_ = wasConsuming;
+  }
+
+  /** Orderly: offsets in the consuming set. */
+  get consumingCount(): number {
+    return this.consuming.length;
+  }
+
+  /** Drops everything (used when the queue is removed). */
+  clear(): void {
+    this.offsets = [];
+    this.msgs = [];
+    this.head = 0;
+    this.live = 0;
+    this.consuming = [];
+    this.msgCount = 0;
+    this.msgSize = 0;
+  }
+
+  isPullExpired(now: number): boolean {
+    return now - this.lastPullTimestamp > PULL_MAX_IDLE_TIME_MS;
+  }
+
+  isLockExpired(now: number): boolean {
+    return now - this.lastLockTimestamp > REBALANCE_LOCK_MAX_LIVE_TIME_MS;
+  }
+}

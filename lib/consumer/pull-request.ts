@@ -1,0 +1,19 @@
+import type { MessageQueue } from './message-queue.js';
+import type { ProcessQueue } from './process-queue.js';
+
+/** One held queue's pull state (PullRequest in Java): travels through the pull service's FIFO. */
+export interface PullRequest {
+  readonly consumerGroup: string;
+  readonly messageQueue: MessageQueue;
+  readonly processQueue: ProcessQueue;
+  /** Offset the next pull asks for. */
+  nextOffset: number;
+  /** Orderly: the first pull after locking re-reads the broker's offset. */
+  previouslyLocked: boolean;
+  /** Broker id the broker suggested for the next pull (0 = master). */
+  suggestWhichBrokerId: number;
+  /** Pulls parked by flow control, by reason (stats). */
+  flowControlPauses: { count: number; size: number; span: number };
+  /** Set while the request sits parked on a timer, so a drained cache can resume it at once. */
+  parkTimer: NodeJS.Timeout | null;
+}

@@ -1,0 +1,293 @@
+import createDebug from 'debug';
+import { compareJavaStrings, compareMessageQueues, queueKey, type MessageQueue } from './message-queue.js';
+import type { OffsetStore } from './offset-store.js';
+import type { PushConsumerConfig } from './options.js';
+import { ProcessQueue } from './process-queue.js';
+import type { PullRequest } from './pull-request.js';
+import type { SubscriptionData } from './subscription.js';
+import { sleep } from './timers.js';
+
+const log = createDebug('rocketwire:consumer');
+
+/** Java's unlockDelayTimeMills: a queue removed with messages still cached is unlocked this much later. */
+export const UNLOCK_DELAY_TIME_MS = 20_000;
+
+/** What the rebalance needs from the consumer. */
+export interface RebalanceHost {
+  readonly config: PushConsumerConfig;
+  readonly clientId: string;
+  readonly offsetStore: OffsetStore;
+  subscriptionTable(): Map<string, SubscriptionData>;
+  /** Readable queues of the topic from its route; null when there is no route. */
+  subscribeQueues(topic: string): Promise<MessageQueue[] | null>;
+  /** Client ids of the group from a broker of the topic; null when unknown. */
+  consumerIdList(topic: string): Promise<string[] | null>;
+  /** §9.5; a negative result means "skip this queue this round". */
+  computePullFromWhere(mq: MessageQueue): Promise<number>;
+  lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]>;
+  unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void>;
+  dispatchPullRequests(prs: PullRequest[]): void;
+  /** New subVersion, per-queue limits, heartbeat; awaited before the new queues' first pulls. */
+  messageQueueChanged(topic: string): Promise<void>;
+  /** Orderly: a consume run currently owns the queue. */
+  isConsuming(pq: ProcessQueue): boolean;
+}
+
+/**
+ * The push consumer's rebalance (RebalanceImpl + RebalancePushImpl): owns the table of held queues and
+ * their process queues, computes the assignment per subscribed topic and applies the difference.
+ */
+export class RebalancePushImpl {
+  readonly processQueueTable = new Map<string, { mq: MessageQueue; pq: ProcessQueue }>();
+  private running: Promise<void> | null = null;
+  private again = false;
+  private readonly pendingUnlocks = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(private readonly host: RebalanceHost) {}
+
+  /** Runs a rebalance now; calls during a run coalesce into one more run after it. */
+  doRebalance(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.rebalanceOnce();
+        } while (this.again && !this.stopped);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async rebalanceOnce(): Promise<void> {
+    const subs = this.host.subscriptionTable();
+    for (const topic of subs.keys()) {
+      if (this.stopped) return;
+      try {
+        await this.rebalanceByTopic(topic);
+      } catch (err) {
+        log('rebalance of %s failed: %s', topic, (err as Error).message);
+      }
+    }
+    // Drop queues of topics no longer subscribed.
+    for (const [key, { mq, pq }] of this.processQueueTable) {
+      if (!subs.has(mq.topic)) {
+        pq.dropped = true;
+        this.processQueueTable.delete(key);
+        log('dropped %o: topic no longer subscribed', mq);
+      }
+    }
+  }
+
+  private async rebalanceByTopic(topic: string): Promise<void> {
+    const { config } = this.host;
+    const mqSet = await this.host.subscribeQueues(topic);
+    if (mqSet === null) {
+      log('rebalance: no route for %s yet', topic);
+      return;
+    }
+    let assigned: MessageQueue[];
+    if (config.messageModel === 'BROADCASTING') {
+      assigned = mqSet;
+    } else {
+      const cidAll = await this.host.consumerIdList(topic);
+      if (cidAll === null || cidAll.length === 0) {
+        log('rebalance: no consumer id list for %s/%s', config.consumerGroup, topic);
+        return;
+      }
+      const mqAll = mqSet.slice().sort(compareMessageQueues);
+      const cids = cidAll.slice().sort(compareJavaStrings);
+      try {
+        assigned = config.allocateStrategy.allocate(config.consumerGroup, this.host.clientId, mqAll, cids);
+      } catch (err) {
+        log('allocate strategy %s failed: %s', config.allocateStrategy.name, (err as Error).message);
+        return;
+      }
+    }
+    const { changed, prs } = await this.updateProcessQueueTableInRebalance(topic, assigned);
+    if (changed) {
+      log('rebalance changed %s: now %d queues', topic, assigned.length);
+      // The heartbeat carrying the new subVersion goes out before the new queues' first pulls, so the
+      // broker does not answer them SUBSCRIPTION_NOT_LATEST (Java 4.9 pulls first and retries 1 s later).
+      await this.host.messageQueueChanged(topic).catch((err: unknown) => log('messageQueueChanged failed: %s', (err as Error).message));
+    }
+    if (prs.length > 0 && !this.stopped) this.host.dispatchPullRequests(prs);
+  }
+
+  private async updateProcessQueueTableInRebalance(topic: string, mqSet: MessageQueue[]): Promise<{ changed: boolean; prs: PullRequest[] }> {
+    const { config } = this.host;
+    const now = config.clock.now();
+    const wanted = new Map(mqSet.map((mq) => [queueKey(mq), mq]));
+    let changed = false;
+    for (const [key, { mq, pq }] of this.processQueueTable) {
+      if (mq.topic !== topic) continue;
+      const expired = !wanted.has(key) ? false : pq.isPullExpired(now);
+      if (!wanted.has(key) || expired) {
+        pq.dropped = true;
+        if (await this.removeUnnecessaryMessageQueue(mq, pq)) {
+          this.processQueueTable.delete(key);
+          changed = true;
+          log('rebalance removed %o%s', mq, expired ? ' (pull expired)' : '');
+        }
+      }
+    }
+    const orderly = config.orderly && config.messageModel === 'CLUSTERING';
+    const prs: PullRequest[] = [];
+    for (const [key, mq] of wanted) {
+      if (this.processQueueTable.has(key)) continue;
+      if (orderly && !(await this.lock(mq))) {
+        log('rebalance: lock of %o not granted, skipping it this round', mq);
+        continue;
+      }
+      this.host.offsetStore.removeOffset(mq);
+      const pq = new ProcessQueue(now);
+      const nextOffset = await this.host.computePullFromWhere(mq);
+      if (nextOffset < 0) {
+        log('rebalance: no start offset for %o, skipping it this round', mq);
+        continue;
+      }
+      if (this.processQueueTable.has(key)) continue;
+      if (orderly) {
+        pq.locked = true;
+        pq.lastLockTimestamp = config.clock.now();
+      }
+      this.processQueueTable.set(key, { mq, pq });
+      const pr: PullRequest = {
+        consumerGroup: config.consumerGroup,
+        messageQueue: mq,
+        processQueue: pq,
+        nextOffset,
+        previouslyLocked: false,
+        suggestWhichBrokerId: 0,
+        flowControlPauses: { count: 0, size: 0, span: 0 },
+        parkTimer: null,
+      };
+      pq.pullRequest = pr;
+      prs.push(pr);
+      changed = true;
+      log('rebalance added %o from offset %d', mq, nextOffset);
+    }
+    return { changed, prs };
+  }
+
+  /**
+   * Forgets a queue: persist its offset (oneway), drop it from the offset table and, for orderly
+   * clustering, unlock it (later when messages are still cached; keep the queue when a running call
+   * does not finish within 1 s).
+   */
+  async removeUnnecessaryMessageQueue(mq: MessageQueue, pq: ProcessQueue): Promise<boolean> {
+    const { config, offsetStore } = this.host;
+    await offsetStore.persist(mq);
+    offsetStore.removeOffset(mq);
+    if (config.orderly && config.messageModel === 'CLUSTERING') {
+      if (this.host.isConsuming(pq)) {
+        const deadline = Date.now() + 1000;
+        while (this.host.isConsuming(pq) && Date.now() < deadline) await sleep(20);
+        if (this.host.isConsuming(pq)) {
+          log('%o is still being consumed; keeping it until the next rebalance', mq);
+          pq.dropped = false;
+          return false;
+        }
+      }
+      if (pq.msgCount > 0) {
+        const t = setTimeout(() => {
+          this.pendingUnlocks.delete(t);
+          this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
+        }, UNLOCK_DELAY_TIME_MS);
+        t.unref();
+        this.pendingUnlocks.add(t);
+      } else {
+        await this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
+      }
+    }
+    return true;
+  }
+
+  /** Removes one queue at once (OFFSET_ILLEGAL handling, offset reset). */
+  async removeProcessQueue(mq: MessageQueue): Promise<void> {
+    const key = queueKey(mq);
+    const entry = this.processQueueTable.get(key);
+    if (!entry) return;
+    this.processQueueTable.delete(key);
+    entry.pq.dropped = true;
+    await this.removeUnnecessaryMessageQueue(mq, entry.pq);
+  }
+
+  private async lock(mq: MessageQueue): Promise<boolean> {
+    try {
+      const granted = await this.host.lockBatch(mq.brokerName, [mq]);
+      return granted.some((g) => queueKey(g) === queueKey(mq));
+    } catch (err) {
+      log('LOCK_BATCH_MQ %o failed: %s', mq, (err as Error).message);
+      return false;
+    }
+  }
+
+  /** Orderly: one LOCK_BATCH_MQ per broker for every held queue; granted ones get a fresh timestamp. */
+  async lockAll(): Promise<void> {
+    const byBroker = this.byBroker();
+    await Promise.all(
+      [...byBroker].map(async ([brokerName, entries]) => {
+        let granted: Set<string>;
+        try {
+          granted = new Set((await this.host.lockBatch(brokerName, entries.map((e) => e.mq))).map(queueKey));
+        } catch (err) {
+          log('LOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message);
+          return;
+        }
+        const now = this.host.config.clock.now();
+        for (const { mq, pq } of entries) {
+          if (granted.has(queueKey(mq))) {
+            if (!pq.locked) log('lock of %o granted again', mq);
+            pq.locked = true;
+            pq.lastLockTimestamp = now;
+          } else {
+            pq.locked = false;
+          }
+        }
+      }),
+    );
+  }
+
+  /** Shutdown: synchronous UNLOCK_BATCH_MQ for every held queue. */
+  async unlockAll(): Promise<void> {
+    await Promise.all(
+      [...this.byBroker()].map(([brokerName, entries]) =>
+        this.host.unlockBatch(brokerName, entries.map((e) => e.mq), false).then(
+          () => {
+            for (const e of entries) e.pq.locked = false;
+          },
+          (err: unknown) => log('UNLOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message),
+        ),
+      ),
+    );
+  }
+
+  private byBroker(): Map<string, { mq: MessageQueue; pq: ProcessQueue }[]> {
+    const m = new Map<string, { mq: MessageQueue; pq: ProcessQueue }[]>();
+    for (const e of this.processQueueTable.values()) {
+      let list = m.get(e.mq.brokerName);
+      if (!list) m.set(e.mq.brokerName, (list = []));
+      list.push(e);
+    }
+    return m;
+  }
+
+  heldQueues(): MessageQueue[] {
+    return [...this.processQueueTable.values()].map((e) => e.mq);
+  }
+
+  async shutdown(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.pendingUnlocks) clearTimeout(t);
+    this.pendingUnlocks.clear();
+    await this.running;
+  }
+}
