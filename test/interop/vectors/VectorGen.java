@@ -660,8 +660,8 @@ public class VectorGen {
     message(list, "no-properties-empty-body", "empty body, empty properties: msgId falls back to the offset msgId",
         record(0xDAA320A7, "T", 0, 0, 0, 0, 0, 0, addr("1.2.3.4", 1), 0, addr("5.6.7.8", 65535), 0, 0, new byte[0], ""));
 
-    message(list, "retry-large-offsets", "%RETRY% topic with RETRY_TOPIC, reconsumeTimes 3, queue offset > 2^32, commit-log offset > 2^53, prepared offset, user flag, properties without trailing \\u0002",
-        record(0xDAA320A7, "%RETRY%cg1", 0, 0x7fffffff, 4294967296L + 5, 9007199254740993L, 0, 1712345600000L,
+    message(list, "retry-large-offsets", "%RETRY% topic with RETRY_TOPIC, reconsumeTimes 3, queue offset > 2^32, commit-log offset 2^52+5 (high word in use, still exact as a double), prepared offset, user flag, properties without trailing \\u0002",
+        record(0xDAA320A7, "%RETRY%cg1", 0, 0x7fffffff, 4294967296L + 5, 4503599627370501L, 0, 1712345600000L,
             addr("192.168.1.10", 1), 1712345699999L, addr("192.168.1.20", 10911), 3, 123456789L,
             "retry me".getBytes(StandardCharsets.UTF_8),
             "RETRY_TOPIC\u0001TopicTest\u0002ORIGIN_MESSAGE_ID\u0001C0A8011400002A9F0000000000001234\u0002UNIQ_KEY\u0001C0A8010A1F8B18B4AAC2000000000002\u0002DELAY\u00013"));
@@ -691,7 +691,7 @@ public class VectorGen {
     byte[] body = all.toByteArray();
     JSONObject pull = obj();
     pull.put("name", "pull-body");
-    pull.put("description", "the v1 records above concatenated, as a pull response body; decoded with MessageDecoder.decodes (broker-side view: msgId = offset msgId)");
+    pull.put("description", "the v1 records above concatenated, as a pull response body; decoded with MessageDecoder.decodes as the consumer does");
     pull.put("hex", hex(body));
     JSONArray ds = new JSONArray();
     for (MessageExt m : MessageDecoder.decodes(ByteBuffer.wrap(body))) ds.add(javaView(m));
