@@ -1,31 +1,5 @@
+import { CLIENT_INNER_PRODUCER_GROUP, type HeartbeatData } from '../../protocol/index.js';
 import type { ConsumerInner } from './consumer-inner.js';
-import { toJavaJsonLocal } from './fastjson.js';
-
-/** Group of the internal producer every Java consumer process announces (§8.1). */
-export const CLIENT_INNER_PRODUCER_GROUP = 'CLIENT_INNER_PRODUCER';
-
-export interface HeartbeatConsumerData {
-  groupName: string;
-  consumeType: string;
-  messageModel: string;
-  consumeFromWhere: string;
-  subscriptionDataSet: {
-    classFilterMode: boolean;
-    codeSet: number[];
-    expressionType: string;
-    subString: string;
-    subVersion: number;
-    tagsSet: string[];
-    topic: string;
-  }[];
-  unitMode: boolean;
-}
-
-export interface HeartbeatDataInit {
-  clientID: string;
-  producerDataSet: { groupName: string }[];
-  consumerDataSet: HeartbeatConsumerData[];
-}
 
 /**
  * HeartbeatData of a 4.9 client (§8.1): producers by group, one ConsumerData per consumer, and
@@ -35,8 +9,8 @@ export function buildHeartbeatData(
   clientId: string,
   producerGroups: Iterable<string>,
   consumers: Iterable<ConsumerInner>,
-): HeartbeatDataInit {
-  const consumerDataSet: HeartbeatConsumerData[] = [];
+): HeartbeatData {
+  const consumerDataSet: HeartbeatData['consumerDataSet'] = [];
   for (const c of consumers) {
     consumerDataSet.push({
       groupName: c.groupName,
@@ -62,9 +36,4 @@ export function buildHeartbeatData(
     consumerDataSet,
     producerDataSet: [...groups].map((groupName) => ({ groupName })),
   };
-}
-
-/** The HEART_BEAT body: fastjson form, keys sorted. */
-export function encodeHeartbeatBody(data: HeartbeatDataInit): Buffer {
-  return Buffer.from(toJavaJsonLocal(data), 'utf8');
 }

@@ -1,14 +1,18 @@
 import {
   createRequest,
+  decodeConsumerListBody,
+  decodeLockBatchResponseBody,
+  decodeMessages,
+  encodeLockBatchBody,
+  PullMessageRequestHeader,
+  PullMessageResponseHeader,
   RequestCode,
   ResponseCode,
+  type MessageExt,
+  type MessageQueue,
   type RemotingCommand,
 } from '../../protocol/index.js';
 import { checkResponse, type RemotingClient } from '../remoting/index.js';
-import { parseFastjsonLocal, toJavaJsonLocal } from './fastjson.js';
-import type { MessageQueue } from './message-queue.js';
-import { decodeMessagesLocal } from './message-decoder-local.js';
-import type { MessageExtLike } from './consumer-inner.js';
 
 /** Fields of PULL_MESSAGE's PullMessageRequestHeader (§5.1); numbers are sent as decimal strings. */
 export interface PullMessageRequest {
@@ -39,7 +43,7 @@ export interface PullResult {
   suggestWhichBrokerId: number;
   /** The raw concatenated stored records (FOUND only), a view into the received frame. */
   bodyBytes: Buffer | null;
-  readonly messages: MessageExtLike[];
+  readonly messages: MessageExt[];
 }
 
 /** Per-call context: the instance's timeouts and request stamping. */
@@ -106,8 +110,7 @@ export class MQClientAPI {
   async getConsumerIdList(brokerAddr: string, consumerGroup: string, timeoutMs?: number): Promise<string[]> {
     const res = await this.call(brokerAddr, this.createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup }), timeoutMs);
     if (!res.body || res.body.length === 0) return [];
-    const parsed = parseFastjsonLocal(res.body.toString('utf8')) as { consumerIdList?: unknown };
-    return Array.isArray(parsed.consumerIdList) ? parsed.consumerIdList.map(String) : [];
+    return decodeConsumerListBody(res.body).consumerIdList;
   }
 
   /** QUERY_CONSUMER_OFFSET: the stored offset, or −1 when the broker answers QUERY_NOT_FOUND. */
@@ -198,34 +201,22 @@ export class MQClientAPI {
 
   /** PULL_MESSAGE. `timeoutMs` must exceed suspendTimeoutMillis plus the broker's check period. */
   async pullMessage(brokerAddr: string, header: PullMessageRequest, timeoutMs: number, signal?: AbortSignal): Promise<PullResult> {
-    const req = this.createRequest(RequestCode.PULL_MESSAGE, {
-      consumerGroup: header.consumerGroup,
-      topic: header.topic,
-      queueId: header.queueId,
-      queueOffset: header.queueOffset,
-      maxMsgNums: header.maxMsgNums,
-      sysFlag: header.sysFlag,
-      commitOffset: header.commitOffset,
-      suspendTimeoutMillis: header.suspendTimeoutMillis,
-      subscription: header.subscription,
-      subVersion: header.subVersion,
-      expressionType: header.expressionType,
-      bname: header.bname,
-    });
+    const req = this.createRequest(RequestCode.PULL_MESSAGE, PullMessageRequestHeader.encode(header));
     const res = await this.ctx.remoting.invoke(brokerAddr, req, signal ? { timeoutMs, signal } : { timeoutMs });
     const status = PULL_STATUS[res.code];
     if (status === undefined) checkResponse(res, { addr: brokerAddr, requestCode: req.code, accept: [] });
     const bodyBytes = status === 'FOUND' ? res.body : null;
-    let decoded: MessageExtLike[] | undefined;
+    const h = PullMessageResponseHeader.decode(res.extFields);
+    let decoded: MessageExt[] | undefined;
     return {
       status: status as PullStatus,
-      nextBeginOffset: longField(res, 'nextBeginOffset'),
-      minOffset: longField(res, 'minOffset'),
-      maxOffset: longField(res, 'maxOffset'),
-      suggestWhichBrokerId: longField(res, 'suggestWhichBrokerId'),
+      nextBeginOffset: h.nextBeginOffset,
+      minOffset: h.minOffset,
+      maxOffset: h.maxOffset,
+      suggestWhichBrokerId: h.suggestWhichBrokerId,
       bodyBytes,
-      get messages(): MessageExtLike[] {
-        decoded ??= bodyBytes ? decodeMessagesLocal(bodyBytes) : [];
+      get messages(): MessageExt[] {
+        decoded ??= bodyBytes ? decodeMessages(bodyBytes) : [];
         return decoded;
       },
     };
@@ -233,22 +224,15 @@ export class MQClientAPI {
 
   /** LOCK_BATCH_MQ: the queues the broker granted to this client. */
   async lockBatchMQ(brokerAddr: string, group: string, mqs: MessageQueue[], timeoutMs = 1000): Promise<MessageQueue[]> {
-    const body = Buffer.from(toJavaJsonLocal({ clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs.map(mqJson) }));
+    const body = encodeLockBatchBody({ clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs });
     const res = await this.call(brokerAddr, this.createRequest(RequestCode.LOCK_BATCH_MQ, null, body), timeoutMs);
     if (!res.body || res.body.length === 0) return [];
-    const parsed = parseFastjsonLocal(res.body.toString('utf8')) as { lockOKMQSet?: unknown };
-    return Array.isArray(parsed.lockOKMQSet)
-      ? (parsed.lockOKMQSet as Record<string, unknown>[]).map((m) => ({
-          topic: String(m.topic),
-          brokerName: String(m.brokerName),
-          queueId: Number(m.queueId),
-        }))
-      : [];
+    return decodeLockBatchResponseBody(res.body).lockOKMQSet;
   }
 
   /** UNLOCK_BATCH_MQ, oneway (rebalance) or awaited (shutdown). */
   async unlockBatchMQ(brokerAddr: string, group: string, mqs: MessageQueue[], oneway: boolean, timeoutMs = 1000): Promise<void> {
-    const body = Buffer.from(toJavaJsonLocal({ clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs.map(mqJson) }));
+    const body = encodeLockBatchBody({ clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs });
     const req = this.createRequest(RequestCode.UNLOCK_BATCH_MQ, null, body, oneway);
     if (oneway) await this.ctx.remoting.invokeOneway(brokerAddr, req);
     else await this.call(brokerAddr, req, timeoutMs);
@@ -263,8 +247,4 @@ export class MQClientAPI {
     });
     await this.call(brokerAddr, req, timeoutMs);
   }
-}
-
-function mqJson(mq: MessageQueue): { brokerName: string; queueId: number; topic: string } {
-  return { brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic };
 }

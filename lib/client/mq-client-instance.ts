@@ -1,9 +1,15 @@
 import createDebug from 'debug';
 import {
   createResponse,
+  decodeMessages,
+  decodeResetOffsetBody,
+  encodeHeartbeatData,
   RequestCode,
   ResponseCode,
+  toJavaJson,
+  type HeartbeatData,
   type RemotingCommand,
+  type TopicRouteData,
 } from '../../protocol/index.js';
 import { BrokerError, RemotingClient, checkResponse } from '../remoting/index.js';
 import {
@@ -14,13 +20,11 @@ import {
 } from './client-options.js';
 import type { ConsumerInner } from './consumer-inner.js';
 import { MQClientError, NameServerUnavailableError } from './errors.js';
-import { parseFastjsonLocal, toJavaJsonLocal } from './fastjson.js';
-import { buildHeartbeatData, encodeHeartbeatBody } from './heartbeat-data.js';
-import { decodeMessagesLocal } from './message-decoder-local.js';
-import { messageQueueKey } from './message-queue.js';
+import { buildHeartbeatData } from './heartbeat-data.js';
+import { resetOffsetKey } from './message-queue.js';
 import { MQClientAPI } from './mq-client-api.js';
 import { ScheduledTask } from './scheduled-task.js';
-import { parseTopicRouteData, type TopicRouteData } from './topic-route.js';
+import { parseTopicRouteData } from './topic-route.js';
 
 const log = createDebug('rocketwire:client');
 
@@ -52,6 +56,8 @@ export class MQClientInstance extends MQClientAPI {
   private readonly producers = new Set<string>();
   private readonly consumers = new Map<string, ConsumerInner>();
   private readonly routeListeners = new Set<RouteListener>();
+  /** Topics refreshed periodically although their route is not (yet) cached, e.g. auto-created ones. */
+  private readonly watchedTopics = new Map<string, number>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly tasks: ScheduledTask[];
 
@@ -224,9 +230,20 @@ export class MQClientInstance extends MQClientAPI {
     return () => this.routeListeners.delete(listener);
   }
 
-  /** Refreshes the routes of every cached topic and every topic a consumer subscribes to (§9.3). */
+  /** Includes `topic` in the periodic route refresh until unwatchTopic (counted per caller). */
+  watchTopic(topic: string): void {
+    this.watchedTopics.set(topic, (this.watchedTopics.get(topic) ?? 0) + 1);
+  }
+
+  unwatchTopic(topic: string): void {
+    const n = (this.watchedTopics.get(topic) ?? 0) - 1;
+    if (n > 0) this.watchedTopics.set(topic, n);
+    else this.watchedTopics.delete(topic);
+  }
+
+  /** Refreshes the routes of every cached or watched topic and every topic a consumer subscribes to (§9.3). */
   async refreshAllRoutes(): Promise<void> {
-    const topics = new Set(this.topicRouteTable.keys());
+    const topics = new Set([...this.topicRouteTable.keys(), ...this.watchedTopics.keys()]);
     for (const c of this.consumers.values()) for (const s of c.subscriptions()) topics.add(s.topic);
     await Promise.all(
       [...topics].map((t) =>
@@ -316,7 +333,7 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   /** The HeartbeatData this process would send now (§8.1). */
-  heartbeatData(): ReturnType<typeof buildHeartbeatData> {
+  heartbeatData(): HeartbeatData {
     return buildHeartbeatData(this.clientId, this.producers, this.consumers.values());
   }
 
@@ -332,7 +349,7 @@ export class MQClientInstance extends MQClientAPI {
   async sendHeartbeat(): Promise<{ ok: string[]; failed: { addr: string; error: Error }[] }> {
     const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
     if (this.producers.size === 0 && this.consumers.size === 0) return result;
-    const body = encodeHeartbeatBody(this.heartbeatData());
+    const body = encodeHeartbeatData(this.heartbeatData());
     const mastersOnly = this.consumers.size === 0;
     const targets: string[] = [];
     for (const addrs of this.brokerAddrTable.values()) {
@@ -381,7 +398,7 @@ export class MQClientInstance extends MQClientAPI {
       const group = req.extFields?.consumerGroup ?? '';
       const c = this.consumers.get(group);
       if (!c) return groupNotExist(req, group);
-      const msg = req.body ? decodeMessagesLocal(req.body)[0] : undefined;
+      const msg = req.body ? decodeMessages(req.body)[0] : undefined;
       if (!msg) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'no message in the request body' });
       const result = await c.consumeMessageDirectly(msg, req.extFields?.brokerName ?? '');
       return createResponse(req, ResponseCode.SUCCESS, { body: jsonBody(result) });
@@ -396,11 +413,7 @@ export class MQClientInstance extends MQClientAPI {
       }
       const offsets = new Map<string, number>();
       if (req.body && req.body.length > 0) {
-        const parsed = parseFastjsonLocal(req.body.toString('utf8')) as { offsetTable?: Record<string, unknown> };
-        for (const [k, v] of Object.entries(parsed.offsetTable ?? {})) {
-          const mq = JSON.parse(k) as { topic: string; brokerName: string; queueId: number };
-          offsets.set(messageQueueKey({ topic: mq.topic, brokerName: mq.brokerName, queueId: Number(mq.queueId) }), Number(v));
-        }
+        for (const [mq, offset] of decodeResetOffsetBody(req.body).offsetTable) offsets.set(resetOffsetKey(mq), offset);
       }
       await c.resetOffset(topic, offsets);
       return null;
@@ -416,5 +429,5 @@ function groupNotExist(req: RemotingCommand, group: string): RemotingCommand {
 function jsonBody(v: unknown): Buffer {
   if (Buffer.isBuffer(v)) return v;
   if (typeof v === 'string') return Buffer.from(v, 'utf8');
-  return Buffer.from(toJavaJsonLocal(v), 'utf8');
+  return Buffer.from(toJavaJson(v), 'utf8');
 }

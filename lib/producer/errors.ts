@@ -1,0 +1,36 @@
+import { RocketwireError } from '../../protocol/index.js';
+
+/** One failed attempt of a send. */
+export interface SendAttemptFailure {
+  brokerName: string;
+  queueId: number;
+  error: Error;
+}
+
+/**
+ * A send that used up its attempts or its time budget. `attempts` lists each failed try in order; the
+ * last error is the `cause`.
+ */
+export class SendFailedError extends RocketwireError {
+  readonly topic: string;
+  readonly attempts: SendAttemptFailure[];
+  readonly timedOut: boolean;
+  constructor(topic: string, attempts: SendAttemptFailure[], elapsedMs: number, timedOut: boolean) {
+    const last = attempts[attempts.length - 1];
+    const why = timedOut ? `time budget used up after ${Math.round(elapsedMs)} ms` : `${attempts.length} attempt(s) in ${Math.round(elapsedMs)} ms`;
+    const detail = last ? `; last: ${last.brokerName}: ${last.error.message.split('\n')[0]}` : '';
+    super(`send to topic ${topic} failed: ${why}${detail}`, last ? { cause: last.error } : undefined);
+    this.topic = topic;
+    this.attempts = attempts;
+    this.timedOut = timedOut;
+  }
+}
+
+/** The topic has no route and no auto-create template route either. */
+export class NoRouteError extends RocketwireError {
+  readonly topic: string;
+  constructor(topic: string, detail: string, options?: { cause?: unknown }) {
+    super(`no route for topic ${topic}: ${detail}`, options);
+    this.topic = topic;
+  }
+}

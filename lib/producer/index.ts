@@ -1,0 +1,6 @@
+export * from './errors.js';
+export * from './message.js';
+export * from './producer.js';
+export * from './producer-options.js';
+export * from './send-result.js';
+export * from './topic-publish-info.js';

@@ -1,0 +1,78 @@
+import type { ClientOptions } from '../client/index.js';
+
+/** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
+export interface ProducerOptions extends ClientOptions {
+  /** Producer group (required; not "DEFAULT_PRODUCER"). */
+  group: string;
+  /** Budget of one send() including retries. */
+  sendMsgTimeoutMs?: number;
+  /** Extra attempts of a sync send after a failure, on another broker when there is one. */
+  retryTimesWhenSendFailed?: number;
+  /** Bodies of at least this many bytes are zlib-compressed (single sends only). */
+  compressMsgBodyOverHowmuch?: number;
+  /** zlib level used for compressed bodies (Java's default 5). */
+  compressLevel?: number;
+  /** Largest body (or batch body) accepted. */
+  maxMessageSize?: number;
+  /** Template topic for auto-creation. */
+  createTopicKey?: string;
+  /** Queue count of auto-created topics. */
+  defaultTopicQueueNums?: number;
+  /** Use SEND_MESSAGE (10, long header keys) instead of SEND_MESSAGE_V2 (310). */
+  sendMessageV1?: boolean;
+}
+
+export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions>> & { client: ClientOptions };
+
+/** Raised for a producer option outside its range; `option` names it. */
+export class ProducerOptionError extends RangeError {
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super(`option ${option}: ${message}`);
+    this.name = 'ProducerOptionError';
+    this.option = option;
+  }
+}
+
+const GROUP_RE = /^[%|a-zA-Z0-9_-]+$/;
+
+function int(name: string, value: number | undefined, def: number, min: number, max: number): number {
+  const v = value ?? def;
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new ProducerOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
+  }
+  return v;
+}
+
+/** The defaults of DefaultMQProducer (§7.4), in a fresh object, validated. */
+export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
+  const group = options.group;
+  if (typeof group !== 'string' || group.length === 0) throw new ProducerOptionError('group', 'is required');
+  if (group.length > 255) throw new ProducerOptionError('group', 'is longer than 255 characters');
+  if (!GROUP_RE.test(group)) throw new ProducerOptionError('group', `"${group}" may only contain letters, digits, %, |, _ and -`);
+  if (group === 'DEFAULT_PRODUCER') throw new ProducerOptionError('group', 'can not be DEFAULT_PRODUCER');
+  const {
+    group: _group,
+    sendMsgTimeoutMs,
+    retryTimesWhenSendFailed,
+    compressMsgBodyOverHowmuch,
+    compressLevel,
+    maxMessageSize,
+    createTopicKey,
+    defaultTopicQueueNums,
+    sendMessageV1,
+    ...client
+  } = options;
+  return {
+    group,
+    sendMsgTimeoutMs: int('sendMsgTimeoutMs', sendMsgTimeoutMs, 3000, 1, 3_600_000),
+    retryTimesWhenSendFailed: int('retryTimesWhenSendFailed', retryTimesWhenSendFailed, 2, 0, 100),
+    compressMsgBodyOverHowmuch: int('compressMsgBodyOverHowmuch', compressMsgBodyOverHowmuch, 4096, 0, 2 ** 31 - 1),
+    compressLevel: int('compressLevel', compressLevel, 5, 0, 9),
+    maxMessageSize: int('maxMessageSize', maxMessageSize, 4 * 1024 * 1024, 1, 16 * 1024 * 1024 - 1024),
+    createTopicKey: createTopicKey ?? 'TBW102',
+    defaultTopicQueueNums: int('defaultTopicQueueNums', defaultTopicQueueNums, 4, 1, 1024),
+    sendMessageV1: sendMessageV1 ?? false,
+    client,
+  };
+}

@@ -1,0 +1,371 @@
+import { deflateSync } from 'node:zlib';
+import createDebug from 'debug';
+import {
+  encodeBatch,
+  encodeProperties,
+  isRetryTopic,
+  javaHashMapOrder,
+  javaStringHash,
+  MessageSysFlag,
+  RequestCode,
+  ResponseCode,
+  UniqKeyGenerator,
+  type MessageQueue,
+  type RemotingCommand,
+  type TopicRouteData,
+} from '../../protocol/index.js';
+import {
+  MQClientInstance,
+  resolveInstanceName,
+  topicRouteToPublishQueues,
+} from '../client/index.js';
+import { BrokerError, RemotingError, checkResponse } from '../remoting/index.js';
+import { NoRouteError, SendFailedError, type SendAttemptFailure } from './errors.js';
+import { messageBody, messageProperties, MessageValidationError, validateTopic, type Message } from './message.js';
+import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
+import { encodeSendHeaderV1, encodeSendHeaderV2 } from './send-message-header.js';
+import type { SendResult, SendStatus } from './send-result.js';
+import { TopicPublishInfo } from './topic-publish-info.js';
+
+const log = createDebug('rocketwire:producer');
+
+/** Picks the queue of an ordered send (MessageQueueSelector in Java). */
+export type MessageQueueSelector = (queues: readonly MessageQueue[], msg: Message, arg: unknown) => MessageQueue;
+
+/** Selector that keeps messages with the same `arg` on one queue (Java's SelectMessageQueueByHash). */
+export const selectMessageQueueByHash: MessageQueueSelector = (queues, _msg, arg) => {
+  const h = Math.abs(javaStringHash(String(arg)));
+  return queues[h % queues.length]!;
+};
+
+export interface SendOptions {
+  /** Ordered send: choose the queue from the topic's publish queues. */
+  selector?: MessageQueueSelector;
+  /** Argument handed to the selector. */
+  arg?: unknown;
+  /** Send to exactly this queue. */
+  queue?: MessageQueue;
+  /** Overrides sendMsgTimeoutMs for this call. */
+  timeoutMs?: number;
+}
+
+export interface ProducerStats {
+  sent: number;
+  failed: number;
+  /** Attempts that failed and were retried. */
+  retries: number;
+}
+
+const SEND_STATUS: Record<number, SendStatus> = {
+  [ResponseCode.SUCCESS]: 'SEND_OK',
+  [ResponseCode.FLUSH_DISK_TIMEOUT]: 'FLUSH_DISK_TIMEOUT',
+  [ResponseCode.FLUSH_SLAVE_TIMEOUT]: 'FLUSH_SLAVE_TIMEOUT',
+  [ResponseCode.SLAVE_NOT_AVAILABLE]: 'SLAVE_NOT_AVAILABLE',
+};
+
+/** A prepared send: everything but the queue. */
+interface Prepared {
+  topic: string;
+  code: number;
+  body: Buffer;
+  sysFlag: number;
+  flag: number;
+  properties: string;
+  batch: boolean;
+  uniqMsgId: string;
+  /** The message handed to a selector. */
+  msg: Message;
+}
+
+/**
+ * A producer (DefaultMQProducer): routes from the shared client instance, round-robin queue selection,
+ * retries on another broker, zlib compression of large bodies, batches and the TBW102 auto-create flow.
+ */
+export class Producer {
+  readonly options: ResolvedProducerOptions;
+  private instance: MQClientInstance | null = null;
+  private state: 'CREATED' | 'RUNNING' | 'SHUTDOWN' = 'CREATED';
+  private readonly publishInfo = new Map<string, TopicPublishInfo>();
+  private readonly uniqKeys: UniqKeyGenerator;
+  private removeRouteListener: (() => void) | null = null;
+  private readonly counters: ProducerStats = { sent: 0, failed: 0, retries: 0 };
+
+  constructor(options: ProducerOptions) {
+    this.options = resolveProducerOptions(options);
+    this.uniqKeys = new UniqKeyGenerator(this.options.client.clientIp ? { ip: this.options.client.clientIp } : {});
+  }
+
+  /** The client instance (after start()). */
+  get clientInstance(): MQClientInstance {
+    if (!this.instance) throw new MessageValidationError('state', 'producer is not started');
+    return this.instance;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'CREATED') throw new MessageValidationError('state', `producer is ${this.state.toLowerCase()}, it can be started once`);
+    const instance = MQClientInstance.acquire({
+      ...this.options.client,
+      instanceName: resolveInstanceName(this.options.client.instanceName),
+    });
+    try {
+      instance.registerProducer(this.options.group);
+    } catch (err) {
+      await instance.release();
+      throw err;
+    }
+    this.instance = instance;
+    this.removeRouteListener = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
+    await instance.start();
+    this.state = 'RUNNING';
+    await instance.sendHeartbeatToAllBrokers();
+    log('producer %s started as %s', this.options.group, instance.clientId);
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.state !== 'RUNNING') {
+      this.state = 'SHUTDOWN';
+      return;
+    }
+    this.state = 'SHUTDOWN';
+    const instance = this.instance!;
+    this.removeRouteListener?.();
+    for (const t of this.publishInfo.keys()) instance.unwatchTopic(t);
+    instance.unregisterProducer(this.options.group);
+    await instance.release();
+  }
+
+  stats(): ProducerStats {
+    return { ...this.counters };
+  }
+
+  /** Publish queues of `topic`, asking the name server when not known (auto-create via TBW102 if absent). */
+  async fetchPublishMessageQueues(topic: string): Promise<MessageQueue[]> {
+    this.ensureRunning();
+    return [...(await this.findPublishInfo(validateTopic(topic, this.options.createTopicKey))).queues];
+  }
+
+  /** Sends one message and waits for the broker's answer (SEND_MESSAGE_V2). */
+  async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
+    this.ensureRunning();
+    return this.sendPrepared(this.prepareSingle(msg), opts, false) as Promise<SendResult>;
+  }
+
+  /** Sends one message without waiting for an answer; a single attempt, as in Java. */
+  async sendOneway(msg: Message, opts: SendOptions = {}): Promise<void> {
+    this.ensureRunning();
+    await this.sendPrepared(this.prepareSingle(msg), opts, true);
+  }
+
+  /** Sends messages of one topic in one SEND_BATCH_MESSAGE (no delay, no retry topics, never compressed). */
+  async sendBatch(msgs: readonly Message[], opts: SendOptions = {}): Promise<SendResult> {
+    this.ensureRunning();
+    return this.sendPrepared(this.prepareBatch(msgs), opts, false) as Promise<SendResult>;
+  }
+
+  private ensureRunning(): void {
+    if (this.state !== 'RUNNING') throw new MessageValidationError('state', `producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`);
+  }
+
+  private prepareSingle(msg: Message): Prepared {
+    const topic = validateTopic(msg.topic, this.options.createTopicKey);
+    let body = messageBody(msg, this.options.maxMessageSize);
+    const uniqKey = this.uniqKeys.next();
+    const properties = encodeProperties(messageProperties(msg, uniqKey));
+    let sysFlag = 0;
+    // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
+    // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
+    if (body.length >= this.options.compressMsgBodyOverHowmuch) {
+      body = deflateSync(body, { level: this.options.compressLevel });
+      sysFlag |= MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
+    }
+    return {
+      topic,
+      code: this.options.sendMessageV1 ? RequestCode.SEND_MESSAGE : RequestCode.SEND_MESSAGE_V2,
+      body,
+      sysFlag,
+      flag: msg.flag ?? 0,
+      properties,
+      batch: false,
+      uniqMsgId: uniqKey,
+      msg,
+    };
+  }
+
+  private prepareBatch(msgs: readonly Message[]): Prepared {
+    if (msgs.length === 0) throw new MessageValidationError('messages', 'a batch needs at least one message');
+    const first = msgs[0]!;
+    const topic = validateTopic(first.topic, this.options.createTopicKey);
+    if (isRetryTopic(topic)) throw new MessageValidationError('topic', 'retry topics are not supported for batching');
+    const wait = first.waitStoreMsgOK ?? true;
+    const ids: string[] = [];
+    const records = msgs.map((m) => {
+      if (m.topic !== topic) throw new MessageValidationError('topic', 'the messages of one batch must share one topic');
+      if ((m.delayTimeLevel ?? 0) > 0) throw new MessageValidationError('delayTimeLevel', 'delayed messages are not supported for batching');
+      if ((m.waitStoreMsgOK ?? true) !== wait) throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
+      const uniq = this.uniqKeys.next();
+      ids.push(uniq);
+      return { body: messageBody(m, this.options.maxMessageSize), flag: m.flag ?? 0, properties: encodeProperties(messageProperties(m, uniq)) };
+    });
+    const body = encodeBatch(records);
+    if (body.length > this.options.maxMessageSize) {
+      throw new MessageValidationError('body', `batch body size ${body.length} exceeds the maximum ${this.options.maxMessageSize}`);
+    }
+    // The batch itself is a Message in Java: WAIT from the first message, and its own UNIQ_KEY.
+    const batchProps: Record<string, string> = {};
+    const raw: Record<string, string> = { WAIT: String(wait), UNIQ_KEY: this.uniqKeys.next() };
+    for (const k of javaHashMapOrder(Object.keys(raw))) batchProps[k] = raw[k]!;
+    return {
+      topic,
+      code: RequestCode.SEND_BATCH_MESSAGE,
+      body,
+      sysFlag: 0,
+      flag: 0,
+      properties: encodeProperties(batchProps),
+      batch: true,
+      uniqMsgId: ids.join(','),
+      msg: first,
+    };
+  }
+
+  private async sendPrepared(p: Prepared, opts: SendOptions, oneway: boolean): Promise<SendResult | void> {
+    const begin = Date.now();
+    const budget = opts.timeoutMs ?? this.options.sendMsgTimeoutMs;
+    const info = opts.queue ? null : await this.findPublishInfo(p.topic);
+    const times = oneway ? 1 : 1 + this.options.retryTimesWhenSendFailed;
+    const failures: SendAttemptFailure[] = [];
+    let lastBrokerName: string | undefined;
+    let timedOut = false;
+    for (let attempt = 0; attempt < times; attempt++) {
+      const elapsed = Date.now() - begin;
+      if (elapsed >= budget) {
+        timedOut = true;
+        break;
+      }
+      const mq = opts.queue ?? (opts.selector ? opts.selector(info!.queues, p.msg, opts.arg) : info!.selectOneMessageQueue(lastBrokerName));
+      try {
+        const r = await this.sendKernel(p, mq, budget - elapsed, oneway);
+        this.counters.sent++;
+        return r;
+      } catch (err) {
+        const e = err as Error;
+        failures.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: e });
+        lastBrokerName = mq.brokerName;
+        const retriable = e instanceof RemotingError || (e instanceof BrokerError && e.retriable) || e instanceof NoRouteError;
+        log('send to %s/%d failed (%s): %s', mq.brokerName, mq.queueId, retriable ? 'retriable' : 'final', e.message);
+        if (!retriable) {
+          this.counters.failed++;
+          throw e;
+        }
+        if (attempt + 1 < times) this.counters.retries++;
+      }
+    }
+    this.counters.failed++;
+    throw new SendFailedError(p.topic, failures, Date.now() - begin, timedOut);
+  }
+
+  private async sendKernel(p: Prepared, mq: MessageQueue, timeoutMs: number, oneway: boolean): Promise<SendResult | void> {
+    const instance = this.instance!;
+    let addr = instance.findBrokerMasterAddress(mq.brokerName);
+    if (!addr) {
+      await instance.getTopicRoute(p.topic, { refresh: true }).catch(() => undefined);
+      addr = instance.findBrokerMasterAddress(mq.brokerName);
+      if (!addr) throw new NoRouteError(p.topic, `broker ${mq.brokerName} has no master address`);
+    }
+    const fields = {
+      producerGroup: this.options.group,
+      topic: p.topic,
+      defaultTopic: this.options.createTopicKey,
+      defaultTopicQueueNums: this.options.defaultTopicQueueNums,
+      queueId: mq.queueId,
+      sysFlag: p.sysFlag,
+      bornTimestamp: Date.now(),
+      flag: p.flag,
+      properties: p.properties,
+      reconsumeTimes: 0,
+      unitMode: false,
+      batch: p.batch,
+      brokerName: mq.brokerName,
+    };
+    const extFields = p.code === RequestCode.SEND_MESSAGE ? encodeSendHeaderV1(fields) : encodeSendHeaderV2(fields);
+    const request = instance.createRequest(p.code, extFields, p.body, oneway);
+    if (oneway) {
+      await instance.remoting.invokeOneway(addr, request);
+      return;
+    }
+    const res = await instance.remoting.invoke(addr, request, { timeoutMs });
+    return this.toSendResult(res, addr, request.code, p, mq);
+  }
+
+  private toSendResult(res: RemotingCommand, addr: string, requestCode: number, p: Prepared, mq: MessageQueue): SendResult {
+    const status = SEND_STATUS[res.code];
+    if (status === undefined) checkResponse(res, { addr, requestCode, accept: [] });
+    const ext = res.extFields ?? {};
+    const queueId = ext.queueId !== undefined ? Number(ext.queueId) : mq.queueId;
+    const result: SendResult = {
+      status: status!,
+      msgId: p.uniqMsgId,
+      offsetMsgId: ext.msgId ?? '',
+      messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId },
+      // int64 text; queue offsets stay far below 2^53.
+      queueOffset: ext.queueOffset !== undefined ? Number(ext.queueOffset) : -1,
+    };
+    if (ext.MSG_REGION !== undefined) result.regionId = ext.MSG_REGION;
+    if (ext.TRACE_ON !== undefined) result.traceOn = ext.TRACE_ON === 'true';
+    return result;
+  }
+
+  // ---------------------------------------------------------------- routes
+
+  private onRouteChange(topic: string, route: TopicRouteData): void {
+    if (!this.publishInfo.has(topic)) return;
+    const queues = topicRouteToPublishQueues(topic, route);
+    if (queues.length > 0) this.publishInfo.set(topic, new TopicPublishInfo(queues));
+  }
+
+  private async findPublishInfo(topic: string): Promise<TopicPublishInfo> {
+    const cached = this.publishInfo.get(topic);
+    if (cached?.ok) return cached;
+    const instance = this.instance!;
+    try {
+      const route = await instance.getTopicRoute(topic, { refresh: cached !== undefined });
+      const info = new TopicPublishInfo(topicRouteToPublishQueues(topic, route));
+      if (info.ok) {
+        this.publishInfo.set(topic, info);
+        return info;
+      }
+    } catch (err) {
+      if (!(err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)) throw err;
+    }
+    return this.autoCreatePublishInfo(topic);
+  }
+
+  /**
+   * The topic is unknown to the name server: borrow the brokers of the template topic (TBW102) with
+   * min(defaultTopicQueueNums, template queues) queues each, as Java does; the broker creates the topic
+   * on the first send, and the route refresh then replaces these queues with the real ones.
+   */
+  private async autoCreatePublishInfo(topic: string): Promise<TopicPublishInfo> {
+    const instance = this.instance!;
+    const key = this.options.createTopicKey;
+    let template: TopicRouteData;
+    try {
+      template = await instance.queryTopicRoute(key);
+    } catch (err) {
+      if (err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST) {
+        throw new NoRouteError(topic, `the name server knows neither it nor the auto-create template ${key}`, { cause: err });
+      }
+      throw err;
+    }
+    const n = this.options.defaultTopicQueueNums;
+    const route: TopicRouteData = {
+      ...template,
+      queueDatas: template.queueDatas.map((q) => ({ ...q, readQueueNums: Math.min(n, q.readQueueNums), writeQueueNums: Math.min(n, q.readQueueNums) })),
+    };
+    const info = new TopicPublishInfo(topicRouteToPublishQueues(topic, route), true);
+    if (!info.ok) throw new NoRouteError(topic, `the template topic ${key} has no writable queue`);
+    this.publishInfo.set(topic, info);
+    instance.watchTopic(topic);
+    log('topic %s unknown: sending through the %s template (%d queues)', topic, key, info.queues.length);
+    return info;
+  }
+}

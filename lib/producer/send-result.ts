@@ -1,0 +1,23 @@
+import type { MessageQueue } from '../../protocol/index.js';
+
+/**
+ * Outcome of a stored send. Anything but SEND_OK means the message was stored but the broker could
+ * not confirm the flush or the replication in time (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT,
+ * SLAVE_NOT_AVAILABLE answers, §5.4).
+ */
+export type SendStatus = 'SEND_OK' | 'FLUSH_DISK_TIMEOUT' | 'FLUSH_SLAVE_TIMEOUT' | 'SLAVE_NOT_AVAILABLE';
+
+export interface SendResult {
+  status: SendStatus;
+  /** The client id (UNIQ_KEY) of the message; comma-joined for a batch. */
+  msgId: string;
+  /** The broker's offset msgId (store host + commit-log offset); comma-joined for a batch. */
+  offsetMsgId: string;
+  messageQueue: MessageQueue;
+  /** Queue offset of the (first) message. */
+  queueOffset: number;
+  /** MSG_REGION the broker reported. */
+  regionId?: string;
+  /** TRACE_ON the broker reported. */
+  traceOn?: boolean;
+}

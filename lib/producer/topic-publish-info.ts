@@ -1,0 +1,43 @@
+import type { MessageQueue } from '../../protocol/index.js';
+
+/**
+ * The queues a producer may write a topic to (TopicPublishInfo in Java), with the round-robin index.
+ * `autoCreate` marks queues borrowed from the TBW102 template route: sends then carry the template
+ * topic so that the broker creates the topic.
+ */
+export class TopicPublishInfo {
+  private index: number;
+
+  constructor(
+    readonly queues: readonly MessageQueue[],
+    readonly autoCreate = false,
+    start = Math.floor(Math.random() * 1024),
+  ) {
+    this.index = start;
+  }
+
+  get ok(): boolean {
+    return this.queues.length > 0;
+  }
+
+  /**
+   * Next queue round robin; after a failure (`lastBrokerName` given) the next queue on a different
+   * broker, falling back to plain round robin when the topic lives on one broker only.
+   */
+  selectOneMessageQueue(lastBrokerName?: string): MessageQueue {
+    const n = this.queues.length;
+    if (n === 0) throw new RangeError('no queue to select');
+    if (lastBrokerName !== undefined) {
+      for (let i = 0; i < n; i++) {
+        const mq = this.queues[this.nextIndex() % n]!;
+        if (mq.brokerName !== lastBrokerName) return mq;
+      }
+    }
+    return this.queues[this.nextIndex() % n]!;
+  }
+
+  private nextIndex(): number {
+    this.index = (this.index + 1) & 0x7fffffff;
+    return this.index;
+  }
+}
