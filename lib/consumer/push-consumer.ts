@@ -201,6 +201,8 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
   }
 
   /** Sets the handler (concurrent, or orderly when the `orderly` option is on); start() may also take it. */
+  onMessage(listener: MessageListenerConcurrently): this;
+  onMessage(listener: MessageListenerOrderly): this;
   onMessage(listener: MessageListener): this {
     if (typeof listener !== 'function') throw new TypeError('the message listener must be a function');
     this.listener = listener;
@@ -220,8 +222,10 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
    * Starts the consumer: client instance, routes, heartbeat, then the first rebalance (awaited), pulls,
    * and the periodic rebalance, offset flush, expiry sweep and (orderly) lock renewal.
    */
+  start(listener?: MessageListenerConcurrently): Promise<void>;
+  start(listener: MessageListenerOrderly): Promise<void>;
   async start(listener?: MessageListener): Promise<void> {
-    if (listener) this.onMessage(listener);
+    if (listener) this.onMessage(listener as MessageListenerConcurrently);
     if (this.stateValue !== 'CREATED') throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
     if (!this.listener) throw new ConsumerStateError(this.stateValue, 'no message listener: pass one to start() or onMessage()');
     if (this.expressions.size === 0) throw new ConsumerStateError(this.stateValue, 'no subscription: call subscribe(topic, expression) first');

@@ -1,0 +1,49 @@
+import { startBroker, type EmbeddedBroker, type StartBrokerOptions } from '../../lib/broker/index.js';
+import { Producer, type Message } from '../../lib/producer/index.js';
+
+let seq = 0;
+/** A fresh name per test so groups and topics never collide between tests of one file. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${process.pid}_${Date.now() % 100000}_${seq++}`;
+}
+
+export async function withBroker(opts: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
+  return startBroker({ queues: 4, ...opts });
+}
+
+/** Sends `n` messages (batches of up to 64 per queue round) and returns once all are stored. */
+export async function produce(
+  namesrv: string,
+  topic: string,
+  n: number,
+  make: (i: number) => Partial<Message> = () => ({}),
+): Promise<void> {
+  const producer = new Producer({ namesrvAddr: namesrv, group: uniqueName('pg') });
+  await producer.start();
+  try {
+    let i = 0;
+    while (i < n) {
+      const batch: Message[] = [];
+      for (let k = 0; k < 64 && i < n; k++, i++) {
+        batch.push({ topic, body: `message-${i}`, ...make(i) });
+      }
+      if (batch.some((m) => m.delayTimeLevel) || batch.length === 1) {
+        for (const m of batch) await producer.send(m);
+      } else {
+        await producer.sendBatch(batch);
+      }
+    }
+  } finally {
+    await producer.shutdown();
+  }
+}
+
+/** Polls `fn` every 20 ms until it is true or `limitMs` passes (then throws naming `what`). */
+export async function until(fn: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    if (await fn()) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

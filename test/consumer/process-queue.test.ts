@@ -1,0 +1,95 @@
+import t from 'tap';
+import { ProcessQueue, type MessageExt } from '../../lib/consumer/index.js';
+
+function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
+  return {
+    topic: 'T', queueId: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, storeTimestamp: 0,
+    reconsumeTimes: 0, properties: props, body: Buffer.alloc(bodyLen), msgId: `id${queueOffset}`,
+  };
+}
+
+t.test('removeMessage returns the smallest cached offset, then max+1, and -1 when empty', async (t) => {
+  const pq = new ProcessQueue(0);
+  const ms = [10, 11, 12, 13, 14].map((o) => msg(o));
+  pq.putMessage(ms);
+  t.equal(pq.msgCount, 5);
+  t.equal(pq.msgSize, 50);
+  t.equal(pq.maxSpan, 4);
+  t.equal(pq.removeMessage([ms[2]!]), 10, 'a middle message done: offset stays at the oldest unconsumed');
+  t.equal(pq.removeMessage([ms[4]!]), 10);
+  t.equal(pq.maxSpan, 3, 'span shrinks when the tail goes');
+  t.equal(pq.removeMessage([ms[0]!]), 11, 'head done: next unconsumed');
+  t.equal(pq.removeMessage([ms[1]!, ms[3]!]), 15, 'all done: last pulled + 1');
+  t.equal(pq.msgCount, 0);
+  t.equal(pq.msgSize, 0);
+  t.equal(pq.maxSpan, 0);
+  t.equal(pq.removeMessage([ms[1]!]), -1, 'empty before the call: nothing to commit');
+});
+
+t.test('a blocked head keeps the committed offset while thousands pass behind it', async (t) => {
+  const pq = new ProcessQueue(0);
+  const ms = Array.from({ length: 5000 }, (_, i) => msg(i));
+  pq.putMessage(ms);
+  let last = -1;
+  for (let i = 1; i < 5000; i++) last = pq.removeMessage([ms[i]!]);
+  t.equal(last, 0, 'never passes message 0');
+  t.equal(pq.msgCount, 1);
+  t.equal(pq.maxSpan, 0);
+  t.equal(pq.removeMessage([ms[0]!]), 5000);
+});
+
+t.test('duplicate offsets are ignored, out-of-order ones are inserted in place', async (t) => {
+  const pq = new ProcessQueue(0);
+  pq.putMessage([msg(5), msg(7)]);
+  pq.putMessage([msg(7)]);
+  t.equal(pq.msgCount, 2, 'duplicate ignored');
+  pq.putMessage([msg(6)]);
+  t.same([...pq.messages()].map((m) => m.queueOffset), [5, 6, 7]);
+  t.equal(pq.queueOffsetMax, 7);
+});
+
+t.test('removing a message that is not the cached one changes nothing', async (t) => {
+  const pq = new ProcessQueue(0);
+  pq.putMessage([msg(1), msg(2)]);
+  t.equal(pq.removeMessage([msg(9)]), 1);
+  t.equal(pq.msgCount, 2);
+});
+
+t.test('cleanExpiredMsg sends back the expired head messages only, at most 16', async (t) => {
+  const pq = new ProcessQueue(0);
+  const ms = Array.from({ length: 20 }, (_, i) => msg(i, 1, { CONSUME_START_TIME: '1000' }));
+  ms[18]!.properties.CONSUME_START_TIME = '999999';
+  pq.putMessage(ms);
+  const sent: number[] = [];
+  const n = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
+  t.equal(n, 16);
+  t.same(sent, Array.from({ length: 16 }, (_, i) => i));
+  t.equal(pq.minOffset, 16);
+  const n2 = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
+  t.equal(n2, 2, 'stops at the head that has not expired');
+  t.equal(pq.minOffset, 18);
+  const pq2 = new ProcessQueue(0);
+  pq2.putMessage([msg(1)]);
+  t.equal(await pq2.cleanExpiredMsg(1e12, 1, async () => undefined), 0, 'never started: never expired');
+  const pq3 = new ProcessQueue(0);
+  pq3.putMessage([msg(1, 1, { CONSUME_START_TIME: '0' })]);
+  t.equal(await pq3.cleanExpiredMsg(1e12, 1, async () => { throw new Error('down'); }), 0, 'send-back failure keeps it');
+  t.equal(pq3.msgCount, 1);
+});
+
+t.test('orderly take/commit/consume-again keeps counts and order', async (t) => {
+  const pq = new ProcessQueue(0);
+  t.equal(pq.putMessage([msg(1), msg(2), msg(3)]), true, 'first put dispatches');
+  t.equal(pq.putMessage([msg(4)]), false, 'no second dispatch while consuming');
+  const a = pq.takeMessages(2, 0);
+  t.same(a.map((m) => m.queueOffset), [1, 2]);
+  t.equal(pq.msgCount, 4, 'consuming messages still count');
+  pq.makeMessageToConsumeAgain(a);
+  t.same(pq.takeMessages(2, 0).map((m) => m.queueOffset), [1, 2], 'retried in order');
+  t.equal(pq.commit(), 3);
+  t.equal(pq.msgCount, 2);
+  t.same(pq.takeMessages(5, 0).map((m) => m.queueOffset), [3, 4]);
+  t.equal(pq.commit(), 5);
+  t.same(pq.takeMessages(5, 0), []);
+  t.equal(pq.putMessage([msg(5)]), true, 'dispatches again once drained');
+});
