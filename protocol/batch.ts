@@ -3,9 +3,10 @@ import { decodeProperties, encodeProperties, MAX_PROPERTIES_BYTES } from './prop
 
 /**
  * SEND_BATCH_MESSAGE body (§7.5): one short record per message,
- *   int32 TOTALSIZE (= 20 + bodyLen + propsLen, includes itself) | int32 MAGICCODE = 0 |
- *   int32 BODYCRC = 0 | int32 FLAG | int32 bodyLen + body | int16 propsLen + properties.
- * Batches are never compressed; all messages share one topic (carried in the header).
+ *   int32 TOTALSIZE (includes itself) | int32 MAGICCODE = 0 | int32 BODYCRC = 0 | int32 FLAG |
+ *   int32 bodyLen + body | int16 propsLen + properties.
+ * TOTALSIZE = 22 + bodyLen + propsLen (protocol-facts §7.5 says 20; Java's encodeMessage and
+ * the golden vectors say 22). Batches are never compressed; all messages share one topic.
  */
 export interface BatchMessage {
   body: Uint8Array;
@@ -31,7 +32,7 @@ export function encodeBatch(messages: readonly BatchMessage[]): Buffer {
     const n = Buffer.byteLength(s, 'utf8');
     if (n > MAX_PROPERTIES_BYTES) throw new ProtocolError(`batch message properties of ${n} bytes exceed ${MAX_PROPERTIES_BYTES}`, 0);
     props.push(s);
-    total += 20 + m.body.length + n;
+    total += 22 + m.body.length + n;
   }
   const b = Buffer.allocUnsafe(total);
   let p = 0;

@@ -1,0 +1,116 @@
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
+import {
+  compress,
+  compressionSysFlag,
+  compressionTypeOf,
+  crc32,
+  decompress,
+  decompressBody,
+  lz4FrameDecompress,
+  lz4FrameStore,
+  ProtocolError,
+  UnsupportedCompressionError,
+  xxhash32,
+} from '../../protocol/index.js';
+
+// Fixtures made with the lz4 1.9.4 and zstd 1.5.4 command-line tools from the texts below:
+//   lz4 small.txt small-default.lz4                          (4 MiB independent blocks, content checksum)
+//   lz4 -BD -B4 -BX --no-frame-crc big.txt big-dependent-blockcrc.lz4   (64 KiB linked blocks, block checksums)
+//   lz4 -B4 --content-size big.txt big-independent-contentsize.lz4
+//   zstd small.txt -o small.zst ; zstd -19 big.txt -o big.zst
+const DIR = fileURLToPath(new URL('../../../test/fixtures/compression/', import.meta.url));
+const fixture = (name: string): Buffer => readFileSync(DIR + name);
+
+function smallText(): Buffer {
+  let s = '';
+  for (let i = 0; i < 40; i++) s += 'hello rocketmq ' + i + ' ';
+  return Buffer.from(s);
+}
+function bigText(): Buffer {
+  let s = '';
+  for (let i = 0; i < 1100; i++) s += 'message line ' + i + ': the quick brown fox jumps over the lazy dog ' + ((i * 7919) % 1000) + '\n';
+  return Buffer.from(s);
+}
+
+t.test('checksums match their published check values', async (t) => {
+  t.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+  t.equal(crc32(Buffer.alloc(0)), 0);
+  t.equal(xxhash32(Buffer.alloc(0)), 0x02cc5d05);
+  t.equal(xxhash32(Buffer.from('abc')), 0x32d153ff);
+  const data = bigText();
+  for (const n of [1, 7, 8, 9, 63, 1000]) {
+    t.equal(crc32(data, 3, 3 + n), crc32(Buffer.from(data.subarray(3, 3 + n))), `crc32 of a ${n}-byte slice`);
+  }
+});
+
+t.test('LZ4 frames written by the lz4 CLI decode', async (t) => {
+  t.same(lz4FrameDecompress(fixture('small-default.lz4')), smallText());
+  t.same(lz4FrameDecompress(fixture('big-dependent-blockcrc.lz4')), bigText(), 'linked blocks refer back across blocks');
+  t.same(lz4FrameDecompress(fixture('big-independent-contentsize.lz4')), bigText());
+  const two = Buffer.concat([fixture('small-default.lz4'), fixture('small-default.lz4')]);
+  t.same(lz4FrameDecompress(two), Buffer.concat([smallText(), smallText()]), 'concatenated frames');
+  const skippable = Buffer.from('502a4d1804000000deadbeef', 'hex');
+  t.same(lz4FrameDecompress(Buffer.concat([skippable, fixture('small-default.lz4')])), smallText(), 'skippable frame skipped');
+});
+
+t.test('zstd frames written by the zstd CLI decode', async (t) => {
+  t.same(decompress(fixture('small.zst'), 'ZSTD'), smallText());
+  t.same(decompressBody(fixture('big.zst'), 0x201), bigText());
+});
+
+t.test('damaged LZ4 frames are ProtocolErrors', async (t) => {
+  const good = fixture('small-default.lz4');
+  for (let n = 0; n < good.length; n++) {
+    t.throws(() => lz4FrameDecompress(good.subarray(0, n)), ProtocolError, `truncated to ${n}`);
+  }
+  const flipped = Buffer.from(good);
+  flipped[good.length - 10] ^= 0x55;
+  t.throws(() => lz4FrameDecompress(flipped), ProtocolError);
+  const badHeader = Buffer.from(good);
+  badHeader[4] ^= 0x01; // dict-id flag: header checksum no longer matches
+  t.throws(() => lz4FrameDecompress(badHeader), /checksum|dictionar/);
+  t.throws(() => lz4FrameDecompress(Buffer.from('not lz4 at all')), /bad magic/);
+  // fuzz: every single-byte change decodes or fails with a ProtocolError
+  const big = fixture('big-dependent-blockcrc.lz4');
+  for (let i = 0; i < big.length; i += 97) {
+    const c = Buffer.from(big);
+    c[i] ^= 0xa5;
+    try {
+      lz4FrameDecompress(c, { verifyChecksum: false });
+    } catch (e) {
+      if (!(e instanceof ProtocolError)) t.fail(`byte ${i}: ${String(e)}`);
+    }
+  }
+});
+
+t.test('decompress wraps codec failures in ProtocolError with the body offset', async (t) => {
+  const e1 = t.throws(() => decompressBody(Buffer.from('xx'), 0x301, 500)) as ProtocolError;
+  t.type(e1, ProtocolError);
+  t.equal(e1.offset, 500);
+  t.throws(() => decompressBody(Buffer.from('xx'), 0x201, 0), ProtocolError);
+  const e2 = t.throws(() => decompressBody(Buffer.from('xx'), 0x401, 0)) as UnsupportedCompressionError;
+  t.type(e2, UnsupportedCompressionError);
+  t.match(e2.codec, /4/);
+});
+
+t.test('sysFlag codec bits', async (t) => {
+  t.equal(compressionTypeOf(0x001), 'ZLIB', 'type 0 = zlib (before 4.9.4)');
+  t.equal(compressionTypeOf(0x301), 'ZLIB');
+  t.equal(compressionTypeOf(0x101), 'LZ4');
+  t.equal(compressionTypeOf(0x201), 'ZSTD');
+  t.equal(compressionTypeOf(0x501), null);
+  t.equal(compressionSysFlag('ZLIB'), 0x301);
+  t.equal(compressionSysFlag('LZ4'), 0x101);
+});
+
+t.test('compress produces what decompress reads', async (t) => {
+  const data = bigText();
+  t.same(decompress(compress(data, 'ZLIB'), 'ZLIB'), data);
+  t.same(compress(data, 'ZLIB'), deflateSync(data, { level: 5 }), 'Java default level 5');
+  t.same(decompress(compress(data, 'LZ4'), 'LZ4'), data);
+  t.same(lz4FrameDecompress(lz4FrameStore(Buffer.alloc(0))), Buffer.alloc(0));
+  t.throws(() => compress(data, 'ZSTD'), UnsupportedCompressionError);
+});
