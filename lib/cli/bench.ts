@@ -1,0 +1,231 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { renderThroughputSvg } from './bench/chart.js';
+import { startChildBroker, type ChildBroker } from './bench/embedded.js';
+import { runAliOnsPeer, runJavaPeer, type PeerResult } from './bench/peers.js';
+import { ProgressBar } from './bench/progress.js';
+import { runRocketwire, type BenchOptions, type RocketwireResult } from './bench/run.js';
+import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+
+const usage = `usage: rocketwire bench [options]
+
+Produces messages, then consumes them with rocketwire's push consumer from the first offset, and
+reports throughput, end-to-end latency, memory and CPU. Without --namesrv it starts the embedded
+broker in a child process (its memory is not counted as the client's) on a temporary folder.
+
+options:
+  --namesrv ADDR        run against this name server (a real or compatible broker)
+  --messages N          messages to produce and consume (default 100000)
+  --size BYTES          body size (default 1024)
+  --queues N            queues of the topic (default 8)
+  --producers N         concurrent producer calls in flight (default 4)
+  --batch N             messages per SEND_BATCH_MESSAGE (default 1: single sends)
+  --consume-batch N     consumeMessageBatchMaxSize (default 1)
+  --handler-ms MS       time each handler call takes (default 0: a no-op handler)
+  --latency-messages N  messages sent one by one to the caught-up consumer for end-to-end latency (default 2000)
+  --topic T             topic (default a new one per run)
+  --vs PEERS            also consume the same messages with: java, ali-ons (comma list)
+  --serialize-type T    JSON (default) or ROCKETMQ headers
+  --stall-timeout S     fail when consumption makes no progress for S seconds (default 60)
+  --json                print one JSON object instead of the table
+  --chart FILE.svg      write throughput over time as an SVG chart
+
+Exit code 1 if any produced message was not consumed.
+`;
+
+interface Report {
+  broker: string;
+  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
+  messages: number;
+  size: number;
+  queues: number;
+  produced: number;
+  produceFailed: number;
+  consumed: number;
+  duplicates: number;
+  produceMsgsPerSec: number;
+  produceMBPerSec: number;
+  consumeMsgsPerSec: number;
+  consumeMBPerSec: number;
+  consumeSeconds: number;
+  p50LatencyMs: number;
+  p99LatencyMs: number;
+  maxLatencyMs: number;
+  latencySamples: number;
+  peakRssMb: number;
+  consumeCpuMs: number;
+  pulls: number;
+  flowControlPauses: Record<string, number>;
+  brokerPeakRssMb?: number;
+  peers: Array<Omit<PeerResult, 'series'> & { ratio: number }>;
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+}
+
+function summary(r: Report): string {
+  const lines = [
+    `rocketwire bench: ${fmt(r.messages)} messages of ${r.size} B, ${r.queues} queues, broker ${r.broker}`,
+    '',
+    table([
+      ['', 'messages', 'msgs/s', 'MB/s'],
+      ['produce', fmt(r.produced), fmt(r.produceMsgsPerSec), fmt(r.produceMBPerSec, 1)],
+      ['consume', fmt(r.consumed), fmt(r.consumeMsgsPerSec), fmt(r.consumeMBPerSec, 1)],
+    ]),
+    '',
+    `duplicates ${fmt(r.duplicates)}   produce failures ${fmt(r.produceFailed)}   pulls ${fmt(r.pulls)}   flow-control pauses ${Object.entries(r.flowControlPauses).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `end-to-end latency (born → handler, ${r.latencySamples} live messages): p50 ${fmt(r.p50LatencyMs, 2)} ms   p99 ${fmt(r.p99LatencyMs, 2)} ms   max ${fmt(r.maxLatencyMs, 2)} ms`,
+    `consumer process: peak RSS ${fmt(r.peakRssMb, 1)} MB   CPU ${fmt(r.consumeCpuMs)} ms while consuming` +
+      (r.brokerPeakRssMb ? `   (embedded broker peak RSS ${fmt(r.brokerPeakRssMb, 1)} MB)` : ''),
+  ];
+  if (r.peers.length > 0) {
+    lines.push(
+      '',
+      table([
+        ['consumer', 'received', 'msgs/s', 'peak RSS MB', 'CPU ms', 'rocketwire ÷ peer'],
+        ['rocketwire', fmt(r.consumed), fmt(r.consumeMsgsPerSec), fmt(r.peakRssMb, 1), fmt(r.consumeCpuMs), '1.00'],
+        ...r.peers.map((p) => [p.name, fmt(p.received), fmt(p.msgsPerSec), fmt(p.peakRssMb, 1), fmt(p.cpuMs), p.ratio > 0 ? fmt(p.ratio, 2) : 'n/a']),
+      ]),
+    );
+  }
+  lines.push('', `machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}`);
+  return lines.join('\n') + '\n';
+}
+
+async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseOptions(argv, {
+    namesrv: { type: 'string' },
+    messages: { type: 'string' },
+    size: { type: 'string' },
+    queues: { type: 'string' },
+    producers: { type: 'string' },
+    batch: { type: 'string' },
+    'consume-batch': { type: 'string' },
+    'handler-ms': { type: 'string' },
+    'latency-messages': { type: 'string' },
+    topic: { type: 'string' },
+    vs: { type: 'string' },
+    'serialize-type': { type: 'string' },
+    'stall-timeout': { type: 'string' },
+    json: { type: 'boolean' },
+    chart: { type: 'string' },
+  });
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
+  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
+  const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of peers) if (p !== 'java' && p !== 'ali-ons') throw new UsageError(`--vs takes java and/or ali-ons, got "${p}"`);
+  const topic = str('topic') ?? `rocketwire_bench_${Date.now().toString(36)}`;
+  if (!/^[%|a-zA-Z0-9_-]{1,100}$/.test(topic)) throw new UsageError(`--topic "${topic}" is not a valid topic name`);
+  const opts: BenchOptions = {
+    namesrv: '',
+    topic,
+    messages: intOption('messages', str('messages'), 100_000, 1, 100_000_000),
+    size: intOption('size', str('size'), 1024, 8, 4 * 1024 * 1024),
+    queues: intOption('queues', str('queues'), 8, 1, 1024),
+    producers: intOption('producers', str('producers'), 4, 1, 1024),
+    batch: intOption('batch', str('batch'), 1, 1, 1024),
+    consumeBatch: intOption('consume-batch', str('consume-batch'), 1, 1, 1024),
+    handlerMs: intOption('handler-ms', str('handler-ms'), 0, 0, 60_000),
+    latencyMessages: intOption('latency-messages', str('latency-messages'), 2000, 0, 1_000_000),
+    stallTimeoutMs: intOption('stall-timeout', str('stall-timeout'), 60, 1, 3600) * 1000,
+    serializeType,
+  };
+
+  const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
+  let child: ChildBroker | null = null;
+  const stopChild = async () => {
+    const c = child;
+    child = null;
+    if (c) await c.stop();
+  };
+  const onSignal = () => {
+    void stopChild().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let brokerLabel: string;
+    if (str('namesrv')) {
+      opts.namesrv = str('namesrv')!;
+      brokerLabel = `name server ${opts.namesrv}`;
+    } else {
+      child = await startChildBroker(opts.queues);
+      opts.namesrv = child.namesrv;
+      brokerLabel = `embedded (child process, ${child.broker})`;
+    }
+    const t0 = performance.now();
+    const rw: RocketwireResult = await runRocketwire(opts, progress.enabled ? progress : null);
+    const brokerPeakRssMb = child ? (child as ChildBroker).rssMb() : undefined;
+    const peerResults: PeerResult[] = [];
+    for (const p of peers) {
+      const peerRun = { namesrv: opts.namesrv, topic: opts.topic, expect: rw.produce.count, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
+      if (!opts.messages) continue;
+      if (progress.enabled) io.stderr.write(`consuming with ${p}…\n`);
+      peerResults.push(p === 'java' ? await runJavaPeer(peerRun) : await runAliOnsPeer(peerRun));
+    }
+    const cpus = os.cpus();
+    const report: Report = {
+      broker: brokerLabel,
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+        memoryGb: Math.round(os.totalmem() / 2 ** 30),
+        node: process.versions.node,
+        platform: `${os.platform()} ${os.release()}`,
+      },
+      messages: opts.messages,
+      size: opts.size,
+      queues: opts.queues,
+      produced: rw.produce.count,
+      produceFailed: rw.produce.failed,
+      consumed: rw.consume.unique,
+      duplicates: rw.consume.duplicates,
+      produceMsgsPerSec: rw.produce.msgsPerSec,
+      produceMBPerSec: rw.produce.mbPerSec,
+      consumeMsgsPerSec: rw.consume.msgsPerSec,
+      consumeMBPerSec: rw.consume.mbPerSec,
+      consumeSeconds: rw.consume.seconds,
+      p50LatencyMs: rw.latency.p50,
+      p99LatencyMs: rw.latency.p99,
+      maxLatencyMs: rw.latency.max,
+      latencySamples: rw.latency.count,
+      peakRssMb: rw.consume.peakRssMb,
+      consumeCpuMs: rw.consume.cpuMs,
+      pulls: rw.consume.pulls,
+      flowControlPauses: rw.consume.flowControlPauses,
+      ...(brokerPeakRssMb ? { brokerPeakRssMb } : {}),
+      peers: peerResults.map(({ series: _s, ...p }) => ({ ...p, ratio: p.msgsPerSec > 0 ? rw.consume.msgsPerSec / p.msgsPerSec : 0 })),
+    };
+    if (str('chart')) {
+      const svg = renderThroughputSvg(
+        `rocketwire bench: ${fmt(opts.messages)} × ${opts.size} B (${brokerLabel})`,
+        [...rw.series, ...peerResults.map((p) => p.series)],
+      );
+      fs.writeFileSync(str('chart')!, svg);
+    }
+    io.stdout.write(values.json ? JSON.stringify(report) + '\n' : summary(report));
+    const lost = rw.produce.count - rw.consume.unique;
+    if (lost > 0) throw new CliError(`${lost} of ${rw.produce.count} produced messages were not consumed`);
+    if (rw.produce.failed > 0) throw new CliError(`${rw.produce.failed} sends failed`);
+    const incomplete = peerResults.filter((p) => !p.complete);
+    if (incomplete.length > 0) throw new CliError(`peer ${incomplete.map((p) => p.name).join(', ')} did not receive every message`);
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await stopChild();
+  }
+}
+
+export const command: CliCommand = {
+  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons)',
+  usage,
+  run,
+};

@@ -1,0 +1,195 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { CliError } from '../common.js';
+import type { Series } from './run.js';
+
+/** What a peer consumer reports: the same measure as rocketwire's (first to last message). */
+export interface PeerResult {
+  name: string;
+  received: number;
+  seconds: number;
+  msgsPerSec: number;
+  peakRssMb: number;
+  cpuMs: number;
+  complete: boolean;
+  series: Series;
+}
+
+export interface PeerRun {
+  namesrv: string;
+  topic: string;
+  expect: number;
+  timeoutMs: number;
+  t0: number;
+  size: number;
+}
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const JAVA_PEER_VERSION = '5.3.3';
+
+function cacheDir(): string {
+  return process.env.ROCKETWIRE_CACHE ?? path.join(os.homedir(), '.cache', 'rocketwire');
+}
+
+/** Compile the interop suite's reference client once per source hash; returns its classpath. */
+function prepareJava(): string {
+  const src = path.join(REPO, 'test', 'interop', 'java', 'RefClient.java');
+  if (!fs.existsSync(src)) throw new CliError(`--vs java needs a rocketwire clone (missing ${src})`);
+  for (const tool of ['java', 'javac']) {
+    if (spawnSync(tool, ['-version'], { stdio: 'ignore' }).status !== 0) throw new CliError(`--vs java needs ${tool} on the PATH`);
+  }
+  const lib = path.join(cacheDir(), `rmq-${JAVA_PEER_VERSION}`, 'lib');
+  if (!fs.existsSync(path.join(lib, '.complete'))) {
+    process.stderr.write(`fetching Apache RocketMQ ${JAVA_PEER_VERSION} jars from Maven Central (once)…\n`);
+    const r = spawnSync('bash', [path.join(REPO, 'test', 'interop', 'fetch-jars.sh'), JAVA_PEER_VERSION], { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new CliError(`could not fetch the RocketMQ jars: ${r.stderr.toString().trim().split('\n').pop()}`);
+  }
+  const hash = createHash('sha1').update(fs.readFileSync(src)).digest('hex').slice(0, 12);
+  const classes = path.join(cacheDir(), 'bench-refclient', `${JAVA_PEER_VERSION}-${hash}`);
+  if (!fs.existsSync(path.join(classes, 'RefClient.class'))) {
+    const tmp = `${classes}.tmp${process.pid}`;
+    fs.mkdirSync(tmp, { recursive: true });
+    const r = spawnSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', path.join(lib, '*'), '-d', tmp, src], { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new CliError(`javac RefClient.java failed: ${r.stderr.toString().trim().split('\n')[0]}`);
+    fs.rmSync(classes, { recursive: true, force: true });
+    fs.renameSync(tmp, classes);
+  }
+  return `${classes}${path.delimiter}${path.join(lib, '*')}`;
+}
+
+/** Peak RSS (VmHWM) of a live child, in MiB. */
+function childPeakRss(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+function childCpuMs(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 Hz on Linux).
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+interface Line {
+  type: string;
+  received?: number;
+  ts?: number;
+  firstTs?: number;
+  lastTs?: number;
+  complete?: boolean;
+  message?: string;
+}
+
+/** Run a peer process that prints JSON lines: progress {type:'progress',received,ts} and a final {type:'bench'}. */
+function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: NodeJS.ProcessEnv): Promise<PeerResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+    const series: Series = { name: `consume (${name})`, points: [] };
+    let lastCount = 0;
+    let lastT = performance.now();
+    let peak = 0;
+    let cpu = 0;
+    let final: Line | null = null;
+    let stderr = '';
+    const poll = setInterval(() => {
+      peak = Math.max(peak, childPeakRss(child.pid!));
+      cpu = Math.max(cpu, childCpuMs(child.pid!));
+    }, 200);
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (text) => {
+      let line: Line;
+      try {
+        line = JSON.parse(text) as Line;
+      } catch {
+        return;
+      }
+      if (line.type === 'progress' && typeof line.received === 'number') {
+        const now = performance.now();
+        series.points.push([(now - run.t0) / 1000, ((line.received - lastCount) * 1000) / Math.max(1, now - lastT)]);
+        lastCount = line.received;
+        lastT = now;
+      } else if (line.type === 'bench' || line.type === 'summary') {
+        final = line;
+        peak = Math.max(peak, childPeakRss(child.pid!));
+        cpu = Math.max(cpu, childCpuMs(child.pid!));
+      }
+    });
+    const killTimer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs + 60_000);
+    child.once('error', (err) => {
+      clearInterval(poll);
+      clearTimeout(killTimer);
+      reject(new CliError(`could not start the ${name} peer: ${err.message}`));
+    });
+    child.once('close', () => {
+      clearInterval(poll);
+      clearTimeout(killTimer);
+      const f = final as Line | null;
+      if (!f) {
+        reject(new CliError(`the ${name} peer ended without a result: ${stderr.trim().split('\n').slice(-1)[0] ?? ''}`));
+        return;
+      }
+      const received = f.received ?? 0;
+      const seconds = f.lastTs && f.firstTs ? (f.lastTs - f.firstTs) / 1000 : 0;
+      resolve({
+        name,
+        received,
+        seconds,
+        msgsPerSec: seconds > 0 ? (received - 1) / seconds : 0,
+        peakRssMb: peak,
+        cpuMs: cpu,
+        complete: f.complete === true,
+        series,
+      });
+    });
+  });
+}
+
+export async function runJavaPeer(run: PeerRun): Promise<PeerResult> {
+  const cp = prepareJava();
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-java-'));
+  try {
+    return await runPeer(
+      'java',
+      'java',
+      [
+        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp', cp, 'RefClient', 'consume-bench',
+        '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_bench_${Date.now().toString(36)}`,
+        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--from', 'first', '--progress-ms', '500',
+      ],
+      run,
+    );
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export async function runAliOnsPeer(run: PeerRun): Promise<PeerResult> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ali-ons-peer.cjs');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-alions-'));
+  try {
+    return await runPeer(
+      'ali-ons',
+      process.execPath,
+      [script, run.namesrv, run.topic, `alions_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs)],
+      run,
+      { ...process.env, HOME: home },
+    );
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
