@@ -38,7 +38,7 @@ const oneway = createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
   oneway: true,
   extFields: { consumerGroup: 'cg-orders', topic: 'Orders', queueId: '2', commitOffset: '13' },
 });
-const frames = [pull, found, hb, hbOk, oneway].map(encodeCommand);
+const frames = [pull, found, hb, hbOk, oneway].map((c) => encodeCommand(c));
 const rawFile = join(dir, 'frames.bin');
 writeFileSync(rawFile, Buffer.concat(frames));
 
