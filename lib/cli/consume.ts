@@ -1,0 +1,154 @@
+import { isUtf8 } from 'node:buffer';
+import { PushConsumer, type MessageExt, type PushConsumerOptions } from '../consumer/index.js';
+import { UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+
+const usage = `usage: rocketwire consume --namesrv ADDR --topic T --group G [options]
+
+Runs a push consumer and prints every message it receives. Stops after --limit messages, after
+--idle-exit seconds without a message, or on SIGTERM / SIGINT; offsets are committed on the way out.
+Messages beyond --limit are left unconsumed (their offsets are not committed).
+
+options:
+  --namesrv ADDR       name server(s), "host:port[;host:port]"
+  --topic T            topic to subscribe to
+  --group G            consumer group
+  --expr EXPR          tag expression, e.g. 'TagA || TagB' (default "*")
+  --from WHERE         where a group with no committed offset starts: first, last (default) or timestamp:MS
+  --broadcast          BROADCASTING model (every consumer gets every message; offsets in a local file)
+  --orderly            orderly consumption (one call at a time per queue, broker locks)
+  --limit N            stop after N messages
+  --idle-exit SECONDS  stop when no message arrived for this long
+  --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
+                       keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
+`;
+
+/** One message as a JSON line. */
+export function messageToJson(m: MessageExt): string {
+  const o: Record<string, unknown> = {
+    topic: m.topic,
+    brokerName: (m as { brokerName?: string }).brokerName,
+    queueId: m.queueId,
+    queueOffset: m.queueOffset,
+    msgId: m.msgId,
+    tags: m.tags ?? m.properties.TAGS ?? null,
+    keys: m.keys ?? m.properties.KEYS ?? null,
+    reconsumeTimes: m.reconsumeTimes,
+    properties: m.properties,
+  };
+  if (isUtf8(m.body)) o.body = m.body.toString('utf8');
+  else o.bodyBase64 = m.body.toString('base64');
+  return JSON.stringify(o);
+}
+
+function messageToText(m: MessageExt): string {
+  const body = isUtf8(m.body) ? JSON.stringify(m.body.toString('utf8')) : `base64:${m.body.toString('base64')}`;
+  const tags = m.tags ?? m.properties.TAGS;
+  const keys = m.keys ?? m.properties.KEYS;
+  return (
+    `${m.topic} ${(m as { brokerName?: string }).brokerName ?? '?'}/${m.queueId}@${m.queueOffset} msgId=${m.msgId}` +
+    `${tags !== undefined ? ` tags=${tags}` : ''}${keys !== undefined ? ` keys=${keys}` : ''}` +
+    `${m.reconsumeTimes > 0 ? ` reconsumeTimes=${m.reconsumeTimes}` : ''} body=${body}`
+  );
+}
+
+function parseFrom(v: string | undefined): Pick<PushConsumerOptions, 'consumeFromWhere' | 'consumeTimestampMs'> {
+  if (v === undefined || v === 'last') return { consumeFromWhere: 'last' };
+  if (v === 'first') return { consumeFromWhere: 'first' };
+  const m = /^timestamp:(\d+)$/.exec(v);
+  if (m) return { consumeFromWhere: 'timestamp', consumeTimestampMs: Number(m[1]) };
+  throw new UsageError(`--from must be first, last or timestamp:MS, got "${v}"`);
+}
+
+async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseOptions(argv, {
+    namesrv: { type: 'string' },
+    topic: { type: 'string' },
+    group: { type: 'string' },
+    expr: { type: 'string' },
+    from: { type: 'string' },
+    broadcast: { type: 'boolean' },
+    orderly: { type: 'boolean' },
+    limit: { type: 'string' },
+    'idle-exit': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const namesrv = str('namesrv');
+  const topic = str('topic');
+  const group = str('group');
+  if (!namesrv) throw new UsageError('--namesrv is required');
+  if (!topic) throw new UsageError('--topic is required');
+  if (!group) throw new UsageError('--group is required');
+  const limit = intOption('limit', str('limit'), 0, 1);
+  const idleExitS = intOption('idle-exit', str('idle-exit'), 0, 1, 86_400 * 365);
+  const json = values.json === true;
+  const orderly = values.orderly === true;
+
+  let consumer: PushConsumer;
+  try {
+    consumer = new PushConsumer({
+      consumerGroup: group,
+      namesrvAddr: namesrv,
+      subscriptions: { [topic]: str('expr') ?? '*' },
+      messageModel: values.broadcast === true ? 'BROADCASTING' : 'CLUSTERING',
+      orderly,
+      ...parseFrom(str('from')),
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+
+  let printed = 0;
+  let lastMessageAt = Date.now();
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  // Messages past the limit are never acknowledged: their calls stay pending, so no offset passes them.
+  const never = new Promise<never>(() => undefined);
+  const out = io.stdout;
+  const handle = (msgs: MessageExt[]): unknown => {
+    if (limit > 0 && printed >= limit) return never;
+    lastMessageAt = Date.now();
+    let ok = true;
+    for (const m of msgs) {
+      if (limit > 0 && printed >= limit) break;
+      ok = out.write((json ? messageToJson(m) : messageToText(m)) + '\n');
+      printed++;
+    }
+    if (limit > 0 && printed >= limit) finish();
+    const status = orderly ? 'SUCCESS' : 'CONSUME_SUCCESS';
+    // Respect stdout backpressure: the call ends when the pipe drained, which throttles pulling.
+    if (!ok) return new Promise((resolve) => out.once('drain', () => resolve(status)));
+    return status;
+  };
+
+  const onSignal = (): void => finish();
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  let idleTimer: NodeJS.Timeout | undefined;
+  try {
+    await consumer.start(handle as never);
+    if (idleExitS > 0) {
+      idleTimer = setInterval(() => {
+        if (Date.now() - lastMessageAt >= idleExitS * 1000) finish();
+      }, Math.min(1000, idleExitS * 250));
+    }
+    await done;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    if (idleTimer) clearInterval(idleTimer);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    await consumer.shutdown();
+    clearTimeout(force);
+  }
+  return 0;
+}
+
+export const command: CliCommand = {
+  summary: 'run a push consumer and print the messages it receives',
+  usage,
+  run,
+};

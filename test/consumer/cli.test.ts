@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import t from 'tap';
+import { produce, uniqueName, withBroker } from './helpers.js';
+
+const BIN = new URL('../../../bin/rocketwire.js', import.meta.url).pathname;
+
+function cli(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+t.test('consume --json --limit prints N messages, commits no further; offsets shows the lag', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  // 41 messages: the last one is TagA, so the filtered run ends with everything committed (a filtered-out tail
+  // is only committed when the next long poll returns, as in Java).
+  await produce(broker.namesrv, topic, 41, (i) => ({
+    tags: i % 2 === 0 ? 'TagA' : 'TagB',
+    keys: `k${i}`,
+    body: i === 3 ? Buffer.from([0xff, 0xfe, 0x00]) : `m${i}`,
+  }));
+  const r = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json', '--limit', '10', '--from', 'first']);
+  t.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.equal(lines.length, 10);
+  for (const l of lines) {
+    t.equal(l.topic, topic);
+    t.type(l.queueId, 'number');
+    t.type(l.queueOffset, 'number');
+    t.type(l.msgId, 'string');
+    t.match(l.tags, /^Tag[AB]$/);
+    t.match(l.keys, /^k\d+$/);
+    t.equal(l.reconsumeTimes, 0);
+    t.type(l.properties, 'object');
+    if (l.keys === 'k3') t.equal(l.bodyBase64, Buffer.from([0xff, 0xfe, 0x00]).toString('base64'), 'binary body as base64');
+    else t.match(l.body, /^m\d+$/);
+  }
+  const o = await cli(['offsets', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json']);
+  t.equal(o.code, 0, o.stderr);
+  const rows = JSON.parse(o.stdout) as { brokerName: string; queueId: number; committed: number; max: number; lag: number }[];
+  t.equal(rows.length, 4);
+  t.equal(rows.reduce((a, r) => a + r.max, 0), 41);
+  const committed = rows.reduce((a, r) => a + Math.max(0, r.committed), 0);
+  t.ok(committed <= 10, `no offset passes an unprinted message (committed ${committed})`);
+  t.equal(rows.reduce((a, r) => a + r.lag, 0), 41 - committed);
+
+  // Second run: filter TagA only, read the rest, exit when idle; the group's lag ends at 0.
+  const r2 = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--idle-exit', '2', '--expr', 'TagA']);
+  t.equal(r2.code, 0, r2.stderr);
+  const textLines = r2.stdout.trim().split('\n');
+  t.ok(textLines.length > 0 && textLines.every((l) => l.includes('tags=TagA')), 'only TagA printed');
+  const o2 = await cli(['offsets', '--namesrv', broker.namesrv, '--topic', topic, '--group', group]);
+  t.equal(o2.code, 0);
+  t.match(o2.stdout, /total lag 0/);
+});
+
+t.test('usage errors are one line and exit 2', async (t) => {
+  const r = await cli(['consume', '--topic', 'x', '--group', 'g']);
+  t.equal(r.code, 2);
+  t.equal(r.stderr.trim().split('\n').length, 1);
+  t.match(r.stderr, /--namesrv is required/);
+  const r2 = await cli(['consume', '--namesrv', '127.0.0.1:1', '--topic', 'x', '--group', 'g', '--from', 'middle']);
+  t.equal(r2.code, 2);
+  t.match(r2.stderr, /--from/);
+});
