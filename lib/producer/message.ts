@@ -77,8 +77,10 @@ export function messageProperties(msg: Message, uniqKey: string | undefined): Re
   for (const [k, v] of Object.entries(msg.properties ?? {})) {
     if (RESERVED.has(k)) throw new MessageValidationError('properties', `property name ${k} is reserved by RocketMQ`);
     if (k.length === 0 || v === undefined || v === null || String(v).length === 0) continue;
-    if (/[\u0001\u0002]/.test(k) || /[\u0001\u0002]/.test(String(v))) {
-      throw new MessageValidationError('properties', `property ${k} contains a \\u0001 or \\u0002 separator`);
+    // A value may hold \u0001 (the decoder splits name and value at the first one only, as Java does);
+    // \u0002 would end the property early.
+    if (/[\u0001\u0002]/.test(k) || String(v).includes('\u0002')) {
+      throw new MessageValidationError('properties', `property ${k} contains a separator character`);
     }
     entries.push([k, String(v)]);
   }

@@ -9,6 +9,8 @@ import {
   MessageSysFlag,
   RequestCode,
   ResponseCode,
+  SendMessageRequestHeader,
+  SendMessageRequestHeaderV2,
   UniqKeyGenerator,
   type MessageQueue,
   type RemotingCommand,
@@ -23,7 +25,6 @@ import { BrokerError, RemotingError, checkResponse } from '../remoting/index.js'
 import { NoRouteError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { messageBody, messageProperties, MessageValidationError, validateTopic, type Message } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
-import { encodeSendHeaderV1, encodeSendHeaderV2 } from './send-message-header.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 
@@ -271,7 +272,7 @@ export class Producer {
       addr = instance.findBrokerMasterAddress(mq.brokerName);
       if (!addr) throw new NoRouteError(p.topic, `broker ${mq.brokerName} has no master address`);
     }
-    const fields = {
+    const fields: SendMessageRequestHeader = {
       producerGroup: this.options.group,
       topic: p.topic,
       defaultTopic: this.options.createTopicKey,
@@ -284,9 +285,9 @@ export class Producer {
       reconsumeTimes: 0,
       unitMode: false,
       batch: p.batch,
-      brokerName: mq.brokerName,
+      bname: mq.brokerName,
     };
-    const extFields = p.code === RequestCode.SEND_MESSAGE ? encodeSendHeaderV1(fields) : encodeSendHeaderV2(fields);
+    const extFields = p.code === RequestCode.SEND_MESSAGE ? SendMessageRequestHeader.encode(fields) : SendMessageRequestHeaderV2.encode(fields);
     const request = instance.createRequest(p.code, extFields, p.body, oneway);
     if (oneway) {
       await instance.remoting.invokeOneway(addr, request);
