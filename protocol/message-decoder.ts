@@ -30,6 +30,10 @@ interface HostCache {
   storePort: number;
   storeText: string;
   storeHex: string;
+  /** Position and length of the last topic's bytes in the body, and its text. */
+  topicAt: number;
+  topicLength: number;
+  topic: string;
 }
 
 function i32(b: Buffer, i: number): number {
@@ -49,8 +53,17 @@ function i64(b: Buffer, i: number, base: number, field: string): number {
   return hi * TWO_32 + (i32(b, i + 4) >>> 0);
 }
 
+// Buffer#utf8Slice is what toString('utf8', …) ends in, minus the encoding dispatch; it is not in
+// @types/node, hence the cast. Invalid UTF-8 becomes U+FFFD exactly as with toString.
+type Utf8Sliceable = Buffer & { utf8Slice(start: number, end: number): string };
 function text(b: Buffer, start: number, end: number): string {
-  return b.toString('utf8', start, end);
+  return (b as Utf8Sliceable).utf8Slice(start, end);
+}
+
+/** True when b[a, a+n) and b[c, c+n) hold the same bytes. */
+function sameBytes(b: Buffer, a: number, c: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
 }
 
 /**
@@ -63,7 +76,7 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
   const decompress = options?.decompress ?? true;
   const verifyCrc = options?.verifyCrc ?? false;
   const base = options?.baseOffset ?? 0;
-  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '' };
+  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', topicAt: 0, topicLength: -1, topic: '' };
   const end = body.length;
   let p = 0;
   while (p < end) {
@@ -76,7 +89,7 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
 
 /** Decode the single record at `offset` (e.g. a VIEW_MESSAGE_BY_ID or CONSUME_MESSAGE_DIRECTLY body). */
 export function decodeMessage(buf: Buffer, offset = 0, options?: DecodeMessagesOptions): MessageExt {
-  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '' };
+  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', topicAt: 0, topicLength: -1, topic: '' };
   return decodeRecord(
     buf, offset, buf.length, options?.decompress ?? true, options?.verifyCrc ?? false, options?.baseOffset ?? 0, cache,
   );
@@ -173,7 +186,16 @@ function decodeRecord(
   if (topicLength < 0 || topicLength > end - p - 2) {
     throw new ProtocolError(`stored message: topic length ${topicLength} exceeds the record`, base + p - 1);
   }
-  const topic = text(b, p, p + topicLength);
+  // A pull body holds one topic: reuse the previous record's string when the bytes are equal.
+  let topic: string;
+  if (topicLength === cache.topicLength && sameBytes(b, p, cache.topicAt, topicLength)) {
+    topic = cache.topic;
+  } else {
+    topic = text(b, p, p + topicLength);
+    cache.topicAt = p;
+    cache.topicLength = topicLength;
+    cache.topic = topic;
+  }
   p += topicLength;
 
   const propertiesLength = ((b[p]! << 24) >> 16) | b[p + 1]!;

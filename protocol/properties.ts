@@ -28,6 +28,17 @@ export function encodeProperties(
   return s;
 }
 
+// Property names that nearly every message carries. Reusing these (internalized) strings instead
+// of slicing a fresh name per property saves an allocation and a string-table lookup on the hot
+// path of decodeMessages; any other name is sliced as usual.
+const COMMON_NAMES = [
+  'TAGS', 'KEYS', 'UNIQ_KEY', 'WAIT', 'CLUSTER', 'DELAY', 'RETRY_TOPIC', 'REAL_TOPIC', 'REAL_QID',
+  'MIN_OFFSET', 'MAX_OFFSET', 'ORIGIN_MESSAGE_ID', 'RECONSUME_TIME', 'MAX_RECONSUME_TIMES',
+  'TRAN_MSG', 'PGROUP', 'MSG_REGION', 'TRACE_ON', 'CONSUME_START_TIME', '__transactionId__',
+];
+const NAMES_BY_FIRST: (string[] | undefined)[] = [];
+for (const n of COMMON_NAMES) (NAMES_BY_FIRST[n.charCodeAt(0)] ??= []).push(n);
+
 /**
  * Java's MessageDecoder.string2messageProperties: split on \u0002; keep a segment only when it
  * has at least 3 characters and its first \u0001 is neither first nor last (empty names and empty
@@ -42,7 +53,21 @@ export function decodeProperties(s: string): Record<string, string> {
     if (next < 0) next = len;
     if (next - index >= 3) {
       const kv = s.indexOf(NAME_VALUE, index);
-      if (kv > index && kv < next - 1) setProperty(out, s.slice(index, kv), s.slice(kv + 1, next));
+      if (kv > index && kv < next - 1) {
+        let name: string | undefined;
+        const candidates = NAMES_BY_FIRST[s.charCodeAt(index)];
+        if (candidates !== undefined) {
+          for (let j = 0; j < candidates.length; j++) {
+            const c = candidates[j]!;
+            if (c.length === kv - index && s.startsWith(c, index)) {
+              name = c;
+              break;
+            }
+          }
+        }
+        if (name !== undefined) out[name] = s.slice(kv + 1, next);
+        else setProperty(out, s.slice(index, kv), s.slice(kv + 1, next));
+      }
     }
     index = next + 1;
   }

@@ -88,6 +88,19 @@ t.test('a pull body of several records decodes in order', async (t) => {
   t.same(decodeMessages(Buffer.alloc(0)), [], 'empty body, no messages');
 });
 
+t.test('records of different topics and hosts in one body keep their own values', async (t) => {
+  const body = Buffer.concat([
+    encodeStoredMessage(init({ topic: 'TopicAAA', bornHost: '10.0.0.1:1', storeHost: '10.0.0.9:10911' })),
+    encodeStoredMessage(init({ topic: 'TopicBBB', bornHost: '10.0.0.2:1', storeHost: '10.0.0.8:10911' })),
+    encodeStoredMessage(init({ topic: 'TopicBBB', bornHost: '10.0.0.2:2', storeHost: '10.0.0.8:10912' })),
+  ]);
+  const ms = decodeMessages(body);
+  t.same(ms.map((m) => m.topic), ['TopicAAA', 'TopicBBB', 'TopicBBB']);
+  t.same(ms.map((m) => m.bornHost), ['10.0.0.1:1', '10.0.0.2:1', '10.0.0.2:2']);
+  t.same(ms.map((m) => m.storeHost), ['10.0.0.9:10911', '10.0.0.8:10911', '10.0.0.8:10912']);
+  t.same(ms.map((m) => m.offsetMsgId.slice(0, 16)), ['0A00000900002A9F', '0A00000800002A9F', '0A00000800002AA0']);
+});
+
 t.test('IPv6 born and store hosts set the sysFlag bits and 20-byte fields', async (t) => {
   const rec = encodeStoredMessage(init({ bornHost: '[2001:db8::1]:5000', storeHost: '[::1]:10911', properties: {} }));
   t.equal(rec.length, 91 + 24 + 11 + 9, 'two IPv6 hosts add 24 bytes');
