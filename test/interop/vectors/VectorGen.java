@@ -428,6 +428,13 @@ public class VectorGen {
       c.setBody(heartbeatJson());
       return c;
     }));
+    if (v5()) {
+      frame(list, "heart-beat-v5-header", "5.x only: HEART_BEAT as the 5.x client sends it, with an empty HeartbeatRequestHeader (extFields {})", s(() -> {
+        RemotingCommand c = request(34, (CommandCustomHeader) newp("header.HeartbeatRequestHeader"), 18);
+        c.setBody(heartbeatJson());
+        return c;
+      }));
+    }
     frame(list, "heart-beat-response", "HEART_BEAT response SUCCESS, no remark, no ext fields", s(() -> response(0, null, 12)));
     frame(list, "response-with-remark", "a SUCCESS response whose remark is set", s(() -> response(0, "FOUND", 5)));
     frame(list, "error-response", "REQUEST_CODE_NOT_SUPPORTED (3) as the broker answers an unknown code", s(() -> response(3, " request type 999 not supported", 6)));
