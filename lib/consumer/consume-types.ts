@@ -43,13 +43,13 @@ export interface ConsumeOrderlyContext {
 export type MessageListenerConcurrently = (
   msgs: MessageExt[],
   context: ConsumeConcurrentlyContext,
-) => ConsumeConcurrentlyStatus | undefined | void | Promise<ConsumeConcurrentlyStatus | undefined | void>;
+) => ConsumeConcurrentlyStatus | undefined | PromiseLike<ConsumeConcurrentlyStatus | undefined>;
 
 /** An orderly handler; anything but SUCCESS/COMMIT (or ROLLBACK with autoCommit off) suspends the queue. */
 export type MessageListenerOrderly = (
   msgs: MessageExt[],
   context: ConsumeOrderlyContext,
-) => ConsumeOrderlyStatus | undefined | void | Promise<ConsumeOrderlyStatus | undefined | void>;
+) => ConsumeOrderlyStatus | undefined | PromiseLike<ConsumeOrderlyStatus | undefined>;
 
 export type MessageListener = MessageListenerConcurrently | MessageListenerOrderly;
 

@@ -47,3 +47,39 @@ export async function until(fn: () => boolean | Promise<boolean>, what: string, 
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** 18 delay levels of 100 ms, so retries come back at once in tests. */
+export const FAST_DELAY_LEVELS = Array.from({ length: 18 }, () => '100ms').join(' ');
+
+export interface QueueOffsets {
+  brokerName: string;
+  queueId: number;
+  committed: number;
+  max: number;
+}
+
+/** The broker's view of a group's progress on every queue of a topic (QUERY_CONSUMER_OFFSET, GET_MAX_OFFSET). */
+export async function brokerOffsets(namesrv: string, topic: string, group: string): Promise<QueueOffsets[]> {
+  const { MQClientInstance, topicRouteToSubscribeQueues } = await import('../../lib/client/index.js');
+  const inst = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: uniqueName('probe') });
+  try {
+    const route = await inst.getTopicRoute(topic, { refresh: true });
+    const out: QueueOffsets[] = [];
+    for (const mq of topicRouteToSubscribeQueues(topic, route)) {
+      const addr = inst.findBrokerAddress(mq.brokerName)!;
+      out.push({
+        brokerName: mq.brokerName,
+        queueId: mq.queueId,
+        committed: await inst.queryConsumerOffset(addr, group, mq),
+        max: await inst.getMaxOffset(addr, mq),
+      });
+    }
+    return out;
+  } finally {
+    await inst.release();
+  }
+}
+
+export function totalLag(rows: QueueOffsets[]): number {
+  return rows.reduce((a, r) => a + (r.max - Math.max(0, r.committed)), 0);
+}
