@@ -4,7 +4,6 @@ import {
   encodeBatch,
   encodeProperties,
   isRetryTopic,
-  javaHashMapOrder,
   javaStringHash,
   MessageSysFlag,
   RequestCode,
@@ -211,10 +210,10 @@ export class Producer {
     if (body.length > this.options.maxMessageSize) {
       throw new MessageValidationError('body', `batch body size ${body.length} exceeds the maximum ${this.options.maxMessageSize}`);
     }
-    // The batch itself is a Message in Java: WAIT from the first message, and its own UNIQ_KEY.
-    const batchProps: Record<string, string> = {};
-    const raw: Record<string, string> = { WAIT: String(wait), UNIQ_KEY: this.uniqKeys.next() };
-    for (const k of javaHashMapOrder(Object.keys(raw))) batchProps[k] = raw[k]!;
+    // The batch is itself a Message in Java carrying only WAIT (from the first message). 4.9.8 gives it no
+    // UNIQ_KEY; 5.x clients do, and brokers before 5.3.3 append the batch properties to every member, so
+    // that id then replaces each member's own on consumption (apache/rocketmq#9416).
+    const batchProps = { WAIT: String(wait) };
     return {
       topic,
       code: RequestCode.SEND_BATCH_MESSAGE,

@@ -228,7 +228,7 @@ t.test('batch: SEND_BATCH_MESSAGE with one record per message, each with its UNI
   t.equal(req.code, RequestCode.SEND_BATCH_MESSAGE);
   t.match(req.extFields, { m: 'true', f: '0', b: 'TopicTest' });
   const batchProps = decodeProperties(req.extFields!.i!);
-  t.same(Object.keys(batchProps).sort(), ['UNIQ_KEY', 'WAIT']);
+  t.same(batchProps, { WAIT: 'true' }, '4.9.8 gives the batch itself no UNIQ_KEY');
   const items = decodeBatch(req.body!);
   t.equal(items.length, 3);
   t.equal(items[0]!.body.toString(), 'one');
@@ -237,7 +237,6 @@ t.test('batch: SEND_BATCH_MESSAGE with one record per message, each with its UNI
   t.equal(items[1]!.properties.KEYS, 'k2');
   t.same(items[2]!.body, big, 'batches are never compressed');
   t.equal(r.msgId, items.map((i) => i.properties.UNIQ_KEY).join(','));
-  t.not(batchProps.UNIQ_KEY, items[0]!.properties.UNIQ_KEY);
 });
 
 t.test('batch rules: one topic, no delay, no retry topic, not empty', async (t) => {
