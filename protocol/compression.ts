@@ -59,6 +59,6 @@ export function compress(body: Uint8Array, type: CompressionType, options: Compr
     case 'LZ4':
       return lz4FrameStore(body);
     default:
-      throw new UnsupportedCompressionError(`${type} (compression)`, 0);
+      throw new UnsupportedCompressionError(type, 0, `rocketwire cannot compress message bodies with ${type}`);
   }
 }

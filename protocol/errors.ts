@@ -30,8 +30,8 @@ export class HeaderFieldError extends ProtocolError {
 /** A message body compressed with a codec this build cannot inflate. */
 export class UnsupportedCompressionError extends ProtocolError {
   readonly codec: string;
-  constructor(codec: string, offset: number) {
-    super(`message body compressed with ${codec}, which rocketwire cannot decompress`, offset);
+  constructor(codec: string, offset: number, message?: string) {
+    super(message ?? `message body compressed with ${codec}, which rocketwire cannot decompress`, offset);
     this.codec = codec;
   }
 }

@@ -136,10 +136,13 @@ function decodeFrame(src: Uint8Array, start: number, out: Output, verify: boolea
   return p;
 }
 
-/** Decode one LZ4 block src[p, end) by appending to `out`; matches may reach back to `floor`. */
+/**
+ * Decode one LZ4 block src[p, end) by appending to `out`; matches may reach back to `floor`.
+ * The output grows on demand (doubling) rather than by the frame's block maximum: lz4-java writes
+ * 4 MiB blocks, and reserving that for every small message body would dominate the cost.
+ */
 function decodeBlock(src: Uint8Array, p: number, end: number, out: Output, floor: number, blockMax: number): void {
-  out.reserve(blockMax, p);
-  const dst = out.buf;
+  let dst = out.buf;
   let o = out.len;
   const limit = o + blockMax;
   while (p < end) {
@@ -155,6 +158,11 @@ function decodeBlock(src: Uint8Array, p: number, end: number, out: Output, floor
     }
     if (lit > end - p) throw new ProtocolError('LZ4 block: literals run past the block', p);
     if (lit > limit - o) throw new ProtocolError('LZ4 block: output exceeds the block size', p);
+    if (o + lit > dst.length) {
+      out.len = o;
+      out.reserve(lit, p);
+      dst = out.buf;
+    }
     if (lit < 16) {
       for (let i = 0; i < lit; i++) dst[o + i] = src[p + i]!;
     } else {
@@ -178,6 +186,11 @@ function decodeBlock(src: Uint8Array, p: number, end: number, out: Output, floor
     }
     mlen += 4;
     if (mlen > limit - o) throw new ProtocolError('LZ4 block: output exceeds the block size', p);
+    if (o + mlen > dst.length) {
+      out.len = o;
+      out.reserve(mlen, p);
+      dst = out.buf;
+    }
     let m = o - offset;
     if (offset >= mlen) {
       dst.copyWithin(o, m, m + mlen);

@@ -114,3 +114,9 @@ t.test('compress produces what decompress reads', async (t) => {
   t.same(lz4FrameDecompress(lz4FrameStore(Buffer.alloc(0))), Buffer.alloc(0));
   t.throws(() => compress(data, 'ZSTD'), UnsupportedCompressionError);
 });
+
+t.test('a small body in a frame of 4 MiB blocks does not reserve 4 MiB', async (t) => {
+  const out = lz4FrameDecompress(fixture('small-default.lz4'));
+  t.same(out, smallText());
+  t.ok(out.buffer.byteLength < 64 * 1024, `backing store of ${out.buffer.byteLength} bytes`);
+});
