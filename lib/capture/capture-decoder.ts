@@ -68,7 +68,9 @@ interface Direction {
 }
 
 interface Flow {
-  key: string;
+  /** The two endpoints, lower one first: the keys of the flow table. */
+  lo: string;
+  hi: string;
   dirs: [Direction | null, Direction | null];
   pending: [Map<number, SeenRequest>, Map<number, SeenRequest>];
   known: boolean;
@@ -90,7 +92,9 @@ export class CaptureDecoder {
   private readonly rawPending = new Map<number, SeenRequest>();
   private head: Buffer | null = null;
   private readonly parser: SegmentParser;
-  private readonly flows = new Map<string, Flow>();
+  /** Open flows by lower endpoint, then higher endpoint (no key string built per packet). */
+  private readonly flows = new Map<string, Map<string, Flow>>();
+  private flowCount = 0;
   private packet: CapturedPacket | null = null;
   private lastTs: number | null = null;
   private readonly maxPending: number;
@@ -112,7 +116,7 @@ export class CaptureDecoder {
   }
   /** Flows currently open (for tests of the memory bound). */
   get openFlows(): number {
-    return this.flows.size;
+    return this.flowCount;
   }
   /** True when the input could not be read to its end (damaged or truncated file). */
   get failed(): boolean {
@@ -149,7 +153,7 @@ export class CaptureDecoder {
     }
     if (this.reader) {
       this.reader.end();
-      for (const flow of [...this.flows.values()]) this.closeFlow(flow);
+      for (const inner of [...this.flows.values()]) for (const flow of [...inner.values()]) this.closeFlow(flow);
     } else if (this.rawFramer) {
       this.rawFramer.end();
     }
@@ -202,9 +206,10 @@ export class CaptureDecoder {
   }
 
   private onSegment(seg: TcpSegment): void {
-    const fwd = seg.src < seg.dst || (seg.src === seg.dst && seg.srcPort <= seg.dstPort);
-    const key = fwd ? `${seg.src} ${seg.dst}` : `${seg.dst} ${seg.src}`;
-    let flow = this.flows.get(key);
+    const fwd = seg.src <= seg.dst;
+    const lo = fwd ? seg.src : seg.dst;
+    const hi = fwd ? seg.dst : seg.src;
+    let flow = this.flows.get(lo)?.get(hi);
     const syn = (seg.flags & TcpFlag.SYN) !== 0;
     const rst = (seg.flags & TcpFlag.RST) !== 0;
     if (flow && syn && (seg.flags & TcpFlag.ACK) === 0) {
@@ -218,12 +223,16 @@ export class CaptureDecoder {
     if (!flow) {
       if (rst) return;
       flow = {
-        key,
+        lo,
+        hi,
         dirs: [null, null],
         pending: [new Map(), new Map()],
         known: this.ports.has(seg.srcPort) || this.ports.has(seg.dstPort),
       };
-      this.flows.set(key, flow);
+      let inner = this.flows.get(lo);
+      if (!inner) this.flows.set(lo, (inner = new Map()));
+      inner.set(hi, flow);
+      this.flowCount++;
       this.counters.flows++;
     }
     let dir = flow.dirs[0]?.src === seg.src ? flow.dirs[0] : flow.dirs[1]?.src === seg.src ? flow.dirs[1] : null;
@@ -245,9 +254,7 @@ export class CaptureDecoder {
       const other = flow.dirs[1 - dir.index];
       if (other) other.stream.peerAck(seg.ack);
     }
-    if (this.flows.get(key) === flow && flow.dirs.every((d) => d === null || d.stream.isClosed) && flow.dirs[0] && flow.dirs[1]) {
-      this.flows.delete(key);
-    }
+    if (flow.dirs[0]?.stream.isClosed && flow.dirs[1]?.stream.isClosed) this.forget(flow);
   }
 
   private openDirection(flow: Flow, seg: TcpSegment): Direction {
@@ -322,8 +329,16 @@ export class CaptureDecoder {
     });
   }
 
+  private forget(flow: Flow): void {
+    const inner = this.flows.get(flow.lo);
+    if (inner?.get(flow.hi) !== flow) return;
+    inner.delete(flow.hi);
+    if (inner.size === 0) this.flows.delete(flow.lo);
+    this.flowCount--;
+  }
+
   private closeFlow(flow: Flow): void {
-    this.flows.delete(flow.key);
+    this.forget(flow);
     for (const d of flow.dirs) d?.stream.close();
   }
 }

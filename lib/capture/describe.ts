@@ -26,8 +26,10 @@ export interface MessageDescription {
   properties: Record<string, string>;
   msgId: string;
   offsetMsgId: string;
-  /** The body, decompressed when the sysFlag said so. */
-  bodyBase64: string;
+  /** The body, decompressed when the sysFlag said so (left out when bodies are not wanted). */
+  bodyBase64?: string;
+  /** Length of the (decompressed) body; only when bodyBase64 is left out. */
+  bodyLength?: number;
 }
 
 /**
@@ -98,8 +100,8 @@ function startsLikeJson(body: Buffer): boolean {
   return body[i] === 0x7b || body[i] === 0x5b; // { or [
 }
 
-export function describeMessage(m: MessageExt): MessageDescription {
-  return {
+export function describeMessage(m: MessageExt, withBody = true): MessageDescription {
+  const d: MessageDescription = {
     topic: m.topic,
     queueId: m.queueId,
     queueOffset: m.queueOffset,
@@ -113,8 +115,10 @@ export function describeMessage(m: MessageExt): MessageDescription {
     properties: m.properties,
     msgId: m.msgId,
     offsetMsgId: m.offsetMsgId,
-    bodyBase64: m.body.toString('base64'),
   };
+  if (withBody) d.bodyBase64 = m.body.toString('base64');
+  else d.bodyLength = m.body.length;
+  return d;
 }
 
 /** Does this frame's body hold stored messages? `requestCode` is the paired request's, for responses. */
@@ -149,8 +153,16 @@ export interface FrameContext {
   latencyMs?: number | undefined;
 }
 
+export interface DescribeOptions {
+  /**
+   * Give message bodies as base64 (default). A readable table does not show them, and skips the
+   * encoding: each message then gets bodyLength instead.
+   */
+  messageBodies?: boolean;
+}
+
 /** Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order). */
-export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}): FrameDescription {
+export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}, options: DescribeOptions = {}): FrameDescription {
   const response = isResponse(cmd);
   const body = cmd.body;
   const d = {} as FrameDescription;
@@ -176,7 +188,8 @@ export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}): F
   if (!body || body.length === 0) return d;
   if (carriesMessages(cmd, response ? ctx.requestCode : undefined)) {
     try {
-      d.messages = decodeMessagesTolerant(body).map(describeMessage);
+      const withBody = options.messageBodies ?? true;
+      d.messages = decodeMessagesTolerant(body).map((m) => describeMessage(m, withBody));
       return d;
     } catch (err) {
       d.bodyError = (err as Error).message;

@@ -45,7 +45,7 @@ export function formatFrameText(d: FrameDescription): string {
         `\n    msg ${m.topic}:${m.queueId} queueOffset=${m.queueOffset} msgId=${m.msgId}` +
         ` born=${m.bornHost} store=${m.storeHost} reconsume=${m.reconsumeTimes}` +
         `${m.properties.TAGS !== undefined ? ' tags=' + m.properties.TAGS : ''}` +
-        `${m.properties.KEYS !== undefined ? ' keys=' + m.properties.KEYS : ''} body=${Buffer.byteLength(m.bodyBase64, 'base64')}`;
+        `${m.properties.KEYS !== undefined ? ' keys=' + m.properties.KEYS : ''} body=${m.bodyLength ?? Buffer.byteLength(m.bodyBase64 ?? '', 'base64')}`;
     }
   } else if (d.json !== undefined) {
     const j = JSON.stringify(d.json);

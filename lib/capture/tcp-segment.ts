@@ -45,6 +45,11 @@ const AF_INET6 = new Set([10, 24, 28, 30]);
  */
 export class SegmentParser {
   private readonly warnedLinkTypes = new Set<number>();
+  /**
+   * "a.b.c.d:port" strings by (address, port). A capture holds few endpoints and many packets:
+   * re-using the same string objects saves allocation and lets Map lookups use their cached hash.
+   */
+  private readonly endpoints = new Map<number, string>();
 
   constructor(private readonly onProblem: ProblemHandler) {}
 
@@ -126,11 +131,20 @@ export class SegmentParser {
       return null;
     }
     const totalLength = d.readUInt16BE(p + 2);
-    const src = `${d[p + 12]}.${d[p + 13]}.${d[p + 14]}.${d[p + 15]}`;
-    const dst = `${d[p + 16]}.${d[p + 17]}.${d[p + 18]}.${d[p + 19]}`;
     // Total length 0 appears in captures of TCP segmentation offload: the captured size is then the truth.
     const end = totalLength === 0 ? d.length + cut : p + totalLength;
-    return this.tcp(pkt, d, p + ihl, end, src, dst);
+    return this.tcp(pkt, d, p + ihl, end, null, null, d.readUInt32BE(p + 12), d.readUInt32BE(p + 16));
+  }
+
+  private endpoint4(ip: number, port: number): string {
+    const key = ip * 65536 + port;
+    let s = this.endpoints.get(key);
+    if (s === undefined) {
+      if (this.endpoints.size >= 65536) this.endpoints.clear();
+      s = `${ip >>> 24}.${(ip >>> 16) & 0xff}.${(ip >>> 8) & 0xff}.${ip & 0xff}:${port}`;
+      this.endpoints.set(key, s);
+    }
+    return s;
   }
 
   private ipv6(pkt: CapturedPacket, d: Buffer, p: number, cut: number): TcpSegment | null {
@@ -168,7 +182,10 @@ export class SegmentParser {
     return this.tcp(pkt, d, p, end, `[${src}]`, `[${dst}]`);
   }
 
-  private tcp(pkt: CapturedPacket, d: Buffer, p: number, ipEnd: number, src: string, dst: string): TcpSegment | null {
+  /** The TCP header at p. Addresses: IPv6 text (src/dst), or IPv4 numbers (src4/dst4) when those are null. */
+  private tcp(
+    pkt: CapturedPacket, d: Buffer, p: number, ipEnd: number, src: string | null, dst: string | null, src4 = 0, dst4 = 0,
+  ): TcpSegment | null {
     if (d.length < p + 20) return this.short(pkt, 'TCP header');
     const off = (d[p + 12]! >> 4) * 4;
     if (off < 20) return this.bad(pkt, `TCP header length ${off}`);
@@ -181,8 +198,8 @@ export class SegmentParser {
     const payload = stop > start ? d.subarray(start, stop) : d.subarray(start, start);
     const missing = Math.max(0, ipEnd - Math.max(stop, start));
     return {
-      src: `${src}:${srcPort}`,
-      dst: `${dst}:${dstPort}`,
+      src: src === null ? this.endpoint4(src4, srcPort) : `${src}:${srcPort}`,
+      dst: dst === null ? this.endpoint4(dst4, dstPort) : `${dst}:${dstPort}`,
       srcPort,
       dstPort,
       seq: d.readUInt32BE(p + 4),

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { encode as msgpackEncode } from '@msgpack/msgpack';
 import {
   CaptureDecoder,
   DecodeStats,
@@ -149,11 +148,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     io.stderr.write(`rocketwire decode: ${p.message}\n`);
   };
 
+  // The table shows message sizes, not bodies: no base64 to compute. msgpack is loaded only when used.
+  const describeOptions = { messageBodies: mode !== 'text' };
+  const msgpackEncode = mode === 'msgpack' ? (await import('@msgpack/msgpack')).encode : null;
   const emit = (d: FrameDescription): void => {
     if (mode === 'text') textOut += formatFrameText(d) + '\n';
     else if (mode === 'json') textOut += JSON.stringify(d) + '\n';
     else {
-      const b = msgpackEncode(d);
+      const b = msgpackEncode!(d);
       binOut.push(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
       binBytes += b.byteLength;
     }
@@ -170,7 +172,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         dst: f.dst ?? undefined,
         requestCode: req?.code,
         latencyMs,
-      });
+      }, describeOptions);
     if (filter) {
       if (filter.needsDescription) d = describe();
       if (!filter.matches(f, d)) return;

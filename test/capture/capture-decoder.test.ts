@@ -80,7 +80,7 @@ t.test('pcap over Ethernet: frames, addresses, times, pairing and messages', asy
   t.equal(m.msgId, 'UNIQ00000005');
   t.equal(m.bornHost, '10.0.0.5:50000');
   t.equal(m.storeHost, '10.0.0.1:10911');
-  t.equal(Buffer.from(m.bodyBase64, 'base64').length, 1024);
+  t.equal(Buffer.from(m.bodyBase64!, 'base64').length, 1024);
   t.same(m.properties.TAGS, 'TagA');
   t.equal(frames[5]!.serializeType, 'ROCKETMQ');
   t.same(frames[0]!.json, { clientID: '10.0.0.5@1', consumerDataSet: [{ groupName: 'cg1' }], producerDataSet: [] });
