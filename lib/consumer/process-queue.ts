@@ -194,9 +194,15 @@ export class ProcessQueue {
    * Expiry cleaning (concurrent mode): up to 16 times, if the head message started consumption more
    * than `timeoutMs` ago, send it back (delay level 3) and drop it from the cache if it is still the head.
    * Stops at the first head that has not expired or never started. `sendBack` failures keep the message.
+   * Returns how many were removed and the offset the last removal allows to commit (−1 if none).
    */
-  async cleanExpiredMsg(now: number, timeoutMs: number, sendBack: (msg: MessageExt) => Promise<void>): Promise<number> {
+  async cleanExpiredMsg(
+    now: number,
+    timeoutMs: number,
+    sendBack: (msg: MessageExt) => Promise<void>,
+  ): Promise<{ cleaned: number; offset: number }> {
     let cleaned = 0;
+    let offset = -1;
     const loop = Math.min(this.live, CLEAN_EXPIRED_MAX_PER_RUN);
     for (let i = 0; i < loop; i++) {
       if (this.dropped) break;
@@ -210,11 +216,11 @@ export class ProcessQueue {
         break;
       }
       if (this.firstMessage() === msg) {
-        this.removeMessage([msg]);
+        offset = this.removeMessage([msg]);
         cleaned++;
       }
     }
-    return cleaned;
+    return { cleaned, offset };
   }
 
   // ---- orderly ----

@@ -804,13 +804,16 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     const timeout = this.config.consumeTimeoutMs;
     for (const { mq, pq } of [...this.rebalance.processQueueTable.values()]) {
       if (pq.dropped) continue;
-      const cleaned = await pq.cleanExpiredMsg(this.config.clock.now(), timeout, async (msg) => {
+      const { cleaned, offset } = await pq.cleanExpiredMsg(this.config.clock.now(), timeout, async (msg) => {
         // Java sends expired messages back with delay level 3 through the same path as failures.
         const ok = await this.sendMessageBack(msg, 3, mq.brokerName);
         if (!ok) throw new Error('send-back failed');
       });
       if (cleaned > 0) {
         this.recorder.expired += cleaned;
+        // Java leaves the offset to the next completed call; when every other message is already done
+        // there is none, and the queue would stay committed before the expired (already retried) message.
+        if (offset >= 0 && !pq.dropped) this.offsetStore.updateOffset(mq, offset, true);
         log('expired %d messages of %o', cleaned, mq);
         this.onConsumed(pq);
       }

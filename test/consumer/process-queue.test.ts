@@ -61,19 +61,19 @@ t.test('cleanExpiredMsg sends back the expired head messages only, at most 16', 
   ms[18]!.properties.CONSUME_START_TIME = '999999';
   pq.putMessage(ms);
   const sent: number[] = [];
-  const n = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
-  t.equal(n, 16);
+  const r = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
+  t.same(r, { cleaned: 16, offset: 16 });
   t.same(sent, Array.from({ length: 16 }, (_, i) => i));
   t.equal(pq.minOffset, 16);
-  const n2 = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
-  t.equal(n2, 2, 'stops at the head that has not expired');
+  const r2 = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
+  t.same(r2, { cleaned: 2, offset: 18 }, 'stops at the head that has not expired');
   t.equal(pq.minOffset, 18);
   const pq2 = new ProcessQueue(0);
   pq2.putMessage([msg(1)]);
-  t.equal(await pq2.cleanExpiredMsg(1e12, 1, async () => undefined), 0, 'never started: never expired');
+  t.same(await pq2.cleanExpiredMsg(1e12, 1, async () => undefined), { cleaned: 0, offset: -1 }, 'never started: never expired');
   const pq3 = new ProcessQueue(0);
   pq3.putMessage([msg(1, 1, { CONSUME_START_TIME: '0' })]);
-  t.equal(await pq3.cleanExpiredMsg(1e12, 1, async () => { throw new Error('down'); }), 0, 'send-back failure keeps it');
+  t.same(await pq3.cleanExpiredMsg(1e12, 1, async () => { throw new Error('down'); }), { cleaned: 0, offset: -1 }, 'send-back failure keeps it');
   t.equal(pq3.msgCount, 1);
 });
 
