@@ -316,6 +316,10 @@ export class Broker {
     s.registerProcessor(RequestCode.UNLOCK_BATCH_MQ, wrap((r) => this.unlockBatch(r)));
     s.registerProcessor(RequestCode.CHECK_CLIENT_CONFIG, wrap((r) => this.checkClientConfig(r)));
     s.registerProcessor(RequestCode.UPDATE_AND_CREATE_TOPIC, wrap((r) => this.updateAndCreateTopic(r)));
+    s.registerProcessor(RequestCode.GET_CONSUME_STATS, wrap((r) => this.getConsumeStats(r)));
+    s.registerProcessor(RequestCode.GET_TOPIC_CONFIG, wrap((r) => this.getTopicConfig(r)));
+    // 5.x lite pull consumers use their own code for the same request
+    s.registerProcessor(RequestCode.LITE_PULL_MESSAGE, wrap((r, c) => this.pull(r, c)));
   }
 
   // ---------------------------------------------------------------- send
@@ -745,6 +749,43 @@ export class Broker {
   }
 
   // ---------------------------------------------------------------- admin
+
+  /** GET_TOPIC_CONFIG (5.x admin, e.g. before consume stats): the TopicConfig JSON, keys sorted. */
+  private getTopicConfig(req: RemotingCommand): RemotingCommand {
+    const topic = fields(req).str('topic');
+    const c = this.topics.get(topic);
+    if (!c) return this.topicNotExist(req, topic);
+    const json = `{"order":${c.order},"perm":${c.perm},"readQueueNums":${c.readQueueNums},"topicFilterType":${JSON.stringify(c.topicFilterType)},"topicName":${JSON.stringify(c.topicName)},"topicSysFlag":${c.topicSysFlag},"writeQueueNums":${c.writeQueueNums}}`;
+    return ok(req, { body: Buffer.from(json, 'utf8') });
+  }
+
+  /**
+   * GET_CONSUME_STATS (admin consumerProgress): per queue of the group's topics, the broker's max
+   * offset, the committed offset (0 when none) and the store time of the last consumed message.
+   * Like Java, the offset table is keyed by MessageQueue objects (fastjson's non-standard form) and
+   * topics the online group no longer subscribes to are skipped.
+   */
+  private getConsumeStats(req: RemotingCommand): RemotingCommand {
+    const f = fields(req);
+    const group = f.str('consumerGroup');
+    const only = f.optStr('topic');
+    const topics = only ? [only] : [...this.offsets.groupOffsets(group).keys()];
+    const info = this.consumers.find(group);
+    const entries: string[] = [];
+    for (const topic of topics.sort()) {
+      const config = this.topics.get(topic);
+      if (!config) continue;
+      if (info && info.subscriptions.size > 0 && !info.subscriptions.has(topic)) continue;
+      for (let q = 0; q < config.writeQueueNums; q++) {
+        const brokerOffset = this.store.getMaxOffset(topic, q);
+        const consumerOffset = Math.max(0, this.offsets.query(group, topic, q) ?? 0);
+        const lastTimestamp = consumerOffset > 0 ? Math.max(0, this.store.storeTimestampAt(topic, q, consumerOffset - 1)) : 0;
+        const mq = mqJson({ brokerName: this.brokerName, queueId: q, topic });
+        entries.push(`${mq}:{"brokerOffset":${brokerOffset},"consumerOffset":${consumerOffset},"lastTimestamp":${lastTimestamp}}`);
+      }
+    }
+    return ok(req, { body: Buffer.from(`{"consumeTps":0.0,"offsetTable":{${entries.join(',')}}}`, 'utf8') });
+  }
 
   private updateAndCreateTopic(req: RemotingCommand): RemotingCommand {
     const f = fields(req);

@@ -90,6 +90,7 @@ export class MessageStore {
   private readonly tagsCodeFn: NonNullable<MessageStoreOptions['tagsCode']>;
   private readonly flushIntervalMs: number;
   private flushTimer: NodeJS.Timeout | null = null;
+  private checkpointed = -1;
   private closed = false;
 
   constructor(options: MessageStoreOptions) {
@@ -172,9 +173,11 @@ export class MessageStore {
   flush(sync: boolean): void {
     try {
       const dispatched = this.commitLog.maxOffset;
+      if (dispatched === this.checkpointed && !sync) return;
       for (const cq of this.queues.values()) cq.flush();
       if (sync) this.commitLog.flush();
       writeFileAtomic(this.checkpointFile, JSON.stringify({ dispatched }), sync);
+      this.checkpointed = dispatched;
     } catch (err) {
       log('flush failed: %s', (err as Error).message);
     }

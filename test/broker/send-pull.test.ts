@@ -239,3 +239,24 @@ t.test('offsets: piggyback, update, query on young queues, max/min/search/earlie
   const past = await c.invoke(b.broker, createRequest(RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, { extFields: { topic: 'Off', queueId: '0', timestamp: '0' } }));
   t.equal(ext(past, 'offset'), '0');
 });
+
+t.test('admin reads: GET_TOPIC_CONFIG, GET_CONSUME_STATS; LITE_PULL_MESSAGE pulls like PULL_MESSAGE', async (t) => {
+  const b = await startBroker({ queues: 2 });
+  t.teardown(() => b.close());
+  const c = client();
+  t.teardown(() => c.close());
+  for (let i = 0; i < 3; i++) await c.invoke(b.broker, sendRequest('Stats', `m${i}`, { queueId: 1 }));
+  const cfg = await c.invoke(b.broker, createRequest(RequestCode.GET_TOPIC_CONFIG, { extFields: { topic: 'Stats' } }));
+  t.equal(cfg.body!.toString(), '{"order":false,"perm":6,"readQueueNums":2,"topicFilterType":"SINGLE_TAG","topicName":"Stats","topicSysFlag":0,"writeQueueNums":2}');
+  t.equal((await c.invoke(b.broker, createRequest(RequestCode.GET_TOPIC_CONFIG, { extFields: { topic: 'Nope' } }))).code, ResponseCode.TOPIC_NOT_EXIST);
+  await c.invoke(b.broker, pullRequest('Stats', { group: 'sg', queueId: 1, sysFlag: 1 | 4, commitOffset: 2 }));
+  const stats = await c.invoke(b.broker, createRequest(RequestCode.GET_CONSUME_STATS, { extFields: { consumerGroup: 'sg' } }));
+  t.equal(stats.code, ResponseCode.SUCCESS);
+  const text = stats.body!.toString();
+  t.match(text, '{"brokerName":"broker-a","queueId":1,"topic":"Stats"}:{"brokerOffset":3,"consumerOffset":2,"lastTimestamp":');
+  t.match(text, '{"brokerName":"broker-a","queueId":0,"topic":"Stats"}:{"brokerOffset":0,"consumerOffset":0,"lastTimestamp":0}');
+  const lite = pullRequest('Stats', { queueId: 1 });
+  lite.code = RequestCode.LITE_PULL_MESSAGE;
+  const r = await c.invoke(b.broker, lite);
+  t.equal(decode(r).length, 3);
+});
