@@ -28,6 +28,7 @@ import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
+import org.apache.rocketmq.client.impl.consumer.ProcessQueue;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
@@ -176,6 +177,10 @@ public final class RefClient {
         c.start();
         print(new Json().put("type", "started").put("group", group).put("topic", topic));
         boolean ok = expect > 0 ? done.await(timeoutMs, TimeUnit.MILLISECONDS) : sleep(timeoutMs);
+        // The latch fires inside the listener, before the client has advanced the queue's offset
+        // past that message: wait (bounded) until no process queue holds an in-flight message.
+        long settle = System.currentTimeMillis() + 3000;
+        while (System.currentTimeMillis() < settle && inFlight(c) > 0) Thread.sleep(20);
         // shutdown() persists the consumed offsets to the broker, so `offsets` sees them afterwards.
         c.shutdown();
         long n = succeeded.get();
@@ -189,6 +194,14 @@ public final class RefClient {
         }
         print(s);
         if (!ok) System.exit(3);
+    }
+
+    private static long inFlight(DefaultMQPushConsumer c) {
+        long n = 0;
+        for (ProcessQueue pq : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().values()) {
+            n += pq.getMsgCount().get();
+        }
+        return n;
     }
 
     private static boolean sleep(long ms) throws InterruptedException {

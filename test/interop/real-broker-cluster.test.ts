@@ -1,0 +1,53 @@
+// Two real 5.3.3 brokers in one cluster, started with the ROCKETMQ (binary) header encoding: routes
+// over both, messages over all 8 queues, and a broker stopped and started again on the same store.
+import t from 'tap';
+import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
+import { CLUSTER_NAME, startRealCluster, V5_VERSION } from './harness.js';
+import { javaOffsets, javaProduce, startJavaConsumer } from './java-client.js';
+import { interopReady } from './skip.js';
+
+t.setTimeout(300_000);
+
+if (await interopReady(t, [V5_VERSION])) {
+  const cluster = await startRealCluster({ version: V5_VERSION, brokers: 2, serializeType: 'ROCKETMQ' });
+  t.teardown(() => cluster.stop({ graceful: false }));
+  t.comment(`brokers ${cluster.brokers.join(', ')} booted in ${cluster.bootMs.brokers.join(', ')} ms`);
+
+  t.test('route and encoding', async (t) => {
+    const route = await cluster.createTopic('InteropTwo', { queues: 4 });
+    t.same(route.brokerDatas.map((b) => b.brokerName).sort(), ['broker-a', 'broker-b']);
+    t.same(route.queueDatas.map((q) => q.writeQueueNums), [4, 4]);
+    for (const addr of cluster.brokers) {
+      const res = await cluster.invoke(addr, createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic: 'InteropTwo', queueId: '0' } }));
+      t.equal(res.code, ResponseCode.SUCCESS);
+      t.equal(res.serializeType, 'ROCKETMQ', `${addr} answers a JSON request in its configured ROCKETMQ encoding (5.x)`);
+      t.equal(res.extFields?.offset, '0');
+    }
+    const cluserRoute = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: CLUSTER_NAME } }));
+    t.equal(cluserRoute.serializeType, 'JSON', 'the name server keeps JSON (the option applies to brokers)');
+  });
+
+  t.test('Java producer and consumer over both brokers; a broker restarted keeps its messages', async (t) => {
+    const first = await startJavaConsumer({ namesrv: cluster.namesrv, topic: 'InteropTwo', group: 'two_cg', expect: 80, timeoutMs: 60_000 });
+    const { sent } = await javaProduce({ namesrv: cluster.namesrv, topic: 'InteropTwo', count: 80 });
+    t.same([...new Set(sent.map((s) => s.brokerName))].sort(), ['broker-a', 'broker-b'], 'sends went to both brokers');
+    const got = await first.done;
+    t.equal(got.summary.received, 80);
+    t.equal(new Set(got.messages.map((m) => m.msgId)).size, 80);
+
+    await cluster.stopBroker(1);
+    const without = await cluster.waitForRoute('InteropTwo', { brokers: ['broker-a'] });
+    t.same(without.brokerDatas.map((b) => b.brokerName), ['broker-a'], 'a stopped broker unregisters from the name server');
+    const during = await javaProduce({ namesrv: cluster.namesrv, topic: 'InteropTwo', count: 10 });
+    t.ok(during.sent.every((s) => s.brokerName === 'broker-a'), 'the producer sends to the remaining broker');
+
+    await cluster.startBroker(1);
+    await cluster.waitForRoute('InteropTwo');
+    const again = await startJavaConsumer({ namesrv: cluster.namesrv, topic: 'InteropTwo', group: 'two_cg_replay', expect: 90, timeoutMs: 60_000, from: 'first' });
+    const replay = await again.done;
+    t.equal(replay.summary.received, 90, 'a new group reads all 90 messages, the restarted broker’s included');
+    const progress = await javaOffsets({ namesrv: cluster.namesrv, group: 'two_cg', topic: 'InteropTwo' });
+    t.equal(progress.queues.length, 8, 'offsets on 2 brokers × 4 queues');
+    t.equal(progress.queues.reduce((n, q) => n + q.brokerOffset, 0), 90);
+  });
+}
