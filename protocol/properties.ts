@@ -1,3 +1,5 @@
+import { javaHashMapOrder } from './java-hash.js';
+
 /**
  * The properties string of a message (§7.3): `name \u0001 value \u0002 name \u0001 value …`.
  * 4.9.0–4.9.3 and 5.2.0+ end it with a `\u0002`, 4.9.4–5.1.4 do not; both parse the same.
@@ -11,6 +13,12 @@ export const MAX_PROPERTIES_BYTES = 32767;
 export interface EncodePropertiesOptions {
   /** End with `\u0002` (4.9.0–4.9.3, 5.2.0+). Default false, like 4.9.8 whose version we announce. */
   trailingSeparator?: boolean;
+  /**
+   * Write the names in the order a java.util.HashMap filled in the object's key order iterates
+   * them, as Java's messageProperties2String does (a broker re-encodes properties this way).
+   * Default false: the object's own key order.
+   */
+  javaOrder?: boolean;
 }
 
 /** Encode in the object's key order; null/undefined values are skipped like Java's. */
@@ -19,10 +27,16 @@ export function encodeProperties(
   options?: EncodePropertiesOptions,
 ): string {
   let s = '';
-  for (const k in props) {
-    const v = props[k];
-    if (v == null) continue;
-    s += k + NAME_VALUE + v + SEPARATOR;
+  if (options?.javaOrder) {
+    for (const k of javaHashMapOrder(Object.keys(props).filter((k) => props[k] != null))) {
+      s += k + NAME_VALUE + props[k] + SEPARATOR;
+    }
+  } else {
+    for (const k in props) {
+      const v = props[k];
+      if (v == null) continue;
+      s += k + NAME_VALUE + v + SEPARATOR;
+    }
   }
   if (s.length > 0 && !options?.trailingSeparator) s = s.slice(0, -1);
   return s;

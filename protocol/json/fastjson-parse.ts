@@ -18,8 +18,12 @@ export function parseFastjson(text: string): unknown {
   }
 }
 
+/** Nesting deeper than this is refused (a ProtocolError, not a stack overflow). */
+const MAX_DEPTH = 512;
+
 class TolerantParser {
   private p = 0;
+  private depth = 0;
   constructor(private readonly s: string) {}
 
   parseDocument(): unknown {
@@ -158,7 +162,25 @@ class TolerantParser {
     return m[0];
   }
 
+  private enter(): void {
+    if (++this.depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH}`);
+  }
+
   private object(): Record<string, unknown> {
+    this.enter();
+    const r = this.objectBody();
+    this.depth--;
+    return r;
+  }
+
+  private array(): unknown[] {
+    this.enter();
+    const r = this.arrayBody();
+    this.depth--;
+    return r;
+  }
+
+  private objectBody(): Record<string, unknown> {
     this.p++; // {
     const out: Record<string, unknown> = {};
     this.ws();
@@ -193,7 +215,7 @@ class TolerantParser {
     }
   }
 
-  private array(): unknown[] {
+  private arrayBody(): unknown[] {
     this.p++; // [
     const out: unknown[] = [];
     this.ws();

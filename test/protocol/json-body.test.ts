@@ -113,6 +113,7 @@ t.test('parseFastjson tolerates fastjson forms and rejects garbage', async (t) =
     t.ok(e.offset >= 0);
   }
   t.equal(Object.getPrototypeOf(parseFastjson('{0:1,"__proto__":{"x":1}}')), Object.prototype);
+  t.throws(() => parseFastjson('{0:'.repeat(10000)), /nesting deeper/, 'deep nesting is a ProtocolError, not a stack overflow');
 });
 
 t.test('toJavaJson sorts keys, drops nulls, and writes Map keys by type', async (t) => {
