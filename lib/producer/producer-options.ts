@@ -1,4 +1,4 @@
-import type { ClientOptions } from '../client/index.js';
+import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 
 /** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
 export interface ProducerOptions extends ClientOptions {
@@ -63,6 +63,8 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     sendMessageV1,
     ...client
   } = options;
+  // Connection options are checked here too, so that a bad address fails at construction, not at start().
+  resolveClientOptions(client);
   return {
     group,
     sendMsgTimeoutMs: int('sendMsgTimeoutMs', sendMsgTimeoutMs, 3000, 1, 3_600_000),
