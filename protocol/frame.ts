@@ -1,7 +1,7 @@
 import type { RemotingCommand } from './command.js';
 import { ProtocolError } from './errors.js';
-import { decodeJsonHeader, encodeJsonHeader, type HeaderEncodeOptions } from './header-json.js';
-import { decodeRocketmqHeader, encodeRocketmqHeader } from './header-rocketmq.js';
+import { decodeJsonHeader, jsonHeaderText, type HeaderEncodeOptions } from './header-json.js';
+import { decodeRocketmqHeader, rocketmqHeaderLayout, writeRocketmqHeader } from './header-rocketmq.js';
 
 /**
  * Frame layout (RemotingCommand on the wire):
@@ -14,8 +14,35 @@ import { decodeRocketmqHeader, encodeRocketmqHeader } from './header-rocketmq.js
  */
 export const DEFAULT_MAX_FRAME_LENGTH = 16 * 1024 * 1024;
 
-function encodeHeader(cmd: RemotingCommand, options?: HeaderEncodeOptions): Buffer {
-  return cmd.serializeType === 'ROCKETMQ' ? encodeRocketmqHeader(cmd) : encodeJsonHeader(cmd, options);
+// The header length is a 24-bit field; anything larger would spill into the serialize type byte.
+const MAX_HEADER_LENGTH = 0xffffff;
+
+/**
+ * Allocate `8 + header + tail` bytes and write the frame prefix and the header into them.
+ * The header is measured first and written straight into the frame (one allocation, no copy).
+ */
+function encodeHead(cmd: RemotingCommand, bodyLen: number, tail: number, options?: HeaderEncodeOptions): Buffer {
+  let out: Buffer;
+  let headerLength: number;
+  if (cmd.serializeType === 'ROCKETMQ') {
+    const layout = rocketmqHeaderLayout(cmd);
+    headerLength = checkHeaderLength(layout.size);
+    out = Buffer.allocUnsafe(8 + headerLength + tail);
+    writeRocketmqHeader(cmd, layout, out, 8);
+  } else {
+    const text = jsonHeaderText(cmd, options);
+    headerLength = checkHeaderLength(Buffer.byteLength(text, 'utf8'));
+    out = Buffer.allocUnsafe(8 + headerLength + tail);
+    out.write(text, 8, headerLength, 'utf8');
+  }
+  out.writeInt32BE(4 + headerLength + bodyLen, 0);
+  out.writeInt32BE(((cmd.serializeType === 'ROCKETMQ' ? 1 : 0) << 24) | headerLength, 4);
+  return out;
+}
+
+function checkHeaderLength(n: number): number {
+  if (n > MAX_HEADER_LENGTH) throw new ProtocolError(`header of ${n} bytes exceeds the 24-bit header length field`, 4);
+  return n;
 }
 
 /**
@@ -23,24 +50,16 @@ function encodeHeader(cmd: RemotingCommand, options?: HeaderEncodeOptions): Buff
  * so a socket can write a large body without copying it.
  */
 export function encodeCommandParts(cmd: RemotingCommand, options?: HeaderEncodeOptions): [Buffer, Buffer | null] {
-  const header = encodeHeader(cmd, options);
   const bodyLen = cmd.body ? cmd.body.length : 0;
-  const head = Buffer.allocUnsafe(8 + header.length);
-  head.writeInt32BE(4 + header.length + bodyLen, 0);
-  head.writeInt32BE(((cmd.serializeType === 'ROCKETMQ' ? 1 : 0) << 24) | (header.length & 0xffffff), 4);
-  header.copy(head, 8);
+  const head = encodeHead(cmd, bodyLen, 0, options);
   return [head, bodyLen > 0 ? cmd.body! : null];
 }
 
 /** Encode a whole frame into one buffer. */
 export function encodeCommand(cmd: RemotingCommand, options?: HeaderEncodeOptions): Buffer {
-  const header = encodeHeader(cmd, options);
   const bodyLen = cmd.body ? cmd.body.length : 0;
-  const out = Buffer.allocUnsafe(8 + header.length + bodyLen);
-  out.writeInt32BE(4 + header.length + bodyLen, 0);
-  out.writeInt32BE(((cmd.serializeType === 'ROCKETMQ' ? 1 : 0) << 24) | (header.length & 0xffffff), 4);
-  header.copy(out, 8);
-  if (bodyLen > 0) cmd.body!.copy(out, 8 + header.length);
+  const out = encodeHead(cmd, bodyLen, bodyLen, options);
+  if (bodyLen > 0) cmd.body!.copy(out, out.length - bodyLen);
   return out;
 }
 

@@ -1,7 +1,7 @@
 import type { RemotingCommand } from './command.js';
 import { ProtocolError } from './errors.js';
 import { javaHashMapOrder } from './java-hash.js';
-import { javaUtf8, putField } from './header-rocketmq.js';
+import { javaString, putField } from './header-rocketmq.js';
 
 export interface HeaderEncodeOptions {
   /**
@@ -21,6 +21,11 @@ export interface HeaderEncodeOptions {
  * Checked byte for byte against 4.9.8 and 5.3.3 (test/fixtures/vectors).
  */
 export function encodeJsonHeader(cmd: RemotingCommand, options: HeaderEncodeOptions = {}): Buffer {
+  return Buffer.from(jsonHeaderText(cmd, options), 'utf8');
+}
+
+/** The JSON header as text whose standard UTF-8 bytes are Java's (see javaString). */
+export function jsonHeaderText(cmd: RemotingCommand, options: HeaderEncodeOptions = {}): string {
   let s = '{"code":' + cmd.code;
   if (cmd.extFields != null) {
     s += ',"extFields":{';
@@ -40,7 +45,9 @@ export function encodeJsonHeader(cmd: RemotingCommand, options: HeaderEncodeOpti
   s += ',"opaque":' + cmd.opaque;
   if (cmd.remark != null) s += ',"remark":' + fastjsonString(cmd.remark);
   s += ',"serializeTypeCurrentRPC":"JSON","version":' + cmd.version + '}';
-  return javaUtf8(s);
+  // Surrogate pairs never straddle the ASCII punctuation and escapes added above, so fixing lone
+  // surrogates once over the whole text equals fixing each string.
+  return javaString(s);
 }
 
 const HEX = '0123456789ABCDEF';

@@ -12,40 +12,67 @@ import { ProtocolError } from './errors.js';
  * typed header encoders produce, and other maps in HashMap order, which no receiver depends on.
  */
 export function encodeRocketmqHeader(cmd: RemotingCommand): Buffer {
-  const remark = cmd.remark != null && cmd.remark.length > 0 ? javaUtf8(cmd.remark) : null;
-  const entries: [Buffer, Buffer][] = [];
-  let extLen = 0;
+  const layout = rocketmqHeaderLayout(cmd);
+  const out = Buffer.allocUnsafe(layout.size);
+  writeRocketmqHeader(cmd, layout, out, 0);
+  return out;
+}
+
+/**
+ * Sizes of a ROCKETMQ header computed ahead of writing, so the frame encoder can allocate the
+ * whole frame once and write the header straight into it.
+ */
+export interface RocketmqHeaderLayout {
+  readonly size: number;
+  readonly remark: string | null;
+  readonly remarkBytes: number;
+  readonly extBytes: number;
+  /** Flattened ext entries: key, key bytes, value, value bytes, … (strings already Java-safe). */
+  readonly entries: (string | number)[];
+}
+
+export function rocketmqHeaderLayout(cmd: RemotingCommand): RocketmqHeaderLayout {
+  const remark = cmd.remark != null && cmd.remark.length > 0 ? javaString(cmd.remark) : null;
+  const remarkBytes = remark === null ? 0 : Buffer.byteLength(remark, 'utf8');
+  const entries: (string | number)[] = [];
+  let extBytes = 0;
   if (cmd.extFields) {
-    for (const [k, v] of Object.entries(cmd.extFields)) {
+    for (const k in cmd.extFields) {
+      if (!Object.prototype.hasOwnProperty.call(cmd.extFields, k)) continue;
+      const v = cmd.extFields[k];
       if (v == null) continue;
-      const kb = javaUtf8(k);
-      const vb = javaUtf8(String(v));
-      entries.push([kb, vb]);
-      extLen += 2 + kb.length + 4 + vb.length;
+      const ks = javaString(k);
+      const vs = javaString(String(v));
+      const kl = Buffer.byteLength(ks, 'utf8');
+      const vl = Buffer.byteLength(vs, 'utf8');
+      entries.push(ks, kl, vs, vl);
+      extBytes += 2 + kl + 4 + vl;
     }
   }
-  const size = 21 + (remark ? remark.length : 0) + extLen;
-  const out = Buffer.allocUnsafe(size);
-  let p = 0;
+  return { size: 21 + remarkBytes + extBytes, remark, remarkBytes, extBytes, entries };
+}
+
+/** Write the header laid out by rocketmqHeaderLayout at `pos`; returns the position after it. */
+export function writeRocketmqHeader(cmd: RemotingCommand, layout: RocketmqHeaderLayout, out: Buffer, pos: number): number {
+  let p = pos;
   out.writeInt16BE((cmd.code << 16) >> 16, p); p += 2;
   out.writeInt8((languageByte(cmd.language) << 24) >> 24, p); p += 1;
   out.writeInt16BE((cmd.version << 16) >> 16, p); p += 2;
   out.writeInt32BE(cmd.opaque | 0, p); p += 4;
   out.writeInt32BE(cmd.flag | 0, p); p += 4;
-  if (remark) {
-    out.writeInt32BE(remark.length, p); p += 4;
-    remark.copy(out, p); p += remark.length;
-  } else {
-    out.writeInt32BE(0, p); p += 4;
+  out.writeInt32BE(layout.remarkBytes, p); p += 4;
+  if (layout.remark !== null) p += out.write(layout.remark, p, layout.remarkBytes, 'utf8');
+  out.writeInt32BE(layout.extBytes, p); p += 4;
+  const e = layout.entries;
+  for (let i = 0; i < e.length; i += 4) {
+    const kl = e[i + 1] as number;
+    const vl = e[i + 3] as number;
+    out.writeInt16BE(kl, p); p += 2;
+    p += out.write(e[i] as string, p, kl, 'utf8');
+    out.writeInt32BE(vl, p); p += 4;
+    p += out.write(e[i + 2] as string, p, vl, 'utf8');
   }
-  out.writeInt32BE(extLen, p); p += 4;
-  for (const [kb, vb] of entries) {
-    out.writeInt16BE(kb.length, p); p += 2;
-    kb.copy(out, p); p += kb.length;
-    out.writeInt32BE(vb.length, p); p += 4;
-    vb.copy(out, p); p += vb.length;
-  }
-  return out;
+  return p;
 }
 
 /** Decode a binary header held in `b`. `base` is the header's position in the stream, for errors. */
@@ -102,10 +129,14 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 const ANY_SURROGATE = /[\ud800-\udfff]/;
 
 /**
- * UTF-8 bytes of a string as Java's String.getBytes(UTF_8) produces them: a lone surrogate becomes
- * '?' (Node would write U+FFFD, three bytes), everything else is standard UTF-8.
+ * The string whose standard UTF-8 bytes are what Java's String.getBytes(UTF_8) gives: Java writes
+ * '?' for a lone surrogate where Node would write U+FFFD (three bytes).
  */
+export function javaString(s: string): string {
+  return ANY_SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '?') : s;
+}
+
+/** UTF-8 bytes of a string as Java's String.getBytes(UTF_8) produces them. */
 export function javaUtf8(s: string): Buffer {
-  if (ANY_SURROGATE.test(s)) s = s.replace(LONE_SURROGATE, '?');
-  return Buffer.from(s, 'utf8');
+  return Buffer.from(javaString(s), 'utf8');
 }
