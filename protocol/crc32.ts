@@ -1,7 +1,10 @@
+import * as zlib from 'node:zlib';
+
 /**
  * CRC-32 with the zlib polynomial (0xEDB88320 reflected), as java.util.zip.CRC32 computes it.
- * Node 20 has no zlib.crc32 (it arrived in 20.15/22 only behind version checks), so we keep a
- * slicing-by-8 table version: the broker computes one per stored message.
+ * zlib.crc32 only exists from Node 20.15 / 22.2, and we support every Node 20, so this module
+ * has a slicing-by-8 table version and uses the native one when the runtime has it (the broker
+ * computes one per stored message; native is several times faster).
  */
 const T = new Int32Array(8 * 256);
 for (let n = 0; n < 256; n++) {
@@ -34,7 +37,18 @@ export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, seed = 0
   return ~c >>> 0;
 }
 
+type NativeCrc32 = (data: Uint8Array, value?: number) => number;
+const nativeCrc32: NativeCrc32 | undefined = (zlib as unknown as { crc32?: NativeCrc32 }).crc32;
+
+/** CRC-32 of bytes[start, end): native zlib.crc32 when available, else the table version. */
+export function fastCrc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  if (nativeCrc32 !== undefined) {
+    return nativeCrc32(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)) >>> 0;
+  }
+  return crc32(bytes, start, end);
+}
+
 /** The BODYCRC a broker stores: CRC-32 of the stored body masked with 0x7FFFFFFF (UtilAll.crc32). */
 export function messageBodyCrc(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  return crc32(bytes, start, end) & 0x7fffffff;
+  return fastCrc32(bytes, start, end) & 0x7fffffff;
 }

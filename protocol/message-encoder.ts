@@ -3,10 +3,23 @@ import { ProtocolError } from './errors.js';
 import type { StoredMessageInit } from './message-ext.js';
 import { MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2, storedMessageSize } from './message-record.js';
 import { encodeProperties, MAX_PROPERTIES_BYTES } from './properties.js';
-import { parseSocketAddress, writeSocketAddress } from './socket-address.js';
+import { parseSocketAddress, writeSocketAddress, type SocketAddressBytes } from './socket-address.js';
 import { MessageSysFlag } from './sys-flag.js';
 
 const TWO_32 = 4294967296;
+
+// A broker writes the same few host addresses over and over; parsing "ip:port" text each time
+// cost more than the rest of the record. Bounded so a stream of distinct peers cannot grow it.
+const addressCache = new Map<string, SocketAddressBytes>();
+function address(text: string): SocketAddressBytes {
+  let a = addressCache.get(text);
+  if (a === undefined) {
+    a = parseSocketAddress(text);
+    if (addressCache.size >= 1024) addressCache.clear();
+    addressCache.set(text, a);
+  }
+  return a;
+}
 
 function checkSafe(n: number, field: string): void {
   if (!Number.isSafeInteger(n)) throw new ProtocolError(`stored message ${field} ${n} is not a safe integer`, 0);
@@ -36,8 +49,8 @@ export function encodeStoredMessage(init: StoredMessageInit): Buffer {
   checkSafe(init.bornTimestamp, 'bornTimestamp');
   checkSafe(init.storeTimestamp, 'storeTimestamp');
   checkSafe(init.preparedTransactionOffset ?? 0, 'preparedTransactionOffset');
-  const born = parseSocketAddress(init.bornHost);
-  const store = parseSocketAddress(init.storeHost);
+  const born = address(init.bornHost);
+  const store = address(init.storeHost);
   const bornV6 = born.ip.length === 16;
   const storeV6 = store.ip.length === 16;
   let sysFlag = (init.sysFlag ?? 0) & ~(MessageSysFlag.BORNHOST_V6_FLAG | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG);

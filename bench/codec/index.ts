@@ -179,7 +179,19 @@ const decodeZlib = measure(`decodeMessages: pull body of ${MESSAGES} x ${BODY} B
 const decodeNoInflate = measure(`decodeMessages: zlib pull body, decompress:false`, zlib.body.length, () => {
   sink += decodeMessages(zlib.body, { decompress: false }).length;
 });
-results.push(memcpyBody, memcpyPerMessage, decodePlain, decodeZlib, decodeNoInflate);
+const encodeBodyPlain = textBody(0);
+const encodeProps = 'TAGS\u0001TagA\u0002KEYS\u0001order-1\u0002UNIQ_KEY\u0001C0A8010A303918B4AAC27C5A1B2C0000\u0002WAIT\u0001true';
+let commitLogOffset = 0;
+const encodeOne = measure(`encodeStoredMessage: one ${BODY} B record (broker write path)`, BODY, () => {
+  const rec = encodeStoredMessage({
+    topic: 'TopicTest', queueId: 0, queueOffset: commitLogOffset, commitLogOffset, bornTimestamp: 1712345678901,
+    bornHost: '192.168.1.10:54321', storeTimestamp: 1712345679000, storeHost: '192.168.1.20:10911',
+    body: encodeBodyPlain, properties: encodeProps,
+  });
+  commitLogOffset += rec.length;
+  sink += rec.length;
+});
+results.push(memcpyBody, memcpyPerMessage, decodePlain, decodeZlib, decodeNoInflate, encodeOne);
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 const report = {

@@ -7,6 +7,8 @@ import {
   compressionSysFlag,
   compressionTypeOf,
   crc32,
+  fastCrc32,
+  messageBodyCrc,
   decompress,
   decompressBody,
   lz4FrameDecompress,
@@ -43,6 +45,8 @@ t.test('checksums match their published check values', async (t) => {
   const data = bigText();
   for (const n of [1, 7, 8, 9, 63, 1000]) {
     t.equal(crc32(data, 3, 3 + n), crc32(Buffer.from(data.subarray(3, 3 + n))), `crc32 of a ${n}-byte slice`);
+    t.equal(fastCrc32(data, 3, 3 + n), crc32(data, 3, 3 + n), `native (when present) and table agree on ${n} bytes`);
+    t.equal(messageBodyCrc(data, 3, 3 + n), crc32(data, 3, 3 + n) & 0x7fffffff);
   }
 });
 
