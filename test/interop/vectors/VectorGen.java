@@ -591,6 +591,30 @@ public class VectorGen {
         propsString(new String[][] {{"TAGS", "TagA"}, {"KEYS", "order-1"}, {"UNIQ_KEY", "C0A8010A1F8B18B4AAC2000000000001"}, {"WAIT", "true"}, {"CLUSTER", "DefaultCluster"}}));
   }
 
+  static byte[] javaEncoded(String born, String store, int sysFlag) throws Exception {
+    MessageExt m = new MessageExt();
+    m.setTopic("TopicTest");
+    m.setQueueId(2);
+    m.setFlag(9);
+    m.setQueueOffset(77L);
+    m.setCommitLogOffset(123456789L);
+    m.setSysFlag(sysFlag);
+    m.setBornTimestamp(1712345600000L);
+    m.setBornHost(addr(born, 41000));
+    m.setStoreTimestamp(1712345600005L);
+    m.setStoreHost(addr(store, 10911));
+    m.setReconsumeTimes(1);
+    m.setPreparedTransactionOffset(0L);
+    byte[] body = "encoded by Java".getBytes(StandardCharsets.UTF_8);
+    m.setBody(body);
+    m.setBodyCRC(crc(body));
+    m.putUserProperty("k1", "v1");
+    m.setTags("TagA");
+    m.setKeys("key-a");
+    org.apache.rocketmq.common.message.MessageAccessor.putProperty(m, "UNIQ_KEY", "C0A8010A1F8B18B4AAC2000000000099");
+    return MessageDecoder.encode(m, false);
+  }
+
   static JSONObject javaView(MessageExt m) throws Exception {
     JSONObject o = obj();
     o.put("topic", m.getTopic());
@@ -677,6 +701,11 @@ public class VectorGen {
         record(0xDAA320A7, "\u4e3b\u9898-\u00e9", 2, 1, 11, 70000, 0, 1712345600000L, addr("192.168.1.10", 2), 1712345600001L,
             addr("192.168.1.20", 10911), 0, 0, "\u00e9t\u00e9".getBytes(StandardCharsets.UTF_8),
             "TAGS\u0001\u6807\u7b7e\u0002weird\u0001a\u0001b\u0002\u0001nokey\u0002x\u0002KEYS\u0001k1 k2\u0002"));
+
+    message(list, "java-encoded-ipv4", "written by Java's own MessageDecoder.encode(MessageExt, false): IPv4 hosts, properties in the Message's HashMap order",
+        javaEncoded("192.168.1.10", "192.168.1.20", 0));
+    message(list, "java-encoded-ipv6", "written by Java's own MessageDecoder.encode(MessageExt, false) with IPv6 born and store hosts (sysFlag 0x30)",
+        javaEncoded("2001:db8::10", "2001:db8::20", 0x30));
 
     if (v5()) {
       StringBuilder t = new StringBuilder("%RETRY%");
