@@ -249,7 +249,9 @@ export class CaptureDecoder {
     }
     const payloadSeq = syn ? (seg.seq + 1) >>> 0 : seg.seq;
     const fin = (seg.flags & TcpFlag.FIN) !== 0;
-    if (dir.framer.state !== 'ignored' || fin) dir.stream.segment(payloadSeq, seg.payload, seg.missing, fin);
+    if (dir.framer.state !== 'ignored') dir.stream.segment(payloadSeq, seg.payload, seg.missing, fin);
+    else if (fin) dir.stream.close(); // nothing to deliver: just let the flow be forgotten
+    else dir.stream.skip(payloadSeq, seg.payload.length + seg.missing);
     if ((seg.flags & TcpFlag.ACK) !== 0) {
       const other = flow.dirs[1 - dir.index];
       if (other) other.stream.peerAck(seg.ack);
@@ -308,6 +310,11 @@ export class CaptureDecoder {
 
   private flowFrame(dir: Direction, cmd: RemotingCommand, frame: Buffer, offset: number): void {
     this.counters.frames++;
+    if (!dir.flow.known) {
+      // Frames one way make the connection RocketMQ both ways.
+      dir.flow.known = true;
+      dir.flow.dirs[1 - dir.index]?.framer?.promote();
+    }
     const ts = this.packet ? this.packet.ts : this.lastTs;
     let request: SeenRequest | null = null;
     if (isResponse(cmd)) {

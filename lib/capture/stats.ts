@@ -82,6 +82,8 @@ interface QueueRow {
   /** Commits lower than the one before (offsets going backwards: resets, rebalances). */
   regressions: number;
   pulls: number;
+  /** Pull responses seen: pulls - answered at the end = long polls still held (or lost). */
+  answered: number;
   pullResults: Map<string, number>;
   pullLatency: Latencies;
   lastPullOffset: number | null;
@@ -159,7 +161,7 @@ export class DecodeStats {
     let q = this.queues.get(key);
     if (!q) {
       q = {
-        group, topic, queueId, broker, commits: [], commitCount: 0, regressions: 0, pulls: 0,
+        group, topic, queueId, broker, commits: [], commitCount: 0, regressions: 0, pulls: 0, answered: 0,
         pullResults: new Map(), pullLatency: new Latencies(), lastPullOffset: null, lastNextBeginOffset: null,
       };
       this.queues.set(key, q);
@@ -237,6 +239,7 @@ export class DecodeStats {
       if (topic !== undefined && group !== undefined && queueId !== null) {
         const q = this.queue(group, topic, queueId, req.dst);
         bump(q.pullResults, status);
+        q.answered++;
         if (latency !== null) q.pullLatency.add(latency);
         const next = int(cmd.extFields?.nextBeginOffset);
         if (next !== null) q.lastNextBeginOffset = next;
@@ -270,6 +273,7 @@ export class DecodeStats {
           queueId: q.queueId,
           broker: q.broker,
           pulls: q.pulls,
+          unanswered: Math.max(0, q.pulls - q.answered),
           pullResults: Object.fromEntries(q.pullResults),
           pullLatencyMs: pullLatency,
           lastPullOffset: q.lastPullOffset,
@@ -305,7 +309,7 @@ export class DecodeStats {
       frames: number; requests: number; responses: number; unpairedResponses: number; bytes: number;
       byCode: Record<string, { code: number; requests: number; requestBytes: number; responses: number; responseBytes: number; latencyMs: ReturnType<Latencies['summary']> }>;
       pullResults: Record<string, number>; topics: string[]; groups: string[];
-      queues: Array<{ group: string; topic: string; queueId: number; broker: string | null; pulls: number; pullResults: Record<string, number>; pullLatencyMs: ReturnType<Latencies['summary']>; commitCount: number; firstCommit: number | null; lastCommit: number | null; regressions: number; commits: OffsetCommit[] }>;
+      queues: Array<{ group: string; topic: string; queueId: number; broker: string | null; pulls: number; unanswered: number; pullResults: Record<string, number>; pullLatencyMs: ReturnType<Latencies['summary']>; commitCount: number; firstCommit: number | null; lastCommit: number | null; regressions: number; commits: OffsetCommit[] }>;
     };
     const lines: string[] = [];
     lines.push(`frames ${j.frames} (${j.requests} requests, ${j.responses} responses, ${j.unpairedResponses} unpaired), ${j.bytes} bytes`);
@@ -331,7 +335,8 @@ export class DecodeStats {
       for (const q of j.queues) {
         const results = Object.entries(q.pullResults).map(([k, v]) => `${k} ${v}`).join(', ');
         const lat = q.pullLatencyMs ? `, pull latency p50 ${q.pullLatencyMs.p50.toFixed(1)} ms max ${q.pullLatencyMs.max.toFixed(1)} ms` : '';
-        lines.push(`  ${q.group} ${q.topic}:${q.queueId}${q.broker ? ' @' + q.broker : ''}: ${q.pulls} pulls (${results || 'no responses'})${lat}`);
+        const held = q.unanswered > 0 ? `, ${q.unanswered} unanswered at the end` : '';
+        lines.push(`  ${q.group} ${q.topic}:${q.queueId}${q.broker ? ' @' + q.broker : ''}: ${q.pulls} pulls (${results || 'no responses'})${held}${lat}`);
         if (q.commitCount > 0) {
           const trail = q.commits.slice(-8).map((c) => `${c.offset}${c.via === 'update' ? 'u' : ''}`).join(' → ');
           lines.push(

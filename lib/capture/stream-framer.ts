@@ -98,6 +98,19 @@ export class StreamFramer {
     return this.recognised;
   }
 
+  /**
+   * The other direction of the connection turned out to be RocketMQ, so this one is too: look for
+   * frames for as long as it takes, even if the probe budget made us give up.
+   */
+  promote(): void {
+    if (this.recognised) return;
+    this.scanLimit = Infinity;
+    if (this.st === 'ignored') {
+      this.st = 'scan';
+      this.scanBuf = null;
+    }
+  }
+
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
     if (this.st === 'sync') this.pushSync(chunk, this.offset);

@@ -94,6 +94,19 @@ export class TcpStream {
     this.checkFin();
   }
 
+  /**
+   * A segment of a stream nobody reads (not RocketMQ): only move the expected sequence past it,
+   * so that if the stream is read later (see StreamFramer.promote) no false gap shows up.
+   */
+  skip(seq: number, len: number): void {
+    if (this.closed) return;
+    if (this.next === null) this.next = seq;
+    const end = (seq + len) >>> 0;
+    if (seqDiff(end, this.next) > 0) this.next = end;
+    this.held = [];
+    this.heldBytes = 0;
+  }
+
   /** The peer acknowledged `ack`: bytes before it that we hold no copy of will never come again. */
   peerAck(ack: number): void {
     if (this.closed || this.next === null || this.held.length === 0) return;

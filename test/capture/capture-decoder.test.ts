@@ -312,3 +312,29 @@ t.test('a response whose request was not captured still shows its stored message
   t.equal(found!.requestCode, undefined);
   t.equal(found!.messages!.length, 32);
 });
+
+t.test('--port: a flow joined mid-way on an unknown port is searched for frames for as long as it takes', async (t) => {
+  const conn = new TcpConnection(CLIENT, { ip: '10.0.0.1', port: 20001 });
+  const pull = pullRequest(2);
+  const big = encodeCommand(pullFound(pull, 8, { bodySize: 1024 }));
+  const notify = createRequest(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, { opaque: 3, oneway: true, extFields: { consumerGroup: 'cg1' } });
+  // Only the broker's direction, joined after 2 segments: ~6 KiB of message bodies before the next frame.
+  const pkts = [...conn.send(false, big), ...conn.send(false, encodeCommand(notify))];
+  const file = pcap(linkAll('raw', pkts.slice(2)), { linkType: 101 });
+  const ignored = decodeAll(file, 4096, { probeBytes: 1024 });
+  t.same(summary(ignored.frames), [], 'not recognised within the probe budget');
+  t.same(ignored.problems, [], 'and no noise about it');
+  const forced = decodeAll(file, 4096, { probeBytes: 1024, ports: [20001] });
+  t.same(summary(forced.frames), ['REQ NOTIFY_CONSUMER_IDS_CHANGED #3']);
+  t.same(forced.lost, []);
+});
+
+t.test('frames one way make an unknown-port connection RocketMQ both ways', async (t) => {
+  const conn = new TcpConnection(CLIENT, { ip: '10.0.0.1', port: 20002 });
+  const pull = pullRequest(2);
+  const big = encodeCommand(pullFound(pull, 8, { bodySize: 1024 }));
+  const hb = heartbeat(3);
+  const pkts = [...conn.send(false, big), ...conn.send(true, encodeCommand(hb)), ...conn.send(false, encodeCommand(createResponse(hb, 0)))];
+  const r = decodeAll(pcap(linkAll('raw', pkts.slice(2)), { linkType: 101 }), 4096, { probeBytes: 1024 });
+  t.same(summary(r.frames), ['REQ HEART_BEAT #3', 'RSP SUCCESS #3 for 34']);
+});

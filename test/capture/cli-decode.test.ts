@@ -222,6 +222,7 @@ t.test('capture: --stats', async (t) => {
   t.same(q.commits.map((c: { offset: number; via: string }) => `${c.offset}/${c.via}`), ['10/pull', '20/pull', '30/pull', '30/update']);
   t.equal(q.advancing, true);
   t.equal(q.pullResults.messages, 30);
+  t.equal(q.unanswered, 0, 'every long poll came back');
   const text = await cli([file, '--stats']);
   t.match(text.stdout.toString(), /PULL_MESSAGE\(11\)\s+4/);
   t.match(text.stdout.toString(), /pull results: FOUND 3, NO_NEW_MSG 1/);

@@ -1,4 +1,4 @@
-import { CaptureDecoder, describeCommand, type CaptureProblem, type FrameDescription } from '../../lib/capture/index.js';
+import { CaptureDecoder, describeCommand, type CaptureDecoderOptions, type CaptureProblem, type FrameDescription } from '../../lib/capture/index.js';
 
 export interface Decoded {
   frames: FrameDescription[];
@@ -8,7 +8,7 @@ export interface Decoded {
 }
 
 /** Decode a whole input fed in chunks of `chunk` bytes (to exercise records that straddle reads). */
-export function decodeAll(input: Buffer, chunk = 4096, ports: number[] = []): Decoded {
+export function decodeAll(input: Buffer, chunk = 4096, options: CaptureDecoderOptions = {}): Decoded {
   const frames: FrameDescription[] = [];
   const problems: CaptureProblem[] = [];
   const decoder = new CaptureDecoder(
@@ -27,7 +27,7 @@ export function decodeAll(input: Buffer, chunk = 4096, ports: number[] = []): De
       },
       problem: (p) => problems.push(p),
     },
-    { ports },
+    options,
   );
   for (let i = 0; i < input.length; i += chunk) decoder.push(input.subarray(i, i + chunk));
   decoder.end();
