@@ -24,20 +24,28 @@ export class ByteQueue {
   peek(n: number): Buffer {
     const first = this.chunks[0]!;
     if (first.length - this.head >= n) return first.subarray(this.head, this.head + n);
-    // Merge the chunks the record spans into one buffer.
-    const need = n;
-    let count = 0;
-    let avail = first.length - this.head;
-    while (avail < need) {
-      count++;
-      avail += this.chunks[count]!.length;
+    // Copy just the record's bytes into a buffer of its own; the rest of the last chunk it
+    // touches stays a view, so a chunk boundary costs one record copy, not one chunk copy.
+    const merged = Buffer.allocUnsafe(n);
+    let off = 0;
+    let i = 0;
+    let h = this.head;
+    while (off < n) {
+      const c = this.chunks[i]!;
+      const take = Math.min(c.length - h, n - off);
+      c.copy(merged, off, h, h + take);
+      off += take;
+      h += take;
+      if (h === c.length) {
+        i++;
+        h = 0;
+      }
     }
-    const merged = Buffer.allocUnsafe(avail);
-    let off = first.copy(merged, 0, this.head);
-    for (let i = 1; i <= count; i++) off += this.chunks[i]!.copy(merged, off);
-    this.chunks.splice(0, count + 1, merged);
+    const tail = this.chunks.slice(i);
+    if (tail.length > 0 && h > 0) tail[0] = tail[0]!.subarray(h);
+    this.chunks = [merged, ...tail];
     this.head = 0;
-    return merged.subarray(0, n);
+    return merged;
   }
 
   /** Byte at `i` from the front, without merging. */
