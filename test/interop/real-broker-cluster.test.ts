@@ -1,6 +1,9 @@
 // Two real 5.3.3 brokers in one cluster, started with the ROCKETMQ (binary) header encoding: routes
-// over both, messages over all 8 queues, and a broker stopped and started again on the same store.
+// over both, messages over all 8 queues, a broker stopped and started again on the same store, and
+// rocketwire's producer and consumer (ROCKETMQ-encoded requests too) over both brokers.
 import t from 'tap';
+import { PushConsumer } from '../../lib/consumer/index.js';
+import { Producer } from '../../lib/producer/index.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { CLUSTER_NAME, startRealCluster, V5_VERSION } from './harness.js';
 import { javaOffsets, javaProduce, startJavaConsumer } from './java-client.js';
@@ -49,5 +52,40 @@ if (await interopReady(t, [V5_VERSION])) {
     const progress = await javaOffsets({ namesrv: cluster.namesrv, group: 'two_cg', topic: 'InteropTwo' });
     t.equal(progress.queues.length, 8, 'offsets on 2 brokers × 4 queues');
     t.equal(progress.queues.reduce((n, q) => n + q.brokerOffset, 0), 90);
+  });
+
+  t.test('rocketwire producer and push consumer over both brokers, ROCKETMQ-encoded headers', async (t) => {
+    await cluster.createTopic('InteropTwoRw', { queues: 4 });
+    const producer = new Producer({ group: 'two_rw_pg', namesrvAddr: cluster.namesrv, serializeType: 'ROCKETMQ' });
+    await producer.start();
+    t.teardown(() => producer.shutdown());
+    const brokersUsed = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const r = await producer.send({ topic: 'InteropTwoRw', body: `m${i}`, keys: `k${i}` });
+      brokersUsed.add(r.messageQueue.brokerName);
+    }
+    t.same([...brokersUsed].sort(), ['broker-a', 'broker-b'], 'sends went to both brokers');
+    const got = new Map<string, string>();
+    let done!: () => void;
+    const all = new Promise<void>((r) => (done = r));
+    const consumer = new PushConsumer({
+      consumerGroup: 'two_rw_cg',
+      namesrvAddr: cluster.namesrv,
+      serializeType: 'ROCKETMQ',
+      subscriptions: { InteropTwoRw: '*' },
+      consumeFromWhere: 'first',
+    });
+    t.teardown(() => consumer.shutdown());
+    const timer = setTimeout(done, 60_000);
+    await consumer.start((msgs) => {
+      for (const m of msgs) got.set(m.keys ?? '', m.body.toString());
+      if (got.size >= 40) done();
+      return 'CONSUME_SUCCESS';
+    });
+    await all;
+    clearTimeout(timer);
+    t.equal(got.size, 40, 'every message received once');
+    t.ok([...got].every(([k, b]) => b === `m${k.slice(1)}`), 'bodies match their keys');
+    t.equal(consumer.assignment().filter((q) => q.topic === 'InteropTwoRw').length, 8, 'the consumer holds the 2 × 4 topic queues');
   });
 }

@@ -3,7 +3,8 @@
 //  - rocketwire Producer → real broker → Java push consumer: body, tags, keys and properties intact,
 //    bodies of 4 KiB and more compressed;
 //  - Java producer → real broker → rocketwire PushConsumer, with the committed offsets read back
-//    through the Java admin API (DefaultMQAdminExt.examineConsumeStats).
+//    through the Java admin API (DefaultMQAdminExt.examineConsumeStats);
+//  - rocketwire's retry path: RECONSUME_LATER → CONSUMER_SEND_MSG_BACK → %RETRY% topic → redelivery.
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
@@ -111,6 +112,37 @@ if (await interopReady(t, versions)) {
           'committed offset = max offset on every queue',
         );
         t.equal(progress.queues.reduce((n, q) => n + q.brokerOffset, 0), count);
+      });
+
+      t.test('rocketwire RECONSUME_LATER goes through the real broker\'s retry topic and comes back', async (t) => {
+        await cluster.createTopic('RwRetry', { queues: 2 });
+        const producer = new Producer({ group: 'rw_retry_pg', namesrvAddr: cluster.namesrv });
+        await producer.start();
+        t.teardown(() => producer.shutdown());
+        const ids: string[] = [];
+        for (let i = 0; i < 4; i++) ids.push((await producer.send({ topic: 'RwRetry', body: `retry me ${i}`, tags: 'R', properties: { n: String(i) } })).msgId);
+        const deliveries: Array<{ msgId: string; topic: string; reconsumeTimes: number; body: string; n?: string; retryTopic?: string }> = [];
+        let done!: () => void;
+        const back = new Promise<void>((r) => (done = r));
+        const consumer = new PushConsumer({ consumerGroup: 'rw_retry_cg', namesrvAddr: cluster.namesrv, subscriptions: { RwRetry: '*' }, consumeFromWhere: 'first' });
+        t.teardown(() => consumer.shutdown());
+        const timer = setTimeout(done, 60_000);
+        await consumer.start((msgs, ctx) => {
+          const m = msgs[0]!;
+          deliveries.push({ msgId: m.msgId, topic: m.topic, reconsumeTimes: m.reconsumeTimes, body: m.body.toString(), n: m.properties.n, retryTopic: m.properties.RETRY_TOPIC });
+          if (deliveries.filter((d) => d.reconsumeTimes === 1).length >= 4) done();
+          if (m.reconsumeTimes === 0) {
+            ctx.delayLevelWhenNextConsume = 1; // 1 s on a stock broker
+            return 'RECONSUME_LATER';
+          }
+          return 'CONSUME_SUCCESS';
+        });
+        await back;
+        clearTimeout(timer);
+        const again = deliveries.filter((d) => d.reconsumeTimes === 1);
+        t.same(again.map((d) => d.msgId).sort(), [...ids].sort(), 'each message came back once, with its original msgId');
+        t.ok(again.every((d) => d.topic === 'RwRetry' && d.retryTopic === 'RwRetry'), 'the real topic is restored (RETRY_TOPIC property kept)');
+        t.ok(again.every((d) => d.body === `retry me ${d.n}`), 'body and properties survive the retry copy');
       });
     });
   }
