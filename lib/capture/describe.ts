@@ -1,7 +1,8 @@
-import * as protocol from '../../protocol/index.js';
 import {
   decodeMessages,
   isOneway,
+  parseFastjson,
+  UnsupportedCompressionError,
   isResponse,
   RequestCode,
   requestCodeName,
@@ -82,10 +83,6 @@ const MESSAGE_REQUESTS = new Set<number>([RequestCode.CONSUME_MESSAGE_DIRECTLY, 
 const MAGIC_V1 = 0xdaa320a7;
 const MAGIC_V2 = 0xdaa320ab;
 
-// parseFastjson reads the fastjson dialect (unquoted numeric keys, object keys) that name servers
-// and brokers write; plain JSON.parse is the fallback for bodies it is not given.
-const parseJsonBody: (text: string) => unknown =
-  (protocol as unknown as { parseFastjson?: (t: string) => unknown }).parseFastjson ?? JSON.parse;
 
 /** Does the body start like a stored message record? */
 function looksLikeMessages(body: Buffer): boolean {
@@ -138,7 +135,7 @@ function decodeMessagesTolerant(body: Buffer): MessageExt[] {
     return decodeMessages(body);
   } catch (err) {
     // A body compressed with a codec we cannot inflate still has readable metadata.
-    if (err instanceof protocol.UnsupportedCompressionError) return decodeMessages(body, { decompress: false });
+    if (err instanceof UnsupportedCompressionError) return decodeMessages(body, { decompress: false });
     throw err;
   }
 }
@@ -196,7 +193,8 @@ export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}, op
     }
   } else if (startsLikeJson(body)) {
     try {
-      d.json = parseJsonBody(body.toString('utf8'));
+      // The fastjson dialect (unquoted numeric keys, object keys) that name servers and brokers write.
+      d.json = parseFastjson(body.toString('utf8'));
       return d;
     } catch {
       // not JSON after all: given as base64 below
