@@ -98,7 +98,8 @@ export interface FrameDecoderOptions {
  * out as `subarray` views of that chunk (no copy); a frame that straddles chunks is copied exactly
  * once into a buffer of its own size. The decoder never writes into a buffer it has handed out, so
  * views stay valid. A declared length above the limit is rejected as soon as its 4 bytes arrive.
- * After a ProtocolError the decoder stays failed: the stream cannot be resynchronised.
+ * After a ProtocolError, or any exception thrown by `onFrame`, the decoder stays failed (`failed`
+ * holds a ProtocolError and every later push throws it): the stream cannot be resynchronised.
  */
 export class FrameDecoder {
   readonly maxFrameLength: number;
@@ -188,7 +189,11 @@ export class FrameDecoder {
         }
       }
     } catch (err) {
-      if (err instanceof ProtocolError) this.failure = err;
+      // A throw from onFrame leaves the rest of this chunk unread, so the stream cannot go on
+      // either: later pushes would start in the middle of a frame.
+      this.failure = err instanceof ProtocolError
+        ? err
+        : new ProtocolError(`frame handler threw; ${n - pos} unread bytes of the chunk dropped`, this.base + pos, { cause: err });
       throw err;
     } finally {
       this.base += pos;

@@ -188,3 +188,14 @@ t.test('pendingBytes and bytesRead track a partial frame', async (t) => {
   t.equal(dec.bytesRead, f.length);
   t.ok(out[0]!.equals(f));
 });
+
+t.test('a throwing frame handler fails the decoder instead of desynchronising it', async (t) => {
+  const dec = new FrameDecoder();
+  const chunk = Buffer.concat([frames[0]!, frames[1]!.subarray(0, 10)]);
+  const boom = new TypeError('handler bug');
+  t.throws(() => dec.push(chunk, () => { throw boom; }), boom, 'the handler error propagates');
+  t.ok(dec.failed instanceof ProtocolError, 'the decoder is failed');
+  t.equal(dec.failed!.cause, boom);
+  t.equal(dec.failed!.offset, frames[0]!.length, 'where reading stopped');
+  t.throws(() => dec.push(frames[1]!.subarray(10), () => t.fail('no frame after a failure')), ProtocolError);
+});
