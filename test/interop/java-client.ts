@@ -310,6 +310,8 @@ export interface JavaConsumeOptions extends JavaCommonOptions {
   threads?: number;
   /** consume-bench: no per-message lines, a `bench` summary with msgs/s. */
   bench?: boolean;
+  /** Print a {type:'progress', received, ts} line every this many ms. */
+  progressMs?: number;
 }
 
 export interface JavaConsumer {
@@ -335,6 +337,7 @@ export async function startJavaConsumer(o: JavaConsumeOptions): Promise<JavaCons
       ...flag('reconsume-later-first', o.reconsumeLaterFirst),
       ...flag('delay-level', o.delayLevel),
       ...flag('threads', o.threads),
+      ...flag('progress-ms', o.progressMs),
     ],
     o,
   );

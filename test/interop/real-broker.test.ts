@@ -61,6 +61,16 @@ if (await interopReady(t, [V5_VERSION])) {
     t.equal(progress.diffTotal, 0, 'the consumer committed every queue to its end');
   });
 
+  t.test('consume-bench (the --vs java peer of the benchmark) reports progress and a throughput', async (t) => {
+    const c = await startJavaConsumer({ namesrv: cluster.namesrv, topic: 'InteropBasic', group: 'bench_cg', expect: 100, bench: true, progressMs: 100, timeoutMs: 60_000 });
+    const { summary, messages } = await c.done;
+    t.equal(summary.type, 'bench');
+    t.equal(summary.received, 100, 'a fresh group reads the 100 messages from the first offset');
+    t.equal(messages.length, 0, 'no per-message lines in bench mode');
+    t.ok(summary.msgsPerSec! > 0 && summary.lastTs >= summary.firstTs, 'a rate over first → last message');
+    t.ok(c.process.lines.some((l) => l.type === 'progress' && typeof l.received === 'number'), 'progress lines');
+  });
+
   t.test('name server answers standard JSON to version >= 401 and fastjson map keys to older clients', async (t) => {
     const modern = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { version: 409, extFields: { topic: 'InteropBasic' } }));
     t.equal(modern.code, ResponseCode.SUCCESS);

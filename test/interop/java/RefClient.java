@@ -6,7 +6,8 @@
 //   produce       --namesrv A --topic T --count N [--size S] [--tag X] [--keys K] [--props k=v,...]
 //                 [--group G] [--queue Q] [--quiet] [--ak AK --sk SK]
 //   consume       --namesrv A --topic T --group G [--expect N] [--timeout-ms M] [--from first|last]
-//                 [--tag-expr E] [--reconsume-later-first K] [--delay-level L] [--threads N] [--ak --sk]
+//                 [--tag-expr E] [--reconsume-later-first K] [--delay-level L] [--threads N]
+//                 [--progress-ms N] [--ak --sk]
 //   consume-bench the same as consume without the per-message lines; reports msgs/s
 //   offsets       --namesrv A --group G [--topic T] [--ak --sk]
 
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -176,11 +179,25 @@ public final class RefClient {
         long start = System.currentTimeMillis();
         c.start();
         print(new Json().put("type", "started").put("group", group).put("topic", topic));
+        // --progress-ms N: a {"type":"progress","received","ts"} line every N ms (the benchmark plots them).
+        long progressMs = Long.parseLong(o.getOrDefault("progress-ms", "0"));
+        ScheduledExecutorService progress = null;
+        if (progressMs > 0) {
+            progress = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread th = new Thread(r, "ref-progress");
+                th.setDaemon(true);
+                return th;
+            });
+            progress.scheduleAtFixedRate(
+                () -> print(new Json().put("type", "progress").put("received", succeeded.get()).put("ts", System.currentTimeMillis())),
+                progressMs, progressMs, TimeUnit.MILLISECONDS);
+        }
         boolean ok = expect > 0 ? done.await(timeoutMs, TimeUnit.MILLISECONDS) : sleep(timeoutMs);
         // The latch fires inside the listener, before the client has advanced the queue's offset
         // past that message: wait (bounded) until no process queue holds an in-flight message.
         long settle = System.currentTimeMillis() + 3000;
         while (System.currentTimeMillis() < settle && inFlight(c) > 0) Thread.sleep(20);
+        if (progress != null) progress.shutdownNow();
         // shutdown() persists the consumed offsets to the broker, so `offsets` sees them afterwards.
         c.shutdown();
         long n = succeeded.get();
