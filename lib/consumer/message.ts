@@ -18,6 +18,8 @@ export interface MessageExt {
   storeHost?: string;
   bornHost?: string;
   offsetMsgId?: string;
-  tags?: string;
-  keys?: string;
+  tags?: string | undefined;
+  /** Set by the consumer: the broker name of the queue the message was pulled from. */
+  brokerName?: string | undefined;
+  keys?: string | undefined;
 }

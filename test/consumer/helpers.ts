@@ -17,6 +17,7 @@ export async function produce(
   topic: string,
   n: number,
   make: (i: number) => Partial<Message> = () => ({}),
+  opts: { single?: boolean } = {},
 ): Promise<void> {
   const producer = new Producer({ namesrvAddr: namesrv, group: uniqueName('pg') });
   await producer.start();
@@ -27,7 +28,7 @@ export async function produce(
       for (let k = 0; k < 64 && i < n; k++, i++) {
         batch.push({ topic, body: `message-${i}`, ...make(i) });
       }
-      if (batch.some((m) => m.delayTimeLevel) || batch.length === 1) {
+      if (opts.single || batch.some((m) => m.delayTimeLevel) || batch.length === 1) {
         for (const m of batch) await producer.send(m);
       } else {
         await producer.sendBatch(batch);
