@@ -126,6 +126,13 @@ export class RemotingClient {
     return this.pools.get(addr)?.connectionCount ?? 0;
   }
 
+  /** Per-address connection figures: open connections, connect attempts, failures in a row, back-off left. */
+  stats(): Record<string, ReturnType<ConnectionPool['stats']>> {
+    const out: Record<string, ReturnType<ConnectionPool['stats']>> = {};
+    for (const [addr, p] of this.pools) out[addr] = p.stats();
+    return out;
+  }
+
   /** Close every connection (failing calls in flight) and stop reconnecting. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -22,16 +22,28 @@ export interface ConnectionPoolOptions {
  * `reconnectBackoffMs * 2^(failures-1)` (capped) has passed; callers arriving meanwhile fail at once
  * with RemotingConnectError (retryInMs set) instead of hammering a dead broker.
  */
+/**
+ * What the generic pool holds: a slot with a live connection, or an empty slot when a connect
+ * attempt failed. The factory never rejects: generic-pool re-runs a rejected create at once for
+ * every waiting borrower, which turns a dead address into a busy loop; an empty slot fails
+ * validation instead and the next create waits out the back-off first.
+ */
+interface Slot {
+  conn: RemotingConnection | null;
+}
+
 export class ConnectionPool {
   readonly addr: string;
   private readonly options: ConnectionPoolOptions;
-  private readonly pool: Pool<RemotingConnection>;
+  private readonly pool: Pool<Slot>;
   /** With pool size 1 the one live connection is used directly; the pool is only asked when it is gone. */
   cached: RemotingConnection | null = null;
   private readonly live = new Set<RemotingConnection>();
   private readonly waiters = new Set<(err: Error) => void>();
   private readonly backoffTimers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  private readonly closeController = new AbortController();
   private failures = 0;
+  private connectAttempts = 0;
   private retryAt = 0;
   private lastError: Error | undefined;
   private closing = false;
@@ -39,11 +51,13 @@ export class ConnectionPool {
   constructor(addr: string, options: ConnectionPoolOptions) {
     this.addr = addr;
     this.options = options;
-    this.pool = createPool<RemotingConnection>(
+    this.pool = createPool<Slot>(
       {
         create: () => this.create(),
-        destroy: async (conn) => conn.close(),
-        validate: async (conn) => !conn.closed,
+        destroy: async (slot) => slot.conn?.close(),
+        // While closing every slot passes, so borrowers still queued inside the pool are served
+        // (and released) at once instead of triggering more creates.
+        validate: async (slot) => this.closing || (slot.conn !== null && !slot.conn.closed),
       },
       {
         max: options.poolSize,
@@ -56,11 +70,19 @@ export class ConnectionPool {
         autostart: false,
       },
     );
-    this.pool.on('factoryCreateError', (err) => log('connect to %s failed: %s', addr, (err as Error).message));
   }
 
   get connectionCount(): number {
     return this.live.size;
+  }
+
+  stats(): { connections: number; connectAttempts: number; consecutiveFailures: number; retryInMs: number } {
+    return {
+      connections: this.live.size,
+      connectAttempts: this.connectAttempts,
+      consecutiveFailures: this.failures,
+      retryInMs: Math.max(0, this.retryAt - Date.now()),
+    };
   }
 
   /** A live connection: the cached one, or one from the pool (connecting when there is none). */
@@ -85,22 +107,26 @@ export class ConnectionPool {
       };
       this.waiters.add(fail);
       this.pool.acquire().then(
-        (conn) => {
+        (slot) => {
           // Give it straight back: the connection is shared, not lent out exclusively.
-          void this.pool.release(conn).catch(() => undefined);
+          void this.pool.release(slot).catch(() => undefined);
+          const conn = slot.conn;
+          if (conn === null || conn.closed) {
+            const why = this.closing ? 'the client is closed' : (this.lastError?.message ?? 'connect failed');
+            fail(new RemotingConnectError(this.addr, why, { cause: this.lastError }));
+            return;
+          }
           if (settled) return;
           settled = true;
           this.waiters.delete(fail);
-          if (this.options.poolSize === 1 && !conn.closed) this.cached = conn;
+          if (this.options.poolSize === 1) this.cached = conn;
           resolve(conn);
         },
         (err: Error) => {
           fail(
-            err instanceof RemotingConnectError
-              ? err
-              : new RemotingConnectError(this.addr, `no connection within ${this.options.acquireTimeoutMs} ms`, {
-                  cause: this.lastError ?? err,
-                }),
+            new RemotingConnectError(this.addr, `no connection within ${this.options.acquireTimeoutMs} ms`, {
+              cause: this.lastError ?? err,
+            }),
           );
         },
       );
@@ -109,6 +135,7 @@ export class ConnectionPool {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.closeController.abort();
     for (const b of this.backoffTimers) {
       clearTimeout(b.timer);
       b.resolve();
@@ -122,15 +149,14 @@ export class ConnectionPool {
     await this.pool.clear();
   }
 
-  private async create(): Promise<RemotingConnection> {
-    // generic-pool calls create again right after a failure while callers wait; waiting out the
-    // back-off here is what keeps a dead address from being retried in a tight loop.
+  private async create(): Promise<Slot> {
     const wait = this.retryAt - Date.now();
-    if (wait > 0) await this.sleep(wait);
-    if (this.closing) throw new RemotingConnectError(this.addr, 'the client is closed');
+    if (wait > 0 && !this.closing) await this.sleep(wait);
+    if (this.closing) return { conn: null };
     let conn: RemotingConnection;
+    this.connectAttempts++;
     try {
-      conn = await RemotingConnection.connect(this.addr, this.options.connect);
+      conn = await RemotingConnection.connect(this.addr, { ...this.options.connect, signal: this.closeController.signal });
     } catch (err) {
       this.failures++;
       const delay = Math.min(
@@ -138,14 +164,15 @@ export class ConnectionPool {
         this.options.reconnectBackoffMs * 2 ** Math.min(this.failures - 1, 30),
       );
       this.retryAt = Date.now() + delay;
-      this.lastError = err as Error;
+      // Keep the underlying socket error: messages built from it then name the address only once.
+      this.lastError = err instanceof RemotingConnectError && err.cause instanceof Error ? err.cause : (err as Error);
       log('connect to %s failed (%d in a row), next attempt in %d ms', this.addr, this.failures, delay);
       for (const w of [...this.waiters]) w(err as Error);
-      throw err;
+      return { conn: null };
     }
     if (this.closing) {
       conn.close();
-      throw new RemotingConnectError(this.addr, 'the client is closed');
+      return { conn: null };
     }
     this.failures = 0;
     this.retryAt = 0;
@@ -155,7 +182,7 @@ export class ConnectionPool {
       this.live.delete(conn);
       if (this.cached === conn) this.cached = null;
     });
-    return conn;
+    return { conn };
   }
 
   private sleep(ms: number): Promise<void> {

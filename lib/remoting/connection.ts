@@ -75,6 +75,8 @@ export interface ConnectOptions extends RemotingConnectionOptions {
   tls?: tls.ConnectionOptions | tls.TlsOptions;
   /** TCP keep-alive initial delay. Default 30 000 ms. */
   keepAliveDelayMs?: number;
+  /** Aborts a connect attempt in progress. */
+  signal?: AbortSignal;
 }
 
 export interface ConnectionStats {
@@ -219,8 +221,16 @@ export class RemotingConnection extends EventEmitter {
       }, connectTimeoutMs);
       const onError = (err: Error): void => fail(new RemotingConnectError(addr, err.message, { cause: err }));
       const onClose = (): void => fail(new RemotingConnectError(addr, 'socket closed before the connection was ready'));
+      const signal = options.signal;
+      const onAbort = (): void => fail(new RemotingConnectError(addr, 'connect aborted', { cause: signal?.reason }));
+      if (signal?.aborted) {
+        queueMicrotask(onAbort);
+      } else {
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }
       function cleanup(): void {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         socket.off('error', onError);
         socket.off('close', onClose);
         socket.off(readyEvent, onReady);
@@ -235,7 +245,8 @@ export class RemotingConnection extends EventEmitter {
         cleanup();
         socket.setKeepAlive(true, options.keepAliveDelayMs ?? 30_000);
         log('connected to %s', addr);
-        resolve(new RemotingConnection(socket, { ...options, remoteAddress: options.remoteAddress ?? addr }));
+        const { signal: _s, tls: _t, connectTimeoutMs: _c, keepAliveDelayMs: _k, ...connOptions } = options;
+        resolve(new RemotingConnection(socket, { ...connOptions, remoteAddress: options.remoteAddress ?? addr }));
       }
       socket.once('error', onError);
       socket.once('close', onClose);
