@@ -1,4 +1,5 @@
 import type { RemotingCommand } from './command.js';
+import { languageName } from './codes.js';
 import { ProtocolError } from './errors.js';
 import { javaHashMapOrder } from './java-hash.js';
 import { javaString, putField } from './header-rocketmq.js';
@@ -109,7 +110,8 @@ export function decodeJsonHeader(bytes: Buffer, offset = 0): Omit<RemotingComman
   }
   return {
     code,
-    language: typeof o.language === 'string' ? o.language : null,
+    // fastjson also reads an enum from its ordinal, and LanguageCode's ordinals are its codes.
+    language: typeof o.language === 'string' ? o.language : typeof o.language === 'number' ? languageName(o.language) : null,
     version: intField(o, 'version', offset, false),
     opaque: intField(o, 'opaque', offset, false),
     flag: intField(o, 'flag', offset, false),
@@ -125,8 +127,10 @@ function intField(o: Record<string, unknown>, name: string, offset: number, requ
     if (required) throw new ProtocolError(`JSON header has no "${name}"`, offset);
     return 0;
   }
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
+  // fastjson also fills an int field from a string of digits, so a peer may send "code":"11".
+  const n = typeof v === 'string' && /^-?\d{1,10}$/.test(v) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < -2147483648 || n > 2147483647) {
     throw new ProtocolError(`JSON header field "${name}" is not an int32: ${JSON.stringify(v)}`, offset);
   }
-  return v;
+  return n;
 }

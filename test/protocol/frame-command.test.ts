@@ -53,7 +53,8 @@ t.test('JSON header errors are ProtocolErrors at the header offset', async (t) =
     ['{"flag":0}', /no "code"/],
     ['{"code":2147483648}', /not an int32/],
     ['{"code":1.5}', /not an int32/],
-    ['{"code":"1"}', /not an int32/],
+    ['{"code":"1x"}', /not an int32/],
+    ['{"code":"99999999999"}', /not an int32/],
     ['{"code":1,"extFields":[1]}', /extFields/],
     ['{"code":1,"extFields":"x"}', /extFields/],
     ['['.repeat(100000), /not valid JSON/],
@@ -63,6 +64,15 @@ t.test('JSON header errors are ProtocolErrors at the header offset', async (t) =
     t.equal(e.offset, 58, `${text.slice(0, 30)}: offset of the header`);
     t.match(e.message, pattern);
   }
+});
+
+t.test('int fields given as digit strings are read as fastjson reads them', async (t) => {
+  const d = decodeCommand(frameOf(0, Buffer.from('{"code":"11","flag":"2","opaque":"-7","version":"409","language":"JAVA"}')));
+  t.same([d.code, d.flag, d.opaque, d.version], [11, 2, -7, 409]);
+  // checked with RemotingCommand.decode of 4.9.8 and 5.3.3: "language":0 reads as JAVA
+  t.equal(decodeCommand(frameOf(0, Buffer.from('{"code":11,"language":0}'))).language, 'JAVA');
+  t.equal(decodeCommand(frameOf(0, Buffer.from('{"code":11,"language":9}'))).language, 'GO');
+  t.equal(decodeCommand(frameOf(0, Buffer.from('{"code":11,"language":99}'))).language, null);
 });
 
 t.test('ROCKETMQ header errors point at the bad length field', async (t) => {
