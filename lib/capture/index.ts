@@ -10,3 +10,4 @@ export * from './stats.js';
 export * from './frame-filter.js';
 export * from './format-text.js';
 export * from './hex-decoder.js';
+export * from './json-line.js';

@@ -6,6 +6,7 @@ import {
   describeCommand,
   FilterSyntaxError,
   formatFrameText,
+  frameJson,
   FrameFilter,
   HexDecoder,
   HexInputError,
@@ -153,7 +154,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const msgpackEncode = mode === 'msgpack' ? (await import('@msgpack/msgpack')).encode : null;
   const emit = (d: FrameDescription): void => {
     if (mode === 'text') textOut += formatFrameText(d) + '\n';
-    else if (mode === 'json') textOut += JSON.stringify(d) + '\n';
+    else if (mode === 'json') textOut += frameJson(d) + '\n';
     else {
       const b = msgpackEncode!(d);
       binOut.push(Buffer.from(b.buffer, b.byteOffset, b.byteLength));

@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
-import { describeCommand } from '../../lib/capture/index.js';
+import { describeCommand, frameJson } from '../../lib/capture/index.js';
 import { createRequest, createResponse, encodeStoredMessage, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { storedMessages } from './build-pcap.js';
 
@@ -64,4 +64,18 @@ t.test('only successful message-carrying responses are read as messages', async 
   t.ok(describeCommand(createResponse(req, 0, { body }), { requestCode: RequestCode.QUERY_MESSAGE }).messages);
   t.notOk(describeCommand(createResponse(req, 0, { body }), { requestCode: RequestCode.GET_KV_CONFIG }).messages, 'other request codes: not messages');
   t.notOk(describeCommand(createResponse(req, ResponseCode.SYSTEM_ERROR, { body }), { requestCode: RequestCode.PULL_MESSAGE }).messages);
+});
+
+t.test('frameJson writes exactly what JSON.stringify writes', async (t) => {
+  const rec = encodeStoredMessage({
+    topic: 'T "quoted" \\ \u0001', queueId: 1, queueOffset: 2, commitLogOffset: 3, bornTimestamp: 4, bornHost: '1.2.3.4:5',
+    storeTimestamp: 6, storeHost: '[::1]:7', body: Buffer.from('x'), properties: { 'k"1': 'v\n1', UNIQ_KEY: 'U' },
+  });
+  const cases = [
+    describeCommand(createResponse(req, 0, { body: Buffer.concat([rec, storedMessages(3)]), remark: 'FOUND\t"x"' }), { ts: 1.5, src: 'a', dst: 'b', requestCode: 11, latencyMs: 0.25 }),
+    describeCommand(createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, { body: rec }), {}, { messageBodies: false }),
+    describeCommand(createRequest(RequestCode.HEART_BEAT, { body: Buffer.from('{"a":[1,2,{"b":null}]}') })),
+    describeCommand(createRequest(999, { body: Buffer.from([0, 1, 2]), extFields: { '\u2028': '\ud800' } })),
+  ];
+  for (const d of cases) t.equal(frameJson(d), JSON.stringify(d));
 });
