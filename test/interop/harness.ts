@@ -128,6 +128,9 @@ export function jarsPresent(version: string): boolean {
 
 /** Run fetch-jars.sh for `versions` (a no-op for versions already fetched). Rejects with its stderr. */
 export async function ensureJars(versions: string[]): Promise<void> {
+  if (versions.includes('4.9.8')) {
+    throw new Error(`RocketMQ 4.9.8's broker and name-server jars were never published to Maven Central; use ${V4_VERSION} (V4_VERSION)`);
+  }
   const missing = versions.filter((v) => !jarsPresent(v));
   if (missing.length === 0) return;
   const script = join(repoRoot(), 'test', 'interop', 'fetch-jars.sh');
