@@ -190,6 +190,11 @@ export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetSto
     void mq;
   }
 
+  /** Java's LocalFileOffsetStore.removeOffset is a no-op: the file's value must survive a rebalance. */
+  override removeOffset(mq: MessageQueue): void {
+    void mq;
+  }
+
   private writing: Promise<void> = Promise.resolve();
 
   private write(entries: Entry[]): Promise<void> {
