@@ -92,8 +92,11 @@ export interface RealCluster {
   startBroker(i: number): Promise<void>;
   /** UPDATE_AND_CREATE_TOPIC on each broker (all by default), then wait until the route lists them. */
   createTopic(topic: string, options?: { queues?: number; brokers?: number[]; perm?: number }): Promise<TopicRoute>;
-  /** Poll GET_ROUTEINFO_BY_TOPIC until the route lists `brokers` broker names (default: all running). */
-  waitForRoute(topic: string, options?: { brokers?: string[]; timeoutMs?: number }): Promise<TopicRoute>;
+  /**
+   * Poll GET_ROUTEINFO_BY_TOPIC until the route lists the `brokers` broker names (default: all
+   * running); with `exact`, until it lists those and no other.
+   */
+  waitForRoute(topic: string, options?: { brokers?: string[]; exact?: boolean; timeoutMs?: number }): Promise<TopicRoute>;
   /** A raw connection (signed with the cluster's ACL credentials unless acl: null); close() it. */
   connect(addr: string, options?: { acl?: AclCredentials | null }): RawConnection;
   /** One request on a fresh raw connection (signed with the cluster's ACL credentials unless acl: null). */
@@ -554,7 +557,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     writeFileSync(b.conf, Object.entries(conf).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
   };
 
-  const waitForRoute = async (topic: string, o: { brokers?: string[]; timeoutMs?: number } = {}): Promise<TopicRoute> => {
+  const waitForRoute = async (topic: string, o: { brokers?: string[]; exact?: boolean; timeoutMs?: number } = {}): Promise<TopicRoute> => {
     const want = o.brokers ?? brokers.filter((b) => b.jvm && b.jvm.child.exitCode === null).map((b) => b.name);
     const deadline = Date.now() + (o.timeoutMs ?? 30_000);
     let last = '';
@@ -565,7 +568,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
           const route = parseRouteBody(res.body);
           const names = new Set(route.brokerDatas.map((d) => d.brokerName));
           const queued = new Set(route.queueDatas.map((q) => q.brokerName));
-          if (want.every((n) => names.has(n) && queued.has(n))) return route;
+          const extra = o.exact ? [...names].filter((n) => !want.includes(n)) : [];
+          if (want.every((n) => names.has(n) && queued.has(n)) && extra.length === 0) return route;
           last = `route lists ${[...names].join(',') || 'no broker'}`;
         } else {
           last = `code ${res.code} ${res.remark ?? ''}`;

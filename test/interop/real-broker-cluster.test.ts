@@ -39,7 +39,7 @@ if (await interopReady(t, [V5_VERSION])) {
     t.equal(new Set(got.messages.map((m) => m.msgId)).size, 80);
 
     await cluster.stopBroker(1);
-    const without = await cluster.waitForRoute('InteropTwo', { brokers: ['broker-a'] });
+    const without = await cluster.waitForRoute('InteropTwo', { brokers: ['broker-a'], exact: true, timeoutMs: 10_000 });
     t.same(without.brokerDatas.map((b) => b.brokerName), ['broker-a'], 'a stopped broker unregisters from the name server');
     const during = await javaProduce({ namesrv: cluster.namesrv, topic: 'InteropTwo', count: 10 });
     t.ok(during.sent.every((s) => s.brokerName === 'broker-a'), 'the producer sends to the remaining broker');
