@@ -1,5 +1,5 @@
 import type { RemotingCommand } from './command.js';
-import { languageName } from './codes.js';
+import { LanguageCode, languageName } from './codes.js';
 import { ProtocolError } from './errors.js';
 import { javaHashMapOrder } from './java-hash.js';
 import { javaString, putField } from './header-rocketmq.js';
@@ -110,8 +110,7 @@ export function decodeJsonHeader(bytes: Buffer, offset = 0): Omit<RemotingComman
   }
   return {
     code,
-    // fastjson also reads an enum from its ordinal, and LanguageCode's ordinals are its codes.
-    language: typeof o.language === 'string' ? o.language : typeof o.language === 'number' ? languageName(o.language) : null,
+    language: jsonLanguage(o.language),
     version: intField(o, 'version', offset, false),
     opaque: intField(o, 'opaque', offset, false),
     flag: intField(o, 'flag', offset, false),
@@ -119,6 +118,18 @@ export function decodeJsonHeader(bytes: Buffer, offset = 0): Omit<RemotingComman
     extFields,
     serializeType: 'JSON',
   };
+}
+
+/**
+ * As Java reads `language`: absent means JAVA (the field's initial value); a name or an ordinal
+ * (fastjson reads enums both ways, and LanguageCode's ordinals are its codes) that LanguageCode
+ * does not know becomes null.
+ */
+function jsonLanguage(v: unknown): string | null {
+  if (v === undefined) return 'JAVA';
+  if (typeof v === 'string') return Object.prototype.hasOwnProperty.call(LanguageCode, v) ? v : null;
+  if (typeof v === 'number') return languageName(v);
+  return null;
 }
 
 function intField(o: Record<string, unknown>, name: string, offset: number, required: boolean): number {

@@ -59,6 +59,7 @@ public class VectorGen {
     write("batches.json", batches());
     write("bodies.json", bodies());
     write("hashmap-order.json", hashMapOrder());
+    write("decode-cases.json", decodeCases());
     write("acl-signatures.json", aclSignatures());
   }
 
@@ -515,6 +516,96 @@ public class VectorGen {
     "suspendTimeoutMillis", "subscription", "subVersion", "expressionType", "bname", "a", "b", "c",
     "zz", "key16", "key17", "MSG_REGION", "TRACE_ON",
   };
+
+  // ---------------------------------------------------------------- headers Java did not write
+
+  static byte[] frameOf(int type, byte[] header) {
+    ByteBuffer b = ByteBuffer.allocate(8 + header.length);
+    b.putInt(4 + header.length);
+    b.putInt((type << 24) | header.length);
+    b.put(header);
+    return b.array();
+  }
+
+  static byte[] unhex(String h) {
+    byte[] b = new byte[h.length() / 2];
+    for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(h.substring(2 * i, 2 * i + 2), 16);
+    return b;
+  }
+
+  static void decodeCase(JSONArray list, String name, String description, byte[] frame) {
+    JSONObject v = obj();
+    v.put("name", name);
+    v.put("description", description);
+    v.put("hex", hex(frame));
+    try {
+      v.put("decoded", decoded(frame));
+    } catch (Throwable e) {
+      Throwable c = e instanceof java.lang.reflect.InvocationTargetException ? e.getCause() : e;
+      v.put("javaError", c.getClass().getName() + ": " + c.getMessage());
+    }
+    list.add(v);
+  }
+
+  static byte[] json(String s) {
+    return frameOf(0, s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A ROCKETMQ header with the given remark bytes and raw ext section. */
+  static byte[] binary(int code, int lang, int version, byte[] remark, byte[] ext) {
+    ByteBuffer b = ByteBuffer.allocate(21 + remark.length + ext.length);
+    b.putShort((short) code);
+    b.put((byte) lang);
+    b.putShort((short) version);
+    b.putInt(5);
+    b.putInt(0);
+    b.putInt(remark.length);
+    b.put(remark);
+    b.putInt(ext.length);
+    b.put(ext);
+    return frameOf(1, b.array());
+  }
+
+  static byte[] entry(byte[] k, byte[] v) {
+    ByteBuffer b = ByteBuffer.allocate(6 + k.length + v.length);
+    b.putShort((short) k.length);
+    b.put(k);
+    b.putInt(v.length);
+    b.put(v);
+    return b.array();
+  }
+
+  static byte[] cat(byte[]... parts) {
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    for (byte[] p : parts) o.write(p, 0, p.length);
+    return o.toByteArray();
+  }
+
+  static byte[] u8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static JSONArray decodeCases() {
+    JSONArray list = new JSONArray();
+    decodeCase(list, "json-digit-strings", "int fields given as strings of digits", json("{\"code\":\"11\",\"flag\":\"2\",\"opaque\":\"-7\",\"version\":\"409\",\"language\":\"JAVA\"}"));
+    decodeCase(list, "json-language-ordinal", "language given as its ordinal", json("{\"code\":11,\"language\":9,\"opaque\":3}"));
+    decodeCase(list, "json-language-unknown", "a language name Java does not know", json("{\"code\":11,\"language\":\"COBOL\",\"opaque\":3}"));
+    decodeCase(list, "json-whitespace-unknown-keys", "whitespace between tokens, unknown keys, serializeTypeCurrentRPC saying ROCKETMQ", json(" {\n \"code\" : 11 ,\t\"foo\":[1,{\"x\":2}], \"serializeTypeCurrentRPC\":\"ROCKETMQ\", \"opaque\":4, \"flag\":0, \"version\":1, \"language\":\"GO\" }\r\n"));
+    decodeCase(list, "json-ext-non-string-values", "ext values that are numbers, booleans, null, an object and an array", json("{\"code\":11,\"opaque\":5,\"extFields\":{\"n\":5,\"b\":true,\"z\":null,\"o\":{\"a\":1},\"arr\":[1,2],\"d\":1.5,\"s\":\"x\"}}"));
+    decodeCase(list, "json-escapes", "\\u escapes (lower-case hex, a surrogate pair), \\/ and raw UTF-8 in strings", json("{\"code\":11,\"opaque\":6,\"remark\":\"\\u00e9\\u00E9\\/\\ud83d\\ude00\u00e9\",\"extFields\":{\"k\\u0001\":\"v\\u0002\"}}"));
+    decodeCase(list, "json-null-remark-and-ext", "remark and extFields given as null", json("{\"code\":11,\"opaque\":7,\"remark\":null,\"extFields\":null}"));
+    decodeCase(list, "json-duplicate-keys", "code given twice, ext key given twice", json("{\"code\":1,\"code\":2,\"opaque\":8,\"extFields\":{\"a\":\"1\",\"a\":\"2\"}}"));
+    decodeCase(list, "json-integral-double", "code written as 11.0", json("{\"code\":11.0,\"opaque\":9}"));
+    decodeCase(list, "json-invalid-utf8", "malformed UTF-8 inside a JSON string (lone continuation, truncated sequences, encoded surrogate, overlong, 0xFF)",
+        frameOf(0, cat(u8("{\"code\":11,\"opaque\":10,\"remark\":\"a"), unhex("80c328e282f09f98eda080c0afff"), u8("z\"}"))));
+    decodeCase(list, "json-truncated", "a JSON header cut short", json("{\"code\":11,\"opaque\":"));
+    decodeCase(list, "rocketmq-duplicate-ext-key", "ROCKETMQ ext section with a key given twice", binary(11, 0, 409, new byte[0], cat(entry(u8("a"), u8("1")), entry(u8("a"), u8("2")), entry(u8("b"), u8("3")))));
+    decodeCase(list, "rocketmq-empty-value", "ROCKETMQ ext entry with an empty value and an empty remark", binary(11, 0, 409, new byte[0], cat(entry(u8("a"), new byte[0]), entry(u8("b"), u8("x")))));
+    decodeCase(list, "rocketmq-negative-shorts", "code and version with the sign bit set, unknown language byte", binary(-2, 99, -3, u8("r"), new byte[0]));
+    decodeCase(list, "rocketmq-invalid-utf8", "malformed UTF-8 in remark, key and value", binary(11, 0, 409, unhex("61eda080c3"), entry(unhex("6bff"), unhex("f09f98"))));
+    decodeCase(list, "rocketmq-remark-too-long", "remark length larger than the header", frameOf(1, unhex("000b000199000000050000000000000064000000")));
+    return list;
+  }
 
   // ---------------------------------------------------------------- stored messages
 
