@@ -39,3 +39,24 @@ export function readTextFile(file: string): string | null {
     throw err;
   }
 }
+
+/**
+ * mkdir -p that fails instead of spinning: Node's recursive mkdir loops forever on paths like
+ * /proc/x where mkdir answers ENOENT although the parent exists.
+ */
+export function ensureDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if (!fs.statSync(dir).isDirectory()) throw new Error(`${dir} exists and is not a folder`);
+      return;
+    }
+    if (code !== 'ENOENT') throw err;
+    const parent = path.dirname(dir);
+    if (parent === dir || fs.existsSync(parent)) throw err;
+    ensureDir(parent);
+    fs.mkdirSync(dir);
+  }
+}

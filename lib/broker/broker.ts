@@ -175,7 +175,7 @@ export class Broker {
   readonly offsets: ConsumerOffsetManager;
   readonly consumers: ConsumerManager;
   readonly pullHold: PullRequestHoldService;
-  private schedule!: ScheduleMessageService;
+  private schedule: ScheduleMessageService | null = null;
   private readonly delayLevels: number[];
   private readonly locks = new Map<string, Map<string, { clientId: string; lastUpdate: number }>>();
   private timers: ClockTimer[] = [];
@@ -243,7 +243,7 @@ export class Broker {
     this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir);
     this.schedule.start();
     this.store.onArrival((topic, queueId, maxOffset, codes) => {
-      if (topic === SCHEDULE_TOPIC) this.schedule.onArrival(queueId + 1);
+      if (topic === SCHEDULE_TOPIC) this.schedule?.onArrival(queueId + 1);
       else this.pullHold.notifyMessageArriving(topic, queueId, maxOffset, codes);
     });
     this.every(10_000, () => this.consumers.scanExpired(this.clock.now()));
@@ -273,8 +273,8 @@ export class Broker {
     this.options.namesrv.unregisterBroker(this.brokerName);
     this.pullHold.clear();
     await this.server.close();
+    this.schedule?.close();
     if (this.store) {
-      this.schedule.close();
       this.offsets.persist(true);
       this.store.close();
     }

@@ -66,6 +66,16 @@ export class ScheduleMessageService {
 
   private pump(level: number): void {
     if (this.closed) return;
+    try {
+      this.deliverDue(level);
+    } catch (err) {
+      // a damaged record must not stop the broker: log it and look again later
+      log('delay level %d: delivery failed: %O', level, err);
+      this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 1000));
+    }
+  }
+
+  private deliverDue(level: number): void {
     const existing = this.timers.get(level);
     if (existing) {
       this.clock.clearTimeout(existing);

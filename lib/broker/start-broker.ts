@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SerializeTypeName } from '../../protocol/index.js';
+import { ensureDir } from './atomic-file.js';
 import { Broker } from './broker.js';
 import { systemClock, type Clock } from './clock.js';
 import { NameServer } from './name-server.js';
@@ -70,7 +71,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   if (!Number.isInteger(queues) || queues < 1 || queues > 1024) throw new RangeError(`queues must be an integer in [1, 1024], got ${options.queues}`);
   const tempDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensureDir(dataDir);
   const clock = options.clock ?? systemClock;
   const nameServer = new NameServer({ serializeType: options.serializeType ?? 'JSON' });
   const brokers: Broker[] = [];
