@@ -157,6 +157,11 @@ export class RemotingConnection extends EventEmitter {
   private queueHead = 0;
   private queuedBytes = 0;
   private waitingDrain = false;
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweepAt = Infinity;
   private isClosed = false;
@@ -409,16 +414,16 @@ export class RemotingConnection extends EventEmitter {
 
   private rawWrite(head: Buffer, body: Buffer | null): void {
     this.framesOut++;
-    let ok: boolean;
-    if (body) {
-      // Header and body leave in one writev without copying the body into a joint buffer.
+    // The socket stays corked until the end of the current tick: every frame written meanwhile
+    // (all the calls a burst of responses releases, all the answers to one read) leaves in one
+    // writev, header and body as separate buffers, the body never copied.
+    if (!this.corked) {
+      this.corked = true;
       this.socket.cork();
-      this.socket.write(head);
-      ok = this.socket.write(body);
-      this.socket.uncork();
-    } else {
-      ok = this.socket.write(head);
+      process.nextTick(this.uncork);
     }
+    let ok = this.socket.write(head);
+    if (body) ok = this.socket.write(body);
     if (!ok) {
       this.waitingDrain = true;
       this.drainWaits++;
@@ -491,12 +496,17 @@ export class RemotingConnection extends EventEmitter {
       this.decoder.push(chunk, this.onFrame);
     } catch (err) {
       if (err instanceof ProtocolError) {
-        const e = new RemotingError(this.remoteAddress, `corrupt frame from ${this.remoteAddress}: ${err.message}`, { cause: err });
-        this.close(e);
+        // The stream cannot be resynchronised: drop this connection only. Calls in flight get a
+        // RemotingClosedError naming the peer, with the ProtocolError as cause.
+        log('corrupt frame from %s: %s', this.remoteAddress, err.message);
+        this.close(err);
       } else {
-        // A bug in our own code (or a processor called synchronously): do not let it kill the process
-        // silently, but keep the stream consistent by closing.
-        this.close(new RemotingError(this.remoteAddress, `error handling data from ${this.remoteAddress}: ${(err as Error).message}`, { cause: err }));
+        // A bug in our own code: do not let it kill the process, but keep the stream consistent by closing.
+        this.close(
+          new RemotingError(this.remoteAddress, `error handling data from ${this.remoteAddress}: ${(err as Error).message}`, {
+            cause: err,
+          }),
+        );
       }
     }
   }

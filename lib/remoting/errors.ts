@@ -1,4 +1,5 @@
 import {
+  ProtocolError,
   RocketwireError,
   ResponseCode,
   requestCodeName,
@@ -60,7 +61,8 @@ export class RemotingClosedError extends RemotingError {
   readonly code: number;
   readonly elapsedMs: number;
   constructor(addr: string, opaque: number, code: number, elapsedMs: number, options?: { cause?: unknown }) {
-    const why = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    const c = options?.cause;
+    const why = c instanceof ProtocolError ? `: corrupt frame: ${c.message}` : c instanceof Error ? `: ${c.message}` : '';
     super(
       addr,
       `connection to ${addr} closed while ${describeCall(code, opaque)} was in flight for ${Math.round(elapsedMs)} ms${why}`,

@@ -113,11 +113,11 @@ t.test('garbage bytes close that connection and fail its calls naming the peer',
   t.type(err, RemotingClosedError);
   t.equal(err.addr, srv.addr);
   t.equal(err.code, 10);
-  t.type(err.cause, Error);
-  t.type((err.cause as Error).cause, ProtocolError);
+  t.type(err.cause, ProtocolError);
   t.match(err.message, srv.addr);
+  t.match(err.message, 'corrupt frame: unknown serialize type 127');
   const reason = await closed;
-  t.match(reason!.message, `corrupt frame from ${srv.addr}`);
+  t.type(reason, ProtocolError);
   t.equal(conn.closed, true);
 });
 
@@ -131,7 +131,7 @@ t.test('a 2 GiB length prefix is rejected as soon as it arrives', async (t) => {
   peer.socket.write(Buffer.from('7fffffff', 'hex')); // only the prefix: no waiting for 2 GiB
   const err = (await call.catch((e: unknown) => e)) as RemotingClosedError;
   t.type(err, RemotingClosedError);
-  const pe = (err.cause as Error).cause as ProtocolError;
+  const pe = err.cause as ProtocolError;
   t.type(pe, ProtocolError);
   t.match(pe.message, 'exceeds the maximum');
 });

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { once } from 'node:events';
+import net from 'node:net';
 import {
   RemotingFlag,
   RequestCode,
@@ -152,4 +153,22 @@ t.test('server close fails in-flight calls on its side and emits disconnect', as
   t.equal(server.connections.size, 0);
   const err = await call;
   t.equal((err as Error).name, 'RemotingClosedError');
+});
+
+t.test('a peer sending garbage loses its own connection only', async (t) => {
+  const { server, addr } = await startServer(t);
+  server.registerProcessor(7, (req) => createResponse(req, 0));
+  const client = new RemotingClient();
+  t.teardown(() => client.close());
+  t.equal((await client.invoke(addr, createRequest(7))).code, 0);
+  const [port] = [Number(addr.split(':')[1])];
+  const bad = net.connect({ host: '127.0.0.1', port });
+  await once(bad, 'connect');
+  const disconnected = once(server, 'disconnect');
+  bad.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+  const [gone] = (await disconnected) as [RemotingConnection];
+  t.not(gone.remoteAddress, undefined);
+  await once(bad, 'close');
+  t.equal((await client.invoke(addr, createRequest(7))).code, 0, 'the good client is unaffected');
+  t.equal(server.connections.size, 1);
 });

@@ -1,0 +1,217 @@
+/**
+ * Remoting round trips on loopback: rocketwire (a RemotingConnection, and a RemotingClient with its
+ * pool of one) against a minimal echo RemotingServer, with 1, 16 and 256 calls in flight; and, as the
+ * ceiling measured in the same run, a plain `net` client sending the very same request bytes to a
+ * plain TCP echo at the same concurrency. The servers run in a worker thread so the client side has
+ * the main thread to itself. Output: one JSON document on stdout.
+ *
+ *   node dist/bench/remoting/index.js [--quick] [--rounds N] [--round-ms MS]
+ */
+import net from 'node:net';
+import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import { once } from 'node:events';
+import { ResponseCode, createRequest, createResponse, encodeCommand, type RemotingCommand } from '../../protocol/index.js';
+import { RemotingClient, RemotingConnection, RemotingServer } from '../../lib/remoting/index.js';
+
+const ECHO_CODE = 11;
+const BODY_BYTES = 256;
+// A pull-request-sized header: what a consumer sends most.
+const EXT_FIELDS: Record<string, string> = {
+  consumerGroup: 'bench_group',
+  topic: 'BenchTopic',
+  queueId: '3',
+  queueOffset: '123456',
+  maxMsgNums: '32',
+  sysFlag: '3',
+  commitOffset: '123400',
+  suspendTimeoutMillis: '15000',
+  subscription: '*',
+  subVersion: '1712345678000',
+  expressionType: 'TAG',
+};
+
+function makeRequest(): RemotingCommand {
+  return createRequest(ECHO_CODE, { extFields: { ...EXT_FIELDS }, body: Buffer.alloc(BODY_BYTES, 0x61) });
+}
+
+async function runServers(): Promise<void> {
+  const server = new RemotingServer();
+  server.registerProcessor(ECHO_CODE, (req) =>
+    createResponse(req, ResponseCode.SUCCESS, { extFields: req.extFields, body: req.body }),
+  );
+  const { port: remotingPort } = await server.listen(0, '127.0.0.1');
+  const raw = net.createServer((s) => {
+    s.setNoDelay(true);
+    s.on('data', (chunk) => s.write(chunk));
+    s.on('error', () => undefined);
+  });
+  raw.listen(0, '127.0.0.1');
+  await once(raw, 'listening');
+  const rawPort = (raw.address() as net.AddressInfo).port;
+  parentPort!.postMessage({ remotingPort, rawPort });
+  parentPort!.on('message', async (m) => {
+    if (m === 'stop') {
+      await server.close();
+      raw.close();
+      process.exit(0);
+    }
+  });
+}
+
+type Invoker = () => Promise<unknown>;
+
+/** Keep `concurrency` calls in flight for `ms`; returns completed round trips per second. */
+async function closedLoop(invoke: Invoker, concurrency: number, ms: number): Promise<number> {
+  let done = 0;
+  let stop = false;
+  const start = performance.now();
+  const end = start + ms;
+  async function lane(): Promise<void> {
+    while (!stop) {
+      await invoke();
+      done++;
+      if ((done & 63) === 0 && performance.now() >= end) stop = true;
+    }
+  }
+  const timer = setTimeout(() => (stop = true), ms);
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  clearTimeout(timer);
+  return done / ((performance.now() - start) / 1000);
+}
+
+/** The ceiling: the same request bytes over plain TCP to a plain echo, counting whole frames back. */
+async function rawLoop(port: number, frame: Buffer, concurrency: number, ms: number): Promise<number> {
+  const socket = net.connect({ port, host: '127.0.0.1' });
+  socket.setNoDelay(true);
+  await once(socket, 'connect');
+  const size = frame.length;
+  let received = 0;
+  let completed = 0;
+  let stop = false;
+  const start = performance.now();
+  const finished = new Promise<void>((resolve) => {
+    let outstanding = concurrency;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      const nowDone = Math.floor(received / size);
+      for (; completed < nowDone; completed++) {
+        if (stop) {
+          if (--outstanding === 0) resolve();
+        } else {
+          socket.write(frame);
+        }
+      }
+    });
+  });
+  const timer = setTimeout(() => (stop = true), ms);
+  for (let i = 0; i < concurrency; i++) socket.write(frame);
+  await finished;
+  clearTimeout(timer);
+  const rate = completed / ((performance.now() - start) / 1000);
+  socket.destroy();
+  return rate;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function argValue(name: string, dflt: number): number {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const rounds = argValue('--rounds', quick ? 3 : 5);
+  const roundMs = argValue('--round-ms', quick ? 300 : 600);
+  const warmMs = quick ? 200 : 400;
+  const levels = [1, 16, 256];
+
+  const worker = new Worker(new URL(import.meta.url));
+  const [{ remotingPort, rawPort }] = (await once(worker, 'message')) as [{ remotingPort: number; rawPort: number }];
+  const addr = `127.0.0.1:${remotingPort}`;
+
+  const conn = await RemotingConnection.connect(addr, { defaultTimeoutMs: 30_000 });
+  const client = new RemotingClient({ defaultTimeoutMs: 30_000 });
+  const pooled = new RemotingClient({ defaultTimeoutMs: 30_000, poolSize: 2 });
+  // Check the echo works and learn the response size.
+  const probe = await conn.invoke(makeRequest());
+  if (probe.code !== ResponseCode.SUCCESS || probe.body?.length !== BODY_BYTES) throw new Error('echo server misbehaves');
+  const requestFrame = encodeCommand({ ...makeRequest(), opaque: 1 });
+  const responseFrame = encodeCommand(probe);
+
+  const modes: Record<string, (c: number, ms: number) => Promise<number>> = {
+    raw: (c, ms) => rawLoop(rawPort, requestFrame, c, ms),
+    connection: (c, ms) => closedLoop(() => conn.invoke(makeRequest()), c, ms),
+    client: (c, ms) => closedLoop(() => client.invoke(addr, makeRequest()), c, ms),
+  };
+
+  const results = [];
+  for (const c of levels) {
+    const names = Object.keys(modes);
+    const perMode: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    for (const n of names) await modes[n]!(c, warmMs);
+    // Interleave the modes round by round so that load from elsewhere on the machine hits all alike.
+    for (let r = 0; r < rounds; r++) for (const n of names) perMode[n]!.push(await modes[n]!(c, roundMs));
+    const med = Object.fromEntries(names.map((n) => [n, Math.round(median(perMode[n]!))]));
+    results.push({
+      concurrency: c,
+      roundTripsPerSec: med,
+      rounds: Object.fromEntries(names.map((n) => [n, perMode[n]!.map(Math.round)])),
+      ratioToRaw: {
+        connection: +(med.connection! / med.raw!).toFixed(3),
+        client: +(med.client! / med.raw!).toFixed(3),
+      },
+    });
+  }
+
+  // The pool path (generic-pool acquire + release per call) for comparison with the cached fast path.
+  const poolRounds: number[] = [];
+  const fastRounds: number[] = [];
+  await closedLoop(() => pooled.invoke(addr, makeRequest()), 16, warmMs);
+  for (let r = 0; r < rounds; r++) {
+    poolRounds.push(await closedLoop(() => pooled.invoke(addr, makeRequest()), 16, roundMs));
+    fastRounds.push(await closedLoop(() => client.invoke(addr, makeRequest()), 16, roundMs));
+  }
+
+  await client.close();
+  await pooled.close();
+  conn.close();
+  worker.postMessage('stop');
+  await once(worker, 'exit');
+
+  const out = {
+    bench: 'remoting',
+    node: process.version,
+    setup: {
+      loopback: '127.0.0.1',
+      serversIn: 'worker thread',
+      requestFrameBytes: requestFrame.length,
+      echoResponseFrameBytes: responseFrame.length,
+      rawEchoFrameBytes: requestFrame.length,
+      rounds,
+      roundMs,
+      warmupMs: warmMs,
+      statistic: 'median of rounds, round trips per second',
+    },
+    results,
+    poolPath: {
+      concurrency: 16,
+      poolSize1CachedRoundTripsPerSec: Math.round(median(fastRounds)),
+      poolSize2AcquirePerCallRoundTripsPerSec: Math.round(median(poolRounds)),
+    },
+  };
+  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+}
+
+if (isMainThread) {
+  main().catch((err) => {
+    process.stderr.write(`bench/remoting failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+} else {
+  void runServers();
+}
