@@ -279,6 +279,8 @@ let nextOpaque = 1;
  */
 export class RawConnection {
   readonly serverRequests: RemotingCommand[] = [];
+  /** Responses whose opaque matched no pending request (e.g. an answer to a oneway request). */
+  readonly unmatchedResponses: RemotingCommand[] = [];
   private readonly sock: net.Socket;
   private readonly pending = new Map<number, { resolve: (c: RemotingCommand) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly connected: Promise<void>;
@@ -305,7 +307,10 @@ export class RawConnection {
             return;
           }
           const p = this.pending.get(cmd.opaque);
-          if (!p) return;
+          if (!p) {
+            this.unmatchedResponses.push(cmd);
+            return;
+          }
           this.pending.delete(cmd.opaque);
           clearTimeout(p.timer);
           p.resolve(cmd);

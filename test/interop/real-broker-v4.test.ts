@@ -5,6 +5,7 @@ import t from 'tap';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { startRealCluster, V4_VERSION } from './harness.js';
 import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer } from './java-client.js';
+import { checkBrokerFacts } from './broker-facts.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(300_000);
@@ -59,4 +60,6 @@ if (await interopReady(t, [V4_VERSION])) {
       t.equal(hb.serializeType, serializeType, `${serializeType}: 4.9 answers in the request's encoding`);
     }
   });
+
+  t.test('broker wire facts', (t) => checkBrokerFacts(t, cluster, 'InteropV4Empty'));
 }

@@ -5,6 +5,7 @@ import t from 'tap';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { parseRouteBody, startRealCluster, V5_VERSION } from './harness.js';
 import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer } from './java-client.js';
+import { checkBrokerFacts } from './broker-facts.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(300_000);
@@ -129,4 +130,6 @@ if (await interopReady(t, [V5_VERSION])) {
     t.equal(list.code, ResponseCode.SUCCESS);
     t.same(JSON.parse(list.body!.toString()), { consumerIdList: ['127.0.0.1@interop#1'] }, 'the heartbeat registered the client id');
   });
+
+  t.test('broker wire facts', (t) => checkBrokerFacts(t, cluster, 'InteropEmpty'));
 }
