@@ -60,8 +60,16 @@ async function runServers(): Promise<void> {
 
 type Invoker = () => Promise<unknown>;
 
-/** Keep `concurrency` calls in flight for `ms`; returns completed round trips per second. */
-async function closedLoop(invoke: Invoker, concurrency: number, ms: number): Promise<number> {
+interface Round {
+  /** Round trips per second (wall clock). */
+  rate: number;
+  /** Process CPU time (both threads, user + system) per round trip, in microseconds. */
+  cpuUs: number;
+}
+
+/** Keep `concurrency` calls in flight for `ms`. */
+async function closedLoop(invoke: Invoker, concurrency: number, ms: number): Promise<Round> {
+  const cpu0 = process.cpuUsage();
   let done = 0;
   let stop = false;
   const start = performance.now();
@@ -76,11 +84,12 @@ async function closedLoop(invoke: Invoker, concurrency: number, ms: number): Pro
   const timer = setTimeout(() => (stop = true), ms);
   await Promise.all(Array.from({ length: concurrency }, lane));
   clearTimeout(timer);
-  return done / ((performance.now() - start) / 1000);
+  const cpu = process.cpuUsage(cpu0);
+  return { rate: done / ((performance.now() - start) / 1000), cpuUs: (cpu.user + cpu.system) / done };
 }
 
 /** The ceiling: the same request bytes over plain TCP to a plain echo, counting whole frames back. */
-async function rawLoop(port: number, frame: Buffer, concurrency: number, ms: number): Promise<number> {
+async function rawLoop(port: number, frame: Buffer, concurrency: number, ms: number): Promise<Round> {
   const socket = net.connect({ port, host: '127.0.0.1' });
   socket.setNoDelay(true);
   await once(socket, 'connect');
@@ -88,6 +97,7 @@ async function rawLoop(port: number, frame: Buffer, concurrency: number, ms: num
   let received = 0;
   let completed = 0;
   let stop = false;
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const finished = new Promise<void>((resolve) => {
     let outstanding = concurrency;
@@ -108,8 +118,9 @@ async function rawLoop(port: number, frame: Buffer, concurrency: number, ms: num
   await finished;
   clearTimeout(timer);
   const rate = completed / ((performance.now() - start) / 1000);
+  const cpu = process.cpuUsage(cpu0);
   socket.destroy();
-  return rate;
+  return { rate, cpuUs: (cpu.user + cpu.system) / completed };
 }
 
 function median(xs: number[]): number {
@@ -126,8 +137,8 @@ function argValue(name: string, dflt: number): number {
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const rounds = argValue('--rounds', quick ? 3 : 5);
-  const roundMs = argValue('--round-ms', quick ? 300 : 600);
-  const warmMs = quick ? 200 : 400;
+  const roundMs = argValue('--round-ms', quick ? 300 : 450);
+  const warmMs = quick ? 200 : 300;
   const levels = [1, 16, 256];
 
   const worker = new Worker(new URL(import.meta.url));
@@ -143,7 +154,7 @@ async function main(): Promise<void> {
   const requestFrame = encodeCommand({ ...makeRequest(), opaque: 1 });
   const responseFrame = encodeCommand(probe);
 
-  const modes: Record<string, (c: number, ms: number) => Promise<number>> = {
+  const modes: Record<string, (c: number, ms: number) => Promise<Round>> = {
     raw: (c, ms) => rawLoop(rawPort, requestFrame, c, ms),
     connection: (c, ms) => closedLoop(() => conn.invoke(makeRequest()), c, ms),
     client: (c, ms) => closedLoop(() => client.invoke(addr, makeRequest()), c, ms),
@@ -152,25 +163,32 @@ async function main(): Promise<void> {
   const results = [];
   for (const c of levels) {
     const names = Object.keys(modes);
-    const perMode: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const perMode: Record<string, Round[]> = Object.fromEntries(names.map((n) => [n, []]));
     for (const n of names) await modes[n]!(c, warmMs);
     // Interleave the modes round by round so that load from elsewhere on the machine hits all alike.
     for (let r = 0; r < rounds; r++) for (const n of names) perMode[n]!.push(await modes[n]!(c, roundMs));
-    const med = Object.fromEntries(names.map((n) => [n, Math.round(median(perMode[n]!))]));
+    const rate = Object.fromEntries(names.map((n) => [n, Math.round(median(perMode[n]!.map((x) => x.rate)))]));
+    const cpu = Object.fromEntries(names.map((n) => [n, +median(perMode[n]!.map((x) => x.cpuUs)).toFixed(1)]));
     results.push({
       concurrency: c,
-      roundTripsPerSec: med,
-      rounds: Object.fromEntries(names.map((n) => [n, perMode[n]!.map(Math.round)])),
+      roundTripsPerSec: rate,
+      cpuMicrosPerRoundTrip: cpu,
       ratioToRaw: {
-        connection: +(med.connection! / med.raw!).toFixed(3),
-        client: +(med.client! / med.raw!).toFixed(3),
+        connection: +(rate.connection! / rate.raw!).toFixed(3),
+        client: +(rate.client! / rate.raw!).toFixed(3),
       },
+      cpuRatioToRaw: {
+        connection: +(cpu.connection! / cpu.raw!).toFixed(2),
+        client: +(cpu.client! / cpu.raw!).toFixed(2),
+      },
+      rounds: Object.fromEntries(names.map((n) => [n, perMode[n]!.map((x) => Math.round(x.rate))])),
     });
   }
 
-  // The pool path (generic-pool acquire + release per call) for comparison with the cached fast path.
-  const poolRounds: number[] = [];
-  const fastRounds: number[] = [];
+  // The pool path (generic-pool acquire + release per call, pool of 2) against the cached
+  // connection of a pool of 1, same concurrency, interleaved.
+  const poolRounds: Round[] = [];
+  const fastRounds: Round[] = [];
   await closedLoop(() => pooled.invoke(addr, makeRequest()), 16, warmMs);
   for (let r = 0; r < rounds; r++) {
     poolRounds.push(await closedLoop(() => pooled.invoke(addr, makeRequest()), 16, roundMs));
@@ -200,8 +218,14 @@ async function main(): Promise<void> {
     results,
     poolPath: {
       concurrency: 16,
-      poolSize1CachedRoundTripsPerSec: Math.round(median(fastRounds)),
-      poolSize2AcquirePerCallRoundTripsPerSec: Math.round(median(poolRounds)),
+      poolSize1Cached: {
+        roundTripsPerSec: Math.round(median(fastRounds.map((x) => x.rate))),
+        cpuMicrosPerRoundTrip: +median(fastRounds.map((x) => x.cpuUs)).toFixed(1),
+      },
+      poolSize2AcquirePerCall: {
+        roundTripsPerSec: Math.round(median(poolRounds.map((x) => x.rate))),
+        cpuMicrosPerRoundTrip: +median(poolRounds.map((x) => x.cpuUs)).toFixed(1),
+      },
     },
   };
   process.stdout.write(JSON.stringify(out, null, 2) + '\n');
