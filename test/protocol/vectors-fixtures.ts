@@ -77,6 +77,16 @@ export interface JavaMessageView {
 export interface MessageVectors {
   records: { name: string; description: string; hex: string; decoded: JavaMessageView }[];
   pullBody: { name: string; description: string; hex: string; decodedList: JavaMessageView[] };
+  /** A good record followed by a damaged one, as MessageDecoder.decodes reads them. */
+  damaged: {
+    name: string;
+    description: string;
+    hex: string;
+    records: number;
+    goodRecords: number;
+    decodedList?: JavaMessageView[];
+    javaError?: string;
+  }[];
 }
 
 export interface BatchVector {

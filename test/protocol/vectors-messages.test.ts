@@ -2,6 +2,7 @@ import t, { type Test } from 'tap';
 import {
   decodeBatch,
   decodeMessages,
+  ProtocolError,
   encodeBatch,
   encodeProperties,
   encodeStoredMessage,
@@ -116,6 +117,45 @@ for (const version of VECTOR_VERSIONS) {
         properties: raw.properties,
       });
       t.equal(ours.toString('hex'), v.hex, v.name);
+    }
+  });
+
+  t.test(`${version}: damaged pull bodies`, async (t) => {
+    const cases = vectors!.damaged;
+    t.ok(cases.length >= 6);
+    for (const c of cases) {
+      const body = Buffer.from(c.hex, 'hex');
+      const java = c.decodedList ?? [];
+      if (c.name === 'v2-record') {
+        // 5.x reads the v2 record; 4.9 reads its 2-byte topic length as 1 byte and gets garbage.
+        const ours = decodeMessages(body);
+        t.equal(ours.length, 2);
+        if (version.startsWith('5')) ours.forEach((m, i) => checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version));
+        else t.not(ours[1]!.topic, java[1]!.topic, '4.9.8 misreads a v2 record; we read it as 5.x does');
+        t.equal(ours[1]!.topic.length, 208);
+        continue;
+      }
+      let ours: ReturnType<typeof decodeMessages> | null = null;
+      let failure: ProtocolError | null = null;
+      try {
+        ours = decodeMessages(body);
+      } catch (err) {
+        t.type(err, ProtocolError, `${c.name}: only a ProtocolError`);
+        failure = err as ProtocolError;
+      }
+      if (ours) {
+        t.equal(ours.length, java.length, `${c.name}: decoded as many as Java`);
+        ours.forEach((m, i) => checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version));
+      } else {
+        // Java keeps what it decoded before the damage (4.9.8 even reads records with a wrong
+        // magic or TOTALSIZE); we refuse the body, and the good records alone decode like Java's.
+        t.ok(java.length >= c.goodRecords, `${c.name}: Java kept at least the good records`);
+        const prefix = java.slice(0, c.goodRecords).reduce((n, m) => n + m.storeSize, 0);
+        t.ok(failure!.offset >= prefix && failure!.offset < body.length, `${c.name}: error offset ${failure!.offset} inside the damaged record`);
+        const good = decodeMessages(body.subarray(0, prefix));
+        t.equal(good.length, c.goodRecords, `${c.name}: good records`);
+        good.forEach((m, i) => checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version));
+      }
     }
   });
 

@@ -706,6 +706,47 @@ public class VectorGen {
     return MessageDecoder.encode(m, false);
   }
 
+  static byte[] withInt(byte[] rec, int pos, int value) {
+    byte[] c = rec.clone();
+    ByteBuffer.wrap(c).putInt(pos, value);
+    return c;
+  }
+
+  static void damaged(JSONArray list, String name, String description, int goodRecords, byte[]... records) throws Exception {
+    byte[] body = cat(records);
+    JSONObject v = obj();
+    v.put("name", name);
+    v.put("description", description);
+    v.put("hex", hex(body));
+    v.put("records", records.length);
+    v.put("goodRecords", goodRecords);
+    try {
+      JSONArray ds = new JSONArray();
+      for (MessageExt m : MessageDecoder.decodes(ByteBuffer.wrap(body))) ds.add(javaView(m));
+      v.put("decodedList", ds);
+    } catch (Throwable e) {
+      v.put("javaError", e.getClass().getName() + ": " + e.getMessage());
+    }
+    list.add(v);
+  }
+
+  /** Pull bodies with one damaged record after a good one, as MessageDecoder.decodes sees them. */
+  static JSONArray damagedBodies() throws Exception {
+    JSONArray list = new JSONArray();
+    byte[] good = simpleRecord();
+    damaged(list, "unknown-magic", "a good record, then one whose magic code is 0x12345678", 1, good, withInt(good, 4, 0x12345678));
+    damaged(list, "blank-magic", "a good record, then one with the commit log's BLANK magic (never sent in pull bodies)", 1, good, withInt(good, 4, 0xCBD43194));
+    damaged(list, "truncated", "a good record, then the first 60 bytes of another", 1, good, Arrays.copyOf(good, 60));
+    damaged(list, "negative-body-length", "a good record, then one whose body length is -1", 1, good, withInt(good, 84, -1));
+    damaged(list, "size-too-small", "a good record whose TOTALSIZE says 20", 0, withInt(good, 0, 20));
+    StringBuilder t = new StringBuilder();
+    while (t.length() < 200) t.append("long-topic-name-");
+    damaged(list, "v2-record", "a magic v2 record (2-byte topic length, 200-byte topic) after a good v1 record: 5.x reads it, 4.9 does not know v2", 2, good,
+        record(0xDAA320AB, t.toString(), 0, 0, 1, 80000, 0, 1712345600000L, addr("192.168.1.10", 3), 1712345600001L,
+            addr("192.168.1.20", 10911), 0, 0, "v2".getBytes(StandardCharsets.UTF_8), ""));
+    return list;
+  }
+
   static JSONObject javaView(MessageExt m) throws Exception {
     JSONObject o = obj();
     o.put("topic", m.getTopic());
@@ -826,6 +867,7 @@ public class VectorGen {
     JSONObject wrap = obj();
     wrap.put("records", list);
     wrap.put("pullBody", pull);
+    wrap.put("damaged", damagedBodies());
     return new JSONArray(Arrays.asList(wrap));
   }
 
