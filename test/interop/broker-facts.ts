@@ -4,8 +4,9 @@
  * real-broker.test.ts (5.3.3) and real-broker-v4.test.ts (4.9.7); differences are spelled out here.
  */
 import type { Test } from 'tap';
-import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
+import { createRequest, decodeMessages, PullMessageRequestHeader, PullMessageResponseHeader, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { delay, type RealCluster } from './harness.js';
+import { expectedBody, sha1, type JavaSent } from './java-client.js';
 
 type Tap = Test;
 
@@ -95,5 +96,66 @@ export async function checkBrokerFacts(t: Tap, cluster: RealCluster, topic: stri
     } else {
       t.equal(res.code, ResponseCode.SUCCESS, '4.9 stores it without checking');
     }
+  });
+}
+
+/**
+ * Raw PULL_MESSAGE on queue 0 of `topic`, whose messages the Java producer sent (`sent`, bodies of
+ * `size` bytes): protocol/'s decodeMessages reads the real stored records (CRC checked), and the
+ * status table of protocol-facts.md §10.2 holds.
+ */
+export async function checkPullFacts(t: Tap, cluster: RealCluster, topic: string, sent: JavaSent[], size: number): Promise<void> {
+  const v5 = cluster.version.startsWith('5.');
+  const queue0 = sent.filter((s) => s.queueId === 0).sort((a, b) => a.queueOffset - b.queueOffset);
+  const pull = (queueOffset: number, maxMsgNums = 32, queueId = 0) =>
+    cluster.invoke(
+      cluster.brokers[0]!,
+      createRequest(RequestCode.PULL_MESSAGE, {
+        extFields: PullMessageRequestHeader.encode({
+          consumerGroup: 'raw_pull_cg',
+          topic,
+          queueId,
+          queueOffset,
+          maxMsgNums,
+          // FLAG_SUBSCRIPTION: the group never sent a heartbeat, so the subscription rides along.
+          sysFlag: 4,
+          commitOffset: -1,
+          suspendTimeoutMillis: 0,
+          subscription: '*',
+          subVersion: 0,
+          expressionType: 'TAG',
+        }),
+      }),
+    );
+
+  await t.test('PULL_MESSAGE statuses and stored records', async (t) => {
+    const found = await pull(0);
+    t.equal(found.code, ResponseCode.SUCCESS);
+    t.equal(found.remark, 'FOUND');
+    const header = PullMessageResponseHeader.decode(found.extFields ?? {});
+    t.match(header, { suggestWhichBrokerId: 0, minOffset: 0, maxOffset: queue0.length, nextBeginOffset: queue0.length });
+    t.equal('topicSysFlag' in (found.extFields ?? {}), v5, v5 ? '5.x adds topicSysFlag/groupSysFlag' : '4.9 has no topicSysFlag');
+    const msgs = decodeMessages(found.body!, { verifyCrc: true });
+    t.same(
+      msgs.map((m) => [m.msgId, m.offsetMsgId, m.queueOffset, sha1(m.body)]),
+      queue0.map((s) => [s.msgId, s.offsetMsgId, s.queueOffset, sha1(expectedBody(s.i, size))]),
+      'ids, offsets and (decompressed) bodies of every record on queue 0',
+    );
+    t.ok(msgs.every((m) => m.storeHost === cluster.brokers[0] && m.topic === topic && m.queueId === 0), 'store host = the broker address, topic, queue');
+
+    const two = await pull(0, 2);
+    t.equal(decodeMessages(two.body!).length, 2, 'maxMsgNums caps the batch');
+    t.equal(two.extFields?.nextBeginOffset, '2');
+
+    const end = await pull(queue0.length);
+    t.equal(end.code, ResponseCode.PULL_NOT_FOUND, 'caught up (no suspend flag): PULL_NOT_FOUND');
+    t.equal(end.remark, 'OFFSET_OVERFLOW_ONE');
+    const beyond = await pull(queue0.length + 100);
+    t.equal(beyond.code, ResponseCode.PULL_OFFSET_MOVED, 'past the end: PULL_OFFSET_MOVED');
+    t.equal(beyond.remark, 'OFFSET_OVERFLOW_BADLY');
+    t.equal(beyond.extFields?.nextBeginOffset, String(queue0.length), '... suggesting the max offset');
+    const bad = await pull(0, 32, 999);
+    t.equal(bad.code, v5 ? ResponseCode.INVALID_PARAMETER : ResponseCode.SYSTEM_ERROR, 'queue id out of range');
+    t.match(bad.remark, /queueId\[999\] is illegal/);
   });
 }

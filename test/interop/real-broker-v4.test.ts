@@ -4,8 +4,8 @@
 import t from 'tap';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { startRealCluster, V4_VERSION } from './harness.js';
-import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer } from './java-client.js';
-import { checkBrokerFacts } from './broker-facts.js';
+import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer, type JavaSent } from './java-client.js';
+import { checkBrokerFacts, checkPullFacts } from './broker-facts.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(300_000);
@@ -18,10 +18,11 @@ if (await interopReady(t, [V4_VERSION])) {
   await cluster.createTopic('InteropV4', { queues: 4 });
   await cluster.createTopic('InteropV4Empty', { queues: 1 });
 
+  const size = 8192;
+  let sent: JavaSent[] = [];
   t.test('Java 4.9 producer → real 4.9 broker → Java push consumer, 8 KiB compressed bodies', async (t) => {
-    const size = 8192;
     const consumer = await startJavaConsumer({ version, namesrv: cluster.namesrv, topic: 'InteropV4', group: 'v4_cg', expect: 40, timeoutMs: 60_000 });
-    const { sent } = await javaProduce({ version, namesrv: cluster.namesrv, topic: 'InteropV4', count: 40, size, tag: 'Big', props: { k: 'v' } });
+    sent = (await javaProduce({ version, namesrv: cluster.namesrv, topic: 'InteropV4', count: 40, size, tag: 'Big', props: { k: 'v' } })).sent;
     t.equal(sent.length, 40);
     const { summary, messages } = await consumer.done;
     t.equal(summary.received, 40);
@@ -62,4 +63,5 @@ if (await interopReady(t, [V4_VERSION])) {
   });
 
   t.test('broker wire facts', (t) => checkBrokerFacts(t, cluster, 'InteropV4Empty'));
+  t.test('raw pulls', (t) => checkPullFacts(t, cluster, 'InteropV4', sent, size));
 }

@@ -4,8 +4,8 @@
 import t from 'tap';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { parseRouteBody, startRealCluster, V5_VERSION } from './harness.js';
-import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer } from './java-client.js';
-import { checkBrokerFacts } from './broker-facts.js';
+import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer, type JavaSent } from './java-client.js';
+import { checkBrokerFacts, checkPullFacts } from './broker-facts.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(300_000);
@@ -18,10 +18,11 @@ if (await interopReady(t, [V5_VERSION])) {
   await cluster.createTopic('InteropBasic', { queues: 4 });
   await cluster.createTopic('InteropEmpty', { queues: 1 });
 
+  const size = 300;
+  let sent: JavaSent[] = [];
   t.test('Java producer → real broker → Java push consumer: all 100 messages, intact', async (t) => {
-    const size = 300;
     const consumer = await startJavaConsumer({ namesrv: cluster.namesrv, topic: 'InteropBasic', group: 'basic_cg', expect: 100, timeoutMs: 60_000 });
-    const { sent, summary: ps } = await javaProduce({
+    const produced = await javaProduce({
       namesrv: cluster.namesrv,
       topic: 'InteropBasic',
       count: 100,
@@ -30,6 +31,8 @@ if (await interopReady(t, [V5_VERSION])) {
       keys: 'key-{i}',
       props: { color: 'blue', note: 'a b' },
     });
+    sent = produced.sent;
+    const ps = produced.summary;
     t.equal(ps.sent, 100, 'producer: 100 SEND_OK');
     t.equal(new Set(sent.map((s) => s.queueId)).size, 4, 'producer spread messages over the 4 queues');
 
@@ -132,4 +135,5 @@ if (await interopReady(t, [V5_VERSION])) {
   });
 
   t.test('broker wire facts', (t) => checkBrokerFacts(t, cluster, 'InteropEmpty'));
+  t.test('raw pulls', (t) => checkPullFacts(t, cluster, 'InteropBasic', sent, size));
 }
