@@ -29,6 +29,8 @@ export interface RemotingClientOptions {
   reconnectBackoffMs: number;
   maxReconnectBackoffMs: number;
   keepAliveDelayMs: number;
+  /** Close connections idle (no byte either way) this long; they reopen on the next call. Default 120 000 (Java's clientChannelMaxIdleTimeSeconds); 0 = never. */
+  idleTimeoutMs: number;
 }
 
 export function defaultRemotingClientOptions(): RemotingClientOptions {
@@ -48,6 +50,7 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
     reconnectBackoffMs: 100,
     maxReconnectBackoffMs: 10_000,
     keepAliveDelayMs: 30_000,
+    idleTimeoutMs: 120_000,
   };
 }
 
@@ -78,6 +81,7 @@ export class RemotingClient {
     checkInt('reconnectBackoffMs', o.reconnectBackoffMs, 0);
     checkInt('maxReconnectBackoffMs', o.maxReconnectBackoffMs, o.reconnectBackoffMs);
     checkInt('version', o.version, 0, 0xffff);
+    checkInt('idleTimeoutMs', o.idleTimeoutMs, 0);
     if (o.acquireTimeoutMs !== undefined) checkInt('acquireTimeoutMs', o.acquireTimeoutMs, 1);
     if (o.serializeType !== 'JSON' && o.serializeType !== 'ROCKETMQ') {
       throw new RangeError(`RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
@@ -98,6 +102,7 @@ export class RemotingClient {
       maxQueuedBytes: o.maxQueuedBytes,
       maxQueuedFrames: o.maxQueuedFrames,
       keepAliveDelayMs: o.keepAliveDelayMs,
+      idleTimeoutMs: o.idleTimeoutMs > 0 ? o.idleTimeoutMs : undefined,
       processors: this.processors,
       beforeRequest: acl ? (req) => void signRequest(req, acl) : undefined,
     };

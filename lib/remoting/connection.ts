@@ -66,6 +66,11 @@ export interface RemotingConnectionOptions {
   processors?: ReadonlyMap<number, RequestProcessor>;
   /** Address to report for the peer; default the socket's remote address. */
   remoteAddress?: string;
+  /**
+   * Close the connection after this long without any byte read or written (Java closes channels
+   * idle for 120 s on both sides). Calls in flight keep it open. Default: never.
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface ConnectOptions extends RemotingConnectionOptions {
@@ -190,6 +195,17 @@ export class RemotingConnection extends EventEmitter {
     this.maxQueuedFrames = positive('maxQueuedFrames', options.maxQueuedFrames, DEFAULT_MAX_QUEUED_FRAMES, 0);
 
     socket.setNoDelay(true);
+    if (options.idleTimeoutMs !== undefined) {
+      const idle = positive('idleTimeoutMs', options.idleTimeoutMs, 0);
+      socket.setTimeout(idle);
+      socket.on('timeout', () => {
+        if (this.inflight.size > 0) {
+          socket.setTimeout(idle); // node does not re-arm by itself without traffic
+          return;
+        }
+        this.close(new RemotingError(this.remoteAddress, `connection to ${this.remoteAddress} idle for ${idle} ms`));
+      });
+    }
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.onDrain());
     socket.on('error', (err) => {
@@ -295,6 +311,7 @@ export class RemotingConnection extends EventEmitter {
       return Promise.reject(new RemotingAbortError(this.remoteAddress, request.opaque, request.code, 0, { cause: signal.reason }));
     }
     const timeoutMs = opts?.timeoutMs ?? this.defaultTimeoutMs;
+    if (!(timeoutMs >= 0)) return Promise.reject(new RangeError(`timeoutMs must be a number >= 0, got ${timeoutMs}`));
     let opaque = nextOpaque();
     while (this.inflight.has(opaque)) opaque = nextOpaque();
     this.prepareRequest(request, opaque);

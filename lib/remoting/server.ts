@@ -22,6 +22,8 @@ export interface RemotingServerOptions {
   maxQueuedFrames?: number;
   /** TCP keep-alive initial delay for accepted sockets. Default 30 000 ms. */
   keepAliveDelayMs?: number;
+  /** Close accepted connections idle this long (Java: serverChannelMaxIdleTimeSeconds, 120 s). Default: never. */
+  idleTimeoutMs?: number;
 }
 
 /**
@@ -92,6 +94,7 @@ export class RemotingServer extends EventEmitter {
       defaultTimeoutMs: this.options.defaultTimeoutMs,
       maxQueuedBytes: this.options.maxQueuedBytes,
       maxQueuedFrames: this.options.maxQueuedFrames,
+      idleTimeoutMs: this.options.idleTimeoutMs,
     };
     const conn = new RemotingConnection(socket, opts);
     this.conns.add(conn);

@@ -150,3 +150,23 @@ t.test('close fails calls in flight and later calls', async (t) => {
   t.type(await inflight, RemotingClosedError);
   t.throws(() => client.invoke(addr, createRequest(1)));
 });
+
+t.test('idle connections are closed and reopened by the next call', async (t) => {
+  const server = echoServer();
+  const { port } = await server.listen();
+  const addr = `127.0.0.1:${port}`;
+  const client = new RemotingClient({ idleTimeoutMs: 30 });
+  t.teardown(async () => {
+    await client.close();
+    await server.close();
+  });
+  // a call in flight longer than the idle time keeps the connection open
+  const held = await client.invoke(addr, createRequest(2), { timeoutMs: 80 }).catch((e: unknown) => e);
+  t.equal((held as Error).name, 'RemotingTimeoutError', 'the held call timed out rather than being closed');
+  await eventually(async () => {
+    if (client.connectionCount(addr) !== 0) throw new Error('still open');
+  });
+  t.equal(client.connectionCount(addr), 0, 'closed once idle');
+  t.equal((await client.invoke(addr, createRequest(1))).code, ResponseCode.SUCCESS, 'reopened on demand');
+  t.equal(client.stats()[addr]!.connectAttempts, 2);
+});
