@@ -318,6 +318,7 @@ export class Broker {
     s.registerProcessor(RequestCode.UPDATE_AND_CREATE_TOPIC, wrap((r) => this.updateAndCreateTopic(r)));
     s.registerProcessor(RequestCode.GET_CONSUME_STATS, wrap((r) => this.getConsumeStats(r)));
     s.registerProcessor(RequestCode.GET_TOPIC_CONFIG, wrap((r) => this.getTopicConfig(r)));
+    s.registerProcessor(RequestCode.GET_CONSUMER_RUNNING_INFO, wrap((r) => this.callConsumer(r)));
     // 5.x lite pull consumers use their own code for the same request
     s.registerProcessor(RequestCode.LITE_PULL_MESSAGE, wrap((r, c) => this.pull(r, c)));
   }
@@ -749,6 +750,25 @@ export class Broker {
   }
 
   // ---------------------------------------------------------------- admin
+
+  /**
+   * GET_CONSUMER_RUNNING_INFO from an admin tool: forwarded to the named client's connection (as
+   * Java's Broker2Client.callClient does) and its answer relayed.
+   */
+  private async callConsumer(req: RemotingCommand): Promise<RemotingCommand> {
+    const f = fields(req);
+    const group = f.str('consumerGroup');
+    const clientId = f.str('clientId');
+    const channel = [...(this.consumers.find(group)?.channels.values() ?? [])].find((c) => c.clientId === clientId);
+    if (!channel || channel.conn.closed) return fail(req, ResponseCode.SYSTEM_ERROR, `The Consumer <${group}> <${clientId}> not online`);
+    const forward = createRequest(req.code, { extFields: { ...(req.extFields ?? {}) }, body: req.body ? Buffer.from(req.body) : null, version: BROKER_VERSION });
+    try {
+      const answer = await channel.conn.invoke(forward, { timeoutMs: 5000 });
+      return createResponse(req, answer.code, { remark: answer.remark, body: answer.body ? Buffer.from(answer.body) : null, extFields: answer.extFields });
+    } catch (err) {
+      return fail(req, ResponseCode.SYSTEM_ERROR, `invoke consumer <${group}> <${clientId}> failed: ${(err as Error).message}`);
+    }
+  }
 
   /** GET_TOPIC_CONFIG (5.x admin, e.g. before consume stats): the TopicConfig JSON, keys sorted. */
   private getTopicConfig(req: RemotingCommand): RemotingCommand {

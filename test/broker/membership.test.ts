@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RequestCode, ResponseCode, createRequest, type RemotingCommand } from '../../protocol/index.js';
+import { RequestCode, ResponseCode, createRequest, createResponse, type RemotingCommand } from '../../protocol/index.js';
 import { ManualClock, startBroker } from '../../lib/broker/index.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
 import { client, ext, heartbeatRequest, pullRequest, sendRequest, until } from './helpers.js';
@@ -118,4 +118,25 @@ t.test('LOCK_BATCH_MQ / UNLOCK_BATCH_MQ with a 60 s lock lifetime', async (t) =>
   t.same(await lock('c2', [0]), [0], 'unlocked queue can be taken');
   clock.advance(60_001);
   t.same(await lock('c2', [1]), [1], 'expired lock can be taken');
+});
+
+t.test('GET_CONSUMER_RUNNING_INFO is forwarded to the named client', async (t) => {
+  const b = await startBroker();
+  t.teardown(() => b.close());
+  const consumer = client();
+  t.teardown(() => consumer.close());
+  consumer.registerProcessor(RequestCode.GET_CONSUMER_RUNNING_INFO, (req: RemotingCommand) =>
+    createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(`{"jstack":"${req.extFields?.jstackEnable}","properties":{}}`) }),
+  );
+  await consumer.invoke(b.broker, heartbeatRequest('the-client', 'rg', [{ topic: 'T' }]));
+  const admin = client();
+  t.teardown(() => admin.close());
+  const ask = (clientId: string) =>
+    admin.invoke(b.broker, createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'rg', clientId, jstackEnable: 'false' } }));
+  const r = await ask('the-client');
+  t.equal(r.code, ResponseCode.SUCCESS);
+  t.equal(r.body!.toString(), '{"jstack":"false","properties":{}}');
+  const missing = await ask('nobody');
+  t.equal(missing.code, ResponseCode.SYSTEM_ERROR);
+  t.equal(missing.remark, 'The Consumer <rg> <nobody> not online');
 });
