@@ -834,6 +834,16 @@ public class VectorGen {
             addr("192.168.1.20", 10911), 0, 0, "\u00e9t\u00e9".getBytes(StandardCharsets.UTF_8),
             "TAGS\u0001\u6807\u7b7e\u0002weird\u0001a\u0001b\u0002\u0001nokey\u0002x\u0002KEYS\u0001k1 k2\u0002"));
 
+    // Bodies compressed by RocketMQ's own compressors (CompressorFactory), flagged as a producer does:
+    // COMPRESSED | CompressionType.getCompressionFlag() (bits 8-10: 1 LZ4, 2 ZSTD, 3 ZLIB).
+    for (org.apache.rocketmq.common.compression.CompressionType ct : org.apache.rocketmq.common.compression.CompressionType.values()) {
+      byte[] stored = org.apache.rocketmq.common.compression.CompressorFactory.getCompressor(ct).compress(raw, 5);
+      int flag = 0x1 | ct.getCompressionFlag();
+      message(list, ct.name().toLowerCase() + "-compressed-by-java", "body compressed by RocketMQ's " + ct.name() + " compressor (level 5), sysFlag 0x" + Integer.toHexString(flag),
+          record(0xDAA320A7, "TopicTest", 0, 0, 8, 12288, flag, 1712345600000L, addr("10.0.0.5", 40000), 1712345600100L,
+              addr("10.0.0.1", 10911), 0, 0, stored, propsString(new String[][] {{"UNIQ_KEY", "0A0000059C40000000000000000000B" + ct.getValue()}})));
+    }
+
     message(list, "java-encoded-ipv4", "written by Java's own MessageDecoder.encode(MessageExt, false): IPv4 hosts, properties in the Message's HashMap order",
         javaEncoded("192.168.1.10", "192.168.1.20", 0));
     message(list, "java-encoded-ipv6", "written by Java's own MessageDecoder.encode(MessageExt, false) with IPv6 born and store hosts (sysFlag 0x30)",
