@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { ConsumeConcurrentlyStatus, PushConsumer, queueKey, type PushConsumerOptions } from '../../lib/consumer/index.js';
-import { brokerOffsets, produce, totalLag, uniqueName, until, withBroker } from './helpers.js';
+import { brokerOffsets, createTopic, produce, totalLag, uniqueName, until, withBroker } from './helpers.js';
 
 const fast: Partial<PushConsumerOptions> = {
   consumeFromWhere: 'first',
@@ -58,6 +58,7 @@ t.test('two brokers: members own queues on both and consume from both', async (t
   t.teardown(() => broker.close());
   const topic = uniqueName('T');
   const group = uniqueName('cg');
+  await createTopic(broker.brokers, topic, 4);
   await produce(broker.namesrv, topic, 80, (i) => ({ body: `m${i}` }), { single: true });
   const byBroker = new Map<string, number>();
   const make = async (): Promise<PushConsumer> => {

@@ -84,3 +84,27 @@ export async function brokerOffsets(namesrv: string, topic: string, group: strin
 export function totalLag(rows: QueueOffsets[]): number {
   return rows.reduce((a, r) => a + (r.max - Math.max(0, r.committed)), 0);
 }
+
+/** UPDATE_AND_CREATE_TOPIC on every broker (what mqadmin updateTopic does), so a topic spans all brokers. */
+export async function createTopic(brokerAddrs: string[], topic: string, queues: number): Promise<void> {
+  const { RemotingClient } = await import('../../lib/remoting/index.js');
+  const { createRequest, RequestCode } = await import('../../protocol/index.js');
+  const client = new RemotingClient();
+  try {
+    for (const addr of brokerAddrs) {
+      const res = await client.invoke(
+        addr,
+        createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
+          extFields: {
+            topic, defaultTopic: 'TBW102', readQueueNums: String(queues), writeQueueNums: String(queues),
+            perm: '6', topicFilterType: 'SINGLE_TAG', topicSysFlag: '0', order: 'false',
+          },
+        }),
+        { timeoutMs: 3000 },
+      );
+      if (res.code !== 0) throw new Error(`UPDATE_AND_CREATE_TOPIC at ${addr}: ${res.code} ${res.remark}`);
+    }
+  } finally {
+    await client.close();
+  }
+}
