@@ -1,5 +1,5 @@
 import createDebug from 'debug';
-import { isOneway, isResponse, type RemotingCommand } from '../../protocol/index.js';
+import { DEFAULT_MAX_FRAME_LENGTH, isOneway, isResponse, type RemotingCommand } from '../../protocol/index.js';
 import type { CaptureProblem, CapturedPacket, RecordReader } from './packet.js';
 import { PCAP_MAGIC_MICRO, PCAP_MAGIC_NANO, PcapReader } from './pcap-reader.js';
 import { PcapngReader } from './pcapng-reader.js';
@@ -73,7 +73,10 @@ interface Flow {
   hi: string;
   dirs: [Direction | null, Direction | null];
   pending: [Map<number, SeenRequest>, Map<number, SeenRequest>];
+  /** On a RocketMQ port (or one given with --port). */
   known: boolean;
+  /** Frames were seen on it, one way or the other. */
+  confirmed: boolean;
 }
 
 /**
@@ -228,6 +231,7 @@ export class CaptureDecoder {
         dirs: [null, null],
         pending: [new Map(), new Map()],
         known: this.ports.has(seg.srcPort) || this.ports.has(seg.dstPort),
+        confirmed: false,
       };
       let inner = this.flows.get(lo);
       if (!inner) this.flows.set(lo, (inner = new Map()));
@@ -300,19 +304,27 @@ export class CaptureDecoder {
         log('%s: not RocketMQ remoting (%s); ignored', dir.name, reason);
       },
     };
-    if (flow.known) {
+    const probe = this.options.probeBytes ?? 1024 * 1024;
+    if (flow.confirmed) {
+      // The other direction already carried frames.
       return new StreamFramer(sink, sawStart ? { start: 'sync' } : { start: 'scan', scanLimit: Infinity });
+    }
+    if (flow.known) {
+      // A RocketMQ port: from the first byte when we saw the connection open (quietly giving up
+      // if that is no frame: 8080 is HTTP's port too), else search as far as two of the largest frames.
+      if (sawStart) return new StreamFramer(sink, { start: 'sync', confirmed: false, scanLimit: probe });
+      return new StreamFramer(sink, { start: 'scan', scanLimit: 2 * DEFAULT_MAX_FRAME_LENGTH });
     }
     // Any other port: RocketMQ only if valid frames show up, from the first byte when we saw the
     // connection open, or within the first probeBytes when the capture joined it mid-way.
-    return new StreamFramer(sink, { start: 'scan', scanLimit: sawStart ? 1 : (this.options.probeBytes ?? 1024 * 1024) });
+    return new StreamFramer(sink, { start: 'scan', scanLimit: sawStart ? 1 : probe });
   }
 
   private flowFrame(dir: Direction, cmd: RemotingCommand, frame: Buffer, offset: number): void {
     this.counters.frames++;
-    if (!dir.flow.known) {
+    if (!dir.flow.confirmed) {
       // Frames one way make the connection RocketMQ both ways.
-      dir.flow.known = true;
+      dir.flow.confirmed = true;
       dir.flow.dirs[1 - dir.index]?.framer?.promote();
     }
     const ts = this.packet ? this.packet.ts : this.lastTs;

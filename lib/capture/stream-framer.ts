@@ -27,6 +27,12 @@ export interface FramerOptions {
   scanLimit?: number;
   /** After damage: look for the next frame (true) or stop (false, raw frame files). */
   resync?: boolean;
+  /**
+   * The stream is known to be RocketMQ (default for 'sync'). When false, a 'sync' start is only a
+   * guess from the port: if the first bytes are no frame, the stream is searched quietly within
+   * scanLimit instead of reporting damage (HTTP on 8080 is not a damaged RocketMQ stream).
+   */
+  confirmed?: boolean;
   maxFrameLength?: number;
   /** How positions are named in problem texts: 'stream' (a TCP stream) or 'input' (a file of frames). */
   streamName?: 'stream' | 'input';
@@ -84,7 +90,7 @@ export class StreamFramer {
     this.streamName = options.streamName ?? 'stream';
     this.at = this.streamName === 'input' ? 'byte' : 'stream byte';
     this.scanLimit = options.scanLimit ?? Infinity;
-    if (options.start === 'sync') this.recognised = options.scanLimit === undefined || options.scanLimit === Infinity;
+    if (options.start === 'sync') this.recognised = options.confirmed ?? true;
   }
 
   get state(): FramerState {
@@ -105,6 +111,7 @@ export class StreamFramer {
   promote(): void {
     if (this.recognised) return;
     this.scanLimit = Infinity;
+    if (this.st === 'sync') this.recognised = true; // at a frame boundary: damage from now on is real
     if (this.st === 'ignored') {
       this.st = 'scan';
       this.scanBuf = null;
@@ -181,7 +188,7 @@ export class StreamFramer {
   /** Damage at stream offset `at`; `rest` holds the bytes from at+1 on. */
   private damaged(message: string, at: number, rest: Buffer): void {
     if (!this.resync) return this.fail(message, at);
-    this.sink.problem(`${message}; resynchronising`, at, true);
+    if (this.recognised) this.sink.problem(`${message}; resynchronising`, at, true);
     this.partial = null;
     this.headFilled = 0;
     this.enterScan();

@@ -274,6 +274,11 @@ t.test('non-RocketMQ flows produce nothing; RocketMQ on another port is recognis
     ...other.send(true, encodeCommand(q)),
     ...other.send(false, encodeCommand(createResponse(q, ResponseCode.TOPIC_NOT_EXIST, { remark: 'No topic route info' }))),
   ];
+  // HTTP on 8080 and 8081, which are RocketMQ proxy ports too: from the SYN, and joined mid-way.
+  const web = new TcpConnection({ ip: '10.0.0.7', port: 41004 }, { ip: '10.0.0.8', port: 8080 });
+  pkts.push(...web.handshake(), ...web.send(true, Buffer.from('POST /api HTTP/1.1\r\nContent-Length: 3000\r\n\r\n' + 'x'.repeat(3000))));
+  const web2 = new TcpConnection({ ip: '10.0.0.7', port: 41005 }, { ip: '10.0.0.8', port: 8081 });
+  pkts.push(...web2.send(false, Buffer.from('HTTP/1.1 200 OK\r\n\r\n' + '{"k":1}'.repeat(500))));
   // Also a mid-stream binary flow on an unknown port.
   const noise = new TcpConnection({ ip: '10.0.0.7', port: 41003 }, { ip: '10.0.0.8', port: 5432 });
   pkts.push(...noise.send(true, Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919) & 0xff))));

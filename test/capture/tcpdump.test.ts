@@ -1,5 +1,5 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -17,6 +17,7 @@ import {
   ResponseCode,
   type RemotingCommand,
 } from '../../protocol/index.js';
+import { CaptureDecoder } from '../../lib/capture/index.js';
 import { heartbeat, pullFound, pullRequest } from './build-pcap.js';
 
 // A real capture: tcpdump on the loopback interface records a plain net server and client that
@@ -104,8 +105,20 @@ t.test('decode a tcpdump capture of real loopback traffic', { skip: !required &&
   client.write(encodeCommand(oneway));
   await new Promise<void>((resolve) => client.end(resolve));
   await new Promise((resolve) => client.once('close', resolve));
-  // Let the last packets reach tcpdump before stopping it.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Stop tcpdump only once the file holds every frame (-U writes each packet as it comes; on a
+  // busy machine tcpdump may lag behind the exchange, and SIGINT drops what it has not read yet).
+  const framesInFile = (): number => {
+    let n = 0;
+    const dec = new CaptureDecoder({ frame: () => n++, problem: () => {} });
+    try {
+      dec.push(readFileSync(file));
+    } catch {
+      return 0;
+    }
+    return n;
+  };
+  for (let waited = 0; framesInFile() < 9 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((resolve) => setTimeout(resolve, 50)); // and the closing packets
   const exited = new Promise((resolve) => tcpdump.once('exit', resolve));
   tcpdump.kill('SIGINT');
   await exited;
