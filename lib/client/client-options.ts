@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { TlsOptions } from 'node:tls';
+import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import type { SerializeTypeName } from '../../protocol/index.js';
 import type { AclCredentials } from '../remoting/index.js';
 
@@ -21,7 +21,8 @@ export interface ClientOptions {
   /** Header serialization of the requests we send. */
   serializeType?: SerializeTypeName;
   acl?: AclCredentials;
-  tls?: TlsOptions;
+  /** TLS to every peer: true for system CAs, or tls.connect options (ca, servername, rejectUnauthorized, …). */
+  tls?: ConnectionOptions | TlsOptions | boolean;
   /** Language name sent in every request: JAVA (default) or OTHER are known to every broker version. */
   language?: string;
   /** Version sent in every request; 409 (V4_9_8) gets standard JSON routes and no GO_AWAY. */
@@ -38,7 +39,7 @@ export interface ClientOptions {
 /** ClientOptions with every default filled in. */
 export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl' | 'tls'>> {
   acl: AclCredentials | undefined;
-  tls: TlsOptions | undefined;
+  tls: ConnectionOptions | TlsOptions | boolean | undefined;
   namesrvAddrs: string[];
 }
 

@@ -56,8 +56,6 @@ export class MQClientInstance extends MQClientAPI {
   private readonly producers = new Set<string>();
   private readonly consumers = new Map<string, ConsumerInner>();
   private readonly routeListeners = new Set<RouteListener>();
-  /** Topics refreshed periodically although their route is not (yet) cached, e.g. auto-created ones. */
-  private readonly watchedTopics = new Map<string, number>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly tasks: ScheduledTask[];
 
@@ -78,7 +76,7 @@ export class MQClientInstance extends MQClientAPI {
     const remoting = new RemotingClient({
       serializeType: options.serializeType,
       connectTimeoutMs: options.connectTimeoutMs,
-      ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.tls !== undefined && options.tls !== false ? { tls: options.tls } : {}),
       ...(options.acl ? { acl: options.acl } : {}),
       language: options.language,
       version: options.version,
@@ -230,20 +228,19 @@ export class MQClientInstance extends MQClientAPI {
     return () => this.routeListeners.delete(listener);
   }
 
-  /** Includes `topic` in the periodic route refresh until unwatchTopic (counted per caller). */
-  watchTopic(topic: string): void {
-    this.watchedTopics.set(topic, (this.watchedTopics.get(topic) ?? 0) + 1);
+  /**
+   * Records a route learnt elsewhere without notifying listeners: the producer stores the TBW102 template
+   * route under an auto-created topic's name, as Java does, so that its brokers get heartbeats and the
+   * periodic refresh asks for the topic until the name server knows it.
+   */
+  setTopicRoute(topic: string, route: TopicRouteData): void {
+    this.topicRouteTable.set(topic, route);
+    this.mergeBrokerAddrs(route);
   }
 
-  unwatchTopic(topic: string): void {
-    const n = (this.watchedTopics.get(topic) ?? 0) - 1;
-    if (n > 0) this.watchedTopics.set(topic, n);
-    else this.watchedTopics.delete(topic);
-  }
-
-  /** Refreshes the routes of every cached or watched topic and every topic a consumer subscribes to (§9.3). */
+  /** Refreshes the routes of every cached topic and every topic a consumer subscribes to (§9.3). */
   async refreshAllRoutes(): Promise<void> {
-    const topics = new Set([...this.topicRouteTable.keys(), ...this.watchedTopics.keys()]);
+    const topics = new Set(this.topicRouteTable.keys());
     for (const c of this.consumers.values()) for (const s of c.subscriptions()) topics.add(s.topic);
     await Promise.all(
       [...topics].map((t) =>
@@ -278,6 +275,22 @@ export class MQClientInstance extends MQClientAPI {
     if (onlyThisBroker) return undefined;
     const [id, addr] = Object.entries(addrs)[0] ?? [];
     return addr ? { addr, slave: id !== '0' } : undefined;
+  }
+
+  /**
+   * Drops broker addresses that no cached route mentions any more (Java's cleanOfflineBroker, run before
+   * each heartbeat), so that a broker removed from the cluster stops getting heartbeats.
+   */
+  private cleanOfflineBrokers(): void {
+    if (this.routeFetches.size > 0) return;
+    const live = new Set<string>();
+    for (const route of this.topicRouteTable.values()) {
+      for (const b of route.brokerDatas) for (const a of Object.values(b.brokerAddrs)) live.add(`${b.brokerName}\u0000${a}`);
+    }
+    for (const [name, addrs] of this.brokerAddrTable) {
+      for (const [id, addr] of Object.entries(addrs)) if (!live.has(`${name}\u0000${addr}`)) delete addrs[id];
+      if (Object.keys(addrs).length === 0) this.brokerAddrTable.delete(name);
+    }
   }
 
   /** A snapshot of brokerName → (id → address). */
@@ -348,6 +361,7 @@ export class MQClientInstance extends MQClientAPI {
   /** sendHeartbeatToAllBrokers with the outcome per address. */
   async sendHeartbeat(): Promise<{ ok: string[]; failed: { addr: string; error: Error }[] }> {
     const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
+    this.cleanOfflineBrokers();
     if (this.producers.size === 0 && this.consumers.size === 0) return result;
     const body = encodeHeartbeatData(this.heartbeatData());
     const mastersOnly = this.consumers.size === 0;

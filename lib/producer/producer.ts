@@ -129,7 +129,6 @@ export class Producer {
     this.state = 'SHUTDOWN';
     const instance = this.instance!;
     this.removeRouteListener?.();
-    for (const t of this.publishInfo.keys()) instance.unwatchTopic(t);
     instance.unregisterProducer(this.options.group);
     await instance.release();
   }
@@ -364,7 +363,7 @@ export class Producer {
     const info = new TopicPublishInfo(topicRouteToPublishQueues(topic, route), true);
     if (!info.ok) throw new NoRouteError(topic, `the template topic ${key} has no writable queue`);
     this.publishInfo.set(topic, info);
-    instance.watchTopic(topic);
+    instance.setTopicRoute(topic, route);
     log('topic %s unknown: sending through the %s template (%d queues)', topic, key, info.queues.length);
     return info;
   }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import t from 'tap';
-import { createRequest, createResponse, RequestCode, ResponseCode } from '../../protocol/index.js';
+import { createRequest, createResponse, encodeStoredMessage, RequestCode, ResponseCode, type MessageExt } from '../../protocol/index.js';
 import {
   MQClientInstance,
   NameServerUnavailableError,
@@ -36,7 +36,9 @@ class FakeConsumer implements ConsumerInner {
   runningInfo(): unknown {
     return { properties: { PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY' }, subscriptionSet: this.subs };
   }
-  async consumeMessageDirectly(): Promise<unknown> {
+  direct: { msg: MessageExt; brokerName: string }[] = [];
+  async consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<unknown> {
+    this.direct.push({ msg, brokerName });
     return { autoCommit: true, consumeResult: 'CR_SUCCESS', order: false, spentTimeMills: 1 };
   }
   async resetOffset(topic: string, offsets: Map<string, number>): Promise<void> {
@@ -245,6 +247,26 @@ t.test('broker-initiated requests reach the consumer of the named group', async 
     }),
   );
   while (consumer.resets.length === 0) await new Promise((r) => setTimeout(r, 2));
+
+  const stored = encodeStoredMessage({
+    topic: 'TopicTest', queueId: 1, queueOffset: 9, commitLogOffset: 4096, bornTimestamp: 1, bornHost: '10.0.0.1:5000',
+    storeTimestamp: 2, storeHost: '127.0.0.1:10911', body: Buffer.from('direct'), properties: { UNIQ_KEY: 'ABC', TAGS: 'T1' },
+  });
+  const direct = await conn.invoke(
+    createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, {
+      extFields: { consumerGroup: 'cg1', clientId: inst.clientId, msgId: 'ABC', brokerName: 'broker-a' },
+      body: stored,
+    }),
+  );
+  t.equal(direct.code, ResponseCode.SUCCESS);
+  t.same(JSON.parse(direct.body!.toString()), { autoCommit: true, consumeResult: 'CR_SUCCESS', order: false, spentTimeMills: 1 });
+  t.equal(consumer.direct[0]!.brokerName, 'broker-a');
+  t.match(consumer.direct[0]!.msg, { topic: 'TopicTest', queueOffset: 9, msgId: 'ABC', tags: 'T1' });
+  t.equal(consumer.direct[0]!.msg.body.toString(), 'direct');
+  const directUnknown = await conn.invoke(
+    createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, { extFields: { consumerGroup: 'zz', clientId: inst.clientId, msgId: 'ABC', brokerName: 'broker-a' }, body: stored }),
+  );
+  t.equal(directUnknown.code, ResponseCode.SYSTEM_ERROR);
   t.equal(consumer.resets[0]!.topic, 'TopicTest');
   t.same(
     [...consumer.resets[0]!.offsets],
@@ -329,4 +351,47 @@ t.test('client RPCs: pull status mapping, offsets, consumer list, locks', async 
   t.same(broker.requestsOf(RequestCode.CONSUMER_SEND_MSG_BACK)[0]!.extFields, {
     offset: '1234', group: 'cg1', delayLevel: '0', originMsgId: 'ID', originTopic: 'T', unitMode: 'false', maxReconsumeTimes: '16', bname: 'broker-a',
   });
+});
+
+t.test('brokers that left every route get no more heartbeats', async (t) => {
+  const a = await startFakeBroker();
+  const b = await startFakeBroker();
+  const routes = new Map([['T', routeJson([{ name: 'broker-a', addrs: { '0': a.addr } }, { name: 'broker-b', addrs: { '0': b.addr } }])]]);
+  const ns = await startFakeNameServer(routes);
+  const inst = MQClientInstance.acquire({ namesrvAddr: ns.addr, instanceName: name() });
+  t.teardown(async () => {
+    await inst.release();
+    await Promise.all([ns.close(), a.close(), b.close()]);
+  });
+  inst.registerProducer('pg');
+  await inst.getTopicRoute('T');
+  await inst.sendHeartbeatToAllBrokers();
+  routes.set('T', routeJson([{ name: 'broker-a', addrs: { '0': a.addr } }]));
+  await inst.refreshAllRoutes();
+  await inst.sendHeartbeatToAllBrokers();
+  t.equal(a.requestsOf(RequestCode.HEART_BEAT).length, 2);
+  t.equal(b.requestsOf(RequestCode.HEART_BEAT).length, 1);
+  t.equal(inst.findBrokerAddress('broker-b'), undefined);
+});
+
+t.test('ROCKETMQ header serialization and ACL signing reach the wire', async (t) => {
+  const ns = await startFakeNameServer(new Map([['T', routeJson([{ name: 'b', addrs: { '0': '127.0.0.1:9' } }])]]));
+  const inst = MQClientInstance.acquire({
+    namesrvAddr: ns.addr,
+    instanceName: name(),
+    serializeType: 'ROCKETMQ',
+    language: 'OTHER',
+    acl: { accessKey: 'rocketmq2', secretKey: '12345678' },
+  });
+  t.teardown(async () => {
+    await inst.release();
+    await ns.close();
+  });
+  await inst.getTopicRoute('T');
+  const req = ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC)[0]!;
+  t.equal(req.serializeType, 'ROCKETMQ');
+  t.equal(req.language, 'OTHER');
+  t.equal(req.extFields!.topic, 'T');
+  t.equal(req.extFields!.AccessKey, 'rocketmq2');
+  t.match(req.extFields!.Signature, /^[A-Za-z0-9+/]+=*$/);
 });

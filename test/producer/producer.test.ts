@@ -276,6 +276,8 @@ t.test('unknown topic: the TBW102 route is used and the broker creates the topic
   t.equal(r.status, 'SEND_OK');
   const ext = broker.stored[0]!.extFields!;
   t.match(ext, { b: 'NewTopic', c: 'TBW102', d: '4' });
+  await p.clientInstance.sendHeartbeatToAllBrokers();
+  t.equal(broker.requestsOf(RequestCode.HEART_BEAT).length, 1, 'the template broker gets heartbeats');
   const asked = ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).map((r) => r.extFields!.topic);
   t.same(asked.slice(0, 2), ['NewTopic', 'TBW102']);
 
