@@ -540,7 +540,7 @@ export class Broker {
     const topic = f.str('topic');
     const queueId = f.int('queueId');
     const stored = this.offsets.query(group, topic, queueId);
-    if (stored !== undefined) return ok(req, { extFields: { offset: String(stored) } });
+    if (stored !== undefined && stored >= 0) return ok(req, { extFields: { offset: String(stored) } });
     const zeroAllowed = (f.optStr('setZeroIfNotFound') ?? 'true').toLowerCase() !== 'false';
     // a young queue (first message still in memory) is read from its start: answer 0 (4.9/5.x)
     if (zeroAllowed && this.store.getMinOffset(topic, queueId) <= 0 && this.store.getMaxOffset(topic, queueId) > 0 && this.store.isInMemory(topic, queueId, 0)) {
