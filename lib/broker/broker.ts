@@ -346,7 +346,7 @@ export class Broker {
     const k = kind === 'V2'
       ? { group: 'a', topic: 'b', defTopic: 'c', defNums: 'd', queueId: 'e', sysFlag: 'f', born: 'g', flag: 'h', props: 'i', recon: 'j', maxRecon: 'l', batch: 'm' }
       : { group: 'producerGroup', topic: 'topic', defTopic: 'defaultTopic', defNums: 'defaultTopicQueueNums', queueId: 'queueId', sysFlag: 'sysFlag', born: 'bornTimestamp', flag: 'flag', props: 'properties', recon: 'reconsumeTimes', maxRecon: 'maxReconsumeTimes', batch: 'batch' };
-    const producerGroup = f.str(k.group);
+    f.str(k.group); // required, as in Java (the producer group is not used for storing)
     let topic = f.str(k.topic);
     const isBatch = req.code === RequestCode.SEND_BATCH_MESSAGE || f.bool(k.batch);
     let queueId = f.int(k.queueId);
@@ -409,7 +409,6 @@ export class Broker {
       properties.set('CLUSTER', this.clusterName);
       inners = [{ topic, queueId, flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes, preparedTransactionOffset: 0, body, properties }];
     }
-    void producerGroup;
     const result = this.putWithDelay(inners);
     return this.sendResponse(req, result, responseQueueId);
   }

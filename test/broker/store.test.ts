@@ -76,6 +76,25 @@ t.test('restart: messages and queue offsets survive; a torn tail is cut; lost in
   s.close();
 });
 
+t.test('the whole index is rebuilt across segments when consume queues and checkpoint are gone', async (t) => {
+  const dir = t.testdir({});
+  let s = open(dir, 4096, 1);
+  for (let i = 0; i < 60; i++) s.putMessages([inner(`T${i % 3}`, i % 2, `m${i}-${'z'.repeat(200)}`)]);
+  s.close();
+  t.ok(fs.readdirSync(path.join(dir, 'commitlog')).length >= 3, 'several segments');
+  fs.rmSync(path.join(dir, 'consumequeue'), { recursive: true });
+  fs.rmSync(path.join(dir, 'checkpoint.json'));
+  s = open(dir, 4096, 1);
+  let total = 0;
+  for (const topic of ['T0', 'T1', 'T2']) for (const q of [0, 1]) total += s.getMaxOffset(topic, q);
+  t.equal(total, 60, 'every message indexed again');
+  const firstOfT1q1 = decodeMessages(s.getMessage('T1', 1, 0, 1, null).records[0]!)[0]!;
+  t.equal(firstOfT1q1.body.toString().split('-')[0], 'm1');
+  const lastOfT2q1 = decodeMessages(s.getMessage('T2', 1, 9, 1, null).records[0]!)[0]!;
+  t.equal(lastOfT2q1.body.toString().split('-')[0], 'm59');
+  s.close();
+});
+
 function hash(s: string): number {
   let h = 0;
   for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
