@@ -328,10 +328,10 @@ export class Producer {
     try {
       const route = await instance.getTopicRoute(topic, { refresh: cached !== undefined });
       const info = new TopicPublishInfo(topicRouteToPublishQueues(topic, route));
-      if (info.ok) {
-        this.publishInfo.set(topic, info);
-        return info;
-      }
+      // A topic the name server knows is never auto-created, even when none of its queues is writable now.
+      if (!info.ok) throw new NoRouteError(topic, 'no writable queue on a broker with a master');
+      this.publishInfo.set(topic, info);
+      return info;
     } catch (err) {
       if (!(err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)) throw err;
     }

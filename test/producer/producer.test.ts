@@ -287,6 +287,19 @@ t.test('unknown topic: the TBW102 route is used and the broker creates the topic
   t.same((await p.fetchPublishMessageQueues('NewTopic')).map((q) => q.queueId), [0, 1]);
 });
 
+t.test('a known topic without writable queues is not auto-created', async (t) => {
+  const ns = await startFakeNameServer(
+    new Map([
+      ['ReadOnly', routeJson([{ name: 'broker-a', addrs: { '0': '127.0.0.1:9' }, perm: 4 }])],
+      ['TBW102', routeJson([{ name: 'broker-a', addrs: { '0': '127.0.0.1:9' } }])],
+    ]),
+  );
+  t.teardown(() => ns.close());
+  const p = await started(t, ns.addr);
+  await t.rejects(p.send({ topic: 'ReadOnly', body: 'x' }), { name: 'NoRouteError', topic: 'ReadOnly' });
+  t.notOk(ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).some((r) => r.extFields!.topic === 'TBW102'));
+});
+
 t.test('no route and no TBW102 either: NoRouteError naming the topic', async (t) => {
   const ns = await startFakeNameServer(new Map());
   t.teardown(() => ns.close());
@@ -325,4 +338,25 @@ t.test('lifecycle: send before start or after shutdown fails; shutdown unregiste
   await again.start();
   await again.shutdown();
   t.pass('the group can be registered again after shutdown');
+});
+
+t.test('the send frame matches the Java 4.9.8 golden SEND_MESSAGE_V2 byte for byte (JSON and ROCKETMQ)', async (t) => {
+  const golden = JSON.parse(
+    (await import('node:fs')).readFileSync(new URL('../../../test/fixtures/vectors/4.9.8/frames.json', import.meta.url), 'utf8'),
+  ) as { name: string; hex: string; fields: { extFields: [string, string][]; bodyHex: string } }[];
+  const { encodeCommand } = await import('../../protocol/index.js');
+  for (const type of ['JSON', 'ROCKETMQ'] as const) {
+    const g = golden.find((f) => f.name === `send-message-v2.${type.toLowerCase()}`)!;
+    const want = Object.fromEntries(g.fields.extFields);
+    const { ns, bs } = await cluster(t, 1, 4);
+    const p = await started(t, ns.addr, { serializeType: type });
+    await p.send({ topic: 'TopicTest', body: Buffer.from(g.fields.bodyHex, 'hex'), tags: 'TagA', keys: ['order-1', 'order-2'] });
+    const req = bs[0]!.stored[0]!;
+    t.equal(req.serializeType, type);
+    // Only the clock, the queue choice, the generated UNIQ_KEY (and so the property string) and the opaque vary.
+    const ext = { ...req.extFields!, g: want.g!, e: want.e!, i: want.i! };
+    t.same(Object.keys(ext).sort(), Object.keys(want).sort(), `${type}: the same header keys as Java`);
+    const bytes = encodeCommand({ ...req, opaque: 7, extFields: ext });
+    t.equal(bytes.toString('hex'), g.hex, `${type}: identical frame bytes`);
+  }
 });
