@@ -46,9 +46,20 @@ const OUTPUT_FLUSH_BYTES = 256 * 1024;
 
 type OutputMode = 'text' | 'json' | 'msgpack';
 
+/** Write, waiting for 'drain' when the stream asks us to (or until it fails: EPIPE ends output). */
 function write(stream: NodeJS.WritableStream, data: string | Buffer): Promise<void> {
   if (stream.write(data)) return Promise.resolve();
-  return new Promise((resolve) => stream.once('drain', resolve));
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stream.once('error', done);
+    stream.once('close', done);
+  });
 }
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -225,6 +236,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         }
       }
     }
+    // The reader went away (decode ... | head): nothing more to say to anyone.
+    if (outputClosed) return 0;
     if (hex && !lost) {
       try {
         hex.end();
