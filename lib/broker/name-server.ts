@@ -1,6 +1,6 @@
 import createDebug from 'debug';
 import { MQVersion, RequestCode, ResponseCode, createResponse, type RemotingCommand } from '../../protocol/index.js';
-import { RemotingServer, type RemotingServerOptions } from '../remoting/index.js';
+import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import type { TopicConfig } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
@@ -49,7 +49,7 @@ export class NameServer {
 
   async listen(port: number, host: string): Promise<string> {
     const a = await this.server.listen(port, host);
-    this.address = `${host}:${a.port}`;
+    this.address = formatAddress(host, a.port);
     return this.address;
   }
 
