@@ -4,11 +4,15 @@
 //    bodies of 4 KiB and more compressed;
 //  - Java producer → real broker → rocketwire PushConsumer, with the committed offsets read back
 //    through the Java admin API (DefaultMQAdminExt.examineConsumeStats);
-//  - rocketwire's retry path: RECONSUME_LATER → CONSUMER_SEND_MSG_BACK → %RETRY% topic → redelivery.
+//  - rocketwire's retry path: RECONSUME_LATER → CONSUMER_SEND_MSG_BACK → %RETRY% topic → redelivery;
+//  - a batch send and tag filtering (the broker filters on rocketwire's tag hash codes);
+//  - orderly consumption with the real broker's queue locks;
+//  - a consumer group shared by a Java and a rocketwire consumer: both allocate the queues the same way.
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
-import { Producer } from '../../lib/producer/index.js';
-import { startRealCluster, V4_VERSION, V5_VERSION } from './harness.js';
+import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js';
+import { createRequest, RequestCode } from '../../protocol/index.js';
+import { delay, startRealCluster, V4_VERSION, V5_VERSION } from './harness.js';
 import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer } from './java-client.js';
 import { interopReady } from './skip.js';
 
@@ -143,6 +147,110 @@ if (await interopReady(t, versions)) {
         t.same(again.map((d) => d.msgId).sort(), [...ids].sort(), 'each message came back once, with its original msgId');
         t.ok(again.every((d) => d.topic === 'RwRetry' && d.retryTopic === 'RwRetry'), 'the real topic is restored (RETRY_TOPIC property kept)');
         t.ok(again.every((d) => d.body === `retry me ${d.n}`), 'body and properties survive the retry copy');
+      });
+
+      t.test('batch send, and the broker filters tags by rocketwire\'s subscription', async (t) => {
+        await cluster.createTopic('RwTags', { queues: 2 });
+        const producer = new Producer({ group: 'rw_tags_pg', namesrvAddr: cluster.namesrv });
+        await producer.start();
+        t.teardown(() => producer.shutdown());
+        const tags = ['TagA', 'TagB', 'TagC'];
+        const batch = Array.from({ length: 30 }, (_, i) => ({ topic: 'RwTags', body: `batch ${i}`, tags: tags[i % 3]!, keys: `b${i}` }));
+        const result = await producer.sendBatch(batch);
+        t.equal(result.status, 'SEND_OK');
+        t.equal(result.msgId.split(',').length, 30, 'one id per batch member');
+
+        const java = await startJavaConsumer({ version, namesrv: cluster.namesrv, topic: 'RwTags', group: 'rw_tags_java_cg', tagExpr: 'TagA || TagC', expect: 20, timeoutMs: 60_000 });
+        const got: MessageExt[] = [];
+        let done!: () => void;
+        const twenty = new Promise<void>((r) => (done = r));
+        const consumer = new PushConsumer({ consumerGroup: 'rw_tags_cg', namesrvAddr: cluster.namesrv, subscriptions: { RwTags: 'TagA || TagC' }, consumeFromWhere: 'first' });
+        t.teardown(() => consumer.shutdown());
+        const timer = setTimeout(done, 60_000);
+        await consumer.start((msgs) => {
+          got.push(...msgs);
+          if (got.length >= 20) done();
+          return 'CONSUME_SUCCESS';
+        });
+        await twenty;
+        clearTimeout(timer);
+        await delay(500); // anything that should not have come would show up now
+        t.equal(got.length, 20, 'rocketwire got the 20 TagA/TagC members of the batch');
+        t.ok(got.every((m) => m.tags === 'TagA' || m.tags === 'TagC'), 'and no TagB');
+        t.same(new Set(got.map((m) => m.msgId)), new Set(result.msgId.split(',').filter((_, i) => i % 3 !== 1)), 'with the ids the batch send returned');
+        const { messages } = await java.done;
+        t.same(messages.map((m) => m.keys).sort(), got.map((m) => m.keys).sort(), 'the Java consumer with the same expression got the same messages');
+      });
+
+      t.test('orderly consumption under the real broker\'s queue locks', async (t) => {
+        await cluster.createTopic('RwOrderly', { queues: 4 });
+        const producer = new Producer({ group: 'rw_orderly_pg', namesrvAddr: cluster.namesrv });
+        await producer.start();
+        t.teardown(() => producer.shutdown());
+        const orders = ['o1', 'o2', 'o3'];
+        for (let step = 0; step < 10; step++) {
+          for (const order of orders) {
+            await producer.send({ topic: 'RwOrderly', body: `${order}:${step}`, keys: order }, { selector: selectMessageQueueByHash, arg: order });
+          }
+        }
+        const seen = new Map<string, number[]>();
+        let total = 0;
+        let done!: () => void;
+        const all = new Promise<void>((r) => (done = r));
+        const consumer = new PushConsumer({ consumerGroup: 'rw_orderly_cg', namesrvAddr: cluster.namesrv, subscriptions: { RwOrderly: '*' }, consumeFromWhere: 'first', orderly: true });
+        t.teardown(() => consumer.shutdown());
+        const timer = setTimeout(done, 60_000);
+        await consumer.start((msgs) => {
+          for (const m of msgs) {
+            const [order, step] = m.body.toString().split(':');
+            seen.set(order!, [...(seen.get(order!) ?? []), Number(step)]);
+            total++;
+          }
+          if (total >= 30) done();
+          return 'SUCCESS';
+        });
+        await all;
+        clearTimeout(timer);
+        for (const order of orders) t.same(seen.get(order), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], `${order}: every step, in order`);
+        const locked = await cluster.invoke(
+          cluster.brokers[0]!,
+          createRequest(RequestCode.LOCK_BATCH_MQ, {
+            body: Buffer.from(JSON.stringify({ clientId: '127.0.0.1@intruder', consumerGroup: 'rw_orderly_cg', mqSet: consumer.assignment().filter((q) => q.topic === 'RwOrderly') })),
+          }),
+        );
+        t.same(JSON.parse(locked.body!.toString()).lockOKMQSet, [], 'the broker refuses another client the queues rocketwire has locked');
+      });
+
+      t.test('one group, a Java and a rocketwire consumer: same allocation, every message once', async (t) => {
+        await cluster.createTopic('RwMixed', { queues: 4 });
+        const group = 'rw_mixed_cg';
+        const received: MessageExt[] = [];
+        const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: cluster.namesrv, subscriptions: { RwMixed: '*' }, consumeFromWhere: 'first', rebalanceIntervalMs: 1000 });
+        t.teardown(() => consumer.shutdown());
+        await consumer.start((msgs) => {
+          received.push(...msgs);
+          return 'CONSUME_SUCCESS';
+        });
+        const java = await startJavaConsumer({ version, namesrv: cluster.namesrv, topic: 'RwMixed', group, timeoutMs: 60_000 });
+        // Wait until the group is split: rocketwire holds 2 of the 4 queues.
+        const deadline = Date.now() + 30_000;
+        const mine = () => consumer.assignment().filter((q) => q.topic === 'RwMixed');
+        while (mine().length !== 2 && Date.now() < deadline) await delay(100);
+        t.equal(mine().length, 2, 'rocketwire ends up with half of the queues');
+        await delay(1500); // the Java side rebalances on the same notification; give it its turn
+        const myQueues = new Set(mine().map((q) => q.queueId));
+        await javaProduce({ version, namesrv: cluster.namesrv, topic: 'RwMixed', count: 40 });
+        const until = Date.now() + 30_000;
+        while (received.length + java.messages.length < 40 && Date.now() < until) await delay(100);
+        t.same(new Set(mine().map((q) => q.queueId)), myQueues, 'the split held while the messages flowed');
+        await java.stop(); // rocketwire then takes all four queues, which is why the split was kept above
+        const javaGot = java.messages;
+        const ids = [...received.map((m) => m.msgId), ...javaGot.map((m) => m.msgId)];
+        t.equal(new Set(ids).size, 40, 'every message consumed');
+        t.equal(ids.length, 40, '... exactly once across the two consumers');
+        t.ok(received.every((m) => myQueues.has(m.queueId)), 'rocketwire consumed only its queues');
+        t.ok(javaGot.every((m) => !myQueues.has(m.queueId)), 'Java consumed only the others');
+        t.ok(received.length > 0 && javaGot.length > 0, 'both took part');
       });
     });
   }
