@@ -343,3 +343,12 @@ t.test('frames one way make an unknown-port connection RocketMQ both ways', asyn
   const r = decodeAll(pcap(linkAll('raw', pkts.slice(2)), { linkType: 101 }), 4096, { probeBytes: 1024 });
   t.same(summary(r.frames), ['REQ HEART_BEAT #3', 'RSP SUCCESS #3 for 34']);
 });
+
+t.test('pcapng: a second section (other byte order) starts its own interfaces', async (t) => {
+  const a = pcapng([{ linkType: 1 }], linkAll('ethernet', conversation()));
+  const b = pcapng([{ linkType: 113 }], linkAll('sll', conversation(new TcpConnection({ ip: '10.0.0.9', port: 50001 }, BROKER))), { bigEndian: true });
+  const r = decodeAll(Buffer.concat([a, b]), 1000);
+  t.same(summary(r.frames), [...EXPECTED, ...EXPECTED]);
+  t.equal(r.frames[6]!.src, '10.0.0.9:50001');
+  t.same(r.problems, []);
+});

@@ -239,3 +239,13 @@ t.test('capture: problems are reported and the exit code says data was lost', as
   t.match(r.stderr, /^rocketwire decode: capture truncated: packet \d+ at byte \d+ is cut short \(\d+ of \d+ bytes\)\n$/);
   t.equal(r.stdout.toString().trimEnd().split('\n').filter((l) => !l.startsWith('    ')).length, 10, 'every frame before the cut');
 });
+
+t.test('--hex also reads a hex dump of a capture', async (t) => {
+  const hex = capture().toString('hex').replace(/(.{64})/g, '$1\n');
+  const r = await cli(['--hex', '--json', '-'], Buffer.from(hex));
+  t.equal(r.code, 0);
+  t.equal(r.stderr, '');
+  const objs = r.stdout.toString().trimEnd().split('\n').map((l) => JSON.parse(l));
+  t.equal(objs.length, 11);
+  t.equal(objs[0].src, '10.0.0.5:50000');
+});
