@@ -15,7 +15,8 @@ export interface ClockTimer {
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
-    const t = setTimeout(fn, Math.max(0, ms));
+    // Node fires at once for delays above 2^31-1 ms; clamp (callers re-check the time when woken)
+    const t = setTimeout(fn, Math.min(Math.max(0, ms), 0x7fffffff));
     t.unref?.();
     return t as unknown as ClockTimer;
   },
