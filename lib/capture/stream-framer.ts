@@ -141,6 +141,11 @@ export class StreamFramer {
       const remaining = this.partial.length - this.filled;
       if (n < remaining) {
         // The gap lies inside a frame whose length we know: skip the hole, the next frame starts on time.
+        this.sink.problem(
+          `${n} bytes missing at ${this.at} ${at}, inside the frame at byte ${this.partialStart} (${this.partial.length} bytes), which is skipped`,
+          at,
+          true,
+        );
         this.partialMissing += n;
         this.filled += n;
         return;
@@ -234,12 +239,7 @@ export class StreamFramer {
         this.partial = null;
         const start = this.partialStart;
         if (this.partialMissing > 0) {
-          this.sink.problem(
-            `frame at ${this.at} ${start} lost ${this.partialMissing} of its ${f.length} bytes in a gap; skipped`,
-            start,
-            true,
-          );
-          this.partialMissing = 0;
+          this.partialMissing = 0; // reported when the gap was found
           continue;
         }
         const at = pos;

@@ -65,7 +65,9 @@ t.test('StreamFramer: gap inside a frame of known length keeps the next frame in
   f.push(frames[1]!.subarray(90));
   f.push(frames[2]!);
   t.same(got, [1, 3]);
-  t.same(problems, [`frame at stream byte ${frames[0]!.length} lost 40 of its ${frames[1]!.length} bytes in a gap; skipped`]);
+  t.same(problems, [
+    `40 bytes missing at stream byte ${frames[0]!.length + 50}, inside the frame at byte ${frames[0]!.length} (${frames[1]!.length} bytes), which is skipped`,
+  ]);
   t.equal(f.state, 'sync', 'no resynchronisation needed');
 });
 
