@@ -201,3 +201,27 @@ t.test('decodeBatch and decodeProperties on mutated input', { timeout: 60_000 },
   }
   t.same(failures.slice(0, 5), [], `seed ${SEED}: only ProtocolError escapes`);
 });
+
+t.test('decodeMessages on compressed bodies damaged inside the compressed stream', { timeout: 60_000 }, async (t) => {
+  const rnd = prng(SEED ^ 0x27d4eb2f);
+  // Records whose sysFlag says COMPRESSED, IPv4 hosts: body length at 84, body from 88.
+  const compressed = bodies.filter((b) => b.length > 92 && (b.readInt32BE(36) & 0x31) === 0x1 && b.readInt32BE(0) === b.length);
+  t.ok(compressed.length >= 4, `${compressed.length} compressed records (zlib, LZ4, ZSTD)`);
+  const failures: string[] = [];
+  let ok = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    const rec = Buffer.from(compressed[rnd(compressed.length)]!);
+    const len = rec.readInt32BE(84);
+    for (let k = 1 + rnd(3); k > 0; k--) {
+      const at = 88 + rnd(len);
+      rec[at] = rnd(4) === 0 ? rec[at]! ^ (1 << rnd(8)) : rnd(256);
+    }
+    const bad = onlyProtocolErrors(() => {
+      decodeMessages(rec);
+      ok++;
+    });
+    if (bad) failures.push(`round ${i}: ${bad}`);
+  }
+  t.same(failures.slice(0, 5), [], `seed ${SEED}: only ProtocolError escapes the decompressors`);
+  t.ok(ok < ROUNDS, `${ROUNDS - ok} damaged streams refused`);
+});
