@@ -114,15 +114,15 @@ export class RemotingClient {
 
   invoke(addr: string, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
     const pool = this.poolFor(addr);
-    const c = pool.cached;
-    if (c !== null && !c.closed) return c.invoke(request, opts);
+    const c = pool.pick();
+    if (c !== null) return c.invoke(request, opts);
     return this.invokeSlow(pool, request, opts);
   }
 
   invokeOneway(addr: string, request: RemotingCommand): Promise<void> {
     const pool = this.poolFor(addr);
-    const c = pool.cached;
-    if (c !== null && !c.closed) return c.invokeOneway(request);
+    const c = pool.pick();
+    if (c !== null) return c.invokeOneway(request);
     return pool.acquire().then((conn) => conn.invokeOneway(request));
   }
 

@@ -36,8 +36,13 @@ export class ConnectionPool {
   readonly addr: string;
   private readonly options: ConnectionPoolOptions;
   private readonly pool: Pool<Slot>;
-  /** With pool size 1 the one live connection is used directly; the pool is only asked when it is gone. */
-  cached: RemotingConnection | null = null;
+  /**
+   * Connections the pool has handed out, all live. Once the pool is full, calls take the next one in
+   * turn without going through generic-pool (its acquire + validate + release costs about as much
+   * CPU as the rest of a round trip); the pool is only asked while a connection is missing.
+   */
+  private ring: RemotingConnection[] = [];
+  private next = 0;
   private readonly live = new Set<RemotingConnection>();
   private readonly waiters = new Set<(err: Error) => void>();
   private readonly backoffTimers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
@@ -85,10 +90,21 @@ export class ConnectionPool {
     };
   }
 
-  /** A live connection: the cached one, or one from the pool (connecting when there is none). */
+  /** The hot path: a live connection without asking the pool, or null when the pool is not full. */
+  pick(): RemotingConnection | null {
+    const ring = this.ring;
+    const n = ring.length;
+    if (n < this.options.poolSize) return null;
+    if (n === 1) return ring[0]!.closed ? null : ring[0]!;
+    const c = ring[this.next]!;
+    this.next = this.next + 1 >= n ? 0 : this.next + 1;
+    return c.closed ? null : c;
+  }
+
+  /** A live connection: from the ring when the pool is full, otherwise from the pool (connecting when needed). */
   acquire(): Promise<RemotingConnection> {
-    const c = this.cached;
-    if (c !== null && !c.closed) return Promise.resolve(c);
+    const c = this.pick();
+    if (c !== null) return Promise.resolve(c);
     if (this.closing) return Promise.reject(new RemotingConnectError(this.addr, 'the client is closed'));
     const wait = this.retryAt - Date.now();
     if (wait > 0 && this.live.size === 0) {
@@ -119,7 +135,7 @@ export class ConnectionPool {
           if (settled) return;
           settled = true;
           this.waiters.delete(fail);
-          if (this.options.poolSize === 1) this.cached = conn;
+          if (!this.ring.includes(conn)) this.ring.push(conn);
           resolve(conn);
         },
         (err: Error) => {
@@ -144,7 +160,7 @@ export class ConnectionPool {
     const closed = new RemotingConnectError(this.addr, 'the client is closed');
     for (const w of [...this.waiters]) w(closed);
     for (const c of [...this.live]) c.close();
-    this.cached = null;
+    this.ring = [];
     await this.pool.drain();
     await this.pool.clear();
   }
@@ -180,7 +196,11 @@ export class ConnectionPool {
     this.live.add(conn);
     conn.once('close', () => {
       this.live.delete(conn);
-      if (this.cached === conn) this.cached = null;
+      const i = this.ring.indexOf(conn);
+      if (i >= 0) {
+        this.ring.splice(i, 1);
+        this.next = 0;
+      }
     });
     return { conn };
   }
