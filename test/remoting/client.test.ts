@@ -170,3 +170,23 @@ t.test('idle connections are closed and reopened by the next call', async (t) =>
   t.equal((await client.invoke(addr, createRequest(1))).code, ResponseCode.SUCCESS, 'reopened on demand');
   t.equal(client.stats()[addr]!.connectAttempts, 2);
 });
+
+t.test('a connect that never completes fails after connectTimeoutMs', async (t) => {
+  // a plain TCP server that accepts and stays silent: a TLS handshake to it never finishes
+  const silent = net.createServer(() => undefined);
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  const sockets = new Set<net.Socket>();
+  silent.on('connection', (s) => sockets.add(s));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  });
+  const addr = `127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+  const client = new RemotingClient({ tls: { rejectUnauthorized: false }, connectTimeoutMs: 50, acquireTimeoutMs: 60_000 });
+  t.teardown(() => client.close());
+  const err = (await client.invoke(addr, createRequest(1), { timeoutMs: 60_000 }).catch((e: unknown) => e)) as RemotingConnectError;
+  t.type(err, RemotingConnectError);
+  t.equal(err.addr, addr);
+  t.match(err.message, 'no connection within 50 ms');
+});
