@@ -84,7 +84,10 @@ export interface RealCluster {
   /** Wall time of each boot, in ms (name server; each broker's latest start, including the route check). */
   readonly bootMs: { namesrv: number; brokers: number[] };
   readonly acl: AclCredentials | undefined;
-  /** Stop everything and remove the run folder. graceful (default true): SIGTERM, then SIGKILL after 20 s. */
+  /**
+   * Stop everything and remove the run folder (kept, with its logs, when ROCKETWIRE_KEEP_INTEROP=1).
+   * graceful (default true): SIGTERM, then SIGKILL after 20 s; false: SIGKILL at once.
+   */
   stop(options?: { graceful?: boolean }): Promise<void>;
   /** SIGTERM broker i (it unregisters from the name server), SIGKILL if still alive after 20 s. */
   stopBroker(i: number): Promise<void>;
@@ -639,7 +642,11 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       } else {
         await Promise.all([nsJvm, ...brokers.map((b) => b.jvm)].map((j) => stopJvm(j, false)));
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (process.env.ROCKETWIRE_KEEP_INTEROP === '1') {
+        process.stderr.write(`interop: kept ${dir} (ROCKETWIRE_KEEP_INTEROP=1)\n`);
+      } else {
+        rmSync(dir, { recursive: true, force: true });
+      }
       untrackDir(dir);
       for (const b of brokers) [b.port - 2, b.port - 1, b.port, b.port + 1].forEach((p) => reservedPorts.delete(p));
     },

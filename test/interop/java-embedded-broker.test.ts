@@ -40,6 +40,9 @@ if (await interopReady(t, versions)) {
       t.equal(progress.queues.length, 4);
       t.equal(progress.queues.reduce((n, q) => n + q.brokerOffset, 0), count, 'broker offsets add up');
       t.equal(progress.diffTotal, 0, 'everything committed');
+
+      const pinned = await javaProduce({ version, namesrv: broker.namesrv, topic, count: 5, queue: 2 });
+      t.same(pinned.sent.map((s) => s.queueId), [2, 2, 2, 2, 2], 'a send to one chosen queue lands there');
     });
   }
 }
