@@ -35,16 +35,33 @@ interface Entry {
   mq: MessageQueue;
   offset: number;
   frozen: boolean;
+  /** False once removed from the table (a stale identity-map hit is then ignored). */
+  live: boolean;
 }
 
 abstract class MemoryOffsetTable {
   protected readonly table = new Map<string, Entry>();
+  /**
+   * The same entries by MessageQueue object: the consume path updates the offset after every handler
+   * call with the queue object it holds, and an identity lookup avoids building a string key each time.
+   */
+  private readonly byRef = new Map<MessageQueue, Entry>();
+
+  private entry(mq: MessageQueue): Entry | undefined {
+    const e = this.byRef.get(mq);
+    if (e !== undefined && e.live) return e;
+    const found = this.table.get(queueKey(mq));
+    if (found !== undefined) this.byRef.set(mq, found);
+    else this.byRef.delete(mq);
+    return found;
+  }
 
   updateOffset(mq: MessageQueue, offset: number, increaseOnly: boolean): void {
-    const key = queueKey(mq);
-    const e = this.table.get(key);
+    const e = this.entry(mq);
     if (e === undefined) {
-      this.table.set(key, { mq, offset, frozen: false });
+      const created = { mq, offset, frozen: false, live: true };
+      this.table.set(queueKey(mq), created);
+      this.byRef.set(mq, created);
       return;
     }
     if (e.frozen) return;
@@ -52,15 +69,23 @@ abstract class MemoryOffsetTable {
   }
 
   updateAndFreezeOffset(mq: MessageQueue, offset: number): void {
-    this.table.set(queueKey(mq), { mq, offset, frozen: true });
+    const e = { mq, offset, frozen: true, live: true };
+    const old = this.table.get(queueKey(mq));
+    if (old) old.live = false;
+    this.table.set(queueKey(mq), e);
+    this.byRef.set(mq, e);
   }
 
   readMemory(mq: MessageQueue): number {
-    return this.table.get(queueKey(mq))?.offset ?? -1;
+    return this.entry(mq)?.offset ?? -1;
   }
 
   removeOffset(mq: MessageQueue): void {
-    this.table.delete(queueKey(mq));
+    const key = queueKey(mq);
+    const e = this.table.get(key);
+    if (e) e.live = false;
+    this.table.delete(key);
+    this.byRef.delete(mq);
   }
 
   cloneOffsetTable(topic?: string): Map<string, { mq: MessageQueue; offset: number }> {
@@ -110,6 +135,7 @@ export class RemoteBrokerOffsetStore extends MemoryOffsetTable implements Offset
     const sends: Promise<void>[] = [];
     for (const [key, e] of this.table) {
       if (!heldKeys.has(key)) {
+        e.live = false;
         this.table.delete(key);
         continue;
       }

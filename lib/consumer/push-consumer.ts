@@ -12,7 +12,6 @@ import {
   topicRouteToPublishQueues,
   topicRouteToSubscribeQueues,
   type ConsumerInner,
-  type MessageExtLike,
   type PullResult,
 } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
@@ -538,7 +537,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     switch (result.status) {
       case 'FOUND': {
         this.recorder.pullsFound++;
-        const all = result.messages as unknown as MessageExt[];
+        const all = result.messages;
         pr.nextOffset = result.nextBeginOffset;
         let msgs = all;
         if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
@@ -553,7 +552,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
           const props = m.properties;
           props.MIN_OFFSET = minText;
           props.MAX_OFFSET = maxText;
-          (m as { brokerName?: string }).brokerName = mq.brokerName;
+          m.brokerName = mq.brokerName;
         }
         this.recorder.pulledMessages.add(msgs.length, now);
         const dispatchToConsume = pq.putMessage(msgs);
@@ -897,9 +896,8 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     return `{"jstack":"","mqTable":{${mqEntries.join(',')}},"properties":${JSON.stringify(props)},"statusTable":${JSON.stringify(status)},"subscriptionSet":${JSON.stringify(subs)}}`;
   }
 
-  async consumeMessageDirectly(input: MessageExtLike, brokerName: string): Promise<ConsumeMessageDirectlyResult> {
-    const msg = input as unknown as MessageExt;
-    (msg as { brokerName?: string }).brokerName = brokerName;
+  async consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult> {
+    msg.brokerName = brokerName;
     const mq = messageQueue(msg.topic, brokerName, msg.queueId);
     resetRetryTopic([msg], retryTopic(this.config.consumerGroup));
     const begin = Date.now();

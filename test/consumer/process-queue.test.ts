@@ -3,8 +3,9 @@ import { ProcessQueue, type MessageExt } from '../../lib/consumer/index.js';
 
 function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
   return {
-    topic: 'T', queueId: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, storeTimestamp: 0,
-    reconsumeTimes: 0, properties: props, body: Buffer.alloc(bodyLen), msgId: `id${queueOffset}`,
+    topic: 'T', queueId: 0, flag: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, bornHost: '127.0.0.1:1',
+    storeTimestamp: 0, storeHost: '127.0.0.1:2', reconsumeTimes: 0, preparedTransactionOffset: 0, bodyCRC: 0, storeSize: 0,
+    properties: props, body: Buffer.alloc(bodyLen), msgId: `id${queueOffset}`, offsetMsgId: `id${queueOffset}`,
   };
 }
 
