@@ -16,6 +16,7 @@ import {
   type TopicRouteData,
 } from '../../protocol/index.js';
 import {
+  defaultClientIp,
   MQClientInstance,
   resolveInstanceName,
   topicRouteToPublishQueues,
@@ -92,7 +93,8 @@ export class Producer {
 
   constructor(options: ProducerOptions) {
     this.options = resolveProducerOptions(options);
-    this.uniqKeys = new UniqKeyGenerator(this.options.client.clientIp ? { ip: this.options.client.clientIp } : {});
+    // UNIQ_KEY starts with the host's address, as MessageClientIDSetter's does.
+    this.uniqKeys = new UniqKeyGenerator({ ip: this.options.client.clientIp ?? defaultClientIp() });
   }
 
   /** The client instance (after start()). */
