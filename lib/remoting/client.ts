@@ -148,11 +148,11 @@ export class RemotingClient {
   }
 
   private async invokeSlow(pool: ConnectionPool, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
-    const start = performance.now();
+    const start = Date.now();
     const conn = await pool.acquire();
     // The time spent connecting counts against the call's timeout, as in the Java client.
     const timeoutMs = opts?.timeoutMs ?? this.options.defaultTimeoutMs;
-    const elapsed = performance.now() - start;
+    const elapsed = Date.now() - start;
     if (elapsed >= timeoutMs) {
       throw new RemotingTimeoutError(pool.addr, request.opaque, request.code, elapsed, timeoutMs);
     }
