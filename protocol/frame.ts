@@ -22,27 +22,21 @@ const MAX_HEADER_LENGTH = 0xffffff;
  * The header is measured first and written straight into the frame (one allocation, no copy).
  */
 function encodeHead(cmd: RemotingCommand, bodyLen: number, tail: number, options?: HeaderEncodeOptions): Buffer {
-  let out: Buffer;
-  let headerLength: number;
-  if (cmd.serializeType === 'ROCKETMQ') {
-    const layout = rocketmqHeaderLayout(cmd);
-    headerLength = checkHeaderLength(layout.size);
-    out = Buffer.allocUnsafe(8 + headerLength + tail);
-    writeRocketmqHeader(cmd, layout, out, 8);
-  } else {
-    const text = jsonHeaderText(cmd, options);
-    headerLength = checkHeaderLength(Buffer.byteLength(text, 'utf8'));
-    out = Buffer.allocUnsafe(8 + headerLength + tail);
-    out.write(text, 8, headerLength, 'utf8');
+  const rocketmq = cmd.serializeType === 'ROCKETMQ';
+  const layout = rocketmq ? rocketmqHeaderLayout(cmd) : null;
+  const text = rocketmq ? '' : jsonHeaderText(cmd, options);
+  const headerLength = layout ? layout.size : Buffer.byteLength(text, 'utf8');
+  if (headerLength > MAX_HEADER_LENGTH) {
+    throw new ProtocolError(`header of ${headerLength} bytes exceeds the 24-bit header length field`, 4);
   }
-  out.writeInt32BE(4 + headerLength + bodyLen, 0);
-  out.writeInt32BE(((cmd.serializeType === 'ROCKETMQ' ? 1 : 0) << 24) | headerLength, 4);
+  const total = 4 + headerLength + bodyLen;
+  if (total > 0x7fffffff) throw new ProtocolError(`frame of ${total} bytes does not fit the int32 length field`, 0);
+  const out = Buffer.allocUnsafe(8 + headerLength + tail);
+  out.writeInt32BE(total, 0);
+  out.writeInt32BE(((rocketmq ? 1 : 0) << 24) | headerLength, 4);
+  if (layout) writeRocketmqHeader(cmd, layout, out, 8);
+  else out.write(text, 8, headerLength, 'utf8');
   return out;
-}
-
-function checkHeaderLength(n: number): number {
-  if (n > MAX_HEADER_LENGTH) throw new ProtocolError(`header of ${n} bytes exceeds the 24-bit header length field`, 4);
-  return n;
 }
 
 /**

@@ -134,3 +134,12 @@ t.test('JSON ext key order follows the HashMap capacity asked for', async (t) =>
   t.same(order(256), ['k\u00e9y"\\', 'i', 'empty'], '5.3.3 addExtField order (new HashMap<>(256))');
   t.same(javaHashMapOrder([], 0), []);
 });
+
+t.test('frames the length fields cannot describe are refused before allocating', async (t) => {
+  const hugeRemark = 'x'.repeat(0x1000000);
+  t.throws(() => encodeCommand(createRequest(1, { remark: hugeRemark })), ProtocolError, 'JSON header over 16 MiB - 1');
+  t.throws(() => encodeCommand(createRequest(1, { remark: hugeRemark, serializeType: 'ROCKETMQ' })), ProtocolError, 'ROCKETMQ header too');
+  // a body view claiming 2 GiB: only its length is read
+  const fakeBody = { length: 0x80000000 } as unknown as Buffer;
+  t.throws(() => encodeCommand({ ...createRequest(1), body: fakeBody }), ProtocolError, 'int32 total length');
+});
