@@ -5,6 +5,7 @@ import {
   encodeProperties,
   isRetryTopic,
   javaStringHash,
+  MAX_PROPERTIES_BYTES,
   MessageSysFlag,
   RequestCode,
   ResponseCode,
@@ -63,6 +64,16 @@ const SEND_STATUS: Record<number, SendStatus> = {
   [ResponseCode.FLUSH_SLAVE_TIMEOUT]: 'FLUSH_SLAVE_TIMEOUT',
   [ResponseCode.SLAVE_NOT_AVAILABLE]: 'SLAVE_NOT_AVAILABLE',
 };
+
+/**
+ * The stored record keeps the properties behind a signed int16 length, so a broker answers
+ * MESSAGE_ILLEGAL beyond 32767 bytes; failing here names the cause and saves the round trip.
+ */
+function checkedProperties(s: string): string {
+  const n = Buffer.byteLength(s, 'utf8');
+  if (n > MAX_PROPERTIES_BYTES) throw new MessageValidationError('properties', `properties take ${n} bytes, more than ${MAX_PROPERTIES_BYTES}`);
+  return s;
+}
 
 /** A prepared send: everything but the queue. */
 interface Prepared {
@@ -171,7 +182,7 @@ export class Producer {
     const topic = validateTopic(msg.topic, this.options.createTopicKey);
     let body = messageBody(msg, this.options.maxMessageSize);
     const uniqKey = this.uniqKeys.next();
-    const properties = encodeProperties(messageProperties(msg, uniqKey));
+    const properties = checkedProperties(encodeProperties(messageProperties(msg, uniqKey)));
     let sysFlag = 0;
     // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
     // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
@@ -205,7 +216,7 @@ export class Producer {
       if ((m.waitStoreMsgOK ?? true) !== wait) throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
       const uniq = this.uniqKeys.next();
       ids.push(uniq);
-      return { body: messageBody(m, this.options.maxMessageSize), flag: m.flag ?? 0, properties: encodeProperties(messageProperties(m, uniq)) };
+      return { body: messageBody(m, this.options.maxMessageSize), flag: m.flag ?? 0, properties: checkedProperties(encodeProperties(messageProperties(m, uniq))) };
     });
     const body = encodeBatch(records);
     if (body.length > this.options.maxMessageSize) {

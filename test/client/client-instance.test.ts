@@ -77,6 +77,10 @@ t.test('route fetch: request header, caching, broker address table', async (t) =
   t.same(inst.findBrokerAddressInSubscribe('broker-a', 1), { addr: '127.0.0.1:9', slave: true });
   t.equal(inst.findBrokerAddress('nope'), undefined);
   await t.rejects(inst.getTopicRoute('missing'), { name: 'BrokerError', code: ResponseCode.TOPIC_NOT_EXIST });
+  const before = ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).length;
+  const routes = await Promise.all(Array.from({ length: 10 }, () => inst.getTopicRoute('T1', { refresh: true })));
+  t.equal(ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).length, before + 1, 'concurrent refreshes share one request');
+  t.ok(routes.every((r) => r === routes[0]));
 });
 
 t.test('name server failover: a refused address is skipped, the next one answers', async (t) => {

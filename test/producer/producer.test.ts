@@ -257,6 +257,7 @@ t.test('message checks as Java Validators', async (t) => {
   await t.rejects(p.send({ topic: 'TopicTest', body: '' }), { name: 'MessageValidationError', field: 'body' });
   await t.rejects(p.send({ topic: 'TopicTest', body: 'x'.repeat(11) }), { name: 'MessageValidationError', field: 'body' });
   await t.rejects(p.send({ topic: 'TopicTest', body: 'x', properties: { UNIQ_KEY: 'mine' } }), { name: 'MessageValidationError', field: 'properties' });
+  await t.rejects(p.send({ topic: 'TopicTest', body: 'x', properties: { big: 'é'.repeat(16400) } }), { name: 'MessageValidationError', field: 'properties' });
   t.equal(ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).length, 0, 'rejected before any request');
 });
 
