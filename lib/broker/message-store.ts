@@ -320,9 +320,8 @@ export class MessageStore {
 
   /**
    * Records at the given places, with records that follow each other in the commit log (a batch,
-   * a single-queue topic) coalesced into one buffer: a view when the segment is in memory (no copy
-   * at all when the whole pull is one run), else one read of the span they occupy in a segment, falling
-   * back to a read per run.
+   * a single-queue topic) coalesced into one buffer: views of memory segments or of cached disk
+   * blocks, so a pull whose messages form one run is served with no copy at all.
    */
   private readMany(picked: { phys: number; size: number }[]): Buffer[] {
     const seg = this.commitLog.segmentSize;
@@ -331,15 +330,6 @@ export class MessageStore {
       const last = runs[runs.length - 1];
       if (last && last.phys + last.size === p.phys && Math.floor(last.phys / seg) === Math.floor(p.phys / seg)) last.size += p.size;
       else runs.push({ phys: p.phys, size: p.size });
-    }
-    const first = runs[0]!;
-    const lastRun = runs[runs.length - 1]!;
-    if (runs.length > 1 && !this.commitLog.inMemory(first.phys) && Math.floor(first.phys / seg) === Math.floor(lastRun.phys / seg)) {
-      const span = lastRun.phys + lastRun.size - first.phys;
-      if (span <= 4 * 1024 * 1024) {
-        const whole = this.commitLog.read(first.phys, span);
-        if (whole) return runs.map((r) => whole.subarray(r.phys - first.phys, r.phys - first.phys + r.size));
-      }
     }
     const out: Buffer[] = [];
     for (const r of runs) {

@@ -27,7 +27,7 @@ export interface StartBrokerOptions {
   serializeType?: SerializeTypeName;
   /** Commit-log segment size. Default 64 MiB. */
   segmentSize?: number;
-  /** Newest segments kept in memory. Default 4. */
+  /** Newest commit-log segments kept in memory. Default 2. */
   cachedSegments?: number;
   maxMessageSize?: number;
   /** Java's messageDelayLevel string, e.g. "100ms 200ms" for fast tests. */
