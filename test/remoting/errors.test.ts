@@ -1,0 +1,57 @@
+import t from 'tap';
+import { ProtocolError, ResponseCode, createRequest, createResponse } from '../../protocol/index.js';
+import {
+  BrokerError,
+  RemotingClosedError,
+  RemotingError,
+  RemotingTimeoutError,
+  brokerErrorFromResponse,
+  checkResponse,
+  formatAddress,
+  isRetriableResponseCode,
+  parseAddress,
+} from '../../lib/remoting/index.js';
+
+t.test('checkResponse passes SUCCESS and turns anything else into a BrokerError', async (t) => {
+  const req = createRequest(10);
+  const ok = createResponse(req, ResponseCode.SUCCESS);
+  t.equal(checkResponse(ok), ok);
+  const notFound = createResponse(req, ResponseCode.PULL_NOT_FOUND);
+  t.equal(checkResponse(notFound, { accept: [ResponseCode.PULL_NOT_FOUND] }), notFound);
+  const busy = createResponse(req, ResponseCode.SYSTEM_BUSY, { remark: '[REJECTREQUEST]system busy' });
+  const err = t.throws(() => checkResponse(busy, { addr: '10.0.0.1:10911', requestCode: 10 })) as BrokerError;
+  t.type(err, BrokerError);
+  t.equal(err.code, ResponseCode.SYSTEM_BUSY);
+  t.equal(err.remark, '[REJECTREQUEST]system busy');
+  t.equal(err.retriable, true);
+  t.equal(err.addr, '10.0.0.1:10911');
+  t.equal(err.requestCode, 10);
+  t.match(err.message, 'SEND_MESSAGE failed from 10.0.0.1:10911: SYSTEM_BUSY (2): [REJECTREQUEST]system busy');
+  const denied = brokerErrorFromResponse(createResponse(req, ResponseCode.SUBSCRIPTION_NOT_EXIST));
+  t.equal(denied.retriable, false);
+  t.equal(isRetriableResponseCode(ResponseCode.TOPIC_NOT_EXIST), true);
+  t.equal(isRetriableResponseCode(ResponseCode.MESSAGE_ILLEGAL), false);
+});
+
+t.test('remoting errors carry machine-readable fields and name the address', async (t) => {
+  const timeout = new RemotingTimeoutError('127.0.0.1:9876', 42, 105, 3001.4, 3000);
+  t.ok(timeout instanceof RemotingError);
+  t.equal(timeout.name, 'RemotingTimeoutError');
+  t.same([timeout.addr, timeout.opaque, timeout.code, timeout.timeoutMs], ['127.0.0.1:9876', 42, 105, 3000]);
+  t.match(timeout.message, 'GET_ROUTEINFO_BY_TOPIC (code 105, opaque 42) to 127.0.0.1:9876 timed out after 3001 ms');
+  const corrupt = new RemotingClosedError('h:1', 7, 11, 5, { cause: new ProtocolError('unknown serialize type 9', 12) });
+  t.match(corrupt.message, 'connection to h:1 closed while PULL_MESSAGE (code 11, opaque 7) was in flight');
+  t.match(corrupt.message, 'corrupt frame: unknown serialize type 9');
+});
+
+t.test('addresses: host:port and [v6]:port', async (t) => {
+  t.same(parseAddress('127.0.0.1:10911'), { host: '127.0.0.1', port: 10911 });
+  t.same(parseAddress(' broker-a.local:9876 '), { host: 'broker-a.local', port: 9876 });
+  t.same(parseAddress('[::1]:10911'), { host: '::1', port: 10911 });
+  t.throws(() => parseAddress('nohost'), /host:port/);
+  t.throws(() => parseAddress('h:0'), /port/);
+  t.throws(() => parseAddress('h:99999'), /port/);
+  t.throws(() => parseAddress('[::1]10911'), /v6/);
+  t.equal(formatAddress('::ffff:127.0.0.1', 5), '127.0.0.1:5');
+  t.equal(formatAddress('::1', 5), '[::1]:5');
+});
