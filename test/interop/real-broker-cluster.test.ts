@@ -5,7 +5,7 @@ import t from 'tap';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
-import { CLUSTER_NAME, startRealCluster, V5_VERSION } from './harness.js';
+import { CLUSTER_NAME, delay, startRealCluster, V5_VERSION } from './harness.js';
 import { javaOffsets, javaProduce, startJavaConsumer } from './java-client.js';
 import { interopReady } from './skip.js';
 
@@ -30,7 +30,22 @@ if (await interopReady(t, [V5_VERSION])) {
     t.equal(cluserRoute.serializeType, 'JSON', 'the name server keeps JSON (the option applies to brokers)');
   });
 
-  t.test('Java producer and consumer over both brokers; a broker restarted keeps its messages', async (t) => {
+  t.test('Java producer and consumer over both brokers; a broker restarted keeps its messages; rocketwire rides it out', async (t) => {
+    // A rocketwire consumer stays up through the broker's stop and restart and must end with everything.
+    const live = new Set<string>();
+    const rw = new PushConsumer({
+      consumerGroup: 'two_rw_live_cg',
+      namesrvAddr: cluster.namesrv,
+      subscriptions: { InteropTwo: '*' },
+      consumeFromWhere: 'first',
+      pollNameServerIntervalMs: 2000,
+      rebalanceIntervalMs: 2000,
+    });
+    t.teardown(() => rw.shutdown());
+    await rw.start((msgs) => {
+      for (const m of msgs) live.add(m.msgId);
+      return 'CONSUME_SUCCESS';
+    });
     const first = await startJavaConsumer({ namesrv: cluster.namesrv, topic: 'InteropTwo', group: 'two_cg', expect: 80, timeoutMs: 60_000 });
     const { sent } = await javaProduce({ namesrv: cluster.namesrv, topic: 'InteropTwo', count: 80 });
     t.same([...new Set(sent.map((s) => s.brokerName))].sort(), ['broker-a', 'broker-b'], 'sends went to both brokers');
@@ -52,6 +67,13 @@ if (await interopReady(t, [V5_VERSION])) {
     const progress = await javaOffsets({ namesrv: cluster.namesrv, group: 'two_cg', topic: 'InteropTwo' });
     t.equal(progress.queues.length, 8, 'offsets on 2 brokers × 4 queues');
     t.equal(progress.queues.reduce((n, q) => n + q.brokerOffset, 0), 90);
+
+    const after = await javaProduce({ namesrv: cluster.namesrv, topic: 'InteropTwo', count: 20 });
+    t.ok(after.sent.some((s) => s.brokerName === 'broker-b'), 'the restarted broker takes sends again');
+    const want = [...sent, ...during.sent, ...after.sent].map((s) => s.msgId);
+    const deadline = Date.now() + 60_000;
+    while (want.some((id) => !live.has(id)) && Date.now() < deadline) await delay(200);
+    t.same(want.filter((id) => !live.has(id)), [], 'the rocketwire consumer got all 110, across the restart');
   });
 
   t.test('rocketwire producer and push consumer over both brokers, ROCKETMQ-encoded headers', async (t) => {
