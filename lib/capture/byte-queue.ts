@@ -48,16 +48,6 @@ export class ByteQueue {
     return merged;
   }
 
-  /** Byte at `i` from the front, without merging. */
-  byteAt(i: number): number {
-    let idx = this.head + i;
-    for (const c of this.chunks) {
-      if (idx < c.length) return c[idx]!;
-      idx -= c.length;
-    }
-    return -1;
-  }
-
   skip(n: number): void {
     this.size -= n;
     this.position += n;
