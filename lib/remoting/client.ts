@@ -1,7 +1,7 @@
 import type tls from 'node:tls';
 import { MQVersion, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
 import { signRequest, type AclCredentials } from './acl.js';
-import { type ConnectOptions, type InvokeOptions, type RequestProcessor } from './connection.js';
+import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingTimeoutError } from './errors.js';
 
@@ -149,7 +149,29 @@ export class RemotingClient {
 
   private async invokeSlow(pool: ConnectionPool, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
     const start = Date.now();
-    const conn = await pool.acquire();
+    const signal = opts?.signal;
+    if (signal?.aborted) {
+      throw new RemotingAbortError(pool.addr, request.opaque, request.code, 0, { cause: signal.reason });
+    }
+    const acquiring = pool.acquire();
+    let conn: RemotingConnection;
+    if (signal) {
+      // The caller may give up while we are still connecting; the connect itself goes on for others.
+      let onAbort: (() => void) | undefined;
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () =>
+          reject(new RemotingAbortError(pool.addr, request.opaque, request.code, Date.now() - start, { cause: signal.reason }));
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      acquiring.catch(() => undefined);
+      try {
+        conn = await Promise.race([acquiring, aborted]);
+      } finally {
+        signal.removeEventListener('abort', onAbort!);
+      }
+    } else {
+      conn = await acquiring;
+    }
     // The time spent connecting counts against the call's timeout, as in the Java client.
     const timeoutMs = opts?.timeoutMs ?? this.options.defaultTimeoutMs;
     const elapsed = Date.now() - start;

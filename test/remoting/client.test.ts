@@ -189,4 +189,15 @@ t.test('a connect that never completes fails after connectTimeoutMs', async (t) 
   t.type(err, RemotingConnectError);
   t.equal(err.addr, addr);
   t.match(err.message, 'no connection within 50 ms');
+
+  // an abort signal ends the wait for a connection at once
+  const slow = new RemotingClient({ tls: { rejectUnauthorized: false }, connectTimeoutMs: 60_000, acquireTimeoutMs: 60_000 });
+  t.teardown(() => slow.close());
+  const ac = new AbortController();
+  const call = slow.invoke(addr, createRequest(1), { signal: ac.signal }).catch((e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 10));
+  ac.abort(new Error('enough'));
+  const aborted = (await call) as Error;
+  t.equal(aborted.name, 'RemotingAbortError');
+  t.equal((aborted.cause as Error).message, 'enough');
 });
