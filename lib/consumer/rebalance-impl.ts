@@ -41,7 +41,8 @@ export class RebalancePushImpl {
   readonly processQueueTable = new Map<string, { mq: MessageQueue; pq: ProcessQueue }>();
   private running: Promise<void> | null = null;
   private again = false;
-  private readonly pendingUnlocks = new Set<NodeJS.Timeout>();
+  /** Delayed oneway unlocks of removed orderly queues (timer → queue), flushed at shutdown. */
+  private readonly pendingUnlocks = new Map<NodeJS.Timeout, MessageQueue>();
   private stopped = false;
 
   constructor(private readonly host: RebalanceHost) {}
@@ -202,7 +203,7 @@ export class RebalancePushImpl {
           this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
         }, UNLOCK_DELAY_TIME_MS);
         t.unref();
-        this.pendingUnlocks.add(t);
+        this.pendingUnlocks.set(t, mq);
       } else {
         await this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
       }
@@ -286,8 +287,15 @@ export class RebalancePushImpl {
 
   async shutdown(): Promise<void> {
     this.stopped = true;
-    for (const t of this.pendingUnlocks) clearTimeout(t);
-    this.pendingUnlocks.clear();
     await this.running;
+    // Unlock now what was waiting for its delayed unlock, so no lock outlives this consumer.
+    const pending = [...this.pendingUnlocks];
+    this.pendingUnlocks.clear();
+    await Promise.all(
+      pending.map(([t, mq]) => {
+        clearTimeout(t);
+        return this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
+      }),
+    );
   }
 }

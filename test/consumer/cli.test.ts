@@ -67,6 +67,26 @@ t.test('consume --json --limit prints N messages, commits no further; offsets sh
   t.match(o2.stdout, /total lag 0/);
 });
 
+t.test('SIGTERM stops consume cleanly: exit 0, everything printed is committed', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  await produce(broker.namesrv, topic, 100);
+  const child = spawn(process.execPath, [BIN, 'consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let lines = 0;
+  child.stdout.on('data', (d: Buffer) => (lines += d.toString().split('\n').length - 1));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const start = Date.now();
+  while (lines < 100 && Date.now() - start < 20_000) await new Promise((r) => setTimeout(r, 20));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'exit code 0');
+  t.equal(lines, 100);
+  const o = await cli(['offsets', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json']);
+  const rows = JSON.parse(o.stdout) as { lag: number }[];
+  t.equal(rows.reduce((a, r) => a + r.lag, 0), 0, 'lag 0 after a clean stop');
+});
+
 t.test('usage errors are one line and exit 2', async (t) => {
   const r = await cli(['consume', '--topic', 'x', '--group', 'g']);
   t.equal(r.code, 2);
