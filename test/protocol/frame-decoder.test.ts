@@ -199,3 +199,34 @@ t.test('a throwing frame handler fails the decoder instead of desynchronising it
   t.equal(dec.failed!.offset, frames[0]!.length, 'where reading stopped');
   t.throws(() => dec.push(frames[1]!.subarray(10), () => t.fail('no frame after a failure')), ProtocolError);
 });
+
+interface LimitVector {
+  name: string;
+  description: string;
+  hex: string;
+  frames: number;
+  channelOpen: boolean;
+}
+
+t.test("we drop a connection exactly where Java's NettyDecoder closes the channel", async (t) => {
+  for (const version of ['4.9.8', '5.3.3']) {
+    const cases = loadVectors<LimitVector[]>(version, 'frame-limits.json');
+    t.ok(cases.length >= 10);
+    for (const c of cases) {
+      const dec = new FrameDecoder();
+      let frames = 0;
+      let refused = false;
+      try {
+        dec.push(Buffer.from(c.hex, 'hex'), (f, at) => {
+          decodeCommand(f, at);
+          frames++;
+        });
+      } catch (err) {
+        t.type(err, ProtocolError, `${version} ${c.name}: ProtocolError`);
+        refused = true;
+      }
+      t.equal(refused, !c.channelOpen, `${version} ${c.name}: ${c.channelOpen ? 'kept' : 'refused'} like Java`);
+      t.equal(frames, c.frames, `${version} ${c.name}: frames`);
+    }
+  }
+});

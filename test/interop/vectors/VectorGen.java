@@ -60,6 +60,7 @@ public class VectorGen {
     write("bodies.json", bodies());
     write("hashmap-order.json", hashMapOrder());
     write("decode-cases.json", decodeCases());
+    write("frame-limits.json", frameLimits());
     write("acl-signatures.json", aclSignatures());
   }
 
@@ -583,6 +584,49 @@ public class VectorGen {
 
   static byte[] u8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static byte[] prefix(int total, int info) {
+    return ByteBuffer.allocate(8).putInt(total).putInt(info).array();
+  }
+
+  /** Feeds bytes to Java's own NettyDecoder and records whether the channel survives. */
+  static void limit(JSONArray list, String name, String description, byte[] bytes) {
+    EmbeddedChannel ch = new EmbeddedChannel(new org.apache.rocketmq.remoting.netty.NettyDecoder());
+    int frames = 0;
+    String error = null;
+    try {
+      ch.writeInbound(io.netty.buffer.Unpooled.wrappedBuffer(bytes));
+      Object m;
+      while ((m = ch.readInbound()) != null) frames++;
+    } catch (Throwable e) {
+      error = e.getClass().getName() + ": " + e.getMessage();
+    }
+    JSONObject v = obj();
+    v.put("name", name);
+    v.put("description", description);
+    v.put("hex", hex(bytes));
+    v.put("frames", frames);
+    v.put("channelOpen", ch.isOpen());
+    if (error != null) v.put("javaError", error);
+    ch.finishAndReleaseAll();
+    list.add(v);
+  }
+
+  static JSONArray frameLimits() throws Exception {
+    JSONArray list = new JSONArray();
+    byte[] good = wire(request(105, null, 1));
+    limit(list, "good-frame", "a complete valid frame", good);
+    limit(list, "exactly-16-mib-prefix", "length 16777212 (the frame is exactly 16 MiB with its prefix): only the 8 prefix bytes sent", prefix(16777212, 0));
+    limit(list, "one-over-16-mib-prefix", "length 16777213: only the 8 prefix bytes sent", prefix(16777213, 0));
+    limit(list, "one-over-16-mib-length-only", "length 16777213: only the 4 length bytes sent", Arrays.copyOf(prefix(16777213, 0), 4));
+    limit(list, "int-max-prefix", "length 0x7fffffff", prefix(0x7fffffff, 0));
+    limit(list, "negative-prefix", "length 0x80000000 (-2 GiB)", prefix(0x80000000, 0));
+    limit(list, "length-3", "length 3 followed by 3 bytes", cat(Arrays.copyOf(prefix(3, 0), 4), new byte[3]));
+    limit(list, "serialize-type-2", "a whole frame whose serialize type byte is 2", cat(prefix(6, (2 << 24) | 2), u8("{}")));
+    limit(list, "header-longer-than-frame", "a whole frame whose header length (20) exceeds the frame (6)", cat(prefix(6, 20), u8("{}")));
+    limit(list, "two-good-frames", "two valid frames in one read", cat(good, good));
+    return list;
   }
 
   static JSONArray decodeCases() {
