@@ -9,6 +9,7 @@ import {
   type SerializeTypeName,
 } from '../../protocol/index.js';
 import { RemotingServer, type RemotingConnection } from '../remoting/index.js';
+import { advertisedHost } from './advertised-host.js';
 import type { Clock, ClockTimer } from './clock.js';
 import { ConsumerManager, buildSubscription, tagMatcher, type ClientChannelInfo, type SubscriptionData } from './consumer-manager.js';
 import { ConsumerOffsetManager, quoteNumericKeys } from './consumer-offset-manager.js';
@@ -202,7 +203,7 @@ export class Broker {
   /** Listen, open the store (its STOREHOST needs the port), register with the name server. */
   async start(): Promise<string> {
     const a = await this.server.listen(this.options.port, this.options.host);
-    const host = this.options.host === '0.0.0.0' || this.options.host === '::' ? '127.0.0.1' : this.options.host;
+    const host = advertisedHost(this.options.host);
     this.storeHost = parseSocketAddress(host, a.port);
     this.address = this.storeHost.text;
     this.store = new MessageStore({

@@ -1,6 +1,7 @@
 import createDebug from 'debug';
 import { MQVersion, RequestCode, ResponseCode, createResponse, type RemotingCommand } from '../../protocol/index.js';
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
+import { advertisedHost } from './advertised-host.js';
 import type { TopicConfig } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
@@ -49,7 +50,7 @@ export class NameServer {
 
   async listen(port: number, host: string): Promise<string> {
     const a = await this.server.listen(port, host);
-    this.address = formatAddress(host, a.port);
+    this.address = formatAddress(advertisedHost(host), a.port);
     return this.address;
   }
 
