@@ -14,7 +14,8 @@ options:
   --brokers N        number of brokers: broker-a, broker-b, ... (default 1)
   --data DIR         store folder (default: a temporary folder, removed at exit)
   --queues N         queues of TBW102 = most queues an auto-created topic gets (default 8)
-  --host ADDR        address to listen on and advertise (default 127.0.0.1)
+  --host ADDR        address to listen on and advertise (default 127.0.0.1; 0.0.0.0 listens on
+                     every interface and advertises the first external IPv4 address)
   --no-auto-create   answer TOPIC_NOT_EXIST for unknown topics instead of creating them
   --segment-size N   commit-log segment size in bytes (default 67108864)
   --delay-levels S   Java messageDelayLevel, e.g. "1s 5s 10s" (default the 18 standard levels)
