@@ -1,0 +1,134 @@
+import t from 'tap';
+import {
+  ConsumeConcurrentlyStatus,
+  messageQueue,
+  ProcessQueue,
+  RemoteBrokerOffsetStore,
+  resolveConsumerOptions,
+  type MessageExt,
+  type MessageListenerConcurrently,
+} from '../../lib/consumer/index.js';
+import { ConsumeMessageConcurrentlyService } from '../../lib/consumer/consume-message-concurrently-service.js';
+import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
+
+function msg(queueOffset: number, topic = 'T'): MessageExt {
+  return {
+    topic, queueId: 0, flag: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, bornHost: '127.0.0.1:1',
+    storeTimestamp: 0, storeHost: '127.0.0.1:2', reconsumeTimes: 0, preparedTransactionOffset: 0, bodyCRC: 0, storeSize: 0,
+    properties: {}, body: Buffer.alloc(1), msgId: `id${queueOffset}`, offsetMsgId: `id${queueOffset}`,
+  };
+}
+
+function setup(listener: MessageListenerConcurrently, opts: Record<string, unknown> = {}, sendBackOk = true) {
+  const config = resolveConsumerOptions({ consumerGroup: 'g', namesrvAddr: '127.0.0.1:1', ...opts });
+  const offsetStore = new RemoteBrokerOffsetStore({ queryConsumerOffset: async () => -1, updateConsumerOffsetOneway: async () => undefined });
+  const sentBack: { offset: number; delayLevel: number }[] = [];
+  const host = {
+    config, offsetStore, recorder: new ConsumerStatsRecorder(), maxReconsumeTimes: 16,
+    sendMessageBack: async (m: MessageExt, delayLevel: number) => {
+      sentBack.push({ offset: m.queueOffset, delayLevel });
+      return sendBackOk;
+    },
+    republishToRetry: async () => sendBackOk,
+    onConsumed: () => undefined,
+    lockQueue: async () => true,
+  };
+  const svc = new ConsumeMessageConcurrentlyService(host, listener);
+  const mq = messageQueue('T', 'broker-a', 0);
+  const pq = new ProcessQueue(0);
+  return { svc, host, mq, pq, sentBack, offsetStore };
+}
+
+t.test('consumeThreadMin/Max: min calls in flight; extra ones up to max only while more than min are waiting', async (t) => {
+  const release: (() => void)[] = [];
+  const { svc, mq, pq, offsetStore } = setup(() => new Promise((r) => release.push(() => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))));
+  const feed = (from: number, n: number) => {
+    const ms = Array.from({ length: n }, (_, i) => msg(from + i));
+    pq.putMessage(ms);
+    svc.submitConsumeRequest(ms, pq, mq);
+  };
+  feed(0, 20);
+  t.equal(svc.inFlightCount, 20);
+  t.equal(svc.backlogCount, 0);
+  feed(20, 20);
+  t.equal(svc.inFlightCount, 20, 'a backlog of 20 (= min) does not grow the pool');
+  t.equal(svc.backlogCount, 20);
+  feed(40, 10);
+  t.equal(svc.inFlightCount, 30, 'backlog over min: the pool grows until the backlog is back to min');
+  t.equal(svc.backlogCount, 20);
+  feed(50, 50);
+  t.equal(svc.inFlightCount, 64, 'never more than max');
+  t.equal(svc.backlogCount, 36);
+  while (release.length > 0) {
+    release.shift()!();
+    await new Promise((r) => setImmediate(r));
+  }
+  t.equal(svc.inFlightCount, 0);
+  t.equal(offsetStore.readMemory(mq), 100, 'everything committed');
+});
+
+t.test('synchronous handlers run inline and never queue', async (t) => {
+  let calls = 0;
+  const { svc, mq, pq, offsetStore } = setup(() => {
+    calls++;
+    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+  }, { consumeThreadMin: 1, consumeThreadMax: 1 });
+  const ms = Array.from({ length: 1000 }, (_, i) => msg(i));
+  pq.putMessage(ms);
+  svc.submitConsumeRequest(ms, pq, mq);
+  t.equal(calls, 1000);
+  t.equal(svc.backlogCount, 0);
+  t.equal(offsetStore.readMemory(mq), 1000);
+});
+
+t.test('batches, ackIndex and delay level reach the send-back; undefined and throws count as RECONSUME_LATER', async (t) => {
+  const { svc, mq, pq, sentBack, offsetStore } = setup((msgs, ctx) => {
+    if (msgs[0]!.queueOffset === 0) {
+      ctx.ackIndex = 1;
+      ctx.delayLevelWhenNextConsume = 5;
+      return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    }
+    if (msgs[0]!.queueOffset === 4) return undefined;
+    throw new Error('handler bug');
+  }, { consumeMessageBatchMaxSize: 4 });
+  const ms = Array.from({ length: 12 }, (_, i) => msg(i));
+  pq.putMessage(ms);
+  svc.submitConsumeRequest(ms, pq, mq);
+  await new Promise((r) => setTimeout(r, 10));
+  t.same(sentBack.filter((s) => s.offset < 4), [{ offset: 2, delayLevel: 5 }, { offset: 3, delayLevel: 5 }]);
+  t.same(sentBack.filter((s) => s.offset >= 4).map((s) => s.offset).sort((a, b) => a - b), [4, 5, 6, 7, 8, 9, 10, 11]);
+  t.equal(offsetStore.readMemory(mq), 12, 'sent-back messages count as handled');
+});
+
+t.test('when send-back and republish both fail the message stays cached and the offset stays before it', async (t) => {
+  const { svc, mq, pq, offsetStore, host } = setup((msgs) => (msgs[0]!.queueOffset === 1 ? ConsumeConcurrentlyStatus.RECONSUME_LATER : ConsumeConcurrentlyStatus.CONSUME_SUCCESS), {}, false);
+  const ms = [msg(0), msg(1), msg(2)];
+  pq.putMessage(ms);
+  svc.submitConsumeRequest(ms, pq, mq);
+  await new Promise((r) => setTimeout(r, 10));
+  t.equal(pq.msgCount, 1, 'kept in the cache');
+  t.equal(ms[1]!.reconsumeTimes, 1, 'reconsumeTimes raised locally');
+  t.equal(offsetStore.readMemory(mq), 1, 'committed offset stops at it');
+  t.equal(host.recorder.localRetries, 1);
+  t.equal(await svc.shutdown(0), true, 'the 5 s local retry timer is cleared at shutdown');
+});
+
+t.test('a dropped queue discards results and the retry topic is restored before the handler', async (t) => {
+  const seen: string[] = [];
+  let finish!: () => void;
+  const { svc, mq, pq, offsetStore } = setup(async (msgs) => {
+    seen.push(msgs[0]!.topic);
+    await new Promise<void>((r) => (finish = r));
+    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+  });
+  const m = msg(0, '%RETRY%g');
+  m.properties.RETRY_TOPIC = 'Orig';
+  pq.putMessage([m]);
+  svc.submitConsumeRequest([m], pq, mq);
+  t.same(seen, ['Orig']);
+  t.type(m.properties.CONSUME_START_TIME, 'string', 'CONSUME_START_TIME set');
+  pq.dropped = true;
+  finish();
+  await new Promise((r) => setImmediate(r));
+  t.equal(offsetStore.readMemory(mq), -1, 'no offset from a dropped queue');
+});
