@@ -71,6 +71,28 @@ t.test('CLI: ready line, SIGTERM, restart with the same --data keeps messages an
   t.equal(await second.exited, 0);
 });
 
+t.test('CLI: after SIGKILL every acknowledged message is still there', async (t) => {
+  const dir = t.testdir({});
+  const first = await runBroker(['--namesrv-port', '0', '--broker-port', '0', '--data', dir]);
+  t.teardown(() => first.child.kill('SIGKILL'));
+  const c = client();
+  t.teardown(() => c.close());
+  for (let i = 0; i < 20; i++) t.equal((await c.invoke(first.ready.broker, sendRequest('Crash', `c${i}`, { queueId: i % 2 }))).code, ResponseCode.SUCCESS);
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await c.close();
+  const second = await runBroker(['--namesrv-port', '0', '--broker-port', '0', '--data', dir]);
+  t.teardown(() => second.child.kill('SIGKILL'));
+  const c2 = client();
+  t.teardown(() => c2.close());
+  for (const q of [0, 1]) {
+    const got = decode(await c2.invoke(second.ready.broker, pullRequest('Crash', { queueId: q })));
+    t.same(got.map((m) => m.body.toString()), Array.from({ length: 10 }, (_, i) => `c${i * 2 + q}`), `queue ${q} complete`);
+  }
+  second.child.kill('SIGTERM');
+  t.equal(await second.exited, 0);
+});
+
 t.test('CLI: --brokers 2 serves two brokers with their own stores', async (t) => {
   const dir = t.testdir({});
   const run = await runBroker(['--namesrv-port', '0', '--broker-port', '0', '--brokers', '2', '--data', dir]);
