@@ -477,19 +477,27 @@ export class RemotingConnection extends EventEmitter {
     this.sweepAt = Infinity;
     const now = Date.now();
     let next = Infinity;
+    let expired: Pending[] | null = null;
     for (const p of this.inflight.values()) {
       if (p.deadline <= now) {
-        this.inflight.delete(p.opaque);
-        this.timeouts++;
-        if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
-        log('%s to %s timed out (opaque %d)', requestCodeName(p.code), this.remoteAddress, p.opaque);
-        p.reject(new RemotingTimeoutError(this.remoteAddress, p.opaque, p.code, now - p.start, p.timeoutMs));
+        (expired ??= []).push(p);
       } else if (p.deadline < next) {
         next = p.deadline;
       }
     }
     if (next !== Infinity) this.armSweeper(next);
+    if (expired === null) return;
+    // Fail them in deadline order, even when a stalled event loop lets several expire in one sweep.
+    expired.sort((a, b) => a.deadline - b.deadline);
+    for (const p of expired) {
+      this.inflight.delete(p.opaque);
+      this.timeouts++;
+      if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
+      log('%s to %s timed out (opaque %d)', requestCodeName(p.code), this.remoteAddress, p.opaque);
+      p.reject(new RemotingTimeoutError(this.remoteAddress, p.opaque, p.code, now - p.start, p.timeoutMs));
+    }
   }
+
 
   private readonly onFrame = (frame: Buffer, offset: number): void => {
     this.framesIn++;
