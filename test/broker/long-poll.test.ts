@@ -81,3 +81,15 @@ t.test('a closed connection drops its held pulls', async (t) => {
   await until(() => b.instances[0]!.pullHold.size === 0, 'the held pull to be dropped');
   t.pass('dropped');
 });
+
+t.test('with the real clock a short suspendTimeoutMillis ends the hold', async (t) => {
+  const b = await startBroker();
+  t.teardown(() => b.close());
+  const c = client();
+  t.teardown(() => c.close());
+  await c.invoke(b.broker, sendRequest('Short', 'x'));
+  const res = await c.invoke(b.broker, pullRequest('Short', { offset: 1, sysFlag: 2 | 4, suspendMs: 50 }), { timeoutMs: 10000 });
+  t.equal(res.code, ResponseCode.PULL_NOT_FOUND);
+  t.equal(ext(res, 'nextBeginOffset'), '1');
+  t.equal(b.instances[0]!.pullHold.size, 0);
+});
