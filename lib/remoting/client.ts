@@ -19,6 +19,11 @@ export interface RemotingClientOptions {
   tls: tls.ConnectionOptions | tls.TlsOptions | boolean | undefined;
   /** Sign every request (AclClientRPCHook). */
   acl: AclCredentials | undefined;
+  /**
+   * Called on every outgoing request (calls and oneway) once its opaque is set, before ACL signing,
+   * so fields it adds are signed too (Java's RPCHook.doBeforeRequest).
+   */
+  rpcHook: ((request: RemotingCommand, addr: string) => void) | undefined;
   /** Language and version stamped on requests. Defaults JAVA, 409 (V4_9_8): known to every broker. */
   language: string;
   version: number;
@@ -42,6 +47,7 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
     defaultTimeoutMs: 3000,
     tls: undefined,
     acl: undefined,
+    rpcHook: undefined,
     language: 'JAVA',
     version: MQVersion.V4_9_8,
     maxFrameLength: undefined,
@@ -91,6 +97,16 @@ export class RemotingClient {
     }
     this.options = Object.freeze(o);
     const acl = o.acl;
+    const hook = o.rpcHook;
+    const beforeRequest =
+      hook && acl
+        ? (req: RemotingCommand, addr: string) => {
+            hook(req, addr);
+            signRequest(req, acl);
+          }
+        : acl
+          ? (req: RemotingCommand) => void signRequest(req, acl)
+          : hook;
     this.connectOptions = {
       requestSerializeType: o.serializeType,
       language: o.language,
@@ -104,7 +120,7 @@ export class RemotingClient {
       keepAliveDelayMs: o.keepAliveDelayMs,
       idleTimeoutMs: o.idleTimeoutMs > 0 ? o.idleTimeoutMs : undefined,
       processors: this.processors,
-      beforeRequest: acl ? (req) => void signRequest(req, acl) : undefined,
+      beforeRequest,
     };
   }
 

@@ -99,6 +99,14 @@ t.test('a server checks the signatures a client puts on every request', async (t
   t.match((await unknownKey.invoke(addr, req())).remark, 'unknown AccessKey who');
   t.match((await none.invoke(addr, req())).remark, 'no AccessKey');
 
+  // fields an rpcHook adds are signed with the rest
+  const hooked = new RemotingClient({
+    acl: { accessKey: 'RocketMQ', secretKey: '12345678' },
+    rpcHook: (r) => void (r.extFields = { ...r.extFields, ns: 'tenant-a' }),
+  });
+  t.teardown(() => hooked.close());
+  t.equal((await hooked.invoke(addr, req())).code, ResponseCode.SUCCESS);
+
   // a body changed after signing is detected
   const tampered = req();
   signRequest(tampered, { accessKey: 'RocketMQ', secretKey: '12345678' });
