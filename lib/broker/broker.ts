@@ -298,9 +298,17 @@ export class Broker {
           throw err;
         }
       };
-    s.registerProcessor(RequestCode.SEND_MESSAGE, wrap((r, c) => this.send(r, c, 'V1')));
-    s.registerProcessor(RequestCode.SEND_MESSAGE_V2, wrap((r, c) => this.send(r, c, 'V2')));
-    s.registerProcessor(RequestCode.SEND_BATCH_MESSAGE, wrap((r, c) => this.send(r, c, 'V2')));
+    // Every send answer carries MSG_REGION and TRACE_ON: the Java client reads them without a null check.
+    const traced =
+      (kind: 'V1' | 'V2') =>
+      (req: RemotingCommand, conn: RemotingConnection): RemotingCommand => {
+        const res = wrap((r, c) => this.send(r, c, kind))(req, conn) as RemotingCommand;
+        res.extFields = { ...(res.extFields ?? {}), MSG_REGION: 'DefaultRegion', TRACE_ON: 'true' };
+        return res;
+      };
+    s.registerProcessor(RequestCode.SEND_MESSAGE, traced('V1'));
+    s.registerProcessor(RequestCode.SEND_MESSAGE_V2, traced('V2'));
+    s.registerProcessor(RequestCode.SEND_BATCH_MESSAGE, traced('V2'));
     s.registerProcessor(RequestCode.PULL_MESSAGE, wrap((r, c) => this.pull(r, c)));
     s.registerProcessor(RequestCode.QUERY_CONSUMER_OFFSET, wrap((r) => this.queryConsumerOffset(r)));
     s.registerProcessor(RequestCode.UPDATE_CONSUMER_OFFSET, wrap((r) => this.updateConsumerOffset(r)));
@@ -445,8 +453,6 @@ export class Broker {
             msgId: w.map((x) => x.msgId).join(','),
             queueId: String(queueId),
             queueOffset: String(w[0]!.queueOffset),
-            MSG_REGION: 'DefaultRegion',
-            TRACE_ON: 'true',
           },
         });
       }

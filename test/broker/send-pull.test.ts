@@ -184,6 +184,8 @@ t.test('bad sends: MESSAGE_ILLEGAL, TOPIC_NOT_EXIST without auto-create, forbidd
   const unknown = await c.invoke(b.broker, sendRequest('Unknown', 'x'));
   t.equal(unknown.code, ResponseCode.TOPIC_NOT_EXIST);
   t.match(unknown.remark, /^topic\[Unknown\] not exist, apply first please!/);
+  t.equal(ext(unknown, 'MSG_REGION'), 'DefaultRegion', 'error answers to sends carry MSG_REGION too');
+  t.equal(ext(unknown, 'TRACE_ON'), 'true');
   await c.invoke(b.broker, createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, { extFields: { topic: 'Made', readQueueNums: '2', writeQueueNums: '2', perm: '6' } }));
   const tooBig = await c.invoke(b.broker, sendRequest('Made', Buffer.alloc(4 * 1024 * 1024 + 1)), { timeoutMs: 10000 });
   t.equal(tooBig.code, ResponseCode.MESSAGE_ILLEGAL);
