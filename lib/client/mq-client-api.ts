@@ -71,7 +71,16 @@ function longField(res: RemotingCommand, key: string, def = 0): number {
   return Number.isFinite(n) ? n : def;
 }
 
+/** Ext fields as strings; a record that already holds only strings (a typed header's encode()) is used as is. */
 function strFields(fields: Record<string, string | number | boolean | undefined>): Record<string, string> {
+  let allStrings = true;
+  for (const k in fields) {
+    if (typeof fields[k] !== 'string') {
+      allStrings = false;
+      break;
+    }
+  }
+  if (allStrings) return fields as Record<string, string>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = String(v);
   return out;

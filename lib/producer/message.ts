@@ -63,33 +63,85 @@ export function messageBody(msg: Message, maxMessageSize: number): Buffer {
   return buf;
 }
 
-/**
- * The message's properties in the order a Java Message's HashMap iterates them: Java puts TAGS, KEYS and
- * WAIT in its constructor, then user properties and DELAY, and the producer adds UNIQ_KEY last; fastjson
- * and messageProperties2String then walk the map in bucket order (javaHashMapOrder).
- */
-export function messageProperties(msg: Message, uniqKey: string | undefined): Record<string, string> {
-  const entries: [string, string][] = [];
-  if (msg.tags !== undefined && msg.tags.length > 0) entries.push(['TAGS', msg.tags]);
+/** Property names and values in the order Java's Message puts them into its HashMap. */
+function collectProperties(msg: Message, uniqKey: string | undefined): { names: string[]; values: string[] } {
+  const names: string[] = [];
+  const values: string[] = [];
+  if (msg.tags !== undefined && msg.tags.length > 0) {
+    names.push('TAGS');
+    values.push(msg.tags);
+  }
   const keys = Array.isArray(msg.keys) ? msg.keys.join(' ') : msg.keys;
-  if (keys !== undefined && keys.length > 0) entries.push(['KEYS', keys]);
-  entries.push(['WAIT', String(msg.waitStoreMsgOK ?? true)]);
-  for (const [k, v] of Object.entries(msg.properties ?? {})) {
-    if (RESERVED.has(k)) throw new MessageValidationError('properties', `property name ${k} is reserved by RocketMQ`);
-    if (k.length === 0 || v === undefined || v === null || String(v).length === 0) continue;
-    // A value may hold \u0001 (the decoder splits name and value at the first one only, as Java does);
-    // \u0002 would end the property early.
-    if (/[\u0001\u0002]/.test(k) || String(v).includes('\u0002')) {
-      throw new MessageValidationError('properties', `property ${k} contains a separator character`);
+  if (keys !== undefined && keys.length > 0) {
+    names.push('KEYS');
+    values.push(keys);
+  }
+  names.push('WAIT');
+  values.push(String(msg.waitStoreMsgOK ?? true));
+  if (msg.properties !== undefined) {
+    for (const [k, v] of Object.entries(msg.properties)) {
+      if (RESERVED.has(k)) throw new MessageValidationError('properties', `property name ${k} is reserved by RocketMQ`);
+      if (k.length === 0 || v === undefined || v === null || String(v).length === 0) continue;
+      // A value may hold \u0001 (the decoder splits name and value at the first one only, as Java does);
+      // \u0002 would end the property early.
+      if (/[\u0001\u0002]/.test(k) || String(v).includes('\u0002')) {
+        throw new MessageValidationError('properties', `property ${k} contains a separator character`);
+      }
+      names.push(k);
+      values.push(String(v));
     }
-    entries.push([k, String(v)]);
   }
   const level = msg.delayTimeLevel ?? 0;
   if (!Number.isInteger(level) || level < 0) throw new MessageValidationError('delayTimeLevel', `delay level ${level} is invalid`);
-  if (level > 0) entries.push(['DELAY', String(level)]);
-  if (uniqKey !== undefined) entries.push(['UNIQ_KEY', uniqKey]);
-  const map = new Map(entries);
+  if (level > 0) {
+    names.push('DELAY');
+    values.push(String(level));
+  }
+  if (uniqKey !== undefined) {
+    names.push('UNIQ_KEY');
+    values.push(uniqKey);
+  }
+  return { names, values };
+}
+
+/**
+ * The properties string (§7.3) of a message as a 4.9.8 Java producer writes it: Java puts TAGS, KEYS and
+ * WAIT in Message's constructor, then user properties and DELAY, and the producer adds UNIQ_KEY last;
+ * messageProperties2String then walks the HashMap in bucket order (javaHashMapOrder), with no trailing
+ * separator.
+ */
+export function encodeMessageProperties(msg: Message, uniqKey: string | undefined): string {
+  const { names, values } = collectProperties(msg, uniqKey);
+  const perm = hashMapPermutation(names);
+  let s = '';
+  for (let j = 0; j < perm.length; j++) {
+    const i = perm[j]!;
+    s += (j === 0 ? '' : '\u0002') + names[i] + '\u0001' + values[i];
+  }
+  return s;
+}
+
+/** The same properties as a map (in iteration order for string keys). */
+export function messageProperties(msg: Message, uniqKey: string | undefined): Record<string, string> {
+  const { names, values } = collectProperties(msg, uniqKey);
   const out: Record<string, string> = {};
-  for (const k of javaHashMapOrder([...map.keys()])) out[k] = map.get(k)!;
+  for (const i of hashMapPermutation(names)) out[names[i]!] = values[i]!;
   return out;
+}
+
+/**
+ * Positions of `names` in HashMap iteration order. Messages of one application mostly carry the same
+ * property names, so the order is computed once per name list (the cache is bounded).
+ */
+const permutations = new Map<string, number[]>();
+function hashMapPermutation(names: readonly string[]): number[] {
+  const sig = names.join('\u0001');
+  let perm = permutations.get(sig);
+  if (!perm) {
+    const index = new Map(names.map((n, i) => [n, i] as const));
+    perm = javaHashMapOrder(names).map((n) => index.get(n)!);
+    if (permutations.size >= 256) permutations.clear();
+    permutations.set(sig, perm);
+  }
+  return perm;
 }

@@ -24,7 +24,7 @@ import {
 } from '../client/index.js';
 import { BrokerError, RemotingError, checkResponse } from '../remoting/index.js';
 import { NoRouteError, SendFailedError, type SendAttemptFailure } from './errors.js';
-import { messageBody, messageProperties, MessageValidationError, validateTopic, type Message } from './message.js';
+import { encodeMessageProperties, messageBody, MessageValidationError, validateTopic, type Message } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
@@ -182,7 +182,7 @@ export class Producer {
     const topic = validateTopic(msg.topic, this.options.createTopicKey);
     let body = messageBody(msg, this.options.maxMessageSize);
     const uniqKey = this.uniqKeys.next();
-    const properties = checkedProperties(encodeProperties(messageProperties(msg, uniqKey)));
+    const properties = checkedProperties(encodeMessageProperties(msg, uniqKey));
     let sysFlag = 0;
     // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
     // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
@@ -216,7 +216,7 @@ export class Producer {
       if ((m.waitStoreMsgOK ?? true) !== wait) throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
       const uniq = this.uniqKeys.next();
       ids.push(uniq);
-      return { body: messageBody(m, this.options.maxMessageSize), flag: m.flag ?? 0, properties: checkedProperties(encodeProperties(messageProperties(m, uniq))) };
+      return { body: messageBody(m, this.options.maxMessageSize), flag: m.flag ?? 0, properties: checkedProperties(encodeMessageProperties(m, uniq)) };
     });
     const body = encodeBatch(records);
     if (body.length > this.options.maxMessageSize) {
