@@ -1124,6 +1124,8 @@ public class VectorGen {
     rofw.put("offsetTable", rof);
     body(list, "reset-offset-body", "ResetOffsetBody: a map whose keys are MessageQueue objects, written as JSON objects in key position (not valid JSON)", toJson(ro), rofw);
 
+    consumerOffsetFiles(list);
+
     Object ks = newp("body.KVTable");
     HashMap<String, String> kv = new HashMap<>();
     kv.put("brokerVersion", "409");
@@ -1142,6 +1144,42 @@ public class VectorGen {
     set(cs, "consumeTps", 1.5d);
     body(list, "consume-stats", "ConsumeStats: MessageQueue keys and a double", toJson(cs), null);
     return list;
+  }
+
+  /**
+   * The broker's config/consumerOffset.json (ConsumerOffsetManager.encode(true)) and the
+   * broadcasting client's offsets.json (OffsetSerializeWrapper.toJson(true)), both PrettyFormat.
+   */
+  @SuppressWarnings("unchecked")
+  static void consumerOffsetFiles(JSONArray list) throws Exception {
+    Object com = Class.forName("org.apache.rocketmq.broker.offset.ConsumerOffsetManager").getDeclaredConstructor().newInstance();
+    Map<String, Map<Integer, Long>> table = (Map<String, Map<Integer, Long>>) com.getClass().getMethod("getOffsetTable").invoke(com);
+    java.util.concurrent.ConcurrentHashMap<Integer, Long> q1 = new java.util.concurrent.ConcurrentHashMap<>();
+    q1.put(0, 120L);
+    q1.put(1, 98L);
+    q1.put(17, 5000000000L);
+    table.put("TopicTest@cg1", q1);
+    java.util.concurrent.ConcurrentHashMap<Integer, Long> q2 = new java.util.concurrent.ConcurrentHashMap<>();
+    q2.put(0, 0L);
+    table.put("%RETRY%cg1@cg1", q2);
+    Field dvf = field(com.getClass(), "dataVersion");
+    if (dvf != null) {
+      // fixed values so that the file is reproducible
+      Object dv = dvf.get(com);
+      set(dv, "timestamp", 1712345600000L);
+      setOpt(dv, "stateVersion", 0L);
+      ((java.util.concurrent.atomic.AtomicLong) field(dv.getClass(), "counter").get(dv)).set(3);
+    }
+    String text = (String) com.getClass().getMethod("encode", boolean.class).invoke(com, true);
+    body(list, "consumer-offset-file", "the broker's consumerOffset.json (ConsumerOffsetManager.encode(true): PrettyFormat, tabs, unquoted queue ids)" + (v5() ? "; 5.x adds dataVersion, groupTopicMap, pullOffsetTable, resetOffsetTable" : ""), text, null);
+
+    Class<?> wc = Class.forName("org.apache.rocketmq.client.consumer.store.OffsetSerializeWrapper");
+    Object w = wc.getDeclaredConstructor().newInstance();
+    Map<MessageQueue, java.util.concurrent.atomic.AtomicLong> ot = (Map<MessageQueue, java.util.concurrent.atomic.AtomicLong>) wc.getMethod("getOffsetTable").invoke(w);
+    ot.put(mq("broker-a", 0), new java.util.concurrent.atomic.AtomicLong(42));
+    Class<?> rs = Class.forName("org.apache.rocketmq.remoting.protocol.RemotingSerializable");
+    String wt = (String) rs.getMethod("toJson", Object.class, boolean.class).invoke(null, w, true);
+    body(list, "offset-serialize-wrapper", "a broadcasting consumer's offsets.json (OffsetSerializeWrapper.toJson(true)): MessageQueue object keys, PrettyFormat", wt, null);
   }
 
   // ---------------------------------------------------------------- HashMap order
