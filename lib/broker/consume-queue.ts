@@ -71,12 +71,19 @@ export class ConsumeQueue {
 
   append(physOffset: number, size: number, tagsCode: number): void {
     const chunkIndex = Math.floor(this.count / CHUNK_ENTRIES);
+    const at = (this.count % CHUNK_ENTRIES) * CQ_ENTRY_SIZE;
     let chunk = this.chunks[chunkIndex];
     if (!chunk) {
-      chunk = Buffer.allocUnsafe(CHUNK_ENTRIES * CQ_ENTRY_SIZE);
+      // the newest chunk starts small and doubles, so the many queues holding a handful of
+      // messages (retry topics, auto-created queues) do not cost 1.3 MB each
+      chunk = Buffer.allocUnsafe(16 * CQ_ENTRY_SIZE);
       this.chunks.push(chunk);
+    } else if (at >= chunk.length) {
+      const grown = Buffer.allocUnsafe(Math.min(CHUNK_ENTRIES * CQ_ENTRY_SIZE, chunk.length * 2));
+      chunk.copy(grown, 0, 0, at);
+      chunk = grown;
+      this.chunks[chunkIndex] = grown;
     }
-    const at = (this.count % CHUNK_ENTRIES) * CQ_ENTRY_SIZE;
     writeInt64(chunk, physOffset, at);
     chunk.writeInt32BE(size, at + 8);
     writeInt64(chunk, tagsCode, at + 12);
