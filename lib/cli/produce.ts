@@ -4,7 +4,8 @@ import { CliError, UsageError, intOption, parseOptions, type CliCommand, type Cl
 const usage = `usage: rocketwire produce --namesrv ADDR --topic T (--count N [--size BYTES] | --body TEXT) [options]
 
 Sends messages and prints a summary: messages sent and failed, and the rate. Exits non-zero when any
-send failed. An unknown topic is created by the broker through the TBW102 template (auto-create).
+send failed; Ctrl-C stops sending, prints the summary so far and exits 130. An unknown topic is
+created by the broker through the TBW102 template (auto-create).
 
 options:
   --namesrv ADDR       name server(s), "host:port[;host:port]"
@@ -112,6 +113,13 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       throw new CliError(oneLine(err));
     }
 
+    // Ctrl-C / SIGTERM stop issuing sends; the ones in flight finish and the summary is printed.
+    let interrupted = false;
+    const onSignal = (): void => {
+      interrupted = true;
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     let next = 0;
     let sent = 0;
     let failed = 0;
@@ -119,7 +127,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     let last: SendResult | undefined;
     const begin = process.hrtime.bigint();
     const worker = async (): Promise<void> => {
-      while (next < count) {
+      while (next < count && !interrupted) {
         const n = Math.min(batch, count - next);
         next += n;
         try {
@@ -131,7 +139,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.ceil(count / batch)) }, () => worker()));
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, Math.ceil(count / batch)) }, () => worker()));
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
     const elapsedMs = Number(process.hrtime.bigint() - begin) / 1e6;
     const secs = Math.max(elapsedMs, 0.001) / 1000;
     const summary: Summary = {
@@ -158,7 +171,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           `${summary.msgsPerSec} msgs/s, ${(summary.bytesPerSec / 1048576).toFixed(2)} MiB/s${detail}\n`,
       );
     }
-    if (failed > 0) {
+    if (interrupted) {
+      io.stderr.write(`rocketwire produce: interrupted after ${sent + failed} of ${count} messages\n`);
+      exitCode = 130;
+    } else if (failed > 0) {
       io.stderr.write(`rocketwire produce: ${failed} of ${count} messages failed; first error: ${firstError}\n`);
       exitCode = 1;
     }

@@ -59,7 +59,10 @@ export class MQClientInstance extends MQClientAPI {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly tasks: ScheduledTask[];
 
-  /** The shared instance for the options' clientId, created on first use. Pair every acquire with release(). */
+  /**
+   * The shared instance for the options' clientId, created on first use; a later acquire with the same
+   * clientId gets that instance and its options (as in Java). Pair every acquire with release().
+   */
   static acquire(options: ClientOptions): MQClientInstance {
     const resolved = resolveClientOptions(options);
     const clientId = buildClientId(resolved);

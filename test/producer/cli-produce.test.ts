@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -139,4 +140,29 @@ t.test('usage errors exit 2 with one line', async (t) => {
     t.equal(r.code, 2, args.join(' '));
     t.equal(r.stderr.trimEnd().split('\n').length, 1);
   }
+});
+
+t.test('SIGINT stops sending and still prints the summary (exit 130)', async (t) => {
+  const broker = await startFakeBroker();
+  // A slow broker so that the run is still going when the signal arrives.
+  broker.on(RequestCode.SEND_MESSAGE_V2, (req) => new Promise((resolve) => setTimeout(() => resolve(createResponse(req, ResponseCode.SUCCESS, { extFields: { msgId: 'X', queueId: '0', queueOffset: '0' } })), 20)));
+  const ns = await startFakeNameServer(new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]));
+  t.teardown(async () => {
+    await ns.close();
+    await broker.close();
+  });
+  const child = spawn(process.execPath, [BIN, 'produce', '--namesrv', ns.addr, '--topic', 'TopicTest', '--count', '100000', '--concurrency', '1', '--json'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  while (broker.requestsOf(RequestCode.SEND_MESSAGE_V2).length < 3) await new Promise((r) => setTimeout(r, 10));
+  child.kill('SIGINT');
+  const [code] = (await once(child, 'close')) as [number];
+  t.equal(code, 130);
+  const summary = JSON.parse(stdout) as { sent: number; failed: number };
+  t.ok(summary.sent >= 3 && summary.sent < 100000, `sent ${summary.sent}`);
+  t.match(stderr, /^rocketwire produce: interrupted after \d+ of 100000 messages\n$/);
 });
