@@ -153,6 +153,7 @@ t.test('SIGINT stops sending and still prints the summary (exit 130)', async (t)
   });
   const child = spawn(process.execPath, [BIN, 'produce', '--namesrv', ns.addr, '--topic', 'TopicTest', '--count', '100000', '--concurrency', '1', '--json'], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DEBUG: '' },
   });
   let stdout = '';
   let stderr = '';
