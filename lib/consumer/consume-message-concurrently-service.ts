@@ -9,7 +9,7 @@ import {
 import type { MessageExt } from './message.js';
 import type { MessageQueue } from './message-queue.js';
 import type { ProcessQueue } from './process-queue.js';
-import { retryTopic } from './subscription.js';
+import { retryTopic } from '../../protocol/index.js';
 
 const log = createDebug('rocketwire:consumer');
 

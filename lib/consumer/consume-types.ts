@@ -53,14 +53,6 @@ export type MessageListenerOrderly = (
 
 export type MessageListener = MessageListenerConcurrently | MessageListenerOrderly;
 
-/** Result of CONSUME_MESSAGE_DIRECTLY (ConsumeMessageDirectlyResult), keys in Java's order. */
-export interface ConsumeMessageDirectlyResult {
-  autoCommit: boolean;
-  consumeResult: 'CR_SUCCESS' | 'CR_LATER' | 'CR_ROLLBACK' | 'CR_COMMIT' | 'CR_THROW_EXCEPTION' | 'CR_RETURN_NULL';
-  order: boolean;
-  remark: string;
-  spentTimeMills: number;
-}
 
 export function isThenable<T>(v: unknown): v is PromiseLike<T> {
   return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';

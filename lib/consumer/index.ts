@@ -1,6 +1,5 @@
 export * from './allocate-strategy.js';
-export type { Clock } from './clock.js';
-export { systemClock } from './clock.js';
+export type { Clock as ConsumerClock } from './clock.js';
 export * from './consume-types.js';
 export type { ConsumerStats, QueueStats } from './consumer-stats.js';
 export * from './errors.js';
@@ -11,4 +10,4 @@ export * from './offset-store.js';
 export * from './options.js';
 export { ProcessQueue } from './process-queue.js';
 export { PushConsumer, type ConsumerState } from './push-consumer.js';
-export * from './subscription.js';
+export { tagMatches } from './subscription.js';

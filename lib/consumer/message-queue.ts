@@ -1,14 +1,9 @@
-/**
- * A queue of a topic on one broker: the unit of rebalance, pulling and offset commits
- * (MessageQueue in Java). Plain objects so they serialize to the JSON shape Java uses
- * (`{"brokerName":…,"queueId":…,"topic":…}`, keys in that alphabetical order).
- */
-export interface MessageQueue {
-  readonly brokerName: string;
-  readonly queueId: number;
-  readonly topic: string;
-}
+import type { MessageQueue } from '../../protocol/index.js';
 
+/** A queue of a topic on one broker (protocol's MessageQueue): the unit of rebalance, pulling and offset commits. */
+export type { MessageQueue } from '../../protocol/index.js';
+
+/** A queue object whose keys are in Java's JSON order (`{"brokerName":…,"queueId":…,"topic":…}`). */
 export function messageQueue(topic: string, brokerName: string, queueId: number): MessageQueue {
   // Key order matters: JSON.stringify keeps insertion order and Java writes keys sorted.
   return { brokerName, queueId, topic };

@@ -2,15 +2,7 @@ import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type Alloca
 import { systemClock, type Clock } from './clock.js';
 import { ConsumerOptionError } from './errors.js';
 
-export type MessageModel = 'CLUSTERING' | 'BROADCASTING';
-/** The Java enum names, sent in heartbeats. The three deprecated values behave like LAST_OFFSET. */
-export type ConsumeFromWhere =
-  | 'CONSUME_FROM_LAST_OFFSET'
-  | 'CONSUME_FROM_FIRST_OFFSET'
-  | 'CONSUME_FROM_TIMESTAMP'
-  | 'CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST'
-  | 'CONSUME_FROM_MIN_OFFSET'
-  | 'CONSUME_FROM_MAX_OFFSET';
+import type { ConsumeFromWhereName as ConsumeFromWhere, MessageModelName as MessageModel } from '../../protocol/index.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
 export interface PushConsumerOptions {

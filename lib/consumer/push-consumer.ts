@@ -1,8 +1,13 @@
 import createDebug from 'debug';
 import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
+  buildSubscriptionData,
   CLIENT_INNER_PRODUCER_GROUP,
   encodeProperties,
+  retryTopic,
+  type CMResultName,
+  type ConsumeMessageDirectlyResult,
+  type SubscriptionData,
   RequestCode,
   ResponseCode,
 } from '../../protocol/index.js';
@@ -22,7 +27,6 @@ import {
   ConsumeConcurrentlyStatus,
   ConsumeOrderlyStatus,
   isThenable,
-  type ConsumeMessageDirectlyResult,
   type MessageListener,
   type MessageListenerConcurrently,
   type MessageListenerOrderly,
@@ -50,7 +54,7 @@ import type { ProcessQueue } from './process-queue.js';
 import { PullMessageService } from './pull-message-service.js';
 import type { PullRequest } from './pull-request.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
-import { buildSubscriptionData, retryTopic, tagMatches, type SubscriptionData } from './subscription.js';
+import { tagMatches } from './subscription.js';
 import { PeriodicTask } from './timers.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -901,7 +905,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     const mq = messageQueue(msg.topic, brokerName, msg.queueId);
     resetRetryTopic([msg], retryTopic(this.config.consumerGroup));
     const begin = Date.now();
-    let consumeResult: ConsumeMessageDirectlyResult['consumeResult'];
+    let consumeResult: CMResultName;
     let remark = '';
     try {
       let r: unknown;

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { buildSubscriptionData, flowControlReason, queueLimitsFromTopic, tagMatches } from '../../lib/consumer/index.js';
+import { flowControlReason, queueLimitsFromTopic, tagMatches } from '../../lib/consumer/index.js';
+import { buildSubscriptionData } from '../../protocol/index.js';
 
 const limits = { pullThresholdForQueue: 1000, pullThresholdSizeForQueueMiB: 100, consumeConcurrentlyMaxSpan: 2000, orderly: false };
 
