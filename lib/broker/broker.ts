@@ -687,10 +687,9 @@ export class Broker {
       if (delayLevel === 0) delayLevel = 3 + orig.reconsumeTimes;
       props.set('DELAY', String(delayLevel));
     }
-    if (!props.has('ORIGIN_MESSAGE_ID')) {
-      const origin = f.optStr('originMsgId');
-      props.set('ORIGIN_MESSAGE_ID', origin && origin.trim() ? origin : this.offsetMsgIdOf(orig.physOffset));
-    }
+    // Like Java, the first delivery's offset msgId (the broker decodes the original as a plain
+    // MessageExt, whose msgId is the offset id); the header's originMsgId is not used.
+    if (!props.get('ORIGIN_MESSAGE_ID')?.trim()) props.set('ORIGIN_MESSAGE_ID', this.offsetMsgIdOf(orig.physOffset));
     const retryQueues = this.topics.get(topic)!.writeQueueNums;
     const inner: MessageInner = {
       topic,

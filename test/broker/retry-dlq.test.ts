@@ -35,6 +35,7 @@ t.test('send-back goes through the delay levels into %RETRY%group, then to %DLQ%
   const sent = await c.invoke(b.broker, sendRequest('Work', 'payload', { tags: 'T1', properties: { UNIQ_KEY: 'UNIQ-1' } }));
   t.equal(sent.code, ResponseCode.SUCCESS);
   let current = (await pullAll(c, b, 'Work'))[0]!;
+  const firstOffsetMsgId = current.offsetMsgId;
   const levels = [10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200].map((s) => s * 1000);
   let retryOffset = 0;
   for (let i = 0; i < 16; i++) {
@@ -51,7 +52,7 @@ t.test('send-back goes through the delay levels into %RETRY%group, then to %DLQ%
     retryOffset++;
     t.equal(current.reconsumeTimes, i + 1);
     t.equal(current.properties.RETRY_TOPIC, 'Work');
-    t.equal(current.properties.ORIGIN_MESSAGE_ID, 'UNIQ-1');
+    t.equal(current.properties.ORIGIN_MESSAGE_ID, firstOffsetMsgId, 'ORIGIN_MESSAGE_ID: offset msgId of the first delivery');
     t.equal(current.properties.DELAY, undefined, 'DELAY cleared on delivery');
     t.equal(current.properties.REAL_TOPIC, '%RETRY%rg');
     t.equal(current.msgId, 'UNIQ-1', 'UNIQ_KEY kept');
