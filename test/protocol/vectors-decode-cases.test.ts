@@ -26,6 +26,10 @@ interface DecodeCase {
 // 4.9.8 reads it with replacement characters; we read it like 4.9.8.
 const LENIENT = new Set(['json-invalid-utf8']);
 
+// Java coerces a fractional int field (11.5 -> 11) and a boolean (true -> 1); we refuse both: no
+// implementation writes them, so they can only come from damage.
+const STRICTER = new Set(['json-fraction', 'json-boolean-code']);
+
 // Java's UTF-8 decoder replaces an encoded surrogate (ED A0..BF xx) with one U+FFFD, the WHATWG
 // decoder Node uses with three; both replace, only the count differs.
 const fffd = (s: string | null | undefined): string | null | undefined => s?.replace(/\ufffd+/g, '\ufffd');
@@ -42,6 +46,10 @@ for (const version of VECTOR_VERSIONS) {
         } else {
           t.throws(() => decodeCommand(frame), ProtocolError, `${c.name}: refused like Java (${c.javaError})`);
         }
+        continue;
+      }
+      if (STRICTER.has(c.name)) {
+        t.throws(() => decodeCommand(frame), ProtocolError, `${c.name}: refused although Java coerces it`);
         continue;
       }
       const j = c.decoded!;

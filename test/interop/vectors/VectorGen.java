@@ -642,6 +642,10 @@ public class VectorGen {
     decodeCase(list, "json-integral-double", "code written as 11.0", json("{\"code\":11.0,\"opaque\":9}"));
     decodeCase(list, "json-invalid-utf8", "malformed UTF-8 inside a JSON string (lone continuation, truncated sequences, encoded surrogate, overlong, 0xFF)",
         frameOf(0, cat(u8("{\"code\":11,\"opaque\":10,\"remark\":\"a"), unhex("80c328e282f09f98eda080c0afff"), u8("z\"}"))));
+    decodeCase(list, "json-int-overflow", "opaque 2147483648 (one past int32)", json("{\"code\":11,\"opaque\":2147483648}"));
+    decodeCase(list, "json-exponent", "flag written as 1e1", json("{\"code\":11,\"opaque\":12,\"flag\":1e1}"));
+    decodeCase(list, "json-fraction", "code written as 11.5", json("{\"code\":11.5,\"opaque\":13}"));
+    decodeCase(list, "json-boolean-code", "code written as true", json("{\"code\":true,\"opaque\":14}"));
     decodeCase(list, "json-truncated", "a JSON header cut short", json("{\"code\":11,\"opaque\":"));
     decodeCase(list, "rocketmq-duplicate-ext-key", "ROCKETMQ ext section with a key given twice", binary(11, 0, 409, new byte[0], cat(entry(u8("a"), u8("1")), entry(u8("a"), u8("2")), entry(u8("b"), u8("3")))));
     decodeCase(list, "rocketmq-empty-value", "ROCKETMQ ext entry with an empty value and an empty remark", binary(11, 0, 409, new byte[0], cat(entry(u8("a"), new byte[0]), entry(u8("b"), u8("x")))));
