@@ -22,7 +22,7 @@ t.test('topic thresholds divide among held queues, at least 1', async (t) => {
 
 t.test('subscription expressions and client-side tag re-check', async (t) => {
   const s = buildSubscriptionData('T', ' TagA || TagB ||  || TagA', 7);
-  t.same(s, { classFilterMode: false, codeSet: [2598919, 2598920], expressionType: 'TAG', subString: 'TagA || TagB ||  || TagA', subVersion: 7, tagsSet: ['TagA', 'TagB'], topic: 'T' });
+  t.same(s, { classFilterMode: false, codeSet: [2598919, 2598920], expressionType: 'TAG', subString: ' TagA || TagB ||  || TagA', subVersion: 7, tagsSet: ['TagA', 'TagB'], topic: 'T' });
   t.same(buildSubscriptionData('T', '*', 1).tagsSet, []);
   t.equal(buildSubscriptionData('T', '', 1).subString, '*');
   t.ok(tagMatches(s, 'TagB'));
