@@ -71,7 +71,10 @@ function longField(res: RemotingCommand, key: string, def = 0): number {
   return Number.isFinite(n) ? n : def;
 }
 
-/** Ext fields as strings; a record that already holds only strings (a typed header's encode()) is used as is. */
+/**
+ * Ext fields as strings, always in a fresh object: the remoting layer adds ACL keys to a request's
+ * extFields, which must not leak into a record the caller reuses.
+ */
 function strFields(fields: Record<string, string | number | boolean | undefined>): Record<string, string> {
   let allStrings = true;
   for (const k in fields) {
@@ -80,7 +83,7 @@ function strFields(fields: Record<string, string | number | boolean | undefined>
       break;
     }
   }
-  if (allStrings) return fields as Record<string, string>;
+  if (allStrings) return Object.assign({}, fields) as Record<string, string>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = String(v);
   return out;
