@@ -63,6 +63,8 @@ export class ConsumeMessageConcurrentlyService {
     const batch = this.host.config.consumeMessageBatchMaxSize;
     if (msgs.length <= batch) {
       this.enqueue({ msgs, pq, mq });
+    } else if (batch === 1) {
+      for (let i = 0; i < msgs.length; i++) this.enqueue({ msgs: [msgs[i]!], pq, mq });
     } else {
       for (let i = 0; i < msgs.length; i += batch) this.enqueue({ msgs: msgs.slice(i, i + batch), pq, mq });
     }
