@@ -27,7 +27,10 @@ export function encodeJsonHeader(cmd: RemotingCommand, options: HeaderEncodeOpti
 
 /** The JSON header as text whose standard UTF-8 bytes are Java's (see javaString). */
 export function jsonHeaderText(cmd: RemotingCommand, options: HeaderEncodeOptions = {}): string {
-  let s = '{"code":' + cmd.code;
+  // Java reads these as int32 and refuses a larger number ("parseInt error"), closing the
+  // connection; wrap them as the ROCKETMQ header does (an opaque counter past 2^31 goes negative,
+  // as Java's own does).
+  let s = '{"code":' + (cmd.code | 0);
   if (cmd.extFields != null) {
     s += ',"extFields":{';
     const keys = javaHashMapOrder(Object.keys(cmd.extFields), options.extFieldsCapacity ?? 16);
@@ -41,11 +44,11 @@ export function jsonHeaderText(cmd: RemotingCommand, options: HeaderEncodeOption
     }
     s += '}';
   }
-  s += ',"flag":' + cmd.flag;
+  s += ',"flag":' + (cmd.flag | 0);
   if (cmd.language != null) s += ',"language":' + fastjsonString(cmd.language);
-  s += ',"opaque":' + cmd.opaque;
+  s += ',"opaque":' + (cmd.opaque | 0);
   if (cmd.remark != null) s += ',"remark":' + fastjsonString(cmd.remark);
-  s += ',"serializeTypeCurrentRPC":"JSON","version":' + cmd.version + '}';
+  s += ',"serializeTypeCurrentRPC":"JSON","version":' + (cmd.version | 0) + '}';
   // Surrogate pairs never straddle the ASCII punctuation and escapes added above, so fixing lone
   // surrogates once over the whole text equals fixing each string.
   return javaString(s);

@@ -143,3 +143,9 @@ t.test('frames the length fields cannot describe are refused before allocating',
   const fakeBody = { length: 0x80000000 } as unknown as Buffer;
   t.throws(() => encodeCommand({ ...createRequest(1), body: fakeBody }), ProtocolError, 'int32 total length');
 });
+
+t.test('int fields past int32 wrap in both header types instead of producing a header Java refuses', async (t) => {
+  const cmd = createRequest(11, { opaque: 2 ** 31 });
+  t.equal(decodeCommand(encodeCommand(cmd)).opaque, -(2 ** 31));
+  t.equal(decodeCommand(encodeCommand({ ...cmd, serializeType: 'ROCKETMQ' })).opaque, -(2 ** 31));
+});
