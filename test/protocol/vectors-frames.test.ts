@@ -56,6 +56,17 @@ for (const version of VECTOR_VERSIONS) {
     }
   });
 
+  t.test(`${version}: RemotingCommand.encode() (HashMap order for FastCodesHeader fields) too`, async (t) => {
+    const classic = vectors.filter((v) => v.classicEncodeHex !== undefined);
+    t.ok(classic.length >= 4, 'pull request/response and send response differ on the classic path');
+    for (const v of classic) {
+      const bytes = Buffer.from(v.classicEncodeHex!, 'hex');
+      const d = decodeCommand(bytes);
+      t.same(d.extFields, decodeCommand(Buffer.from(v.hex, 'hex')).extFields, `${v.name}: same fields as the wire form`);
+      t.equal(encodeCommand({ ...commandOf(v), extFields: d.extFields }).toString('hex'), v.classicEncodeHex, `${v.name}: same bytes given that order`);
+    }
+  });
+
   t.test(`${version}: JSON key order follows java.util.HashMap`, async (t) => {
     const cases = loadVectors<HashMapOrderVector[]>(version, 'hashmap-order.json');
     t.ok(cases.length >= 10);
