@@ -1,4 +1,7 @@
+import createDebug from 'debug';
 import type { PullRequest } from './pull-request.js';
+
+const log = createDebug('rocketwire:consumer');
 
 /**
  * The pull driver (PullMessageService): a FIFO of pull requests drained by one owned async loop, which
@@ -72,7 +75,12 @@ export class PullMessageService {
       }
       const pr = this.queue[this.head]!;
       this.queue[this.head++] = undefined as unknown as PullRequest;
-      this.pullMessage(pr);
+      try {
+        this.pullMessage(pr);
+      } catch (err) {
+        // A bug in one request's handling must not stop the loop that drives every queue.
+        log('pull request of %o failed: %s', pr.messageQueue, (err as Error)?.message ?? err);
+      }
     }
   }
 

@@ -157,7 +157,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
   /** Rebalance now (NOTIFY_CONSUMER_IDS_CHANGED, resume, subscribe after start). */
   doRebalance(): void {
     if (this.stateValue !== 'RUNNING' || this.paused) return;
-    void this.rebalance.doRebalance();
+    this.rebalance.doRebalance().catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
   }
 
   async persistOffsets(): Promise<void> {
@@ -191,7 +191,10 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     this.expressions.set(topic, expression);
     if (this.stateValue === 'RUNNING') {
       this.subscriptionInner.set(topic, buildSubscriptionData(topic, expression, this.config.clock.now()));
-      void this.instance!.sendHeartbeatToAllBrokers().then(() => this.doRebalance());
+      this.instance!.sendHeartbeatToAllBrokers().then(
+        () => this.doRebalance(),
+        (err: unknown) => log('heartbeat after subscribe failed: %s', (err as Error)?.message ?? err),
+      );
     }
     return this;
   }
