@@ -109,6 +109,8 @@ interface Pending {
 }
 
 interface Queued {
+  opaque: number;
+  code: number;
   head: Buffer;
   body: Buffer | null;
   size: number;
@@ -317,8 +319,12 @@ export class RemotingConnection extends EventEmitter {
     if (!(timeoutMs >= 0)) return Promise.reject(new RangeError(`timeoutMs must be a number >= 0, got ${timeoutMs}`));
     let opaque = nextOpaque();
     while (this.inflight.has(opaque)) opaque = nextOpaque();
-    this.prepareRequest(request, opaque);
     request.flag &= ~RemotingFlag.ONEWAY;
+    try {
+      this.prepareRequest(request, opaque);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     return new Promise<RemotingCommand>((resolve, reject) => {
       const p: Pending = {
         opaque,
@@ -358,8 +364,12 @@ export class RemotingConnection extends EventEmitter {
     if (this.isClosed) {
       return Promise.reject(new RemotingClosedError(this.remoteAddress, request.opaque, request.code, 0, { cause: this.closeReason }));
     }
-    this.prepareRequest(request, nextOpaque());
     request.flag |= RemotingFlag.ONEWAY;
+    try {
+      this.prepareRequest(request, nextOpaque());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     return new Promise<void>((resolve, reject) => {
       try {
         this.writeFrame(request, (err) => (err ? reject(err) : resolve()));
@@ -391,7 +401,7 @@ export class RemotingConnection extends EventEmitter {
     this.queueHead = 0;
     this.queuedBytes = 0;
     for (const q of queued) {
-      q.done?.(new RemotingClosedError(this.remoteAddress, 0, 0, 0, { cause: reason }));
+      q.done?.(new RemotingClosedError(this.remoteAddress, q.opaque, q.code, 0, { cause: reason }));
     }
     this.emit('close', reason);
   }
@@ -424,7 +434,7 @@ export class RemotingConnection extends EventEmitter {
           `${this.maxQueuedBytes} bytes / ${this.maxQueuedFrames} frames`,
         );
       }
-      this.queue.push({ head, body, size, done });
+      this.queue.push({ opaque: cmd.opaque, code: cmd.code, head, body, size, done });
       this.queuedBytes += size;
       return;
     }

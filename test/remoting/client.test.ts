@@ -201,3 +201,24 @@ t.test('a connect that never completes fails after connectTimeoutMs', async (t) 
   t.equal(aborted.name, 'RemotingAbortError');
   t.equal((aborted.cause as Error).message, 'enough');
 });
+
+t.test('a throwing rpcHook rejects the call instead of throwing synchronously', async (t) => {
+  const server = echoServer();
+  const { port } = await server.listen();
+  const addr = `127.0.0.1:${port}`;
+  const client = new RemotingClient({
+    rpcHook: (req) => {
+      if (req.code === 3) throw new Error('hook refused');
+    },
+  });
+  t.teardown(async () => {
+    await client.close();
+    await server.close();
+  });
+  t.equal((await client.invoke(addr, createRequest(1))).code, ResponseCode.SUCCESS);
+  let p: Promise<unknown> | undefined;
+  t.doesNotThrow(() => (p = client.invoke(addr, createRequest(3))));
+  await t.rejects(p!, /hook refused/);
+  await t.rejects(client.invokeOneway(addr, createRequest(3)), /hook refused/);
+  t.equal((await client.invoke(addr, createRequest(1))).code, ResponseCode.SUCCESS, 'the connection is unaffected');
+});
