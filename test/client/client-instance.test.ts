@@ -156,6 +156,8 @@ t.test('heartbeat body as Java 4.9 writes it; masters only without consumers', a
     'the §8.1 literal, byte for byte',
   );
   t.equal(slave.requestsOf(RequestCode.HEART_BEAT).length, 1, 'with a consumer the slave gets heartbeats too');
+  // unregisterProducer tells the brokers in the background (release() waits for it).
+  while (master.requestsOf(RequestCode.UNREGISTER_CLIENT).length === 0) await new Promise((r) => setTimeout(r, 2));
   t.equal(master.requestsOf(RequestCode.UNREGISTER_CLIENT)[0]?.extFields?.producerGroup, 'pg1', 'unregisterProducer tells the brokers');
   await inst.unregisterConsumer('cg1');
   const unreg = master.requestsOf(RequestCode.UNREGISTER_CLIENT).find((r) => r.extFields?.consumerGroup === 'cg1');
