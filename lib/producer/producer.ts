@@ -41,11 +41,11 @@ export const selectMessageQueueByHash: MessageQueueSelector = (queues, _msg, arg
 };
 
 export interface SendOptions {
-  /** Ordered send: choose the queue from the topic's publish queues. */
+  /** Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere). */
   selector?: MessageQueueSelector;
   /** Argument handed to the selector. */
   arg?: unknown;
-  /** Send to exactly this queue. */
+  /** Send to exactly this queue (one attempt). */
   queue?: MessageQueue;
   /** Overrides sendMsgTimeoutMs for this call. */
   timeoutMs?: number;
@@ -243,7 +243,9 @@ export class Producer {
     const begin = Date.now();
     const budget = opts.timeoutMs ?? this.options.sendMsgTimeoutMs;
     const info = opts.queue ? null : await this.findPublishInfo(p.topic);
-    const times = oneway ? 1 : 1 + this.options.retryTimesWhenSendFailed;
+    // As in Java, only sends that pick their own queue are retried: a oneway send, or one to a queue the
+    // caller chose (ordered sends), gets a single attempt so that it never lands on another queue.
+    const times = oneway || opts.selector || opts.queue ? 1 : 1 + this.options.retryTimesWhenSendFailed;
     const failures: SendAttemptFailure[] = [];
     let lastBrokerName: string | undefined;
     let timedOut = false;

@@ -129,6 +129,18 @@ t.test('selector: the same key always lands on the same queue', async (t) => {
   t.same(r.messageQueue, { topic: 'TopicTest', brokerName: 'broker-b', queueId: 3 });
 });
 
+t.test('an ordered send is not retried on another queue', async (t) => {
+  const { ns, bs } = await cluster(t, 2, 1);
+  bs[0]!.on(RequestCode.SEND_MESSAGE_V2, (req) => createResponse(req, ResponseCode.SYSTEM_BUSY, { remark: 'busy' }));
+  const p = await started(t, ns.addr);
+  const err = (await p
+    .send({ topic: 'TopicTest', body: 'x' }, { queue: { topic: 'TopicTest', brokerName: 'broker-a', queueId: 0 } })
+    .catch((e: unknown) => e)) as SendFailedError;
+  t.type(err, SendFailedError);
+  t.equal(err.attempts.length, 1);
+  t.equal(bs[1]!.stored.length, 0, 'nothing went to broker-b');
+});
+
 t.test('a failed send is retried on the other broker', async (t) => {
   const { ns, bs } = await cluster(t, 2, 2);
   const [a, b] = bs;
