@@ -132,3 +132,17 @@ t.test('a dropped queue discards results and the retry topic is restored before 
   await new Promise((r) => setImmediate(r));
   t.equal(offsetStore.readMemory(mq), -1, 'no offset from a dropped queue');
 });
+
+t.test('shutdown waits up to awaitTerminationMillisWhenShutdown for running calls', async (t) => {
+  let finish!: () => void;
+  const { svc, mq, pq } = setup(() => new Promise((r) => (finish = () => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))));
+  const m = msg(0);
+  pq.putMessage([m]);
+  svc.submitConsumeRequest([m], pq, mq);
+  t.equal(await svc.shutdown(30), false, 'gives up when the call is still running');
+  const again = svc.shutdown(5000);
+  finish();
+  t.equal(await again, true, 'resolves as soon as the last call ends');
+  svc.submitConsumeRequest([msg(1)], pq, mq);
+  t.equal(svc.inFlightCount, 0, 'nothing starts after shutdown');
+});
