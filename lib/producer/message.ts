@@ -1,4 +1,4 @@
-import { javaHashMapOrder } from '../../protocol/index.js';
+import { javaHashMapOrder, RocketwireError } from '../../protocol/index.js';
 
 /** A message to send. */
 export interface Message {
@@ -19,11 +19,10 @@ export interface Message {
 }
 
 /** A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit. */
-export class MessageValidationError extends Error {
+export class MessageValidationError extends RocketwireError {
   readonly field: string;
   constructor(field: string, message: string) {
     super(message);
-    this.name = 'MessageValidationError';
     this.field = field;
   }
 }
