@@ -583,11 +583,16 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
         pq.dropped = true;
         // 5.2+: freeze the corrected offset, persist it, drop the queue and rebalance at once.
         this.offsetStore.updateAndFreezeOffset(mq, pr.nextOffset);
-        void (async () => {
-          await this.offsetStore.persist(mq);
-          await this.rebalance.removeProcessQueue(mq);
-          this.doRebalance();
-        })().catch((err: unknown) => log('OFFSET_ILLEGAL handling of %o failed: %s', mq, (err as Error).message));
+        {
+          // Tracked with the pulls so shutdown waits for it.
+          const p = (async () => {
+            await this.offsetStore.persist(mq);
+            await this.rebalance.removeProcessQueue(mq);
+            this.doRebalance();
+          })().catch((err: unknown) => log('OFFSET_ILLEGAL handling of %o failed: %s', mq, (err as Error).message));
+          this.inflightPulls.add(p);
+          p.then(() => this.inflightPulls.delete(p));
+        }
         return;
     }
   }
