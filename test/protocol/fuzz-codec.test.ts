@@ -2,6 +2,14 @@ import t from 'tap';
 import {
   decodeBatch,
   decodeCommand,
+  decodeConsumerListBody,
+  decodeConsumerOffsetFile,
+  decodeHeartbeatData,
+  decodeLockBatchBody,
+  decodeLockBatchResponseBody,
+  decodeResetOffsetBody,
+  decodeTopicRouteData,
+  parseFastjson,
   decodeMessages,
   decodeProperties,
   FrameDecoder,
@@ -11,6 +19,7 @@ import {
   loadVectors,
   VECTOR_VERSIONS,
   type BatchVector,
+  type BodyVector,
   type FrameVector,
   type MessageVectors,
 } from './vectors-fixtures.js';
@@ -88,12 +97,14 @@ function onlyProtocolErrors(fn: () => void): string | null {
 const frames: Buffer[] = [];
 const bodies: Buffer[] = [];
 const batches: Buffer[] = [];
+const jsonBodies: Buffer[] = [];
 for (const v of VECTOR_VERSIONS) {
   for (const f of loadVectors<FrameVector[]>(v, 'frames.json')) frames.push(Buffer.from(f.hex, 'hex'));
   const [m] = loadVectors<MessageVectors[]>(v, 'messages.json');
   for (const r of m!.records) bodies.push(Buffer.from(r.hex, 'hex'));
   bodies.push(Buffer.from(m!.pullBody.hex, 'hex'));
   for (const b of loadVectors<BatchVector[]>(v, 'batches.json')) batches.push(Buffer.from(b.hex, 'hex'));
+  for (const b of loadVectors<BodyVector[]>(v, 'bodies.json')) jsonBodies.push(Buffer.from(b.hex, 'hex'));
 }
 
 /** Largest Buffer allocation made while fn runs (Buffer.alloc / allocUnsafe / allocUnsafeSlow). */
@@ -224,4 +235,32 @@ t.test('decodeMessages on compressed bodies damaged inside the compressed stream
   }
   t.same(failures.slice(0, 5), [], `seed ${SEED}: only ProtocolError escapes the decompressors`);
   t.ok(ok < ROUNDS, `${ROUNDS - ok} damaged streams refused`);
+});
+
+t.test('JSON body readers on mutated fastjson text', { timeout: 60_000 }, async (t) => {
+  const rnd = prng(SEED ^ 0x165667b1);
+  const readers: [string, (b: Buffer) => unknown][] = [
+    ['parseFastjson', (b) => parseFastjson(b.toString('utf8'))],
+    ['HeartbeatData', decodeHeartbeatData],
+    ['TopicRouteData', decodeTopicRouteData],
+    ['ConsumerListBody', decodeConsumerListBody],
+    ['LockBatchBody', decodeLockBatchBody],
+    ['LockBatchResponseBody', decodeLockBatchResponseBody],
+    ['ResetOffsetBody', decodeResetOffsetBody],
+    ['consumerOffset.json', (b) => decodeConsumerOffsetFile(b.toString('utf8'))],
+  ];
+  const failures: string[] = [];
+  let parsed = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    const m = mutate(jsonBodies[rnd(jsonBodies.length)]!, rnd);
+    for (const [name, read] of readers) {
+      const bad = onlyProtocolErrors(() => {
+        read(m);
+        if (name === 'parseFastjson') parsed++;
+      });
+      if (bad) failures.push(`round ${i}: ${name}: ${bad} on ${JSON.stringify(m.toString('utf8').slice(0, 120))}`);
+    }
+  }
+  t.same(failures.slice(0, 5), [], `seed ${SEED}: only ProtocolError escapes the body readers`);
+  t.ok(parsed > 0 && parsed < ROUNDS, `${parsed} mutants still parse`);
 });
