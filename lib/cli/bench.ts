@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
-import { runAliOnsPeer, runJavaPeer, type PeerResult } from './bench/peers.js';
+import { runAliOnsPeer, runJavaPeer, type PeerResult, type PeerRun } from './bench/peers.js';
 import { ProgressBar } from './bench/progress.js';
-import { runRocketwire, type BenchOptions, type RocketwireResult } from './bench/run.js';
+import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
 import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire bench [options]
@@ -12,6 +12,11 @@ const usage = `usage: rocketwire bench [options]
 Produces messages, then consumes them with rocketwire's push consumer from the first offset, and
 reports throughput, end-to-end latency, memory and CPU. Without --namesrv it starts the embedded
 broker in a child process (its memory is not counted as the client's) on a temporary folder.
+
+Method: after producing, one warm-up consume (not measured) warms the broker and the JIT; then each
+round consumes all messages once with every consumer (rocketwire and each --vs peer), each with a
+new group, in an order rotated every round; the report gives each consumer's median over the rounds.
+Throughput is counted from the first to the last message handled on every side.
 
 options:
   --namesrv ADDR        run against this name server (a real or compatible broker)
@@ -25,6 +30,7 @@ options:
   --latency-messages N  messages sent one by one to the caught-up consumer for end-to-end latency (default 2000)
   --topic T             topic (default a new one per run)
   --vs PEERS            also consume the same messages with: java, ali-ons (comma list)
+  --rounds N            measured rounds (default 3); --warmup 0 skips the warm-up consume
   --serialize-type T    JSON (default) or ROCKETMQ headers
   --stall-timeout S     fail when consumption makes no progress for S seconds (default 60)
   --json                print one JSON object instead of the table
@@ -43,6 +49,7 @@ interface Report {
   produceFailed: number;
   consumed: number;
   duplicates: number;
+  rounds: number;
   produceMsgsPerSec: number;
   produceMBPerSec: number;
   consumeMsgsPerSec: number;
@@ -57,7 +64,16 @@ interface Report {
   pulls: number;
   flowControlPauses: Record<string, number>;
   brokerPeakRssMb?: number;
-  peers: Array<Omit<PeerResult, 'series'> & { ratio: number }>;
+  consumeMsgsPerSecRounds: number[];
+  consumeStartupMs: number;
+  peers: Array<Omit<PeerResult, 'series'> & { ratio: number; msgsPerSecRounds: number[] }>;
+}
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 function fmt(n: number, digits = 0): string {
@@ -71,7 +87,7 @@ function table(rows: string[][]): string {
 
 function summary(r: Report): string {
   const lines = [
-    `rocketwire bench: ${fmt(r.messages)} messages of ${r.size} B, ${r.queues} queues, broker ${r.broker}`,
+    `rocketwire bench: ${fmt(r.messages)} messages of ${r.size} B, ${r.queues} queues, broker ${r.broker}; consume = median of ${r.rounds} round(s)`,
     '',
     table([
       ['', 'messages', 'msgs/s', 'MB/s'],
@@ -80,7 +96,7 @@ function summary(r: Report): string {
     ]),
     '',
     `duplicates ${fmt(r.duplicates)}   produce failures ${fmt(r.produceFailed)}   pulls ${fmt(r.pulls)}   flow-control pauses ${Object.entries(r.flowControlPauses).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    `end-to-end latency (born → handler, ${r.latencySamples} live messages): p50 ${fmt(r.p50LatencyMs, 2)} ms   p99 ${fmt(r.p99LatencyMs, 2)} ms   max ${fmt(r.maxLatencyMs, 2)} ms`,
+    `end-to-end latency (born → handler, ${r.latencySamples} live messages, millisecond clocks): p50 ${fmt(r.p50LatencyMs, 2)} ms   p99 ${fmt(r.p99LatencyMs, 2)} ms   max ${fmt(r.maxLatencyMs, 2)} ms`,
     `consumer process: peak RSS ${fmt(r.peakRssMb, 1)} MB   CPU ${fmt(r.consumeCpuMs)} ms while consuming` +
       (r.brokerPeakRssMb ? `   (embedded broker peak RSS ${fmt(r.brokerPeakRssMb, 1)} MB)` : ''),
   ];
@@ -88,9 +104,9 @@ function summary(r: Report): string {
     lines.push(
       '',
       table([
-        ['consumer', 'received', 'msgs/s', 'peak RSS MB', 'CPU ms', 'rocketwire ÷ peer'],
-        ['rocketwire', fmt(r.consumed), fmt(r.consumeMsgsPerSec), fmt(r.peakRssMb, 1), fmt(r.consumeCpuMs), '1.00'],
-        ...r.peers.map((p) => [p.name, fmt(p.received), fmt(p.msgsPerSec), fmt(p.peakRssMb, 1), fmt(p.cpuMs), p.ratio > 0 ? fmt(p.ratio, 2) : 'n/a']),
+        ['consumer', 'received', 'median msgs/s', 'rounds msgs/s', 'peak RSS MB', 'CPU ms', 'rocketwire ÷ peer'],
+        ['rocketwire', fmt(r.consumed), fmt(r.consumeMsgsPerSec), r.consumeMsgsPerSecRounds.map((x) => fmt(x)).join(' / '), fmt(r.peakRssMb, 1), fmt(r.consumeCpuMs), '1.00'],
+        ...r.peers.map((p) => [p.name, fmt(p.received), fmt(p.msgsPerSec), p.msgsPerSecRounds.map((x) => fmt(x)).join(' / '), fmt(p.peakRssMb, 1), fmt(p.cpuMs), p.ratio > 0 ? fmt(p.ratio, 2) : 'n/a']),
       ]),
     );
   }
@@ -111,6 +127,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'latency-messages': { type: 'string' },
     topic: { type: 'string' },
     vs: { type: 'string' },
+    rounds: { type: 'string' },
+    warmup: { type: 'string' },
     'serialize-type': { type: 'string' },
     'stall-timeout': { type: 'string' },
     json: { type: 'boolean' },
@@ -137,6 +155,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     stallTimeoutMs: intOption('stall-timeout', str('stall-timeout'), 60, 1, 3600) * 1000,
     serializeType,
   };
+  const rounds = intOption('rounds', str('rounds'), 3, 1, 100);
+  const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
 
   const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
   let child: ChildBroker | null = null;
@@ -161,15 +181,55 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       brokerLabel = `embedded (child process, ${child.broker})`;
     }
     const t0 = performance.now();
-    const rw: RocketwireResult = await runRocketwire(opts, progress.enabled ? progress : null);
-    const brokerPeakRssMb = child ? (child as ChildBroker).rssMb() : undefined;
-    const peerResults: PeerResult[] = [];
-    for (const p of peers) {
-      const peerRun = { namesrv: opts.namesrv, topic: opts.topic, expect: rw.produce.count, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
-      if (!opts.messages) continue;
-      if (progress.enabled) io.stderr.write(`consuming with ${p}…\n`);
-      peerResults.push(p === 'java' ? await runJavaPeer(peerRun) : await runAliOnsPeer(peerRun));
+    const prog = progress.enabled ? progress : null;
+    const produced = await produce(opts, opts.topic, 0, opts.messages, opts.producers, prog, t0);
+    if (produced.count === 0) throw new CliError('no message could be produced');
+    const expect = produced.count;
+    const series: Series[] = [produced.series];
+    if (warmup > 0) {
+      if (prog) io.stderr.write('warm-up consume (not measured)…\n');
+      await consumeRocketwire(opts, expect, prog, t0, 'warm-up', Math.min(expect, Math.max(10_000, Math.ceil(expect / 5))));
     }
+    const consumers = ['rocketwire', ...peers];
+    const rwRounds: ConsumeResult[] = [];
+    const peerRounds = new Map<string, PeerResult[]>(peers.map((p) => [p, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < consumers.length; k++) {
+        const who = consumers[(k + round) % consumers.length]!;
+        if (prog) io.stderr.write(`round ${round + 1}/${rounds}: ${who}…\n`);
+        if (who === 'rocketwire') {
+          const r = await consumeRocketwire(opts, expect, prog, t0);
+          rwRounds.push(r);
+          series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
+          if (r.unique < expect) break;
+        } else {
+          const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
+          const r = who === 'java' ? await runJavaPeer(peerRun) : await runAliOnsPeer(peerRun);
+          peerRounds.get(who)!.push(r);
+          series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
+        }
+      }
+      if (rwRounds.some((r) => r.unique < expect)) break;
+    }
+    const latency = opts.latencyMessages > 0 && rwRounds.every((r) => r.unique === expect) ? await measureLatency(opts, `${opts.topic}_latency`) : null;
+    const brokerPeakRssMb = child ? (child as ChildBroker).rssMb() : undefined;
+    const worst = rwRounds.reduce((a, b) => (b.unique < a.unique ? b : a), rwRounds[0]!);
+    const rwMedian = median(rwRounds.map((r) => r.msgsPerSec));
+    const peerResults = peers.map((name) => {
+      const rs = peerRounds.get(name)!;
+      const m = median(rs.map((r) => r.msgsPerSec));
+      return {
+        name,
+        received: Math.min(...rs.map((r) => r.received)),
+        seconds: median(rs.map((r) => r.seconds)),
+        msgsPerSec: m,
+        msgsPerSecRounds: rs.map((r) => r.msgsPerSec),
+        peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+        cpuMs: median(rs.map((r) => r.cpuMs)),
+        complete: rs.length > 0 && rs.every((r) => r.complete),
+        ratio: m > 0 ? rwMedian / m : 0,
+      };
+    });
     const cpus = os.cpus();
     const report: Report = {
       broker: brokerLabel,
@@ -183,37 +243,40 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       messages: opts.messages,
       size: opts.size,
       queues: opts.queues,
-      produced: rw.produce.count,
-      produceFailed: rw.produce.failed,
-      consumed: rw.consume.unique,
-      duplicates: rw.consume.duplicates,
-      produceMsgsPerSec: rw.produce.msgsPerSec,
-      produceMBPerSec: rw.produce.mbPerSec,
-      consumeMsgsPerSec: rw.consume.msgsPerSec,
-      consumeMBPerSec: rw.consume.mbPerSec,
-      consumeSeconds: rw.consume.seconds,
-      p50LatencyMs: rw.latency.p50,
-      p99LatencyMs: rw.latency.p99,
-      maxLatencyMs: rw.latency.max,
-      latencySamples: rw.latency.count,
-      peakRssMb: rw.consume.peakRssMb,
-      consumeCpuMs: rw.consume.cpuMs,
-      pulls: rw.consume.pulls,
-      flowControlPauses: rw.consume.flowControlPauses,
+      rounds: rwRounds.length,
+      produced: produced.count,
+      produceFailed: produced.failed,
+      consumed: worst.unique,
+      duplicates: Math.max(...rwRounds.map((r) => r.duplicates)),
+      produceMsgsPerSec: produced.msgsPerSec,
+      produceMBPerSec: produced.mbPerSec,
+      consumeMsgsPerSec: rwMedian,
+      consumeMBPerSec: median(rwRounds.map((r) => r.mbPerSec)),
+      consumeMsgsPerSecRounds: rwRounds.map((r) => r.msgsPerSec),
+      consumeSeconds: median(rwRounds.map((r) => r.seconds)),
+      consumeStartupMs: median(rwRounds.map((r) => r.startupMs)),
+      p50LatencyMs: latency?.p50 ?? 0,
+      p99LatencyMs: latency?.p99 ?? 0,
+      maxLatencyMs: latency?.max ?? 0,
+      latencySamples: latency?.count ?? 0,
+      peakRssMb: Math.max(...rwRounds.map((r) => r.peakRssMb)),
+      consumeCpuMs: median(rwRounds.map((r) => r.cpuMs)),
+      pulls: median(rwRounds.map((r) => r.pulls)),
+      flowControlPauses: worst.flowControlPauses,
       ...(brokerPeakRssMb ? { brokerPeakRssMb } : {}),
-      peers: peerResults.map(({ series: _s, ...p }) => ({ ...p, ratio: p.msgsPerSec > 0 ? rw.consume.msgsPerSec / p.msgsPerSec : 0 })),
+      peers: peerResults,
     };
     if (str('chart')) {
       const svg = renderThroughputSvg(
         `rocketwire bench: ${fmt(opts.messages)} × ${opts.size} B (${brokerLabel})`,
-        [...rw.series, ...peerResults.map((p) => p.series)],
+        series,
       );
       fs.writeFileSync(str('chart')!, svg);
     }
     io.stdout.write(values.json ? JSON.stringify(report) + '\n' : summary(report));
-    const lost = rw.produce.count - rw.consume.unique;
-    if (lost > 0) throw new CliError(`${lost} of ${rw.produce.count} produced messages were not consumed`);
-    if (rw.produce.failed > 0) throw new CliError(`${rw.produce.failed} sends failed`);
+    const lost = produced.count - worst.unique;
+    if (lost > 0) throw new CliError(`${lost} of ${produced.count} produced messages were not consumed`);
+    if (produced.failed > 0) throw new CliError(`${produced.failed} sends failed`);
     const incomplete = peerResults.filter((p) => !p.complete);
     if (incomplete.length > 0) throw new CliError(`peer ${incomplete.map((p) => p.name).join(', ')} did not receive every message`);
     return 0;

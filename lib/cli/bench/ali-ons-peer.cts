@@ -1,6 +1,6 @@
 /**
  * The ali-ons push consumer as a benchmark peer, run in its own process by `rocketwire bench --vs ali-ons`.
- * argv: namesrv topic group expect timeoutMs. Prints JSON lines: progress every 500 ms, then one
+ * argv: namesrv topic group expect timeoutMs. Prints JSON lines: progress every 100 ms, then one
  * {"type":"bench"} line with the first and last message times, as the Java reference client does.
  * ali-ons is a development dependency of rocketwire, used only here.
  */
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   });
   await consumer.ready();
   print({ type: 'started', group, topic });
-  const progress = setInterval(() => print({ type: 'progress', received, ts: Date.now() }), 500);
+  const progress = setInterval(() => print({ type: 'progress', received, ts: Date.now() }), 100);
   const timer = setTimeout(done, timeoutMs);
   await finished;
   clearInterval(progress);

@@ -27,8 +27,8 @@ function fmt(n: number): string {
   return `${+n.toFixed(1)}`;
 }
 
-export function renderThroughputSvg(title: string, series: ChartSeries[], width = 900, height = 420): string {
-  const m = { left: 70, right: 180, top: 40, bottom: 50 };
+export function renderThroughputSvg(title: string, series: ChartSeries[], width = 1040, height = 440): string {
+  const m = { left: 70, right: 260, top: 40, bottom: 50 };
   const w = width - m.left - m.right;
   const h = height - m.top - m.bottom;
   let maxX = 0;
@@ -74,6 +74,8 @@ export function renderThroughputSvg(title: string, series: ChartSeries[], width 
     if (s.points.length > 0) {
       const d = s.points.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
       out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"/>`);
+      // Short phases may yield one or two samples: mark them so they stay visible.
+      if (s.points.length <= 3) for (const [x, y] of s.points) out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"/>`);
     }
     const ly = m.top + 10 + i * 20;
     out.push(

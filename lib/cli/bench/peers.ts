@@ -169,7 +169,7 @@ export async function runJavaPeer(run: PeerRun): Promise<PeerResult> {
         '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
         '-cp', cp, 'RefClient', 'consume-bench',
         '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_bench_${Date.now().toString(36)}`,
-        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--from', 'first', '--progress-ms', '500',
+        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--from', 'first', '--progress-ms', '100',
       ],
       run,
     );

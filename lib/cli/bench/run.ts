@@ -34,11 +34,29 @@ export interface PhaseResult {
   mbPerSec: number;
 }
 
-export interface RocketwireResult {
-  produce: PhaseResult & { failed: number };
-  consume: PhaseResult & { startupMs: number; unique: number; duplicates: number; cpuMs: number; peakRssMb: number; pulls: number; flowControlPauses: Record<string, number> };
-  latency: { count: number; p50: number; p99: number; max: number; mean: number };
-  series: Series[];
+export interface ProduceResult extends PhaseResult {
+  failed: number;
+  series: Series;
+}
+
+export interface ConsumeResult extends PhaseResult {
+  /** From start() to the first message handled (routes, rebalance, offset queries). */
+  startupMs: number;
+  unique: number;
+  duplicates: number;
+  cpuMs: number;
+  peakRssMb: number;
+  pulls: number;
+  flowControlPauses: Record<string, number>;
+  series: Series;
+}
+
+export interface LatencyResult {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
 }
 
 /** Sequence number stored in the first 8 bytes of each body, so consumption can be checked message by message. */
@@ -59,7 +77,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Samples a counter every `ms` into a throughput series (messages per second). */
-function sampler(name: string, read: () => number, t0: number, ms = 500): { series: Series; stop(): void } {
+function sampler(name: string, read: () => number, t0: number, ms = 100): { series: Series; stop(): void } {
   const series: Series = { name, points: [] };
   let last = read();
   let lastT = performance.now();
@@ -94,7 +112,8 @@ export class RssSampler {
   }
 }
 
-async function produce(opts: BenchOptions, topic: string, first: number, count: number, producers: number, progress: ProgressBar | null, t0: number, series: Series[]): Promise<{ sent: number; failed: number; seconds: number }> {
+/** Produce `count` messages numbered from `first` to `topic`, with `producers` calls in flight. */
+export async function produce(opts: BenchOptions, topic: string, first: number, count: number, producers: number, progress: ProgressBar | null, t0: number): Promise<ProduceResult> {
   const producer = new Producer({
     group: 'rocketwire_bench_producer',
     namesrvAddr: opts.namesrv,
@@ -107,7 +126,7 @@ async function produce(opts: BenchOptions, topic: string, first: number, count: 
   let sent = 0;
   let failed = 0;
   let firstError: Error | null = null;
-  const s = series ? sampler('produce', () => sent, t0) : null;
+  const s = sampler('produce', () => sent, t0);
   const start = performance.now();
   const worker = async () => {
     while (next < count) {
@@ -131,59 +150,54 @@ async function produce(opts: BenchOptions, topic: string, first: number, count: 
   try {
     await Promise.all(Array.from({ length: Math.max(1, producers) }, worker));
   } finally {
-    s?.stop();
-    if (s) series.push(s.series);
+    s.stop();
     await producer.shutdown();
   }
   progress?.clear();
   const err = firstError as Error | null;
   if (sent === 0 && err) throw new CliError(`producing to ${opts.namesrv} failed: ${err.message}`);
-  return { sent, failed, seconds: (performance.now() - start) / 1000 };
+  const seconds = (performance.now() - start) / 1000;
+  return { count: sent, failed, seconds, msgsPerSec: sent / seconds, mbPerSec: (sent * opts.size) / seconds / (1024 * 1024), series: s.series };
 }
 
-export async function runRocketwire(opts: BenchOptions, progress: ProgressBar | null): Promise<RocketwireResult> {
-  const t0 = performance.now();
-  const series: Series[] = [];
-  const latencyTopic = `${opts.topic}_latency`;
-  const p = await produce(opts, opts.topic, 0, opts.messages, opts.producers, progress, t0, series);
-  // Create the latency topic before the consumer starts, so its route is known from the first rebalance.
-  const warm = await produce(opts, latencyTopic, opts.messages, 1, 1, null, t0, []);
-  if (warm.sent !== 1) throw new CliError(`could not create topic ${latencyTopic}`);
 
-  const seen = new Uint8Array(opts.messages);
+function newGroup(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
+}
+
+/**
+ * Consume the first `expect` messages of the topic with a new group from the first offset, until
+ * every one of them was seen (or `stopAfter` were seen, for a warm-up), then shut down.
+ * Throughput is measured from the first to the last message handled, as the Java reference client
+ * measures itself, so that start-up weighs the same on every side.
+ */
+export async function consumeRocketwire(
+  opts: BenchOptions,
+  expect: number,
+  progress: ProgressBar | null,
+  t0: number,
+  label = 'consume (rocketwire)',
+  stopAfter = expect,
+): Promise<ConsumeResult> {
+  const seen = new Uint8Array(expect);
   let unique = 0;
   let duplicates = 0;
-  let lastUniqueAt = 0;
   let firstUniqueAt = 0;
-  const latency = new LatencyHistogram();
-  const latencyFirst = opts.messages + 1;
-  let latencySeen = 0;
-  const handlerMs = opts.handlerMs;
+  let lastUniqueAt = 0;
   const onBatch = (msgs: MessageExt[]) => {
     for (const m of msgs) {
       const idx = indexOf(m.body);
-      if (idx >= 0 && idx < opts.messages) {
-        if (seen[idx]) duplicates++;
-        else {
-          seen[idx] = 1;
-          unique++;
-          lastUniqueAt = performance.now();
-          if (firstUniqueAt === 0) firstUniqueAt = lastUniqueAt;
-        }
-      } else if (idx >= latencyFirst) {
-        latency.record(Date.now() - m.bornTimestamp);
-        latencySeen++;
+      if (idx < 0 || idx >= expect) continue;
+      if (seen[idx]) duplicates++;
+      else {
+        seen[idx] = 1;
+        unique++;
+        lastUniqueAt = performance.now();
+        if (firstUniqueAt === 0) firstUniqueAt = lastUniqueAt;
       }
     }
   };
-  const consumer = new PushConsumer({
-    consumerGroup: `rocketwire_bench_${Date.now().toString(36)}`,
-    namesrvAddr: opts.namesrv,
-    consumeFromWhere: 'first',
-    consumeMessageBatchMaxSize: opts.consumeBatch,
-    subscriptions: { [opts.topic]: '*', [latencyTopic]: '*' },
-    serializeType: opts.serializeType,
-  });
+  const handlerMs = opts.handlerMs;
   const handler =
     handlerMs > 0
       ? async (msgs: MessageExt[]) => {
@@ -195,75 +209,100 @@ export async function runRocketwire(opts: BenchOptions, progress: ProgressBar | 
           onBatch(msgs);
           return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         };
-
+  const consumer = new PushConsumer({
+    consumerGroup: newGroup('rocketwire_bench'),
+    namesrvAddr: opts.namesrv,
+    consumeFromWhere: 'first',
+    consumeMessageBatchMaxSize: opts.consumeBatch,
+    subscriptions: { [opts.topic]: '*' },
+    serializeType: opts.serializeType,
+  });
   if (typeof globalThis.gc === 'function') globalThis.gc();
   const rss = new RssSampler().start();
   const cpu0 = process.cpuUsage();
-  const c = sampler('consume (rocketwire)', () => unique, t0);
+  const c = sampler(label, () => unique, t0);
   const consumeStart = performance.now();
-  lastUniqueAt = consumeStart;
-  let consumeEnd = consumeStart;
+  let lastProgressAt = consumeStart;
+  let lastUnique = 0;
   try {
     await consumer.start(handler);
-    while (unique < p.sent) {
+    while (unique < stopAfter) {
       await sleep(20);
-      progress?.update('consume', unique, p.sent, duplicates ? `dup ${duplicates}` : '');
-      if (performance.now() - lastUniqueAt > opts.stallTimeoutMs) break;
+      progress?.update('consume', unique, stopAfter, duplicates ? `dup ${duplicates}` : '');
+      const now = performance.now();
+      if (unique !== lastUnique) {
+        lastUnique = unique;
+        lastProgressAt = now;
+      } else if (now - lastProgressAt > opts.stallTimeoutMs) break;
     }
-    consumeEnd = unique > 0 ? lastUniqueAt : performance.now();
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
-    c.stop();
-    series.push(c.series);
-    const peakRssMb = rss.stop();
     const st = consumer.stats();
-
-    // Live phase: the consumer has caught up; send messages one at a time and time born → handler.
-    if (unique === p.sent && opts.latencyMessages > 0) {
-      const producer = new Producer({ group: 'rocketwire_bench_latency', namesrvAddr: opts.namesrv, serializeType: opts.serializeType });
-      await producer.start();
-      const template = Buffer.alloc(Math.max(opts.size, 8), 'rocketwire-bench-');
-      try {
-        for (let i = 0; i < opts.latencyMessages; i++) {
-          await producer.send({ topic: latencyTopic, body: bodyFor(latencyFirst + i, opts.size, template) });
-          if (i % 8 === 7) await sleep(1);
-        }
-      } finally {
-        await producer.shutdown();
-      }
-      const deadline = performance.now() + 30_000;
-      while (latencySeen < opts.latencyMessages && performance.now() < deadline) await sleep(10);
-    }
-    // Measured from the first to the last message handled, as the Java reference client measures
-    // itself, so that start-up (routes, rebalance, offset queries) weighs the same on both sides.
-    const seconds = Math.max(1e-3, (consumeEnd - (firstUniqueAt || consumeStart)) / 1000);
+    const seconds = Math.max(1e-3, ((lastUniqueAt || performance.now()) - (firstUniqueAt || consumeStart)) / 1000);
     return {
-      produce: {
-        count: p.sent,
-        failed: p.failed,
-        seconds: p.seconds,
-        msgsPerSec: p.sent / p.seconds,
-        mbPerSec: (p.sent * opts.size) / p.seconds / (1024 * 1024),
-      },
-      consume: {
-        count: unique + duplicates,
-        unique,
-        duplicates,
-        seconds,
-        msgsPerSec: Math.max(0, unique - 1) / seconds,
-        mbPerSec: (Math.max(0, unique - 1) * opts.size) / seconds / (1024 * 1024),
-        startupMs: (firstUniqueAt || consumeStart) - consumeStart,
-        cpuMs: (cpu.user + cpu.system) / 1000,
-        peakRssMb,
-        pulls: st.pulls,
-        flowControlPauses: { ...st.flowControlPauses },
-      },
-      latency: { count: latency.count, p50: latency.percentile(50), p99: latency.percentile(99), max: latency.max, mean: latency.mean },
-      series,
+      count: unique + duplicates,
+      unique,
+      duplicates,
+      seconds,
+      msgsPerSec: Math.max(0, unique - 1) / seconds,
+      mbPerSec: (Math.max(0, unique - 1) * opts.size) / seconds / (1024 * 1024),
+      startupMs: (firstUniqueAt || consumeStart) - consumeStart,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      peakRssMb: rss.stop(),
+      pulls: st.pulls,
+      flowControlPauses: { ...st.flowControlPauses },
+      series: c.series,
     };
   } finally {
     c.stop();
     rss.stop();
     await consumer.shutdown();
   }
+}
+
+/**
+ * End-to-end latency: a consumer that has caught up with `latencyTopic` receives messages sent one
+ * at a time; born timestamp (the producer's clock) to handler call, in milliseconds.
+ */
+export async function measureLatency(opts: BenchOptions, latencyTopic: string): Promise<LatencyResult> {
+  const latency = new LatencyHistogram();
+  const first = 1_000_000_000;
+  let seen = 0;
+  const consumer = new PushConsumer({
+    consumerGroup: newGroup('rocketwire_bench_latency'),
+    namesrvAddr: opts.namesrv,
+    consumeFromWhere: 'last',
+    subscriptions: { [latencyTopic]: '*' },
+    serializeType: opts.serializeType,
+  });
+  const producer = new Producer({ group: 'rocketwire_bench_latency', namesrvAddr: opts.namesrv, serializeType: opts.serializeType });
+  const template = Buffer.alloc(Math.max(opts.size, 8), 'rocketwire-bench-');
+  try {
+    await producer.start();
+    // The topic must exist before the consumer's first rebalance.
+    await producer.send({ topic: latencyTopic, body: bodyFor(0, opts.size, template) });
+    await consumer.start((msgs: MessageExt[]) => {
+      const now = Date.now();
+      for (const m of msgs) {
+        if (indexOf(m.body) >= first) {
+          latency.record(now - m.bornTimestamp);
+          seen++;
+        }
+      }
+      return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    });
+    // Wait until the consumer holds every queue of the topic and its first long polls are parked.
+    const deadline = performance.now() + 30_000;
+    while (consumer.assignment().filter((q) => q.topic === latencyTopic).length === 0 && performance.now() < deadline) await sleep(20);
+    await sleep(300);
+    for (let i = 0; i < opts.latencyMessages; i++) {
+      await producer.send({ topic: latencyTopic, body: bodyFor(first + i, opts.size, template) });
+      if (i % 8 === 7) await sleep(1);
+    }
+    while (seen < opts.latencyMessages && performance.now() < deadline + 30_000) await sleep(10);
+  } finally {
+    await producer.shutdown();
+    await consumer.shutdown();
+  }
+  return { count: latency.count, p50: latency.percentile(50), p99: latency.percentile(99), max: latency.max, mean: latency.mean };
 }

@@ -1,0 +1,51 @@
+/**
+ * `rocketwire bench` against a real Apache RocketMQ broker (5.3.3 by default, jars from Maven
+ * Central through the interop harness), with the Java reference push consumer and ali-ons consuming
+ * the same messages in the same run. Prints the bench's JSON report plus the broker's boot time.
+ *
+ *   node dist/bench/e2e/real-broker.js [--messages N] [--version 5.3.3] [--vs java,ali-ons] [--chart FILE]
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { startRealCluster, V5_VERSION } from '../../test/interop/harness.js';
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '100000' },
+    version: { type: 'string', default: V5_VERSION },
+    vs: { type: 'string', default: 'java,ali-ons' },
+    queues: { type: 'string', default: '8' },
+    chart: { type: 'string' },
+  },
+});
+
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
+
+async function main(): Promise<void> {
+  // The full JIT for the broker: the harness's default favours boot time over throughput.
+  const cluster = await startRealCluster({ version: values.version!, brokers: 1, brokerHeapMb: 1024, brokerJvmArgs: ['-XX:TieredStopAtLevel=4'] });
+  try {
+    const topic = `rw_real_bench_${Date.now().toString(36)}`;
+    await cluster.createTopic(topic, { queues: Number(values.queues) });
+    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--queues', values.queues!, '--json'];
+    if (values.vs) args.push('--vs', values.vs);
+    if (values.chart) args.push('--chart', values.chart);
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      let s = '';
+      child.stdout.on('data', (d: Buffer) => (s += d.toString()));
+      child.once('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim()}`))));
+    });
+    const report = JSON.parse(out) as Record<string, unknown>;
+    process.stdout.write(JSON.stringify({ realBroker: values.version, brokerBootMs: cluster.bootMs.brokers[0], ...report }) + '\n');
+  } finally {
+    await cluster.stop({ graceful: false });
+  }
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`real-broker bench: ${err.message}\n`);
+  process.exitCode = 1;
+});
