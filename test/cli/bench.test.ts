@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
+
+function run(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+t.test('bench against the embedded broker consumes every produced message once and reports the figures', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-bench-test-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const chart = path.join(dir, 'chart.svg');
+  const r = await run(['bench', '--messages', '3000', '--size', '256', '--queues', '4', '--rounds', '2', '--latency-messages', '50', '--json', '--chart', chart]);
+  t.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as Record<string, unknown>;
+  t.equal(report.produced, 3000);
+  t.equal(report.consumed, 3000);
+  t.equal(report.duplicates, 0);
+  t.equal(report.rounds, 2);
+  t.equal((report.consumeMsgsPerSecRounds as number[]).length, 2);
+  for (const key of ['produceMsgsPerSec', 'consumeMsgsPerSec', 'p50LatencyMs', 'p99LatencyMs', 'peakRssMb']) {
+    t.type(report[key], 'number', key);
+    t.ok((report[key] as number) >= 0, `${key} is not negative`);
+  }
+  t.ok((report.consumeMsgsPerSec as number) > 0, 'consumption was measured');
+  t.equal(report.latencySamples, 50, 'every live message was timed');
+  t.ok((report.peakRssMb as number) > 10, 'the RSS is the process size in MB');
+  const svg = fs.readFileSync(chart, 'utf8');
+  t.match(svg, /^<svg /);
+  t.match(svg, /consume \(rocketwire\) #1/);
+  t.match(svg, /produce/);
+});
+
+t.test('bench reports bad options and unreachable name servers in one line', async (t) => {
+  const bad = await run(['bench', '--vs', 'kafka']);
+  t.equal(bad.code, 2);
+  t.equal(bad.stderr.trim().split('\n').length, 1);
+  t.match(bad.stderr, /--vs takes java and\/or ali-ons/);
+
+  const refused = await run(['bench', '--namesrv', '127.0.0.1:1', '--messages', '10', '--stall-timeout', '5'], 60_000);
+  t.not(refused.code, 0);
+  const lines = refused.stderr.trim().split('\n').filter((l) => !/Warning|trace-warnings/.test(l));
+  t.equal(lines.length, 1, refused.stderr);
+  t.match(lines[0], /127\.0\.0\.1:1/);
+  t.notMatch(refused.stderr, /\n\s+at /, 'no stack trace');
+});
