@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import t from 'tap';
 import {
   ProtocolError,
@@ -181,6 +182,41 @@ t.test('an abort signal cancels the call', async (t) => {
   const pre = new AbortController();
   pre.abort();
   t.type(await conn.invoke(createRequest(11), { signal: pre.signal }).catch((e: unknown) => e), RemotingAbortError);
+});
+
+t.test('many calls sharing one abort signal: no listener-leak warning, one abort fails them all', async (t) => {
+  const warnings: Error[] = [];
+  const onWarning = (w: Error): void => {
+    warnings.push(w);
+  };
+  process.on('warning', onWarning);
+  t.teardown(() => process.off('warning', onWarning));
+  const srv = await scriptedServer();
+  t.teardown(() => srv.close());
+  const conn = await RemotingConnection.connect(srv.addr);
+  t.teardown(() => conn.close());
+  const ac = new AbortController();
+  // A consumer's pull service passes one signal to every queue's long poll.
+  const calls = Array.from({ length: 20 }, () => conn.invoke(createRequest(11), { timeoutMs: 60_000, signal: ac.signal }));
+  const peer = await srv.nextPeer();
+  const reqs = await peer.waitFor(20);
+  t.equal(getEventListeners(ac.signal, 'abort').length, 1, 'one listener for all the calls of the connection');
+  peer.socket.write(Buffer.concat(reqs.slice(0, 5).map((r) => reply(r, 'ok'))));
+  t.same((await Promise.all(calls.slice(0, 5))).map((a) => a.remark), ['ok', 'ok', 'ok', 'ok', 'ok']);
+  ac.abort(new Error('shutdown'));
+  const errs = (await Promise.all(calls.slice(5).map((c) => c.catch((e: unknown) => e)))) as RemotingAbortError[];
+  t.ok(errs.every((e) => e instanceof RemotingAbortError && (e.cause as Error).message === 'shutdown'));
+  t.same(errs.map((e) => e.opaque), reqs.slice(5).map((r) => r.opaque));
+  t.equal(conn.inFlight, 0);
+  await new Promise((r) => setImmediate(r));
+  t.same(warnings.map((w) => w.name), [], 'no MaxListenersExceededWarning');
+
+  const ac2 = new AbortController();
+  const one = conn.invoke(createRequest(11), { signal: ac2.signal });
+  const req = (await peer.waitFor(21))[20]!;
+  peer.socket.write(reply(req, 'done'));
+  t.equal((await one).remark, 'done');
+  t.equal(getEventListeners(ac2.signal, 'abort').length, 0, 'the listener goes once no call uses the signal');
 });
 
 t.test('oneway requests carry flag bit 1 and expect nothing', async (t) => {
