@@ -1,7 +1,7 @@
 import type { RemotingCommand } from './command.js';
 import { LanguageCode, languageName } from './codes.js';
 import { ProtocolError } from './errors.js';
-import { javaHashMapOrder } from './java-hash.js';
+import { javaHashMapOrderShared } from './java-hash.js';
 import { javaString, putField } from './header-rocketmq.js';
 
 export interface HeaderEncodeOptions {
@@ -33,7 +33,7 @@ export function jsonHeaderText(cmd: RemotingCommand, options: HeaderEncodeOption
   let s = '{"code":' + (cmd.code | 0);
   if (cmd.extFields != null) {
     s += ',"extFields":{';
-    const keys = javaHashMapOrder(Object.keys(cmd.extFields), options.extFieldsCapacity ?? 16);
+    const keys = javaHashMapOrderShared(Object.keys(cmd.extFields), options.extFieldsCapacity ?? 16);
     let first = true;
     for (const k of keys) {
       const v = cmd.extFields[k];
@@ -89,6 +89,15 @@ export function fastjsonString(s: string): string {
 
 /** Decode a JSON header. `offset` is only used to locate errors. */
 export function decodeJsonHeader(bytes: Buffer, offset = 0): Omit<RemotingCommand, 'body'> {
+  const { body: _body, ...head } = decodeJsonCommand(bytes, offset, null);
+  return head;
+}
+
+/**
+ * decodeJsonHeader plus the frame's body, built as one object: decodeCommand's hot path, which
+ * used to copy the header's fields into a second object to add the body.
+ */
+export function decodeJsonCommand(bytes: Buffer, offset: number, body: Buffer | null): RemotingCommand {
   let obj: unknown;
   try {
     obj = JSON.parse(bytes.toString('utf8'));
@@ -120,6 +129,7 @@ export function decodeJsonHeader(bytes: Buffer, offset = 0): Omit<RemotingComman
     remark: typeof o.remark === 'string' ? o.remark : o.remark == null ? null : String(o.remark),
     extFields,
     serializeType: 'JSON',
+    body,
   };
 }
 
