@@ -1,6 +1,6 @@
 import type { RemotingCommand } from './command.js';
 import { ProtocolError } from './errors.js';
-import { decodeJsonHeader, jsonHeaderText, type HeaderEncodeOptions } from './header-json.js';
+import { decodeJsonCommand, jsonHeaderText, type HeaderEncodeOptions } from './header-json.js';
 import { decodeRocketmqHeader, rocketmqHeaderLayout, writeRocketmqHeader } from './header-rocketmq.js';
 
 /**
@@ -74,12 +74,11 @@ export function decodeCommand(frame: Buffer, base = 0): RemotingCommand {
     throw new ProtocolError(`header length ${headerLength} exceeds frame length ${total}`, base + 4);
   }
   const headerBytes = frame.subarray(8, 8 + headerLength);
-  let head: Omit<RemotingCommand, 'body'>;
-  if (type === 0) head = decodeJsonHeader(headerBytes, base + 8);
-  else if (type === 1) head = decodeRocketmqHeader(headerBytes, base + 8);
-  else throw new ProtocolError(`unknown serialize type ${type}`, base + 4);
   const body = frame.length > 8 + headerLength ? frame.subarray(8 + headerLength) : null;
-  return { ...head, body } as RemotingCommand;
+  // JSON, the common case, builds the command in one object (no copy of the header's fields).
+  if (type === 0) return decodeJsonCommand(headerBytes, base + 8, body);
+  if (type !== 1) throw new ProtocolError(`unknown serialize type ${type}`, base + 4);
+  return { ...decodeRocketmqHeader(headerBytes, base + 8), body } as RemotingCommand;
 }
 
 export interface FrameDecoderOptions {
