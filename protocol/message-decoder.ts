@@ -2,7 +2,7 @@ import { decompressBody } from './compression.js';
 import { messageBodyCrc } from './crc32.js';
 import { ProtocolError } from './errors.js';
 import type { MessageExt } from './message-ext.js';
-import { hexInt64, hexUpper } from './message-id.js';
+import { hex8, hexUpper } from './message-id.js';
 import { BLANK_MAGIC_CODE, MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2 } from './message-record.js';
 import { decodeProperties } from './properties.js';
 import { formatIPv4, formatIPv6 } from './socket-address.js';
@@ -20,6 +20,8 @@ export interface DecodeMessagesOptions {
 // Smallest record: fixed fields with IPv4 hosts, empty body, 1-byte topic length, empty properties.
 const MIN_RECORD = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + 1 + 2;
 const TWO_32 = 4294967296;
+// Not an int32: marks the offsetMsgId prefix cache empty.
+const NO_HIGH = TWO_32;
 
 /** Per-call cache: one pull holds messages of one broker, often from one producer. */
 interface HostCache {
@@ -30,6 +32,9 @@ interface HostCache {
   storePort: number;
   storeText: string;
   storeHex: string;
+  /** storeHex + hex of the high half of the last commit-log offset, and that half. */
+  idPrefix: string;
+  idHigh: number;
   /** Position and length of the last topic's bytes in the body, and its text. */
   topicAt: number;
   topicLength: number;
@@ -76,7 +81,7 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
   const decompress = options?.decompress ?? true;
   const verifyCrc = options?.verifyCrc ?? false;
   const base = options?.baseOffset ?? 0;
-  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', topicAt: 0, topicLength: -1, topic: '' };
+  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', idPrefix: '', idHigh: NO_HIGH, topicAt: 0, topicLength: -1, topic: '' };
   const end = body.length;
   let p = 0;
   while (p < end) {
@@ -89,7 +94,7 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
 
 /** Decode the single record at `offset` (e.g. a VIEW_MESSAGE_BY_ID or CONSUME_MESSAGE_DIRECTLY body). */
 export function decodeMessage(buf: Buffer, offset = 0, options?: DecodeMessagesOptions): MessageExt {
-  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', topicAt: 0, topicLength: -1, topic: '' };
+  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', idPrefix: '', idHigh: NO_HIGH, topicAt: 0, topicLength: -1, topic: '' };
   return decodeRecord(
     buf, offset, buf.length, options?.decompress ?? true, options?.verifyCrc ?? false, options?.baseOffset ?? 0, cache,
   );
@@ -153,6 +158,7 @@ function decodeRecord(
       cache.storePort = port;
       cache.storeText = formatIPv4(b, p) + ':' + port;
       cache.storeHex = hexUpper(b, p, p + 8);
+      cache.idHigh = NO_HIGH;
     }
     storeHost = cache.storeText;
     storeHex = cache.storeHex;
@@ -220,7 +226,19 @@ function decodeRecord(
     sysFlag &= ~MessageSysFlag.COMPRESSED_FLAG;
   }
 
-  const offsetMsgId = storeHex + hexInt64(commitLogOffset);
+  // storeHex + the offset's 16 hex digits. The store host and the high half of the offset are the
+  // same for a whole pull, so only the low 8 digits are made per message.
+  const high = i32(b, start + 28);
+  let offsetMsgId: string;
+  if (storeV6) {
+    offsetMsgId = storeHex + hex8(high) + hex8(i32(b, start + 32));
+  } else {
+    if (high !== cache.idHigh) {
+      cache.idHigh = high;
+      cache.idPrefix = storeHex + hex8(high);
+    }
+    offsetMsgId = cache.idPrefix + hex8(i32(b, start + 32));
+  }
   const uniq = properties.UNIQ_KEY;
   return {
     topic,

@@ -30,6 +30,21 @@ function hexInt32(v: number): string {
   return HEX2[(v >>> 24) & 0xff]! + HEX2[(v >>> 16) & 0xff] + HEX2[(v >>> 8) & 0xff] + HEX2[v & 0xff];
 }
 
+const HEX_CODE: number[] = [];
+for (let i = 0; i < 16; i++) HEX_CODE[i] = '0123456789ABCDEF'.charCodeAt(i);
+
+/**
+ * Upper-case hex of an int32's 32 bits, 8 characters, built as one string: decodeMessages makes
+ * one per message (the low half of the offsetMsgId), where concatenating two-character pieces
+ * allocated three intermediate strings.
+ */
+export function hex8(v: number): string {
+  return String.fromCharCode(
+    HEX_CODE[(v >>> 28) & 15]!, HEX_CODE[(v >>> 24) & 15]!, HEX_CODE[(v >>> 20) & 15]!, HEX_CODE[(v >>> 16) & 15]!,
+    HEX_CODE[(v >>> 12) & 15]!, HEX_CODE[(v >>> 8) & 15]!, HEX_CODE[(v >>> 4) & 15]!, HEX_CODE[v & 15]!,
+  );
+}
+
 /** The broker's message id for a message stored at `commitLogOffset` by `storeHost` ("ip:port"). */
 export function createOffsetMsgId(storeHost: string, commitLogOffset: number): string {
   if (!Number.isSafeInteger(commitLogOffset)) {

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { deflateSync } from 'node:zlib';
 import {
+  createOffsetMsgId,
   decodeMessage,
   decodeMessages,
   encodeStoredMessage,
@@ -86,6 +87,25 @@ t.test('a pull body of several records decodes in order', async (t) => {
   t.same(ms.map((m) => m.queueOffset), [10, 11, 12]);
   t.same(ms.map((m) => m.body.toString()), ['m0', 'm1', 'm2']);
   t.same(decodeMessages(Buffer.alloc(0)), [], 'empty body, no messages');
+});
+
+t.test('offset ids of one body follow each record across 2^32 and host changes', async (t) => {
+  const cases: [string, number][] = [
+    ['10.0.0.9:10911', 0xfffffffe],
+    ['10.0.0.9:10911', 0x100000000],
+    ['10.0.0.9:10911', 0x100000001],
+    ['10.0.0.8:10911', 0x100000002],
+    ['10.0.0.8:10911', 2 ** 52 + 7],
+    ['10.0.0.8:10911', 0x1234],
+  ];
+  const body = Buffer.concat(cases.map(([storeHost, commitLogOffset]) => encodeStoredMessage(init({ storeHost, commitLogOffset }))));
+  t.same(
+    decodeMessages(body).map((m) => m.offsetMsgId),
+    cases.map(([storeHost, off]) => createOffsetMsgId(storeHost, off)),
+  );
+  t.same(decodeMessages(body).map((m) => m.offsetMsgId.slice(16)), [
+    '00000000FFFFFFFE', '0000000100000000', '0000000100000001', '0000000100000002', '0010000000000007', '0000000000001234',
+  ]);
 });
 
 t.test('records of different topics and hosts in one body keep their own values', async (t) => {
