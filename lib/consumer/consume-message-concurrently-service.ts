@@ -43,6 +43,8 @@ export class ConsumeMessageConcurrentlyService {
   private readonly laterTimers = new Set<NodeJS.Timeout>();
   private idleWaiters: (() => void)[] = [];
   private readonly retryTopicName: string;
+  private startMs = -1;
+  private startText = '';
 
   constructor(
     private readonly host: ConsumeHost,
@@ -121,8 +123,13 @@ export class ConsumeMessageConcurrentlyService {
     resetRetryTopic(msgs, this.retryTopicName);
     const clock = this.host.config.clock;
     const begin = clock.now();
-    // One string for the whole call; expiry cleaning reads it back (CONSUME_START_TIME).
-    const startText = String(begin);
+    // One string for the whole call; expiry cleaning reads it back (CONSUME_START_TIME). Calls
+    // started in the same millisecond share it.
+    if (begin !== this.startMs) {
+      this.startMs = begin;
+      this.startText = String(begin);
+    }
+    const startText = this.startText;
     for (let i = 0; i < msgs.length; i++) msgs[i]!.properties.CONSUME_START_TIME = startText;
     const ctx: ConsumeConcurrentlyContext = { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX };
     let result: unknown;
