@@ -1,6 +1,8 @@
 import {
   decodeMessages,
   isOneway,
+  MESSAGE_MAGIC_CODE_V1,
+  MESSAGE_MAGIC_CODE_V2,
   parseFastjson,
   UnsupportedCompressionError,
   isResponse,
@@ -12,26 +14,28 @@ import {
   type RemotingCommand,
 } from '../../protocol/index.js';
 
-/** A stored message as the decoder prints it. */
-export interface MessageDescription {
-  topic: string;
-  queueId: number;
-  queueOffset: number;
-  commitLogOffset: number;
-  sysFlag: number;
-  bornTimestamp: number;
-  bornHost: string;
-  storeTimestamp: number;
-  storeHost: string;
-  reconsumeTimes: number;
-  properties: Record<string, string>;
-  msgId: string;
-  offsetMsgId: string;
+/** A stored message as the decoder prints it: these MessageExt fields, with the body as base64 or a length. */
+export type MessageDescription = Pick<
+  MessageExt,
+  | 'topic'
+  | 'queueId'
+  | 'queueOffset'
+  | 'commitLogOffset'
+  | 'sysFlag'
+  | 'bornTimestamp'
+  | 'bornHost'
+  | 'storeTimestamp'
+  | 'storeHost'
+  | 'reconsumeTimes'
+  | 'properties'
+  | 'msgId'
+  | 'offsetMsgId'
+> & {
   /** The body, decompressed when the sysFlag said so (left out when bodies are not wanted). */
   bodyBase64?: string;
   /** Length of the (decompressed) body; only when bodyBase64 is left out. */
   bodyLength?: number;
-}
+};
 
 /**
  * One frame as `rocketwire decode` prints it (one JSON line, one msgpack object). `ts`, `src` and
@@ -80,15 +84,11 @@ const MESSAGE_RESPONSES = new Set<number>([
 /** Broker-to-client requests whose body is one stored message. */
 const MESSAGE_REQUESTS = new Set<number>([RequestCode.CONSUME_MESSAGE_DIRECTLY, RequestCode.CHECK_TRANSACTION_STATE]);
 
-const MAGIC_V1 = 0xdaa320a7;
-const MAGIC_V2 = 0xdaa320ab;
-
-
 /** Does the body start like a stored message record? */
 function looksLikeMessages(body: Buffer): boolean {
   if (body.length < 8) return false;
-  const magic = body.readUInt32BE(4);
-  return (magic === MAGIC_V1 || magic === MAGIC_V2) && body.readInt32BE(0) <= body.length;
+  const magic = body.readInt32BE(4);
+  return (magic === MESSAGE_MAGIC_CODE_V1 || magic === MESSAGE_MAGIC_CODE_V2) && body.readInt32BE(0) <= body.length;
 }
 
 function startsLikeJson(body: Buffer): boolean {

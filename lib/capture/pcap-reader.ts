@@ -1,5 +1,5 @@
-import { ByteQueue } from './byte-queue.js';
-import { roundMicros, type PacketHandler, type ProblemHandler, type RecordReader } from './packet.js';
+import { CaptureFileReader } from './capture-file-reader.js';
+import { roundMicros } from './packet.js';
 
 /** Magic numbers of the classic pcap format (libpcap's savefile.c), as read big-endian. */
 export const PCAP_MAGIC_MICRO = 0xa1b2c3d4;
@@ -13,30 +13,12 @@ const MAX_RECORD = 16 * 1024 * 1024;
  *   file header (24): magic u32, version 2+2, thiszone i32, sigfigs u32, snaplen u32, linktype u32
  *   record (16 + n):  ts_sec u32, ts_frac u32, incl_len u32, orig_len u32, n captured bytes
  */
-export class PcapReader implements RecordReader {
-  private readonly q = new ByteQueue();
-  private le = true;
+export class PcapReader extends CaptureFileReader {
   private nano = false;
   private linkType = -1;
-  private index = 0;
-  private fail = false;
 
-  constructor(
-    private readonly onPacket: PacketHandler,
-    private readonly onProblem: ProblemHandler,
-  ) {}
-
-  get failed(): boolean {
-    return this.fail;
-  }
-  get packets(): number {
-    return this.index;
-  }
-
-  push(chunk: Buffer): void {
-    if (this.fail) return;
+  protected readRecords(): void {
     const q = this.q;
-    q.push(chunk);
     if (this.linkType < 0) {
       if (q.length < 24) return;
       const h = q.peek(24);
@@ -77,7 +59,7 @@ export class PcapReader implements RecordReader {
   }
 
   end(): void {
-    if (this.fail) return;
+    if (this.failed) return;
     if (this.linkType < 0) {
       if (this.q.length > 0) this.fatal(`capture truncated: pcap file header cut short (${this.q.length} of 24 bytes)`, 0);
       return;
@@ -93,10 +75,5 @@ export class PcapReader implements RecordReader {
         this.q.position,
       );
     }
-  }
-
-  private fatal(message: string, offset: number): void {
-    this.fail = true;
-    this.onProblem({ message, lost: true, offset, packet: this.index + 1 });
   }
 }

@@ -1,5 +1,5 @@
-import { ByteQueue } from './byte-queue.js';
-import { roundMicros, type PacketHandler, type ProblemHandler, type RecordReader } from './packet.js';
+import { CaptureFileReader } from './capture-file-reader.js';
+import { roundMicros } from './packet.js';
 
 /** Block types of pcapng (draft-ietf-opsawg-pcapng). */
 const SHB = 0x0a0d0d0a;
@@ -25,31 +25,13 @@ interface Interface {
  * timestamp resolutions, enhanced / simple / obsolete packet blocks. Other blocks are skipped.
  *   block: type u32, total length u32, body, total length u32 (repeated)
  */
-export class PcapngReader implements RecordReader {
-  private readonly q = new ByteQueue();
-  private le = true;
+export class PcapngReader extends CaptureFileReader {
   private inSection = false;
   private interfaces: Interface[] = [];
-  private index = 0;
-  private fail = false;
   private warnedInterface = new Set<number>();
 
-  constructor(
-    private readonly onPacket: PacketHandler,
-    private readonly onProblem: ProblemHandler,
-  ) {}
-
-  get failed(): boolean {
-    return this.fail;
-  }
-  get packets(): number {
-    return this.index;
-  }
-
-  push(chunk: Buffer): void {
-    if (this.fail) return;
+  protected readRecords(): void {
     const q = this.q;
-    q.push(chunk);
     while (q.length >= 12) {
       const at = q.position;
       let h = q.peek(12);
@@ -81,7 +63,7 @@ export class PcapngReader implements RecordReader {
   }
 
   end(): void {
-    if (this.fail || this.q.length === 0) return;
+    if (this.failed || this.q.length === 0) return;
     let need = 12;
     if (this.q.length >= 12) {
       const h = this.q.peek(12);
@@ -187,10 +169,5 @@ export class PcapngReader implements RecordReader {
 
   private damaged(what: string, at: number): void {
     this.onProblem({ message: `block at byte ${at}: ${what}; skipped`, lost: true, packet: this.index, offset: at });
-  }
-
-  private fatal(message: string, offset: number): void {
-    this.fail = true;
-    this.onProblem({ message, lost: true, offset, packet: this.index + 1 });
   }
 }

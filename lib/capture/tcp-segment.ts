@@ -1,3 +1,4 @@
+import { formatIPv6 } from '../../protocol/index.js';
 import type { CapturedPacket, ProblemHandler } from './packet.js';
 
 /** LINKTYPE_* values we understand (https://www.tcpdump.org/linktypes.html). */
@@ -151,8 +152,8 @@ export class SegmentParser {
     if (d.length < p + 40) return this.short(pkt, 'IPv6 header');
     const payloadLength = d.readUInt16BE(p + 4);
     let next = d[p + 6]!;
-    const src = ipv6Text(d, p + 8);
-    const dst = ipv6Text(d, p + 24);
+    const src = formatIPv6(d, p + 8);
+    const dst = formatIPv6(d, p + 24);
     const end = payloadLength === 0 ? d.length + cut : p + 40 + payloadLength;
     p += 40;
     // Walk the extension headers: hop-by-hop 0, routing 43, destination options 60, fragment 44, AH 51.
@@ -226,29 +227,4 @@ export class SegmentParser {
     this.onProblem({ message: `packet ${pkt.index}: damaged packet (${what}); skipped`, lost: true, packet: pkt.index });
     return null;
   }
-}
-
-/** RFC 5952 text of an IPv6 address: lowercase, longest run of zero groups (2+) as "::". */
-export function ipv6Text(b: Buffer, p: number): string {
-  const g: number[] = [];
-  for (let i = 0; i < 8; i++) g.push(b.readUInt16BE(p + i * 2));
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (bestStart < 0) return g.map((x) => x.toString(16)).join(':');
-  const left = g.slice(0, bestStart).map((x) => x.toString(16)).join(':');
-  const right = g.slice(bestStart + bestLen).map((x) => x.toString(16)).join(':');
-  return `${left}::${right}`;
 }
