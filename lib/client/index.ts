@@ -5,4 +5,5 @@ export * from './heartbeat-data.js';
 export * from './message-queue.js';
 export * from './mq-client-api.js';
 export * from './mq-client-instance.js';
+export * from './scheduled-task.js';
 export * from './topic-route.js';

@@ -1,11 +1,13 @@
 import createDebug from 'debug';
 
-const log = createDebug('rocketwire:client');
+const clientLog = createDebug('rocketwire:client');
 
 /**
- * A periodic background task owned by the client instance: first run after `firstDelayMs`, then every
- * `periodMs`; a run never overlaps the previous one; failures are logged, never thrown; timers are
- * unref'd so they do not keep the process alive; stop() clears the timer and waits for a running pass.
+ * A periodic background task owned by a client instance or a consumer: first run after
+ * `firstDelayMs`, then every `periodMs` after the previous run ended, so runs never overlap.
+ * Failures (a rejection or a synchronous throw) are logged to `log`, never thrown; timers are
+ * unref'd so they do not keep the process alive; stop() clears the timer and waits for a running
+ * pass, so shutdown leaves nothing behind.
  */
 export class ScheduledTask {
   private timer: NodeJS.Timeout | null = null;
@@ -15,7 +17,9 @@ export class ScheduledTask {
   constructor(
     readonly name: string,
     private readonly periodMs: number,
-    private readonly task: () => Promise<void>,
+    private readonly task: () => Promise<void> | void,
+    /** Where failures go: the owner's namespace (default `rocketwire:client`). */
+    private readonly log: createDebug.Debugger = clientLog,
   ) {}
 
   start(firstDelayMs: number): void {
@@ -27,8 +31,9 @@ export class ScheduledTask {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.running = this.task()
-        .catch((err: unknown) => log('scheduled task %s failed: %s', this.name, (err as Error)?.message ?? err))
+      this.running = Promise.resolve()
+        .then(() => this.task())
+        .catch((err: unknown) => this.log('scheduled task %s failed: %s', this.name, (err as Error)?.message ?? err))
         .finally(() => {
           this.running = null;
           this.arm(this.periodMs);

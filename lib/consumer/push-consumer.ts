@@ -14,6 +14,7 @@ import {
 import {
   MQClientInstance,
   resolveInstanceName,
+  ScheduledTask,
   topicRouteToPublishQueues,
   topicRouteToSubscribeQueues,
   type ConsumerInner,
@@ -55,7 +56,6 @@ import { PullMessageService } from './pull-message-service.js';
 import type { PullRequest } from './pull-request.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
 import { tagMatches } from './subscription.js';
-import { PeriodicTask } from './timers.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -95,7 +95,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
   private orderlyService: ConsumeMessageOrderlyService | null = null;
   private readonly pullService = new PullMessageService((pr) => this.pullMessage(pr));
   private readonly rebalance: RebalancePushImpl;
-  private readonly tasks: PeriodicTask[] = [];
+  private readonly tasks: ScheduledTask[] = [];
   private readonly inflightPulls = new Set<Promise<void>>();
   private limits: FlowLimits;
   private startTimestamp = 0;
@@ -287,15 +287,15 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       this.stateValue = 'RUNNING';
       this.pullService.start();
       await this.rebalance.doRebalance();
-      const rebalanceTask = new PeriodicTask('rebalance', config.rebalanceIntervalMs, () => this.rebalance.doRebalance());
+      const rebalanceTask = new ScheduledTask('rebalance', config.rebalanceIntervalMs, () => this.rebalance.doRebalance(), log);
       rebalanceTask.start(config.rebalanceIntervalMs);
       this.tasks.push(rebalanceTask);
       if (!config.orderly) {
-        const sweep = new PeriodicTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg());
+        const sweep = new ScheduledTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg(), log);
         sweep.start(config.consumeTimeoutMs);
         this.tasks.push(sweep);
       } else if (config.messageModel === 'CLUSTERING') {
-        const locks = new PeriodicTask('lockAll', config.lockIntervalMs, () => this.rebalance.lockAll());
+        const locks = new ScheduledTask('lockAll', config.lockIntervalMs, () => this.rebalance.lockAll(), log);
         locks.start(Math.min(1000, config.lockIntervalMs));
         this.tasks.push(locks);
       }
