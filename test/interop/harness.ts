@@ -609,7 +609,23 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         throw err;
       }
     }
-    // The broker prints "boot success" even when its registration failed; the route is the proof.
+    // The broker prints "boot success" even when it has not registered; the route is the proof.
+    // 5.3.3 registers at start only with the name servers its remoting client has already found
+    // reachable, and that scan runs on another thread: about every other boot it has not finished,
+    // nothing is registered, and the periodic registration comes 10 s later. Changing
+    // brokerPermission (to its current value, read+write) makes the broker register everything at once.
+    if (!v4) {
+      const registered = await waitForRoute(CLUSTER_NAME, { brokers: [b.name], timeoutMs: 1000 }).then(
+        () => true,
+        () => false,
+      );
+      if (!registered) {
+        await rawInvoke(`127.0.0.1:${b.port}`, createRequest(RequestCode.UPDATE_BROKER_CONFIG, { body: Buffer.from('brokerPermission=6\n') }), {
+          acl: options.acl ?? null,
+          timeoutMs: 10_000,
+        }).catch(() => undefined); // the periodic registration still comes
+      }
+    }
     await waitForRoute(CLUSTER_NAME, { brokers: [b.name], timeoutMs: options.brokerBootTimeoutMs ?? 60_000 });
     bootMs[i] = Date.now() - start;
   };
