@@ -53,15 +53,29 @@ export function encodeBatch(messages: readonly BatchMessage[]): Buffer {
   return b;
 }
 
-export function decodeBatch(body: Buffer, baseOffset = 0): DecodedBatchMessage[] {
+export interface DecodeBatchOptions {
+  /** Added to error offsets, e.g. the position of the body inside the frame. */
+  baseOffset?: number;
+  /**
+   * Walk by the body and properties lengths and ignore TOTALSIZE, as a broker does: senders
+   * disagree on whether it counts the 2-byte properties length (Java's encoder does, protocol-facts
+   * §7.5 says it does not). Default false: the record must end where TOTALSIZE says.
+   */
+  ignoreTotalSize?: boolean;
+}
+
+export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions = 0): DecodedBatchMessage[] {
+  const baseOffset = typeof options === 'number' ? options : (options.baseOffset ?? 0);
+  const lenient = typeof options === 'number' ? false : (options.ignoreTotalSize ?? false);
   const out: DecodedBatchMessage[] = [];
   let p = 0;
   while (p < body.length) {
     const start = p;
     if (body.length - p < 22) throw new ProtocolError('batch: truncated record', baseOffset + p);
     const size = body.readInt32BE(p);
-    if (size < 22 || size > body.length - p) throw new ProtocolError(`batch: record size ${size} is invalid`, baseOffset + p);
-    const end = start + size;
+    if (!lenient && (size < 22 || size > body.length - p)) throw new ProtocolError(`batch: record size ${size} is invalid`, baseOffset + p);
+    // Lenient: the record may run to the end of the body; its properties length says where it ends.
+    let end = lenient ? body.length : start + size;
     p += 12; // size, magic, crc (both 0 and ignored by brokers)
     const flag = body.readInt32BE(p); p += 4;
     const bodyLength = body.readInt32BE(p); p += 4;
@@ -69,6 +83,7 @@ export function decodeBatch(body: Buffer, baseOffset = 0): DecodedBatchMessage[]
     const msgBody = body.subarray(p, p + bodyLength);
     p += bodyLength;
     const propsLength = body.readInt16BE(p); p += 2;
+    if (lenient && propsLength >= 0 && propsLength <= end - p) end = p + propsLength;
     if (propsLength < 0 || propsLength !== end - p) {
       throw new ProtocolError(`batch: properties length ${propsLength} does not match the record`, baseOffset + p - 2);
     }

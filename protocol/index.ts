@@ -10,6 +10,7 @@ export * from './consumer-enums.js';
 export * from './delay-level.js';
 export * from './message-const.js';
 export * from './crc32.js';
+export * from './int64.js';
 export * from './xxhash32.js';
 export * from './properties.js';
 export * from './socket-address.js';

@@ -1,12 +1,11 @@
 import { messageBodyCrc } from './crc32.js';
 import { ProtocolError } from './errors.js';
+import { writeInt64 } from './int64.js';
 import type { StoredMessageInit } from './message-ext.js';
 import { MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2, storedMessageSize } from './message-record.js';
 import { encodeProperties, MAX_PROPERTIES_BYTES } from './properties.js';
 import { parseSocketAddress, writeSocketAddress, type SocketAddressBytes } from './socket-address.js';
 import { MessageSysFlag } from './sys-flag.js';
-
-const TWO_32 = 4294967296;
 
 // A broker writes the same few host addresses over and over; parsing "ip:port" text each time
 // cost more than the rest of the record. Bounded so a stream of distinct peers cannot grow it.
@@ -28,12 +27,6 @@ function checkInt32(n: number, field: string): void {
   if (!Number.isInteger(n) || n < -2147483648 || n > 2147483647) {
     throw new ProtocolError(`stored message ${field} ${n} is not an int32`, 0);
   }
-}
-
-function writeInt64(b: Buffer, pos: number, n: number): void {
-  const hi = Math.floor(n / TWO_32);
-  b.writeInt32BE(hi, pos);
-  b.writeUInt32BE(n - hi * TWO_32, pos + 4);
 }
 
 /**
