@@ -1,10 +1,16 @@
 import createDebug from 'debug';
 import {
   MQVersion,
+  ProtocolError,
   RequestCode,
   ResponseCode,
   createRequest,
   createResponse,
+  decodeBatch,
+  decodeMessage,
+  decodeOffsetMsgId,
+  decodeProperties,
+  setProperty,
   type RemotingCommand,
   type SerializeTypeName,
 } from '../../protocol/index.js';
@@ -13,17 +19,7 @@ import { advertisedHost } from './advertised-host.js';
 import type { Clock, ClockTimer } from './clock.js';
 import { ConsumerManager, buildSubscription, tagMatcher, type ClientChannelInfo, type SubscriptionData } from './consumer-manager.js';
 import { ConsumerOffsetManager, quoteNumericKeys } from './consumer-offset-manager.js';
-import {
-  type MessageInner,
-  type SocketAddress,
-  CorruptRecordError,
-  decodeBatchBody,
-  decodeProperties,
-  parseSocketAddress,
-  physOffsetOfMsgId,
-  readRecord,
-  tagsCodeOf,
-} from './message-record.js';
+import { type MessageInner, socketAddressText, tagsCodeOf } from './message-record.js';
 import { MessageStore, type GetMessageStatus, type PutMessageResult } from './message-store.js';
 import { FAQ_APPLY_TOPIC, type NameServer } from './name-server.js';
 import { PullRequestHoldService } from './pull-request-hold.js';
@@ -124,6 +120,15 @@ function fail(req: RemotingCommand, code: number, remark: string): RemotingComma
   return createResponse(req, code, { remark });
 }
 
+/** Commit-log offset inside an offset msgId, or -1 when `id` is not one (no record is found then). */
+function commitLogOffsetOfMsgId(id: string): number {
+  try {
+    return decodeOffsetMsgId(id).commitLogOffset;
+  } catch {
+    return -1;
+  }
+}
+
 function parseJsonBody(req: RemotingCommand): unknown {
   if (!req.body || req.body.length === 0) return {};
   const text = req.body.toString('utf8');
@@ -171,7 +176,6 @@ export class Broker {
   private readonly options: BrokerOptions;
   private readonly clock: Clock;
   private store!: MessageStore;
-  private storeHost!: SocketAddress;
   readonly topics: TopicConfigManager;
   readonly offsets: ConsumerOffsetManager;
   readonly consumers: ConsumerManager;
@@ -204,18 +208,17 @@ export class Broker {
   async start(): Promise<string> {
     const a = await this.server.listen(this.options.port, this.options.host);
     const host = advertisedHost(this.options.host);
-    this.storeHost = parseSocketAddress(host, a.port);
-    this.address = this.storeHost.text;
+    this.address = socketAddressText(host, a.port);
     this.store = new MessageStore({
       dir: this.options.storeDir,
-      storeHost: this.storeHost,
+      storeHost: this.address,
       clock: this.clock,
       segmentSize: this.options.segmentSize,
       cachedSegments: this.options.cachedSegments,
       maxMessageSize: this.options.maxMessageSize,
       tagsCode: (topic, props, storeTimestamp) => {
         if (topic === SCHEDULE_TOPIC) {
-          const level = Math.min(Number(props.get('DELAY') ?? '1') || 1, this.delayLevels.length);
+          const level = Math.min(Number(props.DELAY ?? '1') || 1, this.delayLevels.length);
           return storeTimestamp + (this.delayLevels[Math.max(1, level) - 1] ?? 1000);
         }
         return tagsCodeOf(props);
@@ -363,12 +366,12 @@ export class Broker {
     const bornTimestamp = f.int(k.born);
     const flag = f.optInt(k.flag) ?? 0;
     const reconsumeTimes = f.optInt(k.recon) ?? 0;
-    const properties = decodeProperties(f.optStr(k.props));
+    const properties = decodeProperties(f.optStr(k.props) ?? '');
 
     const bad = validateTopicName(topic);
     if (bad) return fail(req, ResponseCode.SYSTEM_ERROR, bad);
     if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
-    if (!isBatch && ((sysFlag & TRANSACTION_TYPE_MASK) === TRANSACTION_PREPARED || properties.get('TRAN_MSG') === 'true')) {
+    if (!isBatch && ((sysFlag & TRANSACTION_TYPE_MASK) === TRANSACTION_PREPARED || properties.TRAN_MSG === 'true')) {
       return fail(req, ResponseCode.NO_PERMISSION, `the broker[${this.brokerName}] sending transaction message is forbidden`);
     }
     const config = this.topicForSend(topic, f.optStr(k.defTopic) ?? AUTO_CREATE_TOPIC_KEY, f.optInt(k.defNums) ?? 4);
@@ -379,7 +382,7 @@ export class Broker {
     if (queueId >= maxQueue) {
       return fail(req, ResponseCode.SYSTEM_ERROR, `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`);
     }
-    const bornHost = parseSocketAddress(conn.remoteAddress);
+    const bornHost = socketAddressText(conn.remoteAddress);
     const body = req.body ?? Buffer.alloc(0);
     let inners: MessageInner[];
     const responseQueueId = queueId;
@@ -389,16 +392,16 @@ export class Broker {
       if (Buffer.byteLength(topic) > 127) return fail(req, ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
       let items;
       try {
-        items = decodeBatchBody(body);
+        items = decodeBatch(body, { ignoreTotalSize: true });
       } catch (err) {
-        if (err instanceof CorruptRecordError) return fail(req, ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
+        if (err instanceof ProtocolError) return fail(req, ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
         throw err;
       }
       if (items.length === 0) return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
       inners = items.map((it) => {
-        const props = decodeProperties(it.propertiesString);
-        for (const [pk, pv] of properties) props.set(pk, pv);
-        props.set('CLUSTER', this.clusterName);
+        const props = it.properties;
+        for (const pk in properties) setProperty(props, pk, properties[pk]!);
+        props.CLUSTER = this.clusterName;
         return {
           topic, queueId, flag: it.flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes: 0, preparedTransactionOffset: 0,
           body: it.body, properties: props,
@@ -412,10 +415,10 @@ export class Broker {
           topic = DLQ_GROUP_TOPIC_PREFIX + topic.slice(RETRY_GROUP_TOPIC_PREFIX.length);
           this.topics.ensure(topic, 1);
           queueId = 0;
-          properties.delete('DELAY');
+          delete properties.DELAY;
         }
       }
-      properties.set('CLUSTER', this.clusterName);
+      properties.CLUSTER = this.clusterName;
       inners = [{ topic, queueId, flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes, preparedTransactionOffset: 0, body, properties }];
     }
     const result = this.putWithDelay(inners);
@@ -429,13 +432,13 @@ export class Broker {
   private putWithDelay(inners: MessageInner[]): PutMessageResult {
     if (inners.length === 1) {
       const m = inners[0]!;
-      const level = Number(m.properties.get('DELAY') ?? '0');
+      const level = Number(m.properties.DELAY ?? '0');
       const tx = m.sysFlag & TRANSACTION_TYPE_MASK;
       if (Number.isInteger(level) && level > 0 && tx !== TRANSACTION_PREPARED && tx !== TRANSACTION_ROLLBACK) {
         const l = Math.min(level, this.delayLevels.length);
-        if (l !== level) m.properties.set('DELAY', String(l));
-        m.properties.set('REAL_TOPIC', m.topic);
-        m.properties.set('REAL_QID', String(m.queueId));
+        if (l !== level) m.properties.DELAY = String(l);
+        m.properties.REAL_TOPIC = m.topic;
+        m.properties.REAL_QID = String(m.queueId);
         m.topic = SCHEDULE_TOPIC;
         m.queueId = l - 1;
         delete m.tagsCode;
@@ -585,7 +588,7 @@ export class Broker {
   private viewMessageById(req: RemotingCommand): RemotingCommand {
     const f = fields(req);
     const raw = f.str('offset');
-    const offset = /^\d+$/.test(raw) ? Number(raw) : (physOffsetOfMsgId(raw) ?? -1);
+    const offset = /^\d+$/.test(raw) ? Number(raw) : commitLogOffsetOfMsgId(raw);
     const rec = this.store.lookMessageByOffset(offset);
     if (!rec) return fail(req, ResponseCode.SYSTEM_ERROR, `can not find message by the offset, ${raw}`);
     return ok(req, { body: Buffer.from(rec) });
@@ -673,23 +676,23 @@ export class Broker {
     let delayLevel = f.int('delayLevel');
     const rec = this.store.lookMessageByOffset(offset);
     if (!rec) return fail(req, ResponseCode.SYSTEM_ERROR, `look message by offset failed, ${offset}`);
-    const orig = readRecord(rec);
-    const props = decodeProperties(orig.propertiesString);
-    if (!props.has('RETRY_TOPIC')) props.set('RETRY_TOPIC', orig.topic);
+    const orig = decodeMessage(rec, 0, { decompress: false });
+    const props = orig.properties;
+    if (props.RETRY_TOPIC === undefined) props.RETRY_TOPIC = orig.topic;
     const maxRecon = req.version >= MQVersion.V3_4_9 ? (f.optInt('maxReconsumeTimes') ?? 16) : 16;
     let topic = RETRY_GROUP_TOPIC_PREFIX + group;
     this.topics.ensure(topic, 1);
     if (orig.reconsumeTimes >= maxRecon || delayLevel < 0) {
       topic = DLQ_GROUP_TOPIC_PREFIX + group;
       this.topics.ensure(topic, 1);
-      props.delete('DELAY');
+      delete props.DELAY;
     } else {
       if (delayLevel === 0) delayLevel = 3 + orig.reconsumeTimes;
-      props.set('DELAY', String(delayLevel));
+      props.DELAY = String(delayLevel);
     }
     // Like Java, the first delivery's offset msgId (the broker decodes the original as a plain
     // MessageExt, whose msgId is the offset id); the header's originMsgId is not used.
-    if (!props.get('ORIGIN_MESSAGE_ID')?.trim()) props.set('ORIGIN_MESSAGE_ID', this.offsetMsgIdOf(orig.physOffset));
+    if (!props.ORIGIN_MESSAGE_ID?.trim()) props.ORIGIN_MESSAGE_ID = this.store.offsetMsgIdOf(orig.commitLogOffset);
     const retryQueues = this.topics.get(topic)!.writeQueueNums;
     const inner: MessageInner = {
       topic,
@@ -706,15 +709,6 @@ export class Broker {
     const result = this.putWithDelay([inner]);
     if (result.status === 'PUT_OK') return ok(req);
     return fail(req, result.status === 'SERVICE_NOT_AVAILABLE' ? ResponseCode.SERVICE_NOT_AVAILABLE : ResponseCode.SYSTEM_ERROR, result.remark ?? result.status);
-  }
-
-  private offsetMsgIdOf(phys: number): string {
-    const b = Buffer.alloc(this.storeHost.ip.length + 12);
-    this.storeHost.ip.copy(b, 0);
-    b.writeInt32BE(this.storeHost.port, this.storeHost.ip.length);
-    b.writeInt32BE(Math.floor(phys / 4294967296), this.storeHost.ip.length + 4);
-    b.writeUInt32BE(phys % 4294967296, this.storeHost.ip.length + 8);
-    return b.toString('hex').toUpperCase();
   }
 
   // ---------------------------------------------------------------- orderly locks

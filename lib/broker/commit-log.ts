@@ -1,10 +1,21 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { crc32 } from 'node:zlib';
 import createDebug from 'debug';
-import { MAGIC_BLANK, MAGIC_V1, MAGIC_V2, readInt64 } from './message-record.js';
+import {
+  BLANK_MAGIC_CODE,
+  MESSAGE_MAGIC_CODE_V1,
+  MESSAGE_MAGIC_CODE_V2,
+  MessageRecordOffset,
+  MessageSysFlag,
+  messageBodyCrc,
+  readInt64,
+  storedMessageSize,
+} from '../../protocol/index.js';
 
 const log = createDebug('rocketwire:broker');
+
+/** Smallest record: IPv4 hosts, empty body, topic and properties. */
+const MIN_RECORD = storedMessageSize(0, 0, 0);
 
 /** The store could not write (disk full, folder not writable, closed). */
 export class StoreWriteError extends Error {
@@ -132,10 +143,10 @@ export class CommitLog {
     while (p + 8 <= done) {
       const size = buf.readInt32BE(p);
       const magic = buf.readInt32BE(p + 4);
-      if (magic === MAGIC_BLANK) return p; // filler: the segment ends here
-      if (magic !== MAGIC_V1 && magic !== MAGIC_V2) return p;
-      if (size < 91 || p + size > done) return p;
-      if (readInt64(buf, p + 28) !== seg.base + p) return p;
+      if (magic === BLANK_MAGIC_CODE) return p; // filler: the segment ends here
+      if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return p;
+      if (size < MIN_RECORD || p + size > done) return p;
+      if (readInt64(buf, p + MessageRecordOffset.PHYSICALOFFSET) !== seg.base + p) return p;
       if (!recordCrcOk(buf.subarray(p, p + size))) return p;
       p += size;
     }
@@ -187,7 +198,7 @@ export class CommitLog {
     if (room < 8) return;
     const blank = Buffer.alloc(8);
     blank.writeInt32BE(room, 0);
-    blank.writeInt32BE(MAGIC_BLANK, 4);
+    blank.writeInt32BE(BLANK_MAGIC_CODE, 4);
     try {
       fs.writeSync(seg.fd, blank, 0, 8, seg.length);
     } catch {
@@ -284,9 +295,9 @@ export class CommitLog {
     if (!head) return null;
     const size = head.readInt32BE(0);
     const magic = head.readInt32BE(4);
-    if ((magic !== MAGIC_V1 && magic !== MAGIC_V2) || size < 91) return null;
+    if ((magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) || size < MIN_RECORD) return null;
     const rec = this.read(offset, size);
-    if (!rec || readInt64(rec, 28) !== offset) return null;
+    if (!rec || readInt64(rec, MessageRecordOffset.PHYSICALOFFSET) !== offset) return null;
     return rec;
   }
 
@@ -308,7 +319,7 @@ export class CommitLog {
         continue;
       }
       const head = this.read(offset, 8);
-      if (!head || head.readInt32BE(4) === MAGIC_BLANK) {
+      if (!head || head.readInt32BE(4) === BLANK_MAGIC_CODE) {
         offset = seg.base + this.segmentSize;
         continue;
       }
@@ -348,10 +359,13 @@ export class CommitLog {
 
 /** Body CRC check of a whole record (CRC-32 of the body masked with 0x7FFFFFFF, as Java stores it). */
 export function recordCrcOk(rec: Buffer): boolean {
-  const sysFlag = rec.readInt32BE(36);
-  const p = 48 + (sysFlag & 0x10 ? 20 : 8) + 8 + (sysFlag & 0x20 ? 20 : 8) + 4 + 8;
+  const sysFlag = rec.readInt32BE(MessageRecordOffset.SYSFLAG);
+  const bornHost = sysFlag & MessageSysFlag.BORNHOST_V6_FLAG ? 20 : 8;
+  const storeHost = sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG ? 20 : 8;
+  // BORNHOST, STORETIMESTAMP, STOREHOST, RECONSUMETIMES, PREPARED TRANSACTION OFFSET, then BODY.
+  const p = MessageRecordOffset.BORNHOST + bornHost + 8 + storeHost + 4 + 8;
   if (p + 4 > rec.length) return false;
   const bodyLen = rec.readInt32BE(p);
   if (bodyLen < 0 || p + 4 + bodyLen > rec.length) return false;
-  return (crc32(rec.subarray(p + 4, p + 4 + bodyLen)) & 0x7fffffff) === rec.readInt32BE(8);
+  return messageBodyCrc(rec, p + 4, p + 4 + bodyLen) === rec.readInt32BE(MessageRecordOffset.BODYCRC);
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readInt64, writeInt64 } from './message-record.js';
+import { readInt64, writeInt64 } from '../../protocol/index.js';
 
 /** Java's consume-queue unit: commit-log offset int64, size int32, tag code int64. */
 export const CQ_ENTRY_SIZE = 20;
@@ -84,9 +84,9 @@ export class ConsumeQueue {
       chunk = grown;
       this.chunks[chunkIndex] = grown;
     }
-    writeInt64(chunk, physOffset, at);
+    writeInt64(chunk, at, physOffset);
     chunk.writeInt32BE(size, at + 8);
-    writeInt64(chunk, tagsCode, at + 12);
+    writeInt64(chunk, at + 12, tagsCode);
     this.count++;
   }
 

@@ -6,18 +6,15 @@ import { CommitLog, StoreWriteError } from './commit-log.js';
 import { ConsumeQueue } from './consume-queue.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 import {
-  type MessageInner,
-  type SocketAddress,
   MAX_PROPERTIES_BYTES,
+  ProtocolError,
   createOffsetMsgId,
-  decodeProperties,
+  decodeMessage,
   encodeProperties,
-  prepareRecord,
-  readRecord,
-  recordStoreTimestamp,
-  stampRecord,
-  tagsCodeOf,
-} from './message-record.js';
+  hexInt64,
+  type MessageExt,
+} from '../../protocol/index.js';
+import { type MessageInner, prepareRecord, recordStoreTimestamp, stampRecord, tagsCodeOf } from './message-record.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -57,7 +54,8 @@ export type ArrivalListener = (topic: string, queueId: number, maxOffset: number
 
 export interface MessageStoreOptions {
   dir: string;
-  storeHost: SocketAddress;
+  /** "ip:port" or "[v6]:port" written into every record (socketAddressText). */
+  storeHost: string;
   clock: Clock;
   /** Largest body accepted (Java maxMessageSize). Default 4 MiB. */
   maxMessageSize?: number;
@@ -66,7 +64,7 @@ export interface MessageStoreOptions {
   /** How often consume queues are written behind. Default 500 ms. */
   flushIntervalMs?: number;
   /** Consume-queue tag code of a message; SCHEDULE_TOPIC_XXXX stores the delivery time there instead. */
-  tagsCode?: (topic: string, properties: Map<string, string>, storeTimestamp: number) => number;
+  tagsCode?: (topic: string, properties: Readonly<Record<string, string>>, storeTimestamp: number) => number;
 }
 
 /** Per pull, like Java's store reading from memory: at most 32 messages / 256 KiB (first always taken). */
@@ -81,7 +79,9 @@ const MIN_FILTER_ENTRIES = 800;
  */
 export class MessageStore {
   readonly dir: string;
-  readonly storeHost: SocketAddress;
+  readonly storeHost: string;
+  /** Hex of the store host's bytes: the part of every offset msgId before the commit-log offset. */
+  private readonly msgIdPrefix: string;
   private readonly clock: Clock;
   private readonly commitLog: CommitLog;
   private readonly queues = new Map<string, ConsumeQueue>();
@@ -96,6 +96,7 @@ export class MessageStore {
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
     this.storeHost = options.storeHost;
+    this.msgIdPrefix = createOffsetMsgId(this.storeHost, 0).slice(0, -16);
     this.clock = options.clock;
     this.maxMessageSize = options.maxMessageSize ?? 4 * 1024 * 1024;
     this.flushIntervalMs = options.flushIntervalMs ?? 500;
@@ -149,9 +150,9 @@ export class MessageStore {
     }
     let replayed = 0;
     for (const { offset, record } of this.commitLog.records(from)) {
-      let r;
+      let r: MessageExt;
       try {
-        r = readRecord(record);
+        r = decodeMessage(record, 0, { decompress: false });
       } catch {
         break;
       }
@@ -161,7 +162,7 @@ export class MessageStore {
         log('recovery: %s@%d jumps from %d to %d; entries lost', r.topic, r.queueId, cq.maxOffset, r.queueOffset);
         continue;
       }
-      cq.append(offset, r.size, this.tagsCodeFn(r.topic, decodeProperties(r.propertiesString), r.storeTimestamp));
+      cq.append(offset, r.storeSize, this.tagsCodeFn(r.topic, r.properties, r.storeTimestamp));
       replayed++;
     }
     if (replayed) log('recovery: re-indexed %d messages after offset %d', replayed, from);
@@ -233,7 +234,13 @@ export class MessageStore {
       if (Buffer.byteLength(props, 'utf8') > MAX_PROPERTIES_BYTES) {
         return { status: 'PROPERTIES_SIZE_EXCEEDED', remark: `message properties exceed ${MAX_PROPERTIES_BYTES} bytes`, written: [] };
       }
-      const p = prepareRecord(inner, this.storeHost, props);
+      let p;
+      try {
+        p = prepareRecord(inner, this.storeHost, props);
+      } catch (err) {
+        if (err instanceof ProtocolError) return { status: 'MESSAGE_ILLEGAL', remark: err.message, written: [] };
+        throw err;
+      }
       p.tagsCode = inner.tagsCode ?? this.tagsCodeFn(inner.topic, inner.properties, now);
       prepared.push(p);
       total += p.buf.length;
@@ -251,7 +258,7 @@ export class MessageStore {
     for (let i = 0; i < prepared.length; i++) {
       const rec = prepared[i]!;
       stampRecord(rec.buf, baseQueueOffset + i, p, now);
-      written.push({ physOffset: p, queueOffset: baseQueueOffset + i, msgId: createOffsetMsgId(this.storeHost, p), storeTimestamp: now });
+      written.push({ physOffset: p, queueOffset: baseQueueOffset + i, msgId: this.offsetMsgIdOf(p), storeTimestamp: now });
       p += rec.buf.length;
     }
     const data = prepared.length === 1 ? prepared[0]!.buf : Buffer.concat(prepared.map((r) => r.buf), total);
@@ -346,7 +353,13 @@ export class MessageStore {
     return this.commitLog.inMemory(cq.physOffsetAt(offset));
   }
 
+  /** The offset msgId of the record at commit-log offset `phys` (createOffsetMsgId, host part computed once). */
+  offsetMsgIdOf(phys: number): string {
+    return this.msgIdPrefix + hexInt64(phys);
+  }
+
   /** The record whose commit-log offset is `phys` (send-back, view by id), or null. */
+
   lookMessageByOffset(phys: number): Buffer | null {
     if (!Number.isSafeInteger(phys) || phys < 0) return null;
     return this.commitLog.readRecordAt(phys);

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
+import { decodeMessage } from '../../protocol/index.js';
 import type { Clock, ClockTimer } from './clock.js';
 import { quoteNumericKeys } from './consumer-offset-manager.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
-import { decodeProperties, readRecord } from './message-record.js';
 import type { MessageStore } from './message-store.js';
 import { SCHEDULE_TOPIC } from './topic-config.js';
 
@@ -94,12 +94,12 @@ export class ScheduleMessageService {
       }
       const rec = this.store.lookMessageByOffset(cq.physOffsetAt(offset));
       if (rec) {
-        const r = readRecord(rec);
-        const props = decodeProperties(r.propertiesString);
-        const topic = props.get('REAL_TOPIC');
-        const queueId = Number(props.get('REAL_QID') ?? '0');
+        const r = decodeMessage(rec, 0, { decompress: false });
+        const props = r.properties;
+        const topic = props.REAL_TOPIC;
+        const queueId = Number(props.REAL_QID ?? '0');
         if (topic) {
-          props.delete('DELAY');
+          delete props.DELAY;
           const res = this.store.putMessages([
             {
               topic,

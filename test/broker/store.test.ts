@@ -3,16 +3,16 @@ import * as path from 'node:path';
 import t from 'tap';
 import { decodeMessages } from '../../protocol/index.js';
 import { ManualClock, MessageStore } from '../../lib/broker/index.js';
-import { parseSocketAddress, type MessageInner } from '../../lib/broker/message-record.js';
+import { socketAddressText, type MessageInner } from '../../lib/broker/message-record.js';
 import { ConsumerOffsetManager } from '../../lib/broker/consumer-offset-manager.js';
 
-const storeHost = parseSocketAddress('127.0.0.1', 10911);
-const bornHost = parseSocketAddress('10.0.0.7:4567');
+const storeHost = socketAddressText('127.0.0.1', 10911);
+const bornHost = socketAddressText('10.0.0.7:4567');
 
 function inner(topic: string, queueId: number, body: string, tags?: string): MessageInner {
-  const properties = new Map<string, string>();
-  if (tags) properties.set('TAGS', tags);
-  properties.set('UNIQ_KEY', `K-${body.length > 64 ? body.slice(0, 8) : body}`);
+  const properties: Record<string, string> = {};
+  if (tags) properties.TAGS = tags;
+  properties.UNIQ_KEY = `K-${body.length > 64 ? body.slice(0, 8) : body}`;
   return { topic, queueId, flag: 0, sysFlag: 0, bornTimestamp: 1000, bornHost, reconsumeTimes: 0, preparedTransactionOffset: 0, body: Buffer.from(body), properties };
 }
 
