@@ -1,7 +1,14 @@
 import createDebug from 'debug';
 import {
+  AUTO_CREATE_TOPIC_KEY_TOPIC,
+  DLQ_GROUP_TOPIC_PREFIX,
   MQVersion,
+  MessageSysFlag,
+  PermName,
   ProtocolError,
+  PullSysFlag,
+  RETRY_GROUP_TOPIC_PREFIX,
+  SCHEDULE_TOPIC,
   RequestCode,
   ResponseCode,
   createRequest,
@@ -25,14 +32,7 @@ import { FAQ_APPLY_TOPIC, type NameServer } from './name-server.js';
 import { PullRequestHoldService } from './pull-request-hold.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
 import {
-  AUTO_CREATE_TOPIC_KEY,
-  DLQ_GROUP_TOPIC_PREFIX,
   NOT_ALLOWED_SEND_TOPICS,
-  PERM_INHERIT,
-  PERM_READ,
-  PERM_WRITE,
-  RETRY_GROUP_TOPIC_PREFIX,
-  SCHEDULE_TOPIC,
   TopicConfigManager,
   newTopicConfig,
   validateTopicName,
@@ -43,13 +43,6 @@ const log = createDebug('rocketwire:broker');
 
 /** The version this broker claims in heartbeat answers (>= V4_1_0_SNAPSHOT keeps SQL92 enabled client-side). */
 export const BROKER_VERSION = MQVersion.V4_9_8;
-
-const PULL_FLAG_COMMIT_OFFSET = 0x1;
-const PULL_FLAG_SUSPEND = 0x2;
-const PULL_FLAG_SUBSCRIPTION = 0x4;
-const TRANSACTION_TYPE_MASK = 0x0c;
-const TRANSACTION_PREPARED = 0x04;
-const TRANSACTION_ROLLBACK = 0x0c;
 
 export interface BrokerOptions {
   brokerName: string;
@@ -229,9 +222,9 @@ export class Broker {
     this.offsets.load();
     const queues = this.options.queues ?? 8;
     if (this.options.autoCreateTopic !== false) {
-      this.topics.ensure(AUTO_CREATE_TOPIC_KEY, queues, PERM_INHERIT | PERM_READ | PERM_WRITE);
+      this.topics.ensure(AUTO_CREATE_TOPIC_KEY_TOPIC, queues, PermName.PERM_INHERIT | PermName.PERM_READ | PermName.PERM_WRITE);
     }
-    this.topics.ensure(SCHEDULE_TOPIC, this.delayLevels.length, PERM_READ | PERM_WRITE);
+    this.topics.ensure(SCHEDULE_TOPIC, this.delayLevels.length, PermName.PERM_READ | PermName.PERM_WRITE);
     // topics found in the store but missing from topics.json (e.g. the file was lost) come back
     for (const [topic, n] of this.store.queueIdsByTopic()) if (!this.topics.get(topic)) this.topics.ensure(topic, n);
     this.topics.onChange = (config) => this.options.namesrv.registerTopic(this.brokerName, config);
@@ -347,10 +340,10 @@ export class Broker {
     if (existing) return existing;
     if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)) return this.topics.ensure(topic, 1);
     if (this.options.autoCreateTopic === false) return null;
-    const template = this.topics.get(defaultTopic) ?? this.topics.get(AUTO_CREATE_TOPIC_KEY);
-    if (!template || (template.perm & PERM_INHERIT) === 0) return null;
+    const template = this.topics.get(defaultTopic) ?? this.topics.get(AUTO_CREATE_TOPIC_KEY_TOPIC);
+    if (!template || (template.perm & PermName.PERM_INHERIT) === 0) return null;
     const n = Math.max(1, Math.min(defaultQueueNums, template.writeQueueNums));
-    return this.topics.put(newTopicConfig(topic, n, template.perm & ~PERM_INHERIT));
+    return this.topics.put(newTopicConfig(topic, n, template.perm & ~PermName.PERM_INHERIT));
   }
 
   private send(req: RemotingCommand, conn: RemotingConnection, kind: 'V1' | 'V2'): RemotingCommand {
@@ -371,12 +364,12 @@ export class Broker {
     const bad = validateTopicName(topic);
     if (bad) return fail(req, ResponseCode.SYSTEM_ERROR, bad);
     if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
-    if (!isBatch && ((sysFlag & TRANSACTION_TYPE_MASK) === TRANSACTION_PREPARED || properties.TRAN_MSG === 'true')) {
+    if (!isBatch && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true')) {
       return fail(req, ResponseCode.NO_PERMISSION, `the broker[${this.brokerName}] sending transaction message is forbidden`);
     }
-    const config = this.topicForSend(topic, f.optStr(k.defTopic) ?? AUTO_CREATE_TOPIC_KEY, f.optInt(k.defNums) ?? 4);
+    const config = this.topicForSend(topic, f.optStr(k.defTopic) ?? AUTO_CREATE_TOPIC_KEY_TOPIC, f.optInt(k.defNums) ?? 4);
     if (!config) return this.topicNotExist(req, topic);
-    if ((config.perm & PERM_WRITE) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
+    if ((config.perm & PermName.PERM_WRITE) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
     const maxQueue = Math.max(config.readQueueNums, config.writeQueueNums);
     if (queueId < 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
     if (queueId >= maxQueue) {
@@ -433,8 +426,8 @@ export class Broker {
     if (inners.length === 1) {
       const m = inners[0]!;
       const level = Number(m.properties.DELAY ?? '0');
-      const tx = m.sysFlag & TRANSACTION_TYPE_MASK;
-      if (Number.isInteger(level) && level > 0 && tx !== TRANSACTION_PREPARED && tx !== TRANSACTION_ROLLBACK) {
+      const tx = m.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK;
+      if (Number.isInteger(level) && level > 0 && tx !== MessageSysFlag.TRANSACTION_PREPARED_TYPE && tx !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
         const l = Math.min(level, this.delayLevels.length);
         if (l !== level) m.properties.DELAY = String(l);
         m.properties.REAL_TOPIC = m.topic;
@@ -487,7 +480,7 @@ export class Broker {
 
     const config = this.topics.get(topic);
     if (!config) return this.topicNotExist(req, topic);
-    if ((config.perm & PERM_READ) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] pulling message is forbidden`);
+    if ((config.perm & PermName.PERM_READ) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] pulling message is forbidden`);
     if (queueId < 0 || queueId >= config.readQueueNums) {
       return fail(
         req,
@@ -496,7 +489,7 @@ export class Broker {
       );
     }
     let sub: SubscriptionData | null;
-    if (sysFlag & PULL_FLAG_SUBSCRIPTION) {
+    if (sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) {
       const expressionType = f.optStr('expressionType') ?? 'TAG';
       sub = buildSubscription(topic, f.optStr('subscription') ?? '*', expressionType, subVersion);
     } else {
@@ -518,9 +511,9 @@ export class Broker {
     if ((r.status === 'NO_MATCHED_LOGIC_QUEUE' || r.status === 'NO_MESSAGE_IN_QUEUE') && queueOffset !== 0) code = ResponseCode.PULL_OFFSET_MOVED;
 
     // the commit piggyback happens on the first processing only, also when the request is parked
-    if (allowSuspend && sysFlag & PULL_FLAG_COMMIT_OFFSET) this.offsets.commit(group, topic, queueId, commitOffset);
+    if (allowSuspend && sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) this.offsets.commit(group, topic, queueId, commitOffset);
 
-    if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend && sysFlag & PULL_FLAG_SUSPEND) {
+    if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend && sysFlag & PullSysFlag.FLAG_SUSPEND) {
       return this.pullHold.hold(topic, queueId, conn, queueOffset, Math.max(0, suspendMs), match, () => {
         const again = this.processPull(req, conn, false);
         return again as RemotingCommand | null;
@@ -816,7 +809,7 @@ export class Broker {
       topicName: topic,
       readQueueNums: read,
       writeQueueNums: f.optInt('writeQueueNums') ?? read,
-      perm: f.optInt('perm') ?? PERM_READ | PERM_WRITE,
+      perm: f.optInt('perm') ?? PermName.PERM_READ | PermName.PERM_WRITE,
       topicFilterType: f.optStr('topicFilterType') ?? 'SINGLE_TAG',
       topicSysFlag: f.optInt('topicSysFlag') ?? 0,
       order: f.bool('order'),

@@ -1,15 +1,15 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
-import { decodeMessage } from '../../protocol/index.js';
+import { decodeMessage, DELAY_LEVEL_TEXT, SCHEDULE_TOPIC } from '../../protocol/index.js';
 import type { Clock, ClockTimer } from './clock.js';
 import { quoteNumericKeys } from './consumer-offset-manager.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 import type { MessageStore } from './message-store.js';
-import { SCHEDULE_TOPIC } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
 
-export const DEFAULT_MESSAGE_DELAY_LEVEL = '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h';
+/** Java's default messageDelayLevel. */
+export const DEFAULT_MESSAGE_DELAY_LEVEL = DELAY_LEVEL_TEXT;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

@@ -1,20 +1,9 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
+import { DLQ_GROUP_TOPIC_PREFIX, PermName, RETRY_GROUP_TOPIC_PREFIX, SCHEDULE_TOPIC } from '../../protocol/index.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 
 const log = createDebug('rocketwire:broker');
-
-/** PermName bits. */
-export const PERM_PRIORITY = 0x8;
-export const PERM_READ = 0x4;
-export const PERM_WRITE = 0x2;
-export const PERM_INHERIT = 0x1;
-
-/** The auto-create template topic a Java producer asks for when its topic has no route. */
-export const AUTO_CREATE_TOPIC_KEY = 'TBW102';
-export const SCHEDULE_TOPIC = 'SCHEDULE_TOPIC_XXXX';
-export const RETRY_GROUP_TOPIC_PREFIX = '%RETRY%';
-export const DLQ_GROUP_TOPIC_PREFIX = '%DLQ%';
 
 /** Topics a client may not send to (TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET). */
 export const NOT_ALLOWED_SEND_TOPICS = new Set([
@@ -37,7 +26,7 @@ export interface TopicConfig {
   order: boolean;
 }
 
-export function newTopicConfig(topicName: string, queueNums: number, perm = PERM_READ | PERM_WRITE): TopicConfig {
+export function newTopicConfig(topicName: string, queueNums: number, perm = PermName.PERM_READ | PermName.PERM_WRITE): TopicConfig {
   return { topicName, readQueueNums: queueNums, writeQueueNums: queueNums, perm, topicFilterType: 'SINGLE_TAG', topicSysFlag: 0, order: false };
 }
 
@@ -101,7 +90,7 @@ export class TopicConfigManager {
   }
 
   /** The topic, created with `queueNums` queues when missing (system topics, retry, DLQ). */
-  ensure(topic: string, queueNums: number, perm = PERM_READ | PERM_WRITE): TopicConfig {
+  ensure(topic: string, queueNums: number, perm = PermName.PERM_READ | PermName.PERM_WRITE): TopicConfig {
     return this.table.get(topic) ?? this.put(newTopicConfig(topic, queueNums, perm));
   }
 }
