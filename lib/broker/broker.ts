@@ -44,7 +44,30 @@ const log = createDebug('rocketwire:broker');
 /** The version this broker claims in heartbeat answers (>= V4_1_0_SNAPSHOT keeps SQL92 enabled client-side). */
 export const BROKER_VERSION = MQVersion.V4_9_8;
 
-export interface BrokerOptions {
+/** A broker's tunable settings; startBroker takes the same ones and passes them on. */
+export interface BrokerTuning {
+  /** Queues of TBW102, i.e. the most an auto-created topic gets (defaultTopicQueueNums). Default 8. */
+  queues?: number;
+  /** Create unknown topics on first send (TBW102). Default true. */
+  autoCreateTopic?: boolean;
+  /** Serialize type of requests the broker initiates (NOTIFY_CONSUMER_IDS_CHANGED). Default JSON. */
+  serializeType?: SerializeTypeName;
+  /** Commit-log segment size. Default 64 MiB. */
+  segmentSize?: number;
+  /** Newest commit-log segments kept in memory. Default 2. */
+  cachedSegments?: number;
+  maxMessageSize?: number;
+  /**
+   * Java's messageDelayLevel string. Default "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m
+   * 1h 2h"; e.g. "100ms 200ms" for fast tests.
+   */
+  messageDelayLevel?: string;
+  channelExpiredTimeoutMs?: number;
+  flushConsumerOffsetIntervalMs?: number;
+  lockMaxLiveTimeMs?: number;
+}
+
+export interface BrokerOptions extends BrokerTuning {
   brokerName: string;
   clusterName?: string;
   host: string;
@@ -52,18 +75,6 @@ export interface BrokerOptions {
   storeDir: string;
   namesrv: NameServer;
   clock: Clock;
-  /** Queues of TBW102, the cap for auto-created topics (defaultTopicQueueNums). Default 8. */
-  queues?: number;
-  autoCreateTopic?: boolean;
-  serializeType?: SerializeTypeName;
-  segmentSize?: number;
-  cachedSegments?: number;
-  maxMessageSize?: number;
-  /** Java's messageDelayLevel string. Default "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h". */
-  messageDelayLevel?: string;
-  channelExpiredTimeoutMs?: number;
-  flushConsumerOffsetIntervalMs?: number;
-  lockMaxLiveTimeMs?: number;
 }
 
 /** Decoded request header fields with Java's parse rules; missing required fields throw like Java's NPE path. */

@@ -1,5 +1,5 @@
 export { startBroker, brokerName, type StartBrokerOptions, type EmbeddedBroker } from './start-broker.js';
-export { Broker, BROKER_VERSION, type BrokerOptions } from './broker.js';
+export { Broker, BROKER_VERSION, type BrokerOptions, type BrokerTuning } from './broker.js';
 export { NameServer } from './name-server.js';
 export { ManualClock, systemClock, type Clock, type ClockTimer } from './clock.js';
 export { MessageStore, type GetMessageStatus, type GetMessageResult, type PutMessageResult } from './message-store.js';

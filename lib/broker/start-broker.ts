@@ -1,13 +1,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { SerializeTypeName } from '../../protocol/index.js';
 import { ensureDir } from './atomic-file.js';
-import { Broker } from './broker.js';
+import { Broker, type BrokerTuning } from './broker.js';
 import { systemClock, type Clock } from './clock.js';
 import { NameServer } from './name-server.js';
 
-export interface StartBrokerOptions {
+export interface StartBrokerOptions extends BrokerTuning {
   /** Address to listen on and to advertise (STOREHOST, routes). Default 127.0.0.1. */
   host?: string;
   /** Name-server port; 0 (default) picks a free one. */
@@ -18,23 +17,7 @@ export interface StartBrokerOptions {
   brokers?: number;
   /** Store root; a temporary folder (removed at close) when not given. With several brokers each gets DIR/<brokerName>. */
   dataDir?: string;
-  /** Queues of TBW102, i.e. the most an auto-created topic gets. Default 8. */
-  queues?: number;
-  /** Create unknown topics on first send (TBW102). Default true. */
-  autoCreateTopic?: boolean;
   clock?: Clock;
-  /** Serialize type of requests the broker initiates (NOTIFY_CONSUMER_IDS_CHANGED). Default JSON. */
-  serializeType?: SerializeTypeName;
-  /** Commit-log segment size. Default 64 MiB. */
-  segmentSize?: number;
-  /** Newest commit-log segments kept in memory. Default 2. */
-  cachedSegments?: number;
-  maxMessageSize?: number;
-  /** Java's messageDelayLevel string, e.g. "100ms 200ms" for fast tests. */
-  messageDelayLevel?: string;
-  channelExpiredTimeoutMs?: number;
-  flushConsumerOffsetIntervalMs?: number;
-  lockMaxLiveTimeMs?: number;
 }
 
 export interface EmbeddedBroker {
