@@ -2,7 +2,11 @@ import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type Alloca
 import { systemClock, type Clock } from './clock.js';
 import { ConsumerOptionError } from './errors.js';
 
-import type { ConsumeFromWhereName as ConsumeFromWhere, MessageModelName as MessageModel } from '../../protocol/index.js';
+import {
+  ConsumeFromWhere as JavaConsumeFromWhere,
+  type ConsumeFromWhereName as ConsumeFromWhere,
+  type MessageModelName as MessageModel,
+} from '../../protocol/index.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
 export interface PushConsumerOptions {
@@ -138,16 +142,12 @@ function int(name: string, value: unknown, min: number, max: number): number {
   return value;
 }
 
+/** The short names, then every Java enum name as itself. */
 const FROM_WHERE: Record<string, ConsumeFromWhere> = {
   last: 'CONSUME_FROM_LAST_OFFSET',
   first: 'CONSUME_FROM_FIRST_OFFSET',
   timestamp: 'CONSUME_FROM_TIMESTAMP',
-  CONSUME_FROM_LAST_OFFSET: 'CONSUME_FROM_LAST_OFFSET',
-  CONSUME_FROM_FIRST_OFFSET: 'CONSUME_FROM_FIRST_OFFSET',
-  CONSUME_FROM_TIMESTAMP: 'CONSUME_FROM_TIMESTAMP',
-  CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST: 'CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST',
-  CONSUME_FROM_MIN_OFFSET: 'CONSUME_FROM_MIN_OFFSET',
-  CONSUME_FROM_MAX_OFFSET: 'CONSUME_FROM_MAX_OFFSET',
+  ...JavaConsumeFromWhere,
 };
 
 /** Fills in defaults and checks every option against Java's ranges; throws ConsumerOptionError naming the option. */
