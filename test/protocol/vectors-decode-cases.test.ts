@@ -1,6 +1,6 @@
 import t from 'tap';
 import { decodeCommand, ProtocolError } from '../../protocol/index.js';
-import { loadVectors, VECTOR_VERSIONS } from './vectors-fixtures.js';
+import { loadVectors, VECTOR_VERSIONS, type FrameVector } from './vectors-fixtures.js';
 
 // Headers no Java peer writes but a decoder meets (other clients, damaged streams), each decoded by
 // Java's RemotingCommand.decode: we read them as Java does, and refuse what Java refuses.
@@ -10,16 +10,8 @@ interface DecodeCase {
   description: string;
   hex: string;
   javaError?: string;
-  decoded?: {
-    code: number;
-    language?: string;
-    version: number;
-    opaque: number;
-    flag: number;
-    remark?: string;
-    serializeType: string;
-    extFields?: Record<string, string>;
-  };
+  /** As a frame vector's decoded fields; these cases carry no body. */
+  decoded?: Omit<FrameVector['decoded'], 'bodyHex'>;
 }
 
 // 5.3.3's fastjson gives up (NullPointerException) on malformed UTF-8 inside a JSON header where

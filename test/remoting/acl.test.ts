@@ -11,24 +11,14 @@ import {
   verifyRequestSignature,
   type AclCredentials,
 } from '../../lib/remoting/index.js';
-
-interface SignatureVector {
-  name: string;
-  accessKey: string;
-  secretKey: string;
-  securityToken?: string;
-  extFields: Record<string, string>;
-  bodyHex: string;
-  signature: string;
-  signedExtFields: Record<string, string>;
-}
+import type { AclVector } from '../protocol/vectors-fixtures.js';
 
 // Compiled to dist/test/remoting/, the fixtures stay in the source tree.
 const fixture = fileURLToPath(new URL('../../../test/fixtures/acl/signatures.json', import.meta.url));
 
 const missing = existsSync(fixture) ? false : `golden signatures not generated yet (${fixture} is missing)`;
 t.test('signatures match the ones Java AclClientRPCHook produced', { skip: missing }, async (t) => {
-  const vectors = JSON.parse(readFileSync(fixture, 'utf8')) as SignatureVector[];
+  const vectors = JSON.parse(readFileSync(fixture, 'utf8')) as AclVector[];
   t.ok(vectors.length > 0);
   for (const v of vectors) {
     const req = createRequest(RequestCode.QUERY_CONSUMER_OFFSET, {
