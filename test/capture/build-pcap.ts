@@ -148,6 +148,24 @@ export interface Packet {
   iface?: number;
 }
 
+/** u32/u16 field writers in the file's byte order. */
+function writers(be: boolean): { u32: (v: number) => Buffer; u16: (v: number) => Buffer } {
+  return {
+    u32: (v) => {
+      const b = Buffer.alloc(4);
+      if (be) b.writeUInt32BE(v >>> 0);
+      else b.writeUInt32LE(v >>> 0);
+      return b;
+    },
+    u16: (v) => {
+      const b = Buffer.alloc(2);
+      if (be) b.writeUInt16BE(v);
+      else b.writeUInt16LE(v);
+      return b;
+    },
+  };
+}
+
 export interface PcapOptions {
   linkType: number;
   bigEndian?: boolean;
@@ -157,19 +175,7 @@ export interface PcapOptions {
 
 /** A classic pcap file. */
 export function pcap(packets: Packet[], o: PcapOptions): Buffer {
-  const be = o.bigEndian ?? false;
-  const u32 = (v: number): Buffer => {
-    const b = Buffer.alloc(4);
-    if (be) b.writeUInt32BE(v >>> 0);
-    else b.writeUInt32LE(v >>> 0);
-    return b;
-  };
-  const u16 = (v: number): Buffer => {
-    const b = Buffer.alloc(2);
-    if (be) b.writeUInt16BE(v);
-    else b.writeUInt16LE(v);
-    return b;
-  };
+  const { u32, u16 } = writers(o.bigEndian ?? false);
   const parts: Buffer[] = [u32(o.nano ? 0xa1b23c4d : 0xa1b2c3d4), u16(2), u16(4), u32(0), u32(0), u32(o.snaplen ?? 262144), u32(o.linkType)];
   for (const p of packets) {
     const sec = Math.floor(p.ts);
@@ -188,19 +194,7 @@ export interface PcapngInterface {
 
 /** A pcapng file: one section, the given interfaces, enhanced packet blocks (or simple ones). */
 export function pcapng(interfaces: PcapngInterface[], packets: Packet[], o: { bigEndian?: boolean; simple?: boolean; extraBlocks?: boolean } = {}): Buffer {
-  const be = o.bigEndian ?? false;
-  const u32 = (v: number): Buffer => {
-    const b = Buffer.alloc(4);
-    if (be) b.writeUInt32BE(v >>> 0);
-    else b.writeUInt32LE(v >>> 0);
-    return b;
-  };
-  const u16 = (v: number): Buffer => {
-    const b = Buffer.alloc(2);
-    if (be) b.writeUInt16BE(v);
-    else b.writeUInt16LE(v);
-    return b;
-  };
+  const { u32, u16 } = writers(o.bigEndian ?? false);
   const pad = (b: Buffer): Buffer => (b.length % 4 === 0 ? b : Buffer.concat([b, Buffer.alloc(4 - (b.length % 4))]));
   const block = (type: number, body: Buffer): Buffer => {
     const b = pad(body);
