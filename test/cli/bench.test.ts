@@ -43,7 +43,7 @@ t.test('bench against the embedded broker consumes every produced message once a
   t.ok((report.peakRssMb as number) > 10, 'the RSS is the process size in MB');
   const svg = fs.readFileSync(chart, 'utf8');
   t.match(svg, /^<svg /);
-  t.match(svg, /consume \(rocketwire\) #1/);
+  t.match(svg, /consume \(rocketwire\) \(2 rounds\)/);
   t.match(svg, /produce/);
 });
 

@@ -69,18 +69,26 @@ export function renderThroughputSvg(title: string, series: ChartSeries[], width 
     `<text x="${m.left + w / 2}" y="${height - 10}" text-anchor="middle">seconds</text>`,
     `<text transform="translate(16 ${m.top + h / 2}) rotate(-90)" text-anchor="middle">messages / s</text>`,
   );
-  series.forEach((s, i) => {
-    const color = COLORS[i % COLORS.length];
+  // One colour and one legend entry per consumer: rounds of the same consumer ("name #2") share them.
+  const base = (name: string) => name.replace(/ #\d+$/, '');
+  const names = [...new Set(series.map((s) => base(s.name)))];
+  const colorOf = (name: string) => COLORS[names.indexOf(base(name)) % COLORS.length];
+  for (const s of series) {
+    const color = colorOf(s.name);
     if (s.points.length > 0) {
       const d = s.points.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
       out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"/>`);
       // Short phases may yield one or two samples: mark them so they stay visible.
       if (s.points.length <= 3) for (const [x, y] of s.points) out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"/>`);
     }
+  }
+  names.forEach((name, i) => {
     const ly = m.top + 10 + i * 20;
+    const rounds = series.filter((s) => base(s.name) === name).length;
+    const label = rounds > 1 ? `${name} (${rounds} rounds)` : name;
     out.push(
-      `<line x1="${m.left + w + 15}" y1="${ly}" x2="${m.left + w + 40}" y2="${ly}" stroke="${color}" stroke-width="3"/>`,
-      `<text x="${m.left + w + 46}" y="${ly + 4}">${esc(s.name)}</text>`,
+      `<line x1="${m.left + w + 15}" y1="${ly}" x2="${m.left + w + 40}" y2="${ly}" stroke="${colorOf(name)}" stroke-width="3"/>`,
+      `<text x="${m.left + w + 46}" y="${ly + 4}">${esc(label)}</text>`,
     );
   });
   out.push('</svg>');
