@@ -1,3 +1,4 @@
+import { javaHashMapOrder } from '../java-hash.js';
 import { parseFastjson } from '../json/fastjson-parse.js';
 import { ProtocolError } from '../errors.js';
 import { asObject, bodyError } from './shape.js';
@@ -40,7 +41,9 @@ export function encodeConsumerOffsetFile(file: ConsumerOffsetFile): string {
       list.push(topic);
       groups.set(group, list);
     }
-    const g = [...groups.keys()].sort().map((k) => `\t\t${q(k)}:[\n${groups.get(k)!.map((t) => `\t\t\t${q(t)}`).join(',\n')}\n\t\t]`);
+    // A group's topics are a java.util.HashSet, which fastjson's PrettyFormat writes inline in
+    // the set's iteration order.
+    const g = [...groups.keys()].sort().map((k) => `\t\t${q(k)}:[${javaHashMapOrder(groups.get(k)!).map(q).join(',')}]`);
     parts.push(g.length ? `\t"groupTopicMap":{\n${g.join(',\n')}\n\t}` : '\t"groupTopicMap":{}');
   }
   const entries = [...file.offsetTable.entries()].map(([key, queues]) => {
