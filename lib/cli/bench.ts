@@ -80,6 +80,11 @@ function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
+/** Latencies come from millisecond clocks: below 1 ms is all the resolution can tell. */
+function ms(v: number): string {
+  return v < 1 ? '<1 ms' : `${fmt(v, 1)} ms`;
+}
+
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
@@ -96,7 +101,7 @@ function summary(r: Report): string {
     ]),
     '',
     `duplicates ${fmt(r.duplicates)}   produce failures ${fmt(r.produceFailed)}   pulls ${fmt(r.pulls)}   flow-control pauses ${Object.entries(r.flowControlPauses).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    `end-to-end latency (born → handler, ${r.latencySamples} live messages, millisecond clocks): p50 ${fmt(r.p50LatencyMs, 2)} ms   p99 ${fmt(r.p99LatencyMs, 2)} ms   max ${fmt(r.maxLatencyMs, 2)} ms`,
+    `end-to-end latency (born → handler, ${r.latencySamples} live messages, millisecond clocks): p50 ${ms(r.p50LatencyMs)}   p99 ${ms(r.p99LatencyMs)}   max ${ms(r.maxLatencyMs)}`,
     `consumer process: peak RSS ${fmt(r.peakRssMb, 1)} MB   CPU ${fmt(r.consumeCpuMs)} ms while consuming` +
       (r.brokerPeakRssMb ? `   (embedded broker peak RSS ${fmt(r.brokerPeakRssMb, 1)} MB)` : ''),
   ];
