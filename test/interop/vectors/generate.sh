@@ -3,10 +3,13 @@
 # Apache RocketMQ's own classes. Needs a JDK (javac, java >= 11) and Maven; jars and classes go to
 # a cache outside the repository: ${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}/vectors-<version>/.
 # Usage: test/interop/vectors/generate.sh [version ...]   (default: 4.9.8 5.3.3)
+# With ROCKETWIRE_VECTORS_OUT=DIR the vectors go to DIR/<version>/ instead, and the committed
+# fixtures are left alone (the interop suite compares the two).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 cache=${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}
+out=${ROCKETWIRE_VECTORS_OUT:-$repo/test/fixtures/vectors}
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(4.9.8 5.3.3)
 
@@ -25,13 +28,15 @@ for v in "${versions[@]}"; do
     touch "$dir/lib/.complete"
   fi
   cp=$(find "$dir/lib" -name '*.jar' | sort | tr '\n' ':')
-  rm -rf "$dir/classes"
-  mkdir -p "$dir/classes"
-  javac -nowarn -Xlint:none -encoding UTF-8 -cp "$cp" -d "$dir/classes" "$here/VectorGen.java" 2>&1 | grep -v '^Note:' || true
-  [ -f "$dir/classes/VectorGen.class" ] || { echo "javac failed for $v" >&2; exit 1; }
-  java --add-opens java.base/java.util=ALL-UNNAMED -Drocketmq.client.logUseSlf4j=false -cp "$dir/classes:$cp" VectorGen "$v" "$repo/test/fixtures/vectors/$v"
+  classes=$(mktemp -d "${TMPDIR:-/tmp}/rocketwire-vectorgen-XXXXXX")
+  javac -nowarn -Xlint:none -encoding UTF-8 -cp "$cp" -d "$classes" "$here/VectorGen.java" 2>&1 | grep -v '^Note:' || true
+  [ -f "$classes/VectorGen.class" ] || { echo "javac failed for $v" >&2; exit 1; }
+  java --add-opens java.base/java.util=ALL-UNNAMED -Drocketmq.client.logUseSlf4j=false -cp "$classes:$cp" VectorGen "$v" "$out/$v"
+  rm -rf "$classes"
   echo "vectors for $v written in $(( $(date +%s) - start )) s"
 done
+
+[ -z "${ROCKETWIRE_VECTORS_OUT:-}" ] || exit 0
 
 # The ACL signature is version-independent; keep one copy where the remoting tests read it, and
 # fail loudly if the two releases ever disagree.
