@@ -107,6 +107,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   // Messages past the limit are never acknowledged: their calls stay pending, so no offset passes them.
   const never = new Promise<never>(() => undefined);
   const out = io.stdout;
+  // One 'drain' wait shared by every handler call that found stdout full (20+ run at once).
+  let drained: Promise<void> | null = null;
+  const whenDrained = (): Promise<void> =>
+    (drained ??= new Promise<void>((resolve) =>
+      out.once('drain', () => {
+        drained = null;
+        resolve();
+      }),
+    ));
   const handle = (msgs: MessageExt[]): unknown => {
     if (limit > 0 && printed >= limit) return never;
     lastMessageAt = Date.now();
@@ -119,7 +128,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (limit > 0 && printed >= limit) finish();
     const status = orderly ? 'SUCCESS' : 'CONSUME_SUCCESS';
     // Respect stdout backpressure: the call ends when the pipe drained, which throttles pulling.
-    if (!ok) return new Promise((resolve) => out.once('drain', () => resolve(status)));
+    if (!ok) return whenDrained().then(() => status);
     return status;
   };
 

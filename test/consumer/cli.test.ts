@@ -96,3 +96,30 @@ t.test('usage errors are one line and exit 2', async (t) => {
   t.equal(r2.code, 2);
   t.match(r2.stderr, /--from/);
 });
+
+t.test('consume waits for a full stdout once for all handler calls (no listener leak warning)', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  await produce(broker.namesrv, topic, 3000, () => ({ body: 'x'.repeat(2048) }));
+  // A reader that does not read for a while: the pipe fills and every running handler call finds
+  // stdout full at once (20 and more run concurrently).
+  const child = spawn(process.execPath, [BIN, 'consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('cg'), '--from', 'first', '--limit', '3000', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.pause();
+  await new Promise((r) => setTimeout(r, 1500));
+  let lines = 0;
+  let rest = '';
+  child.stdout.on('data', (d: Buffer) => {
+    const text = rest + d.toString();
+    const parts = text.split('\n');
+    rest = parts.pop()!;
+    lines += parts.length;
+  });
+  child.stdout.resume();
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.equal(code, 0, stderr);
+  t.equal(lines, 3000, 'every message printed');
+  t.notMatch(stderr, /MaxListenersExceeded/, 'no listener leak warning');
+});
