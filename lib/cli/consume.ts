@@ -1,6 +1,32 @@
 import { isUtf8 } from 'node:buffer';
+import { MQClientInstance } from '../client/index.js';
 import { PushConsumer, type MessageExt, type PushConsumerOptions } from '../consumer/index.js';
-import { UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+import { BrokerError } from '../remoting/index.js';
+import { ResponseCode } from '../../protocol/index.js';
+import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+
+/**
+ * Ask the name server for the topic's route before consuming, so that an unreachable, silent or
+ * garbled name server ends the command with one line instead of a consumer retrying forever.
+ * A topic that does not exist yet is fine: the consumer picks it up once it is created.
+ */
+async function checkNameServer(namesrv: string, topic: string): Promise<void> {
+  let instance: MQClientInstance;
+  try {
+    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}` });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  try {
+    await instance.getTopicRoute(topic);
+  } catch (err) {
+    if (!(err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)) {
+      throw new CliError(((err as Error).message ?? String(err)).split('\n')[0]!);
+    }
+  } finally {
+    await instance.release();
+  }
+}
 
 const usage = `usage: rocketwire consume --namesrv ADDR --topic T --group G [options]
 
@@ -137,12 +163,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   process.on('SIGINT', onSignal);
   let idleTimer: NodeJS.Timeout | undefined;
   try {
+    await checkNameServer(namesrv, topic);
     await consumer.start(handle as never);
-    if (idleExitS > 0) {
-      idleTimer = setInterval(() => {
-        if (Date.now() - lastMessageAt >= idleExitS * 1000) finish();
-      }, Math.min(1000, idleExitS * 250));
-    }
+    // This timer also keeps the process alive while the consumer only has unref'd timers (say, a
+    // broker that went away and is being retried): a consumer runs until it is told to stop.
+    idleTimer = setInterval(
+      () => {
+        if (idleExitS > 0 && Date.now() - lastMessageAt >= idleExitS * 1000) finish();
+      },
+      idleExitS > 0 ? Math.min(1000, idleExitS * 250) : 1000,
+    );
     await done;
   } finally {
     process.off('SIGTERM', onSignal);

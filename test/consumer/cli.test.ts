@@ -123,3 +123,21 @@ t.test('consume waits for a full stdout once for all handler calls (no listener 
   t.equal(lines, 3000, 'every message printed');
   t.notMatch(stderr, /MaxListenersExceeded/, 'no listener leak warning');
 });
+
+t.test('consume against a name server that refuses or speaks garbage ends with one line naming it', async (t) => {
+  const refused = await cli(['consume', '--namesrv', '127.0.0.1:1', '--topic', 'T', '--group', 'g']);
+  t.not(refused.code, 0, 'non-zero exit');
+  t.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+  t.match(refused.stderr, /127\.0\.0\.1:1/);
+
+  const { createServer } = await import('node:net');
+  const garbage = createServer((s) => s.on('data', () => s.write(Buffer.from('garbage!garbage!garbage!'))));
+  await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => garbage.close());
+  const addr = `127.0.0.1:${(garbage.address() as { port: number }).port}`;
+  const r = await cli(['consume', '--namesrv', addr, '--topic', 'T', '--group', 'g']);
+  t.not(r.code, 0, 'non-zero exit');
+  t.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  t.ok(r.stderr.includes(addr), 'the line names the address');
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});
