@@ -1,4 +1,4 @@
-// rocketwire's retry and dead-letter paths against the real Apache RocketMQ 5.3.3 broker:
+// rocketwire's retry and dead-letter paths against real Apache RocketMQ brokers (5.3.3 and 4.9.7):
 //  - RECONSUME_LATER with delay level 1 (1 s) twice, then CONSUME_SUCCESS: the message comes back
 //    from the %RETRY%<group> queue with reconsumeTimes 1 then 2, its original topic and msgId restored;
 //  - delay level −1: the broker writes the message straight to %DLQ%<group> (no redelivery), where
@@ -7,12 +7,12 @@ import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { createRequest, decodeMessages, PullMessageRequestHeader, RequestCode, ResponseCode } from '../../protocol/index.js';
-import { delay, startRealCluster, V5_VERSION, type RealCluster } from './harness.js';
+import { delay, startRealCluster, V4_VERSION, V5_VERSION, type RealCluster } from './harness.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(180_000);
 
-const versions = [V5_VERSION];
+const versions = [V5_VERSION, V4_VERSION];
 
 /** Max offset of queue 0 of `topic` on broker 0, or -1 while the broker does not know the topic. */
 async function maxOffset(cluster: RealCluster, topic: string): Promise<number> {
@@ -150,6 +150,10 @@ if (await interopReady(t, versions)) {
         // -1 reaches the broker as delayLevel -1; it writes the DLQ copy with delay level 0 (DELAY=0, not absent).
         t.ok(stored.every((m) => m.properties.DELAY === '0'), 'the DLQ copy has delay level 0 (property DELAY=0)');
         t.comment(`DLQ copy properties: ${JSON.stringify(stored[0]?.properties)}`);
+
+        const route = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: dlq } }));
+        t.equal(route.code, ResponseCode.SUCCESS, 'the broker registered the DLQ topic with the name server');
+        t.match(JSON.parse(route.body?.toString() ?? '{}').queueDatas, [{ readQueueNums: 1, writeQueueNums: 1, perm: 6 }], 'one queue, perm 6 (readable)');
 
         // And a rocketwire consumer can subscribe to the DLQ topic itself.
         const readBack: MessageExt[] = [];
