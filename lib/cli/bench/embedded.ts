@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../common.js';
+import { peakRssMb } from './proc-stats.js';
 
 /** An embedded broker run as a child process, so that its memory and CPU are not counted as the client's. */
 export interface ChildBroker {
@@ -59,15 +60,7 @@ export async function startChildBroker(queues: number, timeoutMs = 30_000): Prom
   return {
     ...ready,
     pid: child.pid!,
-    rssMb() {
-      try {
-        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        const m = /VmHWM:\s+(\d+) kB/.exec(status);
-        return m ? Number(m[1]) / 1024 : 0;
-      } catch {
-        return 0;
-      }
-    },
+    rssMb: () => peakRssMb(child.pid!),
     async stop() {
       process.removeListener('exit', kill);
       if (child.exitCode === null) {

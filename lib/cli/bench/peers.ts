@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../common.js';
+import { cpuMs, peakRssMb } from './proc-stats.js';
 import type { Series } from './run.js';
 
 /** What a peer consumer reports: the same measure as rocketwire's (first to last message). */
@@ -62,25 +63,6 @@ function prepareJava(): string {
   return `${classes}${path.delimiter}${path.join(lib, '*')}`;
 }
 
-/** Peak RSS (VmHWM) of a live child, in MiB. */
-function childPeakRss(pid: number): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-function childCpuMs(pid: number): number {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 Hz on Linux).
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 interface Line {
   type: string;
   received?: number;
@@ -103,8 +85,8 @@ function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: 
     let final: Line | null = null;
     let stderr = '';
     const poll = setInterval(() => {
-      peak = Math.max(peak, childPeakRss(child.pid!));
-      cpu = Math.max(cpu, childCpuMs(child.pid!));
+      peak = Math.max(peak, peakRssMb(child.pid!));
+      cpu = Math.max(cpu, cpuMs(child.pid!));
     }, 200);
     child.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
@@ -124,8 +106,8 @@ function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: 
         lastT = now;
       } else if (line.type === 'bench' || line.type === 'summary') {
         final = line;
-        peak = Math.max(peak, childPeakRss(child.pid!));
-        cpu = Math.max(cpu, childCpuMs(child.pid!));
+        peak = Math.max(peak, peakRssMb(child.pid!));
+        cpu = Math.max(cpu, cpuMs(child.pid!));
       }
     });
     const killTimer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs + 60_000);
