@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
-import { runAliOnsPeer, runJavaPeer, type PeerResult, type PeerRun } from './bench/peers.js';
+import { runAliOnsPeer, runJavaPeer, runRawPullPeer, type PeerResult, type PeerRun } from './bench/peers.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
 import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
@@ -29,7 +29,9 @@ options:
   --handler-ms MS       time each handler call takes (default 0: a no-op handler)
   --latency-messages N  messages sent one by one to the caught-up consumer for end-to-end latency (default 2000)
   --topic T             topic (default a new one per run)
-  --vs PEERS            also consume the same messages with: java, ali-ons (comma list)
+  --vs PEERS            also consume the same messages with: java, ali-ons, raw-pull (comma list);
+                        raw-pull is the floor: the same pulls with no client on top (no decoding,
+                        no cache, no handler), the most any consumer could get from this broker here
   --rounds N            measured rounds (default 3); --warmup 0 skips the warm-up consume
   --serialize-type T    JSON (default) or ROCKETMQ headers
   --stall-timeout S     fail when consumption makes no progress for S seconds (default 60)
@@ -61,6 +63,8 @@ interface Report {
   latencySamples: number;
   peakRssMb: number;
   consumeCpuMs: number;
+  /** Median over the rounds of the consumer process's GC pauses while consuming. */
+  consumeGc: { minor: number; major: number; ms: number };
   pulls: number;
   flowControlPauses: Record<string, number>;
   brokerPeakRssMb?: number;
@@ -103,6 +107,7 @@ function summary(r: Report): string {
     `duplicates ${fmt(r.duplicates)}   produce failures ${fmt(r.produceFailed)}   pulls ${fmt(r.pulls)}   flow-control pauses ${Object.entries(r.flowControlPauses).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `end-to-end latency (born → handler, ${r.latencySamples} live messages, millisecond clocks): p50 ${ms(r.p50LatencyMs)}   p99 ${ms(r.p99LatencyMs)}   max ${ms(r.maxLatencyMs)}`,
     `consumer process: peak RSS ${fmt(r.peakRssMb, 1)} MB   CPU ${fmt(r.consumeCpuMs)} ms while consuming` +
+      `   GC ${fmt(r.consumeGc.minor)} minor + ${fmt(r.consumeGc.major)} major, ${fmt(r.consumeGc.ms)} ms` +
       (r.brokerPeakRssMb ? `   (embedded broker peak RSS ${fmt(r.brokerPeakRssMb, 1)} MB)` : ''),
   ];
   if (r.peers.length > 0) {
@@ -143,7 +148,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const p of peers) if (p !== 'java' && p !== 'ali-ons') throw new UsageError(`--vs takes java and/or ali-ons, got "${p}"`);
+  for (const p of peers) {
+    if (p !== 'java' && p !== 'ali-ons' && p !== 'raw-pull') throw new UsageError(`--vs takes java, ali-ons and/or raw-pull, got "${p}"`);
+  }
   const topic = str('topic') ?? `rocketwire_bench_${Date.now().toString(36)}`;
   if (!/^[%|a-zA-Z0-9_-]{1,100}$/.test(topic)) throw new UsageError(`--topic "${topic}" is not a valid topic name`);
   const opts: BenchOptions = {
@@ -209,7 +216,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           if (r.unique < expect) break;
         } else {
           const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
-          const r = who === 'java' ? await runJavaPeer(peerRun) : await runAliOnsPeer(peerRun);
+          const r = who === 'java' ? await runJavaPeer(peerRun) : who === 'ali-ons' ? await runAliOnsPeer(peerRun) : await runRawPullPeer(peerRun);
           peerRounds.get(who)!.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
         }
@@ -266,6 +273,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       latencySamples: latency?.count ?? 0,
       peakRssMb: Math.max(...rwRounds.map((r) => r.peakRssMb)),
       consumeCpuMs: median(rwRounds.map((r) => r.cpuMs)),
+      consumeGc: {
+        minor: median(rwRounds.map((r) => r.gc.minor)),
+        major: median(rwRounds.map((r) => r.gc.major)),
+        ms: median(rwRounds.map((r) => r.gc.ms)),
+      },
       pulls: median(rwRounds.map((r) => r.pulls)),
       flowControlPauses: worst.flowControlPauses,
       ...(brokerPeakRssMb ? { brokerPeakRssMb } : {}),
@@ -293,7 +305,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 }
 
 export const command: CliCommand = {
-  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons)',
+  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons, raw-pull)',
   usage,
   run,
 };

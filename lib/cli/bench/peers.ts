@@ -175,3 +175,9 @@ export async function runAliOnsPeer(run: PeerRun): Promise<PeerResult> {
     fs.rmSync(home, { recursive: true, force: true });
   }
 }
+
+/** The transport floor (raw-pull-peer.ts): the same pulls with no client on top, in its own process. */
+export async function runRawPullPeer(run: PeerRun): Promise<PeerResult> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'raw-pull-peer.js');
+  return runPeer('raw-pull', process.execPath, [script, run.namesrv, run.topic, `raw_pull_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs)], run);
+}

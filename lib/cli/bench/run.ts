@@ -1,3 +1,4 @@
+import { PerformanceObserver, constants as perfConstants, type PerformanceEntry } from 'node:perf_hooks';
 import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../consumer/index.js';
 import { Producer, type Message } from '../../producer/index.js';
 import { CliError } from '../common.js';
@@ -46,6 +47,8 @@ export interface ConsumeResult extends PhaseResult {
   duplicates: number;
   cpuMs: number;
   peakRssMb: number;
+  /** GC pauses in this process while consuming (scavenges, mark-compacts, their total time). */
+  gc: { minor: number; major: number; ms: number };
   pulls: number;
   flowControlPauses: Record<string, number>;
   series: Series;
@@ -93,6 +96,32 @@ function sampler(name: string, read: () => number, t0: number, ms = 100): { seri
 }
 
 /** Peak resident set size of this process while running. */
+/** Garbage-collector pauses of this process while it runs: counts of minor and major GCs and their time. */
+export class GcWatcher {
+  minor = 0;
+  major = 0;
+  ms = 0;
+  private readonly observer = new PerformanceObserver((list) => this.count(list.getEntries()));
+  private count(entries: PerformanceEntry[]): void {
+    for (const e of entries) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) this.major++;
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) this.minor++;
+      this.ms += e.duration;
+    }
+  }
+  start(): this {
+    this.observer.observe({ entryTypes: ['gc'] });
+    return this;
+  }
+  stop(): { minor: number; major: number; ms: number } {
+    // Entries are delivered asynchronously: take the ones not delivered yet.
+    this.count(this.observer.takeRecords());
+    this.observer.disconnect();
+    return { minor: this.minor, major: this.major, ms: this.ms };
+  }
+}
+
 export class RssSampler {
   peak = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -219,6 +248,7 @@ export async function consumeRocketwire(
   });
   if (typeof globalThis.gc === 'function') globalThis.gc();
   const rss = new RssSampler().start();
+  const gc = new GcWatcher().start();
   const cpu0 = process.cpuUsage();
   const c = sampler(label, () => unique, t0);
   const consumeStart = performance.now();
@@ -249,6 +279,7 @@ export async function consumeRocketwire(
       startupMs: (firstUniqueAt || consumeStart) - consumeStart,
       cpuMs: (cpu.user + cpu.system) / 1000,
       peakRssMb: rss.stop(),
+      gc: gc.stop(),
       pulls: st.pulls,
       flowControlPauses: { ...st.flowControlPauses },
       series: c.series,
@@ -256,6 +287,7 @@ export async function consumeRocketwire(
   } finally {
     c.stop();
     rss.stop();
+    gc.stop();
     await consumer.shutdown();
   }
 }

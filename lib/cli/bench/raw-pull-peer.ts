@@ -1,0 +1,147 @@
+/**
+ * The transport floor, as a benchmark peer run in its own process by `rocketwire bench --vs raw-pull`:
+ * the same pulls a push consumer makes (one long poll in flight per queue, 32 messages each, from the
+ * first offset, a new group) over one plain socket per broker, with everything a client does on top
+ * left out — no message decoding, no cache, no handler, no offsets. Records are only counted (by
+ * walking their size fields). What it reaches is the most any consumer in this runtime can get from
+ * that broker on that machine; the ratio of rocketwire to it says how much the client itself costs.
+ *
+ * argv: namesrv topic group expect timeoutMs. Prints the same JSON lines as the other peers.
+ */
+import * as net from 'node:net';
+import {
+  createRequest,
+  decodeCommand,
+  encodeCommand,
+  FrameDecoder,
+  PullMessageRequestHeader,
+  PullMessageResponseHeader,
+  PullSysFlag,
+  RequestCode,
+  ResponseCode,
+  type MessageQueue,
+} from '../../../protocol/index.js';
+import { parseTopicRouteData, topicRouteToSubscribeQueues } from '../../client/topic-route.js';
+import { parseAddress } from '../../remoting/address.js';
+import { RemotingClient } from '../../remoting/index.js';
+
+const [namesrv, topic, group, expectText, timeoutText] = process.argv.slice(2) as [string, string, string, string, string];
+const expect = Number(expectText);
+const timeoutMs = Number(timeoutText);
+const PULL_BATCH = 32;
+
+function print(obj: Record<string, unknown>): void {
+  process.stdout.write(JSON.stringify(obj) + '\n');
+}
+
+async function route(): Promise<{ mq: MessageQueue; addr: string }[]> {
+  const client = new RemotingClient();
+  try {
+    const addr = namesrv.split(';')[0]!.trim();
+    const res = await client.invoke(addr, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic } }), { timeoutMs: 5000 });
+    if (res.code !== ResponseCode.SUCCESS || !res.body) throw new Error(`no route for ${topic}: code ${res.code} ${res.remark ?? ''}`);
+    const r = parseTopicRouteData(res.body);
+    const masters = new Map(r.brokerDatas.map((b) => [b.brokerName, b.brokerAddrs['0']]));
+    return topicRouteToSubscribeQueues(topic, r)
+      .filter((mq) => masters.get(mq.brokerName))
+      .map((mq) => ({ mq, addr: masters.get(mq.brokerName)! }));
+  } finally {
+    await client.close();
+  }
+}
+
+let received = 0;
+let firstTs = 0;
+let lastTs = 0;
+
+/** One connection to a broker with one pull in flight for each of its queues. */
+function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => void, done: () => void): net.Socket {
+  const { host, port } = parseAddress(addr);
+  const socket = net.connect({ host, port });
+  socket.setNoDelay(true);
+  const byOpaque = new Map<number, MessageQueue>();
+  let opaque = 1;
+  const pull = (mq: MessageQueue, offset: number): void => {
+    const extFields = PullMessageRequestHeader.encode({
+      consumerGroup: group,
+      topic,
+      queueId: mq.queueId,
+      queueOffset: offset,
+      maxMsgNums: PULL_BATCH,
+      sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
+      commitOffset: 0,
+      suspendTimeoutMillis: 15_000,
+      subVersion: Date.now(),
+      subscription: '*',
+      expressionType: 'TAG',
+      bname: mq.brokerName,
+    });
+    const o = opaque++;
+    byOpaque.set(o, mq);
+    socket.write(encodeCommand(createRequest(RequestCode.PULL_MESSAGE, { opaque: o, extFields })));
+  };
+  const decoder = new FrameDecoder();
+  socket.on('connect', () => {
+    for (const mq of queues) pull(mq, 0);
+  });
+  socket.on('error', fail);
+  socket.on('data', (chunk: Buffer) => {
+    try {
+      decoder.push(chunk, (frame) => {
+        const res = decodeCommand(frame);
+        const mq = byOpaque.get(res.opaque);
+        if (mq === undefined) return;
+        byOpaque.delete(res.opaque);
+        if (res.code !== ResponseCode.SUCCESS && res.code !== ResponseCode.PULL_NOT_FOUND && res.code !== ResponseCode.PULL_RETRY_IMMEDIATELY) {
+          throw new Error(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
+        }
+        const h = PullMessageResponseHeader.decode(res.extFields);
+        const body = res.body;
+        if (res.code === ResponseCode.SUCCESS && body) {
+          let n = 0;
+          for (let p = 0; p + 4 <= body.length; p += body.readInt32BE(p)) n++;
+          received += n;
+          lastTs = Date.now();
+          if (firstTs === 0) firstTs = lastTs;
+          if (received >= expect) {
+            done();
+            return;
+          }
+        }
+        pull(mq, h.nextBeginOffset);
+      });
+    } catch (err) {
+      fail(err as Error);
+    }
+  });
+  return socket;
+}
+
+async function main(): Promise<void> {
+  const queues = await route();
+  if (queues.length === 0) throw new Error(`topic ${topic} has no readable queue`);
+  print({ type: 'started', group, topic });
+  const byBroker = new Map<string, MessageQueue[]>();
+  for (const { mq, addr } of queues) byBroker.set(addr, [...(byBroker.get(addr) ?? []), mq]);
+  let finish: (err?: Error) => void = () => undefined;
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = (err) => (err ? reject(err) : resolve());
+  });
+  const sockets = [...byBroker].map(([addr, qs]) => pullFrom(addr, qs, finish, () => finish()));
+  const progress = setInterval(() => print({ type: 'progress', received, ts: Date.now() }), 100);
+  const timer = setTimeout(() => finish(), timeoutMs);
+  try {
+    await finished;
+  } finally {
+    clearInterval(progress);
+    clearTimeout(timer);
+    for (const s of sockets) s.destroy();
+  }
+  print({ type: 'bench', received, expected: expect, complete: received >= expect, firstTs, lastTs });
+  process.exit(0);
+}
+
+main().catch((err: Error) => {
+  print({ type: 'error', message: err.message });
+  process.exit(1);
+});
