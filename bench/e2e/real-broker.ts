@@ -3,7 +3,7 @@
  * Central through the interop harness), with the Java reference push consumer and ali-ons consuming
  * the same messages in the same run. Prints the bench's JSON report plus the broker's boot time.
  *
- *   node dist/bench/e2e/real-broker.js [--messages N] [--version 5.3.3] [--vs java,ali-ons,raw-pull] [--chart FILE]
+ *   node dist/bench/e2e/real-broker.js [--messages N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE]
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -15,7 +15,7 @@ const { values } = parseArgs({
   options: {
     messages: { type: 'string', default: '100000' },
     version: { type: 'string', default: V5_VERSION },
-    vs: { type: 'string', default: 'java,ali-ons,raw-pull' },
+    vs: { type: 'string', default: 'java,ali-ons,raw-pull,decode-pull' },
     queues: { type: 'string', default: '8' },
     chart: { type: 'string' },
   },

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
-import { runAliOnsPeer, runJavaPeer, runRawPullPeer, type PeerResult, type PeerRun } from './bench/peers.js';
+import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
 import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
@@ -29,9 +29,10 @@ options:
   --handler-ms MS       time each handler call takes (default 0: a no-op handler)
   --latency-messages N  messages sent one by one to the caught-up consumer for end-to-end latency (default 2000)
   --topic T             topic (default a new one per run)
-  --vs PEERS            also consume the same messages with: java, ali-ons, raw-pull (comma list);
-                        raw-pull is the floor: the same pulls with no client on top (no decoding,
-                        no cache, no handler), the most any consumer could get from this broker here
+  --vs PEERS            also consume the same messages with: java, ali-ons, raw-pull, decode-pull
+                        (comma list). raw-pull is the floor: the same pulls with no client on top
+                        (no decoding, no cache, no handler), the most any consumer could get from
+                        this broker here; decode-pull adds only the decoding of every message
   --rounds N            measured rounds (default 3); --warmup 0 skips the warm-up consume
   --serialize-type T    JSON (default) or ROCKETMQ headers
   --stall-timeout S     fail when consumption makes no progress for S seconds (default 60)
@@ -149,7 +150,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of peers) {
-    if (p !== 'java' && p !== 'ali-ons' && p !== 'raw-pull') throw new UsageError(`--vs takes java, ali-ons and/or raw-pull, got "${p}"`);
+    if (!['java', 'ali-ons', 'raw-pull', 'decode-pull'].includes(p)) {
+      throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
+    }
   }
   const topic = str('topic') ?? `rocketwire_bench_${Date.now().toString(36)}`;
   if (!/^[%|a-zA-Z0-9_-]{1,100}$/.test(topic)) throw new UsageError(`--topic "${topic}" is not a valid topic name`);
@@ -216,7 +219,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           if (r.unique < expect) break;
         } else {
           const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
-          const r = who === 'java' ? await runJavaPeer(peerRun) : who === 'ali-ons' ? await runAliOnsPeer(peerRun) : await runRawPullPeer(peerRun);
+          const r = who === 'java' ? await runJavaPeer(peerRun) : who === 'ali-ons' ? await runAliOnsPeer(peerRun) : await runPullFloorPeer(peerRun, who as 'raw-pull' | 'decode-pull');
           peerRounds.get(who)!.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
         }
@@ -305,7 +308,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 }
 
 export const command: CliCommand = {
-  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons, raw-pull)',
+  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons and the pull floors)',
   usage,
   run,
 };

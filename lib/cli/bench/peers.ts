@@ -176,8 +176,13 @@ export async function runAliOnsPeer(run: PeerRun): Promise<PeerResult> {
   }
 }
 
-/** The transport floor (raw-pull-peer.ts): the same pulls with no client on top, in its own process. */
-export async function runRawPullPeer(run: PeerRun): Promise<PeerResult> {
+/**
+ * The floors (raw-pull-peer.ts), in their own process: the same pulls with no client on top
+ * (`raw-pull`), or with only the decoding of every message (`decode-pull`).
+ */
+export async function runPullFloorPeer(run: PeerRun, name: 'raw-pull' | 'decode-pull'): Promise<PeerResult> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'raw-pull-peer.js');
-  return runPeer('raw-pull', process.execPath, [script, run.namesrv, run.topic, `raw_pull_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs)], run);
+  const args = [script, run.namesrv, run.topic, `${name.replace('-', '_')}_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs)];
+  if (name === 'decode-pull') args.push('decode');
+  return runPeer(name, process.execPath, args, run);
 }

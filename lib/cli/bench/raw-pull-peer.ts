@@ -6,12 +6,17 @@
  * walking their size fields). What it reaches is the most any consumer in this runtime can get from
  * that broker on that machine; the ratio of rocketwire to it says how much the client itself costs.
  *
- * argv: namesrv topic group expect timeoutMs. Prints the same JSON lines as the other peers.
+ * With a sixth argument `decode` (`--vs decode-pull`) every pull body is also decoded into message
+ * objects by protocol's decodeMessages, the part no client that hands out messages can skip: the
+ * floor of a consumer written with this decoder.
+ *
+ * argv: namesrv topic group expect timeoutMs [decode]. Prints the same JSON lines as the other peers.
  */
 import * as net from 'node:net';
 import {
   createRequest,
   decodeCommand,
+  decodeMessages,
   encodeCommand,
   FrameDecoder,
   PullMessageRequestHeader,
@@ -25,7 +30,8 @@ import { parseTopicRouteData, topicRouteToSubscribeQueues } from '../../client/t
 import { parseAddress } from '../../remoting/address.js';
 import { RemotingClient } from '../../remoting/index.js';
 
-const [namesrv, topic, group, expectText, timeoutText] = process.argv.slice(2) as [string, string, string, string, string];
+const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [string, string, string, string, string, string?];
+const decode = mode === 'decode';
 const expect = Number(expectText);
 const timeoutMs = Number(timeoutText);
 const PULL_BATCH = 32;
@@ -99,7 +105,8 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
         const body = res.body;
         if (res.code === ResponseCode.SUCCESS && body) {
           let n = 0;
-          for (let p = 0; p + 4 <= body.length; p += body.readInt32BE(p)) n++;
+          if (decode) n = decodeMessages(body).length;
+          else for (let p = 0; p + 4 <= body.length; p += body.readInt32BE(p)) n++;
           received += n;
           lastTs = Date.now();
           if (firstTs === 0) firstTs = lastTs;
