@@ -121,6 +121,12 @@ function summary(r: Report): string {
       ]),
     );
   }
+  if (r.peers.some((p) => p.name.endsWith('-pull'))) {
+    lines.push(
+      'raw-pull and decode-pull are floors, not clients: the same pulls with nothing (raw) or only message',
+      'decoding (decode) on top; rocketwire ÷ floor is the share of that floor the whole client reaches.',
+    );
+  }
   lines.push('', `machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}`);
   return lines.join('\n') + '\n';
 }
