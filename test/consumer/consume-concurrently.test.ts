@@ -146,3 +146,29 @@ t.test('shutdown waits up to awaitTerminationMillisWhenShutdown for running call
   svc.submitConsumeRequest([msg(1)], pq, mq);
   t.equal(svc.inFlightCount, 0, 'nothing starts after shutdown');
 });
+
+t.test('synchronous calls in a row: each call starts at the clock reading after the previous one returned', async (t) => {
+  // An injected clock that counts its reads; the handler takes 100 ms of it per call.
+  let now = 1_000;
+  let reads = 0;
+  const clock = {
+    now: () => {
+      reads++;
+      return now;
+    },
+  };
+  const starts: string[] = [];
+  const { svc, host, mq, pq } = setup((msgs) => {
+    starts.push(msgs[0]!.properties.CONSUME_START_TIME!);
+    now += 100;
+    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+  }, { clock });
+  const ms = Array.from({ length: 3 }, (_, i) => msg(i));
+  pq.putMessage(ms);
+  reads = 0;
+  svc.submitConsumeRequest(ms, pq, mq);
+  t.same(starts, ['1000', '1100', '1200'], 'CONSUME_START_TIME of each call is when it started');
+  t.equal(host.recorder.consumeRtSum / host.recorder.consumeRtCount, 100, 'consume RT is the time each call took');
+  t.equal(pq.lastConsumeTimestamp, 1_300);
+  t.equal(reads, 4, 'one clock read per call plus the first start, not two per call');
+});
