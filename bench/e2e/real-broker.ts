@@ -3,7 +3,7 @@
  * Central through the interop harness), with the Java reference push consumer and ali-ons consuming
  * the same messages in the same run. Prints the bench's JSON report plus the broker's boot time.
  *
- *   node dist/bench/e2e/real-broker.js [--messages N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE]
+ *   node dist/bench/e2e/real-broker.js [--messages N] [--batch N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE]
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -17,6 +17,7 @@ const { values } = parseArgs({
     version: { type: 'string', default: V5_VERSION },
     vs: { type: 'string', default: 'java,ali-ons,raw-pull,decode-pull' },
     queues: { type: 'string', default: '8' },
+    batch: { type: 'string', default: '1' },
     chart: { type: 'string' },
   },
 });
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   try {
     const topic = `rw_real_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });
-    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--queues', values.queues!, '--json'];
+    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--queues', values.queues!, '--batch', values.batch!, '--json'];
     if (values.vs) args.push('--vs', values.vs);
     if (values.chart) args.push('--chart', values.chart);
     const out = await new Promise<string>((resolve, reject) => {
