@@ -42,6 +42,14 @@ options:
 Exit code 1 if any produced message was not consumed.
 `;
 
+/** The consumers `--vs` can add, by name. */
+const PEERS: Record<string, (run: PeerRun) => Promise<PeerResult>> = {
+  java: runJavaPeer,
+  'ali-ons': runAliOnsPeer,
+  'raw-pull': (run) => runPullFloorPeer(run, 'raw-pull'),
+  'decode-pull': (run) => runPullFloorPeer(run, 'decode-pull'),
+};
+
 interface Report {
   broker: string;
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
@@ -156,9 +164,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of peers) {
-    if (!['java', 'ali-ons', 'raw-pull', 'decode-pull'].includes(p)) {
-      throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
-    }
+    if (!Object.hasOwn(PEERS, p)) throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
   }
   const topic = str('topic') ?? `rocketwire_bench_${Date.now().toString(36)}`;
   if (!/^[%|a-zA-Z0-9_-]{1,100}$/.test(topic)) throw new UsageError(`--topic "${topic}" is not a valid topic name`);
@@ -225,7 +231,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           if (r.unique < expect) break;
         } else {
           const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
-          const r = who === 'java' ? await runJavaPeer(peerRun) : who === 'ali-ons' ? await runAliOnsPeer(peerRun) : await runPullFloorPeer(peerRun, who as 'raw-pull' | 'decode-pull');
+          const r = await PEERS[who]!(peerRun);
           peerRounds.get(who)!.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
         }

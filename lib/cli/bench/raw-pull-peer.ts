@@ -129,7 +129,11 @@ async function main(): Promise<void> {
   if (queues.length === 0) throw new Error(`topic ${topic} has no readable queue`);
   print({ type: 'started', group, topic });
   const byBroker = new Map<string, MessageQueue[]>();
-  for (const { mq, addr } of queues) byBroker.set(addr, [...(byBroker.get(addr) ?? []), mq]);
+  for (const { mq, addr } of queues) {
+    const qs = byBroker.get(addr);
+    if (qs) qs.push(mq);
+    else byBroker.set(addr, [mq]);
+  }
   let finish: (err?: Error) => void = () => undefined;
   const finished = new Promise<void>((resolve, reject) => {
     finish = (err) => (err ? reject(err) : resolve());

@@ -95,7 +95,6 @@ function sampler(name: string, read: () => number, t0: number, ms = 100): { seri
   return { series, stop: () => clearInterval(timer) };
 }
 
-/** Peak resident set size of this process while running. */
 /** Garbage-collector pauses of this process while it runs: counts of minor and major GCs and their time. */
 export class GcWatcher {
   minor = 0;
@@ -122,6 +121,7 @@ export class GcWatcher {
   }
 }
 
+/** Peak resident set size of this process while running. */
 export class RssSampler {
   peak = 0;
   private timer: NodeJS.Timeout | null = null;
