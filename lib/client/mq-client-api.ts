@@ -12,7 +12,7 @@ import {
   type MessageQueue,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { checkResponse, type RemotingClient } from '../remoting/index.js';
+import { brokerErrorFromResponse, checkResponse, type RemotingClient } from '../remoting/index.js';
 
 /** Fields of PULL_MESSAGE's PullMessageRequestHeader (§5.1); numbers are sent as decimal strings. */
 export interface PullMessageRequest {
@@ -98,8 +98,8 @@ function longField(res: RemotingCommand, key: string, def = 0): number {
 }
 
 /**
- * Ext fields as strings, always in a fresh object: the remoting layer adds ACL keys to a request's
- * extFields, which must not leak into a record the caller reuses.
+ * Ext fields as strings; a record that already holds only strings (a typed header's encode()) is
+ * used as is. ACL signing never modifies it: signRequest writes the signed fields to a copy.
  */
 function strFields(fields: Record<string, string | number | boolean | undefined>): Record<string, string> {
   let allStrings = true;
@@ -109,7 +109,7 @@ function strFields(fields: Record<string, string | number | boolean | undefined>
       break;
     }
   }
-  if (allStrings) return Object.assign({}, fields) as Record<string, string>;
+  if (allStrings) return fields as Record<string, string>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = String(v);
   return out;
@@ -242,10 +242,10 @@ export class MQClientAPI {
     const req = this.createRequest(RequestCode.PULL_MESSAGE, PullMessageRequestHeader.encode(header));
     const res = await this.ctx.remoting.invoke(brokerAddr, req, signal ? { timeoutMs, signal } : { timeoutMs });
     const status = PULL_STATUS[res.code];
-    if (status === undefined) checkResponse(res, { addr: brokerAddr, requestCode: req.code, accept: [] });
+    if (status === undefined) throw brokerErrorFromResponse(res, { addr: brokerAddr, requestCode: req.code });
     const h = PullMessageResponseHeader.decode(res.extFields);
     return new DecodedPullResult(
-      status as PullStatus, h.nextBeginOffset, h.minOffset, h.maxOffset, h.suggestWhichBrokerId,
+      status, h.nextBeginOffset, h.minOffset, h.maxOffset, h.suggestWhichBrokerId,
       status === 'FOUND' ? res.body : null,
     );
   }

@@ -22,7 +22,7 @@ import {
   resolveInstanceName,
   topicRouteToPublishQueues,
 } from '../client/index.js';
-import { BrokerError, RemotingError, checkResponse } from '../remoting/index.js';
+import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
 import { NoRouteError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { encodeMessageProperties, messageBody, MessageValidationError, validateTopic, type Message } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
@@ -312,11 +312,11 @@ export class Producer {
 
   private toSendResult(res: RemotingCommand, addr: string, requestCode: number, p: Prepared, mq: MessageQueue): SendResult {
     const status = SEND_STATUS[res.code];
-    if (status === undefined) checkResponse(res, { addr, requestCode, accept: [] });
+    if (status === undefined) throw brokerErrorFromResponse(res, { addr, requestCode });
     const ext = res.extFields ?? {};
     const queueId = ext.queueId !== undefined ? Number(ext.queueId) : mq.queueId;
     const result: SendResult = {
-      status: status!,
+      status,
       msgId: p.uniqMsgId,
       offsetMsgId: ext.msgId ?? '',
       messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId },
