@@ -92,6 +92,23 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
   return out;
 }
 
+/**
+ * Count the stored records of a pull body by walking their size fields, without decoding them;
+ * stops at a size that is not positive. Null counts as empty.
+ */
+export function countStoredRecords(body: Buffer | null): number {
+  if (!body) return 0;
+  let n = 0;
+  let p = 0;
+  while (p + 4 <= body.length) {
+    const size = body.readInt32BE(p);
+    if (size <= 0) break;
+    p += size;
+    n++;
+  }
+  return n;
+}
+
 /** Decode the single record at `offset` (e.g. a VIEW_MESSAGE_BY_ID or CONSUME_MESSAGE_DIRECTLY body). */
 export function decodeMessage(buf: Buffer, offset = 0, options?: DecodeMessagesOptions): MessageExt {
   const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', idPrefix: '', idHigh: NO_HIGH, topicAt: 0, topicLength: -1, topic: '' };

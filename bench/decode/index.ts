@@ -16,7 +16,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CaptureDecoder, describeCommand, frameJson } from '../../lib/capture/index.js';
+import { CaptureDecoder, describeCommand, frameContext, frameJson } from '../../lib/capture/index.js';
 import {
   createRequest,
   createResponse,
@@ -196,11 +196,7 @@ function decodeInProcess(file: string): { ms: number; frames: number; outBytes: 
   const dec = new CaptureDecoder({
     frame: (f) => {
       frames++;
-      const req = f.request;
-      const d = describeCommand(f.cmd, {
-        ts: f.ts ?? undefined, src: f.src ?? undefined, dst: f.dst ?? undefined, requestCode: req?.code,
-        latencyMs: req && req.ts !== null && f.ts !== null ? Math.round((f.ts - req.ts) * 1e6) / 1e3 : undefined,
-      });
+      const d = describeCommand(f.cmd, frameContext(f));
       outBytes += frameJson(d).length + 1;
     },
     problem: (p) => {

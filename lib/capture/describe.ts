@@ -1,3 +1,4 @@
+import type { DecodedFrame } from './capture-decoder.js';
 import {
   decodeMessages,
   isOneway,
@@ -148,6 +149,21 @@ export interface FrameContext {
   /** For a response: the code of the request with the same opaque on the same connection. */
   requestCode?: number | undefined;
   latencyMs?: number | undefined;
+}
+
+/**
+ * The context of a frame the capture decoder found: its time and addresses, and for a response the
+ * request it answers and the latency since it (microsecond-rounded milliseconds).
+ */
+export function frameContext(f: DecodedFrame): FrameContext {
+  const req = f.request;
+  return {
+    ts: f.ts ?? undefined,
+    src: f.src ?? undefined,
+    dst: f.dst ?? undefined,
+    requestCode: req?.code,
+    latencyMs: req && req.ts !== null && f.ts !== null ? Math.round((f.ts - req.ts) * 1e6) / 1e3 : undefined,
+  };
 }
 
 export interface DescribeOptions {

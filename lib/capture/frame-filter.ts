@@ -1,4 +1,4 @@
-import { isResponse, RequestCode, ResponseCode } from '../../protocol/index.js';
+import { isResponse, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
 import type { DecodedFrame } from './capture-decoder.js';
 import type { FrameDescription } from './describe.js';
 import { requestTopicAndGroup } from './stats.js';
@@ -63,8 +63,8 @@ export class FrameFilter {
       let ok = reqCode !== undefined && this.codes.has(reqCode);
       if (!ok && this.codeNames.size > 0) {
         ok =
-          (reqCode !== undefined && this.codeNames.has(nameOf(RequestCode, reqCode))) ||
-          (response && this.codeNames.has(nameOf(ResponseCode, cmd.code)));
+          (reqCode !== undefined && this.codeNames.has(requestCodeName(reqCode))) ||
+          (response && this.codeNames.has(responseCodeName(cmd.code)));
       }
       if (!ok) return false;
     }
@@ -73,8 +73,7 @@ export class FrameFilter {
     }
     if (this.topics.size > 0 || this.groups.size > 0) {
       const ext = response ? (f.request?.extFields ?? null) : cmd.extFields;
-      const code = response ? f.request?.code : cmd.code;
-      const { topic, group } = code === undefined ? {} : requestTopicAndGroup(code, ext);
+      const { topic, group } = reqCode === undefined ? {} : requestTopicAndGroup(reqCode, ext);
       if (this.groups.size > 0 && !(group !== undefined && this.groups.has(group))) return false;
       if (this.topics.size > 0) {
         let ok = topic !== undefined && this.topics.has(topic);
@@ -84,11 +83,6 @@ export class FrameFilter {
     }
     return true;
   }
-}
-
-function nameOf(table: Record<string, number>, code: number): string {
-  for (const [k, v] of Object.entries(table)) if (v === code) return k;
-  return '';
 }
 
 function isCodeName(v: string): boolean {

@@ -1,4 +1,4 @@
-import { isOneway, isResponse, PullSysFlag, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
+import { countStoredRecords, isOneway, isResponse, PullSysFlag, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
 import type { DecodedFrame } from './capture-decoder.js';
 
 /** Latencies kept per request code for percentiles; beyond this a uniform reservoir sample. */
@@ -98,20 +98,6 @@ function bump(m: Map<string, number>, k: string, n = 1): void {
 function int(v: string | undefined): number | null {
   if (v === undefined || !/^-?\d+$/.test(v)) return null;
   return Number(v);
-}
-
-/** Count the stored records of a pull body by walking their size fields (no decoding). */
-function countRecords(body: Buffer | null): number {
-  if (!body) return 0;
-  let n = 0;
-  let p = 0;
-  while (p + 4 <= body.length) {
-    const size = body.readInt32BE(p);
-    if (size <= 0) break;
-    p += size;
-    n++;
-  }
-  return n;
 }
 
 /** The topic and group a request names, whatever header type it uses. */
@@ -243,7 +229,7 @@ export class DecodeStats {
         if (latency !== null) q.pullLatency.add(latency);
         const next = int(cmd.extFields?.nextBeginOffset);
         if (next !== null) q.lastNextBeginOffset = next;
-        if (status === 'FOUND') bump(q.pullResults, 'messages', countRecords(cmd.body));
+        if (status === 'FOUND') bump(q.pullResults, 'messages', countStoredRecords(cmd.body));
       }
     }
   }

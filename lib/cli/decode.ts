@@ -4,6 +4,7 @@ import {
   CaptureDecoder,
   DecodeStats,
   describeCommand,
+  frameContext,
   FilterSyntaxError,
   formatFrameText,
   frameJson,
@@ -175,16 +176,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
   const onFrame = (f: DecodedFrame): void => {
     let d: FrameDescription | undefined;
-    const req = f.request;
-    const latencyMs = req && req.ts !== null && f.ts !== null ? Math.round((f.ts - req.ts) * 1e6) / 1e3 : undefined;
-    const describe = (): FrameDescription =>
-      describeCommand(f.cmd, {
-        ts: f.ts ?? undefined,
-        src: f.src ?? undefined,
-        dst: f.dst ?? undefined,
-        requestCode: req?.code,
-        latencyMs,
-      }, describeOptions);
+    const describe = (): FrameDescription => describeCommand(f.cmd, frameContext(f), describeOptions);
     if (filter) {
       if (filter.needsDescription) d = describe();
       if (!filter.matches(f, d)) return;

@@ -1,4 +1,4 @@
-import { CaptureDecoder, describeCommand, type CaptureDecoderOptions, type CaptureProblem, type FrameDescription } from '../../lib/capture/index.js';
+import { CaptureDecoder, describeCommand, frameContext, type CaptureDecoderOptions, type CaptureProblem, type FrameDescription } from '../../lib/capture/index.js';
 
 export interface Decoded {
   frames: FrameDescription[];
@@ -14,16 +14,7 @@ export function decodeAll(input: Buffer, chunk = 4096, options: CaptureDecoderOp
   const decoder = new CaptureDecoder(
     {
       frame: (f) => {
-        const latencyMs = f.request && f.request.ts !== null && f.ts !== null ? Math.round((f.ts - f.request.ts) * 1e6) / 1e3 : undefined;
-        frames.push(
-          describeCommand(f.cmd, {
-            ts: f.ts ?? undefined,
-            src: f.src ?? undefined,
-            dst: f.dst ?? undefined,
-            requestCode: f.request?.code,
-            latencyMs,
-          }),
-        );
+        frames.push(describeCommand(f.cmd, frameContext(f)));
       },
       problem: (p) => problems.push(p),
     },

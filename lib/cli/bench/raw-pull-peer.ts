@@ -14,6 +14,7 @@
  */
 import * as net from 'node:net';
 import {
+  countStoredRecords,
   createRequest,
   decodeCommand,
   decodeMessages,
@@ -104,10 +105,7 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
         const h = PullMessageResponseHeader.decode(res.extFields);
         const body = res.body;
         if (res.code === ResponseCode.SUCCESS && body) {
-          let n = 0;
-          if (decode) n = decodeMessages(body).length;
-          else for (let p = 0; p + 4 <= body.length; p += body.readInt32BE(p)) n++;
-          received += n;
+          received += decode ? decodeMessages(body).length : countStoredRecords(body);
           lastTs = Date.now();
           if (firstTs === 0) firstTs = lastTs;
           if (received >= expect) {
