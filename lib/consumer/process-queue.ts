@@ -118,15 +118,24 @@ export class ProcessQueue {
     if (idx >= this.offsets.length || this.offsets[idx] !== msg.queueOffset) return false;
     const cached = this.msgs[idx];
     if (cached === undefined) return false;
-    this.msgs[idx] = undefined;
-    this.live--;
     this.msgCount--;
     this.msgSize -= cached.body.length;
+    this.vacate(idx);
+    return true;
+  }
+
+  /**
+   * Empties a live slot (removal or orderly take): moves the head or trims the tail past holes, and
+   * compacts when holes are the majority so searches and memory stay proportional to the cache.
+   */
+  private vacate(idx: number): void {
+    this.msgs[idx] = undefined;
+    this.live--;
     if (this.live === 0) {
       this.offsets.length = 0;
       this.msgs.length = 0;
       this.head = 0;
-      return true;
+      return;
     }
     if (idx === this.head) {
       let h = this.head + 1;
@@ -139,9 +148,7 @@ export class ProcessQueue {
       this.offsets.length = n;
       this.msgs.length = n;
     }
-    // Compact when holes are the majority so searches and memory stay proportional to the cache.
     if (this.offsets.length - this.live > 64 && this.offsets.length > this.live * 2) this.compact();
-    return true;
   }
 
   private compact(): void {
@@ -233,17 +240,7 @@ export class ProcessQueue {
       const m = this.msgs[this.head]!;
       this.consuming.push(m);
       out.push(m);
-      this.msgs[this.head] = undefined;
-      this.live--;
-      if (this.live === 0) {
-        this.offsets.length = 0;
-        this.msgs.length = 0;
-        this.head = 0;
-      } else {
-        let h = this.head + 1;
-        while (this.msgs[h] === undefined) h++;
-        this.head = h;
-      }
+      this.vacate(this.head);
     }
     if (out.length === 0) this.consuming_ = false;
     return out;

@@ -94,3 +94,23 @@ t.test('orderly take/commit/consume-again keeps counts and order', async (t) => 
   t.same(pq.takeMessages(5, 0), []);
   t.equal(pq.putMessage([msg(5)]), true, 'dispatches again once drained');
 });
+
+t.test('orderly: with a steady backlog, the cache arrays stay proportional to the cached messages', async (t) => {
+  // A queue that always has 100 messages waiting: take one, commit it, a new one arrives. Taking
+  // used to leave a hole before the head that nothing reclaimed, so the arrays grew by one slot per
+  // message consumed for as long as the backlog lasted.
+  const pq = new ProcessQueue(0);
+  pq.putMessage(Array.from({ length: 100 }, (_, i) => msg(i)));
+  let taken = 0;
+  for (let next = 100; next < 20_100; next++) {
+    taken += pq.takeMessages(1, 0).length;
+    pq.commit();
+    pq.putMessage([msg(next)]);
+  }
+  t.equal(taken, 20_000);
+  t.equal(pq.msgCount, 100);
+  t.same([...pq.messages()].map((m) => m.queueOffset).slice(0, 3), [20_000, 20_001, 20_002], 'order kept');
+  // Internal arrays (private): the one place where the leak is visible short of memory use.
+  const slots = (pq as unknown as { offsets: number[] }).offsets.length;
+  t.ok(slots <= 2 * 100 + 64 + 1, `arrays hold ${slots} slots for 100 cached messages`);
+});
