@@ -4,13 +4,21 @@
  */
 export const DELAY_LEVEL_TEXT = '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h';
 
-export const DELAY_LEVELS_MS: readonly number[] = Object.freeze(
-  DELAY_LEVEL_TEXT.split(' ').map((t) => {
-    const n = Number(t.slice(0, -1));
-    const unit = t[t.length - 1];
-    return n * (unit === 's' ? 1000 : unit === 'm' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000);
-  }),
-);
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Java's messageDelayLevel ("1s 5s ... 2h") → milliseconds per level (index 0 = level 1). */
+export function parseDelayLevels(text: string = DELAY_LEVEL_TEXT): number[] {
+  const out: number[] = [];
+  for (const part of text.trim().split(/\s+/)) {
+    const m = /^(\d+)(ms|s|m|h|d)$/.exec(part);
+    if (!m) throw new RangeError(`messageDelayLevel: cannot parse "${part}"`);
+    out.push(Number(m[1]) * UNIT_MS[m[2]!]!);
+  }
+  if (out.length === 0) throw new RangeError('messageDelayLevel is empty');
+  return out;
+}
+
+export const DELAY_LEVELS_MS: readonly number[] = Object.freeze(parseDelayLevels(DELAY_LEVEL_TEXT));
 
 export const MAX_DELAY_LEVEL = DELAY_LEVELS_MS.length;
 

@@ -114,11 +114,7 @@ export function decodeJsonCommand(bytes: Buffer, offset: number, body: Buffer | 
     if (typeof o.extFields !== 'object' || Array.isArray(o.extFields)) {
       throw new ProtocolError('JSON header field "extFields" is not an object', offset);
     }
-    extFields = {};
-    for (const [k, v] of Object.entries(o.extFields as Record<string, unknown>)) {
-      if (v == null) continue;
-      putField(extFields, k, typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
-    }
+    extFields = stringFields(o.extFields as Record<string, unknown>);
   }
   return {
     code,
@@ -131,6 +127,28 @@ export function decodeJsonCommand(bytes: Buffer, offset: number, body: Buffer | 
     serializeType: 'JSON',
     body,
   };
+}
+
+/**
+ * extFields with every value as a string and nulls dropped. JSON.parse already made a plain object
+ * (a "__proto__" key is an own property there), so when every value is a string it is used as is:
+ * the usual case, on every frame.
+ */
+function stringFields(ext: Record<string, unknown>): Record<string, string> {
+  let allStrings = true;
+  for (const k in ext) {
+    if (typeof ext[k] !== 'string') {
+      allStrings = false;
+      break;
+    }
+  }
+  if (allStrings) return ext as Record<string, string>;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ext)) {
+    if (v == null) continue;
+    putField(out, k, typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  }
+  return out;
 }
 
 /**

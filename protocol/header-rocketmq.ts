@@ -1,6 +1,7 @@
 import type { RemotingCommand } from './command.js';
 import { languageByte, languageName } from './codes.js';
 import { ProtocolError } from './errors.js';
+import { putOwn } from './own-key.js';
 
 /**
  * ROCKETMQ binary header (serialize type 1), all integers big-endian:
@@ -112,17 +113,8 @@ export function decodeRocketmqHeader(b: Buffer, base = 0): Omit<RemotingCommand,
   return { code, language: languageName(lang), version, opaque, flag, remark, extFields, serializeType: 'ROCKETMQ' };
 }
 
-/**
- * Store a decoded ext field. Keys come from the network, so "__proto__" must become an own
- * property rather than replace the object's prototype.
- */
-export function putField(fields: Record<string, string>, key: string, value: string): void {
-  if (key === '__proto__') {
-    Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    fields[key] = value;
-  }
-}
+/** Store a decoded ext field ("__proto__" becomes an own property: see putOwn). */
+export const putField: (fields: Record<string, string>, key: string, value: string) => void = putOwn;
 
 // A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -3,9 +3,9 @@ import { messageBodyCrc } from './crc32.js';
 import { ProtocolError } from './errors.js';
 import type { MessageExt } from './message-ext.js';
 import { hex8, hexUpper } from './message-id.js';
-import { BLANK_MAGIC_CODE, MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2 } from './message-record.js';
+import { BLANK_MAGIC_CODE, MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2, storedMessageSize } from './message-record.js';
 import { decodeProperties } from './properties.js';
-import { formatIPv4, formatIPv6 } from './socket-address.js';
+import { formatIPv4, formatSocketAddress } from './socket-address.js';
 import { MessageSysFlag } from './sys-flag.js';
 
 export interface DecodeMessagesOptions {
@@ -18,7 +18,7 @@ export interface DecodeMessagesOptions {
 }
 
 // Smallest record: fixed fields with IPv4 hosts, empty body, 1-byte topic length, empty properties.
-const MIN_RECORD = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + 1 + 2;
+const MIN_RECORD = storedMessageSize(0, 0, 0);
 const TWO_32 = 4294967296;
 // Not an int32: marks the offsetMsgId prefix cache empty.
 const NO_HIGH = TWO_32;
@@ -39,6 +39,10 @@ interface HostCache {
   topicAt: number;
   topicLength: number;
   topic: string;
+}
+
+function newHostCache(): HostCache {
+  return { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', idPrefix: '', idHigh: NO_HIGH, topicAt: 0, topicLength: -1, topic: '' };
 }
 
 function i32(b: Buffer, i: number): number {
@@ -81,7 +85,7 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
   const decompress = options?.decompress ?? true;
   const verifyCrc = options?.verifyCrc ?? false;
   const base = options?.baseOffset ?? 0;
-  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', idPrefix: '', idHigh: NO_HIGH, topicAt: 0, topicLength: -1, topic: '' };
+  const cache = newHostCache();
   const end = body.length;
   let p = 0;
   while (p < end) {
@@ -111,7 +115,7 @@ export function countStoredRecords(body: Buffer | null): number {
 
 /** Decode the single record at `offset` (e.g. a VIEW_MESSAGE_BY_ID or CONSUME_MESSAGE_DIRECTLY body). */
 export function decodeMessage(buf: Buffer, offset = 0, options?: DecodeMessagesOptions): MessageExt {
-  const cache: HostCache = { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', idPrefix: '', idHigh: NO_HIGH, topicAt: 0, topicLength: -1, topic: '' };
+  const cache = newHostCache();
   return decodeRecord(
     buf, offset, buf.length, options?.decompress ?? true, options?.verifyCrc ?? false, options?.baseOffset ?? 0, cache,
   );
@@ -159,12 +163,11 @@ function decodeRecord(
     bornHost = cache.bornText;
     p += 8;
   } else {
-    bornHost = '[' + formatIPv6(b, p) + ']:' + i32(b, p + 16);
+    bornHost = formatSocketAddress(b, p, 16);
     p += 20;
   }
   const storeTimestamp = i64(b, p, base, 'store timestamp');
   p += 8;
-  const storeHostStart = p;
   let storeHost: string;
   let storeHex: string;
   if (!storeV6) {
@@ -181,8 +184,8 @@ function decodeRecord(
     storeHex = cache.storeHex;
     p += 8;
   } else {
-    storeHost = '[' + formatIPv6(b, p) + ']:' + i32(b, p + 16);
-    storeHex = hexUpper(b, storeHostStart, storeHostStart + 20);
+    storeHost = formatSocketAddress(b, p, 16);
+    storeHex = hexUpper(b, p, p + 20);
     p += 20;
   }
   const reconsumeTimes = i32(b, p);

@@ -24,10 +24,7 @@ const TWO_32 = 4294967296;
 export function hexInt64(n: number): string {
   const hi = Math.floor(n / TWO_32);
   const lo = n - hi * TWO_32;
-  return hexInt32(hi) + hexInt32(lo);
-}
-function hexInt32(v: number): string {
-  return HEX2[(v >>> 24) & 0xff]! + HEX2[(v >>> 16) & 0xff] + HEX2[(v >>> 8) & 0xff] + HEX2[v & 0xff];
+  return hex8(hi) + hex8(lo);
 }
 
 const HEX_CODE: number[] = [];
@@ -104,7 +101,7 @@ export class UniqKeyGenerator {
     const addr = parseSocketAddress(ipText.includes(':') && !ipText.startsWith('[') ? `[${ipText}]:0` : `${ipText}:0`);
     const pid = options.pid ?? (typeof process !== 'undefined' ? process.pid : 0);
     const hash = options.instanceHash ?? (Math.random() * TWO_32) | 0;
-    this.prefix = hexUpper(addr.ip) + HEX2[(pid >>> 8) & 0xff] + HEX2[pid & 0xff] + hexInt32(hash);
+    this.prefix = hexUpper(addr.ip) + HEX2[(pid >>> 8) & 0xff] + HEX2[pid & 0xff] + hex8(hash);
     this.counter = (Math.random() * 65536) | 0;
   }
 
@@ -118,7 +115,7 @@ export class UniqKeyGenerator {
     const diff = now - this.monthStart;
     const c = this.counter;
     this.counter = (c + 1) & 0xffff;
-    return this.prefix + hexInt32(diff) + HEX2[c >>> 8] + HEX2[c & 0xff];
+    return this.prefix + hex8(diff) + HEX2[c >>> 8] + HEX2[c & 0xff];
   }
 }
 

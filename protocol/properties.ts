@@ -1,4 +1,5 @@
 import { javaHashMapOrder } from './java-hash.js';
+import { putOwn } from './own-key.js';
 
 /**
  * The properties string of a message (§7.3): `name \u0001 value \u0002 name \u0001 value …`.
@@ -88,11 +89,5 @@ export function decodeProperties(s: string): Record<string, string> {
   return out;
 }
 
-/** Assign without letting a property named `__proto__` replace the object's prototype. */
-export function setProperty(target: Record<string, string>, name: string, value: string): void {
-  if (name === '__proto__') {
-    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    target[name] = value;
-  }
-}
+/** Assign without letting a property named `__proto__` replace the object's prototype (see putOwn). */
+export const setProperty: (target: Record<string, string>, name: string, value: string) => void = putOwn;

@@ -10,20 +10,7 @@ const log = createDebug('rocketwire:broker');
 
 /** Java's default messageDelayLevel. */
 export const DEFAULT_MESSAGE_DELAY_LEVEL = DELAY_LEVEL_TEXT;
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** Java's messageDelayLevel ("1s 5s ... 2h") → milliseconds per level (index 0 = level 1). */
-export function parseDelayLevels(text: string = DEFAULT_MESSAGE_DELAY_LEVEL): number[] {
-  const out: number[] = [];
-  for (const part of text.trim().split(/\s+/)) {
-    const m = /^(\d+)(ms|s|m|h|d)$/.exec(part);
-    if (!m) throw new RangeError(`messageDelayLevel: cannot parse "${part}"`);
-    out.push(Number(m[1]) * UNIT_MS[m[2]!]!);
-  }
-  if (out.length === 0) throw new RangeError('messageDelayLevel is empty');
-  return out;
-}
+export { parseDelayLevels } from '../../protocol/index.js';
 
 /**
  * ScheduleMessageService: SCHEDULE_TOPIC_XXXX queue (level − 1) holds delayed messages in delivery

@@ -1,4 +1,5 @@
 import { ProtocolError } from '../errors.js';
+import { putOwn } from '../own-key.js';
 import { toJavaJson } from './java-json.js';
 
 /**
@@ -194,8 +195,7 @@ class TolerantParser {
       if (this.s[this.p] !== ':') this.fail('expected ":"');
       this.p++;
       const v = this.value();
-      if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-      else out[k] = v;
+      putOwn(out, k, v);
       this.ws();
       const c = this.s[this.p];
       if (c === ',') {
