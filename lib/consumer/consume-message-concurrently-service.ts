@@ -15,7 +15,8 @@ const log = createDebug('rocketwire:consumer');
 
 /** Java resubmits a call whose send-back and republish both failed after 5 s. */
 export const CONSUME_LATER_DELAY_MS = 5000;
-const JAVA_INT_MAX = 2147483647;
+/** Java's Integer.MAX_VALUE: the initial ackIndex (every message of the call acknowledged). */
+export const JAVA_INT_MAX = 2147483647;
 
 interface ConsumeRequest {
   msgs: MessageExt[];

@@ -1,4 +1,5 @@
-import type { MessageQueue } from '../../protocol/index.js';
+import { compareMessageQueue, type MessageQueue } from '../../protocol/index.js';
+import { resetOffsetKey } from '../client/message-queue.js';
 
 /** A queue of a topic on one broker (protocol's MessageQueue): the unit of rebalance, pulling and offset commits. */
 export type { MessageQueue } from '../../protocol/index.js';
@@ -9,10 +10,11 @@ export function messageQueue(topic: string, brokerName: string, queueId: number)
   return { brokerName, queueId, topic };
 }
 
-/** A string usable as a Map key; the same format as lib/client's messageQueueKey ("@" cannot occur in a topic). */
-export function queueKey(mq: MessageQueue): string {
-  return `${mq.topic}@${mq.brokerName}@${mq.queueId}`;
-}
+/**
+ * A string usable as a Map key: lib/client's resetOffsetKey, which resetOffset relies on
+ * ("@" cannot occur in a topic).
+ */
+export const queueKey: (mq: MessageQueue) => string = resetOffsetKey;
 
 /** Java's MessageQueue.toString(), which is also the consistent-hash key of a queue. */
 export function messageQueueToString(mq: MessageQueue): string {
@@ -20,15 +22,10 @@ export function messageQueueToString(mq: MessageQueue): string {
 }
 
 /**
- * Java's MessageQueue.compareTo: topic, then broker name (String.compareTo = UTF-16 code-unit order,
- * which is what JavaScript's `<` on strings does), then queue id numerically. Every member of a group
- * must sort identically or the allocation strategies disagree.
+ * Java's MessageQueue.compareTo (protocol's compareMessageQueue): every member of a group must sort
+ * identically or the allocation strategies disagree.
  */
-export function compareMessageQueues(a: MessageQueue, b: MessageQueue): number {
-  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
-  if (a.brokerName !== b.brokerName) return a.brokerName < b.brokerName ? -1 : 1;
-  return a.queueId - b.queueId;
-}
+export const compareMessageQueues: (a: MessageQueue, b: MessageQueue) => number = compareMessageQueue;
 
 /** Java string order (UTF-16 code units) for client ids. */
 export function compareJavaStrings(a: string, b: string): number {

@@ -4,12 +4,14 @@ import {
   buildSubscriptionData,
   CLIENT_INNER_PRODUCER_GROUP,
   encodeProperties,
+  isRetryTopic,
   retryTopic,
   type CMResultName,
   type ConsumeMessageDirectlyResult,
   type SubscriptionData,
   RequestCode,
   ResponseCode,
+  SendMessageRequestHeaderV2,
 } from '../../protocol/index.js';
 import {
   MQClientInstance,
@@ -22,7 +24,7 @@ import {
 } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
-import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
+import { ConsumeMessageConcurrentlyService, JAVA_INT_MAX } from './consume-message-concurrently-service.js';
 import { ConsumeMessageOrderlyService } from './consume-message-orderly-service.js';
 import {
   ConsumeConcurrentlyStatus,
@@ -673,7 +675,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     const last = await this.offsetStore.readOffset(mq, 'store');
     if (last >= 0) return last;
     if (last !== -1) return -1;
-    const isRetry = mq.topic.startsWith('%RETRY%');
+    const isRetry = isRetryTopic(mq.topic);
     try {
       switch (this.config.consumeFromWhere) {
         case 'CONSUME_FROM_FIRST_OFFSET':
@@ -782,22 +784,22 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       props.DELAY = String(3 + msg.reconsumeTimes);
       const req = instance.createRequest(
         RequestCode.SEND_MESSAGE_V2,
-        {
-          a: CLIENT_INNER_PRODUCER_GROUP,
-          b: topic,
-          c: AUTO_CREATE_TOPIC_KEY_TOPIC,
-          d: 4,
-          e: q.queueId,
-          f: 0,
-          g: Date.now(),
-          h: msg.flag ?? 0,
-          i: encodeProperties(props),
-          j: reconsumeTime,
-          k: false,
-          l: this.maxReconsumeTimes,
-          m: false,
-          n: q.brokerName,
-        },
+        SendMessageRequestHeaderV2.encode({
+          producerGroup: CLIENT_INNER_PRODUCER_GROUP,
+          topic,
+          defaultTopic: AUTO_CREATE_TOPIC_KEY_TOPIC,
+          defaultTopicQueueNums: 4,
+          queueId: q.queueId,
+          sysFlag: 0,
+          bornTimestamp: Date.now(),
+          flag: msg.flag ?? 0,
+          properties: encodeProperties(props),
+          reconsumeTimes: reconsumeTime,
+          unitMode: false,
+          maxReconsumeTimes: this.maxReconsumeTimes,
+          batch: false,
+          bname: q.brokerName,
+        }),
         msg.body,
       );
       await instance.call(addr, req, SEND_MSG_BACK_TIMEOUT_MS);
@@ -920,7 +922,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       if (this.config.orderly) {
         r = (this.listener as MessageListenerOrderly)([msg], { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 });
       } else {
-        r = (this.listener as MessageListenerConcurrently)([msg], { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: 2147483647 });
+        r = (this.listener as MessageListenerConcurrently)([msg], { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX });
       }
       if (isThenable(r)) r = await r;
       if (r === ConsumeConcurrentlyStatus.CONSUME_SUCCESS || r === ConsumeOrderlyStatus.SUCCESS) consumeResult = 'CR_SUCCESS';
