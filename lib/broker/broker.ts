@@ -445,7 +445,6 @@ export class Broker {
         m.properties.REAL_QID = String(m.queueId);
         m.topic = SCHEDULE_TOPIC;
         m.queueId = l - 1;
-        delete m.tagsCode;
       }
     }
     return this.store.putMessages(inners);

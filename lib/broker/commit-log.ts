@@ -107,50 +107,26 @@ export class CommitLog {
       const length = fs.fstatSync(fd).size;
       this.segments.push({ base: Number(name), file, fd, length, mem: null });
     }
+    // Warm the cache with the newest segments (at least one: the last), then scan the last one in
+    // memory rather than reading it from disk a second time.
+    let lastRead = 0;
+    for (const seg of this.segments.slice(-this.cachedSegments)) lastRead = this.loadIntoMemory(seg);
     const last = this.segments[this.segments.length - 1];
     if (last) {
-      const valid = this.scanValidLength(last);
+      const valid = scanValidLength(last.mem!, lastRead, last.base);
       if (valid < last.length) {
         log('commit log %s: truncating %d bytes of incomplete data at %d', last.file, last.length - valid, valid);
         fs.ftruncateSync(last.fd, valid);
         last.length = valid;
       }
     }
-    // warm the cache with the newest segments
-    for (const seg of this.segments.slice(-this.cachedSegments)) this.loadIntoMemory(seg);
   }
 
-  private loadIntoMemory(seg: Segment): void {
+  /** Reads the segment into a buffer of the segment size; returns the bytes read. */
+  private loadIntoMemory(seg: Segment): number {
     const mem = Buffer.allocUnsafe(this.segmentSize);
-    let done = 0;
-    while (done < seg.length) {
-      const n = fs.readSync(seg.fd, mem, done, seg.length - done, done);
-      if (n <= 0) break;
-      done += n;
-    }
     seg.mem = mem;
-  }
-
-  private scanValidLength(seg: Segment): number {
-    const buf = Buffer.allocUnsafe(seg.length);
-    let done = 0;
-    while (done < seg.length) {
-      const n = fs.readSync(seg.fd, buf, done, seg.length - done, done);
-      if (n <= 0) break;
-      done += n;
-    }
-    let p = 0;
-    while (p + 8 <= done) {
-      const size = buf.readInt32BE(p);
-      const magic = buf.readInt32BE(p + 4);
-      if (magic === BLANK_MAGIC_CODE) return p; // filler: the segment ends here
-      if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return p;
-      if (size < MIN_RECORD || p + size > done) return p;
-      if (readInt64(buf, p + MessageRecordOffset.PHYSICALOFFSET) !== seg.base + p) return p;
-      if (!recordCrcOk(buf.subarray(p, p + size))) return p;
-      p += size;
-    }
-    return p;
+    return readFully(seg.fd, mem, 0, seg.length);
   }
 
   /**
@@ -275,13 +251,7 @@ export class CommitLog {
 
   private readDirect(seg: Segment, at: number, size: number): Buffer | null {
     const buf = Buffer.allocUnsafe(size);
-    let done = 0;
-    while (done < size) {
-      const n = fs.readSync(seg.fd, buf, done, size - done, at + done);
-      if (n <= 0) return null;
-      done += n;
-    }
-    return buf;
+    return readFully(seg.fd, buf, at, size) === size ? buf : null;
   }
 
   /** True when `offset` lies in a segment kept in memory. */
@@ -368,4 +338,35 @@ export function recordCrcOk(rec: Buffer): boolean {
   const bodyLen = rec.readInt32BE(p);
   if (bodyLen < 0 || p + 4 + bodyLen > rec.length) return false;
   return messageBodyCrc(rec, p + 4, p + 4 + bodyLen) === rec.readInt32BE(MessageRecordOffset.BODYCRC);
+}
+
+/**
+ * Length of the valid records at the start of a segment (`done` bytes of `buf`, the segment at
+ * commit-log offset `base`): size, magic, offset field and body CRC of each are checked; the first
+ * bad record, a filler or the end stops the scan.
+ */
+function scanValidLength(buf: Buffer, done: number, base: number): number {
+  let p = 0;
+  while (p + 8 <= done) {
+    const size = buf.readInt32BE(p);
+    const magic = buf.readInt32BE(p + 4);
+    if (magic === BLANK_MAGIC_CODE) return p; // filler: the segment ends here
+    if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return p;
+    if (size < MIN_RECORD || p + size > done) return p;
+    if (readInt64(buf, p + MessageRecordOffset.PHYSICALOFFSET) !== base + p) return p;
+    if (!recordCrcOk(buf.subarray(p, p + size))) return p;
+    p += size;
+  }
+  return p;
+}
+
+/** Reads up to `len` bytes at file position `at` into `buf` (from 0); returns how many were read. */
+function readFully(fd: number, buf: Buffer, at: number, len: number): number {
+  let done = 0;
+  while (done < len) {
+    const n = fs.readSync(fd, buf, done, len - done, at + done);
+    if (n <= 0) break;
+    done += n;
+  }
+  return done;
 }

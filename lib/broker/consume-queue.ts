@@ -6,12 +6,6 @@ import { readInt64, writeInt64 } from '../../protocol/index.js';
 export const CQ_ENTRY_SIZE = 20;
 const CHUNK_ENTRIES = 65536;
 
-export interface CqEntry {
-  physOffset: number;
-  size: number;
-  tagsCode: number;
-}
-
 /**
  * The index of one (topic, queueId): entry n locates the message with queue offset n in the
  * commit log. Entries are kept in memory in fixed chunks (20 bytes each, so a million messages cost
@@ -90,14 +84,7 @@ export class ConsumeQueue {
     this.count++;
   }
 
-  get(offset: number): CqEntry | null {
-    if (offset < 0 || offset >= this.count) return null;
-    const chunk = this.chunks[Math.floor(offset / CHUNK_ENTRIES)]!;
-    const at = (offset % CHUNK_ENTRIES) * CQ_ENTRY_SIZE;
-    return { physOffset: readInt64(chunk, at), size: chunk.readInt32BE(at + 8), tagsCode: readInt64(chunk, at + 12) };
-  }
-
-  /** Commit-log offset of entry `offset` (cheaper than `get`). */
+  /** Commit-log offset of entry `offset`. */
   physOffsetAt(offset: number): number {
     const chunk = this.chunks[Math.floor(offset / CHUNK_ENTRIES)]!;
     return readInt64(chunk, (offset % CHUNK_ENTRIES) * CQ_ENTRY_SIZE);

@@ -65,15 +65,6 @@ export interface MessageInner {
   /** Body as received (still compressed when the COMPRESSED bit is set). */
   body: Buffer;
   properties: Record<string, string>;
-  /** Filled by the store when absent: Java hash of TAGS; for SCHEDULE_TOPIC_XXXX the delivery time. */
-  tagsCode?: number;
-}
-
-/** A message ready to be written: its bytes with queue offset, commit-log offset and store time still to fill. */
-export interface PreparedRecord {
-  buf: Buffer;
-  inner: MessageInner;
-  tagsCode: number;
 }
 
 /**
@@ -81,8 +72,8 @@ export interface PreparedRecord {
  * assigns them (the commit-log offset depends on the sizes of the records before it). Throws
  * ProtocolError for fields the record cannot hold.
  */
-export function prepareRecord(inner: MessageInner, storeHost: string, propertiesString: string): PreparedRecord {
-  const buf = encodeStoredMessage({
+export function prepareRecord(inner: MessageInner, storeHost: string, propertiesString: string): Buffer {
+  return encodeStoredMessage({
     topic: inner.topic,
     queueId: inner.queueId,
     flag: inner.flag,
@@ -98,7 +89,6 @@ export function prepareRecord(inner: MessageInner, storeHost: string, properties
     body: inner.body,
     properties: propertiesString,
   });
-  return { buf, inner, tagsCode: inner.tagsCode ?? tagsCodeOf(inner.properties) };
 }
 
 /** STORETIMESTAMP follows BORNHOST, whose size (8 or 20) the IPv6 bit of SYSFLAG gives. */

@@ -224,7 +224,9 @@ export class MessageStore {
     const first = inners[0];
     if (!first) return { status: 'MESSAGE_ILLEGAL', remark: 'no message', written: [] };
     const now = this.clock.now();
-    const prepared = [];
+    const bufs: Buffer[] = [];
+    // Tag codes (Java hash of TAGS; for SCHEDULE_TOPIC_XXXX the delivery time), one per record.
+    const codes: number[] = [];
     let total = 0;
     for (const inner of inners) {
       if (inner.body.length > this.maxMessageSize) {
@@ -234,16 +236,16 @@ export class MessageStore {
       if (Buffer.byteLength(props, 'utf8') > MAX_PROPERTIES_BYTES) {
         return { status: 'PROPERTIES_SIZE_EXCEEDED', remark: `message properties exceed ${MAX_PROPERTIES_BYTES} bytes`, written: [] };
       }
-      let p;
+      let buf;
       try {
-        p = prepareRecord(inner, this.storeHost, props);
+        buf = prepareRecord(inner, this.storeHost, props);
       } catch (err) {
         if (err instanceof ProtocolError) return { status: 'MESSAGE_ILLEGAL', remark: err.message, written: [] };
         throw err;
       }
-      p.tagsCode = inner.tagsCode ?? this.tagsCodeFn(inner.topic, inner.properties, now);
-      prepared.push(p);
-      total += p.buf.length;
+      bufs.push(buf);
+      codes.push(this.tagsCodeFn(inner.topic, inner.properties, now));
+      total += buf.length;
     }
     let phys: number;
     try {
@@ -255,21 +257,20 @@ export class MessageStore {
     const baseQueueOffset = cq.maxOffset;
     const written: PutMessageResult['written'] = [];
     let p = phys;
-    for (let i = 0; i < prepared.length; i++) {
-      const rec = prepared[i]!;
-      stampRecord(rec.buf, baseQueueOffset + i, p, now);
+    for (let i = 0; i < bufs.length; i++) {
+      const buf = bufs[i]!;
+      stampRecord(buf, baseQueueOffset + i, p, now);
       written.push({ physOffset: p, queueOffset: baseQueueOffset + i, msgId: this.offsetMsgIdOf(p), storeTimestamp: now });
-      p += rec.buf.length;
+      p += buf.length;
     }
-    const data = prepared.length === 1 ? prepared[0]!.buf : Buffer.concat(prepared.map((r) => r.buf), total);
+    const data = bufs.length === 1 ? bufs[0]! : Buffer.concat(bufs, total);
     try {
       this.commitLog.append(phys, data);
     } catch (err) {
       if (err instanceof StoreWriteError) return { status: 'SERVICE_NOT_AVAILABLE', remark: `store write failed: ${err.message}`, written: [] };
       throw err;
     }
-    for (let i = 0; i < prepared.length; i++) cq.append(written[i]!.physOffset, prepared[i]!.buf.length, prepared[i]!.tagsCode);
-    const codes = prepared.map((r) => r.tagsCode);
+    for (let i = 0; i < bufs.length; i++) cq.append(written[i]!.physOffset, bufs[i]!.length, codes[i]!);
     for (const l of this.listeners) {
       try {
         l(first.topic, first.queueId, cq.maxOffset, codes);

@@ -97,7 +97,7 @@ export class ScheduleMessageService {
               bornHost: r.bornHost,
               reconsumeTimes: r.reconsumeTimes,
               preparedTransactionOffset: r.preparedTransactionOffset,
-              body: Buffer.from(r.body),
+              body: r.body, // encodeStoredMessage copies it into the new record before anything is written
               properties: props,
             },
           ]);
