@@ -166,25 +166,21 @@ export class MQClientAPI {
 
   /** UPDATE_CONSUMER_OFFSET, oneway as the push consumer sends it. */
   async updateConsumerOffsetOneway(brokerAddr: string, group: string, mq: MessageQueue, commitOffset: number): Promise<void> {
-    const req = this.createRequest(
-      RequestCode.UPDATE_CONSUMER_OFFSET,
-      { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, commitOffset, bname: mq.brokerName },
-      null,
-      true,
-    );
-    await this.ctx.remoting.invokeOneway(brokerAddr, req);
+    await this.ctx.remoting.invokeOneway(brokerAddr, this.updateConsumerOffsetRequest(group, mq, commitOffset, true));
   }
 
   /** UPDATE_CONSUMER_OFFSET as a normal request (the shutdown flush waits for it). */
   async updateConsumerOffset(brokerAddr: string, group: string, mq: MessageQueue, commitOffset: number, timeoutMs?: number): Promise<void> {
-    const req = this.createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
-      consumerGroup: group,
-      topic: mq.topic,
-      queueId: mq.queueId,
-      commitOffset,
-      bname: mq.brokerName,
-    });
-    await this.call(brokerAddr, req, timeoutMs);
+    await this.call(brokerAddr, this.updateConsumerOffsetRequest(group, mq, commitOffset, false), timeoutMs);
+  }
+
+  private updateConsumerOffsetRequest(group: string, mq: MessageQueue, commitOffset: number, oneway: boolean): RemotingCommand {
+    return this.createRequest(
+      RequestCode.UPDATE_CONSUMER_OFFSET,
+      { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, commitOffset, bname: mq.brokerName },
+      null,
+      oneway,
+    );
   }
 
   /** GET_MAX_OFFSET: one past the last message (0 for an empty queue). */

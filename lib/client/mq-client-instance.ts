@@ -79,8 +79,8 @@ export class MQClientInstance extends MQClientAPI {
     const remoting = new RemotingClient({
       serializeType: options.serializeType,
       connectTimeoutMs: options.connectTimeoutMs,
-      ...(options.tls !== undefined && options.tls !== false ? { tls: options.tls } : {}),
-      ...(options.acl ? { acl: options.acl } : {}),
+      tls: options.tls,
+      acl: options.acl,
       language: options.language,
       version: options.version,
     });
@@ -355,7 +355,8 @@ export class MQClientInstance extends MQClientAPI {
 
   /**
    * HEART_BEAT to every known broker address (masters only when there is no consumer); skipped when the
-   * process has neither producers nor consumers. Failures are logged; the result counts the successes.
+   * process has neither producers nor consumers. Failures are logged (sendHeartbeat gives the outcome
+   * per address).
    */
   async sendHeartbeatToAllBrokers(): Promise<void> {
     await this.sendHeartbeat();
