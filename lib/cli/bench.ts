@@ -5,7 +5,7 @@ import { startChildBroker, type ChildBroker } from './bench/embedded.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
-import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, parseOptions, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire bench [options]
 
@@ -159,7 +159,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     json: { type: 'boolean' },
     chart: { type: 'string' },
   });
-  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const str = (k: string): string | undefined => stringOption(values, k);
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);

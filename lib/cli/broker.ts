@@ -1,5 +1,5 @@
 import { startBroker } from '../broker/index.js';
-import { UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+import { UsageError, intOption, parseOptions, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire broker [options]
 
@@ -33,7 +33,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'segment-size': { type: 'string' },
     'delay-levels': { type: 'string' },
   });
-  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const str = (k: string): string | undefined => stringOption(values, k);
   const namesrvPort = intOption('namesrv-port', str('namesrv-port'), 9876, 0, 65535);
   const brokerPort = intOption('broker-port', str('broker-port'), 10911, 0, 65535);
   const brokers = intOption('brokers', str('brokers'), 1, 1, 64);

@@ -54,6 +54,19 @@ export function parseOptions(
 }
 
 /** Parse an integer option value with a range, naming the option in the error. */
+/** The value of string option `name`, or undefined when it was not given. */
+export function stringOption(values: OptionValues, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The value of string option `name`, which must be given and not empty (else a UsageError). */
+export function requiredOption(values: OptionValues, name: string): string {
+  const v = stringOption(values, name);
+  if (!v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
 export function intOption(name: string, value: string | undefined, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return def;
   if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be an integer, got "${value}"`);

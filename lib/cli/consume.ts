@@ -3,7 +3,7 @@ import { MQClientInstance } from '../client/index.js';
 import { PushConsumer, type MessageExt, type PushConsumerOptions } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
-import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 /**
  * Ask the name server for the topic's route before consuming, so that an unreachable, silent or
@@ -98,13 +98,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'idle-exit': { type: 'string' },
     json: { type: 'boolean' },
   });
-  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  const namesrv = str('namesrv');
-  const topic = str('topic');
-  const group = str('group');
-  if (!namesrv) throw new UsageError('--namesrv is required');
-  if (!topic) throw new UsageError('--topic is required');
-  if (!group) throw new UsageError('--group is required');
+  const str = (k: string): string | undefined => stringOption(values, k);
+  const namesrv = requiredOption(values, 'namesrv');
+  const topic = requiredOption(values, 'topic');
+  const group = requiredOption(values, 'group');
   const limit = intOption('limit', str('limit'), 0, 1);
   const idleExitS = intOption('idle-exit', str('idle-exit'), 0, 1, 86_400 * 365);
   const json = values.json === true;

@@ -1,5 +1,5 @@
 import { MQClientInstance, topicRouteToSubscribeQueues } from '../client/index.js';
-import { UsageError, parseOptions, type CliCommand, type CliIO } from './common.js';
+import { UsageError, parseOptions, requiredOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire offsets --namesrv ADDR --topic T --group G [--json]
 
@@ -30,12 +30,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     group: { type: 'string' },
     json: { type: 'boolean' },
   });
-  const namesrv = typeof values.namesrv === 'string' ? values.namesrv : undefined;
-  const topic = typeof values.topic === 'string' ? values.topic : undefined;
-  const group = typeof values.group === 'string' ? values.group : undefined;
-  if (!namesrv) throw new UsageError('--namesrv is required');
-  if (!topic) throw new UsageError('--topic is required');
-  if (!group) throw new UsageError('--group is required');
+  const namesrv = requiredOption(values, 'namesrv');
+  const topic = requiredOption(values, 'topic');
+  const group = requiredOption(values, 'group');
   let instance: MQClientInstance;
   try {
     instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `offsets-${process.pid}` });

@@ -1,5 +1,5 @@
 import { Producer, type Message, type SendResult } from '../producer/index.js';
-import { CliError, UsageError, intOption, parseOptions, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire produce --namesrv ADDR --topic T (--count N [--size BYTES] | --body TEXT) [options]
 
@@ -69,11 +69,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
-  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  const namesrv = str('namesrv');
-  const topic = str('topic');
-  if (!namesrv) throw new UsageError('--namesrv is required');
-  if (!topic) throw new UsageError('--topic is required');
+  const str = (k: string): string | undefined => stringOption(values, k);
+  const namesrv = requiredOption(values, 'namesrv');
+  const topic = requiredOption(values, 'topic');
   const text = str('body');
   if (text !== undefined && str('size') !== undefined) throw new UsageError('--body and --size exclude each other');
   const count = intOption('count', str('count'), 1, 1);
