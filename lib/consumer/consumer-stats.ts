@@ -45,8 +45,6 @@ export class ConsumerStatsRecorder {
   readonly consumedFailed = new RateCounter();
   pullErrors = 0;
   pullsFound = 0;
-  pullsNoNewMsg = 0;
-  pullsOffsetIllegal = 0;
   sendBackOk = 0;
   sendBackFailed = 0;
   republished = 0;

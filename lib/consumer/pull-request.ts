@@ -3,7 +3,6 @@ import type { ProcessQueue } from './process-queue.js';
 
 /** One held queue's pull state (PullRequest in Java): travels through the pull service's FIFO. */
 export interface PullRequest {
-  readonly consumerGroup: string;
   readonly messageQueue: MessageQueue;
   readonly processQueue: ProcessQueue;
   /** Offset the next pull asks for. */

@@ -579,7 +579,6 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
         this.pullService.executePullRequestImmediately(pr);
         return;
       case 'OFFSET_ILLEGAL':
-        this.recorder.pullsOffsetIllegal++;
         log('pull %o: offset %d illegal, broker suggests %d', mq, pr.nextOffset, result.nextBeginOffset);
         pr.nextOffset = result.nextBeginOffset;
         pq.dropped = true;

@@ -161,7 +161,6 @@ export class RebalancePushImpl {
       }
       this.processQueueTable.set(key, { mq, pq });
       const pr: PullRequest = {
-        consumerGroup: config.consumerGroup,
         messageQueue: mq,
         processQueue: pq,
         nextOffset,
