@@ -130,11 +130,11 @@ export function decodeJsonCommand(bytes: Buffer, offset: number, body: Buffer | 
 }
 
 /**
- * extFields with every value as a string and nulls dropped. JSON.parse already made a plain object
- * (a "__proto__" key is an own property there), so when every value is a string it is used as is:
- * the usual case, on every frame.
+ * extFields with every value as a string (objects as JSON) and null/undefined dropped. A record
+ * whose values are all strings already (JSON.parse's on every decoded frame, a typed header's
+ * encode() on every request) is returned as is, not copied.
  */
-function stringFields(ext: Record<string, unknown>): Record<string, string> {
+export function stringFields(ext: Record<string, unknown>): Record<string, string> {
   let allStrings = true;
   for (const k in ext) {
     if (typeof ext[k] !== 'string') {

@@ -8,6 +8,7 @@ import {
   PullMessageResponseHeader,
   RequestCode,
   ResponseCode,
+  stringFields,
   type MessageExt,
   type MessageQueue,
   type RemotingCommand,
@@ -97,23 +98,6 @@ function longField(res: RemotingCommand, key: string, def = 0): number {
   return Number.isFinite(n) ? n : def;
 }
 
-/**
- * Ext fields as strings; a record that already holds only strings (a typed header's encode()) is
- * used as is. ACL signing never modifies it: signRequest writes the signed fields to a copy.
- */
-function strFields(fields: Record<string, string | number | boolean | undefined>): Record<string, string> {
-  let allStrings = true;
-  for (const k in fields) {
-    if (typeof fields[k] !== 'string') {
-      allStrings = false;
-      break;
-    }
-  }
-  if (allStrings) return fields as Record<string, string>;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = String(v);
-  return out;
-}
 
 /**
  * The client's RPCs to brokers (MQClientAPIImpl in Java). Every method names the broker address it
@@ -129,7 +113,8 @@ export class MQClientAPI {
   /** A request stamped with this client's language, version and serialize type. */
   createRequest(code: number, extFields: Record<string, string | number | boolean | undefined> | null, body?: Buffer | null, oneway = false): RemotingCommand {
     return createRequest(code, {
-      extFields: extFields === null ? null : strFields(extFields),
+      // A typed header's encode() is used as is: ACL signing writes the signed fields to a copy.
+      extFields: extFields === null ? null : stringFields(extFields),
       body: body ?? null,
       language: this.ctx.language,
       version: this.ctx.version,
