@@ -13,7 +13,6 @@ export {
   Broker,
   BROKER_VERSION,
   NameServer,
-  ManualClock,
   MessageStore,
   StoreWriteError,
   parseDelayLevels,
@@ -21,7 +20,7 @@ export {
   type StartBrokerOptions,
   type EmbeddedBroker,
   type BrokerOptions,
-  type ClockTimer,
   type GetMessageResult,
   type PutMessageResult,
 } from './broker/index.js';
+export { ManualClock, systemClock, sleep, type Clock, type ClockTimer } from './clock.js';

@@ -26,3 +26,4 @@ export * from './custom-header/index.js';
 export * from './json/fastjson-parse.js';
 export * from './json/java-json.js';
 export * from './body/index.js';
+export * from './operations.js';

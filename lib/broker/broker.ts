@@ -23,7 +23,7 @@ import {
 } from '../../protocol/index.js';
 import { RemotingServer, type RemotingConnection } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
-import type { Clock, ClockTimer } from './clock.js';
+import type { Clock, ClockTimer } from '../clock.js';
 import { ConsumerManager, buildSubscription, tagMatcher, type ClientChannelInfo, type SubscriptionData } from './consumer-manager.js';
 import { ConsumerOffsetManager, quoteNumericKeys } from './consumer-offset-manager.js';
 import { type MessageInner, socketAddressText, tagsCodeOf } from './message-record.js';

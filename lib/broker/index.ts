@@ -1,7 +1,6 @@
 export { startBroker, brokerName, type StartBrokerOptions, type EmbeddedBroker } from './start-broker.js';
 export { Broker, BROKER_VERSION, type BrokerOptions, type BrokerTuning } from './broker.js';
 export { NameServer } from './name-server.js';
-export { ManualClock, systemClock, type Clock, type ClockTimer } from './clock.js';
 export { MessageStore, type GetMessageStatus, type GetMessageResult, type PutMessageResult } from './message-store.js';
 export { StoreWriteError } from './commit-log.js';
 export { parseDelayLevels, DEFAULT_MESSAGE_DELAY_LEVEL } from './schedule-message-service.js';

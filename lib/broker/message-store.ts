@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import createDebug from 'debug';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { CommitLog, StoreWriteError } from './commit-log.js';
 import { ConsumeQueue } from './consume-queue.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';

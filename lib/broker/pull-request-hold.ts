@@ -1,6 +1,6 @@
 import type { RemotingCommand } from '../../protocol/index.js';
 import type { RemotingConnection } from '../remoting/index.js';
-import type { Clock, ClockTimer } from './clock.js';
+import type { Clock, ClockTimer } from '../clock.js';
 
 /** A parked pull: answered by `rerun` when a matching message arrives or the hold time is over. */
 interface HeldPull {

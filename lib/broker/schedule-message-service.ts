@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
 import { decodeMessage, DELAY_LEVEL_TEXT, SCHEDULE_TOPIC } from '../../protocol/index.js';
-import type { Clock, ClockTimer } from './clock.js';
+import type { Clock, ClockTimer } from '../clock.js';
 import { quoteNumericKeys } from './consumer-offset-manager.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 import type { MessageStore } from './message-store.js';

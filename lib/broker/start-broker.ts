@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureDir } from './atomic-file.js';
 import { Broker, type BrokerTuning } from './broker.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { NameServer } from './name-server.js';
 
 export interface StartBrokerOptions extends BrokerTuning {

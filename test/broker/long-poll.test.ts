@@ -1,6 +1,7 @@
 import t from 'tap';
 import { ResponseCode } from '../../protocol/index.js';
-import { ManualClock, startBroker } from '../../lib/broker/index.js';
+import { startBroker } from '../../lib/broker/index.js';
+import { ManualClock } from '../../lib/clock.js';
 import { client, decode, ext, pullRequest, sendRequest, until } from './helpers.js';
 
 t.test('a held pull is answered with its own opaque as soon as a message arrives', async (t) => {

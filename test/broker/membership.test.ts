@@ -1,6 +1,7 @@
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest, createResponse, type RemotingCommand } from '../../protocol/index.js';
-import { ManualClock, startBroker } from '../../lib/broker/index.js';
+import { startBroker } from '../../lib/broker/index.js';
+import { ManualClock } from '../../lib/clock.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
 import { client, ext, heartbeatRequest, pullRequest, sendRequest, until } from './helpers.js';
 

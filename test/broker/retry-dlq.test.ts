@@ -1,6 +1,7 @@
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest, type MessageExt } from '../../protocol/index.js';
-import { ManualClock, startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
+import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
+import { ManualClock } from '../../lib/clock.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
 import { client, decode, heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
 

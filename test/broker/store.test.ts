@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import t from 'tap';
 import { decodeMessages } from '../../protocol/index.js';
-import { ManualClock, MessageStore } from '../../lib/broker/index.js';
+import { MessageStore } from '../../lib/broker/index.js';
+import { ManualClock } from '../../lib/clock.js';
 import { socketAddressText, type MessageInner } from '../../lib/broker/message-record.js';
 import { ConsumerOffsetManager } from '../../lib/broker/consumer-offset-manager.js';
 

@@ -1,7 +1,8 @@
 /**
- * Time source of the broker. Everything time-based (store timestamps, long-poll expiry, delay
- * levels, channel expiry, lock lifetime, offset flushing) goes through one Clock so tests can
- * drive minutes of broker time in milliseconds.
+ * The one time source of the runtime: consumer, client instance, producer and broker take a Clock
+ * (default `systemClock`), and every timer and timestamp of lib/ goes through it, so tests drive
+ * minutes of consumer or broker time in milliseconds with a ManualClock. Timers of the system
+ * clock are unref'd: sockets, not timers, keep a process alive.
  */
 export interface Clock {
   now(): number;
@@ -73,4 +74,20 @@ export class ManualClock implements Clock {
   get pending(): number {
     return this.timers.filter((t) => !t.cancelled).length;
   }
+}
+
+/** Resolves after `ms` on `clock`, or at once (without rejecting) when `signal` aborts. */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const onAbort = (): void => {
+      clock.clearTimeout(t);
+      resolve();
+    };
+    const t = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -1,0 +1,188 @@
+import { RequestCode, ResponseCode } from './codes.js';
+import { defineHeader, type HeaderCodec } from './custom-header/define.js';
+import {
+  ConsumerSendMsgBackRequestHeader,
+  SendMessageRequestHeader,
+  SendMessageRequestHeaderV2,
+  SendMessageResponseHeader,
+} from './custom-header/send-message.js';
+import { PullMessageRequestHeader, PullMessageResponseHeader } from './custom-header/pull-message.js';
+import {
+  QueryConsumerOffsetRequestHeader,
+  QueryConsumerOffsetResponseHeader,
+  UpdateConsumerOffsetRequestHeader,
+  UpdateConsumerOffsetResponseHeader,
+} from './custom-header/consumer-offset.js';
+import {
+  GetEarliestMsgStoretimeRequestHeader,
+  GetEarliestMsgStoretimeResponseHeader,
+  GetMaxOffsetRequestHeader,
+  GetMaxOffsetResponseHeader,
+  GetMinOffsetRequestHeader,
+  GetMinOffsetResponseHeader,
+  SearchOffsetRequestHeader,
+  SearchOffsetResponseHeader,
+} from './custom-header/queue-offset.js';
+import {
+  ConsumeMessageDirectlyResultRequestHeader,
+  GetConsumerListByGroupRequestHeader,
+  GetConsumerRunningInfoRequestHeader,
+  GetConsumerStatusRequestHeader,
+  GetRouteInfoRequestHeader,
+  HeartbeatRequestHeader,
+  LockBatchMqRequestHeader,
+  NotifyConsumerIdsChangedRequestHeader,
+  ResetOffsetRequestHeader,
+  UnlockBatchMqRequestHeader,
+  UnregisterClientRequestHeader,
+} from './custom-header/client-management.js';
+import {
+  CheckTransactionStateRequestHeader,
+  CreateTopicRequestHeader,
+  EndTransactionRequestHeader,
+  QueryMessageRequestHeader,
+  QueryMessageResponseHeader,
+  RegisterBrokerRequestHeader,
+  RegisterBrokerResponseHeader,
+  ViewMessageRequestHeader,
+} from './custom-header/admin.js';
+import { HeartbeatData } from './body/heartbeat-data.js';
+import { ClusterInfo, TopicRouteData } from './body/topic-route-data.js';
+import {
+  ConsumeMessageDirectlyResult,
+  ConsumerListBody,
+  ConsumerRunningInfo,
+  LockBatchBody,
+  LockBatchResponseBody,
+  ResetOffsetBody,
+} from './body/consumer-bodies.js';
+
+/**
+ * The operation table: for every request code rocketwire sends or serves, the codec of its
+ * request header, of its response header and of both bodies. The client's RPCs
+ * (lib/client) and the embedded broker's processors (lib/broker) are both built from these rows,
+ * so each wire fact lives here once. A new request code is one row here plus the code that uses it.
+ */
+
+/** A JSON (or binary) body codec of protocol/body. */
+export interface BodyCodec<T> {
+  encode(value: T): Buffer;
+  decode(body: Buffer | Uint8Array): T;
+}
+
+/**
+ * What travels in a body: a codec, `'raw'` bytes handed through as they are (stored messages, a
+ * batch, a message body), or `'none'` (no body; one that arrives anyway is ignored, as Java does).
+ */
+export type BodySpec<T> = BodyCodec<T> | 'raw' | 'none';
+
+type BodyValue<B> = B extends BodyCodec<infer T> ? T : B extends 'raw' ? Buffer : undefined;
+
+export interface Operation<
+  Req = unknown,
+  Res = unknown,
+  ReqBody extends BodySpec<unknown> = BodySpec<unknown>,
+  ResBody extends BodySpec<unknown> = BodySpec<unknown>,
+> {
+  /** The request code. */
+  readonly code: number;
+  /** RequestCode name, for errors and logs. */
+  readonly name: string;
+  readonly request: HeaderCodec<Req>;
+  readonly response: HeaderCodec<Res>;
+  readonly requestBody: ReqBody;
+  readonly responseBody: ResBody;
+  /** Response codes other than SUCCESS that are answers rather than failures (PULL_NOT_FOUND…). */
+  readonly answers: readonly number[];
+  /** Sent oneway by the Java client (no response is read). */
+  readonly oneway: boolean;
+}
+
+/** Request header fields of an operation. */
+export type OperationRequest<O> = O extends Operation<infer Req, unknown, BodySpec<unknown>, BodySpec<unknown>> ? Req : never;
+/** Response header fields of an operation. */
+export type OperationResponse<O> = O extends Operation<unknown, infer Res, BodySpec<unknown>, BodySpec<unknown>> ? Res : never;
+/** Decoded request body of an operation (Buffer for raw, undefined for none). */
+export type OperationRequestBody<O> = O extends Operation<unknown, unknown, infer B, BodySpec<unknown>> ? BodyValue<B> : never;
+/** Decoded response body of an operation (Buffer for raw, undefined for none). */
+export type OperationResponseBody<O> = O extends Operation<unknown, unknown, BodySpec<unknown>, infer B> ? BodyValue<B> : never;
+
+/** The header of requests and responses that carry no fields. */
+export const EmptyHeader = defineHeader('EmptyHeader', {});
+
+function op<Req, Res, ReqBody extends BodySpec<unknown>, ResBody extends BodySpec<unknown>>(
+  name: keyof typeof RequestCode,
+  row: {
+    request: HeaderCodec<Req>;
+    response: HeaderCodec<Res>;
+    requestBody: ReqBody;
+    responseBody: ResBody;
+    answers?: readonly number[];
+    oneway?: boolean;
+  },
+): Operation<Req, Res, ReqBody, ResBody> {
+  return Object.freeze({
+    code: RequestCode[name],
+    name,
+    request: row.request,
+    response: row.response,
+    requestBody: row.requestBody,
+    responseBody: row.responseBody,
+    answers: Object.freeze([...(row.answers ?? [])]),
+    oneway: row.oneway ?? false,
+  });
+}
+
+const PULL_ANSWERS = [ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_RETRY_IMMEDIATELY, ResponseCode.PULL_OFFSET_MOVED];
+
+/** Every operation, by RequestCode name. */
+export const Operations = {
+  // ---- send
+  SEND_MESSAGE: op('SEND_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
+  SEND_MESSAGE_V2: op('SEND_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
+  SEND_BATCH_MESSAGE: op('SEND_BATCH_MESSAGE', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
+  CONSUMER_SEND_MSG_BACK: op('CONSUMER_SEND_MSG_BACK', { request: ConsumerSendMsgBackRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
+  // ---- pull
+  PULL_MESSAGE: op('PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),
+  LITE_PULL_MESSAGE: op('LITE_PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),
+  // ---- offsets
+  QUERY_CONSUMER_OFFSET: op('QUERY_CONSUMER_OFFSET', { request: QueryConsumerOffsetRequestHeader, response: QueryConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.QUERY_NOT_FOUND] }),
+  UPDATE_CONSUMER_OFFSET: op('UPDATE_CONSUMER_OFFSET', { request: UpdateConsumerOffsetRequestHeader, response: UpdateConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
+  GET_MAX_OFFSET: op('GET_MAX_OFFSET', { request: GetMaxOffsetRequestHeader, response: GetMaxOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
+  GET_MIN_OFFSET: op('GET_MIN_OFFSET', { request: GetMinOffsetRequestHeader, response: GetMinOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
+  SEARCH_OFFSET_BY_TIMESTAMP: op('SEARCH_OFFSET_BY_TIMESTAMP', { request: SearchOffsetRequestHeader, response: SearchOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
+  GET_EARLIEST_MSG_STORETIME: op('GET_EARLIEST_MSG_STORETIME', { request: GetEarliestMsgStoretimeRequestHeader, response: GetEarliestMsgStoretimeResponseHeader, requestBody: 'none', responseBody: 'none' }),
+  // ---- client management and locks
+  HEART_BEAT: op('HEART_BEAT', { request: HeartbeatRequestHeader, response: EmptyHeader, requestBody: HeartbeatData, responseBody: 'none' }),
+  UNREGISTER_CLIENT: op('UNREGISTER_CLIENT', { request: UnregisterClientRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
+  GET_CONSUMER_LIST_BY_GROUP: op('GET_CONSUMER_LIST_BY_GROUP', { request: GetConsumerListByGroupRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumerListBody }),
+  LOCK_BATCH_MQ: op('LOCK_BATCH_MQ', { request: LockBatchMqRequestHeader, response: EmptyHeader, requestBody: LockBatchBody, responseBody: LockBatchResponseBody }),
+  UNLOCK_BATCH_MQ: op('UNLOCK_BATCH_MQ', { request: UnlockBatchMqRequestHeader, response: EmptyHeader, requestBody: LockBatchBody, responseBody: 'none' }),
+  // ---- broker → client
+  NOTIFY_CONSUMER_IDS_CHANGED: op('NOTIFY_CONSUMER_IDS_CHANGED', { request: NotifyConsumerIdsChangedRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
+  RESET_CONSUMER_CLIENT_OFFSET: op('RESET_CONSUMER_CLIENT_OFFSET', { request: ResetOffsetRequestHeader, response: EmptyHeader, requestBody: ResetOffsetBody, responseBody: 'none' }),
+  GET_CONSUMER_STATUS_FROM_CLIENT: op('GET_CONSUMER_STATUS_FROM_CLIENT', { request: GetConsumerStatusRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'raw' }),
+  GET_CONSUMER_RUNNING_INFO: op('GET_CONSUMER_RUNNING_INFO', { request: GetConsumerRunningInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumerRunningInfo }),
+  CONSUME_MESSAGE_DIRECTLY: op('CONSUME_MESSAGE_DIRECTLY', { request: ConsumeMessageDirectlyResultRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: ConsumeMessageDirectlyResult }),
+  CHECK_TRANSACTION_STATE: op('CHECK_TRANSACTION_STATE', { request: CheckTransactionStateRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: 'none', oneway: true }),
+  END_TRANSACTION: op('END_TRANSACTION', { request: EndTransactionRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
+  // ---- name server
+  GET_ROUTEINFO_BY_TOPIC: op('GET_ROUTEINFO_BY_TOPIC', { request: GetRouteInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicRouteData }),
+  REGISTER_BROKER: op('REGISTER_BROKER', { request: RegisterBrokerRequestHeader, response: RegisterBrokerResponseHeader, requestBody: 'raw', responseBody: 'raw' }),
+  GET_BROKER_CLUSTER_INFO: op('GET_BROKER_CLUSTER_INFO', { request: EmptyHeader, response: EmptyHeader, requestBody: 'none', responseBody: ClusterInfo }),
+  // ---- topics, messages and admin
+  UPDATE_AND_CREATE_TOPIC: op('UPDATE_AND_CREATE_TOPIC', { request: CreateTopicRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
+  VIEW_MESSAGE_BY_ID: op('VIEW_MESSAGE_BY_ID', { request: ViewMessageRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'raw' }),
+  QUERY_MESSAGE: op('QUERY_MESSAGE', { request: QueryMessageRequestHeader, response: QueryMessageResponseHeader, requestBody: 'none', responseBody: 'raw' }),
+} as const;
+
+export type OperationName = keyof typeof Operations;
+
+const BY_CODE: ReadonlyMap<number, Operation> = new Map(
+  Object.values(Operations).map((o) => [o.code, o as unknown as Operation] as const),
+);
+
+/** The operation of a request code, or undefined for a code not in the table. */
+export function operationOf(code: number): Operation | undefined {
+  return BY_CODE.get(code);
+}
