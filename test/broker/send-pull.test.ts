@@ -186,7 +186,11 @@ t.test('bad sends: MESSAGE_ILLEGAL, TOPIC_NOT_EXIST without auto-create, forbidd
   t.match(unknown.remark, /^topic\[Unknown\] not exist, apply first please!/);
   t.equal(ext(unknown, 'MSG_REGION'), 'DefaultRegion', 'error answers to sends carry MSG_REGION too');
   t.equal(ext(unknown, 'TRACE_ON'), 'true');
-  await c.invoke(b.broker, createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, { extFields: { topic: 'Made', readQueueNums: '2', writeQueueNums: '2', perm: '6' } }));
+  // the header mqadmin updateTopic sends (CreateTopicRequestHeader: defaultTopic, topicFilterType and order are required)
+  const made = await c.invoke(b.broker, createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
+    extFields: { topic: 'Made', defaultTopic: 'TBW102', readQueueNums: '2', writeQueueNums: '2', perm: '6', topicFilterType: 'SINGLE_TAG', topicSysFlag: '0', order: 'false' },
+  }));
+  t.equal(made.code, ResponseCode.SUCCESS);
   const tooBig = await c.invoke(b.broker, sendRequest('Made', Buffer.alloc(4 * 1024 * 1024 + 1)), { timeoutMs: 10000 });
   t.equal(tooBig.code, ResponseCode.MESSAGE_ILLEGAL);
   const bigProps = await c.invoke(b.broker, sendRequest('Made', 'x', { properties: { BIG: 'p'.repeat(33000) } }));
