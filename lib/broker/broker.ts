@@ -2,12 +2,13 @@ import createDebug from 'debug';
 import { AUTO_CREATE_TOPIC_KEY_TOPIC, PermName, SCHEDULE_TOPIC, type SerializeTypeName } from '../../protocol/index.js';
 import { RemotingServer, type RemotingConnection } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { ConsumerManager } from './consumer-manager.js';
 import { ConsumerOffsetManager } from './consumer-offset-manager.js';
 import { socketAddressText, tagsCodeOf } from './message-record.js';
 import { MessageStore } from './message-store.js';
 import type { NameServer } from './name-server.js';
+import { scheduleEvery } from './periodic-task.js';
 import { PullRequestHoldService } from './pull-request-hold.js';
 import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
@@ -22,6 +23,9 @@ import { SendMessageProcessor } from './processor/send-message-processor.js';
 const log = createDebug('rocketwire:broker');
 
 export { BROKER_VERSION } from './broker-version.js';
+
+/** ClientHousekeepingService scans for channels no heartbeat refreshed every 10 s. */
+const SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS = 10_000;
 
 /** A broker's tunable settings; startBroker takes the same ones and passes them on. */
 export interface BrokerTuning {
@@ -79,7 +83,7 @@ export class Broker implements BrokerContext {
   private readonly options: BrokerOptions;
   private store!: MessageStore;
   private schedule: ScheduleMessageService | null = null;
-  private timers: ClockTimer[] = [];
+  private readonly stopTasks: Array<() => void> = [];
   private closed = false;
 
   constructor(options: BrokerOptions) {
@@ -153,30 +157,19 @@ export class Broker implements BrokerContext {
       if (topic === SCHEDULE_TOPIC) this.schedule?.onArrival(queueId + 1);
       else this.pullHold.notifyMessageArriving(topic, queueId, maxOffset, codes);
     });
-    this.every(10_000, () => this.consumers.scanExpired(this.clock.now()));
-    this.every(this.options.flushConsumerOffsetIntervalMs ?? 5000, () => this.offsets.persist());
+    const failed = (err: unknown): void => log('periodic task failed: %O', err);
+    this.stopTasks.push(
+      scheduleEvery(this.clock, SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS, () => this.consumers.scanExpired(this.clock.now()), failed),
+      scheduleEvery(this.clock, this.options.flushConsumerOffsetIntervalMs ?? 5000, () => this.offsets.persist(), failed),
+    );
     log('broker %s listening on %s, store %s', this.brokerName, this.address, this.options.storeDir);
     return this.address;
-  }
-
-  private every(ms: number, fn: () => void): void {
-    const tick = (): void => {
-      if (this.closed) return;
-      try {
-        fn();
-      } catch (err) {
-        log('periodic task failed: %O', err);
-      }
-      this.timers.push(this.clock.setTimeout(tick, ms));
-      if (this.timers.length > 64) this.timers = this.timers.slice(-16);
-    };
-    this.timers.push(this.clock.setTimeout(tick, ms));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const t of this.timers) this.clock.clearTimeout(t);
+    for (const stop of this.stopTasks) stop();
     this.options.namesrv.unregisterBroker(this.brokerName);
     this.pullHold.clear();
     await this.server.close();

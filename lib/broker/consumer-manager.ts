@@ -1,6 +1,7 @@
 import createDebug from 'debug';
 import type { SubscriptionData } from '../../protocol/index.js';
 import type { RemotingConnection } from '../remoting/index.js';
+import { ChannelExpiredError } from './errors.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -154,7 +155,7 @@ export class ConsumerManager {
         if (now - ch.lastUpdate > this.channelExpiredTimeoutMs) {
           log('group %s: channel %s (%s) expired', info.groupName, ch.conn.remoteAddress, ch.clientId);
           this.unregister(info.groupName, ch.conn);
-          ch.conn.close(new Error('consumer channel expired'));
+          ch.conn.close(new ChannelExpiredError(info.groupName, ch.clientId, this.channelExpiredTimeoutMs));
         }
       }
     }
