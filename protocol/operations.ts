@@ -57,7 +57,7 @@ import {
   ResetOffsetBody,
 } from './body/consumer-bodies.js';
 import { CheckClientRequestHeader, GetConsumeStatsRequestHeader, GetTopicConfigRequestHeader } from './custom-header/broker-admin.js';
-import { CheckClientRequestBody, ConsumeStats, TopicConfigBody } from './body/broker-admin-bodies.js';
+import { CheckClientRequestBody, ConsumeStats, TopicConfigBody, TopicList } from './body/broker-admin-bodies.js';
 
 /**
  * The operation table: for every request code rocketwire sends or serves, the codec of its
@@ -172,6 +172,7 @@ export const Operations = {
   // ---- name server
   GET_ROUTEINFO_BY_TOPIC: op('GET_ROUTEINFO_BY_TOPIC', { request: GetRouteInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicRouteData }),
   REGISTER_BROKER: op('REGISTER_BROKER', { request: RegisterBrokerRequestHeader, response: RegisterBrokerResponseHeader, requestBody: 'raw', responseBody: 'raw' }),
+  GET_ALL_TOPIC_LIST_FROM_NAMESERVER: op('GET_ALL_TOPIC_LIST_FROM_NAMESERVER', { request: EmptyHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicList }),
   GET_BROKER_CLUSTER_INFO: op('GET_BROKER_CLUSTER_INFO', { request: EmptyHeader, response: EmptyHeader, requestBody: 'none', responseBody: ClusterInfo }),
   // ---- topics, messages and admin
   UPDATE_AND_CREATE_TOPIC: op('UPDATE_AND_CREATE_TOPIC', { request: CreateTopicRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),

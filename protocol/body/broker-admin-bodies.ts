@@ -2,7 +2,7 @@ import { toJavaJson } from '../json/java-json.js';
 import { parseFastjsonBody } from '../json/fastjson-parse.js';
 import { readSubscriptionData, type SubscriptionData } from './heartbeat-data.js';
 import { messageQueueToJson, parseMessageQueueKey, type MessageQueue } from './message-queue.js';
-import { asObject, optBoolean, optNumber, optString, reqNumber, reqString } from './shape.js';
+import { asObject, optBoolean, optNumber, optString, reqNumber, reqString, stringArray } from './shape.js';
 
 /**
  * CHECK_CLIENT_CONFIG request body, `CheckClientRequestBody`:
@@ -118,3 +118,23 @@ export function decodeConsumeStats(body: Buffer | Uint8Array): ConsumeStats {
 export const CheckClientRequestBody = { encode: encodeCheckClientRequestBody, decode: decodeCheckClientRequestBody } as const;
 export const TopicConfigBody = { encode: encodeTopicConfigBody, decode: decodeTopicConfigBody } as const;
 export const ConsumeStats = { encode: encodeConsumeStats, decode: decodeConsumeStats } as const;
+
+/**
+ * GET_ALL_TOPIC_LIST_FROM_NAMESERVER response body, `TopicList`: `{"topicList":[…]}` (plus
+ * `brokerAddr` when set). Topics are written in the order given.
+ */
+export interface TopicList {
+  topicList: string[];
+  brokerAddr?: string | undefined;
+}
+export function encodeTopicList(l: TopicList): Buffer {
+  return Buffer.from(toJavaJson({ brokerAddr: l.brokerAddr, topicList: l.topicList }), 'utf8');
+}
+export function decodeTopicList(body: Buffer | Uint8Array): TopicList {
+  const o = asObject(parseFastjsonBody(body), 'TopicList');
+  const out: TopicList = { topicList: stringArray(o.topicList, 'topicList') };
+  const addr = optString(o, 'brokerAddr', 'TopicList');
+  if (addr !== undefined) out.brokerAddr = addr;
+  return out;
+}
+export const TopicList = { encode: encodeTopicList, decode: decodeTopicList } as const;
