@@ -58,6 +58,11 @@ t.test('a missing or malformed header field gets SYSTEM_ERROR naming the field; 
   t.equal(heartbeat.code, ResponseCode.SYSTEM_ERROR);
   t.match(heartbeat.remark, /^org\.apache\.rocketmq\.remoting\.exception\.RemotingCommandException: /);
 
+  // the name server answers the same way
+  const noRouteTopic = await c.invoke(b.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: {} }));
+  t.equal(noRouteTopic.code, ResponseCode.SYSTEM_ERROR);
+  t.equal(noRouteTopic.remark, `${RCE}the custom field <topic> is null`);
+
   // oneway: nothing is answered, and the next request on the same connection is served
   await c.invokeOneway(b.broker, createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, { oneway: true, extFields: { consumerGroup: 'g', topic: 'Undecodable' } }));
   const pulled = await c.invoke(b.broker, pullRequest('Undecodable'));
