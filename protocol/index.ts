@@ -26,4 +26,7 @@ export * from './custom-header/index.js';
 export * from './json/fastjson-parse.js';
 export * from './json/java-json.js';
 export * from './body/index.js';
+export * from './custom-header/broker-admin.js';
+export * from './body/broker-admin-bodies.js';
+export * from './body/delay-offset-file.js';
 export * from './operations.js';

@@ -56,6 +56,8 @@ import {
   LockBatchResponseBody,
   ResetOffsetBody,
 } from './body/consumer-bodies.js';
+import { CheckClientRequestHeader, GetConsumeStatsRequestHeader, GetTopicConfigRequestHeader } from './custom-header/broker-admin.js';
+import { CheckClientRequestBody, ConsumeStats, TopicConfigBody, TopicList } from './body/broker-admin-bodies.js';
 
 /**
  * The operation table: for every request code rocketwire sends or serves, the codec of its
@@ -157,6 +159,7 @@ export const Operations = {
   UNREGISTER_CLIENT: op('UNREGISTER_CLIENT', { request: UnregisterClientRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   GET_CONSUMER_LIST_BY_GROUP: op('GET_CONSUMER_LIST_BY_GROUP', { request: GetConsumerListByGroupRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumerListBody }),
   LOCK_BATCH_MQ: op('LOCK_BATCH_MQ', { request: LockBatchMqRequestHeader, response: EmptyHeader, requestBody: LockBatchBody, responseBody: LockBatchResponseBody }),
+  CHECK_CLIENT_CONFIG: op('CHECK_CLIENT_CONFIG', { request: CheckClientRequestHeader, response: EmptyHeader, requestBody: CheckClientRequestBody, responseBody: 'none' }),
   UNLOCK_BATCH_MQ: op('UNLOCK_BATCH_MQ', { request: UnlockBatchMqRequestHeader, response: EmptyHeader, requestBody: LockBatchBody, responseBody: 'none' }),
   // ---- broker → client
   NOTIFY_CONSUMER_IDS_CHANGED: op('NOTIFY_CONSUMER_IDS_CHANGED', { request: NotifyConsumerIdsChangedRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
@@ -169,10 +172,13 @@ export const Operations = {
   // ---- name server
   GET_ROUTEINFO_BY_TOPIC: op('GET_ROUTEINFO_BY_TOPIC', { request: GetRouteInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicRouteData }),
   REGISTER_BROKER: op('REGISTER_BROKER', { request: RegisterBrokerRequestHeader, response: RegisterBrokerResponseHeader, requestBody: 'raw', responseBody: 'raw' }),
+  GET_ALL_TOPIC_LIST_FROM_NAMESERVER: op('GET_ALL_TOPIC_LIST_FROM_NAMESERVER', { request: EmptyHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicList }),
   GET_BROKER_CLUSTER_INFO: op('GET_BROKER_CLUSTER_INFO', { request: EmptyHeader, response: EmptyHeader, requestBody: 'none', responseBody: ClusterInfo }),
   // ---- topics, messages and admin
   UPDATE_AND_CREATE_TOPIC: op('UPDATE_AND_CREATE_TOPIC', { request: CreateTopicRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   VIEW_MESSAGE_BY_ID: op('VIEW_MESSAGE_BY_ID', { request: ViewMessageRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'raw' }),
+  GET_TOPIC_CONFIG: op('GET_TOPIC_CONFIG', { request: GetTopicConfigRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicConfigBody }),
+  GET_CONSUME_STATS: op('GET_CONSUME_STATS', { request: GetConsumeStatsRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumeStats }),
   QUERY_MESSAGE: op('QUERY_MESSAGE', { request: QueryMessageRequestHeader, response: QueryMessageResponseHeader, requestBody: 'none', responseBody: 'raw' }),
 } as const;
 

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { NotAFolderError } from './errors.js';
 
 /**
  * Replace `file` with `data` so that a crash leaves either the old or the new content: write a
@@ -50,7 +51,7 @@ export function ensureDir(dir: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
-      if (!fs.statSync(dir).isDirectory()) throw new Error(`${dir} exists and is not a folder`);
+      if (!fs.statSync(dir).isDirectory()) throw new NotAFolderError(dir);
       return;
     }
     if (code !== 'ENOENT') throw err;

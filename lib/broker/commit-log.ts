@@ -11,21 +11,12 @@ import {
   readInt64,
   storedMessageSize,
 } from '../../protocol/index.js';
+import { BrokerOptionError, StoreWriteError } from './errors.js';
 
 const log = createDebug('rocketwire:broker');
 
 /** Smallest record: IPv4 hosts, empty body, topic and properties. */
 const MIN_RECORD = storedMessageSize(0, 0, 0);
-
-/** The store could not write (disk full, folder not writable, closed). */
-export class StoreWriteError extends Error {
-  readonly code: string | undefined;
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
-    super(message, options);
-    this.name = 'StoreWriteError';
-    this.code = options?.code;
-  }
-}
 
 interface Segment {
   base: number;
@@ -78,7 +69,7 @@ export class CommitLog {
     this.dir = dir;
     this.segmentSize = options.segmentSize ?? 64 * 1024 * 1024;
     this.cachedSegments = Math.max(1, options.cachedSegments ?? 2);
-    if (this.segmentSize < 4096) throw new RangeError(`segmentSize must be at least 4096, got ${this.segmentSize}`);
+    if (this.segmentSize < 4096) throw new BrokerOptionError('segmentSize', `must be at least 4096, got ${this.segmentSize}`);
   }
 
   /** Offset the next record would get if it fits the current segment. */

@@ -1,48 +1,9 @@
 import createDebug from 'debug';
-import { javaStringHash } from '../../protocol/index.js';
+import type { SubscriptionData } from '../../protocol/index.js';
 import type { RemotingConnection } from '../remoting/index.js';
+import { ChannelExpiredError } from './errors.js';
 
 const log = createDebug('rocketwire:broker');
-
-/** SubscriptionData as the broker keeps it (from a heartbeat or from a pull's FLAG_SUBSCRIPTION). */
-export interface SubscriptionData {
-  topic: string;
-  subString: string;
-  expressionType: string;
-  tagsSet: string[];
-  codeSet: number[];
-  subVersion: number;
-  classFilterMode: boolean;
-}
-
-/** FilterAPI.build: split "A || B" on "||", trim, drop empties; "*", "" or null mean everything. */
-export function buildSubscription(topic: string, subString: string | null | undefined, expressionType = 'TAG', subVersion = 0): SubscriptionData {
-  const sub: SubscriptionData = { topic, subString: '*', expressionType, tagsSet: [], codeSet: [], subVersion, classFilterMode: false };
-  if (expressionType !== 'TAG') {
-    sub.subString = subString ?? '';
-    return sub;
-  }
-  if (!subString || !subString.trim() || subString.trim() === '*') return sub;
-  sub.subString = subString;
-  for (const part of subString.split('||')) {
-    const t = part.trim();
-    if (!t) continue;
-    if (!sub.tagsSet.includes(t)) sub.tagsSet.push(t);
-    const h = javaStringHash(t);
-    if (!sub.codeSet.includes(h)) sub.codeSet.push(h);
-  }
-  return sub;
-}
-
-/**
- * ExpressionMessageFilter.isMatchedByConsumeQueue for TAG: "*" or class-filter mode match
- * everything, else the entry's tag code (as Java int) must be in the code set.
- */
-export function tagMatcher(sub: SubscriptionData | null): ((tagsCode: number) => boolean) | null {
-  if (!sub || sub.classFilterMode || sub.subString === '*' || sub.expressionType !== 'TAG') return null;
-  const codes = new Set(sub.codeSet.map((c) => c | 0));
-  return (tagsCode) => codes.has(tagsCode | 0);
-}
 
 /** One client connection registered in a group (ClientChannelInfo). */
 export interface ClientChannelInfo {
@@ -194,7 +155,7 @@ export class ConsumerManager {
         if (now - ch.lastUpdate > this.channelExpiredTimeoutMs) {
           log('group %s: channel %s (%s) expired', info.groupName, ch.conn.remoteAddress, ch.clientId);
           this.unregister(info.groupName, ch.conn);
-          ch.conn.close(new Error('consumer channel expired'));
+          ch.conn.close(new ChannelExpiredError(info.groupName, ch.clientId, this.channelExpiredTimeoutMs));
         }
       }
     }

@@ -1,16 +1,9 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
+import { decodeConsumerOffsetFile, encodeConsumerOffsetFile } from '../../protocol/index.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 
 const log = createDebug('rocketwire:broker');
-
-/**
- * fastjson writes maps with integer keys unquoted ({0:120}); make such text standard JSON. Safe for
- * consumerOffset.json because its string keys ("topic@group") only hold [%|a-zA-Z0-9_@-].
- */
-export function quoteNumericKeys(text: string): string {
-  return text.replace(/([{,]\s*)(-?\d+)(\s*:)/g, '$1"$2"$3');
-}
 
 /**
  * Committed consumer offsets: "<topic>@<group>" → queueId → next offset to consume. Persisted to
@@ -30,12 +23,7 @@ export class ConsumerOffsetManager {
     const text = readTextFile(this.file);
     if (!text) return;
     try {
-      const parsed = JSON.parse(quoteNumericKeys(text)) as { offsetTable?: Record<string, Record<string, number>> };
-      for (const [key, queues] of Object.entries(parsed.offsetTable ?? {})) {
-        const m = new Map<number, number>();
-        for (const [q, off] of Object.entries(queues)) if (Number.isFinite(Number(q)) && typeof off === 'number') m.set(Number(q), off);
-        this.table.set(key, m);
-      }
+      for (const [key, queues] of decodeConsumerOffsetFile(text).offsetTable) this.table.set(key, queues);
     } catch (err) {
       log('cannot read %s: %s', this.file, (err as Error).message);
     }
@@ -72,12 +60,7 @@ export class ConsumerOffsetManager {
 
   /** The file text: fastjson's pretty format with unquoted integer keys (what a 4.9 broker writes). */
   encode(): string {
-    const parts: string[] = [];
-    for (const [key, m] of this.table) {
-      const entries = [...m.entries()].sort((a, b) => a[0] - b[0]).map(([q, o]) => `${q}:${o}`);
-      parts.push(`\t\t${JSON.stringify(key)}:{${entries.join(',')}\n\t\t}`);
-    }
-    return `{\n\t"offsetTable":{${parts.length ? '\n' + parts.join(',\n') : ''}\n\t}\n}`;
+    return encodeConsumerOffsetFile({ offsetTable: this.table });
   }
 
   /** Write the file atomically if anything changed (or when `force`). */

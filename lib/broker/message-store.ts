@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import createDebug from 'debug';
 import type { Clock } from '../clock.js';
-import { CommitLog, StoreWriteError } from './commit-log.js';
+import { CommitLog } from './commit-log.js';
+import { StoreWriteError } from './errors.js';
+import { scheduleEvery } from './periodic-task.js';
 import { ConsumeQueue } from './consume-queue.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 import {
@@ -89,7 +91,7 @@ export class MessageStore {
   private readonly maxMessageSize: number;
   private readonly tagsCodeFn: NonNullable<MessageStoreOptions['tagsCode']>;
   private readonly flushIntervalMs: number;
-  private flushTimer: NodeJS.Timeout | null = null;
+  private stopFlushing: (() => void) | null = null;
   private checkpointed = -1;
   private closed = false;
 
@@ -166,8 +168,7 @@ export class MessageStore {
       replayed++;
     }
     if (replayed) log('recovery: re-indexed %d messages after offset %d', replayed, from);
-    this.flushTimer = setInterval(() => this.flush(false), this.flushIntervalMs);
-    this.flushTimer.unref();
+    this.stopFlushing = scheduleEvery(this.clock, this.flushIntervalMs, () => this.flush(false), (err) => log('flush failed: %O', err));
   }
 
   /** Write consume queues behind and record how far the commit log is indexed on disk. */
@@ -187,7 +188,7 @@ export class MessageStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.stopFlushing?.();
     this.flush(true);
     for (const cq of this.queues.values()) cq.close();
     this.commitLog.close();

@@ -1,7 +1,22 @@
 import createDebug from 'debug';
-import { MQVersion, RequestCode, ResponseCode, createResponse, type RemotingCommand } from '../../protocol/index.js';
+import {
+  MQVersion,
+  Operations,
+  ResponseCode,
+  createResponse,
+  encodeClusterInfo,
+  encodeTopicList,
+  encodeTopicRouteData,
+  type BrokerData,
+  type ClusterInfo,
+  type CreateTopicRequestHeader,
+  type GetRouteInfoRequestHeader,
+  type RemotingCommand,
+  type TopicRouteData,
+} from '../../protocol/index.js';
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
+import { registerOperation } from './processor/request-processor.js';
 import type { TopicConfig } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
@@ -40,12 +55,14 @@ export class NameServer {
 
   constructor(options: RemotingServerOptions = {}) {
     this.server = new RemotingServer(options);
-    this.server.registerProcessor(RequestCode.GET_ROUTEINFO_BY_TOPIC, (req) => this.getRouteInfo(req));
-    this.server.registerProcessor(RequestCode.GET_BROKER_CLUSTER_INFO, (req) => this.getClusterInfo(req));
-    this.server.registerProcessor(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, (req) =>
-      createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(JSON.stringify({ topicList: [...this.topicQueues.keys()].sort() })) }),
+    registerOperation(this.server, Operations.GET_ROUTEINFO_BY_TOPIC, ({ header, request }) => this.getRouteInfo(request, header));
+    registerOperation(this.server, Operations.GET_BROKER_CLUSTER_INFO, ({ request }) =>
+      createResponse(request, ResponseCode.SUCCESS, { body: encodeClusterInfo(this.clusterInfo()) }),
     );
-    this.server.registerProcessor(RequestCode.UPDATE_AND_CREATE_TOPIC, (req) => this.createTopic(req));
+    registerOperation(this.server, Operations.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, ({ request }) =>
+      createResponse(request, ResponseCode.SUCCESS, { body: encodeTopicList({ topicList: [...this.topicQueues.keys()].sort() }) }),
+    );
+    registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header, request }) => this.createTopic(request, header));
   }
 
   async listen(port: number, host: string): Promise<string> {
@@ -81,73 +98,58 @@ export class NameServer {
     log('route of %s on %s: %d queues, perm %d', t.topicName, brokerName, t.writeQueueNums, t.perm);
   }
 
-  /** Route of a topic as TopicRouteData JSON; `standard` quotes the numeric brokerAddrs keys. */
-  routeJson(topic: string, standard: boolean): string | null {
+  /** Route of a topic (brokers in name order), or null when no live broker serves it. */
+  route(topic: string): TopicRouteData | null {
     const m = this.topicQueues.get(topic);
     if (!m || m.size === 0) return null;
     const names = [...m.keys()].filter((n) => this.brokers.has(n)).sort();
     if (names.length === 0) return null;
-    const brokerDatas = names.map((n) => this.brokerDataJson(this.brokers.get(n)!, standard));
-    const queueDatas = names.map((n) => {
-      const q = m.get(n)!;
-      return `{"brokerName":${JSON.stringify(q.brokerName)},"perm":${q.perm},"readQueueNums":${q.readQueueNums},"topicSysFlag":${q.topicSysFlag},"writeQueueNums":${q.writeQueueNums}}`;
-    });
-    return `{"brokerDatas":[${brokerDatas.join(',')}],"filterServerTable":{},"queueDatas":[${queueDatas.join(',')}]}`;
+    return {
+      brokerDatas: names.map((n) => brokerData(this.brokers.get(n)!)),
+      queueDatas: names.map((n) => ({ ...m.get(n)! })),
+      filterServerTable: {},
+    };
   }
 
-  private brokerDataJson(b: BrokerEntry, standard: boolean): string {
-    const key = standard ? '"0"' : '0';
-    return `{"brokerAddrs":{${key}:${JSON.stringify(b.brokerAddr)}},"brokerName":${JSON.stringify(b.brokerName)},"cluster":${JSON.stringify(b.clusterName)}}`;
-  }
-
-  private getRouteInfo(req: RemotingCommand): RemotingCommand {
-    const topic = req.extFields?.topic;
-    if (!topic) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'the custom field <topic> is null' });
+  private getRouteInfo(req: RemotingCommand, h: GetRouteInfoRequestHeader): RemotingCommand {
     // Standard JSON for clients >= V4_9_4 or when asked; older clients get fastjson's unquoted keys.
-    const standard = req.version >= MQVersion.V4_9_4 || req.extFields?.acceptStandardJsonOnly?.toLowerCase() === 'true';
-    const json = this.routeJson(topic, standard);
-    if (json === null) {
+    const standard = req.version >= MQVersion.V4_9_4 || h.acceptStandardJsonOnly === true;
+    const route = this.route(h.topic);
+    if (route === null) {
       return createResponse(req, ResponseCode.TOPIC_NOT_EXIST, {
-        remark: `No topic route info in name server for the topic: ${topic}${FAQ_APPLY_TOPIC}`,
+        remark: `No topic route info in name server for the topic: ${h.topic}${FAQ_APPLY_TOPIC}`,
       });
     }
-    return createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(json, 'utf8') });
+    return createResponse(req, ResponseCode.SUCCESS, { body: encodeTopicRouteData(route, { nonStandard: !standard }) });
   }
 
-  /** ClusterInfo; like Java, always with fastjson's unquoted numeric brokerAddrs keys. */
-  private getClusterInfo(req: RemotingCommand): RemotingCommand {
-    const names = [...this.brokers.keys()].sort();
-    const table = names.map((n) => `${JSON.stringify(n)}:${this.brokerDataJson(this.brokers.get(n)!, false)}`);
-    const clusters = new Map<string, string[]>();
-    for (const n of names) {
-      const c = this.brokers.get(n)!.clusterName;
-      clusters.set(c, [...(clusters.get(c) ?? []), n]);
+  /** ClusterInfo; like Java, written with fastjson's unquoted numeric brokerAddrs keys. */
+  private clusterInfo(): ClusterInfo {
+    const info: ClusterInfo = { brokerAddrTable: {}, clusterAddrTable: {} };
+    for (const n of [...this.brokers.keys()].sort()) {
+      const b = this.brokers.get(n)!;
+      info.brokerAddrTable[n] = brokerData(b);
+      (info.clusterAddrTable[b.clusterName] ??= []).push(n);
     }
-    const ct = [...clusters].map(([c, ns]) => `${JSON.stringify(c)}:${JSON.stringify(ns)}`);
-    const json = `{"brokerAddrTable":{${table.join(',')}},"clusterAddrTable":{${ct.join(',')}}}`;
-    return createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(json, 'utf8') });
+    return info;
   }
 
-  private createTopic(req: RemotingCommand): RemotingCommand {
-    const e = req.extFields ?? {};
-    const topic = e.topic;
-    if (!topic) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'the custom field <topic> is null' });
-    const read = Number(e.readQueueNums ?? 8);
-    const write = Number(e.writeQueueNums ?? read);
-    const perm = Number(e.perm ?? 6);
-    if (![read, write, perm].every((n) => Number.isInteger(n) && n >= 0)) {
-      return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'readQueueNums, writeQueueNums and perm must be integers' });
-    }
+  /** Creates the topic on every broker (mqadmin sends this to brokers; the embedded name server fans it out). */
+  private createTopic(req: RemotingCommand, h: CreateTopicRequestHeader): RemotingCommand {
     const config: TopicConfig = {
-      topicName: topic,
-      readQueueNums: read,
-      writeQueueNums: write,
-      perm,
-      topicFilterType: e.topicFilterType ?? 'SINGLE_TAG',
-      topicSysFlag: Number(e.topicSysFlag ?? 0) || 0,
-      order: e.order === 'true',
+      topicName: h.topic,
+      readQueueNums: h.readQueueNums,
+      writeQueueNums: h.writeQueueNums,
+      perm: h.perm,
+      topicFilterType: h.topicFilterType,
+      topicSysFlag: h.topicSysFlag ?? 0,
+      order: h.order,
     };
     for (const b of this.brokers.values()) b.createTopic(config);
     return createResponse(req, ResponseCode.SUCCESS);
   }
+}
+
+function brokerData(b: BrokerEntry): BrokerData {
+  return { cluster: b.clusterName, brokerName: b.brokerName, brokerAddrs: { '0': b.brokerAddr } };
 }

@@ -1,8 +1,7 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
-import { decodeMessage, DELAY_LEVEL_TEXT, SCHEDULE_TOPIC } from '../../protocol/index.js';
+import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffsetFile, SCHEDULE_TOPIC } from '../../protocol/index.js';
 import type { Clock, ClockTimer } from '../clock.js';
-import { quoteNumericKeys } from './consumer-offset-manager.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 import type { MessageStore } from './message-store.js';
 
@@ -37,8 +36,7 @@ export class ScheduleMessageService {
     const text = readTextFile(this.file);
     if (text) {
       try {
-        const t = (JSON.parse(quoteNumericKeys(text)) as { offsetTable?: Record<string, number> }).offsetTable ?? {};
-        for (const [k, v] of Object.entries(t)) this.offsets.set(Number(k), v);
+        for (const [level, offset] of decodeDelayOffsetFile(text)) this.offsets.set(level, offset);
       } catch (err) {
         log('cannot read %s: %s', this.file, (err as Error).message);
       }
@@ -119,9 +117,8 @@ export class ScheduleMessageService {
   }
 
   persist(): void {
-    const entries = [...this.offsets.entries()].sort((a, b) => a[0] - b[0]).map(([l, o]) => `${l}:${o}`);
     try {
-      writeFileAtomic(this.file, `{\n\t"offsetTable":{${entries.join(',')}\n\t}\n}`, false);
+      writeFileAtomic(this.file, encodeDelayOffsetFile(this.offsets), false);
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

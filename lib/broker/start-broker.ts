@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { ensureDir } from './atomic-file.js';
 import { Broker, type BrokerTuning } from './broker.js';
 import { systemClock, type Clock } from '../clock.js';
+import { BrokerOptionError } from './errors.js';
 import { NameServer } from './name-server.js';
 
 export interface StartBrokerOptions extends BrokerTuning {
@@ -49,9 +50,9 @@ export function brokerName(i: number): string {
 export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
   const host = options.host ?? '127.0.0.1';
   const count = options.brokers ?? 1;
-  if (!Number.isInteger(count) || count < 1 || count > 64) throw new RangeError(`brokers must be an integer in [1, 64], got ${options.brokers}`);
+  if (!Number.isInteger(count) || count < 1 || count > 64) throw new BrokerOptionError('brokers', `must be an integer in [1, 64], got ${options.brokers}`);
   const queues = options.queues ?? 8;
-  if (!Number.isInteger(queues) || queues < 1 || queues > 1024) throw new RangeError(`queues must be an integer in [1, 1024], got ${options.queues}`);
+  if (!Number.isInteger(queues) || queues < 1 || queues > 1024) throw new BrokerOptionError('queues', `must be an integer in [1, 1024], got ${options.queues}`);
   const tempDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);

@@ -90,7 +90,9 @@ t.test('multi-broker routes', async (t) => {
   const r = await c.invoke(b.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'TBW102' } }));
   const route = JSON.parse(r.body!.toString()) as { brokerDatas: { brokerName: string; brokerAddrs: Record<string, string> }[] };
   t.same(route.brokerDatas.map((d) => [d.brokerName, d.brokerAddrs['0']]), [['broker-a', b.brokers[0]], ['broker-b', b.brokers[1]]]);
-  const created = await c.invoke(b.namesrv, createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, { extFields: { topic: 'Both', readQueueNums: '2', writeQueueNums: '2', perm: '6' } }));
+  const created = await c.invoke(b.namesrv, createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
+    extFields: { topic: 'Both', defaultTopic: 'TBW102', readQueueNums: '2', writeQueueNums: '2', perm: '6', topicFilterType: 'SINGLE_TAG', topicSysFlag: '0', order: 'false' },
+  }));
   t.equal(created.code, ResponseCode.SUCCESS);
   const both = await c.invoke(b.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'Both' } }));
   t.equal((JSON.parse(both.body!.toString()) as { queueDatas: unknown[] }).queueDatas.length, 2);
@@ -186,7 +188,11 @@ t.test('bad sends: MESSAGE_ILLEGAL, TOPIC_NOT_EXIST without auto-create, forbidd
   t.match(unknown.remark, /^topic\[Unknown\] not exist, apply first please!/);
   t.equal(ext(unknown, 'MSG_REGION'), 'DefaultRegion', 'error answers to sends carry MSG_REGION too');
   t.equal(ext(unknown, 'TRACE_ON'), 'true');
-  await c.invoke(b.broker, createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, { extFields: { topic: 'Made', readQueueNums: '2', writeQueueNums: '2', perm: '6' } }));
+  // the header mqadmin updateTopic sends (CreateTopicRequestHeader: defaultTopic, topicFilterType and order are required)
+  const made = await c.invoke(b.broker, createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
+    extFields: { topic: 'Made', defaultTopic: 'TBW102', readQueueNums: '2', writeQueueNums: '2', perm: '6', topicFilterType: 'SINGLE_TAG', topicSysFlag: '0', order: 'false' },
+  }));
+  t.equal(made.code, ResponseCode.SUCCESS);
   const tooBig = await c.invoke(b.broker, sendRequest('Made', Buffer.alloc(4 * 1024 * 1024 + 1)), { timeoutMs: 10000 });
   t.equal(tooBig.code, ResponseCode.MESSAGE_ILLEGAL);
   const bigProps = await c.invoke(b.broker, sendRequest('Made', 'x', { properties: { BIG: 'p'.repeat(33000) } }));

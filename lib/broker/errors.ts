@@ -1,0 +1,43 @@
+import { RocketwireError } from '../../protocol/index.js';
+
+/** The store could not write (disk full, folder not writable, closed). `code` is the errno code when there is one. */
+export class StoreWriteError extends RocketwireError {
+  override readonly name = 'StoreWriteError';
+  readonly code: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(message, options);
+    this.code = options?.code;
+  }
+}
+
+/** A broker or store option outside its allowed range; `option` names it. */
+export class BrokerOptionError extends RocketwireError {
+  override readonly name = 'BrokerOptionError';
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super(`${option} ${message}`);
+    this.option = option;
+  }
+}
+
+/** A path the store needs as a folder exists as something else. */
+export class NotAFolderError extends RocketwireError {
+  override readonly name = 'NotAFolderError';
+  readonly path: string;
+  constructor(path: string) {
+    super(`${path} exists and is not a folder`);
+    this.path = path;
+  }
+}
+
+/** Why the broker closed a consumer's connection: no heartbeat refreshed it within channelExpiredTimeoutMs. */
+export class ChannelExpiredError extends RocketwireError {
+  override readonly name = 'ChannelExpiredError';
+  readonly group: string;
+  readonly clientId: string;
+  constructor(group: string, clientId: string, expiredAfterMs: number) {
+    super(`consumer channel of ${clientId} in group ${group} expired: no heartbeat for ${expiredAfterMs} ms`);
+    this.group = group;
+    this.clientId = clientId;
+  }
+}

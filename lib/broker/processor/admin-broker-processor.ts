@@ -1,0 +1,114 @@
+import {
+  GetEarliestMsgStoretimeResponseHeader,
+  GetMaxOffsetResponseHeader,
+  Operations,
+  ResponseCode,
+  createRequest,
+  createResponse,
+  encodeConsumeStats,
+  encodeTopicConfigBody,
+  type GetConsumeStatsRequestHeader,
+  type MessageQueue,
+  type OffsetWrapper,
+  type RemotingCommand,
+} from '../../../protocol/index.js';
+import type { RemotingServer } from '../../remoting/index.js';
+import { BROKER_VERSION } from '../broker-version.js';
+import { validateTopicName, type TopicConfig } from '../topic-config.js';
+import { topicNotExist, type BrokerContext } from './broker-context.js';
+import { fail, ok, registerOperation } from './request-processor.js';
+
+/** How long a relayed GET_CONSUMER_RUNNING_INFO waits for the consumer. */
+const CALL_CONSUMER_TIMEOUT_MS = 5000;
+
+/**
+ * AdminBrokerProcessor: queue offsets (max, min, by timestamp), earliest store time, a message by
+ * commit-log offset, topic config and creation, consume stats, and consumer running info relayed
+ * to the consumer (Broker2Client.callClient).
+ */
+export class AdminBrokerProcessor {
+  constructor(private readonly ctx: BrokerContext) {}
+
+  register(server: RemotingServer): void {
+    const offset = (request: RemotingCommand, value: number): RemotingCommand => ok(request, { extFields: GetMaxOffsetResponseHeader.encode({ offset: value }) });
+    registerOperation(server, Operations.GET_MAX_OFFSET, ({ header: h, request }) => offset(request, this.ctx.messageStore.getMaxOffset(h.topic, h.queueId)));
+    registerOperation(server, Operations.GET_MIN_OFFSET, ({ header: h, request }) => offset(request, this.ctx.messageStore.getMinOffset(h.topic, h.queueId)));
+    registerOperation(server, Operations.SEARCH_OFFSET_BY_TIMESTAMP, ({ header: h, request }) => {
+      const b = h.boundaryType;
+      const boundary = b === undefined ? undefined : b.toLowerCase() === 'upper' ? 'UPPER' : 'LOWER';
+      return offset(request, this.ctx.messageStore.getOffsetByTime(h.topic, h.queueId, h.timestamp, boundary));
+    });
+    registerOperation(server, Operations.GET_EARLIEST_MSG_STORETIME, ({ header: h, request }) => {
+      const timestamp = this.ctx.messageStore.getEarliestMessageTime(h.topic, h.queueId);
+      return ok(request, { extFields: GetEarliestMsgStoretimeResponseHeader.encode({ timestamp }) });
+    });
+    registerOperation(server, Operations.VIEW_MESSAGE_BY_ID, ({ header: h, request }) => {
+      const rec = this.ctx.messageStore.lookMessageByOffset(h.offset);
+      if (!rec) return fail(request, ResponseCode.SYSTEM_ERROR, `can not find message by the offset, ${h.offset}`);
+      return ok(request, { body: Buffer.from(rec) });
+    });
+    registerOperation(server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header: h, request }) => {
+      const bad = validateTopicName(h.topic);
+      if (bad) return fail(request, ResponseCode.SYSTEM_ERROR, bad);
+      const config: TopicConfig = {
+        topicName: h.topic,
+        readQueueNums: h.readQueueNums,
+        writeQueueNums: h.writeQueueNums,
+        perm: h.perm,
+        topicFilterType: h.topicFilterType,
+        topicSysFlag: h.topicSysFlag ?? 0,
+        order: h.order,
+      };
+      this.ctx.topics.put(config);
+      return ok(request);
+    });
+    registerOperation(server, Operations.GET_TOPIC_CONFIG, ({ header: h, request }) => {
+      const c = this.ctx.topics.get(h.topic);
+      if (!c) return topicNotExist(request, h.topic);
+      return ok(request, { body: encodeTopicConfigBody(c) });
+    });
+    registerOperation(server, Operations.GET_CONSUME_STATS, ({ header, request }) => this.getConsumeStats(request, header));
+    registerOperation(server, Operations.GET_CONSUMER_RUNNING_INFO, ({ header: h, request }) => this.callConsumer(request, h.consumerGroup, h.clientId));
+  }
+
+  /**
+   * GET_CONSUMER_RUNNING_INFO from an admin tool: forwarded to the named client's connection (as
+   * Java's Broker2Client.callClient does) and its answer relayed.
+   */
+  private async callConsumer(req: RemotingCommand, group: string, clientId: string): Promise<RemotingCommand> {
+    const channel = [...(this.ctx.consumers.find(group)?.channels.values() ?? [])].find((c) => c.clientId === clientId);
+    if (!channel || channel.conn.closed) return fail(req, ResponseCode.SYSTEM_ERROR, `The Consumer <${group}> <${clientId}> not online`);
+    const forward = createRequest(req.code, { extFields: { ...(req.extFields ?? {}) }, body: req.body ? Buffer.from(req.body) : null, version: BROKER_VERSION });
+    try {
+      const answer = await channel.conn.invoke(forward, { timeoutMs: CALL_CONSUMER_TIMEOUT_MS });
+      return createResponse(req, answer.code, { remark: answer.remark, body: answer.body ? Buffer.from(answer.body) : null, extFields: answer.extFields });
+    } catch (err) {
+      return fail(req, ResponseCode.SYSTEM_ERROR, `invoke consumer <${group}> <${clientId}> failed: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * GET_CONSUME_STATS (admin consumerProgress): per queue of the group's topics, the broker's max
+   * offset, the committed offset (0 when none) and the store time of the last consumed message.
+   * Topics the online group no longer subscribes to are skipped, as in Java.
+   */
+  private getConsumeStats(req: RemotingCommand, h: GetConsumeStatsRequestHeader): RemotingCommand {
+    const group = h.consumerGroup;
+    const store = this.ctx.messageStore;
+    const topics = h.topic ? [h.topic] : [...this.ctx.offsets.groupOffsets(group).keys()];
+    const info = this.ctx.consumers.find(group);
+    const offsetTable: Array<[MessageQueue, OffsetWrapper]> = [];
+    for (const topic of topics.sort()) {
+      const config = this.ctx.topics.get(topic);
+      if (!config) continue;
+      if (info && info.subscriptions.size > 0 && !info.subscriptions.has(topic)) continue;
+      for (let q = 0; q < config.writeQueueNums; q++) {
+        const brokerOffset = store.getMaxOffset(topic, q);
+        const consumerOffset = Math.max(0, this.ctx.offsets.query(group, topic, q) ?? 0);
+        const lastTimestamp = consumerOffset > 0 ? Math.max(0, store.storeTimestampAt(topic, q, consumerOffset - 1)) : 0;
+        offsetTable.push([{ brokerName: this.ctx.brokerName, queueId: q, topic }, { brokerOffset, consumerOffset, lastTimestamp }]);
+      }
+    }
+    return ok(req, { body: encodeConsumeStats({ consumeTps: 0, offsetTable }) });
+  }
+}

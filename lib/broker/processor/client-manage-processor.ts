@@ -1,0 +1,78 @@
+import createDebug from 'debug';
+import {
+  Operations,
+  RETRY_GROUP_TOPIC_PREFIX,
+  ResponseCode,
+  createRequest,
+  encodeLockBatchResponseBody,
+  type HeartbeatData,
+  type RemotingCommand,
+} from '../../../protocol/index.js';
+import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
+import { BROKER_VERSION } from '../broker-version.js';
+import type { ClientChannelInfo } from '../consumer-manager.js';
+import type { BrokerContext } from './broker-context.js';
+import { fail, ok, registerOperation } from './request-processor.js';
+
+const log = createDebug('rocketwire:broker');
+
+/**
+ * ClientManageProcessor: HEART_BEAT, UNREGISTER_CLIENT, CHECK_CLIENT_CONFIG, and the broker's own
+ * NOTIFY_CONSUMER_IDS_CHANGED; plus LOCK_BATCH_MQ / UNLOCK_BATCH_MQ of orderly consumers (served
+ * by AdminBrokerProcessor in Java) over the RebalanceLockManager.
+ */
+export class ClientManageProcessor {
+  constructor(private readonly ctx: BrokerContext) {}
+
+  register(server: RemotingServer): void {
+    registerOperation(server, Operations.HEART_BEAT, ({ body, request, conn }) => this.heartbeat(request, conn, body));
+    registerOperation(server, Operations.UNREGISTER_CLIENT, ({ header, request, conn }) => {
+      if (header.producerGroup) this.ctx.consumers.unregisterProducer(header.producerGroup, conn);
+      if (header.consumerGroup) this.ctx.consumers.unregister(header.consumerGroup, conn);
+      return ok(request);
+    });
+    registerOperation(server, Operations.CHECK_CLIENT_CONFIG, ({ body, request }) => {
+      const type = body.subscriptionData?.expressionType ?? 'TAG';
+      if (type !== 'TAG') return fail(request, ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
+      return ok(request);
+    });
+    registerOperation(server, Operations.LOCK_BATCH_MQ, ({ body, request }) => {
+      const granted = this.ctx.locks.tryLockBatch(body.consumerGroup, body.mqSet, body.clientId, this.ctx.clock.now());
+      return ok(request, { body: encodeLockBatchResponseBody({ lockOKMQSet: granted }) });
+    });
+    registerOperation(server, Operations.UNLOCK_BATCH_MQ, ({ body, request }) => {
+      this.ctx.locks.unlockBatch(body.consumerGroup, body.mqSet, body.clientId);
+      return ok(request);
+    });
+  }
+
+  /**
+   * Register the client's consumer and producer groups. Subscriptions are kept as the client sent
+   * them (Java's ConsumerManager.registerConsumer); a 5.x heartbeat `withoutSub` only refreshes
+   * the channel of a known group and keeps its subscriptions.
+   */
+  private heartbeat(req: RemotingCommand, conn: RemotingConnection, data: HeartbeatData): RemotingCommand {
+    const clientId = data.clientID;
+    const now = this.ctx.clock.now();
+    for (const cd of data.consumerDataSet) {
+      const group = cd.groupName;
+      this.ctx.topics.ensure(RETRY_GROUP_TOPIC_PREFIX + group, 1);
+      const channel: ClientChannelInfo = { conn, clientId, language: req.language, version: req.version, lastUpdate: now };
+      const info = this.ctx.consumers.find(group);
+      const subs = data.withoutSub === true && info ? [...info.subscriptions.values()] : cd.subscriptionDataSet;
+      this.ctx.consumers.register(group, channel, cd.consumeType, cd.messageModel, cd.consumeFromWhere, subs);
+    }
+    for (const pd of data.producerDataSet) this.ctx.consumers.registerProducer(pd.groupName, conn, clientId, now);
+    return ok(req, { version: BROKER_VERSION, extFields: { IS_SUPPORT_HEART_BEAT_V2: 'true', IS_SUB_CHANGE: 'true' } });
+  }
+
+  /** NOTIFY_CONSUMER_IDS_CHANGED, oneway, to every live channel of the group (Broker2Client). */
+  notifyConsumerIdsChanged(group: string, channels: ClientChannelInfo[]): void {
+    const op = Operations.NOTIFY_CONSUMER_IDS_CHANGED;
+    for (const ch of channels) {
+      if (ch.conn.closed) continue;
+      const notify = createRequest(op.code, { oneway: true, extFields: op.request.encode({ consumerGroup: group }), version: BROKER_VERSION });
+      ch.conn.invokeOneway(notify).catch((err: Error) => log('notify %s of %s failed: %s', ch.clientId, group, err.message));
+    }
+  }
+}

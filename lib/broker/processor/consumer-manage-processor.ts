@@ -1,0 +1,44 @@
+import {
+  Operations,
+  QueryConsumerOffsetResponseHeader,
+  ResponseCode,
+  encodeConsumerListBody,
+  type QueryConsumerOffsetRequestHeader,
+  type RemotingCommand,
+} from '../../../protocol/index.js';
+import type { RemotingServer } from '../../remoting/index.js';
+import type { BrokerContext } from './broker-context.js';
+import { fail, ok, registerOperation } from './request-processor.js';
+
+/** ConsumerManageProcessor: QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET, GET_CONSUMER_LIST_BY_GROUP. */
+export class ConsumerManageProcessor {
+  constructor(private readonly ctx: BrokerContext) {}
+
+  register(server: RemotingServer): void {
+    registerOperation(server, Operations.QUERY_CONSUMER_OFFSET, ({ header, request }) => this.queryConsumerOffset(request, header));
+    registerOperation(server, Operations.UPDATE_CONSUMER_OFFSET, ({ header, request }) => {
+      this.ctx.offsets.commit(header.consumerGroup, header.topic, header.queueId, header.commitOffset);
+      return ok(request);
+    });
+    registerOperation(server, Operations.GET_CONSUMER_LIST_BY_GROUP, ({ header, request }) => {
+      const group = header.consumerGroup;
+      const ids = this.ctx.consumers.find(group)?.clientIds() ?? [];
+      if (ids.length === 0) return fail(request, ResponseCode.SYSTEM_ERROR, `no consumer for this group, ${group}`);
+      return ok(request, { body: encodeConsumerListBody({ consumerIdList: ids }) });
+    });
+  }
+
+  private queryConsumerOffset(req: RemotingCommand, h: QueryConsumerOffsetRequestHeader): RemotingCommand {
+    const { consumerGroup, topic, queueId } = h;
+    const store = this.ctx.messageStore;
+    const stored = this.ctx.offsets.query(consumerGroup, topic, queueId);
+    if (stored !== undefined && stored >= 0) return ok(req, { extFields: QueryConsumerOffsetResponseHeader.encode({ offset: stored }) });
+    // Java: a missing setZeroIfNotFound means true
+    const zeroAllowed = h.setZeroIfNotFound ?? true;
+    // a young queue (first message still in memory) is read from its start: answer 0 (4.9/5.x)
+    if (zeroAllowed && store.getMinOffset(topic, queueId) <= 0 && store.getMaxOffset(topic, queueId) > 0 && store.isInMemory(topic, queueId, 0)) {
+      return ok(req, { extFields: QueryConsumerOffsetResponseHeader.encode({ offset: 0 }) });
+    }
+    return fail(req, ResponseCode.QUERY_NOT_FOUND, 'Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first');
+  }
+}

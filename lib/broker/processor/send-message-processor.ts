@@ -1,0 +1,214 @@
+import {
+  AUTO_CREATE_TOPIC_KEY_TOPIC,
+  DLQ_GROUP_TOPIC_PREFIX,
+  MQVersion,
+  MessageSysFlag,
+  Operations,
+  PermName,
+  ProtocolError,
+  RETRY_GROUP_TOPIC_PREFIX,
+  RequestCode,
+  ResponseCode,
+  SCHEDULE_TOPIC,
+  SendMessageResponseHeader,
+  decodeBatch,
+  decodeMessage,
+  decodeProperties,
+  setProperty,
+  type ConsumerSendMsgBackRequestHeader,
+  type RemotingCommand,
+  type SendMessageRequestHeader,
+} from '../../../protocol/index.js';
+import type { RemotingConnection, RemotingServer, RequestProcessor } from '../../remoting/index.js';
+import { type MessageInner, socketAddressText } from '../message-record.js';
+import type { PutMessageResult } from '../message-store.js';
+import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, validateTopicName, type TopicConfig } from '../topic-config.js';
+import { topicNotExist, type BrokerContext } from './broker-context.js';
+import { fail, ok, operationProcessor, registerOperation } from './request-processor.js';
+
+/** Java's default maxReconsumeTimes (clients before 3.4.9 cannot send their own). */
+const DEFAULT_MAX_RECONSUME_TIMES = 16;
+
+/**
+ * SendMessageProcessor: SEND_MESSAGE (V1 keys), SEND_MESSAGE_V2 and SEND_BATCH_MESSAGE (one-letter
+ * keys, decoded by the rows' codecs), topic auto-creation from TBW102, delayed messages, and
+ * CONSUMER_SEND_MSG_BACK (retry / DLQ), which Java also serves here.
+ */
+export class SendMessageProcessor {
+  constructor(private readonly ctx: BrokerContext) {}
+
+  register(server: RemotingServer): void {
+    for (const op of [Operations.SEND_MESSAGE, Operations.SEND_MESSAGE_V2, Operations.SEND_BATCH_MESSAGE]) {
+      server.registerProcessor(op.code, withTraceFields(operationProcessor(op, ({ header, body, request, conn }) => this.send(request, conn, header, body))));
+    }
+    registerOperation(server, Operations.CONSUMER_SEND_MSG_BACK, ({ header, request }) => this.sendMessageBack(request, header));
+  }
+
+  /** Topic config for a send, auto-created from TBW102 (min(defaultTopicQueueNums, template queues)) when allowed. */
+  private topicForSend(topic: string, defaultTopic: string, defaultQueueNums: number): TopicConfig | null {
+    const topics = this.ctx.topics;
+    const existing = topics.get(topic);
+    if (existing) return existing;
+    if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)) return topics.ensure(topic, 1);
+    if (!this.ctx.autoCreateTopic) return null;
+    const template = topics.get(defaultTopic) ?? topics.get(AUTO_CREATE_TOPIC_KEY_TOPIC);
+    if (!template || (template.perm & PermName.PERM_INHERIT) === 0) return null;
+    const n = Math.max(1, Math.min(defaultQueueNums, template.writeQueueNums));
+    return topics.put(newTopicConfig(topic, n, template.perm & ~PermName.PERM_INHERIT));
+  }
+
+  private send(req: RemotingCommand, conn: RemotingConnection, h: SendMessageRequestHeader, body: Buffer): RemotingCommand {
+    // h.producerGroup is required, as in Java, although storing does not use it
+    let topic = h.topic;
+    const isBatch = req.code === RequestCode.SEND_BATCH_MESSAGE || h.batch === true;
+    let queueId = h.queueId;
+    const sysFlag = h.sysFlag;
+    const reconsumeTimes = h.reconsumeTimes ?? 0;
+    const properties = decodeProperties(h.properties ?? '');
+
+    const bad = validateTopicName(topic);
+    if (bad) return fail(req, ResponseCode.SYSTEM_ERROR, bad);
+    if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
+    if (!isBatch && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true')) {
+      return fail(req, ResponseCode.NO_PERMISSION, `the broker[${this.ctx.brokerName}] sending transaction message is forbidden`);
+    }
+    const config = this.topicForSend(topic, h.defaultTopic, h.defaultTopicQueueNums);
+    if (!config) return topicNotExist(req, topic);
+    if ((config.perm & PermName.PERM_WRITE) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
+    const maxQueue = Math.max(config.readQueueNums, config.writeQueueNums);
+    if (queueId < 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
+    if (queueId >= maxQueue) {
+      return fail(req, ResponseCode.SYSTEM_ERROR, `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`);
+    }
+    const bornHost = socketAddressText(conn.remoteAddress);
+    const { bornTimestamp } = h;
+    let inners: MessageInner[];
+    const responseQueueId = queueId;
+
+    if (isBatch) {
+      if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'batch request does not support retry group ' + topic);
+      if (Buffer.byteLength(topic) > 127) return fail(req, ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
+      let items;
+      try {
+        items = decodeBatch(body, { ignoreTotalSize: true });
+      } catch (err) {
+        if (err instanceof ProtocolError) return fail(req, ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
+        throw err;
+      }
+      if (items.length === 0) return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
+      inners = items.map((it) => {
+        const props = it.properties;
+        for (const pk in properties) setProperty(props, pk, properties[pk]!);
+        props.CLUSTER = this.ctx.clusterName;
+        return {
+          topic, queueId, flag: it.flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes: 0, preparedTransactionOffset: 0,
+          body: it.body, properties: props,
+        };
+      });
+    } else {
+      if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
+        // client-side fallback resend of a failed message: past the limit it goes to the DLQ
+        const maxRecon = req.version >= MQVersion.V3_4_9 ? (h.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES) : DEFAULT_MAX_RECONSUME_TIMES;
+        if (reconsumeTimes >= maxRecon) {
+          topic = DLQ_GROUP_TOPIC_PREFIX + topic.slice(RETRY_GROUP_TOPIC_PREFIX.length);
+          this.ctx.topics.ensure(topic, 1);
+          queueId = 0;
+          delete properties.DELAY;
+        }
+      }
+      properties.CLUSTER = this.ctx.clusterName;
+      inners = [{ topic, queueId, flag: h.flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes, preparedTransactionOffset: 0, body, properties }];
+    }
+    const result = this.putWithDelay(inners);
+    return sendResponse(req, result, responseQueueId);
+  }
+
+  /**
+   * Store messages; a single message with DELAY > 0 (and not a prepared/rollback transaction) is
+   * parked in SCHEDULE_TOPIC_XXXX queue level-1 with REAL_TOPIC / REAL_QID, levels clamped to the max.
+   */
+  private putWithDelay(inners: MessageInner[]): PutMessageResult {
+    if (inners.length === 1) {
+      const m = inners[0]!;
+      const level = Number(m.properties.DELAY ?? '0');
+      const tx = m.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK;
+      if (Number.isInteger(level) && level > 0 && tx !== MessageSysFlag.TRANSACTION_PREPARED_TYPE && tx !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
+        const l = Math.min(level, this.ctx.delayLevels.length);
+        if (l !== level) m.properties.DELAY = String(l);
+        m.properties.REAL_TOPIC = m.topic;
+        m.properties.REAL_QID = String(m.queueId);
+        m.topic = SCHEDULE_TOPIC;
+        m.queueId = l - 1;
+      }
+    }
+    return this.ctx.messageStore.putMessages(inners);
+  }
+
+  /**
+   * CONSUMER_SEND_MSG_BACK: the consumed message (found by commit-log offset) goes to the group's
+   * retry topic with a delay level, or to its DLQ past maxReconsumeTimes or for delayLevel < 0.
+   */
+  private sendMessageBack(req: RemotingCommand, h: ConsumerSendMsgBackRequestHeader): RemotingCommand {
+    const store = this.ctx.messageStore;
+    const topics = this.ctx.topics;
+    let delayLevel = h.delayLevel;
+    const rec = store.lookMessageByOffset(h.offset);
+    if (!rec) return fail(req, ResponseCode.SYSTEM_ERROR, `look message by offset failed, ${h.offset}`);
+    const orig = decodeMessage(rec, 0, { decompress: false });
+    const props = orig.properties;
+    if (props.RETRY_TOPIC === undefined) props.RETRY_TOPIC = orig.topic;
+    const maxRecon = req.version >= MQVersion.V3_4_9 ? (h.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES) : DEFAULT_MAX_RECONSUME_TIMES;
+    let topic = RETRY_GROUP_TOPIC_PREFIX + h.group;
+    topics.ensure(topic, 1);
+    if (orig.reconsumeTimes >= maxRecon || delayLevel < 0) {
+      topic = DLQ_GROUP_TOPIC_PREFIX + h.group;
+      topics.ensure(topic, 1);
+      delete props.DELAY;
+    } else {
+      if (delayLevel === 0) delayLevel = 3 + orig.reconsumeTimes;
+      props.DELAY = String(delayLevel);
+    }
+    // Like Java, the first delivery's offset msgId (the broker decodes the original as a plain
+    // MessageExt, whose msgId is the offset id); the header's originMsgId is not used.
+    if (!props.ORIGIN_MESSAGE_ID?.trim()) props.ORIGIN_MESSAGE_ID = store.offsetMsgIdOf(orig.commitLogOffset);
+    const retryQueues = topics.get(topic)!.writeQueueNums;
+    const inner: MessageInner = {
+      topic,
+      queueId: Math.floor(Math.random() * retryQueues),
+      flag: orig.flag,
+      sysFlag: orig.sysFlag,
+      bornTimestamp: orig.bornTimestamp,
+      bornHost: orig.bornHost,
+      reconsumeTimes: orig.reconsumeTimes + 1,
+      preparedTransactionOffset: 0,
+      body: orig.body,
+      properties: props,
+    };
+    const result = this.putWithDelay([inner]);
+    if (result.status === 'PUT_OK') return ok(req);
+    return fail(req, result.status === 'SERVICE_NOT_AVAILABLE' ? ResponseCode.SERVICE_NOT_AVAILABLE : ResponseCode.SYSTEM_ERROR, result.remark ?? result.status);
+  }
+}
+
+/** Every send answer carries MSG_REGION and TRACE_ON: the Java client reads them without a null check. */
+function withTraceFields(processor: RequestProcessor): RequestProcessor {
+  return (req, conn) => {
+    const res = processor(req, conn) as RemotingCommand;
+    res.extFields = { ...(res.extFields ?? {}), MSG_REGION: 'DefaultRegion', TRACE_ON: 'true' };
+    return res;
+  };
+}
+
+function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: number): RemotingCommand {
+  switch (result.status) {
+    case 'PUT_OK': {
+      const w = result.written;
+      return ok(req, { extFields: SendMessageResponseHeader.encode({ msgId: w.map((x) => x.msgId).join(','), queueId, queueOffset: w[0]!.queueOffset }) });
+    }
+    case 'MESSAGE_ILLEGAL':
+    case 'PROPERTIES_SIZE_EXCEEDED':
+      return fail(req, ResponseCode.MESSAGE_ILLEGAL, result.remark ?? result.status);
+    default:
+      return fail(req, ResponseCode.SERVICE_NOT_AVAILABLE, result.remark ?? 'service not available now');
+  }
+}
