@@ -17,10 +17,10 @@ import {
   decodeMessage,
   decodeOffsetMsgId,
   decodeProperties,
-  setProperty,
   type RemotingCommand,
   type SerializeTypeName,
 } from '../../protocol/index.js';
+import { setProperty } from '../../protocol/properties.js';
 import { RemotingServer, type RemotingConnection } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
 import type { Clock, ClockTimer } from '../clock.js';

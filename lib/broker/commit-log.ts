@@ -2,15 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import createDebug from 'debug';
 import {
-  BLANK_MAGIC_CODE,
   MESSAGE_MAGIC_CODE_V1,
   MESSAGE_MAGIC_CODE_V2,
-  MessageRecordOffset,
   MessageSysFlag,
-  messageBodyCrc,
-  readInt64,
   storedMessageSize,
 } from '../../protocol/index.js';
+import { messageBodyCrc } from '../../protocol/crc32.js';
+import { readInt64 } from '../../protocol/int64.js';
+import { BLANK_MAGIC_CODE, MessageRecordOffset } from '../../protocol/message-record.js';
 
 const log = createDebug('rocketwire:broker');
 

@@ -1,5 +1,5 @@
 import createDebug from 'debug';
-import { javaStringHash } from '../../protocol/index.js';
+import { javaStringHash } from '../../protocol/java-hash.js';
 import type { RemotingConnection } from '../remoting/index.js';
 
 const log = createDebug('rocketwire:broker');
