@@ -54,6 +54,15 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
     'no tests, benchmarks, source maps or build info in the tarball',
   );
   t.same(packed.filter((p) => /\.(ts|cts|mts)$/.test(p) && !/\.d\.(ts|cts|mts)$/.test(p)), [], 'no TypeScript sources');
+  // tsc never deletes outputs, so a source removed or moved leaves its old .js/.d.ts in dist/ and
+  // npm pack would publish it.
+  const source = (p: string): string =>
+    p.slice('dist/'.length).replace(/\.d\.cts$|\.cjs$/, '.cts').replace(/\.d\.ts$|\.js$/, '.ts');
+  t.same(
+    packed.filter((p) => p.startsWith('dist/') && !fs.existsSync(path.join(root, source(p)))),
+    [],
+    'every file of dist/ in the tarball is built from a current source (else: rm -rf dist && npx tsc -p tsconfig.json)',
+  );
 
   const dir = path.join(modules, pkg.name);
   fs.mkdirSync(dir, { recursive: true });
