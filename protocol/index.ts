@@ -105,7 +105,8 @@ export {
   ConsumerSendMsgBackRequestHeader,
 } from './custom-header/index.js';
 
-// The operation table: request/response header and body codecs of every request code lib sends or serves.
+// The operation table: request/response header and body codecs of every request code lib sends
+// or serves.
 export {
   operationOf,
   type BodyCodec,
@@ -200,7 +201,8 @@ export {
   SCHEDULE_TOPIC,
 } from './delay-level.js';
 
-// JSON bodies (each is a value { encode, decode } and a type of the same name, plus encodeX/decodeX) and the enums they carry.
+// JSON bodies (each is a value { encode, decode } and a type of the same name, plus its
+// encodeX/decodeX functions) and the enums they carry.
 export {
   encodeConsumerListBody,
   decodeConsumerListBody,
@@ -261,7 +263,8 @@ export {
   type CMResultName,
 } from './consumer-enums.js';
 
-// fastjson-compatible JSON, for bodies the table does not cover: fastjson's non-standard forms in, Java's key order out.
+// fastjson-compatible JSON, for bodies the table does not cover: fastjson's non-standard forms in,
+// Java's key order out.
 export {
   parseFastjson,
   parseFastjsonBody,
