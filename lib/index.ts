@@ -34,6 +34,7 @@ export {
   type AllocateStrategyOption,
   type ConsumerStats,
   type QueueStats,
+  type FlowControlReason,
 } from './consumer/index.js';
 
 // Producer.
