@@ -1,26 +1,107 @@
-// The public API of rocketwire. Each folder of lib/ exposes its surface through its own index.ts;
-// the codec is also available on its own as `rocketwire/protocol`.
-export * from '../protocol/index.js';
-export * from './remoting/index.js';
-export * from './client/index.js';
-export * from './producer/index.js';
-export * from './consumer/index.js';
-export * from './capture/index.js';
-// The store's GetMessageStatus is the broker's own view of the protocol's status of the same name.
+// The public API of `rocketwire`: what an application that consumes from, produces to, embeds or
+// watches RocketMQ needs, and nothing else.
+//
+// The rule for a name to be here:
+//  * a thing the application creates or calls: PushConsumer, Producer, startBroker, CaptureDecoder
+//    (and the describe/JSON helpers of its records), RemotingClient for raw requests, the clocks;
+//  * a type the application writes down: the options it passes, the results, records, statuses,
+//    contexts and handler types it receives (so it can name them in its own signatures);
+//  * an error it catches, with the base classes of the hierarchy (RocketwireError, RemotingError…).
+// Not here: the runtime behind those classes (client instance, client API, services, rebalance,
+// process queues, offset stores, scheduled tasks, the broker's store and processors), helpers and
+// aliases, and the codec: that is `rocketwire/protocol`, apart from the few codec types the runtime
+// hands out (MessageExt, MessageQueue) and the codec errors it lets through. Internal code, tests
+// and benchmarks import what they need from the folders' own index.ts files.
+//
+// test/api/api-report.txt lists every name exported here with its kind; `npm run api-report`
+// regenerates it and test/api/api-report.test.ts fails when it is out of date.
+
+// Push consumer.
 export {
-  startBroker,
-  brokerName,
-  Broker,
-  BROKER_VERSION,
-  NameServer,
-  MessageStore,
-  StoreWriteError,
-  parseDelayLevels,
-  DEFAULT_MESSAGE_DELAY_LEVEL,
-  type StartBrokerOptions,
-  type EmbeddedBroker,
-  type BrokerOptions,
-  type GetMessageResult,
-  type PutMessageResult,
-} from './broker/index.js';
-export { ManualClock, systemClock, sleep, type Clock, type ClockTimer } from './clock.js';
+  PushConsumer,
+  ConsumeConcurrentlyStatus,
+  ConsumeOrderlyStatus,
+  ConsumerOptionError,
+  ConsumerStateError,
+  ConsumerRequestError,
+  type PushConsumerOptions,
+  type ConsumerState,
+  type MessageListenerConcurrently,
+  type MessageListenerOrderly,
+  type ConsumeConcurrentlyContext,
+  type ConsumeOrderlyContext,
+  type AllocateMessageQueueStrategy,
+  type AllocateStrategyOption,
+  type ConsumerStats,
+  type QueueStats,
+  type FlowControlReason,
+} from './consumer/index.js';
+
+// Producer.
+export {
+  Producer,
+  selectMessageQueueByHash,
+  ProducerOptionError,
+  MessageValidationError,
+  SendFailedError,
+  NoRouteError,
+  type ProducerOptions,
+  type Message,
+  type SendOptions,
+  type SendResult,
+  type SendStatus,
+  type MessageQueueSelector,
+  type ProducerStats,
+  type SendAttemptFailure,
+} from './producer/index.js';
+
+// Options and errors shared by consumers and producers (the client instance behind them).
+export {
+  MQClientError,
+  NameServerUnavailableError,
+  ClientOptionError,
+  type ClientOptions,
+} from './client/index.js';
+
+// Embedded name server + broker.
+export { startBroker, type StartBrokerOptions, type EmbeddedBroker } from './broker/index.js';
+
+// Capture decoding: the decoder, its records and their text/JSON forms.
+export {
+  CaptureDecoder,
+  describeCommand,
+  frameContext,
+  frameJson,
+  type CaptureDecoderOptions,
+  type CaptureDecoderHandlers,
+  type CaptureProblem,
+  type DecodedFrame,
+  type SeenRequest,
+  type InputFormat,
+  type FrameDescription,
+  type MessageDescription,
+  type FrameContext,
+  type DescribeOptions,
+} from './capture/index.js';
+
+// Remoting: the raw request/response client, and the errors every request may end in.
+export {
+  RemotingClient,
+  RemotingError,
+  RemotingTimeoutError,
+  RemotingConnectError,
+  RemotingClosedError,
+  RemotingAbortError,
+  RemotingBackpressureError,
+  BrokerError,
+  type RemotingClientOptions,
+  type InvokeOptions,
+  type RequestProcessor,
+  type AclCredentials,
+} from './remoting/index.js';
+
+// The one clock of the runtime (consumer, client instance, producer and broker take it as `clock`).
+export { ManualClock, systemClock, type Clock, type ClockTimer } from './clock.js';
+
+// Codec values the runtime hands out, and the root of every rocketwire error.
+export { RocketwireError, ProtocolError, type MessageExt, type MessageQueue } from '../protocol/index.js';

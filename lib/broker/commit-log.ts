@@ -10,7 +10,7 @@ import {
   messageBodyCrc,
   readInt64,
   storedMessageSize,
-} from '../../protocol/index.js';
+} from '../../protocol/internal.js';
 import { BrokerOptionError, StoreWriteError } from './errors.js';
 
 const log = createDebug('rocketwire:broker');

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readInt64, writeInt64 } from '../../protocol/index.js';
+import { readInt64, writeInt64 } from '../../protocol/int64.js';
 
 /** Java's consume-queue unit: commit-log offset int64, size int32, tag code int64. */
 export const CQ_ENTRY_SIZE = 20;

@@ -1,13 +1,12 @@
 import { isIP } from 'node:net';
 import {
   encodeStoredMessage,
-  javaStringHash,
-  MessageRecordOffset,
   MessageSysFlag,
-  parseIPv4,
-  readInt64,
-  writeInt64,
 } from '../../protocol/index.js';
+import { readInt64, writeInt64 } from '../../protocol/int64.js';
+import { javaStringHash } from '../../protocol/java-hash.js';
+import { MessageRecordOffset } from '../../protocol/message-record.js';
+import { parseIPv4 } from '../../protocol/socket-address.js';
 
 /**
  * What the broker adds to protocol's stored-record codec (§7.1: encodeStoredMessage writes a

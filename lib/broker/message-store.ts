@@ -13,9 +13,9 @@ import {
   createOffsetMsgId,
   decodeMessage,
   encodeProperties,
-  hexInt64,
   type MessageExt,
 } from '../../protocol/index.js';
+import { hexInt64 } from '../../protocol/message-id.js';
 import { type MessageInner, prepareRecord, recordStoreTimestamp, stampRecord, tagsCodeOf } from './message-record.js';
 
 const log = createDebug('rocketwire:broker');

@@ -13,7 +13,7 @@ import {
   type GetRouteInfoRequestHeader,
   type RemotingCommand,
   type TopicRouteData,
-} from '../../protocol/index.js';
+} from '../../protocol/internal.js';
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
 import { registerOperation } from './processor/request-processor.js';

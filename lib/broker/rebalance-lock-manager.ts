@@ -1,4 +1,4 @@
-import { messageQueueKey, type MessageQueue } from '../../protocol/index.js';
+import { messageQueueKey, type MessageQueue } from '../../protocol/internal.js';
 
 interface LockEntry {
   clientId: string;

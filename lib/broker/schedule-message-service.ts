@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
-import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffsetFile, SCHEDULE_TOPIC } from '../../protocol/index.js';
+import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffsetFile, SCHEDULE_TOPIC } from '../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 import type { MessageStore } from './message-store.js';
@@ -9,7 +9,7 @@ const log = createDebug('rocketwire:broker');
 
 /** Java's default messageDelayLevel. */
 export const DEFAULT_MESSAGE_DELAY_LEVEL = DELAY_LEVEL_TEXT;
-export { parseDelayLevels } from '../../protocol/index.js';
+export { parseDelayLevels } from '../../protocol/internal.js';
 
 /**
  * ScheduleMessageService: SCHEDULE_TOPIC_XXXX queue (level − 1) holds delayed messages in delivery

@@ -1,11 +1,11 @@
 import {
   DEFAULT_MAX_FRAME_LENGTH,
   decodeCommand,
-  decodeJsonHeader,
-  decodeRocketmqHeader,
   ProtocolError,
   type RemotingCommand,
 } from '../../protocol/index.js';
+import { decodeJsonHeader } from '../../protocol/header-json.js';
+import { decodeRocketmqHeader } from '../../protocol/header-rocketmq.js';
 
 /**
  * Where a framer is:

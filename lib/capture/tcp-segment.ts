@@ -1,4 +1,4 @@
-import { formatIPv6 } from '../../protocol/index.js';
+import { formatIPv6 } from '../../protocol/socket-address.js';
 import type { CapturedPacket, ProblemHandler } from './packet.js';
 
 /** LINKTYPE_* values we understand (https://www.tcpdump.org/linktypes.html). */

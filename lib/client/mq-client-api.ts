@@ -8,11 +8,11 @@ import {
   PullMessageResponseHeader,
   RequestCode,
   ResponseCode,
-  stringFields,
   type MessageExt,
   type MessageQueue,
   type RemotingCommand,
 } from '../../protocol/index.js';
+import { stringFields } from '../../protocol/header-json.js';
 import { brokerErrorFromResponse, checkResponse, type RemotingClient } from '../remoting/index.js';
 
 /** Fields of PULL_MESSAGE's PullMessageRequestHeader (§5.1); numbers are sent as decimal strings. */

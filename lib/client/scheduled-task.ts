@@ -19,7 +19,7 @@ export class ScheduledTask {
     private readonly periodMs: number,
     private readonly task: () => Promise<void> | void,
     /** Where failures go: the owner's namespace (default `rocketwire:client`). */
-    private readonly log: createDebug.Debugger = clientLog,
+    private readonly log: (formatter: string, ...args: unknown[]) => void = clientLog,
   ) {}
 
   start(firstDelayMs: number): void {

@@ -1,4 +1,5 @@
-import { javaHashMapOrder, RocketwireError } from '../../protocol/index.js';
+import { RocketwireError } from '../../protocol/index.js';
+import { javaHashMapOrder } from '../../protocol/java-hash.js';
 
 /** A message to send. */
 export interface Message {

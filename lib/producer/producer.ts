@@ -4,7 +4,6 @@ import {
   encodeBatch,
   encodeProperties,
   isRetryTopic,
-  javaStringHash,
   MAX_PROPERTIES_BYTES,
   MessageSysFlag,
   RequestCode,
@@ -16,6 +15,7 @@ import {
   type RemotingCommand,
   type TopicRouteData,
 } from '../../protocol/index.js';
+import { javaStringHash } from '../../protocol/java-hash.js';
 import {
   defaultClientIp,
   MQClientInstance,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { encodeBatch, encodeProperties, javaHashMapOrder } from '../../protocol/index.js';
+import { encodeBatch, encodeProperties } from '../../protocol/index.js';
+import { javaHashMapOrder } from '../../protocol/java-hash.js';
 import { encodeMessageProperties, messageProperties, type Message } from '../../lib/producer/index.js';
 
 interface GoldenBatch {

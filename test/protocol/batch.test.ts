@@ -1,5 +1,6 @@
 import t from 'tap';
-import { appendBatchProperties, decodeBatch, encodeBatch, ProtocolError } from '../../protocol/index.js';
+import { decodeBatch, encodeBatch, ProtocolError } from '../../protocol/index.js';
+import { appendBatchProperties } from '../../protocol/batch.js';
 
 t.test('batch body layout and round trip', async (t) => {
   const body = encodeBatch([

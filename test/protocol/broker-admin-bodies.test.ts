@@ -10,7 +10,7 @@ import {
   decodeTopicConfigBody,
   encodeConsumeStats,
   encodeTopicConfigBody,
-} from '../../protocol/index.js';
+} from '../../protocol/internal.js';
 
 t.test('ConsumeStats: fastjson object keys, a Java double consumeTps, entries in the given order', async (t) => {
   const stats = {

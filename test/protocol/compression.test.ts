@@ -6,17 +6,14 @@ import {
   compress,
   compressionSysFlag,
   compressionTypeOf,
-  crc32,
-  fastCrc32,
-  messageBodyCrc,
   decompress,
   decompressBody,
-  lz4FrameDecompress,
-  lz4FrameStore,
   ProtocolError,
   UnsupportedCompressionError,
-  xxhash32,
 } from '../../protocol/index.js';
+import { crc32, fastCrc32, messageBodyCrc } from '../../protocol/crc32.js';
+import { lz4FrameDecompress, lz4FrameStore } from '../../protocol/lz4-frame.js';
+import { xxhash32 } from '../../protocol/xxhash32.js';
 
 // Fixtures made with the lz4 1.9.4 and zstd 1.5.4 command-line tools from the texts below:
 //   lz4 small.txt small-default.lz4                          (4 MiB independent blocks, content checksum)

@@ -4,7 +4,6 @@ import {
   decodeSendMessageRequestHeader,
   GetMaxOffsetResponseHeader,
   HeaderFieldError,
-  parseBoundaryType,
   PullMessageRequestHeader,
   PullMessageResponseHeader,
   QueryConsumerOffsetRequestHeader,
@@ -17,6 +16,7 @@ import {
   UnregisterClientRequestHeader,
   UpdateConsumerOffsetRequestHeader,
 } from '../../protocol/index.js';
+import { parseBoundaryType } from '../../protocol/custom-header/queue-offset.js';
 
 // The 4.9 JSON example of §5.1.
 const pullExt = {

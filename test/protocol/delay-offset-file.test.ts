@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ProtocolError, decodeDelayOffsetFile, encodeDelayOffsetFile } from '../../protocol/index.js';
+import { ProtocolError, decodeDelayOffsetFile, encodeDelayOffsetFile } from '../../protocol/internal.js';
 
 t.test('delayOffset.json: fastjson pretty layout with unquoted level keys, read back; standard JSON read too', async (t) => {
   const table = new Map([[3, 7], [1, 5]]);

@@ -4,14 +4,12 @@ import {
   clearCommitOffsetFlag,
   DELAY_LEVELS_MS,
   delayLevelMs,
-  formatIPv6,
-  parseIPv6,
-  parseSocketAddress,
   perm2String,
   PermName,
   ProtocolError,
   PullSysFlag,
 } from '../../protocol/index.js';
+import { formatIPv6, parseIPv6, parseSocketAddress } from '../../protocol/socket-address.js';
 
 t.test('pull sysFlag of the push consumer is 2 or 3', async (t) => {
   t.equal(buildPullSysFlag(true, true, false), 3);

@@ -3,10 +3,10 @@ import {
   createRequest,
   decodeCommand,
   encodeCommand,
-  javaHashMapOrder,
   ProtocolError,
   type RemotingCommand,
 } from '../../protocol/index.js';
+import { javaHashMapOrder } from '../../protocol/java-hash.js';
 
 // decodeCommand's error reporting and the header details that the Java vectors pinned down.
 

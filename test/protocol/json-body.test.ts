@@ -8,10 +8,8 @@ import {
   decodeConsumerOffsetFile,
   encodeConsumerOffsetFile,
   HeartbeatData,
-  javaStringHash,
   LockBatchBody,
   LockBatchResponseBody,
-  messageQueueKey,
   parseFastjson,
   ProtocolError,
   ResetOffsetBody,
@@ -20,6 +18,8 @@ import {
   topicRouteSubscribeQueues,
   TopicRouteData,
 } from '../../protocol/index.js';
+import { messageQueueKey } from '../../protocol/body/message-queue.js';
+import { javaStringHash } from '../../protocol/java-hash.js';
 
 const HEARTBEAT_49 =
   '{"clientID":"192.168.1.10@12345#1712345678901234","consumerDataSet":[{"consumeFromWhere":"CONSUME_FROM_LAST_OFFSET","consumeType":"CONSUME_PASSIVELY","groupName":"cg1","messageModel":"CLUSTERING","subscriptionDataSet":[{"classFilterMode":false,"codeSet":[2598919,2598920],"expressionType":"TAG","subString":"TagA || TagB","subVersion":1712345678000,"tagsSet":["TagA","TagB"],"topic":"TopicTest"},{"classFilterMode":false,"codeSet":[],"expressionType":"TAG","subString":"*","subVersion":1712345678001,"tagsSet":[],"topic":"%RETRY%cg1"}],"unitMode":false}],"producerDataSet":[{"groupName":"CLIENT_INNER_PRODUCER"}]}';

@@ -9,9 +9,9 @@ import {
   ProtocolError,
   storedMessageSize,
   UnsupportedCompressionError,
-  lz4FrameStore,
   type StoredMessageInit,
 } from '../../protocol/index.js';
+import { lz4FrameStore } from '../../protocol/lz4-frame.js';
 
 function init(over: Partial<StoredMessageInit> = {}): StoredMessageInit {
   return {

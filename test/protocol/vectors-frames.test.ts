@@ -1,5 +1,6 @@
 import t from 'tap';
-import { decodeCommand, encodeCommand, encodeCommandParts, javaHashMapOrder, type RemotingCommand } from '../../protocol/index.js';
+import { decodeCommand, encodeCommand, encodeCommandParts, type RemotingCommand } from '../../protocol/index.js';
+import { javaHashMapOrder } from '../../protocol/java-hash.js';
 import { loadVectors, VECTOR_VERSIONS, type FrameVector, type HashMapOrderVector } from './vectors-fixtures.js';
 
 // Frames written by Java's own NettyEncoder (4.9.8 and 5.3.3): our encoder must produce the same

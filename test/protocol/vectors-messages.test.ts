@@ -6,9 +6,9 @@ import {
   encodeBatch,
   encodeProperties,
   encodeStoredMessage,
-  parseSocketAddress,
   type MessageExt,
 } from '../../protocol/index.js';
+import { parseSocketAddress } from '../../protocol/socket-address.js';
 import {
   loadVectors,
   VECTOR_VERSIONS,

@@ -11,7 +11,7 @@ import {
   type MessageQueue,
   type OffsetWrapper,
   type RemotingCommand,
-} from '../../../protocol/index.js';
+} from '../../../protocol/internal.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
 import { validateTopicName, type TopicConfig } from '../topic-config.js';

@@ -18,7 +18,7 @@ import {
   type ConsumerSendMsgBackRequestHeader,
   type RemotingCommand,
   type SendMessageRequestHeader,
-} from '../../../protocol/index.js';
+} from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer, RequestProcessor } from '../../remoting/index.js';
 import { type MessageInner, socketAddressText } from '../message-record.js';
 import type { PutMessageResult } from '../message-store.js';

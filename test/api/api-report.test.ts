@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { collectExports, renderReport, repoRoot, REPORT_FILE, UPDATE_COMMAND } from './api-report.js';
+
+const root = repoRoot();
+const exportsByEntry = collectExports(root);
+
+/** Lines only in one of the two texts, as -/+ lines (both are sorted lists, so this reads as a diff). */
+function lineDiff(committed: string, generated: string): string {
+  const a = committed.split('\n');
+  const b = generated.split('\n');
+  const inA = new Set(a);
+  const inB = new Set(b);
+  return [...a.filter((l) => !inB.has(l)).map((l) => `- ${l}`), ...b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`)].join('\n');
+}
+
+t.test('the committed API report matches the built declarations', async (t) => {
+  const generated = renderReport(exportsByEntry);
+  const file = path.join(root, REPORT_FILE);
+  const committed = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  if (committed !== generated) {
+    t.comment(`${REPORT_FILE} is out of date (- committed, + built):\n${lineDiff(committed, generated)}`);
+  }
+  // tap prints the full diff of the two texts when they differ.
+  t.equal(
+    generated,
+    committed,
+    `${REPORT_FILE} lists the exports of the built entry points; when the API changes on purpose, ` +
+      `run \`${UPDATE_COMMAND}\` and commit the file, otherwise fix the exports`,
+  );
+});
+
+t.test('the entry points list their exports by name', async (t) => {
+  for (const entry of ['lib/index.ts', 'protocol/index.ts']) {
+    const text = fs.readFileSync(path.join(root, entry), 'utf8');
+    t.notMatch(text, /^\s*export\s+(type\s+)?\*/m, `${entry} has no export *`);
+  }
+});
+
+t.test('rocketwire stays small and every name has a known kind', async (t) => {
+  for (const [point, names] of exportsByEntry) {
+    t.same(names.filter((n) => n.kind.startsWith('unknown')), [], `${point.specifier}: kinds`);
+    if (point.specifier === 'rocketwire') t.ok(names.length < 100, `rocketwire exports ${names.length} names (< 100)`);
+  }
+  t.same(
+    [...exportsByEntry.keys()].map((p) => p.specifier),
+    ['rocketwire', 'rocketwire/protocol'],
+    'the entry points are those of package.json exports',
+  );
+});
