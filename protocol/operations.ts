@@ -147,7 +147,9 @@ export const Operations = {
   LITE_PULL_MESSAGE: op('LITE_PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),
   // ---- offsets
   QUERY_CONSUMER_OFFSET: op('QUERY_CONSUMER_OFFSET', { request: QueryConsumerOffsetRequestHeader, response: QueryConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.QUERY_NOT_FOUND] }),
-  UPDATE_CONSUMER_OFFSET: op('UPDATE_CONSUMER_OFFSET', { request: UpdateConsumerOffsetRequestHeader, response: UpdateConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
+  // Oneway: Java's RemoteBrokerOffsetStore.persistAll sends it with isOneway = true (the shutdown
+  // flush and admin tools send the same request as a normal call).
+  UPDATE_CONSUMER_OFFSET: op('UPDATE_CONSUMER_OFFSET', { request: UpdateConsumerOffsetRequestHeader, response: UpdateConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
   GET_MAX_OFFSET: op('GET_MAX_OFFSET', { request: GetMaxOffsetRequestHeader, response: GetMaxOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
   GET_MIN_OFFSET: op('GET_MIN_OFFSET', { request: GetMinOffsetRequestHeader, response: GetMinOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
   SEARCH_OFFSET_BY_TIMESTAMP: op('SEARCH_OFFSET_BY_TIMESTAMP', { request: SearchOffsetRequestHeader, response: SearchOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
