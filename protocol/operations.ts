@@ -133,14 +133,17 @@ function op<Req, Res, ReqBody extends BodySpec<unknown>, ResBody extends BodySpe
   });
 }
 
+const SEND_ANSWERS = [ResponseCode.FLUSH_DISK_TIMEOUT, ResponseCode.FLUSH_SLAVE_TIMEOUT, ResponseCode.SLAVE_NOT_AVAILABLE];
 const PULL_ANSWERS = [ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_RETRY_IMMEDIATELY, ResponseCode.PULL_OFFSET_MOVED];
 
 /** Every operation, by RequestCode name. */
 export const Operations = {
   // ---- send
-  SEND_MESSAGE: op('SEND_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
-  SEND_MESSAGE_V2: op('SEND_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
-  SEND_BATCH_MESSAGE: op('SEND_BATCH_MESSAGE', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
+  // Stored, but not flushed or replicated in time: a send result, not a failure (Java's
+  // MQClientAPIImpl.processSendResponse reads the header for these as for SUCCESS).
+  SEND_MESSAGE: op('SEND_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  SEND_MESSAGE_V2: op('SEND_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  SEND_BATCH_MESSAGE: op('SEND_BATCH_MESSAGE', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
   CONSUMER_SEND_MSG_BACK: op('CONSUMER_SEND_MSG_BACK', { request: ConsumerSendMsgBackRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   // ---- pull
   PULL_MESSAGE: op('PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),

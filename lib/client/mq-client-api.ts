@@ -105,6 +105,11 @@ export class MQClientAPI {
     return this.ctx.remoting.invokeOneway(addr, operationRequest(op, header, body, this.ctx, true));
   }
 
+  /** The request of `op` (row codecs), stamped with this client's language, version and serialize type. */
+  createOperationRequest<O extends Operation>(op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>, oneway = false): RemotingCommand {
+    return operationRequest(op, header, body, this.ctx, oneway);
+  }
+
   /**
    * A request stamped with this client's language, version and serialize type, from hand-made
    * fields. For callers outside the table (lib/consumer's republish); table rows use invoke().
