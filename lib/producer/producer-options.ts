@@ -1,3 +1,4 @@
+import { OptionError } from '../../protocol/index.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 
 /** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
@@ -25,12 +26,10 @@ export interface ProducerOptions extends ClientOptions {
 export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions>> & { client: ClientOptions };
 
 /** Raised for a producer option outside its range; `option` names it. */
-export class ProducerOptionError extends RangeError {
-  readonly option: string;
+export class ProducerOptionError extends OptionError {
+  override readonly name = 'ProducerOptionError';
   constructor(option: string, message: string) {
-    super(`option ${option}: ${message}`);
-    this.name = 'ProducerOptionError';
-    this.option = option;
+    super(option, `option ${option}: ${message}`);
   }
 }
 

@@ -1,9 +1,9 @@
 import type tls from 'node:tls';
-import { MQVersion, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
+import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
 import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
-import { RemotingAbortError, RemotingTimeoutError } from './errors.js';
+import { RemotingAbortError, RemotingError, RemotingTimeoutError } from './errors.js';
 
 export interface RemotingClientOptions {
   /** Serialize type of every request this client sends. Default JSON. */
@@ -62,7 +62,7 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
 
 function checkInt(name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (!Number.isInteger(v) || v < min || v > max) {
-    throw new RangeError(`RemotingClient option ${name} must be an integer in [${min}, ${max}], got ${v}`);
+    throw new OptionError(name, `RemotingClient option ${name} must be an integer in [${min}, ${max}], got ${v}`);
   }
 }
 
@@ -90,10 +90,10 @@ export class RemotingClient {
     checkInt('idleTimeoutMs', o.idleTimeoutMs, 0);
     if (o.acquireTimeoutMs !== undefined) checkInt('acquireTimeoutMs', o.acquireTimeoutMs, 1);
     if (o.serializeType !== 'JSON' && o.serializeType !== 'ROCKETMQ') {
-      throw new RangeError(`RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
+      throw new OptionError('serializeType', `RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
     }
     if (o.acl && (!o.acl.accessKey || !o.acl.secretKey)) {
-      throw new RangeError('RemotingClient option acl needs accessKey and secretKey');
+      throw new OptionError('acl', 'RemotingClient option acl needs accessKey and secretKey');
     }
     this.options = Object.freeze(o);
     const acl = o.acl;
@@ -203,7 +203,7 @@ export class RemotingClient {
   private poolFor(addr: string): ConnectionPool {
     let p = this.pools.get(addr);
     if (p === undefined) {
-      if (this.closed) throw new Error('RemotingClient is closed');
+      if (this.closed) throw new RemotingError(addr, 'RemotingClient is closed');
       const o = this.options;
       p = new ConnectionPool(addr, {
         connect: this.connectOptions,

@@ -4,6 +4,7 @@ import tls from 'node:tls';
 import createDebug from 'debug';
 import {
   FrameDecoder,
+  OptionError,
   ProtocolError,
   RemotingFlag,
   ResponseCode,
@@ -148,7 +149,7 @@ const DEFAULT_MAX_QUEUED_FRAMES = 100_000;
 
 function positive(name: string, v: number | undefined, dflt: number, min = 1): number {
   const x = v ?? dflt;
-  if (!Number.isFinite(x) || x < min) throw new RangeError(`${name} must be a number >= ${min}, got ${v}`);
+  if (!Number.isFinite(x) || x < min) throw new OptionError(name, `${name} must be a number >= ${min}, got ${v}`);
   return x;
 }
 
@@ -327,7 +328,7 @@ export class RemotingConnection extends EventEmitter {
       return Promise.reject(new RemotingAbortError(this.remoteAddress, request.opaque, request.code, 0, { cause: signal.reason }));
     }
     const timeoutMs = opts?.timeoutMs ?? this.defaultTimeoutMs;
-    if (!(timeoutMs >= 0)) return Promise.reject(new RangeError(`timeoutMs must be a number >= 0, got ${timeoutMs}`));
+    if (!(timeoutMs >= 0)) return Promise.reject(new OptionError('timeoutMs', `timeoutMs must be a number >= 0, got ${timeoutMs}`));
     let opaque = nextOpaque();
     while (this.inflight.has(opaque)) opaque = nextOpaque();
     request.flag &= ~RemotingFlag.ONEWAY;
