@@ -1,5 +1,6 @@
 import type tls from 'node:tls';
 import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
+import { systemClock, type Clock } from '../clock.js';
 import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -36,6 +37,8 @@ export interface RemotingClientOptions {
   keepAliveDelayMs: number;
   /** Close connections idle (no byte either way) this long; they reopen on the next call. Default 120 000 (Java's clientChannelMaxIdleTimeSeconds); 0 = never. */
   idleTimeoutMs: number;
+  /** Call timeouts, reconnect back-off and elapsed times run on this clock. Default systemClock. */
+  clock: Clock;
 }
 
 export function defaultRemotingClientOptions(): RemotingClientOptions {
@@ -57,6 +60,7 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
     maxReconnectBackoffMs: 10_000,
     keepAliveDelayMs: 30_000,
     idleTimeoutMs: 120_000,
+    clock: systemClock,
   };
 }
 
@@ -121,6 +125,7 @@ export class RemotingClient {
       idleTimeoutMs: o.idleTimeoutMs > 0 ? o.idleTimeoutMs : undefined,
       processors: this.processors,
       beforeRequest,
+      clock: o.clock,
     };
   }
 
@@ -164,7 +169,8 @@ export class RemotingClient {
   }
 
   private async invokeSlow(pool: ConnectionPool, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
-    const start = Date.now();
+    const clock = this.options.clock;
+    const start = clock.now();
     const signal = opts?.signal;
     if (signal?.aborted) {
       throw new RemotingAbortError(pool.addr, request.opaque, request.code, 0, { cause: signal.reason });
@@ -176,7 +182,7 @@ export class RemotingClient {
       let onAbort: (() => void) | undefined;
       const aborted = new Promise<never>((_, reject) => {
         onAbort = () =>
-          reject(new RemotingAbortError(pool.addr, request.opaque, request.code, Date.now() - start, { cause: signal.reason }));
+          reject(new RemotingAbortError(pool.addr, request.opaque, request.code, clock.now() - start, { cause: signal.reason }));
         signal.addEventListener('abort', onAbort, { once: true });
       });
       acquiring.catch(() => undefined);
@@ -190,7 +196,7 @@ export class RemotingClient {
     }
     // The time spent connecting counts against the call's timeout, as in the Java client.
     const timeoutMs = opts?.timeoutMs ?? this.options.defaultTimeoutMs;
-    const elapsed = Date.now() - start;
+    const elapsed = clock.now() - start;
     if (elapsed >= timeoutMs) {
       throw new RemotingTimeoutError(pool.addr, request.opaque, request.code, elapsed, timeoutMs);
     }
