@@ -57,3 +57,8 @@ export class UnsupportedCompressionError extends ProtocolError {
     this.codec = codec;
   }
 }
+
+/** A subscription expression Java's FilterAPI refuses (an empty SQL92 expression, a tag list of only "||"). */
+export class FilterExpressionError extends RocketwireError {
+  override readonly name = 'FilterExpressionError';
+}
