@@ -9,11 +9,14 @@ export interface ProducerOptions extends ClientOptions {
   sendMsgTimeoutMs?: number;
   /** Extra attempts of a sync send after a failure, on another broker when there is one. */
   retryTimesWhenSendFailed?: number;
-  /** Bodies of at least this many bytes are zlib-compressed (single sends only). */
+  /**
+   * Bodies of at least this many bytes are zlib-compressed (single sends only). Java's option name,
+   * kept so that DefaultMQProducer users find it; the unit is bytes.
+   */
   compressMsgBodyOverHowmuch?: number;
   /** zlib level used for compressed bodies (Java's default 5). */
   compressLevel?: number;
-  /** Largest body (or batch body) accepted. */
+  /** Largest body (or batch body) accepted, in bytes (Java's maxMessageSize). */
   maxMessageSize?: number;
   /** Template topic for auto-creation. */
   createTopicKey?: string;
