@@ -143,6 +143,9 @@ export const Operations = {
   // MQClientAPIImpl.processSendResponse reads the header for these as for SUCCESS).
   SEND_MESSAGE: op('SEND_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
   SEND_MESSAGE_V2: op('SEND_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  // Request-reply: the replying consumer sends these with the send headers (V1 and V2 keys).
+  SEND_REPLY_MESSAGE: op('SEND_REPLY_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  SEND_REPLY_MESSAGE_V2: op('SEND_REPLY_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
   SEND_BATCH_MESSAGE: op('SEND_BATCH_MESSAGE', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
   CONSUMER_SEND_MSG_BACK: op('CONSUMER_SEND_MSG_BACK', { request: ConsumerSendMsgBackRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   // ---- pull
