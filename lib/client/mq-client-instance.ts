@@ -21,7 +21,7 @@ import type { ConsumerInner } from './consumer-inner.js';
 import { MQClientError, NameServerUnavailableError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
 import { MQClientAPI } from './mq-client-api.js';
-import { operationRequest, readReply } from './operation-call.js';
+import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply } from './operation-call.js';
 import { ScheduledTask } from './scheduled-task.js';
 
 const log = createDebug('rocketwire:client');
@@ -370,7 +370,8 @@ export class MQClientInstance extends MQClientAPI {
     const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
     this.cleanOfflineBrokers();
     if (this.producers.size === 0 && this.consumers.size === 0) return result;
-    const heartbeat = this.heartbeatData();
+    const op = Operations.HEART_BEAT;
+    const body = encodeRequestBody(op, this.heartbeatData());
     const mastersOnly = this.consumers.size === 0;
     const targets: string[] = [];
     for (const addrs of this.brokerAddrTable.values()) {
@@ -379,8 +380,9 @@ export class MQClientInstance extends MQClientAPI {
     await Promise.all(
       targets.map(async (addr) => {
         try {
-          const r = await this.invoke(addr, Operations.HEART_BEAT, {}, heartbeat);
-          this.brokerVersionTable.set(addr, r.version);
+          const req = encodedOperationRequest(op, {}, body, this.ctx);
+          const res = await this.remoting.invoke(addr, req, { timeoutMs: this.ctx.apiTimeoutMs });
+          this.brokerVersionTable.set(addr, readReply(op, res, addr).version);
           result.ok.push(addr);
         } catch (err) {
           log('heartbeat to %s failed: %s', addr, (err as Error).message);

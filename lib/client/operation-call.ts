@@ -66,8 +66,23 @@ export function operationRequest<O extends Operation>(
   stamp: RequestStamp,
   oneway = false,
 ): RemotingCommand {
+  return encodedOperationRequest(op, header, encodeRequestBody(op, body), stamp, oneway);
+}
+
+/** The request body of `op` by its spec: the codec's bytes, the raw bytes, or null for none. */
+export function encodeRequestBody<O extends Operation>(op: O, body: OperationRequestBody<O> | undefined): Buffer | null {
   const spec = op.requestBody as BodySpec<unknown>;
-  const bytes = spec === 'none' || body === undefined ? null : spec === 'raw' ? (body as Buffer) : spec.encode(body);
+  return spec === 'none' || body === undefined ? null : spec === 'raw' ? (body as Buffer) : spec.encode(body);
+}
+
+/** operationRequest with the body already encoded (one heartbeat body for every broker). */
+export function encodedOperationRequest<O extends Operation>(
+  op: O,
+  header: OperationRequest<O>,
+  bytes: Buffer | null,
+  stamp: RequestStamp,
+  oneway = false,
+): RemotingCommand {
   const ext = (op.request as HeaderCodec<OperationRequest<O>>).encode(header);
   return createRequest(op.code, {
     // The codec's output is used as is: ACL signing writes the signed fields to a copy. A header
