@@ -150,11 +150,6 @@ export class MQClientInstance extends MQClientAPI {
    * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
    */
   async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs): Promise<RemotingCommand> {
-    return (await this.nameServerCall(request, timeoutMs)).res;
-  }
-
-  /** invokeNameServer, also saying which name server answered. */
-  private async nameServerCall(request: RemotingCommand, timeoutMs: number): Promise<{ addr: string; res: RemotingCommand }> {
     const addrs = this.options.namesrvAddrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
@@ -163,7 +158,7 @@ export class MQClientInstance extends MQClientAPI {
       try {
         const res = await this.remoting.invoke(addr, request, { timeoutMs });
         this.namesrvIndex = idx;
-        return { addr, res };
+        return res;
       } catch (err) {
         log('name server %s failed: %s', addr, (err as Error).message);
         failures.push({ addr, error: err as Error });
@@ -198,7 +193,7 @@ export class MQClientInstance extends MQClientAPI {
   /** GET_ROUTEINFO_BY_TOPIC without touching the caches (used for the TBW102 template route). */
   async queryTopicRoute(topic: string): Promise<TopicRouteData> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    const { res } = await this.nameServerCall(operationRequest(op, { topic }, undefined, this.ctx), this.options.mqClientApiTimeoutMs);
+    const res = await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx));
     // Errors say "name server" rather than the address, as they always have.
     const route = readReply(op, res, 'name server').body;
     if (route === null) {

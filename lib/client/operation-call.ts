@@ -155,7 +155,7 @@ function hasAnyKey(o: Record<string, string>): boolean {
 
 function carriesAnyField(codec: HeaderCodec<unknown>, ext: Readonly<Record<string, string>> | null): boolean {
   if (ext === null) return false;
-  for (const k of Object.values(codec.keys) as string[]) if (ext[k] !== undefined) return true;
+  for (const f of codec.fields) if (ext[f.key] !== undefined) return true;
   return false;
 }
 
