@@ -194,3 +194,14 @@ const BY_CODE: ReadonlyMap<number, Operation> = new Map(
 export function operationOf(code: number): Operation | undefined {
   return BY_CODE.get(code);
 }
+
+/**
+ * Decode a send request header by request code, with the codec of the code's row: V2 (one-letter
+ * keys) for SEND_MESSAGE_V2, SEND_BATCH_MESSAGE and SEND_REPLY_MESSAGE_V2, V1 for any other code.
+ */
+export function decodeSendMessageRequestHeader(
+  code: number,
+  ext: Readonly<Record<string, string>> | null | undefined,
+): SendMessageRequestHeader {
+  return (operationOf(code)?.request === SendMessageRequestHeaderV2 ? SendMessageRequestHeaderV2 : SendMessageRequestHeader).decode(ext);
+}

@@ -131,6 +131,13 @@ function decodeValue(key: string, kind: FieldKind, v: string): string | number |
   }
 }
 
+/** The same spec with every field under the `extFields` key `keys` gives it (SEND_MESSAGE_V2's a..n). */
+export function rekey<S extends Spec>(spec: S, keys: { readonly [K in keyof S]: string }): S {
+  const out: Record<string, AnyDef> = {};
+  for (const name of Object.keys(spec)) out[name] = { ...spec[name]!, key: keys[name as keyof S] };
+  return out as S;
+}
+
 /** Build the codec of one header class from its field spec. */
 export function defineHeader<S extends Spec>(name: string, spec: S): HeaderCodec<HeaderOf<S>> {
   const names = Object.keys(spec);
