@@ -135,21 +135,29 @@ function op<Req, Res, ReqBody extends BodySpec<unknown>, ResBody extends BodySpe
   });
 }
 
+const SEND_ANSWERS = [ResponseCode.FLUSH_DISK_TIMEOUT, ResponseCode.FLUSH_SLAVE_TIMEOUT, ResponseCode.SLAVE_NOT_AVAILABLE];
 const PULL_ANSWERS = [ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_RETRY_IMMEDIATELY, ResponseCode.PULL_OFFSET_MOVED];
 
 /** Every operation, by RequestCode name. */
 export const Operations = {
   // ---- send
-  SEND_MESSAGE: op('SEND_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
-  SEND_MESSAGE_V2: op('SEND_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
-  SEND_BATCH_MESSAGE: op('SEND_BATCH_MESSAGE', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none' }),
+  // Stored, but not flushed or replicated in time: a send result, not a failure (Java's
+  // MQClientAPIImpl.processSendResponse reads the header for these as for SUCCESS).
+  SEND_MESSAGE: op('SEND_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  SEND_MESSAGE_V2: op('SEND_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  // Request-reply: the replying consumer sends these with the send headers (V1 and V2 keys).
+  SEND_REPLY_MESSAGE: op('SEND_REPLY_MESSAGE', { request: SendMessageRequestHeader, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  SEND_REPLY_MESSAGE_V2: op('SEND_REPLY_MESSAGE_V2', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
+  SEND_BATCH_MESSAGE: op('SEND_BATCH_MESSAGE', { request: SendMessageRequestHeaderV2, response: SendMessageResponseHeader, requestBody: 'raw', responseBody: 'none', answers: SEND_ANSWERS }),
   CONSUMER_SEND_MSG_BACK: op('CONSUMER_SEND_MSG_BACK', { request: ConsumerSendMsgBackRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   // ---- pull
   PULL_MESSAGE: op('PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),
   LITE_PULL_MESSAGE: op('LITE_PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),
   // ---- offsets
   QUERY_CONSUMER_OFFSET: op('QUERY_CONSUMER_OFFSET', { request: QueryConsumerOffsetRequestHeader, response: QueryConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.QUERY_NOT_FOUND] }),
-  UPDATE_CONSUMER_OFFSET: op('UPDATE_CONSUMER_OFFSET', { request: UpdateConsumerOffsetRequestHeader, response: UpdateConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
+  // Oneway: Java's RemoteBrokerOffsetStore.persistAll sends it with isOneway = true (the shutdown
+  // flush and admin tools send the same request as a normal call).
+  UPDATE_CONSUMER_OFFSET: op('UPDATE_CONSUMER_OFFSET', { request: UpdateConsumerOffsetRequestHeader, response: UpdateConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
   GET_MAX_OFFSET: op('GET_MAX_OFFSET', { request: GetMaxOffsetRequestHeader, response: GetMaxOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
   GET_MIN_OFFSET: op('GET_MIN_OFFSET', { request: GetMinOffsetRequestHeader, response: GetMinOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
   SEARCH_OFFSET_BY_TIMESTAMP: op('SEARCH_OFFSET_BY_TIMESTAMP', { request: SearchOffsetRequestHeader, response: SearchOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
@@ -191,4 +199,15 @@ const BY_CODE: ReadonlyMap<number, Operation> = new Map(
 /** The operation of a request code, or undefined for a code not in the table. */
 export function operationOf(code: number): Operation | undefined {
   return BY_CODE.get(code);
+}
+
+/**
+ * Decode a send request header by request code, with the codec of the code's row: V2 (one-letter
+ * keys) for SEND_MESSAGE_V2, SEND_BATCH_MESSAGE and SEND_REPLY_MESSAGE_V2, V1 for any other code.
+ */
+export function decodeSendMessageRequestHeader(
+  code: number,
+  ext: Readonly<Record<string, string>> | null | undefined,
+): SendMessageRequestHeader {
+  return (operationOf(code)?.request === SendMessageRequestHeaderV2 ? SendMessageRequestHeaderV2 : SendMessageRequestHeader).decode(ext);
 }

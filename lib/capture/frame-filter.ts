@@ -1,14 +1,11 @@
-import { isResponse, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
+import { isResponse, RequestCode, requestCodeName, ResponseCode, responseCodeName, RocketwireError } from '../../protocol/index.js';
 import type { DecodedFrame } from './capture-decoder.js';
 import type { FrameDescription } from './describe.js';
 import { requestTopicAndGroup } from './stats.js';
 
 /** A filter term could not be understood. */
-export class FilterSyntaxError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FilterSyntaxError';
-  }
+export class FilterSyntaxError extends RocketwireError {
+  override readonly name = 'FilterSyntaxError';
 }
 
 /**

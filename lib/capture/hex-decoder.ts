@@ -1,11 +1,13 @@
+import { RocketwireError } from '../../protocol/index.js';
+
 /** Bad hex text. `offset` is the character position in the input. */
-export class HexInputError extends Error {
+export class HexInputError extends RocketwireError {
+  override readonly name = 'HexInputError';
   readonly offset: number;
   /** Bytes decoded from the chunk before the bad character: they are still good input. */
   readonly decoded: Buffer;
   constructor(message: string, offset: number, decoded: Buffer = Buffer.alloc(0)) {
     super(message);
-    this.name = 'HexInputError';
     this.offset = offset;
     this.decoded = decoded;
   }

@@ -1,4 +1,4 @@
-import { countStoredRecords, isOneway, isResponse, PullSysFlag, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
+import { countStoredRecords, isOneway, isResponse, operationOf, PullSysFlag, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
 import type { DecodedFrame } from './capture-decoder.js';
 
 /** Latencies kept per request code for percentiles; beyond this a uniform reservoir sample. */
@@ -100,15 +100,17 @@ function int(v: string | undefined): number | null {
   return Number(v);
 }
 
-/** The topic and group a request names, whatever header type it uses. */
+/**
+ * The topic and group a request names, whatever header type it uses: the keys come from the
+ * request codec of the code's row in the operation table (SEND_MESSAGE_V2's "b" and "a"), the
+ * usual keys for a code the table does not know. Read as they are, never decoded: a capture may
+ * hold anything.
+ */
 export function requestTopicAndGroup(code: number, ext: Record<string, string> | null): { topic?: string; group?: string } {
   if (!ext) return {};
-  // SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE / SEND_REPLY_MESSAGE_V2 use one-letter keys: a = producer group, b = topic.
-  if (code === RequestCode.SEND_MESSAGE_V2 || code === RequestCode.SEND_BATCH_MESSAGE || code === RequestCode.SEND_REPLY_MESSAGE_V2) {
-    return { ...(ext.b !== undefined ? { topic: ext.b } : {}), ...(ext.a !== undefined ? { group: ext.a } : {}) };
-  }
-  const topic = ext.topic;
-  const group = ext.consumerGroup ?? ext.producerGroup ?? ext.group;
+  const k = operationOf(code)?.request.keys as Readonly<Record<string, string | undefined>> | undefined;
+  const topic = ext[k?.topic ?? 'topic'];
+  const group = ext[k?.consumerGroup ?? 'consumerGroup'] ?? ext[k?.producerGroup ?? 'producerGroup'] ?? ext[k?.group ?? 'group'];
   return { ...(topic !== undefined ? { topic } : {}), ...(group !== undefined ? { group } : {}) };
 }
 

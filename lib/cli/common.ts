@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { RocketwireError } from '../../protocol/index.js';
 
 /** Option declarations as node:util parseArgs takes them. */
 export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }>;
@@ -6,20 +7,20 @@ export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: st
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** An error the CLI reports as one line (no stack) and an exit code. */
-export class CliError extends Error {
+export class CliError extends RocketwireError {
+  override readonly name: string = 'CliError';
   readonly exitCode: number;
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.name = 'CliError';
+  constructor(message: string, exitCode = 1, options?: { cause?: unknown }) {
+    super(message, options);
     this.exitCode = exitCode;
   }
 }
 
 /** Usage errors exit with 2. */
 export class UsageError extends CliError {
+  override readonly name = 'UsageError';
   constructor(message: string) {
     super(message, 2);
-    this.name = 'UsageError';
   }
 }
 

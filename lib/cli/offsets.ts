@@ -1,5 +1,5 @@
 import { MQClientInstance, topicRouteToSubscribeQueues } from '../client/index.js';
-import { UsageError, parseOptions, requiredOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, parseOptions, requiredOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire offsets --namesrv ADDR --topic T --group G [--json]
 
@@ -44,7 +44,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const rows: QueueProgress[] = [];
     for (const mq of topicRouteToSubscribeQueues(topic, route)) {
       const addr = instance.findBrokerMasterAddress(mq.brokerName) ?? instance.findBrokerAddress(mq.brokerName);
-      if (!addr) throw new Error(`broker ${mq.brokerName} has no address`);
+      if (!addr) throw new CliError(`broker ${mq.brokerName} has no address`);
       const [committed, min, max] = await Promise.all([
         instance.queryConsumerOffset(addr, group, mq),
         instance.getMinOffset(addr, mq),

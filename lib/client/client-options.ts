@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
-import type { SerializeTypeName } from '../../protocol/index.js';
+import { OptionError, type SerializeTypeName } from '../../protocol/index.js';
 import type { AclCredentials } from '../remoting/index.js';
 
 
@@ -44,12 +44,10 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl
 }
 
 /** Raised for a client option outside its range; `option` names it. */
-export class ClientOptionError extends RangeError {
-  readonly option: string;
+export class ClientOptionError extends OptionError {
+  override readonly name = 'ClientOptionError';
   constructor(option: string, message: string) {
-    super(`option ${option}: ${message}`);
-    this.name = 'ClientOptionError';
-    this.option = option;
+    super(option, `option ${option}: ${message}`);
   }
 }
 

@@ -1,15 +1,39 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { RocketwireError, requestCodeName } from '../../protocol/index.js';
 
 /** A client-side failure that is not a broker answer (no route, group clash, no name server). */
-export class MQClientError extends RocketwireError {}
+export class MQClientError extends RocketwireError {
+  override readonly name: string = 'MQClientError';
+}
 
 /** Every configured name server failed; `failures` has one entry per address tried, in order. */
 export class NameServerUnavailableError extends MQClientError {
+  override readonly name = 'NameServerUnavailableError';
   readonly failures: { addr: string; error: Error }[];
   constructor(failures: { addr: string; error: Error }[]) {
     const what = failures.map((f) => `${f.addr}: ${firstLine(f.error.message)}`).join('; ');
     super(`no name server answered (${what})`, { cause: failures[failures.length - 1]?.error });
     this.failures = failures;
+  }
+}
+
+/**
+ * A response whose header lacks a field the operation's response codec requires, or carries one
+ * that Java could not parse (an `offset` that is not a long). Raised instead of reading a default:
+ * a garbled offset read as 0 would rewind a consumer. `cause` is the codec's HeaderFieldError.
+ */
+export class ResponseFieldError extends MQClientError {
+  override readonly name = 'ResponseFieldError';
+  /** The `extFields` key at fault. */
+  readonly field: string;
+  /** Request code of the call this response answers. */
+  readonly requestCode: number;
+  /** Address the response came from. */
+  readonly addr: string;
+  constructor(field: string, requestCode: number, addr: string, options: { cause: Error }) {
+    super(`${requestCodeName(requestCode)} response from ${addr}: ${options.cause.message}`, options);
+    this.field = field;
+    this.requestCode = requestCode;
+    this.addr = addr;
   }
 }
 

@@ -1,9 +1,3 @@
-import type { MessageQueue } from '../../protocol/index.js';
-
-/**
- * The Map key under which RESET_CONSUMER_CLIENT_OFFSET hands offsets to ConsumerInner.resetOffset:
- * `topic@brokerName@queueId` (lib/consumer's queueKey; "@" cannot occur in a topic or broker name).
- */
-export function resetOffsetKey(mq: MessageQueue): string {
-  return `${mq.topic}@${mq.brokerName}@${mq.queueId}`;
-}
+// Only for lib/consumer/message-queue.ts, which imports this path: the key is protocol's
+// resetOffsetKey (protocol/body/message-queue.ts). Delete this file once lib/consumer imports protocol.
+export { resetOffsetKey } from '../../protocol/index.js';

@@ -1,37 +1,33 @@
 import {
   createRequest,
-  decodeConsumerListBody,
-  decodeLockBatchResponseBody,
   decodeMessages,
-  encodeLockBatchBody,
-  PullMessageRequestHeader,
-  PullMessageResponseHeader,
-  RequestCode,
+  Operations,
   ResponseCode,
   type MessageExt,
   type MessageQueue,
+  type Operation,
+  type OperationRequest,
+  type OperationRequestBody,
+  type PullMessageRequestHeader,
   type RemotingCommand,
 } from '../../protocol/index.js';
 import { stringFields } from '../../protocol/header-json.js';
 import { brokerErrorFromResponse, checkResponse, type RemotingClient } from '../remoting/index.js';
+import {
+  decodeResponseHeader,
+  invokeOperation,
+  operationRequest,
+  readAnswer,
+  type CallOptions,
+  type Reply,
+  type RequestStamp,
+} from './operation-call.js';
 
-/** Fields of PULL_MESSAGE's PullMessageRequestHeader (§5.1); numbers are sent as decimal strings. */
-export interface PullMessageRequest {
-  consumerGroup: string;
-  topic: string;
-  queueId: number;
-  queueOffset: number;
-  maxMsgNums: number;
-  sysFlag: number;
-  /** −1 when the consumer has no in-memory offset yet. */
-  commitOffset: number;
-  suspendTimeoutMillis: number;
-  subVersion: number;
-  expressionType?: string;
-  subscription?: string;
-  /** Broker name of the queue (the 4.9.5+ `bname` key). */
-  bname?: string;
-}
+/**
+ * Fields of PULL_MESSAGE's PullMessageRequestHeader (§5.1): protocol's header type. Its
+ * `suspendTimeoutMillis` keeps the Java wire key.
+ */
+export type PullMessageRequest = PullMessageRequestHeader;
 
 export type PullStatus = 'FOUND' | 'NO_NEW_MSG' | 'NO_MATCHED_MSG' | 'OFFSET_ILLEGAL';
 
@@ -74,13 +70,10 @@ class DecodedPullResult implements PullResult {
 }
 
 /** Per-call context: the instance's timeouts and request stamping. */
-export interface ClientApiContext {
+export interface ClientApiContext extends RequestStamp {
   readonly remoting: RemotingClient;
   readonly clientId: string;
   readonly apiTimeoutMs: number;
-  readonly language: string;
-  readonly version: number;
-  readonly serializeType: 'JSON' | 'ROCKETMQ';
 }
 
 const PULL_STATUS: Record<number, PullStatus> = {
@@ -90,18 +83,10 @@ const PULL_STATUS: Record<number, PullStatus> = {
   [ResponseCode.PULL_OFFSET_MOVED]: 'OFFSET_ILLEGAL',
 };
 
-/** Response header numbers are int64 text; offsets stay far below 2^53 in practice, so Number is exact. */
-function longField(res: RemotingCommand, key: string, def = 0): number {
-  const v = res.extFields?.[key];
-  if (v === undefined || v === '') return def;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : def;
-}
-
-
 /**
- * The client's RPCs to brokers (MQClientAPIImpl in Java). Every method names the broker address it
- * talks to; non-success answers become BrokerError from lib/remoting.
+ * The client's RPCs to brokers (MQClientAPIImpl in Java), each a typed call over a row of
+ * protocol's operation table. Every method names the broker address it talks to; non-success
+ * answers become BrokerError, a missing or garbled response field a ResponseFieldError.
  */
 export class MQClientAPI {
   protected readonly ctx: ClientApiContext;
@@ -110,7 +95,25 @@ export class MQClientAPI {
     this.ctx = ctx;
   }
 
-  /** A request stamped with this client's language, version and serialize type. */
+  /** Send `op` to `addr` and decode its SUCCESS answer with the row's codecs. */
+  invoke<O extends Operation>(addr: string, op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>, opts?: CallOptions): Promise<Reply<O>> {
+    return invokeOperation(this.ctx.remoting, this.ctx, addr, op, header, body, { timeoutMs: opts?.timeoutMs ?? this.ctx.apiTimeoutMs, signal: opts?.signal });
+  }
+
+  /** Send `op` oneway: resolves once the frame is handed to the socket. */
+  invokeOneway<O extends Operation>(addr: string, op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>): Promise<void> {
+    return this.ctx.remoting.invokeOneway(addr, operationRequest(op, header, body, this.ctx, true));
+  }
+
+  /** The request of `op` (row codecs), stamped with this client's language, version and serialize type. */
+  createOperationRequest<O extends Operation>(op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>, oneway = false): RemotingCommand {
+    return operationRequest(op, header, body, this.ctx, oneway);
+  }
+
+  /**
+   * A request stamped with this client's language, version and serialize type, from hand-made
+   * fields. For callers outside the table (lib/consumer's republish); table rows use invoke().
+   */
   createRequest(code: number, extFields: Record<string, string | number | boolean | undefined> | null, body?: Buffer | null, oneway = false): RemotingCommand {
     return createRequest(code, {
       // A typed header's encode() is used as is: ACL signing writes the signed fields to a copy.
@@ -123,7 +126,7 @@ export class MQClientAPI {
     });
   }
 
-  /** invoke + checkResponse (SUCCESS or one of `accept`). */
+  /** invoke a prepared request + checkResponse (SUCCESS or one of `accept`). */
   async call(addr: string, request: RemotingCommand, timeoutMs = this.ctx.apiTimeoutMs, accept?: readonly number[]): Promise<RemotingCommand> {
     const res = await this.ctx.remoting.invoke(addr, request, { timeoutMs });
     return checkResponse(res, { addr, requestCode: request.code, ...(accept ? { accept } : {}) });
@@ -131,64 +134,46 @@ export class MQClientAPI {
 
   /** GET_CONSUMER_LIST_BY_GROUP: client ids of the group's live consumers. */
   async getConsumerIdList(brokerAddr: string, consumerGroup: string, timeoutMs?: number): Promise<string[]> {
-    const res = await this.call(brokerAddr, this.createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup }), timeoutMs);
-    if (!res.body || res.body.length === 0) return [];
-    return decodeConsumerListBody(res.body).consumerIdList;
+    const r = await this.invoke(brokerAddr, Operations.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup }, undefined, { timeoutMs });
+    return r.body?.consumerIdList ?? [];
   }
 
   /** QUERY_CONSUMER_OFFSET: the stored offset, or −1 when the broker answers QUERY_NOT_FOUND. */
-  async queryConsumerOffset(brokerAddr: string, group: string, mq: MessageQueue, timeoutMs?: number): Promise<number> {
-    const req = this.createRequest(RequestCode.QUERY_CONSUMER_OFFSET, {
-      consumerGroup: group,
-      topic: mq.topic,
-      queueId: mq.queueId,
-      bname: mq.brokerName,
-    });
-    const res = await this.call(brokerAddr, req, timeoutMs, [ResponseCode.QUERY_NOT_FOUND]);
-    if (res.code === ResponseCode.QUERY_NOT_FOUND) return -1;
-    return longField(res, 'offset', -1);
+  async queryConsumerOffset(brokerAddr: string, group: string, mq: MessageQueue, timeoutMs = this.ctx.apiTimeoutMs): Promise<number> {
+    const op = Operations.QUERY_CONSUMER_OFFSET;
+    const header = { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName };
+    const res = await this.ctx.remoting.invoke(brokerAddr, operationRequest(op, header, undefined, this.ctx), { timeoutMs });
+    const r = readAnswer(op, res, brokerAddr);
+    // QUERY_NOT_FOUND carries no header (Java's ConsumerManageProcessor leaves `offset` unset).
+    return r.header === null ? -1 : r.header.offset;
   }
 
   /** UPDATE_CONSUMER_OFFSET, oneway as the push consumer sends it. */
   async updateConsumerOffsetOneway(brokerAddr: string, group: string, mq: MessageQueue, commitOffset: number): Promise<void> {
-    await this.ctx.remoting.invokeOneway(brokerAddr, this.updateConsumerOffsetRequest(group, mq, commitOffset, true));
+    await this.invokeOneway(brokerAddr, Operations.UPDATE_CONSUMER_OFFSET, updateOffsetHeader(group, mq, commitOffset));
   }
 
   /** UPDATE_CONSUMER_OFFSET as a normal request (the shutdown flush waits for it). */
   async updateConsumerOffset(brokerAddr: string, group: string, mq: MessageQueue, commitOffset: number, timeoutMs?: number): Promise<void> {
-    await this.call(brokerAddr, this.updateConsumerOffsetRequest(group, mq, commitOffset, false), timeoutMs);
-  }
-
-  private updateConsumerOffsetRequest(group: string, mq: MessageQueue, commitOffset: number, oneway: boolean): RemotingCommand {
-    return this.createRequest(
-      RequestCode.UPDATE_CONSUMER_OFFSET,
-      { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, commitOffset, bname: mq.brokerName },
-      null,
-      oneway,
-    );
+    await this.invoke(brokerAddr, Operations.UPDATE_CONSUMER_OFFSET, updateOffsetHeader(group, mq, commitOffset), undefined, { timeoutMs });
   }
 
   /** GET_MAX_OFFSET: one past the last message (0 for an empty queue). */
   async getMaxOffset(brokerAddr: string, mq: MessageQueue, timeoutMs?: number): Promise<number> {
-    const req = this.createRequest(RequestCode.GET_MAX_OFFSET, { topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName });
-    return longField(await this.call(brokerAddr, req, timeoutMs), 'offset');
+    const header = { topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName };
+    return (await this.invoke(brokerAddr, Operations.GET_MAX_OFFSET, header, undefined, { timeoutMs })).header.offset;
   }
 
   /** GET_MIN_OFFSET: the smallest offset still stored. */
   async getMinOffset(brokerAddr: string, mq: MessageQueue, timeoutMs?: number): Promise<number> {
-    const req = this.createRequest(RequestCode.GET_MIN_OFFSET, { topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName });
-    return longField(await this.call(brokerAddr, req, timeoutMs), 'offset');
+    const header = { topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName };
+    return (await this.invoke(brokerAddr, Operations.GET_MIN_OFFSET, header, undefined, { timeoutMs })).header.offset;
   }
 
   /** SEARCH_OFFSET_BY_TIMESTAMP (semantics differ between 4.9 and 5.x, §5.7). */
   async searchOffsetByTimestamp(brokerAddr: string, mq: MessageQueue, timestamp: number, timeoutMs?: number): Promise<number> {
-    const req = this.createRequest(RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, {
-      topic: mq.topic,
-      queueId: mq.queueId,
-      timestamp,
-      bname: mq.brokerName,
-    });
-    return longField(await this.call(brokerAddr, req, timeoutMs), 'offset');
+    const header = { topic: mq.topic, queueId: mq.queueId, timestamp, bname: mq.brokerName };
+    return (await this.invoke(brokerAddr, Operations.SEARCH_OFFSET_BY_TIMESTAMP, header, undefined, { timeoutMs })).header.offset;
   }
 
   /** CONSUMER_SEND_MSG_BACK (§5.3): `offset` is the message's commit-log offset. */
@@ -205,7 +190,7 @@ export class MQClientAPI {
     },
     timeoutMs = 5000,
   ): Promise<void> {
-    const req = this.createRequest(RequestCode.CONSUMER_SEND_MSG_BACK, {
+    const header = {
       offset: args.commitLogOffset,
       group: args.group,
       delayLevel: args.delayLevel,
@@ -214,17 +199,22 @@ export class MQClientAPI {
       unitMode: false,
       maxReconsumeTimes: args.maxReconsumeTimes,
       bname: args.brokerName,
-    });
-    await this.call(brokerAddr, req, timeoutMs);
+    };
+    await this.invoke(brokerAddr, Operations.CONSUMER_SEND_MSG_BACK, header, undefined, { timeoutMs });
   }
 
-  /** PULL_MESSAGE. `timeoutMs` must exceed suspendTimeoutMillis plus the broker's check period. */
+  /**
+   * PULL_MESSAGE. `timeoutMs` must exceed suspendTimeoutMillis plus the broker's check period.
+   * The hot path: it uses the row's pieces directly (no Reply object per pull), and its answers
+   * (PULL_NOT_FOUND…) carry the same header as SUCCESS, decoded as strictly.
+   */
   async pullMessage(brokerAddr: string, header: PullMessageRequest, timeoutMs: number, signal?: AbortSignal): Promise<PullResult> {
-    const req = this.createRequest(RequestCode.PULL_MESSAGE, PullMessageRequestHeader.encode(header));
+    const op = Operations.PULL_MESSAGE;
+    const req = operationRequest(op, header, undefined, this.ctx);
     const res = await this.ctx.remoting.invoke(brokerAddr, req, signal ? { timeoutMs, signal } : { timeoutMs });
     const status = PULL_STATUS[res.code];
-    if (status === undefined) throw brokerErrorFromResponse(res, { addr: brokerAddr, requestCode: req.code });
-    const h = PullMessageResponseHeader.decode(res.extFields);
+    if (status === undefined) throw brokerErrorFromResponse(res, { addr: brokerAddr, requestCode: op.code });
+    const h = decodeResponseHeader(op, res, brokerAddr);
     return new DecodedPullResult(
       status, h.nextBeginOffset, h.minOffset, h.maxOffset, h.suggestWhichBrokerId,
       status === 'FOUND' ? res.body : null,
@@ -233,27 +223,25 @@ export class MQClientAPI {
 
   /** LOCK_BATCH_MQ: the queues the broker granted to this client. */
   async lockBatchMQ(brokerAddr: string, group: string, mqs: MessageQueue[], timeoutMs = 1000): Promise<MessageQueue[]> {
-    const body = encodeLockBatchBody({ clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs });
-    const res = await this.call(brokerAddr, this.createRequest(RequestCode.LOCK_BATCH_MQ, null, body), timeoutMs);
-    if (!res.body || res.body.length === 0) return [];
-    return decodeLockBatchResponseBody(res.body).lockOKMQSet;
+    const body = { clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs };
+    const r = await this.invoke(brokerAddr, Operations.LOCK_BATCH_MQ, {}, body, { timeoutMs });
+    return r.body?.lockOKMQSet ?? [];
   }
 
   /** UNLOCK_BATCH_MQ, oneway (rebalance) or awaited (shutdown). */
   async unlockBatchMQ(brokerAddr: string, group: string, mqs: MessageQueue[], oneway: boolean, timeoutMs = 1000): Promise<void> {
-    const body = encodeLockBatchBody({ clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs });
-    const req = this.createRequest(RequestCode.UNLOCK_BATCH_MQ, null, body, oneway);
-    if (oneway) await this.ctx.remoting.invokeOneway(brokerAddr, req);
-    else await this.call(brokerAddr, req, timeoutMs);
+    const body = { clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs };
+    if (oneway) await this.invokeOneway(brokerAddr, Operations.UNLOCK_BATCH_MQ, {}, body);
+    else await this.invoke(brokerAddr, Operations.UNLOCK_BATCH_MQ, {}, body, { timeoutMs });
   }
 
   /** UNREGISTER_CLIENT for one producer or consumer group. */
   async unregisterClient(brokerAddr: string, groups: { producerGroup?: string; consumerGroup?: string }, timeoutMs?: number): Promise<void> {
-    const req = this.createRequest(RequestCode.UNREGISTER_CLIENT, {
-      clientID: this.ctx.clientId,
-      producerGroup: groups.producerGroup,
-      consumerGroup: groups.consumerGroup,
-    });
-    await this.call(brokerAddr, req, timeoutMs);
+    const header = { clientID: this.ctx.clientId, producerGroup: groups.producerGroup, consumerGroup: groups.consumerGroup };
+    await this.invoke(brokerAddr, Operations.UNREGISTER_CLIENT, header, undefined, { timeoutMs });
   }
+}
+
+function updateOffsetHeader(group: string, mq: MessageQueue, commitOffset: number): OperationRequest<typeof Operations.UPDATE_CONSUMER_OFFSET> {
+  return { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, commitOffset, bname: mq.brokerName };
 }

@@ -2,16 +2,15 @@ import createDebug from 'debug';
 import {
   createResponse,
   decodeMessages,
-  decodeResetOffsetBody,
-  encodeHeartbeatData,
-  RequestCode,
+  Operations,
+  resetOffsetKey,
   ResponseCode,
   toJavaJson,
   type HeartbeatData,
   type RemotingCommand,
   type TopicRouteData,
 } from '../../protocol/index.js';
-import { BrokerError, RemotingClient, checkResponse } from '../remoting/index.js';
+import { BrokerError, RemotingClient } from '../remoting/index.js';
 import {
   buildClientId,
   resolveClientOptions,
@@ -21,10 +20,9 @@ import {
 import type { ConsumerInner } from './consumer-inner.js';
 import { MQClientError, NameServerUnavailableError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
-import { resetOffsetKey } from './message-queue.js';
 import { MQClientAPI } from './mq-client-api.js';
+import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply } from './operation-call.js';
 import { ScheduledTask } from './scheduled-task.js';
-import { parseTopicRouteData } from './topic-route.js';
 
 const log = createDebug('rocketwire:client');
 
@@ -194,13 +192,13 @@ export class MQClientInstance extends MQClientAPI {
 
   /** GET_ROUTEINFO_BY_TOPIC without touching the caches (used for the TBW102 template route). */
   async queryTopicRoute(topic: string): Promise<TopicRouteData> {
-    const req = this.createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic });
-    const res = await this.invokeNameServer(req);
-    checkResponse(res, { addr: 'name server', requestCode: req.code });
-    if (!res.body || res.body.length === 0) {
-      throw new BrokerError(ResponseCode.TOPIC_NOT_EXIST, `empty route for topic ${topic}`, { requestCode: req.code });
+    const op = Operations.GET_ROUTEINFO_BY_TOPIC;
+    const res = await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx));
+    // Errors say "name server" rather than the address, as they always have.
+    const route = readReply(op, res, 'name server').body;
+    if (route === null) {
+      throw new BrokerError(ResponseCode.TOPIC_NOT_EXIST, `empty route for topic ${topic}`, { requestCode: op.code });
     }
-    const route = parseTopicRouteData(res.body);
     this.mergeBrokerAddrs(route);
     return route;
   }
@@ -367,7 +365,8 @@ export class MQClientInstance extends MQClientAPI {
     const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
     this.cleanOfflineBrokers();
     if (this.producers.size === 0 && this.consumers.size === 0) return result;
-    const body = encodeHeartbeatData(this.heartbeatData());
+    const op = Operations.HEART_BEAT;
+    const body = encodeRequestBody(op, this.heartbeatData());
     const mastersOnly = this.consumers.size === 0;
     const targets: string[] = [];
     for (const addrs of this.brokerAddrTable.values()) {
@@ -376,8 +375,9 @@ export class MQClientInstance extends MQClientAPI {
     await Promise.all(
       targets.map(async (addr) => {
         try {
-          const res = await this.call(addr, this.createRequest(RequestCode.HEART_BEAT, null, body));
-          this.brokerVersionTable.set(addr, res.version);
+          const req = encodedOperationRequest(op, {}, body, this.ctx);
+          const res = await this.remoting.invoke(addr, req, { timeoutMs: this.ctx.apiTimeoutMs });
+          this.brokerVersionTable.set(addr, readReply(op, res, addr).version);
           result.ok.push(addr);
         } catch (err) {
           log('heartbeat to %s failed: %s', addr, (err as Error).message);
@@ -398,32 +398,36 @@ export class MQClientInstance extends MQClientAPI {
 
   // ---------------------------------------------------------------- broker-initiated requests (§5.11)
 
+  // Request headers are decoded by the table's codecs: a missing required field throws, which the
+  // connection answers with SYSTEM_ERROR (Java's decodeCommandCustomHeader throws the same way).
   private registerBrokerRequestProcessors(): void {
-    this.remoting.registerProcessor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, (req) => {
-      const group = req.extFields?.consumerGroup;
-      const c = group !== undefined ? this.consumers.get(group) : undefined;
-      log('NOTIFY_CONSUMER_IDS_CHANGED for %s', group);
-      if (c) c.doRebalance();
+    const notify = Operations.NOTIFY_CONSUMER_IDS_CHANGED;
+    this.remoting.registerProcessor(notify.code, (req) => {
+      const { consumerGroup } = notify.request.decode(req.extFields);
+      log('NOTIFY_CONSUMER_IDS_CHANGED for %s', consumerGroup);
+      this.consumers.get(consumerGroup)?.doRebalance();
       return null;
     });
-    this.remoting.registerProcessor(RequestCode.GET_CONSUMER_RUNNING_INFO, (req) => {
-      const group = req.extFields?.consumerGroup ?? '';
-      const c = this.consumers.get(group);
-      if (!c) return groupNotExist(req, group);
+    const running = Operations.GET_CONSUMER_RUNNING_INFO;
+    this.remoting.registerProcessor(running.code, (req) => {
+      const { consumerGroup } = running.request.decode(req.extFields);
+      const c = this.consumers.get(consumerGroup);
+      if (!c) return groupNotExist(req, consumerGroup);
       return createResponse(req, ResponseCode.SUCCESS, { body: jsonBody(c.runningInfo()) });
     });
-    this.remoting.registerProcessor(RequestCode.CONSUME_MESSAGE_DIRECTLY, async (req) => {
-      const group = req.extFields?.consumerGroup ?? '';
-      const c = this.consumers.get(group);
-      if (!c) return groupNotExist(req, group);
+    const direct = Operations.CONSUME_MESSAGE_DIRECTLY;
+    this.remoting.registerProcessor(direct.code, async (req) => {
+      const h = direct.request.decode(req.extFields);
+      const c = this.consumers.get(h.consumerGroup);
+      if (!c) return groupNotExist(req, h.consumerGroup);
       const msg = req.body ? decodeMessages(req.body)[0] : undefined;
       if (!msg) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'no message in the request body' });
-      const result = await c.consumeMessageDirectly(msg, req.extFields?.brokerName ?? '');
+      const result = await c.consumeMessageDirectly(msg, h.brokerName ?? '');
       return createResponse(req, ResponseCode.SUCCESS, { body: jsonBody(result) });
     });
-    this.remoting.registerProcessor(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, async (req) => {
-      const group = req.extFields?.group ?? '';
-      const topic = req.extFields?.topic ?? '';
+    const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
+    this.remoting.registerProcessor(reset.code, async (req) => {
+      const { group, topic } = reset.request.decode(req.extFields);
       const c = this.consumers.get(group);
       if (!c) {
         log('RESET_CONSUMER_CLIENT_OFFSET for unknown group %s', group);
@@ -431,7 +435,7 @@ export class MQClientInstance extends MQClientAPI {
       }
       const offsets = new Map<string, number>();
       if (req.body && req.body.length > 0) {
-        for (const [mq, offset] of decodeResetOffsetBody(req.body).offsetTable) offsets.set(resetOffsetKey(mq), offset);
+        for (const [mq, offset] of reset.requestBody.decode(req.body).offsetTable) offsets.set(resetOffsetKey(mq), offset);
       }
       await c.resetOffset(topic, offsets);
       return null;

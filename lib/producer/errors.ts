@@ -12,6 +12,7 @@ export interface SendAttemptFailure {
  * last error is the `cause`.
  */
 export class SendFailedError extends RocketwireError {
+  override readonly name = 'SendFailedError';
   readonly topic: string;
   readonly attempts: SendAttemptFailure[];
   readonly timedOut: boolean;
@@ -28,6 +29,7 @@ export class SendFailedError extends RocketwireError {
 
 /** The topic has no route and no auto-create template route either. */
 export class NoRouteError extends RocketwireError {
+  override readonly name = 'NoRouteError';
   readonly topic: string;
   constructor(topic: string, detail: string, options?: { cause?: unknown }) {
     super(`no route for topic ${topic}: ${detail}`, options);

@@ -21,6 +21,7 @@ export interface Message {
 
 /** A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit. */
 export class MessageValidationError extends RocketwireError {
+  override readonly name = 'MessageValidationError';
   readonly field: string;
   constructor(field: string, message: string) {
     super(message);

@@ -1,3 +1,4 @@
+import { OptionError } from '../../protocol/index.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 
 /** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
@@ -8,11 +9,14 @@ export interface ProducerOptions extends ClientOptions {
   sendMsgTimeoutMs?: number;
   /** Extra attempts of a sync send after a failure, on another broker when there is one. */
   retryTimesWhenSendFailed?: number;
-  /** Bodies of at least this many bytes are zlib-compressed (single sends only). */
+  /**
+   * Bodies of at least this many bytes are zlib-compressed (single sends only). Java's option name,
+   * kept so that DefaultMQProducer users find it; the unit is bytes.
+   */
   compressMsgBodyOverHowmuch?: number;
   /** zlib level used for compressed bodies (Java's default 5). */
   compressLevel?: number;
-  /** Largest body (or batch body) accepted. */
+  /** Largest body (or batch body) accepted, in bytes (Java's maxMessageSize). */
   maxMessageSize?: number;
   /** Template topic for auto-creation. */
   createTopicKey?: string;
@@ -25,12 +29,10 @@ export interface ProducerOptions extends ClientOptions {
 export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions>> & { client: ClientOptions };
 
 /** Raised for a producer option outside its range; `option` names it. */
-export class ProducerOptionError extends RangeError {
-  readonly option: string;
+export class ProducerOptionError extends OptionError {
+  override readonly name = 'ProducerOptionError';
   constructor(option: string, message: string) {
-    super(`option ${option}: ${message}`);
-    this.name = 'ProducerOptionError';
-    this.option = option;
+    super(option, `option ${option}: ${message}`);
   }
 }
 

@@ -6,17 +6,17 @@ import {
   isRetryTopic,
   MAX_PROPERTIES_BYTES,
   MessageSysFlag,
-  RequestCode,
+  Operations,
   ResponseCode,
-  SendMessageRequestHeader,
-  SendMessageRequestHeaderV2,
   UniqKeyGenerator,
   type MessageQueue,
   type RemotingCommand,
+  type SendMessageRequestHeader,
   type TopicRouteData,
 } from '../../protocol/index.js';
 import { javaStringHash } from '../../protocol/java-hash.js';
 import {
+  decodeResponseHeader,
   defaultClientIp,
   MQClientInstance,
   resolveInstanceName,
@@ -76,9 +76,12 @@ function checkedProperties(s: string): string {
 }
 
 /** A prepared send: everything but the queue. */
+/** The send rows: V1 (long keys), V2 (one-letter keys) and the batch; the same fields in all three. */
+type SendOperation = typeof Operations.SEND_MESSAGE | typeof Operations.SEND_MESSAGE_V2 | typeof Operations.SEND_BATCH_MESSAGE;
+
 interface Prepared {
   topic: string;
-  code: number;
+  op: SendOperation;
   body: Buffer;
   sysFlag: number;
   flag: number;
@@ -192,7 +195,7 @@ export class Producer {
     }
     return {
       topic,
-      code: this.options.sendMessageV1 ? RequestCode.SEND_MESSAGE : RequestCode.SEND_MESSAGE_V2,
+      op: this.options.sendMessageV1 ? Operations.SEND_MESSAGE : Operations.SEND_MESSAGE_V2,
       body,
       sysFlag,
       flag: msg.flag ?? 0,
@@ -228,7 +231,7 @@ export class Producer {
     const batchProps = { WAIT: String(wait) };
     return {
       topic,
-      code: RequestCode.SEND_BATCH_MESSAGE,
+      op: Operations.SEND_BATCH_MESSAGE,
       body,
       sysFlag: 0,
       flag: 0,
@@ -300,31 +303,33 @@ export class Producer {
       batch: p.batch,
       bname: mq.brokerName,
     };
-    const extFields = p.code === RequestCode.SEND_MESSAGE ? SendMessageRequestHeader.encode(fields) : SendMessageRequestHeaderV2.encode(fields);
-    const request = instance.createRequest(p.code, extFields, p.body, oneway);
+    const request = instance.createOperationRequest(p.op, fields, p.body, oneway);
     if (oneway) {
       await instance.remoting.invokeOneway(addr, request);
       return;
     }
     const res = await instance.remoting.invoke(addr, request, { timeoutMs });
-    return this.toSendResult(res, addr, request.code, p, mq);
+    return this.toSendResult(res, addr, p, mq);
   }
 
-  private toSendResult(res: RemotingCommand, addr: string, requestCode: number, p: Prepared, mq: MessageQueue): SendResult {
+  /**
+   * SUCCESS and the store's partial successes (FLUSH_DISK_TIMEOUT, …: the row's answers) carry a
+   * SendMessageResponseHeader, read strictly as Java's processSendResponse does: a missing msgId,
+   * queueId or queueOffset is a ResponseFieldError.
+   */
+  private toSendResult(res: RemotingCommand, addr: string, p: Prepared, mq: MessageQueue): SendResult {
     const status = SEND_STATUS[res.code];
-    if (status === undefined) throw brokerErrorFromResponse(res, { addr, requestCode });
-    const ext = res.extFields ?? {};
-    const queueId = ext.queueId !== undefined ? Number(ext.queueId) : mq.queueId;
+    if (status === undefined) throw brokerErrorFromResponse(res, { addr, requestCode: p.op.code });
+    const h = decodeResponseHeader(p.op, res, addr);
     const result: SendResult = {
       status,
       msgId: p.uniqMsgId,
-      offsetMsgId: ext.msgId ?? '',
-      messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId },
-      // int64 text; queue offsets stay far below 2^53.
-      queueOffset: ext.queueOffset !== undefined ? Number(ext.queueOffset) : -1,
+      offsetMsgId: h.msgId,
+      messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId: h.queueId },
+      queueOffset: h.queueOffset,
     };
-    if (ext.MSG_REGION !== undefined) result.regionId = ext.MSG_REGION;
-    if (ext.TRACE_ON !== undefined) result.traceOn = ext.TRACE_ON === 'true';
+    if (h.MSG_REGION !== undefined) result.regionId = h.MSG_REGION;
+    if (h.TRACE_ON !== undefined) result.traceOn = h.TRACE_ON === 'true';
     return result;
   }
 

@@ -1,9 +1,10 @@
 import type tls from 'node:tls';
-import { MQVersion, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
+import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
+import { systemClock, type Clock } from '../clock.js';
 import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
-import { RemotingAbortError, RemotingTimeoutError } from './errors.js';
+import { RemotingAbortError, RemotingError, RemotingTimeoutError } from './errors.js';
 
 export interface RemotingClientOptions {
   /** Serialize type of every request this client sends. Default JSON. */
@@ -36,6 +37,8 @@ export interface RemotingClientOptions {
   keepAliveDelayMs: number;
   /** Close connections idle (no byte either way) this long; they reopen on the next call. Default 120 000 (Java's clientChannelMaxIdleTimeSeconds); 0 = never. */
   idleTimeoutMs: number;
+  /** Call timeouts, reconnect back-off and elapsed times run on this clock. Default systemClock. */
+  clock: Clock;
 }
 
 export function defaultRemotingClientOptions(): RemotingClientOptions {
@@ -57,12 +60,13 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
     maxReconnectBackoffMs: 10_000,
     keepAliveDelayMs: 30_000,
     idleTimeoutMs: 120_000,
+    clock: systemClock,
   };
 }
 
 function checkInt(name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (!Number.isInteger(v) || v < min || v > max) {
-    throw new RangeError(`RemotingClient option ${name} must be an integer in [${min}, ${max}], got ${v}`);
+    throw new OptionError(name, `RemotingClient option ${name} must be an integer in [${min}, ${max}], got ${v}`);
   }
 }
 
@@ -90,10 +94,10 @@ export class RemotingClient {
     checkInt('idleTimeoutMs', o.idleTimeoutMs, 0);
     if (o.acquireTimeoutMs !== undefined) checkInt('acquireTimeoutMs', o.acquireTimeoutMs, 1);
     if (o.serializeType !== 'JSON' && o.serializeType !== 'ROCKETMQ') {
-      throw new RangeError(`RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
+      throw new OptionError('serializeType', `RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
     }
     if (o.acl && (!o.acl.accessKey || !o.acl.secretKey)) {
-      throw new RangeError('RemotingClient option acl needs accessKey and secretKey');
+      throw new OptionError('acl', 'RemotingClient option acl needs accessKey and secretKey');
     }
     this.options = Object.freeze(o);
     const acl = o.acl;
@@ -121,6 +125,7 @@ export class RemotingClient {
       idleTimeoutMs: o.idleTimeoutMs > 0 ? o.idleTimeoutMs : undefined,
       processors: this.processors,
       beforeRequest,
+      clock: o.clock,
     };
   }
 
@@ -164,7 +169,8 @@ export class RemotingClient {
   }
 
   private async invokeSlow(pool: ConnectionPool, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
-    const start = Date.now();
+    const clock = this.options.clock;
+    const start = clock.now();
     const signal = opts?.signal;
     if (signal?.aborted) {
       throw new RemotingAbortError(pool.addr, request.opaque, request.code, 0, { cause: signal.reason });
@@ -176,7 +182,7 @@ export class RemotingClient {
       let onAbort: (() => void) | undefined;
       const aborted = new Promise<never>((_, reject) => {
         onAbort = () =>
-          reject(new RemotingAbortError(pool.addr, request.opaque, request.code, Date.now() - start, { cause: signal.reason }));
+          reject(new RemotingAbortError(pool.addr, request.opaque, request.code, clock.now() - start, { cause: signal.reason }));
         signal.addEventListener('abort', onAbort, { once: true });
       });
       acquiring.catch(() => undefined);
@@ -190,7 +196,7 @@ export class RemotingClient {
     }
     // The time spent connecting counts against the call's timeout, as in the Java client.
     const timeoutMs = opts?.timeoutMs ?? this.options.defaultTimeoutMs;
-    const elapsed = Date.now() - start;
+    const elapsed = clock.now() - start;
     if (elapsed >= timeoutMs) {
       throw new RemotingTimeoutError(pool.addr, request.opaque, request.code, elapsed, timeoutMs);
     }
@@ -203,7 +209,7 @@ export class RemotingClient {
   private poolFor(addr: string): ConnectionPool {
     let p = this.pools.get(addr);
     if (p === undefined) {
-      if (this.closed) throw new Error('RemotingClient is closed');
+      if (this.closed) throw new RemotingError(addr, 'RemotingClient is closed');
       const o = this.options;
       p = new ConnectionPool(addr, {
         connect: this.connectOptions,

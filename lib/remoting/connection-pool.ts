@@ -1,5 +1,6 @@
 import { createPool, type Pool } from 'generic-pool';
 import createDebug from 'debug';
+import { sleep, systemClock, type Clock } from '../clock.js';
 import { RemotingConnection, type ConnectOptions } from './connection.js';
 import { RemotingConnectError } from './errors.js';
 
@@ -45,7 +46,6 @@ export class ConnectionPool {
   private next = 0;
   private readonly live = new Set<RemotingConnection>();
   private readonly waiters = new Set<(err: Error) => void>();
-  private readonly backoffTimers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   private readonly closeController = new AbortController();
   private failures = 0;
   private connectAttempts = 0;
@@ -53,9 +53,12 @@ export class ConnectionPool {
   private lastError: Error | undefined;
   private closing = false;
 
+  private readonly clock: Clock;
+
   constructor(addr: string, options: ConnectionPoolOptions) {
     this.addr = addr;
     this.options = options;
+    this.clock = options.connect.clock ?? systemClock;
     this.pool = createPool<Slot>(
       {
         create: () => this.create(),
@@ -86,7 +89,7 @@ export class ConnectionPool {
       connections: this.live.size,
       connectAttempts: this.connectAttempts,
       consecutiveFailures: this.failures,
-      retryInMs: Math.max(0, this.retryAt - Date.now()),
+      retryInMs: Math.max(0, this.retryAt - this.clock.now()),
     };
   }
 
@@ -106,7 +109,7 @@ export class ConnectionPool {
     const c = this.pick();
     if (c !== null) return Promise.resolve(c);
     if (this.closing) return Promise.reject(new RemotingConnectError(this.addr, 'the client is closed'));
-    const wait = this.retryAt - Date.now();
+    const wait = this.retryAt - this.clock.now();
     if (wait > 0 && this.live.size === 0) {
       const why = this.lastError ? this.lastError.message : 'connect failed';
       return Promise.reject(
@@ -151,12 +154,7 @@ export class ConnectionPool {
 
   async close(): Promise<void> {
     this.closing = true;
-    this.closeController.abort();
-    for (const b of this.backoffTimers) {
-      clearTimeout(b.timer);
-      b.resolve();
-    }
-    this.backoffTimers.clear();
+    this.closeController.abort(); // ends a back-off sleep at once
     const closed = new RemotingConnectError(this.addr, 'the client is closed');
     for (const w of [...this.waiters]) w(closed);
     for (const c of [...this.live]) c.close();
@@ -166,8 +164,8 @@ export class ConnectionPool {
   }
 
   private async create(): Promise<Slot> {
-    const wait = this.retryAt - Date.now();
-    if (wait > 0 && !this.closing) await this.sleep(wait);
+    const wait = this.retryAt - this.clock.now();
+    if (wait > 0 && !this.closing) await sleep(this.clock, wait, this.closeController.signal);
     if (this.closing) return { conn: null };
     let conn: RemotingConnection;
     this.connectAttempts++;
@@ -179,7 +177,7 @@ export class ConnectionPool {
         this.options.maxReconnectBackoffMs,
         this.options.reconnectBackoffMs * 2 ** Math.min(this.failures - 1, 30),
       );
-      this.retryAt = Date.now() + delay;
+      this.retryAt = this.clock.now() + delay;
       // Keep the underlying socket error: messages built from it then name the address only once.
       this.lastError = err instanceof RemotingConnectError && err.cause instanceof Error ? err.cause : (err as Error);
       log('connect to %s failed (%d in a row), next attempt in %d ms', this.addr, this.failures, delay);
@@ -203,19 +201,5 @@ export class ConnectionPool {
       }
     });
     return { conn };
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const entry = {
-        timer: setTimeout(() => {
-          this.backoffTimers.delete(entry);
-          resolve();
-        }, ms),
-        resolve,
-      };
-      entry.timer.unref();
-      this.backoffTimers.add(entry);
-    });
   }
 }

@@ -4,25 +4,21 @@ import tls from 'node:tls';
 import createDebug from 'debug';
 import {
   FrameDecoder,
+  OptionError,
   ProtocolError,
   RemotingFlag,
   ResponseCode,
   createResponse,
   decodeCommand,
   encodeCommandParts,
-  requestCodeName,
   type RemotingCommand,
   type SerializeTypeName,
 } from '../../protocol/index.js';
-import {
-  RemotingAbortError,
-  RemotingBackpressureError,
-  RemotingClosedError,
-  RemotingConnectError,
-  RemotingError,
-  RemotingTimeoutError,
-} from './errors.js';
+import { systemClock, type Clock } from '../clock.js';
+import { RemotingAbortError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
 import { formatAddress, parseAddress } from './address.js';
+import { InFlightCalls, type Pending } from './in-flight.js';
+import { OutboundQueue } from './outbound-queue.js';
 
 const log = createDebug('rocketwire:remoting');
 const logFrames = createDebug('rocketwire:frames');
@@ -71,6 +67,11 @@ export interface RemotingConnectionOptions {
    * idle for 120 s on both sides). Calls in flight keep it open. Default: never.
    */
   idleTimeoutMs?: number;
+  /**
+   * Time of call timeouts and elapsed-time figures (default systemClock). Not the idle timeout,
+   * which is the socket's own (socket.setTimeout).
+   */
+  clock?: Clock;
 }
 
 export interface ConnectOptions extends RemotingConnectionOptions {
@@ -96,37 +97,6 @@ export interface ConnectionStats {
   drainWaits: number;
 }
 
-interface Pending {
-  opaque: number;
-  code: number;
-  start: number;
-  deadline: number;
-  timeoutMs: number;
-  resolve: (cmd: RemotingCommand) => void;
-  reject: (err: Error) => void;
-  signal: AbortSignal | undefined;
-}
-
-/**
- * The calls in flight on this connection that share one AbortSignal, watched by a single listener.
- * Callers pass one long-lived signal to many calls (the pull service's, for every queue's long
- * poll); a listener per call went past EventTarget's limit of 10 (MaxListenersExceededWarning) and
- * paid an addEventListener/removeEventListener pair per call.
- */
-interface AbortGroup {
-  readonly calls: Set<Pending>;
-  readonly onAbort: () => void;
-}
-
-interface Queued {
-  opaque: number;
-  code: number;
-  head: Buffer;
-  body: Buffer | null;
-  size: number;
-  done: ((err?: Error) => void) | undefined;
-}
-
 // Request ids: one counter for the process, like Java's RemotingCommand.requestId, kept within
 // 0..2^31-1 so that it stays a positive int32 on the wire.
 let opaqueCounter = 0;
@@ -140,15 +110,16 @@ export function setOpaqueCounterForTest(value: number): void {
 }
 
 const DEFAULT_TIMEOUT_MS = 3000;
-// Call timing uses Date.now(), as Java's client does (System.currentTimeMillis): a V8 builtin, while
-// performance.now() crosses into the runtime and showed up at ~5 % of a loaded profile. Timeouts are
-// in milliseconds, and a wall-clock step only makes a sweep early or late once.
+// Call timing reads clock.now(), Date.now() for the system clock, as Java's client does
+// (System.currentTimeMillis): a V8 builtin, while performance.now() crosses into the runtime and
+// showed up at ~5 % of a loaded profile. Timeouts are in milliseconds, and a wall-clock step only
+// makes a sweep early or late once. A call reads the time once.
 const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_QUEUED_FRAMES = 100_000;
 
 function positive(name: string, v: number | undefined, dflt: number, min = 1): number {
   const x = v ?? dflt;
-  if (!Number.isFinite(x) || x < min) throw new RangeError(`${name} must be a number >= ${min}, got ${v}`);
+  if (!Number.isFinite(x) || x < min) throw new OptionError(name, `${name} must be a number >= ${min}, got ${v}`);
   return x;
 }
 
@@ -161,8 +132,9 @@ export class RemotingConnection extends EventEmitter {
   readonly remoteAddress: string;
   private readonly socket: net.Socket;
   private readonly decoder: FrameDecoder;
-  private readonly inflight = new Map<number, Pending>();
-  private readonly abortGroups = new Map<AbortSignal, AbortGroup>();
+  private readonly inflight: InFlightCalls;
+  private readonly out: OutboundQueue;
+  private readonly clock: Clock;
   private readonly ownProcessors = new Map<number, RequestProcessor>();
   private readonly sharedProcessors: ReadonlyMap<number, RequestProcessor> | undefined;
   private readonly requestSerializeType: SerializeTypeName | undefined;
@@ -171,28 +143,12 @@ export class RemotingConnection extends EventEmitter {
   private readonly version: number | undefined;
   private readonly beforeRequest: ((request: RemotingCommand, addr: string) => void) | undefined;
   readonly defaultTimeoutMs: number;
-  private readonly maxQueuedBytes: number;
-  private readonly maxQueuedFrames: number;
 
-  private queue: Queued[] = [];
-  private queueHead = 0;
-  private queuedBytes = 0;
-  private waitingDrain = false;
-  private corked = false;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.socket.uncork();
-  };
-  private sweepTimer: NodeJS.Timeout | null = null;
-  private sweepAt = Infinity;
   private isClosed = false;
   private closeReason: Error | undefined;
   private socketError: Error | undefined;
   private framesIn = 0;
-  private framesOut = 0;
   private unmatched = 0;
-  private timeouts = 0;
-  private drainWaits = 0;
 
   constructor(socket: net.Socket, options: RemotingConnectionOptions = {}) {
     super();
@@ -207,8 +163,11 @@ export class RemotingConnection extends EventEmitter {
     this.version = options.version;
     this.beforeRequest = options.beforeRequest;
     this.defaultTimeoutMs = positive('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS);
-    this.maxQueuedBytes = positive('maxQueuedBytes', options.maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES, 0);
-    this.maxQueuedFrames = positive('maxQueuedFrames', options.maxQueuedFrames, DEFAULT_MAX_QUEUED_FRAMES, 0);
+    const maxQueuedBytes = positive('maxQueuedBytes', options.maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES, 0);
+    const maxQueuedFrames = positive('maxQueuedFrames', options.maxQueuedFrames, DEFAULT_MAX_QUEUED_FRAMES, 0);
+    this.clock = options.clock ?? systemClock;
+    this.inflight = new InFlightCalls(this.remoteAddress, this.clock);
+    this.out = new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames);
 
     socket.setNoDelay(true);
     if (options.idleTimeoutMs !== undefined) {
@@ -223,7 +182,7 @@ export class RemotingConnection extends EventEmitter {
       });
     }
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('drain', () => this.onDrain());
+    socket.on('drain', () => this.out.onDrain(this.isClosed));
     socket.on('error', (err) => {
       this.socketError ??= err;
       log('socket error on %s: %s', this.remoteAddress, err.message);
@@ -253,7 +212,8 @@ export class RemotingConnection extends EventEmitter {
           })
         : net.connect({ host, port });
       const readyEvent = options.tls ? 'secureConnect' : 'connect';
-      const timer = setTimeout(() => {
+      const clock = options.clock ?? systemClock;
+      const timer = clock.setTimeout(() => {
         fail(new RemotingConnectError(addr, `no connection within ${connectTimeoutMs} ms`));
       }, connectTimeoutMs);
       const onError = (err: Error): void => fail(new RemotingConnectError(addr, err.message, { cause: err }));
@@ -266,7 +226,7 @@ export class RemotingConnection extends EventEmitter {
         signal?.addEventListener('abort', onAbort, { once: true });
       }
       function cleanup(): void {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         socket.off('error', onError);
         socket.off('close', onClose);
@@ -301,14 +261,14 @@ export class RemotingConnection extends EventEmitter {
   stats(): ConnectionStats {
     return {
       inFlight: this.inflight.size,
-      queuedFrames: this.queue.length - this.queueHead,
-      queuedBytes: this.queuedBytes,
+      queuedFrames: this.out.queuedFrames,
+      queuedBytes: this.out.queuedBytes,
       framesIn: this.framesIn,
-      framesOut: this.framesOut,
+      framesOut: this.out.framesOut,
       bytesIn: this.decoder.bytesRead,
       unmatchedResponses: this.unmatched,
-      timeouts: this.timeouts,
-      drainWaits: this.drainWaits,
+      timeouts: this.inflight.timeouts,
+      drainWaits: this.out.drainWaits,
     };
   }
 
@@ -318,7 +278,7 @@ export class RemotingConnection extends EventEmitter {
 
   /** Send a request and wait for its response. Assigns `request.opaque`. */
   invoke(request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
-    const start = Date.now();
+    const start = this.clock.now();
     if (this.isClosed) {
       return Promise.reject(new RemotingClosedError(this.remoteAddress, request.opaque, request.code, 0, { cause: this.closeReason }));
     }
@@ -327,7 +287,7 @@ export class RemotingConnection extends EventEmitter {
       return Promise.reject(new RemotingAbortError(this.remoteAddress, request.opaque, request.code, 0, { cause: signal.reason }));
     }
     const timeoutMs = opts?.timeoutMs ?? this.defaultTimeoutMs;
-    if (!(timeoutMs >= 0)) return Promise.reject(new RangeError(`timeoutMs must be a number >= 0, got ${timeoutMs}`));
+    if (!(timeoutMs >= 0)) return Promise.reject(new OptionError('timeoutMs', `timeoutMs must be a number >= 0, got ${timeoutMs}`));
     let opaque = nextOpaque();
     while (this.inflight.has(opaque)) opaque = nextOpaque();
     request.flag &= ~RemotingFlag.ONEWAY;
@@ -353,9 +313,7 @@ export class RemotingConnection extends EventEmitter {
         reject(err as Error);
         return;
       }
-      this.inflight.set(opaque, p);
-      if (signal) this.watchAbort(signal, p);
-      if (p.deadline < this.sweepAt) this.armSweeper(p.deadline);
+      this.inflight.add(p);
     });
   }
 
@@ -388,55 +346,10 @@ export class RemotingConnection extends EventEmitter {
     this.isClosed = true;
     this.closeReason = reason;
     log('closing connection to %s%s', this.remoteAddress, reason ? `: ${reason.message}` : '');
-    if (this.sweepTimer) clearTimeout(this.sweepTimer);
-    this.sweepTimer = null;
-    this.sweepAt = Infinity;
     this.socket.destroy();
-    const now = Date.now();
-    const pending = [...this.inflight.values()];
-    this.inflight.clear();
-    for (const p of pending) {
-      if (p.signal) this.unwatchAbort(p);
-      p.reject(new RemotingClosedError(this.remoteAddress, p.opaque, p.code, now - p.start, { cause: reason }));
-    }
-    const queued = this.queue.slice(this.queueHead);
-    this.queue = [];
-    this.queueHead = 0;
-    this.queuedBytes = 0;
-    for (const q of queued) {
-      q.done?.(new RemotingClosedError(this.remoteAddress, q.opaque, q.code, 0, { cause: reason }));
-    }
+    this.inflight.failAll(reason);
+    this.out.failAll(reason);
     this.emit('close', reason);
-  }
-
-  private watchAbort(signal: AbortSignal, p: Pending): void {
-    let g = this.abortGroups.get(signal);
-    if (g === undefined) {
-      const calls = new Set<Pending>();
-      const onAbort = (): void => {
-        this.abortGroups.delete(signal);
-        const now = Date.now();
-        // In the order the calls were made, as one listener per call fired.
-        for (const c of calls) {
-          if (this.inflight.get(c.opaque) !== c) continue;
-          this.inflight.delete(c.opaque);
-          c.reject(new RemotingAbortError(this.remoteAddress, c.opaque, c.code, now - c.start, { cause: signal.reason }));
-        }
-      };
-      g = { calls, onAbort };
-      this.abortGroups.set(signal, g);
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-    g.calls.add(p);
-  }
-
-  /** A call finished: stop watching its signal, and drop the listener once no call of ours uses it. */
-  private unwatchAbort(p: Pending): void {
-    const signal = p.signal!;
-    const g = this.abortGroups.get(signal);
-    if (g === undefined || !g.calls.delete(p) || g.calls.size > 0) return;
-    this.abortGroups.delete(signal);
-    signal.removeEventListener('abort', g.onAbort);
   }
 
   private prepareRequest(request: RemotingCommand, opaque: number): void {
@@ -454,109 +367,20 @@ export class RemotingConnection extends EventEmitter {
     if (logFrames.enabled) {
       logFrames('%s > %s', this.remoteAddress, describeFrame(cmd, head.length + (body ? body.length : 0)));
     }
-    if (this.waitingDrain) {
-      const size = head.length + (body ? body.length : 0);
-      const frames = this.queue.length - this.queueHead;
-      if (this.queuedBytes + size > this.maxQueuedBytes || frames + 1 > this.maxQueuedFrames) {
-        throw new RemotingBackpressureError(
-          this.remoteAddress,
-          cmd.code,
-          this.queuedBytes,
-          frames,
-          size,
-          `${this.maxQueuedBytes} bytes / ${this.maxQueuedFrames} frames`,
-        );
-      }
-      this.queue.push({ opaque: cmd.opaque, code: cmd.code, head, body, size, done });
-      this.queuedBytes += size;
-      return;
-    }
-    this.rawWrite(head, body);
-    done?.();
+    this.out.write(cmd.opaque, cmd.code, head, body, done);
   }
-
-  private rawWrite(head: Buffer, body: Buffer | null): void {
-    this.framesOut++;
-    // The socket stays corked until the check phase of this event-loop turn: every frame written
-    // meanwhile (all the calls that the responses of every chunk read in this poll phase release,
-    // all the answers to those reads) leaves in one writev, header and body as separate buffers,
-    // the body never copied. Uncorking at the end of each tick instead cost one write syscall per
-    // chunk read, about a fifth of a consumer's CPU on loopback.
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(this.uncork);
-    }
-    let ok = this.socket.write(head);
-    if (body) ok = this.socket.write(body);
-    if (!ok) {
-      this.waitingDrain = true;
-      this.drainWaits++;
-    }
-  }
-
-  private onDrain(): void {
-    this.waitingDrain = false;
-    while (!this.waitingDrain && this.queueHead < this.queue.length && !this.isClosed) {
-      const q = this.queue[this.queueHead]!;
-      this.queue[this.queueHead++] = undefined as unknown as Queued;
-      this.queuedBytes -= q.size;
-      this.rawWrite(q.head, q.body);
-      q.done?.();
-    }
-    if (this.queueHead === this.queue.length) {
-      this.queue = [];
-      this.queueHead = 0;
-    }
-  }
-
-  private armSweeper(deadline: number): void {
-    if (this.sweepTimer) clearTimeout(this.sweepTimer);
-    this.sweepAt = deadline;
-    this.sweepTimer = setTimeout(() => this.sweep(), Math.max(0, deadline - Date.now()) + 1);
-    this.sweepTimer.unref();
-  }
-
-  private sweep(): void {
-    this.sweepTimer = null;
-    this.sweepAt = Infinity;
-    const now = Date.now();
-    let next = Infinity;
-    let expired: Pending[] | null = null;
-    for (const p of this.inflight.values()) {
-      if (p.deadline <= now) {
-        (expired ??= []).push(p);
-      } else if (p.deadline < next) {
-        next = p.deadline;
-      }
-    }
-    if (next !== Infinity) this.armSweeper(next);
-    if (expired === null) return;
-    // Fail them in deadline order, even when a stalled event loop lets several expire in one sweep.
-    expired.sort((a, b) => a.deadline - b.deadline);
-    for (const p of expired) {
-      this.inflight.delete(p.opaque);
-      this.timeouts++;
-      if (p.signal) this.unwatchAbort(p);
-      log('%s to %s timed out (opaque %d)', requestCodeName(p.code), this.remoteAddress, p.opaque);
-      p.reject(new RemotingTimeoutError(this.remoteAddress, p.opaque, p.code, now - p.start, p.timeoutMs));
-    }
-  }
-
 
   private readonly onFrame = (frame: Buffer, offset: number): void => {
     this.framesIn++;
     const cmd = decodeCommand(frame, offset);
     if (logFrames.enabled) logFrames('%s < %s', this.remoteAddress, describeFrame(cmd, frame.length));
     if ((cmd.flag & RemotingFlag.RESPONSE) !== 0) {
-      const p = this.inflight.get(cmd.opaque);
+      const p = this.inflight.take(cmd.opaque);
       if (p === undefined) {
         this.unmatched++;
         log('dropping response from %s with unknown opaque %d (code %d)', this.remoteAddress, cmd.opaque, cmd.code);
         return;
       }
-      this.inflight.delete(cmd.opaque);
-      if (p.signal) this.unwatchAbort(p);
       p.resolve(cmd);
     } else {
       this.dispatch(cmd);

@@ -12,6 +12,7 @@ import {
  * message and as a field, so a log line says which broker or name server misbehaved.
  */
 export class RemotingError extends RocketwireError {
+  override readonly name: string = 'RemotingError';
   readonly addr: string;
   constructor(addr: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -25,6 +26,7 @@ function describeCall(code: number, opaque: number): string {
 
 /** No response arrived within the call's timeout. The connection stays open. */
 export class RemotingTimeoutError extends RemotingError {
+  override readonly name = 'RemotingTimeoutError';
   readonly opaque: number;
   readonly code: number;
   readonly elapsedMs: number;
@@ -43,6 +45,7 @@ export class RemotingTimeoutError extends RemotingError {
 
 /** The TCP (or TLS) connection to `addr` could not be opened, or the address is in reconnect back-off. */
 export class RemotingConnectError extends RemotingError {
+  override readonly name = 'RemotingConnectError';
   /** When the address is in back-off after failed attempts: ms until the next attempt is allowed. */
   readonly retryInMs: number;
   constructor(addr: string, message: string, options?: { cause?: unknown; retryInMs?: number }) {
@@ -57,6 +60,7 @@ export class RemotingConnectError extends RemotingError {
  * for a corrupt frame).
  */
 export class RemotingClosedError extends RemotingError {
+  override readonly name = 'RemotingClosedError';
   readonly opaque: number;
   readonly code: number;
   readonly elapsedMs: number;
@@ -76,6 +80,7 @@ export class RemotingClosedError extends RemotingError {
 
 /** The call was cancelled by its AbortSignal before a response arrived; `cause` is the signal's reason. */
 export class RemotingAbortError extends RemotingError {
+  override readonly name = 'RemotingAbortError';
   readonly opaque: number;
   readonly code: number;
   readonly elapsedMs: number;
@@ -92,6 +97,7 @@ export class RemotingAbortError extends RemotingError {
  * (`maxQueuedBytes` / `maxQueuedFrames`) was hit. The frame was not sent; the connection stays open.
  */
 export class RemotingBackpressureError extends RemotingError {
+  override readonly name = 'RemotingBackpressureError';
   readonly code: number;
   readonly queuedBytes: number;
   readonly queuedFrames: number;
@@ -131,6 +137,7 @@ export function isRetriableResponseCode(code: number): boolean {
 
 /** A broker or name server answered with a code other than the one the caller expected. */
 export class BrokerError extends RocketwireError {
+  override readonly name: string = 'BrokerError';
   readonly code: number;
   readonly remark: string | null;
   readonly retriable: boolean;

@@ -3,6 +3,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import createDebug from 'debug';
 import type { SerializeTypeName } from '../../protocol/index.js';
+import type { Clock } from '../clock.js';
 import { RemotingConnection, type RemotingConnectionOptions, type RequestProcessor } from './connection.js';
 
 const log = createDebug('rocketwire:remoting');
@@ -24,6 +25,8 @@ export interface RemotingServerOptions {
   keepAliveDelayMs?: number;
   /** Close accepted connections idle this long (Java: serverChannelMaxIdleTimeSeconds, 120 s). Default: never. */
   idleTimeoutMs?: number;
+  /** Clock of the timeouts of requests this server initiates. Default systemClock. */
+  clock?: Clock;
 }
 
 /**
@@ -95,6 +98,7 @@ export class RemotingServer extends EventEmitter {
       maxQueuedBytes: this.options.maxQueuedBytes,
       maxQueuedFrames: this.options.maxQueuedFrames,
       idleTimeoutMs: this.options.idleTimeoutMs,
+      clock: this.options.clock,
     };
     const conn = new RemotingConnection(socket, opts);
     this.conns.add(conn);

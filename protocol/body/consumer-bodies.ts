@@ -86,6 +86,7 @@ export interface ConsumeMessageDirectlyResult {
   autoCommit: boolean;
   consumeResult: string;
   remark?: string | undefined;
+  /** Milliseconds the handler took; the JSON key keeps Java's spelling (ConsumeMessageDirectlyResult). */
   spentTimeMills: number;
 }
 export function encodeConsumeMessageDirectlyResult(r: ConsumeMessageDirectlyResult): Buffer {

@@ -1,3 +1,4 @@
+import { FilterExpressionError } from '../errors.js';
 import { javaStringHash } from '../java-hash.js';
 import { toJavaJson } from '../json/java-json.js';
 import { parseFastjsonBody } from '../json/fastjson-parse.js';
@@ -43,15 +44,32 @@ export interface HeartbeatData {
 }
 
 /**
- * SubscriptionData for `topic` and a tag expression, as FilterAPI.buildSubscriptionData does:
- * null, "" or "*" → "*" with empty sets; otherwise split on "||", trim, drop empty parts.
+ * SubscriptionData for `topic` and an expression, as Java's FilterAPI.build /
+ * buildSubscriptionData make it (remoting/.../protocol/filter/FilterAPI.java in 5.x,
+ * common/.../filter/FilterAPI.java in 4.9, the same rules):
+ *
+ * * `expressionType` TAG, or blank (null, "", spaces) which means TAG (the result says "TAG"):
+ *   * null, "" or exactly "*" subscribe to everything: subString "*", empty sets.
+ *   * anything else is split on "||" (Java's String.split: a string made only of "||" splits into
+ *     nothing and Java throws "subString split error"; so do we), every part trimmed, empty parts
+ *     dropped. tagsSet and codeSet are Java HashSets: each tag and each hash (String.hashCode)
+ *     once, so two tags whose hashes collide ("Aa", "BB") leave one code. subString is kept as
+ *     written.
+ *   * hence " * " is not "everything": it is the one tag "*" (code 42), and the broker then
+ *     delivers only messages tagged "*"; a blank "  " gives empty sets under a subString that is
+ *     not "*", which the broker's tag filter matches against nothing.
+ * * any other type (SQL92): subString as written, no sets; an empty expression is refused
+ *   ("Expression can't be null!"), which a broker answers SUBSCRIPTION_PARSE_FAILED.
+ *
+ * Errors are FilterExpressionError.
  */
 export function buildSubscriptionData(
   topic: string,
   subString: string | null | undefined,
   subVersion: number,
-  expressionType = 'TAG',
+  expressionType: string | null | undefined = 'TAG',
 ): SubscriptionData {
+  const tag = expressionType == null || expressionType.trim() === '' || expressionType === 'TAG';
   const sd: SubscriptionData = {
     classFilterMode: false,
     topic,
@@ -59,19 +77,23 @@ export function buildSubscriptionData(
     tagsSet: [],
     codeSet: [],
     subVersion,
-    expressionType,
+    expressionType: tag ? 'TAG' : expressionType,
   };
-  if (expressionType !== 'TAG') {
-    sd.subString = subString ?? '';
+  if (!tag) {
+    if (subString == null || subString === '') throw new FilterExpressionError(`Expression can't be null! ${expressionType}`);
+    sd.subString = subString;
     return sd;
   }
   if (subString == null || subString === '' || subString === '*') return sd;
+  const parts = subString.split('||');
+  if (parts.every((p) => p === '')) throw new FilterExpressionError(`subString split error: ${JSON.stringify(subString)}`);
   sd.subString = subString;
-  for (const part of subString.split('||')) {
-    const tag = part.trim();
-    if (tag.length === 0 || sd.tagsSet.includes(tag)) continue;
-    sd.tagsSet.push(tag);
-    sd.codeSet.push(javaStringHash(tag));
+  for (const part of parts) {
+    const t = part.trim();
+    if (t.length === 0) continue;
+    if (!sd.tagsSet.includes(t)) sd.tagsSet.push(t);
+    const code = javaStringHash(t);
+    if (!sd.codeSet.includes(code)) sd.codeSet.push(code);
   }
   return sd;
 }

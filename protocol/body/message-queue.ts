@@ -20,7 +20,8 @@ export function readMessageQueue(v: unknown, path: string): MessageQueue {
 
 /**
  * The canonical key text of a queue, as parseFastjson turns an object map key into a string:
- * `{"brokerName":"b","queueId":0,"topic":"T"}`. Handy as a Map key too.
+ * `{"brokerName":"b","queueId":0,"topic":"T"}`: the wire form of a queue used as a JSON map key
+ * (ResetOffsetBody.offsetTable, ConsumerRunningInfo.mqTable). For a Map key use resetOffsetKey.
  */
 export function messageQueueKey(mq: MessageQueue): string {
   return toJavaJson(messageQueueToJson(mq));
@@ -36,4 +37,13 @@ export function compareMessageQueue(a: MessageQueue, b: MessageQueue): number {
   if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
   if (a.brokerName !== b.brokerName) return a.brokerName < b.brokerName ? -1 : 1;
   return a.queueId - b.queueId;
+}
+
+/**
+ * The Map key of a queue in the client's tables: `topic@brokerName@queueId` ("@" cannot occur in a
+ * topic or broker name). RESET_CONSUMER_CLIENT_OFFSET hands a consumer its offsets under this key
+ * (hence the name), and the consumer keys its process queues and offsets by it too.
+ */
+export function resetOffsetKey(mq: MessageQueue): string {
+  return `${mq.topic}@${mq.brokerName}@${mq.queueId}`;
 }

@@ -60,6 +60,7 @@ const registerSpec = {
   brokerId: F.long.required(),
   compressed: F.boolean.optional(),
   bodyCrc32: F.int.optional(),
+  // Wire key as Java spells it (milliseconds).
   heartbeatTimeoutMillis: F.long.optional(),
   enableActingMaster: F.boolean.optional(),
 };

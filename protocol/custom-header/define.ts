@@ -48,11 +48,21 @@ export type HeaderOf<S extends Spec> = Simplify<
   { [K in RequiredKeys<S>]: ValueOf<S[K]> } & { [K in OptionalKeys<S>]?: ValueOf<S[K]> | undefined }
 >;
 
+/** One field of a header as its spec declares it. */
+export interface HeaderFieldSpec {
+  readonly name: string;
+  readonly key: string;
+  readonly kind: FieldKind;
+  readonly required: boolean;
+}
+
 export interface HeaderCodec<T> {
   /** Java class name, for error messages and documentation. */
   readonly name: string;
   /** The `extFields` keys by field name. */
   readonly keys: Readonly<Record<keyof T & string, string>>;
+  /** The fields in spec order (the order encode writes them in). */
+  readonly fields: readonly HeaderFieldSpec[];
   /** Fields to `extFields` strings; undefined/null optional fields are left out. */
   encode(fields: T): Record<string, string>;
   /** `extFields` to fields, validating as described above. */
@@ -121,18 +131,28 @@ function decodeValue(key: string, kind: FieldKind, v: string): string | number |
   }
 }
 
+/** The same spec with every field under the `extFields` key `keys` gives it (SEND_MESSAGE_V2's a..n). */
+export function rekey<S extends Spec>(spec: S, keys: { readonly [K in keyof S]: string }): S {
+  const out: Record<string, AnyDef> = {};
+  for (const name of Object.keys(spec)) out[name] = { ...spec[name]!, key: keys[name as keyof S] };
+  return out as S;
+}
+
 /** Build the codec of one header class from its field spec. */
 export function defineHeader<S extends Spec>(name: string, spec: S): HeaderCodec<HeaderOf<S>> {
   const names = Object.keys(spec);
-  const entries = names.map((n) => {
-    const d = spec[n]!;
-    return { name: n, key: d.key ?? n, kind: d.kind, required: d.required };
-  });
+  const entries: readonly HeaderFieldSpec[] = Object.freeze(
+    names.map((n) => {
+      const d = spec[n]!;
+      return Object.freeze({ name: n, key: d.key ?? n, kind: d.kind, required: d.required });
+    }),
+  );
   const keys: Record<string, string> = {};
   for (const e of entries) keys[e.name] = e.key;
   return {
     name,
     keys: keys as Record<keyof HeaderOf<S> & string, string>,
+    fields: entries,
     encode(fields: HeaderOf<S>): Record<string, string> {
       const out: Record<string, string> = {};
       const f = fields as Record<string, unknown>;

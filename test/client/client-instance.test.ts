@@ -243,6 +243,11 @@ t.test('broker-initiated requests reach the consumer of the named group', async 
   const unknown = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'nope', clientId: inst.clientId, jstackEnable: 'false' } }));
   t.equal(unknown.code, ResponseCode.SYSTEM_ERROR);
   t.equal(unknown.remark, 'The Consumer Group <nope> not exist in this consumer');
+  // Headers are decoded by the operation table's codecs, as Java's decodeCommandCustomHeader does:
+  // a request without its required consumerGroup is answered SYSTEM_ERROR naming the field.
+  const headerless = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { clientId: inst.clientId } }));
+  t.equal(headerless.code, ResponseCode.SYSTEM_ERROR);
+  t.match(headerless.remark, /header field "consumerGroup"/);
 
   const body = '{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"TopicTest"}:100,{"brokerName":"broker-a","queueId":3,"topic":"TopicTest"}:7}}';
   await conn.invokeOneway(

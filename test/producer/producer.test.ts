@@ -209,6 +209,21 @@ t.test('FLUSH_DISK_TIMEOUT is a stored message with that status', async (t) => {
   t.equal(r.messageQueue.queueId, 1);
 });
 
+t.test('a send answer with a garbled queueOffset is a ResponseFieldError, not NaN (and not retried: the broker may have stored it)', async (t) => {
+  const { ns, bs } = await cluster(t);
+  bs[0]!.on(RequestCode.SEND_MESSAGE_V2, (req) =>
+    createResponse(req, ResponseCode.SUCCESS, { extFields: { msgId: 'X', queueId: '1', queueOffset: 'five' } }),
+  );
+  const p = await started(t, ns.addr);
+  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), {
+    name: 'ResponseFieldError',
+    field: 'queueOffset',
+    requestCode: RequestCode.SEND_MESSAGE_V2,
+    addr: bs[0]!.addr,
+  });
+  t.equal(bs[0]!.requestsOf(RequestCode.SEND_MESSAGE_V2).length, 1);
+});
+
 t.test('the time budget ends the retries', async (t) => {
   const { ns, bs } = await cluster(t, 1, 1);
   bs[0]!.on(RequestCode.SEND_MESSAGE_V2, () => null);

@@ -40,7 +40,7 @@ export async function startChildBroker(queues: number, timeoutMs = 30_000): Prom
       clearTimeout(timer);
       try {
         const line = JSON.parse(out.slice(0, nl)) as { event: string; namesrv: string; broker: string };
-        if (line.event !== 'ready') throw new Error(`unexpected line ${out.slice(0, nl)}`);
+        if (line.event !== 'ready') throw new CliError(`unexpected line ${out.slice(0, nl)}`);
         resolve(line);
       } catch (err) {
         reject(new CliError(`embedded broker printed an unexpected ready line: ${(err as Error).message}`));

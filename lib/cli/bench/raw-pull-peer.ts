@@ -15,27 +15,28 @@
 import * as net from 'node:net';
 import {
   countStoredRecords,
-  createRequest,
   decodeCommand,
   decodeMessages,
   encodeCommand,
   FrameDecoder,
-  PullMessageRequestHeader,
-  PullMessageResponseHeader,
+  MQVersion,
+  Operations,
   PullSysFlag,
-  RequestCode,
   ResponseCode,
   type MessageQueue,
 } from '../../../protocol/index.js';
-import { parseTopicRouteData, topicRouteToSubscribeQueues } from '../../client/topic-route.js';
+import { decodeResponseBody, decodeResponseHeader, isAnswer, operationRequest, type RequestStamp } from '../../client/operation-call.js';
+import { topicRouteToSubscribeQueues } from '../../client/topic-route.js';
 import { parseAddress } from '../../remoting/address.js';
 import { RemotingClient } from '../../remoting/index.js';
+import { CliError } from '../common.js';
 
 const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [string, string, string, string, string, string?];
 const decode = mode === 'decode';
 const expect = Number(expectText);
 const timeoutMs = Number(timeoutText);
 const PULL_BATCH = 32;
+const STAMP: RequestStamp = { language: 'JAVA', version: MQVersion.V4_9_8, serializeType: 'JSON' };
 
 function print(obj: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify(obj) + '\n');
@@ -45,9 +46,10 @@ async function route(): Promise<{ mq: MessageQueue; addr: string }[]> {
   const client = new RemotingClient();
   try {
     const addr = namesrv.split(';')[0]!.trim();
-    const res = await client.invoke(addr, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic } }), { timeoutMs: 5000 });
-    if (res.code !== ResponseCode.SUCCESS || !res.body) throw new Error(`no route for ${topic}: code ${res.code} ${res.remark ?? ''}`);
-    const r = parseTopicRouteData(res.body);
+    const op = Operations.GET_ROUTEINFO_BY_TOPIC;
+    const res = await client.invoke(addr, operationRequest(op, { topic }, undefined, STAMP), { timeoutMs: 5000 });
+    const r = res.code === ResponseCode.SUCCESS ? decodeResponseBody(op, res) : null;
+    if (r === null) throw new CliError(`no route for ${topic}: code ${res.code} ${res.remark ?? ''}`);
     const masters = new Map(r.brokerDatas.map((b) => [b.brokerName, b.brokerAddrs['0']]));
     return topicRouteToSubscribeQueues(topic, r)
       .filter((mq) => masters.get(mq.brokerName))
@@ -69,7 +71,7 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
   const byOpaque = new Map<number, MessageQueue>();
   let opaque = 1;
   const pull = (mq: MessageQueue, offset: number): void => {
-    const extFields = PullMessageRequestHeader.encode({
+    const req = operationRequest(Operations.PULL_MESSAGE, {
       consumerGroup: group,
       topic,
       queueId: mq.queueId,
@@ -82,10 +84,10 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
       subscription: '*',
       expressionType: 'TAG',
       bname: mq.brokerName,
-    });
-    const o = opaque++;
-    byOpaque.set(o, mq);
-    socket.write(encodeCommand(createRequest(RequestCode.PULL_MESSAGE, { opaque: o, extFields })));
+    }, undefined, STAMP);
+    req.opaque = opaque++;
+    byOpaque.set(req.opaque, mq);
+    socket.write(encodeCommand(req));
   };
   const decoder = new FrameDecoder();
   socket.on('connect', () => {
@@ -99,10 +101,10 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
         const mq = byOpaque.get(res.opaque);
         if (mq === undefined) return;
         byOpaque.delete(res.opaque);
-        if (res.code !== ResponseCode.SUCCESS && res.code !== ResponseCode.PULL_NOT_FOUND && res.code !== ResponseCode.PULL_RETRY_IMMEDIATELY) {
-          throw new Error(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
+        if (!isAnswer(Operations.PULL_MESSAGE, res.code) || res.code === ResponseCode.PULL_OFFSET_MOVED) {
+          throw new CliError(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
         }
-        const h = PullMessageResponseHeader.decode(res.extFields);
+        const h = decodeResponseHeader(Operations.PULL_MESSAGE, res, addr);
         const body = res.body;
         if (res.code === ResponseCode.SUCCESS && body) {
           received += decode ? decodeMessages(body).length : countStoredRecords(body);
@@ -124,7 +126,7 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
 
 async function main(): Promise<void> {
   const queues = await route();
-  if (queues.length === 0) throw new Error(`topic ${topic} has no readable queue`);
+  if (queues.length === 0) throw new CliError(`topic ${topic} has no readable queue`);
   print({ type: 'started', group, topic });
   const byBroker = new Map<string, MessageQueue[]>();
   for (const { mq, addr } of queues) {

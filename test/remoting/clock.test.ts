@@ -1,0 +1,65 @@
+import t from 'tap';
+import net from 'node:net';
+import { once } from 'node:events';
+import { createRequest } from '../../protocol/index.js';
+import { ManualClock } from '../../lib/clock.js';
+import { RemotingClient, RemotingConnectError, RemotingTimeoutError } from '../../lib/remoting/index.js';
+import { scriptedServer } from './scripted-server.js';
+
+// Timeouts and back-off of minutes, driven by a ManualClock: no test waits for them.
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+t.test('a call times out when the clock passes its deadline, not before', async (t) => {
+  const server = await scriptedServer(); // never answers
+  const clock = new ManualClock();
+  const client = new RemotingClient({ clock });
+  t.teardown(async () => {
+    await client.close();
+    await server.close();
+  });
+  let settled = false;
+  const call = client.invoke(server.addr, createRequest(11), { timeoutMs: 60_000 }).then(
+    () => t.fail('no answer was sent'),
+    (e: unknown) => ((settled = true), e),
+  );
+  const peer = await server.nextPeer();
+  await peer.waitFor(1);
+  clock.advance(59_999);
+  await new Promise((r) => setImmediate(r));
+  t.notOk(settled, 'still waiting one millisecond before the deadline');
+  clock.advance(2); // the sweeper fires 1 ms after the deadline
+  const err = (await call) as RemotingTimeoutError;
+  t.type(err, RemotingTimeoutError);
+  t.equal(err.timeoutMs, 60_000);
+  t.equal(err.elapsedMs, 60_001, 'elapsed time read from the same clock');
+  t.equal(err.addr, server.addr);
+});
+
+t.test('reconnect back-off is measured on the clock', async (t) => {
+  const clock = new ManualClock();
+  const addr = `127.0.0.1:${await freePort()}`;
+  const client = new RemotingClient({ clock, reconnectBackoffMs: 60_000, maxReconnectBackoffMs: 60_000 });
+  t.teardown(() => client.close());
+  const first = await client.invoke(addr, createRequest(1)).catch((e: unknown) => e);
+  t.type(first, RemotingConnectError);
+  t.equal(client.stats()[addr]!.retryInMs, 60_000);
+  const held = (await client.invoke(addr, createRequest(1)).catch((e: unknown) => e)) as RemotingConnectError;
+  t.type(held, RemotingConnectError);
+  t.equal(held.retryInMs, 60_000, 'refused at once while the back-off lasts');
+  t.equal(client.stats()[addr]!.connectAttempts, 1);
+  clock.advance(59_999);
+  t.equal(client.stats()[addr]!.retryInMs, 1);
+  clock.advance(1);
+  t.equal(client.stats()[addr]!.retryInMs, 0);
+  const again = (await client.invoke(addr, createRequest(1)).catch((e: unknown) => e)) as RemotingConnectError;
+  t.type(again, RemotingConnectError);
+  t.equal(client.stats()[addr]!.connectAttempts, 2, 'a new attempt once the clock passed the back-off');
+});
