@@ -60,11 +60,18 @@ export {
   MQClientError,
   NameServerUnavailableError,
   ClientOptionError,
+  ResponseFieldError,
   type ClientOptions,
 } from './client/index.js';
 
 // Embedded name server + broker.
-export { startBroker, type StartBrokerOptions, type EmbeddedBroker } from './broker/index.js';
+export {
+  startBroker,
+  BrokerOptionError,
+  StoreWriteError,
+  type StartBrokerOptions,
+  type EmbeddedBroker,
+} from './broker/index.js';
 
 // Capture decoding: the decoder, its records and their text/JSON forms.
 export {
@@ -104,4 +111,4 @@ export {
 export { ManualClock, systemClock, type Clock, type ClockTimer } from './clock.js';
 
 // Codec values the runtime hands out, and the root of every rocketwire error.
-export { RocketwireError, ProtocolError, type MessageExt, type MessageQueue } from '../protocol/index.js';
+export { RocketwireError, OptionError, ProtocolError, type MessageExt, type MessageQueue } from '../protocol/index.js';

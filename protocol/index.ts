@@ -15,6 +15,7 @@
 // Errors: every malformed input ends in a ProtocolError (or a subclass) carrying the byte offset.
 export {
   RocketwireError,
+  OptionError,
   ProtocolError,
   HeaderFieldError,
   UnsupportedCompressionError,
@@ -98,7 +99,6 @@ export {
   GetEarliestMsgStoretimeResponseHeader,
   sendHeaderV1ToV2,
   sendHeaderV2ToV1,
-  decodeSendMessageRequestHeader,
   SendMessageRequestHeader,
   SendMessageRequestHeaderV2,
   SendMessageResponseHeader,
@@ -124,6 +124,7 @@ export {
 // or serves.
 export {
   operationOf,
+  decodeSendMessageRequestHeader,
   type BodyCodec,
   type BodySpec,
   type Operation,

@@ -1,4 +1,4 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { OptionError, RocketwireError } from '../../protocol/internal.js';
 
 /** The store could not write (disk full, folder not writable, closed). `code` is the errno code when there is one. */
 export class StoreWriteError extends RocketwireError {
@@ -11,12 +11,10 @@ export class StoreWriteError extends RocketwireError {
 }
 
 /** A broker or store option outside its allowed range; `option` names it. */
-export class BrokerOptionError extends RocketwireError {
+export class BrokerOptionError extends OptionError {
   override readonly name = 'BrokerOptionError';
-  readonly option: string;
   constructor(option: string, message: string) {
-    super(`${option} ${message}`);
-    this.option = option;
+    super(option, `${option} ${message}`);
   }
 }
 

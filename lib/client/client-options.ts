@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
-import { OptionError, type SerializeTypeName } from '../../protocol/index.js';
+import { OptionError, type SerializeTypeName } from '../../protocol/internal.js';
 import type { AclCredentials } from '../remoting/index.js';
 
 

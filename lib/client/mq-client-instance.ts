@@ -9,7 +9,7 @@ import {
   type HeartbeatData,
   type RemotingCommand,
   type TopicRouteData,
-} from '../../protocol/index.js';
+} from '../../protocol/internal.js';
 import { BrokerError, RemotingClient } from '../remoting/index.js';
 import {
   buildClientId,

@@ -1,4 +1,4 @@
-import { OptionError } from '../../protocol/index.js';
+import { OptionError } from '../../protocol/internal.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 
 /** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */

@@ -1,5 +1,5 @@
 import type tls from 'node:tls';
-import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
+import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } from '../../protocol/internal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';

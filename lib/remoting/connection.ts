@@ -13,7 +13,7 @@ import {
   encodeCommandParts,
   type RemotingCommand,
   type SerializeTypeName,
-} from '../../protocol/index.js';
+} from '../../protocol/internal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { RemotingAbortError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
 import { formatAddress, parseAddress } from './address.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, UnsupportedCompressionError } from '../../protocol/index.js';
+import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, UnsupportedCompressionError } from '../../protocol/internal.js';
 import {
   BrokerError,
   RemotingAbortError,

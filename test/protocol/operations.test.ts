@@ -8,7 +8,7 @@ import {
   type FieldKind,
   type HeaderCodec,
   type Operation,
-} from '../../protocol/index.js';
+} from '../../protocol/internal.js';
 
 const rows = Object.entries(Operations) as [string, Operation][];
 const responseCodes = new Set<number>(Object.values(ResponseCode));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { buildSubscriptionData, FilterExpressionError, javaStringHash, RocketwireError } from '../../protocol/index.js';
+import { buildSubscriptionData, FilterExpressionError, javaStringHash, RocketwireError } from '../../protocol/internal.js';
 
 // FilterAPI.build / buildSubscriptionData (remoting/.../protocol/filter/FilterAPI.java).
 
