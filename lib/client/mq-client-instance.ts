@@ -96,9 +96,9 @@ export class MQClientInstance extends MQClientAPI {
     this.clientId = clientId;
     this.options = options;
     this.tasks = [
-      new ScheduledTask('updateTopicRouteInfoFromNameServer', options.pollNameServerIntervalMs, () => this.refreshAllRoutes()),
-      new ScheduledTask('sendHeartbeatToAllBrokers', options.heartbeatIntervalMs, () => this.sendHeartbeatToAllBrokers()),
-      new ScheduledTask('persistAllConsumerOffset', options.persistOffsetIntervalMs, () => this.persistAllConsumerOffsets()),
+      new ScheduledTask('updateTopicRouteInfoFromNameServer', options.pollNameServerIntervalMs, () => this.refreshAllRoutes(), log, options.clock),
+      new ScheduledTask('sendHeartbeatToAllBrokers', options.heartbeatIntervalMs, () => this.sendHeartbeatToAllBrokers(), log, options.clock),
+      new ScheduledTask('persistAllConsumerOffset', options.persistOffsetIntervalMs, () => this.persistAllConsumerOffsets(), log, options.clock),
     ];
     this.registerBrokerRequestProcessors();
   }

@@ -1,5 +1,4 @@
 export * from './allocate-strategy.js';
-export type { Clock as ConsumerClock } from './clock.js';
 export * from './consume-types.js';
 export type { ConsumerStats, QueueStats } from './consumer-stats.js';
 export * from './errors.js';

@@ -95,7 +95,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
   private offsetStoreValue: OffsetStore | null = null;
   private concurrently: ConsumeMessageConcurrentlyService | null = null;
   private orderlyService: ConsumeMessageOrderlyService | null = null;
-  private readonly pullService = new PullMessageService((pr) => this.pullMessage(pr));
+  private readonly pullService: PullMessageService;
   private readonly rebalance: RebalancePushImpl;
   private readonly tasks: ScheduledTask[] = [];
   private readonly inflightPulls = new Set<Promise<void>>();
@@ -108,6 +108,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
 
   constructor(options: PushConsumerOptions) {
     this.config = resolveConsumerOptions(options);
+    this.pullService = new PullMessageService((pr) => this.pullMessage(pr), this.config.clock);
     for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
     this.limits = {
       pullThresholdForQueue: this.config.pullThresholdForQueue,
@@ -135,7 +136,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
         for (const pr of prs) this.pullService.executePullRequestImmediately(pr);
       },
       messageQueueChanged: (topic) => this.messageQueueChanged(topic),
-      isConsuming: (pq) => this.orderlyService?.isConsuming(pq) ?? false,
+      awaitConsumeIdle: (pq, timeoutMs) => this.orderlyService?.awaitConsumeIdle(pq, timeoutMs) ?? Promise.resolve(true),
     });
   }
 
@@ -259,6 +260,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
         ...(config.pollNameServerIntervalMs !== undefined ? { pollNameServerIntervalMs: config.pollNameServerIntervalMs } : {}),
         ...(config.mqClientApiTimeoutMs !== undefined ? { mqClientApiTimeoutMs: config.mqClientApiTimeoutMs } : {}),
         persistOffsetIntervalMs: config.persistOffsetIntervalMs,
+        clock: config.clock,
       });
       this.instance = instance;
       this.clientIdValue = instance.clientId;
@@ -289,15 +291,15 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       this.stateValue = 'RUNNING';
       this.pullService.start();
       await this.rebalance.doRebalance();
-      const rebalanceTask = new ScheduledTask('rebalance', config.rebalanceIntervalMs, () => this.rebalance.doRebalance(), log);
+      const rebalanceTask = new ScheduledTask('rebalance', config.rebalanceIntervalMs, () => this.rebalance.doRebalance(), log, config.clock);
       rebalanceTask.start(config.rebalanceIntervalMs);
       this.tasks.push(rebalanceTask);
       if (!config.orderly) {
-        const sweep = new ScheduledTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg(), log);
+        const sweep = new ScheduledTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg(), log, config.clock);
         sweep.start(config.consumeTimeoutMs);
         this.tasks.push(sweep);
       } else if (config.messageModel === 'CLUSTERING') {
-        const locks = new ScheduledTask('lockAll', config.lockIntervalMs, () => this.rebalance.lockAll(), log);
+        const locks = new ScheduledTask('lockAll', config.lockIntervalMs, () => this.rebalance.lockAll(), log, config.clock);
         locks.start(Math.min(1000, config.lockIntervalMs));
         this.tasks.push(locks);
       }
@@ -790,7 +792,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
           defaultTopicQueueNums: 4,
           queueId: q.queueId,
           sysFlag: 0,
-          bornTimestamp: Date.now(),
+          bornTimestamp: this.config.clock.now(),
           flag: msg.flag ?? 0,
           properties: encodeProperties(props),
           reconsumeTimes: reconsumeTime,
@@ -913,7 +915,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     msg.brokerName = brokerName;
     const mq = messageQueue(msg.topic, brokerName, msg.queueId);
     resetRetryTopic([msg], retryTopic(this.config.consumerGroup));
-    const begin = Date.now();
+    const begin = this.config.clock.now();
     let consumeResult: CMResultName;
     let remark = '';
     try {
@@ -933,7 +935,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       consumeResult = 'CR_THROW_EXCEPTION';
       remark = (err as Error)?.stack ?? String(err);
     }
-    return { autoCommit: true, consumeResult, order: this.config.orderly, remark, spentTimeMills: Date.now() - begin };
+    return { autoCommit: true, consumeResult, order: this.config.orderly, remark, spentTimeMills: this.config.clock.now() - begin };
   }
 
   /** RESET_CONSUMER_CLIENT_OFFSET: drop the held queues named in `offsets`, store the new offsets, rebalance. */

@@ -1,16 +1,21 @@
 import createDebug from 'debug';
+import type { ClockTimer } from '../clock.js';
 import { compareJavaStrings, compareMessageQueues, queueKey, type MessageQueue } from './message-queue.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
 import { ProcessQueue } from './process-queue.js';
 import type { PullRequest } from './pull-request.js';
 import type { SubscriptionData } from './subscription.js';
-import { sleep } from './timers.js';
 
 const log = createDebug('rocketwire:consumer');
 
 /** Java's unlockDelayTimeMills: a queue removed with messages still cached is unlocked this much later. */
 export const UNLOCK_DELAY_TIME_MS = 20_000;
+/**
+ * How long the removal of an orderly queue waits for the handler call in flight on it (Java's
+ * `consumeLock.tryLock(1000, ms)` in RebalancePushImpl.removeUnnecessaryMessageQueue).
+ */
+export const CONSUME_LOCK_WAIT_MS = 1000;
 
 /** What the rebalance needs from the consumer. */
 export interface RebalanceHost {
@@ -29,8 +34,11 @@ export interface RebalanceHost {
   dispatchPullRequests(prs: PullRequest[]): void;
   /** New subVersion, per-queue limits, heartbeat; awaited before the new queues' first pulls. */
   messageQueueChanged(topic: string): Promise<void>;
-  /** Orderly: a consume run currently owns the queue. */
-  isConsuming(pq: ProcessQueue): boolean;
+  /**
+   * Orderly: resolves true once no consume run owns the queue (at once when none does), false when
+   * `timeoutMs` passes on the clock first.
+   */
+  awaitConsumeIdle(pq: ProcessQueue, timeoutMs: number): Promise<boolean>;
 }
 
 /**
@@ -42,7 +50,7 @@ export class RebalancePushImpl {
   private running: Promise<void> | null = null;
   private again = false;
   /** Delayed oneway unlocks of removed orderly queues (timer → queue), flushed at shutdown. */
-  private readonly pendingUnlocks = new Map<NodeJS.Timeout, MessageQueue>();
+  private readonly pendingUnlocks = new Map<ClockTimer, MessageQueue>();
   private stopped = false;
 
   constructor(private readonly host: RebalanceHost) {}
@@ -187,21 +195,16 @@ export class RebalancePushImpl {
     await offsetStore.persist(mq);
     offsetStore.removeOffset(mq);
     if (config.orderly && config.messageModel === 'CLUSTERING') {
-      if (this.host.isConsuming(pq)) {
-        const deadline = Date.now() + 1000;
-        while (this.host.isConsuming(pq) && Date.now() < deadline) await sleep(20);
-        if (this.host.isConsuming(pq)) {
-          log('%o is still being consumed; keeping it until the next rebalance', mq);
-          pq.dropped = false;
-          return false;
-        }
+      if (!(await this.host.awaitConsumeIdle(pq, CONSUME_LOCK_WAIT_MS))) {
+        log('%o is still being consumed; keeping it until the next rebalance', mq);
+        pq.dropped = false;
+        return false;
       }
       if (pq.msgCount > 0) {
-        const t = setTimeout(() => {
+        const t = config.clock.setTimeout(() => {
           this.pendingUnlocks.delete(t);
           this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
         }, UNLOCK_DELAY_TIME_MS);
-        t.unref();
         this.pendingUnlocks.set(t, mq);
       } else {
         await this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
@@ -292,7 +295,7 @@ export class RebalancePushImpl {
     this.pendingUnlocks.clear();
     await Promise.all(
       pending.map(([t, mq]) => {
-        clearTimeout(t);
+        this.host.config.clock.clearTimeout(t);
         return this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
       }),
     );

@@ -10,6 +10,7 @@ import {
 } from '../../lib/consumer/index.js';
 import { ConsumeMessageConcurrentlyService } from '../../lib/consumer/consume-message-concurrently-service.js';
 import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
+import { ManualClock } from '../../lib/clock.js';
 
 function msg(queueOffset: number, topic = 'T'): MessageExt {
   return {
@@ -135,11 +136,15 @@ t.test('a dropped queue discards results and the retry topic is restored before 
 
 t.test('shutdown waits up to awaitTerminationMillisWhenShutdown for running calls', async (t) => {
   let finish!: () => void;
-  const { svc, mq, pq } = setup(() => new Promise((r) => (finish = () => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))));
+  const clock = new ManualClock();
+  const { svc, mq, pq } = setup(() => new Promise((r) => (finish = () => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))), { clock });
   const m = msg(0);
   pq.putMessage([m]);
   svc.submitConsumeRequest([m], pq, mq);
-  t.equal(await svc.shutdown(30), false, 'gives up when the call is still running');
+  const first = svc.shutdown(30);
+  clock.advance(29);
+  clock.advance(1);
+  t.equal(await first, false, 'gives up after 30 ms of the clock when the call is still running');
   const again = svc.shutdown(5000);
   finish();
   t.equal(await again, true, 'resolves as soon as the last call ends');
@@ -149,18 +154,17 @@ t.test('shutdown waits up to awaitTerminationMillisWhenShutdown for running call
 
 t.test('synchronous calls in a row: each call starts at the clock reading after the previous one returned', async (t) => {
   // An injected clock that counts its reads; the handler takes 100 ms of it per call.
-  let now = 1_000;
   let reads = 0;
-  const clock = {
-    now: () => {
+  const clock = new (class extends ManualClock {
+    override now(): number {
       reads++;
-      return now;
-    },
-  };
+      return super.now();
+    }
+  })(1_000);
   const starts: string[] = [];
   const { svc, host, mq, pq } = setup((msgs) => {
     starts.push(msgs[0]!.properties.CONSUME_START_TIME!);
-    now += 100;
+    clock.advance(100);
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
   }, { clock });
   const ms = Array.from({ length: 3 }, (_, i) => msg(i));
