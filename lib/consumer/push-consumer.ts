@@ -337,7 +337,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     if (this.orderlyService) await this.orderlyService.shutdown(wait);
     if (config.orderly && config.messageModel === 'CLUSTERING' && this.instance) await this.rebalance.unlockAll();
     if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
-    for (const { pq } of this.rebalance.processQueueTable.values()) pq.dropped = true;
+    this.rebalance.dropAll();
     if (this.instance) {
       await this.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
       await this.instance.release();
@@ -583,7 +583,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       case 'OFFSET_ILLEGAL':
         log('pull %o: offset %d illegal, broker suggests %d', mq, pr.nextOffset, result.nextBeginOffset);
         pr.nextOffset = result.nextBeginOffset;
-        pq.dropped = true;
+        this.rebalance.dropProcessQueue(pq);
         // 5.2+: freeze the corrected offset, persist it, drop the queue and rebalance at once.
         this.offsetStore.updateAndFreezeOffset(mq, pr.nextOffset);
         {
@@ -602,7 +602,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
 
   /** ConsumeHost: a consume call removed messages; resume a pull parked by flow control once below the limits. */
   onConsumed(pq: ProcessQueue): void {
-    const pr = pq.pullRequest as PullRequest | null;
+    const pr = pq.pullRequest;
     // Cheap check first: only a parked pull is worth re-evaluating.
     if (pr !== null && pr.parkTimer !== null && !pq.dropped && flowControlReason(pq, this.limits) === null) this.pullService.resume(pr);
   }
@@ -715,11 +715,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     try {
       const granted = await this.lockBatch(mq.brokerName, [mq]);
       const ok = granted.some((g) => queueKey(g) === queueKey(mq));
-      const entry = this.rebalance.processQueueTable.get(queueKey(mq));
-      if (entry && ok) {
-        entry.pq.locked = true;
-        entry.pq.lastLockTimestamp = this.config.clock.now();
-      }
+      if (ok) this.rebalance.lockGranted(mq);
       return ok;
     } catch {
       return false;
@@ -945,7 +941,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       if (mq.topic !== topic) continue;
       const offset = offsets.get(queueKey(mq));
       if (offset === undefined) continue;
-      pq.dropped = true;
+      this.rebalance.dropProcessQueue(pq);
       pq.clear();
       targets.push({ mq, pq, offset });
     }

@@ -88,8 +88,9 @@ export class RebalancePushImpl {
     // Drop queues of topics no longer subscribed.
     for (const [key, { mq, pq }] of this.processQueueTable) {
       if (!subs.has(mq.topic)) {
-        pq.dropped = true;
+        pq.drop();
         this.processQueueTable.delete(key);
+        pq.markRemoved();
         log('dropped %o: topic no longer subscribed', mq);
       }
     }
@@ -139,9 +140,10 @@ export class RebalancePushImpl {
       if (mq.topic !== topic) continue;
       const expired = !wanted.has(key) ? false : pq.isPullExpired(now);
       if (!wanted.has(key) || expired) {
-        pq.dropped = true;
+        pq.drop();
         if (await this.removeUnnecessaryMessageQueue(mq, pq)) {
           this.processQueueTable.delete(key);
+          pq.markRemoved();
           changed = true;
           log('rebalance removed %o%s', mq, expired ? ' (pull expired)' : '');
         }
@@ -163,10 +165,7 @@ export class RebalancePushImpl {
         continue;
       }
       if (this.processQueueTable.has(key)) continue;
-      if (orderly) {
-        pq.locked = true;
-        pq.lastLockTimestamp = config.clock.now();
-      }
+      if (orderly) pq.markLocked(config.clock.now());
       this.processQueueTable.set(key, { mq, pq });
       const pr: PullRequest = {
         messageQueue: mq,
@@ -177,7 +176,7 @@ export class RebalancePushImpl {
         flowControlPauses: { count: 0, size: 0, span: 0 },
         parkTimer: null,
       };
-      pq.pullRequest = pr;
+      pq.bindPullRequest(pr);
       prs.push(pr);
       changed = true;
       log('rebalance added %o from offset %d', mq, nextOffset);
@@ -197,7 +196,7 @@ export class RebalancePushImpl {
     if (config.orderly && config.messageModel === 'CLUSTERING') {
       if (!(await this.host.awaitConsumeIdle(pq, CONSUME_LOCK_WAIT_MS))) {
         log('%o is still being consumed; keeping it until the next rebalance', mq);
-        pq.dropped = false;
+        pq.keep();
         return false;
       }
       if (pq.msgCount > 0) {
@@ -219,7 +218,8 @@ export class RebalancePushImpl {
     const entry = this.processQueueTable.get(key);
     if (!entry) return;
     this.processQueueTable.delete(key);
-    entry.pq.dropped = true;
+    entry.pq.drop();
+    entry.pq.markRemoved();
     await this.removeUnnecessaryMessageQueue(mq, entry.pq);
   }
 
@@ -249,10 +249,9 @@ export class RebalancePushImpl {
         for (const { mq, pq } of entries) {
           if (granted.has(queueKey(mq))) {
             if (!pq.locked) log('lock of %o granted again', mq);
-            pq.locked = true;
-            pq.lastLockTimestamp = now;
+            pq.markLocked(now);
           } else {
-            pq.locked = false;
+            pq.markUnlocked();
           }
         }
       }),
@@ -265,7 +264,7 @@ export class RebalancePushImpl {
       [...this.byBroker()].map(([brokerName, entries]) =>
         this.host.unlockBatch(brokerName, entries.map((e) => e.mq), false).then(
           () => {
-            for (const e of entries) e.pq.locked = false;
+            for (const e of entries) e.pq.markUnlocked();
           },
           (err: unknown) => log('UNLOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message),
         ),
@@ -281,6 +280,21 @@ export class RebalancePushImpl {
       list.push(e);
     }
     return m;
+  }
+
+  /** Drops a held queue now (OFFSET_ILLEGAL, offset reset); its removal follows through removeProcessQueue. */
+  dropProcessQueue(pq: ProcessQueue): void {
+    pq.drop();
+  }
+
+  /** Orderly: one queue's lock was granted again outside lockAll (the consume service relocked it). */
+  lockGranted(mq: MessageQueue): void {
+    this.processQueueTable.get(queueKey(mq))?.pq.markLocked(this.host.config.clock.now());
+  }
+
+  /** Shutdown: every held queue is dropped, so nothing pulled or consumed after it counts. */
+  dropAll(): void {
+    for (const { pq } of this.processQueueTable.values()) pq.drop();
   }
 
   heldQueues(): MessageQueue[] {

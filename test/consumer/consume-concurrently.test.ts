@@ -128,7 +128,7 @@ t.test('a dropped queue discards results and the retry topic is restored before 
   svc.submitConsumeRequest([m], pq, mq);
   t.same(seen, ['Orig']);
   t.type(m.properties.CONSUME_START_TIME, 'string', 'CONSUME_START_TIME set');
-  pq.dropped = true;
+  pq.drop();
   finish();
   await new Promise((r) => setImmediate(r));
   t.equal(offsetStore.readMemory(mq), -1, 'no offset from a dropped queue');
