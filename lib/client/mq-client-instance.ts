@@ -4,6 +4,7 @@ import {
   decodeMessages,
   decodeResetOffsetBody,
   encodeHeartbeatData,
+  messageQueueKey,
   RequestCode,
   ResponseCode,
   toJavaJson,
@@ -21,7 +22,6 @@ import {
 import type { ConsumerInner } from './consumer-inner.js';
 import { MQClientError, NameServerUnavailableError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
-import { resetOffsetKey } from './message-queue.js';
 import { MQClientAPI } from './mq-client-api.js';
 import { ScheduledTask } from './scheduled-task.js';
 import { parseTopicRouteData } from './topic-route.js';
@@ -431,7 +431,7 @@ export class MQClientInstance extends MQClientAPI {
       }
       const offsets = new Map<string, number>();
       if (req.body && req.body.length > 0) {
-        for (const [mq, offset] of decodeResetOffsetBody(req.body).offsetTable) offsets.set(resetOffsetKey(mq), offset);
+        for (const [mq, offset] of decodeResetOffsetBody(req.body).offsetTable) offsets.set(messageQueueKey(mq), offset);
       }
       await c.resetOffset(topic, offsets);
       return null;

@@ -2,7 +2,8 @@ import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import createDebug from 'debug';
-import { messageQueue, queueKey, type MessageQueue } from './message-queue.js';
+import { messageQueueKey } from '../../protocol/index.js';
+import { messageQueue, type MessageQueue } from './message-queue.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -50,7 +51,7 @@ abstract class MemoryOffsetTable {
   private entry(mq: MessageQueue): Entry | undefined {
     const e = this.byRef.get(mq);
     if (e !== undefined && e.live) return e;
-    const found = this.table.get(queueKey(mq));
+    const found = this.table.get(messageQueueKey(mq));
     if (found !== undefined) this.byRef.set(mq, found);
     else this.byRef.delete(mq);
     return found;
@@ -60,7 +61,7 @@ abstract class MemoryOffsetTable {
     const e = this.entry(mq);
     if (e === undefined) {
       const created = { mq, offset, frozen: false, live: true };
-      this.table.set(queueKey(mq), created);
+      this.table.set(messageQueueKey(mq), created);
       this.byRef.set(mq, created);
       return;
     }
@@ -70,9 +71,9 @@ abstract class MemoryOffsetTable {
 
   updateAndFreezeOffset(mq: MessageQueue, offset: number): void {
     const e = { mq, offset, frozen: true, live: true };
-    const old = this.table.get(queueKey(mq));
+    const old = this.table.get(messageQueueKey(mq));
     if (old) old.live = false;
-    this.table.set(queueKey(mq), e);
+    this.table.set(messageQueueKey(mq), e);
     this.byRef.set(mq, e);
   }
 
@@ -81,7 +82,7 @@ abstract class MemoryOffsetTable {
   }
 
   removeOffset(mq: MessageQueue): void {
-    const key = queueKey(mq);
+    const key = messageQueueKey(mq);
     const e = this.table.get(key);
     if (e) e.live = false;
     this.table.delete(key);
@@ -131,7 +132,7 @@ export class RemoteBrokerOffsetStore extends MemoryOffsetTable implements Offset
   }
 
   async persistAll(held: readonly MessageQueue[]): Promise<void> {
-    const heldKeys = new Set(held.map(queueKey));
+    const heldKeys = new Set(held.map(messageQueueKey));
     const sends: Promise<void>[] = [];
     for (const [key, e] of this.table) {
       if (!heldKeys.has(key)) {
@@ -145,7 +146,7 @@ export class RemoteBrokerOffsetStore extends MemoryOffsetTable implements Offset
   }
 
   async persist(mq: MessageQueue): Promise<void> {
-    const e = this.table.get(queueKey(mq));
+    const e = this.table.get(messageQueueKey(mq));
     if (e) await this.send(e.mq, e.offset);
   }
 
@@ -206,7 +207,7 @@ export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetSto
 
   async persistAll(held: readonly MessageQueue[]): Promise<void> {
     if (held.length === 0) return;
-    const heldKeys = new Set(held.map(queueKey));
+    const heldKeys = new Set(held.map(messageQueueKey));
     const entries = [...this.table].filter(([k]) => heldKeys.has(k)).map(([, e]) => e);
     await this.write(entries);
   }

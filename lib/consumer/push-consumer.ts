@@ -1,10 +1,13 @@
 import createDebug from 'debug';
 import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
+  buildPullSysFlag,
   buildSubscriptionData,
+  encodeConsumerRunningInfo,
   CLIENT_INNER_PRODUCER_GROUP,
   encodeProperties,
   isRetryTopic,
+  messageQueueKey,
   retryTopic,
   type CMResultName,
   type ConsumeMessageDirectlyResult,
@@ -35,7 +38,7 @@ import {
   type MessageListenerOrderly,
 } from './consume-types.js';
 import { ConsumerStatsRecorder, type ConsumerStats, type QueueStats } from './consumer-stats.js';
-import { ConsumerStateError } from './errors.js';
+import { BrokerAddressNotFoundError, ConsumerStateError, NoRetryQueueError, SendBackFailedError } from './errors.js';
 import {
   flowControlReason,
   PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL,
@@ -45,7 +48,7 @@ import {
   type FlowLimits,
 } from './flow-control.js';
 import type { MessageExt } from './message.js';
-import { messageQueue, queueKey, type MessageQueue } from './message-queue.js';
+import { messageQueue, type MessageQueue } from './message-queue.js';
 import {
   defaultLocalOffsetStoreDir,
   LocalFileOffsetStore,
@@ -503,9 +506,10 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
         await instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
         target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
       }
-      if (!target) throw new Error(`no address for broker ${mq.brokerName}`);
+      if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
       // FLAG_SUSPEND always; FLAG_COMMIT_OFFSET only with an in-memory offset > 0 and never towards a slave.
-      const sysFlag = (commitOffset > 0 && !target.slave ? 1 : 0) | 2;
+      // Java 4.9 sends FLAG_SUBSCRIPTION only with postSubscriptionWhenPull (default off, not offered here).
+      const sysFlag = buildPullSysFlag(commitOffset > 0 && !target.slave, true, false);
       const result = await instance.pullMessage(
         target.addr,
         {
@@ -656,7 +660,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       await this.instance!.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
       addr = this.masterAddress(mq.brokerName);
     }
-    if (!addr) throw new Error(`broker ${mq.brokerName} has no known address`);
+    if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
     return addr;
   }
 
@@ -700,7 +704,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
 
   private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
     const addr = this.masterAddress(brokerName);
-    if (!addr) throw new Error(`broker ${brokerName} has no known address`);
+    if (!addr) throw new BrokerAddressNotFoundError(brokerName);
     return this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
   }
 
@@ -714,7 +718,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
   async lockQueue(mq: MessageQueue): Promise<boolean> {
     try {
       const granted = await this.lockBatch(mq.brokerName, [mq]);
-      const ok = granted.some((g) => queueKey(g) === queueKey(mq));
+      const ok = granted.some((g) => messageQueueKey(g) === messageQueueKey(mq));
       if (ok) this.rebalance.lockGranted(mq);
       return ok;
     } catch {
@@ -729,7 +733,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     if (!instance) return false;
     try {
       const addr = this.masterAddress(brokerName);
-      if (!addr) throw new Error(`broker ${brokerName} has no known address`);
+      if (!addr) throw new BrokerAddressNotFoundError(brokerName);
       await instance.consumerSendMessageBack(
         addr,
         {
@@ -764,10 +768,10 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     try {
       const route = await instance.getTopicRoute(topic);
       const queues = topicRouteToPublishQueues(topic, route);
-      if (queues.length === 0) throw new Error(`no writable queue for ${topic}`);
+      if (queues.length === 0) throw new NoRetryQueueError(topic);
       const q = queues[this.publishIndex++ % queues.length]!;
       const addr = this.masterAddress(q.brokerName);
-      if (!addr) throw new Error(`broker ${q.brokerName} has no master`);
+      if (!addr) throw new BrokerAddressNotFoundError(q.brokerName);
       const props: Record<string, string> = { ...msg.properties };
       // Consumer-side bookkeeping does not travel with the copy.
       delete props.CONSUME_START_TIME;
@@ -817,7 +821,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       const { cleaned, offset } = await pq.cleanExpiredMsg(this.config.clock.now(), timeout, async (msg) => {
         // Java sends expired messages back with delay level 3 through the same path as failures.
         const ok = await this.sendMessageBack(msg, 3, mq.brokerName);
-        if (!ok) throw new Error('send-back failed');
+        if (!ok) throw new SendBackFailedError(msg.msgId);
       });
       if (cleaned > 0) {
         this.recorder.expired += cleaned;
@@ -832,7 +836,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
 
   // ------------------------------------------------------------------ broker-initiated requests (§5.11)
 
-  runningInfo(): string {
+  runningInfo(): Buffer {
     const { config } = this;
     const now = config.clock.now();
     const props: Record<string, string> = {
@@ -862,31 +866,33 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       pullThresholdSizeForTopic: String(config.pullThresholdSizeForTopicMiB),
       suspendCurrentQueueTimeMillis: String(config.suspendCurrentQueueTimeMillis),
     };
-    const mqEntries: string[] = [];
+    const mqTable: [MessageQueue, Record<string, unknown>][] = [];
     for (const { mq, pq } of this.rebalance.processQueueTable.values()) {
-      const info = {
-        cachedMsgCount: pq.msgCount,
-        cachedMsgMaxOffset: pq.msgCount > 0 ? pq.queueOffsetMax : 0,
-        cachedMsgMinOffset: pq.msgCount > 0 ? Math.max(0, pq.minOffset) : 0,
-        cachedMsgSizeInMiB: Math.floor(pq.msgSize / (1024 * 1024)),
-        commitOffset: this.offsetStoreValue?.readMemory(mq) ?? -1,
-        droped: pq.dropped,
-        lastConsumeTimestamp: pq.lastConsumeTimestamp,
-        lastLockTimestamp: pq.lastLockTimestamp,
-        lastPullTimestamp: pq.lastPullTimestamp,
-        locked: pq.locked,
-        transactionMsgCount: 0,
-        transactionMsgMaxOffset: 0,
-        transactionMsgMinOffset: 0,
-        tryUnlockTimes: 0,
-      };
-      mqEntries.push(`${JSON.stringify({ brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic })}:${JSON.stringify(info)}`);
+      mqTable.push([
+        mq,
+        {
+          cachedMsgCount: pq.msgCount,
+          cachedMsgMaxOffset: pq.msgCount > 0 ? pq.queueOffsetMax : 0,
+          cachedMsgMinOffset: pq.msgCount > 0 ? Math.max(0, pq.minOffset) : 0,
+          cachedMsgSizeInMiB: Math.floor(pq.msgSize / (1024 * 1024)),
+          commitOffset: this.offsetStoreValue?.readMemory(mq) ?? -1,
+          droped: pq.dropped,
+          lastConsumeTimestamp: pq.lastConsumeTimestamp,
+          lastLockTimestamp: pq.lastLockTimestamp,
+          lastPullTimestamp: pq.lastPullTimestamp,
+          locked: pq.locked,
+          transactionMsgCount: 0,
+          transactionMsgMaxOffset: 0,
+          transactionMsgMinOffset: 0,
+          tryUnlockTimes: 0,
+        },
+      ]);
     }
     const s = this.recorder;
-    const status: Record<string, unknown> = {};
+    const statusTable: Record<string, Record<string, unknown>> = {};
     const rt = s.consumeRtCount === 0 ? 0 : s.consumeRtSum / s.consumeRtCount;
     for (const topic of this.subscriptionInner.keys()) {
-      status[topic] = {
+      statusTable[topic] = {
         consumeFailedMsgs: s.consumedFailed.total,
         consumeFailedTPS: s.consumedFailed.rate(now),
         consumeOKTPS: s.consumedOk.rate(now),
@@ -895,7 +901,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
         pullTPS: s.pulledMessages.rate(now),
       };
     }
-    const subs = [...this.subscriptionInner.values()].map((d) => ({
+    const subscriptionSet = [...this.subscriptionInner.values()].map((d) => ({
       classFilterMode: d.classFilterMode,
       codeSet: d.codeSet,
       expressionType: d.expressionType,
@@ -904,7 +910,8 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
       tagsSet: d.tagsSet,
       topic: d.topic,
     }));
-    return `{"jstack":"","mqTable":{${mqEntries.join(',')}},"properties":${JSON.stringify(props)},"statusTable":${JSON.stringify(status)},"subscriptionSet":${JSON.stringify(subs)}}`;
+    // Java's mqTable and statusTable are TreeMaps; the codec writes keys sorted, MessageQueue keys as objects.
+    return encodeConsumerRunningInfo({ jstack: '', mqTable, properties: props, statusTable, subscriptionSet });
   }
 
   async consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult> {
@@ -939,7 +946,7 @@ export class PushConsumer implements ConsumerInner, ConsumeHost {
     const targets: { mq: MessageQueue; pq: ProcessQueue; offset: number }[] = [];
     for (const { mq, pq } of this.rebalance.processQueueTable.values()) {
       if (mq.topic !== topic) continue;
-      const offset = offsets.get(queueKey(mq));
+      const offset = offsets.get(messageQueueKey(mq));
       if (offset === undefined) continue;
       this.rebalance.dropProcessQueue(pq);
       pq.clear();

@@ -1,6 +1,7 @@
 import createDebug from 'debug';
 import type { ClockTimer } from '../clock.js';
-import { compareJavaStrings, compareMessageQueues, queueKey, type MessageQueue } from './message-queue.js';
+import { compareMessageQueue, messageQueueKey } from '../../protocol/index.js';
+import { compareJavaStrings, type MessageQueue } from './message-queue.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
 import { ProcessQueue } from './process-queue.js';
@@ -112,7 +113,7 @@ export class RebalancePushImpl {
         log('rebalance: no consumer id list for %s/%s', config.consumerGroup, topic);
         return;
       }
-      const mqAll = mqSet.slice().sort(compareMessageQueues);
+      const mqAll = mqSet.slice().sort(compareMessageQueue);
       const cids = cidAll.slice().sort(compareJavaStrings);
       try {
         assigned = config.allocateStrategy.allocate(config.consumerGroup, this.host.clientId, mqAll, cids);
@@ -134,7 +135,7 @@ export class RebalancePushImpl {
   private async updateProcessQueueTableInRebalance(topic: string, mqSet: MessageQueue[]): Promise<{ changed: boolean; prs: PullRequest[] }> {
     const { config } = this.host;
     const now = config.clock.now();
-    const wanted = new Map(mqSet.map((mq) => [queueKey(mq), mq]));
+    const wanted = new Map(mqSet.map((mq) => [messageQueueKey(mq), mq]));
     let changed = false;
     for (const [key, { mq, pq }] of this.processQueueTable) {
       if (mq.topic !== topic) continue;
@@ -214,7 +215,7 @@ export class RebalancePushImpl {
 
   /** Removes one queue at once (OFFSET_ILLEGAL handling, offset reset). */
   async removeProcessQueue(mq: MessageQueue): Promise<void> {
-    const key = queueKey(mq);
+    const key = messageQueueKey(mq);
     const entry = this.processQueueTable.get(key);
     if (!entry) return;
     this.processQueueTable.delete(key);
@@ -226,7 +227,7 @@ export class RebalancePushImpl {
   private async lock(mq: MessageQueue): Promise<boolean> {
     try {
       const granted = await this.host.lockBatch(mq.brokerName, [mq]);
-      return granted.some((g) => queueKey(g) === queueKey(mq));
+      return granted.some((g) => messageQueueKey(g) === messageQueueKey(mq));
     } catch (err) {
       log('LOCK_BATCH_MQ %o failed: %s', mq, (err as Error).message);
       return false;
@@ -240,14 +241,14 @@ export class RebalancePushImpl {
       [...byBroker].map(async ([brokerName, entries]) => {
         let granted: Set<string>;
         try {
-          granted = new Set((await this.host.lockBatch(brokerName, entries.map((e) => e.mq))).map(queueKey));
+          granted = new Set((await this.host.lockBatch(brokerName, entries.map((e) => e.mq))).map(messageQueueKey));
         } catch (err) {
           log('LOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message);
           return;
         }
         const now = this.host.config.clock.now();
         for (const { mq, pq } of entries) {
-          if (granted.has(queueKey(mq))) {
+          if (granted.has(messageQueueKey(mq))) {
             if (!pq.locked) log('lock of %o granted again', mq);
             pq.markLocked(now);
           } else {
@@ -289,7 +290,7 @@ export class RebalancePushImpl {
 
   /** Orderly: one queue's lock was granted again outside lockAll (the consume service relocked it). */
   lockGranted(mq: MessageQueue): void {
-    this.processQueueTable.get(queueKey(mq))?.pq.markLocked(this.host.config.clock.now());
+    this.processQueueTable.get(messageQueueKey(mq))?.pq.markLocked(this.host.config.clock.now());
   }
 
   /** Shutdown: every held queue is dropped, so nothing pulled or consumed after it counts. */

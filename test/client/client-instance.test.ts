@@ -277,8 +277,8 @@ t.test('broker-initiated requests reach the consumer of the named group', async 
   t.same(
     [...consumer.resets[0]!.offsets],
     [
-      ['TopicTest@broker-a@0', 100],
-      ['TopicTest@broker-a@3', 7],
+      ['{"brokerName":"broker-a","queueId":0,"topic":"TopicTest"}', 100],
+      ['{"brokerName":"broker-a","queueId":3,"topic":"TopicTest"}', 7],
     ],
   );
 });

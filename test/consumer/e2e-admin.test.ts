@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ConsumeConcurrentlyStatus, PushConsumer, queueKey, type MessageExt } from '../../lib/consumer/index.js';
+import { messageQueueKey } from '../../protocol/index.js';
+import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { createRequest, parseFastjson, RequestCode } from '../../protocol/index.js';
 import { produce, uniqueName, until, withBroker } from './helpers.js';
@@ -52,7 +53,7 @@ t.test('GET_CONSUMER_RUNNING_INFO (relayed by the broker), CONSUME_MESSAGE_DIREC
 
   // Reset every queue of the topic to 0: the held queues are dropped and re-created from the new offsets.
   const before = seen.length;
-  const offsets = new Map(c.assignment().filter((q) => q.topic === topic).map((q) => [queueKey(q), 0]));
+  const offsets = new Map(c.assignment().filter((q) => q.topic === topic).map((q) => [messageQueueKey(q), 0]));
   await c.resetOffset(topic, offsets);
   await until(() => seen.length >= before + 50, 'everything consumed again after the reset');
   t.pass('reset re-delivers from the new offsets');

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { messageQueueKey } from '../../protocol/index.js';
 import { startBroker } from '../../lib/broker/index.js';
-import { ConsumeConcurrentlyStatus, PushConsumer, queueKey, type PushConsumerOptions } from '../../lib/consumer/index.js';
+import { ConsumeConcurrentlyStatus, PushConsumer, type PushConsumerOptions } from '../../lib/consumer/index.js';
 import { brokerOffsets, createTopic, produce, totalLag, uniqueName, until, withBroker } from './helpers.js';
 
 const fast: Partial<PushConsumerOptions> = {
@@ -17,7 +18,7 @@ const fast: Partial<PushConsumerOptions> = {
 /** True when the consumers' assignments of `topic` partition its `n` queues: each owned by exactly one. */
 function partitioned(consumers: PushConsumer[], topic: string, n: number): boolean {
   const owners = new Map<string, number>();
-  for (const c of consumers) for (const mq of c.assignment()) if (mq.topic === topic) owners.set(queueKey(mq), (owners.get(queueKey(mq)) ?? 0) + 1);
+  for (const c of consumers) for (const mq of c.assignment()) if (mq.topic === topic) owners.set(messageQueueKey(mq), (owners.get(messageQueueKey(mq)) ?? 0) + 1);
   return owners.size === n && [...owners.values()].every((x) => x === 1);
 }
 
