@@ -2,12 +2,12 @@ import t from 'tap';
 import {
   ConsumeConcurrentlyStatus,
   messageQueue,
-  ProcessQueue,
   RemoteBrokerOffsetStore,
   resolveConsumerOptions,
   type MessageExt,
   type MessageListenerConcurrently,
 } from '../../lib/consumer/index.js';
+import { ProcessQueue } from '../../lib/consumer/process-queue.js';
 import { ConsumeMessageConcurrentlyService } from '../../lib/consumer/consume-message-concurrently-service.js';
 import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
 import { ManualClock } from '../../lib/clock.js';

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ProcessQueue, type MessageExt } from '../../lib/consumer/index.js';
+import type { MessageExt } from '../../lib/consumer/index.js';
+import { ProcessQueue } from '../../lib/consumer/process-queue.js';
 
 function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
   return {
