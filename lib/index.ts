@@ -23,7 +23,6 @@ export {
   ConsumeOrderlyStatus,
   ConsumerOptionError,
   ConsumerStateError,
-  ConsumerRequestError,
   type PushConsumerOptions,
   type ConsumerState,
   type MessageListenerConcurrently,

@@ -93,7 +93,7 @@ export class Broker implements BrokerContext {
     this.clock = options.clock;
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
-    this.server = new RemotingServer({ serializeType: options.serializeType ?? 'JSON' });
+    this.server = new RemotingServer({ serializeType: options.serializeType ?? 'JSON', clock: this.clock });
     this.topics = new TopicConfigManager(options.storeDir);
     this.offsets = new ConsumerOffsetManager(options.storeDir);
     this.pullHold = new PullRequestHoldService(this.clock);

@@ -1,4 +1,4 @@
-import { messageQueueKey, type MessageQueue } from '../../protocol/internal.js';
+import { queueKey, type MessageQueue } from '../../protocol/internal.js';
 
 interface LockEntry {
   clientId: string;
@@ -24,7 +24,7 @@ export class RebalanceLockManager {
     }
     const granted: MessageQueue[] = [];
     for (const mq of mqs) {
-      const key = messageQueueKey(mq);
+      const key = queueKey(mq);
       const e = table.get(key);
       if (!e || e.clientId === clientId || now - e.lastUpdate > this.lockMaxLiveTimeMs) {
         table.set(key, { clientId, lastUpdate: now });
@@ -39,7 +39,7 @@ export class RebalanceLockManager {
     const table = this.groups.get(group);
     if (!table) return;
     for (const mq of mqs) {
-      const key = messageQueueKey(mq);
+      const key = queueKey(mq);
       if (table.get(key)?.clientId === clientId) table.delete(key);
     }
   }

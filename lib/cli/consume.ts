@@ -107,7 +107,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const json = values.json === true;
   const orderly = values.orderly === true;
 
-  let consumer: PushConsumer;
+  let consumer: PushConsumer<boolean>;
   try {
     consumer = new PushConsumer({
       consumerGroup: group,

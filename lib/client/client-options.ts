@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { OptionError, type SerializeTypeName } from '../../protocol/internal.js';
 import type { AclCredentials } from '../remoting/index.js';
+import { systemClock, type Clock } from '../clock.js';
 
 
 /**
@@ -34,6 +35,11 @@ export interface ClientOptions {
   mqClientApiTimeoutMs?: number;
   /** Connect timeout handed to the remoting client. */
   connectTimeoutMs?: number;
+  /**
+   * Time source of the instance's scheduled tasks (route refresh, heartbeat, offset persist) and of
+   * the producer's timestamps; default the system clock. The first acquire of a clientId decides it.
+   */
+  clock?: Clock;
 }
 
 /** ClientOptions with every default filled in. */
@@ -125,6 +131,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     persistOffsetIntervalMs: positiveInt('persistOffsetIntervalMs', options.persistOffsetIntervalMs, 5_000),
     mqClientApiTimeoutMs: positiveInt('mqClientApiTimeoutMs', options.mqClientApiTimeoutMs, 3_000),
     connectTimeoutMs: positiveInt('connectTimeoutMs', options.connectTimeoutMs, 3_000),
+    clock: options.clock ?? systemClock,
   };
 }
 

@@ -20,7 +20,7 @@ export interface ConsumerInner {
   runningInfo(): unknown;
   /** CONSUME_MESSAGE_DIRECTLY: the answer body (ConsumeMessageDirectlyResult), sent as Java JSON. */
   consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<unknown>;
-  /** RESET_CONSUMER_CLIENT_OFFSET: offsets keyed by resetOffsetKey() = `topic@brokerName@queueId`. */
+  /** RESET_CONSUMER_CLIENT_OFFSET: offsets keyed by protocol's queueKey(). */
   resetOffset(topic: string, offsets: Map<string, number>): Promise<void>;
   /** Driven every persistOffsetIntervalMs by the instance. */
   persistOffsets(): Promise<void>;

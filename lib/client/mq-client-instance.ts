@@ -3,7 +3,7 @@ import {
   createResponse,
   decodeMessages,
   Operations,
-  resetOffsetKey,
+  queueKey,
   ResponseCode,
   toJavaJson,
   type HeartbeatData,
@@ -81,6 +81,7 @@ export class MQClientInstance extends MQClientAPI {
       acl: options.acl,
       language: options.language,
       version: options.version,
+      clock: options.clock,
     });
     super({
       remoting,
@@ -94,9 +95,9 @@ export class MQClientInstance extends MQClientAPI {
     this.clientId = clientId;
     this.options = options;
     this.tasks = [
-      new ScheduledTask('updateTopicRouteInfoFromNameServer', options.pollNameServerIntervalMs, () => this.refreshAllRoutes()),
-      new ScheduledTask('sendHeartbeatToAllBrokers', options.heartbeatIntervalMs, () => this.sendHeartbeatToAllBrokers()),
-      new ScheduledTask('persistAllConsumerOffset', options.persistOffsetIntervalMs, () => this.persistAllConsumerOffsets()),
+      new ScheduledTask('updateTopicRouteInfoFromNameServer', options.pollNameServerIntervalMs, () => this.refreshAllRoutes(), log, options.clock),
+      new ScheduledTask('sendHeartbeatToAllBrokers', options.heartbeatIntervalMs, () => this.sendHeartbeatToAllBrokers(), log, options.clock),
+      new ScheduledTask('persistAllConsumerOffset', options.persistOffsetIntervalMs, () => this.persistAllConsumerOffsets(), log, options.clock),
     ];
     this.registerBrokerRequestProcessors();
   }
@@ -435,7 +436,7 @@ export class MQClientInstance extends MQClientAPI {
       }
       const offsets = new Map<string, number>();
       if (req.body && req.body.length > 0) {
-        for (const [mq, offset] of reset.requestBody.decode(req.body).offsetTable) offsets.set(resetOffsetKey(mq), offset);
+        for (const [mq, offset] of reset.requestBody.decode(req.body).offsetTable) offsets.set(queueKey(mq), offset);
       }
       await c.resetOffset(topic, offsets);
       return null;

@@ -1,16 +1,18 @@
 import createDebug from 'debug';
+import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 
 const clientLog = createDebug('rocketwire:client');
 
 /**
  * A periodic background task owned by a client instance or a consumer: first run after
  * `firstDelayMs`, then every `periodMs` after the previous run ended, so runs never overlap.
- * Failures (a rejection or a synchronous throw) are logged to `log`, never thrown; timers are
- * unref'd so they do not keep the process alive; stop() clears the timer and waits for a running
+ * Failures (a rejection or a synchronous throw) are logged to `log`, never thrown. Timers come
+ * from the owner's clock (the system clock's are unref'd, so they do not keep the process alive;
+ * a ManualClock lets tests drive the period); stop() clears the timer and waits for a running
  * pass, so shutdown leaves nothing behind.
  */
 export class ScheduledTask {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: ClockTimer | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
 
@@ -20,6 +22,7 @@ export class ScheduledTask {
     private readonly task: () => Promise<void> | void,
     /** Where failures go: the owner's namespace (default `rocketwire:client`). */
     private readonly log: (formatter: string, ...args: unknown[]) => void = clientLog,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   start(firstDelayMs: number): void {
@@ -29,7 +32,7 @@ export class ScheduledTask {
 
   private arm(delayMs: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = null;
       this.running = Promise.resolve()
         .then(() => this.task())
@@ -39,12 +42,11 @@ export class ScheduledTask {
           this.arm(this.periodMs);
         });
     }, delayMs);
-    this.timer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.running) await this.running;
   }

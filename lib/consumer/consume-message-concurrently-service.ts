@@ -1,4 +1,5 @@
 import createDebug from 'debug';
+import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
 import {
   ConsumeConcurrentlyStatus,
@@ -41,7 +42,7 @@ export class ConsumeMessageConcurrentlyService {
   private backlogHead = 0;
   private pumping = false;
   private stopped = false;
-  private readonly laterTimers = new Set<NodeJS.Timeout>();
+  private readonly laterTimers = new Set<ClockTimer>();
   private idleWaiters: (() => void)[] = [];
   private readonly retryTopicName: string;
   private startMs = -1;
@@ -246,31 +247,29 @@ export class ConsumeMessageConcurrentlyService {
 
   private submitConsumeRequestLater(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
     if (this.stopped) return;
-    const t = setTimeout(() => {
+    const t = this.host.config.clock.setTimeout(() => {
       this.laterTimers.delete(t);
       if (!pq.dropped) this.submitConsumeRequest(msgs, pq, mq);
     }, CONSUME_LATER_DELAY_MS);
-    t.unref();
     this.laterTimers.add(t);
   }
 
   /** Stops taking calls; waits up to `awaitMs` for running ones. Resolves true when none is left. */
   async shutdown(awaitMs: number): Promise<boolean> {
+    const { clock } = this.host.config;
     this.stopped = true;
-    for (const t of this.laterTimers) clearTimeout(t);
+    for (const t of this.laterTimers) clock.clearTimeout(t);
     this.laterTimers.clear();
     this.backlog = [];
     this.backlogHead = 0;
     if (this.inFlight === 0) return true;
     if (awaitMs <= 0) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const idle = await Promise.race([
-      new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true))),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), awaitMs);
-      }),
-    ]);
-    if (timer) clearTimeout(timer);
-    return idle;
+    return new Promise<boolean>((resolve) => {
+      const timer = clock.setTimeout(() => resolve(false), awaitMs);
+      this.idleWaiters.push(() => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 }

@@ -1,4 +1,5 @@
 import createDebug from 'debug';
+import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
 import { ConsumeOrderlyStatus, isThenable, type ConsumeOrderlyContext, type MessageListenerOrderly } from './consume-types.js';
 import type { MessageExt } from './message.js';
@@ -22,9 +23,9 @@ const RELOCK_FAILED_DELAY_MS = 3000;
  */
 export class ConsumeMessageOrderlyService {
   private stopped = false;
-  private readonly running = new Set<ProcessQueue>();
-  private readonly runs = new Set<Promise<void>>();
-  private readonly laterTimers = new Set<NodeJS.Timeout>();
+  /** The consume run that owns each queue now; it settles when the run's last handler call ended. */
+  private readonly runs = new Map<ProcessQueue, Promise<void>>();
+  private readonly laterTimers = new Set<ClockTimer>();
   private readonly retryTopicName: string;
 
   constructor(
@@ -35,12 +36,25 @@ export class ConsumeMessageOrderlyService {
   }
 
   get inFlightCount(): number {
-    return this.running.size;
+    return this.runs.size;
   }
 
-  /** True while a consume run owns the queue (rebalance waits for it before unlocking). */
-  isConsuming(pq: ProcessQueue): boolean {
-    return this.running.has(pq);
+  /**
+   * Java's `pq.getConsumeLock().tryLock(1000 ms)` before a removed queue is unlocked: resolves true
+   * at once when no run owns the queue, true when the owning run ends (the queue is dropped, so it
+   * stops after its handler call in flight), false when `timeoutMs` passes on the clock first.
+   */
+  awaitConsumeIdle(pq: ProcessQueue, timeoutMs: number): Promise<boolean> {
+    const run = this.runs.get(pq);
+    if (run === undefined) return Promise.resolve(true);
+    const { clock } = this.host.config;
+    return new Promise<boolean>((resolve) => {
+      const timer = clock.setTimeout(() => resolve(!this.runs.has(pq)), timeoutMs);
+      void run.then(() => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 
   submitConsumeRequest(_msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue, dispatchToConsume: boolean): void {
@@ -48,20 +62,18 @@ export class ConsumeMessageOrderlyService {
   }
 
   private startRun(pq: ProcessQueue, mq: MessageQueue): void {
-    if (this.stopped || pq.dropped || this.running.has(pq)) return;
-    this.running.add(pq);
+    if (this.stopped || pq.dropped || this.runs.has(pq)) return;
     const p = this.run(pq, mq)
       .catch((err: unknown) => log('orderly run of %o failed: %s', mq, (err as Error)?.message ?? err))
       .finally(() => {
-        this.running.delete(pq);
-        this.runs.delete(p);
+        this.runs.delete(pq);
       });
-    this.runs.add(p);
+    this.runs.set(pq, p);
   }
 
   private later(pq: ProcessQueue, mq: MessageQueue, delayMs: number, relock = false): void {
     if (this.stopped) return;
-    const t = setTimeout(() => {
+    const t = this.host.config.clock.setTimeout(() => {
       this.laterTimers.delete(t);
       if (pq.dropped || this.stopped) return;
       if (!relock) {
@@ -73,7 +85,6 @@ export class ConsumeMessageOrderlyService {
         () => this.later(pq, mq, RELOCK_FAILED_DELAY_MS),
       );
     }, delayMs);
-    t.unref();
     this.laterTimers.add(t);
   }
 
@@ -191,19 +202,19 @@ export class ConsumeMessageOrderlyService {
   }
 
   async shutdown(awaitMs: number): Promise<boolean> {
+    const { clock } = this.host.config;
     this.stopped = true;
-    for (const t of this.laterTimers) clearTimeout(t);
+    for (const t of this.laterTimers) clock.clearTimeout(t);
     this.laterTimers.clear();
     if (this.runs.size === 0) return true;
     if (awaitMs <= 0) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const done = await Promise.race([
-      Promise.allSettled([...this.runs]).then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), awaitMs);
-      }),
-    ]);
-    if (timer) clearTimeout(timer);
-    return done;
+    const runs = [...this.runs.values()];
+    return new Promise<boolean>((resolve) => {
+      const timer = clock.setTimeout(() => resolve(false), awaitMs);
+      void Promise.allSettled(runs).then(() => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 }

@@ -37,19 +37,33 @@ export interface ConsumeOrderlyContext {
 }
 
 /**
- * A concurrent handler. Anything other than CONSUME_SUCCESS (undefined, a throw, a rejected promise)
- * counts as RECONSUME_LATER, as Java treats null and exceptions.
+ * What the promise of an async handler may resolve to: the mode's status, or any string. TypeScript
+ * widens a lone string literal returned from an async function whose contextual return type mixes
+ * promise and non-promise members (`Status | PromiseLike<Status>`: the checker looks for the
+ * awaited contextual type only when the return type is itself a promise), so with a strict promise
+ * type `async (msgs) => { …; return 'CONSUME_SUCCESS'; }` would not compile. The value of an async
+ * handler is therefore checked at run time, with the rule each handler type states; a synchronous
+ * result is checked by the compiler.
+ */
+export type AsyncConsumeResult<Status extends string> = Status | undefined | (string & {});
+
+/**
+ * A concurrent handler. Anything other than CONSUME_SUCCESS (undefined, another string, a throw, a
+ * rejected promise) counts as RECONSUME_LATER, as Java treats null and exceptions.
  */
 export type MessageListenerConcurrently = (
   msgs: MessageExt[],
   context: ConsumeConcurrentlyContext,
-) => ConsumeConcurrentlyStatus | undefined | PromiseLike<ConsumeConcurrentlyStatus | undefined>;
+) => ConsumeConcurrentlyStatus | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus>>;
 
-/** An orderly handler; anything but SUCCESS/COMMIT (or ROLLBACK with autoCommit off) suspends the queue. */
+/**
+ * An orderly handler; anything but SUCCESS/COMMIT (or ROLLBACK with autoCommit off), another string
+ * included, suspends the queue.
+ */
 export type MessageListenerOrderly = (
   msgs: MessageExt[],
   context: ConsumeOrderlyContext,
-) => ConsumeOrderlyStatus | undefined | PromiseLike<ConsumeOrderlyStatus | undefined>;
+) => ConsumeOrderlyStatus | undefined | PromiseLike<AsyncConsumeResult<ConsumeOrderlyStatus>>;
 
 export type MessageListener = MessageListenerConcurrently | MessageListenerOrderly;
 

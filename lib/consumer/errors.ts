@@ -2,6 +2,7 @@ import { RocketwireError } from '../../protocol/index.js';
 
 /** An option outside its allowed range or of the wrong type; `option` names it. */
 export class ConsumerOptionError extends RocketwireError {
+  override readonly name = 'ConsumerOptionError';
   readonly option: string;
   constructor(option: string, message: string) {
     super(`consumer option "${option}": ${message}`);
@@ -9,8 +10,9 @@ export class ConsumerOptionError extends RocketwireError {
   }
 }
 
-/** The consumer was used in a state that does not allow the call (e.g. subscribe after start). */
+/** The consumer was used in a state that does not allow the call (e.g. start twice). */
 export class ConsumerStateError extends RocketwireError {
+  override readonly name = 'ConsumerStateError';
   readonly state: string;
   constructor(state: string, message: string) {
     super(message);
@@ -18,15 +20,35 @@ export class ConsumerStateError extends RocketwireError {
   }
 }
 
-/** A broker answered a consumer request with an unexpected code. */
-export class ConsumerRequestError extends RocketwireError {
-  readonly code: number;
-  readonly remark: string | null;
-  readonly addr: string;
-  constructor(what: string, addr: string, code: number, remark: string | null) {
-    super(`${what} to ${addr} failed: code ${code}${remark ? ` (${remark})` : ''}`);
-    this.code = code;
-    this.remark = remark;
-    this.addr = addr;
+/**
+ * No address of the broker is known, even after refreshing the topic's route: the consumer cannot
+ * pull from it, query or commit its offsets, lock its queues or send messages back to it.
+ */
+export class BrokerAddressNotFoundError extends RocketwireError {
+  override readonly name = 'BrokerAddressNotFoundError';
+  readonly brokerName: string;
+  constructor(brokerName: string) {
+    super(`broker ${brokerName} has no known address`);
+    this.brokerName = brokerName;
+  }
+}
+
+/** The retry topic %RETRY%group has no writable queue, so a failed message cannot be republished. */
+export class NoRetryQueueError extends RocketwireError {
+  override readonly name = 'NoRetryQueueError';
+  readonly topic: string;
+  constructor(topic: string) {
+    super(`no writable queue for ${topic}`);
+    this.topic = topic;
+  }
+}
+
+/** Neither CONSUMER_SEND_MSG_BACK nor the republish to the retry topic stored the message. */
+export class SendBackFailedError extends RocketwireError {
+  override readonly name = 'SendBackFailedError';
+  readonly msgId: string;
+  constructor(msgId: string) {
+    super(`message ${msgId} could not be sent back`);
+    this.msgId = msgId;
   }
 }

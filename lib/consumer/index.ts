@@ -7,6 +7,5 @@ export type { MessageExt } from './message.js';
 export * from './message-queue.js';
 export * from './offset-store.js';
 export * from './options.js';
-export { ProcessQueue } from './process-queue.js';
-export { PushConsumer, type ConsumerState } from './push-consumer.js';
+export { PushConsumer, type ConsumerState, type MessageListenerEither, type PushConsumerListener } from './push-consumer.js';
 export { tagMatches } from './subscription.js';

@@ -1,5 +1,8 @@
-import { compareMessageQueue, type MessageQueue } from '../../protocol/index.js';
-import { resetOffsetKey } from '../client/message-queue.js';
+/**
+ * Queue helpers the consumer needs beyond protocol's (MessageQueue, queueKey,
+ * parseMessageQueueKey, compareMessageQueue live in protocol/body/message-queue.ts).
+ */
+import type { MessageQueue } from '../../protocol/index.js';
 
 /** A queue of a topic on one broker (protocol's MessageQueue): the unit of rebalance, pulling and offset commits. */
 export type { MessageQueue } from '../../protocol/index.js';
@@ -10,22 +13,10 @@ export function messageQueue(topic: string, brokerName: string, queueId: number)
   return { brokerName, queueId, topic };
 }
 
-/**
- * A string usable as a Map key: lib/client's resetOffsetKey, which resetOffset relies on
- * ("@" cannot occur in a topic).
- */
-export const queueKey: (mq: MessageQueue) => string = resetOffsetKey;
-
 /** Java's MessageQueue.toString(), which is also the consistent-hash key of a queue. */
 export function messageQueueToString(mq: MessageQueue): string {
   return `MessageQueue [topic=${mq.topic}, brokerName=${mq.brokerName}, queueId=${mq.queueId}]`;
 }
-
-/**
- * Java's MessageQueue.compareTo (protocol's compareMessageQueue): every member of a group must sort
- * identically or the allocation strategies disagree.
- */
-export const compareMessageQueues: (a: MessageQueue, b: MessageQueue) => number = compareMessageQueue;
 
 /** Java string order (UTF-16 code units) for client ids. */
 export function compareJavaStrings(a: string, b: string): number {

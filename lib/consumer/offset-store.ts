@@ -2,7 +2,8 @@ import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import createDebug from 'debug';
-import { messageQueue, queueKey, type MessageQueue } from './message-queue.js';
+import { queueKey } from '../../protocol/internal.js';
+import { messageQueue, type MessageQueue } from './message-queue.js';
 
 const log = createDebug('rocketwire:consumer');
 

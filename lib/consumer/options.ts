@@ -1,5 +1,5 @@
 import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type AllocateStrategyOption } from './allocate-strategy.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ConsumerOptionError } from './errors.js';
 
 import {
@@ -60,6 +60,10 @@ export interface PushConsumerOptions {
   pollNameServerIntervalMs?: number;
   mqClientApiTimeoutMs?: number;
   acl?: { accessKey: string; secretKey: string; securityToken?: string };
+  /**
+   * Time source of every timer and timestamp of the consumer and of the client instance it starts
+   * (default the system clock); a ManualClock lets tests run minutes of consumer time in milliseconds.
+   */
   clock?: Clock;
 }
 
@@ -200,7 +204,9 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     throw new ConsumerOptionError('pullTimeoutMs', `must exceed brokerSuspendMaxTimeMs (${pullTimeoutMs} <= ${brokerSuspendMaxTimeMs})`);
   }
   const clock = options.clock ?? systemClock;
-  if (typeof clock.now !== 'function') throw new ConsumerOptionError('clock', 'must have a now() method');
+  if (typeof clock.now !== 'function' || typeof clock.setTimeout !== 'function' || typeof clock.clearTimeout !== 'function') {
+    throw new ConsumerOptionError('clock', 'must have now(), setTimeout() and clearTimeout() methods');
+  }
   const optInt = (name: keyof PushConsumerOptions, min: number, max: number): number | undefined =>
     options[name] === undefined ? undefined : int(name, options[name], min, max);
   return {

@@ -1,10 +1,14 @@
 import type { MessageExt } from './message.js';
+import type { PullRequest } from './pull-request.js';
 
 /** Java's ProcessQueue constants. */
 export const PULL_MAX_IDLE_TIME_MS = 120_000;
 export const REBALANCE_LOCK_MAX_LIVE_TIME_MS = 30_000;
 /** Expiry cleaning looks at no more than this many head messages per queue per run. */
 export const CLEAN_EXPIRED_MAX_PER_RUN = 16;
+
+/** Where a process queue is in its life (see ProcessQueue). */
+export type ProcessQueueLifecycle = 'held' | 'dropped' | 'removed';
 
 /**
  * The local cache of one held queue (ProcessQueue in Java): pulled messages ordered by queue offset,
@@ -15,6 +19,12 @@ export const CLEAN_EXPIRED_MAX_PER_RUN = 16;
  * hole that the head/tail pointers skip. Holes are compacted once they make up half the array. This
  * gives O(1) append, O(log n) removal of any message, O(1) smallest/largest offset, with no per-message
  * allocation beyond the array slots.
+ *
+ * Lifecycle: a queue is `held` from the rebalance that assigns it, `dropped` when it is taken away
+ * (pulls and handler results of it are discarded from then on), and `removed` once it left the
+ * rebalance's table. Orderly queues are also `locked` while the broker lock is held and fresh. The
+ * transitions (`drop`, `keep`, `markRemoved`, `markLocked`, `markUnlocked`, `bindPullRequest`) are
+ * made by RebalancePushImpl, which owns the table; everything else reads the getters.
  */
 export class ProcessQueue {
   private offsets: number[] = [];
@@ -32,20 +42,63 @@ export class ProcessQueue {
   msgSize = 0;
   /** Offset of the last message added (−1 before any). */
   queueOffsetMax = -1;
-  dropped = false;
-  /** Orderly: lock granted by the broker, and when. */
-  locked = false;
-  lastLockTimestamp = 0;
-  /** Orderly: a consume run is active for this queue. */
-  consuming_ = false;
   lastPullTimestamp: number;
   lastConsumeTimestamp: number;
-  /** The queue's pull request, so a drained cache can resume a pull parked by flow control. */
-  pullRequest: { parkTimer: unknown; nextOffset: number; flowControlPauses: { count: number; size: number; span: number } } | null = null;
+  private lifecycleValue: ProcessQueueLifecycle = 'held';
+  private lockedValue = false;
+  private lastLockTimestampValue = 0;
+  /** Orderly: a consume run was dispatched for this queue and has not found the cache empty yet. */
+  private dispatched = false;
+  private pullRequestValue: PullRequest | null = null;
 
   constructor(now: number) {
     this.lastPullTimestamp = now;
     this.lastConsumeTimestamp = now;
+  }
+
+  get lifecycle(): ProcessQueueLifecycle {
+    return this.lifecycleValue;
+  }
+  /** Taken away (dropped or removed): nothing pulled or consumed for it counts any more. */
+  get dropped(): boolean {
+    return this.lifecycleValue !== 'held';
+  }
+  /** Orderly: the broker granted the lock (see lastLockTimestamp for its age). */
+  get locked(): boolean {
+    return this.lockedValue;
+  }
+  get lastLockTimestamp(): number {
+    return this.lastLockTimestampValue;
+  }
+  /** The queue's pull request, so a drained cache can resume a pull parked by flow control. */
+  get pullRequest(): PullRequest | null {
+    return this.pullRequestValue;
+  }
+
+  /** held → dropped (idempotent; a removed queue stays removed). */
+  drop(): void {
+    if (this.lifecycleValue === 'held') this.lifecycleValue = 'dropped';
+  }
+  /** dropped → held: the removal was called off (an orderly handler call did not end within 1 s). */
+  keep(): void {
+    if (this.lifecycleValue === 'dropped') this.lifecycleValue = 'held';
+  }
+  /** → removed: the queue left the rebalance's table; final. */
+  markRemoved(): void {
+    this.lifecycleValue = 'removed';
+  }
+  /** Orderly: LOCK_BATCH_MQ granted the lock at `now`. */
+  markLocked(now: number): void {
+    this.lockedValue = true;
+    this.lastLockTimestampValue = now;
+  }
+  /** Orderly: the lock was refused or released. */
+  markUnlocked(): void {
+    this.lockedValue = false;
+  }
+  /** Ties the queue to its pull request (when the rebalance creates both). */
+  bindPullRequest(pr: PullRequest): void {
+    this.pullRequestValue = pr;
   }
 
   get isEmpty(): boolean {
@@ -94,8 +147,8 @@ export class ProcessQueue {
       if (off > this.queueOffsetMax) this.queueOffsetMax = off;
       added++;
     }
-    if (added > 0 && !this.consuming_) {
-      this.consuming_ = true;
+    if (added > 0 && !this.dispatched) {
+      this.dispatched = true;
       return true;
     }
     return false;
@@ -242,7 +295,7 @@ export class ProcessQueue {
       out.push(m);
       this.vacate(this.head);
     }
-    if (out.length === 0) this.consuming_ = false;
+    if (out.length === 0) this.dispatched = false;
     return out;
   }
 
@@ -272,9 +325,9 @@ export class ProcessQueue {
   }
 
   private putMessageBack(msgs: readonly MessageExt[]): void {
-    const wasConsuming = this.consuming_;
+    const wasConsuming = this.dispatched;
     this.putMessage(msgs);
-    this.consuming_ = wasConsuming;
+    this.dispatched = wasConsuming;
   }
 
   /** Orderly: offsets in the consuming set. */

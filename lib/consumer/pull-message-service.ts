@@ -1,4 +1,5 @@
 import createDebug from 'debug';
+import type { Clock, ClockTimer } from '../clock.js';
 import type { PullRequest } from './pull-request.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -13,11 +14,14 @@ export class PullMessageService {
   private queue: PullRequest[] = [];
   private head = 0;
   private wake: (() => void) | null = null;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<ClockTimer>();
   private loop: Promise<void> | null = null;
   private readonly abort = new AbortController();
 
-  constructor(private readonly pullMessage: (pr: PullRequest) => void) {}
+  constructor(
+    private readonly pullMessage: (pr: PullRequest) => void,
+    private readonly clock: Clock,
+  ) {}
 
   get signal(): AbortSignal {
     return this.abort.signal;
@@ -40,10 +44,10 @@ export class PullMessageService {
   executePullRequestLater(pr: PullRequest, delayMs: number): void {
     if (this.abort.signal.aborted) return;
     if (pr.parkTimer) {
-      clearTimeout(pr.parkTimer);
+      this.clock.clearTimeout(pr.parkTimer);
       this.timers.delete(pr.parkTimer);
     }
-    const t = setTimeout(() => {
+    const t = this.clock.setTimeout(() => {
       this.timers.delete(t);
       pr.parkTimer = null;
       this.executePullRequestImmediately(pr);
@@ -56,7 +60,7 @@ export class PullMessageService {
   resume(pr: PullRequest): void {
     const t = pr.parkTimer;
     if (!t) return;
-    clearTimeout(t);
+    this.clock.clearTimeout(t);
     this.timers.delete(t);
     pr.parkTimer = null;
     this.executePullRequestImmediately(pr);
@@ -87,7 +91,7 @@ export class PullMessageService {
   /** Stops the loop and every parked timer; pulls already sent are the caller's to abort (see signal). */
   async shutdown(): Promise<void> {
     this.abort.abort();
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) this.clock.clearTimeout(t);
     this.timers.clear();
     const w = this.wake;
     this.wake = null;

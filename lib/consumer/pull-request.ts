@@ -1,3 +1,4 @@
+import type { ClockTimer } from '../clock.js';
 import type { MessageQueue } from './message-queue.js';
 import type { ProcessQueue } from './process-queue.js';
 
@@ -14,5 +15,5 @@ export interface PullRequest {
   /** Pulls parked by flow control, by reason (stats). */
   flowControlPauses: { count: number; size: number; span: number };
   /** Set while the request sits parked on a timer, so a drained cache can resume it at once. */
-  parkTimer: NodeJS.Timeout | null;
+  parkTimer: ClockTimer | null;
 }

@@ -1,16 +1,22 @@
 import createDebug from 'debug';
-import { compareJavaStrings, compareMessageQueues, queueKey, type MessageQueue } from './message-queue.js';
+import type { ClockTimer } from '../clock.js';
+import { compareMessageQueue, queueKey } from '../../protocol/internal.js';
+import { compareJavaStrings, type MessageQueue } from './message-queue.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
 import { ProcessQueue } from './process-queue.js';
 import type { PullRequest } from './pull-request.js';
 import type { SubscriptionData } from './subscription.js';
-import { sleep } from './timers.js';
 
 const log = createDebug('rocketwire:consumer');
 
 /** Java's unlockDelayTimeMills: a queue removed with messages still cached is unlocked this much later. */
 export const UNLOCK_DELAY_TIME_MS = 20_000;
+/**
+ * How long the removal of an orderly queue waits for the handler call in flight on it (Java's
+ * `consumeLock.tryLock(1000, ms)` in RebalancePushImpl.removeUnnecessaryMessageQueue).
+ */
+export const CONSUME_LOCK_WAIT_MS = 1000;
 
 /** What the rebalance needs from the consumer. */
 export interface RebalanceHost {
@@ -29,8 +35,11 @@ export interface RebalanceHost {
   dispatchPullRequests(prs: PullRequest[]): void;
   /** New subVersion, per-queue limits, heartbeat; awaited before the new queues' first pulls. */
   messageQueueChanged(topic: string): Promise<void>;
-  /** Orderly: a consume run currently owns the queue. */
-  isConsuming(pq: ProcessQueue): boolean;
+  /**
+   * Orderly: resolves true once no consume run owns the queue (at once when none does), false when
+   * `timeoutMs` passes on the clock first.
+   */
+  awaitConsumeIdle(pq: ProcessQueue, timeoutMs: number): Promise<boolean>;
 }
 
 /**
@@ -42,7 +51,7 @@ export class RebalancePushImpl {
   private running: Promise<void> | null = null;
   private again = false;
   /** Delayed oneway unlocks of removed orderly queues (timer → queue), flushed at shutdown. */
-  private readonly pendingUnlocks = new Map<NodeJS.Timeout, MessageQueue>();
+  private readonly pendingUnlocks = new Map<ClockTimer, MessageQueue>();
   private stopped = false;
 
   constructor(private readonly host: RebalanceHost) {}
@@ -80,8 +89,9 @@ export class RebalancePushImpl {
     // Drop queues of topics no longer subscribed.
     for (const [key, { mq, pq }] of this.processQueueTable) {
       if (!subs.has(mq.topic)) {
-        pq.dropped = true;
+        pq.drop();
         this.processQueueTable.delete(key);
+        pq.markRemoved();
         log('dropped %o: topic no longer subscribed', mq);
       }
     }
@@ -103,7 +113,7 @@ export class RebalancePushImpl {
         log('rebalance: no consumer id list for %s/%s', config.consumerGroup, topic);
         return;
       }
-      const mqAll = mqSet.slice().sort(compareMessageQueues);
+      const mqAll = mqSet.slice().sort(compareMessageQueue);
       const cids = cidAll.slice().sort(compareJavaStrings);
       try {
         assigned = config.allocateStrategy.allocate(config.consumerGroup, this.host.clientId, mqAll, cids);
@@ -131,9 +141,10 @@ export class RebalancePushImpl {
       if (mq.topic !== topic) continue;
       const expired = !wanted.has(key) ? false : pq.isPullExpired(now);
       if (!wanted.has(key) || expired) {
-        pq.dropped = true;
+        pq.drop();
         if (await this.removeUnnecessaryMessageQueue(mq, pq)) {
           this.processQueueTable.delete(key);
+          pq.markRemoved();
           changed = true;
           log('rebalance removed %o%s', mq, expired ? ' (pull expired)' : '');
         }
@@ -155,10 +166,7 @@ export class RebalancePushImpl {
         continue;
       }
       if (this.processQueueTable.has(key)) continue;
-      if (orderly) {
-        pq.locked = true;
-        pq.lastLockTimestamp = config.clock.now();
-      }
+      if (orderly) pq.markLocked(config.clock.now());
       this.processQueueTable.set(key, { mq, pq });
       const pr: PullRequest = {
         messageQueue: mq,
@@ -169,7 +177,7 @@ export class RebalancePushImpl {
         flowControlPauses: { count: 0, size: 0, span: 0 },
         parkTimer: null,
       };
-      pq.pullRequest = pr;
+      pq.bindPullRequest(pr);
       prs.push(pr);
       changed = true;
       log('rebalance added %o from offset %d', mq, nextOffset);
@@ -187,21 +195,16 @@ export class RebalancePushImpl {
     await offsetStore.persist(mq);
     offsetStore.removeOffset(mq);
     if (config.orderly && config.messageModel === 'CLUSTERING') {
-      if (this.host.isConsuming(pq)) {
-        const deadline = Date.now() + 1000;
-        while (this.host.isConsuming(pq) && Date.now() < deadline) await sleep(20);
-        if (this.host.isConsuming(pq)) {
-          log('%o is still being consumed; keeping it until the next rebalance', mq);
-          pq.dropped = false;
-          return false;
-        }
+      if (!(await this.host.awaitConsumeIdle(pq, CONSUME_LOCK_WAIT_MS))) {
+        log('%o is still being consumed; keeping it until the next rebalance', mq);
+        pq.keep();
+        return false;
       }
       if (pq.msgCount > 0) {
-        const t = setTimeout(() => {
+        const t = config.clock.setTimeout(() => {
           this.pendingUnlocks.delete(t);
           this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
         }, UNLOCK_DELAY_TIME_MS);
-        t.unref();
         this.pendingUnlocks.set(t, mq);
       } else {
         await this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
@@ -216,7 +219,8 @@ export class RebalancePushImpl {
     const entry = this.processQueueTable.get(key);
     if (!entry) return;
     this.processQueueTable.delete(key);
-    entry.pq.dropped = true;
+    entry.pq.drop();
+    entry.pq.markRemoved();
     await this.removeUnnecessaryMessageQueue(mq, entry.pq);
   }
 
@@ -246,10 +250,9 @@ export class RebalancePushImpl {
         for (const { mq, pq } of entries) {
           if (granted.has(queueKey(mq))) {
             if (!pq.locked) log('lock of %o granted again', mq);
-            pq.locked = true;
-            pq.lastLockTimestamp = now;
+            pq.markLocked(now);
           } else {
-            pq.locked = false;
+            pq.markUnlocked();
           }
         }
       }),
@@ -262,7 +265,7 @@ export class RebalancePushImpl {
       [...this.byBroker()].map(([brokerName, entries]) =>
         this.host.unlockBatch(brokerName, entries.map((e) => e.mq), false).then(
           () => {
-            for (const e of entries) e.pq.locked = false;
+            for (const e of entries) e.pq.markUnlocked();
           },
           (err: unknown) => log('UNLOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message),
         ),
@@ -280,6 +283,21 @@ export class RebalancePushImpl {
     return m;
   }
 
+  /** Drops a held queue now (OFFSET_ILLEGAL, offset reset); its removal follows through removeProcessQueue. */
+  dropProcessQueue(pq: ProcessQueue): void {
+    pq.drop();
+  }
+
+  /** Orderly: one queue's lock was granted again outside lockAll (the consume service relocked it). */
+  lockGranted(mq: MessageQueue): void {
+    this.processQueueTable.get(queueKey(mq))?.pq.markLocked(this.host.config.clock.now());
+  }
+
+  /** Shutdown: every held queue is dropped, so nothing pulled or consumed after it counts. */
+  dropAll(): void {
+    for (const { pq } of this.processQueueTable.values()) pq.drop();
+  }
+
   heldQueues(): MessageQueue[] {
     return [...this.processQueueTable.values()].map((e) => e.mq);
   }
@@ -292,7 +310,7 @@ export class RebalancePushImpl {
     this.pendingUnlocks.clear();
     await Promise.all(
       pending.map(([t, mq]) => {
-        clearTimeout(t);
+        this.host.config.clock.clearTimeout(t);
         return this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
       }),
     );

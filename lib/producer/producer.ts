@@ -22,6 +22,7 @@ import {
   resolveInstanceName,
   topicRouteToPublishQueues,
 } from '../client/index.js';
+import { systemClock, type Clock } from '../clock.js';
 import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
 import { NoRouteError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { encodeMessageProperties, messageBody, MessageValidationError, validateTopic, type Message } from './message.js';
@@ -104,15 +105,18 @@ export class Producer {
   private readonly uniqKeys: UniqKeyGenerator;
   private removeRouteListener: (() => void) | null = null;
   private readonly counters: ProducerStats = { sent: 0, failed: 0, retries: 0 };
+  /** Send budgets and bornTimestamp read this clock (the client option `clock`). */
+  private readonly clock: Clock;
 
   constructor(options: ProducerOptions) {
     this.options = resolveProducerOptions(options);
+    this.clock = this.options.client.clock ?? systemClock;
     // UNIQ_KEY starts with the host's address, as MessageClientIDSetter's does.
     this.uniqKeys = new UniqKeyGenerator({ ip: this.options.client.clientIp ?? defaultClientIp() });
   }
 
-  /** The client instance (after start()). */
-  get clientInstance(): MQClientInstance {
+  /** The client instance (after start()); internal: tests reach it as `producer['clientInstance']`. */
+  private get clientInstance(): MQClientInstance {
     if (!this.instance) throw new MessageValidationError('state', 'producer is not started');
     return this.instance;
   }
@@ -243,7 +247,7 @@ export class Producer {
   }
 
   private async sendPrepared(p: Prepared, opts: SendOptions, oneway: boolean): Promise<SendResult | void> {
-    const begin = Date.now();
+    const begin = this.clock.now();
     const budget = opts.timeoutMs ?? this.options.sendMsgTimeoutMs;
     const info = opts.queue ? null : await this.findPublishInfo(p.topic);
     // As in Java, only sends that pick their own queue are retried: a oneway send, or one to a queue the
@@ -253,7 +257,7 @@ export class Producer {
     let lastBrokerName: string | undefined;
     let timedOut = false;
     for (let attempt = 0; attempt < times; attempt++) {
-      const elapsed = Date.now() - begin;
+      const elapsed = this.clock.now() - begin;
       if (elapsed >= budget) {
         timedOut = true;
         break;
@@ -277,11 +281,11 @@ export class Producer {
       }
     }
     this.counters.failed++;
-    throw new SendFailedError(p.topic, failures, Date.now() - begin, timedOut);
+    throw new SendFailedError(p.topic, failures, this.clock.now() - begin, timedOut);
   }
 
   private async sendKernel(p: Prepared, mq: MessageQueue, timeoutMs: number, oneway: boolean): Promise<SendResult | void> {
-    const instance = this.instance!;
+    const instance = this.clientInstance;
     let addr = instance.findBrokerMasterAddress(mq.brokerName);
     if (!addr) {
       await instance.getTopicRoute(p.topic, { refresh: true }).catch(() => undefined);
@@ -295,7 +299,7 @@ export class Producer {
       defaultTopicQueueNums: this.options.defaultTopicQueueNums,
       queueId: mq.queueId,
       sysFlag: p.sysFlag,
-      bornTimestamp: Date.now(),
+      bornTimestamp: this.clock.now(),
       flag: p.flag,
       properties: p.properties,
       reconsumeTimes: 0,

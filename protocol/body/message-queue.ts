@@ -21,7 +21,7 @@ export function readMessageQueue(v: unknown, path: string): MessageQueue {
 /**
  * The canonical key text of a queue, as parseFastjson turns an object map key into a string:
  * `{"brokerName":"b","queueId":0,"topic":"T"}`: the wire form of a queue used as a JSON map key
- * (ResetOffsetBody.offsetTable, ConsumerRunningInfo.mqTable). For a Map key use resetOffsetKey.
+ * (ResetOffsetBody.offsetTable, ConsumerRunningInfo.mqTable). For a Map key use queueKey.
  */
 export function messageQueueKey(mq: MessageQueue): string {
   return toJavaJson(messageQueueToJson(mq));
@@ -40,10 +40,10 @@ export function compareMessageQueue(a: MessageQueue, b: MessageQueue): number {
 }
 
 /**
- * The Map key of a queue in the client's tables: `topic@brokerName@queueId` ("@" cannot occur in a
- * topic or broker name). RESET_CONSUMER_CLIENT_OFFSET hands a consumer its offsets under this key
- * (hence the name), and the consumer keys its process queues and offsets by it too.
+ * The Map key of a queue in the client's and the broker's tables: `topic@brokerName@queueId` ("@"
+ * cannot occur in a topic or broker name). The consumer keys its process queues, offsets and the
+ * offsets RESET_CONSUMER_CLIENT_OFFSET hands it by it; the broker keys its queue locks by it.
  */
-export function resetOffsetKey(mq: MessageQueue): string {
+export function queueKey(mq: MessageQueue): string {
   return `${mq.topic}@${mq.brokerName}@${mq.queueId}`;
 }

@@ -74,7 +74,7 @@ export async function startSyncConsumer(consumer: PushConsumer, received: (who: 
   'src/orderly.ts': `
 import type { MessageExt, PushConsumer } from 'rocketwire';
 
-export async function startOrderlyConsumer(consumer: PushConsumer, received: (who: string, msgs: MessageExt[]) => void): Promise<void> {
+export async function startOrderlyConsumer(consumer: PushConsumer<true>, received: (who: string, msgs: MessageExt[]) => void): Promise<void> {
   await consumer.start(async (msgs) => {
     received('orderly', msgs);
     return 'SUCCESS';
@@ -88,7 +88,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   Producer, PushConsumer, RocketwireError, startBroker, systemClock,
-  type Clock, type EmbeddedBroker, type MessageExt, type PushConsumerOptions, type SendResult,
+  type Clock, type EmbeddedBroker, type MessageExt, type SendResult,
 } from 'rocketwire';
 import { codecRoundTrip } from './codec.js';
 import { startAsyncConsumer } from './concurrent-async.js';
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'rocketwire-fresh-broker-'));
   const clock: Clock = systemClock;
   const broker: EmbeddedBroker = await startBroker({ dataDir, queues: 2, clock });
-  const consumers: PushConsumer[] = [];
+  const consumers: PushConsumer<boolean>[] = [];
   try {
     const topic = 'FreshTopic';
     const producer = new Producer({ group: 'fresh_pg', namesrvAddr: broker.namesrv });
@@ -121,28 +121,31 @@ async function main(): Promise<void> {
     if (sent.status !== 'SEND_OK') throw new Error('send: ' + sent.status);
 
     const got = new Map<string, MessageExt>();
+    let allThree!: () => void;
+    const consumedByAll = new Promise<void>((resolve) => (allThree = resolve));
     const received = (who: string, msgs: MessageExt[]): void => {
       for (const m of msgs) got.set(who, m);
+      if (got.size === 3) allThree();
     };
-    const consumer = (consumerGroup: string, extra: Partial<PushConsumerOptions> = {}): PushConsumer => {
-      const c = new PushConsumer({ consumerGroup, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', ...extra });
-      c.subscribe(topic, 'TagA');
-      return c;
-    };
-    const a = consumer('fresh_cg_async');
+    const options = (consumerGroup: string) => ({ consumerGroup, namesrvAddr: broker.namesrv, consumeFromWhere: 'first' as const });
+    const a = new PushConsumer(options('fresh_cg_async')).subscribe(topic, 'TagA');
     await startAsyncConsumer(a, received);
     consumers.push(a);
-    const s = consumer('fresh_cg_sync');
+    const s = new PushConsumer(options('fresh_cg_sync')).subscribe(topic, 'TagA');
     await startSyncConsumer(s, received);
     consumers.push(s);
-    const o = consumer('fresh_cg_orderly', { orderly: true });
+    const o = new PushConsumer({ ...options('fresh_cg_orderly'), orderly: true }).subscribe(topic, 'TagA');
     await startOrderlyConsumer(o, received);
     consumers.push(o);
 
-    const deadline = Date.now() + 30_000;
-    while (got.size < 3) {
-      if (Date.now() > deadline) throw new Error('consumed only by: ' + [...got.keys()].join(', '));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('consumed only by: ' + [...got.keys()].join(', '))), 30_000);
+    });
+    try {
+      await Promise.race([consumedByAll, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
     for (const [who, m] of got) {
       if (m.body.toString() !== BODY || m.topic !== topic) throw new Error(who + ' received another message');

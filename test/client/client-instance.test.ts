@@ -8,6 +8,7 @@ import {
 } from '../../lib/client/index.js';
 import type { SubscriptionData } from '../../protocol/index.js';
 import type { RemotingConnection } from '../../lib/remoting/index.js';
+import { ManualClock } from '../../lib/clock.js';
 import { refusedAddress, routeJson, startFakeBroker, startFakeNameServer, startFakeNode } from './fake-cluster.js';
 
 let seq = 0;
@@ -189,29 +190,59 @@ t.test('acquire shares one instance per clientId; the last release closes it', a
   await c.release();
 });
 
-t.test('scheduled tasks: route refresh, heartbeat, offset persist; none after release', async (t) => {
+t.test('scheduled tasks on the clock: routes at 10 ms then every 30 s, heartbeat at 1 s then every 30 s, persist at 5 s then every 5 s; none after release', async (t) => {
   const broker = await startFakeBroker();
   const ns = await startFakeNameServer(new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]));
-  const inst = MQClientInstance.acquire({
-    namesrvAddr: ns.addr,
-    instanceName: name(),
-    heartbeatIntervalMs: 5,
-    pollNameServerIntervalMs: 5,
-    persistOffsetIntervalMs: 5,
-  });
+  const clock = new ManualClock();
+  const inst = MQClientInstance.acquire({ namesrvAddr: ns.addr, instanceName: name(), clock });
   const consumer = new FakeConsumer('cg1', SUBS);
   inst.registerConsumer('cg1', consumer);
   await inst.start();
-  // Wait (on events, not time) until each task has run a few times.
-  while (ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).length < 3 || broker.requestsOf(RequestCode.HEART_BEAT).length < 2 || consumer.persisted < 2) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const routes = () => ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).length;
+  const beats = () => broker.requestsOf(RequestCode.HEART_BEAT).length;
+  /** Waits (on events) until the count reaches `n`, then lets the task's completion re-arm its timer. */
+  const reach = async (what: () => number, n: number): Promise<void> => {
+    while (what() < n) await new Promise((r) => setTimeout(r, 2));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+  const step = async (ms: number): Promise<void> => {
+    clock.advance(ms);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+  await step(9);
+  t.equal(routes(), 0, 'no route refresh at 9 ms');
+  await step(1);
+  await reach(routes, 2);
   const topics = new Set(ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).map((r) => r.extFields?.topic));
-  t.ok(topics.has('TopicTest') && topics.has('%RETRY%cg1'), 'routes of subscribed topics refreshed');
+  t.ok(topics.has('TopicTest') && topics.has('%RETRY%cg1'), 'routes of subscribed topics refreshed at 10 ms');
+  await step(989);
+  t.equal(beats(), 0, 'no heartbeat at 999 ms');
+  await step(1);
+  await reach(beats, 1);
+  await step(3_999);
+  t.equal(consumer.persisted, 0, 'no persist at 4.999 s');
+  await step(1);
+  await reach(() => consumer.persisted, 1);
+  await step(4_999);
+  t.equal(consumer.persisted, 1, 'no persist 4.999 s later');
+  await step(1);
+  await reach(() => consumer.persisted, 2);
+  // routes were refreshed at 10 ms, the heartbeat sent at 1 s: the next ones 30 s after those
+  t.equal(routes(), 2);
+  await step(30_010 - 10_000 - 1);
+  t.equal(routes(), 2, 'no route refresh 29.999 s after the first');
+  t.equal(beats(), 1);
+  await step(1);
+  await reach(routes, 4);
+  await step(1_000 - 10 - 1);
+  t.equal(beats(), 1, 'no heartbeat 29.999 s after the first');
+  await step(1);
+  await reach(beats, 2);
   await inst.release();
-  const counts = [ns.requests.length, broker.requestsOf(RequestCode.HEART_BEAT).length, consumer.persisted];
-  await new Promise((r) => setTimeout(r, 30));
-  t.same([ns.requests.length, broker.requestsOf(RequestCode.HEART_BEAT).length, consumer.persisted], counts, 'nothing runs after release');
+  const counts = [ns.requests.length, beats(), consumer.persisted];
+  await step(120_000);
+  t.same([ns.requests.length, beats(), consumer.persisted], counts, 'nothing runs after release');
+  t.equal(clock.pending, 0, 'and no timer is left');
   await ns.close();
   await broker.close();
 });

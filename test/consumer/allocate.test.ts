@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { compareMessageQueue } from '../../protocol/index.js';
 import {
   allocateAveragely,
   allocateAveragelyByCircle,
   allocateByConfig,
   allocateConsistentHash,
-  compareMessageQueues,
   consistentHashMd5,
   messageQueue,
   messageQueueToString,
@@ -28,7 +28,7 @@ const vectors = JSON.parse(
 
 function shape(queues: number, clients: number) {
   const brokers = ['broker-a', 'broker-b'];
-  const mqAll = Array.from({ length: queues }, (_, q) => messageQueue('TopicTest', brokers[q % 2]!, Math.floor(q / 2))).sort(compareMessageQueues);
+  const mqAll = Array.from({ length: queues }, (_, q) => messageQueue('TopicTest', brokers[q % 2]!, Math.floor(q / 2))).sort(compareMessageQueue);
   const cids = Array.from({ length: clients }, (_, c) => `192.168.0.${10 + c}@${1000 + c}#${987654321 * (c + 1)}`).sort();
   return { mqAll, cids };
 }

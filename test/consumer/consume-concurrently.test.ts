@@ -2,14 +2,15 @@ import t from 'tap';
 import {
   ConsumeConcurrentlyStatus,
   messageQueue,
-  ProcessQueue,
   RemoteBrokerOffsetStore,
   resolveConsumerOptions,
   type MessageExt,
   type MessageListenerConcurrently,
 } from '../../lib/consumer/index.js';
+import { ProcessQueue } from '../../lib/consumer/process-queue.js';
 import { ConsumeMessageConcurrentlyService } from '../../lib/consumer/consume-message-concurrently-service.js';
 import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
+import { ManualClock } from '../../lib/clock.js';
 
 function msg(queueOffset: number, topic = 'T'): MessageExt {
   return {
@@ -100,6 +101,23 @@ t.test('batches, ackIndex and delay level reach the send-back; undefined and thr
   t.equal(offsetStore.readMemory(mq), 12, 'sent-back messages count as handled');
 });
 
+t.test('an async handler resolving to a string that is no status counts as RECONSUME_LATER (its type allows any string)', async (t) => {
+  const { svc, mq, pq, host } = setup(async () => 'BOGUS');
+  const sentBack: number[] = [];
+  const allSentBack = new Promise<void>((resolve) => {
+    host.sendMessageBack = async (m: MessageExt) => {
+      sentBack.push(m.queueOffset);
+      if (sentBack.length === 3) resolve();
+      return true;
+    };
+  });
+  const ms = [msg(0), msg(1), msg(2)];
+  pq.putMessage(ms);
+  svc.submitConsumeRequest(ms, pq, mq);
+  await allSentBack;
+  t.same(sentBack.sort((a, b) => a - b), [0, 1, 2]);
+});
+
 t.test('when send-back and republish both fail the message stays cached and the offset stays before it', async (t) => {
   const { svc, mq, pq, offsetStore, host } = setup((msgs) => (msgs[0]!.queueOffset === 1 ? ConsumeConcurrentlyStatus.RECONSUME_LATER : ConsumeConcurrentlyStatus.CONSUME_SUCCESS), {}, false);
   const ms = [msg(0), msg(1), msg(2)];
@@ -127,7 +145,7 @@ t.test('a dropped queue discards results and the retry topic is restored before 
   svc.submitConsumeRequest([m], pq, mq);
   t.same(seen, ['Orig']);
   t.type(m.properties.CONSUME_START_TIME, 'string', 'CONSUME_START_TIME set');
-  pq.dropped = true;
+  pq.drop();
   finish();
   await new Promise((r) => setImmediate(r));
   t.equal(offsetStore.readMemory(mq), -1, 'no offset from a dropped queue');
@@ -135,11 +153,15 @@ t.test('a dropped queue discards results and the retry topic is restored before 
 
 t.test('shutdown waits up to awaitTerminationMillisWhenShutdown for running calls', async (t) => {
   let finish!: () => void;
-  const { svc, mq, pq } = setup(() => new Promise((r) => (finish = () => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))));
+  const clock = new ManualClock();
+  const { svc, mq, pq } = setup(() => new Promise((r) => (finish = () => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))), { clock });
   const m = msg(0);
   pq.putMessage([m]);
   svc.submitConsumeRequest([m], pq, mq);
-  t.equal(await svc.shutdown(30), false, 'gives up when the call is still running');
+  const first = svc.shutdown(30);
+  clock.advance(29);
+  clock.advance(1);
+  t.equal(await first, false, 'gives up after 30 ms of the clock when the call is still running');
   const again = svc.shutdown(5000);
   finish();
   t.equal(await again, true, 'resolves as soon as the last call ends');
@@ -149,18 +171,17 @@ t.test('shutdown waits up to awaitTerminationMillisWhenShutdown for running call
 
 t.test('synchronous calls in a row: each call starts at the clock reading after the previous one returned', async (t) => {
   // An injected clock that counts its reads; the handler takes 100 ms of it per call.
-  let now = 1_000;
   let reads = 0;
-  const clock = {
-    now: () => {
+  const clock = new (class extends ManualClock {
+    override now(): number {
       reads++;
-      return now;
-    },
-  };
+      return super.now();
+    }
+  })(1_000);
   const starts: string[] = [];
   const { svc, host, mq, pq } = setup((msgs) => {
     starts.push(msgs[0]!.properties.CONSUME_START_TIME!);
-    now += 100;
+    clock.advance(100);
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
   }, { clock });
   const ms = Array.from({ length: 3 }, (_, i) => msg(i));

@@ -1,7 +1,9 @@
 import t from 'tap';
-import { ConsumeConcurrentlyStatus, PushConsumer, queueKey, type MessageExt } from '../../lib/consumer/index.js';
+import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { queueKey } from '../../protocol/internal.js';
+import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
-import { createRequest, parseFastjson, RequestCode } from '../../protocol/index.js';
+import { createRequest, parseFastjson, RequestCode } from '../../protocol/internal.js';
 import { produce, uniqueName, until, withBroker } from './helpers.js';
 
 t.test('GET_CONSUMER_RUNNING_INFO (relayed by the broker), CONSUME_MESSAGE_DIRECTLY and RESET_CONSUMER_CLIENT_OFFSET', async (t) => {
@@ -45,15 +47,15 @@ t.test('GET_CONSUMER_RUNNING_INFO (relayed by the broker), CONSUME_MESSAGE_DIREC
   t.equal(entries.filter((e) => e.mq.topic === topic).reduce((a, e) => a + Math.max(0, e.v.commitOffset), 0), 50, 'commit offsets');
   t.ok(info.statusTable[topic], 'status per topic');
 
-  const direct = await c.consumeMessageDirectly({ ...seen[0]!, body: Buffer.from('boom'), properties: { ...seen[0]!.properties } }, 'broker-a');
+  const direct = await pushConsumerImpl(c).consumeMessageDirectly({ ...seen[0]!, body: Buffer.from('boom'), properties: { ...seen[0]!.properties } }, 'broker-a');
   t.match(direct, { autoCommit: true, consumeResult: 'CR_LATER', order: false });
-  const ok = await c.consumeMessageDirectly({ ...seen[0]!, properties: { ...seen[0]!.properties } }, 'broker-a');
+  const ok = await pushConsumerImpl(c).consumeMessageDirectly({ ...seen[0]!, properties: { ...seen[0]!.properties } }, 'broker-a');
   t.equal(ok.consumeResult, 'CR_SUCCESS');
 
   // Reset every queue of the topic to 0: the held queues are dropped and re-created from the new offsets.
   const before = seen.length;
   const offsets = new Map(c.assignment().filter((q) => q.topic === topic).map((q) => [queueKey(q), 0]));
-  await c.resetOffset(topic, offsets);
+  await pushConsumerImpl(c).resetOffset(topic, offsets);
   await until(() => seen.length >= before + 50, 'everything consumed again after the reset');
   t.pass('reset re-delivers from the new offsets');
 });

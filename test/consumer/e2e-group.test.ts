@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { queueKey } from '../../protocol/internal.js';
 import { startBroker } from '../../lib/broker/index.js';
-import { ConsumeConcurrentlyStatus, PushConsumer, queueKey, type PushConsumerOptions } from '../../lib/consumer/index.js';
+import { ConsumeConcurrentlyStatus, PushConsumer, type PushConsumerOptions } from '../../lib/consumer/index.js';
 import { brokerOffsets, createTopic, produce, totalLag, uniqueName, until, withBroker } from './helpers.js';
 
 const fast: Partial<PushConsumerOptions> = {
@@ -15,7 +16,7 @@ const fast: Partial<PushConsumerOptions> = {
 };
 
 /** True when the consumers' assignments of `topic` partition its `n` queues: each owned by exactly one. */
-function partitioned(consumers: PushConsumer[], topic: string, n: number): boolean {
+function partitioned(consumers: PushConsumer<boolean>[], topic: string, n: number): boolean {
   const owners = new Map<string, number>();
   for (const c of consumers) for (const mq of c.assignment()) if (mq.topic === topic) owners.set(queueKey(mq), (owners.get(queueKey(mq)) ?? 0) + 1);
   return owners.size === n && [...owners.values()].every((x) => x === 1);
@@ -28,7 +29,7 @@ t.test('three members, one leaves, one joins: every queue owned by exactly one m
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 8, () => ({}), { single: true }); // auto-creates the topic with 4 queues
   const seen = new Set<string>();
-  const make = async (): Promise<PushConsumer> => {
+  const make = async (): Promise<PushConsumer<boolean>> => {
     const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, ...fast });
     c.subscribe(topic);
     await c.start((msgs) => {
@@ -61,7 +62,7 @@ t.test('two brokers: members own queues on both and consume from both', async (t
   await createTopic(broker.brokers, topic, 4);
   await produce(broker.namesrv, topic, 80, (i) => ({ body: `m${i}` }), { single: true });
   const byBroker = new Map<string, number>();
-  const make = async (): Promise<PushConsumer> => {
+  const make = async (): Promise<PushConsumer<boolean>> => {
     const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, ...fast });
     c.subscribe(topic);
     await c.start((msgs) => {
@@ -74,7 +75,7 @@ t.test('two brokers: members own queues on both and consume from both', async (t
   const b = await make();
   t.teardown(() => Promise.all([a.shutdown(), b.shutdown()]).then(() => undefined));
   await until(() => partitioned([a, b], topic, 8), '2 members partition 2 x 4 queues');
-  const brokersOf = (c: PushConsumer) => new Set(c.assignment().filter((q) => q.topic === topic).map((q) => q.brokerName));
+  const brokersOf = (c: PushConsumer<boolean>) => new Set(c.assignment().filter((q) => q.topic === topic).map((q) => q.brokerName));
   t.same([...brokersOf(a)].sort(), ['broker-a'], 'AVG gives the first member broker-a (sorted by broker name)');
   t.same([...brokersOf(b)].sort(), ['broker-b']);
   await until(() => (byBroker.get('broker-a') ?? 0) + (byBroker.get('broker-b') ?? 0) === 80, 'all consumed');

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ProcessQueue, type MessageExt } from '../../lib/consumer/index.js';
+import type { MessageExt } from '../../lib/consumer/index.js';
+import { ProcessQueue } from '../../lib/consumer/process-queue.js';
 
 function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
   return {
@@ -113,4 +114,30 @@ t.test('orderly: with a steady backlog, the cache arrays stay proportional to th
   // Internal arrays (private): the one place where the leak is visible short of memory use.
   const slots = (pq as unknown as { offsets: number[] }).offsets.length;
   t.ok(slots <= 2 * 100 + 64 + 1, `arrays hold ${slots} slots for 100 cached messages`);
+});
+
+t.test('lifecycle: held → dropped → removed; keep() undoes only a drop; locks carry their time', async (t) => {
+  const pq = new ProcessQueue(0);
+  t.equal(pq.lifecycle, 'held');
+  t.notOk(pq.dropped);
+  pq.drop();
+  t.equal(pq.lifecycle, 'dropped');
+  t.ok(pq.dropped);
+  pq.keep();
+  t.equal(pq.lifecycle, 'held', 'a called-off removal makes the queue held again');
+  pq.drop();
+  pq.markRemoved();
+  pq.keep();
+  pq.drop();
+  t.equal(pq.lifecycle, 'removed', 'removed is final');
+  t.ok(pq.dropped);
+  t.notOk(pq.locked);
+  pq.markLocked(1234);
+  t.ok(pq.locked);
+  t.equal(pq.lastLockTimestamp, 1234);
+  t.notOk(pq.isLockExpired(1234 + 30_000), 'a lock is fresh for 30 s');
+  t.ok(pq.isLockExpired(1234 + 30_001));
+  pq.markUnlocked();
+  t.notOk(pq.locked);
+  t.equal(pq.lastLockTimestamp, 1234, 'unlocking keeps the time of the last grant');
 });

@@ -311,7 +311,7 @@ t.test('unknown topic: the TBW102 route is used and the broker creates the topic
   t.equal(r.status, 'SEND_OK');
   const ext = broker.stored[0]!.extFields!;
   t.match(ext, { b: 'NewTopic', c: 'TBW102', d: '4' });
-  await p.clientInstance.sendHeartbeatToAllBrokers();
+  await p['clientInstance'].sendHeartbeatToAllBrokers();
   t.equal(broker.requestsOf(RequestCode.HEART_BEAT).length, 1, 'the template broker gets heartbeats');
   const asked = ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).map((r) => r.extFields!.topic);
   t.same(asked.slice(0, 2), ['NewTopic', 'TBW102']);
@@ -319,7 +319,7 @@ t.test('unknown topic: the TBW102 route is used and the broker creates the topic
   // Once the name server knows the topic, the next refresh replaces the borrowed queues.
   routes.set('NewTopic', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr }, queues: 2 }]));
   // (A scheduled refresh may be in flight with the old answer; the next one sees the new route.)
-  for (let i = 0; i < 20 && (await p.fetchPublishMessageQueues('NewTopic')).length !== 2; i++) await p.clientInstance.refreshAllRoutes();
+  for (let i = 0; i < 20 && (await p.fetchPublishMessageQueues('NewTopic')).length !== 2; i++) await p['clientInstance'].refreshAllRoutes();
   t.same((await p.fetchPublishMessageQueues('NewTopic')).map((q) => q.queueId), [0, 1]);
 });
 
@@ -355,9 +355,9 @@ t.test('heartbeat announces the producer group to the master only', async (t) =>
   });
   const p = await started(t, ns.addr);
   await p.send({ topic: 'TopicTest', body: 'x' });
-  await p.clientInstance.sendHeartbeatToAllBrokers();
+  await p['clientInstance'].sendHeartbeatToAllBrokers();
   const hb = master.requestsOf(RequestCode.HEART_BEAT).at(-1)!;
-  t.same(JSON.parse(hb.body!.toString()), { clientID: p.clientInstance.clientId, consumerDataSet: [], producerDataSet: [{ groupName: 'pg1' }] });
+  t.same(JSON.parse(hb.body!.toString()), { clientID: p['clientInstance'].clientId, consumerDataSet: [], producerDataSet: [{ groupName: 'pg1' }] });
   t.equal(slave.requestsOf(RequestCode.HEART_BEAT).length, 0);
 });
 

@@ -1,0 +1,151 @@
+import createDebug from 'debug';
+import {
+  encodeConsumerRunningInfo,
+  queueKey,
+  retryTopic,
+  type CMResultName,
+  type ConsumeMessageDirectlyResult,
+} from '../../protocol/internal.js';
+import { resetRetryTopic } from './consume-host.js';
+import { JAVA_INT_MAX } from './consume-message-concurrently-service.js';
+import {
+  ConsumeConcurrentlyStatus,
+  ConsumeOrderlyStatus,
+  isThenable,
+  type MessageListenerConcurrently,
+  type MessageListenerOrderly,
+} from './consume-types.js';
+import type { MessageExt } from './message.js';
+import { messageQueue, type MessageQueue } from './message-queue.js';
+import type { ProcessQueue } from './process-queue.js';
+import type { PushConsumerImpl } from './push-consumer-impl.js';
+
+const log = createDebug('rocketwire:consumer');
+
+// Requests a broker relays from mqadmin to this consumer (§5.11).
+
+/** GET_CONSUMER_RUNNING_INFO: the ConsumerRunningInfo body Java's mqadmin consumerStatus reads. */
+export function runningInfo(impl: PushConsumerImpl): Buffer {
+  const { config } = impl;
+  const now = config.clock.now();
+  const props: Record<string, string> = {
+    PROP_CLIENT_VERSION: 'V4_9_8',
+    PROP_CONSUMEORDERLY: String(config.orderly),
+    PROP_CONSUMER_START_TIMESTAMP: String(impl.startTimestamp),
+    PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY',
+    PROP_NAMESERVER_ADDR: config.namesrvAddr,
+    PROP_THREADPOOL_CORE_SIZE: String(config.consumeThreadMin),
+    adjustThreadPoolNumsThreshold: '100000',
+    allocateMessageQueueStrategy: config.allocateStrategy.name,
+    awaitTerminationMillisWhenShutdown: String(config.awaitTerminationMillisWhenShutdown),
+    consumeConcurrentlyMaxSpan: String(config.consumeConcurrentlyMaxSpan),
+    consumeFromWhere: config.consumeFromWhere,
+    consumeMessageBatchMaxSize: String(config.consumeMessageBatchMaxSize),
+    consumeThreadMax: String(config.consumeThreadMax),
+    consumeThreadMin: String(config.consumeThreadMin),
+    consumeTimeout: String(Math.max(1, Math.round(config.consumeTimeoutMs / 60_000))),
+    consumerGroup: config.consumerGroup,
+    maxReconsumeTimes: String(config.maxReconsumeTimes),
+    messageModel: config.messageModel,
+    pullBatchSize: String(config.pullBatchSize),
+    pullInterval: String(config.pullIntervalMs),
+    pullThresholdForQueue: String(impl.limits.pullThresholdForQueue),
+    pullThresholdForTopic: String(config.pullThresholdForTopic),
+    pullThresholdSizeForQueue: String(impl.limits.pullThresholdSizeForQueueMiB),
+    pullThresholdSizeForTopic: String(config.pullThresholdSizeForTopicMiB),
+    suspendCurrentQueueTimeMillis: String(config.suspendCurrentQueueTimeMillis),
+  };
+  const mqTable: [MessageQueue, Record<string, unknown>][] = [];
+  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) {
+    mqTable.push([
+      mq,
+      {
+        cachedMsgCount: pq.msgCount,
+        cachedMsgMaxOffset: pq.msgCount > 0 ? pq.queueOffsetMax : 0,
+        cachedMsgMinOffset: pq.msgCount > 0 ? Math.max(0, pq.minOffset) : 0,
+        cachedMsgSizeInMiB: Math.floor(pq.msgSize / (1024 * 1024)),
+        commitOffset: impl.offsetStoreValue?.readMemory(mq) ?? -1,
+        droped: pq.dropped,
+        lastConsumeTimestamp: pq.lastConsumeTimestamp,
+        lastLockTimestamp: pq.lastLockTimestamp,
+        lastPullTimestamp: pq.lastPullTimestamp,
+        locked: pq.locked,
+        transactionMsgCount: 0,
+        transactionMsgMaxOffset: 0,
+        transactionMsgMinOffset: 0,
+        tryUnlockTimes: 0,
+      },
+    ]);
+  }
+  const s = impl.recorder;
+  const statusTable: Record<string, Record<string, unknown>> = {};
+  const rt = s.consumeRtCount === 0 ? 0 : s.consumeRtSum / s.consumeRtCount;
+  for (const topic of impl.subscriptionInner.keys()) {
+    statusTable[topic] = {
+      consumeFailedMsgs: s.consumedFailed.total,
+      consumeFailedTPS: s.consumedFailed.rate(now),
+      consumeOKTPS: s.consumedOk.rate(now),
+      consumeRT: rt,
+      pullRT: 0,
+      pullTPS: s.pulledMessages.rate(now),
+    };
+  }
+  const subscriptionSet = [...impl.subscriptionInner.values()].map((d) => ({
+    classFilterMode: d.classFilterMode,
+    codeSet: d.codeSet,
+    expressionType: d.expressionType,
+    subString: d.subString,
+    subVersion: d.subVersion,
+    tagsSet: d.tagsSet,
+    topic: d.topic,
+  }));
+  // Java's mqTable and statusTable are TreeMaps; the codec writes keys sorted, MessageQueue keys as objects.
+  return encodeConsumerRunningInfo({ jstack: '', mqTable, properties: props, statusTable, subscriptionSet });
+}
+
+/** CONSUME_MESSAGE_DIRECTLY: one message straight to the handler, outside the process queues. */
+export async function consumeMessageDirectly(impl: PushConsumerImpl, msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult> {
+  msg.brokerName = brokerName;
+  const mq = messageQueue(msg.topic, brokerName, msg.queueId);
+  resetRetryTopic([msg], retryTopic(impl.config.consumerGroup));
+  const begin = impl.config.clock.now();
+  let consumeResult: CMResultName;
+  let remark = '';
+  try {
+    let r: unknown;
+    if (impl.config.orderly) {
+      r = (impl.listener as MessageListenerOrderly)([msg], { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 });
+    } else {
+      r = (impl.listener as MessageListenerConcurrently)([msg], { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX });
+    }
+    if (isThenable(r)) r = await r;
+    if (r === ConsumeConcurrentlyStatus.CONSUME_SUCCESS || r === ConsumeOrderlyStatus.SUCCESS) consumeResult = 'CR_SUCCESS';
+    else if (r === ConsumeConcurrentlyStatus.RECONSUME_LATER || r === ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT) consumeResult = 'CR_LATER';
+    else if (r === ConsumeOrderlyStatus.COMMIT) consumeResult = 'CR_COMMIT';
+    else if (r === ConsumeOrderlyStatus.ROLLBACK) consumeResult = 'CR_ROLLBACK';
+    else consumeResult = 'CR_RETURN_NULL';
+  } catch (err) {
+    consumeResult = 'CR_THROW_EXCEPTION';
+    remark = (err as Error)?.stack ?? String(err);
+  }
+  return { autoCommit: true, consumeResult, order: impl.config.orderly, remark, spentTimeMills: impl.config.clock.now() - begin };
+}
+
+/** RESET_CONSUMER_CLIENT_OFFSET: drop the held queues named in `offsets`, store the new offsets, rebalance. */
+export async function resetOffset(impl: PushConsumerImpl, topic: string, offsets: Map<string, number>): Promise<void> {
+  const targets: { mq: MessageQueue; pq: ProcessQueue; offset: number }[] = [];
+  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) {
+    if (mq.topic !== topic) continue;
+    const offset = offsets.get(queueKey(mq));
+    if (offset === undefined) continue;
+    impl.rebalance.dropProcessQueue(pq);
+    pq.clear();
+    targets.push({ mq, pq, offset });
+  }
+  for (const { mq, offset } of targets) {
+    impl.offsetStore.updateOffset(mq, offset, false);
+    await impl.rebalance.removeProcessQueue(mq);
+  }
+  log('reset %d offsets of %s', targets.length, topic);
+  impl.doRebalance();
+}

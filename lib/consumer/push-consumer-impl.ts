@@ -1,0 +1,470 @@
+import createDebug from 'debug';
+import { buildSubscriptionData, isRetryTopic, queueKey, retryTopic, type ConsumeMessageDirectlyResult, type SubscriptionData } from '../../protocol/internal.js';
+import { MQClientInstance, resolveInstanceName, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
+import type { ConsumeHost } from './consume-host.js';
+import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
+import { ConsumeMessageOrderlyService } from './consume-message-orderly-service.js';
+import type { MessageListener, MessageListenerConcurrently, MessageListenerOrderly } from './consume-types.js';
+import { onConsumed, pullMessage } from './consume-pull.js';
+import { consumeMessageDirectly, resetOffset, runningInfo } from './consumer-admin.js';
+import { consumerStats, ConsumerStatsRecorder, type ConsumerStats } from './consumer-stats.js';
+import { BrokerAddressNotFoundError, ConsumerStateError, SendBackFailedError } from './errors.js';
+import { queueLimitsFromTopic, type FlowLimits } from './flow-control.js';
+import type { MessageExt } from './message.js';
+import { messageQueue, type MessageQueue } from './message-queue.js';
+import {
+  defaultLocalOffsetStoreDir,
+  LocalFileOffsetStore,
+  RemoteBrokerOffsetStore,
+  type OffsetStore,
+} from './offset-store.js';
+import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
+import type { ProcessQueue } from './process-queue.js';
+import { PullMessageService } from './pull-message-service.js';
+import { RebalancePushImpl } from './rebalance-impl.js';
+import { republishToRetry, sendMessageBack } from './send-back.js';
+
+const log = createDebug('rocketwire:consumer');
+
+/** Java's consumeTimestamp default: 30 minutes before start. */
+const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
+const OFFSET_API_TIMEOUT_MS = 5000;
+const ADMIN_OFFSET_TIMEOUT_MS = 6000;
+const LOCK_TIMEOUT_MS = 1000;
+
+export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
+
+/**
+ * The push consumer's machinery (DefaultMQPushConsumerImpl): what the client instance (ConsumerInner)
+ * and the consume services (ConsumeHost) talk to. Internal: users hold the thin PushConsumer, which
+ * keeps this in a private field. Members without `private` are read by the modules of the same
+ * folder that hold the pull path (consume-pull.ts), send-backs (send-back.ts) and the
+ * broker-initiated requests (consumer-admin.ts).
+ */
+export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
+  readonly config: PushConsumerConfig;
+  readonly recorder = new ConsumerStatsRecorder();
+  private readonly expressions = new Map<string, string>();
+  readonly subscriptionInner = new Map<string, SubscriptionData>();
+  listener: MessageListener | null = null;
+  private stateValue: ConsumerState = 'CREATED';
+  paused = false;
+  instance: MQClientInstance | null = null;
+  offsetStoreValue: OffsetStore | null = null;
+  concurrently: ConsumeMessageConcurrentlyService | null = null;
+  orderlyService: ConsumeMessageOrderlyService | null = null;
+  readonly pullService: PullMessageService;
+  readonly rebalance: RebalancePushImpl;
+  private readonly tasks: ScheduledTask[] = [];
+  /** Pulls sent and OFFSET_ILLEGAL handling under way; shutdown waits for them. */
+  readonly inflightPulls = new Set<Promise<void>>();
+  limits: FlowLimits;
+  startTimestamp = 0;
+  private consumeTimestampMs = 0;
+  /** Round-robin index over the retry topic's queues for republished messages. */
+  publishIndex = 0;
+  clientIdValue = '';
+  private shutdownPromise: Promise<void> | null = null;
+
+  constructor(options: PushConsumerOptions) {
+    this.config = resolveConsumerOptions(options);
+    this.pullService = new PullMessageService((pr) => pullMessage(this, pr), this.config.clock);
+    for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
+    this.limits = {
+      pullThresholdForQueue: this.config.pullThresholdForQueue,
+      pullThresholdSizeForQueueMiB: this.config.pullThresholdSizeForQueueMiB,
+      consumeConcurrentlyMaxSpan: this.config.consumeConcurrentlyMaxSpan,
+      orderly: this.config.orderly,
+    };
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    this.rebalance = new RebalancePushImpl({
+      config: this.config,
+      get clientId() {
+        return self.clientIdValue;
+      },
+      get offsetStore() {
+        return self.offsetStore;
+      },
+      subscriptionTable: () => this.subscriptionInner,
+      subscribeQueues: (topic) => this.subscribeQueues(topic),
+      consumerIdList: (topic) => this.consumerIdList(topic),
+      computePullFromWhere: (mq) => this.computePullFromWhere(mq),
+      lockBatch: (brokerName, mqs) => this.lockBatch(brokerName, mqs),
+      unlockBatch: (brokerName, mqs, oneway) => this.unlockBatch(brokerName, mqs, oneway),
+      dispatchPullRequests: (prs) => {
+        for (const pr of prs) this.pullService.executePullRequestImmediately(pr);
+      },
+      messageQueueChanged: (topic) => this.messageQueueChanged(topic),
+      awaitConsumeIdle: (pq, timeoutMs) => this.orderlyService?.awaitConsumeIdle(pq, timeoutMs) ?? Promise.resolve(true),
+    });
+  }
+
+  // ------------------------------------------------------------------ ConsumerInner (lib/client)
+
+  get groupName(): string {
+    return this.config.consumerGroup;
+  }
+  get messageModel(): 'CLUSTERING' | 'BROADCASTING' {
+    return this.config.messageModel;
+  }
+  readonly consumeType = 'CONSUME_PASSIVELY' as const;
+  get consumeFromWhere(): string {
+    return this.config.consumeFromWhere;
+  }
+
+  subscriptions(): SubscriptionData[] {
+    return [...this.subscriptionInner.values()];
+  }
+
+  /** Rebalance now (NOTIFY_CONSUMER_IDS_CHANGED, resume, subscribe after start). */
+  doRebalance(): void {
+    if (this.stateValue !== 'RUNNING' || this.paused) return;
+    this.rebalance.doRebalance().catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
+  }
+
+  async persistOffsets(): Promise<void> {
+    if (!this.offsetStoreValue) return;
+    await this.offsetStoreValue.persistAll(this.rebalance.heldQueues());
+  }
+
+  // ------------------------------------------------------------------ what PushConsumer exposes
+
+  get state(): ConsumerState {
+    return this.stateValue;
+  }
+
+  /** The client id the group sees (ip@instance), known after start. */
+  get clientId(): string {
+    return this.clientIdValue;
+  }
+
+  get offsetStore(): OffsetStore {
+    if (!this.offsetStoreValue) throw new ConsumerStateError(this.stateValue, 'the consumer is not started');
+    return this.offsetStoreValue;
+  }
+
+  get maxReconsumeTimes(): number {
+    return effectiveMaxReconsumeTimes(this.config);
+  }
+
+  /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB"); allowed before or after start. */
+  subscribe(topic: string, expression = '*'): this {
+    if (typeof topic !== 'string' || topic === '') throw new TypeError('topic must be a non-empty string');
+    this.expressions.set(topic, expression);
+    if (this.stateValue === 'RUNNING') {
+      this.subscriptionInner.set(topic, buildSubscriptionData(topic, expression, this.config.clock.now()));
+      this.instance!.sendHeartbeatToAllBrokers().then(
+        () => this.doRebalance(),
+        (err: unknown) => log('heartbeat after subscribe failed: %s', (err as Error)?.message ?? err),
+      );
+    }
+    return this;
+  }
+
+  /** Removes a subscription; its queues are dropped at the next rebalance. */
+  unsubscribe(topic: string): this {
+    this.expressions.delete(topic);
+    this.subscriptionInner.delete(topic);
+    return this;
+  }
+
+  onMessage(listener: MessageListener): this {
+    if (typeof listener !== 'function') throw new TypeError('the message listener must be a function');
+    this.listener = listener;
+    return this;
+  }
+
+  /** Pauses pulling (running handler calls finish); resume() rebalances and pulls again. */
+  suspend(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+    this.doRebalance();
+  }
+
+  /** Client instance, routes, heartbeat, the first rebalance (awaited), pulls, then the periodic tasks. */
+  async start(listener?: MessageListener): Promise<void> {
+    if (listener) this.onMessage(listener);
+    if (this.stateValue !== 'CREATED') throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
+    if (!this.listener) throw new ConsumerStateError(this.stateValue, 'no message listener: pass one to start() or onMessage()');
+    if (this.expressions.size === 0) throw new ConsumerStateError(this.stateValue, 'no subscription: call subscribe(topic, expression) first');
+    this.stateValue = 'STARTING';
+    const { config } = this;
+    try {
+      const now = config.clock.now();
+      this.startTimestamp = now;
+      this.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
+      for (const [topic, expr] of this.expressions) this.subscriptionInner.set(topic, buildSubscriptionData(topic, expr, now));
+      if (config.messageModel === 'CLUSTERING') {
+        const rt = retryTopic(config.consumerGroup);
+        this.subscriptionInner.set(rt, buildSubscriptionData(rt, '*', now));
+      }
+      const instanceName = config.messageModel === 'CLUSTERING' ? resolveInstanceName(config.instanceName) : (config.instanceName ?? 'DEFAULT');
+      const instance = MQClientInstance.acquire({
+        namesrvAddr: config.namesrvAddr,
+        instanceName,
+        ...(config.clientIp !== undefined ? { clientIp: config.clientIp } : {}),
+        ...(config.serializeType !== undefined ? { serializeType: config.serializeType } : {}),
+        ...(config.acl !== undefined ? { acl: config.acl } : {}),
+        ...(config.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: config.heartbeatIntervalMs } : {}),
+        ...(config.pollNameServerIntervalMs !== undefined ? { pollNameServerIntervalMs: config.pollNameServerIntervalMs } : {}),
+        ...(config.mqClientApiTimeoutMs !== undefined ? { mqClientApiTimeoutMs: config.mqClientApiTimeoutMs } : {}),
+        persistOffsetIntervalMs: config.persistOffsetIntervalMs,
+        clock: config.clock,
+      });
+      this.instance = instance;
+      this.clientIdValue = instance.clientId;
+      try {
+        instance.registerConsumer(config.consumerGroup, this);
+      } catch (err) {
+        this.instance = null;
+        await instance.release();
+        throw err;
+      }
+      this.offsetStoreValue =
+        config.messageModel === 'CLUSTERING'
+          ? new RemoteBrokerOffsetStore({
+              queryConsumerOffset: (mq) => this.queryConsumerOffset(mq),
+              updateConsumerOffsetOneway: (mq, offset) => this.updateConsumerOffsetOneway(mq, offset),
+            })
+          : new LocalFileOffsetStore(config.offsetStoreDir ?? defaultLocalOffsetStoreDir(), instance.clientId, config.consumerGroup);
+      await this.offsetStoreValue.load();
+      if (config.orderly) this.orderlyService = new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly);
+      else this.concurrently = new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently);
+      await instance.start();
+      await Promise.all(
+        [...this.subscriptionInner.keys()].map((t) =>
+          instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => log('route of %s not available yet: %s', t, (err as Error).message)),
+        ),
+      );
+      await instance.sendHeartbeatToAllBrokers();
+      this.stateValue = 'RUNNING';
+      this.pullService.start();
+      await this.rebalance.doRebalance();
+      const rebalanceTask = new ScheduledTask('rebalance', config.rebalanceIntervalMs, () => this.rebalance.doRebalance(), log, config.clock);
+      rebalanceTask.start(config.rebalanceIntervalMs);
+      this.tasks.push(rebalanceTask);
+      if (!config.orderly) {
+        const sweep = new ScheduledTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg(), log, config.clock);
+        sweep.start(config.consumeTimeoutMs);
+        this.tasks.push(sweep);
+      } else if (config.messageModel === 'CLUSTERING') {
+        const locks = new ScheduledTask('lockAll', config.lockIntervalMs, () => this.rebalance.lockAll(), log, config.clock);
+        locks.start(Math.min(1000, config.lockIntervalMs));
+        this.tasks.push(locks);
+      }
+      log('consumer %s started as %s', config.consumerGroup, this.clientIdValue);
+    } catch (err) {
+      if (this.stateValue === 'STARTING' || this.stateValue === 'RUNNING') {
+        await this.shutdown().catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Stops pulling, waits up to awaitTerminationMillisWhenShutdown for running handler calls, unlocks
+   * (orderly), persists offsets, unregisters from the brokers and releases the client instance.
+   */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.doShutdown();
+    return this.shutdownPromise;
+  }
+
+  private async doShutdown(): Promise<void> {
+    if (this.stateValue === 'CREATED') {
+      this.stateValue = 'SHUTDOWN';
+      return;
+    }
+    this.stateValue = 'SHUTTING_DOWN';
+    const { config } = this;
+    await Promise.all(this.tasks.map((t) => t.stop()));
+    await this.rebalance.shutdown();
+    await this.pullService.shutdown();
+    await Promise.allSettled([...this.inflightPulls]);
+    const wait = config.awaitTerminationMillisWhenShutdown;
+    if (this.concurrently) await this.concurrently.shutdown(wait);
+    if (this.orderlyService) await this.orderlyService.shutdown(wait);
+    if (config.orderly && config.messageModel === 'CLUSTERING' && this.instance) await this.rebalance.unlockAll();
+    if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
+    this.rebalance.dropAll();
+    if (this.instance) {
+      await this.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
+      await this.instance.release();
+    }
+    this.stateValue = 'SHUTDOWN';
+    log('consumer %s shut down', config.consumerGroup);
+  }
+
+  /** Queues this consumer holds now. */
+  assignment(): MessageQueue[] {
+    return this.rebalance.heldQueues();
+  }
+
+  /** Counters, rates and per-queue cache figures (read by the benchmark). */
+  stats(): ConsumerStats {
+    return consumerStats(this);
+  }
+
+  // ------------------------------------------------------------------ ConsumeHost and broker requests (other modules)
+
+  onConsumed(pq: ProcessQueue): void {
+    onConsumed(this, pq);
+  }
+  sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string): Promise<boolean> {
+    return sendMessageBack(this, msg, delayLevel, brokerName);
+  }
+  republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean> {
+    return republishToRetry(this, msg, reconsumeTime);
+  }
+  runningInfo(): Buffer {
+    return runningInfo(this);
+  }
+  consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult> {
+    return consumeMessageDirectly(this, msg, brokerName);
+  }
+  resetOffset(topic: string, offsets: Map<string, number>): Promise<void> {
+    return resetOffset(this, topic, offsets);
+  }
+
+  // ------------------------------------------------------------------ rebalance host
+
+  private async subscribeQueues(topic: string): Promise<MessageQueue[] | null> {
+    try {
+      const route = await this.instance!.getTopicRoute(topic);
+      return topicRouteToSubscribeQueues(topic, route).map((q) => messageQueue(q.topic, q.brokerName, q.queueId));
+    } catch (err) {
+      log('route of %s: %s', topic, (err as Error).message);
+      return null;
+    }
+  }
+
+  private async consumerIdList(topic: string): Promise<string[] | null> {
+    const instance = this.instance!;
+    const route = instance.cachedTopicRoute(topic);
+    if (!route || route.brokerDatas.length === 0) return null;
+    const b = route.brokerDatas[Math.floor(Math.random() * route.brokerDatas.length)]!;
+    const addr = instance.findBrokerAddress(b.brokerName);
+    if (!addr) return null;
+    try {
+      return await instance.getConsumerIdList(addr, this.config.consumerGroup);
+    } catch (err) {
+      log('GET_CONSUMER_LIST_BY_GROUP at %s failed: %s', addr, (err as Error).message);
+      return null;
+    }
+  }
+
+  private async messageQueueChanged(topic: string): Promise<void> {
+    this.recorder.rebalances++;
+    const sub = this.subscriptionInner.get(topic);
+    if (sub) sub.subVersion = Math.max(this.config.clock.now(), sub.subVersion + 1);
+    const held = this.rebalance.processQueueTable.size;
+    if (held > 0) {
+      const l = queueLimitsFromTopic(this.config, this.config, held);
+      this.limits = { ...this.limits, ...l };
+    }
+    await this.instance!.sendHeartbeatToAllBrokers();
+  }
+
+  masterAddress(brokerName: string): string | undefined {
+    return this.instance!.findBrokerMasterAddress(brokerName) ?? this.instance!.findBrokerAddress(brokerName);
+  }
+
+  async masterAddressOrRefresh(mq: MessageQueue): Promise<string> {
+    let addr = this.masterAddress(mq.brokerName);
+    if (!addr) {
+      await this.instance!.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
+      addr = this.masterAddress(mq.brokerName);
+    }
+    if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
+    return addr;
+  }
+
+  private async queryConsumerOffset(mq: MessageQueue): Promise<number> {
+    const addr = await this.masterAddressOrRefresh(mq);
+    return this.instance!.queryConsumerOffset(addr, this.config.consumerGroup, mq, OFFSET_API_TIMEOUT_MS);
+  }
+
+  private async updateConsumerOffsetOneway(mq: MessageQueue, offset: number): Promise<void> {
+    const addr = this.masterAddress(mq.brokerName);
+    if (!addr) return;
+    await this.instance!.updateConsumerOffsetOneway(addr, this.config.consumerGroup, mq, offset);
+  }
+
+  /** §9.5: the start offset of a newly assigned queue; negative = skip it this round. */
+  async computePullFromWhere(mq: MessageQueue): Promise<number> {
+    const last = await this.offsetStore.readOffset(mq, 'store');
+    if (last >= 0) return last;
+    if (last !== -1) return -1;
+    const isRetry = isRetryTopic(mq.topic);
+    try {
+      switch (this.config.consumeFromWhere) {
+        case 'CONSUME_FROM_FIRST_OFFSET':
+          return 0;
+        case 'CONSUME_FROM_TIMESTAMP': {
+          const addr = await this.masterAddressOrRefresh(mq);
+          if (isRetry) return await this.instance!.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
+          return await this.instance!.searchOffsetByTimestamp(addr, mq, this.consumeTimestampMs, ADMIN_OFFSET_TIMEOUT_MS);
+        }
+        default: {
+          if (isRetry) return 0;
+          const addr = await this.masterAddressOrRefresh(mq);
+          return await this.instance!.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
+        }
+      }
+    } catch (err) {
+      log('start offset of %o: %s', mq, (err as Error).message);
+      return -1;
+    }
+  }
+
+  private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
+    const addr = this.masterAddress(brokerName);
+    if (!addr) throw new BrokerAddressNotFoundError(brokerName);
+    return this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
+  }
+
+  private async unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void> {
+    const addr = this.masterAddress(brokerName);
+    if (!addr) return;
+    await this.instance!.unlockBatchMQ(addr, this.config.consumerGroup, mqs, oneway, LOCK_TIMEOUT_MS);
+  }
+
+  /** ConsumeHost (orderly): lock one queue again after the lock was lost. */
+  async lockQueue(mq: MessageQueue): Promise<boolean> {
+    try {
+      const granted = await this.lockBatch(mq.brokerName, [mq]);
+      const ok = granted.some((g) => queueKey(g) === queueKey(mq));
+      if (ok) this.rebalance.lockGranted(mq);
+      return ok;
+    } catch {
+      return false;
+    }
+  }
+
+
+  // ------------------------------------------------------------------ expiry sweep (§9.7)
+
+  private async cleanExpiredMsg(): Promise<void> {
+    const timeout = this.config.consumeTimeoutMs;
+    for (const { mq, pq } of [...this.rebalance.processQueueTable.values()]) {
+      if (pq.dropped) continue;
+      const { cleaned, offset } = await pq.cleanExpiredMsg(this.config.clock.now(), timeout, async (msg) => {
+        // Java sends expired messages back with delay level 3 through the same path as failures.
+        const ok = await this.sendMessageBack(msg, 3, mq.brokerName);
+        if (!ok) throw new SendBackFailedError(msg.msgId);
+      });
+      if (cleaned > 0) {
+        this.recorder.expired += cleaned;
+        // Java leaves the offset to the next completed call; when every other message is already done
+        // there is none, and the queue would stay committed before the expired (already retried) message.
+        if (offset >= 0 && !pq.dropped) this.offsetStore.updateOffset(mq, offset, true);
+        log('expired %d messages of %o', cleaned, mq);
+        this.onConsumed(pq);
+      }
+    }
+  }
+
+}
