@@ -2,7 +2,7 @@ import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import createDebug from 'debug';
-import { queueKey } from '../../protocol/internal.js';
+import { encodeResetOffsetBody, queueKey } from '../../protocol/internal.js';
 import { messageQueue, type MessageQueue } from './message-queue.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -233,12 +233,12 @@ export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetSto
   }
 }
 
-/** Java's OffsetSerializeWrapper as fastjson writes it: MessageQueue objects as map keys. */
+/**
+ * Java's OffsetSerializeWrapper as fastjson writes it: MessageQueue objects as map keys, the same
+ * shape as RESET_CONSUMER_CLIENT_OFFSET's ResetOffsetBody, so protocol's codec writes it.
+ */
 export function formatOffsetsFile(entries: readonly { mq: MessageQueue; offset: number }[]): string {
-  const parts = entries.map(
-    ({ mq, offset }) => `${JSON.stringify({ brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic })}:${offset}`,
-  );
-  return `{"offsetTable":{${parts.join(',')}}}`;
+  return encodeResetOffsetBody({ offsetTable: entries.map(({ mq, offset }) => [mq, offset]) }).toString('utf8');
 }
 
 const ENTRY_RE =
