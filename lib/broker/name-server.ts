@@ -17,7 +17,7 @@ import {
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
 import { registerOperation } from './processor/request-processor.js';
-import type { TopicConfig } from './topic-config.js';
+import { topicConfigFromHeader, type TopicConfig } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -136,15 +136,7 @@ export class NameServer {
 
   /** Creates the topic on every broker (mqadmin sends this to brokers; the embedded name server fans it out). */
   private createTopic(req: RemotingCommand, h: CreateTopicRequestHeader): RemotingCommand {
-    const config: TopicConfig = {
-      topicName: h.topic,
-      readQueueNums: h.readQueueNums,
-      writeQueueNums: h.writeQueueNums,
-      perm: h.perm,
-      topicFilterType: h.topicFilterType,
-      topicSysFlag: h.topicSysFlag ?? 0,
-      order: h.order,
-    };
+    const config = topicConfigFromHeader(h);
     for (const b of this.brokers.values()) b.createTopic(config);
     return createResponse(req, ResponseCode.SUCCESS);
   }

@@ -1,6 +1,13 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
-import { DLQ_GROUP_TOPIC_PREFIX, PermName, RETRY_GROUP_TOPIC_PREFIX, SCHEDULE_TOPIC } from '../../protocol/index.js';
+import {
+  DLQ_GROUP_TOPIC_PREFIX,
+  PermName,
+  RETRY_GROUP_TOPIC_PREFIX,
+  SCHEDULE_TOPIC,
+  type CreateTopicRequestHeader,
+  type TopicConfigBody,
+} from '../../protocol/index.js';
 import { readTextFile, writeFileAtomic } from './atomic-file.js';
 
 const log = createDebug('rocketwire:broker');
@@ -15,15 +22,20 @@ export const NOT_ALLOWED_SEND_TOPICS = new Set([
   'OFFSET_MOVED_EVENT',
 ]);
 
-/** TopicConfig as Java serializes it (register-broker bodies, topics.json). */
-export interface TopicConfig {
-  topicName: string;
-  readQueueNums: number;
-  writeQueueNums: number;
-  perm: number;
-  topicFilterType: string;
-  topicSysFlag: number;
-  order: boolean;
+/** TopicConfig as Java serializes it (register-broker bodies, topics.json, GET_TOPIC_CONFIG): protocol's body. */
+export type TopicConfig = TopicConfigBody;
+
+/** The TopicConfig an UPDATE_AND_CREATE_TOPIC header asks for (to a broker, or fanned out by the name server). */
+export function topicConfigFromHeader(h: CreateTopicRequestHeader): TopicConfig {
+  return {
+    topicName: h.topic,
+    readQueueNums: h.readQueueNums,
+    writeQueueNums: h.writeQueueNums,
+    perm: h.perm,
+    topicFilterType: h.topicFilterType,
+    topicSysFlag: h.topicSysFlag ?? 0,
+    order: h.order,
+  };
 }
 
 export function newTopicConfig(topicName: string, queueNums: number, perm = PermName.PERM_READ | PermName.PERM_WRITE): TopicConfig {

@@ -14,7 +14,7 @@ import {
 } from '../../../protocol/internal.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
-import { validateTopicName, type TopicConfig } from '../topic-config.js';
+import { topicConfigFromHeader, validateTopicName } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { fail, ok, registerOperation } from './request-processor.js';
 
@@ -50,15 +50,7 @@ export class AdminBrokerProcessor {
     registerOperation(server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header: h, request }) => {
       const bad = validateTopicName(h.topic);
       if (bad) return fail(request, ResponseCode.SYSTEM_ERROR, bad);
-      const config: TopicConfig = {
-        topicName: h.topic,
-        readQueueNums: h.readQueueNums,
-        writeQueueNums: h.writeQueueNums,
-        perm: h.perm,
-        topicFilterType: h.topicFilterType,
-        topicSysFlag: h.topicSysFlag ?? 0,
-        order: h.order,
-      };
+      const config = topicConfigFromHeader(h);
       this.ctx.topics.put(config);
       return ok(request);
     });
