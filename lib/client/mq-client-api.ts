@@ -17,7 +17,7 @@ import {
   decodeResponseHeader,
   invokeOperation,
   operationRequest,
-  readAnswer,
+  readReply,
   type CallOptions,
   type Reply,
   type RequestStamp,
@@ -143,9 +143,10 @@ export class MQClientAPI {
     const op = Operations.QUERY_CONSUMER_OFFSET;
     const header = { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName };
     const res = await this.ctx.remoting.invoke(brokerAddr, operationRequest(op, header, undefined, this.ctx), { timeoutMs });
-    const r = readAnswer(op, res, brokerAddr);
-    // QUERY_NOT_FOUND carries no header (Java's ConsumerManageProcessor leaves `offset` unset).
-    return r.header === null ? -1 : r.header.offset;
+    // Decided by the code, header unread, as Java's MQClientAPIImpl.queryConsumerOffset does (it
+    // throws OffsetNotFoundException for QUERY_NOT_FOUND whatever the answer carries).
+    if (res.code === ResponseCode.QUERY_NOT_FOUND) return -1;
+    return readReply(op, res, brokerAddr).header.offset;
   }
 
   /** UPDATE_CONSUMER_OFFSET, oneway as the push consumer sends it. */

@@ -44,15 +44,6 @@ export interface Reply<O> {
   readonly body: OperationReplyBody<O>;
 }
 
-/**
- * An answer that may be one of the row's non-SUCCESS `answers`. `header` is null only for an answer
- * that carries no header field at all: Java answers QUERY_NOT_FOUND with an empty
- * QueryConsumerOffsetResponseHeader. An answer with some fields is decoded as strictly as SUCCESS.
- */
-export interface AnsweredReply<O> extends Omit<Reply<O>, 'header'> {
-  readonly header: OperationResponse<O> | null;
-}
-
 export interface CallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -135,29 +126,11 @@ export function isAnswer(op: Operation, code: number): boolean {
   return code === ResponseCode.SUCCESS || op.answers.includes(code);
 }
 
-/** A SUCCESS or one of the row's answers decoded (see AnsweredReply); any other code is a BrokerError. */
-export function readAnswer<O extends Operation>(op: O, res: RemotingCommand, addr: string): AnsweredReply<O> {
-  if (!isAnswer(op, res.code)) throw brokerErrorFromResponse(res, { addr, requestCode: op.code });
-  const headerless = res.code !== ResponseCode.SUCCESS && !carriesAnyField(op.response, res.extFields);
-  return {
-    code: res.code,
-    remark: res.remark,
-    version: res.version,
-    header: headerless ? null : decodeResponseHeader(op, res, addr),
-    body: decodeResponseBody(op, res),
-  };
-}
-
 function hasAnyKey(o: Record<string, string>): boolean {
   for (const _ in o) return true;
   return false;
 }
 
-function carriesAnyField(codec: HeaderCodec<unknown>, ext: Readonly<Record<string, string>> | null): boolean {
-  if (ext === null) return false;
-  for (const f of codec.fields) if (ext[f.key] !== undefined) return true;
-  return false;
-}
 
 /** Send `op` to `addr` and decode its SUCCESS answer. */
 export async function invokeOperation<O extends Operation>(

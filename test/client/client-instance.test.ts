@@ -355,6 +355,16 @@ t.test('client RPCs: pull status mapping, offsets, consumer list, locks', async 
     found ? createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: '42' } }) : createResponse(req, ResponseCode.QUERY_NOT_FOUND, { remark: 'Not found' }),
   );
   t.equal(await inst.queryConsumerOffset(broker.addr, 'cg1', mq), -1, 'QUERY_NOT_FOUND is -1');
+  let foundWithOffset: string | null = '17';
+  broker.on(RequestCode.QUERY_CONSUMER_OFFSET, (req) =>
+    found
+      ? createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: '42' } })
+      : createResponse(req, ResponseCode.QUERY_NOT_FOUND, { remark: 'Not found', extFields: foundWithOffset === null ? null : { offset: foundWithOffset } }),
+  );
+  t.equal(await inst.queryConsumerOffset(broker.addr, 'cg1', mq), -1, 'QUERY_NOT_FOUND is -1 whatever offset it carries (Java never reads it)');
+  foundWithOffset = 'garbled';
+  t.equal(await inst.queryConsumerOffset(broker.addr, 'cg1', mq), -1, 'a QUERY_NOT_FOUND header is not decoded');
+  foundWithOffset = null;
   found = true;
   t.equal(await inst.queryConsumerOffset(broker.addr, 'cg1', mq), 42);
   t.same(broker.requestsOf(RequestCode.QUERY_CONSUMER_OFFSET)[0]!.extFields, { consumerGroup: 'cg1', topic: 'T', queueId: '2', bname: 'broker-a' });
