@@ -110,4 +110,11 @@ export {
 export { ManualClock, systemClock, type Clock, type ClockTimer } from './clock.js';
 
 // Codec values the runtime hands out, and the root of every rocketwire error.
-export { RocketwireError, OptionError, ProtocolError, type MessageExt, type MessageQueue } from '../protocol/index.js';
+export {
+  RocketwireError,
+  OptionError,
+  ProtocolError,
+  FilterExpressionError,
+  type MessageExt,
+  type MessageQueue,
+} from '../protocol/index.js';

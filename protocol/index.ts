@@ -19,6 +19,7 @@ export {
   ProtocolError,
   HeaderFieldError,
   UnsupportedCompressionError,
+  FilterExpressionError,
 } from './errors.js';
 
 // Frames and commands: build, encode (JSON or ROCKETMQ headers), split a byte stream, decode.

@@ -70,3 +70,19 @@ t.test('a missing or malformed header field gets SYSTEM_ERROR naming the field; 
   t.equal(server.connections.size, conns, 'no connection was dropped or added');
   t.equal((await c.invoke(b.broker, sendRequest('Undecodable', 'm1'))).code, ResponseCode.SUCCESS, 'the broker still stores');
 });
+
+t.test('a pull whose own subscription does not parse gets SUBSCRIPTION_PARSE_FAILED, as Java answers a FilterAPI.build failure', async (t) => {
+  const b = await startBroker();
+  t.teardown(() => b.close());
+  const c = client();
+  t.teardown(() => c.close());
+  t.equal((await c.invoke(b.broker, sendRequest('BadFilter', 'm0'))).code, ResponseCode.SUCCESS);
+  // FLAG_SUBSCRIPTION (4): the expression travels in the pull, as lite pull consumers send it
+  for (const subscription of ['||', '||||']) {
+    const res = await c.invoke(b.broker, pullRequest('BadFilter', { sysFlag: 4, subscription }));
+    t.equal(res.code, ResponseCode.SUBSCRIPTION_PARSE_FAILED, JSON.stringify(subscription));
+    t.equal(res.remark, "parse the consumer's subscription failed");
+  }
+  const good = await c.invoke(b.broker, pullRequest('BadFilter', { sysFlag: 4, subscription: '*' }));
+  t.equal(good.code, ResponseCode.SUCCESS, 'the connection and broker live on');
+});

@@ -1,4 +1,5 @@
 import {
+  FilterExpressionError,
   Operations,
   PermName,
   PullMessageResponseHeader,
@@ -61,7 +62,13 @@ export class PullMessageProcessor {
     let sub: SubscriptionData;
     if (sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) {
       // FilterAPI.build: the expression of the request itself (lite pull, postSubscriptionWhenPull)
-      sub = buildSubscriptionData(topic, h.subscription, h.subVersion, h.expressionType ?? 'TAG');
+      try {
+        sub = buildSubscriptionData(topic, h.subscription, h.subVersion, h.expressionType ?? 'TAG');
+      } catch (err) {
+        if (!(err instanceof FilterExpressionError)) throw err;
+        // Java's PullMessageProcessor answers a FilterAPI.build failure so, whatever the cause
+        return fail(req, ResponseCode.SUBSCRIPTION_PARSE_FAILED, "parse the consumer's subscription failed");
+      }
     } else {
       const info = this.ctx.consumers.find(group);
       if (!info) return fail(req, ResponseCode.SUBSCRIPTION_NOT_EXIST, `the consumer's group info not exist${FAQ_APPLY_TOPIC}`);
