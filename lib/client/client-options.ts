@@ -36,8 +36,9 @@ export interface ClientOptions {
   /** Connect timeout handed to the remoting client. */
   connectTimeoutMs?: number;
   /**
-   * Time source of the instance's scheduled tasks (route refresh, heartbeat, offset persist) and of
-   * the producer's timestamps; default the system clock. The first acquire of a clientId decides it.
+   * Time source of the instance's scheduled tasks (route refresh, heartbeat, offset persist), of its
+   * call timeouts and of the producer's timestamps; default the system clock. Clients sharing a
+   * clientId share one instance and so must share its clock (another one is a ClientOptionError).
    */
   clock?: Clock;
 }

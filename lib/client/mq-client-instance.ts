@@ -13,6 +13,7 @@ import {
 import { BrokerError, RemotingClient } from '../remoting/index.js';
 import {
   buildClientId,
+  ClientOptionError,
   resolveClientOptions,
   type ClientOptions,
   type ResolvedClientOptions,
@@ -68,6 +69,10 @@ export class MQClientInstance extends MQClientAPI {
     if (!inst) {
       inst = new MQClientInstance(resolved, clientId);
       instances.set(clientId, inst);
+    } else if (resolved.clock !== inst.options.clock) {
+      // The shared instance's clock drives heartbeats, flushes and call timeouts of every user of
+      // it: a second clock would be silently ignored.
+      throw new ClientOptionError('clock', `differs from the clock of client instance ${clientId} (give this client another instanceName)`);
     }
     inst.refCount++;
     return inst;

@@ -447,3 +447,14 @@ t.test('ROCKETMQ header serialization and ACL signing reach the wire', async (t)
   t.equal(req.extFields!.AccessKey, 'rocketmq2');
   t.match(req.extFields!.Signature, /^[A-Za-z0-9+/]+=*$/);
 });
+
+t.test('clients sharing a clientId share its instance, so a second clock is refused rather than silently ignored', async (t) => {
+  const instanceName = name();
+  const clock = new ManualClock();
+  const first = MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName, clock });
+  t.teardown(() => first.release());
+  t.throws(() => MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName }), { name: 'ClientOptionError', option: 'clock' });
+  const again = MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName, clock });
+  t.equal(again, first, 'the same clock gets the shared instance');
+  again.release();
+});
