@@ -96,8 +96,6 @@ export interface Operation<
   readonly responseBody: ResBody;
   /** Response codes other than SUCCESS that are answers rather than failures (PULL_NOT_FOUND…). */
   readonly answers: readonly number[];
-  /** Sent oneway by the Java client (no response is read). */
-  readonly oneway: boolean;
 }
 
 /** Request header fields of an operation. */
@@ -120,7 +118,6 @@ function op<Req, Res, ReqBody extends BodySpec<unknown>, ResBody extends BodySpe
     requestBody: ReqBody;
     responseBody: ResBody;
     answers?: readonly number[];
-    oneway?: boolean;
   },
 ): Operation<Req, Res, ReqBody, ResBody> {
   return Object.freeze({
@@ -131,7 +128,6 @@ function op<Req, Res, ReqBody extends BodySpec<unknown>, ResBody extends BodySpe
     requestBody: row.requestBody,
     responseBody: row.responseBody,
     answers: Object.freeze([...(row.answers ?? [])]),
-    oneway: row.oneway ?? false,
   });
 }
 
@@ -157,7 +153,7 @@ export const Operations = {
   QUERY_CONSUMER_OFFSET: op('QUERY_CONSUMER_OFFSET', { request: QueryConsumerOffsetRequestHeader, response: QueryConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.QUERY_NOT_FOUND] }),
   // Oneway: Java's RemoteBrokerOffsetStore.persistAll sends it with isOneway = true (the shutdown
   // flush and admin tools send the same request as a normal call).
-  UPDATE_CONSUMER_OFFSET: op('UPDATE_CONSUMER_OFFSET', { request: UpdateConsumerOffsetRequestHeader, response: UpdateConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
+  UPDATE_CONSUMER_OFFSET: op('UPDATE_CONSUMER_OFFSET', { request: UpdateConsumerOffsetRequestHeader, response: UpdateConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
   GET_MAX_OFFSET: op('GET_MAX_OFFSET', { request: GetMaxOffsetRequestHeader, response: GetMaxOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
   GET_MIN_OFFSET: op('GET_MIN_OFFSET', { request: GetMinOffsetRequestHeader, response: GetMinOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
   SEARCH_OFFSET_BY_TIMESTAMP: op('SEARCH_OFFSET_BY_TIMESTAMP', { request: SearchOffsetRequestHeader, response: SearchOffsetResponseHeader, requestBody: 'none', responseBody: 'none' }),
@@ -170,13 +166,13 @@ export const Operations = {
   CHECK_CLIENT_CONFIG: op('CHECK_CLIENT_CONFIG', { request: CheckClientRequestHeader, response: EmptyHeader, requestBody: CheckClientRequestBody, responseBody: 'none' }),
   UNLOCK_BATCH_MQ: op('UNLOCK_BATCH_MQ', { request: UnlockBatchMqRequestHeader, response: EmptyHeader, requestBody: LockBatchBody, responseBody: 'none' }),
   // ---- broker → client
-  NOTIFY_CONSUMER_IDS_CHANGED: op('NOTIFY_CONSUMER_IDS_CHANGED', { request: NotifyConsumerIdsChangedRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
+  NOTIFY_CONSUMER_IDS_CHANGED: op('NOTIFY_CONSUMER_IDS_CHANGED', { request: NotifyConsumerIdsChangedRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   RESET_CONSUMER_CLIENT_OFFSET: op('RESET_CONSUMER_CLIENT_OFFSET', { request: ResetOffsetRequestHeader, response: EmptyHeader, requestBody: ResetOffsetBody, responseBody: 'none' }),
   GET_CONSUMER_STATUS_FROM_CLIENT: op('GET_CONSUMER_STATUS_FROM_CLIENT', { request: GetConsumerStatusRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'raw' }),
   GET_CONSUMER_RUNNING_INFO: op('GET_CONSUMER_RUNNING_INFO', { request: GetConsumerRunningInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumerRunningInfo }),
   CONSUME_MESSAGE_DIRECTLY: op('CONSUME_MESSAGE_DIRECTLY', { request: ConsumeMessageDirectlyResultRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: ConsumeMessageDirectlyResult }),
-  CHECK_TRANSACTION_STATE: op('CHECK_TRANSACTION_STATE', { request: CheckTransactionStateRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: 'none', oneway: true }),
-  END_TRANSACTION: op('END_TRANSACTION', { request: EndTransactionRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none', oneway: true }),
+  CHECK_TRANSACTION_STATE: op('CHECK_TRANSACTION_STATE', { request: CheckTransactionStateRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: 'none' }),
+  END_TRANSACTION: op('END_TRANSACTION', { request: EndTransactionRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   // ---- name server
   GET_ROUTEINFO_BY_TOPIC: op('GET_ROUTEINFO_BY_TOPIC', { request: GetRouteInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicRouteData }),
   REGISTER_BROKER: op('REGISTER_BROKER', { request: RegisterBrokerRequestHeader, response: RegisterBrokerResponseHeader, requestBody: 'raw', responseBody: 'raw' }),

@@ -85,7 +85,6 @@ t.test('body specs are raw, none or a codec', async (t) => {
 t.test('rows that carry a fact worth pinning', async (t) => {
   t.same(Operations.PULL_MESSAGE.answers, [ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_RETRY_IMMEDIATELY, ResponseCode.PULL_OFFSET_MOVED]);
   t.same(Operations.QUERY_CONSUMER_OFFSET.answers, [ResponseCode.QUERY_NOT_FOUND]);
-  t.equal(Operations.UPDATE_CONSUMER_OFFSET.oneway, true, "RemoteBrokerOffsetStore.persistAll sends it oneway");
   t.equal(Operations.SEND_MESSAGE_V2.request.keys.producerGroup, 'a', 'V2 one-letter keys');
   t.equal(Operations.SEND_BATCH_MESSAGE.request, Operations.SEND_MESSAGE_V2.request);
 });
