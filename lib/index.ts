@@ -99,6 +99,7 @@ export {
   RemotingClosedError,
   RemotingAbortError,
   RemotingBackpressureError,
+  RemotingClientClosedError,
   BrokerError,
   type RemotingClientOptions,
   type InvokeOptions,

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
-import { RemotingAbortError, RemotingError, RemotingTimeoutError } from './errors.js';
+import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
 
 export interface RemotingClientOptions {
   /** Serialize type of every request this client sends. Default JSON. */
@@ -209,7 +209,7 @@ export class RemotingClient {
   private poolFor(addr: string): ConnectionPool {
     let p = this.pools.get(addr);
     if (p === undefined) {
-      if (this.closed) throw new RemotingError(addr, 'RemotingClient is closed');
+      if (this.closed) throw new RemotingClientClosedError(addr);
       const o = this.options;
       p = new ConnectionPool(addr, {
         connect: this.connectOptions,

@@ -55,6 +55,19 @@ export class RemotingConnectError extends RemotingError {
 }
 
 /**
+ * The RemotingClient itself was closed: no call can start on it. Not a RemotingError, so callers
+ * that retry remoting failures on another broker (the producer) stop at once.
+ */
+export class RemotingClientClosedError extends RocketwireError {
+  override readonly name = 'RemotingClientClosedError';
+  readonly addr: string;
+  constructor(addr: string) {
+    super(`RemotingClient is closed (call to ${addr})`);
+    this.addr = addr;
+  }
+}
+
+/**
  * The connection closed while the call was in flight (peer closed it, the socket failed, a corrupt
  * frame arrived, or close() was called). `cause` holds the reason when there is one (a ProtocolError
  * for a corrupt frame).

@@ -6,6 +6,7 @@ import {
   RemotingClient,
   RemotingClosedError,
   RemotingConnectError,
+  RemotingError,
   RemotingServer,
   type RemotingConnection,
 } from '../../lib/remoting/index.js';
@@ -148,7 +149,17 @@ t.test('close fails calls in flight and later calls', async (t) => {
   const inflight = client.invoke(addr, createRequest(2), { timeoutMs: 60_000 }).catch((e: unknown) => e);
   await client.close();
   t.type(await inflight, RemotingClosedError);
-  t.throws(() => client.invoke(addr, createRequest(1)));
+  // a closed client is final: not a RemotingError, which the producer would retry on another broker
+  const err = (() => {
+    try {
+      void client.invoke(addr, createRequest(1));
+    } catch (e) {
+      return e;
+    }
+    return null;
+  })();
+  t.match(err, { name: 'RemotingClientClosedError', addr });
+  t.notOk(err instanceof RemotingError, 'not retriable as a remoting failure');
 });
 
 t.test('idle connections are closed and reopened by the next call', async (t) => {
