@@ -1,5 +1,4 @@
 import {
-  createRequest,
   decodeMessages,
   Operations,
   ResponseCode,
@@ -11,8 +10,7 @@ import {
   type PullMessageRequestHeader,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { stringFields } from '../../protocol/header-json.js';
-import { brokerErrorFromResponse, checkResponse, type RemotingClient } from '../remoting/index.js';
+import { brokerErrorFromResponse, type RemotingClient } from '../remoting/index.js';
 import {
   decodeResponseHeader,
   invokeOperation,
@@ -108,28 +106,6 @@ export class MQClientAPI {
   /** The request of `op` (row codecs), stamped with this client's language, version and serialize type. */
   createOperationRequest<O extends Operation>(op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>, oneway = false): RemotingCommand {
     return operationRequest(op, header, body, this.ctx, oneway);
-  }
-
-  /**
-   * A request stamped with this client's language, version and serialize type, from hand-made
-   * fields. For callers outside the table (lib/consumer's republish); table rows use invoke().
-   */
-  createRequest(code: number, extFields: Record<string, string | number | boolean | undefined> | null, body?: Buffer | null, oneway = false): RemotingCommand {
-    return createRequest(code, {
-      // A typed header's encode() is used as is: ACL signing writes the signed fields to a copy.
-      extFields: extFields === null ? null : stringFields(extFields),
-      body: body ?? null,
-      language: this.ctx.language,
-      version: this.ctx.version,
-      serializeType: this.ctx.serializeType,
-      oneway,
-    });
-  }
-
-  /** invoke a prepared request + checkResponse (SUCCESS or one of `accept`). */
-  async call(addr: string, request: RemotingCommand, timeoutMs = this.ctx.apiTimeoutMs, accept?: readonly number[]): Promise<RemotingCommand> {
-    const res = await this.ctx.remoting.invoke(addr, request, { timeoutMs });
-    return checkResponse(res, { addr, requestCode: request.code, ...(accept ? { accept } : {}) });
   }
 
   /** GET_CONSUMER_LIST_BY_GROUP: client ids of the group's live consumers. */

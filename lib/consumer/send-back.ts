@@ -3,9 +3,8 @@ import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
   CLIENT_INNER_PRODUCER_GROUP,
   encodeProperties,
-  RequestCode,
+  Operations,
   retryTopic,
-  SendMessageRequestHeaderV2,
 } from '../../protocol/index.js';
 import { topicRouteToPublishQueues } from '../client/index.js';
 import { BrokerAddressNotFoundError, NoRetryQueueError } from './errors.js';
@@ -77,9 +76,10 @@ export async function republishToRetry(impl: PushConsumerImpl, msg: MessageExt, 
     props.RETRY_TOPIC = msg.topic;
     props.ORIGIN_MESSAGE_ID = props.ORIGIN_MESSAGE_ID || msg.msgId;
     props.DELAY = String(3 + msg.reconsumeTimes);
-    const req = instance.createRequest(
-      RequestCode.SEND_MESSAGE_V2,
-      SendMessageRequestHeaderV2.encode({
+    await instance.invoke(
+      addr,
+      Operations.SEND_MESSAGE_V2,
+      {
         producerGroup: CLIENT_INNER_PRODUCER_GROUP,
         topic,
         defaultTopic: AUTO_CREATE_TOPIC_KEY_TOPIC,
@@ -94,10 +94,10 @@ export async function republishToRetry(impl: PushConsumerImpl, msg: MessageExt, 
         maxReconsumeTimes: impl.maxReconsumeTimes,
         batch: false,
         bname: q.brokerName,
-      }),
+      },
       msg.body,
+      { timeoutMs: SEND_MSG_BACK_TIMEOUT_MS },
     );
-    await instance.call(addr, req, SEND_MSG_BACK_TIMEOUT_MS);
     impl.recorder.republished++;
     return true;
   } catch (err) {
