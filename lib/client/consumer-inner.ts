@@ -2,7 +2,7 @@
  * What the client instance needs from a consumer (MQConsumerInner in Java). lib/consumer implements it;
  * the instance calls it for heartbeats, scheduled offset persistence and broker-initiated requests.
  */
-import type { MessageExt, SubscriptionData } from '../../protocol/index.js';
+import type { ConsumeMessageDirectlyResult, MessageExt, SubscriptionData } from '../../protocol/index.js';
 
 /** A decoded stored message (protocol's MessageExt); the name lib/consumer codes against. */
 export type MessageExtLike = MessageExt;
@@ -16,10 +16,10 @@ export interface ConsumerInner {
   subscriptions(): SubscriptionData[];
   /** Called on NOTIFY_CONSUMER_IDS_CHANGED. */
   doRebalance(): void;
-  /** Body of the GET_CONSUMER_RUNNING_INFO answer: a Buffer/string is sent as is, anything else as Java JSON. */
-  runningInfo(): unknown;
-  /** CONSUME_MESSAGE_DIRECTLY: the answer body (ConsumeMessageDirectlyResult), sent as Java JSON. */
-  consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<unknown>;
+  /** Body of the GET_CONSUMER_RUNNING_INFO answer, encoded by protocol's ConsumerRunningInfo codec. */
+  runningInfo(): Buffer;
+  /** CONSUME_MESSAGE_DIRECTLY: the result, which the instance encodes with the row's body codec. */
+  consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult>;
   /** RESET_CONSUMER_CLIENT_OFFSET: offsets keyed by protocol's queueKey(). */
   resetOffset(topic: string, offsets: Map<string, number>): Promise<void>;
   /** Driven every persistOffsetIntervalMs by the instance. */

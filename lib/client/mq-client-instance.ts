@@ -5,7 +5,6 @@ import {
   Operations,
   queueKey,
   ResponseCode,
-  toJavaJson,
   type HeartbeatData,
   type RemotingCommand,
   type TopicRouteData,
@@ -419,7 +418,7 @@ export class MQClientInstance extends MQClientAPI {
       const { consumerGroup } = running.request.decode(req.extFields);
       const c = this.consumers.get(consumerGroup);
       if (!c) return groupNotExist(req, consumerGroup);
-      return createResponse(req, ResponseCode.SUCCESS, { body: jsonBody(c.runningInfo()) });
+      return createResponse(req, ResponseCode.SUCCESS, { body: c.runningInfo() });
     });
     const direct = Operations.CONSUME_MESSAGE_DIRECTLY;
     this.remoting.registerProcessor(direct.code, async (req) => {
@@ -429,7 +428,7 @@ export class MQClientInstance extends MQClientAPI {
       const msg = req.body ? decodeMessages(req.body)[0] : undefined;
       if (!msg) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'no message in the request body' });
       const result = await c.consumeMessageDirectly(msg, h.brokerName ?? '');
-      return createResponse(req, ResponseCode.SUCCESS, { body: jsonBody(result) });
+      return createResponse(req, ResponseCode.SUCCESS, { body: direct.responseBody.encode(result) });
     });
     const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
     this.remoting.registerProcessor(reset.code, async (req) => {
@@ -452,10 +451,4 @@ export class MQClientInstance extends MQClientAPI {
 /** Java's answer for a group this process does not hold. */
 function groupNotExist(req: RemotingCommand, group: string): RemotingCommand {
   return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: `The Consumer Group <${group}> not exist in this consumer` });
-}
-
-function jsonBody(v: unknown): Buffer {
-  if (Buffer.isBuffer(v)) return v;
-  if (typeof v === 'string') return Buffer.from(v, 'utf8');
-  return Buffer.from(toJavaJson(v), 'utf8');
 }

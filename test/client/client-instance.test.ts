@@ -6,7 +6,7 @@ import {
   NameServerUnavailableError,
   type ConsumerInner,
 } from '../../lib/client/index.js';
-import type { SubscriptionData } from '../../protocol/index.js';
+import type { ConsumeMessageDirectlyResult, SubscriptionData } from '../../protocol/index.js';
 import type { RemotingConnection } from '../../lib/remoting/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { refusedAddress, routeJson, startFakeBroker, startFakeNameServer, startFakeNode } from './fake-cluster.js';
@@ -34,11 +34,11 @@ class FakeConsumer implements ConsumerInner {
   doRebalance(): void {
     this.rebalances++;
   }
-  runningInfo(): unknown {
-    return { properties: { PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY' }, subscriptionSet: this.subs };
+  runningInfo(): Buffer {
+    return Buffer.from(JSON.stringify({ properties: { PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY' }, subscriptionSet: this.subs }));
   }
   direct: { msg: MessageExt; brokerName: string }[] = [];
-  async consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<unknown> {
+  async consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult> {
     this.direct.push({ msg, brokerName });
     return { autoCommit: true, consumeResult: 'CR_SUCCESS', order: false, spentTimeMills: 1 };
   }

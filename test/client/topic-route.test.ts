@@ -1,6 +1,5 @@
 import t from 'tap';
 import {
-  parseTopicRouteData,
   topicRouteToPublishQueues,
   topicRouteToSubscribeQueues,
   resolveClientOptions,
@@ -9,12 +8,13 @@ import {
   resolveInstanceName,
   ClientOptionError,
 } from '../../lib/client/index.js';
+import { decodeTopicRouteData } from '../../protocol/index.js';
 
 t.test('standard route JSON (4.9.8 name server, version >= 401)', async (t) => {
   const text =
     '{"brokerDatas":[{"brokerAddrs":{"0":"192.168.1.20:10911","1":"192.168.1.21:10911"},"brokerName":"broker-a","cluster":"DefaultCluster"}],' +
     '"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}';
-  const r = parseTopicRouteData(Buffer.from(text));
+  const r = decodeTopicRouteData(Buffer.from(text));
   t.same(r.brokerDatas, [
     { brokerName: 'broker-a', cluster: 'DefaultCluster', brokerAddrs: { '0': '192.168.1.20:10911', '1': '192.168.1.21:10911' } },
   ]);
@@ -25,18 +25,18 @@ t.test('fastjson non-standard route: unquoted broker ids, 4.8 topicSynFlag, 5.x 
   const text =
     '{"brokerDatas":[{"brokerAddrs":{0:"10.0.0.1:10911",1:"10.0.0.2:10911"},"brokerName":"b","cluster":"c","enableActingMaster":false}],' +
     '"filterServerTable":{},"queueDatas":[{"brokerName":"b","perm":4,"readQueueNums":2,"topicSynFlag":3,"writeQueueNums":1}]}';
-  const r = parseTopicRouteData(text);
+  const r = decodeTopicRouteData(Buffer.from(text));
   t.same(r.brokerDatas[0]!.brokerAddrs, { '0': '10.0.0.1:10911', '1': '10.0.0.2:10911' });
   t.equal(r.queueDatas[0]!.topicSysFlag, 3);
 });
 
 t.test('garbage route body is a ProtocolError, not a crash', async (t) => {
-  t.throws(() => parseTopicRouteData('{"brokerDatas":[{'), { name: 'ProtocolError' });
-  t.throws(() => parseTopicRouteData('42'), { name: 'ProtocolError' });
+  t.throws(() => decodeTopicRouteData(Buffer.from('{"brokerDatas":[{')), { name: 'ProtocolError' });
+  t.throws(() => decodeTopicRouteData(Buffer.from('42')), { name: 'ProtocolError' });
 });
 
 t.test('subscribe = readable queues; publish = writable queues of brokers with a master, sorted by name', async (t) => {
-  const route = parseTopicRouteData(
+  const route = decodeTopicRouteData(Buffer.from(
     JSON.stringify({
       brokerDatas: [
         { brokerName: 'broker-c', cluster: 'x', brokerAddrs: { '1': 'slave-only:1' } },
@@ -49,7 +49,7 @@ t.test('subscribe = readable queues; publish = writable queues of brokers with a
         { brokerName: 'broker-a', perm: 2, readQueueNums: 3, writeQueueNums: 2, topicSysFlag: 0 },
       ],
     }),
-  );
+  ));
   t.same(
     topicRouteToPublishQueues('T', route).map((q) => `${q.brokerName}/${q.queueId}`),
     ['broker-a/0', 'broker-a/1', 'broker-b/0'],
@@ -63,9 +63,9 @@ t.test('subscribe = readable queues; publish = writable queues of brokers with a
 });
 
 t.test('orderTopicConf replaces the publish list', async (t) => {
-  const route = parseTopicRouteData(
+  const route = decodeTopicRouteData(Buffer.from(
     '{"brokerDatas":[],"queueDatas":[],"orderTopicConf":"broker-x:2;broker-y:1"}',
-  );
+  ));
   t.same(
     topicRouteToPublishQueues('T', route).map((q) => `${q.brokerName}/${q.queueId}`),
     ['broker-x/0', 'broker-x/1', 'broker-y/0'],
