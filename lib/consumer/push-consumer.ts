@@ -189,8 +189,6 @@ export class PushConsumer<Orderly extends boolean = false> {
       await this.shutdown();
     }
   }
-
-  // ------------------------------------------------------------------ pulling (§9.6)
 }
 
 /** Internal (tests and this folder): the implementation behind a consumer. Not exported by the package. */

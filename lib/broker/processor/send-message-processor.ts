@@ -194,7 +194,10 @@ export class SendMessageProcessor {
 function withTraceFields(processor: RequestProcessor): RequestProcessor {
   return (req, conn) => {
     const res = processor(req, conn) as RemotingCommand;
-    res.extFields = { ...(res.extFields ?? {}), MSG_REGION: 'DefaultRegion', TRACE_ON: 'true' };
+    // the answer's fields were just built for it: add to them rather than copying them
+    const ext = (res.extFields ??= {});
+    ext.MSG_REGION = 'DefaultRegion';
+    ext.TRACE_ON = 'true';
     return res;
   };
 }
