@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { messageQueueToString, type MessageQueue } from './message-queue.js';
+import { messageQueueToString, type MessageQueue } from '../../protocol/internal.js';
 
 /**
  * How the queues of one topic are split among the members of a group (AllocateMessageQueueStrategy).

@@ -1,6 +1,6 @@
 import type { ConsumerStatsRecorder } from './consumer-stats.js';
 import type { MessageExt } from './message.js';
-import type { MessageQueue } from './message-queue.js';
+import type { MessageQueue } from '../../protocol/index.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
 import type { ProcessQueue } from './process-queue.js';

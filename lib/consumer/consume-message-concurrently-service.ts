@@ -8,9 +8,8 @@ import {
   type MessageListenerConcurrently,
 } from './consume-types.js';
 import type { MessageExt } from './message.js';
-import type { MessageQueue } from './message-queue.js';
+import { retryTopic, type MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
-import { retryTopic } from '../../protocol/index.js';
 
 const log = createDebug('rocketwire:consumer');
 

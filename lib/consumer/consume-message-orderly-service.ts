@@ -3,9 +3,8 @@ import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
 import { ConsumeOrderlyStatus, isThenable, type ConsumeOrderlyContext, type MessageListenerOrderly } from './consume-types.js';
 import type { MessageExt } from './message.js';
-import type { MessageQueue } from './message-queue.js';
+import { retryTopic, type MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
-import { retryTopic } from '../../protocol/index.js';
 
 const log = createDebug('rocketwire:consumer');
 

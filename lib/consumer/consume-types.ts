@@ -1,5 +1,5 @@
 import type { MessageExt } from './message.js';
-import type { MessageQueue } from './message-queue.js';
+import type { MessageQueue } from '../../protocol/index.js';
 
 /** Results of a concurrent handler (ConsumeConcurrentlyStatus). */
 export const ConsumeConcurrentlyStatus = {

@@ -1,10 +1,12 @@
 import createDebug from 'debug';
 import {
   encodeConsumerRunningInfo,
+  messageQueue,
   queueKey,
   retryTopic,
   type CMResultName,
   type ConsumeMessageDirectlyResult,
+  type MessageQueue,
 } from '../../protocol/internal.js';
 import { resetRetryTopic } from './consume-host.js';
 import { JAVA_INT_MAX } from './consume-message-concurrently-service.js';
@@ -16,7 +18,6 @@ import {
   type MessageListenerOrderly,
 } from './consume-types.js';
 import type { MessageExt } from './message.js';
-import { messageQueue, type MessageQueue } from './message-queue.js';
 import type { ProcessQueue } from './process-queue.js';
 import type { PushConsumerImpl } from './push-consumer-impl.js';
 

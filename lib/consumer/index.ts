@@ -4,7 +4,7 @@ export type { ConsumerStats, QueueStats } from './consumer-stats.js';
 export * from './errors.js';
 export * from './flow-control.js';
 export type { MessageExt } from './message.js';
-export * from './message-queue.js';
+export { messageQueue, messageQueueToString, type MessageQueue } from '../../protocol/internal.js';
 export * from './offset-store.js';
 export * from './options.js';
 export { PushConsumer, type ConsumerState, type MessageListenerEither, type PushConsumerListener } from './push-consumer.js';

@@ -2,8 +2,7 @@ import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import createDebug from 'debug';
-import { encodeResetOffsetBody, queueKey } from '../../protocol/internal.js';
-import { messageQueue, type MessageQueue } from './message-queue.js';
+import { encodeResetOffsetBody, messageQueue, queueKey, type MessageQueue } from '../../protocol/internal.js';
 
 const log = createDebug('rocketwire:consumer');
 

@@ -1,5 +1,5 @@
 import type { ClockTimer } from '../clock.js';
-import type { MessageQueue } from './message-queue.js';
+import type { MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
 
 /** One held queue's pull state (PullRequest in Java): travels through the pull service's FIFO. */

@@ -1,5 +1,14 @@
 import createDebug from 'debug';
-import { buildSubscriptionData, isRetryTopic, queueKey, retryTopic, type ConsumeMessageDirectlyResult, type SubscriptionData } from '../../protocol/internal.js';
+import {
+  buildSubscriptionData,
+  isRetryTopic,
+  messageQueue,
+  queueKey,
+  retryTopic,
+  type ConsumeMessageDirectlyResult,
+  type MessageQueue,
+  type SubscriptionData,
+} from '../../protocol/internal.js';
 import { MQClientInstance, resolveInstanceName, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import type { ConsumeHost } from './consume-host.js';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
@@ -11,7 +20,6 @@ import { consumerStats, ConsumerStatsRecorder, type ConsumerStats } from './cons
 import { BrokerAddressNotFoundError, ConsumerStateError, SendBackFailedError } from './errors.js';
 import { queueLimitsFromTopic, type FlowLimits } from './flow-control.js';
 import type { MessageExt } from './message.js';
-import { messageQueue, type MessageQueue } from './message-queue.js';
 import {
   defaultLocalOffsetStoreDir,
   LocalFileOffsetStore,

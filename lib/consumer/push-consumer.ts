@@ -10,7 +10,7 @@ import type {
 } from './consume-types.js';
 import type { ConsumerStats } from './consumer-stats.js';
 import type { MessageExt } from './message.js';
-import type { MessageQueue } from './message-queue.js';
+import type { MessageQueue } from '../../protocol/index.js';
 import type { PushConsumerOptions } from './options.js';
 import { PushConsumerImpl, type ConsumerState } from './push-consumer-impl.js';
 

@@ -1,7 +1,7 @@
 import createDebug from 'debug';
 import type { ClockTimer } from '../clock.js';
 import { compareMessageQueue, queueKey } from '../../protocol/internal.js';
-import { compareJavaStrings, type MessageQueue } from './message-queue.js';
+import type { MessageQueue } from '../../protocol/index.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
 import { ProcessQueue } from './process-queue.js';
@@ -315,4 +315,9 @@ export class RebalancePushImpl {
       }),
     );
   }
+}
+
+/** Java string order (UTF-16 code units), as the client ids of a group are sorted. */
+function compareJavaStrings(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }

@@ -9,6 +9,16 @@ export interface MessageQueue {
   queueId: number;
 }
 
+/** A queue object whose keys are in Java's JSON order (what JSON.stringify keeps: insertion order). */
+export function messageQueue(topic: string, brokerName: string, queueId: number): MessageQueue {
+  return { brokerName, queueId, topic };
+}
+
+/** Java's MessageQueue.toString(), which is also the consistent-hash key of a queue. */
+export function messageQueueToString(mq: MessageQueue): string {
+  return `MessageQueue [topic=${mq.topic}, brokerName=${mq.brokerName}, queueId=${mq.queueId}]`;
+}
+
 export function messageQueueToJson(mq: MessageQueue): { brokerName: string; queueId: number; topic: string } {
   return { brokerName: mq.brokerName, queueId: mq.queueId, topic: mq.topic };
 }
