@@ -169,7 +169,7 @@ export class ConsumeMessageConcurrentlyService {
     const stats = this.host.recorder;
     stats.consumeRtSum += now - begin;
     stats.consumeRtCount++;
-    req.pq.lastConsumeTimestamp = now;
+    req.pq.markConsumed(now);
     if (req.pq.dropped) {
       // The queue was taken away while the handler ran: Java discards the result (no offset, no send-back).
       this.release();

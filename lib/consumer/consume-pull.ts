@@ -23,7 +23,7 @@ export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
   const pq = pr.processQueue;
   if (pq.dropped) return;
   const { config } = impl;
-  pq.lastPullTimestamp = config.clock.now();
+  pq.markPulled(config.clock.now());
   if (impl.state !== 'RUNNING' || impl.paused) {
     impl.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND);
     return;

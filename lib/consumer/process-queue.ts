@@ -36,14 +36,11 @@ export class ProcessQueue {
   /** Orderly only: messages taken for the running call (in offset order), still counted in msgCount. */
   private consuming: MessageExt[] = [];
 
-  /** Messages cached, including the orderly consuming set. */
-  msgCount = 0;
-  /** Sum of body lengths of cached messages. */
-  msgSize = 0;
-  /** Offset of the last message added (−1 before any). */
-  queueOffsetMax = -1;
-  lastPullTimestamp: number;
-  lastConsumeTimestamp: number;
+  private count = 0;
+  private size = 0;
+  private offsetMax = -1;
+  private pulledAt: number;
+  private consumedAt: number;
   private lifecycleValue: ProcessQueueLifecycle = 'held';
   private lockedValue = false;
   private lastLockTimestampValue = 0;
@@ -52,8 +49,37 @@ export class ProcessQueue {
   private pullRequestValue: PullRequest | null = null;
 
   constructor(now: number) {
-    this.lastPullTimestamp = now;
-    this.lastConsumeTimestamp = now;
+    this.pulledAt = now;
+    this.consumedAt = now;
+  }
+
+  /** Messages cached, including the orderly consuming set. */
+  get msgCount(): number {
+    return this.count;
+  }
+  /** Sum of body lengths of cached messages. */
+  get msgSize(): number {
+    return this.size;
+  }
+  /** Offset of the last message added (−1 before any). */
+  get queueOffsetMax(): number {
+    return this.offsetMax;
+  }
+  /** When a pull of this queue last started (the 120 s idle drop reads it). */
+  get lastPullTimestamp(): number {
+    return this.pulledAt;
+  }
+  /** When a handler call of this queue last started. */
+  get lastConsumeTimestamp(): number {
+    return this.consumedAt;
+  }
+  /** A pull of this queue starts now. */
+  markPulled(now: number): void {
+    this.pulledAt = now;
+  }
+  /** A handler call of this queue starts now. */
+  markConsumed(now: number): void {
+    this.consumedAt = now;
   }
 
   get lifecycle(): ProcessQueueLifecycle {
@@ -102,7 +128,7 @@ export class ProcessQueue {
   }
 
   get isEmpty(): boolean {
-    return this.msgCount === 0;
+    return this.count === 0;
   }
 
   /** Highest − lowest cached offset (0 when fewer than two are cached), consumeConcurrentlyMaxSpan's measure. */
@@ -142,9 +168,9 @@ export class ProcessQueue {
         if (idx < this.head) this.head = idx;
       }
       this.live++;
-      this.msgCount++;
-      this.msgSize += msg.body.length;
-      if (off > this.queueOffsetMax) this.queueOffsetMax = off;
+      this.count++;
+      this.size += msg.body.length;
+      if (off > this.offsetMax) this.offsetMax = off;
       added++;
     }
     if (added > 0 && !this.dispatched) {
@@ -162,7 +188,7 @@ export class ProcessQueue {
   removeMessage(msgs: readonly MessageExt[]): number {
     if (this.live === 0) return -1;
     for (let i = 0; i < msgs.length; i++) this.removeOne(msgs[i]!);
-    return this.live === 0 ? this.queueOffsetMax + 1 : this.offsets[this.head]!;
+    return this.live === 0 ? this.offsetMax + 1 : this.offsets[this.head]!;
   }
 
   /** Removes one message by offset if it is the cached instance; true when removed. */
@@ -171,8 +197,8 @@ export class ProcessQueue {
     if (idx >= this.offsets.length || this.offsets[idx] !== msg.queueOffset) return false;
     const cached = this.msgs[idx];
     if (cached === undefined) return false;
-    this.msgCount--;
-    this.msgSize -= cached.body.length;
+    this.count--;
+    this.size -= cached.body.length;
     this.vacate(idx);
     return true;
   }
@@ -287,7 +313,7 @@ export class ProcessQueue {
 
   /** Orderly: moves the lowest `batchSize` cached messages into the consuming set and returns them. */
   takeMessages(batchSize: number, now: number): MessageExt[] {
-    this.lastConsumeTimestamp = now;
+    this.consumedAt = now;
     const out: MessageExt[] = [];
     while (out.length < batchSize && this.live > 0) {
       const m = this.msgs[this.head]!;
@@ -304,8 +330,8 @@ export class ProcessQueue {
     if (this.consuming.length === 0) return -1;
     const last = this.consuming[this.consuming.length - 1]!.queueOffset;
     for (const m of this.consuming) {
-      this.msgCount--;
-      this.msgSize -= m.body.length;
+      this.count--;
+      this.size -= m.body.length;
     }
     this.consuming = [];
     return last + 1;
@@ -316,12 +342,12 @@ export class ProcessQueue {
     for (const m of msgs) {
       const idx = this.consuming.indexOf(m);
       if (idx >= 0) this.consuming.splice(idx, 1);
-      this.msgCount--;
-      this.msgSize -= m.body.length;
+      this.count--;
+      this.size -= m.body.length;
     }
-    const max = this.queueOffsetMax;
+    const max = this.offsetMax;
     this.putMessageBack(msgs);
-    this.queueOffsetMax = max;
+    this.offsetMax = max;
   }
 
   private putMessageBack(msgs: readonly MessageExt[]): void {
@@ -342,12 +368,12 @@ export class ProcessQueue {
     this.head = 0;
     this.live = 0;
     this.consuming = [];
-    this.msgCount = 0;
-    this.msgSize = 0;
+    this.count = 0;
+    this.size = 0;
   }
 
   isPullExpired(now: number): boolean {
-    return now - this.lastPullTimestamp > PULL_MAX_IDLE_TIME_MS;
+    return now - this.pulledAt > PULL_MAX_IDLE_TIME_MS;
   }
 
   isLockExpired(now: number): boolean {
