@@ -100,6 +100,7 @@ export {
   RemotingAbortError,
   RemotingBackpressureError,
   RemotingClientClosedError,
+  AddressError,
   BrokerError,
   type RemotingClientOptions,
   type InvokeOptions,

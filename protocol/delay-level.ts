@@ -1,3 +1,5 @@
+import { OptionError } from './errors.js';
+
 /**
  * The broker's default `messageDelayLevel` table, 1-based: level L delays by DELAY_LEVELS_MS[L - 1].
  * A delayed message is parked in SCHEDULE_TOPIC_XXXX queue L - 1 (fact sheet §9.11).
@@ -11,10 +13,10 @@ export function parseDelayLevels(text: string = DELAY_LEVEL_TEXT): number[] {
   const out: number[] = [];
   for (const part of text.trim().split(/\s+/)) {
     const m = /^(\d+)(ms|s|m|h|d)$/.exec(part);
-    if (!m) throw new RangeError(`messageDelayLevel: cannot parse "${part}"`);
+    if (!m) throw new OptionError('messageDelayLevel', `messageDelayLevel: cannot parse "${part}"`);
     out.push(Number(m[1]) * UNIT_MS[m[2]!]!);
   }
-  if (out.length === 0) throw new RangeError('messageDelayLevel is empty');
+  if (out.length === 0) throw new OptionError('messageDelayLevel', 'messageDelayLevel is empty');
   return out;
 }
 

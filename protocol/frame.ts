@@ -1,5 +1,5 @@
 import type { RemotingCommand } from './command.js';
-import { ProtocolError } from './errors.js';
+import { OptionError, ProtocolError } from './errors.js';
 import { decodeJsonCommand, jsonHeaderText, type HeaderEncodeOptions } from './header-json.js';
 import { decodeRocketmqHeader, rocketmqHeaderLayout, writeRocketmqHeader } from './header-rocketmq.js';
 
@@ -107,7 +107,7 @@ export class FrameDecoder {
   constructor(options: FrameDecoderOptions = {}) {
     this.maxFrameLength = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
     if (!Number.isInteger(this.maxFrameLength) || this.maxFrameLength < 8) {
-      throw new RangeError(`maxFrameLength must be an integer >= 8, got ${options.maxFrameLength}`);
+      throw new OptionError('maxFrameLength', `maxFrameLength must be an integer >= 8, got ${options.maxFrameLength}`);
     }
   }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { messageQueueToString, type MessageQueue } from '../../protocol/internal.js';
+import { ConsumerOptionError } from './errors.js';
 
 /**
  * How the queues of one topic are split among the members of a group (AllocateMessageQueueStrategy).
@@ -61,7 +62,7 @@ export function consistentHashMd5(key: string): number {
  */
 export function allocateConsistentHash(virtualNodeCnt = 10): AllocateMessageQueueStrategy {
   if (!Number.isInteger(virtualNodeCnt) || virtualNodeCnt < 0) {
-    throw new RangeError(`virtualNodeCnt must be a non-negative integer, got ${virtualNodeCnt}`);
+    throw new ConsumerOptionError('virtualNodeCnt', `must be a non-negative integer, got ${virtualNodeCnt}`);
   }
   return {
     name: 'CONSISTENT_HASH',

@@ -17,7 +17,7 @@ import type { MessageListener, MessageListenerConcurrently, MessageListenerOrder
 import { onConsumed, pullMessage } from './consume-pull.js';
 import { consumeMessageDirectly, resetOffset, runningInfo } from './consumer-admin.js';
 import { consumerStats, ConsumerStatsRecorder, type ConsumerStats } from './consumer-stats.js';
-import { BrokerAddressNotFoundError, ConsumerStateError, SendBackFailedError } from './errors.js';
+import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError, SendBackFailedError } from './errors.js';
 import { queueLimitsFromTopic, type FlowLimits } from './flow-control.js';
 import type { MessageExt } from './message.js';
 import {
@@ -158,7 +158,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
 
   /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB"); allowed before or after start. */
   subscribe(topic: string, expression = '*'): this {
-    if (typeof topic !== 'string' || topic === '') throw new TypeError('topic must be a non-empty string');
+    if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('topic', 'must be a non-empty string');
     this.expressions.set(topic, expression);
     if (this.stateValue === 'RUNNING') {
       this.subscriptionInner.set(topic, buildSubscriptionData(topic, expression, this.config.clock.now()));
@@ -178,7 +178,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   }
 
   onMessage(listener: MessageListener): this {
-    if (typeof listener !== 'function') throw new TypeError('the message listener must be a function');
+    if (typeof listener !== 'function') throw new ConsumerOptionError('listener', 'must be a function');
     this.listener = listener;
     return this;
   }

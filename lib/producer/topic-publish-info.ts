@@ -1,4 +1,5 @@
 import type { MessageQueue } from '../../protocol/index.js';
+import { MQClientError } from '../client/index.js';
 
 /**
  * The queues a producer may write a topic to (TopicPublishInfo in Java), with the round-robin index.
@@ -26,7 +27,7 @@ export class TopicPublishInfo {
    */
   selectOneMessageQueue(lastBrokerName?: string): MessageQueue {
     const n = this.queues.length;
-    if (n === 0) throw new RangeError('no queue to select');
+    if (n === 0) throw new MQClientError('no queue to select: the topic has no writable queue');
     if (lastBrokerName !== undefined) {
       for (let i = 0; i < n; i++) {
         const mq = this.queues[this.nextIndex() % n]!;

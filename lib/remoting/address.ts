@@ -1,4 +1,15 @@
 import net from 'node:net';
+import { RocketwireError } from '../../protocol/index.js';
+
+/** A remoting address that is not "host:port" (or "[v6]:port"); `addr` is the text given. */
+export class AddressError extends RocketwireError {
+  override readonly name = 'AddressError';
+  readonly addr: string;
+  constructor(addr: string, what: string) {
+    super(`address "${addr}" ${what}`);
+    this.addr = addr;
+  }
+}
 
 /**
  * Remoting addresses are "host:port" as RocketMQ writes them (name server lists, broker addresses in
@@ -10,18 +21,18 @@ export function parseAddress(addr: string): { host: string; port: number } {
   let portText: string;
   if (s.startsWith('[')) {
     const end = s.indexOf(']');
-    if (end < 0 || s[end + 1] !== ':') throw new TypeError(`address "${addr}" is not "[v6]:port"`);
+    if (end < 0 || s[end + 1] !== ':') throw new AddressError(addr, 'is not "[v6]:port"');
     host = s.slice(1, end);
     portText = s.slice(end + 2);
   } else {
     const colon = s.lastIndexOf(':');
-    if (colon <= 0) throw new TypeError(`address "${addr}" is not "host:port"`);
+    if (colon <= 0) throw new AddressError(addr, 'is not "host:port"');
     host = s.slice(0, colon);
     portText = s.slice(colon + 1);
   }
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
-    throw new TypeError(`address "${addr}" has no valid port`);
+    throw new AddressError(addr, 'has no valid port');
   }
   return { host, port };
 }

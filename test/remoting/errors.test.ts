@@ -1,5 +1,7 @@
 import t from 'tap';
-import { ProtocolError, ResponseCode, createRequest, createResponse } from '../../protocol/index.js';
+import { ProtocolError, ResponseCode, RocketwireError, createRequest, createResponse } from '../../protocol/index.js';
+import { parseDelayLevels } from '../../protocol/internal.js';
+import { PushConsumer, allocateConsistentHash } from '../../lib/consumer/index.js';
 import {
   BrokerError,
   RemotingClosedError,
@@ -52,6 +54,24 @@ t.test('addresses: host:port and [v6]:port', async (t) => {
   t.throws(() => parseAddress('h:0'), /port/);
   t.throws(() => parseAddress('h:99999'), /port/);
   t.throws(() => parseAddress('[::1]10911'), /v6/);
+  t.throws(() => parseAddress('nohost'), { name: 'AddressError', addr: 'nohost' }, 'a RocketwireError naming the address');
   t.equal(formatAddress('::ffff:127.0.0.1', 5), '127.0.0.1:5');
   t.equal(formatAddress('::1', 5), '[::1]:5');
+});
+
+t.test('argument checks of lib/ and protocol/ are RocketwireErrors naming what was wrong, not built-in RangeError/TypeError', async (t) => {
+  const caught = (fn: () => unknown): unknown => {
+    try {
+      fn();
+    } catch (err) {
+      return err;
+    }
+    return null;
+  };
+  t.ok(caught(() => parseAddress('h:0')) instanceof RocketwireError);
+  t.throws(() => parseDelayLevels('1s 2x'), { name: 'OptionError', option: 'messageDelayLevel' });
+  t.ok(caught(() => parseDelayLevels('1s 2x')) instanceof RocketwireError);
+  t.throws(() => allocateConsistentHash(-1), { name: 'ConsumerOptionError', option: 'virtualNodeCnt' });
+  const consumer = new PushConsumer({ consumerGroup: 'cg', namesrvAddr: '127.0.0.1:9876' });
+  t.throws(() => consumer.subscribe(''), { name: 'ConsumerOptionError', option: 'topic' });
 });
