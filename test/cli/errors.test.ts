@@ -1,10 +1,12 @@
 import t from 'tap';
 import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, UnsupportedCompressionError } from '../../protocol/internal.js';
 import {
+  AddressError,
   BrokerError,
   RemotingAbortError,
   RemotingBackpressureError,
   RemotingClient,
+  RemotingClientClosedError,
   RemotingClosedError,
   RemotingConnectError,
   RemotingError,
@@ -28,6 +30,8 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['RemotingClosedError', new RemotingClosedError('a:1', 1, 11, 0), [RemotingError]],
   ['RemotingAbortError', new RemotingAbortError('a:1', 1, 11, 0), [RemotingError]],
   ['RemotingBackpressureError', new RemotingBackpressureError('a:1', 11, 0, 0, 0, 'l'), [RemotingError]],
+  ['RemotingClientClosedError', new RemotingClientClosedError('a:1'), []],
+  ['AddressError', new AddressError('a', 'is not "host:port"'), []],
   ['BrokerError', new BrokerError(1, null), []],
   ['MQClientError', new MQClientError('m'), []],
   ['NameServerUnavailableError', new NameServerUnavailableError([]), [MQClientError]],
@@ -59,5 +63,5 @@ t.test('thrown where they are raised', async (t) => {
   t.throws(() => new HexDecoder().push(Buffer.from('zz')), HexInputError);
   const closed = new RemotingClient();
   await closed.close();
-  t.throws(() => closed.invoke('127.0.0.1:1', { code: 1 } as never), { name: 'RemotingError', addr: '127.0.0.1:1', message: 'RemotingClient is closed' });
+  t.throws(() => closed.invoke('127.0.0.1:1', { code: 1 } as never), { name: 'RemotingClientClosedError', addr: '127.0.0.1:1', message: 'RemotingClient is closed (call to 127.0.0.1:1)' });
 });
