@@ -10,17 +10,9 @@ import {
   RemotingServer,
   type RemotingConnection,
 } from '../../lib/remoting/index.js';
+import { freePort } from './scripted-server.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 function echoServer(): RemotingServer {
   const server = new RemotingServer();

@@ -1,21 +1,10 @@
 import t from 'tap';
-import net from 'node:net';
-import { once } from 'node:events';
 import { createRequest } from '../../protocol/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { RemotingClient, RemotingConnectError, RemotingTimeoutError } from '../../lib/remoting/index.js';
-import { scriptedServer } from './scripted-server.js';
+import { freePort, scriptedServer } from './scripted-server.js';
 
 // Timeouts and back-off of minutes, driven by a ManualClock: no test waits for them.
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 t.test('a call times out when the clock passes its deadline, not before', async (t) => {
   const server = await scriptedServer(); // never answers

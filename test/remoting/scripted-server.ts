@@ -84,3 +84,13 @@ export async function scriptedServer(
     },
   };
 }
+
+/** A loopback port that was free a moment ago (nothing listens on it). */
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
