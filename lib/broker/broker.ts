@@ -2,6 +2,7 @@ import createDebug from 'debug';
 import { AUTO_CREATE_TOPIC_KEY_TOPIC, PermName, SCHEDULE_TOPIC, type SerializeTypeName } from '../../protocol/index.js';
 import { RemotingServer, type RemotingConnection } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
+import { stderrWarn, type StoreWarn } from './atomic-file.js';
 import type { Clock } from '../clock.js';
 import { ConsumerManager } from './consumer-manager.js';
 import { ConsumerOffsetManager } from './consumer-offset-manager.js';
@@ -48,6 +49,12 @@ export interface BrokerTuning {
   channelExpiredTimeoutMs?: number;
   flushConsumerOffsetIntervalMs?: number;
   lockMaxLiveTimeMs?: number;
+  /**
+   * Where the broker says, one line each, what it found damaged on disk at start-up and what it did
+   * about it (records skipped, a torn tail cut, consume queues rebuilt, a config file's .bak
+   * loaded). Default: stderr.
+   */
+  warn?: StoreWarn;
 }
 
 export interface BrokerOptions extends BrokerTuning {
@@ -94,8 +101,9 @@ export class Broker implements BrokerContext {
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
     this.server = new RemotingServer({ serializeType: options.serializeType ?? 'JSON', clock: this.clock });
-    this.topics = new TopicConfigManager(options.storeDir);
-    this.offsets = new ConsumerOffsetManager(options.storeDir);
+    const warn = options.warn ?? stderrWarn;
+    this.topics = new TopicConfigManager(options.storeDir, warn);
+    this.offsets = new ConsumerOffsetManager(options.storeDir, warn);
     this.pullHold = new PullRequestHoldService(this.clock);
     this.locks = new RebalanceLockManager(options.lockMaxLiveTimeMs ?? 60_000);
     const clientManage = new ClientManageProcessor(this);
@@ -123,6 +131,7 @@ export class Broker implements BrokerContext {
       segmentSize: this.options.segmentSize,
       cachedSegments: this.options.cachedSegments,
       maxMessageSize: this.options.maxMessageSize,
+      warn: this.options.warn,
       tagsCode: (topic, props, storeTimestamp) => {
         if (topic === SCHEDULE_TOPIC) {
           const level = Math.min(Number(props.DELAY ?? '1') || 1, this.delayLevels.length);
@@ -132,8 +141,12 @@ export class Broker implements BrokerContext {
       },
     });
     this.store.open();
+    // Each throws ConfigFileError when its file and the .bak are unreadable: the broker does not
+    // start rather than overwrite them (issue 13).
     this.topics.load();
     this.offsets.load();
+    this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir, this.options.warn);
+    this.schedule.load();
     const queues = this.options.queues ?? 8;
     if (this.autoCreateTopic) {
       this.topics.ensure(AUTO_CREATE_TOPIC_KEY_TOPIC, queues, PermName.PERM_INHERIT | PermName.PERM_READ | PermName.PERM_WRITE);
@@ -151,7 +164,6 @@ export class Broker implements BrokerContext {
       },
       this.topics.all().filter((t) => t.topicName !== SCHEDULE_TOPIC),
     );
-    this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir);
     this.schedule.start();
     this.store.onArrival((topic, queueId, maxOffset, codes) => {
       if (topic === SCHEDULE_TOPIC) this.schedule?.onArrival(queueId + 1);

@@ -24,8 +24,24 @@ interface Segment {
   fd: number;
   /** Bytes written to the file. */
   length: number;
+  /** End of the last valid record (before a blank filler or a cut-off tail). */
+  dataEnd: number;
+  /** Stretches [from, to) (commit-log offsets) that failed the record checks at open. */
+  damaged: { from: number; to: number }[];
   /** In-memory copy of the written bytes (recent segments only). */
   mem: Buffer | null;
+}
+
+/** What CommitLog.open found. Offsets are commit-log offsets. */
+export interface CommitLogScan {
+  /** Records that verified. */
+  records: number;
+  /** Damaged stretches skipped (intact records after each were kept). */
+  damaged: { from: number; to: number; segment: string }[];
+  /** Bytes cut from the end of the last segment (a write torn by a crash). */
+  tornBytes: number;
+  /** Ends of older segments that are not complete records (the file was cut short). */
+  lostTail: { from: number; to: number; segment: string }[];
 }
 
 export interface CommitLogOptions {
@@ -82,11 +98,14 @@ export class CommitLog {
   }
 
   /**
-   * Open the folder and find the end of valid data: every record of the last segment is checked
-   * (size, magic, offset field, body CRC); the first bad one and all after it are truncated away,
-   * so a record half-written at a crash is never served.
+   * Open the folder and check every record of every segment (size, magic, the record's own
+   * offset field, body CRC). Apache's recovery stops at the first record that fails and truncates
+   * the rest; here a damaged stretch is skipped: the scan resynchronises at the next offset where a
+   * whole record verifies, every intact record after the damage is kept, and only a torn tail of
+   * the last segment (no valid record after it) is cut. What was found and done is returned and
+   * said through `warn`.
    */
-  open(): void {
+  open(warn: (line: string) => void = () => undefined): CommitLogScan {
     fs.mkdirSync(this.dir, { recursive: true });
     const names = fs
       .readdirSync(this.dir)
@@ -96,21 +115,54 @@ export class CommitLog {
       const file = path.join(this.dir, name);
       const fd = fs.openSync(file, 'r+');
       const length = fs.fstatSync(fd).size;
-      this.segments.push({ base: Number(name), file, fd, length, mem: null });
+      this.segments.push({ base: Number(name), file, fd, length, dataEnd: length, damaged: [], mem: null });
     }
-    // Warm the cache with the newest segments (at least one: the last), then scan the last one in
-    // memory rather than reading it from disk a second time.
-    let lastRead = 0;
-    for (const seg of this.segments.slice(-this.cachedSegments)) lastRead = this.loadIntoMemory(seg);
-    const last = this.segments[this.segments.length - 1];
-    if (last) {
-      const valid = scanValidLength(last.mem!, lastRead, last.base);
-      if (valid < last.length) {
-        log('commit log %s: truncating %d bytes of incomplete data at %d', last.file, last.length - valid, valid);
-        fs.ftruncateSync(last.fd, valid);
-        last.length = valid;
+    const report: CommitLogScan = { records: 0, damaged: [], tornBytes: 0, lostTail: [] };
+    const cached = new Set(this.segments.slice(-this.cachedSegments));
+    let scratch: Buffer | null = null;
+    for (let i = 0; i < this.segments.length; i++) {
+      const seg = this.segments[i]!;
+      const isLast = i === this.segments.length - 1;
+      let buf: Buffer;
+      let read: number;
+      if (cached.has(seg)) {
+        read = this.loadIntoMemory(seg);
+        buf = seg.mem!;
+      } else {
+        scratch ??= Buffer.allocUnsafe(this.segmentSize);
+        buf = scratch;
+        read = readFully(seg.fd, buf, 0, Math.min(seg.length, this.segmentSize));
       }
+      const scan = scanSegment(buf, read, seg.base, this.segmentSize);
+      report.records += scan.records;
+      seg.dataEnd = scan.end;
+      for (const d of scan.damaged) {
+        seg.damaged.push(d);
+        report.damaged.push({ ...d, segment: seg.file });
+        warn(
+          `commit log ${seg.file}: ${d.to - d.from} damaged bytes at offset ${d.from} (in-file ${d.from - seg.base}) ` +
+            `fail the record checks; skipped them and kept every intact record after them`,
+        );
+      }
+      const tail = read - scan.end;
+      if (tail > 0 && !scan.sealed) {
+        if (isLast) {
+          report.tornBytes = tail;
+          warn(`commit log ${seg.file}: cut a torn tail of ${tail} bytes at offset ${seg.base + scan.end} (no complete record after it)`);
+          fs.ftruncateSync(seg.fd, scan.end);
+          seg.length = scan.end;
+        } else {
+          report.lostTail.push({ from: seg.base + scan.end, to: seg.base + read, segment: seg.file });
+          warn(`commit log ${seg.file}: ${tail} bytes at its end (offset ${seg.base + scan.end}) are not a complete record; the segment was cut short, records after offset ${seg.base + scan.end} in it are lost`);
+        }
+      } else if (!isLast && !scan.sealed && this.segmentSize - read >= 8) {
+        // a sealed segment ends with a blank filler; a shorter one without it was truncated at a record boundary
+        warn(`commit log ${seg.file} ends at ${read} bytes without its end-of-segment filler; if it was cut, the records after offset ${seg.base + read} in it are lost`);
+      }
+      // a sealed segment is full: the next write opens a new one (never a record after the filler)
+      if (scan.sealed) seg.length = this.segmentSize;
     }
+    return report;
   }
 
   /** Reads the segment into a buffer of the segment size; returns the bytes read. */
@@ -158,6 +210,7 @@ export class CommitLog {
     }
     if (last.mem) data.copy(last.mem, at);
     last.length += data.length;
+    last.dataEnd = last.length;
   }
 
   private sealWithBlank(seg: Segment): void {
@@ -170,7 +223,11 @@ export class CommitLog {
       fs.writeSync(seg.fd, blank, 0, 8, seg.length);
     } catch {
       // a missing filler only means recovery stops scanning there, which is where the data ends anyway
+      return;
     }
+    // the segment is closed: were the next segment's creation to fail, no later write may land
+    // after the filler, where no scan would find it
+    seg.length = this.segmentSize;
   }
 
   private createSegment(base: number): Segment {
@@ -182,7 +239,7 @@ export class CommitLog {
       const e = err as NodeJS.ErrnoException;
       throw new StoreWriteError(`cannot create commit log segment: ${e.code ?? e.message}`, { cause: err, code: e.code });
     }
-    const seg: Segment = { base, file, fd, length: 0, mem: Buffer.allocUnsafe(this.segmentSize) };
+    const seg: Segment = { base, file, fd, length: 0, dataEnd: 0, damaged: [], mem: Buffer.allocUnsafe(this.segmentSize) };
     this.segments.push(seg);
     // drop the memory copy of segments that fell out of the window
     const keep = this.segments.length - this.cachedSegments;
@@ -212,7 +269,7 @@ export class CommitLog {
     const seg = this.findSegment(offset);
     if (!seg) return null;
     const at = offset - seg.base;
-    if (size <= 0 || at + size > seg.length) return null;
+    if (size <= 0 || at + size > seg.dataEnd) return null;
     if (seg.mem) return seg.mem.subarray(at, at + size);
     const bs = CommitLog.BLOCK_SIZE;
     const blockStart = Math.floor(at / bs) * bs;
@@ -227,12 +284,12 @@ export class CommitLog {
     const key = seg.base + blockStart;
     const hit = this.blocks.get(key);
     // a cached block shorter than a full one may have been read before later appends; re-read it
-    if (hit && (hit.length === CommitLog.BLOCK_SIZE || blockStart + hit.length >= seg.length)) {
+    if (hit && (hit.length === CommitLog.BLOCK_SIZE || blockStart + hit.length >= seg.dataEnd)) {
       this.blocks.delete(key);
       this.blocks.set(key, hit);
       return hit;
     }
-    const len = Math.min(CommitLog.BLOCK_SIZE, seg.length - blockStart);
+    const len = Math.min(CommitLog.BLOCK_SIZE, seg.dataEnd - blockStart);
     const b = this.readDirect(seg, blockStart, len);
     if (!b) return null;
     this.blocks.set(key, b);
@@ -250,6 +307,21 @@ export class CommitLog {
     return this.findSegment(offset)?.mem != null;
   }
 
+  /**
+   * Cheap check before serving a consume-queue entry: the record at `offset` has that size, a
+   * message magic and its own offset in its offset field (no CRC: Java checks it only on recovery).
+   */
+  recordHeaderOk(offset: number, size: number): boolean {
+    const head = this.read(offset, MessageRecordOffset.PHYSICALOFFSET + 8);
+    if (!head) return false;
+    const magic = head.readInt32BE(4);
+    return (
+      head.readInt32BE(0) === size &&
+      (magic === MESSAGE_MAGIC_CODE_V1 || magic === MESSAGE_MAGIC_CODE_V2) &&
+      readInt64(head, MessageRecordOffset.PHYSICALOFFSET) === offset
+    );
+  }
+
   /** The whole record at `offset`, or null when no record starts there. */
   readRecordAt(offset: number): Buffer | null {
     const head = this.read(offset, 8);
@@ -262,32 +334,43 @@ export class CommitLog {
     return rec;
   }
 
-  /** Walk records from `offset` to the end (recovery re-dispatch). */
+  /**
+   * True when [phys, phys + size) is a place a record can be: inside one segment's valid data and
+   * clear of every damaged stretch found at open (consume-queue entries are checked with this).
+   */
+  validRange(phys: number, size: number): boolean {
+    const seg = this.findSegment(phys);
+    if (!seg || size < MIN_RECORD || phys + size > seg.base + seg.dataEnd) return false;
+    for (const d of seg.damaged) if (phys < d.to && phys + size > d.from) return false;
+    return true;
+  }
+
+  /**
+   * Walk the valid records from `from` to the end (recovery re-dispatch): damaged stretches found
+   * at open are stepped over, each segment ends at its valid data.
+   */
   *records(from: number): Generator<{ offset: number; record: Buffer }> {
-    let offset = from;
-    for (;;) {
-      const seg = this.findSegment(offset);
-      if (!seg) {
-        const next = this.segments.find((s) => s.base > offset);
-        if (!next) return;
-        offset = next.base;
-        continue;
+    for (const seg of this.segments) {
+      if (seg.base + seg.dataEnd <= from) continue;
+      let offset = Math.max(from, seg.base);
+      const end = seg.base + seg.dataEnd;
+      while (offset < end) {
+        const d = seg.damaged.find((x) => offset >= x.from && offset < x.to);
+        if (d) {
+          offset = d.to;
+          continue;
+        }
+        const rec = this.readRecordAt(offset);
+        if (!rec) {
+          // not a record start (a `from` inside a record, or damage after open): resynchronise
+          const next = seg.damaged.find((x) => x.from > offset);
+          log('commit log: no record at %d while replaying; skipping to %d', offset, next?.to ?? end);
+          offset = next ? next.to : end;
+          continue;
+        }
+        yield { offset, record: rec };
+        offset += rec.length;
       }
-      if (offset - seg.base >= seg.length) {
-        const next = this.segments.find((s) => s.base > seg.base);
-        if (!next) return;
-        offset = next.base;
-        continue;
-      }
-      const head = this.read(offset, 8);
-      if (!head || head.readInt32BE(4) === BLANK_MAGIC_CODE) {
-        offset = seg.base + this.segmentSize;
-        continue;
-      }
-      const rec = this.readRecordAt(offset);
-      if (!rec) return;
-      yield { offset, record: rec };
-      offset += rec.length;
     }
   }
 
@@ -331,24 +414,79 @@ export function recordCrcOk(rec: Buffer): boolean {
   return messageBodyCrc(rec, p + 4, p + 4 + bodyLen) === rec.readInt32BE(MessageRecordOffset.BODYCRC);
 }
 
+const MAGIC_BYTES = [MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2, BLANK_MAGIC_CODE].map((m) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(m, 0);
+  return b;
+});
+
 /**
- * Length of the valid records at the start of a segment (`done` bytes of `buf`, the segment at
- * commit-log offset `base`): size, magic, offset field and body CRC of each are checked; the first
- * bad record, a filler or the end stops the scan.
+ * What is at position p of a segment (`len` bytes of `buf`, the segment at commit-log offset
+ * `base`): the size of a record whose size, magic, offset field and body CRC all verify; 0 for the
+ * blank filler that ends a segment (its size must reach the segment's end exactly); -1 otherwise.
  */
-function scanValidLength(buf: Buffer, done: number, base: number): number {
+function checkAt(buf: Buffer, p: number, len: number, base: number, segmentSize: number): number {
+  if (p + 8 > len) return -1;
+  const size = buf.readInt32BE(p);
+  const magic = buf.readInt32BE(p + 4);
+  if (magic === BLANK_MAGIC_CODE) return size === segmentSize - p ? 0 : -1;
+  if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return -1;
+  if (size < MIN_RECORD || p + size > len) return -1;
+  if (readInt64(buf, p + MessageRecordOffset.PHYSICALOFFSET) !== base + p) return -1;
+  if (!recordCrcOk(buf.subarray(p, p + size))) return -1;
+  return size;
+}
+
+/**
+ * Scan a segment: every record is checked (checkAt); at a record that fails, look for the next
+ * offset where one verifies (a magic code found by indexOf, then every check) and mark the stretch
+ * between as damaged. The magic, the record's own commit-log offset and the CRC together make a
+ * false match practically impossible. `end` is the end of the last valid record; `sealed` when a
+ * blank filler closes the segment.
+ */
+export function scanSegment(
+  buf: Buffer,
+  len: number,
+  base: number,
+  segmentSize: number,
+): { end: number; records: number; sealed: boolean; damaged: { from: number; to: number }[] } {
+  const damaged: { from: number; to: number }[] = [];
   let p = 0;
-  while (p + 8 <= done) {
-    const size = buf.readInt32BE(p);
-    const magic = buf.readInt32BE(p + 4);
-    if (magic === BLANK_MAGIC_CODE) return p; // filler: the segment ends here
-    if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return p;
-    if (size < MIN_RECORD || p + size > done) return p;
-    if (readInt64(buf, p + MessageRecordOffset.PHYSICALOFFSET) !== base + p) return p;
-    if (!recordCrcOk(buf.subarray(p, p + size))) return p;
-    p += size;
+  let end = 0;
+  let records = 0;
+  while (p + 8 <= len) {
+    const r = checkAt(buf, p, len, base, segmentSize);
+    if (r > 0) {
+      p += r;
+      end = p;
+      records++;
+      continue;
+    }
+    if (r === 0) return { end, records, sealed: true, damaged };
+    const next = resync(buf, p + 1, len, base, segmentSize);
+    if (next < 0) break;
+    damaged.push({ from: base + p, to: base + next });
+    p = next;
   }
-  return p;
+  return { end, records, sealed: false, damaged };
+}
+
+/** The first position ≥ from where checkAt finds a record or the closing filler, or -1. */
+function resync(buf: Buffer, from: number, len: number, base: number, segmentSize: number): number {
+  const view = buf.subarray(0, len);
+  let q = from;
+  while (q + 8 <= len) {
+    let best = -1;
+    for (const m of MAGIC_BYTES) {
+      const at = view.indexOf(m, q + 4);
+      if (at >= 0 && (best < 0 || at < best)) best = at;
+    }
+    if (best < 0) return -1;
+    const cand = best - 4;
+    if (checkAt(buf, cand, len, base, segmentSize) >= 0) return cand;
+    q = cand + 1;
+  }
+  return -1;
 }
 
 /** Reads up to `len` bytes at file position `at` into `buf` (from 0); returns how many were read. */

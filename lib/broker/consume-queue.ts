@@ -1,16 +1,22 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readInt64, writeInt64 } from '../../protocol/int64.js';
+import { storePath } from './atomic-file.js';
 
 /** Java's consume-queue unit: commit-log offset int64, size int32, tag code int64. */
 export const CQ_ENTRY_SIZE = 20;
 const CHUNK_ENTRIES = 65536;
+/** Commit-log offset of a hole entry. */
+const HOLE = -1;
 
 /**
  * The index of one (topic, queueId): entry n locates the message with queue offset n in the
  * commit log. Entries are kept in memory in fixed chunks (20 bytes each, so a million messages cost
  * 20 MB) and written behind to one file `consumequeue/<topic>/<queueId>/00000000000000000000`.
- * A crash can lose the unwritten tail; the store rebuilds it from the commit log at start.
+ * A crash can lose the unwritten tail, and a file can be damaged or deleted; the store checks the
+ * entries at start and rebuilds what it cannot trust from the commit log. An entry whose record was
+ * lost to damage is a hole (commit-log offset -1, size 0): its queue offset stays taken, so the
+ * offsets of the messages after it do not move, and reads step over it.
  */
 export class ConsumeQueue {
   readonly topic: string;
@@ -24,7 +30,8 @@ export class ConsumeQueue {
   constructor(root: string, topic: string, queueId: number) {
     this.topic = topic;
     this.queueId = queueId;
-    this.file = path.join(root, topic, String(queueId), '00000000000000000000');
+    // the topic comes from the wire or the commit log: never let it name a path outside the root
+    this.file = storePath(root, topic, String(queueId), '00000000000000000000');
   }
 
   /** Logical offset the next message gets (= number of entries). */
@@ -36,31 +43,63 @@ export class ConsumeQueue {
     return 0;
   }
 
-  /** Load entries from disk, dropping any that point at or past `commitLogEnd` or are torn. */
-  load(commitLogEnd: number): void {
+  /**
+   * Load entries from disk, keeping them up to the first one that cannot be right: a zeroed or
+   * torn entry, one that `valid` refuses (outside the commit log's valid data or over a damaged
+   * stretch), or one whose commit-log offset does not grow (entries of one queue are appended in
+   * commit-log order). The file is cut to what was kept; returns how many entries were dropped so
+   * the store can rebuild them from the commit log.
+   */
+  load(valid: (phys: number, size: number) => boolean): { dropped: number; tornBytes: number } {
     let data: Buffer;
     try {
       data = fs.readFileSync(this.file);
     } catch {
-      return;
+      return { dropped: 0, tornBytes: 0 };
     }
     const n = Math.floor(data.length / CQ_ENTRY_SIZE);
+    let prev = -1;
     for (let i = 0; i < n; i++) {
       const at = i * CQ_ENTRY_SIZE;
       const phys = readInt64(data, at);
       const size = data.readInt32BE(at + 8);
-      if (size <= 0 || phys + size > commitLogEnd) break;
-      this.append(phys, size, readInt64(data, at + 12));
+      const tagsCode = readInt64(data, at + 12);
+      if (phys === HOLE && size === 0 && tagsCode === 0) {
+        this.append(HOLE, 0, 0);
+        continue;
+      }
+      if (size <= 0 || phys <= prev || !valid(phys, size)) break;
+      prev = phys;
+      this.append(phys, size, tagsCode);
     }
     this.flushed = this.count;
+    const dropped = n - this.count;
+    const tornBytes = data.length - n * CQ_ENTRY_SIZE;
     if (this.count * CQ_ENTRY_SIZE !== data.length) {
-      // torn or stale tail: cut the file to what we trust
+      // torn or untrusted tail: cut the file to what we trust
       try {
         fs.truncateSync(this.file, this.count * CQ_ENTRY_SIZE);
       } catch {
         // rewritten by the next flush anyway
       }
     }
+    return { dropped, tornBytes };
+  }
+
+  /** A hole: a queue offset whose record was lost (see the class comment). */
+  appendHole(): void {
+    this.append(HOLE, 0, 0);
+  }
+
+  /** True when the entry at `offset` is a hole. */
+  isHole(offset: number): boolean {
+    return this.sizeAt(offset) <= 0;
+  }
+
+  /** Commit-log offset just after the last record this queue indexes (0 when none). */
+  get indexedEnd(): number {
+    for (let i = this.count - 1; i >= 0; i--) if (!this.isHole(i)) return this.physOffsetAt(i) + this.sizeAt(i);
+    return 0;
   }
 
   append(physOffset: number, size: number, tagsCode: number): void {

@@ -1,32 +1,36 @@
 import * as path from 'node:path';
 import createDebug from 'debug';
 import { decodeConsumerOffsetFile, encodeConsumerOffsetFile } from '../../protocol/index.js';
-import { readTextFile, writeFileAtomic } from './atomic-file.js';
+import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 
 const log = createDebug('rocketwire:broker');
 
 /**
  * Committed consumer offsets: "<topic>@<group>" → queueId → next offset to consume. Persisted to
  * `<store>/config/consumerOffset.json` in the 4.9 broker's layout (tab-indented, unquoted integer
- * keys); reads that layout and standard JSON.
+ * keys); reads that layout and standard JSON. Each write keeps the previous file as `.bak`, and a
+ * file that could not be loaded is never written over: load() throws ConfigFileError instead, and
+ * persist() does nothing until a load succeeded.
  */
 export class ConsumerOffsetManager {
   readonly file: string;
   private readonly table = new Map<string, Map<number, number>>();
   private dirty = false;
+  /** False until load() succeeded: persist() must not replace a file nobody could read. */
+  private loaded = false;
 
-  constructor(storeDir: string) {
+  constructor(
+    storeDir: string,
+    private readonly warn: StoreWarn = stderrWarn,
+  ) {
     this.file = path.join(storeDir, 'config', 'consumerOffset.json');
   }
 
+  /** Read the file (or its .bak); throws ConfigFileError when neither can be read. */
   load(): void {
-    const text = readTextFile(this.file);
-    if (!text) return;
-    try {
-      for (const [key, queues] of decodeConsumerOffsetFile(text).offsetTable) this.table.set(key, queues);
-    } catch (err) {
-      log('cannot read %s: %s', this.file, (err as Error).message);
-    }
+    const file = loadConfigFile(this.file, decodeConsumerOffsetFile, this.warn);
+    if (file) for (const [key, queues] of file.offsetTable) this.table.set(key, queues);
+    this.loaded = true;
   }
 
   /** Store an offset; like Java, a smaller value than the stored one still overwrites it. */
@@ -65,9 +69,9 @@ export class ConsumerOffsetManager {
 
   /** Write the file atomically if anything changed (or when `force`). */
   persist(force = false): void {
-    if (!this.dirty && !force) return;
+    if (!this.loaded || (!this.dirty && !force)) return;
     try {
-      writeFileAtomic(this.file, this.encode());
+      writeFileAtomic(this.file, this.encode(), true, true);
       this.dirty = false;
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);

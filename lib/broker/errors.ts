@@ -39,3 +39,34 @@ export class ChannelExpiredError extends RocketwireError {
     this.clientId = clientId;
   }
 }
+
+/**
+ * A file the broker loads at start (consumerOffset.json, topics.json, delayOffset.json) and its
+ * `.bak` could not be read. The broker refuses to start rather than start empty and overwrite the
+ * file at its next flush (which is how one unreadable file became a permanent loss, issue 13).
+ */
+export class ConfigFileError extends RocketwireError {
+  override readonly name = 'ConfigFileError';
+  readonly file: string;
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      `${file} cannot be read (${reason}) and neither can ${file}.bak: refusing to start so that the file is not overwritten; ` +
+        `repair it, or move it away to start without what it held`,
+      options,
+    );
+    this.file = file;
+  }
+}
+
+/** A path the store would build from a topic, group or queue id leaves the store root. */
+export class StorePathError extends RocketwireError {
+  override readonly name = 'StorePathError';
+  readonly root: string;
+  /** The name that was refused. */
+  readonly part: string;
+  constructor(root: string, part: string) {
+    super(`refusing to open a store path for ${JSON.stringify(part)}: it would leave the store root ${root}`);
+    this.root = root;
+    this.part = part;
+  }
+}

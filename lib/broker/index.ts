@@ -2,5 +2,5 @@ export { startBroker, brokerName, type StartBrokerOptions, type EmbeddedBroker }
 export { Broker, BROKER_VERSION, type BrokerOptions, type BrokerTuning } from './broker.js';
 export { NameServer } from './name-server.js';
 export { MessageStore, type GetMessageStatus, type GetMessageResult, type PutMessageResult } from './message-store.js';
-export { StoreWriteError, BrokerOptionError, NotAFolderError, ChannelExpiredError } from './errors.js';
+export { StoreWriteError, BrokerOptionError, NotAFolderError, ChannelExpiredError, ConfigFileError, StorePathError } from './errors.js';
 export { parseDelayLevels, DEFAULT_MESSAGE_DELAY_LEVEL } from './schedule-message-service.js';

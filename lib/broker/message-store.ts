@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import createDebug from 'debug';
 import type { Clock } from '../clock.js';
 import { CommitLog } from './commit-log.js';
-import { StoreWriteError } from './errors.js';
+import { StorePathError, StoreWriteError } from './errors.js';
 import { scheduleEvery } from './periodic-task.js';
 import { ConsumeQueue } from './consume-queue.js';
-import { readTextFile, writeFileAtomic } from './atomic-file.js';
+import { readTextFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import {
   MAX_PROPERTIES_BYTES,
   ProtocolError,
@@ -65,6 +65,8 @@ export interface MessageStoreOptions {
   cachedSegments?: number;
   /** How often consume queues are written behind. Default 500 ms. */
   flushIntervalMs?: number;
+  /** Where start-up says what it found damaged and repaired (one line each). Default: stderr. */
+  warn?: StoreWarn;
   /** Consume-queue tag code of a message; SCHEDULE_TOPIC_XXXX stores the delivery time there instead. */
   tagsCode?: (topic: string, properties: Readonly<Record<string, string>>, storeTimestamp: number) => number;
 }
@@ -94,6 +96,8 @@ export class MessageStore {
   private stopFlushing: (() => void) | null = null;
   private checkpointed = -1;
   private closed = false;
+  private opened = false;
+  private readonly warn: StoreWarn;
 
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
@@ -103,6 +107,7 @@ export class MessageStore {
     this.maxMessageSize = options.maxMessageSize ?? 4 * 1024 * 1024;
     this.flushIntervalMs = options.flushIntervalMs ?? 500;
     this.tagsCodeFn = options.tagsCode ?? ((_t, props) => tagsCodeOf(props));
+    this.warn = options.warn ?? stderrWarn;
     this.commitLog = new CommitLog(path.join(this.dir, 'commitlog'), {
       segmentSize: options.segmentSize,
       cachedSegments: options.cachedSegments,
@@ -116,16 +121,28 @@ export class MessageStore {
     return path.join(this.dir, 'consumequeue');
   }
 
+  /**
+   * Open the commit log (every record checked, damage skipped: CommitLog.open), then the consume
+   * queues: entries are trusted up to the first one that cannot be right, a queue shorter than the
+   * checkpoint recorded (a file deleted or cut) is rebuilt, and every record after the checkpoint
+   * is indexed again. What was repaired is said through `warn`.
+   */
   open(): void {
     fs.mkdirSync(this.dir, { recursive: true });
-    this.commitLog.open();
+    const started = Date.now();
+    const warn = this.warn;
+    const cp = this.readCheckpoint();
+    const scan = this.commitLog.open(warn);
     const end = this.commitLog.maxOffset;
+    let from = Math.min(cp.dispatched, end);
+    let repaired = scan.damaged.length > 0 || scan.lostTail.length > 0 || cp.unreadable;
     let topics: string[] = [];
     try {
       topics = fs.readdirSync(this.cqRoot);
     } catch {
       // no consume queues yet
     }
+    const valid = (phys: number, size: number): boolean => this.commitLog.validRange(phys, size);
     for (const topic of topics) {
       let ids: string[] = [];
       try {
@@ -135,40 +152,143 @@ export class MessageStore {
       }
       for (const id of ids) {
         if (!/^\d+$/.test(id)) continue;
-        const cq = new ConsumeQueue(this.cqRoot, topic, Number(id));
-        cq.load(end);
-        this.queues.set(`${topic}@${id}`, cq);
+        let cq: ConsumeQueue;
+        try {
+          cq = new ConsumeQueue(this.cqRoot, topic, Number(id));
+        } catch (err) {
+          warn(`consume queue folder ${path.join(this.cqRoot, topic, id)} ignored: ${(err as Error).message}`);
+          continue;
+        }
+        const { dropped } = cq.load(valid);
+        const key = `${topic}@${id}`;
+        this.queues.set(key, cq);
+        const expected = cp.queues?.get(key);
+        if (dropped > 0) {
+          warn(`consume queue ${key}: entry ${cq.maxOffset} and the ${dropped - 1} after it are damaged or point at data the commit log does not hold; rebuilding them from the commit log`);
+        } else if (expected !== undefined && cq.maxOffset < expected) {
+          warn(`consume queue ${key} has ${cq.maxOffset} entries where the checkpoint recorded ${expected}; rebuilding the rest from the commit log`);
+        } else continue;
+        repaired = true;
+        from = Math.min(from, cq.indexedEnd);
       }
     }
-    let from = 0;
-    const cp = readTextFile(this.checkpointFile);
-    if (cp) {
-      try {
-        const v = (JSON.parse(cp) as { dispatched?: number }).dispatched;
-        if (typeof v === 'number' && v >= 0 && v <= end) from = v;
-      } catch {
-        // unreadable checkpoint: re-index everything
-      }
+    for (const [key, expected] of cp.queues ?? []) {
+      if (this.queues.has(key) || expected === 0) continue;
+      warn(`consume queue ${key} is missing (the checkpoint recorded ${expected} entries); rebuilding it from the commit log`);
+      repaired = true;
+      from = 0;
     }
-    let replayed = 0;
-    for (const { offset, record } of this.commitLog.records(from)) {
-      let r: MessageExt;
-      try {
-        r = decodeMessage(record, 0, { decompress: false });
-      } catch {
-        break;
-      }
-      const cq = this.queue(r.topic, r.queueId, true)!;
-      if (cq.maxOffset > r.queueOffset) continue;
-      if (cq.maxOffset < r.queueOffset) {
-        log('recovery: %s@%d jumps from %d to %d; entries lost', r.topic, r.queueId, cq.maxOffset, r.queueOffset);
-        continue;
-      }
-      cq.append(offset, r.storeSize, this.tagsCodeFn(r.topic, r.properties, r.storeTimestamp));
-      replayed++;
-    }
-    if (replayed) log('recovery: re-indexed %d messages after offset %d', replayed, from);
+    const replayed = this.replay(from, cp.queues);
+    if (repaired || replayed.holes > 0) {
+      warn(
+        `recovery: indexed ${replayed.indexed} messages from commit-log offset ${from}` +
+          (replayed.holes ? `, ${replayed.holes} queue offsets lost to damaged records are skipped` : '') +
+          ` (${scan.records} records verified, ${Date.now() - started} ms)`,
+      );
+    } else if (replayed.indexed) log('recovery: re-indexed %d messages after offset %d', replayed.indexed, from);
+    this.opened = true;
     this.stopFlushing = scheduleEvery(this.clock, this.flushIntervalMs, () => this.flush(false), (err) => log('flush failed: %O', err));
+  }
+
+  /**
+   * checkpoint.json: how far the commit log is indexed on disk and how many entries each consume
+   * queue had then. Derived data: when it cannot be read, the whole commit log is indexed again.
+   */
+  private readCheckpoint(): { dispatched: number; queues: Map<string, number> | null; unreadable: boolean } {
+    let text: string | null;
+    try {
+      text = readTextFile(this.checkpointFile);
+    } catch (err) {
+      text = '';
+      this.warn(`${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`);
+      return { dispatched: 0, queues: null, unreadable: true };
+    }
+    if (text === null) return { dispatched: 0, queues: null, unreadable: false };
+    try {
+      const o = JSON.parse(text) as { dispatched?: unknown; queues?: unknown };
+      if (typeof o.dispatched !== 'number' || !Number.isSafeInteger(o.dispatched) || o.dispatched < 0) throw new Error('no "dispatched" offset');
+      let queues: Map<string, number> | null = null;
+      if (o.queues !== undefined) {
+        if (typeof o.queues !== 'object' || o.queues === null) throw new Error('"queues" is not an object');
+        queues = new Map();
+        for (const [k, v] of Object.entries(o.queues)) {
+          if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new Error(`"queues.${k}" is not a count`);
+          queues.set(k, v);
+        }
+      }
+      return { dispatched: o.dispatched, queues, unreadable: false };
+    } catch (err) {
+      this.warn(`${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`);
+      return { dispatched: 0, queues: null, unreadable: true };
+    }
+  }
+
+  /**
+   * Index the commit log's records from `from`: a record whose queue offset a queue already has is
+   * skipped, the next one is appended. A record whose queue offset is past the queue's end means
+   * entries are missing: when the replay started at 0 (every record seen) their records are lost
+   * and holes keep the offsets; otherwise the queue is indexed again in a second pass from 0.
+   * Finally a queue shorter than the checkpoint recorded gets holes up to that count.
+   */
+  private replay(from: number, expected: Map<string, number> | null): { indexed: number; holes: number } {
+    let indexed = 0;
+    let holes = 0;
+    const refused = new Set<string>();
+    // a queue whose entries were trusted up to the replay's start has every record before it
+    // indexed: a gap after that is a lost record, not a lost entry
+    const complete = new Set<string>();
+    for (const [key, cq] of this.queues) if (cq.indexedEnd >= from || (from === 0 && cq.maxOffset === 0)) complete.add(key);
+    const pass = (start: number, only: Set<string> | null, deferred: Set<string> | null): void => {
+      for (const { offset, record } of this.commitLog.records(start)) {
+        let r: MessageExt;
+        try {
+          r = decodeMessage(record, 0, { decompress: false });
+        } catch (err) {
+          this.warn(`commit log: the record at ${offset} passed its checks but does not decode (${(err as Error).message}); not indexed`);
+          continue;
+        }
+        const key = `${r.topic}@${r.queueId}`;
+        if ((only && !only.has(key)) || deferred?.has(key) || refused.has(r.topic)) continue;
+        let cq: ConsumeQueue;
+        try {
+          cq = this.queue(r.topic, r.queueId, true)!;
+        } catch (err) {
+          refused.add(r.topic);
+          this.warn(`commit log: records of topic ${JSON.stringify(r.topic)} are not indexed: ${(err as Error).message}`);
+          continue;
+        }
+        if (cq.maxOffset > r.queueOffset) continue;
+        if (cq.maxOffset < r.queueOffset) {
+          if (deferred && !complete.has(key)) {
+            deferred.add(key);
+            continue;
+          }
+          this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${r.queueOffset - 1} have no intact record in the commit log; consumers move past them`);
+          while (cq.maxOffset < r.queueOffset) {
+            cq.appendHole();
+            holes++;
+          }
+        }
+        cq.append(offset, r.storeSize, this.tagsCodeFn(r.topic, r.properties, r.storeTimestamp));
+        indexed++;
+      }
+    };
+    const deferred = from > 0 ? new Set<string>() : null;
+    pass(from, null, deferred);
+    if (deferred && deferred.size > 0) {
+      this.warn(`consume queues ${[...deferred].join(', ')} miss entries before the checkpoint; indexing them again from the start of the commit log`);
+      pass(0, deferred, null);
+    }
+    for (const [key, n] of expected ?? []) {
+      const cq = this.queues.get(key);
+      if (!cq || cq.maxOffset >= n) continue;
+      this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${n - 1} have no intact record in the commit log; consumers move past them`);
+      while (cq.maxOffset < n) {
+        cq.appendHole();
+        holes++;
+      }
+    }
+    return { indexed, holes };
   }
 
   /** Write consume queues behind and record how far the commit log is indexed on disk. */
@@ -178,7 +298,9 @@ export class MessageStore {
       if (dispatched === this.checkpointed && !sync) return;
       for (const cq of this.queues.values()) cq.flush();
       if (sync) this.commitLog.flush();
-      writeFileAtomic(this.checkpointFile, JSON.stringify({ dispatched }), sync);
+      const queues: Record<string, number> = {};
+      for (const [key, cq] of this.queues) queues[key] = cq.maxOffset;
+      writeFileAtomic(this.checkpointFile, JSON.stringify({ dispatched, queues }), sync);
       this.checkpointed = dispatched;
     } catch (err) {
       log('flush failed: %s', (err as Error).message);
@@ -188,6 +310,8 @@ export class MessageStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // a store whose open() failed has nothing to write, and must not replace the checkpoint
+    if (!this.opened) return;
     this.stopFlushing?.();
     this.flush(true);
     for (const cq of this.queues.values()) cq.close();
@@ -254,7 +378,13 @@ export class MessageStore {
     } catch (err) {
       return { status: 'MESSAGE_ILLEGAL', remark: (err as Error).message, written: [] };
     }
-    const cq = this.queue(first.topic, first.queueId, true)!;
+    let cq: ConsumeQueue;
+    try {
+      cq = this.queue(first.topic, first.queueId, true)!;
+    } catch (err) {
+      if (err instanceof StorePathError) return { status: 'MESSAGE_ILLEGAL', remark: err.message, written: [] };
+      throw err;
+    }
     const baseQueueOffset = cq.maxOffset;
     const written: PutMessageResult['written'] = [];
     let p = phys;
@@ -314,8 +444,15 @@ export class MessageStore {
     for (; i < limit; i++) {
       const size = cq.sizeAt(i);
       if (picked.length >= wanted || (picked.length > 0 && bytes + size > MAX_TRANSFER_BYTES)) break;
+      // a hole (its record was lost to damage) is stepped over like a filtered-out message
+      if (size <= 0) continue;
       if (match && !match(cq.tagsCodeAt(i))) continue;
-      picked.push({ phys: cq.physOffsetAt(i), size });
+      const phys = cq.physOffsetAt(i);
+      if (!this.commitLog.recordHeaderOk(phys, size)) {
+        this.warnOnce(phys, `${topic}@${queueId} offset ${i}: the commit log holds no intact record at ${phys} (damaged since start-up?); skipped`);
+        continue;
+      }
+      picked.push({ phys, size });
       bytes += size;
     }
     if (picked.length === 0) return { ...base, status: 'NO_MATCHED_MESSAGE', nextBeginOffset: i };
@@ -348,6 +485,13 @@ export class MessageStore {
     return out;
   }
 
+  private readonly warned = new Set<number>();
+  private warnOnce(phys: number, line: string): void {
+    if (this.warned.has(phys) || this.warned.size > 10_000) return;
+    this.warned.add(phys);
+    this.warn(line);
+  }
+
   /** True when the message at a queue offset is still in the in-memory window (a "young" queue). */
   isInMemory(topic: string, queueId: number, offset: number): boolean {
     const cq = this.queue(topic, queueId);
@@ -370,7 +514,7 @@ export class MessageStore {
   /** Store timestamp of the message at a queue offset, or -1. */
   storeTimestampAt(topic: string, queueId: number, offset: number): number {
     const cq = this.queue(topic, queueId);
-    if (!cq || offset < cq.minOffset || offset >= cq.maxOffset) return -1;
+    if (!cq || offset < cq.minOffset || offset >= cq.maxOffset || cq.isHole(offset)) return -1;
     const rec = this.commitLog.read(cq.physOffsetAt(offset), cq.sizeAt(offset));
     return rec ? recordStoreTimestamp(rec) : -1;
   }

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import createDebug from 'debug';
 import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffsetFile, SCHEDULE_TOPIC } from '../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../clock.js';
-import { readTextFile, writeFileAtomic } from './atomic-file.js';
+import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import type { MessageStore } from './message-store.js';
 
 const log = createDebug('rocketwire:broker');
@@ -22,25 +22,28 @@ export class ScheduleMessageService {
   private readonly timers = new Map<number, ClockTimer>();
   private readonly file: string;
   private closed = false;
+  /** False until the file was loaded: persist() must not replace a file nobody could read. */
+  private loaded = false;
 
   constructor(
     private readonly store: MessageStore,
     private readonly clock: Clock,
     private readonly levels: number[],
     storeDir: string,
+    private readonly warn: StoreWarn = stderrWarn,
   ) {
     this.file = path.join(storeDir, 'config', 'delayOffset.json');
   }
 
+  /** Read the file (or its .bak) and start the timers; throws ConfigFileError when neither can be read. */
+  load(): void {
+    const table = loadConfigFile(this.file, decodeDelayOffsetFile, this.warn);
+    if (table) for (const [level, offset] of table) this.offsets.set(level, offset);
+    this.loaded = true;
+  }
+
   start(): void {
-    const text = readTextFile(this.file);
-    if (text) {
-      try {
-        for (const [level, offset] of decodeDelayOffsetFile(text)) this.offsets.set(level, offset);
-      } catch (err) {
-        log('cannot read %s: %s', this.file, (err as Error).message);
-      }
-    }
+    if (!this.loaded) this.load();
     for (let level = 1; level <= this.levels.length; level++) this.pump(level);
   }
 
@@ -117,8 +120,9 @@ export class ScheduleMessageService {
   }
 
   persist(): void {
+    if (!this.loaded) return;
     try {
-      writeFileAtomic(this.file, encodeDelayOffsetFile(this.offsets), false);
+      writeFileAtomic(this.file, encodeDelayOffsetFile(this.offsets), false, true);
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

@@ -80,6 +80,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         channelExpiredTimeoutMs: options.channelExpiredTimeoutMs,
         flushConsumerOffsetIntervalMs: options.flushConsumerOffsetIntervalMs,
         lockMaxLiveTimeMs: options.lockMaxLiveTimeMs,
+        warn: options.warn,
       });
       brokers.push(b);
       await b.start();

@@ -8,7 +8,8 @@ import {
   type CreateTopicRequestHeader,
   type TopicConfigBody,
 } from '../../protocol/index.js';
-import { readTextFile, writeFileAtomic } from './atomic-file.js';
+import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
+import { parseFastjson } from '../../protocol/internal.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -51,6 +52,25 @@ export function validateTopicName(topic: string): string | null {
   return null;
 }
 
+/** topics.json's table; throws on anything that is not one (so a damaged file is never taken for an empty one). */
+function decodeTopicsFile(text: string): Map<string, TopicConfig> {
+  const parsed = parseFastjson(text);
+  const table = (parsed as { topicConfigTable?: unknown } | null)?.topicConfigTable;
+  if (typeof parsed !== 'object' || parsed === null || typeof table !== 'object' || table === null || Array.isArray(table)) {
+    throw new Error('no topicConfigTable object');
+  }
+  const out = new Map<string, TopicConfig>();
+  for (const [name, c] of Object.entries(table as Record<string, unknown>)) {
+    if (typeof c !== 'object' || c === null) throw new Error(`topic ${JSON.stringify(name)} is not an object`);
+    const config = { ...newTopicConfig(name, 1), ...(c as Partial<TopicConfig>), topicName: name };
+    if (!Number.isInteger(config.readQueueNums) || !Number.isInteger(config.writeQueueNums) || !Number.isInteger(config.perm)) {
+      throw new Error(`topic ${JSON.stringify(name)} has non-integer queue counts or perm`);
+    }
+    out.set(name, config);
+  }
+  return out;
+}
+
 /**
  * Topic configs of one broker, persisted to `<store>/config/topics.json` on every change
  * (changes are rare: topic creation).
@@ -60,27 +80,29 @@ export class TopicConfigManager {
   private readonly table = new Map<string, TopicConfig>();
   /** Called after a topic is created or changed (the broker re-registers with the name server). */
   onChange: ((config: TopicConfig) => void) | null = null;
+  /** False until load() succeeded: persist() must not replace a file nobody could read. */
+  private loaded = false;
 
-  constructor(storeDir: string) {
+  constructor(
+    storeDir: string,
+    private readonly warn: StoreWarn = stderrWarn,
+  ) {
     this.file = path.join(storeDir, 'config', 'topics.json');
   }
 
+  /** Read the file (or its .bak, as Java's ConfigManager does); throws ConfigFileError when neither can be read. */
   load(): void {
-    const text = readTextFile(this.file);
-    if (!text) return;
-    try {
-      const parsed = JSON.parse(text) as { topicConfigTable?: Record<string, TopicConfig> };
-      for (const [name, c] of Object.entries(parsed.topicConfigTable ?? {})) this.table.set(name, { ...newTopicConfig(name, 1), ...c, topicName: name });
-    } catch (err) {
-      log('cannot read %s: %s', this.file, (err as Error).message);
-    }
+    const table = loadConfigFile(this.file, decodeTopicsFile, this.warn);
+    if (table) for (const [name, c] of table) this.table.set(name, c);
+    this.loaded = true;
   }
 
   persist(): void {
+    if (!this.loaded) return;
     const obj: Record<string, TopicConfig> = {};
     for (const name of [...this.table.keys()].sort()) obj[name] = this.table.get(name)!;
     try {
-      writeFileAtomic(this.file, JSON.stringify({ topicConfigTable: obj }, null, '\t'));
+      writeFileAtomic(this.file, JSON.stringify({ topicConfigTable: obj }, null, '\t'), true, true);
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

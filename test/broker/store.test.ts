@@ -125,6 +125,7 @@ t.test('an unwritable store answers SERVICE_NOT_AVAILABLE and writes nothing hal
 t.test('consumerOffset.json: fastjson layout written atomically, both layouts read', async (t) => {
   const dir = t.testdir({});
   const m = new ConsumerOffsetManager(dir);
+  m.load(); // a manager persists only what it loaded (here: no file yet)
   m.commit('cg1', 'TopicTest', 0, 120);
   m.commit('cg1', 'TopicTest', 1, 98);
   m.commit('cg1', '%RETRY%cg1', 0, 0);
