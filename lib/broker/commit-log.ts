@@ -352,7 +352,8 @@ export class CommitLog {
   *records(from: number): Generator<{ offset: number; record: Buffer }> {
     for (const seg of this.segments) {
       if (seg.base + seg.dataEnd <= from) continue;
-      let offset = Math.max(from, seg.base);
+      // walk from the segment's start when `from` lies inside it: `from` may not be a record start
+      let offset = seg.base;
       const end = seg.base + seg.dataEnd;
       while (offset < end) {
         const d = seg.damaged.find((x) => offset >= x.from && offset < x.to);
@@ -368,7 +369,7 @@ export class CommitLog {
           offset = next ? next.to : end;
           continue;
         }
-        yield { offset, record: rec };
+        if (offset >= from) yield { offset, record: rec };
         offset += rec.length;
       }
     }

@@ -209,7 +209,7 @@ export class MessageStore {
       if (typeof o.dispatched !== 'number' || !Number.isSafeInteger(o.dispatched) || o.dispatched < 0) throw new Error('no "dispatched" offset');
       let queues: Map<string, number> | null = null;
       if (o.queues !== undefined) {
-        if (typeof o.queues !== 'object' || o.queues === null) throw new Error('"queues" is not an object');
+        if (typeof o.queues !== 'object' || o.queues === null || Array.isArray(o.queues)) throw new Error('"queues" is not an object');
         queues = new Map();
         for (const [k, v] of Object.entries(o.queues)) {
           if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new Error(`"queues.${k}" is not a count`);
