@@ -2,7 +2,7 @@ import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import createDebug from 'debug';
-import { encodeResetOffsetBody, messageQueue, queueKey, type MessageQueue } from '../../protocol/internal.js';
+import { decodeResetOffsetBody, encodeResetOffsetBody, parseFastjson, queueKey, type MessageQueue } from '../../protocol/internal.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -240,21 +240,21 @@ export function formatOffsetsFile(entries: readonly { mq: MessageQueue; offset: 
   return encodeResetOffsetBody({ offsetTable: entries.map(({ mq, offset }) => [mq, offset]) }).toString('utf8');
 }
 
-const ENTRY_RE =
-  /\{\s*"brokerName"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"queueId"\s*:\s*(\d+)\s*,\s*"topic"\s*:\s*("(?:[^"\\]|\\.)*")\s*\}\s*:\s*(-?\d+)/g;
-
-/** Reads the non-standard offsets file (compact or pretty-printed); null when it is not one. */
+/**
+ * Reads the non-standard offsets file (compact or pretty-printed) with protocol's codec, a real
+ * tokenizer (a regex over the text misread names holding quotes, braces or colons); null when it
+ * is not one.
+ */
 export function parseOffsetsFile(text: string): { mq: MessageQueue; offset: number }[] | null {
-  if (!/"offsetTable"/.test(text)) return null;
-  const out: { mq: MessageQueue; offset: number }[] = [];
   try {
-    for (const m of text.matchAll(ENTRY_RE)) {
-      out.push({ mq: messageQueue(JSON.parse(m[3]!) as string, JSON.parse(m[1]!) as string, Number(m[2])), offset: Number(m[4]) });
-    }
+    const o = parseFastjson(text) as { offsetTable?: unknown } | null;
+    if (typeof o !== 'object' || o === null || typeof o.offsetTable !== 'object' || o.offsetTable === null) return null;
+    const entries = decodeResetOffsetBody(Buffer.from(text, 'utf8')).offsetTable;
+    if (entries.some(([, offset]) => !Number.isSafeInteger(offset))) return null;
+    return entries.map(([mq, offset]) => ({ mq, offset }));
   } catch {
     return null;
   }
-  return out;
 }
 
 /** Temp file + fsync + rename (the old file becomes .bak), so a crash leaves either version, never half of one. */
