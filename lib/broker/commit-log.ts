@@ -402,7 +402,7 @@ export class CommitLog {
   }
 }
 
-/** Body CRC check of a whole record (CRC-32 of the body masked with 0x7FFFFFFF, as Java stores it). */
+/** Layout and body CRC check of a whole record (CRC-32 of the body masked with 0x7FFFFFFF, as Java stores it). */
 export function recordCrcOk(rec: Buffer): boolean {
   const sysFlag = rec.readInt32BE(MessageRecordOffset.SYSFLAG);
   const bornHost = sysFlag & MessageSysFlag.BORNHOST_V6_FLAG ? 20 : 8;
@@ -412,6 +412,16 @@ export function recordCrcOk(rec: Buffer): boolean {
   if (p + 4 > rec.length) return false;
   const bodyLen = rec.readInt32BE(p);
   if (bodyLen < 0 || p + 4 + bodyLen > rec.length) return false;
+  // The CRC covers the body only: check that topic and properties fill the rest exactly, so that
+  // damage to their lengths is found too (the decoder would refuse the record).
+  let q = p + 4 + bodyLen;
+  const v2 = rec.readInt32BE(MessageRecordOffset.MAGICCODE) === MESSAGE_MAGIC_CODE_V2;
+  if (q + (v2 ? 2 : 1) > rec.length) return false;
+  const topicLen = v2 ? rec.readInt16BE(q) : rec.readInt8(q);
+  q += (v2 ? 2 : 1) + topicLen;
+  if (topicLen <= 0 || q + 2 > rec.length) return false;
+  const propsLen = rec.readUInt16BE(q);
+  if (q + 2 + propsLen !== rec.length) return false;
   return messageBodyCrc(rec, p + 4, p + 4 + bodyLen) === rec.readInt32BE(MessageRecordOffset.BODYCRC);
 }
 

@@ -164,7 +164,7 @@ export class MessageStore {
         this.queues.set(key, cq);
         const expected = cp.queues?.get(key);
         if (dropped > 0) {
-          warn(`consume queue ${key}: entry ${cq.maxOffset} and the ${dropped - 1} after it are damaged or point at data the commit log does not hold; rebuilding them from the commit log`);
+          warn(`consume queue ${key}: entry ${cq.maxOffset} is damaged or points at a record the commit log no longer holds intact; re-indexing it and the ${dropped - 1} entries after it from the commit log`);
         } else if (expected !== undefined && cq.maxOffset < expected) {
           warn(`consume queue ${key} has ${cq.maxOffset} entries where the checkpoint recorded ${expected}; rebuilding the rest from the commit log`);
         } else continue;

@@ -279,3 +279,15 @@ t.test('a record with a path-like topic in the commit log is not indexed on rest
   const again = reopen(t, dir);
   t.same(consumable(again.s), expected(all));
 });
+
+t.test('damage the body CRC does not cover (topic and properties lengths) is found too', async (t) => {
+  const dir = t.testdir({});
+  const all = fill(dir);
+  const victim = inSegment(dir, all, 1, 2);
+  // the last bytes of a record are its properties; its properties length sits just before them
+  const propsLen = Buffer.byteLength(`UNIQ_KEY\u0001K-${victim.body}\u0002TAGS\u0001tag`);
+  overwrite(dir, victim.phys + victim.size - propsLen - 2, Buffer.from([0x5a, 0x5a]));
+  const { s, warnings } = reopen(t, dir);
+  t.same(consumable(s), expected(all, (m) => m === victim), 'the record is not served; its neighbours are');
+  t.match(warnings.join('\n'), /damaged bytes/);
+});
