@@ -42,6 +42,15 @@ export interface CommitLogScan {
   tornBytes: number;
   /** Ends of older segments that are not complete records (the file was cut short). */
   lostTail: { from: number; to: number; segment: string }[];
+  /** Stretches no segment file covers (files deleted). */
+  missing: { from: number; to: number }[];
+}
+
+/** Bytes the scan found lost or damaged: what bounds how many queue offsets can have lost their record. */
+export function lostBytes(scan: CommitLogScan): number {
+  let n = scan.tornBytes;
+  for (const r of [...scan.damaged, ...scan.lostTail, ...scan.missing]) n += r.to - r.from;
+  return n;
 }
 
 export interface CommitLogOptions {
@@ -117,7 +126,16 @@ export class CommitLog {
       const length = fs.fstatSync(fd).size;
       this.segments.push({ base: Number(name), file, fd, length, dataEnd: length, damaged: [], mem: null });
     }
-    const report: CommitLogScan = { records: 0, damaged: [], tornBytes: 0, lostTail: [] };
+    const report: CommitLogScan = { records: 0, damaged: [], tornBytes: 0, lostTail: [], missing: [] };
+    // segments follow each other at segmentSize steps from 0 (no retention): a gap is a lost file
+    let expectBase = 0;
+    for (const seg of this.segments) {
+      if (seg.base > expectBase) {
+        report.missing.push({ from: expectBase, to: seg.base });
+        warn(`commit log: no segment holds offsets ${expectBase}..${seg.base - 1} (${(seg.base - expectBase) / this.segmentSize} segment file(s) missing); the records in them are lost`);
+      }
+      expectBase = seg.base + this.segmentSize;
+    }
     const cached = new Set(this.segments.slice(-this.cachedSegments));
     let scratch: Buffer | null = null;
     for (let i = 0; i < this.segments.length; i++) {
@@ -152,12 +170,14 @@ export class CommitLog {
           fs.ftruncateSync(seg.fd, scan.end);
           seg.length = scan.end;
         } else {
-          report.lostTail.push({ from: seg.base + scan.end, to: seg.base + read, segment: seg.file });
+          // what the file lost is unknown; at most the rest of the segment
+          report.lostTail.push({ from: seg.base + scan.end, to: seg.base + this.segmentSize, segment: seg.file });
           warn(`commit log ${seg.file}: ${tail} bytes at its end (offset ${seg.base + scan.end}) are not a complete record; the segment was cut short, records after offset ${seg.base + scan.end} in it are lost`);
         }
       } else if (!isLast && !scan.sealed && this.segmentSize - read >= 8) {
         // a sealed segment ends with a blank filler; a shorter one without it was truncated at a record boundary
         warn(`commit log ${seg.file} ends at ${read} bytes without its end-of-segment filler; if it was cut, the records after offset ${seg.base + read} in it are lost`);
+        report.lostTail.push({ from: seg.base + read, to: seg.base + this.segmentSize, segment: seg.file });
       }
       // a sealed segment is full: the next write opens a new one (never a record after the filler)
       if (scan.sealed) seg.length = this.segmentSize;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import createDebug from 'debug';
 import type { Clock } from '../clock.js';
-import { CommitLog } from './commit-log.js';
+import { CommitLog, lostBytes } from './commit-log.js';
 import { StorePathError, StoreWriteError } from './errors.js';
 import { scheduleEvery } from './periodic-task.js';
 import { ConsumeQueue } from './consume-queue.js';
@@ -10,6 +10,7 @@ import { readTextFile, stderrWarn, writeFileAtomic, type StoreWarn } from './ato
 import {
   MAX_PROPERTIES_BYTES,
   ProtocolError,
+  storedMessageSize,
   createOffsetMsgId,
   decodeMessage,
   encodeProperties,
@@ -76,6 +77,8 @@ export const MAX_TRANSFER_COUNT = 32;
 export const MAX_TRANSFER_BYTES = 256 * 1024;
 /** Java examines at most max(16000 bytes, maxMsgNums × 20) / 20 consume-queue entries per pull. */
 const MIN_FILTER_ENTRIES = 800;
+/** The smallest stored record (IPv4 hosts, empty body, 1-byte topic, no properties). */
+const MIN_RECORD_BYTES = storedMessageSize(0, 1, 0);
 
 /**
  * Commit log + one consume queue per (topic, queueId). Recovery trusts the consume-queue files up
@@ -135,7 +138,14 @@ export class MessageStore {
     const scan = this.commitLog.open(warn);
     const end = this.commitLog.maxOffset;
     let from = Math.min(cp.dispatched, end);
-    let repaired = scan.damaged.length > 0 || scan.lostTail.length > 0 || cp.unreadable;
+    let repaired = lostBytes(scan) > scan.tornBytes || cp.unreadable;
+    const shortBy = Math.max(0, cp.dispatched - end);
+    if (shortBy > 0) {
+      warn(`commit log ends at ${end} but the checkpoint recorded data up to ${cp.dispatched}: ${shortBy} bytes of indexed messages are gone`);
+      repaired = true;
+    }
+    // at most this many queue offsets can have lost their record
+    const holeBudget = Math.ceil((lostBytes(scan) + shortBy) / MIN_RECORD_BYTES) + 1;
     let topics: string[] = [];
     try {
       topics = fs.readdirSync(this.cqRoot);
@@ -178,7 +188,7 @@ export class MessageStore {
       repaired = true;
       from = 0;
     }
-    const replayed = this.replay(from, cp.queues);
+    const replayed = this.replay(from, cp.queues, holeBudget);
     if (repaired || replayed.holes > 0) {
       warn(
         `recovery: indexed ${replayed.indexed} messages from commit-log offset ${from}` +
@@ -230,7 +240,7 @@ export class MessageStore {
    * and holes keep the offsets; otherwise the queue is indexed again in a second pass from 0.
    * Finally a queue shorter than the checkpoint recorded gets holes up to that count.
    */
-  private replay(from: number, expected: Map<string, number> | null): { indexed: number; holes: number } {
+  private replay(from: number, expected: Map<string, number> | null, holeBudget: number): { indexed: number; holes: number } {
     let indexed = 0;
     let holes = 0;
     const refused = new Set<string>();
@@ -263,6 +273,12 @@ export class MessageStore {
             deferred.add(key);
             continue;
           }
+          if (r.queueOffset - cq.maxOffset > holeBudget - holes) {
+            // the header fields outside the body have no checksum: a damaged queue offset must
+            // not make the index grow by millions of holes
+            this.warn(`commit log: the record at ${offset} claims queue offset ${r.queueOffset} of ${key}, which has ${cq.maxOffset} entries; more than the damage found can explain, so it is not indexed`);
+            continue;
+          }
           this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${r.queueOffset - 1} have no intact record in the commit log; consumers move past them`);
           while (cq.maxOffset < r.queueOffset) {
             cq.appendHole();
@@ -282,6 +298,10 @@ export class MessageStore {
     for (const [key, n] of expected ?? []) {
       const cq = this.queues.get(key);
       if (!cq || cq.maxOffset >= n) continue;
+      if (n - cq.maxOffset > holeBudget - holes) {
+        this.warn(`checkpoint.json: ${key} was recorded with ${n} entries, but the commit log holds ${cq.maxOffset} and the damage found explains fewer lost; not filling the difference`);
+        continue;
+      }
       this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${n - 1} have no intact record in the commit log; consumers move past them`);
       while (cq.maxOffset < n) {
         cq.appendHole();

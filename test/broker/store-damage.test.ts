@@ -291,3 +291,36 @@ t.test('damage the body CRC does not cover (topic and properties lengths) is fou
   t.same(consumable(s), expected(all, (m) => m === victim), 'the record is not served; its neighbours are');
   t.match(warnings.join('\n'), /damaged bytes/);
 });
+
+t.test('a segment file deleted from the middle: the others are served, the gap is named', async (t) => {
+  const dir = t.testdir({});
+  const all = fill(dir);
+  const seg = segments(dir)[1]!;
+  const base = Number(path.basename(seg));
+  fs.rmSync(seg);
+  const { s, warnings } = reopen(t, dir);
+  t.same(consumable(s), expected(all, (m) => m.phys >= base && m.phys < base + SEGMENT));
+  sameMaxOffsets(t, s, all);
+  t.match(warnings.join('\n'), new RegExp(`no segment holds offsets ${base}\\.\\.${base + SEGMENT - 1} \\(1 segment file\\(s\\) missing\\)`));
+});
+
+t.test('header fields the CRC does not cover cannot make the index explode', async (t) => {
+  const dir = t.testdir({});
+  const all = fill(dir, 60);
+  fs.rmSync(path.join(dir, 'consumequeue'), { recursive: true });
+  // a record whose queue offset field says 2^40: it passes magic, size, offset and CRC
+  const victim = all.at(-5)!;
+  const b = Buffer.alloc(8);
+  b.writeUInt32BE(256, 0);
+  overwrite(dir, victim.phys + 20, b);
+  const cp = path.join(dir, 'checkpoint.json');
+  const o = JSON.parse(fs.readFileSync(cp, 'utf8')) as { queues: Record<string, number> };
+  o.queues['DamageB@0'] = 2 ** 45;
+  fs.writeFileSync(cp, JSON.stringify(o));
+  const { s, warnings } = reopen(t, dir);
+  t.same(consumable(s), expected(all, (m) => m === victim), 'the misfiled record is not indexed, the rest is');
+  t.ok(s.getMaxOffset(victim.topic, victim.queueId) < 100, 'no million holes');
+  t.equal(s.getMaxOffset('DamageB', 0), all.filter((m) => m.topic === 'DamageB').length);
+  t.match(warnings.join('\n'), /claims queue offset 1099511627\d+ .*not indexed/);
+  t.match(warnings.join('\n'), /was recorded with 35184372088832 entries.*not filling the difference/);
+});
