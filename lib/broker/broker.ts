@@ -145,6 +145,7 @@ export class Broker implements BrokerContext {
     // start rather than overwrite them (issue 13).
     this.topics.load();
     this.offsets.load();
+    this.offsets.reportPastMax((topic, queueId) => this.store.getMaxOffset(topic, queueId));
     this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir, this.options.warn);
     this.schedule.load();
     const queues = this.options.queues ?? 8;

@@ -422,27 +422,31 @@ export class CommitLog {
   }
 }
 
-/** Layout and body CRC check of a whole record (CRC-32 of the body masked with 0x7FFFFFFF, as Java stores it). */
-export function recordCrcOk(rec: Buffer): boolean {
-  const sysFlag = rec.readInt32BE(MessageRecordOffset.SYSFLAG);
+/**
+ * Layout and body CRC check of the record in buf[at, at + size) (CRC-32 of the body masked with
+ * 0x7FFFFFFF, as Java stores it). Works on offsets rather than a subarray: recovery calls it once
+ * per stored record.
+ */
+export function recordCrcOk(buf: Buffer, at = 0, size = buf.length - at): boolean {
+  const end = at + size;
+  const sysFlag = buf.readInt32BE(at + MessageRecordOffset.SYSFLAG);
   const bornHost = sysFlag & MessageSysFlag.BORNHOST_V6_FLAG ? 20 : 8;
   const storeHost = sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG ? 20 : 8;
   // BORNHOST, STORETIMESTAMP, STOREHOST, RECONSUMETIMES, PREPARED TRANSACTION OFFSET, then BODY.
-  const p = MessageRecordOffset.BORNHOST + bornHost + 8 + storeHost + 4 + 8;
-  if (p + 4 > rec.length) return false;
-  const bodyLen = rec.readInt32BE(p);
-  if (bodyLen < 0 || p + 4 + bodyLen > rec.length) return false;
+  const p = at + MessageRecordOffset.BORNHOST + bornHost + 8 + storeHost + 4 + 8;
+  if (p + 4 > end) return false;
+  const bodyLen = buf.readInt32BE(p);
+  if (bodyLen < 0 || p + 4 + bodyLen > end) return false;
   // The CRC covers the body only: check that topic and properties fill the rest exactly, so that
   // damage to their lengths is found too (the decoder would refuse the record).
   let q = p + 4 + bodyLen;
-  const v2 = rec.readInt32BE(MessageRecordOffset.MAGICCODE) === MESSAGE_MAGIC_CODE_V2;
-  if (q + (v2 ? 2 : 1) > rec.length) return false;
-  const topicLen = v2 ? rec.readInt16BE(q) : rec.readInt8(q);
+  const v2 = buf.readInt32BE(at + MessageRecordOffset.MAGICCODE) === MESSAGE_MAGIC_CODE_V2;
+  if (q + (v2 ? 2 : 1) > end) return false;
+  const topicLen = v2 ? buf.readInt16BE(q) : buf.readInt8(q);
   q += (v2 ? 2 : 1) + topicLen;
-  if (topicLen <= 0 || q + 2 > rec.length) return false;
-  const propsLen = rec.readUInt16BE(q);
-  if (q + 2 + propsLen !== rec.length) return false;
-  return messageBodyCrc(rec, p + 4, p + 4 + bodyLen) === rec.readInt32BE(MessageRecordOffset.BODYCRC);
+  if (topicLen <= 0 || q + 2 > end) return false;
+  if (q + 2 + buf.readUInt16BE(q) !== end) return false;
+  return messageBodyCrc(buf, p + 4, p + 4 + bodyLen) === buf.readInt32BE(at + MessageRecordOffset.BODYCRC);
 }
 
 const MAGIC_BYTES = [MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2, BLANK_MAGIC_CODE].map((m) => {
@@ -464,7 +468,7 @@ function checkAt(buf: Buffer, p: number, len: number, base: number, segmentSize:
   if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return -1;
   if (size < MIN_RECORD || p + size > len) return -1;
   if (readInt64(buf, p + MessageRecordOffset.PHYSICALOFFSET) !== base + p) return -1;
-  if (!recordCrcOk(buf.subarray(p, p + size))) return -1;
+  if (!recordCrcOk(buf, p, size)) return -1;
   return size;
 }
 

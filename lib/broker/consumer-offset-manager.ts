@@ -62,6 +62,25 @@ export class ConsumerOffsetManager {
     return out;
   }
 
+  /**
+   * Say (through warn) which committed offsets lie past their queue's max offset after a restart:
+   * the messages they counted are gone from the store, and a consumer would see no lag.
+   */
+  reportPastMax(maxOffset: (topic: string, queueId: number) => number): number {
+    let n = 0;
+    for (const [key, queues] of this.table) {
+      const at = key.lastIndexOf('@');
+      const topic = key.slice(0, at);
+      for (const [queueId, offset] of queues) {
+        const max = maxOffset(topic, queueId);
+        if (offset <= max) continue;
+        if (n++ < 20) this.warn(`committed offset ${offset} of ${key} queue ${queueId} is past the queue's max offset ${max}: messages it counted are no longer in the store`);
+      }
+    }
+    if (n > 20) this.warn(`… and ${n - 20} more committed offsets past their queue's max offset`);
+    return n;
+  }
+
   /** The file text: fastjson's pretty format with unquoted integer keys (what a 4.9 broker writes). */
   encode(): string {
     return encodeConsumerOffsetFile({ offsetTable: this.table });

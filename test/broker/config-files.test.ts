@@ -108,3 +108,17 @@ t.test('a manager whose load failed never writes', async (t) => {
   m.persist(true);
   t.equal(fs.readFileSync(cfg(dir, 'consumerOffset.json'), 'utf8'), 'x');
 });
+
+t.test('committed offsets past what the store holds after a restart are named', async (t) => {
+  const dir = t.testdir({});
+  let b = await startBroker({ dataDir: dir, warn: () => undefined });
+  const inner = { topic: 'Gone', queueId: 0, flag: 0, sysFlag: 0, bornTimestamp: 1, bornHost: '127.0.0.1:1', reconsumeTimes: 0, preparedTransactionOffset: 0, body: Buffer.from('x'), properties: {} };
+  for (let i = 0; i < 6; i++) t.equal(b.instances[0]!.messageStore.putMessages([inner]).status, 'PUT_OK');
+  b.instances[0]!.offsets.commit('cg', 'Gone', 0, 5);
+  await b.close();
+  for (const f of ['commitlog', 'consumequeue', 'checkpoint.json']) fs.rmSync(path.join(dir, f), { recursive: true });
+  const warnings: string[] = [];
+  b = await startBroker({ dataDir: dir, warn: (l) => warnings.push(l) });
+  t.teardown(() => b.close());
+  t.match(warnings.join('\n'), /committed offset 5 of Gone@cg queue 0 is past the queue's max offset 0/);
+});
