@@ -35,6 +35,11 @@ export class ConsumerOffsetManager {
 
   /** Store an offset; like Java, a smaller value than the stored one still overwrites it. */
   commit(group: string, topic: string, queueId: number, offset: number): void {
+    // an offset the file cannot hold exactly would make the next start refuse the whole file
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(queueId)) {
+      log('offset %s of %s@%s queue %s refused: not a safe integer', offset, topic, group, queueId);
+      return;
+    }
     const key = `${topic}@${group}`;
     let m = this.table.get(key);
     if (!m) {

@@ -122,3 +122,17 @@ t.test('committed offsets past what the store holds after a restart are named', 
   t.teardown(() => b.close());
   t.match(warnings.join('\n'), /committed offset 5 of Gone@cg queue 0 is past the queue's max offset 0/);
 });
+
+t.test('an offset the file could not hold exactly is refused, so one commit cannot make the file unreadable', async (t) => {
+  const dir = t.testdir({});
+  const m = new ConsumerOffsetManager(dir, () => undefined);
+  m.load();
+  m.commit('g', 'T', 0, 7);
+  m.commit('g', 'T', 1, 2 ** 60);
+  m.commit('g', 'T', 2, Number.NaN);
+  m.persist();
+  const again = new ConsumerOffsetManager(dir, () => undefined);
+  again.load();
+  t.equal(again.query('g', 'T', 0), 7);
+  t.equal(again.query('g', 'T', 1), undefined);
+});
