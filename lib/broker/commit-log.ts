@@ -157,6 +157,7 @@ export class CommitLog {
       for (const d of scan.damaged) {
         seg.damaged.push(d);
         report.damaged.push({ ...d, segment: seg.file });
+        if (report.damaged.length > 20) continue;
         warn(
           `commit log ${seg.file}: ${d.to - d.from} damaged bytes at offset ${d.from} (in-file ${d.from - seg.base}) ` +
             `fail the record checks; skipped them and kept every intact record after them`,
@@ -181,6 +182,10 @@ export class CommitLog {
       }
       // a sealed segment is full: the next write opens a new one (never a record after the filler)
       if (scan.sealed) seg.length = this.segmentSize;
+    }
+    if (report.damaged.length > 20) {
+      const bytes = report.damaged.slice(20).reduce((n, d) => n + d.to - d.from, 0);
+      warn(`commit log: … and ${report.damaged.length - 20} more damaged stretches (${bytes} bytes), skipped the same way`);
     }
     return report;
   }

@@ -79,6 +79,8 @@ export const MAX_TRANSFER_BYTES = 256 * 1024;
 const MIN_FILTER_ENTRIES = 800;
 /** The smallest stored record (IPv4 hosts, empty body, 1-byte topic, no properties). */
 const MIN_RECORD_BYTES = storedMessageSize(0, 1, 0);
+/** Lines about lost queue offsets said one by one before a summary. */
+const MAX_GAP_LINES = 20;
 
 /**
  * Commit log + one consume queue per (topic, queueId). Recovery trusts the consume-queue files up
@@ -209,7 +211,6 @@ export class MessageStore {
     try {
       text = readTextFile(this.checkpointFile);
     } catch (err) {
-      text = '';
       this.warn(`${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`);
       return { dispatched: 0, queues: null, unreadable: true };
     }
@@ -243,6 +244,7 @@ export class MessageStore {
   private replay(from: number, expected: Map<string, number> | null, holeBudget: number): { indexed: number; holes: number } {
     let indexed = 0;
     let holes = 0;
+    let gaps = 0;
     const refused = new Set<string>();
     // a queue whose entries were trusted up to the replay's start has every record before it
     // indexed: a gap after that is a lost record, not a lost entry
@@ -279,7 +281,9 @@ export class MessageStore {
             this.warn(`commit log: the record at ${offset} claims queue offset ${r.queueOffset} of ${key}, which has ${cq.maxOffset} entries; more than the damage found can explain, so it is not indexed`);
             continue;
           }
-          this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${r.queueOffset - 1} have no intact record in the commit log; consumers move past them`);
+          if (++gaps <= MAX_GAP_LINES) {
+            this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${r.queueOffset - 1} have no intact record in the commit log; consumers move past them`);
+          }
           while (cq.maxOffset < r.queueOffset) {
             cq.appendHole();
             holes++;
@@ -308,6 +312,7 @@ export class MessageStore {
         holes++;
       }
     }
+    if (gaps > MAX_GAP_LINES) this.warn(`… and ${gaps - MAX_GAP_LINES} more runs of queue offsets with no intact record`);
     return { indexed, holes };
   }
 

@@ -324,3 +324,17 @@ t.test('header fields the CRC does not cover cannot make the index explode', asy
   t.match(warnings.join('\n'), /claims queue offset 1099511627\d+ .*not indexed/);
   t.match(warnings.join('\n'), /was recorded with 35184372088832 entries.*not filling the difference/);
 });
+
+t.test('many damaged records: every intact one is kept and the report stays a few lines', async (t) => {
+  const dir = t.testdir({});
+  const all = fill(dir);
+  const victims = all.filter((_, i) => i % 9 === 4);
+  for (const v of victims) overwrite(dir, v.phys + 4, garbage(4, v.phys)); // the magic code
+  const { s, warnings } = reopen(t, dir);
+  t.ok(victims.length > 30, `${victims.length} damaged records`);
+  t.same(consumable(s), expected(all, (m) => victims.includes(m)));
+  sameMaxOffsets(t, s, all);
+  t.ok(warnings.length <= 45, `${warnings.length} lines`);
+  t.match(warnings.join('\n'), /more damaged stretches/);
+  t.match(warnings.join('\n'), /more runs of queue offsets with no intact record/);
+});
