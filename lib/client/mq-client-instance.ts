@@ -270,15 +270,22 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   /**
-   * Address of broker `brokerId` (a pull's suggestWhichBrokerId); falls back to any address of the broker
-   * unless `onlyThisBroker`. `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
+   * Address of broker `brokerId` (a pull's suggestWhichBrokerId), as Java's findBrokerAddressInSubscribe:
+   * that id exactly; for a slave id, else the next id (id + 1, the other slave of a group with two);
+   * else, unless `onlyThisBroker`, the broker's first address in id order (the master when it is
+   * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
    */
   findBrokerAddressInSubscribe(brokerName: string, brokerId: number, onlyThisBroker = false): { addr: string; slave: boolean } | undefined {
     const addrs = this.brokerAddrTable.get(brokerName);
     if (!addrs) return undefined;
     const exact = addrs[String(brokerId)];
     if (exact) return { addr: exact, slave: brokerId !== 0 };
+    if (brokerId !== 0) {
+      const next = addrs[String(brokerId + 1)];
+      if (next) return { addr: next, slave: true };
+    }
     if (onlyThisBroker) return undefined;
+    // Java iterates a HashMap<Long, String>: small ids come out in ascending order, as integer-like keys do here.
     const [id, addr] = Object.entries(addrs)[0] ?? [];
     return addr ? { addr, slave: id !== '0' } : undefined;
   }

@@ -84,6 +84,30 @@ t.test('route fetch: request header, caching, broker address table', async (t) =
   t.ok(routes.every((r) => r === routes[0]));
 });
 
+t.test('findBrokerAddressInSubscribe as Java: the exact id, then id + 1 for a slave, then any address', async (t) => {
+  const ns = await startFakeNameServer(
+    new Map([
+      ['T1', routeJson([{ name: 'broker-a', addrs: { '0': '127.0.0.1:10', '2': '127.0.0.1:12' } }, { name: 'broker-b', addrs: { '1': '127.0.0.1:21', '2': '127.0.0.1:22' } }])],
+    ]),
+  );
+  const inst = MQClientInstance.acquire({ namesrvAddr: ns.addr, instanceName: name() });
+  t.teardown(async () => {
+    await inst.release();
+    await ns.close();
+  });
+  await inst.getTopicRoute('T1');
+  // Suggested slave 1 is gone: its neighbour 2 serves the pull (before, the master was taken).
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 1), { addr: '127.0.0.1:12', slave: true });
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 1, true), { addr: '127.0.0.1:12', slave: true }, 'id + 1 counts as this broker');
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 0), { addr: '127.0.0.1:10', slave: false });
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 3), { addr: '127.0.0.1:10', slave: false }, 'neither 3 nor 4: any address, the master first');
+  t.equal(inst.findBrokerAddressInSubscribe('broker-a', 3, true), undefined);
+  // Master gone: id 0 does not look at id 1, only "any" does.
+  t.equal(inst.findBrokerAddressInSubscribe('broker-b', 0, true), undefined);
+  t.same(inst.findBrokerAddressInSubscribe('broker-b', 0), { addr: '127.0.0.1:21', slave: true });
+  t.equal(inst.findBrokerMasterAddress('broker-b'), undefined);
+});
+
 t.test('name server failover: a refused address is skipped, the next one answers', async (t) => {
   const dead = await refusedAddress();
   const ns = await startFakeNameServer(new Map([['T', routeJson([{ name: 'b', addrs: { '0': '127.0.0.1:9' } }])]]));
