@@ -176,6 +176,7 @@ export class RebalancePushImpl {
         suggestWhichBrokerId: 0,
         flowControlPauses: { count: 0, size: 0, span: 0 },
         parkTimer: null,
+        parkReason: null,
       };
       pq.bindPullRequest(pr);
       prs.push(pr);
