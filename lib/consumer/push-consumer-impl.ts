@@ -376,7 +376,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     await this.instance!.sendHeartbeatToAllBrokers();
   }
 
-  masterAddress(brokerName: string): string | undefined {
+  /** Master address, else any address of the broker (Java's findBrokerAddressInSubscribe(name, MASTER_ID, false): offsets). */
+  private masterAddress(brokerName: string): string | undefined {
     return this.instance!.findBrokerMasterAddress(brokerName) ?? this.instance!.findBrokerAddress(brokerName);
   }
 
@@ -428,14 +429,19 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     }
   }
 
+  /**
+   * Locks live on the master only (Java's lock/unlock ask findBrokerAddressInSubscribe(name, MASTER_ID,
+   * true)): a slave answers LOCK_BATCH_MQ from its own lock table, so during a failover two consumers
+   * could both "own" an ordered queue. Without a master the lock is not granted.
+   */
   private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
-    const addr = this.masterAddress(brokerName);
+    const addr = this.instance!.findBrokerMasterAddress(brokerName);
     if (!addr) throw new BrokerAddressNotFoundError(brokerName);
     return this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
   }
 
   private async unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void> {
-    const addr = this.masterAddress(brokerName);
+    const addr = this.instance!.findBrokerMasterAddress(brokerName);
     if (!addr) return;
     await this.instance!.unlockBatchMQ(addr, this.config.consumerGroup, mqs, oneway, LOCK_TIMEOUT_MS);
   }
