@@ -100,7 +100,7 @@ export interface ConsumerStats {
   consumeFailedTps: number;
   /** Mean handler-call time in ms. */
   consumeRtMs: number;
-  /** Handler calls running now / waiting for a slot. */
+  /** Handler calls running now / waiting for a slot (orderly: queues being consumed / waiting for their turn). */
   consumeInFlight: number;
   consumeBacklog: number;
   queues: QueueStats[];
@@ -149,7 +149,7 @@ export function consumerStats(impl: PushConsumerImpl): ConsumerStats {
     consumeFailedTps: s.consumedFailed.rate(now),
     consumeRtMs: s.consumeRtCount === 0 ? 0 : s.consumeRtSum / s.consumeRtCount,
     consumeInFlight: impl.concurrently?.inFlightCount ?? impl.orderlyService?.inFlightCount ?? 0,
-    consumeBacklog: impl.concurrently?.backlogCount ?? 0,
+    consumeBacklog: impl.concurrently?.backlogCount ?? impl.orderlyService?.backlogCount ?? 0,
     queues,
   };
 }
