@@ -74,7 +74,7 @@ export function runningInfo(impl: PushConsumerImpl): Buffer {
         transactionMsgCount: 0,
         transactionMsgMaxOffset: 0,
         transactionMsgMinOffset: 0,
-        tryUnlockTimes: 0,
+        tryUnlockTimes: pq.tryUnlockTimes,
       },
     ]);
   }

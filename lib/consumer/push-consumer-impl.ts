@@ -39,6 +39,8 @@ const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
 const OFFSET_API_TIMEOUT_MS = 5000;
 const ADMIN_OFFSET_TIMEOUT_MS = 6000;
 const LOCK_TIMEOUT_MS = 1000;
+/** 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the retry after an unbalanced round. */
+const REBALANCE_MIN_INTERVAL_MS = 1000;
 
 export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
@@ -250,9 +252,17 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       await instance.sendHeartbeatToAllBrokers();
       this.stateValue = 'RUNNING';
       this.pullService.start();
-      await this.rebalance.doRebalance();
-      const rebalanceTask = new ScheduledTask('rebalance', config.rebalanceIntervalMs, () => this.rebalance.doRebalance(), log, config.clock);
-      rebalanceTask.start(config.rebalanceIntervalMs);
+      const balanced = await this.rebalance.doRebalance();
+      // 5.x RebalanceService: the next round after 1 s when this one did not balance, else after the
+      // interval. A suspended consumer does not rebalance (Java's tryRebalance answers "not balanced").
+      const rebalanceTask = new ScheduledTask(
+        'rebalance',
+        config.rebalanceIntervalMs,
+        async () => (!this.paused && (await this.rebalance.doRebalance()) ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS),
+        log,
+        config.clock,
+      );
+      rebalanceTask.start(balanced ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS);
       this.tasks.push(rebalanceTask);
       if (!config.orderly) {
         const sweep = new ScheduledTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg(), log, config.clock);

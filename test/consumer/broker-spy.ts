@@ -46,11 +46,16 @@ export async function quiet(broker: EmbeddedBroker, probe: RemotingClient): Prom
  */
 export async function clockedConsumer(
   t: Test,
-  opts: Partial<PushConsumerOptions> & { messages?: number; queues?: number },
+  opts: Partial<PushConsumerOptions> & {
+    messages?: number;
+    queues?: number;
+    /** Runs after the messages are produced, before the consumer starts. */
+    beforeStart?: (ctx: { broker: EmbeddedBroker; probe: RemotingClient; topic: string; group: string }) => Promise<void>;
+  },
   handler: (msgs: MessageExt[]) => unknown,
 ) {
   const clock = new ManualClock();
-  const { messages = 4, queues = 4, ...rest } = opts;
+  const { messages = 4, queues = 4, beforeStart, ...rest } = opts;
   const broker = await startBroker({ queues, clock });
   t.teardown(() => broker.close());
   const probe = new RemotingClient();
@@ -58,6 +63,7 @@ export async function clockedConsumer(
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, messages);
+  await beforeStart?.({ broker, probe, topic, group });
   const seen = spyOnBroker(broker, clock);
   const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', clock, ...rest });
   consumer.subscribe(topic);
