@@ -2,6 +2,9 @@ import createDebug from 'debug';
 import {
   createResponse,
   decodeMessages,
+  messageQueueToJson,
+  toJavaJson,
+  type MessageQueue,
   Operations,
   queueKey,
   ResponseCode,
@@ -437,6 +440,13 @@ export class MQClientInstance extends MQClientAPI {
       const result = await c.consumeMessageDirectly(msg, h.brokerName ?? '');
       return createResponse(req, ResponseCode.SUCCESS, { body: direct.responseBody.encode(result) });
     });
+    const status = Operations.GET_CONSUMER_STATUS_FROM_CLIENT;
+    this.remoting.registerProcessor(status.code, (req) => {
+      const { topic, group } = status.request.decode(req.extFields);
+      // Java answers SUCCESS with an empty table for a group it does not hold (getConsumerStatus).
+      const table = this.consumers.get(group)?.consumerStatus(topic) ?? [];
+      return createResponse(req, ResponseCode.SUCCESS, { body: encodeGetConsumerStatusBody(table) });
+    });
     const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
     this.remoting.registerProcessor(reset.code, async (req) => {
       const { group, topic } = reset.request.decode(req.extFields);
@@ -453,6 +463,16 @@ export class MQClientInstance extends MQClientAPI {
       return null;
     });
   }
+}
+
+/**
+ * GetConsumerStatusBody as the Java client writes it: `{"consumerTable":{},"messageQueueTable":
+ * {{MessageQueue}:offset,…}}` (fastjson, fields in name order, MessageQueue objects as map keys).
+ * protocol/ has no codec for it (the row's response body is raw); the broker reads messageQueueTable.
+ */
+function encodeGetConsumerStatusBody(table: [MessageQueue, number][]): Buffer {
+  const messageQueueTable = new Map(table.map(([mq, offset]) => [messageQueueToJson(mq), offset]));
+  return Buffer.from(toJavaJson({ consumerTable: {}, messageQueueTable }, { nonStandard: true }), 'utf8');
 }
 
 /** Java's answer for a group this process does not hold. */

@@ -165,9 +165,7 @@ export class ConsumeMessageConcurrentlyService {
   private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number): void {
     const now = this.host.config.clock.now();
     if (this.pumping) this.pumpNow = now;
-    const stats = this.host.recorder;
-    stats.consumeRtSum += now - begin;
-    stats.consumeRtCount++;
+    this.host.recorder.consumeRt(req.mq.topic, now - begin);
     req.pq.markConsumed(now);
     if (req.pq.dropped) {
       // The queue was taken away while the handler ran: Java discards the result (no offset, no send-back).
@@ -197,8 +195,8 @@ export class ConsumeMessageConcurrentlyService {
     }
     const okCount = Math.max(0, ackIndex + 1);
     const stats = this.host.recorder;
-    if (okCount > 0) stats.consumedOk.add(okCount, now);
-    if (n - okCount > 0) stats.consumedFailed.add(n - okCount, now);
+    if (success) stats.consumeOk(mq.topic, okCount, now);
+    stats.consumeFailed(mq.topic, n - okCount, now);
     if (ackIndex >= n - 1) {
       this.commit(msgs, pq, mq);
       return null;

@@ -143,8 +143,7 @@ export class ConsumeMessageOrderlyService {
         status = undefined;
       }
       const end = config.clock.now();
-      this.host.recorder.consumeRtSum += end - now;
-      this.host.recorder.consumeRtCount++;
+      this.host.recorder.consumeRt(mq.topic, end - now);
       if (pq.dropped) return;
       const cont = await this.processConsumeResult(msgs, status, ctx, pq, mq, end);
       if (!cont) return;
@@ -166,10 +165,10 @@ export class ConsumeMessageOrderlyService {
     if (ctx.autoCommit) {
       if (success || status === ConsumeOrderlyStatus.ROLLBACK) {
         // With autoCommit Java treats COMMIT and ROLLBACK as SUCCESS (with a warning).
-        stats.consumedOk.add(msgs.length, now);
+        stats.consumeOk(mq.topic, msgs.length, now);
         commitOffset = pq.commit();
       } else {
-        stats.consumedFailed.add(msgs.length, now);
+        stats.consumeFailed(mq.topic, msgs.length, now);
         if (await this.checkReconsumeTimes(msgs)) {
           pq.makeMessageToConsumeAgain(msgs);
           this.later(pq, mq, this.suspendTime(ctx));
@@ -179,16 +178,16 @@ export class ConsumeMessageOrderlyService {
         }
       }
     } else if (status === ConsumeOrderlyStatus.SUCCESS) {
-      stats.consumedOk.add(msgs.length, now);
+      stats.consumeOk(mq.topic, msgs.length, now);
     } else if (status === ConsumeOrderlyStatus.COMMIT) {
-      stats.consumedOk.add(msgs.length, now);
+      stats.consumeOk(mq.topic, msgs.length, now);
       commitOffset = pq.commit();
     } else if (status === ConsumeOrderlyStatus.ROLLBACK) {
       pq.makeMessageToConsumeAgain(msgs);
       this.later(pq, mq, this.suspendTime(ctx));
       cont = false;
     } else {
-      stats.consumedFailed.add(msgs.length, now);
+      stats.consumeFailed(mq.topic, msgs.length, now);
       if (await this.checkReconsumeTimes(msgs)) {
         pq.makeMessageToConsumeAgain(msgs);
         this.later(pq, mq, this.suspendTime(ctx));

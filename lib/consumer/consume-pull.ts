@@ -93,6 +93,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
     // FLAG_SUSPEND always; FLAG_COMMIT_OFFSET only with an in-memory offset > 0 and never towards a slave.
     // Java 4.9 sends FLAG_SUBSCRIPTION only with postSubscriptionWhenPull (default off, not offered here).
     const sysFlag = buildPullSysFlag(commitOffset > 0 && !target.slave, true, false);
+    const begin = config.clock.now();
     const result = await instance.pullMessage(
       target.addr,
       {
@@ -112,7 +113,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       impl.pullService.signal,
     );
     if (pq.dropped) return;
-    onPullResult(impl, pr, sub, result);
+    onPullResult(impl, pr, sub, result, begin);
   } catch (err) {
     if (impl.pullService.signal.aborted || pq.dropped) return;
     impl.recorder.pullErrors++;
@@ -125,7 +126,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   }
 }
 
-function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: SubscriptionData, result: PullResult): void {
+function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: SubscriptionData, result: PullResult, begin: number): void {
   const { config } = impl;
   const mq = pr.messageQueue;
   const pq = pr.processQueue;
@@ -134,11 +135,11 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   pr.suggestWhichBrokerId = result.suggestWhichBrokerId;
   switch (result.status) {
     case 'FOUND': {
-      impl.recorder.pullsFound++;
       const all = result.messages;
       pr.nextOffset = result.nextBeginOffset;
       let msgs = all;
       if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
+      impl.recorder.pullFound(mq.topic, now - begin, msgs.length, now);
       if (msgs.length === 0) {
         impl.pullService.executePullRequestImmediately(pr);
         return;
@@ -152,7 +153,6 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
         props.MAX_OFFSET = maxText;
         m.brokerName = mq.brokerName;
       }
-      impl.recorder.pulledMessages.add(msgs.length, now);
       const dispatchToConsume = pq.putMessage(msgs);
       // The span as the next pull's check sees it in Java, where the batch just pulled is still cached
       // (its handler calls run on other threads). A synchronous handler here consumes the batch inline

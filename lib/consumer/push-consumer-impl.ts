@@ -53,7 +53,7 @@ export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN'
  */
 export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   readonly config: PushConsumerConfig;
-  readonly recorder = new ConsumerStatsRecorder();
+  readonly recorder: ConsumerStatsRecorder;
   private readonly expressions = new Map<string, string>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   listener: MessageListener | null = null;
@@ -75,9 +75,11 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   publishIndex = 0;
   clientIdValue = '';
   private shutdownPromise: Promise<void> | null = null;
+  private resetChain: Promise<void> = Promise.resolve();
 
   constructor(options: PushConsumerOptions) {
     this.config = resolveConsumerOptions(options);
+    this.recorder = new ConsumerStatsRecorder(this.config.clock);
     this.pullService = new PullMessageService((pr) => pullMessage(this, pr), this.config.clock);
     for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
     this.limits = {
@@ -308,6 +310,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (config.orderly && config.messageModel === 'CLUSTERING' && this.instance) await this.rebalance.unlockAll();
     if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.rebalance.dropAll();
+    this.recorder.close();
     if (this.instance) {
       await this.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
       await this.instance.release();
@@ -344,7 +347,15 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     return consumeMessageDirectly(this, msg, brokerName);
   }
   resetOffset(topic: string, offsets: Map<string, number>): Promise<void> {
-    return resetOffset(this, topic, offsets);
+    // Java's MQClientInstance.resetOffset is synchronized: one reset at a time.
+    const p = this.resetChain.then(() => resetOffset(this, topic, offsets));
+    this.resetChain = p.catch(() => undefined);
+    return p;
+  }
+  /** GET_CONSUMER_STATUS_FROM_CLIENT: the in-memory offsets of `topic`'s queues (Java's cloneOffsetTable). */
+  consumerStatus(topic: string): [MessageQueue, number][] {
+    if (!this.offsetStoreValue) return [];
+    return [...this.offsetStoreValue.cloneOffsetTable(topic).values()].map((e) => [e.mq, e.offset]);
   }
 
   // ------------------------------------------------------------------ rebalance host

@@ -6,7 +6,7 @@ import {
   NameServerUnavailableError,
   type ConsumerInner,
 } from '../../lib/client/index.js';
-import type { ConsumeMessageDirectlyResult, SubscriptionData } from '../../protocol/index.js';
+import type { ConsumeMessageDirectlyResult, MessageQueue, SubscriptionData } from '../../protocol/index.js';
 import type { RemotingConnection } from '../../lib/remoting/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { refusedAddress, routeJson, startFakeBroker, startFakeNameServer, startFakeNode } from './fake-cluster.js';
@@ -47,6 +47,14 @@ class FakeConsumer implements ConsumerInner {
   }
   async persistOffsets(): Promise<void> {
     this.persisted++;
+  }
+  statusAsked: string[] = [];
+  consumerStatus(topic: string): [MessageQueue, number][] {
+    this.statusAsked.push(topic);
+    return [
+      [{ topic, brokerName: 'broker-a', queueId: 1 }, 42],
+      [{ topic, brokerName: 'broker-b', queueId: 0 }, 7],
+    ];
   }
 }
 
@@ -294,6 +302,19 @@ t.test('broker-initiated requests reach the consumer of the named group', async 
   const info = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'cg1', clientId: inst.clientId, jstackEnable: 'false' } }));
   t.equal(info.code, ResponseCode.SUCCESS);
   t.match(JSON.parse(info.body!.toString()), { properties: { PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY' } });
+
+  // GET_CONSUMER_STATUS_FROM_CLIENT (221): the consumer's offsets of the topic, as GetConsumerStatusBody
+  // (fastjson: MessageQueue objects as map keys); an unknown group gets an empty table, as in Java.
+  const status = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT, { extFields: { topic: 'TopicTest', group: 'cg1' } }));
+  t.equal(status.code, ResponseCode.SUCCESS);
+  t.equal(
+    status.body!.toString(),
+    '{"consumerTable":{},"messageQueueTable":{{"brokerName":"broker-a","queueId":1,"topic":"TopicTest"}:42,{"brokerName":"broker-b","queueId":0,"topic":"TopicTest"}:7}}',
+  );
+  t.same(consumer.statusAsked, ['TopicTest']);
+  const statusUnknown = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT, { extFields: { topic: 'TopicTest', group: 'nope', clientAddr: '1.2.3.4:5' } }));
+  t.equal(statusUnknown.code, ResponseCode.SUCCESS);
+  t.equal(statusUnknown.body!.toString(), '{"consumerTable":{},"messageQueueTable":{}}');
 
   const unknown = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'nope', clientId: inst.clientId, jstackEnable: 'false' } }));
   t.equal(unknown.code, ResponseCode.SYSTEM_ERROR);
