@@ -187,7 +187,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     return this;
   }
 
-  /** Pauses pulling (running handler calls finish); resume() rebalances and pulls again. */
+  /** Pauses pulling and the periodic rebalance (running handler calls finish); resume() rebalances and pulls again. */
   suspend(): void {
     this.paused = true;
   }
