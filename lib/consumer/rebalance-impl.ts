@@ -260,7 +260,9 @@ export class RebalancePushImpl {
 
   /** Orderly: one LOCK_BATCH_MQ per broker for every held queue; granted ones get a fresh timestamp. */
   async lockAll(): Promise<void> {
-    const byBroker = this.byBroker();
+    // 5.x skips dropped queues: one whose removal gave up stays in the table, and renewing its lock
+    // would keep the member it now belongs to from taking it.
+    const byBroker = this.byBroker(true);
     await Promise.all(
       [...byBroker].map(async ([brokerName, entries]) => {
         let granted: Set<string>;
@@ -297,9 +299,10 @@ export class RebalancePushImpl {
     );
   }
 
-  private byBroker(): Map<string, { mq: MessageQueue; pq: ProcessQueue }[]> {
+  private byBroker(skipDropped = false): Map<string, { mq: MessageQueue; pq: ProcessQueue }[]> {
     const m = new Map<string, { mq: MessageQueue; pq: ProcessQueue }[]>();
     for (const e of this.processQueueTable.values()) {
+      if (skipDropped && e.pq.dropped) continue;
       let list = m.get(e.mq.brokerName);
       if (!list) m.set(e.mq.brokerName, (list = []));
       list.push(e);

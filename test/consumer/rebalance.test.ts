@@ -28,6 +28,7 @@ function scripted(opts: { orderly?: boolean } = {}) {
     idle: true,
     grant: (_mq: MessageQueue) => true,
     unlocked: [] as string[],
+    locked: [] as string[],
   };
   const rebalance = new RebalancePushImpl({
     config,
@@ -37,7 +38,10 @@ function scripted(opts: { orderly?: boolean } = {}) {
     subscribeQueues: async () => queues,
     consumerIdList: async () => state.cids,
     computePullFromWhere: async () => 0,
-    lockBatch: async (_b, mqs) => mqs.filter((mq) => state.grant(mq)),
+    lockBatch: async (_b, mqs) => {
+      state.locked.push(...mqs.map(queueKey));
+      return mqs.filter((mq) => state.grant(mq));
+    },
     unlockBatch: async (_b, mqs) => {
       state.unlocked.push(...mqs.map(queueKey));
     },
@@ -64,6 +68,9 @@ t.test('orderly removal that gives up after 1 s leaves the queue dropped in the 
   t.equal(pq!.tryUnlockTimes, 1);
   t.same(s.state.unlocked, [], 'not unlocked');
   t.equal(s.offsetStore.readMemory(s.queues[1]!), 9, 'its offset is kept while it is not removed');
+  s.state.locked.length = 0;
+  await s.rebalance.lockAll();
+  t.same(s.state.locked, [queueKey(s.queues[0]!)], 'the lock renewal leaves the dropped queue to its new owner (5.x)');
   s.state.idle = true;
   await s.rebalance.doRebalance();
   t.equal(s.entry(1), undefined, 'removed once the call ended');
