@@ -2,7 +2,7 @@
  * What the client instance needs from a consumer (MQConsumerInner in Java). lib/consumer implements it;
  * the instance calls it for heartbeats, scheduled offset persistence and broker-initiated requests.
  */
-import type { ConsumeMessageDirectlyResult, MessageExt, SubscriptionData } from '../../protocol/index.js';
+import type { ConsumeMessageDirectlyResult, MessageExt, MessageQueue, SubscriptionData } from '../../protocol/index.js';
 
 /** A decoded stored message (protocol's MessageExt); the name lib/consumer codes against. */
 export type MessageExtLike = MessageExt;
@@ -22,6 +22,8 @@ export interface ConsumerInner {
   consumeMessageDirectly(msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult>;
   /** RESET_CONSUMER_CLIENT_OFFSET: offsets keyed by protocol's queueKey(). */
   resetOffset(topic: string, offsets: Map<string, number>): Promise<void>;
+  /** GET_CONSUMER_STATUS_FROM_CLIENT: the consumer's in-memory offset of each queue of `topic`. */
+  consumerStatus(topic: string): [MessageQueue, number][];
   /** Driven every persistOffsetIntervalMs by the instance. */
   persistOffsets(): Promise<void>;
 }

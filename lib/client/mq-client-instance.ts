@@ -2,6 +2,9 @@ import createDebug from 'debug';
 import {
   createResponse,
   decodeMessages,
+  messageQueueToJson,
+  toJavaJson,
+  type MessageQueue,
   Operations,
   queueKey,
   ResponseCode,
@@ -270,15 +273,22 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   /**
-   * Address of broker `brokerId` (a pull's suggestWhichBrokerId); falls back to any address of the broker
-   * unless `onlyThisBroker`. `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
+   * Address of broker `brokerId` (a pull's suggestWhichBrokerId), as Java's findBrokerAddressInSubscribe:
+   * that id exactly; for a slave id, else the next id (id + 1, the other slave of a group with two);
+   * else, unless `onlyThisBroker`, the broker's first address in id order (the master when it is
+   * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
    */
   findBrokerAddressInSubscribe(brokerName: string, brokerId: number, onlyThisBroker = false): { addr: string; slave: boolean } | undefined {
     const addrs = this.brokerAddrTable.get(brokerName);
     if (!addrs) return undefined;
     const exact = addrs[String(brokerId)];
     if (exact) return { addr: exact, slave: brokerId !== 0 };
+    if (brokerId !== 0) {
+      const next = addrs[String(brokerId + 1)];
+      if (next) return { addr: next, slave: true };
+    }
     if (onlyThisBroker) return undefined;
+    // Java iterates a HashMap<Long, String>: small ids come out in ascending order, as integer-like keys do here.
     const [id, addr] = Object.entries(addrs)[0] ?? [];
     return addr ? { addr, slave: id !== '0' } : undefined;
   }
@@ -430,6 +440,13 @@ export class MQClientInstance extends MQClientAPI {
       const result = await c.consumeMessageDirectly(msg, h.brokerName ?? '');
       return createResponse(req, ResponseCode.SUCCESS, { body: direct.responseBody.encode(result) });
     });
+    const status = Operations.GET_CONSUMER_STATUS_FROM_CLIENT;
+    this.remoting.registerProcessor(status.code, (req) => {
+      const { topic, group } = status.request.decode(req.extFields);
+      // Java answers SUCCESS with an empty table for a group it does not hold (getConsumerStatus).
+      const table = this.consumers.get(group)?.consumerStatus(topic) ?? [];
+      return createResponse(req, ResponseCode.SUCCESS, { body: encodeGetConsumerStatusBody(table) });
+    });
     const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
     this.remoting.registerProcessor(reset.code, async (req) => {
       const { group, topic } = reset.request.decode(req.extFields);
@@ -446,6 +463,16 @@ export class MQClientInstance extends MQClientAPI {
       return null;
     });
   }
+}
+
+/**
+ * GetConsumerStatusBody as the Java client writes it: `{"consumerTable":{},"messageQueueTable":
+ * {{MessageQueue}:offset,…}}` (fastjson, fields in name order, MessageQueue objects as map keys).
+ * protocol/ has no codec for it (the row's response body is raw); the broker reads messageQueueTable.
+ */
+function encodeGetConsumerStatusBody(table: [MessageQueue, number][]): Buffer {
+  const messageQueueTable = new Map(table.map(([mq, offset]) => [messageQueueToJson(mq), offset]));
+  return Buffer.from(toJavaJson({ consumerTable: {}, messageQueueTable }, { nonStandard: true }), 'utf8');
 }
 
 /** Java's answer for a group this process does not hold. */

@@ -29,11 +29,12 @@ interface ConsumeRequest {
  * calls of consumeMessageBatchMaxSize and run with bounded concurrency.
  *
  * How consumeThreadMin/Max map onto Node (there are no threads; a "thread" is a handler call in flight,
- * i.e. started and, for an async handler, not yet settled): like a java.util.concurrent.ThreadPoolExecutor
- * with a bounded queue, up to consumeThreadMin calls run at once while the backlog of waiting calls is
- * at most consumeThreadMin long; when more calls than that are waiting, extra calls start at once, up to
- * consumeThreadMax in flight. When the backlog drains the pool shrinks back to consumeThreadMin as calls
- * finish. Synchronous handlers never fill a slot for longer than their own call.
+ * i.e. started and, for an async handler, not yet settled): as Java's consumeExecutor, a
+ * ThreadPoolExecutor(consumeThreadMin, consumeThreadMax) over an unbounded LinkedBlockingQueue. Such a
+ * pool never starts a thread past its core size (it only does when the queue refuses a task, and an
+ * unbounded queue never does), so at most consumeThreadMin calls run at once and the rest wait in
+ * order; consumeThreadMax is validated and reported but never takes effect. To run more calls at once,
+ * raise consumeThreadMin. Synchronous handlers never fill a slot for longer than their own call.
  */
 export class ConsumeMessageConcurrentlyService {
   private inFlight = 0;
@@ -93,10 +94,8 @@ export class ConsumeMessageConcurrentlyService {
     this.pumping = true;
     this.pumpNow = -1;
     try {
-      const { consumeThreadMin: min, consumeThreadMax: max } = this.host.config;
-      while (this.backlogHead < this.backlog.length) {
-        const waiting = this.backlog.length - this.backlogHead;
-        if (!(this.inFlight < min || (this.inFlight < max && waiting > min))) break;
+      const min = this.host.config.consumeThreadMin;
+      while (this.backlogHead < this.backlog.length && this.inFlight < min) {
         const req = this.backlog[this.backlogHead]!;
         this.backlog[this.backlogHead++] = undefined as unknown as ConsumeRequest;
         if (this.backlogHead === this.backlog.length) {
@@ -166,9 +165,7 @@ export class ConsumeMessageConcurrentlyService {
   private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number): void {
     const now = this.host.config.clock.now();
     if (this.pumping) this.pumpNow = now;
-    const stats = this.host.recorder;
-    stats.consumeRtSum += now - begin;
-    stats.consumeRtCount++;
+    this.host.recorder.consumeRt(req.mq.topic, now - begin);
     req.pq.markConsumed(now);
     if (req.pq.dropped) {
       // The queue was taken away while the handler ran: Java discards the result (no offset, no send-back).
@@ -198,8 +195,8 @@ export class ConsumeMessageConcurrentlyService {
     }
     const okCount = Math.max(0, ackIndex + 1);
     const stats = this.host.recorder;
-    if (okCount > 0) stats.consumedOk.add(okCount, now);
-    if (n - okCount > 0) stats.consumedFailed.add(n - okCount, now);
+    if (success) stats.consumeOk(mq.topic, okCount, now);
+    stats.consumeFailed(mq.topic, n - okCount, now);
     if (ackIndex >= n - 1) {
       this.commit(msgs, pq, mq);
       return null;

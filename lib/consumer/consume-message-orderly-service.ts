@@ -15,7 +15,10 @@ const RELOCK_FAILED_DELAY_MS = 3000;
 
 /**
  * Orderly consumption (ConsumeMessageOrderlyService): one handler call at a time per queue, always the
- * lowest cached offsets first. In CLUSTERING a queue is consumed only while this client holds the
+ * lowest cached offsets first, and at most consumeThreadMin queues consumed at once: Java runs each
+ * queue's consume request on the same pool as concurrent consumption (consumeThreadMin threads over an
+ * unbounded queue), and a request keeps its thread until the queue is empty, its lock is lost, it must
+ * back off, or it ran 60 s. A queue whose turn has not come waits in order. In CLUSTERING a queue is consumed only while this client holds the
  * broker lock (renewed by the consumer every lockIntervalMs, expired after 30 s). Failures are retried
  * locally after suspendCurrentQueueTimeMillis; after maxReconsumeTimes they are republished with
  * RECONSUME_TIME ≥ max so the broker puts them into the DLQ. CONSUMER_SEND_MSG_BACK is never used.
@@ -24,6 +27,8 @@ export class ConsumeMessageOrderlyService {
   private stopped = false;
   /** The consume run that owns each queue now; it settles when the run's last handler call ended. */
   private readonly runs = new Map<ProcessQueue, Promise<void>>();
+  /** Queues waiting for one of the consumeThreadMin slots, in order (Java's executor queue). */
+  private readonly waiting = new Map<ProcessQueue, MessageQueue>();
   private readonly laterTimers = new Set<ClockTimer>();
   private readonly retryTopicName: string;
 
@@ -61,13 +66,36 @@ export class ConsumeMessageOrderlyService {
   }
 
   private startRun(pq: ProcessQueue, mq: MessageQueue): void {
-    if (this.stopped || pq.dropped || this.runs.has(pq)) return;
+    if (this.stopped || pq.dropped || this.runs.has(pq) || this.waiting.has(pq)) return;
+    if (this.runs.size >= this.host.config.consumeThreadMin) {
+      this.waiting.set(pq, mq);
+      return;
+    }
+    this.launch(pq, mq);
+  }
+
+  private launch(pq: ProcessQueue, mq: MessageQueue): void {
     const p = this.run(pq, mq)
       .catch((err: unknown) => log('orderly run of %o failed: %s', mq, (err as Error)?.message ?? err))
       .finally(() => {
         this.runs.delete(pq);
+        this.next();
       });
     this.runs.set(pq, p);
+  }
+
+  /** A slot was freed: the first waiting queue that is still consumable gets it. */
+  private next(): void {
+    for (const [pq, mq] of this.waiting) {
+      if (this.stopped || this.runs.size >= this.host.config.consumeThreadMin) return;
+      this.waiting.delete(pq);
+      if (!pq.dropped && !this.runs.has(pq)) this.launch(pq, mq);
+    }
+  }
+
+  /** Queues waiting for a slot (stats' consumeBacklog). */
+  get backlogCount(): number {
+    return this.waiting.size;
   }
 
   private later(pq: ProcessQueue, mq: MessageQueue, delayMs: number, relock = false): void {
@@ -115,8 +143,7 @@ export class ConsumeMessageOrderlyService {
         status = undefined;
       }
       const end = config.clock.now();
-      this.host.recorder.consumeRtSum += end - now;
-      this.host.recorder.consumeRtCount++;
+      this.host.recorder.consumeRt(mq.topic, end - now);
       if (pq.dropped) return;
       const cont = await this.processConsumeResult(msgs, status, ctx, pq, mq, end);
       if (!cont) return;
@@ -138,10 +165,10 @@ export class ConsumeMessageOrderlyService {
     if (ctx.autoCommit) {
       if (success || status === ConsumeOrderlyStatus.ROLLBACK) {
         // With autoCommit Java treats COMMIT and ROLLBACK as SUCCESS (with a warning).
-        stats.consumedOk.add(msgs.length, now);
+        stats.consumeOk(mq.topic, msgs.length, now);
         commitOffset = pq.commit();
       } else {
-        stats.consumedFailed.add(msgs.length, now);
+        stats.consumeFailed(mq.topic, msgs.length, now);
         if (await this.checkReconsumeTimes(msgs)) {
           pq.makeMessageToConsumeAgain(msgs);
           this.later(pq, mq, this.suspendTime(ctx));
@@ -151,16 +178,16 @@ export class ConsumeMessageOrderlyService {
         }
       }
     } else if (status === ConsumeOrderlyStatus.SUCCESS) {
-      stats.consumedOk.add(msgs.length, now);
+      stats.consumeOk(mq.topic, msgs.length, now);
     } else if (status === ConsumeOrderlyStatus.COMMIT) {
-      stats.consumedOk.add(msgs.length, now);
+      stats.consumeOk(mq.topic, msgs.length, now);
       commitOffset = pq.commit();
     } else if (status === ConsumeOrderlyStatus.ROLLBACK) {
       pq.makeMessageToConsumeAgain(msgs);
       this.later(pq, mq, this.suspendTime(ctx));
       cont = false;
     } else {
-      stats.consumedFailed.add(msgs.length, now);
+      stats.consumeFailed(mq.topic, msgs.length, now);
       if (await this.checkReconsumeTimes(msgs)) {
         pq.makeMessageToConsumeAgain(msgs);
         this.later(pq, mq, this.suspendTime(ctx));
@@ -205,6 +232,7 @@ export class ConsumeMessageOrderlyService {
     this.stopped = true;
     for (const t of this.laterTimers) clock.clearTimeout(t);
     this.laterTimers.clear();
+    this.waiting.clear();
     if (this.runs.size === 0) return true;
     if (awaitMs <= 0) return false;
     const runs = [...this.runs.values()];

@@ -8,6 +8,7 @@ import {
   type ConsumeMessageDirectlyResult,
   type MessageQueue,
 } from '../../protocol/internal.js';
+import { sleep } from '../clock.js';
 import { resetRetryTopic } from './consume-host.js';
 import { JAVA_INT_MAX } from './consume-message-concurrently-service.js';
 import {
@@ -18,7 +19,6 @@ import {
   type MessageListenerOrderly,
 } from './consume-types.js';
 import type { MessageExt } from './message.js';
-import type { ProcessQueue } from './process-queue.js';
 import type { PushConsumerImpl } from './push-consumer-impl.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -28,7 +28,6 @@ const log = createDebug('rocketwire:consumer');
 /** GET_CONSUMER_RUNNING_INFO: the ConsumerRunningInfo body Java's mqadmin consumerStatus reads. */
 export function runningInfo(impl: PushConsumerImpl): Buffer {
   const { config } = impl;
-  const now = config.clock.now();
   const props: Record<string, string> = {
     PROP_CLIENT_VERSION: 'V4_9_8',
     PROP_CONSUMEORDERLY: String(config.orderly),
@@ -74,23 +73,12 @@ export function runningInfo(impl: PushConsumerImpl): Buffer {
         transactionMsgCount: 0,
         transactionMsgMaxOffset: 0,
         transactionMsgMinOffset: 0,
-        tryUnlockTimes: 0,
+        tryUnlockTimes: pq.tryUnlockTimes,
       },
     ]);
   }
-  const s = impl.recorder;
   const statusTable: Record<string, Record<string, unknown>> = {};
-  const rt = s.consumeRtCount === 0 ? 0 : s.consumeRtSum / s.consumeRtCount;
-  for (const topic of impl.subscriptionInner.keys()) {
-    statusTable[topic] = {
-      consumeFailedMsgs: s.consumedFailed.total,
-      consumeFailedTPS: s.consumedFailed.rate(now),
-      consumeOKTPS: s.consumedOk.rate(now),
-      consumeRT: rt,
-      pullRT: 0,
-      pullTPS: s.pulledMessages.rate(now),
-    };
-  }
+  for (const topic of impl.subscriptionInner.keys()) statusTable[topic] = { ...impl.recorder.manager.consumeStatus(topic) };
   const subscriptionSet = [...impl.subscriptionInner.values()].map((d) => ({
     classFilterMode: d.classFilterMode,
     codeSet: d.codeSet,
@@ -132,21 +120,36 @@ export async function consumeMessageDirectly(impl: PushConsumerImpl, msg: Messag
   return { autoCommit: true, consumeResult, order: impl.config.orderly, remark, spentTimeMills: impl.config.clock.now() - begin };
 }
 
-/** RESET_CONSUMER_CLIENT_OFFSET: drop the held queues named in `offsets`, store the new offsets, rebalance. */
+/** How long a reset lets handler calls already running on the dropped queues finish (Java sleeps 10 s). */
+export const RESET_OFFSET_SETTLE_MS = 10_000;
+
+/**
+ * RESET_CONSUMER_CLIENT_OFFSET, as Java's MQClientInstance.resetOffset: suspend the consumer (no pull,
+ * no periodic rebalance), drop and clear the held queues named in `offsets`, let the handler calls in
+ * flight on them settle for 10 s (their results no longer count), then store each new offset, persist
+ * it and remove the queue, and resume, which rebalances and re-creates the queues from the new offsets.
+ */
 export async function resetOffset(impl: PushConsumerImpl, topic: string, offsets: Map<string, number>): Promise<void> {
-  const targets: { mq: MessageQueue; pq: ProcessQueue; offset: number }[] = [];
-  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) {
-    if (mq.topic !== topic) continue;
-    const offset = offsets.get(queueKey(mq));
-    if (offset === undefined) continue;
-    impl.rebalance.dropProcessQueue(pq);
-    pq.clear();
-    targets.push({ mq, pq, offset });
+  if (impl.state !== 'RUNNING') return;
+  impl.suspend();
+  try {
+    for (const { mq, pq } of impl.rebalance.processQueueTable.values()) {
+      if (mq.topic !== topic || !offsets.has(queueKey(mq))) continue;
+      impl.rebalance.dropProcessQueue(pq);
+      pq.clear();
+    }
+    await sleep(impl.config.clock, RESET_OFFSET_SETTLE_MS, impl.pullService.signal);
+    if (impl.state !== 'RUNNING') return;
+    let n = 0;
+    for (const { mq } of [...impl.rebalance.processQueueTable.values()]) {
+      const offset = offsets.get(queueKey(mq));
+      if (mq.topic !== topic || offset === undefined) continue;
+      impl.offsetStore.updateOffset(mq, offset, false);
+      await impl.rebalance.removeProcessQueue(mq);
+      n++;
+    }
+    log('reset %d offsets of %s', n, topic);
+  } finally {
+    impl.resume();
   }
-  for (const { mq, offset } of targets) {
-    impl.offsetStore.updateOffset(mq, offset, false);
-    await impl.rebalance.removeProcessQueue(mq);
-  }
-  log('reset %d offsets of %s', targets.length, topic);
-  impl.doRebalance();
 }

@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '../clock.js';
+import { ConsumerStatsManager } from './consumer-stats-manager.js';
 import type { FlowControlReason } from './flow-control.js';
 import type { PushConsumerImpl } from './push-consumer-impl.js';
 
@@ -38,8 +40,44 @@ export class RateCounter {
   }
 }
 
-/** Counters of one consumer; exposed through PushConsumer.stats(). */
+/**
+ * Counters of one consumer: exposed through PushConsumer.stats() (totals and 10 s rates), and, per
+ * topic as Java's ConsumerStatsManager keeps them, through GET_CONSUMER_RUNNING_INFO (`manager`).
+ * The pull path and the consume services record through the methods, which feed both.
+ */
 export class ConsumerStatsRecorder {
+  readonly manager: ConsumerStatsManager;
+  constructor(clock: Clock = systemClock) {
+    this.manager = new ConsumerStatsManager(clock);
+  }
+
+  /** A FOUND pull of `topic`'s queue: its round trip, and the messages it handed on (after tag filtering, maybe 0). */
+  pullFound(topic: string, rtMs: number, msgs: number, now: number): void {
+    this.pullsFound++;
+    this.manager.incPullRT(topic, rtMs);
+    if (msgs > 0) {
+      this.pulledMessages.add(msgs, now);
+      this.manager.incPullTPS(topic, msgs);
+    }
+  }
+  /** One handler call on a queue of `topic` took `rtMs`. */
+  consumeRt(topic: string, rtMs: number): void {
+    this.consumeRtSum += rtMs;
+    this.consumeRtCount++;
+    this.manager.incConsumeRT(topic, rtMs);
+  }
+  consumeOk(topic: string, msgs: number, now: number): void {
+    if (msgs > 0) this.consumedOk.add(msgs, now);
+    this.manager.incConsumeOKTPS(topic, msgs);
+  }
+  consumeFailed(topic: string, msgs: number, now: number): void {
+    if (msgs > 0) this.consumedFailed.add(msgs, now);
+    this.manager.incConsumeFailedTPS(topic, msgs);
+  }
+  close(): void {
+    this.manager.close();
+  }
+
   readonly pulls = new RateCounter();
   readonly pulledMessages = new RateCounter();
   readonly consumedOk = new RateCounter();
@@ -100,7 +138,7 @@ export interface ConsumerStats {
   consumeFailedTps: number;
   /** Mean handler-call time in ms. */
   consumeRtMs: number;
-  /** Handler calls running now / waiting for a slot. */
+  /** Handler calls running now / waiting for a slot (orderly: queues being consumed / waiting for their turn). */
   consumeInFlight: number;
   consumeBacklog: number;
   queues: QueueStats[];
@@ -149,7 +187,7 @@ export function consumerStats(impl: PushConsumerImpl): ConsumerStats {
     consumeFailedTps: s.consumedFailed.rate(now),
     consumeRtMs: s.consumeRtCount === 0 ? 0 : s.consumeRtSum / s.consumeRtCount,
     consumeInFlight: impl.concurrently?.inFlightCount ?? impl.orderlyService?.inFlightCount ?? 0,
-    consumeBacklog: impl.concurrently?.backlogCount ?? 0,
+    consumeBacklog: impl.concurrently?.backlogCount ?? impl.orderlyService?.backlogCount ?? 0,
     queues,
   };
 }

@@ -26,7 +26,16 @@ export interface PushConsumerOptions {
   orderly?: boolean;
   pullBatchSize?: number;
   consumeMessageBatchMaxSize?: number;
+  /**
+   * Handler calls run at once (Java's consume thread pool core size), default 20, 1..1000. Concurrent
+   * and orderly consumption both honour it; raise it to run more calls at once.
+   */
   consumeThreadMin?: number;
+  /**
+   * Default 20 (Java's), 1..1000, at least consumeThreadMin (it follows a larger consumeThreadMin when
+   * not given). Java's pool never grows past its core size, so this is checked and reported
+   * (GET_CONSUMER_RUNNING_INFO) but does not raise concurrency: consumeThreadMin does.
+   */
   consumeThreadMax?: number;
   pullThresholdForQueue?: number;
   pullThresholdSizeForQueueMiB?: number;
@@ -118,7 +127,7 @@ export function consumerDefaults() {
     pullBatchSize: 32,
     consumeMessageBatchMaxSize: 1,
     consumeThreadMin: 20,
-    consumeThreadMax: 64,
+    consumeThreadMax: 20,
     pullThresholdForQueue: 1000,
     pullThresholdSizeForQueueMiB: 100,
     pullThresholdForTopic: -1,

@@ -23,7 +23,7 @@ export type ProcessQueueLifecycle = 'held' | 'dropped' | 'removed';
  * Lifecycle: a queue is `held` from the rebalance that assigns it, `dropped` when it is taken away
  * (pulls and handler results of it are discarded from then on), and `removed` once it left the
  * rebalance's table. Orderly queues are also `locked` while the broker lock is held and fresh. The
- * transitions (`drop`, `keep`, `markRemoved`, `markLocked`, `markUnlocked`, `bindPullRequest`) are
+ * transitions (`drop`, `markUnlockFailed`, `markRemoved`, `markLocked`, `markUnlocked`, `bindPullRequest`) are
  * made by RebalancePushImpl, which owns the table; everything else reads the getters.
  */
 export class ProcessQueue {
@@ -44,6 +44,7 @@ export class ProcessQueue {
   private lifecycleValue: ProcessQueueLifecycle = 'held';
   private lockedValue = false;
   private lastLockTimestampValue = 0;
+  private tryUnlockTimesValue = 0;
   /** Orderly: a consume run was dispatched for this queue and has not found the cache empty yet. */
   private dispatched = false;
   private pullRequestValue: PullRequest | null = null;
@@ -105,9 +106,16 @@ export class ProcessQueue {
   drop(): void {
     if (this.lifecycleValue === 'held') this.lifecycleValue = 'dropped';
   }
-  /** dropped → held: the removal was called off (an orderly handler call did not end within 1 s). */
-  keep(): void {
-    if (this.lifecycleValue === 'dropped') this.lifecycleValue = 'held';
+  /**
+   * Orderly: a removal gave up because a handler call did not end within 1 s; the queue stays dropped
+   * in the table until a later rebalance removes it (Java's incTryUnlockTimes).
+   */
+  markUnlockFailed(): void {
+    this.tryUnlockTimesValue++;
+  }
+  /** Removals of this queue that gave up (GET_CONSUMER_RUNNING_INFO's tryUnlockTimes). */
+  get tryUnlockTimes(): number {
+    return this.tryUnlockTimesValue;
   }
   /** → removed: the queue left the rebalance's table; final. */
   markRemoved(): void {

@@ -1,4 +1,5 @@
 import type { ClockTimer } from '../clock.js';
+import type { FlowControlReason } from './flow-control.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
 
@@ -14,6 +15,11 @@ export interface PullRequest {
   suggestWhichBrokerId: number;
   /** Pulls parked by flow control, by reason (stats). */
   flowControlPauses: { count: number; size: number; span: number };
-  /** Set while the request sits parked on a timer, so a drained cache can resume it at once. */
+  /** Set while the request sits parked on a timer. */
   parkTimer: ClockTimer | null;
+  /**
+   * Why the parked request waits, when flow control parked it: a drained cache resumes a request parked
+   * for its count or size at once; one parked for the span always waits its 50 ms (see consume-pull.ts).
+   */
+  parkReason: FlowControlReason | null;
 }

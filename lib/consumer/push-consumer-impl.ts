@@ -39,6 +39,8 @@ const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
 const OFFSET_API_TIMEOUT_MS = 5000;
 const ADMIN_OFFSET_TIMEOUT_MS = 6000;
 const LOCK_TIMEOUT_MS = 1000;
+/** 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the retry after an unbalanced round. */
+const REBALANCE_MIN_INTERVAL_MS = 1000;
 
 export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
@@ -51,7 +53,7 @@ export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN'
  */
 export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   readonly config: PushConsumerConfig;
-  readonly recorder = new ConsumerStatsRecorder();
+  readonly recorder: ConsumerStatsRecorder;
   private readonly expressions = new Map<string, string>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   listener: MessageListener | null = null;
@@ -73,9 +75,11 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   publishIndex = 0;
   clientIdValue = '';
   private shutdownPromise: Promise<void> | null = null;
+  private resetChain: Promise<void> = Promise.resolve();
 
   constructor(options: PushConsumerOptions) {
     this.config = resolveConsumerOptions(options);
+    this.recorder = new ConsumerStatsRecorder(this.config.clock);
     this.pullService = new PullMessageService((pr) => pullMessage(this, pr), this.config.clock);
     for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
     this.limits = {
@@ -183,7 +187,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     return this;
   }
 
-  /** Pauses pulling (running handler calls finish); resume() rebalances and pulls again. */
+  /** Pauses pulling and the periodic rebalance (running handler calls finish); resume() rebalances and pulls again. */
   suspend(): void {
     this.paused = true;
   }
@@ -250,9 +254,17 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       await instance.sendHeartbeatToAllBrokers();
       this.stateValue = 'RUNNING';
       this.pullService.start();
-      await this.rebalance.doRebalance();
-      const rebalanceTask = new ScheduledTask('rebalance', config.rebalanceIntervalMs, () => this.rebalance.doRebalance(), log, config.clock);
-      rebalanceTask.start(config.rebalanceIntervalMs);
+      const balanced = await this.rebalance.doRebalance();
+      // 5.x RebalanceService: the next round after 1 s when this one did not balance, else after the
+      // interval. A suspended consumer does not rebalance (Java's tryRebalance answers "not balanced").
+      const rebalanceTask = new ScheduledTask(
+        'rebalance',
+        config.rebalanceIntervalMs,
+        async () => (!this.paused && (await this.rebalance.doRebalance()) ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS),
+        log,
+        config.clock,
+      );
+      rebalanceTask.start(balanced ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS);
       this.tasks.push(rebalanceTask);
       if (!config.orderly) {
         const sweep = new ScheduledTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg(), log, config.clock);
@@ -298,6 +310,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (config.orderly && config.messageModel === 'CLUSTERING' && this.instance) await this.rebalance.unlockAll();
     if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.rebalance.dropAll();
+    this.recorder.close();
     if (this.instance) {
       await this.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
       await this.instance.release();
@@ -334,7 +347,15 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     return consumeMessageDirectly(this, msg, brokerName);
   }
   resetOffset(topic: string, offsets: Map<string, number>): Promise<void> {
-    return resetOffset(this, topic, offsets);
+    // Java's MQClientInstance.resetOffset is synchronized: one reset at a time.
+    const p = this.resetChain.then(() => resetOffset(this, topic, offsets));
+    this.resetChain = p.catch(() => undefined);
+    return p;
+  }
+  /** GET_CONSUMER_STATUS_FROM_CLIENT: the in-memory offsets of `topic`'s queues (Java's cloneOffsetTable). */
+  consumerStatus(topic: string): [MessageQueue, number][] {
+    if (!this.offsetStoreValue) return [];
+    return [...this.offsetStoreValue.cloneOffsetTable(topic).values()].map((e) => [e.mq, e.offset]);
   }
 
   // ------------------------------------------------------------------ rebalance host
@@ -376,7 +397,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     await this.instance!.sendHeartbeatToAllBrokers();
   }
 
-  masterAddress(brokerName: string): string | undefined {
+  /** Master address, else any address of the broker (Java's findBrokerAddressInSubscribe(name, MASTER_ID, false): offsets). */
+  private masterAddress(brokerName: string): string | undefined {
     return this.instance!.findBrokerMasterAddress(brokerName) ?? this.instance!.findBrokerAddress(brokerName);
   }
 
@@ -428,14 +450,19 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     }
   }
 
+  /**
+   * Locks live on the master only (Java's lock/unlock ask findBrokerAddressInSubscribe(name, MASTER_ID,
+   * true)): a slave answers LOCK_BATCH_MQ from its own lock table, so during a failover two consumers
+   * could both "own" an ordered queue. Without a master the lock is not granted.
+   */
   private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
-    const addr = this.masterAddress(brokerName);
+    const addr = this.instance!.findBrokerMasterAddress(brokerName);
     if (!addr) throw new BrokerAddressNotFoundError(brokerName);
     return this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
   }
 
   private async unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void> {
-    const addr = this.masterAddress(brokerName);
+    const addr = this.instance!.findBrokerMasterAddress(brokerName);
     if (!addr) return;
     await this.instance!.unlockBatchMQ(addr, this.config.consumerGroup, mqs, oneway, LOCK_TIMEOUT_MS);
   }

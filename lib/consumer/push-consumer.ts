@@ -124,7 +124,7 @@ export class PushConsumer<Orderly extends boolean = false> {
     return this.#impl.shutdown();
   }
 
-  /** Pauses pulling (running handler calls finish); resume() rebalances and pulls again. */
+  /** Pauses pulling and the periodic rebalance (running handler calls finish); resume() rebalances and pulls again. */
   suspend(): void {
     this.#impl.suspend();
   }

@@ -1,6 +1,6 @@
 import createDebug from 'debug';
 import type { ClockTimer } from '../clock.js';
-import { compareMessageQueue, queueKey } from '../../protocol/internal.js';
+import { compareMessageQueue, isRetryTopic, queueKey } from '../../protocol/internal.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
@@ -48,7 +48,7 @@ export interface RebalanceHost {
  */
 export class RebalancePushImpl {
   readonly processQueueTable = new Map<string, { mq: MessageQueue; pq: ProcessQueue }>();
-  private running: Promise<void> | null = null;
+  private running: Promise<boolean> | null = null;
   private again = false;
   /** Delayed oneway unlocks of removed orderly queues (timer → queue), flushed at shutdown. */
   private readonly pendingUnlocks = new Map<ClockTimer, MessageQueue>();
@@ -56,34 +56,44 @@ export class RebalancePushImpl {
 
   constructor(private readonly host: RebalanceHost) {}
 
-  /** Runs a rebalance now; calls during a run coalesce into one more run after it. */
-  doRebalance(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+  /**
+   * Runs a rebalance now; calls during a run coalesce into one more run after it. Resolves whether the
+   * last round balanced (5.x RebalanceImpl.doRebalance): every topic's assignment is what this
+   * consumer now works on. A lock refused, a start offset missing or a removal that gave up leaves it
+   * unbalanced, and the periodic task then tries again after 1 s instead of 20 s.
+   */
+  doRebalance(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(true);
     if (this.running) {
       this.again = true;
       return this.running;
     }
     this.running = (async () => {
+      let balanced = true;
       try {
         do {
           this.again = false;
-          await this.rebalanceOnce();
+          balanced = await this.rebalanceOnce();
         } while (this.again && !this.stopped);
       } finally {
         this.running = null;
       }
+      return balanced;
     })();
     return this.running;
   }
 
-  private async rebalanceOnce(): Promise<void> {
+  private async rebalanceOnce(): Promise<boolean> {
     const subs = this.host.subscriptionTable();
+    let balanced = true;
     for (const topic of subs.keys()) {
-      if (this.stopped) return;
+      if (this.stopped) return balanced;
       try {
-        await this.rebalanceByTopic(topic);
+        if (!(await this.rebalanceByTopic(topic))) balanced = false;
       } catch (err) {
         log('rebalance of %s failed: %s', topic, (err as Error).message);
+        // As Java, a failure on the retry topic (often not created yet) does not count.
+        if (!isRetryTopic(topic)) balanced = false;
       }
     }
     // Drop queues of topics no longer subscribed.
@@ -95,14 +105,19 @@ export class RebalancePushImpl {
         log('dropped %o: topic no longer subscribed', mq);
       }
     }
+    return balanced;
   }
 
-  private async rebalanceByTopic(topic: string): Promise<void> {
+  /**
+   * False when the topic did not balance. No route or no consumer list counts as balanced, as in Java
+   * (there is nothing to work on until the next period).
+   */
+  private async rebalanceByTopic(topic: string): Promise<boolean> {
     const { config } = this.host;
     const mqSet = await this.host.subscribeQueues(topic);
     if (mqSet === null) {
       log('rebalance: no route for %s yet', topic);
-      return;
+      return true;
     }
     let assigned: MessageQueue[];
     if (config.messageModel === 'BROADCASTING') {
@@ -111,7 +126,7 @@ export class RebalancePushImpl {
       const cidAll = await this.host.consumerIdList(topic);
       if (cidAll === null || cidAll.length === 0) {
         log('rebalance: no consumer id list for %s/%s', config.consumerGroup, topic);
-        return;
+        return true;
       }
       const mqAll = mqSet.slice().sort(compareMessageQueue);
       const cids = cidAll.slice().sort(compareJavaStrings);
@@ -119,7 +134,7 @@ export class RebalancePushImpl {
         assigned = config.allocateStrategy.allocate(config.consumerGroup, this.host.clientId, mqAll, cids);
       } catch (err) {
         log('allocate strategy %s failed: %s', config.allocateStrategy.name, (err as Error).message);
-        return;
+        return false;
       }
     }
     const { changed, prs } = await this.updateProcessQueueTableInRebalance(topic, assigned);
@@ -130,6 +145,9 @@ export class RebalancePushImpl {
       await this.host.messageQueueChanged(topic).catch((err: unknown) => log('messageQueueChanged failed: %s', (err as Error).message));
     }
     if (prs.length > 0 && !this.stopped) this.host.dispatchPullRequests(prs);
+    const working = new Set<string>();
+    for (const [key, { mq, pq }] of this.processQueueTable) if (mq.topic === topic && !pq.dropped) working.add(key);
+    return working.size === assigned.length && assigned.every((mq) => working.has(queueKey(mq)));
   }
 
   private async updateProcessQueueTableInRebalance(topic: string, mqSet: MessageQueue[]): Promise<{ changed: boolean; prs: PullRequest[] }> {
@@ -176,6 +194,7 @@ export class RebalancePushImpl {
         suggestWhichBrokerId: 0,
         flowControlPauses: { count: 0, size: 0, span: 0 },
         parkTimer: null,
+        parkReason: null,
       };
       pq.bindPullRequest(pr);
       prs.push(pr);
@@ -187,19 +206,22 @@ export class RebalancePushImpl {
 
   /**
    * Forgets a queue: persist its offset (oneway), drop it from the offset table and, for orderly
-   * clustering, unlock it (later when messages are still cached; keep the queue when a running call
-   * does not finish within 1 s).
+   * clustering, unlock it (later when messages are still cached). An orderly queue whose handler call
+   * does not end within 1 s is not removed: it stays dropped in the table (neither consumed nor pulled,
+   * its offset kept) until a later rebalance removes it, as Java's removeUnnecessaryMessageQueue leaves it.
    */
   async removeUnnecessaryMessageQueue(mq: MessageQueue, pq: ProcessQueue): Promise<boolean> {
     const { config, offsetStore } = this.host;
     await offsetStore.persist(mq);
-    offsetStore.removeOffset(mq);
     if (config.orderly && config.messageModel === 'CLUSTERING') {
       if (!(await this.host.awaitConsumeIdle(pq, CONSUME_LOCK_WAIT_MS))) {
-        log('%o is still being consumed; keeping it until the next rebalance', mq);
-        pq.keep();
+        pq.markUnlockFailed();
+        log('%o is still being consumed; it stays dropped until a later rebalance (%d tries)', mq, pq.tryUnlockTimes);
         return false;
       }
+      // 5.x removes the offset only once the queue is really removed (4.9 before the wait).
+      offsetStore.removeOffset(mq);
+      pq.markUnlocked();
       if (pq.msgCount > 0) {
         const t = config.clock.setTimeout(() => {
           this.pendingUnlocks.delete(t);
@@ -209,7 +231,9 @@ export class RebalancePushImpl {
       } else {
         await this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
       }
+      return true;
     }
+    offsetStore.removeOffset(mq);
     return true;
   }
 
@@ -236,7 +260,9 @@ export class RebalancePushImpl {
 
   /** Orderly: one LOCK_BATCH_MQ per broker for every held queue; granted ones get a fresh timestamp. */
   async lockAll(): Promise<void> {
-    const byBroker = this.byBroker();
+    // 5.x skips dropped queues: one whose removal gave up stays in the table, and renewing its lock
+    // would keep the member it now belongs to from taking it.
+    const byBroker = this.byBroker(true);
     await Promise.all(
       [...byBroker].map(async ([brokerName, entries]) => {
         let granted: Set<string>;
@@ -273,9 +299,10 @@ export class RebalancePushImpl {
     );
   }
 
-  private byBroker(): Map<string, { mq: MessageQueue; pq: ProcessQueue }[]> {
+  private byBroker(skipDropped = false): Map<string, { mq: MessageQueue; pq: ProcessQueue }[]> {
     const m = new Map<string, { mq: MessageQueue; pq: ProcessQueue }[]>();
     for (const e of this.processQueueTable.values()) {
+      if (skipDropped && e.pq.dropped) continue;
       let list = m.get(e.mq.brokerName);
       if (!list) m.set(e.mq.brokerName, (list = []));
       list.push(e);

@@ -6,7 +6,7 @@ import {
   NameServerUnavailableError,
   type ConsumerInner,
 } from '../../lib/client/index.js';
-import type { ConsumeMessageDirectlyResult, SubscriptionData } from '../../protocol/index.js';
+import type { ConsumeMessageDirectlyResult, MessageQueue, SubscriptionData } from '../../protocol/index.js';
 import type { RemotingConnection } from '../../lib/remoting/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { refusedAddress, routeJson, startFakeBroker, startFakeNameServer, startFakeNode } from './fake-cluster.js';
@@ -48,6 +48,14 @@ class FakeConsumer implements ConsumerInner {
   async persistOffsets(): Promise<void> {
     this.persisted++;
   }
+  statusAsked: string[] = [];
+  consumerStatus(topic: string): [MessageQueue, number][] {
+    this.statusAsked.push(topic);
+    return [
+      [{ topic, brokerName: 'broker-a', queueId: 1 }, 42],
+      [{ topic, brokerName: 'broker-b', queueId: 0 }, 7],
+    ];
+  }
 }
 
 const SUBS: SubscriptionData[] = [
@@ -82,6 +90,30 @@ t.test('route fetch: request header, caching, broker address table', async (t) =
   const routes = await Promise.all(Array.from({ length: 10 }, () => inst.getTopicRoute('T1', { refresh: true })));
   t.equal(ns.requestsOf(RequestCode.GET_ROUTEINFO_BY_TOPIC).length, before + 1, 'concurrent refreshes share one request');
   t.ok(routes.every((r) => r === routes[0]));
+});
+
+t.test('findBrokerAddressInSubscribe as Java: the exact id, then id + 1 for a slave, then any address', async (t) => {
+  const ns = await startFakeNameServer(
+    new Map([
+      ['T1', routeJson([{ name: 'broker-a', addrs: { '0': '127.0.0.1:10', '2': '127.0.0.1:12' } }, { name: 'broker-b', addrs: { '1': '127.0.0.1:21', '2': '127.0.0.1:22' } }])],
+    ]),
+  );
+  const inst = MQClientInstance.acquire({ namesrvAddr: ns.addr, instanceName: name() });
+  t.teardown(async () => {
+    await inst.release();
+    await ns.close();
+  });
+  await inst.getTopicRoute('T1');
+  // Suggested slave 1 is gone: its neighbour 2 serves the pull (before, the master was taken).
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 1), { addr: '127.0.0.1:12', slave: true });
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 1, true), { addr: '127.0.0.1:12', slave: true }, 'id + 1 counts as this broker');
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 0), { addr: '127.0.0.1:10', slave: false });
+  t.same(inst.findBrokerAddressInSubscribe('broker-a', 3), { addr: '127.0.0.1:10', slave: false }, 'neither 3 nor 4: any address, the master first');
+  t.equal(inst.findBrokerAddressInSubscribe('broker-a', 3, true), undefined);
+  // Master gone: id 0 does not look at id 1, only "any" does.
+  t.equal(inst.findBrokerAddressInSubscribe('broker-b', 0, true), undefined);
+  t.same(inst.findBrokerAddressInSubscribe('broker-b', 0), { addr: '127.0.0.1:21', slave: true });
+  t.equal(inst.findBrokerMasterAddress('broker-b'), undefined);
 });
 
 t.test('name server failover: a refused address is skipped, the next one answers', async (t) => {
@@ -270,6 +302,19 @@ t.test('broker-initiated requests reach the consumer of the named group', async 
   const info = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'cg1', clientId: inst.clientId, jstackEnable: 'false' } }));
   t.equal(info.code, ResponseCode.SUCCESS);
   t.match(JSON.parse(info.body!.toString()), { properties: { PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY' } });
+
+  // GET_CONSUMER_STATUS_FROM_CLIENT (221): the consumer's offsets of the topic, as GetConsumerStatusBody
+  // (fastjson: MessageQueue objects as map keys); an unknown group gets an empty table, as in Java.
+  const status = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT, { extFields: { topic: 'TopicTest', group: 'cg1' } }));
+  t.equal(status.code, ResponseCode.SUCCESS);
+  t.equal(
+    status.body!.toString(),
+    '{"consumerTable":{},"messageQueueTable":{{"brokerName":"broker-a","queueId":1,"topic":"TopicTest"}:42,{"brokerName":"broker-b","queueId":0,"topic":"TopicTest"}:7}}',
+  );
+  t.same(consumer.statusAsked, ['TopicTest']);
+  const statusUnknown = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT, { extFields: { topic: 'TopicTest', group: 'nope', clientAddr: '1.2.3.4:5' } }));
+  t.equal(statusUnknown.code, ResponseCode.SUCCESS);
+  t.equal(statusUnknown.body!.toString(), '{"consumerTable":{},"messageQueueTable":{}}');
 
   const unknown = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'nope', clientId: inst.clientId, jstackEnable: 'false' } }));
   t.equal(unknown.code, ResponseCode.SYSTEM_ERROR);

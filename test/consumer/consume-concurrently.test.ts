@@ -40,7 +40,7 @@ function setup(listener: MessageListenerConcurrently, opts: Record<string, unkno
   return { svc, host, mq, pq, sentBack, offsetStore };
 }
 
-t.test('consumeThreadMin/Max: min calls in flight; extra ones up to max only while more than min are waiting', async (t) => {
+t.test('consumeThreadMin calls in flight at most, as Java\'s pool over an unbounded queue: consumeThreadMax never adds any', async (t) => {
   const release: (() => void)[] = [];
   const { svc, mq, pq, offsetStore } = setup(() => new Promise((r) => release.push(() => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))));
   const feed = (from: number, n: number) => {
@@ -49,23 +49,37 @@ t.test('consumeThreadMin/Max: min calls in flight; extra ones up to max only whi
     svc.submitConsumeRequest(ms, pq, mq);
   };
   feed(0, 20);
-  t.equal(svc.inFlightCount, 20);
+  t.equal(svc.inFlightCount, 20, 'the default consumeThreadMin');
   t.equal(svc.backlogCount, 0);
-  feed(20, 20);
-  t.equal(svc.inFlightCount, 20, 'a backlog of 20 (= min) does not grow the pool');
-  t.equal(svc.backlogCount, 20);
-  feed(40, 10);
-  t.equal(svc.inFlightCount, 30, 'backlog over min: the pool grows until the backlog is back to min');
-  t.equal(svc.backlogCount, 20);
-  feed(50, 50);
-  t.equal(svc.inFlightCount, 64, 'never more than max');
+  feed(20, 80);
+  // Before: a backlog over consumeThreadMin grew the pool to consumeThreadMax (64).
+  t.equal(svc.inFlightCount, 20, 'a backlog of 80 does not grow the pool');
+  t.equal(svc.backlogCount, 80);
+  release.shift()!();
+  await new Promise((r) => setImmediate(r));
+  t.equal(svc.inFlightCount, 20, 'a finished call makes room for exactly one waiting call');
+  t.equal(svc.backlogCount, 79);
+  while (release.length > 0) {
+    release.shift()!();
+    await new Promise((r) => setImmediate(r));
+    t.ok(svc.inFlightCount <= 20);
+  }
+  t.equal(svc.inFlightCount, 0);
+  t.equal(offsetStore.readMemory(mq), 100, 'everything committed');
+});
+
+t.test('more at once means a larger consumeThreadMin', async (t) => {
+  const release: (() => void)[] = [];
+  const { svc, mq, pq } = setup(() => new Promise((r) => release.push(() => r(ConsumeConcurrentlyStatus.CONSUME_SUCCESS))), { consumeThreadMin: 64 });
+  const ms = Array.from({ length: 100 }, (_, i) => msg(i));
+  pq.putMessage(ms);
+  svc.submitConsumeRequest(ms, pq, mq);
+  t.equal(svc.inFlightCount, 64);
   t.equal(svc.backlogCount, 36);
   while (release.length > 0) {
     release.shift()!();
     await new Promise((r) => setImmediate(r));
   }
-  t.equal(svc.inFlightCount, 0);
-  t.equal(offsetStore.readMemory(mq), 100, 'everything committed');
 });
 
 t.test('synchronous handlers run inline and never queue', async (t) => {

@@ -13,9 +13,9 @@ function msg(queueOffset: number): MessageExt {
   };
 }
 
-function setup(listener: MessageListenerOrderly) {
+function setup(listener: MessageListenerOrderly, opts: Record<string, unknown> = {}) {
   const clock = new ManualClock();
-  const config = resolveConsumerOptions({ consumerGroup: 'g', namesrvAddr: '127.0.0.1:1', orderly: true, clock });
+  const config = resolveConsumerOptions({ consumerGroup: 'g', namesrvAddr: '127.0.0.1:1', orderly: true, clock, ...opts });
   const offsetStore = new RemoteBrokerOffsetStore({ queryConsumerOffset: async () => -1, updateConsumerOffsetOneway: async () => undefined });
   const host = {
     config, offsetStore, recorder: new ConsumerStatsRecorder(), maxReconsumeTimes: 2147483647,
@@ -61,4 +61,61 @@ t.test('awaitConsumeIdle gives up after the bound when the handler call does not
   await new Promise((r) => setImmediate(r));
   t.equal(settled, false, 'false after 1000 ms');
   t.equal(svc.inFlightCount, 1, 'the run still owns the queue');
+});
+
+t.test('orderly honours consumeThreadMin: 100 queues, at most 20 handler calls at once, the others wait their turn in order', async (t) => {
+  const release: (() => void)[] = [];
+  const started: number[] = [];
+  const { clock, svc } = setup((msgs) => {
+    started.push(msgs[0]!.queueId);
+    return new Promise((r) => release.push(() => r('SUCCESS')));
+  });
+  for (let q = 0; q < 100; q++) {
+    const mq = messageQueue('T', 'broker-a', q);
+    const pq = new ProcessQueue(clock.now());
+    pq.markLocked(clock.now());
+    const m = { ...msg(0), queueId: q };
+    svc.submitConsumeRequest([m], pq, mq, pq.putMessage([m]));
+  }
+  await new Promise((r) => setImmediate(r));
+  // Before: one run per queue, unbounded (100 handler calls at once).
+  t.equal(started.length, 20, 'the default consumeThreadMin');
+  t.equal(svc.inFlightCount, 20);
+  t.equal(svc.backlogCount, 80);
+  release.shift()!();
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  t.equal(started.length, 21, 'a queue that ran dry frees its slot for the next one');
+  t.equal(started[20], 20, 'in the order they asked');
+  while (release.length > 0) {
+    release.shift()!();
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    t.ok(svc.inFlightCount <= 20);
+  }
+  t.same(started, Array.from({ length: 100 }, (_, i) => i), 'every queue consumed once, in order');
+});
+
+t.test('orderly with consumeThreadMin 1: a dropped waiting queue is skipped', async (t) => {
+  const release: (() => void)[] = [];
+  const started: number[] = [];
+  const { clock, svc } = setup((msgs) => {
+    started.push(msgs[0]!.queueId);
+    return new Promise((r) => release.push(() => r('SUCCESS')));
+  }, { consumeThreadMin: 1 });
+  const pqs: ProcessQueue[] = [];
+  for (let q = 0; q < 3; q++) {
+    const mq = messageQueue('T', 'broker-a', q);
+    const pq = new ProcessQueue(clock.now());
+    pq.markLocked(clock.now());
+    pqs.push(pq);
+    const m = { ...msg(0), queueId: q };
+    svc.submitConsumeRequest([m], pq, mq, pq.putMessage([m]));
+  }
+  await new Promise((r) => setImmediate(r));
+  t.same(started, [0]);
+  t.equal(await svc.awaitConsumeIdle(pqs[1]!, 1000), true, 'a waiting queue runs no handler call');
+  pqs[1]!.drop();
+  release.shift()!();
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  t.same(started, [0, 2]);
+  release.shift()!();
 });

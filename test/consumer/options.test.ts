@@ -7,7 +7,7 @@ t.test('defaults are Java\'s', async (t) => {
   const c = resolveConsumerOptions(base);
   t.match(c, {
     messageModel: 'CLUSTERING', consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET', pullBatchSize: 32, consumeMessageBatchMaxSize: 1,
-    consumeThreadMin: 20, consumeThreadMax: 64, pullThresholdForQueue: 1000, pullThresholdSizeForQueueMiB: 100,
+    consumeThreadMin: 20, consumeThreadMax: 20, pullThresholdForQueue: 1000, pullThresholdSizeForQueueMiB: 100,
     pullThresholdForTopic: -1, pullThresholdSizeForTopicMiB: -1, consumeConcurrentlyMaxSpan: 2000, pullIntervalMs: 0,
     maxReconsumeTimes: -1, consumeTimeoutMs: 15 * 60_000, suspendCurrentQueueTimeMillis: 1000, persistOffsetIntervalMs: 5000,
     rebalanceIntervalMs: 20000, pullTimeoutMs: 30000, brokerSuspendMaxTimeMs: 15000, awaitTerminationMillisWhenShutdown: 0,

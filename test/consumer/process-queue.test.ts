@@ -116,18 +116,17 @@ t.test('orderly: with a steady backlog, the cache arrays stay proportional to th
   t.ok(slots <= 2 * 100 + 64 + 1, `arrays hold ${slots} slots for 100 cached messages`);
 });
 
-t.test('lifecycle: held → dropped → removed; keep() undoes only a drop; locks carry their time', async (t) => {
+t.test('lifecycle: held → dropped → removed; a failed unlock keeps it dropped; locks carry their time', async (t) => {
   const pq = new ProcessQueue(0);
   t.equal(pq.lifecycle, 'held');
   t.notOk(pq.dropped);
   pq.drop();
   t.equal(pq.lifecycle, 'dropped');
   t.ok(pq.dropped);
-  pq.keep();
-  t.equal(pq.lifecycle, 'held', 'a called-off removal makes the queue held again');
-  pq.drop();
+  pq.markUnlockFailed();
+  t.equal(pq.lifecycle, 'dropped', 'a removal that gave up leaves the queue dropped');
+  t.equal(pq.tryUnlockTimes, 1);
   pq.markRemoved();
-  pq.keep();
   pq.drop();
   t.equal(pq.lifecycle, 'removed', 'removed is final');
   t.ok(pq.dropped);

@@ -4,43 +4,12 @@
 // wire, messages sent back, pulls resumed. A wrong period fails the "nothing yet" or the "now" half.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../lib/clock.js';
-import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
+import { startBroker } from '../../lib/broker/index.js';
 import { PushConsumer, type MessageExt, type PushConsumerOptions } from '../../lib/consumer/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
-import { createRequest, RequestCode, type RemotingCommand } from '../../protocol/index.js';
+import { RequestCode } from '../../protocol/index.js';
 import { produce, uniqueName, until } from './helpers.js';
-
-interface Seen {
-  code: number;
-  at: number;
-  ext: Record<string, string>;
-}
-
-/** Records every request the broker gets (code, clock time, header fields), ahead of its processor. */
-function spyOnBroker(broker: EmbeddedBroker, clock: ManualClock): Seen[] {
-  const seen: Seen[] = [];
-  for (const b of broker.instances) {
-    const processors = b.server['processors'];
-    for (const [code, fn] of processors) {
-      processors.set(code, (req: RemotingCommand, conn) => {
-        seen.push({ code, at: clock.now(), ext: { ...(req.extFields ?? {}) } });
-        return fn(req, conn);
-      });
-    }
-  }
-  return seen;
-}
-
-/**
- * Lets every request already written by the consumer reach the broker: one round trip of our own
- * to the broker, in the same event loop, after the microtasks the timers started have run.
- */
-async function quiet(broker: EmbeddedBroker, probe: RemotingClient): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    await new Promise((r) => setImmediate(r));
-    await probe.invoke(broker.broker, createRequest(RequestCode.GET_BROKER_RUNTIME_INFO), { timeoutMs: 3000 }).catch(() => undefined);
-  }
-}
+import { quiet, spyOnBroker, type Seen } from './broker-spy.js';
 
 async function setup(
   t: Test,

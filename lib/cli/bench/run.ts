@@ -243,6 +243,8 @@ export async function consumeRocketwire(
     namesrvAddr: opts.namesrv,
     consumeFromWhere: 'first',
     consumeMessageBatchMaxSize: opts.consumeBatch,
+    // 64 handler calls at once, as the consumer ran before its pool followed Java's (20), so figures stay comparable.
+    consumeThreadMin: 64,
     subscriptions: { [opts.topic]: '*' },
     serializeType: opts.serializeType,
   });
