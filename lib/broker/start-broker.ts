@@ -57,7 +57,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);
   const clock = options.clock ?? systemClock;
-  const nameServer = new NameServer({ serializeType: options.serializeType ?? 'JSON' });
+  const nameServer = new NameServer({ serializeType: options.serializeType ?? 'JSON', maxQueueNums: options.maxQueueNums });
   const brokers: Broker[] = [];
   try {
     const namesrv = await nameServer.listen(options.namesrvPort ?? 0, host);
@@ -80,6 +80,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         channelExpiredTimeoutMs: options.channelExpiredTimeoutMs,
         flushConsumerOffsetIntervalMs: options.flushConsumerOffsetIntervalMs,
         lockMaxLiveTimeMs: options.lockMaxLiveTimeMs,
+        maxQueueNums: options.maxQueueNums,
+        maxTagsPerSubscription: options.maxTagsPerSubscription,
       });
       brokers.push(b);
       await b.start();

@@ -14,7 +14,7 @@ import {
 } from '../../../protocol/internal.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
-import { topicConfigFromHeader, validateTopicName } from '../topic-config.js';
+import { checkTopicConfigRequest, topicConfigFromHeader } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { fail, ok, registerOperation } from './request-processor.js';
 
@@ -48,9 +48,9 @@ export class AdminBrokerProcessor {
       return ok(request, { body: Buffer.from(rec) });
     });
     registerOperation(server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header: h, request }) => {
-      const bad = validateTopicName(h.topic);
-      if (bad) return fail(request, ResponseCode.SYSTEM_ERROR, bad);
       const config = topicConfigFromHeader(h);
+      const bad = checkTopicConfigRequest(config, this.ctx.limits.maxQueueNums);
+      if (bad) return fail(request, ResponseCode.INVALID_PARAMETER, bad);
       this.ctx.topics.put(config);
       return ok(request);
     });
@@ -94,7 +94,9 @@ export class AdminBrokerProcessor {
       const config = this.ctx.topics.get(topic);
       if (!config) continue;
       if (info && info.subscriptions.size > 0 && !info.subscriptions.has(topic)) continue;
-      for (let q = 0; q < config.writeQueueNums; q++) {
+      // bounded also for a topic an older topics.json gave more queues than a request may now ask for
+      const queues = Math.min(config.writeQueueNums, this.ctx.limits.maxQueueNums);
+      for (let q = 0; q < queues; q++) {
         const brokerOffset = store.getMaxOffset(topic, q);
         const consumerOffset = Math.max(0, this.ctx.offsets.query(group, topic, q) ?? 0);
         const lastTimestamp = consumerOffset > 0 ? Math.max(0, store.storeTimestampAt(topic, q, consumerOffset - 1)) : 0;
