@@ -93,6 +93,19 @@ t.test('issue 13 item 4: with the bound raised, 80 000 tags parse in linear time
   t.same(decodeMessages(pull.body!).map((m) => m.body.toString()), ['t79999'], 'the tag filter still applies');
 });
 
+t.test('a heartbeat of 1 000 groups makes their retry topics with one topics.json write', async (t) => {
+  const target = await startHostileTarget();
+  t.teardown(() => target.close());
+  const consumerDataSet = Array.from({ length: 1000 }, (_, i) => ({ groupName: `G${i}`, subscriptionDataSet: [{ topic: 'T', subString: '*', tagsSet: [], codeSet: [], subVersion: 1 }] }));
+  const hb = createRequest(RequestCode.HEART_BEAT, { body: Buffer.from(JSON.stringify({ clientID: 'c', producerDataSet: [], consumerDataSet })) });
+  // one write per retry topic (each rewriting and fsyncing the whole file) took 13 s; the answer must come within 3 s
+  const r = await target.sendRaw(hb, { timeoutMs: 3000 });
+  t.equal(r?.code, ResponseCode.SUCCESS);
+  t.ok(target.broker.instances[0]!.topics.get('%RETRY%G999'), 'the retry topics exist');
+  await assertHealthy(t, target, { restart: true });
+  t.ok(target.broker.instances[0]!.topics.get('%RETRY%G999'), 'and were persisted');
+});
+
 t.test('issue 13 item 5: absurd queue counts are refused naming the field, and nothing lands below queue 0', async (t) => {
   const target = await startHostileTarget();
   t.teardown(() => target.close());

@@ -64,9 +64,9 @@ export class ClientManageProcessor {
         if (tooMany) return fail(req, ResponseCode.INVALID_PARAMETER, tooMany);
       }
     }
+    this.ctx.topics.ensureMany(data.consumerDataSet.map((cd) => RETRY_GROUP_TOPIC_PREFIX + cd.groupName), 1);
     for (const cd of data.consumerDataSet) {
       const group = cd.groupName;
-      this.ctx.topics.ensure(RETRY_GROUP_TOPIC_PREFIX + group, 1);
       const channel: ClientChannelInfo = { conn, clientId, language: req.language, version: req.version, lastUpdate: now };
       const info = this.ctx.consumers.find(group);
       const subs = data.withoutSub === true && info ? [...info.subscriptions.values()] : cd.subscriptionDataSet;
