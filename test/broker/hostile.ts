@@ -59,6 +59,11 @@ export interface HostileTarget {
   sendBatch(cmds: readonly (RemotingCommand | Buffer)[], o?: { timeoutMs?: number; to?: 'broker' | 'namesrv' }): Promise<(RemotingCommand | null)[]>;
   /** Close the broker and start it again on the same store and ports. */
   restart(): Promise<void>;
+  /**
+   * A real rocketwire Producer (send timeout 1 s, no retry), started once per broker run (restart()
+   * shuts it down), so most health checks' sends are one request on a warm client.
+   */
+  healthProducer(): Promise<Producer>;
   close(): Promise<void>;
 }
 
@@ -174,14 +179,26 @@ export async function startHostileTarget(options: HostileTargetOptions = {}): Pr
       return frames.map((f) => (f.opaque === null ? null : (conn.answers.get(f.opaque) ?? null)));
     },
     async restart() {
+      // its connections die with the broker; a new one is made for the next check
+      await producer?.shutdown();
+      producer = null;
       await broker.close();
       broker = await startBroker({ ...brokerOptions, ...fixed });
     },
+    async healthProducer() {
+      if (!producer) {
+        producer = new Producer({ namesrvAddr: broker.namesrv, group: 'HostileHealthProducer', sendMsgTimeoutMs: 1000, retryTimesWhenSendFailed: 0 });
+        await producer.start();
+      }
+      return producer;
+    },
     async close() {
+      await producer?.shutdown();
       await broker.close();
       fs.rmSync(parentDir, { recursive: true, force: true });
     },
   };
+  let producer: Producer | null = null;
   if (options.canary !== false) {
     const c = new RemotingClient({ defaultTimeoutMs: 5000 });
     try {
@@ -270,15 +287,11 @@ export async function assertHealthy(t: Test, target: HostileTarget, o: HealthOpt
   const badGroups = [...broker.consumers.groups.keys()].filter((g) => checkGroupName(g) !== null);
   t.same(badGroups, [], `${label}every registered group has a valid name`);
 
-  const producer = new Producer({ namesrvAddr: target.namesrvAddr, group: 'HostileHealthProducer', sendMsgTimeoutMs: 1000, retryTimesWhenSendFailed: 0 });
   try {
-    await producer.start();
-    const sent = await producer.send({ topic: 'HostileHealthTopic', body: 'still here' });
+    const sent = await (await target.healthProducer()).send({ topic: 'HostileHealthTopic', body: 'still here' });
     t.equal(sent.status, 'SEND_OK', `${label}a real producer is served within 1 s`);
   } catch (err) {
     t.fail(`${label}a real producer is served within 1 s: ${(err as Error).message}`);
-  } finally {
-    await producer.shutdown();
   }
   const rss = process.memoryUsage.rss();
   const limit = o.rssLimitBytes ?? DEFAULT_RSS_LIMIT_BYTES;
