@@ -112,11 +112,12 @@ t.test('a heartbeat of 1 000 groups makes their retry topics with one topics.jso
 t.test('issue 13 item 5: absurd queue counts are refused naming the field, and nothing lands below queue 0', async (t) => {
   const target = await startHostileTarget();
   t.teardown(() => target.close());
+  // the 2 000 000-queue topic last: before the fix its consume stats below were a 231 MB body
   const cases: [number, number, string][] = [
-    [2_000_000, 2_000_000, 'readQueueNums 2000000 is out of range, allowing only 1 to 1024'],
     [4, 2_147_483_647, 'writeQueueNums 2147483647 is out of range, allowing only 1 to 1024'],
     [4, -7, 'writeQueueNums -7 is out of range, allowing only 1 to 1024'],
     [0, 4, 'readQueueNums 0 is out of range, allowing only 1 to 1024'],
+    [2_000_000, 2_000_000, 'readQueueNums 2000000 is out of range, allowing only 1 to 1024'],
   ];
   for (const [r, w, remark] of cases) {
     for (const to of ['broker', 'namesrv'] as const) {

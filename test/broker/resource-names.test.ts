@@ -76,6 +76,13 @@ t.test('a bad topic or group in any field of any served request is INVALID_PARAM
     t.equal(res.remark?.split(':')[0], path);
   }
   t.same(b.instances[0]!.topics.all().map((x) => x.topicName).filter((n) => checkTopicName(n)), [], 'no topic with a bad name was made');
+  // a client-built subscription past maxTagsPerSubscription in CHECK_CLIENT_CONFIG
+  const many = Array.from({ length: 1025 }, (_, i) => `t${i}`);
+  const check = await c.invoke(b.broker, createRequest(RequestCode.CHECK_CLIENT_CONFIG, {
+    body: Buffer.from(JSON.stringify({ clientId: 'c', group: 'G', subscriptionData: { topic: 'T', subString: many.join('||'), tagsSet: many, codeSet: [], expressionType: 'TAG' } })),
+  }));
+  t.equal(check.code, ResponseCode.INVALID_PARAMETER);
+  t.equal(check.remark, 'subscriptionData has 1025 tags, allowing at most 1024 (maxTagsPerSubscription)');
 });
 
 t.test('UPDATE_AND_CREATE_TOPIC refuses system topics, bad perm and filter types; maxQueueNums is configurable', async (t) => {
