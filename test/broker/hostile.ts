@@ -69,14 +69,17 @@ export interface HostileTarget {
 
 let opaqueSeq = 1_000_000;
 
-/** A socket that writes frames and collects answers by opaque; ignores requests the broker sends us. */
-function rawConnection(addr: string): Promise<{
+/** A raw connection: bytes out, answers in by opaque; what openRaw() gives (e.g. to hold half a frame). */
+export interface RawConnection {
   write(b: Buffer): void;
   answers: Map<number, RemotingCommand>;
   onAnswer(cb: () => void): void;
   closed: () => boolean;
   end(): void;
-}> {
+}
+
+/** A socket that writes frames and collects answers by opaque; ignores requests the broker sends us. */
+export function openRaw(addr: string): Promise<RawConnection> {
   const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), Number(addr.slice(addr.lastIndexOf(':') + 1))];
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, host);
@@ -160,7 +163,7 @@ export async function startHostileTarget(options: HostileTargetOptions = {}): Pr
       return answer ?? null;
     },
     async sendBatch(cmds, o = {}) {
-      const conn = await rawConnection(addrOf(o.to));
+      const conn = await openRaw(addrOf(o.to));
       const frames = cmds.map(frameOf);
       for (const f of frames) conn.write(f.bytes);
       const wanted = frames.filter((f) => f.opaque !== null).length;
