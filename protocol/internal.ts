@@ -32,3 +32,4 @@ export * from './custom-header/broker-admin.js';
 export * from './body/broker-admin-bodies.js';
 export * from './body/delay-offset-file.js';
 export * from './operations.js';
+export * from './resource-names.js';

@@ -14,7 +14,7 @@ import { PullRequestHoldService } from './pull-request-hold.js';
 import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
 import { TopicConfigManager } from './topic-config.js';
-import type { BrokerContext } from './processor/broker-context.js';
+import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
 import { ClientManageProcessor } from './processor/client-manage-processor.js';
 import { ConsumerManageProcessor } from './processor/consumer-manage-processor.js';
@@ -55,6 +55,10 @@ export interface BrokerTuning {
    * loaded). Default: stderr.
    */
   warn?: StoreWarn;
+  /** Most read / write queues of a topic a request may create (1 to 65 535). Default 1024. */
+  maxQueueNums?: number;
+  /** Most tags of one subscription a pull or heartbeat may carry (1 to 1 000 000). Default 1024. */
+  maxTagsPerSubscription?: number;
 }
 
 export interface BrokerOptions extends BrokerTuning {
@@ -87,6 +91,7 @@ export class Broker implements BrokerContext {
   readonly locks: RebalanceLockManager;
   readonly delayLevels: number[];
   readonly autoCreateTopic: boolean;
+  readonly limits: BrokerLimits;
   private readonly options: BrokerOptions;
   private store!: MessageStore;
   private schedule: ScheduleMessageService | null = null;
@@ -100,6 +105,7 @@ export class Broker implements BrokerContext {
     this.clock = options.clock;
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
+    this.limits = resolveBrokerLimits(options);
     this.server = new RemotingServer({ serializeType: options.serializeType ?? 'JSON', clock: this.clock });
     const warn = options.warn ?? stderrWarn;
     this.topics = new TopicConfigManager(options.storeDir, warn);

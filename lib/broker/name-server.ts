@@ -17,7 +17,8 @@ import {
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
 import { registerOperation } from './processor/request-processor.js';
-import { topicConfigFromHeader, type TopicConfig } from './topic-config.js';
+import { DEFAULT_MAX_QUEUE_NUMS } from './processor/broker-context.js';
+import { checkTopicConfigRequest, topicConfigFromHeader, type TopicConfig } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -52,9 +53,13 @@ export class NameServer {
   /** topic → brokerName → queue data */
   private readonly topicQueues = new Map<string, Map<string, QueueData>>();
   address = '';
+  private readonly maxQueueNums: number;
 
-  constructor(options: RemotingServerOptions = {}) {
-    this.server = new RemotingServer(options);
+  /** `maxQueueNums` bounds the queue counts UPDATE_AND_CREATE_TOPIC may ask for, as on a broker. */
+  constructor(options: RemotingServerOptions & { maxQueueNums?: number | undefined } = {}) {
+    const { maxQueueNums, ...remoting } = options;
+    this.maxQueueNums = maxQueueNums ?? DEFAULT_MAX_QUEUE_NUMS;
+    this.server = new RemotingServer(remoting);
     registerOperation(this.server, Operations.GET_ROUTEINFO_BY_TOPIC, ({ header, request }) => this.getRouteInfo(request, header));
     registerOperation(this.server, Operations.GET_BROKER_CLUSTER_INFO, ({ request }) =>
       createResponse(request, ResponseCode.SUCCESS, { body: encodeClusterInfo(this.clusterInfo()) }),
@@ -137,6 +142,8 @@ export class NameServer {
   /** Creates the topic on every broker (mqadmin sends this to brokers; the embedded name server fans it out). */
   private createTopic(req: RemotingCommand, h: CreateTopicRequestHeader): RemotingCommand {
     const config = topicConfigFromHeader(h);
+    const bad = checkTopicConfigRequest(config, this.maxQueueNums);
+    if (bad) return createResponse(req, ResponseCode.INVALID_PARAMETER, { remark: bad });
     for (const b of this.brokers.values()) b.createTopic(config);
     return createResponse(req, ResponseCode.SUCCESS);
   }

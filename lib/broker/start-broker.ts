@@ -57,7 +57,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);
   const clock = options.clock ?? systemClock;
-  const nameServer = new NameServer({ serializeType: options.serializeType ?? 'JSON' });
+  const nameServer = new NameServer({ serializeType: options.serializeType ?? 'JSON', maxQueueNums: options.maxQueueNums });
   const brokers: Broker[] = [];
   try {
     const namesrv = await nameServer.listen(options.namesrvPort ?? 0, host);
@@ -81,6 +81,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         flushConsumerOffsetIntervalMs: options.flushConsumerOffsetIntervalMs,
         lockMaxLiveTimeMs: options.lockMaxLiveTimeMs,
         warn: options.warn,
+        maxQueueNums: options.maxQueueNums,
+        maxTagsPerSubscription: options.maxTagsPerSubscription,
       });
       brokers.push(b);
       await b.start();

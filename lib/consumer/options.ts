@@ -7,6 +7,7 @@ import {
   type ConsumeFromWhereName as ConsumeFromWhere,
   type MessageModelName as MessageModel,
 } from '../../protocol/index.js';
+import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
 export interface PushConsumerOptions {
@@ -169,7 +170,7 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
   const d = consumerDefaults();
   const group = options.consumerGroup;
   if (typeof group !== 'string' || group.trim() === '') throw new ConsumerOptionError('consumerGroup', 'must be a non-blank string');
-  if (group.length > 255) throw new ConsumerOptionError('consumerGroup', 'must be at most 255 characters');
+  if (group.length > GROUP_MAX_LENGTH) throw new ConsumerOptionError('consumerGroup', `must be at most ${GROUP_MAX_LENGTH} characters (Validators.checkGroup; the broker refuses longer)`);
   if (!GROUP_PATTERN.test(group)) throw new ConsumerOptionError('consumerGroup', 'may only contain %|a-zA-Z0-9_-');
   if (group === 'DEFAULT_CONSUMER') throw new ConsumerOptionError('consumerGroup', '"DEFAULT_CONSUMER" is reserved');
   if (typeof options.namesrvAddr !== 'string' || options.namesrvAddr.trim() === '') {
@@ -190,6 +191,8 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
   const subscriptions: Record<string, string> = {};
   for (const [topic, expr] of Object.entries(options.subscriptions ?? {})) {
     if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('subscriptions', 'topic names must be non-empty');
+    const badTopic = checkTopicName(topic);
+    if (badTopic) throw new ConsumerOptionError('subscriptions', badTopic);
     if (typeof expr !== 'string') throw new ConsumerOptionError('subscriptions', `expression of ${topic} must be a string`);
     subscriptions[topic] = expr;
   }

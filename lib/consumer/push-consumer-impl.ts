@@ -9,6 +9,7 @@ import {
   type MessageQueue,
   type SubscriptionData,
 } from '../../protocol/internal.js';
+import { checkTopicName } from '../../protocol/resource-names.js';
 import { MQClientInstance, resolveInstanceName, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import type { ConsumeHost } from './consume-host.js';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
@@ -163,6 +164,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB"); allowed before or after start. */
   subscribe(topic: string, expression = '*'): this {
     if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('topic', 'must be a non-empty string');
+    const badTopic = checkTopicName(topic);
+    if (badTopic) throw new ConsumerOptionError('topic', badTopic);
     this.expressions.set(topic, expression);
     if (this.stateValue === 'RUNNING') {
       this.subscriptionInner.set(topic, buildSubscriptionData(topic, expression, this.config.clock.now()));

@@ -1,5 +1,6 @@
 import { RocketwireError } from '../../protocol/index.js';
 import { javaHashMapOrder } from '../../protocol/java-hash.js';
+import { TOPIC_MAX_LENGTH, isNotAllowedSendTopic, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
 
 /** A message to send. */
 export interface Message {
@@ -29,8 +30,6 @@ export class MessageValidationError extends RocketwireError {
   }
 }
 
-const TOPIC_RE = /^[%|a-zA-Z0-9_-]+$/;
-
 /**
  * Property names the Java client keeps for itself (MessageConst.STRING_HASH_SET); a user property with
  * one of these names would change how the broker treats the message.
@@ -43,12 +42,17 @@ const RESERVED = new Set([
   'TTL', 'ARRIVE_TIME', 'PUSH_REPLY_TIME', 'CLUSTER', 'MSG_TYPE',
 ]);
 
-/** Topic rules of Java's Validators.checkTopic (4.9): non-blank, ≤ 127 characters, [%|a-zA-Z0-9_-]. */
+/**
+ * Topic rules of Java's Validators.checkTopic and isNotAllowedSendTopic (Validators.checkMessage):
+ * non-blank, ≤ 127 characters (the client's limit also for retry topics), [%|a-zA-Z0-9_-] (the
+ * rules the broker applies, protocol/resource-names.ts), and not a topic no client may send to.
+ */
 export function validateTopic(topic: unknown, createTopicKey = 'TBW102'): string {
   if (typeof topic !== 'string' || topic.trim().length === 0) throw new MessageValidationError('topic', 'topic is blank');
-  if (topic.length > 127) throw new MessageValidationError('topic', `topic "${topic.slice(0, 20)}…" is longer than 127 characters`);
-  if (!TOPIC_RE.test(topic)) throw new MessageValidationError('topic', `topic "${topic}" may only contain letters, digits, %, |, _ and -`);
+  if (topic.length > TOPIC_MAX_LENGTH) throw new MessageValidationError('topic', `topic "${topic.slice(0, 20)}…" is longer than ${TOPIC_MAX_LENGTH} characters`);
+  if (isTopicOrGroupIllegal(topic)) throw new MessageValidationError('topic', `topic "${topic}" may only contain letters, digits, %, |, _ and -`);
   if (topic === createTopicKey) throw new MessageValidationError('topic', `topic ${topic} is the auto-create template topic`);
+  if (isNotAllowedSendTopic(topic)) throw new MessageValidationError('topic', `sending message to topic ${topic} is forbidden`);
   return topic;
 }
 

@@ -1,4 +1,4 @@
-import { OptionError } from '../../protocol/internal.js';
+import { GROUP_MAX_LENGTH, OptionError, isTopicOrGroupIllegal } from '../../protocol/internal.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 
 /** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
@@ -36,7 +36,6 @@ export class ProducerOptionError extends OptionError {
   }
 }
 
-const GROUP_RE = /^[%|a-zA-Z0-9_-]+$/;
 
 function int(name: string, value: number | undefined, def: number, min: number, max: number): number {
   const v = value ?? def;
@@ -50,8 +49,9 @@ function int(name: string, value: number | undefined, def: number, min: number, 
 export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
   const group = options.group;
   if (typeof group !== 'string' || group.length === 0) throw new ProducerOptionError('group', 'is required');
-  if (group.length > 255) throw new ProducerOptionError('group', 'is longer than 255 characters');
-  if (!GROUP_RE.test(group)) throw new ProducerOptionError('group', `"${group}" may only contain letters, digits, %, |, _ and -`);
+  // Validators.checkGroup (develop: at most 120 characters), the rule the broker applies too
+  if (group.length > GROUP_MAX_LENGTH) throw new ProducerOptionError('group', `is longer than ${GROUP_MAX_LENGTH} characters`);
+  if (isTopicOrGroupIllegal(group)) throw new ProducerOptionError('group', `"${group}" may only contain letters, digits, %, |, _ and -`);
   if (group === 'DEFAULT_PRODUCER') throw new ProducerOptionError('group', 'can not be DEFAULT_PRODUCER');
   const {
     group: _group,

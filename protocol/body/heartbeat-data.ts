@@ -43,6 +43,9 @@ export interface HeartbeatData {
   withoutSub?: boolean | undefined;
 }
 
+/** How the FilterExpressionError of an expression over `maxTags` begins. */
+export const TOO_MANY_TAGS = 'the expression has more than';
+
 /**
  * SubscriptionData for `topic` and an expression, as Java's FilterAPI.build /
  * buildSubscriptionData make it (remoting/.../protocol/filter/FilterAPI.java in 5.x,
@@ -61,6 +64,12 @@ export interface HeartbeatData {
  * * any other type (SQL92): subString as written, no sets; an empty expression is refused
  *   ("Expression can't be null!"), which a broker answers SUBSCRIPTION_PARSE_FAILED.
  *
+ * Linear in the length of the expression (a Set per kind, not a search of the array per tag: a
+ * 629 KB expression of 80 000 tags took 14 s with `Array.includes`). Java bounds neither the tags
+ * nor the expression (only the frame); `options.maxTags` stops at that many distinct-or-not
+ * non-empty tags, for a server that parses what any peer sends (the embedded broker passes its
+ * maxTagsPerSubscription, 1024 by default).
+ *
  * Errors are FilterExpressionError.
  */
 export function buildSubscriptionData(
@@ -68,6 +77,7 @@ export function buildSubscriptionData(
   subString: string | null | undefined,
   subVersion: number,
   expressionType: string | null | undefined = 'TAG',
+  options: { maxTags?: number } = {},
 ): SubscriptionData {
   const tag = expressionType == null || expressionType.trim() === '' || expressionType === 'TAG';
   const sd: SubscriptionData = {
@@ -86,15 +96,21 @@ export function buildSubscriptionData(
   }
   if (subString == null || subString === '' || subString === '*') return sd;
   const parts = subString.split('||');
-  if (parts.every((p) => p === '')) throw new FilterExpressionError(`subString split error: ${JSON.stringify(subString)}`);
+  if (parts.every((p) => p === '')) throw new FilterExpressionError(`subString split error: ${JSON.stringify(subString.slice(0, 64))}`);
   sd.subString = subString;
+  const maxTags = options.maxTags ?? Infinity;
+  const tags = new Set<string>();
+  const codes = new Set<number>();
+  let count = 0;
   for (const part of parts) {
     const t = part.trim();
     if (t.length === 0) continue;
-    if (!sd.tagsSet.includes(t)) sd.tagsSet.push(t);
-    const code = javaStringHash(t);
-    if (!sd.codeSet.includes(code)) sd.codeSet.push(code);
+    if (++count > maxTags) throw new FilterExpressionError(`${TOO_MANY_TAGS} ${maxTags} tags`);
+    tags.add(t);
+    codes.add(javaStringHash(t));
   }
+  sd.tagsSet = [...tags];
+  sd.codeSet = [...codes];
   return sd;
 }
 

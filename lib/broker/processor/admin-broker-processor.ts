@@ -14,9 +14,16 @@ import {
 } from '../../../protocol/internal.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
-import { topicConfigFromHeader, validateTopicName } from '../topic-config.js';
+import { checkTopicConfigRequest, topicConfigFromHeader } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { fail, ok, registerOperation } from './request-processor.js';
+
+/**
+ * Most queues one GET_CONSUME_STATS answer lists (about 10 MB of JSON, under the 16 MiB frame a
+ * client accepts). Java has no bound; without a topic the answer covers every topic the group
+ * has offsets in, and any peer can commit offsets to as many topics as there are.
+ */
+const MAX_CONSUME_STATS_QUEUES = 65_536;
 
 /** How long a relayed GET_CONSUMER_RUNNING_INFO waits for the consumer. */
 const CALL_CONSUMER_TIMEOUT_MS = 5000;
@@ -48,9 +55,9 @@ export class AdminBrokerProcessor {
       return ok(request, { body: Buffer.from(rec) });
     });
     registerOperation(server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header: h, request }) => {
-      const bad = validateTopicName(h.topic);
-      if (bad) return fail(request, ResponseCode.SYSTEM_ERROR, bad);
       const config = topicConfigFromHeader(h);
+      const bad = checkTopicConfigRequest(config, this.ctx.limits.maxQueueNums);
+      if (bad) return fail(request, ResponseCode.INVALID_PARAMETER, bad);
       this.ctx.topics.put(config);
       return ok(request);
     });
@@ -89,12 +96,23 @@ export class AdminBrokerProcessor {
     const store = this.ctx.messageStore;
     const topics = h.topic ? [h.topic] : [...this.ctx.offsets.groupOffsets(group).keys()];
     const info = this.ctx.consumers.find(group);
-    const offsetTable: Array<[MessageQueue, OffsetWrapper]> = [];
+    const listed: Array<[string, number]> = [];
+    let total = 0;
     for (const topic of topics.sort()) {
       const config = this.ctx.topics.get(topic);
       if (!config) continue;
       if (info && info.subscriptions.size > 0 && !info.subscriptions.has(topic)) continue;
-      for (let q = 0; q < config.writeQueueNums; q++) {
+      // bounded also for a topic an older topics.json gave more queues than a request may now ask for
+      const queues = Math.min(config.writeQueueNums, this.ctx.limits.maxQueueNums);
+      listed.push([topic, queues]);
+      total += queues;
+    }
+    if (total > MAX_CONSUME_STATS_QUEUES) {
+      return fail(req, ResponseCode.SYSTEM_ERROR, `the consume stats of group ${group} span ${total} queues, more than ${MAX_CONSUME_STATS_QUEUES}; ask for one topic at a time`);
+    }
+    const offsetTable: Array<[MessageQueue, OffsetWrapper]> = [];
+    for (const [topic, queues] of listed) {
+      for (let q = 0; q < queues; q++) {
         const brokerOffset = store.getMaxOffset(topic, q);
         const consumerOffset = Math.max(0, this.ctx.offsets.query(group, topic, q) ?? 0);
         const lastTimestamp = consumerOffset > 0 ? Math.max(0, store.storeTimestampAt(topic, q, consumerOffset - 1)) : 0;

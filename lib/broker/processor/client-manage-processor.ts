@@ -7,6 +7,7 @@ import {
   encodeLockBatchResponseBody,
   type HeartbeatData,
   type RemotingCommand,
+  type SubscriptionData,
 } from '../../../protocol/index.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
@@ -32,6 +33,8 @@ export class ClientManageProcessor {
       return ok(request);
     });
     registerOperation(server, Operations.CHECK_CLIENT_CONFIG, ({ body, request }) => {
+      const tooMany = body.subscriptionData ? this.tooManyTags(body.subscriptionData, 'subscriptionData') : null;
+      if (tooMany) return fail(request, ResponseCode.INVALID_PARAMETER, tooMany);
       const type = body.subscriptionData?.expressionType ?? 'TAG';
       if (type !== 'TAG') return fail(request, ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
       return ok(request);
@@ -54,9 +57,16 @@ export class ClientManageProcessor {
   private heartbeat(req: RemotingCommand, conn: RemotingConnection, data: HeartbeatData): RemotingCommand {
     const clientId = data.clientID;
     const now = this.ctx.clock.now();
+    // checked before anything is registered: a refused heartbeat changes nothing
+    for (const [i, cd] of data.consumerDataSet.entries()) {
+      for (const [j, sd] of cd.subscriptionDataSet.entries()) {
+        const tooMany = this.tooManyTags(sd, `consumerDataSet[${i}].subscriptionDataSet[${j}]`);
+        if (tooMany) return fail(req, ResponseCode.INVALID_PARAMETER, tooMany);
+      }
+    }
+    this.ctx.topics.ensureMany(data.consumerDataSet.map((cd) => RETRY_GROUP_TOPIC_PREFIX + cd.groupName), 1);
     for (const cd of data.consumerDataSet) {
       const group = cd.groupName;
-      this.ctx.topics.ensure(RETRY_GROUP_TOPIC_PREFIX + group, 1);
       const channel: ClientChannelInfo = { conn, clientId, language: req.language, version: req.version, lastUpdate: now };
       const info = this.ctx.consumers.find(group);
       const subs = data.withoutSub === true && info ? [...info.subscriptions.values()] : cd.subscriptionDataSet;
@@ -64,6 +74,17 @@ export class ClientManageProcessor {
     }
     for (const pd of data.producerDataSet) this.ctx.consumers.registerProducer(pd.groupName, conn, clientId, now);
     return ok(req, { version: BROKER_VERSION, extFields: { IS_SUPPORT_HEART_BEAT_V2: 'true', IS_SUB_CHANGE: 'true' } });
+  }
+
+  /**
+   * A subscription a client built itself (tagsSet and codeSet travel in the body) with more tags
+   * than maxTagsPerSubscription: the remark naming it, or null. Java bounds neither; every pull of
+   * the group matches against the code set, and every registered one is kept in memory.
+   */
+  private tooManyTags(sd: SubscriptionData, path: string): string | null {
+    const max = this.ctx.limits.maxTagsPerSubscription;
+    const n = Math.max(sd.tagsSet.length, sd.codeSet.length);
+    return n > max ? `${path} has ${n} tags, allowing at most ${max} (maxTagsPerSubscription)` : null;
   }
 
   /** NOTIFY_CONSUMER_IDS_CHANGED, oneway, to every live channel of the group (Broker2Client). */

@@ -17,7 +17,15 @@ export class ConsumerManageProcessor {
   register(server: RemotingServer): void {
     registerOperation(server, Operations.QUERY_CONSUMER_OFFSET, ({ header, request }) => this.queryConsumerOffset(request, header));
     registerOperation(server, Operations.UPDATE_CONSUMER_OFFSET, ({ header, request }) => {
-      this.ctx.offsets.commit(header.consumerGroup, header.topic, header.queueId, header.commitOffset);
+      const { consumerGroup, topic, queueId } = header;
+      // as develop's ConsumerManageProcessor#updateConsumerOffset: an unknown topic is refused (it
+      // has no subscription groups to check); the queueId, which Java does not check, must be one
+      // of the topic's, or any peer could fill consumerOffset.json with queues that do not exist
+      const config = this.ctx.topics.get(topic);
+      if (!config) return fail(request, ResponseCode.TOPIC_NOT_EXIST, `Topic ${topic} not exist!`);
+      const queues = Math.max(config.readQueueNums, config.writeQueueNums);
+      if (queueId < 0 || queueId >= queues) return fail(request, ResponseCode.INVALID_PARAMETER, `queueId ${queueId} is out of range, topic ${topic} has queues 0 to ${queues - 1}`);
+      this.ctx.offsets.commit(consumerGroup, topic, queueId, header.commitOffset);
       return ok(request);
     });
     registerOperation(server, Operations.GET_CONSUMER_LIST_BY_GROUP, ({ header, request }) => {

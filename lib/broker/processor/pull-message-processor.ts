@@ -5,12 +5,13 @@ import {
   PullMessageResponseHeader,
   PullSysFlag,
   ResponseCode,
+  TOO_MANY_TAGS,
   buildSubscriptionData,
   createResponse,
   type PullMessageRequestHeader,
   type RemotingCommand,
   type SubscriptionData,
-} from '../../../protocol/index.js';
+} from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
 import { tagMatcher } from '../message-filter.js';
 import type { GetMessageStatus } from '../message-store.js';
@@ -63,11 +64,13 @@ export class PullMessageProcessor {
     if (sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) {
       // FilterAPI.build: the expression of the request itself (lite pull, postSubscriptionWhenPull)
       try {
-        sub = buildSubscriptionData(topic, h.subscription, h.subVersion, h.expressionType ?? 'TAG');
+        sub = buildSubscriptionData(topic, h.subscription, h.subVersion, h.expressionType ?? 'TAG', { maxTags: this.ctx.limits.maxTagsPerSubscription });
       } catch (err) {
         if (!(err instanceof FilterExpressionError)) throw err;
-        // Java's PullMessageProcessor answers a FilterAPI.build failure so, whatever the cause
-        return fail(req, ResponseCode.SUBSCRIPTION_PARSE_FAILED, "parse the consumer's subscription failed");
+        // Java's PullMessageProcessor answers a FilterAPI.build failure so, whatever the cause;
+        // our own bound (Java has none) says which it is
+        const why = err.message.startsWith(TOO_MANY_TAGS) ? `: ${err.message} (maxTagsPerSubscription)` : '';
+        return fail(req, ResponseCode.SUBSCRIPTION_PARSE_FAILED, `parse the consumer's subscription failed${why}`);
       }
     } else {
       const info = this.ctx.consumers.find(group);

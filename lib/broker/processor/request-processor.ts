@@ -11,6 +11,7 @@ import {
   type RemotingCommand,
 } from '../../../protocol/index.js';
 import type { RemotingConnection, RemotingServer, RequestProcessor } from '../../remoting/index.js';
+import { requestNameError } from '../resource-names.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -60,7 +61,8 @@ function decodeBody(spec: BodySpec<unknown>, body: Buffer | null): unknown {
  * The one wrapper every broker processor goes through: decode the request header (and the body,
  * where the row has a codec) with the operation's codecs, call the typed handler, and answer a
  * header or body that does not decode with SYSTEM_ERROR naming the field, as a Java broker does;
- * the connection stays open. Errors thrown by the handler itself are left to the connection,
+ * the connection stays open. A request naming an invalid topic or group (resource-names.ts) is
+ * answered INVALID_PARAMETER naming the field, whatever its code, before the handler runs. Errors thrown by the handler itself are left to the connection,
  * which answers SYSTEM_ERROR with their message.
  */
 export function operationProcessor<O extends AnyOperation>(op: O, handler: OperationHandler<O>): RequestProcessor {
@@ -80,6 +82,11 @@ export function operationProcessor<O extends AnyOperation>(op: O, handler: Opera
         return fail(request, ResponseCode.SYSTEM_ERROR, undecodableBodyRemark(err));
       }
       throw err;
+    }
+    const badName = requestNameError(op, header as Record<string, unknown>, body);
+    if (badName) {
+      log('%s from %s: %s', op.name, conn.remoteAddress, badName);
+      return fail(request, ResponseCode.INVALID_PARAMETER, badName);
     }
     return handler({ header, body, request, conn });
   };

@@ -22,7 +22,7 @@ import {
 import type { RemotingConnection, RemotingServer, RequestProcessor } from '../../remoting/index.js';
 import { type MessageInner, socketAddressText } from '../message-record.js';
 import type { PutMessageResult } from '../message-store.js';
-import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, validateTopicName, type TopicConfig } from '../topic-config.js';
+import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, type TopicConfig } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { fail, ok, operationProcessor, registerOperation } from './request-processor.js';
 
@@ -44,8 +44,13 @@ export class SendMessageProcessor {
     registerOperation(server, Operations.CONSUMER_SEND_MSG_BACK, ({ header, request }) => this.sendMessageBack(request, header));
   }
 
-  /** Topic config for a send, auto-created from TBW102 (min(defaultTopicQueueNums, template queues)) when allowed. */
-  private topicForSend(topic: string, defaultTopic: string, defaultQueueNums: number): TopicConfig | null {
+  /**
+   * Topic config for a send, auto-created from TBW102 (min(defaultTopicQueueNums, template queues,
+   * maxQueueNums)) when allowed; a string is the remark of an INVALID_PARAMETER answer. Java makes
+   * a topic of 0 queues of a defaultTopicQueueNums ≤ 0 (TopicConfigManager#createTopicInSendMessageMethod);
+   * we refuse it, naming the field.
+   */
+  private topicForSend(topic: string, defaultTopic: string, defaultQueueNums: number): TopicConfig | string | null {
     const topics = this.ctx.topics;
     const existing = topics.get(topic);
     if (existing) return existing;
@@ -53,7 +58,8 @@ export class SendMessageProcessor {
     if (!this.ctx.autoCreateTopic) return null;
     const template = topics.get(defaultTopic) ?? topics.get(AUTO_CREATE_TOPIC_KEY_TOPIC);
     if (!template || (template.perm & PermName.PERM_INHERIT) === 0) return null;
-    const n = Math.max(1, Math.min(defaultQueueNums, template.writeQueueNums));
+    if (defaultQueueNums < 1) return `defaultTopicQueueNums ${defaultQueueNums} is out of range, allowing only 1 to ${this.ctx.limits.maxQueueNums}`;
+    const n = Math.max(1, Math.min(defaultQueueNums, template.writeQueueNums, this.ctx.limits.maxQueueNums));
     return topics.put(newTopicConfig(topic, n, template.perm & ~PermName.PERM_INHERIT));
   }
 
@@ -66,18 +72,20 @@ export class SendMessageProcessor {
     const reconsumeTimes = h.reconsumeTimes ?? 0;
     const properties = decodeProperties(h.properties ?? '');
 
-    const bad = validateTopicName(topic);
-    if (bad) return fail(req, ResponseCode.SYSTEM_ERROR, bad);
+    // the topic's name was checked at the request boundary (resource-names.ts): INVALID_PARAMETER
     if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
     if (!isBatch && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true')) {
       return fail(req, ResponseCode.NO_PERMISSION, `the broker[${this.ctx.brokerName}] sending transaction message is forbidden`);
     }
     const config = this.topicForSend(topic, h.defaultTopic, h.defaultTopicQueueNums);
     if (!config) return topicNotExist(req, topic);
+    if (typeof config === 'string') return fail(req, ResponseCode.INVALID_PARAMETER, config);
     if ((config.perm & PermName.PERM_WRITE) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
     const maxQueue = Math.max(config.readQueueNums, config.writeQueueNums);
-    if (queueId < 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
-    if (queueId >= maxQueue) {
+    // a negative queueId asks the broker to pick one (Java's randomQueueId); never a queue below 0,
+    // even for a config that a damaged or older topics.json gave no write queue
+    if (queueId < 0 && config.writeQueueNums > 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
+    if (queueId < 0 || queueId >= maxQueue) {
       return fail(req, ResponseCode.SYSTEM_ERROR, `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`);
     }
     const bornHost = socketAddressText(conn.remoteAddress);
