@@ -97,6 +97,120 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
 }
 
 /**
+ * A stretch of a pull body that decodeMessagesSkipping could not turn into a message: either one
+ * whole record whose frame (size and magic code) is intact but whose content is not (a COMPRESSED
+ * body that does not inflate, a length field that disagrees with the record size), or damaged
+ * bytes between two decodable records (or up to the end of the body).
+ */
+export interface UndecodableRecord {
+  /** Byte position of the stretch in the body (plus baseOffset). */
+  position: number;
+  /** Bytes skipped. */
+  length: number;
+  /**
+   * True when the stretch is one record whose size and magic code held, so that `queueId`,
+   * `queueOffset` and `commitLogOffset` are read from its own header; false for damaged bytes,
+   * whose record header cannot be trusted (the fields are then absent).
+   */
+  recordIntact: boolean;
+  queueId?: number;
+  queueOffset?: number;
+  commitLogOffset?: number;
+  /** Why it could not be decoded: the ProtocolError's message. */
+  reason: string;
+  /** How many messages of the result come before this stretch. */
+  messagesBefore: number;
+}
+
+export interface SkippingDecodeResult {
+  messages: MessageExt[];
+  undecodable: UndecodableRecord[];
+}
+
+/** The record at `p` has a sane size and a message magic code (it may still fail to decode). */
+function framedAt(b: Buffer, p: number, end: number): number {
+  if (end - p < MIN_RECORD) return -1;
+  const size = i32(b, p);
+  const magic = i32(b, p + 4);
+  if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return -1;
+  if (size < MIN_RECORD || size > end - p) return -1;
+  return size;
+}
+
+/** A record at `p` that decodes and ends where the body ends or another framed record begins. */
+function resyncPoint(b: Buffer, p: number, end: number, options: DecodeMessagesOptions | undefined): boolean {
+  const size = framedAt(b, p, end);
+  if (size < 0) return false;
+  if (p + size !== end && framedAt(b, p + size, end) < 0) return false;
+  try {
+    decodeMessage(b.subarray(0, p + size), p, { ...options, baseOffset: 0 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * decodeMessages for a consumer: a record that cannot be decoded is skipped and listed instead of
+ * failing the whole body. Java's MessageDecoder.decodes stops at the first record it cannot decode
+ * and drops it and everything after it without a word, and the consumer moves on to the pull's
+ * nextBeginOffset; here every decodable record before it is kept, and so is every one after it
+ * when the framing lets us find the next record: an intact frame is stepped over by its size;
+ * damaged bytes are scanned for the next position holding a record that decodes and is followed
+ * by another record or the end of the body.
+ */
+export function decodeMessagesSkipping(body: Buffer, options?: DecodeMessagesOptions): SkippingDecodeResult {
+  const messages: MessageExt[] = [];
+  const undecodable: UndecodableRecord[] = [];
+  const decompress = options?.decompress ?? true;
+  const verifyCrc = options?.verifyCrc ?? false;
+  const base = options?.baseOffset ?? 0;
+  const cache = newHostCache();
+  const end = body.length;
+  let p = 0;
+  while (p < end) {
+    try {
+      const m = decodeRecord(body, p, end, decompress, verifyCrc, base, cache);
+      messages.push(m);
+      p += m.storeSize;
+      continue;
+    } catch (e) {
+      // Whatever went wrong inside one record (a ProtocolError, or anything a decompressor throws),
+      // it is that record's problem, not the pull's.
+      const reason = e instanceof Error ? e.message : String(e);
+      const size = framedAt(body, p, end);
+      // An intact frame: trust its size when the next record (or the end of the body) is there.
+      if (size > 0 && (p + size === end || framedAt(body, p + size, end) >= 0)) {
+        undecodable.push({
+          position: base + p,
+          length: size,
+          recordIntact: true,
+          queueId: i32(body, p + 12),
+          queueOffset: safeI64(body, p + 20),
+          commitLogOffset: safeI64(body, p + 28),
+          reason,
+          messagesBefore: messages.length,
+        });
+        p += size;
+        continue;
+      }
+      let q = p + 1;
+      while (q < end && !resyncPoint(body, q, end, options)) q++;
+      undecodable.push({ position: base + p, length: q - p, recordIntact: false, reason, messagesBefore: messages.length });
+      p = q;
+    }
+  }
+  return { messages, undecodable };
+}
+
+/** An int64 field as a number, or undefined when it does not fit in 53 bits. */
+function safeI64(b: Buffer, i: number): number | undefined {
+  const hi = i32(b, i);
+  if (hi > 0x1fffff || hi < -0x200000) return undefined;
+  return hi * TWO_32 + (i32(b, i + 4) >>> 0);
+}
+
+/**
  * Count the stored records of a pull body by walking their size fields, without decoding them;
  * stops at a size that is not positive. Null counts as empty.
  */

@@ -1,7 +1,8 @@
 import createDebug from 'debug';
-import { buildPullSysFlag, ResponseCode, type SubscriptionData } from '../../protocol/index.js';
+import { buildPullSysFlag, decodeMessagesSkipping, ResponseCode, type MessageExt, type SubscriptionData, type UndecodableRecord } from '../../protocol/index.js';
 import type { PullResult } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
+import { UndecodableMessageError } from './consumer-events.js';
 import { BrokerAddressNotFoundError } from './errors.js';
 import {
   flowControlReason,
@@ -50,6 +51,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   const instance = impl.instance!;
   const mq = pr.messageQueue;
   const pq = pr.processQueue;
+  let addr: string | undefined;
   try {
     if (config.orderly) {
       if (config.messageModel === 'CLUSTERING' && !pq.locked) {
@@ -75,6 +77,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
     }
     if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
+    addr = target.addr;
     // FLAG_SUSPEND always; FLAG_COMMIT_OFFSET only with an in-memory offset > 0 and never towards a slave.
     // Java 4.9 sends FLAG_SUBSCRIPTION only with postSubscriptionWhenPull (default off, not offered here).
     const sysFlag = buildPullSysFlag(commitOffset > 0 && !target.slave, true, false);
@@ -96,11 +99,13 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       config.pullTimeoutMs,
       impl.pullService.signal,
     );
+    impl.events.brokerAnswered(mq.brokerName, target.addr);
     if (pq.dropped) return;
     onPullResult(impl, pr, sub, result);
   } catch (err) {
     if (impl.pullService.signal.aborted || pq.dropped) return;
     impl.recorder.pullErrors++;
+    impl.events.brokerFailed(mq.brokerName, addr, 'PULL_MESSAGE', err);
     const flowControl = err instanceof BrokerError && err.code === ResponseCode.FLOW_CONTROL;
     log('pull %o failed: %s', mq, (err as Error)?.message ?? err);
     impl.pullService.executePullRequestLater(
@@ -120,11 +125,19 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   switch (result.status) {
     case 'FOUND': {
       impl.recorder.pullsFound++;
-      const all = result.messages;
+      // Records that cannot be decoded are skipped and reported, never retried: a pull that failed
+      // on them would come back with the same bytes forever (see UndecodableMessageError).
+      let all: MessageExt[];
+      let undecodable: UndecodableRecord[] = [];
+      if (result.bodyBytes) ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes));
+      else all = result.messages;
+      if (undecodable.length > 0) reportUndecodable(impl, pr, all, undecodable);
       pr.nextOffset = result.nextBeginOffset;
       let msgs = all;
       if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
       if (msgs.length === 0) {
+        // Nothing to hand over because all of it was undecodable: move the committed offset past it.
+        if (undecodable.length > 0 && pq.msgCount === 0) impl.offsetStore.updateOffset(mq, pr.nextOffset, true);
         impl.pullService.executePullRequestImmediately(pr);
         return;
       }
@@ -169,6 +182,27 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
         p.then(() => impl.inflightPulls.delete(p));
       }
       return;
+  }
+}
+
+/** One 'undecodable' event per skipped record, located by its own header or by its neighbours. */
+function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: MessageExt[], skipped: UndecodableRecord[]): void {
+  const mq = pr.messageQueue;
+  for (const u of skipped) {
+    const before = u.messagesBefore > 0 ? decoded[u.messagesBefore - 1]!.queueOffset + 1 : pr.nextOffset;
+    const exact = u.recordIntact && u.queueOffset !== undefined;
+    const err = new UndecodableMessageError({
+      topic: mq.topic,
+      brokerName: mq.brokerName,
+      queueId: mq.queueId,
+      queueOffset: exact ? u.queueOffset! : before,
+      physOffset: u.commitLogOffset,
+      recordIntact: exact,
+      bytes: u.length,
+      reason: u.reason,
+    });
+    log('%s', err.message);
+    impl.events.undecodable(err);
   }
 }
 

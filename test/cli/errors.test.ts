@@ -16,6 +16,7 @@ import { ClientOptionError, MQClientError, NameServerUnavailableError, ResponseF
 import { MessageValidationError, NoRouteError, ProducerOptionError, SendFailedError, resolveProducerOptions } from '../../lib/producer/index.js';
 import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
+import { ConsumerBrokerError, UndecodableMessageError } from '../../lib/consumer/index.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -45,6 +46,8 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['HexInputError', new HexInputError('m', 0), []],
   ['CliError', new CliError('m'), []],
   ['UsageError', new UsageError('m'), [CliError]],
+  ['UndecodableMessageError', new UndecodableMessageError({ topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 1, recordIntact: true, bytes: 9, reason: 'r' }), []],
+  ['ConsumerBrokerError', new ConsumerBrokerError('b', 'a:1', 'PULL_MESSAGE', new Error('m')), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {

@@ -1,0 +1,123 @@
+import { deflateSync } from 'node:zlib';
+import t from 'tap';
+import { PushConsumer, UndecodableMessageError, type MessageExt } from '../../lib/consumer/index.js';
+import { RemotingClient } from '../../lib/remoting/index.js';
+import {
+  createRequest,
+  decodeMessagesSkipping,
+  encodeStoredMessage,
+  MessageSysFlag,
+  RequestCode,
+  SendMessageRequestHeader,
+} from '../../protocol/index.js';
+import { brokerOffsets, produce, uniqueName, until, withBroker } from './helpers.js';
+
+/**
+ * Stores one message the way a careless (or hostile) producer can: SEND_MESSAGE with the sysFlag
+ * given and the body as is. The broker stores it without looking at the body, as Java's does.
+ */
+async function sendRaw(brokerAddr: string, topic: string, queueId: number, body: Buffer, sysFlag: number, tags?: string): Promise<void> {
+  const client = new RemotingClient();
+  try {
+    const extFields = SendMessageRequestHeader.encode({
+      producerGroup: 'poison_pg',
+      topic,
+      defaultTopic: 'TBW102',
+      defaultTopicQueueNums: 4,
+      queueId,
+      sysFlag,
+      bornTimestamp: Date.now(),
+      flag: 0,
+      properties: tags ? `TAGS\u0001${tags}\u0002` : '',
+    });
+    const res = await client.invoke(brokerAddr, createRequest(RequestCode.SEND_MESSAGE, { extFields, body }), { timeoutMs: 3000 });
+    if (res.code !== 0) throw new Error(`send failed: ${res.code} ${res.remark}`);
+  } finally {
+    await client.close();
+  }
+}
+
+const COMPRESSED_ZLIB = MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
+
+t.test('decodeMessagesSkipping keeps the records around an undecodable one', async (t) => {
+  const rec = (offset: number, body: Buffer, sysFlag = 0): Buffer =>
+    encodeStoredMessage({
+      topic: 'T', queueId: 1, queueOffset: offset, commitLogOffset: 1000 + offset * 200, sysFlag, body, properties: { UNIQ_KEY: `U${offset}` },
+      bornTimestamp: 1, bornHost: '10.0.0.1:5000', storeTimestamp: 2, storeHost: '10.0.0.2:10911',
+    });
+  const good = (o: number): Buffer => rec(o, Buffer.from(`m${o}`));
+
+  // A COMPRESSED record whose body is not zlib: its frame is intact, its offsets are its own.
+  const poison = rec(2, Buffer.from('not zlib at all'), COMPRESSED_ZLIB);
+  const r1 = decodeMessagesSkipping(Buffer.concat([good(0), good(1), poison, good(3), rec(4, deflateSync('z'), COMPRESSED_ZLIB)]));
+  t.same(r1.messages.map((m) => m.queueOffset), [0, 1, 3, 4], 'every decodable record is kept, before and after');
+  t.equal(r1.messages[3]!.body.toString(), 'z', 'a real compressed body still inflates');
+  t.equal(r1.undecodable.length, 1);
+  t.match(r1.undecodable[0], { recordIntact: true, queueId: 1, queueOffset: 2, commitLogOffset: 1400, length: poison.length, messagesBefore: 2, reason: /ZLIB/ });
+
+  // 64 bytes of damage over the head of the third record: the stretch is skipped up to the next
+  // record that decodes; the records after it are still there.
+  const body = Buffer.concat([good(0), good(1), good(2), good(3), good(4)]);
+  const third = good(0).length + good(1).length;
+  body.fill(0xee, third, third + 64);
+  const r2 = decodeMessagesSkipping(body);
+  t.same(r2.messages.map((m) => m.queueOffset), [0, 1, 3, 4]);
+  t.equal(r2.undecodable.length, 1);
+  t.match(r2.undecodable[0], { recordIntact: false, position: third, length: good(2).length, messagesBefore: 2 });
+
+  // Damage in the last record: everything before it is kept, the tail is one stretch.
+  const tail = Buffer.concat([good(0), good(1)]);
+  tail.fill(0, good(0).length + 4, good(0).length + 8);
+  const r3 = decodeMessagesSkipping(tail);
+  t.same(r3.messages.map((m) => m.queueOffset), [0]);
+  t.match(r3.undecodable, [{ recordIntact: false, position: good(0).length, length: good(1).length }]);
+});
+
+t.test('a poison message does not stop its queue: the consumer moves past it and says so once', async (t) => {
+  const broker = await withBroker({ queues: 1 });
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  await produce(broker.namesrv, topic, 2, (i) => ({ body: `before-${i}` }), { single: true });
+  await sendRaw(broker.broker, topic, 0, Buffer.from('this is not a zlib stream'), COMPRESSED_ZLIB);
+  await produce(broker.namesrv, topic, 2, (i) => ({ body: `after-${i}` }), { single: true });
+
+  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, subscriptions: { [topic]: '*' }, consumeFromWhere: 'first' });
+  const undecodable: UndecodableMessageError[] = [];
+  consumer.on('undecodable', (e) => undecodable.push(e));
+  const got: MessageExt[] = [];
+  await consumer.start((msgs) => {
+    got.push(...msgs);
+    return 'CONSUME_SUCCESS';
+  });
+  t.teardown(() => consumer.shutdown());
+  await until(() => got.length >= 4, 'the four good messages');
+  t.same(got.map((m) => m.body.toString()).sort(), ['after-0', 'after-1', 'before-0', 'before-1']);
+  t.equal(undecodable.length, 1, 'reported once');
+  const e = undecodable[0]!;
+  t.type(e, UndecodableMessageError);
+  t.match(e, { name: 'UndecodableMessageError', topic, brokerName: 'broker-a', queueId: 0, queueOffset: 2, recordIntact: true, reason: /ZLIB/ });
+  t.type(e.physOffset, 'number');
+  t.match(e.message, new RegExp(`^skipped the undecodable message at ${topic} broker-a/0@2 \\(commit-log offset \\d+\\): ZLIB`));
+  t.equal(consumer.stats().pullErrors, 0, 'not a pull failure retried every second');
+  await consumer.shutdown();
+  const rows = await brokerOffsets(broker.namesrv, topic, group);
+  t.equal(rows[0]!.committed, 5, 'the committed offset passes the skipped message');
+});
+
+t.test('a queue whose only new message is poison commits past it', async (t) => {
+  const broker = await withBroker({ queues: 1 });
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  await sendRaw(broker.broker, topic, 0, Buffer.from('garbage'), COMPRESSED_ZLIB);
+  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, subscriptions: { [topic]: '*' }, consumeFromWhere: 'first' });
+  const undecodable: UndecodableMessageError[] = [];
+  consumer.on('undecodable', (e) => undecodable.push(e));
+  await consumer.start(() => 'CONSUME_SUCCESS');
+  await until(() => undecodable.length > 0, 'the undecodable event');
+  await consumer.shutdown();
+  t.equal(undecodable.length, 1);
+  const rows = await brokerOffsets(broker.namesrv, topic, group);
+  t.equal(rows[0]!.committed, 1, 'committed past the skipped message');
+});
