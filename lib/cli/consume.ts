@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { MQClientInstance } from '../client/index.js';
-import { PushConsumer, type MessageExt, type PushConsumerOptions } from '../consumer/index.js';
+import { PushConsumer, type ConsumerBrokerError, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
@@ -46,7 +46,96 @@ options:
   --idle-exit SECONDS  stop when no message arrived for this long
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
+
+A broker that refuses connections, does not answer or answers garbage is reported on stderr, one
+line naming it, at once and then again after 2, 4, 8 … (at most 60) seconds while it keeps failing.
+A stored message that cannot be decoded (say, flagged compressed with a body that does not inflate,
+or damaged on disk) is skipped, and one line on stderr says which (queue, offset, reason); the
+consumer goes on with the messages after it.
+
+exit status: 0 when stopped as asked; 1 when a broker that failed was never reached, or when a
+message was skipped as undecodable; 2 for bad usage.
 `;
+
+/** Back-off of the repeated "broker X fails" line: first at once, then after 2 s, 4 s, … 60 s. */
+const REPORT_FIRST_BACKOFF_MS = 2000;
+const REPORT_MAX_BACKOFF_MS = 60_000;
+
+/** What the command saw of one broker, for its stderr lines and its exit status. */
+interface BrokerReport {
+  reached: boolean;
+  failing: boolean;
+  lastError: ConsumerBrokerError | null;
+  /** Failures not printed since the last line. */
+  unreported: number;
+  nextReportAt: number;
+  backoffMs: number;
+}
+
+/**
+ * The consumer's broker and undecodable events as stderr lines: one line per undecodable message;
+ * per failing broker one line at once, then again with back-off (naming how many failures came in
+ * between), and a line when it answers again. Exported for tests.
+ */
+export class ConsumeReporter {
+  readonly brokers = new Map<string, BrokerReport>();
+  skipped = 0;
+  constructor(
+    private readonly err: NodeJS.WritableStream,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private report(brokerName: string): BrokerReport {
+    let r = this.brokers.get(brokerName);
+    if (!r) {
+      r = { reached: false, failing: false, lastError: null, unreported: 0, nextReportAt: 0, backoffMs: REPORT_FIRST_BACKOFF_MS };
+      this.brokers.set(brokerName, r);
+    }
+    return r;
+  }
+
+  undecodable(e: UndecodableMessageError): void {
+    this.skipped++;
+    this.err.write(`rocketwire consume: ${e.message}\n`);
+  }
+
+  brokerError(e: ConsumerBrokerError): void {
+    const r = this.report(e.brokerName);
+    r.failing = true;
+    r.lastError = e;
+    const now = this.now();
+    if (now < r.nextReportAt) {
+      r.unreported++;
+      return;
+    }
+    const more = r.unreported > 0 ? ` (${r.unreported} more failure${r.unreported === 1 ? '' : 's'} since the last report)` : '';
+    this.err.write(`rocketwire consume: ${e.message}${more}\n`);
+    r.unreported = 0;
+    r.nextReportAt = now + r.backoffMs;
+    r.backoffMs = Math.min(REPORT_MAX_BACKOFF_MS, r.backoffMs * 2);
+  }
+
+  brokerReachable(brokerName: string, addr: string): void {
+    const r = this.report(brokerName);
+    r.reached = true;
+    if (r.failing) this.err.write(`rocketwire consume: broker ${brokerName} (${addr}) answers again\n`);
+    r.failing = false;
+    r.unreported = 0;
+    r.nextReportAt = 0;
+    r.backoffMs = REPORT_FIRST_BACKOFF_MS;
+  }
+
+  /** Lines for the brokers that failed and were never reached; empty when there are none. */
+  neverReached(): string[] {
+    const out: string[] = [];
+    for (const [name, r] of this.brokers) {
+      if (r.reached || !r.lastError) continue;
+      const cause = r.lastError.cause instanceof Error ? r.lastError.cause.message.split('\n')[0] : r.lastError.message;
+      out.push(`stopped without reaching broker ${name}${r.lastError.addr ? ` (${r.lastError.addr})` : ''}: ${cause}`);
+    }
+    return out;
+  }
+}
 
 /** One message as a JSON line. */
 export function messageToJson(m: MessageExt): string {
@@ -80,8 +169,8 @@ function messageToText(m: MessageExt): string {
 function parseFrom(v: string | undefined): Pick<PushConsumerOptions, 'consumeFromWhere' | 'consumeTimestampMs'> {
   if (v === undefined || v === 'last') return { consumeFromWhere: 'last' };
   if (v === 'first') return { consumeFromWhere: 'first' };
-  const m = /^timestamp:(\d+)$/.exec(v);
-  if (m) return { consumeFromWhere: 'timestamp', consumeTimestampMs: Number(m[1]) };
+  const m = /^timestamp:(.*)$/.exec(v);
+  if (m) return { consumeFromWhere: 'timestamp', consumeTimestampMs: intOption('from timestamp:MS', m[1], 0, 0) };
   throw new UsageError(`--from must be first, last or timestamp:MS, got "${v}"`);
 }
 
@@ -155,6 +244,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return status;
   };
 
+  const reporter = new ConsumeReporter(io.stderr);
+  consumer.on('undecodable', (e) => reporter.undecodable(e));
+  consumer.on('brokerError', (e) => reporter.brokerError(e));
+  consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr));
+
   const onSignal = (): void => finish();
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -180,7 +274,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     await consumer.shutdown();
     clearTimeout(force);
   }
-  return 0;
+  const unreached = reporter.neverReached();
+  for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
+  if (reporter.skipped > 0) {
+    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} skipped\n`);
+  }
+  return unreached.length > 0 || reporter.skipped > 0 ? 1 : 0;
 }
 
 export const command: CliCommand = {

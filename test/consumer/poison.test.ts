@@ -1,43 +1,10 @@
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
 import { PushConsumer, UndecodableMessageError, type MessageExt } from '../../lib/consumer/index.js';
-import { RemotingClient } from '../../lib/remoting/index.js';
-import {
-  createRequest,
-  decodeMessagesSkipping,
-  encodeStoredMessage,
-  MessageSysFlag,
-  RequestCode,
-  SendMessageRequestHeader,
-} from '../../protocol/index.js';
+import { decodeMessagesSkipping, encodeStoredMessage } from '../../protocol/index.js';
+import { COMPRESSED_ZLIB, sendRaw } from '../cli/raw-send.js';
 import { brokerOffsets, produce, uniqueName, until, withBroker } from './helpers.js';
 
-/**
- * Stores one message the way a careless (or hostile) producer can: SEND_MESSAGE with the sysFlag
- * given and the body as is. The broker stores it without looking at the body, as Java's does.
- */
-async function sendRaw(brokerAddr: string, topic: string, queueId: number, body: Buffer, sysFlag: number, tags?: string): Promise<void> {
-  const client = new RemotingClient();
-  try {
-    const extFields = SendMessageRequestHeader.encode({
-      producerGroup: 'poison_pg',
-      topic,
-      defaultTopic: 'TBW102',
-      defaultTopicQueueNums: 4,
-      queueId,
-      sysFlag,
-      bornTimestamp: Date.now(),
-      flag: 0,
-      properties: tags ? `TAGS\u0001${tags}\u0002` : '',
-    });
-    const res = await client.invoke(brokerAddr, createRequest(RequestCode.SEND_MESSAGE, { extFields, body }), { timeoutMs: 3000 });
-    if (res.code !== 0) throw new Error(`send failed: ${res.code} ${res.remark}`);
-  } finally {
-    await client.close();
-  }
-}
-
-const COMPRESSED_ZLIB = MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
 
 t.test('decodeMessagesSkipping keeps the records around an undecodable one', async (t) => {
   const rec = (offset: number, body: Buffer, sysFlag = 0): Buffer =>
