@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { MQClientInstance } from '../client/index.js';
-import { PushConsumer, type ConsumerBrokerError, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
+import { PushConsumer, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
@@ -53,8 +53,8 @@ A stored message that cannot be decoded (say, flagged compressed with a body tha
 or damaged on disk) is skipped, and one line on stderr says which (queue, offset, reason); the
 consumer goes on with the messages after it.
 
-exit status: 0 when stopped as asked; 1 when a broker that failed was never reached, or when a
-message was skipped as undecodable; 2 for bad usage.
+exit status: 0 when stopped as asked; 1 when a broker is failing and no pull ever reached it, or
+when a message was skipped as undecodable; 2 for bad usage.
 `;
 
 /** Back-off of the repeated "broker X fails" line: first at once, then after 2 s, 4 s, … 60 s. */
@@ -63,7 +63,8 @@ const REPORT_MAX_BACKOFF_MS = 60_000;
 
 /** What the command saw of one broker, for its stderr lines and its exit status. */
 interface BrokerReport {
-  reached: boolean;
+  /** A pull of ours was answered by it. */
+  pulled: boolean;
   failing: boolean;
   lastError: ConsumerBrokerError | null;
   /** Failures not printed since the last line. */
@@ -88,7 +89,7 @@ export class ConsumeReporter {
   private report(brokerName: string): BrokerReport {
     let r = this.brokers.get(brokerName);
     if (!r) {
-      r = { reached: false, failing: false, lastError: null, unreported: 0, nextReportAt: 0, backoffMs: REPORT_FIRST_BACKOFF_MS };
+      r = { pulled: false, failing: false, lastError: null, unreported: 0, nextReportAt: 0, backoffMs: REPORT_FIRST_BACKOFF_MS };
       this.brokers.set(brokerName, r);
     }
     return r;
@@ -115,9 +116,9 @@ export class ConsumeReporter {
     r.backoffMs = Math.min(REPORT_MAX_BACKOFF_MS, r.backoffMs * 2);
   }
 
-  brokerReachable(brokerName: string, addr: string): void {
+  brokerReachable(brokerName: string, addr: string, request: ConsumerBrokerRequest): void {
     const r = this.report(brokerName);
-    r.reached = true;
+    if (request === 'PULL_MESSAGE') r.pulled = true;
     if (r.failing) this.err.write(`rocketwire consume: broker ${brokerName} (${addr}) answers again\n`);
     r.failing = false;
     r.unreported = 0;
@@ -125,11 +126,14 @@ export class ConsumeReporter {
     r.backoffMs = REPORT_FIRST_BACKOFF_MS;
   }
 
-  /** Lines for the brokers that failed and were never reached; empty when there are none. */
+  /**
+   * Lines for the brokers that are failing now and never answered a pull: those the command
+   * stopped without having reached. Empty when there are none.
+   */
   neverReached(): string[] {
     const out: string[] = [];
     for (const [name, r] of this.brokers) {
-      if (r.reached || !r.lastError) continue;
+      if (r.pulled || !r.failing || !r.lastError) continue;
       const cause = r.lastError.cause instanceof Error ? r.lastError.cause.message.split('\n')[0] : r.lastError.message;
       out.push(`stopped without reaching broker ${name}${r.lastError.addr ? ` (${r.lastError.addr})` : ''}: ${cause}`);
     }
@@ -247,7 +251,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const reporter = new ConsumeReporter(io.stderr);
   consumer.on('undecodable', (e) => reporter.undecodable(e));
   consumer.on('brokerError', (e) => reporter.brokerError(e));
-  consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr));
+  consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr, b.request));
 
   const onSignal = (): void => finish();
   process.on('SIGTERM', onSignal);

@@ -99,7 +99,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       config.pullTimeoutMs,
       impl.pullService.signal,
     );
-    impl.events.brokerAnswered(mq.brokerName, target.addr);
+    impl.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
     if (pq.dropped) return;
     onPullResult(impl, pr, sub, result);
   } catch (err) {

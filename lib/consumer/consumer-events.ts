@@ -88,6 +88,8 @@ export class ConsumerBrokerError extends RocketwireError {
 export interface BrokerReachable {
   brokerName: string;
   addr: string;
+  /** The request that was answered. */
+  request: ConsumerBrokerRequest;
   /** True when it answered after failures reported as `'brokerError'`. */
   recovered: boolean;
 }
@@ -97,7 +99,8 @@ export interface BrokerReachable {
  * consumer without listeners never throws from an emit.
  * - `undecodable`: a stored message was skipped because it cannot be decoded; once per record.
  * - `brokerError`: a request to a broker failed (every failure; the consumer retries by itself).
- * - `brokerReachable`: a broker answered for the first time, or again after `brokerError`s.
+ * - `brokerReachable`: a broker answered for the first time (and its first pull), or again after
+ *   `brokerError`s.
  */
 export interface PushConsumerEvents {
   undecodable: [error: UndecodableMessageError];
@@ -114,6 +117,8 @@ export class ConsumerEvents {
   private readonly reported = new Set<string>();
   /** brokerName → failing since the last answer. */
   private readonly health = new Map<string, boolean>();
+  /** Brokers that answered a pull. */
+  private readonly pulled = new Set<string>();
 
   on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): void {
     this.emitter.on(event, listener as (...args: unknown[]) => void);
@@ -136,10 +141,13 @@ export class ConsumerEvents {
     if (this.emitter.listenerCount('brokerError') > 0) this.emitter.emit('brokerError', new ConsumerBrokerError(brokerName, addr, request, cause));
   }
 
-  brokerAnswered(brokerName: string, addr: string): void {
+  /** A request was answered: `brokerReachable` when it is the broker's first answer (of this kind, for pulls) or the first since a failure. */
+  brokerAnswered(brokerName: string, addr: string, request: ConsumerBrokerRequest): void {
     const failing = this.health.get(brokerName);
-    if (failing === false) return;
+    const firstPull = request === 'PULL_MESSAGE' && !this.pulled.has(brokerName);
+    if (failing === false && !firstPull) return;
     this.health.set(brokerName, false);
-    this.emitter.emit('brokerReachable', { brokerName, addr, recovered: failing === true });
+    if (request === 'PULL_MESSAGE') this.pulled.add(brokerName);
+    this.emitter.emit('brokerReachable', { brokerName, addr, request, recovered: failing === true });
   }
 }

@@ -361,7 +361,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (!addr) return null;
     try {
       const ids = await instance.getConsumerIdList(addr, this.config.consumerGroup);
-      this.events.brokerAnswered(b.brokerName, addr);
+      this.events.brokerAnswered(b.brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP');
       return ids;
     } catch (err) {
       log('GET_CONSUMER_LIST_BY_GROUP at %s failed: %s', addr, (err as Error).message);
@@ -401,7 +401,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     try {
       addr = await this.masterAddressOrRefresh(mq);
       const offset = await this.instance!.queryConsumerOffset(addr, this.config.consumerGroup, mq, OFFSET_API_TIMEOUT_MS);
-      this.events.brokerAnswered(mq.brokerName, addr);
+      this.events.brokerAnswered(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET');
       return offset;
     } catch (err) {
       this.events.brokerFailed(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET', err);

@@ -5,7 +5,8 @@ import { main } from '../../lib/cli/main.js';
 import { ConsumeReporter } from '../../lib/cli/consume.js';
 import { ConsumerBrokerError } from '../../lib/consumer/index.js';
 import { RemotingConnectError } from '../../lib/remoting/index.js';
-import { refusedAddress, routeJson, startFakeNameServer } from '../client/fake-cluster.js';
+import { createResponse, RequestCode, ResponseCode } from '../../protocol/index.js';
+import { refusedAddress, routeJson, startFakeNameServer, startFakeNode } from '../client/fake-cluster.js';
 import { produce, uniqueName, withBroker } from '../consumer/helpers.js';
 import { COMPRESSED_ZLIB, sendRaw } from './raw-send.js';
 
@@ -83,6 +84,25 @@ t.test('a broker that never answers: named on stderr, exit 1 at --idle-exit', as
   t.match(r.stderr, /timed out/);
 });
 
+t.test('a broker that answers everything but refuses every pull: named on stderr, exit 1 at --idle-exit', async (t) => {
+  const broker = await startFakeNode();
+  t.teardown(() => broker.close());
+  let clientId = '';
+  broker.on(RequestCode.HEART_BEAT, (req) => {
+    clientId = (JSON.parse(req.body!.toString()) as { clientID: string }).clientID;
+    return createResponse(req, ResponseCode.SUCCESS);
+  });
+  broker.on(RequestCode.UNREGISTER_CLIENT, (req) => createResponse(req, ResponseCode.SUCCESS));
+  broker.on(RequestCode.GET_CONSUMER_LIST_BY_GROUP, (req) => createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(JSON.stringify({ consumerIdList: [clientId] })) }));
+  broker.on(RequestCode.QUERY_CONSUMER_OFFSET, (req) => createResponse(req, ResponseCode.QUERY_NOT_FOUND));
+  broker.on(RequestCode.GET_MAX_OFFSET, (req) => createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: '0' } }));
+  broker.on(RequestCode.PULL_MESSAGE, (req) => createResponse(req, ResponseCode.NO_PERMISSION, { remark: 'the broker pulling message is forbidden' }));
+  const r = await consume(['--namesrv', await routeTo(t, 'T', broker.addr), '--topic', 'T', '--group', 'cg', '--idle-exit', '1']);
+  checkUnreached(t, r, broker.addr);
+  t.match(r.stderr, /PULL_MESSAGE to broker broker-a .*forbidden/);
+  t.ok(broker.requestsOf(RequestCode.PULL_MESSAGE).length > 0, 'it did pull');
+});
+
 t.test('a reachable broker with nothing to consume still exits 0 at --idle-exit', async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
@@ -107,7 +127,7 @@ t.test('the broker line repeats with back-off, counting the failures in between'
   fail(); // within the next 4 s: kept back
   now = 6000;
   fail(); // 4 s after the second line: the third
-  rep.brokerReachable('broker-a', '10.0.0.1:10911');
+  rep.brokerReachable('broker-a', '10.0.0.1:10911', 'GET_CONSUMER_LIST_BY_GROUP');
   now = 6001;
   fail(); // failing again after an answer: reported at once
   const lines = text.trimEnd().split('\n');
@@ -117,7 +137,11 @@ t.test('the broker line repeats with back-off, counting the failures in between'
   t.match(lines[2], /\(1 more failure since the last report\)$/);
   t.equal(lines[3], 'rocketwire consume: broker broker-a (10.0.0.1:10911) answers again');
   t.notMatch(lines[4], /more failure/);
-  t.same(rep.neverReached(), [], 'it was reached');
+  t.equal(rep.neverReached().length, 1, 'failing now, and no pull of ours ever reached it');
+  rep.brokerReachable('broker-a', '10.0.0.1:10911', 'PULL_MESSAGE');
+  t.same(rep.neverReached(), [], 'a pull reached it');
+  fail();
+  t.same(rep.neverReached(), [], 'failing again after a pull reached it: still reached');
 });
 
 t.test('consume skips a poison message, says so on stderr and exits 1', async (t) => {
