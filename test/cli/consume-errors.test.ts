@@ -6,7 +6,8 @@ import { ConsumeReporter } from '../../lib/cli/consume.js';
 import { ConsumerBrokerError } from '../../lib/consumer/index.js';
 import { RemotingConnectError } from '../../lib/remoting/index.js';
 import { createResponse, RequestCode, ResponseCode } from '../../protocol/index.js';
-import { refusedAddress, routeJson, startFakeNameServer, startFakeNode } from '../client/fake-cluster.js';
+import { refusedAddress, routeJson, startFakeNameServer } from '../client/fake-cluster.js';
+import { fakeConsumerBroker } from './fake-consumer-broker.js';
 import { produce, uniqueName, withBroker } from '../consumer/helpers.js';
 import { COMPRESSED_ZLIB, sendRaw } from './raw-send.js';
 
@@ -85,18 +86,8 @@ t.test('a broker that never answers: named on stderr, exit 1 at --idle-exit', as
 });
 
 t.test('a broker that answers everything but refuses every pull: named on stderr, exit 1 at --idle-exit', async (t) => {
-  const broker = await startFakeNode();
+  const broker = await fakeConsumerBroker((req) => createResponse(req, ResponseCode.NO_PERMISSION, { remark: 'the broker pulling message is forbidden' }));
   t.teardown(() => broker.close());
-  let clientId = '';
-  broker.on(RequestCode.HEART_BEAT, (req) => {
-    clientId = (JSON.parse(req.body!.toString()) as { clientID: string }).clientID;
-    return createResponse(req, ResponseCode.SUCCESS);
-  });
-  broker.on(RequestCode.UNREGISTER_CLIENT, (req) => createResponse(req, ResponseCode.SUCCESS));
-  broker.on(RequestCode.GET_CONSUMER_LIST_BY_GROUP, (req) => createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(JSON.stringify({ consumerIdList: [clientId] })) }));
-  broker.on(RequestCode.QUERY_CONSUMER_OFFSET, (req) => createResponse(req, ResponseCode.QUERY_NOT_FOUND));
-  broker.on(RequestCode.GET_MAX_OFFSET, (req) => createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: '0' } }));
-  broker.on(RequestCode.PULL_MESSAGE, (req) => createResponse(req, ResponseCode.NO_PERMISSION, { remark: 'the broker pulling message is forbidden' }));
   const r = await consume(['--namesrv', await routeTo(t, 'T', broker.addr), '--topic', 'T', '--group', 'cg', '--idle-exit', '1']);
   checkUnreached(t, r, broker.addr);
   t.match(r.stderr, /PULL_MESSAGE to broker broker-a .*forbidden/);

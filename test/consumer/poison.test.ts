@@ -1,19 +1,21 @@
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
 import { PushConsumer, UndecodableMessageError, type MessageExt } from '../../lib/consumer/index.js';
-import { decodeMessagesSkipping, encodeStoredMessage } from '../../protocol/index.js';
+import { createResponse, decodeMessagesSkipping, encodeStoredMessage, PullMessageResponseHeader, ResponseCode } from '../../protocol/index.js';
+import { routeJson, startFakeNameServer } from '../client/fake-cluster.js';
+import { fakeConsumerBroker } from '../cli/fake-consumer-broker.js';
 import { COMPRESSED_ZLIB, sendRaw } from '../cli/raw-send.js';
 import { brokerOffsets, produce, uniqueName, until, withBroker } from './helpers.js';
 
 
-t.test('decodeMessagesSkipping keeps the records around an undecodable one', async (t) => {
-  const rec = (offset: number, body: Buffer, sysFlag = 0): Buffer =>
-    encodeStoredMessage({
-      topic: 'T', queueId: 1, queueOffset: offset, commitLogOffset: 1000 + offset * 200, sysFlag, body, properties: { UNIQ_KEY: `U${offset}` },
-      bornTimestamp: 1, bornHost: '10.0.0.1:5000', storeTimestamp: 2, storeHost: '10.0.0.2:10911',
-    });
-  const good = (o: number): Buffer => rec(o, Buffer.from(`m${o}`));
+const rec = (offset: number, body: Buffer, sysFlag = 0, queueId = 1): Buffer =>
+  encodeStoredMessage({
+    topic: 'T', queueId, queueOffset: offset, commitLogOffset: 1000 + offset * 200, sysFlag, body, properties: { UNIQ_KEY: `U${offset}` },
+    bornTimestamp: 1, bornHost: '10.0.0.1:5000', storeTimestamp: 2, storeHost: '10.0.0.2:10911',
+  });
+const good = (o: number, queueId = 1): Buffer => rec(o, Buffer.from(`m${o}`), 0, queueId);
 
+t.test('decodeMessagesSkipping keeps the records around an undecodable one', async (t) => {
   // A COMPRESSED record whose body is not zlib: its frame is intact, its offsets are its own.
   const poison = rec(2, Buffer.from('not zlib at all'), COMPRESSED_ZLIB);
   const r1 = decodeMessagesSkipping(Buffer.concat([good(0), good(1), poison, good(3), rec(4, deflateSync('z'), COMPRESSED_ZLIB)]));
@@ -87,4 +89,43 @@ t.test('a queue whose only new message is poison commits past it', async (t) => 
   t.equal(undecodable.length, 1);
   const rows = await brokerOffsets(broker.namesrv, topic, group);
   t.equal(rows[0]!.committed, 1, 'committed past the skipped message');
+});
+
+t.test('damaged bytes in the middle of a pull body: the messages around them are consumed, one event, committed past', async (t) => {
+  const body = Buffer.concat([good(0, 0), good(1, 0), good(2, 0), good(3, 0)]);
+  const third = good(0, 0).length * 2;
+  body.fill(0xee, third, third + 40); // the head of the record at queue offset 2
+  const broker = await fakeConsumerBroker((req) => {
+    const from = Number(req.extFields!.queueOffset);
+    if (from === 0) {
+      return createResponse(req, ResponseCode.SUCCESS, {
+        extFields: PullMessageResponseHeader.encode({ suggestWhichBrokerId: 0, nextBeginOffset: 4, minOffset: 0, maxOffset: 4 }),
+        body,
+      });
+    }
+    return createResponse(req, ResponseCode.PULL_NOT_FOUND, {
+      extFields: PullMessageResponseHeader.encode({ suggestWhichBrokerId: 0, nextBeginOffset: from, minOffset: 0, maxOffset: 4 }),
+    });
+  });
+  const ns = await startFakeNameServer(new Map([['T', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr }, queues: 1 }])]]));
+  t.teardown(async () => {
+    await ns.close();
+    await broker.close();
+  });
+  const consumer = new PushConsumer({ consumerGroup: 'cg', namesrvAddr: ns.addr, subscriptions: { T: '*' }, consumeFromWhere: 'first' });
+  const undecodable: UndecodableMessageError[] = [];
+  consumer.on('undecodable', (e) => undecodable.push(e));
+  const got: number[] = [];
+  await consumer.start((msgs) => {
+    got.push(...msgs.map((m) => m.queueOffset));
+    return 'CONSUME_SUCCESS';
+  });
+  await until(() => got.length >= 3, 'the three intact messages');
+  await consumer.shutdown();
+  t.same(got.sort(), [0, 1, 3]);
+  t.equal(undecodable.length, 1);
+  t.match(undecodable[0], { topic: 'T', brokerName: 'broker-a', queueId: 0, queueOffset: 2, recordIntact: false, physOffset: undefined, bytes: good(2, 0).length });
+  t.match(undecodable[0]!.message, /^skipped \d+ damaged bytes of T broker-a\/0 from queue offset 2 on: stored message: /);
+  await until(() => broker.committed.get(0) === 4, 'the offset commit past the damaged record');
+  t.equal(broker.committed.get(0), 4, 'the committed offset passes the damaged record');
 });
