@@ -10,10 +10,10 @@ import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOp
  * garbled name server ends the command with one line instead of a consumer retrying forever.
  * A topic that does not exist yet is fine: the consumer picks it up once it is created.
  */
-async function checkNameServer(namesrv: string, topic: string): Promise<void> {
+async function checkNameServer(namesrv: string, topic: string, timeoutMs: number): Promise<void> {
   let instance: MQClientInstance;
   try {
-    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}` });
+    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}`, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000) });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -44,6 +44,8 @@ options:
   --orderly            orderly consumption (one call at a time per queue, broker locks)
   --limit N            stop after N messages
   --idle-exit SECONDS  stop when no message arrived for this long
+  --timeout MS         timeout of the requests other than the long poll: name server, heartbeats, the
+                       group's consumer list, offsets, the unregistration at exit (default 3000)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
 
@@ -189,6 +191,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     orderly: { type: 'boolean' },
     limit: { type: 'string' },
     'idle-exit': { type: 'string' },
+    timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
@@ -197,6 +200,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const group = requiredOption(values, 'group');
   const limit = intOption('limit', str('limit'), 0, 1);
   const idleExitS = intOption('idle-exit', str('idle-exit'), 0, 1, 86_400 * 365);
+  const timeoutMs = intOption('timeout', str('timeout'), 3000, 1, 3_600_000);
   const json = values.json === true;
   const orderly = values.orderly === true;
 
@@ -208,6 +212,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       subscriptions: { [topic]: str('expr') ?? '*' },
       messageModel: values.broadcast === true ? 'BROADCASTING' : 'CLUSTERING',
       orderly,
+      mqClientApiTimeoutMs: timeoutMs,
       ...parseFrom(str('from')),
     });
   } catch (err) {
@@ -258,7 +263,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   process.on('SIGINT', onSignal);
   let idleTimer: NodeJS.Timeout | undefined;
   try {
-    await checkNameServer(namesrv, topic);
+    await checkNameServer(namesrv, topic, timeoutMs);
     await consumer.start(handle as never);
     // This timer also keeps the process alive while the consumer only has unref'd timers (say, a
     // broker that went away and is being retried): a consumer runs until it is told to stop.

@@ -80,9 +80,10 @@ t.test('a broker that answers garbage: named on stderr, exit 1 at --idle-exit', 
 
 t.test('a broker that never answers: named on stderr, exit 1 at --idle-exit', async (t) => {
   const addr = await rawServer(t, () => undefined);
-  const r = await consume(['--namesrv', await routeTo(t, 'T', addr), '--topic', 'T', '--group', 'cg', '--idle-exit', '1']);
+  const r = await consume(['--namesrv', await routeTo(t, 'T', addr), '--topic', 'T', '--group', 'cg', '--idle-exit', '1', '--timeout', '300']);
   checkUnreached(t, r, addr);
-  t.match(r.stderr, /timed out/);
+  const timeouts = [...r.stderr.matchAll(/timed out after \d+ ms \(timeout (\d+) ms\)/g)].map((m) => Number(m[1]));
+  t.ok(timeouts.length > 0 && timeouts.every((ms) => ms <= 300), `--timeout 300 is what the requests waited: ${timeouts.join(', ')}`);
 });
 
 t.test('a broker that answers everything but refuses every pull: named on stderr, exit 1 at --idle-exit', async (t) => {
