@@ -237,8 +237,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         resolve();
       }),
     ));
+  // The reader went away (consume … | head): stop as if --limit was reached, quietly. Without a
+  // listener the EPIPE was an uncaught 'error' event: a stack trace, and no clean shutdown.
+  let outputClosed = false;
+  const onOutputError = (): void => {
+    outputClosed = true;
+    finish();
+  };
+  out.on('error', onOutputError);
   const handle = (msgs: MessageExt[]): unknown => {
-    if (limit > 0 && printed >= limit) return never;
+    if (outputClosed || (limit > 0 && printed >= limit)) return never;
     lastMessageAt = Date.now();
     let ok = true;
     for (const m of msgs) {

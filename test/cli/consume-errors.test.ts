@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
 import { main } from '../../lib/cli/main.js';
@@ -157,4 +159,27 @@ t.test('--from timestamp:MS names its range', async (t) => {
   const r = await consume(['--namesrv', '127.0.0.1:1', '--topic', 'T', '--group', 'g', '--from', 'timestamp:-5']);
   t.equal(r.code, 2);
   t.match(r.stderr, /^rocketwire consume: --from timestamp:MS must be an integer of at least 0, got -5\n$/);
+});
+
+t.test('consume | head: the reader going away ends the command quietly (no EPIPE stack trace), exit 0', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  await produce(broker.namesrv, topic, 2000, () => ({ body: 'x'.repeat(200) }));
+  const bin = fileURLToPath(new URL('../../../bin/rocketwire.js', import.meta.url));
+  const child = spawn(process.execPath, [bin, 'consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('cg'), '--from', 'first'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DEBUG: '' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  // Read the first chunk, then close our end of the pipe, as head does after its lines.
+  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  child.stdout.destroy();
+  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await exited;
+  clearTimeout(killer);
+  t.equal(stderr, '', 'nothing on stderr');
+  t.equal(code, 0);
 });

@@ -57,3 +57,21 @@ t.test('a string flag whose value starts with a dash still gets parseArgs advice
   t.match(r.stderr, /--body/);
   t.match(r.stderr, /--body=-XYZ|ambiguous/);
 });
+
+t.test('a closed stdout (EPIPE) is not a crash: the command ends with its own status', async (t) => {
+  const { Writable } = await import('node:stream');
+  const broken = (): InstanceType<typeof Writable> =>
+    new Writable({
+      write(_chunk, _enc, cb) {
+        cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+  for (const args of [['--version'], ['help'], ['produce', '--help']]) {
+    const out = broken();
+    const code = await main(args, { stdin: new PassThrough(), stdout: out, stderr: new PassThrough() });
+    // No listener of ours: an unhandled 'error' event would fail this test as an uncaught exception.
+    while (!out.errored) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    t.equal(code, args[0] === 'help' || args[0] === '--version' || args[1] === '--help' ? 0 : 1, args.join(' '));
+  }
+});
