@@ -50,9 +50,9 @@ function i32(b: Buffer, i: number): number {
 }
 
 /**
- * int64 at `i` as a number. Narrowing point: queue offsets, commit-log offsets and millisecond
- * timestamps stay far below 2^53 in any real store, so we read the two halves and refuse (with a
- * ProtocolError) values outside the safe range instead of allocating a BigInt per field.
+ * int64 at `i` as a number. Narrowing point: queue offsets and commit-log offsets stay far below
+ * 2^53 in any real store, so we read the two halves and refuse (with a ProtocolError) values
+ * outside the safe range instead of allocating a BigInt per field.
  */
 function i64(b: Buffer, i: number, base: number, field: string): number {
   const hi = i32(b, i);
@@ -60,6 +60,19 @@ function i64(b: Buffer, i: number, base: number, field: string): number {
     throw new ProtocolError(`stored message ${field} does not fit in 53 bits`, base + i);
   }
   return hi * TWO_32 + (i32(b, i + 4) >>> 0);
+}
+
+/**
+ * int64 at `i` that a producer or a broker may set to anything (born and store timestamps, the
+ * prepared-transaction offset: Java's broker stores a client's bornTimestamp as sent, and any Java
+ * client may send Long.MAX_VALUE). Narrowing point: beyond 2^53 it is read as the nearest double,
+ * so that such a message is still delivered; only the magnitude of an absurd timestamp survives.
+ * Queue and commit-log offsets are never read this way: a rounded offset would be committed.
+ */
+function i64Lenient(b: Buffer, i: number): number {
+  const hi = i32(b, i);
+  if (hi <= 0x1fffff && hi >= -0x200000) return hi * TWO_32 + (i32(b, i + 4) >>> 0);
+  return Number(b.readBigInt64BE(i));
 }
 
 // Buffer#utf8Slice is what toString('utf8', …) ends in, minus the encoding dispatch; it is not in
@@ -256,7 +269,7 @@ function decodeRecord(
   const queueOffset = i64(b, start + 20, base, 'queue offset');
   const commitLogOffset = i64(b, start + 28, base, 'commit-log offset');
   let sysFlag = i32(b, start + 36);
-  const bornTimestamp = i64(b, start + 40, base, 'born timestamp');
+  const bornTimestamp = i64Lenient(b, start + 40);
   let p = start + 48;
 
   const bornV6 = (sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0;
@@ -280,7 +293,7 @@ function decodeRecord(
     bornHost = formatSocketAddress(b, p, 16);
     p += 20;
   }
-  const storeTimestamp = i64(b, p, base, 'store timestamp');
+  const storeTimestamp = i64Lenient(b, p);
   p += 8;
   let storeHost: string;
   let storeHex: string;
@@ -303,7 +316,7 @@ function decodeRecord(
     p += 20;
   }
   const reconsumeTimes = i32(b, p);
-  const preparedTransactionOffset = i64(b, p + 4, base, 'prepared transaction offset');
+  const preparedTransactionOffset = i64Lenient(b, p + 4);
   p += 12;
 
   const bodyLength = i32(b, p);

@@ -42,6 +42,21 @@ t.test('decodeMessagesSkipping keeps the records around an undecodable one', asy
   t.match(r3.undecodable, [{ recordIntact: false, position: good(0).length, length: good(1).length }]);
 });
 
+t.test('int64 fields a producer sets are decoded whatever their value; an offset beyond 2^53 makes the record undecodable', async (t) => {
+  const huge = rec(0, Buffer.from('born in the far future'));
+  huge.writeBigInt64BE(0x7fffffffffffffffn, 40); // bornTimestamp: Java's broker stores what the producer sent
+  const r = decodeMessagesSkipping(Buffer.concat([huge, good(1)]));
+  t.equal(r.undecodable.length, 0, 'a Long.MAX_VALUE bornTimestamp is no reason to drop a message');
+  t.equal(r.messages[0]!.bornTimestamp, 9223372036854775807, 'read as the nearest double');
+  t.equal(r.messages[0]!.body.toString(), 'born in the far future');
+
+  const badOffset = good(2);
+  badOffset.writeBigInt64BE(2n ** 60n, 20); // queueOffset: a rounded one would be committed, so refused
+  const r2 = decodeMessagesSkipping(Buffer.concat([good(1), badOffset, good(3)]));
+  t.same(r2.messages.map((m) => m.queueOffset), [1, 3]);
+  t.match(r2.undecodable, [{ recordIntact: true, queueOffset: undefined, reason: /queue offset does not fit in 53 bits/ }]);
+});
+
 t.test('decodeMessagesSkipping under random damage: never throws, keeps every record before the damage and every intact one after it', async (t) => {
   const records = Array.from({ length: 12 }, (_, i) => good(i));
   const starts: number[] = [];
