@@ -60,7 +60,13 @@ export class UndecodableMessageError extends RocketwireError {
 }
 
 /** Requests whose failure the consumer reports with a ConsumerBrokerError. */
-export type ConsumerBrokerRequest = 'PULL_MESSAGE' | 'GET_CONSUMER_LIST_BY_GROUP' | 'QUERY_CONSUMER_OFFSET' | 'GET_MAX_OFFSET' | 'SEARCH_OFFSET_BY_TIMESTAMP';
+export type ConsumerBrokerRequest =
+  | 'PULL_MESSAGE'
+  | 'GET_CONSUMER_LIST_BY_GROUP'
+  | 'QUERY_CONSUMER_OFFSET'
+  | 'GET_MAX_OFFSET'
+  | 'SEARCH_OFFSET_BY_TIMESTAMP'
+  | 'LOCK_BATCH_MQ';
 
 /**
  * A request of the consumer to a broker failed: the broker refused the connection, did not answer

@@ -446,8 +446,16 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
 
   private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
     const addr = this.masterAddress(brokerName);
-    if (!addr) throw new BrokerAddressNotFoundError(brokerName);
-    return this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
+    try {
+      if (!addr) throw new BrokerAddressNotFoundError(brokerName);
+      const granted = await this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
+      this.events.brokerAnswered(brokerName, addr, 'LOCK_BATCH_MQ');
+      return granted;
+    } catch (err) {
+      // An orderly queue is not pulled until locked: without this a refused lock was silent.
+      this.events.brokerFailed(brokerName, addr, 'LOCK_BATCH_MQ', err);
+      throw err;
+    }
   }
 
   private async unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void> {

@@ -97,6 +97,17 @@ t.test('a broker that answers everything but refuses every pull: named on stderr
   t.ok(broker.requestsOf(RequestCode.PULL_MESSAGE).length > 0, 'it did pull');
 });
 
+t.test('--orderly against a broker that refuses the queue locks: named on stderr, exit 1 at --idle-exit', async (t) => {
+  const broker = await fakeConsumerBroker((req) => createResponse(req, ResponseCode.PULL_NOT_FOUND));
+  broker.on(RequestCode.LOCK_BATCH_MQ, (req) => createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'lock service unavailable' }));
+  broker.on(RequestCode.UNLOCK_BATCH_MQ, (req) => createResponse(req, ResponseCode.SUCCESS));
+  t.teardown(() => broker.close());
+  const r = await consume(['--namesrv', await routeTo(t, 'T', broker.addr), '--topic', 'T', '--group', 'cg', '--orderly', '--idle-exit', '1']);
+  checkUnreached(t, r, broker.addr);
+  t.match(r.stderr, /LOCK_BATCH_MQ to broker broker-a .*lock service unavailable/);
+  t.equal(broker.requestsOf(RequestCode.PULL_MESSAGE).length, 0, 'an unlocked orderly queue is not pulled');
+});
+
 t.test('a reachable broker with nothing to consume still exits 0 at --idle-exit', async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
