@@ -131,7 +131,12 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       let undecodable: UndecodableRecord[] = [];
       if (result.bodyBytes) ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes));
       else all = result.messages;
-      if (undecodable.length > 0) reportUndecodable(impl, pr, all, undecodable);
+      if (undecodable.length > 0) {
+        reportUndecodable(impl, pr, all, undecodable);
+        // Skipped records after the last decoded one: nothing consumed will ever carry the committed
+        // offset past them, so it moves to nextBeginOffset once everything before them is consumed.
+        if (undecodable[undecodable.length - 1]!.messagesBefore === all.length) skippedTail.set(pq, result.nextBeginOffset);
+      }
       pr.nextOffset = result.nextBeginOffset;
       let msgs = all;
       if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
@@ -185,6 +190,18 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   }
 }
 
+/** Offset past undecodable records that ended a pull, per queue, committed when its cache drains. */
+const skippedTail = new WeakMap<ProcessQueue, number>();
+
+/** The cache drained: commit past the undecodable records that ended the last pull, if any. */
+function commitSkippedTail(impl: PushConsumerImpl, pq: ProcessQueue): void {
+  const offset = skippedTail.get(pq);
+  if (offset === undefined || pq.msgCount > 0) return;
+  skippedTail.delete(pq);
+  const pr = pq.pullRequest;
+  if (!pq.dropped && pr !== null) impl.offsetStore.updateOffset(pr.messageQueue, offset, true);
+}
+
 /** One 'undecodable' event per skipped record, located by its own header or by its neighbours. */
 function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: MessageExt[], skipped: UndecodableRecord[]): void {
   const mq = pr.messageQueue;
@@ -208,6 +225,7 @@ function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: Mes
 
 /** ConsumeHost: a consume call removed messages; resume a pull parked by flow control once below the limits. */
 export function onConsumed(impl: PushConsumerImpl, pq: ProcessQueue): void {
+  commitSkippedTail(impl, pq);
   const pr = pq.pullRequest;
   // Cheap check first: only a parked pull is worth re-evaluating.
   if (pr !== null && pr.parkTimer !== null && !pq.dropped && flowControlReason(pq, impl.limits) === null) impl.pullService.resume(pr);

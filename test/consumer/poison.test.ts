@@ -151,6 +151,29 @@ t.test('a queue whose only new message is poison commits past it', async (t) => 
   t.equal(rows[0]!.committed, 1, 'committed past the skipped message');
 });
 
+t.test('a poison message that ends the pull: once the messages before it are consumed, the commit passes it too', async (t) => {
+  const broker = await withBroker({ queues: 1 });
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  await produce(broker.namesrv, topic, 2, (i) => ({ body: `good-${i}` }), { single: true });
+  await sendRaw(broker.broker, topic, 0, Buffer.from('garbage'), COMPRESSED_ZLIB);
+  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, subscriptions: { [topic]: '*' }, consumeFromWhere: 'first' });
+  const undecodable: UndecodableMessageError[] = [];
+  consumer.on('undecodable', (e) => undecodable.push(e));
+  let consumed = 0;
+  await consumer.start((msgs) => {
+    consumed += msgs.length;
+    return 'CONSUME_SUCCESS';
+  });
+  await until(() => consumed === 2 && undecodable.length === 1, 'the two good messages and the event');
+  // Shut down at once: the long poll that follows (15 s) has not come back, so nothing but the
+  // skipped tail can have moved the offset past the poison message.
+  await consumer.shutdown();
+  const rows = await brokerOffsets(broker.namesrv, topic, group);
+  t.equal(rows[0]!.committed, 3, 'committed past the poison message, not at it');
+});
+
 t.test('damaged bytes in the middle of a pull body: the messages around them are consumed, one event, committed past', async (t) => {
   const body = Buffer.concat([good(0, 0), good(1, 0), good(2, 0), good(3, 0)]);
   const third = good(0, 0).length * 2;
