@@ -145,6 +145,9 @@ export {
 } from './message-ext.js';
 export {
   decodeMessages,
+  decodeMessagesSkipping,
+  type SkippingDecodeResult,
+  type UndecodableRecord,
   countStoredRecords,
   decodeMessage,
   type DecodeMessagesOptions,

@@ -50,9 +50,9 @@ function i32(b: Buffer, i: number): number {
 }
 
 /**
- * int64 at `i` as a number. Narrowing point: queue offsets, commit-log offsets and millisecond
- * timestamps stay far below 2^53 in any real store, so we read the two halves and refuse (with a
- * ProtocolError) values outside the safe range instead of allocating a BigInt per field.
+ * int64 at `i` as a number. Narrowing point: queue offsets and commit-log offsets stay far below
+ * 2^53 in any real store, so we read the two halves and refuse (with a ProtocolError) values
+ * outside the safe range instead of allocating a BigInt per field.
  */
 function i64(b: Buffer, i: number, base: number, field: string): number {
   const hi = i32(b, i);
@@ -60,6 +60,19 @@ function i64(b: Buffer, i: number, base: number, field: string): number {
     throw new ProtocolError(`stored message ${field} does not fit in 53 bits`, base + i);
   }
   return hi * TWO_32 + (i32(b, i + 4) >>> 0);
+}
+
+/**
+ * int64 at `i` that a producer or a broker may set to anything (born and store timestamps, the
+ * prepared-transaction offset: Java's broker stores a client's bornTimestamp as sent, and any Java
+ * client may send Long.MAX_VALUE). Narrowing point: beyond 2^53 it is read as the nearest double,
+ * so that such a message is still delivered; only the magnitude of an absurd timestamp survives.
+ * Queue and commit-log offsets are never read this way: a rounded offset would be committed.
+ */
+function i64Lenient(b: Buffer, i: number): number {
+  const hi = i32(b, i);
+  if (hi <= 0x1fffff && hi >= -0x200000) return hi * TWO_32 + (i32(b, i + 4) >>> 0);
+  return Number(b.readBigInt64BE(i));
 }
 
 // Buffer#utf8Slice is what toString('utf8', …) ends in, minus the encoding dispatch; it is not in
@@ -94,6 +107,120 @@ export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): M
     p += m.storeSize;
   }
   return out;
+}
+
+/**
+ * A stretch of a pull body that decodeMessagesSkipping could not turn into a message: either one
+ * whole record whose frame (size and magic code) is intact but whose content is not (a COMPRESSED
+ * body that does not inflate, a length field that disagrees with the record size), or damaged
+ * bytes between two decodable records (or up to the end of the body).
+ */
+export interface UndecodableRecord {
+  /** Byte position of the stretch in the body (plus baseOffset). */
+  position: number;
+  /** Bytes skipped. */
+  length: number;
+  /**
+   * True when the stretch is one record whose size and magic code held, so that `queueId`,
+   * `queueOffset` and `commitLogOffset` are read from its own header; false for damaged bytes,
+   * whose record header cannot be trusted (the fields are then absent).
+   */
+  recordIntact: boolean;
+  queueId?: number;
+  queueOffset?: number;
+  commitLogOffset?: number;
+  /** Why it could not be decoded: the ProtocolError's message. */
+  reason: string;
+  /** How many messages of the result come before this stretch. */
+  messagesBefore: number;
+}
+
+export interface SkippingDecodeResult {
+  messages: MessageExt[];
+  undecodable: UndecodableRecord[];
+}
+
+/** The record at `p` has a sane size and a message magic code (it may still fail to decode). */
+function framedAt(b: Buffer, p: number, end: number): number {
+  if (end - p < MIN_RECORD) return -1;
+  const size = i32(b, p);
+  const magic = i32(b, p + 4);
+  if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) return -1;
+  if (size < MIN_RECORD || size > end - p) return -1;
+  return size;
+}
+
+/** A record at `p` that decodes and ends where the body ends or another framed record begins. */
+function resyncPoint(b: Buffer, p: number, end: number, options: DecodeMessagesOptions | undefined): boolean {
+  const size = framedAt(b, p, end);
+  if (size < 0) return false;
+  if (p + size !== end && framedAt(b, p + size, end) < 0) return false;
+  try {
+    decodeMessage(b.subarray(0, p + size), p, { ...options, baseOffset: 0 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * decodeMessages for a consumer: a record that cannot be decoded is skipped and listed instead of
+ * failing the whole body. Java's MessageDecoder.decodes stops at the first record it cannot decode
+ * and drops it and everything after it without a word, and the consumer moves on to the pull's
+ * nextBeginOffset; here every decodable record before it is kept, and so is every one after it
+ * when the framing lets us find the next record: an intact frame is stepped over by its size;
+ * damaged bytes are scanned for the next position holding a record that decodes and is followed
+ * by another record or the end of the body.
+ */
+export function decodeMessagesSkipping(body: Buffer, options?: DecodeMessagesOptions): SkippingDecodeResult {
+  const messages: MessageExt[] = [];
+  const undecodable: UndecodableRecord[] = [];
+  const decompress = options?.decompress ?? true;
+  const verifyCrc = options?.verifyCrc ?? false;
+  const base = options?.baseOffset ?? 0;
+  const cache = newHostCache();
+  const end = body.length;
+  let p = 0;
+  while (p < end) {
+    try {
+      const m = decodeRecord(body, p, end, decompress, verifyCrc, base, cache);
+      messages.push(m);
+      p += m.storeSize;
+      continue;
+    } catch (e) {
+      // Whatever went wrong inside one record (a ProtocolError, or anything a decompressor throws),
+      // it is that record's problem, not the pull's.
+      const reason = e instanceof Error ? e.message : String(e);
+      const size = framedAt(body, p, end);
+      // An intact frame: trust its size when the next record (or the end of the body) is there.
+      if (size > 0 && (p + size === end || framedAt(body, p + size, end) >= 0)) {
+        undecodable.push({
+          position: base + p,
+          length: size,
+          recordIntact: true,
+          queueId: i32(body, p + 12),
+          queueOffset: safeI64(body, p + 20),
+          commitLogOffset: safeI64(body, p + 28),
+          reason,
+          messagesBefore: messages.length,
+        });
+        p += size;
+        continue;
+      }
+      let q = p + 1;
+      while (q < end && !resyncPoint(body, q, end, options)) q++;
+      undecodable.push({ position: base + p, length: q - p, recordIntact: false, reason, messagesBefore: messages.length });
+      p = q;
+    }
+  }
+  return { messages, undecodable };
+}
+
+/** An int64 field as a number, or undefined when it does not fit in 53 bits. */
+function safeI64(b: Buffer, i: number): number | undefined {
+  const hi = i32(b, i);
+  if (hi > 0x1fffff || hi < -0x200000) return undefined;
+  return hi * TWO_32 + (i32(b, i + 4) >>> 0);
 }
 
 /**
@@ -142,7 +269,7 @@ function decodeRecord(
   const queueOffset = i64(b, start + 20, base, 'queue offset');
   const commitLogOffset = i64(b, start + 28, base, 'commit-log offset');
   let sysFlag = i32(b, start + 36);
-  const bornTimestamp = i64(b, start + 40, base, 'born timestamp');
+  const bornTimestamp = i64Lenient(b, start + 40);
   let p = start + 48;
 
   const bornV6 = (sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0;
@@ -166,7 +293,7 @@ function decodeRecord(
     bornHost = formatSocketAddress(b, p, 16);
     p += 20;
   }
-  const storeTimestamp = i64(b, p, base, 'store timestamp');
+  const storeTimestamp = i64Lenient(b, p);
   p += 8;
   let storeHost: string;
   let storeHex: string;
@@ -189,7 +316,7 @@ function decodeRecord(
     p += 20;
   }
   const reconsumeTimes = i32(b, p);
-  const preparedTransactionOffset = i64(b, p + 4, base, 'prepared transaction offset');
+  const preparedTransactionOffset = i64Lenient(b, p + 4);
   p += 12;
 
   const bodyLength = i32(b, p);

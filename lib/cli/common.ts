@@ -40,6 +40,34 @@ export interface CliCommand {
   run(argv: string[], io: CliIO): Promise<number>;
 }
 
+/** A value that starts with a dash but is a number ("-1", "-5", "-0.5"), not an option. */
+const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
+
+/**
+ * `--count -1` as parseArgs would read `--count=-1`. parseArgs refuses a value that starts with a
+ * dash ("argument is ambiguous"), so a negative number never reached the option's range check and
+ * the user was not told what the valid range is. Only string options followed by something that
+ * reads as a negative number are joined; `--body -x` still gets parseArgs's advice to write `--body=-x`.
+ */
+function joinNegativeValues(argv: string[], options: OptionSpec): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (a.startsWith('--') && !a.includes('=') && options[a.slice(2)]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
 /** node:util parseArgs with strict checking, turning its errors into UsageError. */
 export function parseOptions(
   argv: string[],
@@ -47,14 +75,13 @@ export function parseOptions(
   allowPositionals = false,
 ): { values: OptionValues; positionals: string[] } {
   try {
-    const r = parseArgs({ args: argv, options, allowPositionals, strict: true });
+    const r = parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals, strict: true });
     return { values: r.values as OptionValues, positionals: r.positionals };
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
 }
 
-/** Parse an integer option value with a range, naming the option in the error. */
 /** The value of string option `name`, or undefined when it was not given. */
 export function stringOption(values: OptionValues, name: string): string | undefined {
   const v = values[name];
@@ -68,10 +95,20 @@ export function requiredOption(values: OptionValues, name: string): string {
   return v;
 }
 
+/** "an integer from 1 to 65535", or "an integer of at least 1" when there is no practical maximum. */
+function rangeText(min: number, max: number): string {
+  return max >= Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+}
+
+/**
+ * Parse an integer option value with a range, naming the option and the range in the error (the
+ * value is echoed as given: a number beyond 2^53 printed as a double would not be what was typed).
+ */
 export function intOption(name: string, value: string | undefined, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return def;
-  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be an integer, got "${value}"`);
-  const n = Number(value);
-  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
+  const text = value.trim();
+  if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`--${name} must be ${rangeText(min, max)}, got "${value}"`);
+  const n = Number(text);
+  if (n < min || n > max) throw new UsageError(`--${name} must be ${rangeText(min, max)}, got ${text}`);
   return n;
 }

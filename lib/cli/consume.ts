@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { MQClientInstance } from '../client/index.js';
-import { PushConsumer, type MessageExt, type PushConsumerOptions } from '../consumer/index.js';
+import { PushConsumer, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
@@ -10,10 +10,10 @@ import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOp
  * garbled name server ends the command with one line instead of a consumer retrying forever.
  * A topic that does not exist yet is fine: the consumer picks it up once it is created.
  */
-async function checkNameServer(namesrv: string, topic: string): Promise<void> {
+async function checkNameServer(namesrv: string, topic: string, timeoutMs: number): Promise<void> {
   let instance: MQClientInstance;
   try {
-    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}` });
+    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}`, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000) });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -44,9 +44,104 @@ options:
   --orderly            orderly consumption (one call at a time per queue, broker locks)
   --limit N            stop after N messages
   --idle-exit SECONDS  stop when no message arrived for this long
+  --timeout MS         timeout of the requests other than the long poll: name server, heartbeats, the
+                       group's consumer list, offsets, the unregistration at exit (default 3000)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
+
+A broker that refuses connections, does not answer or answers garbage is reported on stderr, one
+line naming it, at once and then again after 2, 4, 8 … (at most 60) seconds while it keeps failing.
+A stored message that cannot be decoded (say, flagged compressed with a body that does not inflate,
+or damaged on disk) is skipped, and one line on stderr says which (queue, offset, reason); the
+consumer goes on with the messages after it.
+
+exit status: 0 when stopped as asked; 1 when a broker is failing and no pull ever reached it, or
+when a message was skipped as undecodable; 2 for bad usage.
 `;
+
+/** Back-off of the repeated "broker X fails" line: first at once, then after 2 s, 4 s, … 60 s. */
+const REPORT_FIRST_BACKOFF_MS = 2000;
+const REPORT_MAX_BACKOFF_MS = 60_000;
+
+/** What the command saw of one broker, for its stderr lines and its exit status. */
+interface BrokerReport {
+  /** A pull of ours was answered by it. */
+  pulled: boolean;
+  failing: boolean;
+  lastError: ConsumerBrokerError | null;
+  /** Failures not printed since the last line. */
+  unreported: number;
+  nextReportAt: number;
+  backoffMs: number;
+}
+
+/**
+ * The consumer's broker and undecodable events as stderr lines: one line per undecodable message;
+ * per failing broker one line at once, then again with back-off (naming how many failures came in
+ * between), and a line when it answers again. Exported for tests.
+ */
+export class ConsumeReporter {
+  readonly brokers = new Map<string, BrokerReport>();
+  skipped = 0;
+  constructor(
+    private readonly err: NodeJS.WritableStream,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private report(brokerName: string): BrokerReport {
+    let r = this.brokers.get(brokerName);
+    if (!r) {
+      r = { pulled: false, failing: false, lastError: null, unreported: 0, nextReportAt: 0, backoffMs: REPORT_FIRST_BACKOFF_MS };
+      this.brokers.set(brokerName, r);
+    }
+    return r;
+  }
+
+  undecodable(e: UndecodableMessageError): void {
+    this.skipped++;
+    this.err.write(`rocketwire consume: ${e.message}\n`);
+  }
+
+  brokerError(e: ConsumerBrokerError): void {
+    const r = this.report(e.brokerName);
+    r.failing = true;
+    r.lastError = e;
+    const now = this.now();
+    if (now < r.nextReportAt) {
+      r.unreported++;
+      return;
+    }
+    const more = r.unreported > 0 ? ` (${r.unreported} more failure${r.unreported === 1 ? '' : 's'} since the last report)` : '';
+    this.err.write(`rocketwire consume: ${e.message}${more}\n`);
+    r.unreported = 0;
+    r.nextReportAt = now + r.backoffMs;
+    r.backoffMs = Math.min(REPORT_MAX_BACKOFF_MS, r.backoffMs * 2);
+  }
+
+  brokerReachable(brokerName: string, addr: string, request: ConsumerBrokerRequest): void {
+    const r = this.report(brokerName);
+    if (request === 'PULL_MESSAGE') r.pulled = true;
+    if (r.failing) this.err.write(`rocketwire consume: broker ${brokerName} (${addr}) answers again\n`);
+    r.failing = false;
+    r.unreported = 0;
+    r.nextReportAt = 0;
+    r.backoffMs = REPORT_FIRST_BACKOFF_MS;
+  }
+
+  /**
+   * Lines for the brokers that are failing now and never answered a pull: those the command
+   * stopped without having reached. Empty when there are none.
+   */
+  neverReached(): string[] {
+    const out: string[] = [];
+    for (const [name, r] of this.brokers) {
+      if (r.pulled || !r.failing || !r.lastError) continue;
+      const cause = r.lastError.cause instanceof Error ? r.lastError.cause.message.split('\n')[0] : r.lastError.message;
+      out.push(`stopped without reaching broker ${name}${r.lastError.addr ? ` (${r.lastError.addr})` : ''}: ${cause}`);
+    }
+    return out;
+  }
+}
 
 /** One message as a JSON line. */
 export function messageToJson(m: MessageExt): string {
@@ -80,8 +175,8 @@ function messageToText(m: MessageExt): string {
 function parseFrom(v: string | undefined): Pick<PushConsumerOptions, 'consumeFromWhere' | 'consumeTimestampMs'> {
   if (v === undefined || v === 'last') return { consumeFromWhere: 'last' };
   if (v === 'first') return { consumeFromWhere: 'first' };
-  const m = /^timestamp:(\d+)$/.exec(v);
-  if (m) return { consumeFromWhere: 'timestamp', consumeTimestampMs: Number(m[1]) };
+  const m = /^timestamp:(.*)$/.exec(v);
+  if (m) return { consumeFromWhere: 'timestamp', consumeTimestampMs: intOption('from timestamp:MS', m[1], 0, 0) };
   throw new UsageError(`--from must be first, last or timestamp:MS, got "${v}"`);
 }
 
@@ -96,6 +191,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     orderly: { type: 'boolean' },
     limit: { type: 'string' },
     'idle-exit': { type: 'string' },
+    timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
@@ -104,6 +200,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const group = requiredOption(values, 'group');
   const limit = intOption('limit', str('limit'), 0, 1);
   const idleExitS = intOption('idle-exit', str('idle-exit'), 0, 1, 86_400 * 365);
+  const timeoutMs = intOption('timeout', str('timeout'), 3000, 1, 3_600_000);
   const json = values.json === true;
   const orderly = values.orderly === true;
 
@@ -115,6 +212,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       subscriptions: { [topic]: str('expr') ?? '*' },
       messageModel: values.broadcast === true ? 'BROADCASTING' : 'CLUSTERING',
       orderly,
+      mqClientApiTimeoutMs: timeoutMs,
       ...parseFrom(str('from')),
     });
   } catch (err) {
@@ -139,8 +237,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         resolve();
       }),
     ));
+  // The reader went away (consume … | head): stop as if --limit was reached, quietly. Without a
+  // listener the EPIPE was an uncaught 'error' event: a stack trace, and no clean shutdown.
+  let outputClosed = false;
+  const onOutputError = (): void => {
+    outputClosed = true;
+    finish();
+  };
+  out.on('error', onOutputError);
   const handle = (msgs: MessageExt[]): unknown => {
-    if (limit > 0 && printed >= limit) return never;
+    if (outputClosed || (limit > 0 && printed >= limit)) return never;
     lastMessageAt = Date.now();
     let ok = true;
     for (const m of msgs) {
@@ -155,12 +261,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return status;
   };
 
+  const reporter = new ConsumeReporter(io.stderr);
+  consumer.on('undecodable', (e) => reporter.undecodable(e));
+  consumer.on('brokerError', (e) => reporter.brokerError(e));
+  consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr, b.request));
+
   const onSignal = (): void => finish();
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   let idleTimer: NodeJS.Timeout | undefined;
   try {
-    await checkNameServer(namesrv, topic);
+    await checkNameServer(namesrv, topic, timeoutMs);
     await consumer.start(handle as never);
     // This timer also keeps the process alive while the consumer only has unref'd timers (say, a
     // broker that went away and is being retried): a consumer runs until it is told to stop.
@@ -180,7 +291,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     await consumer.shutdown();
     clearTimeout(force);
   }
-  return 0;
+  const unreached = reporter.neverReached();
+  for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
+  if (reporter.skipped > 0) {
+    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} skipped\n`);
+  }
+  return unreached.length > 0 || reporter.skipped > 0 ? 1 : 0;
 }
 
 export const command: CliCommand = {

@@ -35,9 +35,9 @@ options:
                     (a bare number, code name or address works too); repeatable, or a comma list
   --port N          treat flows on port N as RocketMQ remoting (repeatable)
 
-Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames) are reported on
-stderr, one line each, and decoding goes on where it can; the exit code is 1 when anything was
-lost, 2 for bad usage.`;
+Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames, a flow that ends
+inside a frame, its first one included) are reported on stderr, one line each, and decoding goes
+on where it can; the exit code is 1 when anything was lost, 2 for bad usage.`;
 
 /** Problem lines printed before the rest are only counted. */
 const MAX_PROBLEM_LINES = 50;

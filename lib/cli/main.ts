@@ -26,9 +26,20 @@ async function help(io: CliIO): Promise<void> {
   io.stdout.write(lines.join('\n') + '\n');
 }
 
+/** Output streams that have the EPIPE guard (one listener per stream however often main runs). */
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
 /** Runs the CLI; resolves to the process exit code. Never throws. */
 export async function main(argv: string[], io: CliIO = stdio()): Promise<number> {
   const [name, ...rest] = argv;
+  // A reader that went away (rocketwire offsets | head -1) fails writes with EPIPE, an 'error'
+  // event that ended the process with a stack trace: there is nobody left to tell.
+  if (!guarded.has(io.stdout)) {
+    guarded.add(io.stdout);
+    io.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') log('stdout failed: %s', err.message);
+    });
+  }
   try {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
       await help(io);

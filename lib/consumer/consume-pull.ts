@@ -1,7 +1,8 @@
 import createDebug from 'debug';
-import { buildPullSysFlag, ResponseCode, type SubscriptionData } from '../../protocol/index.js';
+import { buildPullSysFlag, decodeMessagesSkipping, ResponseCode, type MessageExt, type SubscriptionData, type UndecodableRecord } from '../../protocol/index.js';
 import type { PullResult } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
+import { UndecodableMessageError } from './consumer-events.js';
 import { BrokerAddressNotFoundError } from './errors.js';
 import {
   flowControlReason,
@@ -65,6 +66,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   const instance = impl.instance!;
   const mq = pr.messageQueue;
   const pq = pr.processQueue;
+  let addr: string | undefined;
   try {
     if (config.orderly) {
       if (config.messageModel === 'CLUSTERING' && !pq.locked) {
@@ -90,6 +92,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
     }
     if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
+    addr = target.addr;
     // FLAG_SUSPEND always; FLAG_COMMIT_OFFSET only with an in-memory offset > 0 and never towards a slave.
     // Java 4.9 sends FLAG_SUBSCRIPTION only with postSubscriptionWhenPull (default off, not offered here).
     const sysFlag = buildPullSysFlag(commitOffset > 0 && !target.slave, true, false);
@@ -112,11 +115,13 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       config.pullTimeoutMs,
       impl.pullService.signal,
     );
+    impl.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
     if (pq.dropped) return;
     onPullResult(impl, pr, sub, result, begin);
   } catch (err) {
     if (impl.pullService.signal.aborted || pq.dropped) return;
     impl.recorder.pullErrors++;
+    impl.events.brokerFailed(mq.brokerName, addr, 'PULL_MESSAGE', err);
     const flowControl = err instanceof BrokerError && err.code === ResponseCode.FLOW_CONTROL;
     log('pull %o failed: %s', mq, (err as Error)?.message ?? err);
     impl.pullService.executePullRequestLater(
@@ -135,12 +140,25 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   pr.suggestWhichBrokerId = result.suggestWhichBrokerId;
   switch (result.status) {
     case 'FOUND': {
-      const all = result.messages;
+      // Records that cannot be decoded are skipped and reported, never retried: a pull that failed
+      // on them would come back with the same bytes forever (see UndecodableMessageError).
+      let all: MessageExt[];
+      let undecodable: UndecodableRecord[] = [];
+      if (result.bodyBytes) ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes));
+      else all = result.messages;
+      if (undecodable.length > 0) {
+        reportUndecodable(impl, pr, all, undecodable);
+        // Skipped records after the last decoded one: nothing consumed will ever carry the committed
+        // offset past them, so it moves to nextBeginOffset once everything before them is consumed.
+        if (undecodable[undecodable.length - 1]!.messagesBefore === all.length) skippedTail.set(pq, result.nextBeginOffset);
+      }
       pr.nextOffset = result.nextBeginOffset;
       let msgs = all;
       if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
       impl.recorder.pullFound(mq.topic, now - begin, msgs.length, now);
       if (msgs.length === 0) {
+        // Nothing to hand over because all of it was undecodable: move the committed offset past it.
+        if (undecodable.length > 0 && pq.msgCount === 0) impl.offsetStore.updateOffset(mq, pr.nextOffset, true);
         impl.pullService.executePullRequestImmediately(pr);
         return;
       }
@@ -210,6 +228,39 @@ function logFlowControl(impl: PushConsumerImpl, pr: PullRequest, reason: 'count'
   }
 }
 
+/** Offset past undecodable records that ended a pull, per queue, committed when its cache drains. */
+const skippedTail = new WeakMap<ProcessQueue, number>();
+
+/** The cache drained: commit past the undecodable records that ended the last pull, if any. */
+function commitSkippedTail(impl: PushConsumerImpl, pq: ProcessQueue): void {
+  const offset = skippedTail.get(pq);
+  if (offset === undefined || pq.msgCount > 0) return;
+  skippedTail.delete(pq);
+  const pr = pq.pullRequest;
+  if (!pq.dropped && pr !== null) impl.offsetStore.updateOffset(pr.messageQueue, offset, true);
+}
+
+/** One 'undecodable' event per skipped record, located by its own header or by its neighbours. */
+function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: MessageExt[], skipped: UndecodableRecord[]): void {
+  const mq = pr.messageQueue;
+  for (const u of skipped) {
+    const before = u.messagesBefore > 0 ? decoded[u.messagesBefore - 1]!.queueOffset + 1 : pr.nextOffset;
+    const exact = u.recordIntact && u.queueOffset !== undefined;
+    const err = new UndecodableMessageError({
+      topic: mq.topic,
+      brokerName: mq.brokerName,
+      queueId: mq.queueId,
+      queueOffset: exact ? u.queueOffset! : before,
+      physOffset: u.commitLogOffset,
+      recordIntact: exact,
+      bytes: u.length,
+      reason: u.reason,
+    });
+    log('%s', err.message);
+    impl.events.undecodable(err);
+  }
+}
+
 /**
  * ConsumeHost: a consume call removed messages. A pull parked because the cache held too many
  * messages or bytes resumes at once when it is back under the limits; one parked for the span waits
@@ -218,6 +269,7 @@ function logFlowControl(impl: PushConsumerImpl, pr: PullRequest, reason: 'count'
  * microseconds past a held message (measured: 158 pulls in 0.1 s, against Java's one per ~50 ms).
  */
 export function onConsumed(impl: PushConsumerImpl, pq: ProcessQueue): void {
+  commitSkippedTail(impl, pq);
   const pr = pq.pullRequest;
   // Cheap check first: only a pull parked for its count or size is worth re-evaluating.
   if (pr === null || pr.parkTimer === null || (pr.parkReason !== 'count' && pr.parkReason !== 'size')) return;

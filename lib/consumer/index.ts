@@ -1,5 +1,6 @@
 export * from './allocate-strategy.js';
 export * from './consume-types.js';
+export { ConsumerBrokerError, UndecodableMessageError, type BrokerReachable, type ConsumerBrokerRequest, type PushConsumerEvents } from './consumer-events.js';
 export type { ConsumerStats, QueueStats } from './consumer-stats.js';
 export * from './errors.js';
 export * from './flow-control.js';

@@ -17,6 +17,7 @@ import { ConsumeMessageOrderlyService } from './consume-message-orderly-service.
 import type { MessageListener, MessageListenerConcurrently, MessageListenerOrderly } from './consume-types.js';
 import { onConsumed, pullMessage } from './consume-pull.js';
 import { consumeMessageDirectly, resetOffset, runningInfo } from './consumer-admin.js';
+import { ConsumerEvents } from './consumer-events.js';
 import { consumerStats, ConsumerStatsRecorder, type ConsumerStats } from './consumer-stats.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError, SendBackFailedError } from './errors.js';
 import { queueLimitsFromTopic, type FlowLimits } from './flow-control.js';
@@ -55,6 +56,8 @@ export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN'
 export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   readonly config: PushConsumerConfig;
   readonly recorder: ConsumerStatsRecorder;
+  /** The 'undecodable', 'brokerError' and 'brokerReachable' events (PushConsumer.on). */
+  readonly events = new ConsumerEvents();
   private readonly expressions = new Map<string, string>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   listener: MessageListener | null = null;
@@ -381,9 +384,12 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     const addr = instance.findBrokerAddress(b.brokerName);
     if (!addr) return null;
     try {
-      return await instance.getConsumerIdList(addr, this.config.consumerGroup);
+      const ids = await instance.getConsumerIdList(addr, this.config.consumerGroup);
+      this.events.brokerAnswered(b.brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP');
+      return ids;
     } catch (err) {
       log('GET_CONSUMER_LIST_BY_GROUP at %s failed: %s', addr, (err as Error).message);
+      this.events.brokerFailed(b.brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err);
       return null;
     }
   }
@@ -416,8 +422,16 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   }
 
   private async queryConsumerOffset(mq: MessageQueue): Promise<number> {
-    const addr = await this.masterAddressOrRefresh(mq);
-    return this.instance!.queryConsumerOffset(addr, this.config.consumerGroup, mq, OFFSET_API_TIMEOUT_MS);
+    let addr: string | undefined;
+    try {
+      addr = await this.masterAddressOrRefresh(mq);
+      const offset = await this.instance!.queryConsumerOffset(addr, this.config.consumerGroup, mq, OFFSET_API_TIMEOUT_MS);
+      this.events.brokerAnswered(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET');
+      return offset;
+    } catch (err) {
+      this.events.brokerFailed(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET', err);
+      throw err;
+    }
   }
 
   private async updateConsumerOffsetOneway(mq: MessageQueue, offset: number): Promise<void> {
@@ -449,6 +463,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       }
     } catch (err) {
       log('start offset of %o: %s', mq, (err as Error).message);
+      const request = this.config.consumeFromWhere === 'CONSUME_FROM_TIMESTAMP' && !isRetry ? 'SEARCH_OFFSET_BY_TIMESTAMP' : 'GET_MAX_OFFSET';
+      this.events.brokerFailed(mq.brokerName, this.masterAddress(mq.brokerName), request, err);
       return -1;
     }
   }
@@ -460,8 +476,16 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
    */
   private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
     const addr = this.instance!.findBrokerMasterAddress(brokerName);
-    if (!addr) throw new BrokerAddressNotFoundError(brokerName);
-    return this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
+    try {
+      if (!addr) throw new BrokerAddressNotFoundError(brokerName);
+      const granted = await this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
+      this.events.brokerAnswered(brokerName, addr, 'LOCK_BATCH_MQ');
+      return granted;
+    } catch (err) {
+      // An orderly queue is not pulled until locked: without this a refused lock was silent.
+      this.events.brokerFailed(brokerName, addr, 'LOCK_BATCH_MQ', err);
+      throw err;
+    }
   }
 
   private async unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void> {

@@ -8,6 +8,7 @@ import type {
   MessageListenerConcurrently,
   MessageListenerOrderly,
 } from './consume-types.js';
+import type { PushConsumerEvents } from './consumer-events.js';
 import type { ConsumerStats } from './consumer-stats.js';
 import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../protocol/index.js';
@@ -140,6 +141,23 @@ export class PushConsumer<Orderly extends boolean = false> {
   /** Counters, rates and per-queue cache figures (read by the benchmark). */
   stats(): ConsumerStats {
     return this.#impl.stats();
+  }
+
+  /**
+   * Listens to an event of the consumer (see PushConsumerEvents): `'undecodable'`
+   * (UndecodableMessageError: a stored message that cannot be decoded was skipped, once per
+   * record), `'brokerError'` (ConsumerBrokerError: a request to a broker failed; the consumer
+   * retries by itself) and `'brokerReachable'` (a broker answered first, or again after failures).
+   */
+  on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): this {
+    this.#impl.events.on(event, listener);
+    return this;
+  }
+
+  /** Removes a listener added with on(). */
+  off<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): this {
+    this.#impl.events.off(event, listener);
+    return this;
   }
 
 

@@ -141,7 +141,14 @@ export class Producer {
     log('producer %s started as %s', this.options.group, instance.clientId);
   }
 
-  async shutdown(): Promise<void> {
+  /**
+   * Unregisters from the brokers and releases the client instance. The last user of an instance
+   * waits for the brokers to acknowledge the UNREGISTER_CLIENT, which is a full API timeout for a
+   * broker that does not answer; with `timeoutMs`, it waits at most that long, then closes the
+   * instance's connections (the unregistration is a courtesy: a broker forgets a producer whose
+   * heartbeats stop anyway).
+   */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
     if (this.state !== 'RUNNING') {
       this.state = 'SHUTDOWN';
       return;
@@ -150,7 +157,21 @@ export class Producer {
     const instance = this.instance!;
     this.removeRouteListener?.();
     instance.unregisterProducer(this.options.group);
-    await instance.release();
+    const released = instance.release();
+    const { timeoutMs } = options;
+    if (timeoutMs === undefined) return released;
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve('expired'), Math.max(0, timeoutMs));
+    });
+    const outcome = await Promise.race([released.then(() => 'released' as const), expired]);
+    this.clock.clearTimeout(timer!);
+    if (outcome === 'expired') {
+      // Only the last user's release is still waiting: no other producer or consumer uses these connections.
+      log('producer %s: brokers did not acknowledge the unregistration within %d ms; closing', this.options.group, timeoutMs);
+      await instance.remoting.close();
+      await released;
+    }
   }
 
   stats(): ProducerStats {

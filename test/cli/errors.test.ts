@@ -17,6 +17,7 @@ import { MessageValidationError, NoRouteError, ProducerOptionError, SendFailedEr
 import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
+import { ConsumerBrokerError, UndecodableMessageError } from '../../lib/consumer/index.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -48,6 +49,8 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['UsageError', new UsageError('m'), [CliError]],
   ['ConfigFileError', new ConfigFileError('/d/config/topics.json', 'm'), []],
   ['StorePathError', new StorePathError('/d', '..'), []],
+  ['UndecodableMessageError', new UndecodableMessageError({ topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 1, recordIntact: true, bytes: 9, reason: 'r' }), []],
+  ['ConsumerBrokerError', new ConsumerBrokerError('b', 'a:1', 'PULL_MESSAGE', new Error('m')), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {

@@ -1,0 +1,159 @@
+import { EventEmitter } from 'node:events';
+import { RocketwireError } from '../../protocol/index.js';
+
+/**
+ * A stored message the consumer could not decode and skipped: a record whose body is flagged
+ * COMPRESSED but does not inflate, whose length fields disagree, or damaged bytes between two
+ * records of a pull. Java's consumer drops such records without a word (MessageDecoder.decodes
+ * stops at the first one, and the consumer moves to the pull's nextBeginOffset, losing every
+ * record after it in that pull too); this consumer keeps every decodable message around it,
+ * skips the undecodable one deliberately, and emits this error once per skipped record as the
+ * consumer's `'undecodable'` event. The skipped record is not handed to the handler and is not
+ * sent to the retry topic: there is no message to hand over. Its offset is committed past like a
+ * consumed one.
+ */
+export class UndecodableMessageError extends RocketwireError {
+  override readonly name = 'UndecodableMessageError';
+  readonly topic: string;
+  readonly brokerName: string;
+  readonly queueId: number;
+  /**
+   * The record's queue offset when `recordIntact`; for damaged bytes, the first queue offset they
+   * can hold (the one after the last message decoded before them, or the pull's start offset).
+   */
+  readonly queueOffset: number;
+  /** Commit-log offset read from the record's header (intact records only). */
+  readonly physOffset: number | undefined;
+  /** True when one whole record (size and magic code intact) was skipped; false for damaged bytes. */
+  readonly recordIntact: boolean;
+  /** Bytes of the pull body skipped. */
+  readonly bytes: number;
+  /** What was wrong, e.g. "ZLIB body cannot be decompressed: incorrect header check". */
+  readonly reason: string;
+
+  constructor(f: {
+    topic: string;
+    brokerName: string;
+    queueId: number;
+    queueOffset: number;
+    physOffset?: number | undefined;
+    recordIntact: boolean;
+    bytes: number;
+    reason: string;
+  }) {
+    const where = `${f.topic} ${f.brokerName}/${f.queueId}`;
+    super(
+      f.recordIntact
+        ? `skipped the undecodable message at ${where}@${f.queueOffset}` +
+            `${f.physOffset !== undefined ? ` (commit-log offset ${f.physOffset})` : ''}: ${f.reason}`
+        : `skipped ${f.bytes} damaged bytes of ${where} from queue offset ${f.queueOffset} on: ${f.reason}`,
+    );
+    this.topic = f.topic;
+    this.brokerName = f.brokerName;
+    this.queueId = f.queueId;
+    this.queueOffset = f.queueOffset;
+    this.physOffset = f.physOffset;
+    this.recordIntact = f.recordIntact;
+    this.bytes = f.bytes;
+    this.reason = f.reason;
+  }
+}
+
+/** Requests whose failure the consumer reports with a ConsumerBrokerError. */
+export type ConsumerBrokerRequest =
+  | 'PULL_MESSAGE'
+  | 'GET_CONSUMER_LIST_BY_GROUP'
+  | 'QUERY_CONSUMER_OFFSET'
+  | 'GET_MAX_OFFSET'
+  | 'SEARCH_OFFSET_BY_TIMESTAMP'
+  | 'LOCK_BATCH_MQ';
+
+/**
+ * A request of the consumer to a broker failed: the broker refused the connection, did not answer
+ * in time, answered garbage or an error code. The consumer retries on its own (a pull after
+ * pullTimeDelayMillsWhenException, the rest at the next rebalance); this error is the consumer's
+ * `'brokerError'` event, emitted for every failure, so that an application can say what is wrong.
+ * `cause` is the remoting or broker error.
+ */
+export class ConsumerBrokerError extends RocketwireError {
+  override readonly name = 'ConsumerBrokerError';
+  readonly brokerName: string;
+  /** The address asked, when one was known. */
+  readonly addr: string | undefined;
+  readonly request: ConsumerBrokerRequest;
+  constructor(brokerName: string, addr: string | undefined, request: ConsumerBrokerRequest, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`${request} to broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''} failed: ${why.split('\n')[0]}`, { cause });
+    this.brokerName = brokerName;
+    this.addr = addr;
+    this.request = request;
+  }
+}
+
+/** A broker answered again (or for the first time): the `'brokerReachable'` event. */
+export interface BrokerReachable {
+  brokerName: string;
+  addr: string;
+  /** The request that was answered. */
+  request: ConsumerBrokerRequest;
+  /** True when it answered after failures reported as `'brokerError'`. */
+  recovered: boolean;
+}
+
+/**
+ * The events of a PushConsumer (`consumer.on(name, listener)`). None is an `'error'` event, so a
+ * consumer without listeners never throws from an emit.
+ * - `undecodable`: a stored message was skipped because it cannot be decoded; once per record.
+ * - `brokerError`: a request to a broker failed (every failure; the consumer retries by itself).
+ * - `brokerReachable`: a broker answered for the first time (and its first pull), or again after
+ *   `brokerError`s.
+ */
+export interface PushConsumerEvents {
+  undecodable: [error: UndecodableMessageError];
+  brokerError: [error: ConsumerBrokerError];
+  brokerReachable: [info: BrokerReachable];
+}
+
+/** Skipped records remembered so that a pull repeated over the same offsets reports each once. */
+const MAX_REMEMBERED_UNDECODABLE = 10_000;
+
+/** The consumer's event emitter and the little state behind its events. Internal. */
+export class ConsumerEvents {
+  private readonly emitter = new EventEmitter();
+  private readonly reported = new Set<string>();
+  /** brokerName → failing since the last answer. */
+  private readonly health = new Map<string, boolean>();
+  /** Brokers that answered a pull. */
+  private readonly pulled = new Set<string>();
+
+  on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): void {
+    this.emitter.on(event, listener as (...args: unknown[]) => void);
+  }
+  off<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): void {
+    this.emitter.off(event, listener as (...args: unknown[]) => void);
+  }
+
+  /** Emits `undecodable` unless this record (by queue and offset or byte stretch) was reported already. */
+  undecodable(err: UndecodableMessageError): void {
+    const key = `${err.topic}@${err.brokerName}@${err.queueId}@${err.queueOffset}@${err.recordIntact ? '' : err.bytes}`;
+    if (this.reported.has(key)) return;
+    if (this.reported.size >= MAX_REMEMBERED_UNDECODABLE) this.reported.delete(this.reported.values().next().value as string);
+    this.reported.add(key);
+    this.emitter.emit('undecodable', err);
+  }
+
+  brokerFailed(brokerName: string, addr: string | undefined, request: ConsumerBrokerRequest, cause: unknown): void {
+    this.health.set(brokerName, true);
+    if (this.emitter.listenerCount('brokerError') > 0) this.emitter.emit('brokerError', new ConsumerBrokerError(brokerName, addr, request, cause));
+  }
+
+  /** A request was answered: `brokerReachable` when it is the broker's first answer (of this kind, for pulls) or the first since a failure. */
+  brokerAnswered(brokerName: string, addr: string, request: ConsumerBrokerRequest): void {
+    const failing = this.health.get(brokerName);
+    const firstPull = request === 'PULL_MESSAGE' && !this.pulled.has(brokerName);
+    if (failing === false && !firstPull) return;
+    this.health.set(brokerName, false);
+    if (request === 'PULL_MESSAGE') this.pulled.add(brokerName);
+    this.emitter.emit('brokerReachable', { brokerName, addr, request, recovered: failing === true });
+  }
+}
