@@ -208,6 +208,17 @@ export class FrameDecoder {
     }
   }
 
+  /**
+   * The stream is over (its connection closed): let go of the partial frame's buffer at once,
+   * whoever still holds the decoder. Later pushes throw.
+   */
+  close(): void {
+    this.partial = null;
+    this.filled = 0;
+    this.headFilled = 0;
+    this.failure ??= new ProtocolError('frame decoder closed', this.base);
+  }
+
   /** Collect the frames of one chunk into an array (convenient for tests and tools). */
   pushAll(chunk: Buffer): Buffer[] {
     const out: Buffer[] = [];

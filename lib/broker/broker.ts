@@ -48,7 +48,19 @@ export interface BrokerTuning {
   channelExpiredTimeoutMs?: number;
   flushConsumerOffsetIntervalMs?: number;
   lockMaxLiveTimeMs?: number;
+  /**
+   * Close a connection when nothing was read and no write completed for this long, on the clock
+   * (Java's serverChannelMaxIdleTimeSeconds). Default 120 000 ms; 0 = never.
+   */
+  idleTimeoutMs?: number;
+  /** Bytes held for all connections together, input and output (RemotingServer). Default 256 MiB. */
+  maxBufferedBytes?: number;
+  /** Output bytes held for one connection that does not read (RemotingServer). Default 16 MiB. */
+  maxOutputBytesPerConnection?: number;
 }
+
+/** Java's NettyServerConfig.serverChannelMaxIdleTimeSeconds (120 s). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 export interface BrokerOptions extends BrokerTuning {
   brokerName: string;
@@ -93,7 +105,13 @@ export class Broker implements BrokerContext {
     this.clock = options.clock;
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
-    this.server = new RemotingServer({ serializeType: options.serializeType ?? 'JSON', clock: this.clock });
+    this.server = new RemotingServer({
+      serializeType: options.serializeType ?? 'JSON',
+      clock: this.clock,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      maxBufferedBytes: options.maxBufferedBytes,
+      maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+    });
     this.topics = new TopicConfigManager(options.storeDir);
     this.offsets = new ConsumerOffsetManager(options.storeDir);
     this.pullHold = new PullRequestHoldService(this.clock);
