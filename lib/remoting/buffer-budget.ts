@@ -4,18 +4,21 @@
  * Java's broker bounds none of this across channels (only Netty's per-channel write-buffer water
  * marks, which stop reading from an unwritable channel); a few hundred hostile connections took our
  * broker to gigabytes (issue 13). Every RemotingConnection of a RemotingServer reports what it holds
- * here; past the bound:
- *  - input: a connection holding more than INPUT_ALLOWANCE_BYTES of a partial frame stops reading
- *    until room is made (TCP's window then holds the peer back), as Java stops reading an
- *    unwritable channel. A frame that arrives in one chunk never counts, so clients that send
- *    ordinary requests are not held back.
- *  - output: a response that does not fit is replaced by SYSTEM_BUSY "[OVERLOAD]system busy, start
- *    flow control for a while", Java's answer when it cannot take a request on (its executor queue
- *    is full); clients retry it later. Responses larger than SMALL_FRAME_BYTES may use only the
- *    first 7/8 of the bound, so big answers to peers that do not read cannot crowd out the small
- *    ones (routes, heartbeats, send results) of everyone else.
- * A connection that cannot make progress is closed by the idle timeout (120 s, as Java), which
- * gives its bytes back.
+ * here. Half of the bound is for input, half for output, so peers that hold half frames cannot stop
+ * the answers of everyone else, nor peers that do not read stop everyone's requests:
+ *  - input: past its half, a connection holding more than INPUT_ALLOWANCE_BYTES of a partial frame
+ *    stops reading until room is made (TCP's window then holds the peer back), as Java stops
+ *    reading an unwritable channel. A frame that arrives in one chunk never counts, so clients
+ *    that send ordinary requests are not held back.
+ *  - output: a response that does not fit in its half is replaced by SYSTEM_BUSY "[OVERLOAD]system
+ *    busy, start flow control for a while", Java's answer when it cannot take a request on (its
+ *    executor queue is full); clients retry it later. Responses larger than SMALL_FRAME_BYTES may
+ *    use only 7/8 of the output half, so big answers to peers that do not read cannot crowd out the
+ *    small ones (routes, heartbeats, send results) of everyone else.
+ * The total stays under the bound plus what connections hold below their allowance and one read
+ * per connection resumed. A connection that cannot make progress is closed by the idle timeout
+ * (120 s, as Java), which gives its bytes back; so is one that its peer closed while it was paused
+ * (a paused socket does not read, so it cannot see the peer's FIN).
  */
 export interface BufferBudgetOptions {
   /** Bytes held for all connections together. Default 256 MiB. */
@@ -37,6 +40,10 @@ export const SMALL_FRAME_BYTES = 64 * 1024;
 export interface BufferBudgetStats {
   /** Bytes held now, input and output, all connections. */
   bufferedBytes: number;
+  /** Of which partial input frames. */
+  inputBytes: number;
+  /** Of which output the kernel has not taken. */
+  outputBytes: number;
   maxBufferedBytes: number;
   /** Most bytes held at any time. */
   peakBufferedBytes: number;
@@ -51,7 +58,10 @@ export interface BufferBudgetStats {
 export class BufferBudget {
   readonly maxBufferedBytes: number;
   readonly maxOutputBytesPerConnection: number;
-  private used = 0;
+  private input = 0;
+  private output = 0;
+  private readonly inputLimit: number;
+  private readonly outputLimit: number;
   private peak = 0;
   private pauseCount = 0;
   /** Resume callbacks of connections waiting for room, in the order they stopped. */
@@ -61,32 +71,37 @@ export class BufferBudget {
   constructor(maxBufferedBytes: number, maxOutputBytesPerConnection: number) {
     this.maxBufferedBytes = maxBufferedBytes;
     this.maxOutputBytesPerConnection = maxOutputBytesPerConnection;
+    this.inputLimit = Math.ceil(maxBufferedBytes / 2);
+    this.outputLimit = maxBufferedBytes - this.inputLimit;
   }
 
   get bufferedBytes(): number {
-    return this.used;
+    return this.input + this.output;
   }
-  get full(): boolean {
-    return this.used >= this.maxBufferedBytes;
+  /** No room for more output: requests that need an answer are refused before they run. */
+  get outputFull(): boolean {
+    return this.output >= this.outputLimit;
   }
 
-  /** A connection holds `delta` more (or, negative, fewer) bytes. */
-  change(delta: number): void {
-    this.used += delta;
-    if (this.used > this.peak) this.peak = this.used;
-    if (delta < 0 && this.waiting.size > 0 && this.used < this.maxBufferedBytes) this.wake();
+  /** A connection holds `input` / `output` more (or, negative, fewer) bytes. */
+  change(input: number, output: number): void {
+    this.input += input;
+    this.output += output;
+    const used = this.input + this.output;
+    if (used > this.peak) this.peak = used;
+    if (input < 0 && this.waiting.size > 0 && this.input < this.inputLimit) this.wake();
   }
 
   /** May a connection that holds `connectionOutput` output bytes queue a response of `size` bytes? */
   admits(connectionOutput: number, size: number): boolean {
     if (connectionOutput > 0 && connectionOutput + size > this.maxOutputBytesPerConnection) return false;
-    const limit = size > SMALL_FRAME_BYTES ? this.maxBufferedBytes - (this.maxBufferedBytes >>> 3) : this.maxBufferedBytes;
-    return this.used + size <= limit;
+    const limit = size > SMALL_FRAME_BYTES ? this.outputLimit - (this.outputLimit >>> 3) : this.outputLimit;
+    return this.output + size <= limit;
   }
 
   /** Should a connection holding `partialInput` bytes of a partial frame stop reading? */
   shouldPauseInput(partialInput: number): boolean {
-    return partialInput > INPUT_ALLOWANCE_BYTES && this.used > this.maxBufferedBytes;
+    return partialInput > INPUT_ALLOWANCE_BYTES && this.input > this.inputLimit;
   }
 
   /** Call `resume` once the budget has room again. */
@@ -103,7 +118,9 @@ export class BufferBudget {
 
   stats(): BufferBudgetStats {
     return {
-      bufferedBytes: this.used,
+      bufferedBytes: this.input + this.output,
+      inputBytes: this.input,
+      outputBytes: this.output,
       maxBufferedBytes: this.maxBufferedBytes,
       peakBufferedBytes: this.peak,
       pausedConnections: this.waiting.size,
@@ -116,7 +133,7 @@ export class BufferBudget {
     // Oldest first. A resumed connection reads at most a chunk before it is counted again, so the
     // bound is overshot by at most one chunk (64 KiB) per resumed connection.
     for (const resume of this.waiting) {
-      if (this.used >= this.maxBufferedBytes) break;
+      if (this.input >= this.inputLimit) break;
       this.waiting.delete(resume);
       resume();
     }

@@ -171,7 +171,8 @@ export class RemotingConnection extends EventEmitter {
 
   private readonly budget: BufferBudget | undefined;
   /** Bytes last reported to the budget. */
-  private accountedBytes = 0;
+  private accountedIn = 0;
+  private accountedOut = 0;
   /** Reading stopped because the socket cannot take more output. */
   private pausedForOutput = false;
   /** Reading stopped because the budget has no room for our partial frame. */
@@ -391,8 +392,9 @@ export class RemotingConnection extends EventEmitter {
     this.decoder.close();
     if (this.budget) {
       this.budget.cancel(this.resumeForRoom);
-      this.budget.change(-this.accountedBytes);
-      this.accountedBytes = 0;
+      this.budget.change(-this.accountedIn, -this.accountedOut);
+      this.accountedIn = 0;
+      this.accountedOut = 0;
     }
     this.emit('close', reason);
   }
@@ -445,11 +447,14 @@ export class RemotingConnection extends EventEmitter {
 
   /** Report to the budget what this connection holds now: partial input and buffered output. */
   private account(): void {
-    const held = this.decoder.bufferedBytes + this.out.bufferedBytes;
-    const delta = held - this.accountedBytes;
-    if (delta === 0) return;
-    this.accountedBytes = held;
-    this.budget!.change(delta);
+    const input = this.decoder.bufferedBytes;
+    const output = this.out.bufferedBytes;
+    const dIn = input - this.accountedIn;
+    const dOut = output - this.accountedOut;
+    if (dIn === 0 && dOut === 0) return;
+    this.accountedIn = input;
+    this.accountedOut = output;
+    this.budget!.change(dIn, dOut);
   }
 
   private readonly resumeForRoom = (): void => {
@@ -553,7 +558,7 @@ export class RemotingConnection extends EventEmitter {
     // work, as Java's rejectRequest does (oneway requests, which produce no output, still run).
     if (this.budget && (request.flag & RemotingFlag.ONEWAY) === 0) {
       const held = this.out.bufferedBytes;
-      if (held >= this.budget.maxOutputBytesPerConnection || this.budget.full) {
+      if (held >= this.budget.maxOutputBytesPerConnection || this.budget.outputFull) {
         this.answerBusy(request, held);
         return;
       }
