@@ -1,5 +1,8 @@
 import t, { type Test } from 'tap';
 import net from 'node:net';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -266,4 +269,26 @@ t.test('a connection that talks stays open; the idle time is configurable and 0 
 
 t.test('startBroker refuses a negative idle time', async (t) => {
   await t.rejects(startBroker({ idleTimeoutMs: -1 }), { name: 'BrokerOptionError', option: 'idleTimeoutMs' });
+});
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
+
+t.test('rocketwire broker --idle-timeout S closes a silent connection; a bad value is one line, exit 2', async (t) => {
+  const child = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--idle-timeout', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill('SIGKILL'));
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const ready = JSON.parse(line.toString().split('\n')[0]!) as { broker: string };
+  const s = await rawSocket(ready.broker);
+  s.write(halfFrame(16 * MiB, 1000));
+  await once(s, 'close');
+  t.pass('the broker closed the connection holding a half frame after 1 s of silence');
+  child.kill('SIGTERM');
+
+  const bad = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--idle-timeout', '-3'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  bad.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const [code] = (await once(bad, 'exit')) as [number];
+  t.equal(code, 2);
+  t.equal(err.trimEnd().split('\n').length, 1, 'one line');
+  t.match(err, /idle-timeout/);
 });
