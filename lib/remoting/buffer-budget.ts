@@ -78,6 +78,10 @@ export class BufferBudget {
   get bufferedBytes(): number {
     return this.input + this.output;
   }
+  /** The output half of the bound. */
+  get maxOutputBytes(): number {
+    return this.outputLimit;
+  }
   /** No room for more output: requests that need an answer are refused before they run. */
   get outputFull(): boolean {
     return this.output >= this.outputLimit;

@@ -16,7 +16,7 @@ import {
 } from '../../protocol/internal.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import type { BufferBudget } from './buffer-budget.js';
-import { RemotingAbortError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
+import { RemotingAbortError, RemotingBackpressureError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
 import { formatAddress, parseAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
 import { OutboundQueue } from './outbound-queue.js';
@@ -345,7 +345,7 @@ export class RemotingConnection extends EventEmitter {
         signal,
       };
       try {
-        this.writeFrame(request, undefined);
+        this.writeRequest(request, undefined);
       } catch (err) {
         reject(err as Error);
         return;
@@ -370,7 +370,7 @@ export class RemotingConnection extends EventEmitter {
     }
     return new Promise<void>((resolve, reject) => {
       try {
-        this.writeFrame(request, (err) => (err ? reject(err) : resolve()));
+        this.writeRequest(request, (err) => (err ? reject(err) : resolve()));
       } catch (err) {
         reject(err as Error);
       }
@@ -411,6 +411,30 @@ export class RemotingConnection extends EventEmitter {
   /** Encode and write one frame, or queue it while the socket drains. Throws RemotingBackpressureError. */
   private writeFrame(cmd: RemotingCommand, done: ((err?: Error) => void) | undefined): void {
     const [head, body] = encodeCommandParts(cmd);
+    this.writeParts(cmd, head, body, done);
+  }
+
+  /**
+   * A request we initiate. On a server's connection it must fit the budget like an answer does
+   * (NOTIFY_CONSUMER_IDS_CHANGED to a consumer that does not read would otherwise pile up to the
+   * queue's own bound on every such connection); one that does not is a RemotingBackpressureError.
+   */
+  private writeRequest(cmd: RemotingCommand, done: ((err?: Error) => void) | undefined): void {
+    const [head, body] = encodeCommandParts(cmd);
+    if (this.budget) {
+      const held = this.out.bufferedBytes;
+      const size = head.length + (body ? body.length : 0);
+      if (!this.budget.admits(held, size)) {
+        throw new RemotingBackpressureError(
+          this.remoteAddress,
+          cmd.code,
+          held,
+          this.out.queuedFrames,
+          size,
+          `${this.budget.maxOutputBytesPerConnection} bytes per connection, ${this.budget.maxOutputBytes} for all of the server's`,
+        );
+      }
+    }
     this.writeParts(cmd, head, body, done);
   }
 

@@ -107,6 +107,26 @@ t.test('idle close runs on the injected clock, for servers and clients', async (
   await until(t, () => client.connectionCount(addr) === 0, 'the client closed its idle connection on its clock');
 });
 
+t.test('requests a server sends to a peer that does not read are bounded too: RemotingBackpressureError', async (t) => {
+  const { server, port } = await startServer(t, { maxOutputBytesPerConnection: 4 * MiB });
+  const s = await raw(port);
+  s.pause(); // never reads
+  await until(t, () => server.connections.size === 1, 'accepted');
+  const conn = [...server.connections][0]!;
+  let sent = 0;
+  let refused: Error | null = null;
+  for (let i = 0; i < 64 && refused === null; i++) {
+    sent++;
+    // resolves once handed to the socket, stays pending while queued, rejects when refused
+    void conn.invokeOneway(createRequest(40, { body: Buffer.alloc(MiB) })).catch((e: Error) => (refused ??= e));
+    await turn();
+  }
+  t.match(refused, { name: 'RemotingBackpressureError', code: 40 });
+  t.ok(sent < 64, `${sent} notifications of 1 MiB taken or refused, then stopped`);
+  t.ok(conn.stats().bufferedOutputBytes <= 4 * MiB + MiB, `${conn.stats().bufferedOutputBytes} bytes held for it (bound 4 MiB + one frame)`);
+  s.destroy();
+});
+
 t.test('bad bounds are option errors naming the option', async (t) => {
   t.throws(() => new RemotingServer({ maxBufferedBytes: 0 }), { name: 'OptionError', option: 'maxBufferedBytes' });
   t.throws(() => new RemotingServer({ maxOutputBytesPerConnection: -1 }), { name: 'OptionError', option: 'maxOutputBytesPerConnection' });
