@@ -98,6 +98,26 @@ t.test('a flow that dropped its partial frame stays in sync: the next frame is d
   t.notOk(r.lost.some((p) => /damaged|resynchronising/.test(p.message) && p.flow?.startsWith('10.0.0.0:40000')), 'no resynchronisation needed');
 });
 
+t.test('out-of-order segments held for a hole count too, and are dropped (then reported as a gap) past the bound', async (t) => {
+  const n = 30;
+  const packets: Packet[] = [];
+  const frames = Array.from({ length: 40 }, (_, k) => encodeCommand(createRequest(105, { opaque: k + 1, body: Buffer.alloc(1000, 0x43) })));
+  for (let i = 0; i < n; i++) {
+    const c = flow(i);
+    const hs = c.handshake();
+    const segs = c.send(true, Buffer.concat(frames));
+    // the first segment is lost (never captured): everything after it waits for the hole
+    packets.push(...hs, ...segs.slice(1));
+  }
+  const limit = 256 * 1024;
+  const r = decodeAll(pcap(linkAll('ethernet', packets), { linkType: 1 }), 65536, { maxTotalBufferedBytes: limit });
+  t.ok(r.decoder.counters.peakBufferedBytes <= limit + 2048, `peak ${r.decoder.counters.peakBufferedBytes} bytes held (limit ${limit})`);
+  const drops = r.lost.filter((p) => p.kind === 'buffer-limit');
+  t.ok(drops.length > 0 && drops.every((p) => /out-of-order bytes dropped/.test(p.message)), `${drops.length} flows dropped their out-of-order bytes, reported`);
+  t.ok(r.lost.some((p) => /bytes missing/.test(p.message)), 'and the hole is reported as missing bytes');
+  t.equal(r.decoder.bufferedBytes, 0);
+});
+
 t.test("a flow whose first frame's header never completes is reported (it said nothing)", async (t) => {
   for (const [label, port, handshake] of [
     ['RocketMQ port, joined mid-way', 10911, false],
