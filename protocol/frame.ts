@@ -81,6 +81,12 @@ export function decodeCommand(frame: Buffer, base = 0): RemotingCommand {
   return { ...decodeRocketmqHeader(headerBytes, base + 8), body } as RemotingCommand;
 }
 
+/**
+ * First buffer of a frame that straddles chunks. Node reads a socket 64 KiB at a time, so frames up
+ * to this size (nearly every request and response) are gathered in one buffer and copied once.
+ */
+const INITIAL_PARTIAL_CAPACITY = 64 * 1024;
+
 export interface FrameDecoderOptions {
   /** Largest frame accepted, the 4-byte length prefix included. Default 16 MiB. */
   maxFrameLength?: number;
@@ -88,16 +94,22 @@ export interface FrameDecoderOptions {
 
 /**
  * Streaming splitter of a TCP byte stream into frames. Frames that lie inside one chunk are handed
- * out as `subarray` views of that chunk (no copy); a frame that straddles chunks is copied exactly
- * once into a buffer of its own size. The decoder never writes into a buffer it has handed out, so
- * views stay valid. A declared length above the limit is rejected as soon as its 4 bytes arrive.
+ * out as `subarray` views of that chunk (no copy); a frame that straddles chunks is copied into a
+ * buffer of its own. That buffer grows as the frame's bytes arrive (64 KiB, then doubling, capped at
+ * the frame's size), so a header announcing 16 MiB costs what was actually received, not 16 MiB:
+ * a peer that sends the head of a large frame and stops holds at most twice its bytes. Frames up to
+ * 64 KiB are still copied exactly once; a larger one is copied about twice in all. The decoder never
+ * writes into a buffer it has handed out, so views stay valid. A declared length above the limit is
+ * rejected as soon as its 4 bytes arrive.
  * After a ProtocolError, or any exception thrown by `onFrame`, the decoder stays failed (`failed`
  * holds a ProtocolError and every later push throws it): the stream cannot be resynchronised.
  */
 export class FrameDecoder {
   readonly maxFrameLength: number;
+  /** The straddling frame being gathered: `filled` bytes of `partialSize`, in a buffer that grows. */
   private partial: Buffer | null = null;
   private filled = 0;
+  private partialSize = 0;
   private readonly head = Buffer.alloc(8);
   private headFilled = 0;
   private headLengthChecked = false;
@@ -119,6 +131,10 @@ export class FrameDecoder {
   get pendingBytes(): number {
     return this.partial ? this.filled : this.headFilled;
   }
+  /** Memory held for the frame not yet complete: the capacity of its buffer (0 when none). */
+  get bufferedBytes(): number {
+    return this.partial ? this.partial.length : 0;
+  }
   get failed(): ProtocolError | null {
     return this.failure;
   }
@@ -131,11 +147,12 @@ export class FrameDecoder {
     try {
       while (pos < n) {
         if (this.partial) {
-          const take = Math.min(this.partial.length - this.filled, n - pos);
+          const take = Math.min(this.partialSize - this.filled, n - pos);
+          if (this.filled + take > this.partial.length) this.grow(this.filled + take);
           chunk.copy(this.partial, this.filled, pos, pos + take);
           this.filled += take;
           pos += take;
-          if (this.filled === this.partial.length) {
+          if (this.filled === this.partialSize) {
             const f = this.partial;
             this.partial = null;
             const start = this.base + pos - f.length;
@@ -157,12 +174,11 @@ export class FrameDecoder {
           const total = this.checkHead(this.head, 0, headStart);
           this.headFilled = 0;
           this.headLengthChecked = false;
-          const f = Buffer.allocUnsafe(total + 4);
-          this.head.copy(f, 0, 0, 8);
-          if (f.length === 8) {
-            onFrame(f, headStart);
+          if (total === 4) {
+            onFrame(Buffer.from(this.head), headStart);
           } else {
-            this.partial = f;
+            this.startPartial(total + 4, 8 + (n - pos));
+            this.head.copy(this.partial!, 0, 0, 8);
             this.filled = 8;
           }
           continue;
@@ -174,10 +190,9 @@ export class FrameDecoder {
           pos += size;
           onFrame(chunk.subarray(start, pos), this.base + start);
         } else {
-          const f = Buffer.allocUnsafe(size);
-          chunk.copy(f, 0, pos, n);
+          this.startPartial(size, n - pos);
+          chunk.copy(this.partial!, 0, pos, n);
           this.filled = n - pos;
-          this.partial = f;
           pos = n;
         }
       }
@@ -193,11 +208,39 @@ export class FrameDecoder {
     }
   }
 
+  /**
+   * The stream is over (its connection closed): let go of the partial frame's buffer at once,
+   * whoever still holds the decoder. Later pushes throw.
+   */
+  close(): void {
+    this.partial = null;
+    this.filled = 0;
+    this.headFilled = 0;
+    this.failure ??= new ProtocolError('frame decoder closed', this.base);
+  }
+
   /** Collect the frames of one chunk into an array (convenient for tests and tools). */
   pushAll(chunk: Buffer): Buffer[] {
     const out: Buffer[] = [];
     this.push(chunk, (f) => out.push(f));
     return out;
+  }
+
+  /**
+   * Begin gathering a frame of `size` bytes of which `have` are at hand: a buffer for what is at
+   * hand, at least 64 KiB and never more than the frame.
+   */
+  private startPartial(size: number, have: number): void {
+    this.partialSize = size;
+    this.partial = Buffer.allocUnsafe(Math.min(size, Math.max(INITIAL_PARTIAL_CAPACITY, have)));
+  }
+
+  /** Make room for `need` bytes of the partial frame: double, capped at the frame's size. */
+  private grow(need: number): void {
+    const old = this.partial!;
+    const next = Buffer.allocUnsafe(Math.min(this.partialSize, Math.max(need, old.length * 2)));
+    old.copy(next, 0, 0, this.filled);
+    this.partial = next;
   }
 
   private checkLength(total: number, at: number): void {

@@ -59,7 +59,19 @@ export interface BrokerTuning {
   maxQueueNums?: number;
   /** Most tags of one subscription a pull or heartbeat may carry (1 to 1 000 000). Default 1024. */
   maxTagsPerSubscription?: number;
+  /**
+   * Close a connection when nothing was read and no write completed for this long, on the clock
+   * (Java's serverChannelMaxIdleTimeSeconds). Default 120 000 ms; 0 = never.
+   */
+  idleTimeoutMs?: number;
+  /** Bytes held for all connections together, input and output (RemotingServer). Default 256 MiB. */
+  maxBufferedBytes?: number;
+  /** Output bytes held for one connection that does not read (RemotingServer). Default 16 MiB. */
+  maxOutputBytesPerConnection?: number;
 }
+
+/** Java's NettyServerConfig.serverChannelMaxIdleTimeSeconds (120 s). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 export interface BrokerOptions extends BrokerTuning {
   brokerName: string;
@@ -106,7 +118,13 @@ export class Broker implements BrokerContext {
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
     this.limits = resolveBrokerLimits(options);
-    this.server = new RemotingServer({ serializeType: options.serializeType ?? 'JSON', clock: this.clock });
+    this.server = new RemotingServer({
+      serializeType: options.serializeType ?? 'JSON',
+      clock: this.clock,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      maxBufferedBytes: options.maxBufferedBytes,
+      maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+    });
     const warn = options.warn ?? stderrWarn;
     this.topics = new TopicConfigManager(options.storeDir, warn);
     this.offsets = new ConsumerOffsetManager(options.storeDir, warn);

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureDir } from './atomic-file.js';
-import { Broker, type BrokerTuning } from './broker.js';
+import { Broker, DEFAULT_IDLE_TIMEOUT_MS, type BrokerTuning } from './broker.js';
 import { systemClock, type Clock } from '../clock.js';
 import { BrokerOptionError } from './errors.js';
 import { NameServer } from './name-server.js';
@@ -57,7 +57,16 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);
   const clock = options.clock ?? systemClock;
-  const nameServer = new NameServer({ serializeType: options.serializeType ?? 'JSON', maxQueueNums: options.maxQueueNums });
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  if (!Number.isFinite(idleTimeoutMs) || idleTimeoutMs < 0) throw new BrokerOptionError('idleTimeoutMs', `must be a number >= 0, got ${options.idleTimeoutMs}`);
+  const nameServer = new NameServer({
+    serializeType: options.serializeType ?? 'JSON',
+    clock,
+    idleTimeoutMs,
+    maxBufferedBytes: options.maxBufferedBytes,
+    maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+    maxQueueNums: options.maxQueueNums,
+  });
   const brokers: Broker[] = [];
   try {
     const namesrv = await nameServer.listen(options.namesrvPort ?? 0, host);
@@ -83,6 +92,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         warn: options.warn,
         maxQueueNums: options.maxQueueNums,
         maxTagsPerSubscription: options.maxTagsPerSubscription,
+        idleTimeoutMs,
+        maxBufferedBytes: options.maxBufferedBytes,
+        maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
       });
       brokers.push(b);
       await b.start();

@@ -46,6 +46,13 @@ export interface CaptureDecoderOptions {
   format?: InputFormat;
   /** Out-of-order bytes held per direction. Default 8 MiB. */
   maxBufferedBytes?: number;
+  /**
+   * Bytes held for all flows together: out-of-order segments, partial frames, bytes a scan keeps.
+   * Past it the flows that went longest without a byte drop what they hold, each reported as a lost
+   * problem of kind 'buffer-limit' (their streams stay in sync where the frame length is known).
+   * Default 256 MiB.
+   */
+  maxTotalBufferedBytes?: number;
   /** Bytes of an unknown-port stream searched for a first frame before it is ignored. Default 1 MiB. */
   probeBytes?: number;
   /** Requests awaiting a response remembered per direction. Default 65536. */
@@ -65,6 +72,8 @@ interface Direction {
   framer: StreamFramer | null;
   index: 0 | 1;
   flow: Flow;
+  /** Bytes this direction holds, as last counted. */
+  buffered: number;
 }
 
 interface Flow {
@@ -82,8 +91,10 @@ interface Flow {
 /**
  * Decodes RocketMQ remoting frames from a pcap or pcapng capture, or from a file of concatenated
  * frames, fed as a stream of chunks: records → link/IP/TCP → per-flow reassembly → frames →
- * request/response pairing. Memory is bounded by the open flows (their out-of-order buffers and
- * partial frames), not by the input size: flows are dropped on FIN/RST.
+ * request/response pairing. Memory follows the bytes seen, not the input size nor the lengths frame
+ * heads announce: flows are forgotten on FIN/RST, a partial frame's buffer grows as its bytes
+ * arrive, and what all flows hold together is bounded (maxTotalBufferedBytes): past it, the flows
+ * idle longest drop what they hold and say so.
  */
 export class CaptureDecoder {
   private readonly ports: Set<number>;
@@ -101,8 +112,27 @@ export class CaptureDecoder {
   private packet: CapturedPacket | null = null;
   private lastTs: number | null = null;
   private readonly maxPending: number;
+  private readonly maxTotalBuffered: number;
+  /** Bytes held by all directions, and the directions holding any, least recently active first. */
+  private totalBuffered = 0;
+  private readonly holders = new Set<Direction>();
   /** Counters, for --stats and the progress line. */
-  readonly counters = { packets: 0, tcpSegments: 0, frames: 0, flows: 0, ignoredFlows: 0, bytes: 0 };
+  readonly counters = {
+    packets: 0,
+    tcpSegments: 0,
+    frames: 0,
+    flows: 0,
+    ignoredFlows: 0,
+    bytes: 0,
+    /** Frames a stream (or the input) ended inside: a flow whose first frame never completed counts here. */
+    incompleteFrames: 0,
+    /** Times a direction dropped what it held to keep the decoder under maxTotalBufferedBytes. */
+    bufferLimitDrops: 0,
+    /** Bytes so dropped. */
+    bufferLimitDroppedBytes: 0,
+    /** Most bytes held for all flows at once. */
+    peakBufferedBytes: 0,
+  };
 
   constructor(handlers: CaptureDecoderHandlers, options: CaptureDecoderOptions = {}) {
     this.handlers = handlers;
@@ -110,6 +140,7 @@ export class CaptureDecoder {
     this.ports = new Set([...ROCKETMQ_PORTS, ...(options.ports ?? [])]);
     this.fmt = options.format ?? null;
     this.maxPending = options.maxPendingRequests ?? 65536;
+    this.maxTotalBuffered = options.maxTotalBufferedBytes ?? 256 * 1024 * 1024;
     this.parser = new SegmentParser((p) => this.handlers.problem(p));
   }
 
@@ -120,6 +151,10 @@ export class CaptureDecoder {
   /** Flows currently open (for tests of the memory bound). */
   get openFlows(): number {
     return this.flowCount;
+  }
+  /** Bytes held now for all flows (out-of-order segments, partial frames, scan bytes). */
+  get bufferedBytes(): number {
+    return this.totalBuffered;
   }
   /** True when the input could not be read to its end (damaged or truncated file). */
   get failed(): boolean {
@@ -171,7 +206,10 @@ export class CaptureDecoder {
       this.rawFramer = new StreamFramer(
         {
           frame: (cmd, frame, offset) => this.rawFrame(cmd, frame, offset),
-          problem: (message, offset, lost) => this.handlers.problem({ message, offset, lost }),
+          problem: (message, offset, lost, kind) => {
+            if (kind === 'incomplete-frame') this.counters.incompleteFrames++;
+            this.handlers.problem({ message, offset, lost, ...(kind ? { kind } : {}) });
+          },
         },
         { start: 'sync', resync: false, streamName: 'input' },
       );
@@ -261,6 +299,48 @@ export class CaptureDecoder {
       if (other) other.stream.peerAck(seg.ack);
     }
     if (flow.dirs[0]?.stream.isClosed && flow.dirs[1]?.stream.isClosed) this.forget(flow);
+    this.account(dir, true);
+    this.account(flow.dirs[1 - dir.index], false);
+    if (this.totalBuffered > this.maxTotalBuffered) this.enforceBound();
+  }
+
+  /** Count what a direction holds; `active`: it just received bytes (most recently active). */
+  private account(d: Direction | null, active: boolean): void {
+    if (d === null) return;
+    const now = d.stream.bufferedBytes + (d.framer ? d.framer.bufferedBytes : 0);
+    if (now !== d.buffered) {
+      this.totalBuffered += now - d.buffered;
+      d.buffered = now;
+      if (this.totalBuffered > this.counters.peakBufferedBytes) this.counters.peakBufferedBytes = this.totalBuffered;
+    }
+    if (now === 0) this.holders.delete(d);
+    else if (active || !this.holders.has(d)) {
+      this.holders.delete(d);
+      this.holders.add(d);
+    }
+  }
+
+  /** Over the bound across flows: the directions idle longest drop what they hold. */
+  private enforceBound(): void {
+    const reason = `bytes held across flows over the limit of ${this.maxTotalBuffered} (maxTotalBufferedBytes)`;
+    for (const d of this.holders) {
+      if (this.totalBuffered <= this.maxTotalBuffered) break;
+      const held = d.stream.dropHeld();
+      const where = this.packet ? ` (packet ${this.packet.index})` : '';
+      if (held > 0) {
+        this.handlers.problem({
+          message: `${d.name}: ${held} out-of-order bytes dropped: ${reason}${where}`,
+          lost: true,
+          kind: 'buffer-limit',
+          flow: d.name,
+          ...(this.packet ? { packet: this.packet.index } : {}),
+        });
+      }
+      const framed = d.framer ? d.framer.drop(reason) : 0;
+      this.counters.bufferLimitDrops++;
+      this.counters.bufferLimitDroppedBytes += held + framed;
+      this.account(d, false);
+    }
   }
 
   private openDirection(flow: Flow, seg: TcpSegment): Direction {
@@ -273,6 +353,7 @@ export class CaptureDecoder {
       flow,
       framer: null,
       stream: null as unknown as TcpStream,
+      buffered: 0,
     };
     dir.stream = new TcpStream(
       {
@@ -291,13 +372,21 @@ export class CaptureDecoder {
   private openFramer(flow: Flow, dir: Direction, sawStart: boolean): StreamFramer {
     const sink: FramerSink = {
       frame: (cmd, frame, offset) => this.flowFrame(dir, cmd, frame, offset),
-      problem: (message, offset, lost) => {
+      problem: (message, offset, lost, kind) => {
         const where = this.packet ? ` (packet ${this.packet.index})` : '';
         if (!lost) {
           log('%s: %s%s', dir.name, message, where);
           return;
         }
-        this.handlers.problem({ message: `${dir.name}: ${message}${where}`, lost, offset, flow: dir.name, ...(this.packet ? { packet: this.packet.index } : {}) });
+        if (kind === 'incomplete-frame') this.counters.incompleteFrames++;
+        this.handlers.problem({
+          message: `${dir.name}: ${message}${where}`,
+          lost,
+          offset,
+          flow: dir.name,
+          ...(this.packet ? { packet: this.packet.index } : {}),
+          ...(kind ? { kind } : {}),
+        });
       },
       ignored: (reason) => {
         this.counters.ignoredFlows++;
@@ -358,7 +447,10 @@ export class CaptureDecoder {
 
   private closeFlow(flow: Flow): void {
     this.forget(flow);
-    for (const d of flow.dirs) d?.stream.close();
+    for (const d of flow.dirs) {
+      d?.stream.close();
+      this.account(d, false);
+    }
   }
 }
 

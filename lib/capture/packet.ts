@@ -26,6 +26,12 @@ export interface CaptureProblem {
   /** Byte position in the input (file offset, or stream offset within a flow when `flow` is set). */
   offset?: number;
   flow?: string;
+  /**
+   * For counting: 'incomplete-frame' when a stream (or the input) ended inside a frame, including a
+   * flow whose first frame never completed; 'buffer-limit' when bytes were dropped to keep the
+   * decoder under its memory bound (CaptureDecoderOptions.maxTotalBufferedBytes).
+   */
+  kind?: 'incomplete-frame' | 'buffer-limit';
 }
 
 export type PacketHandler = (p: CapturedPacket) => void;

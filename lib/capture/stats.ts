@@ -1,5 +1,6 @@
 import { countStoredRecords, isOneway, isResponse, operationOf, PullSysFlag, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
 import type { DecodedFrame } from './capture-decoder.js';
+import type { CaptureProblem } from './packet.js';
 
 /** Latencies kept per request code for percentiles; beyond this a uniform reservoir sample. */
 const MAX_SAMPLES = 100_000;
@@ -134,6 +135,18 @@ export class DecodeStats {
   bytes = 0;
   firstTs: number | null = null;
   lastTs: number | null = null;
+  /** Problems that lost data, and of them frames cut short and drops at the decoder's memory bound. */
+  lostProblems = 0;
+  incompleteFrames = 0;
+  bufferLimitDrops = 0;
+
+  /** A problem the decoder reported (pass every one: only those that lost data are counted). */
+  addProblem(p: CaptureProblem): void {
+    if (!p.lost) return;
+    this.lostProblems++;
+    if (p.kind === 'incomplete-frame') this.incompleteFrames++;
+    else if (p.kind === 'buffer-limit') this.bufferLimitDrops++;
+  }
 
   private row(code: number): CodeRow {
     let r = this.codes.get(code);
@@ -288,6 +301,7 @@ export class DecodeStats {
       topics: Object.keys(sorted(this.topics)),
       groups: Object.keys(sorted(this.groups)),
       queues,
+      problems: { lost: this.lostProblems, incompleteFrames: this.incompleteFrames, bufferLimitDrops: this.bufferLimitDrops },
     };
   }
 
@@ -318,6 +332,9 @@ export class DecodeStats {
       lines.push('', 'pull results: ' + Object.entries(j.pullResults).map(([k, v]) => `${k} ${v}`).join(', '));
     }
     lines.push('', `topics: ${j.topics.join(', ') || '-'}`, `groups: ${j.groups.join(', ') || '-'}`);
+    if (this.lostProblems > 0) {
+      lines.push(`problems: ${this.lostProblems} lost (${this.incompleteFrames} incomplete frames, ${this.bufferLimitDrops} dropped at the memory bound)`);
+    }
     if (j.queues.length > 0) {
       lines.push('', 'consumer queues:');
       for (const q of j.queues) {

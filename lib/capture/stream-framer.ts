@@ -38,22 +38,39 @@ export interface FramerOptions {
   streamName?: 'stream' | 'input';
 }
 
+/**
+ * What a problem is about, for counting: a frame the stream ended inside ('incomplete-frame'), bytes
+ * dropped to keep the decoder's memory bound ('buffer-limit'); other problems have no kind.
+ */
+export type ProblemKind = 'incomplete-frame' | 'buffer-limit';
+
 export interface FramerSink {
   frame(cmd: RemotingCommand, frame: Buffer, offset: number): void;
-  problem(message: string, offset: number, lost: boolean): void;
+  problem(message: string, offset: number, lost: boolean, kind?: ProblemKind): void;
   /** Called once when a stream turns out not to be RocketMQ remoting. */
   ignored?(reason: string): void;
 }
 
 /** Headers longer than this are not believed while resynchronising (properties are limited to 32 KiB). */
 const MAX_CANDIDATE_HEADER = 256 * 1024;
+/**
+ * Smallest buffer of a frame that straddles chunks. A capture hands over a packet's payload at a
+ * time (1460 bytes, or 64 KiB with segmentation offload), so the buffer starts at twice what is at
+ * hand and doubles as bytes arrive, up to the frame's size: memory stays within twice the bytes
+ * seen even for thousands of flows each holding the first packet of a large frame.
+ */
+const MIN_PARTIAL_CAPACITY = 4096;
 
 /**
  * Splits one direction of a TCP stream into remoting frames, like protocol's FrameDecoder (views
  * for frames inside one chunk, one copy for frames that straddle chunks), but able to live with
  * captures: it can be told about missing bytes (gap), start in the middle of a connection, and
  * find the next frame boundary after damage. FrameDecoder stays failed after an error on purpose
- * (a live connection must be closed); a capture decoder must go on.
+ * (a live connection must be closed); a capture decoder must go on. Like FrameDecoder, the buffer of
+ * a straddling frame grows with the bytes that arrive, so memory follows the bytes seen, not the
+ * lengths frame heads announce (8 000 flows each showing the head of a 16 MiB frame reserved
+ * 130 GB); a frame already known to be lost (a gap inside it, or dropped by `drop`) keeps no buffer
+ * at all: its remaining bytes are only counted, so the stream stays in sync.
  */
 export class StreamFramer {
   private st: FramerState;
@@ -69,8 +86,10 @@ export class StreamFramer {
   /** True once a frame was found: the stream is RocketMQ, so later damage is reported. */
   private recognised = false;
 
-  // sync state: a partial frame (length known) or a partial 8-byte head
+  // sync state: a partial frame (length known: partialSize > 0) or a partial 8-byte head. `partial`
+  // holds its first `filled` bytes, or is null once the frame is known to be lost (skipped).
   private partial: Buffer | null = null;
+  private partialSize = 0;
   private filled = 0;
   private partialMissing = 0;
   private partialStart = 0;
@@ -98,6 +117,36 @@ export class StreamFramer {
   }
   get bytesSeen(): number {
     return this.offset;
+  }
+  /** Memory held for this stream: the partial frame's buffer and the bytes a scan keeps. */
+  get bufferedBytes(): number {
+    return (this.partial ? this.partial.length : 0) + (this.scanBuf ? this.scanBuf.length : 0);
+  }
+
+  /**
+   * Let go of what this stream holds (the decoder's bound on memory across flows): a partial frame
+   * is reported lost and its remaining bytes are skipped (the stream stays in sync); bytes a scan
+   * kept are dropped. Returns the bytes released.
+   */
+  drop(reason: string): number {
+    const released = this.bufferedBytes;
+    if (this.partial) {
+      this.sink.problem(
+        `frame at ${this.at} ${this.partialStart} (${this.partialSize} bytes) dropped after ${this.filled} bytes: ${reason}`,
+        this.partialStart,
+        true,
+        'buffer-limit',
+      );
+      this.partial = null;
+      this.partialMissing = Math.max(1, this.partialMissing);
+    }
+    if (this.scanBuf) {
+      if (this.recognised) {
+        this.sink.problem(`${this.scanBuf.length} bytes at ${this.at} ${this.offset - this.scanBuf.length} dropped: ${reason}`, this.offset - this.scanBuf.length, true, 'buffer-limit');
+      }
+      this.scanBuf = null;
+    }
+    return released;
   }
   /** True when frames were found in the stream (or it was declared RocketMQ). */
   get isRocketmq(): boolean {
@@ -137,20 +186,22 @@ export class StreamFramer {
       return;
     }
     if (!this.resync) return this.fail(`${n} bytes missing at ${this.at} ${at}`, at);
-    if (this.partial) {
-      const remaining = this.partial.length - this.filled;
+    if (this.partialSize > 0) {
+      const remaining = this.partialSize - this.filled;
       if (n < remaining) {
-        // The gap lies inside a frame whose length we know: skip the hole, the next frame starts on time.
+        // The gap lies inside a frame whose length we know: skip the hole, the next frame starts on
+        // time. The frame is lost, so its bytes are no longer kept.
         this.sink.problem(
-          `${n} bytes missing at ${this.at} ${at}, inside the frame at byte ${this.partialStart} (${this.partial.length} bytes), which is skipped`,
+          `${n} bytes missing at ${this.at} ${at}, inside the frame at byte ${this.partialStart} (${this.partialSize} bytes), which is skipped`,
           at,
           true,
         );
         this.partialMissing += n;
         this.filled += n;
+        this.partial = null;
         return;
       }
-      this.partial = null;
+      this.endPartial();
       this.sink.problem(
         `${n} bytes missing at ${this.at} ${at}: frame at byte ${this.partialStart} lost; resynchronising`,
         at,
@@ -163,17 +214,49 @@ export class StreamFramer {
     this.enterScan();
   }
 
-  /** End of the stream: a frame cut short is reported. */
+  /**
+   * End of the stream: a frame cut short is reported ('incomplete-frame'), and so is what looks
+   * like the head of a frame whose header never completed while looking for the first frame (the
+   * flow's first frame never completes: without this, such a flow said nothing).
+   */
   end(): void {
-    if (this.st === 'sync' && (this.partial || this.headFilled > 0)) {
-      const start = this.partial ? this.partialStart : this.offset - this.headFilled;
-      const have = this.partial ? this.filled : this.headFilled;
-      const need = this.partial ? this.partial.length : 8;
-      this.sink.problem(`${this.streamName} ends inside the frame at byte ${start} (${have} of ${need} bytes)`, start, true);
+    if (this.st === 'sync' && (this.partialSize > 0 || this.headFilled > 0)) {
+      const start = this.partialSize > 0 ? this.partialStart : this.offset - this.headFilled;
+      const have = this.partialSize > 0 ? this.filled : this.headFilled;
+      const need = this.partialSize > 0 ? this.partialSize : 8;
+      this.sink.problem(`${this.streamName} ends inside the frame at byte ${start} (${have} of ${need} bytes)`, start, true, 'incomplete-frame');
+    } else if (this.st === 'scan' && this.scanBuf && (this.scanBuf.length >= 8 || this.recognised)) {
+      // The scan keeps bytes only from a position it could not decide on: with 8 bytes or more,
+      // a head that passed every check (length, serialize type, header length) but whose header
+      // never arrived.
+      const start = this.offset - this.scanBuf.length;
+      const total = this.scanBuf.length >= 4 ? this.scanBuf.readInt32BE(0) + 4 : null;
+      this.sink.problem(
+        `${this.streamName} ends inside what looks like a frame at byte ${start} (${this.scanBuf.length}${total !== null ? ` of ${total}` : ''} bytes, its header incomplete)`,
+        start,
+        true,
+        'incomplete-frame',
+      );
     }
-    this.partial = null;
+    this.endPartial();
     this.headFilled = 0;
     this.scanBuf = null;
+  }
+
+  private endPartial(): void {
+    this.partial = null;
+    this.partialSize = 0;
+    this.filled = 0;
+    this.partialMissing = 0;
+  }
+
+  /** Begin a frame of `size` bytes with `have` at hand: a buffer of twice that (4 KiB at least), never more than the frame. */
+  private startPartial(size: number, have: number, start: number): Buffer {
+    this.partialSize = size;
+    this.partialStart = start;
+    this.partialMissing = 0;
+    this.partial = Buffer.allocUnsafe(Math.min(size, Math.max(MIN_PARTIAL_CAPACITY, 2 * have)));
+    return this.partial;
   }
 
   private enterScan(): void {
@@ -185,7 +268,7 @@ export class StreamFramer {
 
   private fail(message: string, at: number): void {
     this.st = 'failed';
-    this.partial = null;
+    this.endPartial();
     this.scanBuf = null;
     this.sink.problem(message, at, true);
   }
@@ -194,7 +277,7 @@ export class StreamFramer {
   private damaged(message: string, at: number, rest: Buffer): void {
     if (!this.resync) return this.fail(message, at);
     if (this.recognised) this.sink.problem(`${message}; resynchronising`, at, true);
-    this.partial = null;
+    this.endPartial();
     this.headFilled = 0;
     this.enterScan();
     this.pushScan(rest, at + 1);
@@ -229,21 +312,27 @@ export class StreamFramer {
     const n = chunk.length;
     let pos = 0;
     while (pos < n) {
-      if (this.partial) {
-        const f = this.partial;
-        const take = Math.min(f.length - this.filled, n - pos);
-        chunk.copy(f, this.filled, pos, pos + take);
+      if (this.partialSize > 0) {
+        const take = Math.min(this.partialSize - this.filled, n - pos);
+        let f = this.partial;
+        if (f) {
+          if (this.filled + take > f.length) {
+            const grown = Buffer.allocUnsafe(Math.min(this.partialSize, Math.max(this.filled + take, f.length * 2)));
+            f.copy(grown, 0, 0, this.filled);
+            this.partial = f = grown;
+          }
+          chunk.copy(f, this.filled, pos, pos + take);
+        }
         this.filled += take;
         pos += take;
-        if (this.filled < f.length) return;
-        this.partial = null;
+        if (this.filled < this.partialSize) return;
         const start = this.partialStart;
-        if (this.partialMissing > 0) {
-          this.partialMissing = 0; // reported when the gap was found
-          continue;
-        }
+        const skipped = this.partialMissing > 0 || f === null; // reported when the gap was found or it was dropped
+        this.endPartial();
+        if (skipped) continue;
         const at = pos;
-        if (!this.emit(f, start, () => Buffer.concat([f.subarray(1), chunk.subarray(at)]))) return;
+        const whole = f!;
+        if (!this.emit(whole, start, () => Buffer.concat([whole.subarray(1), chunk.subarray(at)]))) return;
         continue;
       }
       if (this.headFilled > 0 || n - pos < 8) {
@@ -258,12 +347,15 @@ export class StreamFramer {
         if (typeof total === 'string') {
           return this.damaged(`damaged frame at ${this.at} ${start}: ${total}`, start, Buffer.concat([this.head.subarray(1), chunk.subarray(pos)]));
         }
-        const f = Buffer.allocUnsafe(total + 4);
+        if (total === 4) {
+          // a frame of its 8-byte head alone: complete now, even at the end of the chunk
+          const at = pos;
+          if (!this.emit(Buffer.from(this.head), start, () => Buffer.concat([this.head.subarray(1), chunk.subarray(at)]))) return;
+          continue;
+        }
+        const f = this.startPartial(total + 4, 8 + (n - pos), start);
         this.head.copy(f, 0);
-        this.partial = f;
         this.filled = 8;
-        this.partialStart = start;
-        this.partialMissing = 0;
         continue;
       }
       const start = base + pos;
@@ -277,12 +369,9 @@ export class StreamFramer {
         pos += size;
         if (!this.emit(chunk.subarray(p0, pos), start, () => chunk.subarray(p0 + 1))) return;
       } else {
-        const f = Buffer.allocUnsafe(size);
+        const f = this.startPartial(size, n - pos, start);
         chunk.copy(f, 0, pos, n);
         this.filled = n - pos;
-        this.partial = f;
-        this.partialStart = start;
-        this.partialMissing = 0;
         return;
       }
     }

@@ -107,6 +107,17 @@ export class TcpStream {
     this.heldBytes = 0;
   }
 
+  /**
+   * Let go of the out-of-order segments held (the decoder's bound on memory across flows): their
+   * bytes count as lost, reported as a gap when delivery gets there. Returns the bytes released.
+   */
+  dropHeld(): number {
+    const released = this.heldBytes;
+    this.held = [];
+    this.heldBytes = 0;
+    return released;
+  }
+
   /** The peer acknowledged `ack`: bytes before it that we hold no copy of will never come again. */
   peerAck(ack: number): void {
     if (this.closed || this.next === null || this.held.length === 0) return;

@@ -19,6 +19,8 @@ options:
   --no-auto-create   answer TOPIC_NOT_EXIST for unknown topics instead of creating them
   --segment-size N   commit-log segment size in bytes (default 67108864)
   --delay-levels S   Java messageDelayLevel, e.g. "1s 5s 10s" (default the 18 standard levels)
+  --idle-timeout S   close a connection after S seconds without a byte read or written
+                     (default 120, as Java's serverChannelMaxIdleTimeSeconds; 0 = never)
 `;
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -32,6 +34,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'no-auto-create': { type: 'boolean' },
     'segment-size': { type: 'string' },
     'delay-levels': { type: 'string' },
+    'idle-timeout': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrvPort = intOption('namesrv-port', str('namesrv-port'), 9876, 0, 65535);
@@ -39,6 +42,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const brokers = intOption('brokers', str('brokers'), 1, 1, 64);
   const queues = intOption('queues', str('queues'), 8, 1, 1024);
   const segmentSize = intOption('segment-size', str('segment-size'), 64 * 1024 * 1024, 4096, 1024 * 1024 * 1024);
+  const idleTimeoutS = intOption('idle-timeout', str('idle-timeout'), 120, 0, 24 * 3600);
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
 
@@ -54,6 +58,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       autoCreateTopic: values['no-auto-create'] !== true,
       segmentSize,
       messageDelayLevel: str('delay-levels'),
+      idleTimeoutMs: idleTimeoutS * 1000,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

@@ -14,8 +14,9 @@ import {
   type RemotingCommand,
   type SerializeTypeName,
 } from '../../protocol/internal.js';
-import { systemClock, type Clock } from '../clock.js';
-import { RemotingAbortError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
+import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import type { BufferBudget } from './buffer-budget.js';
+import { RemotingAbortError, RemotingBackpressureError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
 import { formatAddress, parseAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
 import { OutboundQueue } from './outbound-queue.js';
@@ -63,15 +64,21 @@ export interface RemotingConnectionOptions {
   /** Address to report for the peer; default the socket's remote address. */
   remoteAddress?: string;
   /**
-   * Close the connection after this long without any byte read or written (Java closes channels
-   * idle for 120 s on both sides). Calls in flight keep it open. Default: never.
+   * Close the connection after this long without a byte read or a write completed (Java's
+   * IdleStateHandler ALL_IDLE: channels idle for 120 s are closed on both sides). Calls in flight
+   * keep it open. Runs on `clock`. Default: never.
    */
   idleTimeoutMs?: number;
-  /**
-   * Time of call timeouts and elapsed-time figures (default systemClock). Not the idle timeout,
-   * which is the socket's own (socket.setTimeout).
-   */
+  /** Time of call timeouts, the idle timeout and elapsed-time figures. Default systemClock. */
   clock?: Clock;
+  /**
+   * The bytes a server holds for all its connections (RemotingServer passes one). With it the
+   * connection acts as a server's end: it reports its partial input and its output to the budget,
+   * stops reading while the socket cannot take more output (Java's autoRead=false on an unwritable
+   * channel) or while the budget has no room for its partial frame, and answers SYSTEM_BUSY when a
+   * response does not fit.
+   */
+  budget?: BufferBudget;
 }
 
 export interface ConnectOptions extends RemotingConnectionOptions {
@@ -95,7 +102,18 @@ export interface ConnectionStats {
   unmatchedResponses: number;
   timeouts: number;
   drainWaits: number;
+  /** Bytes held for a partial incoming frame (its buffer's size). */
+  bufferedInputBytes: number;
+  /** Output not yet taken by the kernel: queued frames plus the socket's own buffer. */
+  bufferedOutputBytes: number;
+  /** Requests answered SYSTEM_BUSY because the response did not fit (server side). */
+  busyAnswers: number;
+  /** True while reading is paused (output backed up, or no room in the server's budget). */
+  readingPaused: boolean;
 }
+
+/** Java's NettyRemotingAbstract answer when a request cannot be taken on (RejectedExecutionException). */
+export const OVERLOAD_REMARK = '[OVERLOAD]system busy, start flow control for a while';
 
 // Request ids: one counter for the process, like Java's RemotingCommand.requestId, kept within
 // 0..2^31-1 so that it stays a positive int32 on the wire.
@@ -149,6 +167,22 @@ export class RemotingConnection extends EventEmitter {
   private socketError: Error | undefined;
   private framesIn = 0;
   private unmatched = 0;
+  private busyAnswers = 0;
+
+  private readonly budget: BufferBudget | undefined;
+  /** Bytes last reported to the budget. */
+  private accountedIn = 0;
+  private accountedOut = 0;
+  /** Reading stopped because the socket cannot take more output. */
+  private pausedForOutput = false;
+  /** Reading stopped because the budget has no room for our partial frame. */
+  private pausedForRoom = false;
+  private readonly idleMs: number;
+  private idleTimer: ClockTimer | null = null;
+  /** Last byte read or write completed, on the clock. */
+  private lastActive = 0;
+  /** The idle time was reached once; closing waits for a second look after the event loop turned. */
+  private idleSuspect = false;
 
   constructor(socket: net.Socket, options: RemotingConnectionOptions = {}) {
     super();
@@ -166,23 +200,22 @@ export class RemotingConnection extends EventEmitter {
     const maxQueuedBytes = positive('maxQueuedBytes', options.maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES, 0);
     const maxQueuedFrames = positive('maxQueuedFrames', options.maxQueuedFrames, DEFAULT_MAX_QUEUED_FRAMES, 0);
     this.clock = options.clock ?? systemClock;
+    this.budget = options.budget;
     this.inflight = new InFlightCalls(this.remoteAddress, this.clock);
-    this.out = new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames);
+    this.out = new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames, this.budget ? this.onFlushed : undefined);
 
     socket.setNoDelay(true);
-    if (options.idleTimeoutMs !== undefined) {
-      const idle = positive('idleTimeoutMs', options.idleTimeoutMs, 0);
-      socket.setTimeout(idle);
-      socket.on('timeout', () => {
-        if (this.inflight.size > 0) {
-          socket.setTimeout(idle); // node does not re-arm by itself without traffic
-          return;
-        }
-        this.close(new RemotingError(this.remoteAddress, `connection to ${this.remoteAddress} idle for ${idle} ms`));
-      });
+    this.idleMs = options.idleTimeoutMs === undefined ? 0 : positive('idleTimeoutMs', options.idleTimeoutMs, 0);
+    if (this.idleMs > 0) {
+      this.lastActive = this.clock.now();
+      this.idleTimer = this.clock.setTimeout(this.onIdleCheck, this.idleMs);
     }
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('drain', () => this.out.onDrain(this.isClosed));
+    socket.on('drain', () => {
+      this.lastActive = this.idleMs > 0 ? this.clock.now() : 0;
+      this.out.onDrain(this.isClosed);
+      if (this.budget) this.afterOutput();
+    });
     socket.on('error', (err) => {
       this.socketError ??= err;
       log('socket error on %s: %s', this.remoteAddress, err.message);
@@ -269,6 +302,10 @@ export class RemotingConnection extends EventEmitter {
       unmatchedResponses: this.unmatched,
       timeouts: this.inflight.timeouts,
       drainWaits: this.out.drainWaits,
+      bufferedInputBytes: this.decoder.bufferedBytes,
+      bufferedOutputBytes: this.isClosed ? 0 : this.out.bufferedBytes,
+      busyAnswers: this.busyAnswers,
+      readingPaused: this.pausedForOutput || this.pausedForRoom,
     };
   }
 
@@ -308,7 +345,7 @@ export class RemotingConnection extends EventEmitter {
         signal,
       };
       try {
-        this.writeFrame(request, undefined);
+        this.writeRequest(request, undefined);
       } catch (err) {
         reject(err as Error);
         return;
@@ -333,7 +370,7 @@ export class RemotingConnection extends EventEmitter {
     }
     return new Promise<void>((resolve, reject) => {
       try {
-        this.writeFrame(request, (err) => (err ? reject(err) : resolve()));
+        this.writeRequest(request, (err) => (err ? reject(err) : resolve()));
       } catch (err) {
         reject(err as Error);
       }
@@ -347,8 +384,18 @@ export class RemotingConnection extends EventEmitter {
     this.closeReason = reason;
     log('closing connection to %s%s', this.remoteAddress, reason ? `: ${reason.message}` : '');
     this.socket.destroy();
+    if (this.idleTimer) this.clock.clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     this.inflight.failAll(reason);
     this.out.failAll(reason);
+    // Give back everything: the partial frame's buffer, and our share of the server's budget.
+    this.decoder.close();
+    if (this.budget) {
+      this.budget.cancel(this.resumeForRoom);
+      this.budget.change(-this.accountedIn, -this.accountedOut);
+      this.accountedIn = 0;
+      this.accountedOut = 0;
+    }
     this.emit('close', reason);
   }
 
@@ -364,11 +411,118 @@ export class RemotingConnection extends EventEmitter {
   /** Encode and write one frame, or queue it while the socket drains. Throws RemotingBackpressureError. */
   private writeFrame(cmd: RemotingCommand, done: ((err?: Error) => void) | undefined): void {
     const [head, body] = encodeCommandParts(cmd);
+    this.writeParts(cmd, head, body, done);
+  }
+
+  /**
+   * A request we initiate. On a server's connection it must fit the budget like an answer does
+   * (NOTIFY_CONSUMER_IDS_CHANGED to a consumer that does not read would otherwise pile up to the
+   * queue's own bound on every such connection); one that does not is a RemotingBackpressureError.
+   */
+  private writeRequest(cmd: RemotingCommand, done: ((err?: Error) => void) | undefined): void {
+    const [head, body] = encodeCommandParts(cmd);
+    if (this.budget) {
+      const held = this.out.bufferedBytes;
+      const size = head.length + (body ? body.length : 0);
+      if (!this.budget.admits(held, size)) {
+        throw new RemotingBackpressureError(
+          this.remoteAddress,
+          cmd.code,
+          held,
+          this.out.queuedFrames,
+          size,
+          `${this.budget.maxOutputBytesPerConnection} bytes per connection, ${this.budget.maxOutputBytes} for all of the server's`,
+        );
+      }
+    }
+    this.writeParts(cmd, head, body, done);
+  }
+
+  private writeParts(cmd: RemotingCommand, head: Buffer, body: Buffer | null, done: ((err?: Error) => void) | undefined): void {
     if (logFrames.enabled) {
       logFrames('%s > %s', this.remoteAddress, describeFrame(cmd, head.length + (body ? body.length : 0)));
     }
-    this.out.write(cmd.opaque, cmd.code, head, body, done);
+    try {
+      this.out.write(cmd.opaque, cmd.code, head, body, done);
+    } finally {
+      if (this.idleMs > 0 && !this.out.waitingForDrain) this.lastActive = this.clock.now();
+      if (this.budget) this.afterOutput();
+    }
   }
+
+  /** A frame left for the kernel (socket write callback; server side only). */
+  private readonly onFlushed = (): void => {
+    if (this.isClosed) return;
+    if (this.idleMs > 0) this.lastActive = this.clock.now();
+    this.afterOutput();
+  };
+
+  /** Server side: count what we hold, and stop reading while the socket cannot take more output. */
+  private afterOutput(): void {
+    if (this.isClosed) return;
+    this.account();
+    const unwritable = this.out.waitingForDrain;
+    if (unwritable !== this.pausedForOutput) {
+      this.pausedForOutput = unwritable;
+      if (unwritable) log('%s does not read its responses (%d bytes buffered): reading paused', this.remoteAddress, this.out.bufferedBytes);
+      this.updateReading();
+    }
+  }
+
+  /** Report to the budget what this connection holds now: partial input and buffered output. */
+  private account(): void {
+    const input = this.decoder.bufferedBytes;
+    const output = this.out.bufferedBytes;
+    const dIn = input - this.accountedIn;
+    const dOut = output - this.accountedOut;
+    if (dIn === 0 && dOut === 0) return;
+    this.accountedIn = input;
+    this.accountedOut = output;
+    this.budget!.change(dIn, dOut);
+  }
+
+  private readonly resumeForRoom = (): void => {
+    if (this.isClosed || !this.pausedForRoom) return;
+    this.pausedForRoom = false;
+    this.updateReading();
+  };
+
+  private updateReading(): void {
+    if (this.isClosed) return;
+    if (this.pausedForOutput || this.pausedForRoom) this.socket.pause();
+    else this.socket.resume();
+  }
+
+  /**
+   * The idle timer: close when nothing was read and no write completed for idleTimeoutMs. The
+   * first time the idle time is reached the connection is looked at again after the event loop has
+   * had a turn to read what the peer sent, and min(1 s, idleTimeoutMs) later on the clock: timers
+   * run before socket reads in a turn of Node's loop, so after a stall (or a ManualClock advanced
+   * by minutes in one call) bytes that arrived in time may still be unread when the timer fires.
+   */
+  private readonly onIdleCheck = (): void => {
+    this.idleTimer = null;
+    if (this.isClosed) return;
+    const now = this.clock.now();
+    if (this.inflight.size > 0) this.lastActive = now; // a call we wait for keeps it open
+    const idleFor = now - this.lastActive;
+    if (idleFor < this.idleMs) {
+      this.idleSuspect = false;
+      this.idleTimer = this.clock.setTimeout(this.onIdleCheck, this.idleMs - idleFor);
+      return;
+    }
+    if (!this.idleSuspect) {
+      this.idleSuspect = true;
+      // setImmediate: one turn of the event loop (its poll phase reads the sockets), not a time.
+      setImmediate(() => {
+        if (!this.isClosed && this.idleTimer === null) this.idleTimer = this.clock.setTimeout(this.onIdleCheck, Math.min(1000, this.idleMs));
+      });
+      return;
+    }
+    const held = this.decoder.pendingBytes > 0 ? ` (holding ${this.decoder.pendingBytes} bytes of a partial frame)` : '';
+    log('closing %s: idle for %d ms%s', this.remoteAddress, idleFor, held);
+    this.close(new RemotingError(this.remoteAddress, `connection to ${this.remoteAddress} idle for ${idleFor} ms${held}`));
+  };
 
   private readonly onFrame = (frame: Buffer, offset: number): void => {
     this.framesIn++;
@@ -389,8 +543,10 @@ export class RemotingConnection extends EventEmitter {
 
   private onData(chunk: Buffer): void {
     if (this.isClosed) return;
+    if (this.idleMs > 0) this.lastActive = this.clock.now();
     try {
       this.decoder.push(chunk, this.onFrame);
+      if (this.budget) this.afterInput();
     } catch (err) {
       if (err instanceof ProtocolError) {
         // The stream cannot be resynchronised: drop this connection only. Calls in flight get a
@@ -408,7 +564,29 @@ export class RemotingConnection extends EventEmitter {
     }
   }
 
+  /** Server side: count the partial frame, and stop reading when the budget has no room for it. */
+  private afterInput(): void {
+    if (this.isClosed) return;
+    this.account();
+    const budget = this.budget!;
+    if (!this.pausedForRoom && budget.shouldPauseInput(this.decoder.bufferedBytes)) {
+      this.pausedForRoom = true;
+      log('%s: %d bytes buffered across connections, over %d: reading paused', this.remoteAddress, budget.bufferedBytes, budget.maxBufferedBytes);
+      budget.waitForRoom(this.resumeForRoom);
+      this.updateReading();
+    }
+  }
+
   private dispatch(request: RemotingCommand): void {
+    // A peer that does not read its responses, or a server out of room: refuse before doing the
+    // work, as Java's rejectRequest does (oneway requests, which produce no output, still run).
+    if (this.budget && (request.flag & RemotingFlag.ONEWAY) === 0) {
+      const held = this.out.bufferedBytes;
+      if (held >= this.budget.maxOutputBytesPerConnection || this.budget.outputFull) {
+        this.answerBusy(request, held);
+        return;
+      }
+    }
     const processor = this.ownProcessors.get(request.code) ?? this.sharedProcessors?.get(request.code);
     if (processor === undefined) {
       log('no processor for request code %d from %s', request.code, this.remoteAddress);
@@ -447,7 +625,32 @@ export class RemotingConnection extends EventEmitter {
     response.flag = (response.flag | RemotingFlag.RESPONSE) & ~RemotingFlag.ONEWAY;
     response.serializeType = this.responseSerializeType ?? request.serializeType;
     try {
-      this.writeFrame(response, undefined);
+      const [head, body] = encodeCommandParts(response);
+      if (this.budget) {
+        const held = this.out.bufferedBytes;
+        if (!this.budget.admits(held, head.length + (body ? body.length : 0))) {
+          this.answerBusy(request, held);
+          return;
+        }
+      }
+      this.writeParts(response, head, body, undefined);
+    } catch (err) {
+      log('cannot answer %d to %s: %s', request.opaque, this.remoteAddress, (err as Error).message);
+    }
+  }
+
+  /** SYSTEM_BUSY in place of a response that does not fit (nothing for a oneway request). */
+  private answerBusy(request: RemotingCommand, held: number): void {
+    if ((request.flag & RemotingFlag.ONEWAY) !== 0 || this.isClosed) return;
+    this.busyAnswers++;
+    this.budget!.busyAnswers++;
+    log('answering SYSTEM_BUSY to code %d from %s: %d bytes buffered for it, %d for all connections', request.code, this.remoteAddress, held, this.budget!.bufferedBytes);
+    const busy = createResponse(request, ResponseCode.SYSTEM_BUSY, { remark: OVERLOAD_REMARK });
+    busy.opaque = request.opaque;
+    busy.flag = (busy.flag | RemotingFlag.RESPONSE) & ~RemotingFlag.ONEWAY;
+    busy.serializeType = this.responseSerializeType ?? request.serializeType;
+    try {
+      this.writeFrame(busy, undefined);
     } catch (err) {
       log('cannot answer %d to %s: %s', request.opaque, this.remoteAddress, (err as Error).message);
     }

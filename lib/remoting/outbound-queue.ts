@@ -28,11 +28,16 @@ export class OutboundQueue {
   framesOut = 0;
   drainWaits = 0;
 
+  /**
+   * `onFlushed`, when given, runs each time a frame has left for the kernel (the socket's write
+   * callback), so a server can count the bytes its connections hold (BufferBudget).
+   */
   constructor(
     private readonly socket: net.Socket,
     private readonly addr: string,
     private readonly maxQueuedBytes: number,
     private readonly maxQueuedFrames: number,
+    private readonly onFlushed?: () => void,
   ) {}
 
   get queuedFrames(): number {
@@ -40,6 +45,14 @@ export class OutboundQueue {
   }
   get queuedBytes(): number {
     return this.bytes;
+  }
+  /** Output held in memory: the queue plus what the socket buffers for the kernel. */
+  get bufferedBytes(): number {
+    return this.bytes + this.socket.writableLength;
+  }
+  /** True while the socket pushes back (write() returned false) and frames wait for 'drain'. */
+  get waitingForDrain(): boolean {
+    return this.waitingDrain;
   }
 
   /** Write one encoded frame, or queue it while the socket drains; `done` runs once it reached the socket. */
@@ -104,8 +117,13 @@ export class OutboundQueue {
       this.socket.cork();
       process.nextTick(this.uncork);
     }
-    let ok = this.socket.write(head);
-    if (body) ok = this.socket.write(body);
+    let ok: boolean;
+    if (body) {
+      this.socket.write(head);
+      ok = this.socket.write(body, this.onFlushed);
+    } else {
+      ok = this.socket.write(head, this.onFlushed);
+    }
     if (!ok) {
       this.waitingDrain = true;
       this.drainWaits++;

@@ -4,11 +4,19 @@ import tls from 'node:tls';
 import createDebug from 'debug';
 import type { SerializeTypeName } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
+import { OptionError } from '../../protocol/index.js';
+import {
+  BufferBudget,
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION,
+  type BufferBudgetOptions,
+  type BufferBudgetStats,
+} from './buffer-budget.js';
 import { RemotingConnection, type RemotingConnectionOptions, type RequestProcessor } from './connection.js';
 
 const log = createDebug('rocketwire:remoting');
 
-export interface RemotingServerOptions {
+export interface RemotingServerOptions extends BufferBudgetOptions {
   /**
    * Serialize type of requests this server initiates. Responses go out in the request's type unless
    * `forceSerializeType` is true (then in this type, as a 5.x broker does).
@@ -23,9 +31,13 @@ export interface RemotingServerOptions {
   maxQueuedFrames?: number;
   /** TCP keep-alive initial delay for accepted sockets. Default 30 000 ms. */
   keepAliveDelayMs?: number;
-  /** Close accepted connections idle this long (Java: serverChannelMaxIdleTimeSeconds, 120 s). Default: never. */
+  /**
+   * Close accepted connections when nothing was read and no write completed for this long (Java:
+   * serverChannelMaxIdleTimeSeconds, 120 s; the embedded broker and name server use 120 s). 0 or
+   * undefined: never.
+   */
   idleTimeoutMs?: number;
-  /** Clock of the timeouts of requests this server initiates. Default systemClock. */
+  /** Clock of the idle timeout and of the timeouts of requests this server initiates. Default systemClock. */
   clock?: Clock;
 }
 
@@ -39,10 +51,24 @@ export class RemotingServer extends EventEmitter {
   private readonly conns = new Set<RemotingConnection>();
   private readonly server: net.Server;
   private listening = false;
+  private readonly budget: BufferBudget;
 
   constructor(options: RemotingServerOptions = {}) {
     super();
     this.options = { ...options };
+    const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    const perConnection = options.maxOutputBytesPerConnection ?? DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION;
+    if (!Number.isInteger(maxBuffered) || maxBuffered < 1) {
+      throw new OptionError('maxBufferedBytes', `maxBufferedBytes must be an integer >= 1, got ${options.maxBufferedBytes}`);
+    }
+    if (!Number.isInteger(perConnection) || perConnection < 1) {
+      throw new OptionError('maxOutputBytesPerConnection', `maxOutputBytesPerConnection must be an integer >= 1, got ${options.maxOutputBytesPerConnection}`);
+    }
+    const idle = options.idleTimeoutMs;
+    if (idle !== undefined && !(Number.isFinite(idle) && idle >= 0)) {
+      throw new OptionError('idleTimeoutMs', `idleTimeoutMs must be a number >= 0, got ${idle}`);
+    }
+    this.budget = new BufferBudget(maxBuffered, perConnection);
     const onSocket = (socket: net.Socket): void => this.accept(socket);
     if (options.tls) {
       const s = tls.createServer(options.tls, onSocket);
@@ -58,6 +84,11 @@ export class RemotingServer extends EventEmitter {
 
   get connections(): ReadonlySet<RemotingConnection> {
     return this.conns;
+  }
+
+  /** Bytes held for all connections (partial input frames, output not yet taken by the kernel) against the bound. */
+  bufferStats(): BufferBudgetStats {
+    return this.budget.stats();
   }
 
   registerProcessor(code: number, processor: RequestProcessor): void {
@@ -97,8 +128,9 @@ export class RemotingServer extends EventEmitter {
       defaultTimeoutMs: this.options.defaultTimeoutMs,
       maxQueuedBytes: this.options.maxQueuedBytes,
       maxQueuedFrames: this.options.maxQueuedFrames,
-      idleTimeoutMs: this.options.idleTimeoutMs,
+      idleTimeoutMs: this.options.idleTimeoutMs ? this.options.idleTimeoutMs : undefined,
       clock: this.options.clock,
+      budget: this.budget,
     };
     const conn = new RemotingConnection(socket, opts);
     this.conns.add(conn);

@@ -1,0 +1,134 @@
+import t, { type Test } from 'tap';
+import { once } from 'node:events';
+import net from 'node:net';
+import { ResponseCode, createRequest, createResponse, encodeCommand } from '../../protocol/index.js';
+import { ManualClock } from '../../lib/clock.js';
+import { RemotingClient, RemotingServer } from '../../lib/remoting/index.js';
+
+// The remoting side of issue 13 item 3: what a server holds for its connections is counted and
+// bounded, given back when a connection closes, and idle connections close on the injected clock.
+
+const MiB = 1024 * 1024;
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+async function until(t: Test, cond: () => boolean, what: string): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 5));
+  t.pass(what);
+}
+
+async function startServer(t: Test, options?: ConstructorParameters<typeof RemotingServer>[0]) {
+  const server = new RemotingServer(options);
+  const { port } = await server.listen(0, '127.0.0.1');
+  t.teardown(() => server.close());
+  return { server, addr: `127.0.0.1:${port}`, port };
+}
+
+async function raw(port: number): Promise<net.Socket> {
+  const s = net.connect({ host: '127.0.0.1', port });
+  s.on('error', () => undefined);
+  await once(s, 'connect');
+  return s;
+}
+
+function headOf(size: number, have: number): Buffer {
+  const h = encodeCommand(createRequest(310));
+  const f = Buffer.alloc(have);
+  f.writeInt32BE(size - 4, 0);
+  f.writeInt32BE(h.length - 8, 4);
+  h.copy(f, 8, 8);
+  return f;
+}
+
+t.test('a partial frame is counted while held and given back when the connection closes', async (t) => {
+  const { server, port } = await startServer(t);
+  const s = await raw(port);
+  s.write(headOf(8 * MiB, 300_000));
+  await until(t, () => [...server.connections].some((c) => c.stats().bytesIn === 300_000), 'bytes read');
+  const conn = [...server.connections][0]!;
+  t.ok(conn.stats().bufferedInputBytes >= 300_000 && conn.stats().bufferedInputBytes < 1 * MiB, `${conn.stats().bufferedInputBytes} bytes held for 300 000 of 8 MiB`);
+  t.equal(server.bufferStats().inputBytes, conn.stats().bufferedInputBytes, 'counted in the server budget');
+  s.destroy();
+  await once(conn, 'close');
+  t.equal(conn.stats().bufferedInputBytes, 0, 'the closed connection holds nothing, whoever keeps a reference to it');
+  t.same(
+    { ...server.bufferStats(), peakBufferedBytes: 0, pauses: 0 },
+    { bufferedBytes: 0, inputBytes: 0, outputBytes: 0, maxBufferedBytes: 256 * MiB, peakBufferedBytes: 0, pausedConnections: 0, pauses: 0, busyAnswers: 0 },
+  );
+});
+
+t.test('past its input half the server stops reading a connection with a partial frame and resumes it when room is made', async (t) => {
+  const { server, port } = await startServer(t, { maxBufferedBytes: 2 * MiB });
+  const first = await raw(port);
+  first.write(headOf(4 * MiB, 1_500_000));
+  await until(t, () => server.bufferStats().pausedConnections === 1, 'the first is paused past 1 MiB of input');
+  const held = server.bufferStats().inputBytes;
+  t.ok(held <= 2 * MiB, `${held} bytes held`);
+  const second = await raw(port);
+  second.write(headOf(4 * MiB, 500_000));
+  await until(t, () => server.bufferStats().pausedConnections === 2, 'the second waits too');
+  // a request in one piece is still served
+  server.registerProcessor(7, (req) => createResponse(req, ResponseCode.SUCCESS));
+  const client = new RemotingClient();
+  t.teardown(() => client.close());
+  t.equal((await client.invoke(`127.0.0.1:${port}`, createRequest(7))).code, ResponseCode.SUCCESS, 'a whole frame needs no room');
+  // closing the first makes room: the second reads again (and holds all it was sent). The server
+  // closes it (as its idle timeout would): a paused socket reads nothing, so it would not see the
+  // peer's FIN.
+  const firstConn = [...server.connections].find((c) => c.stats().bytesIn >= 1 * MiB)!;
+  firstConn.close();
+  first.destroy();
+  await until(t, () => [...server.connections].some((c) => c.stats().bytesIn === 500_000), 'the second resumed and read everything');
+  second.destroy();
+});
+
+t.test('idle close runs on the injected clock, for servers and clients', async (t) => {
+  const clock = new ManualClock();
+  const { server, addr, port } = await startServer(t, { clock, idleTimeoutMs: 60_000 });
+  server.registerProcessor(7, (req) => createResponse(req, ResponseCode.SUCCESS));
+  const s = await raw(port);
+  const closed = once(s, 'close');
+  await until(t, () => server.connections.size === 1, 'accepted');
+  clock.advance(59_999);
+  await turn();
+  t.equal(server.connections.size, 1, 'open before 60 s');
+  clock.advance(1);
+  await turn();
+  clock.advance(1000);
+  await closed;
+  t.pass('the server closed it after 60 s and a second look');
+
+  const client = new RemotingClient({ clock, idleTimeoutMs: 30_000 });
+  t.teardown(() => client.close());
+  t.equal((await client.invoke(addr, createRequest(7))).code, ResponseCode.SUCCESS);
+  t.equal(client.connectionCount(addr), 1);
+  clock.advance(30_000);
+  await turn();
+  clock.advance(1000);
+  await until(t, () => client.connectionCount(addr) === 0, 'the client closed its idle connection on its clock');
+});
+
+t.test('requests a server sends to a peer that does not read are bounded too: RemotingBackpressureError', async (t) => {
+  const { server, port } = await startServer(t, { maxOutputBytesPerConnection: 4 * MiB });
+  const s = await raw(port);
+  s.pause(); // never reads
+  await until(t, () => server.connections.size === 1, 'accepted');
+  const conn = [...server.connections][0]!;
+  let sent = 0;
+  let refused: Error | null = null;
+  for (let i = 0; i < 64 && refused === null; i++) {
+    sent++;
+    // resolves once handed to the socket, stays pending while queued, rejects when refused
+    void conn.invokeOneway(createRequest(40, { body: Buffer.alloc(MiB) })).catch((e: Error) => (refused ??= e));
+    await turn();
+  }
+  t.match(refused, { name: 'RemotingBackpressureError', code: 40 });
+  t.ok(sent < 64, `${sent} notifications of 1 MiB taken or refused, then stopped`);
+  t.ok(conn.stats().bufferedOutputBytes <= 4 * MiB + MiB, `${conn.stats().bufferedOutputBytes} bytes held for it (bound 4 MiB + one frame)`);
+  s.destroy();
+});
+
+t.test('bad bounds are option errors naming the option', async (t) => {
+  t.throws(() => new RemotingServer({ maxBufferedBytes: 0 }), { name: 'OptionError', option: 'maxBufferedBytes' });
+  t.throws(() => new RemotingServer({ maxOutputBytesPerConnection: -1 }), { name: 'OptionError', option: 'maxOutputBytesPerConnection' });
+  t.throws(() => new RemotingServer({ idleTimeoutMs: -5 }), { name: 'OptionError', option: 'idleTimeoutMs' });
+});
