@@ -151,6 +151,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let progressShown = false;
   const onProblem = (p: CaptureProblem): void => {
     if (p.lost) lost = true;
+    stats?.addProblem(p);
     if (problemLines >= MAX_PROBLEM_LINES) {
       problemsHidden++;
       return;

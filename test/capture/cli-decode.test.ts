@@ -267,10 +267,9 @@ t.test('a flow whose first frame never completes: one line, exit 1 (the connecti
   t.match(r.stderr, /^rocketwire decode: 10\.0\.0\.7:50007 > 10\.0\.0\.1:10911: stream ends inside the frame at byte 0 \(\d+ of \d+ bytes\)[^\n]*\n$/);
 });
 
-// The capture joined the connection mid-way: the stream framer keeps the cut frame as a scan
-// candidate and drops it at the end without a problem (lib/capture/stream-framer.ts end(), owned
-// by the reassembly work); the CLI prints every lost problem as one line and exits 1 once it does.
-t.test('a flow joined mid-way whose first frame never completes: one line, exit 1', { todo: 'StreamFramer.end() reports a cut scan candidate' }, async (t) => {
+// The capture joined the connection mid-way: the stream framer's end() reports the cut scan
+// candidate as an incomplete frame, which the CLI prints as one line and exits 1 on.
+t.test('a flow joined mid-way whose first frame never completes: one line, exit 1', async (t) => {
   const file = join(dir, 'cut-first-midway.pcap');
   writeFileSync(file, cutFirstFrame(false));
   const r = await cli([file]);
