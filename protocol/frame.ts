@@ -81,11 +81,10 @@ export function decodeCommand(frame: Buffer, base = 0): RemotingCommand {
   return { ...decodeRocketmqHeader(headerBytes, base + 8), body } as RemotingCommand;
 }
 
-/**
- * First buffer of a frame that straddles chunks. Node reads a socket 64 KiB at a time, so frames up
- * to this size (nearly every request and response) are gathered in one buffer and copied once.
- */
-const INITIAL_PARTIAL_CAPACITY = 64 * 1024;
+/** A straddling frame's piece this long or longer is kept as a view of its chunk; shorter ones are copied. */
+const MIN_VIEW_BYTES = 4096;
+/** Size of the buffers short pieces are copied into. */
+const STAGING_BYTES = 16 * 1024;
 
 export interface FrameDecoderOptions {
   /** Largest frame accepted, the 4-byte length prefix included. Default 16 MiB. */
@@ -94,20 +93,22 @@ export interface FrameDecoderOptions {
 
 /**
  * Streaming splitter of a TCP byte stream into frames. Frames that lie inside one chunk are handed
- * out as `subarray` views of that chunk (no copy); a frame that straddles chunks is copied into a
- * buffer of its own. That buffer grows as the frame's bytes arrive (64 KiB, then doubling, capped at
- * the frame's size), so a header announcing 16 MiB costs what was actually received, not 16 MiB:
- * a peer that sends the head of a large frame and stops holds at most twice its bytes. Frames up to
- * 64 KiB are still copied exactly once; a larger one is copied about twice in all. The decoder never
- * writes into a buffer it has handed out, so views stay valid. A declared length above the limit is
- * rejected as soon as its 4 bytes arrive.
+ * out as `subarray` views of that chunk (no copy). A frame that straddles chunks is gathered as views
+ * of the chunks its bytes arrived in and joined into one buffer when its last byte arrives: every
+ * byte is copied exactly once, and a header announcing 16 MiB costs what was actually received,
+ * not 16 MiB (a peer that sends the head of a large frame and stops holds those bytes and no more).
+ * Because it keeps views, a pushed chunk must not be written to afterwards (socket chunks never
+ * are). The decoder never writes into a buffer it has handed out, so views stay valid. A declared
+ * length above the limit is rejected as soon as its 4 bytes arrive.
  * After a ProtocolError, or any exception thrown by `onFrame`, the decoder stays failed (`failed`
  * holds a ProtocolError and every later push throws it): the stream cannot be resynchronised.
  */
 export class FrameDecoder {
   readonly maxFrameLength: number;
-  /** The straddling frame being gathered: `filled` bytes of `partialSize`, in a buffer that grows. */
-  private partial: Buffer | null = null;
+  /** The straddling frame being gathered: `filled` bytes of `partialSize`, as views of its chunks. */
+  private partial: Buffer[] | null = null;
+  /** The last part of `partial` when it is a buffer small pieces are copied into. */
+  private staging: { buf: Buffer; used: number; index: number } | null = null;
   private filled = 0;
   private partialSize = 0;
   private readonly head = Buffer.alloc(8);
@@ -131,9 +132,10 @@ export class FrameDecoder {
   get pendingBytes(): number {
     return this.partial ? this.filled : this.headFilled;
   }
-  /** Memory held for the frame not yet complete: the capacity of its buffer (0 when none). */
+  /** Memory held for the frame not yet complete: its bytes received so far and its staging room (0 when none). */
   get bufferedBytes(): number {
-    return this.partial ? this.partial.length : 0;
+    if (!this.partial) return 0;
+    return this.filled + (this.staging ? this.staging.buf.length - this.staging.used : 0);
   }
   get failed(): ProtocolError | null {
     return this.failure;
@@ -148,13 +150,12 @@ export class FrameDecoder {
       while (pos < n) {
         if (this.partial) {
           const take = Math.min(this.partialSize - this.filled, n - pos);
-          if (this.filled + take > this.partial.length) this.grow(this.filled + take);
-          chunk.copy(this.partial, this.filled, pos, pos + take);
-          this.filled += take;
+          this.gather(chunk, pos, take);
           pos += take;
           if (this.filled === this.partialSize) {
-            const f = this.partial;
+            const f = Buffer.concat(this.partial, this.partialSize);
             this.partial = null;
+            this.staging = null;
             const start = this.base + pos - f.length;
             onFrame(f, start);
           }
@@ -177,9 +178,8 @@ export class FrameDecoder {
           if (total === 4) {
             onFrame(Buffer.from(this.head), headStart);
           } else {
-            this.startPartial(total + 4, 8 + (n - pos));
-            this.head.copy(this.partial!, 0, 0, 8);
-            this.filled = 8;
+            this.startPartial(total + 4);
+            this.gather(this.head, 0, 8);
           }
           continue;
         }
@@ -190,9 +190,8 @@ export class FrameDecoder {
           pos += size;
           onFrame(chunk.subarray(start, pos), this.base + start);
         } else {
-          this.startPartial(size, n - pos);
-          chunk.copy(this.partial!, 0, pos, n);
-          this.filled = n - pos;
+          this.startPartial(size);
+          this.gather(chunk, pos, n - pos);
           pos = n;
         }
       }
@@ -214,6 +213,7 @@ export class FrameDecoder {
    */
   close(): void {
     this.partial = null;
+    this.staging = null;
     this.filled = 0;
     this.headFilled = 0;
     this.failure ??= new ProtocolError('frame decoder closed', this.base);
@@ -226,21 +226,36 @@ export class FrameDecoder {
     return out;
   }
 
-  /**
-   * Begin gathering a frame of `size` bytes of which `have` are at hand: a buffer for what is at
-   * hand, at least 64 KiB and never more than the frame.
-   */
-  private startPartial(size: number, have: number): void {
+  /** Begin gathering a frame of `size` bytes (its bytes follow through gather). */
+  private startPartial(size: number): void {
     this.partialSize = size;
-    this.partial = Buffer.allocUnsafe(Math.min(size, Math.max(INITIAL_PARTIAL_CAPACITY, have)));
+    this.partial = [];
+    this.filled = 0;
+    this.staging = null;
   }
 
-  /** Make room for `need` bytes of the partial frame: double, capped at the frame's size. */
-  private grow(need: number): void {
-    const old = this.partial!;
-    const next = Buffer.allocUnsafe(Math.min(this.partialSize, Math.max(need, old.length * 2)));
-    old.copy(next, 0, 0, this.filled);
-    this.partial = next;
+  /**
+   * Add `take` bytes of `chunk` from `pos` to the partial frame. Pieces of at least 4 KiB are kept
+   * as views; smaller ones are copied into a staging buffer of up to 16 KiB, so a peer that sends a
+   * frame a byte at a time costs its bytes plus one buffer per 16 KiB, not one object per byte.
+   */
+  private gather(chunk: Buffer, pos: number, take: number): void {
+    const parts = this.partial!;
+    if (take >= MIN_VIEW_BYTES) {
+      parts.push(take === chunk.length ? chunk : chunk.subarray(pos, pos + take));
+      this.staging = null;
+    } else {
+      let st = this.staging;
+      if (st === null || st.used + take > st.buf.length) {
+        st = { buf: Buffer.allocUnsafe(Math.min(STAGING_BYTES, this.partialSize - this.filled)), used: 0, index: parts.length };
+        parts.push(st.buf.subarray(0, 0));
+        this.staging = st;
+      }
+      chunk.copy(st.buf, st.used, pos, pos + take);
+      st.used += take;
+      parts[st.index] = st.buf.subarray(0, st.used);
+    }
+    this.filled += take;
   }
 
   private checkLength(total: number, at: number): void {
