@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Fetches the Apache RocketMQ jars (name server, broker, tools, client) for the interop suite from
 # Maven Central into ${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}/rmq-<version>/lib, outside the repo.
-# Usage: fetch-jars.sh [version...]   (default: 5.3.3 4.9.7)
+# Usage: fetch-jars.sh [version...]   (default: 5.3.3 4.9.7 5.5.0)
 # A version whose lib folder is complete is skipped without starting Maven, so a second run is a
 # fast no-op. 4.9.8 cannot be used: its rocketmq-broker and rocketmq-namesrv jars were never
-# published to Central (only client/tools/common/...), so 4.9.7 is the newest runnable 4.x.
+# published to Central (only client/tools/common/...), so 4.9.7 is the newest runnable 4.x; 5.5.1's
+# rocketmq-client is not served, so 5.5.0 is the newest runnable 5.x.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}"
 versions=("$@")
-[ ${#versions[@]} -gt 0 ] || versions=(5.3.3 4.9.7)
+[ ${#versions[@]} -gt 0 ] || versions=(5.3.3 4.9.7 5.5.0)
 for v in "${versions[@]}"; do
   dest="$cache/rmq-$v"
   [ -f "$dest/lib/.complete" ] && continue
