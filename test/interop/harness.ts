@@ -54,6 +54,11 @@ export interface RealClusterOptions {
    * (brokerId 0, ASYNC_MASTER) over loopback HA; both run with slaveReadEnable=true.
    */
   slaves?: boolean;
+  /**
+   * Start a 5.x rocketmq-proxy in cluster mode in front of the brokers (after them): `cluster.proxy`
+   * is its remoting endpoint, which clients use as their name server. Extra keys go to rmq-proxy.json.
+   */
+  proxy?: boolean | Record<string, string | number | boolean>;
   /** Header encoding the brokers use for their own requests and (5.x) all their responses. */
   serializeType?: 'JSON' | 'ROCKETMQ';
   /** Turn authentication on (5.x: auth 2.0 with this user as super user; 4.9: plain ACL, admin account). */
@@ -83,6 +88,8 @@ export interface RealCluster {
   readonly brokers: string[];
   /** "127.0.0.1:port" of each group's slave (brokerId 1), index = broker number; empty without `slaves`. */
   readonly slaves: string[];
+  /** "127.0.0.1:port" of the proxy's remoting endpoint ('' without the `proxy` option). */
+  readonly proxy: string;
   /** 'broker-a', 'broker-b'. */
   readonly brokerNames: string[];
   readonly clusterName: string;
@@ -162,7 +169,9 @@ export function jarsDir(version: string): string {
 }
 
 export function jarsPresent(version: string): boolean {
-  return existsSync(join(jarsDir(version), '.complete'));
+  // 5.x: the proxy's extra jars too (rmq-<version>/proxy, fetched by the same script).
+  const proxyOk = version.startsWith('4.') || existsSync(join(cacheDir(), `rmq-${version}`, 'proxy', '.complete'));
+  return existsSync(join(jarsDir(version), '.complete')) && proxyOk;
 }
 
 /** Run fetch-jars.sh for `versions` (a no-op for versions already fetched). Rejects with its stderr. */
@@ -474,7 +483,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   if (v4 && options.acl) writePlainAcl(home, options.acl);
 
   const stopped = { all: false };
-  const jvmStart = (name: string, procHome: string, jvmArgs: string[], mainArgs: string[]): Jvm => {
+  const jvmStart = (name: string, procHome: string, jvmArgs: string[], mainArgs: string[], classPath = join(lib, '*')): Jvm => {
     mkdirSync(procHome, { recursive: true });
     const out = join(procHome, 'stdout.log');
     const fd = openSync(out, 'a');
@@ -487,7 +496,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         `-Duser.home=${procHome}`,
         `-Drocketmq.home.dir=${home}`,
         '-cp',
-        join(lib, '*'),
+        classPath,
         ...mainArgs,
       ],
       { stdio: ['ignore', fd, fd], cwd: procHome },
@@ -525,7 +534,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   let nsJvm: Jvm | null = null;
   const brokers: BrokerSlot[] = [];
   const slaves: BrokerSlot[] = [];
-  const allJvms = (): Array<Jvm | null> => [nsJvm, ...brokers.map((b) => b.jvm), ...slaves.map((b) => b.jvm)];
+  let proxyJvm: Jvm | null = null;
+  const allJvms = (): Array<Jvm | null> => [nsJvm, ...brokers.map((b) => b.jvm), ...slaves.map((b) => b.jvm), proxyJvm];
   const cleanupOnFailure = async (err: unknown): Promise<never> => {
     const t = tailOf(allJvms(), 30);
     await Promise.all(allJvms().map((j) => stopJvm(j, false)));
@@ -582,8 +592,12 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       brokerName: b.name,
       brokerId: b.id,
       brokerRole: b.master ? 'SLAVE' : 'ASYNC_MASTER',
-      // A slave learns its master's HA address from the name server too; naming it saves a round.
-      ...(b.master ? { haMasterAddress: `127.0.0.1:${b.master.port + 1}` } : {}),
+      // 4.9: naming the master's HA address saves the round through the name server. 5.3.3 must
+      // not have it: BrokerController.initialize hands it to the HA service before
+      // DefaultMessageStore.start() has created the HA client, which drops it ("HAClient connect to
+      // master null failed" forever), and a configured address turns off taking it from the
+      // name server's registration result.
+      ...(b.master && v4 ? { haMasterAddress: `127.0.0.1:${b.master.port + 1}` } : {}),
       ...(options.slaves ? { slaveReadEnable: true } : {}),
       flushDiskType: 'ASYNC_FLUSH',
       namesrvAddr: namesrv,
@@ -723,11 +737,45 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     return cleanupOnFailure(err);
   }
 
+  // The proxy (5.x): cluster mode, remoting and gRPC on picked ports, its classes in rmq-<v>/proxy.
+  let proxyAddr = '';
+  if (options.proxy) {
+    if (v4) return cleanupOnFailure(new Error(`RocketMQ ${version} has no proxy (5.x only)`));
+    try {
+      const pHome = join(dir, 'proxy');
+      mkdirSync(pHome, { recursive: true });
+      const [remotingPort, grpcPort] = [await pickPort(), await pickPort()];
+      const pConf = join(pHome, 'rmq-proxy.json');
+      writeFileSync(
+        pConf,
+        JSON.stringify({
+          rocketMQClusterName: CLUSTER_NAME,
+          namesrvAddr: namesrv,
+          remotingListenPort: remotingPort,
+          grpcServerPort: grpcPort,
+          ...(typeof options.proxy === 'object' ? options.proxy : {}),
+        }),
+      );
+      proxyJvm = jvmStart(
+        'proxy',
+        pHome,
+        ['-server', '-Xms64m', '-Xmx256m', '-XX:MaxDirectMemorySize=256m', '-XX:TieredStopAtLevel=1', '-Drmq.logback.configurationFile=rmq.proxy.logback.xml'],
+        ['org.apache.rocketmq.proxy.ProxyStartup', '-pc', pConf, '-pm', 'cluster'],
+        `${join(lib, '*')}:${join(dirname(lib), 'proxy', '*')}`,
+      );
+      await waitForLine(proxyJvm, /rocketmq-proxy startup successfully/, options.brokerBootTimeoutMs ?? 60_000);
+      proxyAddr = `127.0.0.1:${remotingPort}`;
+    } catch (err) {
+      return cleanupOnFailure(err);
+    }
+  }
+
   const cluster: RealCluster = {
     version,
     namesrv,
     brokers: brokers.map((b) => `127.0.0.1:${b.port}`),
     slaves: slaves.map((b) => `127.0.0.1:${b.port}`),
+    proxy: proxyAddr,
     brokerNames: brokers.map((b) => b.name),
     clusterName: CLUSTER_NAME,
     dir,
@@ -740,6 +788,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       const graceful = o.graceful ?? true;
       // Brokers first so that they can unregister, then the name server; a SIGKILL run does all at once.
       if (graceful) {
+        await stopJvm(proxyJvm, true);
         await Promise.all([...brokers, ...slaves].map((b) => stopJvm(b.jvm, true)));
         await stopJvm(nsJvm, true);
       } else {
