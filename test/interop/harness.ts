@@ -59,6 +59,12 @@ export interface RealClusterOptions {
    * is its remoting endpoint, which clients use as their name server. Extra keys go to rmq-proxy.json.
    */
   proxy?: boolean | Record<string, string | number | boolean>;
+  /**
+   * Loopback address the brokers bind (default 127.0.0.1) while they still advertise
+   * 127.0.0.1:port: with '127.0.0.2', a Toxiproxy listening on 127.0.0.1:port can stand between
+   * the clients and each broker (see toxiproxy.ts). `brokerBinds` lists the direct addresses.
+   */
+  brokerBindHost?: string;
   /** Header encoding the brokers use for their own requests and (5.x) all their responses. */
   serializeType?: 'JSON' | 'ROCKETMQ';
   /** Turn authentication on (5.x: auth 2.0 with this user as super user; 4.9: plain ACL, admin account). */
@@ -88,6 +94,8 @@ export interface RealCluster {
   readonly brokers: string[];
   /** "127.0.0.1:port" of each group's slave (brokerId 1), index = broker number; empty without `slaves`. */
   readonly slaves: string[];
+  /** Where each master really listens: `brokers` unless `brokerBindHost` moved them. */
+  readonly brokerBinds: string[];
   /** "127.0.0.1:port" of the proxy's remoting endpoint ('' without the `proxy` option). */
   readonly proxy: string;
   /** 'broker-a', 'broker-b'. */
@@ -569,6 +577,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       slaves.push({ name, id: 1, master, port: 0, home: sHome, conf: join(sHome, 'broker.conf'), jvm: null });
     }
   }
+  const bindHost = options.brokerBindHost ?? '127.0.0.1';
   const bootMs: number[] = brokers.map(() => 0);
   const slaveBootMs: number[] = slaves.map(() => 0);
   const heap = options.brokerHeapMb ?? 512;
@@ -603,7 +612,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       namesrvAddr: namesrv,
       brokerIP1: '127.0.0.1',
       brokerIP2: '127.0.0.1',
-      bindAddress: '127.0.0.1',
+      bindAddress: bindHost,
       listenPort: b.port,
       haListenPort: b.port + 1,
       storePathRootDir: store,
@@ -699,7 +708,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         () => false,
       );
       if (!registered) {
-        await rawInvoke(`127.0.0.1:${b.port}`, createRequest(RequestCode.UPDATE_BROKER_CONFIG, { body: Buffer.from('brokerPermission=6\n') }), {
+        await rawInvoke(direct(b), createRequest(RequestCode.UPDATE_BROKER_CONFIG, { body: Buffer.from('brokerPermission=6\n') }), {
           acl: options.acl ?? null,
           timeoutMs: 10_000,
         }).catch(() => undefined); // the periodic registration still comes
@@ -713,12 +722,17 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   const waitForTopicOn = async (b: BrokerSlot, topic: string): Promise<void> => {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const res = await rawInvoke(`127.0.0.1:${b.port}`, createRequest(RequestCode.GET_ALL_TOPIC_CONFIG), { acl: options.acl ?? null, timeoutMs: 5000 }).catch(() => null);
+      const res = await rawInvoke(direct(b), createRequest(RequestCode.GET_ALL_TOPIC_CONFIG), { acl: options.acl ?? null, timeoutMs: 5000 }).catch(() => null);
       if (res?.code === ResponseCode.SUCCESS && (res.body?.toString('utf8') ?? '').includes(JSON.stringify(topic))) return;
       if (Date.now() > deadline) throw new Error(`${b.name} (brokerId ${b.id}) never copied topic ${topic} from its master`);
       await delay(250);
     }
   };
+
+  /** Where broker `b` really listens (the harness's own requests bypass any proxy in front). */
+  function direct(b: BrokerSlot): string {
+    return `${bindHost}:${b.port}`;
+  }
 
   const slotOf = (i: number, slave: boolean | undefined): BrokerSlot => {
     const b = brokerAt(slave ? slaves : brokers, i);
@@ -775,6 +789,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     namesrv,
     brokers: brokers.map((b) => `127.0.0.1:${b.port}`),
     slaves: slaves.map((b) => `127.0.0.1:${b.port}`),
+    brokerBinds: brokers.map((b) => direct(b)),
     proxy: proxyAddr,
     brokerNames: brokers.map((b) => b.name),
     clusterName: CLUSTER_NAME,
@@ -826,7 +841,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       const maxOffsets = async (b: BrokerSlot): Promise<number[]> => {
         const out: number[] = [];
         for (let q = 0; q < queues; q++) {
-          const res = await rawInvoke(`127.0.0.1:${b.port}`, createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: String(q) } }), {
+          const res = await rawInvoke(direct(b), createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: String(q) } }), {
             acl: options.acl ?? null,
           });
           out.push(res.code === ResponseCode.SUCCESS ? Number(res.extFields?.offset ?? -1) : -1);
@@ -891,7 +906,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
             ...(o.attributes ? { attributes: Object.entries(o.attributes).map(([k, v]) => `+${k}=${v}`).join(',') } : {}),
           },
         });
-        const res = await rawInvoke(`127.0.0.1:${b.port}`, req, { acl: options.acl ?? null, timeoutMs: 10_000 });
+        const res = await rawInvoke(direct(b), req, { acl: options.acl ?? null, timeoutMs: 10_000 });
         // 4.9 slaves refuse ("Can't modify topic or subscription group from slave broker"): wait for their copy.
         if (b.master && res.code !== ResponseCode.SUCCESS && /slave/i.test(res.remark ?? '')) {
           await waitForTopicOn(b, topic);
