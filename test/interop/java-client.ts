@@ -45,6 +45,8 @@ export interface JavaReceived {
   status: 'CONSUME_SUCCESS' | 'RECONSUME_LATER';
   topic: string;
   queueId: number;
+  /** "127.0.0.1:port" of the master that stored it (also when read from a slave). */
+  storeHost: string;
   queueOffset: number;
   commitLogOffset: number;
   msgId: string;
