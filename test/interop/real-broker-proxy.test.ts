@@ -24,7 +24,11 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
 
 if (await interopReady(t, [V55_VERSION])) {
   const started = Date.now();
-  const cluster = await startRealCluster({ version: V55_VERSION, proxy: true });
+  // The proxy caches topic routes, a topic's absence included, and refreshes them every
+  // topicRouteServiceCacheRefreshSeconds (default 20 s): the %RETRY% topic, created by the first
+  // send-back, then stays unknown to consumers for up to 20 s (redelivery measured at 21.7 s, 40 s
+  // with rocketwire's default 30 s route poll). 2 s keeps the retry subtest short.
+  const cluster = await startRealCluster({ version: V55_VERSION, proxy: { topicRouteServiceCacheRefreshSeconds: 2 } });
   t.teardown(() => cluster.stop({ graceful: false }));
   t.comment(`name server, broker and proxy booted in ${Date.now() - started} ms; proxy remoting endpoint ${cluster.proxy}`);
   const proxy = cluster.proxy;
