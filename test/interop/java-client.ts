@@ -23,6 +23,8 @@ export interface JavaCommonOptions {
   acl?: AclCredentials;
   /** JVM user.home: where the client writes its logs. Default: a per-process temp folder. */
   homeDir?: string;
+  /** Extra JVM flags, e.g. ['-Drocketmq.client.rebalance.waitInterval=1000']. */
+  jvmArgs?: string[];
 }
 
 /** One line of `produce`. */
@@ -233,6 +235,7 @@ export async function spawnRefClient(command: string, args: string[], opts: Java
     `-Duser.home=${home}`,
     `-Drocketmq.client.logRoot=${join(home, 'logs')}`,
     ...(v4 ? [] : ['-Drmq.logback.configurationFile=rmq.client.logback.xml']),
+    ...(opts.jvmArgs ?? []),
   ];
   const acl = opts.acl ? ['--ak', opts.acl.accessKey, '--sk', opts.acl.secretKey] : [];
   const child = spawn(

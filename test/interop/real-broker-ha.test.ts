@@ -407,10 +407,10 @@ if (await interopReady(t, versions)) {
             return 'CONSUME_SUCCESS';
           });
         }
-        const java = [
-          await startJavaConsumer({ version, namesrv: cluster.namesrv, topic, group, timeoutMs: 180_000 }),
-          await startJavaConsumer({ version, namesrv: cluster.namesrv, topic, group, timeoutMs: 180_000 }),
-        ];
+        // Java rebalances every 20 s unless notified; 1 s as the rocketwire consumers here. A Java
+        // consumer whose first rebalance ran before the broker listed it holds nothing until then.
+        const javaOptions = { version, namesrv: cluster.namesrv, topic, group, timeoutMs: 180_000, jvmArgs: ['-Drocketmq.client.rebalance.waitInterval=1000'] };
+        const java = [await startJavaConsumer(javaOptions), await startJavaConsumer(javaOptions)];
         t.teardown(() => Promise.all(java.map((j) => j.stop())));
 
         const producer = new Producer({ group: 'ha_mixed_pg', namesrvAddr: cluster.namesrv, pollNameServerIntervalMs: 1000 });
@@ -437,12 +437,19 @@ if (await interopReady(t, versions)) {
           return res.code === ResponseCode.SUCCESS ? ((JSON.parse(res.body!.toString()) as { consumerIdList: string[] }).consumerIdList ?? []).sort() : [];
         };
         const rwHolds = (i: number) => rw[i]!.assignment().filter((q) => q.topic === topic).map((q) => `${q.brokerName}/${q.queueId}`).sort();
-        /** Waits until the group has `members` ids and each rocketwire consumer holds its averagely share; returns the ids. */
-        const settle = async (members: number): Promise<string[]> => {
+        /**
+         * Waits until the group has `members` ids, each rocketwire consumer holds its averagely share
+         * and each live Java consumer is consuming again (a message born in the last 2 s); returns the ids.
+         */
+        const settle = async (members: number, javaAlive: Array<(typeof java)[number]>): Promise<string[]> => {
           const deadline = Date.now() + 60_000;
           for (;;) {
             const ids = await cids();
-            const ok = ids.length === members && rw.every((c, i) => JSON.stringify(rwHolds(i)) === JSON.stringify(averagely(allQueues, ids, c.clientId).sort()));
+            const recent = Date.now() - 2000;
+            const ok =
+              ids.length === members &&
+              rw.every((c, i) => JSON.stringify(rwHolds(i)) === JSON.stringify(averagely(allQueues, ids, c.clientId).sort())) &&
+              javaAlive.every((j) => j.messages.some((m) => m.bornTimestamp >= recent));
             if (ok || Date.now() > deadline) return ids;
             await delay(500);
           }
@@ -452,7 +459,7 @@ if (await interopReady(t, versions)) {
           [...new Set(j.messages.filter((m) => m.bornTimestamp >= since).map((m) => `${byStoreHost.get(m.storeHost) ?? m.storeHost}/${m.queueId}`))].sort();
 
         const check = async (label: string, members: number, javaAlive: Array<(typeof java)[number]>) => {
-          const ids = await settle(members);
+          const ids = await settle(members, javaAlive);
           t.equal(ids.length, members, `${label}: ${members} members in the group`);
           const rwIds = rw.map((c) => c.clientId);
           const javaIds = ids.filter((id) => !rwIds.includes(id));
