@@ -36,6 +36,8 @@ import {
 /** The newest 5.3.x and the newest 4.x whose server jars are on Maven Central (4.9.8's are not). */
 export const V5_VERSION = '5.3.3';
 export const V4_VERSION = '4.9.7';
+/** The newest release whose jars all resolve from Maven Central (5.5.1's client jar is not served). */
+export const V55_VERSION = '5.5.0';
 export const CLUSTER_NAME = 'DefaultCluster';
 
 export interface AclCredentials {
@@ -44,9 +46,25 @@ export interface AclCredentials {
 }
 
 export interface RealClusterOptions {
-  /** '5.3.3' (default) or '4.9.7'; any version fetch-jars.sh can fetch. */
+  /** '5.3.3' (default), '5.5.0' or '4.9.7'; any version fetch-jars.sh can fetch. */
   version?: string;
   brokers?: 1 | 2;
+  /**
+   * Give every broker group a slave: brokerId 1, brokerRole SLAVE, replicating from its master
+   * (brokerId 0, ASYNC_MASTER) over loopback HA; both run with slaveReadEnable=true.
+   */
+  slaves?: boolean;
+  /**
+   * Start a 5.x rocketmq-proxy in cluster mode in front of the brokers (after them): `cluster.proxy`
+   * is its remoting endpoint, which clients use as their name server. Extra keys go to rmq-proxy.json.
+   */
+  proxy?: boolean | Record<string, string | number | boolean>;
+  /**
+   * Loopback address the brokers bind (default 127.0.0.1) while they still advertise
+   * 127.0.0.1:port: with '127.0.0.2', a Toxiproxy listening on 127.0.0.1:port can stand between
+   * the clients and each broker (see toxiproxy.ts). `brokerBinds` lists the direct addresses.
+   */
+  brokerBindHost?: string;
   /** Header encoding the brokers use for their own requests and (5.x) all their responses. */
   serializeType?: 'JSON' | 'ROCKETMQ';
   /** Turn authentication on (5.x: auth 2.0 with this user as super user; 4.9: plain ACL, admin account). */
@@ -74,27 +92,57 @@ export interface RealCluster {
   readonly namesrv: string;
   /** "127.0.0.1:port" of each broker master, index = broker number. */
   readonly brokers: string[];
+  /** "127.0.0.1:port" of each group's slave (brokerId 1), index = broker number; empty without `slaves`. */
+  readonly slaves: string[];
+  /** Where each master really listens: `brokers` unless `brokerBindHost` moved them. */
+  readonly brokerBinds: string[];
+  /** "127.0.0.1:port" of the proxy's remoting endpoint ('' without the `proxy` option). */
+  readonly proxy: string;
   /** 'broker-a', 'broker-b'. */
   readonly brokerNames: string[];
   readonly clusterName: string;
   /** The run folder (removed by stop()). */
   readonly dir: string;
   /** Per process: a folder holding stdout.log and RocketMQ's own logs (logs/...). */
-  readonly logs: { namesrv: string; brokers: string[] };
+  readonly logs: { namesrv: string; brokers: string[]; slaves: string[] };
   /** Wall time of each boot, in ms (name server; each broker's latest start, including the route check). */
-  readonly bootMs: { namesrv: number; brokers: number[] };
+  readonly bootMs: { namesrv: number; brokers: number[]; slaves: number[] };
   readonly acl: AclCredentials | undefined;
   /**
    * Stop everything and remove the run folder (kept, with its logs, when ROCKETWIRE_KEEP_INTEROP=1).
    * graceful (default true): SIGTERM, then SIGKILL after 20 s; false: SIGKILL at once.
    */
   stop(options?: { graceful?: boolean }): Promise<void>;
-  /** SIGTERM broker i (it unregisters from the name server), SIGKILL if still alive after 20 s. */
-  stopBroker(i: number): Promise<void>;
-  /** Start broker i again on the same ports and store; resolves when its route is back. */
-  startBroker(i: number): Promise<void>;
-  /** UPDATE_AND_CREATE_TOPIC on each broker (all by default), then wait until the route lists them. */
-  createTopic(topic: string, options?: { queues?: number; brokers?: number[]; perm?: number }): Promise<TopicRoute>;
+  /**
+   * SIGTERM broker i's master (its slave with `slave`): it unregisters from the name server; SIGKILL
+   * if still alive after 20 s. With `kill`, SIGKILL at once: the process dies with its in-memory
+   * state (unflushed offsets), the name server drops it when the connection closes.
+   */
+  stopBroker(i: number, options?: { slave?: boolean; kill?: boolean }): Promise<void>;
+  /** Same as stopBroker(i, { ...options, kill: true }). */
+  killBroker(i: number, options?: { slave?: boolean }): Promise<void>;
+  /** Start broker i's master (slave) again on the same ports and store; resolves when the name server lists it. */
+  startBroker(i: number, options?: { slave?: boolean }): Promise<void>;
+  /** Whether broker i's master (slave) process is running. */
+  isRunning(i: number, options?: { slave?: boolean }): boolean;
+  /**
+   * Poll GET_MAX_OFFSET on broker i's master and slave until the slave holds every message of
+   * `topic`'s queues (HA replication caught up); resolves with the per-queue max offsets.
+   */
+  waitForReplica(i: number, topic: string, options?: { queues?: number; timeoutMs?: number }): Promise<number[]>;
+  /**
+   * Poll the name server until the route of `topic` lists exactly `ids` (0 = master, 1 = slave)
+   * for broker group i (an empty `ids`: the group is gone from the route).
+   */
+  waitForBrokerIds(topic: string, i: number, ids: number[], options?: { timeoutMs?: number }): Promise<TopicRoute>;
+  /**
+   * UPDATE_AND_CREATE_TOPIC on each broker (all by default) and its slave, then wait until the route
+   * lists them. `attributes` (5.x): topic attributes, e.g. { 'message.type': 'NORMAL' } for the proxy.
+   */
+  createTopic(
+    topic: string,
+    options?: { queues?: number; brokers?: number[]; perm?: number; attributes?: Record<string, string> },
+  ): Promise<TopicRoute>;
   /**
    * Poll GET_ROUTEINFO_BY_TOPIC until the route lists the `brokers` broker names (default: all
    * running); with `exact`, until it lists those and no other.
@@ -129,7 +177,9 @@ export function jarsDir(version: string): string {
 }
 
 export function jarsPresent(version: string): boolean {
-  return existsSync(join(jarsDir(version), '.complete'));
+  // 5.x: the proxy's extra jars too (rmq-<version>/proxy, fetched by the same script).
+  const proxyOk = version.startsWith('4.') || existsSync(join(cacheDir(), `rmq-${version}`, 'proxy', '.complete'));
+  return existsSync(join(jarsDir(version), '.complete')) && proxyOk;
 }
 
 /** Run fetch-jars.sh for `versions` (a no-op for versions already fetched). Rejects with its stderr. */
@@ -418,6 +468,10 @@ interface Jvm {
 
 interface BrokerSlot {
   name: string;
+  /** 0 = master, 1 = slave. */
+  id: number;
+  /** The master of a slave. */
+  master?: BrokerSlot;
   port: number;
   home: string;
   conf: string;
@@ -437,7 +491,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   if (v4 && options.acl) writePlainAcl(home, options.acl);
 
   const stopped = { all: false };
-  const jvmStart = (name: string, procHome: string, jvmArgs: string[], mainArgs: string[]): Jvm => {
+  const jvmStart = (name: string, procHome: string, jvmArgs: string[], mainArgs: string[], classPath = join(lib, '*')): Jvm => {
     mkdirSync(procHome, { recursive: true });
     const out = join(procHome, 'stdout.log');
     const fd = openSync(out, 'a');
@@ -450,7 +504,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         `-Duser.home=${procHome}`,
         `-Drocketmq.home.dir=${home}`,
         '-cp',
-        join(lib, '*'),
+        classPath,
         ...mainArgs,
       ],
       { stdio: ['ignore', fd, fd], cwd: procHome },
@@ -487,9 +541,12 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   const nsStart = Date.now();
   let nsJvm: Jvm | null = null;
   const brokers: BrokerSlot[] = [];
+  const slaves: BrokerSlot[] = [];
+  let proxyJvm: Jvm | null = null;
+  const allJvms = (): Array<Jvm | null> => [nsJvm, ...brokers.map((b) => b.jvm), ...slaves.map((b) => b.jvm), proxyJvm];
   const cleanupOnFailure = async (err: unknown): Promise<never> => {
-    const t = tailOf([nsJvm, ...brokers.map((b) => b.jvm)], 30);
-    await Promise.all([nsJvm, ...brokers.map((b) => b.jvm)].map((j) => stopJvm(j, false)));
+    const t = tailOf(allJvms(), 30);
+    await Promise.all(allJvms().map((j) => stopJvm(j, false)));
     rmSync(dir, { recursive: true, force: true });
     untrackDir(dir);
     throw new Error(`${(err as Error).message}\n${t}`);
@@ -513,9 +570,16 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   for (let i = 0; i < brokerCount; i++) {
     const name = `broker-${String.fromCharCode(97 + i)}`;
     const bHome = join(dir, name);
-    brokers.push({ name, port: 0, home: bHome, conf: join(bHome, 'broker.conf'), jvm: null });
+    const master: BrokerSlot = { name, id: 0, port: 0, home: bHome, conf: join(bHome, 'broker.conf'), jvm: null };
+    brokers.push(master);
+    if (options.slaves) {
+      const sHome = join(dir, `${name}-s`);
+      slaves.push({ name, id: 1, master, port: 0, home: sHome, conf: join(sHome, 'broker.conf'), jvm: null });
+    }
   }
+  const bindHost = options.brokerBindHost ?? '127.0.0.1';
   const bootMs: number[] = brokers.map(() => 0);
+  const slaveBootMs: number[] = slaves.map(() => 0);
   const heap = options.brokerHeapMb ?? 512;
   const brokerJvmArgs = [
     '-server',
@@ -535,13 +599,20 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     const conf: Record<string, string | number | boolean> = {
       brokerClusterName: CLUSTER_NAME,
       brokerName: b.name,
-      brokerId: 0,
-      brokerRole: 'ASYNC_MASTER',
+      brokerId: b.id,
+      brokerRole: b.master ? 'SLAVE' : 'ASYNC_MASTER',
+      // 4.9: naming the master's HA address saves the round through the name server. 5.3.3 must
+      // not have it: BrokerController.initialize hands it to the HA service before
+      // DefaultMessageStore.start() has created the HA client, which drops it ("HAClient connect to
+      // master null failed" forever), and a configured address turns off taking it from the
+      // name server's registration result.
+      ...(b.master && v4 ? { haMasterAddress: `127.0.0.1:${b.master.port + 1}` } : {}),
+      ...(options.slaves ? { slaveReadEnable: true } : {}),
       flushDiskType: 'ASYNC_FLUSH',
       namesrvAddr: namesrv,
       brokerIP1: '127.0.0.1',
       brokerIP2: '127.0.0.1',
-      bindAddress: '127.0.0.1',
+      bindAddress: bindHost,
       listenPort: b.port,
       haListenPort: b.port + 1,
       storePathRootDir: store,
@@ -590,13 +661,30 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     }
   };
 
-  const bootBroker = async (i: number): Promise<void> => {
-    const b = brokers[i]!;
+  /** Whether the cluster's route lists `b` (its brokerName with its brokerId's address). */
+  const listed = async (b: BrokerSlot, timeoutMs: number): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    for (;;) {
+      try {
+        const route = await waitForRoute(CLUSTER_NAME, { brokers: [b.name], timeoutMs: Math.max(0, deadline - Date.now()) });
+        const addrs = route.brokerDatas.find((d) => d.brokerName === b.name)?.brokerAddrs ?? {};
+        if (addrs[String(b.id)] === `127.0.0.1:${b.port}`) return;
+        last = `${b.name} lists ${JSON.stringify(addrs)}`;
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      if (Date.now() > deadline) throw new Error(`${b.name} (brokerId ${b.id}) never registered: ${last}`);
+      await delay(200);
+    }
+  };
+
+  const bootBroker = async (b: BrokerSlot): Promise<number> => {
     const start = Date.now();
     for (let attempt = 0; ; attempt++) {
       if (b.port === 0) b.port = await pickBrokerPort();
       writeBrokerConf(b);
-      b.jvm = jvmStart(b.name, b.home, [...brokerJvmArgs, ...logbackFlag(v4, 'broker')], ['org.apache.rocketmq.broker.BrokerStartup', '-c', b.conf]);
+      b.jvm = jvmStart(b.master ? `${b.name}-slave` : b.name, b.home, [...brokerJvmArgs, ...logbackFlag(v4, 'broker')], ['org.apache.rocketmq.broker.BrokerStartup', '-c', b.conf]);
       try {
         await waitForLine(b.jvm, /The broker\[[^\]]*\] boot success/, options.brokerBootTimeoutMs ?? 60_000);
         break;
@@ -615,37 +703,99 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     // nothing is registered, and the periodic registration comes 10 s later. Changing
     // brokerPermission (to its current value, read+write) makes the broker register everything at once.
     if (!v4) {
-      const registered = await waitForRoute(CLUSTER_NAME, { brokers: [b.name], timeoutMs: 1000 }).then(
+      const registered = await listed(b, 1000).then(
         () => true,
         () => false,
       );
       if (!registered) {
-        await rawInvoke(`127.0.0.1:${b.port}`, createRequest(RequestCode.UPDATE_BROKER_CONFIG, { body: Buffer.from('brokerPermission=6\n') }), {
+        await rawInvoke(direct(b), createRequest(RequestCode.UPDATE_BROKER_CONFIG, { body: Buffer.from('brokerPermission=6\n') }), {
           acl: options.acl ?? null,
           timeoutMs: 10_000,
         }).catch(() => undefined); // the periodic registration still comes
       }
     }
-    await waitForRoute(CLUSTER_NAME, { brokers: [b.name], timeoutMs: options.brokerBootTimeoutMs ?? 60_000 });
-    bootMs[i] = Date.now() - start;
+    await listed(b, options.brokerBootTimeoutMs ?? 60_000);
+    return Date.now() - start;
   };
+
+  /** Poll GET_ALL_TOPIC_CONFIG on `b` until it knows `topic` (a 4.9 slave copies its master's every 10 s). */
+  const waitForTopicOn = async (b: BrokerSlot, topic: string): Promise<void> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const res = await rawInvoke(direct(b), createRequest(RequestCode.GET_ALL_TOPIC_CONFIG), { acl: options.acl ?? null, timeoutMs: 5000 }).catch(() => null);
+      if (res?.code === ResponseCode.SUCCESS && (res.body?.toString('utf8') ?? '').includes(JSON.stringify(topic))) return;
+      if (Date.now() > deadline) throw new Error(`${b.name} (brokerId ${b.id}) never copied topic ${topic} from its master`);
+      await delay(250);
+    }
+  };
+
+  /** Where broker `b` really listens (the harness's own requests bypass any proxy in front). */
+  function direct(b: BrokerSlot): string {
+    return `${bindHost}:${b.port}`;
+  }
+
+  const slotOf = (i: number, slave: boolean | undefined): BrokerSlot => {
+    const b = brokerAt(slave ? slaves : brokers, i);
+    return b;
+  };
+  const running = (b: BrokerSlot): boolean => b.jvm !== null && b.jvm.child.exitCode === null && b.jvm.child.signalCode === null;
 
   try {
     // Sequential: on two cores, parallel JVM boots take about as long and make failures harder to read.
-    for (let i = 0; i < brokers.length; i++) await bootBroker(i);
+    // A slave after its master: it needs the master's HA port.
+    for (let i = 0; i < brokers.length; i++) {
+      bootMs[i] = await bootBroker(brokers[i]!);
+      if (slaves[i]) slaveBootMs[i] = await bootBroker(slaves[i]!);
+    }
   } catch (err) {
     return cleanupOnFailure(err);
+  }
+
+  // The proxy (5.x): cluster mode, remoting and gRPC on picked ports, its classes in rmq-<v>/proxy.
+  let proxyAddr = '';
+  if (options.proxy) {
+    if (v4) return cleanupOnFailure(new Error(`RocketMQ ${version} has no proxy (5.x only)`));
+    try {
+      const pHome = join(dir, 'proxy');
+      mkdirSync(pHome, { recursive: true });
+      const [remotingPort, grpcPort] = [await pickPort(), await pickPort()];
+      const pConf = join(pHome, 'rmq-proxy.json');
+      writeFileSync(
+        pConf,
+        JSON.stringify({
+          rocketMQClusterName: CLUSTER_NAME,
+          namesrvAddr: namesrv,
+          remotingListenPort: remotingPort,
+          grpcServerPort: grpcPort,
+          ...(typeof options.proxy === 'object' ? options.proxy : {}),
+        }),
+      );
+      proxyJvm = jvmStart(
+        'proxy',
+        pHome,
+        ['-server', '-Xms64m', '-Xmx256m', '-XX:MaxDirectMemorySize=256m', '-XX:TieredStopAtLevel=1', '-Drmq.logback.configurationFile=rmq.proxy.logback.xml'],
+        ['org.apache.rocketmq.proxy.ProxyStartup', '-pc', pConf, '-pm', 'cluster'],
+        `${join(lib, '*')}:${join(dirname(lib), 'proxy', '*')}`,
+      );
+      await waitForLine(proxyJvm, /rocketmq-proxy startup successfully/, options.brokerBootTimeoutMs ?? 60_000);
+      proxyAddr = `127.0.0.1:${remotingPort}`;
+    } catch (err) {
+      return cleanupOnFailure(err);
+    }
   }
 
   const cluster: RealCluster = {
     version,
     namesrv,
     brokers: brokers.map((b) => `127.0.0.1:${b.port}`),
+    slaves: slaves.map((b) => `127.0.0.1:${b.port}`),
+    brokerBinds: brokers.map((b) => direct(b)),
+    proxy: proxyAddr,
     brokerNames: brokers.map((b) => b.name),
     clusterName: CLUSTER_NAME,
     dir,
-    logs: { namesrv: nsHome, brokers: brokers.map((b) => b.home) },
-    bootMs: { namesrv: nsBootMs, brokers: bootMs },
+    logs: { namesrv: nsHome, brokers: brokers.map((b) => b.home), slaves: slaves.map((b) => b.home) },
+    bootMs: { namesrv: nsBootMs, brokers: bootMs, slaves: slaveBootMs },
     acl: options.acl,
     async stop(o = {}) {
       if (stopped.all) return;
@@ -653,10 +803,11 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       const graceful = o.graceful ?? true;
       // Brokers first so that they can unregister, then the name server; a SIGKILL run does all at once.
       if (graceful) {
-        await Promise.all(brokers.map((b) => stopJvm(b.jvm, true)));
+        await stopJvm(proxyJvm, true);
+        await Promise.all([...brokers, ...slaves].map((b) => stopJvm(b.jvm, true)));
         await stopJvm(nsJvm, true);
       } else {
-        await Promise.all([nsJvm, ...brokers.map((b) => b.jvm)].map((j) => stopJvm(j, false)));
+        await Promise.all(allJvms().map((j) => stopJvm(j, false)));
       }
       if (process.env.ROCKETWIRE_KEEP_INTEROP === '1') {
         process.stderr.write(`interop: kept ${dir} (ROCKETWIRE_KEEP_INTEROP=1)\n`);
@@ -664,22 +815,83 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         rmSync(dir, { recursive: true, force: true });
       }
       untrackDir(dir);
-      for (const b of brokers) [b.port - 2, b.port - 1, b.port, b.port + 1].forEach((p) => reservedPorts.delete(p));
+      for (const b of [...brokers, ...slaves]) [b.port - 2, b.port - 1, b.port, b.port + 1].forEach((p) => reservedPorts.delete(p));
     },
-    async stopBroker(i) {
-      const b = brokerAt(brokers, i);
-      await stopJvm(b.jvm, true);
+    async stopBroker(i, o = {}) {
+      await stopJvm(slotOf(i, o.slave).jvm, !o.kill);
     },
-    async startBroker(i) {
-      const b = brokerAt(brokers, i);
-      if (b.jvm && b.jvm.child.exitCode === null && b.jvm.child.signalCode === null) throw new Error(`${b.name} is running`);
-      await bootBroker(i);
+    async killBroker(i, o = {}) {
+      await stopJvm(slotOf(i, o.slave).jvm, false);
+    },
+    async startBroker(i, o = {}) {
+      const b = slotOf(i, o.slave);
+      if (running(b)) throw new Error(`${b.name}${o.slave ? ' (slave)' : ''} is running`);
+      const ms = await bootBroker(b);
+      if (o.slave) slaveBootMs[i] = ms;
+      else bootMs[i] = ms;
+    },
+    isRunning(i, o = {}) {
+      return running(slotOf(i, o.slave));
+    },
+    async waitForReplica(i, topic, o = {}) {
+      const master = slotOf(i, false);
+      const slave = slotOf(i, true);
+      const queues = o.queues ?? 4;
+      const deadline = Date.now() + (o.timeoutMs ?? 30_000);
+      const maxOffsets = async (b: BrokerSlot): Promise<number[]> => {
+        const out: number[] = [];
+        for (let q = 0; q < queues; q++) {
+          const res = await rawInvoke(direct(b), createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: String(q) } }), {
+            acl: options.acl ?? null,
+          });
+          out.push(res.code === ResponseCode.SUCCESS ? Number(res.extFields?.offset ?? -1) : -1);
+        }
+        return out;
+      };
+      let last = '';
+      for (;;) {
+        try {
+          const [m, s] = [await maxOffsets(master), await maxOffsets(slave)];
+          if (m.every((x, q) => x >= 0 && x === s[q])) return m;
+          last = `master ${m.join(',')}, slave ${s.join(',')}`;
+        } catch (err) {
+          last = (err as Error).message;
+        }
+        if (Date.now() > deadline) throw new Error(`${master.name}'s slave never caught up on ${topic}: ${last}`);
+        await delay(100);
+      }
+    },
+    async waitForBrokerIds(topic, i, ids, o = {}) {
+      const name = brokerAt(brokers, i).name;
+      const want = [...ids].sort().join(',');
+      const deadline = Date.now() + (o.timeoutMs ?? 30_000);
+      let last = '';
+      for (;;) {
+        try {
+          const res = await rawInvoke(namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic } }), { timeoutMs: 3000 });
+          if (res.code === ResponseCode.SUCCESS) {
+            const route = parseRouteBody(res.body);
+            const addrs = route.brokerDatas.find((d) => d.brokerName === name)?.brokerAddrs ?? {};
+            const have = Object.keys(addrs).sort().join(',');
+            if (have === want) return route;
+            last = `${name} has brokerIds [${have}]`;
+          } else {
+            last = `code ${res.code} ${res.remark ?? ''}`;
+          }
+        } catch (err) {
+          last = (err as Error).message;
+        }
+        if (Date.now() > deadline) throw new Error(`route of ${topic} never listed brokerIds [${want}] for ${name}: ${last}`);
+        await delay(100);
+      }
     },
     async createTopic(topic, o = {}) {
       const queues = o.queues ?? 4;
       const which = o.brokers ?? brokers.map((_, i) => i);
-      for (const i of which) {
-        const b = brokerAt(brokers, i);
+      // Slaves too: a slave copies its master's topics only every 10 s (SlaveSynchronize), and
+      // answers a pull for a topic it does not know with TOPIC_NOT_EXIST.
+      const targets = which.flatMap((i) => [brokerAt(brokers, i), ...(slaves[i] && running(slaves[i]!) ? [slaves[i]!] : [])]);
+      for (const b of targets) {
         const req = createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
           extFields: {
             topic,
@@ -690,9 +902,16 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
             topicFilterType: 'SINGLE_TAG',
             topicSysFlag: '0',
             order: 'false',
+            // 5.x topic attributes, as AttributeParser reads them: "+key=value,+key2=value2".
+            ...(o.attributes ? { attributes: Object.entries(o.attributes).map(([k, v]) => `+${k}=${v}`).join(',') } : {}),
           },
         });
-        const res = await rawInvoke(`127.0.0.1:${b.port}`, req, { acl: options.acl ?? null, timeoutMs: 10_000 });
+        const res = await rawInvoke(direct(b), req, { acl: options.acl ?? null, timeoutMs: 10_000 });
+        // 4.9 slaves refuse ("Can't modify topic or subscription group from slave broker"): wait for their copy.
+        if (b.master && res.code !== ResponseCode.SUCCESS && /slave/i.test(res.remark ?? '')) {
+          await waitForTopicOn(b, topic);
+          continue;
+        }
         if (res.code !== ResponseCode.SUCCESS) throw new Error(`create topic ${topic} on ${b.name}: code ${res.code} ${res.remark ?? ''}`);
       }
       return waitForRoute(topic, { brokers: which.map((i) => brokerAt(brokers, i).name) });
@@ -705,7 +924,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       return rawInvoke(addr, request, { timeoutMs: o.timeoutMs ?? 5000, acl: o.acl === undefined ? (options.acl ?? null) : o.acl });
     },
     tail(lines = 20) {
-      return tailOf([nsJvm, ...brokers.map((b) => b.jvm)], lines);
+      return tailOf(allJvms(), lines);
     },
   };
   return cluster;

@@ -23,6 +23,8 @@ export interface JavaCommonOptions {
   acl?: AclCredentials;
   /** JVM user.home: where the client writes its logs. Default: a per-process temp folder. */
   homeDir?: string;
+  /** Extra JVM flags, e.g. ['-Drocketmq.client.rebalance.waitInterval=1000']. */
+  jvmArgs?: string[];
 }
 
 /** One line of `produce`. */
@@ -45,6 +47,8 @@ export interface JavaReceived {
   status: 'CONSUME_SUCCESS' | 'RECONSUME_LATER';
   topic: string;
   queueId: number;
+  /** "127.0.0.1:port" of the master that stored it (also when read from a slave). */
+  storeHost: string;
   queueOffset: number;
   commitLogOffset: number;
   msgId: string;
@@ -231,6 +235,7 @@ export async function spawnRefClient(command: string, args: string[], opts: Java
     `-Duser.home=${home}`,
     `-Drocketmq.client.logRoot=${join(home, 'logs')}`,
     ...(v4 ? [] : ['-Drmq.logback.configurationFile=rmq.client.logback.xml']),
+    ...(opts.jvmArgs ?? []),
   ];
   const acl = opts.acl ? ['--ak', opts.acl.accessKey, '--sk', opts.acl.secretKey] : [];
   const child = spawn(

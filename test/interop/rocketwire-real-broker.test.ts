@@ -1,5 +1,5 @@
-// rocketwire's own producer and push consumer against real Apache RocketMQ brokers (5.3.3 and
-// 4.9.7), checked from the other side by the stock Java client:
+// rocketwire's own producer and push consumer against real Apache RocketMQ brokers (5.3.3, 5.5.0
+// and 4.9.7), checked from the other side by the stock Java client:
 //  - rocketwire Producer → real broker → Java push consumer: body, tags, keys and properties intact,
 //    bodies of 4 KiB and more compressed;
 //  - Java producer → real broker → rocketwire PushConsumer, with the committed offsets read back
@@ -12,13 +12,13 @@ import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js';
 import { createRequest, RequestCode } from '../../protocol/index.js';
-import { delay, startRealCluster, V4_VERSION, V5_VERSION } from './harness.js';
+import { delay, startRealCluster, V4_VERSION, V55_VERSION, V5_VERSION } from './harness.js';
 import { expectedBody, javaOffsets, javaProduce, sha1, startJavaConsumer } from './java-client.js';
 import { interopReady } from './skip.js';
 
-t.setTimeout(300_000);
+t.setTimeout(420_000);
 
-const versions = [V5_VERSION, V4_VERSION];
+const versions = [V5_VERSION, V55_VERSION, V4_VERSION];
 
 if (await interopReady(t, versions)) {
   for (const version of versions) {

@@ -1,5 +1,5 @@
 // The golden vectors under test/fixtures/vectors/ were written by Apache RocketMQ's own classes
-// (test/interop/vectors/VectorGen.java). Here they are generated again from the 4.9.8 and 5.3.3
+// (test/interop/vectors/VectorGen.java). Here they are generated again from the 4.9.8, 5.3.3 and 5.5.0
 // jars into a temporary folder and must equal the committed files byte for byte, so a fixture
 // edited by hand, or a generator change not re-run, cannot go unnoticed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ t.setTimeout(15 * 60_000);
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const committed = join(repo, 'test', 'fixtures', 'vectors');
-const versions = ['4.9.8', '5.3.3'];
+const versions = ['4.9.8', '5.3.3', '5.5.0'];
 
 // The generator fetches its own jar set (remoting/common/client/broker of each version) with Maven once.
 const cache = process.env.ROCKETWIRE_CACHE ?? join(homedir(), '.cache', 'rocketwire');

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
  * Loader for the golden vectors written by test/interop/vectors/generate.sh (Apache RocketMQ's own
  * classes). Tests read the committed files only; no Java is needed to run them.
  */
-export const VECTOR_VERSIONS = ['4.9.8', '5.3.3'] as const;
+export const VECTOR_VERSIONS = ['4.9.8', '5.3.3', '5.5.0'] as const;
 
 // Compiled tests live in dist/test/protocol/; the fixtures stay in the source tree.
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));

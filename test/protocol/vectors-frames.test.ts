@@ -3,8 +3,20 @@ import { decodeCommand, encodeCommand, encodeCommandParts, type RemotingCommand 
 import { javaHashMapOrder } from '../../protocol/java-hash.js';
 import { loadVectors, VECTOR_VERSIONS, type FrameVector, type HashMapOrderVector } from './vectors-fixtures.js';
 
-// Frames written by Java's own NettyEncoder (4.9.8 and 5.3.3): our encoder must produce the same
-// bytes from the same fields, and our decoder must see what Java's RemotingCommand.decode sees.
+// Frames written by Java's own NettyEncoder (4.9.8, 5.3.3 and 5.5.0): our encoder must produce the
+// same bytes from the same fields, and our decoder must see what Java's RemotingCommand.decode sees.
+//
+// 5.5.0 writes JSON headers with fastjson2, which escapes differently from fastjson 1 (4.9.8,
+// 5.3.3): C0 controls as \u00xx with lower-case hex (\u000b, not \u000B), and DEL, the C1
+// controls U+0080–U+009F, U+2028 and U+2029 raw. Our encoder writes fastjson 1's escapes (every
+// release reads both), so for 5.5.0 the frames holding such characters must carry the same fields,
+// not the same bytes.
+const FASTJSON2_ESCAPES = /[\u000b\u000e\u000f\u001a-\u001f\u007f-\u009f\u2028\u2029]/;
+
+function hasFastjson2Escapes(v: FrameVector): boolean {
+  const texts = [v.fields.remark ?? '', ...v.fields.extFields.flat()];
+  return v.serializeType === 'JSON' && texts.some((x) => FASTJSON2_ESCAPES.test(x));
+}
 
 function commandOf(v: FrameVector): RemotingCommand {
   const f = v.fields;
@@ -30,11 +42,20 @@ function commandOf(v: FrameVector): RemotingCommand {
 for (const version of VECTOR_VERSIONS) {
   const vectors = loadVectors<FrameVector[]>(version, 'frames.json');
 
+  const fastjson2 = version.startsWith('5') && version !== '5.3.3';
+
   t.test(`${version}: encodeCommand writes Java's bytes`, async (t) => {
     t.ok(vectors.length >= 40, 'vector file is complete');
     for (const v of vectors) {
       const cmd = commandOf(v);
       const opts = { extFieldsCapacity: v.fields.extFieldsTableLength ?? 16 };
+      if (fastjson2 && hasFastjson2Escapes(v)) {
+        const ours = decodeCommand(encodeCommand(cmd, opts));
+        const java = decodeCommand(Buffer.from(v.hex, 'hex'));
+        t.same([ours.remark, ours.extFields], [java.remark, java.extFields], `${v.name}: fastjson 1 escapes, the fields fastjson2 wrote`);
+        t.not(encodeCommand(cmd, opts).toString('hex'), v.hex, `${v.name}: fastjson2 escapes differently (if this fails, regenerate or drop the rule)`);
+        continue;
+      }
       t.equal(encodeCommand(cmd, opts).toString('hex'), v.hex, v.name);
       const [head, body] = encodeCommandParts(cmd, opts);
       t.equal(Buffer.concat(body ? [head, body] : [head]).toString('hex'), v.hex, `${v.name} (parts)`);

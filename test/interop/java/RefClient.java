@@ -221,10 +221,18 @@ public final class RefClient {
         return true;
     }
 
+    /** "127.0.0.1:port" of a store host (the master that stored the message, slaves copy it as is). */
+    private static String hostPort(java.net.SocketAddress a) {
+        if (!(a instanceof java.net.InetSocketAddress)) return String.valueOf(a);
+        java.net.InetSocketAddress i = (java.net.InetSocketAddress) a;
+        return i.getAddress().getHostAddress() + ":" + i.getPort();
+    }
+
     private static Json describe(MessageExt m) {
         Map<String, String> props = new TreeMap<>(m.getProperties());
         byte[] body = m.getBody();
         Json j = new Json().put("topic", m.getTopic()).put("queueId", m.getQueueId())
+            .put("storeHost", hostPort(m.getStoreHost()))
             .put("queueOffset", m.getQueueOffset()).put("commitLogOffset", m.getCommitLogOffset())
             .put("msgId", m.getMsgId()).put("offsetMsgId", m instanceof MessageClientExt ? ((MessageClientExt) m).getOffsetMsgId() : null)
             .put("tags", m.getTags()).put("keys", m.getKeys()).put("properties", props)

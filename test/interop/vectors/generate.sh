@@ -2,7 +2,7 @@
 # Regenerates the golden vectors in test/fixtures/vectors/<version>/ and test/fixtures/acl/ with
 # Apache RocketMQ's own classes. Needs a JDK (javac, java >= 11) and Maven; jars and classes go to
 # a cache outside the repository: ${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}/vectors-<version>/.
-# Usage: test/interop/vectors/generate.sh [version ...]   (default: 4.9.8 5.3.3)
+# Usage: test/interop/vectors/generate.sh [version ...]   (default: 4.9.8 5.3.3 5.5.0)
 # With ROCKETWIRE_VECTORS_OUT=DIR the vectors go to DIR/<version>/ instead, and the committed
 # fixtures are left alone (the interop suite compares the two).
 set -euo pipefail
@@ -11,7 +11,7 @@ repo=$(cd "$here/../../.." && pwd)
 cache=${ROCKETWIRE_CACHE:-$HOME/.cache/rocketwire}
 out=${ROCKETWIRE_VECTORS_OUT:-$repo/test/fixtures/vectors}
 versions=("$@")
-[ ${#versions[@]} -gt 0 ] || versions=(4.9.8 5.3.3)
+[ ${#versions[@]} -gt 0 ] || versions=(4.9.8 5.3.3 5.5.0)
 
 for v in "${versions[@]}"; do
   dir="$cache/vectors-$v"
@@ -39,12 +39,11 @@ done
 [ -z "${ROCKETWIRE_VECTORS_OUT:-}" ] || exit 0
 
 # The ACL signature is version-independent; keep one copy where the remoting tests read it, and
-# fail loudly if the two releases ever disagree.
+# fail loudly if the releases ever disagree.
 acl_src="$repo/test/fixtures/vectors/5.3.3/acl-signatures.json"
 [ -f "$acl_src" ] || acl_src="$repo/test/fixtures/vectors/${versions[0]}/acl-signatures.json"
-if [ -f "$repo/test/fixtures/vectors/4.9.8/acl-signatures.json" ] && [ -f "$repo/test/fixtures/vectors/5.3.3/acl-signatures.json" ]; then
-  cmp -s "$repo/test/fixtures/vectors/4.9.8/acl-signatures.json" "$repo/test/fixtures/vectors/5.3.3/acl-signatures.json" \
-    || { echo "ACL signatures differ between 4.9.8 and 5.3.3" >&2; exit 1; }
-fi
+for other in "$repo"/test/fixtures/vectors/*/acl-signatures.json; do
+  cmp -s "$acl_src" "$other" || { echo "ACL signatures differ between $acl_src and $other" >&2; exit 1; }
+done
 mkdir -p "$repo/test/fixtures/acl"
 cp "$acl_src" "$repo/test/fixtures/acl/signatures.json"
