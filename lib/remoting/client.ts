@@ -57,7 +57,7 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
     maxQueuedBytes: undefined,
     maxQueuedFrames: undefined,
     reconnectBackoffMs: 100,
-    maxReconnectBackoffMs: 10_000,
+    maxReconnectBackoffMs: 3_000,
     keepAliveDelayMs: 30_000,
     idleTimeoutMs: 120_000,
     clock: systemClock,

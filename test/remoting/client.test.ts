@@ -40,7 +40,7 @@ t.test('connection refused fails fast with RemotingConnectError naming the addre
   const port = await freePort();
   const addr = `127.0.0.1:${port}`;
   // long connect/acquire timeouts: the error can only come from the refusal itself
-  const client = new RemotingClient({ connectTimeoutMs: 60_000, acquireTimeoutMs: 60_000, reconnectBackoffMs: 5_000 });
+  const client = new RemotingClient({ connectTimeoutMs: 60_000, acquireTimeoutMs: 60_000, reconnectBackoffMs: 5_000, maxReconnectBackoffMs: 5_000 });
   t.teardown(() => client.close());
   const err = await client.invoke(addr, createRequest(1)).catch((e: unknown) => e);
   t.type(err, RemotingConnectError);
