@@ -165,13 +165,27 @@ export class BrokerError extends RocketwireError {
   ) {
     const call = options?.requestCode !== undefined ? `${requestCodeName(options.requestCode)} ` : '';
     const from = options?.addr !== undefined ? ` from ${options.addr}` : '';
-    super(`${call}failed${from}: ${responseCodeName(code)} (${code})${remark ? `: ${remark}` : ''}`, options);
+    const hint = brokerAnswerHint(code, remark);
+    super(`${call}failed${from}: ${responseCodeName(code)} (${code})${remark ? `: ${remark}` : ''}${hint ? ` (${hint})` : ''}`, options);
     this.code = code;
     this.remark = remark;
     this.retriable = options?.retriable ?? isRetriableResponseCode(code);
     this.addr = options?.addr;
     this.requestCode = options?.requestCode;
   }
+}
+
+/**
+ * What to do about a broker or proxy answer whose remark alone does not say. A 5.x proxy checks a
+ * topic's `message.type` attribute and refuses a normal send to a topic the broker auto-created
+ * (type UNSPECIFIED) with MESSAGE_ILLEGAL "TopicMessageType validate failed, the expected type is
+ * UNSPECIFIED, but actual type is NORMAL" (measured on 5.5.0, test/interop/real-broker-proxy.test.ts).
+ */
+function brokerAnswerHint(code: number, remark: string | null): string | null {
+  if (code === ResponseCode.MESSAGE_ILLEGAL && remark !== null && /TopicMessageType validate failed, the expected type is (UNSPECIFIED|MIXED)/.test(remark)) {
+    return "the proxy refuses this topic's message type: create the topic with the attribute +message.type=NORMAL (mqadmin updateTopic -a +message.type=NORMAL); topics the broker auto-creates have none";
+  }
+  return null;
 }
 
 /** Turn a response into a BrokerError (whatever its code). */

@@ -168,6 +168,7 @@ if (await interopReady(t, [V55_VERSION])) {
       t.equal(err.code, ResponseCode.MESSAGE_ILLEGAL, `${topic}: code MESSAGE_ILLEGAL (13)`);
       t.equal(err.remark, 'TopicMessageType validate failed, the expected type is UNSPECIFIED, but actual type is NORMAL', `${topic}: the proxy's remark`);
       t.equal(err.requestCode, RequestCode.SEND_MESSAGE_V2, `${topic}: answer to SEND_MESSAGE_V2`);
+      t.match(err.message, '+message.type=NORMAL', `${topic}: the error says which attribute the topic needs`);
     }
   });
 }

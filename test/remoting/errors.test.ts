@@ -75,3 +75,18 @@ t.test('argument checks of lib/ and protocol/ are RocketwireErrors naming what w
   const consumer = new PushConsumer({ consumerGroup: 'cg', namesrvAddr: '127.0.0.1:9876' });
   t.throws(() => consumer.subscribe(''), { name: 'ConsumerOptionError', option: 'topic' });
 });
+
+t.test("a proxy's refusal of an auto-created topic says what to do", async (t) => {
+  // The 5.5.0 proxy's exact answer to SEND_MESSAGE_V2 on a topic without +message.type=NORMAL.
+  const remark = 'TopicMessageType validate failed, the expected type is UNSPECIFIED, but actual type is NORMAL';
+  const err = brokerErrorFromResponse({ code: ResponseCode.MESSAGE_ILLEGAL, remark }, { addr: '192.0.2.2:8081', requestCode: 310 });
+  t.equal(err.remark, remark, 'the remark is kept as sent');
+  t.match(err.message, '192.0.2.2:8081');
+  t.match(err.message, '+message.type=NORMAL', 'the message names the attribute to set');
+  t.notMatch(brokerErrorFromResponse({ code: ResponseCode.MESSAGE_ILLEGAL, remark: 'the message body size over max value' }).message, 'message.type', 'other MESSAGE_ILLEGAL answers get no hint');
+  t.notMatch(
+    brokerErrorFromResponse({ code: ResponseCode.MESSAGE_ILLEGAL, remark: 'TopicMessageType validate failed, the expected type is FIFO, but actual type is NORMAL' }).message,
+    'message.type=NORMAL',
+    'a FIFO topic is not to be turned into a NORMAL one',
+  );
+});
