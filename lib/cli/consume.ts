@@ -220,6 +220,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   }
 
   let printed = 0;
+  let idled = false;
   let lastMessageAt = Date.now();
   let finish!: () => void;
   const done = new Promise<void>((resolve) => {
@@ -277,7 +278,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     // broker that went away and is being retried): a consumer runs until it is told to stop.
     idleTimer = setInterval(
       () => {
-        if (idleExitS > 0 && Date.now() - lastMessageAt >= idleExitS * 1000) finish();
+        if (idleExitS > 0 && Date.now() - lastMessageAt >= idleExitS * 1000) {
+          idled = true;
+          finish();
+        }
       },
       idleExitS > 0 ? Math.min(1000, idleExitS * 250) : 1000,
     );
@@ -290,6 +294,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     force.unref();
     await consumer.shutdown();
     clearTimeout(force);
+  }
+  if (idled && limit > 0 && printed < limit) {
+    io.stderr.write(`rocketwire consume: stopped by --idle-exit ${idleExitS} before --limit ${limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`);
   }
   const unreached = reporter.neverReached();
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);

@@ -141,3 +141,17 @@ t.test('consume against a name server that refuses or speaks garbage ends with o
   t.ok(r.stderr.includes(addr), 'the line names the address');
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
 });
+
+t.test('consume --limit with --idle-exit that stops first says so on stderr', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  await produce(broker.namesrv, topic, 3, (i) => ({ body: `m${i}` }));
+  const r = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--limit', '100', '--idle-exit', '1', '--from', 'first']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout.trim().split('\n').length, 3, 'the 3 messages printed');
+  t.equal(r.stderr, 'rocketwire consume: stopped by --idle-exit 1 before --limit 100: 3 messages consumed\n');
+  const full = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('cg'), '--limit', '3', '--idle-exit', '5', '--from', 'first']);
+  t.equal(full.stderr, '', 'nothing said when --limit was reached');
+});
