@@ -3,7 +3,7 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
-import { main } from '../../lib/cli/main.js';
+import { runCli, type CliRun } from './run-in-process.js';
 import { ConsumeReporter } from '../../lib/cli/consume.js';
 import { ConsumerBrokerError } from '../../lib/consumer/index.js';
 import { RemotingConnectError } from '../../lib/remoting/index.js';
@@ -13,22 +13,9 @@ import { fakeConsumerBroker } from './fake-consumer-broker.js';
 import { produce, uniqueName, withBroker } from '../consumer/helpers.js';
 import { COMPRESSED_ZLIB, sendRaw } from './raw-send.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
-async function consume(args: string[]): Promise<Run> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d.toString()));
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await main(['consume', ...args], { stdin: new PassThrough(), stdout: out, stderr: err });
-  return { code, stdout, stderr };
-}
+const consume = (args: string[]): Promise<CliRun> => runCli(['consume', ...args]);
 
 /** A name server whose route of `topic` names broker-a at `brokerAddr`. */
 async function routeTo(t: Test, topic: string, brokerAddr: string): Promise<string> {

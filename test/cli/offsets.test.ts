@@ -1,19 +1,9 @@
-import { PassThrough } from 'node:stream';
 import t from 'tap';
-import { main } from '../../lib/cli/main.js';
+import { runCli, type CliRun } from './run-in-process.js';
 import { RequestCode } from '../../protocol/index.js';
 import { routeJson, startFakeNameServer, startFakeNode } from '../client/fake-cluster.js';
 
-async function offsets(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d.toString()));
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await main(['offsets', ...args], { stdin: new PassThrough(), stdout: out, stderr: err });
-  return { code, stdout, stderr };
-}
+const offsets = (args: string[]): Promise<CliRun> => runCli(['offsets', ...args]);
 
 t.test('offsets asks every queue at once and gives up after --timeout with one line', async (t) => {
   const broker = await startFakeNode();

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createResponse, RequestCode, ResponseCode } from '../../protocol/index.js';
-import { main } from '../../lib/cli/main.js';
+import { runCli, type CliRun } from '../cli/run-in-process.js';
 import { refusedAddress, routeJson, startFakeBroker, startFakeNameServer } from '../client/fake-cluster.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/rocketwire.js', import.meta.url));
@@ -16,17 +15,7 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the command in this process with captured streams (fast; for cases that end normally). */
-async function produce(args: string[]): Promise<Run> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d.toString()));
-  err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await main(['produce', ...args], { stdin: new PassThrough(), stdout: out, stderr: err });
-  return { code, stdout, stderr };
-}
+const produce = (args: string[]): Promise<CliRun> => runCli(['produce', ...args]);
 
 /** Runs the real command in a child process, as a user would (the process must exit by itself); killed after `limitMs`. */
 function produceProcess(args: string[], limitMs = 15_000): Promise<Run> {
