@@ -97,6 +97,9 @@ interface Spawn {
   cleanup?: () => void;
 }
 
+/** How long the split must stay the same before the group counts as settled. */
+const SETTLE_HOLD_MS = 500;
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 function sleep(ms: number): Promise<void> {
@@ -184,8 +187,15 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
   const series: Series = { name: `consume (${name} ×${run.processes})`, points: [] };
   try {
     // 1. Wait until the group has settled: every process holds its share.
+    //    A process that rebalanced with a stale list of the group's members can hold a share that
+    //    looks right for a moment, so the split must also hold still for SETTLE_HOLD_MS.
     const settleLimit = spawnedAt + Math.max(60_000, run.stallTimeoutMs * 4);
-    while (!settled(children.map((c) => c.queues), run.queues)) {
+    let settledAt = 0;
+    for (;;) {
+      if (settled(children.map((c) => c.queues), run.queues)) {
+        settledAt ||= performance.now();
+        if (performance.now() - settledAt >= SETTLE_HOLD_MS) break;
+      } else settledAt = 0;
       const dead = children.find((c) => c.proc.exitCode !== null || c.proc.signalCode !== null);
       if (dead) throw new CliError(`a ${name} consumer process ended before the group settled: ${lastLine(dead)}`);
       if (performance.now() > settleLimit) {
