@@ -146,10 +146,6 @@ async function main(): Promise<void> {
   const cpus = os.cpus();
   const machine = `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}, ${Math.round(os.totalmem() / 2 ** 30)} GB, Node ${process.versions.node}`;
   const queues = Number(values.queues) * 2;
-  if (values.json) {
-    process.stdout.write(JSON.stringify({ realBroker: values.version, brokerGroups: 2, queues, messages: Number(values.messages), size: Number(values.size), rounds: Number(values.rounds), brokerBootMs: cluster.bootMs.brokers, produceMsgsPerSec: produce, machine, rows }) + '\n');
-    return;
-  }
   const table = [
     ['processes', 'client', 'msgs/s (median)', 'rounds msgs/s', 'spread', '× 1 process', 'consumed', 'duplicates', 'per process (median round)', 'settle ms'],
     ...rows.map((r) => [
@@ -158,11 +154,15 @@ async function main(): Promise<void> {
     ]),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  process.stdout.write(
+  // With --json the table goes to stderr, so that one run gives both.
+  (values.json ? process.stderr : process.stdout).write(
     `scale-out on Apache RocketMQ ${values.version}, 2 broker groups × ${values.queues} queues, ${fmt(Number(values.messages))} × ${values.size} B, ${values.rounds} rounds\n\n` +
       table.map((row) => row.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n') +
       `\n\nmachine: ${machine}\n`,
   );
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ realBroker: values.version, brokerGroups: 2, queues, messages: Number(values.messages), size: Number(values.size), rounds: Number(values.rounds), brokerBootMs: cluster.bootMs.brokers, produceMsgsPerSec: produce, machine, rows }) + '\n');
+  }
 }
 
 main().catch((err: Error) => {
