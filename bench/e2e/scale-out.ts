@@ -9,7 +9,11 @@
  * one JSON object with --json.
  *
  *   node dist/bench/e2e/scale-out.js [--messages 200000] [--size 1024] [--rounds 3] [--queues 8]
- *        [--processes 1,2,4] [--batch 32] [--version 5.3.3] [--json]
+ *        [--processes 1,2,4] [--batch 32] [--version 5.3.3] [--warmup 1] [--json]
+ *
+ * --warmup 1 (default) first runs one unrecorded round with the most processes on a topic of its
+ * own: freshly booted brokers are still compiling (C2) for the first minute, and without it the
+ * first process count measured (1) paid for the brokers' JIT.
  */
 import { spawn } from 'node:child_process';
 import * as os from 'node:os';
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '32' },
     version: { type: 'string', default: V5_VERSION },
     json: { type: 'boolean', default: false },
+    warmup: { type: 'string', default: '1' },
   },
 });
 
@@ -122,17 +127,20 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const produce: Record<number, number> = {};
   try {
+    const common = ['--namesrv', cluster.namesrv, '--messages', values.messages!, '--size', values.size!, '--queues', values.queues!, '--batch', values.batch!, '--vs', 'java', '--latency-messages', '0', '--json'];
+    if (values.warmup !== '0') {
+      const topic = `rw_scale_warmup_${Date.now().toString(36)}`;
+      await cluster.createTopic(topic, { queues: Number(values.queues) });
+      process.stderr.write(`scale-out: warm-up round (not recorded) on ${topic}…\n`);
+      await bench([...common, '--topic', topic, '--rounds', '1', '--consumers', String(Math.max(...counts))]);
+    }
     for (const n of counts) {
       // A topic per process count: every bench run produces its own messages numbered from 0.
       const topic = `rw_scale_${n}_${Date.now().toString(36)}`;
       const route = await cluster.createTopic(topic, { queues: Number(values.queues) });
       if (route.queueDatas.length !== 2) throw new Error(`topic ${topic} is on ${route.queueDatas.length} broker group(s), not 2`);
       process.stderr.write(`scale-out: ${n} process(es) per client on ${topic}…\n`);
-      const report = await bench([
-        '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--size', values.size!,
-        '--queues', values.queues!, '--batch', values.batch!, '--rounds', values.rounds!, '--consumers', String(n),
-        '--vs', 'java', '--latency-messages', '0', '--json',
-      ]);
+      const report = await bench([...common, '--topic', topic, '--rounds', values.rounds!, '--consumers', String(n)]);
       produce[n] = report.produceMsgsPerSec;
       rows.push(...rowsOf(n, report));
     }
