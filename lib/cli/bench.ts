@@ -2,9 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
+import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupRun } from './bench/group.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
+import { Producer } from '../producer/index.js';
 import { CliError, UsageError, intOption, parseOptions, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire bench [options]
@@ -33,6 +35,11 @@ options:
                         (comma list). raw-pull is the floor: the same pulls with no client on top
                         (no decoding, no cache, no handler), the most any consumer could get from
                         this broker here; decode-pull adds only the decoding of every message
+  --consumers N         consumer processes per client in each round (default 1: rocketwire consumes in
+                        the bench process). With N > 1 each round runs N rocketwire processes (and N
+                        Java processes with --vs java) in one group; they split the queues by the
+                        group's rebalance, handle nothing until every process holds its share, and
+                        throughput runs from the first message any of them handled to the last one
   --rounds N            measured rounds (default 3); --warmup 0 skips the warm-up consume
   --serialize-type T    JSON (default) or ROCKETMQ headers
   --stall-timeout S     fail when consumption makes no progress for S seconds (default 60)
@@ -61,6 +68,8 @@ interface Report {
   consumed: number;
   duplicates: number;
   rounds: number;
+  /** Consumer processes per client and round (--consumers). */
+  consumers: number;
   produceMsgsPerSec: number;
   produceMBPerSec: number;
   consumeMsgsPerSec: number;
@@ -79,7 +88,9 @@ interface Report {
   brokerPeakRssMb?: number;
   consumeMsgsPerSecRounds: number[];
   consumeStartupMs: number;
-  peers: Array<Omit<PeerResult, 'series'> & { ratio: number; msgsPerSecRounds: number[] }>;
+  peers: Array<Omit<PeerResult, 'series'> & { ratio: number; msgsPerSecRounds: number[]; duplicates?: number }>;
+  /** With --consumers N > 1: each round of each client (messages handled per process, settle time). */
+  groupRounds?: Array<{ name: string; round: number; msgsPerSec: number; unique: number; duplicates: number; perProcess: number[]; settleMs: number }>;
 }
 
 function median(xs: number[]): number {
@@ -105,7 +116,8 @@ function table(rows: string[][]): string {
 
 function summary(r: Report): string {
   const lines = [
-    `rocketwire bench: ${fmt(r.messages)} messages of ${r.size} B, ${r.queues} queues, broker ${r.broker}; consume = median of ${r.rounds} round(s)`,
+    `rocketwire bench: ${fmt(r.messages)} messages of ${r.size} B, ${r.queues} queues, broker ${r.broker}; consume = median of ${r.rounds} round(s)` +
+      (r.consumers > 1 ? `, ${r.consumers} consumer processes per client in one group` : ''),
     '',
     table([
       ['', 'messages', 'msgs/s', 'MB/s'],
@@ -125,7 +137,7 @@ function summary(r: Report): string {
       table([
         ['consumer', 'received', 'median msgs/s', 'rounds msgs/s', 'peak RSS MB', 'CPU ms', 'rocketwire ÷ peer'],
         ['rocketwire', fmt(r.consumed), fmt(r.consumeMsgsPerSec), r.consumeMsgsPerSecRounds.map((x) => fmt(x)).join(' / '), fmt(r.peakRssMb, 1), fmt(r.consumeCpuMs), '1.00'],
-        ...r.peers.map((p) => [p.name, fmt(p.received), fmt(p.msgsPerSec), p.msgsPerSecRounds.map((x) => fmt(x)).join(' / '), fmt(p.peakRssMb, 1), fmt(p.cpuMs), p.ratio > 0 ? fmt(p.ratio, 2) : 'n/a']),
+        ...r.peers.map((p) => [p.name + (p.duplicates ? ` (dup ${fmt(p.duplicates)})` : ''), fmt(p.received), fmt(p.msgsPerSec), p.msgsPerSecRounds.map((x) => fmt(x)).join(' / '), fmt(p.peakRssMb, 1), fmt(p.cpuMs), p.ratio > 0 ? fmt(p.ratio, 2) : 'n/a']),
       ]),
     );
   }
@@ -153,6 +165,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     topic: { type: 'string' },
     vs: { type: 'string' },
     rounds: { type: 'string' },
+    consumers: { type: 'string' },
     warmup: { type: 'string' },
     'serialize-type': { type: 'string' },
     'stall-timeout': { type: 'string' },
@@ -183,6 +196,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     serializeType,
   };
   const rounds = intOption('rounds', str('rounds'), 3, 1, 100);
+  const processes = intOption('consumers', str('consumers'), 1, 1, 64);
+  const unsupported = peers.filter((p) => p !== 'java');
+  if (processes > 1 && unsupported.length > 0) throw new UsageError(`--consumers ${processes} runs rocketwire and --vs java only, not ${unsupported.join(', ')}`);
   const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
 
   const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
@@ -220,18 +236,47 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const consumers = ['rocketwire', ...peers];
     const rwRounds: ConsumeResult[] = [];
     const peerRounds = new Map<string, PeerResult[]>(peers.map((p) => [p, []]));
+    const groupRounds: NonNullable<Report['groupRounds']> = [];
+    let group: GroupRun | null = null;
+    if (processes > 1) {
+      group = {
+        namesrv: opts.namesrv,
+        topic: opts.topic,
+        expect,
+        size: opts.size,
+        queues: await topicQueues(opts),
+        processes,
+        consumeBatch: opts.consumeBatch,
+        handlerMs: opts.handlerMs,
+        serializeType: opts.serializeType,
+        stallTimeoutMs: opts.stallTimeoutMs,
+        t0,
+      };
+    }
+    const noteGroup = (g: GroupResult, round: number) =>
+      groupRounds.push({ name: g.name, round, msgsPerSec: g.msgsPerSec, unique: g.unique, duplicates: g.duplicates, perProcess: g.perProcess, settleMs: g.settleMs });
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < consumers.length; k++) {
         const who = consumers[(k + round) % consumers.length]!;
         if (prog) io.stderr.write(`round ${round + 1}/${rounds}: ${who}…\n`);
         if (who === 'rocketwire') {
-          const r = await consumeRocketwire(opts, expect, prog, t0);
+          let r: ConsumeResult;
+          if (group) {
+            const g = await consumeRocketwireGroup(group);
+            noteGroup(g, round + 1);
+            r = { ...g, count: g.received, startupMs: g.startupMs };
+          } else r = await consumeRocketwire(opts, expect, prog, t0);
           rwRounds.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
           if (r.unique < expect) break;
         } else {
           const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
-          const r = await PEERS[who]!(peerRun);
+          let r: PeerResult;
+          if (group && who === 'java') {
+            const g = await consumeJavaGroup(group);
+            noteGroup(g, round + 1);
+            r = { name: 'java', received: g.unique, duplicates: g.duplicates, seconds: g.seconds, msgsPerSec: g.msgsPerSec, peakRssMb: g.peakRssMb, cpuMs: g.cpuMs, complete: g.complete, series: g.series };
+          } else r = await PEERS[who]!(peerRun);
           peerRounds.get(who)!.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
         }
@@ -254,6 +299,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
         cpuMs: median(rs.map((r) => r.cpuMs)),
         complete: rs.length > 0 && rs.every((r) => r.complete),
+        ...(processes > 1 ? { duplicates: Math.max(...rs.map((r) => r.duplicates ?? 0)) } : {}),
         ratio: m > 0 ? rwMedian / m : 0,
       };
     });
@@ -271,6 +317,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       size: opts.size,
       queues: opts.queues,
       rounds: rwRounds.length,
+      consumers: processes,
       produced: produced.count,
       produceFailed: produced.failed,
       consumed: worst.unique,
@@ -297,6 +344,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       flowControlPauses: worst.flowControlPauses,
       ...(brokerPeakRssMb ? { brokerPeakRssMb } : {}),
       peers: peerResults,
+      ...(processes > 1 ? { groupRounds } : {}),
     };
     if (str('chart')) {
       const svg = renderThroughputSvg(
@@ -316,6 +364,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     await stopChild();
+  }
+}
+
+/** Every queue of the topic as "brokerName:queueId", as the route lists them (what a group splits). */
+async function topicQueues(opts: BenchOptions): Promise<string[]> {
+  const producer = new Producer({ group: 'rocketwire_bench_route', namesrvAddr: opts.namesrv, serializeType: opts.serializeType });
+  await producer.start();
+  try {
+    return (await producer.fetchPublishMessageQueues(opts.topic)).map((q) => `${q.brokerName}:${q.queueId}`).sort();
+  } finally {
+    await producer.shutdown();
   }
 }
 

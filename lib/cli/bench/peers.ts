@@ -18,6 +18,8 @@ export interface PeerResult {
   peakRssMb: number;
   cpuMs: number;
   complete: boolean;
+  /** Deliveries beyond the first of a message (reported by the --consumers N > 1 runs). */
+  duplicates?: number;
   series: Series;
 }
 
@@ -38,7 +40,7 @@ function cacheDir(): string {
 }
 
 /** Compile the interop suite's reference client once per source hash; returns its classpath. */
-function prepareJava(): string {
+export function prepareJava(): string {
   const src = path.join(REPO, 'test', 'interop', 'java', 'RefClient.java');
   if (!fs.existsSync(src)) throw new CliError(`--vs java needs a rocketwire clone (missing ${src})`);
   for (const tool of ['java', 'javac']) {

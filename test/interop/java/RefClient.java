@@ -8,7 +8,10 @@
 //   consume       --namesrv A --topic T --group G [--expect N] [--timeout-ms M] [--from first|last]
 //                 [--tag-expr E] [--reconsume-later-first K] [--delay-level L] [--threads N]
 //                 [--progress-ms N] [--ak --sk]
-//   consume-bench the same as consume without the per-message lines; reports msgs/s
+//   consume-bench the same as consume without the per-message lines; reports msgs/s. With --gate
+//                 (one of N processes of a group, `rocketwire bench --consumers N`): prints the held
+//                 queues on each change, handles nothing until "go" on stdin, ends at "stop"; the
+//                 first 8 bytes of each body are its number (< --expect), reported as a bitmap
 //   offsets       --namesrv A --group G [--topic T] [--ak --sk]
 
 import java.nio.charset.StandardCharsets;
@@ -23,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.rocketmq.acl.common.AclClientRPCHook;
@@ -158,7 +162,18 @@ public final class RefClient {
         AtomicLong firstAt = new AtomicLong();
         AtomicLong lastAt = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
+        boolean gate = o.containsKey("gate");
+        CountDownLatch go = new CountDownLatch(gate ? 1 : 0);
+        AtomicIntegerArray seen = new AtomicIntegerArray(gate ? (int) expect : 0);
+        AtomicLong unique = new AtomicLong();
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            if (gate) {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+                }
+            }
             for (MessageExt m : msgs) {
                 // The first K first-time deliveries are answered RECONSUME_LATER (retry path tests).
                 boolean fail = failFirst > 0 && m.getReconsumeTimes() == 0 && later.incrementAndGet() <= failFirst;
@@ -172,7 +187,13 @@ public final class RefClient {
                 long now = System.currentTimeMillis();
                 firstAt.compareAndSet(0, now);
                 lastAt.set(now);
-                if (succeeded.incrementAndGet() == expect) done.countDown();
+                if (gate) {
+                    byte[] b = m.getBody();
+                    long idx = b.length >= 8 ? java.nio.ByteBuffer.wrap(b).getLong() : -1;
+                    if (idx < 0 || idx >= expect) continue;
+                    if (seen.getAndSet((int) idx, 1) == 0) unique.incrementAndGet();
+                    succeeded.incrementAndGet();
+                } else if (succeeded.incrementAndGet() == expect) done.countDown();
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
@@ -189,10 +210,46 @@ public final class RefClient {
                 return th;
             });
             progress.scheduleAtFixedRate(
-                () -> print(new Json().put("type", "progress").put("received", succeeded.get()).put("ts", System.currentTimeMillis())),
+                () -> print(new Json().put("type", "progress").put("received", succeeded.get()).put("unique", unique.get()).put("ts", System.currentTimeMillis())),
                 progressMs, progressMs, TimeUnit.MILLISECONDS);
         }
-        boolean ok = expect > 0 ? done.await(timeoutMs, TimeUnit.MILLISECONDS) : sleep(timeoutMs);
+        ScheduledExecutorService watch = null;
+        if (gate) {
+            watch = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread th = new Thread(r, "ref-assignment");
+                th.setDaemon(true);
+                return th;
+            });
+            String[] held = { null };
+            watch.scheduleAtFixedRate(() -> {
+                List<String> queues = new ArrayList<>();
+                for (Map.Entry<MessageQueue, ProcessQueue> e : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().entrySet()) {
+                    if (e.getKey().getTopic().equals(topic) && !e.getValue().isDropped()) queues.add(e.getKey().getBrokerName() + ":" + e.getKey().getQueueId());
+                }
+                java.util.Collections.sort(queues);
+                String key = String.join(",", queues);
+                if (!key.equals(held[0])) {
+                    held[0] = key;
+                    print(new Json().put("type", "assignment").put("queues", queues));
+                }
+            }, 20, 20, TimeUnit.MILLISECONDS);
+            Thread in = new Thread(() -> {
+                try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                        if (line.trim().equals("go")) go.countDown();
+                        else if (line.trim().equals("stop")) break;
+                    }
+                } catch (java.io.IOException e) {
+                    // The end of stdin is a stop too.
+                }
+                go.countDown();
+                done.countDown();
+            }, "ref-stdin");
+            in.setDaemon(true);
+            in.start();
+        }
+        boolean ok = expect > 0 || gate ? done.await(timeoutMs, TimeUnit.MILLISECONDS) : sleep(timeoutMs);
+        if (watch != null) watch.shutdownNow();
         if (progress != null) progress.shutdownNow();
         // shutdown() persists the consumed offsets to the broker, so `offsets` sees them afterwards.
         // The latch fires inside the listener, before the client has advanced the queue's offset past
@@ -207,6 +264,11 @@ public final class RefClient {
             .put("reconsumeLater", Math.min(later.get(), failFirst)).put("expected", expect).put("complete", ok)
             .put("startTs", start).put("firstTs", firstAt.get()).put("lastTs", lastAt.get())
             .put("elapsedMs", lastAt.get() > 0 ? lastAt.get() - firstAt.get() : 0);
+        if (gate) {
+            byte[] bits = new byte[(int) ((expect + 7) / 8)];
+            for (int i = 0; i < expect; i++) if (seen.get(i) != 0) bits[i >> 3] |= (byte) (1 << (i & 7));
+            s.put("unique", unique.get()).put("seen", Base64.getEncoder().encodeToString(bits));
+        }
         if (bench) {
             long span = lastAt.get() - firstAt.get();
             s.put("msgsPerSec", span > 0 ? (n - 1) * 1000.0 / span : 0);
@@ -290,7 +352,7 @@ public final class RefClient {
             String a = argv[i];
             if (!a.startsWith("--")) fail("unexpected argument " + a);
             String k = a.substring(2);
-            if (k.equals("quiet")) { o.put(k, "true"); continue; }
+            if (k.equals("quiet") || k.equals("gate")) { o.put(k, "true"); continue; }
             if (i + 1 >= argv.length) fail("missing value for " + a);
             o.put(k, argv[++i]);
         }

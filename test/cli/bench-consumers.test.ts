@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { settled } from '../../lib/cli/bench/group.js';
+
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
+
+function run(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+t.test('bench --consumers 2: two processes in one group split the queues and together consume every message', async (t) => {
+  const r = await run(['bench', '--messages', '3000', '--size', '256', '--queues', '4', '--rounds', '2', '--consumers', '2', '--latency-messages', '0', '--json']);
+  t.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as Record<string, unknown>;
+  t.equal(report.consumers, 2);
+  t.equal(report.produced, 3000);
+  t.equal(report.consumed, 3000, 'every produced message was handled by one of the processes');
+  t.ok((report.consumeMsgsPerSec as number) > 0, 'consumption was measured');
+  const rounds = report.groupRounds as { name: string; round: number; unique: number; duplicates: number; perProcess: number[] }[];
+  t.same(rounds.map((g) => [g.name, g.round]), [['rocketwire', 1], ['rocketwire', 2]]);
+  for (const g of rounds) {
+    t.equal(g.perProcess.length, 2, `round ${g.round}: two processes`);
+    t.ok(g.perProcess.every((n) => n > 0), `round ${g.round}: both processes consumed (${g.perProcess.join(' + ')})`);
+    t.equal(g.unique, 3000, `round ${g.round}: nothing lost`);
+    t.equal(g.perProcess[0]! + g.perProcess[1]!, 3000 + g.duplicates, `round ${g.round}: the processes' deliveries are the messages plus the duplicates`);
+  }
+});
+
+t.test('bench --consumers with a peer that cannot run as a group is a usage error in one line', async (t) => {
+  const bad = await run(['bench', '--consumers', '2', '--vs', 'raw-pull']);
+  t.equal(bad.code, 2);
+  t.equal(bad.stderr.trim().split('\n').length, 1);
+  t.match(bad.stderr, /--consumers 2 runs rocketwire and --vs java only, not raw-pull/);
+  const zero = await run(['bench', '--consumers', '0']);
+  t.equal(zero.code, 2);
+  t.match(zero.stderr, /--consumers/);
+});
+
+t.test('a group has settled when every process holds its share and every queue is held once', async (t) => {
+  const all = ['a:0', 'a:1', 'b:0', 'b:1', 'b:2'];
+  t.ok(settled([['a:0', 'a:1'], ['b:0', 'b:1', 'b:2']], all));
+  t.notOk(settled([['a:0', 'a:1'], null], all), 'a process has not reported yet');
+  t.notOk(settled([all, []], all), 'the first process still holds everything');
+  t.notOk(settled([['a:0', 'a:1', 'b:0'], ['b:0', 'b:1', 'b:2']], all), 'a queue is held twice while one process gives it up');
+  t.notOk(settled([['a:0', 'a:1'], ['b:0', 'b:1']], all), 'a queue is held by nobody');
+  t.ok(settled([['a:0'], ['a:1'], ['b:0'], ['b:1'], ['b:2'], []], all), 'more processes than queues: some hold none');
+});
