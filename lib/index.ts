@@ -23,6 +23,7 @@ export {
   ConsumeOrderlyStatus,
   ConsumerOptionError,
   ConsumerStateError,
+  OffsetFileError,
   UndecodableMessageError,
   ConsumerBrokerError,
   type PushConsumerEvents,

@@ -52,3 +52,17 @@ export class SendBackFailedError extends RocketwireError {
     this.msgId = msgId;
   }
 }
+
+/**
+ * The BROADCASTING offsets file and its `.bak` exist but neither can be read. The consumer does
+ * not start (as Java's LocalFileOffsetStore.load throws): starting empty would consume from the
+ * start policy and the next flush would overwrite the only copy of the offsets.
+ */
+export class OffsetFileError extends RocketwireError {
+  override readonly name = 'OffsetFileError';
+  readonly file: string;
+  constructor(file: string, detail: string) {
+    super(`offsets file ${file}: ${detail}`);
+    this.file = file;
+  }
+}

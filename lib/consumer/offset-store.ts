@@ -4,6 +4,8 @@ import path from 'node:path';
 import createDebug from 'debug';
 import { decodeResetOffsetBody, encodeResetOffsetBody, parseFastjson, queueKey, type MessageQueue } from '../../protocol/internal.js';
 
+import { OffsetFileError } from './errors.js';
+
 const log = createDebug('rocketwire:consumer');
 
 /** Java's ReadOffsetType. */
@@ -176,22 +178,36 @@ export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetSto
     this.file = path.join(dir, clientId, group, 'offsets.json');
   }
 
+  /**
+   * Reads the file, else its `.bak` (a crash between the two renames of a write leaves only the
+   * `.bak`). A main file that cannot be read while its `.bak` can is moved aside to
+   * `.unreadable`, so the next write does not rename it over the good `.bak`. When files exist but
+   * none reads: OffsetFileError, and nothing is overwritten.
+   */
   async load(): Promise<void> {
+    const bad: string[] = [];
     for (const f of [this.file, this.file + '.bak']) {
       let text: string;
       try {
         text = await readFile(f, 'utf8');
-      } catch {
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        bad.push(`${path.basename(f)}: ${(err as Error).message}`);
         continue;
       }
       const entries = parseOffsetsFile(text);
       if (entries === null) {
         log('offsets file %s is unreadable, trying the backup', f);
+        bad.push(`${path.basename(f)} does not parse`);
         continue;
       }
       for (const { mq, offset } of entries) this.updateOffset(mq, offset, false);
+      if (f !== this.file && bad.length > 0) {
+        await rename(this.file, `${this.file}.unreadable`).catch((err: unknown) => log('cannot move %s aside: %s', this.file, (err as Error).message));
+      }
       return;
     }
+    if (bad.length > 0) throw new OffsetFileError(this.file, `${bad.join('; ')}; fix or remove the files to start`);
   }
 
   async readOffset(mq: MessageQueue, type: ReadOffsetType): Promise<number> {
