@@ -274,6 +274,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     await checkNameServer(namesrv, topic, timeoutMs);
     await consumer.start(handle as never);
+    // The idle window opens once the consumer runs: start-up (name server, heartbeats, the first
+    // rebalance) is not idleness, and on a loaded machine it could use up a short --idle-exit
+    // before the first pull had even been sent.
+    if (printed === 0) lastMessageAt = Date.now();
     // This timer also keeps the process alive while the consumer only has unref'd timers (say, a
     // broker that went away and is being retried): a consumer runs until it is told to stop.
     idleTimer = setInterval(
