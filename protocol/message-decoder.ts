@@ -88,6 +88,11 @@ function sameBytes(b: Buffer, a: number, c: number, n: number): boolean {
   return true;
 }
 
+/** The options of a body decode with their defaults, and the decode's own host-address cache. */
+function decodeSettings(options: DecodeMessagesOptions | undefined): { decompress: boolean; verifyCrc: boolean; base: number; cache: ReturnType<typeof newHostCache> } {
+  return { decompress: options?.decompress ?? true, verifyCrc: options?.verifyCrc ?? false, base: options?.baseOffset ?? 0, cache: newHostCache() };
+}
+
 /**
  * Decode a pull body (or any body of concatenated stored records) into messages. Bodies are
  * views into `body` unless decompressed. Any truncation or unknown magic code throws a
@@ -95,10 +100,7 @@ function sameBytes(b: Buffer, a: number, c: number, n: number): boolean {
  */
 export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): MessageExt[] {
   const out: MessageExt[] = [];
-  const decompress = options?.decompress ?? true;
-  const verifyCrc = options?.verifyCrc ?? false;
-  const base = options?.baseOffset ?? 0;
-  const cache = newHostCache();
+  const { decompress, verifyCrc, base, cache } = decodeSettings(options);
   const end = body.length;
   let p = 0;
   while (p < end) {
@@ -175,10 +177,7 @@ function resyncPoint(b: Buffer, p: number, end: number, options: DecodeMessagesO
 export function decodeMessagesSkipping(body: Buffer, options?: DecodeMessagesOptions): SkippingDecodeResult {
   const messages: MessageExt[] = [];
   const undecodable: UndecodableRecord[] = [];
-  const decompress = options?.decompress ?? true;
-  const verifyCrc = options?.verifyCrc ?? false;
-  const base = options?.baseOffset ?? 0;
-  const cache = newHostCache();
+  const { decompress, verifyCrc, base, cache } = decodeSettings(options);
   const end = body.length;
   let p = 0;
   while (p < end) {

@@ -1,25 +1,9 @@
-import { spawn } from 'node:child_process';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runCliProcess } from './run-in-process.js';
 import { settled } from '../../lib/cli/bench/group.js';
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
 
-function run(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const run = runCliProcess;
 
 t.test('bench --consumers 2: two processes in one group split the queues and together consume every message', async (t) => {
   const r = await run(['bench', '--messages', '3000', '--size', '256', '--queues', '4', '--rounds', '2', '--consumers', '2', '--latency-messages', '0', '--json']);

@@ -1,26 +1,11 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runCliProcess } from './run-in-process.js';
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
 
-function run(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const run = runCliProcess;
 
 t.test('bench against the embedded broker consumes every produced message once and reports the figures', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-bench-test-'));

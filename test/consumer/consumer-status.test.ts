@@ -8,15 +8,9 @@ import type { PushConsumer } from '../../lib/consumer/index.js';
 import { createRequest, parseFastjson, queueKey, RequestCode } from '../../protocol/internal.js';
 import { clockedConsumer } from './broker-spy.js';
 import { until } from './helpers.js';
+import type { ConsumeStatus } from '../../lib/consumer/consumer-stats-manager.js';
 
-interface Status {
-  pullRT: number;
-  pullTPS: number;
-  consumeRT: number;
-  consumeOKTPS: number;
-  consumeFailedTPS: number;
-  consumeFailedMsgs: number;
-}
+type Status = ConsumeStatus;
 
 t.test('running info: pull and consume TPS per topic as ConsumerStatsManager computes them', async (t) => {
   let calls = 0;
