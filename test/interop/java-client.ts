@@ -10,9 +10,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type AclCredentials, ensureJars, jarsDir, repoRoot, run, trackProcess, V5_VERSION } from './harness.js';
 
@@ -115,18 +115,31 @@ export function ensureRefClient(version: string = V5_VERSION): Promise<string> {
   return p;
 }
 
+/**
+ * The Java sources compiled for `version`: RefClient.java always (it compiles against 4.9 and 5.x);
+ * every other `*.java` beside it (feature clients using 5.x-only API: transactions, request-reply,
+ * lite pull, ...) only for 5.x versions.
+ */
+function javaSources(version: string): string[] {
+  const dir = join(repoRoot(), 'test', 'interop', 'java');
+  const others = version.startsWith('4.') ? [] : readdirSync(dir).filter((f) => f.endsWith('.java') && f !== 'RefClient.java').sort();
+  return ['RefClient.java', ...others].map((f) => join(dir, f));
+}
+
 async function compileRefClient(version: string): Promise<string> {
   await ensureJars([version]);
-  const src = join(repoRoot(), 'test', 'interop', 'java', 'RefClient.java');
-  const hash = createHash('sha1').update(readFileSync(src)).digest('hex').slice(0, 12);
+  const srcs = javaSources(version);
+  const h = createHash('sha1');
+  for (const src of srcs) h.update(src).update(readFileSync(src));
+  const hash = h.digest('hex').slice(0, 12);
   const out = join(jarsDir(version), '..', `refclient-${hash}`);
   if (existsSync(join(out, 'RefClient.class'))) return out;
   mkdirSync(join(out, '..'), { recursive: true });
   const tmp = mkdtempSync(`${out}.tmp-`);
-  const res = await run('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', join(jarsDir(version), '*'), '-d', tmp, src], 120_000);
+  const res = await run('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', join(jarsDir(version), '*'), '-d', tmp, ...srcs], 120_000);
   if (res.code !== 0) {
     rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`javac RefClient.java against RocketMQ ${version} failed:\n${res.stderr}${res.stdout}`);
+    throw new Error(`javac ${srcs.map((s) => basename(s)).join(' ')} against RocketMQ ${version} failed:\n${res.stderr}${res.stdout}`);
   }
   try {
     renameSync(tmp, out);
@@ -220,8 +233,11 @@ export class RefClientProcess {
   }
 }
 
-/** Start RefClient `command` with `args` (already in --key value form). */
-export async function spawnRefClient(command: string, args: string[], opts: JavaCommonOptions & { bench?: boolean }): Promise<RefClientProcess> {
+/**
+ * Start RefClient `command` with `args` (already in --key value form); `mainClass` runs another class
+ * of test/interop/java/ (5.x only) with the same conventions (command first, JSON lines out).
+ */
+export async function spawnRefClient(command: string, args: string[], opts: JavaCommonOptions & { bench?: boolean; mainClass?: string }): Promise<RefClientProcess> {
   const version = opts.version ?? V5_VERSION;
   const classes = await ensureRefClient(version);
   const home = homeFor(opts);
@@ -240,7 +256,7 @@ export async function spawnRefClient(command: string, args: string[], opts: Java
   const acl = opts.acl ? ['--ak', opts.acl.accessKey, '--sk', opts.acl.secretKey] : [];
   const child = spawn(
     'java',
-    [...jvm, '-cp', `${classes}:${join(jarsDir(version), '*')}`, 'RefClient', command, '--namesrv', opts.namesrv, ...args, ...acl],
+    [...jvm, '-cp', `${classes}:${join(jarsDir(version), '*')}`, opts.mainClass ?? 'RefClient', command, '--namesrv', opts.namesrv, ...args, ...acl],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   trackProcess(child);

@@ -278,19 +278,19 @@ public final class RefClient {
     }
 
 
-    private static boolean sleep(long ms) throws InterruptedException {
+    static boolean sleep(long ms) throws InterruptedException {
         Thread.sleep(ms);
         return true;
     }
 
     /** "127.0.0.1:port" of a store host (the master that stored the message, slaves copy it as is). */
-    private static String hostPort(java.net.SocketAddress a) {
+    static String hostPort(java.net.SocketAddress a) {
         if (!(a instanceof java.net.InetSocketAddress)) return String.valueOf(a);
         java.net.InetSocketAddress i = (java.net.InetSocketAddress) a;
         return i.getAddress().getHostAddress() + ":" + i.getPort();
     }
 
-    private static Json describe(MessageExt m) {
+    static Json describe(MessageExt m) {
         Map<String, String> props = new TreeMap<>(m.getProperties());
         byte[] body = m.getBody();
         Json j = new Json().put("topic", m.getTopic()).put("queueId", m.getQueueId())
@@ -341,12 +341,12 @@ public final class RefClient {
 
     // ---- helpers --------------------------------------------------------------------------------
 
-    private static RPCHook hook(Map<String, String> o) {
+    static RPCHook hook(Map<String, String> o) {
         if (!o.containsKey("ak")) return null;
         return new AclClientRPCHook(new SessionCredentials(o.get("ak"), req(o, "sk")));
     }
 
-    private static Map<String, String> parse(String[] argv) {
+    static Map<String, String> parse(String[] argv) {
         Map<String, String> o = new HashMap<>();
         for (int i = 1; i < argv.length; i++) {
             String a = argv[i];
@@ -359,7 +359,7 @@ public final class RefClient {
         return o;
     }
 
-    private static Map<String, String> parseProps(String s) {
+    static Map<String, String> parseProps(String s) {
         Map<String, String> m = new TreeMap<>();
         if (s == null || s.isEmpty()) return m;
         for (String kv : s.split(",")) {
@@ -370,7 +370,7 @@ public final class RefClient {
         return m;
     }
 
-    private static String req(Map<String, String> o, String k) {
+    static String req(Map<String, String> o, String k) {
         String v = o.get(k);
         if (v == null) fail("missing --" + k);
         return v;
@@ -386,14 +386,14 @@ public final class RefClient {
         }
     }
 
-    private static void print(Json j) {
+    static void print(Json j) {
         synchronized (OUT) {
             System.out.println(j);
             System.out.flush();
         }
     }
 
-    private static void fail(String msg) {
+    static void fail(String msg) {
         synchronized (OUT) {
             System.out.println(new Json().put("type", "fatal").put("error", msg));
             System.out.flush();
