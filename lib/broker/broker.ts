@@ -20,6 +20,7 @@ import { ClientManageProcessor } from './processor/client-manage-processor.js';
 import { ConsumerManageProcessor } from './processor/consumer-manage-processor.js';
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
+import { createTransactions, type TransactionTuning, type Transactions } from './transaction/index.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -29,7 +30,7 @@ export { BROKER_VERSION } from './broker-version.js';
 const SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS = 10_000;
 
 /** A broker's tunable settings; startBroker takes the same ones and passes them on. */
-export interface BrokerTuning {
+export interface BrokerTuning extends TransactionTuning {
   /** Queues of TBW102, i.e. the most an auto-created topic gets (defaultTopicQueueNums). Default 8. */
   queues?: number;
   /** Create unknown topics on first send (TBW102). Default true. */
@@ -104,6 +105,8 @@ export class Broker implements BrokerContext {
   readonly delayLevels: number[];
   readonly autoCreateTopic: boolean;
   readonly limits: BrokerLimits;
+  /** Half messages, END_TRANSACTION and the check loop (transaction/). */
+  readonly tx: Transactions;
   private readonly options: BrokerOptions;
   private store!: MessageStore;
   private schedule: ScheduleMessageService | null = null;
@@ -137,6 +140,8 @@ export class Broker implements BrokerContext {
     new PullMessageProcessor(this).register(this.server);
     new ConsumerManageProcessor(this).register(this.server);
     new AdminBrokerProcessor(this).register(this.server);
+    this.tx = createTransactions(this, options);
+    this.tx.register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
       this.consumers.removeConnection(conn);
@@ -190,6 +195,7 @@ export class Broker implements BrokerContext {
       this.topics.all().filter((t) => t.topicName !== SCHEDULE_TOPIC),
     );
     this.schedule.start();
+    this.tx.start();
     this.store.onArrival((topic, queueId, maxOffset, codes) => {
       if (topic === SCHEDULE_TOPIC) this.schedule?.onArrival(queueId + 1);
       else this.pullHold.notifyMessageArriving(topic, queueId, maxOffset, codes);
@@ -207,6 +213,7 @@ export class Broker implements BrokerContext {
     if (this.closed) return;
     this.closed = true;
     for (const stop of this.stopTasks) stop();
+    this.tx.close();
     this.options.namesrv.unregisterBroker(this.brokerName);
     this.pullHold.clear();
     await this.server.close();
@@ -215,6 +222,10 @@ export class Broker implements BrokerContext {
       this.offsets.persist(true);
       this.store.close();
     }
+  }
+
+  get transactions(): Transactions['service'] {
+    return this.tx.service;
   }
 
   /** The store, opened by start(). */

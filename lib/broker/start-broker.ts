@@ -95,6 +95,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         idleTimeoutMs,
         maxBufferedBytes: options.maxBufferedBytes,
         maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+        transactionCheckInterval: options.transactionCheckInterval,
+        transactionTimeOut: options.transactionTimeOut,
+        transactionCheckMax: options.transactionCheckMax,
+        rejectTransactionMessage: options.rejectTransactionMessage,
       });
       brokers.push(b);
       await b.start();

@@ -7,6 +7,7 @@ import { FAQ_APPLY_TOPIC } from '../name-server.js';
 import type { PullRequestHoldService } from '../pull-request-hold.js';
 import type { RebalanceLockManager } from '../rebalance-lock-manager.js';
 import type { TopicConfigManager } from '../topic-config.js';
+import type { TransactionalMessageService } from '../transaction/transactional-message-service.js';
 import { BrokerOptionError } from '../errors.js';
 import { fail } from './request-processor.js';
 
@@ -57,6 +58,8 @@ export interface BrokerContext {
   /** Create unknown topics on first send from TBW102. */
   readonly autoCreateTopic: boolean;
   readonly limits: BrokerLimits;
+  /** Half messages, op records and the check loop (transaction/). */
+  readonly transactions: TransactionalMessageService;
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */

@@ -74,7 +74,8 @@ export class SendMessageProcessor {
 
     // the topic's name was checked at the request boundary (resource-names.ts): INVALID_PARAMETER
     if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
-    if (!isBatch && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true')) {
+    const half = !isBatch && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true');
+    if (half && this.ctx.transactions.settings.rejectTransactionMessage) {
       return fail(req, ResponseCode.NO_PERMISSION, `the broker[${this.ctx.brokerName}] sending transaction message is forbidden`);
     }
     const config = this.topicForSend(topic, h.defaultTopic, h.defaultTopicQueueNums);
@@ -127,6 +128,8 @@ export class SendMessageProcessor {
       properties.CLUSTER = this.ctx.clusterName;
       inners = [{ topic, queueId, flag: h.flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes, preparedTransactionOffset: 0, body, properties }];
     }
+    // a half message waits on RMQ_SYS_TRANS_HALF_TOPIC (transaction/); the answer carries its UNIQ_KEY as transactionId
+    if (half) return sendResponse(req, this.ctx.transactions.prepareMessage(inners[0]!), responseQueueId, properties.UNIQ_KEY);
     const result = this.putWithDelay(inners);
     return sendResponse(req, result, responseQueueId);
   }
@@ -210,11 +213,12 @@ function withTraceFields(processor: RequestProcessor): RequestProcessor {
   };
 }
 
-function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: number): RemotingCommand {
+function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: number, transactionId?: string): RemotingCommand {
   switch (result.status) {
     case 'PUT_OK': {
       const w = result.written;
-      return ok(req, { extFields: SendMessageResponseHeader.encode({ msgId: w.map((x) => x.msgId).join(','), queueId, queueOffset: w[0]!.queueOffset }) });
+      const header = { msgId: w.map((x) => x.msgId).join(','), queueId, queueOffset: w[0]!.queueOffset, ...(transactionId === undefined ? {} : { transactionId }) };
+      return ok(req, { extFields: SendMessageResponseHeader.encode(header) });
     }
     case 'MESSAGE_ILLEGAL':
     case 'PROPERTIES_SIZE_EXCEEDED':

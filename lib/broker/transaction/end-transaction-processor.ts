@@ -1,0 +1,124 @@
+import createDebug from 'debug';
+import {
+  MessageSysFlag,
+  Operations,
+  ResponseCode,
+  type EndTransactionRequestHeader,
+  type MessageExt,
+  type RemotingCommand,
+} from '../../../protocol/index.js';
+import type { RemotingServer } from '../../remoting/index.js';
+import type { BrokerContext } from '../processor/broker-context.js';
+import { fail, ok, registerOperation } from '../processor/request-processor.js';
+import { endImmunityTimeMs, resetTransactionValue, type TransactionalMessageService } from './transactional-message-service.js';
+
+const log = createDebug('rocketwire:broker:transaction');
+
+/** What END_TRANSACTION did, for tests and stats. */
+export interface EndTransactionCounters {
+  committed: number;
+  rolledBack: number;
+  unknown: number;
+  refused: number;
+}
+
+/**
+ * EndTransactionProcessor: END_TRANSACTION (37), oneway from the producer. Commit writes the half
+ * message to REAL_TOPIC / REAL_QID (transaction type commit, prepared offset = the half's
+ * commit-log offset, REAL_TOPIC / REAL_QID / TRAN_MSG removed) and an op record; rollback writes
+ * only the op record; "not a transaction" (UNKNOW) changes nothing and the check loop asks later.
+ * The answers (nothing is sent for a oneway request) are Java's: SYSTEM_ERROR when the half message
+ * is not found or its producer group, queue offset or commit-log offset differ, ILLEGAL_OPERATION
+ * for a producer's own end after its CHECK_IMMUNITY_TIME_IN_SECONDS.
+ */
+export class EndTransactionProcessor {
+  readonly counters: EndTransactionCounters = { committed: 0, rolledBack: 0, unknown: 0, refused: 0 };
+
+  constructor(
+    private readonly ctx: BrokerContext,
+    private readonly service: TransactionalMessageService,
+  ) {}
+
+  register(server: RemotingServer): void {
+    registerOperation(server, Operations.END_TRANSACTION, ({ header, request, conn }) => {
+      const res = this.endTransaction(request, header);
+      if (res && res.code !== ResponseCode.SUCCESS) {
+        this.counters.refused++;
+        log('END_TRANSACTION %s from %s: %d %s', header.msgId, conn.remoteAddress, res.code, res.remark);
+      }
+      return res;
+    });
+  }
+
+  private endTransaction(req: RemotingCommand, h: EndTransactionRequestHeader): RemotingCommand | null {
+    const type = h.commitOrRollback;
+    if (type === MessageSysFlag.TRANSACTION_NOT_TYPE) {
+      this.counters.unknown++;
+      return null;
+    }
+    // EndTransactionRequestHeader#checkFields
+    if (type !== MessageSysFlag.TRANSACTION_COMMIT_TYPE && type !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
+      return fail(req, ResponseCode.SYSTEM_ERROR, 'org.apache.rocketmq.remoting.exception.RemotingCommandException: commitOrRollback field wrong');
+    }
+    const found = this.service.halfMessageByOffset(h.commitLogOffset);
+    if (!found.ok) return fail(req, ResponseCode.SYSTEM_ERROR, found.remark);
+    const half = found.msg;
+    if (this.rejectCommitOrRollback(h, half)) {
+      return fail(req, ResponseCode.ILLEGAL_OPERATION, 'commit or rollback after CHECK_IMMUNITY_TIME_IN_SECONDS: waiting for the check');
+    }
+    const wrong = checkPrepareMessage(half, h);
+    if (wrong) return fail(req, ResponseCode.SYSTEM_ERROR, wrong);
+    if (type === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
+      this.service.deletePrepareMessage(half);
+      this.counters.rolledBack++;
+      return ok(req);
+    }
+    const props = { ...half.properties };
+    const topic = props.REAL_TOPIC!;
+    const queueId = Number(props.REAL_QID);
+    delete props.REAL_TOPIC;
+    delete props.REAL_QID;
+    delete props.TRAN_MSG;
+    const result = this.ctx.messageStore.putMessages([
+      {
+        topic,
+        queueId: Number.isInteger(queueId) && queueId >= 0 ? queueId : 0,
+        flag: half.flag,
+        sysFlag: resetTransactionValue(half.sysFlag, MessageSysFlag.TRANSACTION_COMMIT_TYPE),
+        bornTimestamp: half.bornTimestamp,
+        bornHost: half.bornHost,
+        reconsumeTimes: half.reconsumeTimes,
+        preparedTransactionOffset: h.commitLogOffset,
+        body: half.body,
+        properties: props,
+      },
+    ]);
+    switch (result.status) {
+      case 'PUT_OK':
+        this.service.deletePrepareMessage(half);
+        this.counters.committed++;
+        return ok(req);
+      case 'MESSAGE_ILLEGAL':
+      case 'PROPERTIES_SIZE_EXCEEDED':
+        return fail(req, ResponseCode.MESSAGE_ILLEGAL, result.remark ?? result.status);
+      default:
+        return fail(req, ResponseCode.SERVICE_NOT_AVAILABLE, 'Service not available now.');
+    }
+  }
+
+  /** A producer's own commit / rollback after the message's custom immunity time waits for the check. */
+  private rejectCommitOrRollback(h: EndTransactionRequestHeader, half: MessageExt): boolean {
+    if (h.fromTransactionCheck === true) return false;
+    const text = half.properties.CHECK_IMMUNITY_TIME_IN_SECONDS;
+    if (text === undefined || text.length === 0) return false;
+    return this.ctx.clock.now() - half.bornTimestamp > endImmunityTimeMs(text, this.service.settings.transactionTimeOut);
+  }
+}
+
+/** EndTransactionProcessor#checkPrepareMessage: the remark of a mismatch, or null. */
+function checkPrepareMessage(half: MessageExt, h: EndTransactionRequestHeader): string | null {
+  if (half.properties.PGROUP !== h.producerGroup) return 'The producer group wrong';
+  if (half.queueOffset !== h.tranStateTableOffset) return 'The transaction state table offset wrong';
+  if (half.commitLogOffset !== h.commitLogOffset) return 'The commit log offset wrong';
+  return null;
+}

@@ -1,0 +1,67 @@
+import type { RemotingServer } from '../../remoting/index.js';
+import { BrokerOptionError } from '../errors.js';
+import type { BrokerContext } from '../processor/broker-context.js';
+import { EndTransactionProcessor } from './end-transaction-processor.js';
+import { TransactionalMessageCheckService } from './transactional-message-check-service.js';
+import { DEFAULT_TRANSACTION_SETTINGS, TransactionalMessageService, type TransactionSettings } from './transactional-message-service.js';
+
+export * from './transactional-message-service.js';
+export { EndTransactionProcessor } from './end-transaction-processor.js';
+export { TransactionalMessageCheckService } from './transactional-message-check-service.js';
+
+/** The transaction settings of a broker (BrokerConfig's names and units). */
+export interface TransactionTuning {
+  /** Milliseconds between two check rounds (Java's transactionCheckInterval, 30 000 since 5.1.1). */
+  transactionCheckInterval?: number;
+  /** Age in ms a half message must reach before it is checked (transactionTimeOut, 6000). */
+  transactionTimeOut?: number;
+  /** Checks of one half message before it is discarded to TRANS_CHECK_MAX_TIME_TOPIC (transactionCheckMax, 15). */
+  transactionCheckMax?: number;
+  /** Refuse half messages with NO_PERMISSION (rejectTransactionMessage, false). */
+  rejectTransactionMessage?: boolean;
+}
+
+/** The broker's transaction parts, wired by Broker. */
+export interface Transactions {
+  readonly service: TransactionalMessageService;
+  readonly check: TransactionalMessageCheckService;
+  readonly end: EndTransactionProcessor;
+  register(server: RemotingServer): void;
+  start(): void;
+  close(): void;
+}
+
+function intSetting(name: keyof TransactionTuning, v: number | undefined, dflt: number, min: number, max: number): number {
+  const n = v ?? dflt;
+  if (!Number.isInteger(n) || n < min || n > max) throw new BrokerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
+  return n;
+}
+
+/** The settings of `tuning`, defaults filled in; BrokerOptionError naming a value out of range. */
+export function resolveTransactionSettings(tuning: TransactionTuning): TransactionSettings {
+  const d = DEFAULT_TRANSACTION_SETTINGS;
+  if (tuning.rejectTransactionMessage !== undefined && typeof tuning.rejectTransactionMessage !== 'boolean') {
+    throw new BrokerOptionError('rejectTransactionMessage', `must be a boolean, got ${String(tuning.rejectTransactionMessage)}`);
+  }
+  return {
+    transactionCheckInterval: intSetting('transactionCheckInterval', tuning.transactionCheckInterval, d.transactionCheckInterval, 1, 2 ** 31 - 1),
+    transactionTimeOut: intSetting('transactionTimeOut', tuning.transactionTimeOut, d.transactionTimeOut, 0, 2 ** 31 - 1),
+    transactionCheckMax: intSetting('transactionCheckMax', tuning.transactionCheckMax, d.transactionCheckMax, 1, 1_000_000),
+    rejectTransactionMessage: tuning.rejectTransactionMessage ?? d.rejectTransactionMessage,
+    fileReservedTimeMs: d.fileReservedTimeMs,
+  };
+}
+
+export function createTransactions(ctx: BrokerContext, tuning: TransactionTuning): Transactions {
+  const service = new TransactionalMessageService(ctx, resolveTransactionSettings(tuning));
+  const check = new TransactionalMessageCheckService(ctx, service);
+  const end = new EndTransactionProcessor(ctx, service);
+  return {
+    service,
+    check,
+    end,
+    register: (server) => end.register(server),
+    start: () => check.start(),
+    close: () => check.close(),
+  };
+}

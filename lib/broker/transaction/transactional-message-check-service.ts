@@ -1,0 +1,126 @@
+import createDebug from 'debug';
+import {
+  Operations,
+  createRequest,
+  encodeStoredMessage,
+  type CheckTransactionStateRequestHeader,
+  type MessageExt,
+} from '../../../protocol/index.js';
+import type { RemotingConnection } from '../../remoting/index.js';
+import { BROKER_VERSION } from '../broker-version.js';
+import { scheduleEvery } from '../periodic-task.js';
+import type { BrokerContext } from '../processor/broker-context.js';
+import {
+  TRANS_CHECK_MAX_TIME_TOPIC,
+  type TransactionCheckListener,
+  type TransactionalMessageService,
+} from './transactional-message-service.js';
+
+const log = createDebug('rocketwire:broker:transaction');
+
+/**
+ * TransactionalMessageCheckService + DefaultTransactionalMessageCheckListener: every
+ * transactionCheckInterval (on the broker's clock) one check round; a half message to check goes
+ * to a live producer of its group (PGROUP) as CHECK_TRANSACTION_STATE, oneway, and one checked too
+ * often is moved to TRANS_CHECK_MAX_TIME_TOPIC.
+ */
+export class TransactionalMessageCheckService implements TransactionCheckListener {
+  private stop: (() => void) | null = null;
+  /** ProducerManager#getAvailableChannel's round-robin position per group. */
+  private readonly next = new Map<string, number>();
+  /** Checks sent and messages discarded, for tests and stats. */
+  readonly counters = { checks: 0, discarded: 0, noChannel: 0 };
+
+  constructor(
+    private readonly ctx: BrokerContext & { readonly brokerName: string },
+    private readonly service: TransactionalMessageService,
+  ) {}
+
+  start(): void {
+    this.stop ??= scheduleEvery(this.ctx.clock, this.service.settings.transactionCheckInterval, () => this.service.check(this), (err) =>
+      log('transaction check failed: %O', err),
+    );
+  }
+
+  close(): void {
+    this.stop?.();
+    this.stop = null;
+  }
+
+  /** AbstractTransactionalMessageCheckListener#sendCheckMessage. */
+  resolveHalfMsg(msg: MessageExt): void {
+    const group = msg.properties.PGROUP;
+    const conn = group === undefined ? undefined : this.availableChannel(group);
+    if (!conn) {
+      this.counters.noChannel++;
+      log('check of %s skipped: no live producer of group %s', msg.properties.UNIQ_KEY, group);
+      return;
+    }
+    const uniq = msg.properties.UNIQ_KEY;
+    const header: CheckTransactionStateRequestHeader & { bname: string } = {
+      topic: msg.topic,
+      commitLogOffset: msg.commitLogOffset,
+      offsetMsgId: msg.offsetMsgId,
+      tranStateTableOffset: msg.queueOffset,
+      bname: this.ctx.brokerName,
+    };
+    if (uniq !== undefined) {
+      header.msgId = uniq;
+      header.transactionId = uniq;
+    }
+    // the body is the message as its producer sent it: real topic and queue (the properties keep
+    // REAL_TOPIC / REAL_QID, as Java's do)
+    const realQid = Number(msg.properties.REAL_QID ?? '0');
+    const body = encodeStoredMessage({
+      ...msg,
+      topic: msg.properties.REAL_TOPIC ?? msg.topic,
+      queueId: Number.isInteger(realQid) ? realQid : 0,
+      properties: msg.properties,
+    });
+    const op = Operations.CHECK_TRANSACTION_STATE;
+    const request = createRequest(op.code, { oneway: true, extFields: { ...op.request.encode(header), bname: header.bname }, body, version: BROKER_VERSION });
+    this.counters.checks++;
+    conn.invokeOneway(request).catch((err: Error) => log('check of %s to %s failed: %s', uniq, conn.remoteAddress, err.message));
+  }
+
+  /** DefaultTransactionalMessageCheckListener#resolveDiscardMsg. */
+  resolveDiscardMsg(msg: MessageExt): void {
+    this.ctx.topics.ensure(TRANS_CHECK_MAX_TIME_TOPIC, 1);
+    const res = this.ctx.messageStore.putMessages([
+      {
+        topic: TRANS_CHECK_MAX_TIME_TOPIC,
+        queueId: 0,
+        flag: msg.flag,
+        sysFlag: msg.sysFlag,
+        bornTimestamp: msg.bornTimestamp,
+        bornHost: msg.bornHost,
+        reconsumeTimes: msg.reconsumeTimes,
+        preparedTransactionOffset: msg.preparedTransactionOffset,
+        body: msg.body,
+        properties: msg.properties,
+      },
+    ]);
+    this.counters.discarded++;
+    log('half message %s (%s) checked too often: moved to %s: %s', msg.properties.UNIQ_KEY, msg.properties.REAL_TOPIC, TRANS_CHECK_MAX_TIME_TOPIC, res.status);
+  }
+
+  /**
+   * ProducerManager#getAvailableChannel: round-robin over the group's heartbeat channels, the
+   * first open one (Java also wants it writable, trying up to 3, else the last active one).
+   */
+  private availableChannel(group: string): RemotingConnection | undefined {
+    const channels = this.ctx.consumers.producerGroups.get(group);
+    if (!channels || channels.size === 0) return undefined;
+    const conns = [...channels.keys()];
+    const start = this.next.get(group) ?? 0;
+    for (let k = 0; k < conns.length; k++) {
+      const conn = conns[(start + k) % conns.length]!;
+      if (!conn.closed) {
+        this.next.set(group, (start + k + 1) % conns.length);
+        return conn;
+      }
+    }
+    return undefined;
+  }
+}
+

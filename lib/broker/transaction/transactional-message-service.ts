@@ -1,0 +1,355 @@
+import createDebug from 'debug';
+import {
+  MessageSysFlag,
+  decodeMessage,
+  type MessageExt,
+} from '../../../protocol/index.js';
+import type { MessageInner } from '../message-record.js';
+import type { PutMessageResult } from '../message-store.js';
+import type { BrokerContext } from '../processor/broker-context.js';
+
+const log = createDebug('rocketwire:broker:transaction');
+
+/** TopicValidator.RMQ_SYS_TRANS_HALF_TOPIC: where half messages wait, all on queue 0. */
+export const TRANS_HALF_TOPIC = 'RMQ_SYS_TRANS_HALF_TOPIC';
+/** TopicValidator.RMQ_SYS_TRANS_OP_HALF_TOPIC: one op record per ended half message, same queue id. */
+export const TRANS_OP_HALF_TOPIC = 'RMQ_SYS_TRANS_OP_HALF_TOPIC';
+/** TopicValidator.TRANS_CHECK_MAX_TIME_TOPIC: half messages checked transactionCheckMax times. */
+export const TRANS_CHECK_MAX_TIME_TOPIC = 'TRANS_CHECK_MAX_TIME_TOPIC';
+/** MixAll.CID_SYS_RMQ_TRANS: the group under which the check loop keeps its half and op offsets. */
+export const CID_SYS_RMQ_TRANS = 'CID_RMQ_SYS_TRANS';
+/** TransactionalMessageUtil.REMOVE_TAG: the tag of every op record. */
+export const OP_REMOVE_TAG = 'd';
+
+/** BrokerConfig's transaction settings (5.3.3 defaults). */
+export interface TransactionSettings {
+  /** How often unresolved half messages are looked at (transactionCheckInterval). Default 30 000 ms. */
+  transactionCheckInterval: number;
+  /** Age a half message must reach before it is checked (transactionTimeOut). Default 6000 ms. */
+  transactionTimeOut: number;
+  /** Checks of one half message before it goes to TRANS_CHECK_MAX_TIME_TOPIC (transactionCheckMax). Default 15. */
+  transactionCheckMax: number;
+  /** Refuse half messages with NO_PERMISSION (rejectTransactionMessage). Default false. */
+  rejectTransactionMessage: boolean;
+  /** Half messages older than this are discarded unchecked (fileReservedTime, 72 h). */
+  fileReservedTimeMs: number;
+}
+
+export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Object.freeze({
+  transactionCheckInterval: 30_000,
+  transactionTimeOut: 6000,
+  transactionCheckMax: 15,
+  rejectTransactionMessage: false,
+  fileReservedTimeMs: 72 * 3600 * 1000,
+});
+
+/** What the check loop does with a half message it decided about (AbstractTransactionalMessageCheckListener). */
+export interface TransactionCheckListener {
+  /** Ask a producer of the message's group (CHECK_TRANSACTION_STATE); `msg` is the re-put copy. */
+  resolveHalfMsg(msg: MessageExt): void;
+  /** The message was checked transactionCheckMax times or is too old: move it aside. */
+  resolveDiscardMsg(msg: MessageExt): void;
+}
+
+/** A half message looked up for END_TRANSACTION, or why not. */
+export type HalfLookup = { ok: true; msg: MessageExt } | { ok: false; remark: string };
+
+/**
+ * TransactionalMessageServiceImpl + TransactionalMessageBridge: half messages are stored on
+ * RMQ_SYS_TRANS_HALF_TOPIC queue 0 with REAL_TOPIC / REAL_QID / __transactionId__ and transaction
+ * type "not a transaction" (so the store indexes them there and no consumer of the real topic sees
+ * them); ending one writes an op record (tag "d", body "<halfQueueOffset>,") to
+ * RMQ_SYS_TRANS_OP_HALF_TOPIC. The check loop reads both queues from the offsets it keeps under
+ * CID_RMQ_SYS_TRANS (consumerOffset.json, like Java) and re-puts each half message that is old
+ * enough and not ended as a copy, which is what the producer is asked about.
+ *
+ * Unlike Java, op records are written at once, one per ended message (Java batches them per 3 s or
+ * 4 KiB in TransactionalOpBatchService): the embedded broker has no write rate to save, and an op
+ * record cannot be lost by a crash between the end and the batch.
+ */
+export class TransactionalMessageService {
+  constructor(
+    private readonly ctx: BrokerContext,
+    readonly settings: TransactionSettings,
+  ) {}
+
+  /** TransactionalMessageBridge#parseHalfMessageInner, then put. */
+  prepareMessage(inner: MessageInner): PutMessageResult {
+    const props = inner.properties;
+    const uniq = props.UNIQ_KEY;
+    if (uniq) props.__transactionId__ = uniq;
+    props.REAL_TOPIC = inner.topic;
+    props.REAL_QID = String(inner.queueId);
+    this.ctx.topics.ensure(TRANS_HALF_TOPIC, 1);
+    return this.ctx.messageStore.putMessages([
+      { ...inner, topic: TRANS_HALF_TOPIC, queueId: 0, sysFlag: resetTransactionValue(inner.sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE) },
+    ]);
+  }
+
+  /** The half message stored at `commitLogOffset` (getHalfMessageByOffset). */
+  halfMessageByOffset(commitLogOffset: number): HalfLookup {
+    const rec = this.ctx.messageStore.lookMessageByOffset(commitLogOffset);
+    if (!rec) return { ok: false, remark: 'Find prepared transaction message failed' };
+    return { ok: true, msg: decodeMessage(rec, 0, { decompress: false }) };
+  }
+
+  /** deletePrepareMessage: the op record saying the half message at its queue offset is ended. */
+  deletePrepareMessage(half: MessageExt): boolean {
+    this.ctx.topics.ensure(TRANS_OP_HALF_TOPIC, 1);
+    const store = this.ctx.messageStore;
+    const now = this.ctx.clock.now();
+    const res = store.putMessages([
+      {
+        topic: TRANS_OP_HALF_TOPIC,
+        queueId: half.queueId,
+        flag: 0,
+        sysFlag: 0,
+        bornTimestamp: now,
+        bornHost: store.storeHost,
+        reconsumeTimes: 0,
+        preparedTransactionOffset: 0,
+        body: Buffer.from(`${half.queueOffset},`, 'utf8'),
+        properties: { TAGS: OP_REMOVE_TAG, WAIT: 'false' },
+      },
+    ]);
+    if (res.status !== 'PUT_OK') log('op record for half offset %d failed: %s', half.queueOffset, res.remark ?? res.status);
+    return res.status === 'PUT_OK';
+  }
+
+  /**
+   * One round of TransactionalMessageServiceImpl#check over every half queue: ended half messages
+   * are stepped over, ones checked transactionCheckMax times (or older than fileReservedTime) are
+   * discarded, the walk stops at the first message stored after the round began or younger than
+   * transactionTimeOut (or its CHECK_IMMUNITY_TIME_IN_SECONDS), and every other one is re-put with
+   * TRANSACTION_CHECK_TIMES + 1 and handed to `listener.resolveHalfMsg`. The half and op offsets
+   * then move past what was decided.
+   */
+  check(listener: TransactionCheckListener): void {
+    const store = this.ctx.messageStore;
+    const halfConfig = this.ctx.topics.get(TRANS_HALF_TOPIC);
+    if (!halfConfig) return;
+    const startTime = this.ctx.clock.now();
+    for (let queueId = 0; queueId < halfConfig.readQueueNums; queueId++) {
+      const halfMax = store.getMaxOffset(TRANS_HALF_TOPIC, queueId);
+      const halfOffset = this.ctx.offsets.query(CID_SYS_RMQ_TRANS, TRANS_HALF_TOPIC, queueId) ?? store.getMinOffset(TRANS_HALF_TOPIC, queueId);
+      const opOffset = this.ctx.offsets.query(CID_SYS_RMQ_TRANS, TRANS_OP_HALF_TOPIC, queueId) ?? store.getMinOffset(TRANS_OP_HALF_TOPIC, queueId);
+      if (halfOffset >= halfMax) continue;
+      const ops = this.readOps(queueId, opOffset, halfOffset);
+      let i = halfOffset;
+      while (i < halfMax) {
+        const opOff = ops.removeMap.get(i);
+        if (opOff !== undefined) {
+          ops.removeMap.delete(i);
+          ops.settle(opOff, i);
+          i++;
+          continue;
+        }
+        const got = store.getMessage(TRANS_HALF_TOPIC, queueId, i, 1, null);
+        if (got.status !== 'FOUND' || got.records.length === 0) {
+          // a hole (a record lost to damage): step over it, as Java does an illegal offset
+          if (got.nextBeginOffset > i) {
+            i = got.nextBeginOffset;
+            continue;
+          }
+          break;
+        }
+        const msg = decodeMessage(got.records[0]!, 0, { decompress: false });
+        if (msg.queueOffset !== i) {
+          i = msg.queueOffset;
+          continue;
+        }
+        if (this.needDiscard(msg) || startTime - msg.bornTimestamp > this.settings.fileReservedTimeMs) {
+          listener.resolveDiscardMsg(msg);
+          i++;
+          continue;
+        }
+        // stored during this round: next round
+        if (msg.storeTimestamp >= startTime) break;
+        const age = this.ctx.clock.now() - msg.bornTimestamp;
+        const immunityText = msg.properties.CHECK_IMMUNITY_TIME_IN_SECONDS;
+        let immunity = this.settings.transactionTimeOut;
+        if (immunityText !== undefined) {
+          immunity = checkImmunityTimeMs(immunityText, this.settings.transactionTimeOut);
+          if (age < immunity) {
+            // Java: moved to the end of the queue (the copy remembers the original's offset), so
+            // that younger messages behind it are still checked on time
+            if (this.immunityPutBack(msg, ops)) {
+              i++;
+              continue;
+            }
+            break;
+          }
+        } else if (age >= 0 && age < immunity) {
+          break;
+        }
+        if (age > immunity || age <= -1) {
+          const copy = this.putBackHalfMsg(msg);
+          if (!copy) break;
+          listener.resolveHalfMsg(copy);
+        }
+        i++;
+      }
+      if (i !== halfOffset) this.ctx.offsets.commit(CID_SYS_RMQ_TRANS, TRANS_HALF_TOPIC, queueId, i);
+      const newOpOffset = ops.nextOpOffset();
+      if (newOpOffset !== opOffset) this.ctx.offsets.commit(CID_SYS_RMQ_TRANS, TRANS_OP_HALF_TOPIC, queueId, newOpOffset);
+    }
+  }
+
+  /**
+   * TRANSACTION_CHECK_TIMES: absent → 1; at transactionCheckMax → discard; else + 1 (written into
+   * the copy the round re-puts, so it counts the checks sent).
+   */
+  private needDiscard(msg: MessageExt): boolean {
+    const text = msg.properties.TRANSACTION_CHECK_TIMES;
+    let times = 1;
+    if (text !== undefined) {
+      times = parseJavaInt(text);
+      if (times >= this.settings.transactionCheckMax) return true;
+      times++;
+    }
+    msg.properties.TRANSACTION_CHECK_TIMES = String(times);
+    return false;
+  }
+
+  /** renewHalfMessageInner + put: the copy that is checked, with its new offsets. */
+  private putBackHalfMsg(msg: MessageExt, extra?: Record<string, string>): MessageExt | null {
+    const properties = { ...msg.properties, ...extra };
+    const res = this.ctx.messageStore.putMessages([
+      {
+        topic: msg.topic,
+        queueId: msg.queueId,
+        flag: msg.flag,
+        sysFlag: msg.sysFlag,
+        bornTimestamp: msg.bornTimestamp,
+        bornHost: msg.bornHost,
+        reconsumeTimes: msg.reconsumeTimes,
+        preparedTransactionOffset: msg.preparedTransactionOffset,
+        body: msg.body,
+        properties,
+      },
+    ]);
+    const w = res.written[0];
+    if (res.status !== 'PUT_OK' || !w) {
+      log('putting half message %s back failed: %s', msg.properties.UNIQ_KEY, res.remark ?? res.status);
+      return null;
+    }
+    return { ...msg, properties, queueOffset: w.queueOffset, commitLogOffset: w.physOffset, storeTimestamp: w.storeTimestamp, offsetMsgId: w.msgId };
+  }
+
+  /**
+   * checkPrepareQueueOffset: a message still inside its immunity time is done when an op record
+   * names the offset it was first stored at (TRAN_PREPARED_QUEUE_OFFSET), else it is put back
+   * with that offset. False when the put failed or the property is unreadable.
+   */
+  private immunityPutBack(msg: MessageExt, ops: OpRecords): boolean {
+    const text = msg.properties.TRAN_PREPARED_QUEUE_OFFSET;
+    if (text !== undefined) {
+      const prepared = parseJavaInt(text);
+      if (prepared === -1) return false;
+      if (ops.allEnded.has(prepared)) return true;
+    }
+    return this.putBackHalfMsg(msg, { TRAN_PREPARED_QUEUE_OFFSET: text ?? String(msg.queueOffset) }) !== null;
+  }
+
+  /** Op records of queue `queueId` from `opOffset`: which half offsets they end. */
+  private readOps(queueId: number, opOffset: number, miniOffset: number): OpRecords {
+    const store = this.ctx.messageStore;
+    const ops = new OpRecords(opOffset);
+    const max = store.getMaxOffset(TRANS_OP_HALF_TOPIC, queueId);
+    let offset = opOffset;
+    while (offset < max) {
+      const got = store.getMessage(TRANS_OP_HALF_TOPIC, queueId, offset, 32, null);
+      if (got.status !== 'FOUND') {
+        if (got.nextBeginOffset <= offset) break;
+        for (let o = offset; o < got.nextBeginOffset; o++) ops.done.push(o);
+        offset = got.nextBeginOffset;
+        continue;
+      }
+      for (const rec of got.records) {
+        let pos = 0;
+        while (pos < rec.length) {
+          const op = decodeMessage(rec, pos, { decompress: false });
+          pos += op.storeSize;
+          const halves = new Set<number>();
+          if (op.tags === OP_REMOVE_TAG) {
+            // 5.x bodies list offsets each followed by ","; up to 5.0.0 one offset and no comma
+            for (const part of op.body.toString('utf8').split(',')) {
+              if (part.length === 0) continue;
+              const half = parseJavaInt(part);
+              ops.allEnded.add(half);
+              if (half < miniOffset) continue;
+              ops.removeMap.set(half, op.queueOffset);
+              halves.add(half);
+            }
+          } else {
+            log('op record at %d has tag %s, not "d"', op.queueOffset, op.tags);
+          }
+          if (halves.size > 0) ops.pending.set(op.queueOffset, halves);
+          else ops.done.push(op.queueOffset);
+        }
+      }
+      offset = got.nextBeginOffset;
+    }
+    return ops;
+  }
+}
+
+/** What the op records read in one round say (fillOpRemoveMap's removeMap, opMsgMap, doneOpOffset). */
+class OpRecords {
+  /** Half offset → the op record that ended it. */
+  readonly removeMap = new Map<number, number>();
+  /** Op record → half offsets it ends that the walk has not passed yet. */
+  readonly pending = new Map<number, Set<number>>();
+  /** Op records all of whose halves are passed. */
+  readonly done: number[] = [];
+  /** Every half offset any op record read names. */
+  readonly allEnded = new Set<number>();
+  constructor(private readonly opOffset: number) {}
+
+  settle(opOffset: number, half: number): void {
+    const set = this.pending.get(opOffset);
+    if (!set) return;
+    set.delete(half);
+    if (set.size === 0) {
+      this.pending.delete(opOffset);
+      this.done.push(opOffset);
+    }
+  }
+
+  /** calculateOpOffset: past the op records that are done, up to the first that is not. */
+  nextOpOffset(): number {
+    const done = new Set(this.done);
+    let o = this.opOffset;
+    while (done.has(o)) o++;
+    return o;
+  }
+}
+
+/** MessageSysFlag.resetTransactionValue. */
+export function resetTransactionValue(sysFlag: number, type: number): number {
+  return (sysFlag & ~MessageSysFlag.TRANSACTION_TYPE_MASK) | type;
+}
+
+/** Integer.parseInt, or −1 when it fails (TransactionalMessageServiceImpl#getInt / getLong). */
+function parseJavaInt(s: string): number {
+  return /^[+-]?\d+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : -1;
+}
+
+/**
+ * The check loop's reading of CHECK_IMMUNITY_TIME_IN_SECONDS (TransactionalMessageServiceImpl#
+ * getImmunityTime): seconds × 1000, or transactionTimeOut when it does not parse.
+ */
+export function checkImmunityTimeMs(text: string, transactionTimeOut: number): number {
+  const v = parseJavaInt(text);
+  return v === -1 ? transactionTimeOut : v * 1000;
+}
+
+/**
+ * EndTransactionProcessor's reading (TransactionalMessageUtil#getImmunityTime): seconds × 1000,
+ * at least transactionTimeOut; 0 when it does not parse.
+ */
+export function endImmunityTimeMs(text: string, transactionTimeOut: number): number {
+  const v = /^[+-]?\d+$/.test(text) ? Number(text) * 1000 : 0;
+  return Math.max(v, transactionTimeOut);
+}
+
