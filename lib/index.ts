@@ -45,6 +45,7 @@ export {
 // Producer.
 export {
   Producer,
+  TransactionProducer,
   selectMessageQueueByHash,
   ProducerOptionError,
   MessageValidationError,
@@ -58,6 +59,11 @@ export {
   type MessageQueueSelector,
   type ProducerStats,
   type SendAttemptFailure,
+  type LocalTransactionState,
+  type TransactionListener,
+  type TransactionProducerOptions,
+  type TransactionSendResult,
+  type TransactionStats,
 } from './producer/index.js';
 
 // Options and errors shared by consumers and producers (the client instance behind them).

@@ -26,6 +26,7 @@ import { buildHeartbeatData } from './heartbeat-data.js';
 import { MQClientAPI } from './mq-client-api.js';
 import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply } from './operation-call.js';
 import { ScheduledTask } from './scheduled-task.js';
+import { serveCheckTransactionState, type TransactionCheckHandler } from './transaction-check.js';
 
 const log = createDebug('rocketwire:client');
 
@@ -55,6 +56,8 @@ export class MQClientInstance extends MQClientAPI {
   /** Broker address → the `version` its last heartbeat answer carried. */
   private readonly brokerVersionTable = new Map<string, number>();
   private readonly producers = new Set<string>();
+  /** Transaction producers' check-back handlers by group (CHECK_TRANSACTION_STATE, transaction-check.ts). */
+  readonly transactionCheckers = new Map<string, TransactionCheckHandler>();
   private readonly consumers = new Map<string, ConsumerInner>();
   private readonly routeListeners = new Set<RouteListener>();
   private readonly pending = new Set<Promise<unknown>>();
@@ -447,6 +450,7 @@ export class MQClientInstance extends MQClientAPI {
       const table = this.consumers.get(group)?.consumerStatus(topic) ?? [];
       return createResponse(req, ResponseCode.SUCCESS, { body: encodeGetConsumerStatusBody(table) });
     });
+    this.remoting.registerProcessor(Operations.CHECK_TRANSACTION_STATE.code, (req, conn) => serveCheckTransactionState(req, conn.remoteAddress, this.transactionCheckers));
     const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
     this.remoting.registerProcessor(reset.code, async (req) => {
       const { group, topic } = reset.request.decode(req.extFields);

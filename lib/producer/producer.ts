@@ -116,7 +116,7 @@ export class Producer {
   }
 
   /** The client instance (after start()); internal: tests reach it as `producer['clientInstance']`. */
-  private get clientInstance(): MQClientInstance {
+  protected get clientInstance(): MQClientInstance {
     if (!this.instance) throw new MessageValidationError('state', 'producer is not started');
     return this.instance;
   }
@@ -202,15 +202,27 @@ export class Producer {
     return this.sendPrepared(this.prepareBatch(msgs), opts, false) as Promise<SendResult>;
   }
 
+  /**
+   * Transactions (transaction-producer.ts): one synchronous send of `msg` as a half message, its
+   * properties written by `properties` (the message's own plus TRAN_MSG and PGROUP), sysFlag
+   * TRANSACTION_PREPARED, as Java's sendKernelImpl sets it for TRAN_MSG=true.
+   */
+  protected sendHalfMessage(msg: Message, properties: (msg: Message, uniqKey: string) => string, opts: SendOptions = {}): Promise<SendResult> {
+    this.ensureRunning();
+    const p = this.prepareSingle(msg, properties);
+    p.sysFlag |= MessageSysFlag.TRANSACTION_PREPARED_TYPE;
+    return this.sendPrepared(p, opts, false) as Promise<SendResult>;
+  }
+
   private ensureRunning(): void {
     if (this.state !== 'RUNNING') throw new MessageValidationError('state', `producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`);
   }
 
-  private prepareSingle(msg: Message): Prepared {
+  private prepareSingle(msg: Message, propertiesOf: (msg: Message, uniqKey: string) => string = encodeMessageProperties): Prepared {
     const topic = validateTopic(msg.topic, this.options.createTopicKey);
     let body = messageBody(msg, this.options.maxMessageSize);
     const uniqKey = this.uniqKeys.next();
-    const properties = checkedProperties(encodeMessageProperties(msg, uniqKey));
+    const properties = checkedProperties(propertiesOf(msg, uniqKey));
     let sysFlag = 0;
     // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
     // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
@@ -355,6 +367,7 @@ export class Producer {
     };
     if (h.MSG_REGION !== undefined) result.regionId = h.MSG_REGION;
     if (h.TRACE_ON !== undefined) result.traceOn = h.TRACE_ON === 'true';
+    if (h.transactionId !== undefined) result.transactionId = h.transactionId;
     return result;
   }
 

@@ -20,4 +20,6 @@ export interface SendResult {
   regionId?: string;
   /** TRACE_ON the broker reported. */
   traceOn?: boolean;
+  /** The transactionId the broker answered (the message's UNIQ_KEY; Java's 5.x brokers send it for every send). */
+  transactionId?: string;
 }

@@ -1,0 +1,48 @@
+import createDebug from 'debug';
+import {
+  decodeMessages,
+  Operations,
+  type CheckTransactionStateRequestHeader,
+  type MessageExt,
+  type RemotingCommand,
+} from '../../protocol/internal.js';
+
+const log = createDebug('rocketwire:client');
+
+/**
+ * A transaction producer's answer to a broker's CHECK_TRANSACTION_STATE: `brokerAddr` is where the
+ * check came from (the END_TRANSACTION goes back there), `msg` the half message as the producer
+ * sent it (real topic and queue), `header` the check's fields (offsets of the copy that is checked).
+ */
+export type TransactionCheckHandler = (brokerAddr: string, msg: MessageExt, header: CheckTransactionStateRequestHeader & { bname?: string }) => void;
+
+/**
+ * ClientRemotingProcessor#checkTransactionState: decode the message of the body, pick the
+ * producer by its PGROUP property and hand the check over; nothing is answered (the request is
+ * oneway; the producer later sends END_TRANSACTION). A body that does not decode, or a group this
+ * process does not produce for, is logged and dropped, as Java does.
+ */
+export function serveCheckTransactionState(req: RemotingCommand, brokerAddr: string, handlers: ReadonlyMap<string, TransactionCheckHandler>): null {
+  const op = Operations.CHECK_TRANSACTION_STATE;
+  const header = op.request.decode(req.extFields);
+  let msg: MessageExt | undefined;
+  try {
+    msg = req.body ? decodeMessages(req.body)[0] : undefined;
+  } catch (err) {
+    log('CHECK_TRANSACTION_STATE from %s: body does not decode: %s', brokerAddr, (err as Error).message);
+    return null;
+  }
+  if (!msg) {
+    log('CHECK_TRANSACTION_STATE from %s: no message in the body', brokerAddr);
+    return null;
+  }
+  const group = msg.properties.PGROUP;
+  const handler = group === undefined ? undefined : handlers.get(group);
+  if (!handler) {
+    log('CHECK_TRANSACTION_STATE from %s: no transaction producer of group %s here', brokerAddr, group);
+    return null;
+  }
+  const bname = req.extFields?.bname;
+  handler(brokerAddr, msg, bname === undefined ? header : { ...header, bname });
+  return null;
+}

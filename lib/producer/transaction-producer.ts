@@ -1,0 +1,304 @@
+import createDebug from 'debug';
+import {
+  decodeOffsetMsgId,
+  MessageSysFlag,
+  Operations,
+  type CheckTransactionStateRequestHeader,
+  type EndTransactionRequestHeader,
+  type MessageExt,
+} from '../../protocol/index.js';
+import { javaHashMapOrder } from '../../protocol/java-hash.js';
+import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { messageProperties, type Message } from './message.js';
+import { Producer, type SendOptions } from './producer.js';
+import { ProducerOptionError, type ProducerOptions } from './producer-options.js';
+import type { SendResult } from './send-result.js';
+
+const log = createDebug('rocketwire:producer');
+
+/** Java's LocalTransactionState: what the local transaction (or the checker) says about a half message. */
+export type LocalTransactionState = 'COMMIT_MESSAGE' | 'ROLLBACK_MESSAGE' | 'UNKNOW';
+
+/** Java's TransactionListener. */
+export interface TransactionListener {
+  /**
+   * Runs the local transaction after the half message was stored (SEND_OK only). COMMIT_MESSAGE
+   * makes it visible, ROLLBACK_MESSAGE drops it, UNKNOW (or a throw) leaves it to the broker's
+   * check-back. `sendResult` is the half message's send result.
+   */
+  executeLocalTransaction(msg: Message, arg: unknown, sendResult: SendResult): LocalTransactionState | Promise<LocalTransactionState>;
+  /**
+   * Answers the broker's CHECK_TRANSACTION_STATE for a half message whose end was UNKNOW or lost;
+   * `msg` is the message as sent (real topic and queue, `msgId` its UNIQ_KEY). A throw, or no
+   * answer within `checkTimeoutMs`, answers UNKNOW: the broker asks again next round.
+   */
+  checkLocalTransaction(msg: MessageExt): LocalTransactionState | Promise<LocalTransactionState>;
+}
+
+export interface TransactionProducerOptions extends ProducerOptions {
+  transactionListener: TransactionListener;
+  /** A check the listener has not answered within this many ms is answered UNKNOW. Default 10 000. */
+  checkTimeoutMs?: number;
+  /** Checks answered at once (Java runs them on one thread: checkThreadPoolMinSize/MaxSize 1). Default 1. */
+  checkConcurrency?: number;
+  /** Checks waiting for a slot; further ones are dropped and asked again by the broker (Java's checkRequestHoldMax). Default 2000. */
+  checkRequestHoldMax?: number;
+}
+
+/** Java's TransactionSendResult: the half message's send result and what the local transaction said. */
+export interface TransactionSendResult extends SendResult {
+  localTransactionState: LocalTransactionState;
+}
+
+export interface TransactionStats {
+  /** END_TRANSACTION sent after sendMessageInTransaction, by state. */
+  ended: Record<LocalTransactionState, number>;
+  /** Check-backs answered, by state (a throw or a timeout counts as UNKNOW). */
+  checked: Record<LocalTransactionState, number>;
+  /** Check-backs whose listener threw or did not answer in time. */
+  checkFailures: number;
+  /** Check-backs dropped because checkRequestHoldMax were waiting. */
+  checksDropped: number;
+}
+
+const STATE_FLAG: Record<LocalTransactionState, number> = {
+  COMMIT_MESSAGE: MessageSysFlag.TRANSACTION_COMMIT_TYPE,
+  ROLLBACK_MESSAGE: MessageSysFlag.TRANSACTION_ROLLBACK_TYPE,
+  UNKNOW: MessageSysFlag.TRANSACTION_NOT_TYPE,
+};
+
+/** A returned value that is not a state is UNKNOW, as Java takes a null. */
+function asState(v: unknown): LocalTransactionState {
+  return v === 'COMMIT_MESSAGE' || v === 'ROLLBACK_MESSAGE' ? v : 'UNKNOW';
+}
+
+/** Java's UtilAll.exceptionSimpleDesc, roughly: the error's name and first line. */
+function describe(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message.split('\n')[0]}`;
+  return String(err);
+}
+
+function intOption(name: string, value: number | undefined, def: number, min: number, max: number): number {
+  const v = value ?? def;
+  if (!Number.isInteger(v) || v < min || v > max) throw new ProducerOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
+  return v;
+}
+
+interface PendingCheck {
+  brokerAddr: string;
+  msg: MessageExt;
+  header: CheckTransactionStateRequestHeader & { bname?: string };
+}
+
+/**
+ * TransactionMQProducer: `sendMessageInTransaction` sends a half message (property TRAN_MSG=true,
+ * PGROUP, sysFlag TRANSACTION_PREPARED; a delay level is ignored, as Java ignores it), runs the
+ * local transaction and ends it with END_TRANSACTION (oneway) commit, rollback or "not a
+ * transaction" (UNKNOW); the broker's CHECK_TRANSACTION_STATE is answered with the listener's
+ * `checkLocalTransaction`, to the broker that asked.
+ */
+export class TransactionProducer extends Producer {
+  private readonly listener: TransactionListener;
+  private readonly checkTimeoutMs: number;
+  private readonly checkConcurrency: number;
+  private readonly checkRequestHoldMax: number;
+  private readonly txClock: Clock;
+  private readonly queue: PendingCheck[] = [];
+  private active = 0;
+  private accepting = false;
+  private readonly heartbeated = new Set<string>();
+  private readonly txCounters: TransactionStats = {
+    ended: { COMMIT_MESSAGE: 0, ROLLBACK_MESSAGE: 0, UNKNOW: 0 },
+    checked: { COMMIT_MESSAGE: 0, ROLLBACK_MESSAGE: 0, UNKNOW: 0 },
+    checkFailures: 0,
+    checksDropped: 0,
+  };
+
+  constructor(options: TransactionProducerOptions) {
+    const { transactionListener, checkTimeoutMs, checkConcurrency, checkRequestHoldMax, ...producerOptions } = options;
+    super(producerOptions);
+    const l = transactionListener as Partial<TransactionListener> | undefined;
+    if (typeof l !== 'object' || l === null || typeof l.executeLocalTransaction !== 'function' || typeof l.checkLocalTransaction !== 'function') {
+      throw new ProducerOptionError('transactionListener', 'must be an object with executeLocalTransaction and checkLocalTransaction functions');
+    }
+    this.listener = transactionListener;
+    this.checkTimeoutMs = intOption('checkTimeoutMs', checkTimeoutMs, 10_000, 1, 3_600_000);
+    this.checkConcurrency = intOption('checkConcurrency', checkConcurrency, 1, 1, 1000);
+    this.checkRequestHoldMax = intOption('checkRequestHoldMax', checkRequestHoldMax, 2000, 1, 1_000_000);
+    this.txClock = this.options.client.clock ?? systemClock;
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.accepting = true;
+    this.clientInstance.transactionCheckers.set(this.options.group, (brokerAddr, msg, header) => this.onCheck({ brokerAddr, msg, header }));
+  }
+
+  override async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.accepting) {
+      this.accepting = false;
+      this.queue.length = 0;
+      this.clientInstance.transactionCheckers.delete(this.options.group);
+    }
+    return super.shutdown(options);
+  }
+
+  transactionStats(): TransactionStats {
+    const c = this.txCounters;
+    return { ended: { ...c.ended }, checked: { ...c.checked }, checkFailures: c.checkFailures, checksDropped: c.checksDropped };
+  }
+
+  /**
+   * DefaultMQProducerImpl#sendMessageInTransaction: send the half message synchronously (a failed
+   * send throws, and nothing else happens), run the local transaction on SEND_OK (a stored but
+   * unflushed or unreplicated half message is rolled back, as Java does), then END_TRANSACTION.
+   * A failure to send the END_TRANSACTION is logged, not thrown: the check-back resolves it.
+   */
+  async sendMessageInTransaction(msg: Message, arg?: unknown, opts: SendOptions = {}): Promise<TransactionSendResult> {
+    const { delayTimeLevel: _ignored, ...rest } = msg;
+    const group = this.options.group;
+    const sendResult = await this.sendHalfMessage(rest, (m, uniq) => halfMessageProperties(m, uniq, group), opts);
+    await this.heartbeatOnce(sendResult.messageQueue.brokerName);
+    let state: LocalTransactionState = 'UNKNOW';
+    let remark: string | null = null;
+    if (sendResult.status === 'SEND_OK') {
+      try {
+        state = asState(await this.listener.executeLocalTransaction(rest, arg, sendResult));
+      } catch (err) {
+        log('executeLocalTransaction of %s threw: %s', sendResult.msgId, describe(err));
+        remark = `executeLocalTransactionBranch exception: ${describe(err)}`;
+      }
+    } else {
+      state = 'ROLLBACK_MESSAGE';
+    }
+    await this.endTransaction(rest, sendResult, state, remark);
+    return { ...sendResult, localTransactionState: state };
+  }
+
+  /**
+   * A broker asks a producer of the group through the channel its heartbeat registered; the
+   * first heartbeat of a producer can come before it knew any broker, and the next one 30 s later,
+   * so a half message to a broker not heartbeated yet is followed by a heartbeat at once (Java
+   * waits for the periodic one, and a check-back meanwhile finds no channel).
+   */
+  private async heartbeatOnce(brokerName: string): Promise<void> {
+    if (this.heartbeated.has(brokerName)) return;
+    this.heartbeated.add(brokerName);
+    await this.clientInstance.sendHeartbeatToAllBrokers();
+  }
+
+  /** DefaultMQProducerImpl#endTransaction. */
+  private async endTransaction(msg: Message, r: SendResult, state: LocalTransactionState, remark: string | null): Promise<void> {
+    const instance = this.clientInstance;
+    const brokerName = r.messageQueue.brokerName;
+    const addr = instance.findBrokerMasterAddress(brokerName);
+    this.txCounters.ended[state]++;
+    let commitLogOffset: number;
+    try {
+      commitLogOffset = decodeOffsetMsgId(r.offsetMsgId).commitLogOffset;
+    } catch {
+      commitLogOffset = -1;
+    }
+    if (!addr || commitLogOffset < 0) {
+      log('END_TRANSACTION of %s: no master address of %s or no offset in %s; the check-back will resolve it', r.msgId, brokerName, r.offsetMsgId);
+      return;
+    }
+    const header: EndTransactionRequestHeader = {
+      topic: msg.topic,
+      producerGroup: this.options.group,
+      tranStateTableOffset: r.queueOffset,
+      commitLogOffset,
+      commitOrRollback: STATE_FLAG[state],
+      fromTransactionCheck: false,
+      msgId: r.msgId,
+      bname: brokerName,
+    };
+    if (r.transactionId !== undefined) header.transactionId = r.transactionId;
+    await this.sendEnd(addr, header, remark);
+  }
+
+  private async sendEnd(addr: string, header: EndTransactionRequestHeader, remark: string | null): Promise<void> {
+    const instance = this.clientInstance;
+    const request = instance.createOperationRequest(Operations.END_TRANSACTION, header, undefined, true);
+    request.remark = remark;
+    try {
+      await instance.remoting.invokeOneway(addr, request);
+    } catch (err) {
+      log('END_TRANSACTION of %s to %s failed: %s', header.msgId, addr, (err as Error).message);
+    }
+  }
+
+  // ---------------------------------------------------------------- check-backs
+
+  private onCheck(check: PendingCheck): void {
+    if (!this.accepting) return;
+    if (this.active >= this.checkConcurrency) {
+      if (this.queue.length >= this.checkRequestHoldMax) {
+        this.txCounters.checksDropped++;
+        log('check of %s dropped: %d checks waiting (checkRequestHoldMax)', check.msg.msgId, this.queue.length);
+        return;
+      }
+      this.queue.push(check);
+      return;
+    }
+    this.runCheck(check);
+  }
+
+  private runCheck(check: PendingCheck): void {
+    this.active++;
+    this.answerCheck(check)
+      .catch((err: unknown) => log('check of %s failed: %s', check.msg.msgId, describe(err)))
+      .finally(() => {
+        this.active--;
+        const next = this.accepting ? this.queue.shift() : undefined;
+        if (next) this.runCheck(next);
+      });
+  }
+
+  /** DefaultMQProducerImpl#checkTransactionState: ask the listener, bounded by checkTimeoutMs; answer the broker that asked. */
+  private async answerCheck({ brokerAddr, msg, header }: PendingCheck): Promise<void> {
+    let state: LocalTransactionState = 'UNKNOW';
+    let remark: string | null = null;
+    let timer: ClockTimer | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = this.txClock.setTimeout(() => reject(new Error(`checkLocalTransaction did not answer within ${this.checkTimeoutMs} ms`)), this.checkTimeoutMs);
+      });
+      state = asState(await Promise.race([Promise.resolve().then(() => this.listener.checkLocalTransaction(msg)), timeout]));
+    } catch (err) {
+      this.txCounters.checkFailures++;
+      log('checkLocalTransaction of %s: %s', msg.msgId, describe(err));
+      remark = `checkLocalTransactionState Exception: ${describe(err)}`;
+    } finally {
+      if (timer) this.txClock.clearTimeout(timer);
+    }
+    this.txCounters.checked[state]++;
+    if (!this.accepting) return;
+    const end: EndTransactionRequestHeader = {
+      producerGroup: this.options.group,
+      tranStateTableOffset: header.tranStateTableOffset,
+      commitLogOffset: header.commitLogOffset,
+      commitOrRollback: STATE_FLAG[state],
+      fromTransactionCheck: true,
+      msgId: msg.properties.UNIQ_KEY ?? msg.msgId,
+    };
+    if (header.topic !== undefined) end.topic = header.topic;
+    if (header.transactionId !== undefined) end.transactionId = header.transactionId;
+    if (header.bname !== undefined) end.bname = header.bname;
+    await this.sendEnd(brokerAddr, end, remark);
+  }
+}
+
+/**
+ * The properties of a half message: the message's own, TRAN_MSG=true and PGROUP (put by
+ * sendMessageInTransaction before the producer adds UNIQ_KEY), in Java's HashMap order.
+ */
+export function halfMessageProperties(msg: Message, uniqKey: string, group: string): string {
+  const props = messageProperties(msg, undefined);
+  props.TRAN_MSG = 'true';
+  props.PGROUP = group;
+  props.UNIQ_KEY = uniqKey;
+  let s = '';
+  for (const k of javaHashMapOrder(Object.keys(props))) s += (s.length === 0 ? '' : '\u0002') + k + '\u0001' + props[k]!;
+  return s;
+}

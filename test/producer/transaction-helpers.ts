@@ -1,0 +1,31 @@
+// Shared by the transaction tests: raw pulls of a whole topic from the embedded broker, and waiting.
+import { createRequest, decodeMessages, PullMessageRequestHeader, RequestCode, ResponseCode, type MessageExt } from '../../protocol/index.js';
+import type { RemotingClient } from '../../lib/remoting/index.js';
+
+/** Every message of `topic` on the broker at `addr`, read from offset 0 with plain PULL_MESSAGE requests. */
+export async function pullTopic(client: RemotingClient, addr: string, topic: string, queues: number): Promise<MessageExt[]> {
+  const out: MessageExt[] = [];
+  for (let queueId = 0; queueId < queues; queueId++) {
+    let offset = 0;
+    for (;;) {
+      const header = PullMessageRequestHeader.encode({
+        consumerGroup: 'tx_raw_reader', topic, queueId, queueOffset: offset, maxMsgNums: 32, sysFlag: 4,
+        commitOffset: 0, suspendTimeoutMillis: 0, subscription: '*', subVersion: 0, expressionType: 'TAG',
+      });
+      const res = await client.invoke(addr, createRequest(RequestCode.PULL_MESSAGE, { extFields: header }), { timeoutMs: 3000 });
+      if (res.code !== ResponseCode.SUCCESS) break;
+      out.push(...decodeMessages(res.body!));
+      offset = Number(res.extFields!.nextBeginOffset);
+    }
+  }
+  return out;
+}
+
+/** Resolve once `pred` holds (checked every 5 ms of real time: socket round trips, not clock rules). */
+export async function until(pred: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
