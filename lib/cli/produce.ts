@@ -1,4 +1,5 @@
 import { Producer, type Message, type SendResult } from '../producer/index.js';
+import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire produce --namesrv ADDR --topic T (--count N [--size BYTES] | --body TEXT) [options]
@@ -21,6 +22,12 @@ options:
   --timeout MS         per-send budget, retries included, and name-server timeout (default 3000);
                        at exit the brokers get at most min(MS, 500) ms to acknowledge the unregistration
   --json               print the summary as one JSON object
+  --transaction MODE   send each message as a transaction (half message, then END_TRANSACTION):
+                       commit, rollback, or check (leave it unknown; the broker's check-back is
+                       answered commit for an even sequence number, rollback for an odd one; the
+                       sequence number is the message's index in the run, also property "seq")
+  --check-timeout S    with --transaction check: wait at most S seconds for every message to be
+                       checked (default 120); exits non-zero if some were not
 `;
 
 /** Longest wait for the brokers to acknowledge the producer's unregistration at exit. */
@@ -38,6 +45,21 @@ interface Summary {
   queue?: string;
   queueOffset?: number;
   firstError?: string;
+  transaction?: Record<string, string | number>;
+}
+
+/** --transaction check: wait for the broker's check-backs (Ctrl-C stops waiting). */
+async function waitForChecks(tx: TransactionRun, timeoutS: number): Promise<CheckOutcome> {
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await tx.waitForChecks(timeoutS * 1000, stop.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
 function oneLine(err: unknown): string {
@@ -72,6 +94,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     group: { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
+    transaction: { type: 'string' },
+    'check-timeout': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -84,6 +108,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const concurrency = intOption('concurrency', str('concurrency'), 4, 1, 10_000);
   const timeoutMs = intOption('timeout', str('timeout'), 3000, 1, 3_600_000);
   const json = values.json === true;
+  const txMode = transactionMode(str('transaction'));
+  const checkTimeoutS = intOption('check-timeout', str('check-timeout'), 120, 1, 86_400);
+  if (txMode !== 'check' && str('check-timeout') !== undefined) throw new UsageError('--check-timeout needs --transaction check');
+  if (txMode !== undefined && str('batch') !== undefined) throw new UsageError('--batch and --transaction exclude each other: a transaction is one message');
   const body = text !== undefined ? Buffer.from(text, 'utf8') : generatedBody(size);
   if (body.length === 0) throw new UsageError('--body must not be empty');
   const template: Message = { topic, body };
@@ -93,14 +121,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (keys !== undefined) template.keys = keys;
 
   let producer: Producer;
+  let tx: TransactionRun | undefined;
   try {
-    producer = new Producer({
+    const producerOptions = {
       namesrvAddr: namesrv,
       group: str('group') ?? 'rocketwire_produce',
       sendMsgTimeoutMs: timeoutMs,
       mqClientApiTimeoutMs: timeoutMs,
       connectTimeoutMs: Math.min(timeoutMs, 3000),
-    });
+    };
+    if (txMode) tx = new TransactionRun(txMode, producerOptions);
+    producer = tx ? tx.producer : new Producer(producerOptions);
   } catch (err) {
     throw new UsageError(oneLine(err));
   }
@@ -131,9 +162,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const worker = async (): Promise<void> => {
       while (next < count && !interrupted) {
         const n = Math.min(batch, count - next);
+        const seq = next;
         next += n;
         try {
-          last = n === 1 && batch === 1 ? await producer.send(template) : await producer.sendBatch(Array.from({ length: n }, () => template));
+          last = tx ? await tx.send(template, seq) : n === 1 && batch === 1 ? await producer.send(template) : await producer.sendBatch(Array.from({ length: n }, () => template));
           sent += n;
         } catch (err) {
           failed += n;
@@ -148,6 +180,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       process.off('SIGTERM', onSignal);
     }
     const elapsedMs = Number(process.hrtime.bigint() - begin) / 1e6;
+    const checks = tx ? await waitForChecks(tx, checkTimeoutS) : undefined;
     const secs = Math.max(elapsedMs, 0.001) / 1000;
     const summary: Summary = {
       topic,
@@ -164,13 +197,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       summary.queueOffset = last.queueOffset;
     }
     if (firstError !== undefined) summary.firstError = firstError;
+    if (tx) summary.transaction = { mode: tx.mode, ...tx.producer.transactionStats().ended, ...checks };
     if (json) {
       io.stdout.write(JSON.stringify(summary) + '\n');
     } else {
       const detail = summary.msgId ? ` msgId=${summary.msgId} queue=${summary.queue} offset=${summary.queueOffset}` : '';
       io.stdout.write(
         `sent ${sent} failed ${failed} to ${topic} in ${(elapsedMs / 1000).toFixed(3)} s: ` +
-          `${summary.msgsPerSec} msgs/s, ${(summary.bytesPerSec / 1048576).toFixed(2)} MiB/s${detail}\n`,
+          `${summary.msgsPerSec} msgs/s, ${(summary.bytesPerSec / 1048576).toFixed(2)} MiB/s${detail}` +
+          (checks && tx?.mode === 'check' ? `; checked ${checks.checked} (commit ${checks.committed}, rollback ${checks.rolledBack})` : '') +
+          '\n',
       );
     }
     if (interrupted) {
@@ -178,6 +214,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       exitCode = 130;
     } else if (failed > 0) {
       io.stderr.write(`rocketwire produce: ${failed} of ${count} messages failed; first error: ${firstError}\n`);
+      exitCode = 1;
+    } else if (checks && checks.unchecked > 0) {
+      io.stderr.write(`rocketwire produce: ${checks.unchecked} of ${sent} messages were not checked by the broker within --check-timeout ${checkTimeoutS}\n`);
       exitCode = 1;
     }
   } finally {

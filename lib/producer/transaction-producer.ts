@@ -272,8 +272,10 @@ export class TransactionProducer extends Producer {
     } finally {
       if (timer) this.txClock.clearTimeout(timer);
     }
-    this.txCounters.checked[state]++;
-    if (!this.accepting) return;
+    if (!this.accepting) {
+      this.txCounters.checked[state]++;
+      return;
+    }
     const end: EndTransactionRequestHeader = {
       producerGroup: this.options.group,
       tranStateTableOffset: header.tranStateTableOffset,
@@ -286,6 +288,8 @@ export class TransactionProducer extends Producer {
     if (header.transactionId !== undefined) end.transactionId = header.transactionId;
     if (header.bname !== undefined) end.bname = header.bname;
     await this.sendEnd(brokerAddr, end, remark);
+    // counted once the answer is on its way: a command may exit when every check is counted
+    this.txCounters.checked[state]++;
   }
 }
 

@@ -158,6 +158,7 @@ export class TransactionalMessageService {
           i = msg.queueOffset;
           continue;
         }
+        const copy = msg.properties.TRANSACTION_CHECK_TIMES !== undefined;
         if (this.needDiscard(msg) || startTime - msg.bornTimestamp > this.settings.fileReservedTimeMs) {
           listener.resolveDiscardMsg(msg);
           i++;
@@ -182,6 +183,12 @@ export class TransactionalMessageService {
         } else if (age >= 0 && age < immunity) {
           break;
         }
+        // A copy whose check is younger than transactionTimeOut waits: its producer may still be
+        // answering. Java re-checks a copy every round until the op record is read (its copies
+        // keep the original born time), which commits twice when an answer takes longer than
+        // transactionCheckInterval (30 s by default, so it rarely shows there).
+        const sinceCheck = this.ctx.clock.now() - msg.storeTimestamp;
+        if (copy && sinceCheck >= 0 && sinceCheck < this.settings.transactionTimeOut) break;
         if (age > immunity || age <= -1) {
           const copy = this.putBackHalfMsg(msg);
           if (!copy) break;
