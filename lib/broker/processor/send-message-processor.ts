@@ -74,7 +74,9 @@ export class SendMessageProcessor {
 
     // the topic's name was checked at the request boundary (resource-names.ts): INVALID_PARAMETER
     if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
-    const half = !isBatch && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true');
+    // Java: TRAN_MSG=true, except a consumer's resend of a committed message (reconsumeTimes and DELAY set, clients before 4.6.1)
+    const resend = reconsumeTimes > 0 && Number(properties.DELAY ?? '0') > 0;
+    const half = !isBatch && !resend && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true');
     if (half && this.ctx.transactions.settings.rejectTransactionMessage) {
       return fail(req, ResponseCode.NO_PERMISSION, `the broker[${this.ctx.brokerName}] sending transaction message is forbidden`);
     }

@@ -25,7 +25,7 @@ export interface EndTransactionCounters {
 /**
  * EndTransactionProcessor: END_TRANSACTION (37), oneway from the producer. Commit writes the half
  * message to REAL_TOPIC / REAL_QID (transaction type commit, prepared offset = the half's
- * commit-log offset, REAL_TOPIC / REAL_QID / TRAN_MSG removed) and an op record; rollback writes
+ * commit-log offset, every property kept, as 5.3.3 stores it) and an op record; rollback writes
  * only the op record; "not a transaction" (UNKNOW) changes nothing and the check loop asks later.
  * The answers (nothing is sent for a oneway request) are Java's: SYSTEM_ERROR when the half message
  * is not found or its producer group, queue offset or commit-log offset differ, ILLEGAL_OPERATION
@@ -73,12 +73,12 @@ export class EndTransactionProcessor {
       this.counters.rolledBack++;
       return ok(req);
     }
+    // Apache 5.3.3 means to drop REAL_TOPIC, REAL_QID and TRAN_MSG, but clears them from the map
+    // after it wrote the properties string the store uses: the committed record keeps all three
+    // (seen on the real broker, test/interop/real-broker-transaction.test.ts), and so does this one.
     const props = { ...half.properties };
     const topic = props.REAL_TOPIC!;
     const queueId = Number(props.REAL_QID);
-    delete props.REAL_TOPIC;
-    delete props.REAL_QID;
-    delete props.TRAN_MSG;
     const result = this.ctx.messageStore.putMessages([
       {
         topic,
