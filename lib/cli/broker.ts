@@ -21,6 +21,10 @@ options:
   --delay-levels S   Java messageDelayLevel, e.g. "1s 5s 10s" (default the 18 standard levels)
   --idle-timeout S   close a connection after S seconds without a byte read or written
                      (default 120, as Java's serverChannelMaxIdleTimeSeconds; 0 = never)
+  --transaction-check-interval MS   how often unresolved half messages are checked back
+                     (default 30000, Java's transactionCheckInterval)
+  --transaction-timeout MS          age a half message reaches before its first check
+                     (default 6000, Java's transactionTimeOut)
 `;
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -35,6 +39,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'segment-size': { type: 'string' },
     'delay-levels': { type: 'string' },
     'idle-timeout': { type: 'string' },
+    'transaction-check-interval': { type: 'string' },
+    'transaction-timeout': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrvPort = intOption('namesrv-port', str('namesrv-port'), 9876, 0, 65535);
@@ -43,6 +49,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const queues = intOption('queues', str('queues'), 8, 1, 1024);
   const segmentSize = intOption('segment-size', str('segment-size'), 64 * 1024 * 1024, 4096, 1024 * 1024 * 1024);
   const idleTimeoutS = intOption('idle-timeout', str('idle-timeout'), 120, 0, 24 * 3600);
+  const transactionCheckInterval = intOption('transaction-check-interval', str('transaction-check-interval'), 30_000, 1, 2 ** 31 - 1);
+  const transactionTimeOut = intOption('transaction-timeout', str('transaction-timeout'), 6000, 0, 2 ** 31 - 1);
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
 
@@ -59,6 +67,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       segmentSize,
       messageDelayLevel: str('delay-levels'),
       idleTimeoutMs: idleTimeoutS * 1000,
+      transactionCheckInterval,
+      transactionTimeOut,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

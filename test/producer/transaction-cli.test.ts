@@ -65,3 +65,11 @@ t.test('bad transaction options: one line naming the option, exit 2', async (t) 
     t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
   }
 });
+
+t.test('rocketwire broker: bad --transaction-check-interval / --transaction-timeout name the flag', async (t) => {
+  for (const [flag, v] of [['--transaction-check-interval', '0'], ['--transaction-check-interval', 'x'], ['--transaction-timeout', '-1']] as const) {
+    const r = await runCli(['broker', '--namesrv-port', '0', '--broker-port', '0', flag, v]);
+    t.equal(r.code, 2, `${flag} ${v}`);
+    t.match(r.stderr, new RegExp(flag));
+  }
+});
