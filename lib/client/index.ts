@@ -5,5 +5,6 @@ export * from './heartbeat-data.js';
 export * from './mq-client-api.js';
 export * from './mq-client-instance.js';
 export * from './operation-call.js';
+export * from './reply-message.js';
 export * from './scheduled-task.js';
 export * from './topic-route.js';
