@@ -95,6 +95,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         idleTimeoutMs,
         maxBufferedBytes: options.maxBufferedBytes,
         maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+        storeReplyMessageEnable: options.storeReplyMessageEnable,
       });
       brokers.push(b);
       await b.start();
