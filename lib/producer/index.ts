@@ -4,3 +4,4 @@ export * from './producer.js';
 export * from './producer-options.js';
 export * from './send-result.js';
 export * from './topic-publish-info.js';
+export * from './request-reply.js';
