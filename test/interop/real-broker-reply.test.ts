@@ -12,9 +12,11 @@
 // against the send's answer. The last subtest shows it. Also what the real broker answers a reply to a
 // client it does not know (the embedded broker answers the same), and a request nobody answers.
 import t from 'tap';
+import { startBroker } from '../../lib/broker/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { Producer, RequestTimeoutError, SendFailedError, createReplyMessage } from '../../lib/producer/index.js';
 import { BrokerError } from '../../lib/remoting/index.js';
+import { createTopic } from '../consumer/helpers.js';
 import { startRealCluster, V55_VERSION, V5_VERSION } from './harness.js';
 import { javaRequester, startJavaReplier } from './java-reply.js';
 import { interopReady } from './skip.js';
@@ -77,6 +79,7 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
     t.teardown(() => replier.shutdown());
     const requests: Record<string, string>[] = [];
     const statuses = new Set<string>();
+    const offsetMsgIds: string[] = [];
     const consumer = new PushConsumer({ consumerGroup: 'rw_replier_cg', namesrvAddr: cluster.namesrv, consumeFromWhere: 'first' });
     consumer.subscribe('ReplyJavaToRw');
     await consumer.start(async (msgs) => {
@@ -84,6 +87,7 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
         requests.push(m.properties);
         const r = await replier.sendReply(m, `re:${m.body.toString()}`);
         statuses.add(r.status);
+        offsetMsgIds.push(r.offsetMsgId);
       }
       return 'CONSUME_SUCCESS';
     });
@@ -102,6 +106,7 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
     t.match(replies[0]!.properties, { MSG_TYPE: 'reply', CORRELATION_ID: UUID, PUSH_REPLY_TIME: /^\d+$/, ARRIVE_TIME: /^\d+$/ }, 'the reply as Java received it');
     t.match(requests[0], { CORRELATION_ID: UUID, REPLY_TO_CLIENT: javaClientId, TTL: '10000', CLUSTER: 'DefaultCluster' }, 'the request as the rocketwire consumer saw it');
     t.same([...statuses], ['SEND_OK'], 'every reply send is SEND_OK');
+    t.notOk(offsetMsgIds.includes('0'), 'storeReplyMessageEnable (default true): the answer carries the stored offset msgId, not the "0" of a push alone');
     t.comment(`Java request → rocketwire reply, ${ROUND_TRIPS} sequential round trips (measured in the JVM): median ${fmt(summary.medianUs! / 1000)} ms, p99 ${fmt(summary.p99Us! / 1000)} ms, max ${fmt(summary.maxUs! / 1000)} ms`);
   });
 
@@ -138,6 +143,42 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
     t.type(cause, BrokerError);
     t.equal(cause.code, 1, 'SYSTEM_ERROR');
     t.equal(cause.remark, 'push reply message fail, channel of <10.9.9.9@gone> not found.', 'the remark the embedded broker gives too');
+  });
+
+  t.test('the embedded broker serves Java requesters and repliers alike (offline)', async (t) => {
+    const embedded = await startBroker({ queues: 2 });
+    t.teardown(() => embedded.close());
+    await createTopic(embedded.brokers, 'EmbeddedRwToJava', 2);
+    await createTopic(embedded.brokers, 'EmbeddedJavaToRw', 2);
+    const n = 20;
+    // Java replier, rocketwire requester
+    const javaReplier = await startJavaReplier({ namesrv: embedded.namesrv, topic: 'EmbeddedRwToJava', group: 'java_replier_cg', count: n });
+    t.teardown(() => javaReplier.stop());
+    const requester = new Producer({ group: 'rw_embedded_requester_pg', namesrvAddr: embedded.namesrv });
+    await requester.start();
+    t.teardown(() => requester.shutdown());
+    const bodies: string[] = [];
+    for (let i = 0; i < n; i++) bodies.push((await requester.request({ topic: 'EmbeddedRwToJava', body: `q${i}` }, 15_000)).body.toString());
+    t.same(bodies, Array.from({ length: n }, (_, i) => `re:q${i}`), 'rocketwire requester, Java replier: every reply');
+    const { replied } = await javaReplier.done;
+    t.match(replied[0], { status: 'SEND_OK', replyTopic: 'DefaultCluster_REPLY_TOPIC', requestProperties: { CLUSTER: 'DefaultCluster' } });
+
+    // Java requester (5.5.0), rocketwire replier
+    const replier = new Producer({ group: 'rw_embedded_replier_pg', namesrvAddr: embedded.namesrv });
+    await replier.start();
+    t.teardown(() => replier.shutdown());
+    const consumer = new PushConsumer({ consumerGroup: 'rw_embedded_replier_cg', namesrvAddr: embedded.namesrv, consumeFromWhere: 'first' });
+    consumer.subscribe('EmbeddedJavaToRw');
+    await consumer.start(async (msgs) => {
+      for (const m of msgs) await replier.sendReply(m, `re:${m.body.toString()}`);
+      return 'CONSUME_SUCCESS';
+    });
+    t.teardown(() => consumer.shutdown());
+    const { replies, errors, summary } = await javaRequester({ version: V55_VERSION, namesrv: embedded.namesrv, topic: 'EmbeddedJavaToRw', count: n, timeoutMs: 15_000 });
+    t.same(errors, [], 'Java requester: no request failed');
+    t.same(replies.map((r) => r.body), Array.from({ length: n }, (_, i) => `re:q${i}`), 'Java requester, rocketwire replier: every reply, pushed by the embedded broker');
+    t.match(replies[0]!.properties, { MSG_TYPE: 'reply', PUSH_REPLY_TIME: /^\d+$/, ARRIVE_TIME: /^\d+$/ });
+    t.comment(`embedded broker, Java request → rocketwire reply, ${n} round trips: median ${fmt(summary.medianUs! / 1000)} ms, p99 ${fmt(summary.p99Us! / 1000)} ms`);
   });
 
   t.test('a request nobody answers ends in RequestTimeoutError', async (t) => {
