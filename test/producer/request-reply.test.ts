@@ -188,3 +188,48 @@ t.test('shutdown fails the requests still waiting', async (t) => {
   await p.shutdown();
   t.match(await pending, { name: 'MessageValidationError', field: 'state', message: /shut down while request .* waited/ });
 });
+
+t.test('RequestFutureTable: one timer for the earliest deadline; a reply ends exactly its own request', async (t) => {
+  const { RequestFutureTable } = await import('../../lib/producer/request-reply.js');
+  const clock = new ManualClock(1000);
+  const table = new RequestFutureTable(clock);
+  const outcome = (p: Promise<MessageExt>): Promise<string> => p.then((m) => `reply ${m.body.toString()}`, (e: RequestTimeoutError) => `timeout ${e.correlationId}`);
+  const late = outcome(table.add('late', 'T', 3000));
+  const early = outcome(table.add('early', 'T', 1000));
+  const answered = outcome(table.add('answered', 'T', 2000));
+  t.equal(clock.pending, 1, 'one timer for three requests');
+  t.equal(table.complete({ properties: { CORRELATION_ID: 'answered' }, body: Buffer.from('a') } as unknown as MessageExt), true);
+  t.equal(table.complete({ properties: { CORRELATION_ID: 'answered' }, body: Buffer.from('again') } as unknown as MessageExt), false, 'a second reply to the same request finds nothing');
+  t.equal(table.complete({ properties: {}, body: Buffer.from('x') } as unknown as MessageExt), false, 'a reply without CORRELATION_ID');
+  clock.advance(1000);
+  t.equal(await early, 'timeout early');
+  t.equal(table.size, 1);
+  clock.advance(1999);
+  t.equal(table.size, 1, 'the later one waits to its own deadline');
+  clock.advance(1);
+  t.equal(await late, 'timeout late');
+  t.equal(await answered, 'reply a');
+  t.equal(clock.pending, 0, 'no timer left when nothing waits');
+});
+
+t.test('storeReplyMessageEnable: false pushes the reply without storing it', async (t) => {
+  const broker = await withBroker({ storeReplyMessageEnable: false });
+  t.teardown(() => broker.close());
+  const topic = uniqueName('RQ');
+  await createTopic(broker.brokers, topic, 1);
+  const sent = deferred<Awaited<ReturnType<Producer['sendReply']>>>();
+  const replierProducer = await startProducer(t, broker.namesrv);
+  const consumer = new PushConsumer({ consumerGroup: uniqueName('cg'), namesrvAddr: broker.namesrv, instanceName: uniqueName('i'), consumeFromWhere: 'first' });
+  consumer.subscribe(topic, '*');
+  await consumer.start(async (msgs) => {
+    for (const m of msgs) sent.resolve(await replierProducer.sendReply(m, 'pong'));
+    return 'CONSUME_SUCCESS';
+  });
+  t.teardown(() => consumer.shutdown());
+  const requester = await startProducer(t, broker.namesrv);
+  const reply = await requester.request({ topic, body: 'ping' }, 10_000);
+  t.equal(reply.body.toString(), 'pong');
+  const r = await sent.promise;
+  t.match(r, { status: 'SEND_OK', offsetMsgId: '0', queueOffset: 0 }, 'the answer of a push alone: msgId "0", offset 0');
+  t.equal(broker.instances[0]!.messageStore.getMaxOffset('DefaultCluster_REPLY_TOPIC', 0), 0, 'nothing stored in the reply topic');
+});
