@@ -20,7 +20,7 @@ import { ClientManageProcessor } from './processor/client-manage-processor.js';
 import { ConsumerManageProcessor } from './processor/consumer-manage-processor.js';
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
-import { ReplyMessageProcessor, replyTopicOf } from './reply/reply-message-processor.js';
+import { ReplyMessageProcessor, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -140,7 +140,7 @@ export class Broker implements BrokerContext {
     new PullMessageProcessor(this).register(this.server);
     new ConsumerManageProcessor(this).register(this.server);
     new AdminBrokerProcessor(this).register(this.server);
-    new ReplyMessageProcessor(this, options.storeReplyMessageEnable !== false).register(this.server);
+    new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
       this.consumers.removeConnection(conn);

@@ -233,3 +233,37 @@ t.test('storeReplyMessageEnable: false pushes the reply without storing it', asy
   t.match(r, { status: 'SEND_OK', offsetMsgId: '0', queueOffset: 0 }, 'the answer of a push alone: msgId "0", offset 0');
   t.equal(broker.instances[0]!.messageStore.getMaxOffset('DefaultCluster_REPLY_TOPIC', 0), 0, 'nothing stored in the reply topic');
 });
+
+t.test('the client answers a PUSH_REPLY_MESSAGE_TO_CLIENT it cannot read as Java does, and carries on', async (t) => {
+  const { MQClientInstance } = await import('../../lib/client/index.js');
+  const { createRequest, Operations, ResponseCode } = await import('../../protocol/internal.js');
+  const instance = MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:1', instanceName: uniqueName('i') });
+  t.teardown(() => instance.release());
+  const taken: MessageExt[] = [];
+  instance.onReplyMessage((m) => (taken.push(m), true));
+  const processor = (instance.remoting as unknown as { processors: Map<number, (r: unknown, c: unknown) => Promise<{ code: number; remark: string | null }>> }).processors.get(326)!;
+  const op = Operations.PUSH_REPLY_MESSAGE_TO_CLIENT;
+  const fields = {
+    producerGroup: 'pg', topic: 'DefaultCluster_REPLY_TOPIC', defaultTopic: 'TBW102', defaultTopicQueueNums: 4, queueId: 0, sysFlag: 0,
+    bornTimestamp: 1, flag: 0, properties: 'CORRELATION_ID\u0001c-1\u0002MSG_TYPE\u0001reply\u0002', bornHost: '127.0.0.1:1', storeHost: '127.0.0.1:2', storeTimestamp: 3,
+  };
+  const push = (ext: Record<string, string>, body: Buffer): Promise<{ code: number; remark: string | null }> =>
+    Promise.resolve().then(() => processor(createRequest(op.code, { extFields: ext, body }), null));
+
+  const good = await push(op.request.encode(fields), Buffer.from('pong'));
+  t.equal(good.code, ResponseCode.SUCCESS);
+  t.match(taken[0], { topic: 'DefaultCluster_REPLY_TOPIC', bornHost: '127.0.0.1:1', storeHost: '127.0.0.1:2', storeTimestamp: 3, properties: { CORRELATION_ID: 'c-1', ARRIVE_TIME: /^\d+$/ } });
+  t.equal(taken[0]!.body.toString(), 'pong');
+
+  const garbled = await push(op.request.encode({ ...fields, sysFlag: 1 }), Buffer.from('not zlib'));
+  t.match(garbled, { code: ResponseCode.SYSTEM_ERROR, remark: 'process reply message fail' }, 'a body flagged compressed that does not inflate');
+  const ext = op.request.encode(fields);
+  delete ext.storeHost;
+  await t.rejects(push(ext, Buffer.from('x')), { name: 'HeaderFieldError', field: 'storeHost' }, 'a missing field: the connection answers SYSTEM_ERROR naming it');
+  t.equal(taken.length, 1, 'only the good reply was handed on');
+});
+
+t.test('storeReplyMessageEnable must be a boolean', async (t) => {
+  const { startBroker } = await import('../../lib/broker/index.js');
+  await t.rejects(startBroker({ storeReplyMessageEnable: 'no' as never }), { name: 'BrokerOptionError', option: 'storeReplyMessageEnable', message: 'storeReplyMessageEnable must be true or false, got "no"' });
+});

@@ -13,6 +13,7 @@ import {
 } from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
+import { BrokerOptionError } from '../errors.js';
 import type { ConsumerManager } from '../consumer-manager.js';
 import { socketAddressText, type MessageInner } from '../message-record.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
@@ -26,6 +27,13 @@ export const PUSH_REPLY_TIMEOUT_MS = 10_000;
 /** The topic replies of a cluster go to (MixAll.getReplyTopic); the broker creates it at start with one queue. */
 export function replyTopicOf(clusterName: string): string {
   return `${clusterName}_REPLY_TOPIC`;
+}
+
+/** The `storeReplyMessageEnable` broker option: a boolean, default true (BrokerOptionError naming it otherwise). */
+export function resolveStoreReplyMessageEnable(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== 'boolean') throw new BrokerOptionError('storeReplyMessageEnable', `must be true or false, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** What the reply processor needs of its broker: the processors' context, its own address and its setting. */
