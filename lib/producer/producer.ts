@@ -218,10 +218,11 @@ export class Producer {
    * message carries CORRELATION_ID, REPLY_TO_CLIENT and TTL; a replier answers with
    * `createReplyMessage` + `send` (or `sendReply`); no reply within `timeoutMs` of the call is a
    * RequestTimeoutError naming the correlation id. A failed send rejects with the send's error.
+   * `opts` picks the queue as for send (Java's request with a selector or a MessageQueue).
    */
-  async request(msg: Message, timeoutMs: number): Promise<MessageExt> {
+  async request(msg: Message, timeoutMs: number, opts: Omit<SendOptions, 'timeoutMs'> = {}): Promise<MessageExt> {
     this.ensureRunning();
-    return this.replies.request(msg, timeoutMs);
+    return this.replies.request(msg, timeoutMs, opts);
   }
 
   /** Sends the reply to a request message a consumer received (`createReplyMessage(request, body)` + `send`). */

@@ -272,7 +272,7 @@ export class RequestReply {
     this.table?.failAll((p) => new MessageValidationError('state', `producer shut down while request ${p.correlationId} to ${p.topic} waited for its reply`));
   }
 
-  async request(msg: Message, timeoutMs: number): Promise<MessageExt> {
+  async request(msg: Message, timeoutMs: number, opts: Omit<SendOptions, 'timeoutMs'> = {}): Promise<MessageExt> {
     const timeout = checkRequestTimeout(timeoutMs);
     const instance = this.instance!;
     const table = this.table!;
@@ -292,7 +292,7 @@ export class RequestReply {
     reply.catch(() => undefined);
     const elapsed = clock.now() - begin;
     try {
-      await this.producer.send(req, { timeoutMs: Math.max(1, timeout - elapsed) });
+      await this.producer.send(req, { ...opts, timeoutMs: Math.max(1, timeout - elapsed) });
       table.sendConfirmed(correlationId);
     } catch (err) {
       table.fail(correlationId, err as Error);

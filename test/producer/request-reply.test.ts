@@ -72,6 +72,11 @@ t.test('request() returns the reply a consumer sent with createReplyMessage + se
   const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => requester.request({ topic, body: `n${i}` }, 10_000)));
   t.same(replies.map((r) => r.body.toString()), Array.from({ length: 20 }, (_, i) => `re:n${i}`), '20 concurrent requests, each with its own reply');
   t.equal(requester['replies']['table']!.size, 0, 'nothing left pending');
+
+  // to a queue of the caller's choice, as Java's request(msg, selector, arg, timeout)
+  const before = seen.length;
+  await requester.request({ topic, body: 'q1' }, 10_000, { selector: (queues) => queues.find((q) => q.queueId === 1)! });
+  t.equal(seen[before]!.queueId, 1, 'the selector chose the queue of the request');
 });
 
 t.test('a large reply is sent compressed and arrives inflated; sendReply() is the shortcut', async (t) => {
