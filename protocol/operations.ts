@@ -46,6 +46,7 @@ import {
   RegisterBrokerResponseHeader,
   ViewMessageRequestHeader,
 } from './custom-header/admin.js';
+import { ReplyMessageRequestHeader } from './custom-header/reply-message.js';
 import { HeartbeatData } from './body/heartbeat-data.js';
 import { ClusterInfo, TopicRouteData } from './body/topic-route-data.js';
 import {
@@ -171,6 +172,8 @@ export const Operations = {
   GET_CONSUMER_STATUS_FROM_CLIENT: op('GET_CONSUMER_STATUS_FROM_CLIENT', { request: GetConsumerStatusRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'raw' }),
   GET_CONSUMER_RUNNING_INFO: op('GET_CONSUMER_RUNNING_INFO', { request: GetConsumerRunningInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumerRunningInfo }),
   CONSUME_MESSAGE_DIRECTLY: op('CONSUME_MESSAGE_DIRECTLY', { request: ConsumeMessageDirectlyResultRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: ConsumeMessageDirectlyResult }),
+  // The broker pushes a reply to the requester; the body is the reply's body.
+  PUSH_REPLY_MESSAGE_TO_CLIENT: op('PUSH_REPLY_MESSAGE_TO_CLIENT', { request: ReplyMessageRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: 'none' }),
   CHECK_TRANSACTION_STATE: op('CHECK_TRANSACTION_STATE', { request: CheckTransactionStateRequestHeader, response: EmptyHeader, requestBody: 'raw', responseBody: 'none' }),
   END_TRANSACTION: op('END_TRANSACTION', { request: EndTransactionRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
   // ---- name server

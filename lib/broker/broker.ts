@@ -21,6 +21,7 @@ import { ConsumerManageProcessor } from './processor/consumer-manage-processor.j
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
 import { createTransactions, type TransactionTuning, type Transactions } from './transaction/index.js';
+import { ReplyMessageProcessor, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -69,6 +70,8 @@ export interface BrokerTuning extends TransactionTuning {
   maxBufferedBytes?: number;
   /** Output bytes held for one connection that does not read (RemotingServer). Default 16 MiB. */
   maxOutputBytesPerConnection?: number;
+  /** Also store replies (SEND_REPLY_MESSAGE) in `<cluster>_REPLY_TOPIC` after pushing them, as Apache's. Default true. */
+  storeReplyMessageEnable?: boolean;
 }
 
 /** Java's NettyServerConfig.serverChannelMaxIdleTimeSeconds (120 s). */
@@ -142,6 +145,7 @@ export class Broker implements BrokerContext {
     new AdminBrokerProcessor(this).register(this.server);
     this.tx = createTransactions(this, options);
     this.tx.register(this.server);
+    new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
       this.consumers.removeConnection(conn);
@@ -182,6 +186,8 @@ export class Broker implements BrokerContext {
       this.topics.ensure(AUTO_CREATE_TOPIC_KEY_TOPIC, queues, PermName.PERM_INHERIT | PermName.PERM_READ | PermName.PERM_WRITE);
     }
     this.topics.ensure(SCHEDULE_TOPIC, this.delayLevels.length, PermName.PERM_READ | PermName.PERM_WRITE);
+    // request–reply: the cluster's reply topic, one queue, as Apache's TopicConfigManager makes it
+    this.topics.ensure(replyTopicOf(this.clusterName), 1);
     // topics found in the store but missing from topics.json (e.g. the file was lost) come back
     for (const [topic, n] of this.store.queueIdsByTopic()) if (!this.topics.get(topic)) this.topics.ensure(topic, n);
     this.topics.onChange = (config) => this.options.namesrv.registerTopic(this.brokerName, config);

@@ -99,6 +99,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         transactionTimeOut: options.transactionTimeOut,
         transactionCheckMax: options.transactionCheckMax,
         rejectTransactionMessage: options.rejectTransactionMessage,
+        storeReplyMessageEnable: options.storeReplyMessageEnable,
       });
       brokers.push(b);
       await b.start();

@@ -4,6 +4,7 @@ import { PushConsumer, type ConsumerBrokerError, type ConsumerBrokerRequest, typ
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliReplier } from './reply.js';
 
 /**
  * Ask the name server for the topic's route before consuming, so that an unreachable, silent or
@@ -48,6 +49,8 @@ options:
                        group's consumer list, offsets, the unregistration at exit (default 3000)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
+  --reply TEXT         answer every message as a request (rocketwire request, DefaultMQProducer#request)
+                       with TEXT as the reply's body; {body} in TEXT is replaced by the request's body
 
 A broker that refuses connections, does not answer or answers garbage is reported on stderr, one
 line naming it, at once and then again after 2, 4, 8 … (at most 60) seconds while it keeps failing.
@@ -193,11 +196,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'idle-exit': { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
+    reply: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
   const topic = requiredOption(values, 'topic');
   const group = requiredOption(values, 'group');
+  const replyText = str('reply');
+  if (replyText === '') throw new UsageError('--reply must not be empty');
+  let replier: CliReplier | null = null;
   const limit = intOption('limit', str('limit'), 0, 1);
   const idleExitS = intOption('idle-exit', str('idle-exit'), 0, 1, 86_400 * 365);
   const timeoutMs = intOption('timeout', str('timeout'), 3000, 1, 3_600_000);
@@ -257,6 +264,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     }
     if (limit > 0 && printed >= limit) finish();
     const status = orderly ? 'SUCCESS' : 'CONSUME_SUCCESS';
+    if (replier) {
+      const r = replier;
+      return Promise.all(msgs.map((m) => r.reply(m))).then(() => (ok ? undefined : whenDrained())).then(() => status);
+    }
     // Respect stdout backpressure: the call ends when the pipe drained, which throttles pulling.
     if (!ok) return whenDrained().then(() => status);
     return status;
@@ -273,6 +284,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let idleTimer: NodeJS.Timeout | undefined;
   try {
     await checkNameServer(namesrv, topic, timeoutMs);
+    if (replyText !== undefined) replier = await CliReplier.start(namesrv, replyText, timeoutMs, io.stderr);
     await consumer.start(handle as never);
     // The idle window opens once the consumer runs: start-up (name server, heartbeats, the first
     // rebalance) is not idleness, and on a loaded machine it could use up a short --idle-exit
@@ -297,6 +309,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     await consumer.shutdown();
+    await replier?.shutdown();
     clearTimeout(force);
   }
   if (idled && limit > 0 && printed < limit) {

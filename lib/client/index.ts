@@ -5,6 +5,7 @@ export * from './heartbeat-data.js';
 export * from './mq-client-api.js';
 export * from './mq-client-instance.js';
 export * from './operation-call.js';
+export * from './reply-message.js';
 export * from './scheduled-task.js';
 export * from './topic-route.js';
 export * from './transaction-check.js';

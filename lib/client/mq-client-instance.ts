@@ -25,6 +25,7 @@ import { MQClientError, NameServerUnavailableError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
 import { MQClientAPI } from './mq-client-api.js';
 import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply } from './operation-call.js';
+import { registerReplyMessageProcessor, type ReplyListener } from './reply-message.js';
 import { ScheduledTask } from './scheduled-task.js';
 import { serveCheckTransactionState, type TransactionCheckHandler } from './transaction-check.js';
 
@@ -60,6 +61,7 @@ export class MQClientInstance extends MQClientAPI {
   readonly transactionCheckers = new Map<string, TransactionCheckHandler>();
   private readonly consumers = new Map<string, ConsumerInner>();
   private readonly routeListeners = new Set<RouteListener>();
+  private readonly replyListeners = new Set<ReplyListener>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly tasks: ScheduledTask[];
 
@@ -238,6 +240,12 @@ export class MQClientInstance extends MQClientAPI {
   onRouteChange(listener: RouteListener): () => void {
     this.routeListeners.add(listener);
     return () => this.routeListeners.delete(listener);
+  }
+
+  /** Registers a taker of pushed replies (request–reply, reply-message.ts); returns the function that removes it. */
+  onReplyMessage(listener: ReplyListener): () => void {
+    this.replyListeners.add(listener);
+    return () => this.replyListeners.delete(listener);
   }
 
   /**
@@ -419,6 +427,7 @@ export class MQClientInstance extends MQClientAPI {
   // Request headers are decoded by the table's codecs: a missing required field throws, which the
   // connection answers with SYSTEM_ERROR (Java's decodeCommandCustomHeader throws the same way).
   private registerBrokerRequestProcessors(): void {
+    registerReplyMessageProcessor(this.remoting, this.replyListeners, this.options.clock);
     const notify = Operations.NOTIFY_CONSUMER_IDS_CHANGED;
     this.remoting.registerProcessor(notify.code, (req) => {
       const { consumerGroup } = notify.request.decode(req.extFields);

@@ -5,3 +5,4 @@ export * from './producer-options.js';
 export * from './send-result.js';
 export * from './topic-publish-info.js';
 export * from './transaction-producer.js';
+export * from './request-reply.js';

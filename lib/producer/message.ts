@@ -69,7 +69,7 @@ export function messageBody(msg: Message, maxMessageSize: number): Buffer {
 }
 
 /** Property names and values in the order Java's Message puts them into its HashMap. */
-function collectProperties(msg: Message, uniqKey: string | undefined): { names: string[]; values: string[] } {
+function collectProperties(msg: Message, uniqKey: string | undefined, system?: Readonly<Record<string, string>>): { names: string[]; values: string[] } {
   const names: string[] = [];
   const values: string[] = [];
   if (msg.tags !== undefined && msg.tags.length > 0) {
@@ -102,6 +102,11 @@ function collectProperties(msg: Message, uniqKey: string | undefined): { names: 
     names.push('DELAY');
     values.push(String(level));
   }
+  // reserved properties the producer itself sets (request–reply), put before UNIQ_KEY as Java does
+  for (const k in system) {
+    names.push(k);
+    values.push(system[k]!);
+  }
   if (uniqKey !== undefined) {
     names.push('UNIQ_KEY');
     values.push(uniqKey);
@@ -115,8 +120,8 @@ function collectProperties(msg: Message, uniqKey: string | undefined): { names: 
  * messageProperties2String then walks the HashMap in bucket order (javaHashMapOrder), with no trailing
  * separator.
  */
-export function encodeMessageProperties(msg: Message, uniqKey: string | undefined): string {
-  const { names, values } = collectProperties(msg, uniqKey);
+export function encodeMessageProperties(msg: Message, uniqKey: string | undefined, system?: Readonly<Record<string, string>>): string {
+  const { names, values } = collectProperties(msg, uniqKey, system);
   const perm = hashMapPermutation(names);
   let s = '';
   for (let j = 0; j < perm.length; j++) {

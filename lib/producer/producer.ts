@@ -9,6 +9,7 @@ import {
   Operations,
   ResponseCode,
   UniqKeyGenerator,
+  type MessageExt,
   type MessageQueue,
   type RemotingCommand,
   type SendMessageRequestHeader,
@@ -29,6 +30,7 @@ import { encodeMessageProperties, messageBody, MessageValidationError, validateT
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
+import { isReplyMessage, RequestReply, systemPropertiesOf, type RequestMessageLike } from './request-reply.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -78,7 +80,12 @@ function checkedProperties(s: string): string {
 
 /** A prepared send: everything but the queue. */
 /** The send rows: V1 (long keys), V2 (one-letter keys) and the batch; the same fields in all three. */
-type SendOperation = typeof Operations.SEND_MESSAGE | typeof Operations.SEND_MESSAGE_V2 | typeof Operations.SEND_BATCH_MESSAGE;
+type SendOperation =
+  | typeof Operations.SEND_MESSAGE
+  | typeof Operations.SEND_MESSAGE_V2
+  | typeof Operations.SEND_BATCH_MESSAGE
+  | typeof Operations.SEND_REPLY_MESSAGE
+  | typeof Operations.SEND_REPLY_MESSAGE_V2;
 
 interface Prepared {
   topic: string;
@@ -107,6 +114,8 @@ export class Producer {
   private readonly counters: ProducerStats = { sent: 0, failed: 0, retries: 0 };
   /** Send budgets and bornTimestamp read this clock (the client option `clock`). */
   private readonly clock: Clock;
+  /** Request–reply (request-reply.ts): the pending requests, registered with the client instance. */
+  private readonly replies: RequestReply = new RequestReply(this);
 
   constructor(options: ProducerOptions) {
     this.options = resolveProducerOptions(options);
@@ -135,6 +144,7 @@ export class Producer {
     }
     this.instance = instance;
     this.removeRouteListener = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
+    this.replies.attach(instance);
     await instance.start();
     this.state = 'RUNNING';
     await instance.sendHeartbeatToAllBrokers();
@@ -156,6 +166,7 @@ export class Producer {
     this.state = 'SHUTDOWN';
     const instance = this.instance!;
     this.removeRouteListener?.();
+    this.replies.detach();
     instance.unregisterProducer(this.options.group);
     const released = instance.release();
     const { timeoutMs } = options;
@@ -214,11 +225,29 @@ export class Producer {
     return this.sendPrepared(p, opts, false) as Promise<SendResult>;
   }
 
+  /**
+   * Sends `msg` as a request and resolves with the reply (Java's DefaultMQProducer#request): the
+   * message carries CORRELATION_ID, REPLY_TO_CLIENT and TTL; a replier answers with
+   * `createReplyMessage` + `send` (or `sendReply`); no reply within `timeoutMs` of the call is a
+   * RequestTimeoutError naming the correlation id. A failed send rejects with the send's error.
+   * `opts` picks the queue as for send (Java's request with a selector or a MessageQueue).
+   */
+  async request(msg: Message, timeoutMs: number, opts: Omit<SendOptions, 'timeoutMs'> = {}): Promise<MessageExt> {
+    this.ensureRunning();
+    return this.replies.request(msg, timeoutMs, opts);
+  }
+
+  /** Sends the reply to a request message a consumer received (`createReplyMessage(request, body)` + `send`). */
+  async sendReply(request: RequestMessageLike, body: Message['body'], opts: SendOptions = {}): Promise<SendResult> {
+    this.ensureRunning();
+    return this.replies.sendReply(request, body, opts);
+  }
+
   private ensureRunning(): void {
     if (this.state !== 'RUNNING') throw new MessageValidationError('state', `producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`);
   }
 
-  private prepareSingle(msg: Message, propertiesOf: (msg: Message, uniqKey: string) => string = encodeMessageProperties): Prepared {
+  private prepareSingle(msg: Message, propertiesOf: (msg: Message, uniqKey: string) => string = (m, u) => encodeMessageProperties(m, u, systemPropertiesOf(m))): Prepared {
     const topic = validateTopic(msg.topic, this.options.createTopicKey);
     let body = messageBody(msg, this.options.maxMessageSize);
     const uniqKey = this.uniqKeys.next();
@@ -232,7 +261,9 @@ export class Producer {
     }
     return {
       topic,
-      op: this.options.sendMessageV1 ? Operations.SEND_MESSAGE : Operations.SEND_MESSAGE_V2,
+      op: isReplyMessage(msg)
+        ? (this.options.sendMessageV1 ? Operations.SEND_REPLY_MESSAGE : Operations.SEND_REPLY_MESSAGE_V2)
+        : (this.options.sendMessageV1 ? Operations.SEND_MESSAGE : Operations.SEND_MESSAGE_V2),
       body,
       sysFlag,
       flag: msg.flag ?? 0,

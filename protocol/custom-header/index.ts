@@ -5,3 +5,4 @@ export * from './send-message.js';
 export * from './queue-offset.js';
 export * from './client-management.js';
 export * from './admin.js';
+export * from './reply-message.js';

@@ -13,7 +13,7 @@ import {
   RemotingTimeoutError,
 } from '../../lib/remoting/index.js';
 import { ClientOptionError, MQClientError, NameServerUnavailableError, ResponseFieldError, resolveClientOptions } from '../../lib/client/index.js';
-import { MessageValidationError, NoRouteError, ProducerOptionError, SendFailedError, resolveProducerOptions } from '../../lib/producer/index.js';
+import { MessageValidationError, NoRouteError, ProducerOptionError, RequestTimeoutError, SendFailedError, resolveProducerOptions } from '../../lib/producer/index.js';
 import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
@@ -43,6 +43,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['MessageValidationError', new MessageValidationError('topic', 'm'), []],
   ['SendFailedError', new SendFailedError('T', [], 0, false), []],
   ['NoRouteError', new NoRouteError('T', 'm'), []],
+  ['RequestTimeoutError', new RequestTimeoutError('T', 'c-1', 3000, true), []],
   ['FilterSyntaxError', new FilterSyntaxError('m'), []],
   ['HexInputError', new HexInputError('m', 0), []],
   ['CliError', new CliError('m'), []],

@@ -23,6 +23,8 @@ const cases: [command: string[], flag: string, bad: string, range: RegExp][] = [
   [['consume', ...NS, '--topic', 'T', '--group', 'g'], 'limit', '-1', /an integer of at least 1, got -1/],
   [['consume', ...NS, '--topic', 'T', '--group', 'g'], 'idle-exit', '-2', /an integer from 1 to 31536000, got -2/],
   [['consume', ...NS, '--topic', 'T', '--group', 'g'], 'timeout', '-1', /an integer from 1 to 3600000, got -1/],
+  [['request', ...NS, '--topic', 'T', '--body', 'x'], 'count', '-1', /an integer from 1 to 1000000, got -1/],
+  [['request', ...NS, '--topic', 'T', '--body', 'x'], 'timeout', '0', /an integer from 1 to 3600000, got 0/],
   [['offsets', ...NS, '--topic', 'T', '--group', 'g'], 'timeout', '0', /an integer from 1 to 3600000, got 0/],
   [['decode', '-'], 'port', '-1', /an integer from 1 to 65535, got -1/],
   [['broker'], 'namesrv-port', '-1', /an integer from 0 to 65535, got -1/],
