@@ -23,6 +23,8 @@ import { SendMessageProcessor } from './processor/send-message-processor.js';
 
 const log = createDebug('rocketwire:broker');
 
+import { ensureTraceTopic } from './trace-topic.js';
+
 export { BROKER_VERSION } from './broker-version.js';
 
 /** ClientHousekeepingService scans for channels no heartbeat refreshed every 10 s. */
@@ -68,6 +70,10 @@ export interface BrokerTuning {
   maxBufferedBytes?: number;
   /** Output bytes held for one connection that does not read (RemotingServer). Default 16 MiB. */
   maxOutputBytesPerConnection?: number;
+  /** Create the message trace topic at start (Java's traceTopicEnable). Default false. */
+  traceTopicEnable?: boolean;
+  /** Its name (Java's msgTraceTopicName). Default RMQ_SYS_TRACE_TOPIC. */
+  msgTraceTopicName?: string;
 }
 
 /** Java's NettyServerConfig.serverChannelMaxIdleTimeSeconds (120 s). */
@@ -177,6 +183,7 @@ export class Broker implements BrokerContext {
       this.topics.ensure(AUTO_CREATE_TOPIC_KEY_TOPIC, queues, PermName.PERM_INHERIT | PermName.PERM_READ | PermName.PERM_WRITE);
     }
     this.topics.ensure(SCHEDULE_TOPIC, this.delayLevels.length, PermName.PERM_READ | PermName.PERM_WRITE);
+    ensureTraceTopic(this.topics, this.options);
     // topics found in the store but missing from topics.json (e.g. the file was lost) come back
     for (const [topic, n] of this.store.queueIdsByTopic()) if (!this.topics.get(topic)) this.topics.ensure(topic, n);
     this.topics.onChange = (config) => this.options.namesrv.registerTopic(this.brokerName, config);

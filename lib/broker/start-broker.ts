@@ -95,6 +95,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         idleTimeoutMs,
         maxBufferedBytes: options.maxBufferedBytes,
         maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+        traceTopicEnable: options.traceTopicEnable,
+        msgTraceTopicName: options.msgTraceTopicName,
       });
       brokers.push(b);
       await b.start();

@@ -29,6 +29,7 @@ import { encodeMessageProperties, messageBody, MessageValidationError, validateT
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
+import { ProducerTrace } from '../trace/trace-hooks.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -107,6 +108,8 @@ export class Producer {
   private readonly counters: ProducerStats = { sent: 0, failed: 0, retries: 0 };
   /** Send budgets and bornTimestamp read this clock (the client option `clock`). */
   private readonly clock: Clock;
+  /** enableTrace: the Pub records' dispatcher (lib/trace). */
+  private trace: ProducerTrace | null = null;
 
   constructor(options: ProducerOptions) {
     this.options = resolveProducerOptions(options);
@@ -137,6 +140,7 @@ export class Producer {
     this.removeRouteListener = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
     await instance.start();
     this.state = 'RUNNING';
+    if (this.options.enableTrace) this.trace = new ProducerTrace({ client: this.options.client, group: this.options.group, traceTopic: this.options.traceTopic });
     await instance.sendHeartbeatToAllBrokers();
     log('producer %s started as %s', this.options.group, instance.clientId);
   }
@@ -154,6 +158,7 @@ export class Producer {
       return;
     }
     this.state = 'SHUTDOWN';
+    await this.trace?.shutdown();
     const instance = this.instance!;
     this.removeRouteListener?.();
     instance.unregisterProducer(this.options.group);
@@ -333,8 +338,11 @@ export class Producer {
       await instance.remoting.invokeOneway(addr, request);
       return;
     }
+    const begin = this.trace ? this.clock.now() : 0;
     const res = await instance.remoting.invoke(addr, request, { timeoutMs });
-    return this.toSendResult(res, addr, p, mq);
+    const result = this.toSendResult(res, addr, p, mq);
+    this.trace?.onSend({ ...result, topic: p.topic, properties: p.properties, brokerAddr: addr, bodyLength: p.body.length, beginMs: begin });
+    return result;
   }
 
   /**
