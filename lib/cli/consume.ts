@@ -48,6 +48,8 @@ options:
                        group's consumer list, offsets, the unregistration at exit (default 3000)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
+  --trace              write SubBefore/SubAfter trace records (Java's format) to RMQ_SYS_TRACE_TOPIC
+  --trace-topic T      ... or to topic T (implies --trace)
 
 A broker that refuses connections, does not answer or answers garbage is reported on stderr, one
 line naming it, at once and then again after 2, 4, 8 … (at most 60) seconds while it keeps failing.
@@ -193,6 +195,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'idle-exit': { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
+    trace: { type: 'boolean' },
+    'trace-topic': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -214,6 +218,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       orderly,
       mqClientApiTimeoutMs: timeoutMs,
       ...parseFrom(str('from')),
+      enableTrace: values.trace === true || str('trace-topic') !== undefined,
+      traceTopic: str('trace-topic'),
     });
   } catch (err) {
     throw new UsageError((err as Error).message);

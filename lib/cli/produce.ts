@@ -21,6 +21,8 @@ options:
   --timeout MS         per-send budget, retries included, and name-server timeout (default 3000);
                        at exit the brokers get at most min(MS, 500) ms to acknowledge the unregistration
   --json               print the summary as one JSON object
+  --trace              write Pub trace records (Java's format) to RMQ_SYS_TRACE_TOPIC
+  --trace-topic T      ... or to topic T (implies --trace)
 `;
 
 /** Longest wait for the brokers to acknowledge the producer's unregistration at exit. */
@@ -72,6 +74,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     group: { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
+    trace: { type: 'boolean' },
+    'trace-topic': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -100,6 +104,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       sendMsgTimeoutMs: timeoutMs,
       mqClientApiTimeoutMs: timeoutMs,
       connectTimeoutMs: Math.min(timeoutMs, 3000),
+      enableTrace: values.trace === true || str('trace-topic') !== undefined,
+      traceTopic: str('trace-topic'),
     });
   } catch (err) {
     throw new UsageError(oneLine(err));

@@ -144,3 +144,15 @@ t.test('the producer hook: a Pub record only for an answer with MSG_REGION and T
   t.match(recs[0], { traceType: 'Pub', costTime: 7, groupName: 'pg', traceBeans: [{ msgId: 'M1', offsetMsgId: 'O1', tags: 'TagA', keys: 'a b', msgType: 3, storeHost: '127.0.0.1:10911' }] });
   await trace.shutdown();
 });
+
+t.test('bad trace options: a typed error naming the option', async (t) => {
+  const { resolveProducerOptions } = await import('../../lib/producer/index.js');
+  const { PushConsumer } = await import('../../lib/consumer/index.js');
+  t.throws(() => resolveProducerOptions({ namesrvAddr: 'h:1', group: 'g', traceTopic: 'no spaces please' }), { name: 'ProducerOptionError', option: 'traceTopic' });
+  t.throws(() => resolveProducerOptions({ namesrvAddr: 'h:1', group: 'g', traceTopic: '  ' }), { name: 'ProducerOptionError', option: 'traceTopic' });
+  t.throws(() => resolveProducerOptions({ namesrvAddr: 'h:1', group: 'g', traceTopic: 'x'.repeat(128) }), { name: 'ProducerOptionError', option: 'traceTopic' });
+  t.throws(() => resolveProducerOptions({ namesrvAddr: 'h:1', group: 'g', enableTrace: 'yes' as unknown as boolean }), { name: 'ProducerOptionError', option: 'enableTrace' });
+  t.throws(() => new PushConsumer({ namesrvAddr: 'h:1', consumerGroup: 'g', traceTopic: 'a/b' }), { name: 'ConsumerOptionError', option: 'traceTopic' });
+  t.throws(() => new PushConsumer({ namesrvAddr: 'h:1', consumerGroup: 'g', enableTrace: 1 as unknown as boolean }), { name: 'ConsumerOptionError', option: 'enableTrace' });
+  t.match(resolveProducerOptions({ namesrvAddr: 'h:1', group: 'g' }), { enableTrace: false, traceTopic: undefined }, 'off by default');
+});

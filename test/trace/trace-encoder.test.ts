@@ -3,10 +3,9 @@
 // still matches what Java prints). Our encoder must produce the same text and the same key set, and
 // our decoder must read back what Java's decoder reads.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
 import { decodeTraceData, encodeTraceContext, type TraceContext } from '../../lib/trace/index.js';
-import { repoRoot } from '../interop/harness.js';
+import { TRACE_VECTORS_FILE } from './trace-vectors.js';
 
 interface Vector {
   name: string;
@@ -16,7 +15,6 @@ interface Vector {
   decoded: Array<{ traceType: string; timeStamp: number | null; groupName: string; requestId: string | null; costTime: number; success: boolean; contextCode: number; traceBeans: Array<{ msgId: string; keys: string; topic: string }> }>;
 }
 
-export const TRACE_VECTORS_FILE = join(repoRoot(), 'test', 'fixtures', 'trace', 'trace-vectors-5.3.3.jsonl');
 const vectors = readFileSync(TRACE_VECTORS_FILE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Vector);
 
 t.equal(vectors.length, 9, 'every vector Java printed');

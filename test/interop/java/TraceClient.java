@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.client.AccessChannel;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -182,7 +183,7 @@ public final class TraceClient {
         String topic = RefClient.req(o, "topic");
         long expect = Long.parseLong(o.getOrDefault("expect", "1"));
         long timeoutMs = Long.parseLong(o.getOrDefault("timeout-ms", "30000"));
-        DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"), RefClient.hook(o), null, true, o.get("trace-topic"));
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"), RefClient.hook(o), new AllocateMessageQueueAveragely(), true, o.get("trace-topic"));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
         c.setInstanceName("ref-trace-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
