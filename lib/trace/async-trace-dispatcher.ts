@@ -24,7 +24,11 @@ export interface TraceDispatcherOptions {
   queueSize?: number;
   /** A partial batch waits at most this long (Java's flushTraceInterval, 5000 ms). */
   flushIntervalMs?: number;
-  /** Trace messages in flight at most; the rest wait in the queue (Java: 4 send threads over async sends). */
+  /**
+   * Trace messages in flight at most; the rest wait in the queue. Java's 4 send threads hand the
+   * messages to async sends (up to 10 000 in flight per producer); 4 here could not keep up with
+   * a consumer's two records per message on loopback and dropped most of them. Default 64.
+   */
   maxInFlight?: number;
 }
 
@@ -79,7 +83,7 @@ export class AsyncTraceDispatcher {
     this.maxMsgSize = options.maxMsgSize ?? 128_000;
     this.queueSize = options.queueSize ?? 2048;
     this.flushIntervalMs = options.flushIntervalMs ?? 5000;
-    this.maxInFlight = options.maxInFlight ?? 4;
+    this.maxInFlight = options.maxInFlight ?? 64;
     this.lastFlush = this.clock.now();
   }
 

@@ -115,6 +115,8 @@ export class TraceProducer implements TraceSender {
       // As Java's producer: borrow the brokers of TBW102; the broker creates the topic on the first send.
       const template = await instance.queryTopicRoute(AUTO_CREATE_TOPIC_KEY_TOPIC);
       route = { ...template, queueDatas: template.queueDatas.map((q) => ({ ...q, readQueueNums: Math.min(4, q.readQueueNums), writeQueueNums: Math.min(4, q.writeQueueNums) })) };
+      // the instance learns the brokers' addresses from the routes it holds
+      instance.setTopicRoute(topic, route);
       log('trace topic %s unknown: sending through %s', topic, AUTO_CREATE_TOPIC_KEY_TOPIC);
     }
     const queues = topicRouteToPublishQueues(topic, route);

@@ -4,6 +4,7 @@
 // looks up).
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
+import { ManualClock } from '../../lib/clock.js';
 import { Producer } from '../../lib/producer/index.js';
 import { decodeTraceData, RMQ_SYS_TRACE_TOPIC, type TraceContext } from '../../lib/trace/index.js';
 import { uniqueName, until, withBroker } from '../consumer/helpers.js';
@@ -95,4 +96,38 @@ t.test('a custom trace topic is auto-created and gets the records; a failing han
   const { recs } = await readTrace(broker.namesrv, traceTopic, (x) => x.some((c) => c.traceType === 'SubAfter'));
   t.match(recs.find((c) => c.traceType === 'Pub'), { traceBeans: [{ msgId: r.msgId, tags: 'null', keys: 'null' }] }, 'no tags or keys are written "null", as Java');
   t.match(recs.find((c) => c.traceType === 'SubAfter'), { success: false, contextCode: 2, traceBeans: [{ msgId: r.msgId }] }, 'a throwing handler: success false, EXCEPTION');
+});
+
+t.test('the trace producer keeps the brokers of an auto-created trace topic past its client instance\'s heartbeat', async (t) => {
+  // Before the fix the trace producer took the TBW102 template's queues without storing the route in
+  // its client instance: the first heartbeat's cleanOfflineBrokers then forgot broker-a, and every
+  // later trace message failed with "broker broker-a has no master address".
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const clock = new ManualClock(Date.now());
+  const producer = new Producer({ namesrvAddr: broker.namesrv, group: uniqueName('trace_pg'), enableTrace: true, clock });
+  await producer.start();
+  const trace = (producer as unknown as { trace: { stats(): { sent: number; failed: number } } }).trace;
+  const topic = uniqueName('Kept');
+  await producer.send({ topic, body: 'first' });
+  clock.advance(5000);
+  await until(() => trace.stats().sent + trace.stats().failed >= 1, 'the first trace message');
+  clock.advance(1000); // the trace instance's first heartbeat (cleanOfflineBrokers)
+  await producer.send({ topic, body: 'second' });
+  clock.advance(5000);
+  await until(() => trace.stats().sent + trace.stats().failed >= 2, 'the second trace message');
+  t.match(trace.stats(), { sent: 2, failed: 0 });
+  await producer.shutdown({ timeoutMs: 0 });
+});
+
+t.test('a burst of traced sends to a broker that must auto-create the trace topic: no trace message fails', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const producer = new Producer({ namesrvAddr: broker.namesrv, group: uniqueName('trace_pg'), enableTrace: true });
+  await producer.start();
+  const topic = uniqueName('Burst');
+  await Promise.all(Array.from({ length: 200 }, (_, i) => producer.send({ topic, body: `b${i}` })));
+  const trace = (producer as unknown as { trace: { stats(): { appended: number; sent: number; failed: number; dropped: number } } }).trace;
+  await producer.shutdown();
+  t.match(trace.stats(), { appended: 200, sent: 200, failed: 0, dropped: 0 });
 });
