@@ -27,6 +27,9 @@ interface Run {
   trace: boolean;
   produceMsgsPerSec: number;
   consumeMsgsPerSec: number;
+  /** CPU time of this process (user + system) per message while producing / consuming. */
+  produceCpuUsPerMsg: number;
+  consumeCpuUsPerMsg: number;
   producerTrace?: TraceDispatcherStats | undefined;
   consumerTrace?: TraceDispatcherStats | undefined;
 }
@@ -39,6 +42,7 @@ async function once(namesrv: string, trace: boolean): Promise<Run> {
   await producer.start();
   await producer.send({ topic, body, tags: 'warm', keys: 'warm' }); // route and auto-create outside the window
   let next = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -49,6 +53,7 @@ async function once(namesrv: string, trace: boolean): Promise<Run> {
     }),
   );
   const produceMs = performance.now() - t0;
+  const pc = process.cpuUsage(c0);
   const producerTrace = (producer as unknown as { trace: { stats(): TraceDispatcherStats } | null }).trace?.stats();
   await producer.shutdown();
 
@@ -59,6 +64,7 @@ async function once(namesrv: string, trace: boolean): Promise<Run> {
   const all = new Promise<void>((r) => (done = r));
   const consumer = new PushConsumer({ consumerGroup: `trace_bench_cg_${seq}`, namesrvAddr: namesrv, consumeFromWhere: 'first', enableTrace: trace });
   consumer.subscribe(topic);
+  const c1 = process.cpuUsage();
   await consumer.start((msgs) => {
     const now = performance.now();
     if (got === 0) first = now;
@@ -68,12 +74,15 @@ async function once(namesrv: string, trace: boolean): Promise<Run> {
     return 'CONSUME_SUCCESS';
   });
   await all;
+  const cc = process.cpuUsage(c1);
   const consumerTrace = pushConsumerImpl(consumer).trace?.stats();
   await consumer.shutdown();
   return {
     trace,
     produceMsgsPerSec: Math.round((N / produceMs) * 1000),
     consumeMsgsPerSec: Math.round((N / Math.max(1, last - first)) * 1000),
+    produceCpuUsPerMsg: Math.round((pc.user + pc.system) / N),
+    consumeCpuUsPerMsg: Math.round((cc.user + cc.system) / N),
     producerTrace,
     consumerTrace,
   };
@@ -93,16 +102,21 @@ try {
     for (const trace of order) {
       const run = await once(broker.namesrv, trace);
       runs.push(run);
-      process.stderr.write(`round ${r + 1} trace=${trace}: produce ${run.produceMsgsPerSec} msgs/s, consume ${run.consumeMsgsPerSec} msgs/s\n`);
+      process.stderr.write(`round ${r + 1} trace=${trace}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuUsPerMsg} µs CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuUsPerMsg} µs CPU/msg)\n`);
     }
   }
   const side = (trace: boolean) => runs.filter((x) => x.trace === trace);
-  const off = { produce: median(side(false).map((x) => x.produceMsgsPerSec)), consume: median(side(false).map((x) => x.consumeMsgsPerSec)) };
-  const on = { produce: median(side(true).map((x) => x.produceMsgsPerSec)), consume: median(side(true).map((x) => x.consumeMsgsPerSec)) };
+  const med = (trace: boolean, k: keyof Run): number => median(side(trace).map((x) => x[k] as number));
+  const off = { produce: med(false, 'produceMsgsPerSec'), consume: med(false, 'consumeMsgsPerSec') };
+  const on = { produce: med(true, 'produceMsgsPerSec'), consume: med(true, 'consumeMsgsPerSec') };
+  const cpuOff = { produce: med(false, 'produceCpuUsPerMsg'), consume: med(false, 'consumeCpuUsPerMsg') };
+  const cpuOn = { produce: med(true, 'produceCpuUsPerMsg'), consume: med(true, 'consumeCpuUsPerMsg') };
   console.log(JSON.stringify({
     messages: N, size: SIZE, concurrency: CONCURRENCY, rounds: ROUNDS,
     medianMsgsPerSec: { off, on },
     ratioOnOverOff: { produce: +(on.produce / off.produce).toFixed(3), consume: +(on.consume / off.consume).toFixed(3) },
+    medianCpuUsPerMsg: { off: cpuOff, on: cpuOn },
+    loadAverage: (await import('node:os')).loadavg(),
     runs,
   }, null, 2));
 } finally {

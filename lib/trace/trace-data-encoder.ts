@@ -62,7 +62,10 @@ export function encodeTraceContext(ctx: TraceContext): TraceTransferBean {
   for (const b of beans) {
     transKey.push(text(b.msgId));
     // Java's String.split(" "): empty pieces between spaces stay, trailing empty ones go.
-    if (b.keys !== null && b.keys.length > 0) transKey.push(...javaSplit(b.keys, ' '));
+    if (b.keys !== null && b.keys.length > 0) {
+      if (b.keys.indexOf(' ') < 0) transKey.push(b.keys);
+      else transKey.push(...javaSplit(b.keys, ' '));
+    }
   }
   return { transData: sb, transKey };
 }
