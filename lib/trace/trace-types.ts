@@ -72,18 +72,3 @@ export interface TraceContext {
   accessChannel?: AccessChannel;
   traceBeans: TraceBean[];
 }
-
-/** A new bean with Java's defaults (TraceBean's field initialisers: empty strings, no message type). */
-export function traceBean(fields: Partial<TraceBean> & { topic: string }): TraceBean {
-  return {
-    msgId: '',
-    offsetMsgId: '',
-    tags: '',
-    keys: '',
-    storeHost: '',
-    bodyLength: 0,
-    msgType: TraceMessageType.Normal_Msg,
-    retryTimes: 0,
-    ...fields,
-  };
-}
