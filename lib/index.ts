@@ -42,6 +42,16 @@ export {
   type FlowControlReason,
 } from './consumer/index.js';
 
+// Message trace (enableTrace on Producer and PushConsumer): the records, to read a trace topic.
+export {
+  decodeTraceData,
+  TraceSendError,
+  type TraceOptions,
+  type TraceContext,
+  type TraceBean,
+  type TraceType,
+} from './trace/index.js';
+
 // Producer.
 export {
   Producer,

@@ -25,6 +25,8 @@ import { ReplyMessageProcessor, replyTopicOf, resolveStoreReplyMessageEnable } f
 
 const log = createDebug('rocketwire:broker');
 
+import { ensureTraceTopic } from './trace-topic.js';
+
 export { BROKER_VERSION } from './broker-version.js';
 
 /** ClientHousekeepingService scans for channels no heartbeat refreshed every 10 s. */
@@ -72,6 +74,10 @@ export interface BrokerTuning extends TransactionTuning {
   maxOutputBytesPerConnection?: number;
   /** Also store replies (SEND_REPLY_MESSAGE) in `<cluster>_REPLY_TOPIC` after pushing them, as Apache's. Default true. */
   storeReplyMessageEnable?: boolean;
+  /** Create the message trace topic at start (Java's traceTopicEnable). Default false. */
+  traceTopicEnable?: boolean;
+  /** Its name (Java's msgTraceTopicName). Default RMQ_SYS_TRACE_TOPIC. */
+  msgTraceTopicName?: string;
 }
 
 /** Java's NettyServerConfig.serverChannelMaxIdleTimeSeconds (120 s). */
@@ -188,6 +194,7 @@ export class Broker implements BrokerContext {
     this.topics.ensure(SCHEDULE_TOPIC, this.delayLevels.length, PermName.PERM_READ | PermName.PERM_WRITE);
     // request–reply: the cluster's reply topic, one queue, as Apache's TopicConfigManager makes it
     this.topics.ensure(replyTopicOf(this.clusterName), 1);
+    ensureTraceTopic(this.topics, this.options);
     // topics found in the store but missing from topics.json (e.g. the file was lost) come back
     for (const [topic, n] of this.store.queueIdsByTopic()) if (!this.topics.get(topic)) this.topics.ensure(topic, n);
     this.topics.onChange = (config) => this.options.namesrv.registerTopic(this.brokerName, config);

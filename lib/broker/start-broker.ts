@@ -100,6 +100,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         transactionCheckMax: options.transactionCheckMax,
         rejectTransactionMessage: options.rejectTransactionMessage,
         storeReplyMessageEnable: options.storeReplyMessageEnable,
+        traceTopicEnable: options.traceTopicEnable,
+        msgTraceTopicName: options.msgTraceTopicName,
       });
       brokers.push(b);
       await b.start();

@@ -51,6 +51,8 @@ options:
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
   --reply TEXT         answer every message as a request (rocketwire request, DefaultMQProducer#request)
                        with TEXT as the reply's body; {body} in TEXT is replaced by the request's body
+  --trace              write SubBefore/SubAfter trace records (Java's format) to RMQ_SYS_TRACE_TOPIC
+  --trace-topic T      ... or to topic T (implies --trace)
 
 A broker that refuses connections, does not answer or answers garbage is reported on stderr, one
 line naming it, at once and then again after 2, 4, 8 … (at most 60) seconds while it keeps failing.
@@ -197,6 +199,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     timeout: { type: 'string' },
     json: { type: 'boolean' },
     reply: { type: 'string' },
+    trace: { type: 'boolean' },
+    'trace-topic': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -221,6 +225,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       orderly,
       mqClientApiTimeoutMs: timeoutMs,
       ...parseFrom(str('from')),
+      enableTrace: values.trace === true || str('trace-topic') !== undefined,
+      traceTopic: str('trace-topic'),
     });
   } catch (err) {
     throw new UsageError((err as Error).message);

@@ -28,6 +28,8 @@ options:
                        sequence number is the message's index in the run, also property "seq")
   --check-timeout S    with --transaction check: wait at most S seconds for every message to be
                        checked (default 120); exits non-zero if some were not
+  --trace              write Pub trace records (Java's format) to RMQ_SYS_TRACE_TOPIC
+  --trace-topic T      ... or to topic T (implies --trace)
 `;
 
 /** Longest wait for the brokers to acknowledge the producer's unregistration at exit. */
@@ -96,6 +98,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     json: { type: 'boolean' },
     transaction: { type: 'string' },
     'check-timeout': { type: 'string' },
+    trace: { type: 'boolean' },
+    'trace-topic': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -129,6 +133,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       sendMsgTimeoutMs: timeoutMs,
       mqClientApiTimeoutMs: timeoutMs,
       connectTimeoutMs: Math.min(timeoutMs, 3000),
+      enableTrace: values.trace === true || str('trace-topic') !== undefined,
+      traceTopic: str('trace-topic'),
     };
     if (txMode) tx = new TransactionRun(txMode, producerOptions);
     producer = tx ? tx.producer : new Producer(producerOptions);

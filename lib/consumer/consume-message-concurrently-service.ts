@@ -10,6 +10,7 @@ import {
 import type { MessageExt } from './message.js';
 import { retryTopic, type MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
+import type { TraceContext } from '../trace/trace-types.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -142,28 +143,32 @@ export class ConsumeMessageConcurrentlyService {
     const startText = this.startText;
     for (let i = 0; i < msgs.length; i++) msgs[i]!.properties.CONSUME_START_TIME = startText;
     const ctx: ConsumeConcurrentlyContext = { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX };
+    const trace = this.host.trace ? this.host.trace.before(msgs) : null;
     let result: unknown;
+    let threw = false;
     try {
       result = this.listener(msgs, ctx);
     } catch (err) {
       log('handler threw for %d messages of %o: %s', msgs.length, mq, (err as Error)?.message ?? err);
       result = undefined;
+      threw = true;
     }
     if (isThenable(result)) {
       result.then(
-        (status) => this.finish(req, ctx, status, begin),
+        (status) => this.finish(req, ctx, status, begin, trace),
         (err: unknown) => {
           log('handler rejected for %d messages of %o: %s', msgs.length, mq, (err as Error)?.message ?? err);
-          this.finish(req, ctx, undefined, begin);
+          this.finish(req, ctx, undefined, begin, trace, true);
         },
       );
       return;
     }
-    this.finish(req, ctx, result, begin);
+    this.finish(req, ctx, result, begin, trace, threw);
   }
 
-  private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number): void {
+  private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number, trace: TraceContext | null = null, threw = false): void {
     const now = this.host.config.clock.now();
+    if (trace) this.host.trace!.after(trace, req.msgs.length, { status, threw, timedOut: now - begin >= this.host.config.consumeTimeoutMs });
     if (this.pumping) this.pumpNow = now;
     this.host.recorder.consumeRt(req.mq.topic, now - begin);
     req.pq.markConsumed(now);

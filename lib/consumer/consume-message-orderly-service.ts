@@ -135,14 +135,18 @@ export class ConsumeMessageOrderlyService {
       resetRetryTopic(msgs, this.retryTopicName);
       const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 };
       let status: unknown;
+      const trace = this.host.trace ? this.host.trace.before(msgs) : null;
+      let threw = false;
       try {
         const r = this.listener(msgs, ctx);
         status = isThenable(r) ? await r : r;
       } catch (err) {
         log('orderly handler failed for %o: %s', mq, (err as Error)?.message ?? err);
         status = undefined;
+        threw = true;
       }
       const end = config.clock.now();
+      if (trace) this.host.trace!.after(trace, msgs.length, { status, threw, timedOut: false });
       this.host.recorder.consumeRt(mq.topic, end - now);
       if (pq.dropped) return;
       const cont = await this.processConsumeResult(msgs, status, ctx, pq, mq, end);

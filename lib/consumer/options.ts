@@ -8,9 +8,10 @@ import {
   type MessageModelName as MessageModel,
 } from '../../protocol/index.js';
 import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.js';
+import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
-export interface PushConsumerOptions {
+export interface PushConsumerOptions extends TraceOptions {
   consumerGroup: string;
   /** "host:port;host:port". */
   namesrvAddr: string;
@@ -116,6 +117,9 @@ export interface PushConsumerConfig {
   mqClientApiTimeoutMs: number | undefined;
   acl: { accessKey: string; secretKey: string; securityToken?: string } | undefined;
   clock: Clock;
+  /** SubBefore/SubAfter trace records (lib/trace). */
+  enableTrace: boolean;
+  traceTopic: string | undefined;
 }
 
 /** Java's DefaultMQPushConsumer defaults (fact sheet §9.1), in one place. Returns a fresh object. */
@@ -219,6 +223,8 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
   if (typeof clock.now !== 'function' || typeof clock.setTimeout !== 'function' || typeof clock.clearTimeout !== 'function') {
     throw new ConsumerOptionError('clock', 'must have now(), setTimeout() and clearTimeout() methods');
   }
+  const badTrace = checkTraceOptions(options);
+  if (badTrace) throw new ConsumerOptionError(badTrace.option, badTrace.message);
   const optInt = (name: keyof PushConsumerOptions, min: number, max: number): number | undefined =>
     options[name] === undefined ? undefined : int(name, options[name], min, max);
   return {
@@ -259,6 +265,8 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     mqClientApiTimeoutMs: optInt('mqClientApiTimeoutMs', 1, 2147483647),
     acl: options.acl,
     clock,
+    enableTrace: options.enableTrace ?? false,
+    traceTopic: options.traceTopic,
   };
 }
 

@@ -33,6 +33,7 @@ import type { ProcessQueue } from './process-queue.js';
 import { PullMessageService } from './pull-message-service.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
+import { startConsumerTrace, type ConsumerTrace } from '../trace/trace-hooks.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -67,6 +68,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   offsetStoreValue: OffsetStore | null = null;
   concurrently: ConsumeMessageConcurrentlyService | null = null;
   orderlyService: ConsumeMessageOrderlyService | null = null;
+  /** enableTrace: the SubBefore/SubAfter records' dispatcher (lib/trace). */
+  trace: ConsumerTrace | null = null;
   readonly pullService: PullMessageService;
   readonly rebalance: RebalancePushImpl;
   private readonly tasks: ScheduledTask[] = [];
@@ -249,6 +252,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
             })
           : new LocalFileOffsetStore(config.offsetStoreDir ?? defaultLocalOffsetStoreDir(), instance.clientId, config.consumerGroup);
       await this.offsetStoreValue.load();
+      if (config.enableTrace) this.trace = startConsumerTrace(config);
       if (config.orderly) this.orderlyService = new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly);
       else this.concurrently = new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently);
       await instance.start();
@@ -313,6 +317,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     const wait = config.awaitTerminationMillisWhenShutdown;
     if (this.concurrently) await this.concurrently.shutdown(wait);
     if (this.orderlyService) await this.orderlyService.shutdown(wait);
+    await this.trace?.shutdown();
     if (config.orderly && config.messageModel === 'CLUSTERING' && this.instance) await this.rebalance.unlockAll();
     if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.rebalance.dropAll();

@@ -1,8 +1,9 @@
 import { GROUP_MAX_LENGTH, OptionError, isTopicOrGroupIllegal } from '../../protocol/internal.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
+import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 
 /** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
-export interface ProducerOptions extends ClientOptions {
+export interface ProducerOptions extends ClientOptions, TraceOptions {
   /** Producer group (required; not "DEFAULT_PRODUCER"). */
   group: string;
   /** Budget of one send() including retries. */
@@ -26,7 +27,7 @@ export interface ProducerOptions extends ClientOptions {
   sendMessageV1?: boolean;
 }
 
-export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions>> & { client: ClientOptions };
+export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions | 'traceTopic'>> & { client: ClientOptions; traceTopic: string | undefined };
 
 /** Raised for a producer option outside its range; `option` names it. */
 export class ProducerOptionError extends OptionError {
@@ -63,8 +64,12 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     createTopicKey,
     defaultTopicQueueNums,
     sendMessageV1,
+    enableTrace,
+    traceTopic,
     ...client
   } = options;
+  const badTrace = checkTraceOptions({ enableTrace, traceTopic });
+  if (badTrace) throw new ProducerOptionError(badTrace.option, badTrace.message);
   // Connection options are checked here too, so that a bad address fails at construction, not at start().
   resolveClientOptions(client);
   return {
@@ -77,6 +82,8 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     createTopicKey: createTopicKey ?? 'TBW102',
     defaultTopicQueueNums: int('defaultTopicQueueNums', defaultTopicQueueNums, 4, 1, 1024),
     sendMessageV1: sendMessageV1 ?? false,
+    enableTrace: enableTrace ?? false,
+    traceTopic,
     client,
   };
 }

@@ -31,6 +31,7 @@ import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOpti
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 import { isReplyMessage, RequestReply, systemPropertiesOf, type RequestMessageLike } from './request-reply.js';
+import { ProducerTrace } from '../trace/trace-hooks.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -116,6 +117,8 @@ export class Producer {
   private readonly clock: Clock;
   /** Request–reply (request-reply.ts): the pending requests, registered with the client instance. */
   private readonly replies: RequestReply = new RequestReply(this);
+  /** enableTrace: the Pub records' dispatcher (lib/trace). */
+  private trace: ProducerTrace | null = null;
 
   constructor(options: ProducerOptions) {
     this.options = resolveProducerOptions(options);
@@ -147,6 +150,7 @@ export class Producer {
     this.replies.attach(instance);
     await instance.start();
     this.state = 'RUNNING';
+    if (this.options.enableTrace) this.trace = new ProducerTrace({ client: this.options.client, group: this.options.group, traceTopic: this.options.traceTopic });
     await instance.sendHeartbeatToAllBrokers();
     log('producer %s started as %s', this.options.group, instance.clientId);
   }
@@ -164,6 +168,7 @@ export class Producer {
       return;
     }
     this.state = 'SHUTDOWN';
+    await this.trace?.shutdown();
     const instance = this.instance!;
     this.removeRouteListener?.();
     this.replies.detach();
@@ -376,8 +381,11 @@ export class Producer {
       await instance.remoting.invokeOneway(addr, request);
       return;
     }
+    const begin = this.trace ? this.clock.now() : 0;
     const res = await instance.remoting.invoke(addr, request, { timeoutMs });
-    return this.toSendResult(res, addr, p, mq);
+    const result = this.toSendResult(res, addr, p, mq);
+    this.trace?.onSend({ ...result, topic: p.topic, properties: p.properties, brokerAddr: addr, bodyLength: p.body.length, beginMs: begin });
+    return result;
   }
 
   /**

@@ -25,6 +25,7 @@ import type { PutMessageResult } from '../message-store.js';
 import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, type TopicConfig } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { fail, ok, operationProcessor, registerOperation } from './request-processor.js';
+import { DEFAULT_REGION_ID, stampTraceProperties } from '../trace-topic.js';
 
 /** Java's default maxReconsumeTimes (clients before 3.4.9 cannot send their own). */
 const DEFAULT_MAX_RECONSUME_TIMES = 16;
@@ -71,6 +72,7 @@ export class SendMessageProcessor {
     const sysFlag = h.sysFlag;
     const reconsumeTimes = h.reconsumeTimes ?? 0;
     const properties = decodeProperties(h.properties ?? '');
+    stampTraceProperties(properties);
 
     // the topic's name was checked at the request boundary (resource-names.ts): INVALID_PARAMETER
     if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
@@ -209,7 +211,7 @@ function withTraceFields(processor: RequestProcessor): RequestProcessor {
     const res = processor(req, conn) as RemotingCommand;
     // the answer's fields were just built for it: add to them rather than copying them
     const ext = (res.extFields ??= {});
-    ext.MSG_REGION = 'DefaultRegion';
+    ext.MSG_REGION = DEFAULT_REGION_ID;
     ext.TRACE_ON = 'true';
     return res;
   };

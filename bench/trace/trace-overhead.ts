@@ -1,0 +1,124 @@
+/**
+ * What enableTrace costs the hot path: produce and consume the same number of messages through
+ * the embedded broker (in a child process, so that the CPU measured is the client's) with trace
+ * off and on, alternating A/B (the order flips every round), and report each side's median
+ * msgs/s and the on/off ratio. Trace records go to the broker too (auto-created trace topic), so
+ * "on" pays for the records' encoding, the batching and the trace producer's sends. Also reports
+ * the dispatchers' counters (records sent, dropped when the bounded queue was full).
+ *
+ *   node dist/bench/trace/trace-overhead.js [--messages N] [--rounds N] [--size BYTES] [--concurrency C]
+ */
+import { parseArgs } from 'node:util';
+import { startChildBroker } from '../../lib/cli/bench/embedded.js';
+import { PushConsumer } from '../../lib/consumer/index.js';
+import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { Producer } from '../../lib/producer/index.js';
+import type { TraceDispatcherStats } from '../../lib/trace/index.js';
+
+const { values } = parseArgs({
+  options: { messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' } },
+});
+const N = Number(values.messages ?? 20000);
+const ROUNDS = Number(values.rounds ?? 3);
+const SIZE = Number(values.size ?? 1024);
+const CONCURRENCY = Number(values.concurrency ?? 4);
+
+interface Run {
+  trace: boolean;
+  produceMsgsPerSec: number;
+  consumeMsgsPerSec: number;
+  /** CPU time of this process (user + system) per message while producing / consuming. */
+  produceCpuUsPerMsg: number;
+  consumeCpuUsPerMsg: number;
+  producerTrace?: TraceDispatcherStats | undefined;
+  consumerTrace?: TraceDispatcherStats | undefined;
+}
+
+let seq = 0;
+async function once(namesrv: string, trace: boolean): Promise<Run> {
+  const topic = `TraceBench_${process.pid}_${seq++}`;
+  const body = Buffer.alloc(SIZE, 0x61);
+  const producer = new Producer({ namesrvAddr: namesrv, group: `trace_bench_pg_${seq}`, enableTrace: trace });
+  await producer.start();
+  await producer.send({ topic, body, tags: 'warm', keys: 'warm' }); // route and auto-create outside the window
+  let next = 0;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < N) {
+        const i = next++;
+        await producer.send({ topic, body, tags: 'TagA', keys: `k${i}` });
+      }
+    }),
+  );
+  const produceMs = performance.now() - t0;
+  const pc = process.cpuUsage(c0);
+  const producerTrace = (producer as unknown as { trace: { stats(): TraceDispatcherStats } | null }).trace?.stats();
+  await producer.shutdown();
+
+  let got = 0;
+  let first = 0;
+  let last = 0;
+  let done!: () => void;
+  const all = new Promise<void>((r) => (done = r));
+  const consumer = new PushConsumer({ consumerGroup: `trace_bench_cg_${seq}`, namesrvAddr: namesrv, consumeFromWhere: 'first', enableTrace: trace });
+  consumer.subscribe(topic);
+  const c1 = process.cpuUsage();
+  await consumer.start((msgs) => {
+    const now = performance.now();
+    if (got === 0) first = now;
+    got += msgs.length;
+    last = now;
+    if (got >= N + 1) done();
+    return 'CONSUME_SUCCESS';
+  });
+  await all;
+  const cc = process.cpuUsage(c1);
+  const consumerTrace = pushConsumerImpl(consumer).trace?.stats();
+  await consumer.shutdown();
+  return {
+    trace,
+    produceMsgsPerSec: Math.round((N / produceMs) * 1000),
+    consumeMsgsPerSec: Math.round((N / Math.max(1, last - first)) * 1000),
+    produceCpuUsPerMsg: Math.round((pc.user + pc.system) / N),
+    consumeCpuUsPerMsg: Math.round((cc.user + cc.system) / N),
+    producerTrace,
+    consumerTrace,
+  };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+const broker = await startChildBroker(8);
+try {
+  await once(broker.namesrv, false); // warm-up, not recorded
+  const runs: Run[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? [false, true] : [true, false];
+    for (const trace of order) {
+      const run = await once(broker.namesrv, trace);
+      runs.push(run);
+      process.stderr.write(`round ${r + 1} trace=${trace}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuUsPerMsg} µs CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuUsPerMsg} µs CPU/msg)\n`);
+    }
+  }
+  const side = (trace: boolean) => runs.filter((x) => x.trace === trace);
+  const med = (trace: boolean, k: keyof Run): number => median(side(trace).map((x) => x[k] as number));
+  const off = { produce: med(false, 'produceMsgsPerSec'), consume: med(false, 'consumeMsgsPerSec') };
+  const on = { produce: med(true, 'produceMsgsPerSec'), consume: med(true, 'consumeMsgsPerSec') };
+  const cpuOff = { produce: med(false, 'produceCpuUsPerMsg'), consume: med(false, 'consumeCpuUsPerMsg') };
+  const cpuOn = { produce: med(true, 'produceCpuUsPerMsg'), consume: med(true, 'consumeCpuUsPerMsg') };
+  console.log(JSON.stringify({
+    messages: N, size: SIZE, concurrency: CONCURRENCY, rounds: ROUNDS,
+    medianMsgsPerSec: { off, on },
+    ratioOnOverOff: { produce: +(on.produce / off.produce).toFixed(3), consume: +(on.consume / off.consume).toFixed(3) },
+    medianCpuUsPerMsg: { off: cpuOff, on: cpuOn },
+    loadAverage: (await import('node:os')).loadavg(),
+    runs,
+  }, null, 2));
+} finally {
+  await broker.stop();
+}

@@ -1,0 +1,243 @@
+import createDebug from 'debug';
+import type { Clock, ClockTimer } from '../clock.js';
+import { encodeTraceContext, type TraceTransferBean } from './trace-data-encoder.js';
+import type { TraceSender } from './trace-producer.js';
+import type { TraceContext } from './trace-types.js';
+
+const log = createDebug('rocketwire:trace');
+
+/** RMQ_SYS_TRACE_TOPIC, TopicValidator's default trace topic. */
+export const RMQ_SYS_TRACE_TOPIC = 'RMQ_SYS_TRACE_TOPIC';
+/** TraceConstants.TRACE_TOPIC_PREFIX: a CLOUD record goes to rmq_sys_TRACE_DATA_<region>. */
+export const TRACE_TOPIC_PREFIX = 'rmq_sys_TRACE_DATA_';
+
+export interface TraceDispatcherOptions {
+  sender: TraceSender;
+  clock: Clock;
+  /** Default RMQ_SYS_TRACE_TOPIC. */
+  traceTopic?: string;
+  /** Records per batch (Java's batchNum: 10 by default, at most 20). */
+  batchNum?: number;
+  /** Characters of one trace message before it is cut (Java's maxMsgSize, 128 000). */
+  maxMsgSize?: number;
+  /** Records waiting at most; more are dropped and counted (Java's traceContextQueue, 2048). */
+  queueSize?: number;
+  /** A partial batch waits at most this long (Java's flushTraceInterval, 5000 ms). */
+  flushIntervalMs?: number;
+  /**
+   * Trace messages in flight at most; the rest wait in the queue. Java's 4 send threads hand the
+   * messages to async sends (up to 10 000 in flight per producer); 4 here could not keep up with
+   * a consumer's two records per message on loopback and dropped most of them. Default 64.
+   */
+  maxInFlight?: number;
+}
+
+export interface TraceDispatcherStats {
+  /** Records accepted into the queue. */
+  appended: number;
+  /** Records refused because the queue was full (Java's discardCount). */
+  dropped: number;
+  /** Records skipped without a region (the broker reported none), as Java skips them. */
+  skipped: number;
+  /** Records in trace messages the broker stored. */
+  sent: number;
+  /** Records in trace messages that failed. */
+  failed: number;
+  /** Trace messages sent (stored or failed). */
+  messages: number;
+  /** Records waiting now. */
+  queued: number;
+}
+
+/**
+ * Java's AsyncTraceDispatcher: the send and consume paths only `append` a record (an array push,
+ * never a throw, never an await); batches of batchNum records, or what waits after
+ * flushIntervalMs, are encoded and sent by the dispatcher's own producer, grouped by the traced
+ * topic (as Java's transBeanMap) and cut at maxMsgSize characters. The timers run on the injected
+ * clock; the queue is bounded and what does not fit is counted as dropped.
+ */
+export class AsyncTraceDispatcher {
+  readonly traceTopic: string;
+  private readonly sender: TraceSender;
+  private readonly clock: Clock;
+  private readonly batchNum: number;
+  private readonly maxMsgSize: number;
+  private readonly queueSize: number;
+  private readonly flushIntervalMs: number;
+  private readonly maxInFlight: number;
+  private queue: TraceContext[] = [];
+  private head = 0;
+  private timer: ClockTimer | null = null;
+  private timerForBatch = false;
+  private lastFlush: number;
+  private inFlight = 0;
+  private readonly sends = new Set<Promise<void>>();
+  private closed = false;
+  private readonly counters = { appended: 0, dropped: 0, skipped: 0, sent: 0, failed: 0, messages: 0 };
+
+  constructor(options: TraceDispatcherOptions) {
+    this.sender = options.sender;
+    this.clock = options.clock;
+    this.traceTopic = options.traceTopic ?? RMQ_SYS_TRACE_TOPIC;
+    this.batchNum = Math.max(1, Math.min(options.batchNum ?? 10, 20));
+    this.maxMsgSize = options.maxMsgSize ?? 128_000;
+    this.queueSize = options.queueSize ?? 2048;
+    this.flushIntervalMs = options.flushIntervalMs ?? 5000;
+    this.maxInFlight = options.maxInFlight ?? 64;
+    this.lastFlush = this.clock.now();
+  }
+
+  get size(): number {
+    return this.queue.length - this.head;
+  }
+
+  stats(): TraceDispatcherStats {
+    return { ...this.counters, queued: this.size };
+  }
+
+  /** Queues a record; false (and counted) when the queue is full or the dispatcher closed. Never throws. */
+  append(ctx: TraceContext): boolean {
+    if (this.closed || this.size >= this.queueSize) {
+      this.counters.dropped++;
+      return false;
+    }
+    this.queue.push(ctx);
+    this.counters.appended++;
+    if (this.size >= this.batchNum) {
+      // A full batch goes out on the next turn, never inside the caller's send or handler call.
+      if (!this.timerForBatch) this.arm(0, true);
+    } else if (this.timer === null) {
+      this.arm(Math.max(0, this.lastFlush + this.flushIntervalMs - this.clock.now()), false);
+    }
+    return true;
+  }
+
+  private arm(ms: number, forBatch: boolean): void {
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timerForBatch = forBatch;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      this.timerForBatch = false;
+      this.flush(false);
+    }, ms);
+  }
+
+  /**
+   * Sends full batches (and, when `force` or the interval has passed, the partial last one)
+   * while fewer than maxInFlight trace messages are in flight; re-arms the timer for what is left.
+   */
+  private flush(force: boolean): void {
+    for (;;) {
+      const n = this.size;
+      if (n === 0) break;
+      const due = force || n >= this.batchNum || this.clock.now() - this.lastFlush >= this.flushIntervalMs;
+      if (!due || this.inFlight >= this.maxInFlight) break;
+      const batch = this.take(this.batchNum);
+      this.lastFlush = this.clock.now();
+      this.sendBatch(batch);
+    }
+    if (this.size > 0 && this.timer === null && this.inFlight < this.maxInFlight) {
+      this.arm(Math.max(0, this.lastFlush + this.flushIntervalMs - this.clock.now()), false);
+    }
+  }
+
+  private take(n: number): TraceContext[] {
+    const end = Math.min(this.queue.length, this.head + n);
+    const batch = this.queue.slice(this.head, end);
+    this.head = end;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 1024) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return batch;
+  }
+
+  /** AsyncDataSendTask#sendTraceData: group by traced topic and trace topic, encode, cut at maxMsgSize. */
+  private sendBatch(batch: TraceContext[]): void {
+    const groups = new Map<string, { traceTopic: string; beans: TraceTransferBean[] }>();
+    for (const ctx of batch) {
+      if (ctx.regionId === null || ctx.traceBeans.length === 0) {
+        this.counters.skipped++;
+        continue;
+      }
+      const traceTopic = ctx.accessChannel === 'CLOUD' ? TRACE_TOPIC_PREFIX + ctx.regionId : this.traceTopic;
+      const key = `${ctx.traceBeans[0]!.topic}\u0001${traceTopic}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { traceTopic, beans: [] }));
+      try {
+        g.beans.push(encodeTraceContext(ctx));
+      } catch (err) {
+        this.counters.skipped++;
+        log('a trace record could not be encoded: %s', (err as Error)?.message ?? err);
+      }
+    }
+    for (const g of groups.values()) {
+      let data = '';
+      let keys = new Set<string>();
+      let count = 0;
+      for (const bean of g.beans) {
+        for (const k of bean.transKey) keys.add(k);
+        data += bean.transData;
+        count++;
+        if (data.length >= this.maxMsgSize) {
+          this.sendOne(g.traceTopic, data, keys, count);
+          data = '';
+          keys = new Set();
+          count = 0;
+        }
+      }
+      if (count > 0) this.sendOne(g.traceTopic, data, keys, count);
+    }
+  }
+
+  private sendOne(topic: string, data: string, keys: Set<string>, records: number): void {
+    this.inFlight++;
+    this.counters.messages++;
+    let p: Promise<void>;
+    try {
+      p = this.sender.send(topic, data, [...keys]);
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    const done = p.then(
+      () => {
+        this.counters.sent += records;
+      },
+      (err: unknown) => {
+        this.counters.failed += records;
+        log('sending %d trace records to %s failed: %s', records, topic, (err as Error)?.message ?? err);
+      },
+    ).finally(() => {
+      this.inFlight--;
+      this.sends.delete(done);
+      if (!this.closed) this.flush(false);
+    });
+    this.sends.add(done);
+  }
+
+  /** Sends what waits now (all of it, batch by batch) and waits for the trace messages in flight. */
+  async flushAll(): Promise<void> {
+    while (this.size > 0 || this.sends.size > 0) {
+      if (this.timer !== null) {
+        this.clock.clearTimeout(this.timer);
+        this.timer = null;
+        this.timerForBatch = false;
+      }
+      this.flush(true);
+      if (this.sends.size > 0) await Promise.race(this.sends);
+    }
+  }
+
+  /** Java's shutdown: flush everything, then stop the trace producer. Appends after this are dropped. */
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    await this.flushAll();
+    this.closed = true;
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    await this.sender.close().catch((err: unknown) => log('closing the trace producer failed: %s', (err as Error)?.message ?? err));
+  }
+}
