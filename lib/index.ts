@@ -40,7 +40,11 @@ export {
   type ConsumerStats,
   type QueueStats,
   type FlowControlReason,
+  type PauseTarget,
 } from './consumer/index.js';
+
+// Lite pull consumer (DefaultLitePullConsumer).
+export { LitePullConsumer, type LitePullConsumerOptions, type LitePullConsumerState } from './consumer/index.js';
 
 // Producer.
 export {
