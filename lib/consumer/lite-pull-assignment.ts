@@ -19,6 +19,8 @@ export interface AssignedQueue {
   /** Set by seek(), taken by the next pull. */
   seekOffset: number;
   generation: number;
+  /** Aborts the pull in flight (seek: Java interrupts the pull task's thread). */
+  pullAbort: AbortController | null;
 }
 
 /**
@@ -49,6 +51,7 @@ export class LitePullAssignment {
       consumeOffset: -1,
       seekOffset: -1,
       generation: 0,
+      pullAbort: null,
     };
     const old = this.table.get(queueKey(pr.messageQueue));
     if (old !== undefined && old.pq !== pr.processQueue) old.pq.drop();

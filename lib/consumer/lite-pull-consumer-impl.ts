@@ -521,6 +521,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.cache.removeQueue(st);
     st.seekOffset = offset;
     st.generation++;
+    st.pullAbort?.abort();
     this.parked.delete(st.pr);
     this.pullService.resume(st.pr);
   }
@@ -635,6 +636,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     const { pr, pq, mq } = st;
     const base = this.config.base;
     const instance = this.instance!;
+    const generation = st.generation;
     let offset: number;
     try {
       offset = await this.nextPullOffset(st);
@@ -644,7 +646,16 @@ export class LitePullConsumerImpl implements ConsumerInner {
       return;
     }
     if (pq.dropped) return;
-    const generation = st.generation;
+    if (generation !== st.generation) {
+      this.pullService.executePullRequestImmediately(pr);
+      return;
+    }
+    // One controller per pull, so seek() can abandon a long poll held at the broker without
+    // touching the other queues' pulls (AbortSignal.any is Node 20.3+; engines say >=20).
+    const abort = new AbortController();
+    const onShutdown = (): void => abort.abort();
+    this.pullService.signal.addEventListener('abort', onShutdown, { once: true });
+    st.pullAbort = abort;
     const sub = this.subscriptionInner.get(mq.topic) ?? buildSubscriptionData(mq.topic, '*', 0);
     let addr: string | undefined;
     try {
@@ -675,7 +686,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
           bname: mq.brokerName,
         },
         base.pullTimeoutMs,
-        this.pullService.signal,
+        abort.signal,
         litePullOperation(instance.brokerVersion(target.addr)),
       );
       this.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
@@ -710,10 +721,18 @@ export class LitePullConsumerImpl implements ConsumerInner {
       this.pullService.executePullRequestImmediately(pr);
     } catch (err) {
       if (this.pullService.signal.aborted || pq.dropped) return;
+      if (generation !== st.generation) {
+        // Abandoned by seek(): pull again from the offset it set.
+        this.pullService.executePullRequestImmediately(pr);
+        return;
+      }
       this.events.brokerFailed(mq.brokerName, addr, 'PULL_MESSAGE', err);
       log('pull %o failed: %s', mq, (err as Error)?.message ?? err);
       const flowControl = err instanceof BrokerError && err.code === ResponseCode.FLOW_CONTROL;
       this.pullService.executePullRequestLater(pr, flowControl ? PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL : base.pullTimeDelayMillsWhenException);
+    } finally {
+      this.pullService.signal.removeEventListener('abort', onShutdown);
+      if (st.pullAbort === abort) st.pullAbort = null;
     }
   }
 
