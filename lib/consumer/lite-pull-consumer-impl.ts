@@ -94,7 +94,14 @@ export class LitePullConsumerImpl implements ConsumerInner {
   private clientIdValue = '';
   private shutdownPromise: Promise<void> | null = null;
   /** Pulls sent, batches cached, and flow-control parks by reason (tests and the benchmark read them). */
-  readonly counters = { pulls: 0, found: 0, messagesPulled: 0, parks: { all: 0, count: 0, size: 0, span: 0, pause: 0 } };
+  readonly counters = {
+    pulls: 0,
+    found: 0,
+    messagesPulled: 0,
+    parks: { all: 0, count: 0, size: 0, span: 0, pause: 0 },
+    /** Pulls sent by request code (11 PULL_MESSAGE, 361 LITE_PULL_MESSAGE). */
+    requestCodes: {} as Record<number, number>,
+  };
 
   constructor(options: LitePullConsumerOptions) {
     this.config = resolveLitePullConsumerOptions(options);
@@ -667,6 +674,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
       if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
       addr = target.addr;
       this.counters.pulls++;
+      const op = litePullOperation(instance.brokerVersion(target.addr));
+      this.counters.requestCodes[op.code] = (this.counters.requestCodes[op.code] ?? 0) + 1;
       // sysFlag SUSPEND | SUBSCRIPTION | LITE (0x16), commitOffset 0: a lite pull never commits through
       // the pull (DefaultLitePullConsumerImpl.pullSyncImpl); TAG subscriptions send subVersion 0.
       const result = await instance.pullMessage(
@@ -687,7 +696,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
         },
         base.pullTimeoutMs,
         abort.signal,
-        litePullOperation(instance.brokerVersion(target.addr)),
+        op,
       );
       this.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
       if (pq.dropped || this.pullService.signal.aborted) return;
