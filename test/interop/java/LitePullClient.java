@@ -7,6 +7,10 @@
 //              "msg" line per polled message; commitSync() after every poll. On SIGTERM (or after
 //              --timeout-ms) it stops polling, commits, shuts down (which persists the offsets to the
 //              broker) and prints {"type":"summary","received":N}.
+//   subscribe-bench  the same with autoCommit (Java's default) and no per-message lines, for
+//              `rocketwire bench --mode lite --vs java-lite`: --expect N (the first 8 bytes of each
+//              body are its number), a {"type":"progress","received","ts"} line every --progress-ms,
+//              and {"type":"bench","received","firstTs","lastTs","complete"} once N distinct arrived.
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,6 +32,7 @@ public final class LitePullClient {
         try {
             switch (argv[0]) {
                 case "subscribe": subscribe(o); break;
+                case "subscribe-bench": bench(o); break;
                 default: RefClient.fail("unknown command " + argv[0]);
             }
         } catch (Throwable e) {
@@ -95,6 +100,43 @@ public final class LitePullClient {
             stopping.set(true);
             finish(c, received.get());
         }
+    }
+
+    private static void bench(Map<String, String> o) throws Exception {
+        String topic = RefClient.req(o, "topic");
+        int expect = Integer.parseInt(RefClient.req(o, "expect"));
+        long timeoutMs = Long.parseLong(o.getOrDefault("timeout-ms", "120000"));
+        long progressMs = Long.parseLong(o.getOrDefault("progress-ms", "0"));
+        DefaultLitePullConsumer c = new DefaultLitePullConsumer(RefClient.req(o, "group"), RefClient.hook(o));
+        c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        c.setInstanceName("lite-bench-" + ProcessHandle.current().pid());
+        c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        c.subscribe(topic, "*");
+        c.start();
+        boolean[] seen = new boolean[expect];
+        long unique = 0;
+        long firstTs = 0;
+        long lastTs = 0;
+        long end = System.currentTimeMillis() + timeoutMs;
+        long nextProgress = System.currentTimeMillis() + progressMs;
+        while (unique < expect && System.currentTimeMillis() < end) {
+            for (MessageExt m : c.poll(100)) {
+                byte[] b = m.getBody();
+                long idx = b.length >= 8 ? java.nio.ByteBuffer.wrap(b).getLong() : -1;
+                if (idx < 0 || idx >= expect || seen[(int) idx]) continue;
+                seen[(int) idx] = true;
+                unique++;
+                lastTs = System.currentTimeMillis();
+                if (firstTs == 0) firstTs = lastTs;
+            }
+            if (progressMs > 0 && System.currentTimeMillis() >= nextProgress) {
+                RefClient.print(new RefClient.Json().put("type", "progress").put("received", unique).put("ts", System.currentTimeMillis()));
+                nextProgress += progressMs;
+            }
+        }
+        c.shutdown();
+        RefClient.print(new RefClient.Json().put("type", "bench").put("received", unique).put("firstTs", firstTs)
+            .put("lastTs", lastTs).put("complete", unique == expect));
     }
 
     private static synchronized void finish(DefaultLitePullConsumer c, long received) {
