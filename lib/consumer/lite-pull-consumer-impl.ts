@@ -621,6 +621,10 @@ export class LitePullConsumerImpl implements ConsumerInner {
     if (this.parked.size === 0) return;
     const overAll = this.cache.size * this.config.pullBatchSize > this.config.pullThresholdForAll;
     for (const [pr, reason] of this.parked) {
+      if (pr.processQueue.dropped) {
+        this.parked.delete(pr);
+        continue;
+      }
       if (reason === 'pause' || reason === 'span' || pr.parkTimer === null) continue;
       if (reason === 'all' ? overAll : flowControlReason(pr.processQueue, this.limits) !== null) continue;
       this.parked.delete(pr);

@@ -39,6 +39,10 @@ export class PausedQueues {
       }
     }
     for (const pr of this.parked) {
+      if (pr.processQueue.dropped) {
+        this.parked.delete(pr);
+        continue;
+      }
       if (this.isPaused(pr.messageQueue)) continue;
       this.parked.delete(pr);
       this.pullService.resume(pr);
