@@ -3,6 +3,7 @@ import { ConsumerOptionError, ConsumerStateError, LitePullConsumer, messageQueue
 import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
 import { litePullOperation } from '../../lib/consumer/lite-pull-consumer-impl.js';
 import { Operations } from '../../protocol/index.js';
+import { ManualClock } from '../../lib/clock.js';
 import { brokerOffsets, produce, uniqueName, until, withBroker } from './helpers.js';
 
 const broker = await withBroker();
@@ -50,22 +51,28 @@ t.test('subscribe: polls every message once in batches of pullBatchSize, commitS
   }
 });
 
-t.test('autoCommit: the first poll commits nothing new, a poll after the interval commits what earlier polls returned', async (t) => {
+t.test('autoCommit: a poll commits what earlier polls returned once the interval has passed (ManualClock)', async (t) => {
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 40);
-  const c = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', autoCommitIntervalMs: 1000 });
+  // The consumer's timers and its autoCommit deadline run on this clock; pulls answered at once need none.
+  const clock = new ManualClock(Date.now());
+  const c = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', autoCommitIntervalMs: 1000, clock });
   c.subscribe(topic);
   await c.start();
   t.teardown(() => c.shutdown());
   let first: MessageExt[] = [];
-  await until(async () => (first = await c.poll(200)).length > 0, 'a first batch');
+  await until(async () => (first = await c.poll(0)).length > 0, 'a first batch');
   const mq = messageQueue(topic, first[0]!.brokerName!, first[0]!.queueId);
   // The broker answers 0 for a group without an offset on a queue whose messages start at 0.
   t.ok((await c.committed(mq)) <= first[0]!.queueOffset, 'nothing committed past the first batch by the first poll');
-  await new Promise((r) => setTimeout(r, 1100));
+  clock.advance(999);
+  const second = await c.poll(0);
+  t.ok((await c.committed(mq)) <= first[0]!.queueOffset, 'nor by a poll before the interval has passed');
+  clock.advance(1);
   await c.poll(0);
-  t.equal(await c.committed(mq), first[first.length - 1]!.queueOffset + 1, 'the next poll after the interval committed past the first batch');
+  const polled = [...first, ...second].filter((m) => m.queueId === mq.queueId);
+  t.equal(await c.committed(mq), Math.max(...polled.map((m) => m.queueOffset)) + 1, 'the first poll after the interval committed past everything polled before it');
 });
 
 t.test('two lite pull consumers of one group split the queues and consume everything once', async (t) => {
