@@ -40,6 +40,7 @@ export {
   type ConsumerStats,
   type QueueStats,
   type FlowControlReason,
+  type PauseTarget,
 } from './consumer/index.js';
 
 // Message trace (enableTrace on Producer and PushConsumer): the records, to read a trace topic.
@@ -51,6 +52,8 @@ export {
   type TraceBean,
   type TraceType,
 } from './trace/index.js';
+// Lite pull consumer (DefaultLitePullConsumer).
+export { LitePullConsumer, type LitePullConsumerOptions, type LitePullConsumerState } from './consumer/index.js';
 
 // Producer.
 export {

@@ -4,6 +4,7 @@ import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
 import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupRun } from './bench/group.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
+import { consumeLite, pushPeer, runJavaLitePeer } from './bench/lite.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
 import { Producer } from '../producer/index.js';
@@ -31,7 +32,10 @@ options:
   --handler-ms MS       time each handler call takes (default 0: a no-op handler)
   --latency-messages N  messages sent one by one to the caught-up consumer for end-to-end latency (default 2000)
   --topic T             topic (default a new one per run)
-  --vs PEERS            also consume the same messages with: java, ali-ons, raw-pull, decode-pull
+  --mode M              push (default) or lite: rocketwire's rounds poll with its LitePullConsumer,
+                        and its push consumer is added as the peer "push" for the ratio
+  --vs PEERS            also consume the same messages with: java, java-lite (Java's
+                        DefaultLitePullConsumer), push, ali-ons, raw-pull, decode-pull
                         (comma list). raw-pull is the floor: the same pulls with no client on top
                         (no decoding, no cache, no handler), the most any consumer could get from
                         this broker here; decode-pull adds only the decoding of every message
@@ -52,6 +56,7 @@ Exit code 1 if any produced message was not consumed.
 /** The consumers `--vs` can add, by name. */
 const PEERS: Record<string, (run: PeerRun) => Promise<PeerResult>> = {
   java: runJavaPeer,
+  'java-lite': runJavaLitePeer,
   'ali-ons': runAliOnsPeer,
   'raw-pull': (run) => runPullFloorPeer(run, 'raw-pull'),
   'decode-pull': (run) => runPullFloorPeer(run, 'decode-pull'),
@@ -171,14 +176,18 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'stall-timeout': { type: 'string' },
     json: { type: 'boolean' },
     chart: { type: 'string' },
+    mode: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of peers) {
-    if (!Object.hasOwn(PEERS, p)) throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
+    if (!Object.hasOwn(PEERS, p) && p !== 'push') throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
   }
+  const mode = str('mode') ?? 'push';
+  if (mode !== 'push' && mode !== 'lite') throw new UsageError(`--mode takes push or lite, got "${mode}"`);
+  if (mode === 'lite' && !peers.includes('push')) peers.unshift('push');
   const topic = str('topic') ?? `rocketwire_bench_${Date.now().toString(36)}`;
   if (!/^[%|a-zA-Z0-9_-]{1,100}$/.test(topic)) throw new UsageError(`--topic "${topic}" is not a valid topic name`);
   const opts: BenchOptions = {
@@ -197,6 +206,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   };
   const rounds = intOption('rounds', str('rounds'), 3, 1, 100);
   const processes = intOption('consumers', str('consumers'), 1, 1, 64);
+  if (mode === 'lite' && processes > 1) throw new UsageError('--mode lite runs one consumer per client (--consumers 1)');
   const unsupported = peers.filter((p) => p !== 'java');
   if (processes > 1 && unsupported.length > 0) throw new UsageError(`--consumers ${processes} runs rocketwire and --vs java only, not ${unsupported.join(', ')}`);
   const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
@@ -265,7 +275,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
             const g = await consumeRocketwireGroup(group);
             noteGroup(g, round + 1);
             r = { ...g, count: g.received, startupMs: g.startupMs };
-          } else r = await consumeRocketwire(opts, expect, prog, t0);
+          } else r = mode === 'lite' ? await consumeLite(opts, expect, prog, t0) : await consumeRocketwire(opts, expect, prog, t0);
           rwRounds.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
           if (r.unique < expect) break;
@@ -276,7 +286,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
             const g = await consumeJavaGroup(group);
             noteGroup(g, round + 1);
             r = { name: 'java', received: g.unique, duplicates: g.duplicates, seconds: g.seconds, msgsPerSec: g.msgsPerSec, peakRssMb: g.peakRssMb, cpuMs: g.cpuMs, complete: g.complete, series: g.series };
-          } else r = await PEERS[who]!(peerRun);
+          } else r = await (who === 'push' ? pushPeer(opts) : PEERS[who]!)(peerRun);
           peerRounds.get(who)!.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
         }

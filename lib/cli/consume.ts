@@ -3,6 +3,7 @@ import { MQClientInstance } from '../client/index.js';
 import { PushConsumer, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
+import { consumeLite } from './consume-lite.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 import { CliReplier } from './reply.js';
 
@@ -47,6 +48,7 @@ options:
   --idle-exit SECONDS  stop when no message arrived for this long
   --timeout MS         timeout of the requests other than the long poll: name server, heartbeats, the
                        group's consumer list, offsets, the unregistration at exit (default 3000)
+  --mode MODE          push (default) or lite: a LitePullConsumer polls instead (not with --orderly)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
   --reply TEXT         answer every message as a request (rocketwire request, DefaultMQProducer#request)
@@ -201,6 +203,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     reply: { type: 'string' },
     trace: { type: 'boolean' },
     'trace-topic': { type: 'string' },
+    mode: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -214,6 +217,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = intOption('timeout', str('timeout'), 3000, 1, 3_600_000);
   const json = values.json === true;
   const orderly = values.orderly === true;
+  const mode = str('mode') ?? 'push';
+  if (mode !== 'push' && mode !== 'lite') throw new UsageError(`--mode takes push or lite, got "${mode}"`);
+  if (mode === 'lite') {
+    if (orderly) throw new UsageError('--orderly is a push consumer mode: not with --mode lite');
+    const args = { namesrv, topic, group, expr: str('expr') ?? '*', broadcast: values.broadcast === true, limit, idleExitS, timeoutMs, json };
+    const format = (m: MessageExt, j: boolean): string => (j ? messageToJson(m) : messageToText(m));
+    return consumeLite({ ...args, from: parseFrom(str('from')), format, checkNameServer: () => checkNameServer(namesrv, topic, timeoutMs) }, io);
+  }
 
   let consumer: PushConsumer<boolean>;
   try {

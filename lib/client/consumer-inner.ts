@@ -10,7 +10,8 @@ export type MessageExtLike = MessageExt;
 export interface ConsumerInner {
   readonly groupName: string;
   readonly messageModel: 'CLUSTERING' | 'BROADCASTING';
-  readonly consumeType: 'CONSUME_PASSIVELY';
+  /** CONSUME_PASSIVELY: push consumer; CONSUME_ACTIVELY: lite pull consumer. */
+  readonly consumeType: 'CONSUME_PASSIVELY' | 'CONSUME_ACTIVELY';
   readonly consumeFromWhere: string;
   /** Subscriptions as the heartbeat carries them (§8.1), retry topic included. */
   subscriptions(): SubscriptionData[];

@@ -181,12 +181,14 @@ export class MQClientAPI {
   }
 
   /**
-   * PULL_MESSAGE. `timeoutMs` must exceed suspendTimeoutMillis plus the broker's check period.
+   * PULL_MESSAGE (or LITE_PULL_MESSAGE, same header and answer: `op`). `timeoutMs` must exceed suspendTimeoutMillis plus the broker's check period.
    * The hot path: it uses the row's pieces directly (no Reply object per pull), and its answers
    * (PULL_NOT_FOUND…) carry the same header as SUCCESS, decoded as strictly.
    */
-  async pullMessage(brokerAddr: string, header: PullMessageRequest, timeoutMs: number, signal?: AbortSignal): Promise<PullResult> {
-    const op = Operations.PULL_MESSAGE;
+  async pullMessage(
+    brokerAddr: string, header: PullMessageRequest, timeoutMs: number, signal?: AbortSignal,
+    op: typeof Operations.PULL_MESSAGE | typeof Operations.LITE_PULL_MESSAGE = Operations.PULL_MESSAGE,
+  ): Promise<PullResult> {
     const req = operationRequest(op, header, undefined, this.ctx);
     const res = await this.ctx.remoting.invoke(brokerAddr, req, signal ? { timeoutMs, signal } : { timeoutMs });
     const status = PULL_STATUS[res.code];

@@ -33,6 +33,7 @@ export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
     impl.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND);
     return;
   }
+  if (impl.pausedQueues.parkIfPaused(pr)) return;
   pr.parkReason = null;
   const reason = flowControlReason(pq, impl.limits);
   if (reason !== null) {

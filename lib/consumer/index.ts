@@ -10,3 +10,6 @@ export * from './offset-store.js';
 export * from './options.js';
 export { PushConsumer, type ConsumerState, type MessageListenerEither, type PushConsumerListener } from './push-consumer.js';
 export { tagMatches } from './subscription.js';
+export { LitePullConsumer, type LitePullConsumerState } from './lite-pull-consumer.js';
+export { litePullConsumerDefaults, type LitePullConsumerOptions } from './lite-pull-options.js';
+export type { PauseTarget } from './pause.js';

@@ -31,6 +31,7 @@ import {
 import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
 import type { ProcessQueue } from './process-queue.js';
 import { PullMessageService } from './pull-message-service.js';
+import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../trace/trace-hooks.js';
@@ -71,6 +72,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   /** enableTrace: the SubBefore/SubAfter records' dispatcher (lib/trace). */
   trace: ConsumerTrace | null = null;
   readonly pullService: PullMessageService;
+  /** pause(topicOrQueues) / resume(...): queues whose pulls are parked (pause.ts). */
+  readonly pausedQueues: PausedQueues;
   readonly rebalance: RebalancePushImpl;
   private readonly tasks: ScheduledTask[] = [];
   /** Pulls sent and OFFSET_ILLEGAL handling under way; shutdown waits for them. */
@@ -88,6 +91,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     this.config = resolveConsumerOptions(options);
     this.recorder = new ConsumerStatsRecorder(this.config.clock);
     this.pullService = new PullMessageService((pr) => pullMessage(this, pr), this.config.clock);
+    this.pausedQueues = new PausedQueues(this.pullService);
     for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
     this.limits = {
       pullThresholdForQueue: this.config.pullThresholdForQueue,

@@ -14,6 +14,8 @@ import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import type { PushConsumerOptions } from './options.js';
 import { PushConsumerImpl, type ConsumerState } from './push-consumer-impl.js';
+import { pushBatches, pushMessages } from './message-iterator.js';
+import type { PauseTarget } from './pause.js';
 
 export type { ConsumerState } from './push-consumer-impl.js';
 
@@ -129,8 +131,10 @@ export class PushConsumer<Orderly extends boolean = false> {
   suspend(): void {
     this.#impl.suspend();
   }
-  resume(): void {
-    this.#impl.resume();
+  /** Without an argument: the end of suspend(). With topics or queues: the end of pause(target) for them. */
+  resume(target?: PauseTarget): void {
+    if (target === undefined) this.#impl.resume();
+    else this.#impl.pausedQueues.resume(target);
   }
 
   /** Queues this consumer holds now. */
@@ -162,50 +166,37 @@ export class PushConsumer<Orderly extends boolean = false> {
 
 
   /**
-   * The async-iterator form: each message is acknowledged (CONSUME_SUCCESS) when the loop asks for the
-   * next one; leaving the loop early (break/throw) shuts the consumer down, and the message being
-   * handled then is not committed.
+   * Async iteration (starts the consumer with its own handler): each message is consumed
+   * (CONSUME_SUCCESS) when the loop asks for the next one, so a slow loop body holds the pulls at the
+   * flow-control limits. `break`, `return` or a throw shut the consumer down; the message being
+   * handled and those not yet taken are not committed and are delivered again (message-iterator.ts).
    */
-  async *[Symbol.asyncIterator](): AsyncGenerator<MessageExt, void, undefined> {
-    const ready: { msg: MessageExt; ack: (ok: boolean) => void }[] = [];
-    let wake: (() => void) | null = null;
-    const handler = (msgs: MessageExt[]): Promise<'CONSUME_SUCCESS' | 'RECONSUME_LATER'> => {
-      let remaining = msgs.length;
-      let allOk = true;
-      return new Promise((resolve) => {
-        for (const msg of msgs) {
-          ready.push({
-            msg,
-            ack: (ok) => {
-              if (!ok) allOk = false;
-              if (--remaining === 0) resolve(allOk ? 'CONSUME_SUCCESS' : 'RECONSUME_LATER');
-            },
-          });
-        }
-        const w = wake;
-        wake = null;
-        w?.();
-      });
-    };
-    if (this.state === 'CREATED') await this.#impl.start(handler);
-    let current: { msg: MessageExt; ack: (ok: boolean) => void } | undefined;
-    try {
-      for (;;) {
-        while (ready.length === 0) {
-          if (this.state !== 'RUNNING') return;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-        }
-        current = ready.shift()!;
-        yield current.msg;
-        current.ack(true);
-        current = undefined;
-      }
-    } finally {
-      current?.ack(false);
-      await this.shutdown();
-    }
+  messages(): AsyncGenerator<MessageExt, void, undefined> {
+    return pushMessages(this.#impl);
+  }
+
+  /** As messages(), one handler call's messages (up to consumeMessageBatchMaxSize) at a time. */
+  batches(): AsyncGenerator<MessageExt[], void, undefined> {
+    return pushBatches(this.#impl);
+  }
+
+  /** `for await (const msg of consumer)`: the same as messages(). */
+  [Symbol.asyncIterator](): AsyncGenerator<MessageExt, void, undefined> {
+    return this.messages();
+  }
+
+  /**
+   * Stops pulling a topic's queues or single queues (KafkaJS's pause): they stay assigned, their
+   * cached messages are still consumed, and their pull requests wait until resume(target).
+   */
+  pause(target: PauseTarget): this {
+    this.#impl.pausedQueues.pause(target);
+    return this;
+  }
+
+  /** Topics and queues paused with pause(). */
+  paused(): { topics: string[]; queues: MessageQueue[] } {
+    return this.#impl.pausedQueues.paused();
   }
 }
 

@@ -76,7 +76,7 @@ interface Line {
 }
 
 /** Run a peer process that prints JSON lines: progress {type:'progress',received,ts} and a final {type:'bench'}. */
-function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: NodeJS.ProcessEnv): Promise<PeerResult> {
+export function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: NodeJS.ProcessEnv): Promise<PeerResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
     const series: Series = { name: `consume (${name})`, points: [] };

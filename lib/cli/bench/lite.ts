@@ -1,0 +1,146 @@
+// `rocketwire bench --mode lite`: rocketwire's LitePullConsumer in a poll loop, the push consumer as
+// the in-run comparison ("push"), and Java's DefaultLitePullConsumer as a --vs peer ("java-lite",
+// test/interop/java/LitePullClient.java subscribe-bench). Same measure as the push rounds: first to
+// last distinct message handled.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LitePullConsumer } from '../../consumer/index.js';
+import { litePullConsumerImpl } from '../../consumer/lite-pull-consumer.js';
+import { CliError } from '../common.js';
+import { JAVA_PEER_VERSION, prepareJava, runPeer, type PeerResult, type PeerRun } from './peers.js';
+import type { ProgressBar } from './progress.js';
+import { consumeRocketwire, GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+function indexOf(body: Buffer): number {
+  if (body.length < 8) return -1;
+  return body.readUInt32BE(0) * 0x1_0000_0000 + body.readUInt32BE(4);
+}
+
+/** One round with rocketwire's LitePullConsumer (Java's defaults: batches of 10, autoCommit). */
+export async function consumeLite(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label = 'consume (rocketwire lite)'): Promise<ConsumeResult> {
+  const seen = new Uint8Array(expect);
+  let unique = 0;
+  let duplicates = 0;
+  let firstAt = 0;
+  let lastAt = 0;
+  const consumer = new LitePullConsumer({
+    consumerGroup: `rocketwire_bench_lite_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`,
+    namesrvAddr: opts.namesrv,
+    consumeFromWhere: 'first',
+    subscriptions: { [opts.topic]: '*' },
+    serializeType: opts.serializeType,
+  });
+  const series: Series = { name: label, points: [] };
+  if (typeof globalThis.gc === 'function') globalThis.gc();
+  const rss = new RssSampler().start();
+  const gc = new GcWatcher().start();
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  let lastSample = start;
+  let lastSampleCount = 0;
+  let lastProgressAt = start;
+  try {
+    await consumer.start();
+    while (unique < expect) {
+      const msgs = await consumer.poll(100);
+      for (const m of msgs) {
+        const idx = indexOf(m.body);
+        if (idx < 0 || idx >= expect) continue;
+        if (seen[idx]) duplicates++;
+        else {
+          seen[idx] = 1;
+          unique++;
+          lastAt = performance.now();
+          if (firstAt === 0) firstAt = lastAt;
+        }
+      }
+      if (opts.handlerMs > 0 && msgs.length > 0) await new Promise((r) => setTimeout(r, opts.handlerMs));
+      const now = performance.now();
+      if (msgs.length > 0) lastProgressAt = now;
+      else if (now - lastProgressAt > opts.stallTimeoutMs) break;
+      if (now - lastSample >= 100) {
+        series.points.push([(now - t0) / 1000, ((unique - lastSampleCount) * 1000) / (now - lastSample)]);
+        lastSample = now;
+        lastSampleCount = unique;
+        progress?.update('consume', unique, expect, duplicates ? `dup ${duplicates}` : '');
+      }
+    }
+    progress?.clear();
+    const cpu = process.cpuUsage(cpu0);
+    const seconds = Math.max(1e-3, ((lastAt || performance.now()) - (firstAt || start)) / 1000);
+    const impl = litePullConsumerImpl(consumer);
+    return {
+      count: unique + duplicates,
+      unique,
+      duplicates,
+      seconds,
+      msgsPerSec: Math.max(0, unique - 1) / seconds,
+      mbPerSec: (Math.max(0, unique - 1) * opts.size) / seconds / (1024 * 1024),
+      startupMs: (firstAt || start) - start,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      peakRssMb: rss.stop(),
+      gc: gc.stop(),
+      pulls: impl.counters.pulls,
+      flowControlPauses: { ...impl.counters.parks },
+      series,
+    };
+  } finally {
+    rss.stop();
+    gc.stop();
+    await consumer.shutdown();
+  }
+}
+
+/** The push consumer as a peer of a lite round (`--mode lite` adds it), measured in this process. */
+export function pushPeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
+  return async (run) => {
+    const r = await consumeRocketwire(opts, run.expect, null, run.t0, 'consume (rocketwire push)');
+    return { name: 'push', received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+  };
+}
+
+/** Compiles RefClient.java with LitePullClient.java (the classes prepareJava builds hold only RefClient). */
+function prepareJavaLite(): string {
+  const cp = prepareJava(); // checks java/javac and fetches the jars
+  const lib = cp.split(path.delimiter)[1]!;
+  const srcs = ['RefClient.java', 'LitePullClient.java'].map((f) => path.join(REPO, 'test', 'interop', 'java', f));
+  const h = createHash('sha1');
+  for (const s of srcs) h.update(fs.readFileSync(s));
+  const classes = path.join(process.env.ROCKETWIRE_CACHE ?? path.join(os.homedir(), '.cache', 'rocketwire'), 'bench-refclient', `lite-${JAVA_PEER_VERSION}-${h.digest('hex').slice(0, 12)}`);
+  if (!fs.existsSync(path.join(classes, 'LitePullClient.class'))) {
+    const tmp = `${classes}.tmp${process.pid}`;
+    fs.mkdirSync(tmp, { recursive: true });
+    const r = spawnSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', lib, '-d', tmp, ...srcs], { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new CliError(`javac LitePullClient.java failed: ${r.stderr.toString().trim().split('\n')[0]}`);
+    fs.rmSync(classes, { recursive: true, force: true });
+    fs.renameSync(tmp, classes);
+  }
+  return `${classes}${path.delimiter}${lib}`;
+}
+
+/** Java's DefaultLitePullConsumer (5.3.3, its defaults) in a poll loop, in its own JVM. */
+export async function runJavaLitePeer(run: PeerRun): Promise<PeerResult> {
+  const cp = prepareJavaLite();
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-java-lite-'));
+  try {
+    return await runPeer(
+      'java-lite',
+      'java',
+      [
+        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp', cp, 'LitePullClient', 'subscribe-bench',
+        '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_lite_bench_${Date.now().toString(36)}`,
+        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--progress-ms', '100',
+      ],
+      run,
+    );
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
