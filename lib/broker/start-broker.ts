@@ -95,6 +95,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         idleTimeoutMs,
         maxBufferedBytes: options.maxBufferedBytes,
         maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+        timerWheelEnable: options.timerWheelEnable,
+        timerPrecisionMs: options.timerPrecisionMs,
+        timerMaxDelaySec: options.timerMaxDelaySec,
       });
       brokers.push(b);
       await b.start();

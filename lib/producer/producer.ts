@@ -29,6 +29,7 @@ import { encodeMessageProperties, messageBody, MessageValidationError, validateT
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
+import { isDelayed } from './timer-message.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -241,6 +242,7 @@ export class Producer {
     const records = msgs.map((m) => {
       if (m.topic !== topic) throw new MessageValidationError('topic', 'the messages of one batch must share one topic');
       if ((m.delayTimeLevel ?? 0) > 0) throw new MessageValidationError('delayTimeLevel', 'delayed messages are not supported for batching');
+      if (isDelayed(m)) throw new MessageValidationError(m.deliverAt !== undefined ? 'deliverAt' : 'delayMs', 'timer messages are not supported for batching');
       if ((m.waitStoreMsgOK ?? true) !== wait) throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
       const uniq = this.uniqKeys.next();
       ids.push(uniq);

@@ -9,6 +9,7 @@ import type { RebalanceLockManager } from '../rebalance-lock-manager.js';
 import type { TopicConfigManager } from '../topic-config.js';
 import { BrokerOptionError } from '../errors.js';
 import { fail } from './request-processor.js';
+import type { TimerSettings } from '../timer/index.js';
 
 /**
  * Bounds on what a request may ask for. Apache's broker has neither (it creates a topic of
@@ -57,6 +58,8 @@ export interface BrokerContext {
   /** Create unknown topics on first send from TBW102. */
   readonly autoCreateTopic: boolean;
   readonly limits: BrokerLimits;
+  /** 5.x timer messages (timer/timer-message-store.ts). */
+  readonly timerSettings: TimerSettings;
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */
