@@ -7,3 +7,4 @@ export * from './mq-client-instance.js';
 export * from './operation-call.js';
 export * from './scheduled-task.js';
 export * from './topic-route.js';
+export * from './namespace.js';

@@ -14,6 +14,8 @@ import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import type { PushConsumerOptions } from './options.js';
 import { PushConsumerImpl, type ConsumerState } from './push-consumer-impl.js';
+import { takeNamespace, type NamespaceOption } from '../client/index.js';
+import { consumerGroupWithNamespace, listenerWithoutNamespace, topicWithNamespace } from './consumer-namespace.js';
 
 export type { ConsumerState } from './push-consumer-impl.js';
 
@@ -59,13 +61,17 @@ let implOf: (consumer: PushConsumer<boolean>) => PushConsumerImpl;
  */
 export class PushConsumer<Orderly extends boolean = false> {
   readonly #impl: PushConsumerImpl;
+  /** The `namespace` option (consumer-namespace.ts). */
+  readonly #namespace: string | undefined;
 
   static {
     implOf = (consumer) => consumer.#impl;
   }
 
-  constructor(options: PushConsumerOptions & { orderly?: Orderly }) {
-    this.#impl = new PushConsumerImpl(options);
+  constructor(options: PushConsumerOptions & { orderly?: Orderly } & NamespaceOption) {
+    const { namespace, rest } = takeNamespace(options);
+    this.#namespace = namespace;
+    this.#impl = new PushConsumerImpl(consumerGroupWithNamespace(namespace, rest));
   }
 
   get state(): ConsumerState {
@@ -88,13 +94,13 @@ export class PushConsumer<Orderly extends boolean = false> {
 
   /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB"); allowed before or after start. */
   subscribe(topic: string, expression = '*'): this {
-    this.#impl.subscribe(topic, expression);
+    this.#impl.subscribe(topicWithNamespace(this.#namespace, topic), expression);
     return this;
   }
 
   /** Removes a subscription; its queues are dropped at the next rebalance. */
   unsubscribe(topic: string): this {
-    this.#impl.unsubscribe(topic);
+    this.#impl.unsubscribe(topicWithNamespace(this.#namespace, topic));
     return this;
   }
 
@@ -105,7 +111,7 @@ export class PushConsumer<Orderly extends boolean = false> {
   // refuses orderly statuses and handlers, and PushConsumer<false> and <true> stay assignable to
   // PushConsumer<boolean> (the class parameter appears only in the `orderly` getter).
   onMessage<O extends boolean>(this: PushConsumer<O>, listener: PushConsumerListener<O>): PushConsumer<O> {
-    this.#impl.onMessage(listener as MessageListener);
+    this.#impl.onMessage(listenerWithoutNamespace(this.#namespace, listener as MessageListener));
     return this;
   }
 
@@ -114,7 +120,7 @@ export class PushConsumer<Orderly extends boolean = false> {
    * and the periodic rebalance, offset flush, expiry sweep and (orderly) lock renewal.
    */
   start<O extends boolean>(this: PushConsumer<O>, listener?: PushConsumerListener<O>): Promise<void> {
-    return this.#impl.start(listener as MessageListener | undefined);
+    return this.#impl.start(listenerWithoutNamespace(this.#namespace, listener as MessageListener | undefined));
   }
 
   /**
@@ -187,7 +193,7 @@ export class PushConsumer<Orderly extends boolean = false> {
         w?.();
       });
     };
-    if (this.state === 'CREATED') await this.#impl.start(handler);
+    if (this.state === 'CREATED') await this.#impl.start(listenerWithoutNamespace(this.#namespace, handler as MessageListener));
     let current: { msg: MessageExt; ack: (ok: boolean) => void } | undefined;
     try {
       for (;;) {

@@ -20,6 +20,9 @@ import {
   defaultClientIp,
   MQClientInstance,
   resolveInstanceName,
+  takeNamespace,
+  wrapNamespace,
+  type NamespaceOption,
   topicRouteToPublishQueues,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -30,6 +33,7 @@ import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOpti
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 import { isDelayed } from './timer-message.js';
+import { namespacedMessage, namespacedSendOptions, resultWithoutNamespace } from './producer-namespace.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -109,8 +113,13 @@ export class Producer {
   /** Send budgets and bornTimestamp read this clock (the client option `clock`). */
   private readonly clock: Clock;
 
-  constructor(options: ProducerOptions) {
-    this.options = resolveProducerOptions(options);
+  /** The `namespace` option (producer-namespace.ts). */
+  private readonly namespace: string | undefined;
+
+  constructor(options: ProducerOptions & NamespaceOption) {
+    const { namespace, rest } = takeNamespace(options);
+    this.namespace = namespace;
+    this.options = resolveProducerOptions(namespace ? { ...rest, group: wrapNamespace(namespace, rest.group) } : rest);
     this.clock = this.options.client.clock ?? systemClock;
     // UNIQ_KEY starts with the host's address, as MessageClientIDSetter's does.
     this.uniqKeys = new UniqKeyGenerator({ ip: this.options.client.clientIp ?? defaultClientIp() });
@@ -182,25 +191,28 @@ export class Producer {
   /** Publish queues of `topic`, asking the name server when not known (auto-create via TBW102 if absent). */
   async fetchPublishMessageQueues(topic: string): Promise<MessageQueue[]> {
     this.ensureRunning();
-    return [...(await this.findPublishInfo(validateTopic(topic, this.options.createTopicKey))).queues];
+    return [...(await this.findPublishInfo(validateTopic(wrapNamespace(this.namespace, topic), this.options.createTopicKey))).queues];
   }
 
   /** Sends one message and waits for the broker's answer (SEND_MESSAGE_V2). */
   async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    return this.sendPrepared(this.prepareSingle(msg), opts, false) as Promise<SendResult>;
+    const r = (await this.sendPrepared(this.prepareSingle(namespacedMessage(this.namespace, msg)), namespacedSendOptions(this.namespace, opts), false)) as SendResult;
+    return resultWithoutNamespace(this.namespace, r);
   }
 
   /** Sends one message without waiting for an answer; a single attempt, as in Java. */
   async sendOneway(msg: Message, opts: SendOptions = {}): Promise<void> {
     this.ensureRunning();
-    await this.sendPrepared(this.prepareSingle(msg), opts, true);
+    await this.sendPrepared(this.prepareSingle(namespacedMessage(this.namespace, msg)), namespacedSendOptions(this.namespace, opts), true);
   }
 
   /** Sends messages of one topic in one SEND_BATCH_MESSAGE (no delay, no retry topics, never compressed). */
   async sendBatch(msgs: readonly Message[], opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    return this.sendPrepared(this.prepareBatch(msgs), opts, false) as Promise<SendResult>;
+    const ns = this.namespace;
+    const r = (await this.sendPrepared(this.prepareBatch(msgs.map((m) => namespacedMessage(ns, m))), namespacedSendOptions(ns, opts), false)) as SendResult;
+    return resultWithoutNamespace(ns, r);
   }
 
   private ensureRunning(): void {
