@@ -92,3 +92,9 @@ export function takeNamespace<T extends NamespaceOption>(options: T): { namespac
   const { namespace, ...rest } = options;
   return { namespace: resolveNamespace(namespace), rest };
 }
+
+/** NamespaceRpcHook#doBeforeRequest: MixAll.RPC_REQUEST_HEADER_NAMESPACED_FIELD ("nsd") and _NAMESPACE_FIELD ("ns"). */
+export function stampNamespaceV2(ext: Record<string, string>, namespaceV2: string): void {
+  ext.nsd = 'true';
+  ext.ns = namespaceV2;
+}
