@@ -27,9 +27,9 @@ export async function javaTimerProduce(o: { namesrv: string; topic: string; coun
   return lines.filter((l) => l.type === 'sent') as unknown as JavaTimerSent[];
 }
 
-/** Java push consumer (from the first offset), started and ready; `received` fills as messages come. */
-export async function startJavaTimerConsumer(o: { namesrv: string; topic: string; group: string; namespace?: string }): Promise<{ proc: RefClientProcess; received: () => JavaTimerReceived[] }> {
-  const args = ['--topic', o.topic, '--group', o.group, '--timeout-ms', '120000'];
+/** Java push consumer (from the first offset), ready once it holds `queues` (default 2) queues of the topic; `received` fills as messages come. */
+export async function startJavaTimerConsumer(o: { namesrv: string; topic: string; group: string; namespace?: string; queues?: number }): Promise<{ proc: RefClientProcess; received: () => JavaTimerReceived[] }> {
+  const args = ['--topic', o.topic, '--group', o.group, '--timeout-ms', '120000', '--queues', String(o.queues ?? 2)];
   if (o.namespace !== undefined) args.push('--namespace', o.namespace);
   const proc = await spawnRefClient('consume', args, { namesrv: o.namesrv, mainClass: 'TimerClient' });
   await proc.waitFor((l) => l.type === 'ready', 60_000);
