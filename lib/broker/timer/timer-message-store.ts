@@ -77,7 +77,8 @@ export function transformTimerMessage(m: MessageInner, settings: TimerSettings, 
   else deliverMs = javaLong(p.TIMER_DELIVER_MS!);
   const maxMs = settings.timerMaxDelaySec * 1000;
   if (Number.isNaN(deliverMs)) return illegal(maxMs);
-  if (deliverMs <= now) return null;
+  // a delete marker (TIMER_DEL_UNIQKEY) must point at the future; deleting is not implemented here
+  if (deliverMs <= now) return p.TIMER_DEL_UNIQKEY !== undefined ? illegal(maxMs) : null;
   if (deliverMs - now > maxMs) return illegal(maxMs);
   const prec = settings.timerPrecisionMs;
   if (prec > 1) deliverMs = deliverMs % prec === 0 ? deliverMs - prec : Math.floor(deliverMs / prec) * prec;
