@@ -88,6 +88,8 @@ t.test('bad timer values: MESSAGE_ILLEGAL; a wheel that is off: SYSTEM_ERROR', a
   const far = await c.invoke(b.broker, sendRequest('Bad', 'x', { properties: { TIMER_DELAY_SEC: String(3 * 86_400 + 1) } }));
   t.equal(far.code, ResponseCode.MESSAGE_ILLEGAL, 'beyond timerMaxDelaySec');
   t.match(far.remark, /max delay 259200000ms/);
+  const del = await c.invoke(b.broker, sendRequest('Bad', 'x', { properties: { TIMER_DELIVER_MS: '1', TIMER_DEL_UNIQKEY: 'k' } }));
+  t.equal(del.code, ResponseCode.MESSAGE_ILLEGAL, 'a delete marker for a time gone by');
   t.same(await pullAll(c, b, 'Bad'), []);
 
   const off = await setup(t, { timerWheelEnable: false });

@@ -4,7 +4,8 @@
 //    the broker's precision allows (Java's TimerMessageStore floors the time to timerPrecisionMs) and
 //    within 1 s after its time;
 //  - namespaces: rocketwire and Java clients with the same namespace exchange messages both ways (the
-//    topic shows without the namespace on both sides); a client without it sees nothing.
+//    topic shows without the namespace on both sides); a client without it sees nothing;
+//  - namespaceV2 (5.2+) changes no name: the broker takes the nsd/ns fields and separates nothing.
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
@@ -26,7 +27,7 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
 if (await interopReady(t, [V5_VERSION])) {
   const cluster = await startRealCluster({ version: V5_VERSION, brokerConfig: { timerWheelEnable: true, timerPrecisionMs: PRECISION_MS } });
   t.teardown(() => cluster.stop({ graceful: false }));
-  for (const topic of ['RwTimerToJava', 'RwTimerFromJava', 'NS1%RwNsTopic', 'RwNsTopic']) await cluster.createTopic(topic, { queues: 2 });
+  for (const topic of ['RwTimerToJava', 'RwTimerFromJava', 'NS1%RwNsTopic', 'RwNsTopic', 'RwNsV2Topic']) await cluster.createTopic(topic, { queues: 2 });
   const figures: Record<string, number[]> = {};
 
   t.test('timer: rocketwire delayMs 3000 → Java consumer', async (t) => {
@@ -110,6 +111,26 @@ if (await interopReady(t, [V5_VERSION])) {
     t.same(mine.map((m) => [m.topic, m.body.toString()]).sort(), [['RwNsTopic', 'from-rw'], ['RwNsTopic', 'java-0'], ['RwNsTopic', 'java-1']], 'rocketwire with NS1 got all three, topic unwrapped');
     t.same(plain, [], 'a consumer of RwNsTopic without the namespace saw nothing');
     figures['namespace messages exchanged'] = [java.received().length, mine.length, plain.length];
+  });
+
+  t.test('namespaceV2 NS2: no name changes, so the open-source broker does not separate anything', async (t) => {
+    const plain: MessageExt[] = [];
+    const outsider = new PushConsumer({ consumerGroup: 'rw_v2_outsider_cg', namesrvAddr: cluster.namesrv, subscriptions: { RwNsV2Topic: '*' }, consumeFromWhere: 'first' });
+    await outsider.start((msgs) => {
+      plain.push(...msgs);
+      return 'CONSUME_SUCCESS';
+    });
+    t.teardown(() => outsider.shutdown());
+    const java = await startJavaTimerConsumer({ namesrv: cluster.namesrv, topic: 'RwNsV2Topic', group: 'ns_v2_java_cg', namespaceV2: 'NS2' });
+    t.teardown(() => java.proc.stop());
+    const producer = new Producer({ group: 'rw_v2_pg', namesrvAddr: cluster.namesrv, namespaceV2: 'NS2', instanceName: 'v2' });
+    await producer.start();
+    t.teardown(() => producer.shutdown());
+    const r = await producer.send({ topic: 'RwNsV2Topic', body: 'v2' });
+    t.equal(r.status, 'SEND_OK', 'the broker takes the nsd/ns extFields');
+    await waitFor(() => java.received().length >= 1 && plain.length >= 1, 20_000);
+    t.same(java.received().map((m) => [m.topic, m.body]), [['RwNsV2Topic', 'v2']], 'Java with namespaceV2 NS2 got it on the plain topic');
+    t.same(plain.map((m) => [m.topic, m.body.toString()]), [['RwNsV2Topic', 'v2']], 'and so did a consumer without any namespace');
   });
 
   t.teardown(() => t.comment(`figures: ${JSON.stringify(figures)}`));

@@ -1,7 +1,7 @@
 // Java peer of the timer and namespace proofs (issue 15), run by test/interop/java-timer-ns.ts:
-//   produce --namesrv A --topic T --count N [--delay-ms D | --deliver-in-ms D] [--namespace NS] [--group G]
+//   produce --namesrv A --topic T --count N [--delay-ms D | --deliver-in-ms D] [--namespace NS] [--namespace-v2 NS] [--group G]
 //            one {"type":"sent","msgId","sendTime","topic"} line per message (setDelayTimeMs / setDeliverTimeMs)
-//   consume  --namesrv A --topic T --group G [--namespace NS] [--timeout-ms M]
+//   consume  --namesrv A --topic T --group G [--namespace NS] [--namespace-v2 NS] [--queues Q] [--timeout-ms M]
 //            {"type":"ready"} once started, then {"type":"received","msgId","receiveTime","topic","body","properties"}
 //            per message until SIGTERM or the timeout, then {"type":"done","count"}
 import java.nio.charset.StandardCharsets;
@@ -38,6 +38,7 @@ public class TimerClient {
         DefaultMQProducer p = new DefaultMQProducer(o.getOrDefault("group", "timer_java_pg"));
         p.setNamesrvAddr(RefClient.req(o, "namesrv"));
         if (o.containsKey("namespace")) p.setNamespace(o.get("namespace"));
+        if (o.containsKey("namespace-v2")) p.setNamespaceV2(o.get("namespace-v2"));
         p.setInstanceName("timer-java-p-" + ProcessHandle.current().pid());
         p.start();
         int count = Integer.parseInt(o.getOrDefault("count", "1"));
@@ -57,6 +58,7 @@ public class TimerClient {
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
         if (o.containsKey("namespace")) c.setNamespace(o.get("namespace"));
+        if (o.containsKey("namespace-v2")) c.setNamespaceV2(o.get("namespace-v2"));
         c.setInstanceName("timer-java-c-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         c.subscribe(RefClient.req(o, "topic"), "*");
