@@ -89,6 +89,8 @@ export interface NamespaceOption {
 
 /** Splits the namespace off a client's options: the checked namespace and the options without it. */
 export function takeNamespace<T extends NamespaceOption>(options: T): { namespace: string | undefined; rest: Omit<T, 'namespace'> } {
+  // a missing options object is the client's own error to report, not ours
+  if (options === null || typeof options !== 'object') return { namespace: undefined, rest: options };
   const { namespace, ...rest } = options;
   return { namespace: resolveNamespace(namespace), rest };
 }

@@ -1,6 +1,7 @@
 import { RocketwireError } from '../../protocol/index.js';
 import { javaHashMapOrder } from '../../protocol/java-hash.js';
 import { timerProperties } from './timer-message.js';
+import { instanceIdOf } from './producer-namespace.js';
 import { TOPIC_MAX_LENGTH, isNotAllowedSendTopic, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
 
 /** A message to send. */
@@ -114,6 +115,11 @@ function collectProperties(msg: Message, uniqKey: string | undefined): { names: 
   if (uniqKey !== undefined) {
     names.push('UNIQ_KEY');
     values.push(uniqKey);
+  }
+  const instanceId = instanceIdOf(msg);
+  if (instanceId !== undefined) {
+    names.push('INSTANCE_ID');
+    values.push(instanceId);
   }
   return { names, values };
 }

@@ -11,8 +11,26 @@ import type { SendResult } from './send-result.js';
  */
 export function namespacedMessage(namespace: string | undefined, msg: Message): Message {
   if (!namespace || typeof msg?.topic !== 'string') return msg;
-  const topic = wrapNamespace(namespace, msg.topic);
-  return topic === msg.topic ? msg : { ...msg, topic };
+  const copy = { ...msg, topic: wrapNamespace(namespace, msg.topic) };
+  instanceIds.set(copy, namespace);
+  return copy;
+}
+
+/** A member of a batch: only the topic is wrapped (Java sets INSTANCE_ID on the MessageBatch, not its members). */
+export function namespacedBatchMember(namespace: string | undefined, msg: Message): Message {
+  if (!namespace || typeof msg?.topic !== 'string') return msg;
+  return { ...msg, topic: wrapNamespace(namespace, msg.topic) };
+}
+
+/**
+ * DefaultMQProducerImpl#sendKernelImpl puts the namespace into property INSTANCE_ID of every message
+ * it sends (msg.setInstanceId); INSTANCE_ID is reserved, so the copy made above is marked here and
+ * encodeMessageProperties adds it after UNIQ_KEY, where Java adds it.
+ */
+const instanceIds = new WeakMap<Message, string>();
+
+export function instanceIdOf(msg: Message): string | undefined {
+  return instanceIds.get(msg);
 }
 
 export function namespacedSendOptions<O extends { queue?: { topic: string; brokerName: string; queueId: number } | undefined }>(namespace: string | undefined, opts: O): O {

@@ -33,7 +33,7 @@ import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOpti
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 import { isDelayed } from './timer-message.js';
-import { namespacedMessage, namespacedSendOptions, resultWithoutNamespace } from './producer-namespace.js';
+import { namespacedBatchMember, namespacedMessage, namespacedSendOptions, resultWithoutNamespace } from './producer-namespace.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -211,7 +211,7 @@ export class Producer {
   async sendBatch(msgs: readonly Message[], opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
     const ns = this.namespace;
-    const r = (await this.sendPrepared(this.prepareBatch(msgs.map((m) => namespacedMessage(ns, m))), namespacedSendOptions(ns, opts), false)) as SendResult;
+    const r = (await this.sendPrepared(this.prepareBatch(msgs.map((m) => namespacedBatchMember(ns, m))), namespacedSendOptions(ns, opts), false)) as SendResult;
     return resultWithoutNamespace(ns, r);
   }
 

@@ -23,6 +23,7 @@ t.test('namespace v1: NS%topic and NS%group on the wire, plain names to the user
   const send = spy.find((s) => s.code === RequestCode.SEND_MESSAGE_V2)!;
   t.equal(send.ext.b, `NS_a%${topic}`, 'the broker got NS%topic');
   t.equal(send.ext.a, 'NS_a%ns_pg', 'and NS%group');
+  t.match(send.ext.i, /INSTANCE_ID\u0001NS_a/, 'INSTANCE_ID is the namespace, as DefaultMQProducerImpl sets it');
   t.equal(broker.instances[0]!.messageStore.getMaxOffset(`NS_a%${topic}`, r.messageQueue.queueId), 1, 'stored under NS%topic');
 
   const mine: MessageExt[] = [];
@@ -71,4 +72,17 @@ t.test('namespaceV2: names stay as they are; every request carries nsd/ns (Names
 t.test('bad namespaces are refused at construction, naming the option', async (t) => {
   t.throws(() => new Producer({ group: 'g', namesrvAddr: '127.0.0.1:9876', namespace: 'a b' }), { name: 'ClientOptionError', option: 'namespace' });
   t.throws(() => new PushConsumer({ consumerGroup: 'g', namesrvAddr: '127.0.0.1:9876', namespace: 'NS%x' }), { name: 'ClientOptionError', option: 'namespace' });
+});
+
+t.test('namespace v1 on a batch: NS%topic for the batch and its members, results without it', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const producer = new Producer({ group: 'ns_batch_pg', namesrvAddr: broker.namesrv, namespace: 'NS_a' });
+  await producer.start();
+  t.teardown(() => producer.shutdown());
+  const r = await producer.sendBatch([{ topic, body: 'a' }, { topic, body: 'b' }]);
+  t.equal(r.messageQueue.topic, topic);
+  t.equal(broker.instances[0]!.messageStore.getMaxOffset(`NS_a%${topic}`, r.messageQueue.queueId), 2, 'both stored under NS%topic');
+  await t.rejects(producer.sendBatch([{ topic, body: 'a' }, { topic: 'Other', body: 'b' }]), { name: 'MessageValidationError', field: 'topic' }, 'one topic per batch, checked on the wrapped names');
 });
