@@ -14,6 +14,7 @@ import { PullRequestHoldService } from './pull-request-hold.js';
 import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
 import { TopicConfigManager } from './topic-config.js';
+import { TIMER_TOPIC, TimerMessageStore, resolveTimerSettings, timerTagsCode, type TimerSettings } from './timer/index.js';
 import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
 import { ClientManageProcessor } from './processor/client-manage-processor.js';
@@ -78,6 +79,10 @@ export interface BrokerTuning extends TransactionTuning {
   traceTopicEnable?: boolean;
   /** Its name (Java's msgTraceTopicName). Default RMQ_SYS_TRACE_TOPIC. */
   msgTraceTopicName?: string;
+  /** 5.x timer messages (Java's MessageStoreConfig names; timer/timer-message-store.ts): default true, 1 ms, 3 days. */
+  timerWheelEnable?: boolean;
+  timerPrecisionMs?: number;
+  timerMaxDelaySec?: number;
 }
 
 /** Java's NettyServerConfig.serverChannelMaxIdleTimeSeconds (120 s). */
@@ -116,6 +121,8 @@ export class Broker implements BrokerContext {
   readonly limits: BrokerLimits;
   /** Half messages, END_TRANSACTION and the check loop (transaction/). */
   readonly tx: Transactions;
+  readonly timerSettings: TimerSettings;
+  private timerStore: TimerMessageStore | null = null;
   private readonly options: BrokerOptions;
   private store!: MessageStore;
   private schedule: ScheduleMessageService | null = null;
@@ -130,6 +137,7 @@ export class Broker implements BrokerContext {
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
     this.limits = resolveBrokerLimits(options);
+    this.timerSettings = resolveTimerSettings(options);
     this.server = new RemotingServer({
       serializeType: options.serializeType ?? 'JSON',
       clock: this.clock,
@@ -172,6 +180,7 @@ export class Broker implements BrokerContext {
       maxMessageSize: this.options.maxMessageSize,
       warn: this.options.warn,
       tagsCode: (topic, props, storeTimestamp) => {
+        if (topic === TIMER_TOPIC) return timerTagsCode(props);
         if (topic === SCHEDULE_TOPIC) {
           const level = Math.min(Number(props.DELAY ?? '1') || 1, this.delayLevels.length);
           return storeTimestamp + (this.delayLevels[Math.max(1, level) - 1] ?? 1000);
@@ -187,6 +196,8 @@ export class Broker implements BrokerContext {
     this.offsets.reportPastMax((topic, queueId) => this.store.getMaxOffset(topic, queueId));
     this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir, this.options.warn);
     this.schedule.load();
+    this.timerStore = new TimerMessageStore(this.store, this.clock, this.options.storeDir, this.options.warn);
+    this.timerStore.load();
     const queues = this.options.queues ?? 8;
     if (this.autoCreateTopic) {
       this.topics.ensure(AUTO_CREATE_TOPIC_KEY_TOPIC, queues, PermName.PERM_INHERIT | PermName.PERM_READ | PermName.PERM_WRITE);
@@ -195,6 +206,8 @@ export class Broker implements BrokerContext {
     // request–reply: the cluster's reply topic, one queue, as Apache's TopicConfigManager makes it
     this.topics.ensure(replyTopicOf(this.clusterName), 1);
     ensureTraceTopic(this.topics, this.options);
+    // Java's TopicConfigManager adds the timer topic (1 queue) when the wheel is on
+    if (this.timerSettings.timerWheelEnable) this.topics.ensure(TIMER_TOPIC, 1, PermName.PERM_READ | PermName.PERM_WRITE);
     // topics found in the store but missing from topics.json (e.g. the file was lost) come back
     for (const [topic, n] of this.store.queueIdsByTopic()) if (!this.topics.get(topic)) this.topics.ensure(topic, n);
     this.topics.onChange = (config) => this.options.namesrv.registerTopic(this.brokerName, config);
@@ -209,8 +222,10 @@ export class Broker implements BrokerContext {
     );
     this.schedule.start();
     this.tx.start();
+    this.timerStore.start();
     this.store.onArrival((topic, queueId, maxOffset, codes) => {
       if (topic === SCHEDULE_TOPIC) this.schedule?.onArrival(queueId + 1);
+      else if (topic === TIMER_TOPIC) this.timerStore?.onArrival();
       else this.pullHold.notifyMessageArriving(topic, queueId, maxOffset, codes);
     });
     const failed = (err: unknown): void => log('periodic task failed: %O', err);
@@ -231,6 +246,7 @@ export class Broker implements BrokerContext {
     this.pullHold.clear();
     await this.server.close();
     this.schedule?.close();
+    this.timerStore?.close();
     if (this.store) {
       this.offsets.persist(true);
       this.store.close();

@@ -43,7 +43,7 @@ export interface GetMessageResult {
   bytes: number;
 }
 
-export type PutMessageStatus = 'PUT_OK' | 'MESSAGE_ILLEGAL' | 'PROPERTIES_SIZE_EXCEEDED' | 'SERVICE_NOT_AVAILABLE';
+export type PutMessageStatus = 'PUT_OK' | 'MESSAGE_ILLEGAL' | 'PROPERTIES_SIZE_EXCEEDED' | 'SERVICE_NOT_AVAILABLE' | 'WHEEL_TIMER_NOT_ENABLE';
 
 export interface PutMessageResult {
   status: PutMessageStatus;

@@ -102,6 +102,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         storeReplyMessageEnable: options.storeReplyMessageEnable,
         traceTopicEnable: options.traceTopicEnable,
         msgTraceTopicName: options.msgTraceTopicName,
+        timerWheelEnable: options.timerWheelEnable,
+        timerPrecisionMs: options.timerPrecisionMs,
+        timerMaxDelaySec: options.timerMaxDelaySec,
       });
       brokers.push(b);
       await b.start();

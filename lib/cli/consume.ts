@@ -40,6 +40,7 @@ options:
   --namesrv ADDR       name server(s), "host:port[;host:port]"
   --topic T            topic to subscribe to
   --group G            consumer group
+  --namespace NS       Java's namespace: topic and group are NS%name on the wire
   --expr EXPR          tag expression, e.g. 'TagA || TagB' (default "*")
   --from WHERE         where a group with no committed offset starts: first, last (default) or timestamp:MS
   --broadcast          BROADCASTING model (every consumer gets every message; offsets in a local file)
@@ -192,6 +193,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     namesrv: { type: 'string' },
     topic: { type: 'string' },
     group: { type: 'string' },
+    namespace: { type: 'string' },
     expr: { type: 'string' },
     from: { type: 'string' },
     broadcast: { type: 'boolean' },
@@ -230,6 +232,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     consumer = new PushConsumer({
       consumerGroup: group,
+      namespace: str('namespace'),
       namesrvAddr: namesrv,
       subscriptions: { [topic]: str('expr') ?? '*' },
       messageModel: values.broadcast === true ? 'BROADCASTING' : 'CLUSTERING',

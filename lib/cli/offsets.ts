@@ -1,4 +1,5 @@
-import { MQClientInstance, topicRouteToSubscribeQueues } from '../client/index.js';
+import { MQClientInstance, topicRouteToSubscribeQueues, wrapNamespace } from '../client/index.js';
+import { cliNamespace } from './namespace-flag.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire offsets --namesrv ADDR --topic T --group G [--timeout MS] [--json]
@@ -11,6 +12,7 @@ options:
   --namesrv ADDR   name server(s), "host:port[;host:port]"
   --topic T        topic
   --group G        consumer group
+  --namespace NS   Java's namespace: asks for NS%topic and NS%group
   --timeout MS     timeout of each request (default 3000); every queue is asked at once, so the
                    command takes about two timeouts at most (the route, then the queues)
   --json           a JSON array of {brokerName, queueId, committed, min, max, lag}
@@ -30,12 +32,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     namesrv: { type: 'string' },
     topic: { type: 'string' },
     group: { type: 'string' },
+    namespace: { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
   const namesrv = requiredOption(values, 'namesrv');
-  const topic = requiredOption(values, 'topic');
-  const group = requiredOption(values, 'group');
+  const ns = cliNamespace(stringOption(values, 'namespace'));
+  const topic = wrapNamespace(ns, requiredOption(values, 'topic'));
+  const group = wrapNamespace(ns, requiredOption(values, 'group'));
   const timeoutMs = intOption('timeout', stringOption(values, 'timeout'), 3000, 1, 3_600_000);
   let instance: MQClientInstance;
   try {

@@ -1,5 +1,6 @@
 import { Producer, type Message, type SendResult } from '../producer/index.js';
 import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
+import { timerFlags } from './timer-flags.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire produce --namesrv ADDR --topic T (--count N [--size BYTES] | --body TEXT) [options]
@@ -16,9 +17,12 @@ options:
   --body TEXT          send TEXT as the body (--count times)
   --tag TAG            tag of every message
   --keys K             key(s) of every message (space-separated)
+  --delay-ms N         5.x timer message: delivered N ms after the broker stores it (TIMER_DELAY_MS)
+  --deliver-at EPOCH_MS  5.x timer message: delivered at that time (TIMER_DELIVER_MS); a past time at once
   --batch N            messages per SEND_BATCH_MESSAGE (default 1: one SEND_MESSAGE_V2 each)
   --concurrency C      sends in flight at once (default 4)
   --group G            producer group (default rocketwire_produce)
+  --namespace NS       Java's namespace: topic and group are sent as NS%name
   --timeout MS         per-send budget, retries included, and name-server timeout (default 3000);
                        at exit the brokers get at most min(MS, 500) ms to acknowledge the unregistration
   --json               print the summary as one JSON object
@@ -92,8 +96,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     tag: { type: 'string' },
     keys: { type: 'string' },
     batch: { type: 'string' },
+    'delay-ms': { type: 'string' },
+    'deliver-at': { type: 'string' },
     concurrency: { type: 'string' },
     group: { type: 'string' },
+    namespace: { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
     transaction: { type: 'string' },
@@ -123,6 +130,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const keys = str('keys');
   if (tag !== undefined) template.tags = tag;
   if (keys !== undefined) template.keys = keys;
+  Object.assign(template, timerFlags(str('delay-ms'), str('deliver-at'), batch));
 
   let producer: Producer;
   let tx: TransactionRun | undefined;
@@ -130,6 +138,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const producerOptions = {
       namesrvAddr: namesrv,
       group: str('group') ?? 'rocketwire_produce',
+      namespace: str('namespace'),
       sendMsgTimeoutMs: timeoutMs,
       mqClientApiTimeoutMs: timeoutMs,
       connectTimeoutMs: Math.min(timeoutMs, 3000),

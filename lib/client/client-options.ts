@@ -3,6 +3,7 @@ import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { OptionError, type SerializeTypeName } from '../../protocol/internal.js';
 import type { AclCredentials } from '../remoting/index.js';
 import { systemClock, type Clock } from '../clock.js';
+import { resolveNamespace } from './namespace.js';
 
 
 /**
@@ -41,6 +42,12 @@ export interface ClientOptions {
    * clientId share one instance and so must share its clock (another one is a ClientOptionError).
    */
   clock?: Clock;
+  /**
+   * 5.x's namespaceV2 (ClientConfig#setNamespaceV2): names are NOT wrapped; every request carries
+   * extFields `nsd`="true" and `ns`=this (NamespaceRpcHook), for a proxy or broker that reads them.
+   * Part of the shared client instance, like the clock. See namespace.ts for `namespace` (v1).
+   */
+  namespaceV2?: string;
 }
 
 /** ClientOptions with every default filled in. */
@@ -133,6 +140,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     mqClientApiTimeoutMs: positiveInt('mqClientApiTimeoutMs', options.mqClientApiTimeoutMs, 3_000),
     connectTimeoutMs: positiveInt('connectTimeoutMs', options.connectTimeoutMs, 3_000),
     clock: options.clock ?? systemClock,
+    namespaceV2: resolveNamespace(options.namespaceV2, 'namespaceV2') ?? '',
   };
 }
 

@@ -9,3 +9,4 @@ export * from './reply-message.js';
 export * from './scheduled-task.js';
 export * from './topic-route.js';
 export * from './transaction-check.js';
+export * from './namespace.js';

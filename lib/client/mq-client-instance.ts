@@ -81,6 +81,10 @@ export class MQClientInstance extends MQClientAPI {
       // it: a second clock would be silently ignored.
       throw new ClientOptionError('clock', `differs from the clock of client instance ${clientId} (give this client another instanceName)`);
     }
+    if (resolved.namespaceV2 !== inst.options.namespaceV2) {
+      // stamped on every request of the shared instance, as Java's NamespaceRpcHook on its MQClientAPIImpl
+      throw new ClientOptionError('namespaceV2', `differs from the namespaceV2 of client instance ${clientId} (give this client another instanceName)`);
+    }
     inst.refCount++;
     return inst;
   }
@@ -102,6 +106,7 @@ export class MQClientInstance extends MQClientAPI {
       language: options.language,
       version: options.version,
       serializeType: options.serializeType,
+      namespaceV2: options.namespaceV2,
     });
     this.remoting = remoting;
     this.clientId = clientId;

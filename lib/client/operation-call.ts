@@ -13,6 +13,7 @@ import {
 } from '../../protocol/index.js';
 import { brokerErrorFromResponse, type RemotingClient } from '../remoting/index.js';
 import { ResponseFieldError } from './errors.js';
+import { stampNamespaceV2 } from './namespace.js';
 
 /**
  * Calls built from protocol's operation table: the row's codecs encode the request header and
@@ -24,6 +25,8 @@ export interface RequestStamp {
   readonly language: string;
   readonly version: number;
   readonly serializeType: SerializeTypeName;
+  /** namespaceV2: stamped as extFields nsd/ns on every request (Java's NamespaceRpcHook); "" or absent for none. */
+  readonly namespaceV2?: string;
 }
 
 /**
@@ -75,6 +78,7 @@ export function encodedOperationRequest<O extends Operation>(
   oneway = false,
 ): RemotingCommand {
   const ext = (op.request as HeaderCodec<OperationRequest<O>>).encode(header);
+  if (stamp.namespaceV2) stampNamespaceV2(ext, stamp.namespaceV2);
   return createRequest(op.code, {
     // The codec's output is used as is: ACL signing writes the signed fields to a copy. A header
     // without fields travels as no extFields at all, as the 4.9 client sends HEART_BEAT and

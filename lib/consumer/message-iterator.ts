@@ -66,9 +66,10 @@ function pushIteration(impl: PushConsumerImpl) {
   return { handler: handler as unknown as MessageListener, next, ready, ok, finish };
 }
 
-export async function* pushMessages(impl: PushConsumerImpl): AsyncGenerator<MessageExt, void, undefined> {
+/** `wrap` puts the consumer's own listener boundary (its namespace) around the iteration's handler. */
+export async function* pushMessages(impl: PushConsumerImpl, wrap: (l: MessageListener) => MessageListener = (l) => l): AsyncGenerator<MessageExt, void, undefined> {
   const it = pushIteration(impl);
-  await impl.start(it.handler);
+  await impl.start(wrap(it.handler));
   try {
     for (;;) {
       const p = await it.next();
@@ -86,9 +87,9 @@ export async function* pushMessages(impl: PushConsumerImpl): AsyncGenerator<Mess
   }
 }
 
-export async function* pushBatches(impl: PushConsumerImpl): AsyncGenerator<MessageExt[], void, undefined> {
+export async function* pushBatches(impl: PushConsumerImpl, wrap: (l: MessageListener) => MessageListener = (l) => l): AsyncGenerator<MessageExt[], void, undefined> {
   const it = pushIteration(impl);
-  await impl.start(it.handler);
+  await impl.start(wrap(it.handler));
   try {
     for (;;) {
       const p = await it.next();

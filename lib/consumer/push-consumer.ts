@@ -16,6 +16,8 @@ import type { PushConsumerOptions } from './options.js';
 import { PushConsumerImpl, type ConsumerState } from './push-consumer-impl.js';
 import { pushBatches, pushMessages } from './message-iterator.js';
 import type { PauseTarget } from './pause.js';
+import { takeNamespace, type NamespaceOption } from '../client/index.js';
+import { consumerGroupWithNamespace, listenerWithoutNamespace, topicWithNamespace } from './consumer-namespace.js';
 
 export type { ConsumerState } from './push-consumer-impl.js';
 
@@ -61,13 +63,17 @@ let implOf: (consumer: PushConsumer<boolean>) => PushConsumerImpl;
  */
 export class PushConsumer<Orderly extends boolean = false> {
   readonly #impl: PushConsumerImpl;
+  /** The `namespace` option (consumer-namespace.ts). */
+  readonly #namespace: string | undefined;
 
   static {
     implOf = (consumer) => consumer.#impl;
   }
 
-  constructor(options: PushConsumerOptions & { orderly?: Orderly }) {
-    this.#impl = new PushConsumerImpl(options);
+  constructor(options: PushConsumerOptions & { orderly?: Orderly } & NamespaceOption) {
+    const { namespace, rest } = takeNamespace(options);
+    this.#namespace = namespace;
+    this.#impl = new PushConsumerImpl(consumerGroupWithNamespace(namespace, rest));
   }
 
   get state(): ConsumerState {
@@ -90,13 +96,13 @@ export class PushConsumer<Orderly extends boolean = false> {
 
   /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB"); allowed before or after start. */
   subscribe(topic: string, expression = '*'): this {
-    this.#impl.subscribe(topic, expression);
+    this.#impl.subscribe(topicWithNamespace(this.#namespace, topic), expression);
     return this;
   }
 
   /** Removes a subscription; its queues are dropped at the next rebalance. */
   unsubscribe(topic: string): this {
-    this.#impl.unsubscribe(topic);
+    this.#impl.unsubscribe(topicWithNamespace(this.#namespace, topic));
     return this;
   }
 
@@ -107,7 +113,7 @@ export class PushConsumer<Orderly extends boolean = false> {
   // refuses orderly statuses and handlers, and PushConsumer<false> and <true> stay assignable to
   // PushConsumer<boolean> (the class parameter appears only in the `orderly` getter).
   onMessage<O extends boolean>(this: PushConsumer<O>, listener: PushConsumerListener<O>): PushConsumer<O> {
-    this.#impl.onMessage(listener as MessageListener);
+    this.#impl.onMessage(listenerWithoutNamespace(this.#namespace, listener as MessageListener));
     return this;
   }
 
@@ -116,7 +122,7 @@ export class PushConsumer<Orderly extends boolean = false> {
    * and the periodic rebalance, offset flush, expiry sweep and (orderly) lock renewal.
    */
   start<O extends boolean>(this: PushConsumer<O>, listener?: PushConsumerListener<O>): Promise<void> {
-    return this.#impl.start(listener as MessageListener | undefined);
+    return this.#impl.start(listenerWithoutNamespace(this.#namespace, listener as MessageListener | undefined));
   }
 
   /**
@@ -172,12 +178,12 @@ export class PushConsumer<Orderly extends boolean = false> {
    * handled and those not yet taken are not committed and are delivered again (message-iterator.ts).
    */
   messages(): AsyncGenerator<MessageExt, void, undefined> {
-    return pushMessages(this.#impl);
+    return pushMessages(this.#impl, (l) => listenerWithoutNamespace(this.#namespace, l));
   }
 
   /** As messages(), one handler call's messages (up to consumeMessageBatchMaxSize) at a time. */
   batches(): AsyncGenerator<MessageExt[], void, undefined> {
-    return pushBatches(this.#impl);
+    return pushBatches(this.#impl, (l) => listenerWithoutNamespace(this.#namespace, l));
   }
 
   /** `for await (const msg of consumer)`: the same as messages(). */

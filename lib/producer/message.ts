@@ -1,5 +1,7 @@
 import { RocketwireError } from '../../protocol/index.js';
 import { javaHashMapOrder } from '../../protocol/java-hash.js';
+import { timerProperties } from './timer-message.js';
+import { instanceIdOf } from './producer-namespace.js';
 import { TOPIC_MAX_LENGTH, isNotAllowedSendTopic, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
 
 /** A message to send. */
@@ -14,6 +16,10 @@ export interface Message {
   properties?: Record<string, string>;
   /** Delay level 1..18 (property DELAY); 0 or absent sends at once. */
   delayTimeLevel?: number;
+  /** 5.x timer message: deliver this many ms after the broker stores it (property TIMER_DELAY_MS, Java's setDelayTimeMs). */
+  delayMs?: number;
+  /** 5.x timer message: deliver at this epoch ms (property TIMER_DELIVER_MS, Java's setDeliverTimeMs); a past time delivers at once. */
+  deliverAt?: number | Date;
   /** The user flag stored with the message. */
   flag?: number;
   /** Property WAIT: the broker answers after the store succeeded (default true). */
@@ -107,9 +113,18 @@ function collectProperties(msg: Message, uniqKey: string | undefined, system?: R
     names.push(k);
     values.push(system[k]!);
   }
+  for (const [k, v] of timerProperties(msg)) {
+    names.push(k);
+    values.push(v);
+  }
   if (uniqKey !== undefined) {
     names.push('UNIQ_KEY');
     values.push(uniqKey);
+  }
+  const instanceId = instanceIdOf(msg);
+  if (instanceId !== undefined) {
+    names.push('INSTANCE_ID');
+    values.push(instanceId);
   }
   return { names, values };
 }

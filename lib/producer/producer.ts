@@ -21,6 +21,9 @@ import {
   defaultClientIp,
   MQClientInstance,
   resolveInstanceName,
+  takeNamespace,
+  wrapNamespace,
+  type NamespaceOption,
   topicRouteToPublishQueues,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -32,6 +35,8 @@ import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 import { isReplyMessage, RequestReply, systemPropertiesOf, type RequestMessageLike } from './request-reply.js';
 import { ProducerTrace } from '../trace/trace-hooks.js';
+import { isDelayed } from './timer-message.js';
+import { namespacedBatchMember, namespacedMessage, namespacedSendOptions, resultWithoutNamespace } from './producer-namespace.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -120,8 +125,13 @@ export class Producer {
   /** enableTrace: the Pub records' dispatcher (lib/trace). */
   private trace: ProducerTrace | null = null;
 
-  constructor(options: ProducerOptions) {
-    this.options = resolveProducerOptions(options);
+  /** The `namespace` option (producer-namespace.ts). */
+  private readonly namespace: string | undefined;
+
+  constructor(options: ProducerOptions & NamespaceOption) {
+    const { namespace, rest } = takeNamespace(options);
+    this.namespace = namespace;
+    this.options = resolveProducerOptions(namespace ? { ...rest, group: wrapNamespace(namespace, rest.group) } : rest);
     this.clock = this.options.client.clock ?? systemClock;
     // UNIQ_KEY starts with the host's address, as MessageClientIDSetter's does.
     this.uniqKeys = new UniqKeyGenerator({ ip: this.options.client.clientIp ?? defaultClientIp() });
@@ -197,25 +207,33 @@ export class Producer {
   /** Publish queues of `topic`, asking the name server when not known (auto-create via TBW102 if absent). */
   async fetchPublishMessageQueues(topic: string): Promise<MessageQueue[]> {
     this.ensureRunning();
-    return [...(await this.findPublishInfo(validateTopic(topic, this.options.createTopicKey))).queues];
+    return [...(await this.findPublishInfo(validateTopic(wrapNamespace(this.namespace, topic), this.options.createTopicKey))).queues];
   }
 
   /** Sends one message and waits for the broker's answer (SEND_MESSAGE_V2). */
   async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    return this.sendPrepared(this.prepareSingle(msg), opts, false) as Promise<SendResult>;
+    const r = (await this.sendPrepared(this.prepareSingle(namespacedMessage(this.namespace, msg)), namespacedSendOptions(this.namespace, opts), false)) as SendResult;
+    return resultWithoutNamespace(this.namespace, r);
   }
 
   /** Sends one message without waiting for an answer; a single attempt, as in Java. */
   async sendOneway(msg: Message, opts: SendOptions = {}): Promise<void> {
     this.ensureRunning();
-    await this.sendPrepared(this.prepareSingle(msg), opts, true);
+    await this.sendPrepared(this.prepareSingle(namespacedMessage(this.namespace, msg)), namespacedSendOptions(this.namespace, opts), true);
   }
 
   /** Sends messages of one topic in one SEND_BATCH_MESSAGE (no delay, no retry topics, never compressed). */
   async sendBatch(msgs: readonly Message[], opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    return this.sendPrepared(this.prepareBatch(msgs), opts, false) as Promise<SendResult>;
+    const ns = this.namespace;
+    const r = (await this.sendPrepared(this.prepareBatch(msgs.map((m) => namespacedBatchMember(ns, m))), namespacedSendOptions(ns, opts), false)) as SendResult;
+    return resultWithoutNamespace(ns, r);
+  }
+
+  /** enableTrace: the EndTransaction record of a transaction this producer ended (transaction-producer.ts). */
+  protected traceEndTransaction(e: Parameters<ProducerTrace['onEndTransaction']>[0]): void {
+    this.trace?.onEndTransaction(e);
   }
 
   /**
@@ -223,11 +241,13 @@ export class Producer {
    * properties written by `properties` (the message's own plus TRAN_MSG and PGROUP), sysFlag
    * TRANSACTION_PREPARED, as Java's sendKernelImpl sets it for TRAN_MSG=true.
    */
-  protected sendHalfMessage(msg: Message, properties: (msg: Message, uniqKey: string) => string, opts: SendOptions = {}): Promise<SendResult> {
+  protected async sendHalfMessage(msg: Message, properties: (msg: Message, uniqKey: string) => string, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    const p = this.prepareSingle(msg, properties);
+    // the namespace wraps the topic as for send (TransactionMQProducer#sendMessageInTransaction)
+    const p = this.prepareSingle(namespacedMessage(this.namespace, msg), properties);
     p.sysFlag |= MessageSysFlag.TRANSACTION_PREPARED_TYPE;
-    return this.sendPrepared(p, opts, false) as Promise<SendResult>;
+    const r = (await this.sendPrepared(p, namespacedSendOptions(this.namespace, opts), false)) as SendResult;
+    return resultWithoutNamespace(this.namespace, r);
   }
 
   /**
@@ -289,6 +309,7 @@ export class Producer {
     const records = msgs.map((m) => {
       if (m.topic !== topic) throw new MessageValidationError('topic', 'the messages of one batch must share one topic');
       if ((m.delayTimeLevel ?? 0) > 0) throw new MessageValidationError('delayTimeLevel', 'delayed messages are not supported for batching');
+      if (isDelayed(m)) throw new MessageValidationError(m.deliverAt !== undefined ? 'deliverAt' : 'delayMs', 'timer messages are not supported for batching');
       if ((m.waitStoreMsgOK ?? true) !== wait) throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
       const uniq = this.uniqKeys.next();
       ids.push(uniq);

@@ -215,6 +215,10 @@ export class TransactionProducer extends Producer {
     };
     if (r.transactionId !== undefined) header.transactionId = r.transactionId;
     await this.sendEnd(addr, header, remark);
+    const props: Record<string, string> = {};
+    if (msg.tags !== undefined) props.TAGS = msg.tags;
+    if (msg.keys !== undefined) props.KEYS = Array.isArray(msg.keys) ? msg.keys.join(' ') : String(msg.keys);
+    this.traceEndTransaction({ topic: msg.topic, properties: props, brokerAddr: addr, msgId: r.msgId, transactionId: r.transactionId ?? null, transactionState: state, fromTransactionCheck: false });
   }
 
   private async sendEnd(addr: string, header: EndTransactionRequestHeader, remark: string | null): Promise<void> {
@@ -288,6 +292,7 @@ export class TransactionProducer extends Producer {
     if (header.transactionId !== undefined) end.transactionId = header.transactionId;
     if (header.bname !== undefined) end.bname = header.bname;
     await this.sendEnd(brokerAddr, end, remark);
+    this.traceEndTransaction({ topic: msg.topic, properties: msg.properties, brokerAddr, msgId: end.msgId ?? msg.msgId, transactionId: header.transactionId ?? null, transactionState: state, fromTransactionCheck: true });
     // counted once the answer is on its way: a command may exit when every check is counted
     this.txCounters.checked[state]++;
   }

@@ -10,6 +10,7 @@ import type { TopicConfigManager } from '../topic-config.js';
 import type { TransactionalMessageService } from '../transaction/transactional-message-service.js';
 import { BrokerOptionError } from '../errors.js';
 import { fail } from './request-processor.js';
+import type { TimerSettings } from '../timer/index.js';
 
 /**
  * Bounds on what a request may ask for. Apache's broker has neither (it creates a topic of
@@ -60,6 +61,8 @@ export interface BrokerContext {
   readonly limits: BrokerLimits;
   /** Half messages, op records and the check loop (transaction/). */
   readonly transactions: TransactionalMessageService;
+  /** 5.x timer messages (timer/timer-message-store.ts). */
+  readonly timerSettings: TimerSettings;
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */

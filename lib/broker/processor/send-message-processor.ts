@@ -24,6 +24,7 @@ import { type MessageInner, socketAddressText } from '../message-record.js';
 import type { PutMessageResult } from '../message-store.js';
 import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, type TopicConfig } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
+import { timerHook } from '../timer/timer-hook.js';
 import { fail, ok, operationProcessor, registerOperation } from './request-processor.js';
 import { DEFAULT_REGION_ID, stampTraceProperties } from '../trace-topic.js';
 
@@ -145,6 +146,8 @@ export class SendMessageProcessor {
   private putWithDelay(inners: MessageInner[]): PutMessageResult {
     if (inners.length === 1) {
       const m = inners[0]!;
+      const refusal = timerHook(m, this.ctx.timerSettings, this.ctx.clock.now());
+      if (refusal) return refusal;
       const level = Number(m.properties.DELAY ?? '0');
       const tx = m.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK;
       if (Number.isInteger(level) && level > 0 && tx !== MessageSysFlag.TRANSACTION_PREPARED_TYPE && tx !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
@@ -227,6 +230,8 @@ function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: n
     case 'MESSAGE_ILLEGAL':
     case 'PROPERTIES_SIZE_EXCEEDED':
       return fail(req, ResponseCode.MESSAGE_ILLEGAL, result.remark ?? result.status);
+    case 'WHEEL_TIMER_NOT_ENABLE':
+      return fail(req, ResponseCode.SYSTEM_ERROR, result.remark ?? result.status);
     default:
       return fail(req, ResponseCode.SERVICE_NOT_AVAILABLE, result.remark ?? 'service not available now');
   }

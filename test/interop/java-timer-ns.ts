@@ -1,0 +1,39 @@
+// TS side of test/interop/java/TimerClient.java (issue 15: timer messages and namespaces).
+import { spawnRefClient, type RefClientProcess } from './java-client.js';
+
+export interface JavaTimerSent {
+  msgId: string;
+  sendTime: number;
+  topic: string;
+  status: string;
+}
+
+export interface JavaTimerReceived {
+  msgId: string;
+  receiveTime: number;
+  topic: string;
+  body: string;
+  properties: Record<string, string>;
+}
+
+/** Java producer: `count` messages with setDelayTimeMs(delayMs) (or none), in the namespace if given. */
+export async function javaTimerProduce(o: { namesrv: string; topic: string; count: number; delayMs?: number; namespace?: string; namespaceV2?: string }): Promise<JavaTimerSent[]> {
+  const args = ['--topic', o.topic, '--count', String(o.count)];
+  if (o.delayMs !== undefined) args.push('--delay-ms', String(o.delayMs));
+  if (o.namespace !== undefined) args.push('--namespace', o.namespace);
+  if (o.namespaceV2 !== undefined) args.push('--namespace-v2', o.namespaceV2);
+  const p = await spawnRefClient('produce', args, { namesrv: o.namesrv, mainClass: 'TimerClient' });
+  const { code, lines, stderr } = await p.done;
+  if (code !== 0) throw new Error(`TimerClient produce exited ${code}: ${JSON.stringify(lines.slice(-2))} ${stderr.slice(-400)}`);
+  return lines.filter((l) => l.type === 'sent') as unknown as JavaTimerSent[];
+}
+
+/** Java push consumer (from the first offset), ready once it holds `queues` (default 2) queues of the topic; `received` fills as messages come. */
+export async function startJavaTimerConsumer(o: { namesrv: string; topic: string; group: string; namespace?: string; namespaceV2?: string; queues?: number }): Promise<{ proc: RefClientProcess; received: () => JavaTimerReceived[] }> {
+  const args = ['--topic', o.topic, '--group', o.group, '--timeout-ms', '120000', '--queues', String(o.queues ?? 2)];
+  if (o.namespace !== undefined) args.push('--namespace', o.namespace);
+  if (o.namespaceV2 !== undefined) args.push('--namespace-v2', o.namespaceV2);
+  const proc = await spawnRefClient('consume', args, { namesrv: o.namesrv, mainClass: 'TimerClient' });
+  await proc.waitFor((l) => l.type === 'ready', 60_000);
+  return { proc, received: () => proc.lines.filter((l) => l.type === 'received') as unknown as JavaTimerReceived[] };
+}

@@ -1,0 +1,99 @@
+// Java peer of the timer and namespace proofs (issue 15), run by test/interop/java-timer-ns.ts:
+//   produce --namesrv A --topic T --count N [--delay-ms D | --deliver-in-ms D] [--namespace NS] [--namespace-v2 NS] [--group G]
+//            one {"type":"sent","msgId","sendTime","topic"} line per message (setDelayTimeMs / setDeliverTimeMs)
+//   consume  --namesrv A --topic T --group G [--namespace NS] [--namespace-v2 NS] [--queues Q] [--timeout-ms M]
+//            {"type":"ready"} once started, then {"type":"received","msgId","receiveTime","topic","body","properties"}
+//            per message until SIGTERM or the timeout, then {"type":"done","count"}
+import java.nio.charset.StandardCharsets;
+import java.util.TreeMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+public class TimerClient {
+    public static void main(String[] argv) throws Exception {
+        if (argv.length == 0) RefClient.fail("usage: TimerClient produce|consume [options]");
+        Map<String, String> o = RefClient.parse(argv);
+        try {
+            switch (argv[0]) {
+                case "produce": produce(o); break;
+                case "consume": consume(o); break;
+                default: RefClient.fail("unknown command " + argv[0]);
+            }
+        } catch (Exception e) {
+            RefClient.fail(e.toString());
+        }
+        System.exit(0);
+    }
+
+    private static void produce(Map<String, String> o) throws Exception {
+        DefaultMQProducer p = new DefaultMQProducer(o.getOrDefault("group", "timer_java_pg"));
+        p.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        if (o.containsKey("namespace")) p.setNamespace(o.get("namespace"));
+        if (o.containsKey("namespace-v2")) p.setNamespaceV2(o.get("namespace-v2"));
+        p.setInstanceName("timer-java-p-" + ProcessHandle.current().pid());
+        p.start();
+        int count = Integer.parseInt(o.getOrDefault("count", "1"));
+        for (int i = 0; i < count; i++) {
+            Message m = new Message(RefClient.req(o, "topic"), ("java-" + i).getBytes(StandardCharsets.UTF_8));
+            long sendTime = System.currentTimeMillis();
+            if (o.containsKey("delay-ms")) m.setDelayTimeMs(Long.parseLong(o.get("delay-ms")));
+            if (o.containsKey("deliver-in-ms")) m.setDeliverTimeMs(sendTime + Long.parseLong(o.get("deliver-in-ms")));
+            SendResult r = p.send(m);
+            RefClient.print(new RefClient.Json().put("type", "sent").put("msgId", r.getMsgId()).put("sendTime", sendTime)
+                .put("topic", r.getMessageQueue().getTopic()).put("status", r.getSendStatus().name()));
+        }
+        p.shutdown();
+    }
+
+    private static void consume(Map<String, String> o) throws Exception {
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"));
+        c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        if (o.containsKey("namespace")) c.setNamespace(o.get("namespace"));
+        if (o.containsKey("namespace-v2")) c.setNamespaceV2(o.get("namespace-v2"));
+        c.setInstanceName("timer-java-c-" + ProcessHandle.current().pid());
+        c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        c.subscribe(RefClient.req(o, "topic"), "*");
+        AtomicInteger count = new AtomicInteger();
+        c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            long now = System.currentTimeMillis();
+            for (MessageExt m : msgs) {
+                count.incrementAndGet();
+                RefClient.print(new RefClient.Json().put("type", "received").put("msgId", m.getMsgId()).put("receiveTime", now)
+                    .put("topic", m.getTopic()).put("body", new String(m.getBody(), StandardCharsets.UTF_8))
+                    .put("properties", new TreeMap<>(m.getProperties())));
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        c.start();
+        // Ready once a rebalance gave it the topic's queues: one that ran before the broker knew the
+        // heartbeat holds nothing until the next round, 20 s later, so it is asked again meanwhile.
+        int want = Integer.parseInt(o.getOrDefault("queues", "2"));
+        long deadline = System.currentTimeMillis() + 60_000;
+        int held = 0;
+        while (System.currentTimeMillis() < deadline) {
+            held = 0;
+            for (MessageQueue mq : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().keySet()) {
+                if (!mq.getTopic().startsWith("%RETRY%")) held++;
+            }
+            if (held >= want) break;
+            // the heartbeat has gone by now: rebalance again rather than wait for the 20 s round
+            c.getDefaultMQPushConsumerImpl().getmQClientFactory().rebalanceImmediately();
+            Thread.sleep(200);
+        }
+        RefClient.print(new RefClient.Json().put("type", "ready").put("queues", held));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            c.shutdown();
+            RefClient.print(new RefClient.Json().put("type", "done").put("count", count.get()));
+        }));
+        Thread.sleep(Long.parseLong(o.getOrDefault("timeout-ms", "60000")));
+    }
+}
