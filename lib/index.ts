@@ -123,6 +123,7 @@ export {
   OptionError,
   ProtocolError,
   FilterExpressionError,
+  SqlParseError,
   type MessageExt,
   type MessageQueue,
 } from '../protocol/index.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, UnsupportedCompressionError } from '../../protocol/internal.js';
+import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, SqlParseError, UnsupportedCompressionError } from '../../protocol/internal.js';
 import {
   AddressError,
   BrokerError,
@@ -26,6 +26,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['HeaderFieldError', new HeaderFieldError('offset', 'm'), [ProtocolError]],
   ['UnsupportedCompressionError', new UnsupportedCompressionError('zstd', 0), [ProtocolError]],
   ['OptionError', new OptionError('x', 'm'), []],
+  ['SqlParseError', new SqlParseError('a ==', 3, 'm'), []],
   ['RemotingError', new RemotingError('a:1', 'm'), []],
   ['RemotingTimeoutError', new RemotingTimeoutError('a:1', 1, 11, 5, 5), [RemotingError]],
   ['RemotingConnectError', new RemotingConnectError('a:1', 'm'), [RemotingError]],
