@@ -59,6 +59,8 @@ export interface BrokerTuning {
   maxQueueNums?: number;
   /** Most tags of one subscription a pull or heartbeat may carry (1 to 1 000 000). Default 1024. */
   maxTagsPerSubscription?: number;
+  /** Serve SQL92 subscriptions (Java's enablePropertyFilter; sql-filter.ts). Default false, as Apache's. */
+  enablePropertyFilter?: boolean;
   /**
    * Close a connection when nothing was read and no write completed for this long, on the clock
    * (Java's serverChannelMaxIdleTimeSeconds). Default 120 000 ms; 0 = never.
@@ -104,6 +106,7 @@ export class Broker implements BrokerContext {
   readonly delayLevels: number[];
   readonly autoCreateTopic: boolean;
   readonly limits: BrokerLimits;
+  readonly enablePropertyFilter: boolean;
   private readonly options: BrokerOptions;
   private store!: MessageStore;
   private schedule: ScheduleMessageService | null = null;
@@ -118,6 +121,7 @@ export class Broker implements BrokerContext {
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
     this.limits = resolveBrokerLimits(options);
+    this.enablePropertyFilter = options.enablePropertyFilter === true;
     this.server = new RemotingServer({
       serializeType: options.serializeType ?? 'JSON',
       clock: this.clock,

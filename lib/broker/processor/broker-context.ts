@@ -57,6 +57,8 @@ export interface BrokerContext {
   /** Create unknown topics on first send from TBW102. */
   readonly autoCreateTopic: boolean;
   readonly limits: BrokerLimits;
+  /** SQL92 subscriptions are served (Java's enablePropertyFilter, default false). */
+  readonly enablePropertyFilter: boolean;
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */
