@@ -26,6 +26,8 @@ export {
   OffsetFileError,
   UndecodableMessageError,
   ConsumerBrokerError,
+  SqlFilterRefusedError,
+  type SubscriptionExpression,
   type PushConsumerEvents,
   type BrokerReachable,
   type ConsumerBrokerRequest,

@@ -10,3 +10,4 @@ export * from './offset-store.js';
 export * from './options.js';
 export { PushConsumer, type ConsumerState, type MessageListenerEither, type PushConsumerListener } from './push-consumer.js';
 export { tagMatches } from './subscription.js';
+export { SqlFilterRefusedError, type SubscriptionExpression } from './sql-subscription.js';

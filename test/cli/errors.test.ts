@@ -17,7 +17,7 @@ import { MessageValidationError, NoRouteError, ProducerOptionError, SendFailedEr
 import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
-import { ConsumerBrokerError, OffsetFileError, UndecodableMessageError } from '../../lib/consumer/index.js';
+import { ConsumerBrokerError, OffsetFileError, SqlFilterRefusedError, UndecodableMessageError } from '../../lib/consumer/index.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -53,6 +53,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['UndecodableMessageError', new UndecodableMessageError({ topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 1, recordIntact: true, bytes: 9, reason: 'r' }), []],
   ['ConsumerBrokerError', new ConsumerBrokerError('b', 'a:1', 'PULL_MESSAGE', new Error('m')), []],
   ['OffsetFileError', new OffsetFileError('/d/offsets.json', 'm'), []],
+  ['SqlFilterRefusedError', new SqlFilterRefusedError('T', 'a:1', new BrokerError(1, 'r')), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {
