@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { MQClientInstance } from '../client/index.js';
-import { PushConsumer, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
+import { PushConsumer, type SubscriptionExpression, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
@@ -39,6 +39,8 @@ options:
   --topic T            topic to subscribe to
   --group G            consumer group
   --expr EXPR          tag expression, e.g. 'TagA || TagB' (default "*")
+  --sql EXPR           SQL92 filter on message properties instead, e.g. "a BETWEEN 10 AND 19 AND TAGS = 'x'"
+                       (needs a broker with enablePropertyFilter=true)
   --from WHERE         where a group with no committed offset starts: first, last (default) or timestamp:MS
   --broadcast          BROADCASTING model (every consumer gets every message; offsets in a local file)
   --orderly            orderly consumption (one call at a time per queue, broker locks)
@@ -180,12 +182,21 @@ function parseFrom(v: string | undefined): Pick<PushConsumerOptions, 'consumeFro
   throw new UsageError(`--from must be first, last or timestamp:MS, got "${v}"`);
 }
 
+/** --sql or --expr (not both): what the subscription of the topic is. */
+function sqlOrTagExpression(sql: string | undefined, expr: string | undefined): SubscriptionExpression {
+  if (sql === undefined) return expr ?? '*';
+  if (expr !== undefined) throw new UsageError('--sql and --expr exclude each other (a subscription is SQL92 or tags)');
+  if (sql.trim() === '') throw new UsageError('--sql must not be empty');
+  return { sql };
+}
+
 async function run(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseOptions(argv, {
     namesrv: { type: 'string' },
     topic: { type: 'string' },
     group: { type: 'string' },
     expr: { type: 'string' },
+    sql: { type: 'string' },
     from: { type: 'string' },
     broadcast: { type: 'boolean' },
     orderly: { type: 'boolean' },
@@ -209,7 +220,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     consumer = new PushConsumer({
       consumerGroup: group,
       namesrvAddr: namesrv,
-      subscriptions: { [topic]: str('expr') ?? '*' },
+      subscriptions: { [topic]: sqlOrTagExpression(str('sql'), str('expr')) },
       messageModel: values.broadcast === true ? 'BROADCASTING' : 'CLUSTERING',
       orderly,
       mqClientApiTimeoutMs: timeoutMs,
