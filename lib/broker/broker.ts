@@ -14,6 +14,7 @@ import { PullRequestHoldService } from './pull-request-hold.js';
 import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
 import { TopicConfigManager } from './topic-config.js';
+import { resolveEnablePropertyFilter } from './sql-filter.js';
 import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
 import { ClientManageProcessor } from './processor/client-manage-processor.js';
@@ -121,7 +122,7 @@ export class Broker implements BrokerContext {
     this.delayLevels = parseDelayLevels(options.messageDelayLevel);
     this.autoCreateTopic = options.autoCreateTopic !== false;
     this.limits = resolveBrokerLimits(options);
-    this.enablePropertyFilter = options.enablePropertyFilter === true;
+    this.enablePropertyFilter = resolveEnablePropertyFilter(options.enablePropertyFilter);
     this.server = new RemotingServer({
       serializeType: options.serializeType ?? 'JSON',
       clock: this.clock,

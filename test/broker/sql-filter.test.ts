@@ -113,6 +113,10 @@ t.test('a long-polling SQL92 pull wakes when a matching message arrives', async 
   t.same(decode(res).map((m) => m.body.toString()), ['second']);
 });
 
+t.test('enablePropertyFilter must be a boolean', async (t) => {
+  await t.rejects(startBroker({ enablePropertyFilter: 'true' as never }), { name: 'BrokerOptionError', option: 'enablePropertyFilter' });
+});
+
 t.test('the properties of a stored record are found past hosts, body and topic', async (t) => {
   const b = await startBroker();
   t.teardown(() => b.close());
