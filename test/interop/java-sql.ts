@@ -29,6 +29,9 @@ export async function javaSqlConsume(o: JavaCommonOptions & { topic: string; gro
   const refused = lines.find((l) => l.type === 'refused');
   if (refused) return { a: [], refused: { code: Number(refused.code), error: String(refused.error) } };
   const summary = lines.find((l) => l.type === 'summary');
-  if (code !== 0 || !summary || summary.sentinelSeen !== true) throw new JavaClientError(`SqlClient consume failed (exit ${code})`, code, lines, stderr);
+  if (code !== 0 || !summary || summary.sentinelSeen !== true) {
+    const fatal = lines.find((l) => l.type === 'fatal');
+    throw new JavaClientError(`SqlClient consume failed (exit ${code})${fatal ? `: ${String(fatal.error)}` : ''}`, code, lines, stderr);
+  }
   return { a: lines.filter((l) => l.type === 'msg').map((l) => String(l.a)) };
 }

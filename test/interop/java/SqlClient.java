@@ -35,7 +35,12 @@ public final class SqlClient {
                 default: RefClient.fail("unknown command " + argv[0]);
             }
         } catch (Throwable e) {
-            RefClient.fail(e.getClass().getName() + ": " + e.getMessage());
+            StringBuilder where = new StringBuilder();
+            for (StackTraceElement f : e.getStackTrace()) {
+                if (where.length() > 600) break;
+                where.append(" at ").append(f);
+            }
+            RefClient.fail(e.getClass().getName() + ": " + e.getMessage() + where);
         }
         System.exit(0);
     }
@@ -92,7 +97,11 @@ public final class SqlClient {
             return;
         }
         boolean ok = done.await(timeoutMs, TimeUnit.MILLISECONDS);
-        c.shutdown();
         RefClient.print(new RefClient.Json().put("type", "summary").put("received", received[0]).put("sentinelSeen", ok));
+        try {
+            c.shutdown();
+        } catch (Throwable e) {
+            RefClient.print(new RefClient.Json().put("type", "shutdownError").put("error", e.toString()));
+        }
     }
 }
