@@ -36,13 +36,24 @@ export type CompiledFilter = { ok: true; filter: Sql92Filter } | { ok: false; er
  */
 export function compileFilter(type: string, expression: string): CompiledFilter {
   if (type !== 'SQL92') return { ok: false, error: new Error(`no filter for expression type ${type}`) };
+  const cached = parseCache.get(expression);
+  if (cached) return cached;
+  let c: CompiledFilter;
   try {
-    return { ok: true, filter: compileSql92(expression) };
+    c = { ok: true, filter: compileSql92(expression) };
   } catch (err) {
-    if (err instanceof SqlParseError) return { ok: false, error: err };
-    throw err;
+    if (!(err instanceof SqlParseError)) throw err;
+    c = { ok: false, error: err };
   }
+  // SelectorParser's PARSE_CACHE: the last 100 expressions (outcomes included), so a pull that
+  // carries its own expression (FLAG_SUBSCRIPTION, every pull of a lite-pull consumer) and
+  // CHECK_CLIENT_CONFIG do not parse it again; a compiled filter is immutable, so it is shared
+  if (parseCache.size >= PARSE_CACHE_SIZE) parseCache.delete(parseCache.keys().next().value!);
+  parseCache.set(expression, c);
+  return c;
 }
+const PARSE_CACHE_SIZE = 100;
+const parseCache = new Map<string, CompiledFilter>();
 
 /**
  * One compiled filter per registered subscription (ConsumerFilterManager keeps one per group and

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest, type RemotingCommand } from '../../protocol/index.js';
 import { startBroker } from '../../lib/broker/index.js';
-import { recordPropertiesText } from '../../lib/broker/sql-filter.js';
+import { compileFilter, recordPropertiesText } from '../../lib/broker/sql-filter.js';
 import { client, decode, ext, heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
 
 // The embedded broker's SQL92 filtering follows Apache's: ClientManageProcessor.checkClientConfig,
@@ -111,6 +111,16 @@ t.test('a long-polling SQL92 pull wakes when a matching message arrives', async 
   const res = await answer;
   t.equal(res.code, ResponseCode.SUCCESS);
   t.same(decode(res).map((m) => m.body.toString()), ['second']);
+});
+
+t.test('an expression is compiled once, however many pulls and checks carry it', async (t) => {
+  const a = compileFilter('SQL92', 'a = 1 AND b IS NULL');
+  t.equal(compileFilter('SQL92', 'a = 1 AND b IS NULL'), a, 'the same compiled filter');
+  const bad = compileFilter('SQL92', 'a =');
+  t.equal(compileFilter('SQL92', 'a ='), bad, 'a refusal too');
+  for (let i = 0; i < 150; i++) compileFilter('SQL92', `a = ${i}`);
+  t.not(compileFilter('SQL92', 'a = 1 AND b IS NULL'), a, 'at most 100 kept');
+  t.match(compileFilter('FOO', 'a = 1'), { ok: false }, 'no filter for another type');
 });
 
 t.test('enablePropertyFilter must be a boolean', async (t) => {
