@@ -70,10 +70,15 @@ function parseJavaInteger(s: string, min: bigint, max: bigint, what: string): bi
   return v;
 }
 
+// up to 9 ASCII digits always fit in an int: the common case, without BigInt
+const SHORT_DECIMAL = /^[+-]?\d{1,9}$/;
+
 export function parseJavaInt(s: string): JavaNumber {
+  if (SHORT_DECIMAL.test(s)) return jInt(Number(s) | 0);
   return jInt(Number(parseJavaInteger(s, INT_MIN, INT_MAX, 'int')));
 }
 export function parseJavaLong(s: string): JavaNumber {
+  if (SHORT_DECIMAL.test(s)) return jLong(BigInt(Number(s)));
   return jLong(parseJavaInteger(s, LONG_MIN, LONG_MAX, 'long'));
 }
 

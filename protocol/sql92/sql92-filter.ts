@@ -28,7 +28,11 @@ function lookup(p: Sql92Properties): PropertyLookup {
   if (typeof p === 'function') return p;
   if (p instanceof Map) return (name) => p.get(name);
   const o = p as Readonly<Record<string, string>>;
-  return (name) => (hasOwn.call(o, name) ? o[name] : undefined);
+  // an own property only (an object's inherited `constructor` is not a message property)
+  return (name) => {
+    const v = o[name];
+    return v !== undefined && (typeof v === 'string' ? hasOwn.call(o, name) : false) ? v : undefined;
+  };
 }
 
 /**
