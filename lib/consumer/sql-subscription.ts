@@ -25,7 +25,9 @@ export type SubscriptionExpression = string | { sql: string };
  * Validate an expression as subscribe() and the `subscriptions` option take it. A SQL92 one is
  * parsed here as the broker will parse it (Java sends it unparsed and fails later, at start,
  * with the broker's SUBSCRIPTION_PARSE_FAILED); an error names the option and, through its
- * cause (SqlParseError), the position.
+ * cause (SqlParseError), the position. Stricter than the broker in one way: an expression the
+ * broker would read only in part (`a LIKE 'x%'` is read as `a`, which matches nothing) is refused,
+ * naming the position where the broker's parser stops.
  */
 export function checkSubscriptionExpression(topic: string, expr: unknown, option: string): SubscriptionExpression {
   if (typeof expr === 'string') return expr;
@@ -37,7 +39,15 @@ export function checkSubscriptionExpression(topic: string, expr: unknown, option
   const sql = (expr as { sql: unknown }).sql;
   if (typeof sql !== 'string' || sql.trim() === '') throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} must be a non-empty string`);
   try {
-    compileSql92(sql);
+    const { ignoredFrom } = compileSql92(sql);
+    if (ignoredFrom !== null) {
+      const rest = sql.slice(ignoredFrom);
+      throw new ConsumerOptionError(
+        'sql',
+        `the SQL92 expression of ${topic} does not parse past position ${ignoredFrom} (${JSON.stringify(rest.length > 20 ? rest.slice(0, 20) + '…' : rest)}): ` +
+          `the broker would ignore everything from there (RocketMQ's SelectorParser stops at the first token that cannot continue the expression)`,
+      );
+    }
   } catch (err) {
     if (err instanceof SqlParseError) throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} does not parse: ${err.message}`, { cause: err });
     throw err;

@@ -36,8 +36,14 @@ export class SqlParser {
 
   parse(): SqlNode {
     const first = this.ts.peek();
-    return this.asBoolean(this.orExpression(), first);
+    const root = this.asBoolean(this.orExpression(), first);
+    const next = this.ts.peek();
+    this.ignoredFrom = next.kind === 'EOF' ? null : next.pos;
+    return root;
   }
+
+  /** After parse(): where the parser stopped short of the end (the first token it could not use), or null. */
+  ignoredFrom: number | null = null;
 
   private fail(at: Token | number, reason: string): never {
     throw new SqlParseError(this.src, typeof at === 'number' ? at : at.pos, reason);

@@ -13,6 +13,12 @@ export interface Sql92Filter {
   /** The expression as written. */
   readonly expression: string;
   /**
+   * Where SelectorParser stopped reading, when it did so before the end: Java's start rule ends at
+   * the first token that cannot continue the expression and ignores the rest (`a LIKE 'x%'` is
+   * `a`, `a = 0x10` is `a = 0`). Null when the whole expression was read.
+   */
+  readonly ignoredFrom: number | null;
+  /**
    * ExpressionMessageFilter.isMatchedByCommitLog: true only when the expression evaluates to
    * TRUE. NULL (a missing property), FALSE, and an evaluation Java throws on (a property that does
    * not parse as the number it is compared with, anywhere in the expression) are all false.
@@ -41,7 +47,9 @@ function lookup(p: Sql92Properties): PropertyLookup {
  */
 export function compileSql92(expression: string): Sql92Filter {
   if (typeof expression !== 'string') throw new TypeError('compileSql92: the expression must be a string');
-  const root: SqlNode = new SqlParser(expression).parse();
+  const parser = new SqlParser(expression);
+  const root: SqlNode = parser.parse();
+  const ignoredFrom = parser.ignoredFrom;
   const evaluate = (properties: Sql92Properties): boolean | null | 'error' => {
     try {
       const v = evaluateNode(root, lookup(properties));
@@ -53,6 +61,7 @@ export function compileSql92(expression: string): Sql92Filter {
   };
   return {
     expression,
+    ignoredFrom,
     evaluate,
     matches: (properties) => evaluate(properties) === true,
   };

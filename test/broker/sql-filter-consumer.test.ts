@@ -69,6 +69,8 @@ t.test('a bad { sql } is refused at subscribe, naming the option and the positio
   t.type(err.cause, SqlParseError);
   t.match(err.cause, { position: 16 });
   t.match(err.message, /position 16/);
+  const partial = t.throws(() => consumer.subscribe('T', { sql: "a LIKE 'x%'" }), { name: 'ConsumerOptionError', option: 'sql' }) as Error;
+  t.match(partial.message, /does not parse past position 2 \("LIKE 'x%'"\): the broker would ignore everything from there/);
   t.throws(() => consumer.subscribe('T', { sql: '  ' }), { name: 'ConsumerOptionError', option: 'sql' });
   t.throws(() => consumer.subscribe('T', { sql: 5 } as never), { name: 'ConsumerOptionError', option: 'sql' });
   t.throws(() => consumer.subscribe('T', { sql: 'a = 1', tags: 'x' } as never), { name: 'ConsumerOptionError', option: 'expression' });

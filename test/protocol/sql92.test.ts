@@ -45,6 +45,14 @@ t.test('nesting and tree depth are bounded, so a hostile expression cannot overf
   t.equal(compileSql92(fewer).matches({ a: '399' }), true);
 });
 
+t.test('ignoredFrom: where SelectorParser stops reading, as Java it ignores the rest', async (t) => {
+  t.equal(compileSql92("a LIKE 'x%'").ignoredFrom, 2);
+  t.equal(compileSql92('a = 0x10').ignoredFrom, 5);
+  t.equal(compileSql92('a = 1 -- comment').ignoredFrom, 6, 'a -- comment needs its line end');
+  t.equal(compileSql92('a = 1 -- comment\n').ignoredFrom, null);
+  t.equal(compileSql92('  a = 1  ').ignoredFrom, null);
+});
+
 t.test('evaluate says what Java computed; only TRUE matches', async (t) => {
   t.equal(compileSql92('a = 5').evaluate({ a: 'x' }), 'error', 'a String that is not an int: Java throws');
   t.equal(compileSql92("a = 5 OR b = 'x'").matches({ a: 'x', b: 'x' }), false, 'a throw anywhere fails the whole expression');
