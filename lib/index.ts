@@ -26,6 +26,8 @@ export {
   OffsetFileError,
   UndecodableMessageError,
   ConsumerBrokerError,
+  SqlFilterRefusedError,
+  type SubscriptionExpression,
   type PushConsumerEvents,
   type BrokerReachable,
   type ConsumerBrokerRequest,
@@ -145,6 +147,7 @@ export {
   OptionError,
   ProtocolError,
   FilterExpressionError,
+  SqlParseError,
   type MessageExt,
   type MessageQueue,
 } from '../protocol/index.js';

@@ -293,3 +293,7 @@ export {
   toJavaJson,
   type JavaJsonOptions,
 } from './json/java-json.js';
+
+// SQL92 filters: Apache RocketMQ's SelectorParser and evaluator (what a broker with
+// enablePropertyFilter delivers to a `subscribe(topic, { sql })` consumer).
+export { SqlParseError, compileSql92, type Sql92Filter, type Sql92Properties } from './sql92/index.js';

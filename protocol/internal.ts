@@ -33,3 +33,4 @@ export * from './body/broker-admin-bodies.js';
 export * from './body/delay-offset-file.js';
 export * from './operations.js';
 export * from './resource-names.js';
+export * from './sql92/index.js';

@@ -15,6 +15,7 @@ import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
 import { TopicConfigManager } from './topic-config.js';
 import { TIMER_TOPIC, TimerMessageStore, resolveTimerSettings, timerTagsCode, type TimerSettings } from './timer/index.js';
+import { resolveEnablePropertyFilter } from './sql-filter.js';
 import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
 import { ClientManageProcessor } from './processor/client-manage-processor.js';
@@ -64,6 +65,8 @@ export interface BrokerTuning extends TransactionTuning {
   maxQueueNums?: number;
   /** Most tags of one subscription a pull or heartbeat may carry (1 to 1 000 000). Default 1024. */
   maxTagsPerSubscription?: number;
+  /** Serve SQL92 subscriptions (Java's enablePropertyFilter; sql-filter.ts). Default false, as Apache's. */
+  enablePropertyFilter?: boolean;
   /**
    * Close a connection when nothing was read and no write completed for this long, on the clock
    * (Java's serverChannelMaxIdleTimeSeconds). Default 120 000 ms; 0 = never.
@@ -123,6 +126,7 @@ export class Broker implements BrokerContext {
   readonly tx: Transactions;
   readonly timerSettings: TimerSettings;
   private timerStore: TimerMessageStore | null = null;
+  readonly enablePropertyFilter: boolean;
   private readonly options: BrokerOptions;
   private store!: MessageStore;
   private schedule: ScheduleMessageService | null = null;
@@ -138,6 +142,7 @@ export class Broker implements BrokerContext {
     this.autoCreateTopic = options.autoCreateTopic !== false;
     this.limits = resolveBrokerLimits(options);
     this.timerSettings = resolveTimerSettings(options);
+    this.enablePropertyFilter = resolveEnablePropertyFilter(options.enablePropertyFilter);
     this.server = new RemotingServer({
       serializeType: options.serializeType ?? 'JSON',
       clock: this.clock,

@@ -446,9 +446,17 @@ export class MessageStore {
 
   /**
    * Read up to `maxMsgNums` messages from `offset`, keeping those whose consume-queue tag code
-   * `match` accepts. Follows DefaultMessageStore.getMessage's statuses and nextBeginOffset rules.
+   * `match` accepts (and, for a property filter, whose record `matchRecord` accepts). Follows
+   * DefaultMessageStore.getMessage's statuses and nextBeginOffset rules.
    */
-  getMessage(topic: string, queueId: number, offset: number, maxMsgNums: number, match: ((tagsCode: number) => boolean) | null): GetMessageResult {
+  getMessage(
+    topic: string,
+    queueId: number,
+    offset: number,
+    maxMsgNums: number,
+    match: ((tagsCode: number) => boolean) | null,
+    matchRecord: ((record: Buffer) => boolean) | null = null,
+  ): GetMessageResult {
     const cq = this.queue(topic, queueId);
     if (!cq) {
       return { status: 'NO_MATCHED_LOGIC_QUEUE', nextBeginOffset: 0, minOffset: 0, maxOffset: 0, records: [], bytes: 0 };
@@ -477,6 +485,8 @@ export class MessageStore {
         this.warnOnce(phys, `${topic}@${queueId} offset ${i}: the commit log holds no intact record at ${phys} (damaged since start-up?); skipped`);
         continue;
       }
+      // isMatchedByCommitLog (SQL92): the record's properties, read where it lies
+      if (matchRecord && !matchRecord(this.commitLog.read(phys, size) ?? Buffer.alloc(0))) continue;
       picked.push({ phys, size });
       bytes += size;
     }

@@ -92,6 +92,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         warn: options.warn,
         maxQueueNums: options.maxQueueNums,
         maxTagsPerSubscription: options.maxTagsPerSubscription,
+        enablePropertyFilter: options.enablePropertyFilter,
         idleTimeoutMs,
         maxBufferedBytes: options.maxBufferedBytes,
         maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,

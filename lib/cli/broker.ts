@@ -17,6 +17,8 @@ options:
   --host ADDR        address to listen on and advertise (default 127.0.0.1; 0.0.0.0 listens on
                      every interface and advertises the first external IPv4 address)
   --no-auto-create   answer TOPIC_NOT_EXIST for unknown topics instead of creating them
+  --enable-property-filter
+                     serve SQL92 subscriptions (consume --sql), as Java's enablePropertyFilter=true
   --segment-size N   commit-log segment size in bytes (default 67108864)
   --delay-levels S   Java messageDelayLevel, e.g. "1s 5s 10s" (default the 18 standard levels)
   --idle-timeout S   close a connection after S seconds without a byte read or written
@@ -36,6 +38,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     queues: { type: 'string' },
     host: { type: 'string' },
     'no-auto-create': { type: 'boolean' },
+    'enable-property-filter': { type: 'boolean' },
     'segment-size': { type: 'string' },
     'delay-levels': { type: 'string' },
     'idle-timeout': { type: 'string' },
@@ -64,6 +67,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       dataDir: str('data'),
       queues,
       autoCreateTopic: values['no-auto-create'] !== true,
+      enablePropertyFilter: values['enable-property-filter'] === true,
       segmentSize,
       messageDelayLevel: str('delay-levels'),
       idleTimeoutMs: idleTimeoutS * 1000,

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { MQClientInstance } from '../client/index.js';
-import { PushConsumer, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
+import { PushConsumer, type SubscriptionExpression, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { consumeLite } from './consume-lite.js';
@@ -42,6 +42,8 @@ options:
   --group G            consumer group
   --namespace NS       Java's namespace: topic and group are NS%name on the wire
   --expr EXPR          tag expression, e.g. 'TagA || TagB' (default "*")
+  --sql EXPR           SQL92 filter on message properties instead, e.g. "a BETWEEN 10 AND 19 AND TAGS = 'x'"
+                       (needs a broker with enablePropertyFilter=true)
   --from WHERE         where a group with no committed offset starts: first, last (default) or timestamp:MS
   --broadcast          BROADCASTING model (every consumer gets every message; offsets in a local file)
   --orderly            orderly consumption (one call at a time per queue, broker locks)
@@ -188,6 +190,14 @@ function parseFrom(v: string | undefined): Pick<PushConsumerOptions, 'consumeFro
   throw new UsageError(`--from must be first, last or timestamp:MS, got "${v}"`);
 }
 
+/** --sql or --expr (not both): what the subscription of the topic is. */
+function sqlOrTagExpression(sql: string | undefined, expr: string | undefined): SubscriptionExpression {
+  if (sql === undefined) return expr ?? '*';
+  if (expr !== undefined) throw new UsageError('--sql and --expr exclude each other (a subscription is SQL92 or tags)');
+  if (sql.trim() === '') throw new UsageError('--sql must not be empty');
+  return { sql };
+}
+
 async function run(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseOptions(argv, {
     namesrv: { type: 'string' },
@@ -195,6 +205,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     group: { type: 'string' },
     namespace: { type: 'string' },
     expr: { type: 'string' },
+    sql: { type: 'string' },
     from: { type: 'string' },
     broadcast: { type: 'boolean' },
     orderly: { type: 'boolean' },
@@ -234,7 +245,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       consumerGroup: group,
       namespace: str('namespace'),
       namesrvAddr: namesrv,
-      subscriptions: { [topic]: str('expr') ?? '*' },
+      subscriptions: { [topic]: sqlOrTagExpression(str('sql'), str('expr')) },
       messageModel: values.broadcast === true ? 'BROADCASTING' : 'CLUSTERING',
       orderly,
       mqClientApiTimeoutMs: timeoutMs,

@@ -110,7 +110,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
         commitOffset,
         suspendTimeoutMillis: config.brokerSuspendMaxTimeMs,
         subVersion: sub.subVersion,
-        expressionType: 'TAG',
+        expressionType: sub.expressionType,
         bname: mq.brokerName,
       },
       config.pullTimeoutMs,

@@ -8,7 +8,7 @@ import type { MessageExt } from './message.js';
  * handler carry their topic without the namespace (ConsumeMessage*Service#resetRetryAndNamespace,
  * after the retry topic was put back).
  */
-export function consumerGroupWithNamespace<O extends { consumerGroup: string; subscriptions?: Record<string, string> | undefined }>(namespace: string | undefined, options: O): O {
+export function consumerGroupWithNamespace<O extends { consumerGroup: string; subscriptions?: Record<string, unknown> | undefined }>(namespace: string | undefined, options: O): O {
   if (!namespace) return options;
   const out = { ...options };
   if (typeof options.consumerGroup === 'string' && options.consumerGroup !== '') out.consumerGroup = wrapNamespace(namespace, options.consumerGroup);

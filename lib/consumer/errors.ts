@@ -4,8 +4,8 @@ import { RocketwireError } from '../../protocol/index.js';
 export class ConsumerOptionError extends RocketwireError {
   override readonly name = 'ConsumerOptionError';
   readonly option: string;
-  constructor(option: string, message: string) {
-    super(`consumer option "${option}": ${message}`);
+  constructor(option: string, message: string, options?: { cause?: unknown }) {
+    super(`consumer option "${option}": ${message}`, options);
     this.option = option;
   }
 }

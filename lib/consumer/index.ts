@@ -13,3 +13,4 @@ export { tagMatches } from './subscription.js';
 export { LitePullConsumer, type LitePullConsumerState } from './lite-pull-consumer.js';
 export { litePullConsumerDefaults, type LitePullConsumerOptions } from './lite-pull-options.js';
 export type { PauseTarget } from './pause.js';
+export { SqlFilterRefusedError, type SubscriptionExpression } from './sql-subscription.js';

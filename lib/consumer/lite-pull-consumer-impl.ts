@@ -114,7 +114,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
       consumeConcurrentlyMaxSpan: this.config.consumeMaxSpan,
       orderly: false,
     };
-    for (const [topic, expr] of Object.entries(base.subscriptions)) this.subscribe(topic, expr);
+    for (const [topic, expr] of Object.entries(base.subscriptions)) {
+      // SQL92 ({ sql }) is a push-consumer subscription for now (its pulls send TAG expressions)
+      if (typeof expr !== 'string') throw new ConsumerOptionError('subscriptions', `${topic}: LitePullConsumer takes tag expressions; SQL92 subscriptions need a PushConsumer`);
+      this.subscribe(topic, expr);
+    }
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     this.rebalance = new RebalancePushImpl({

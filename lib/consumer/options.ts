@@ -9,14 +9,15 @@ import {
 } from '../../protocol/index.js';
 import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
+import { checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
 export interface PushConsumerOptions extends TraceOptions {
   consumerGroup: string;
   /** "host:port;host:port". */
   namesrvAddr: string;
-  /** topic → tag expression ("TagA || TagB" or "*"); more can be added with subscribe() before start. */
-  subscriptions?: Record<string, string>;
+  /** topic → tag expression ("TagA || TagB" or "*") or { sql: "a > 5" }; more can be added with subscribe() before start. */
+  subscriptions?: Record<string, SubscriptionExpression>;
   messageModel?: MessageModel;
   /** Where a queue with no committed offset starts: short names or the Java enum names. */
   consumeFromWhere?: 'last' | 'first' | 'timestamp' | ConsumeFromWhere;
@@ -82,7 +83,7 @@ export interface PushConsumerOptions extends TraceOptions {
 export interface PushConsumerConfig {
   consumerGroup: string;
   namesrvAddr: string;
-  subscriptions: Record<string, string>;
+  subscriptions: Record<string, SubscriptionExpression>;
   messageModel: MessageModel;
   consumeFromWhere: ConsumeFromWhere;
   consumeTimestampMs: number | null;
@@ -192,13 +193,12 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
   }
   const strategy = resolveAllocateStrategy(options.allocateStrategy ?? d.allocateStrategy);
   if (!strategy) throw new ConsumerOptionError('allocateStrategy', 'must be AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, {config}, a strategy or a function');
-  const subscriptions: Record<string, string> = {};
+  const subscriptions: Record<string, SubscriptionExpression> = {};
   for (const [topic, expr] of Object.entries(options.subscriptions ?? {})) {
     if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('subscriptions', 'topic names must be non-empty');
     const badTopic = checkTopicName(topic);
     if (badTopic) throw new ConsumerOptionError('subscriptions', badTopic);
-    if (typeof expr !== 'string') throw new ConsumerOptionError('subscriptions', `expression of ${topic} must be a string`);
-    subscriptions[topic] = expr;
+    subscriptions[topic] = checkSubscriptionExpression(topic, expr, 'subscriptions');
   }
   const consumeThreadMin = int('consumeThreadMin', options.consumeThreadMin ?? d.consumeThreadMin, 1, 1000);
   const consumeThreadMax = int('consumeThreadMax', options.consumeThreadMax ?? Math.max(d.consumeThreadMax, consumeThreadMin), 1, 1000);

@@ -33,6 +33,7 @@ import type { ProcessQueue } from './process-queue.js';
 import { PullMessageService } from './pull-message-service.js';
 import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
+import { buildSubscription, checkClientInBroker, checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../trace/trace-hooks.js';
 
@@ -60,7 +61,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   readonly recorder: ConsumerStatsRecorder;
   /** The 'undecodable', 'brokerError' and 'brokerReachable' events (PushConsumer.on). */
   readonly events = new ConsumerEvents();
-  private readonly expressions = new Map<string, string>();
+  private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   listener: MessageListener | null = null;
   private stateValue: ConsumerState = 'CREATED';
@@ -171,14 +172,15 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     return effectiveMaxReconsumeTimes(this.config);
   }
 
-  /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB"); allowed before or after start. */
-  subscribe(topic: string, expression = '*'): this {
+  /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB") or { sql }; allowed before or after start. */
+  subscribe(topic: string, expression: SubscriptionExpression = '*'): this {
     if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('topic', 'must be a non-empty string');
     const badTopic = checkTopicName(topic);
     if (badTopic) throw new ConsumerOptionError('topic', badTopic);
+    expression = checkSubscriptionExpression(topic, expression, 'expression');
     this.expressions.set(topic, expression);
     if (this.stateValue === 'RUNNING') {
-      this.subscriptionInner.set(topic, buildSubscriptionData(topic, expression, this.config.clock.now()));
+      this.subscriptionInner.set(topic, buildSubscription(topic, expression, this.config.clock.now()));
       this.instance!.sendHeartbeatToAllBrokers().then(
         () => this.doRebalance(),
         (err: unknown) => log('heartbeat after subscribe failed: %s', (err as Error)?.message ?? err),
@@ -221,7 +223,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       const now = config.clock.now();
       this.startTimestamp = now;
       this.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
-      for (const [topic, expr] of this.expressions) this.subscriptionInner.set(topic, buildSubscriptionData(topic, expr, now));
+      for (const [topic, expr] of this.expressions) this.subscriptionInner.set(topic, buildSubscription(topic, expr, now));
       if (config.messageModel === 'CLUSTERING') {
         const rt = retryTopic(config.consumerGroup);
         this.subscriptionInner.set(rt, buildSubscriptionData(rt, '*', now));
@@ -265,6 +267,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
           instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => log('route of %s not available yet: %s', t, (err as Error).message)),
         ),
       );
+      await checkClientInBroker(instance, config.consumerGroup, this.subscriptionInner.values(), config.mqClientApiTimeoutMs);
       await instance.sendHeartbeatToAllBrokers();
       this.stateValue = 'RUNNING';
       this.pullService.start();

@@ -1,3 +1,4 @@
+import type { SubscriptionExpression } from './sql-subscription.js';
 import type {
   ConsumeConcurrentlyContext,
   ConsumeConcurrentlyStatus,
@@ -94,8 +95,12 @@ export class PushConsumer<Orderly extends boolean = false> {
     return this.#impl.config.orderly as Orderly;
   }
 
-  /** Subscribes to a topic with a tag expression ("*" or "TagA || TagB"); allowed before or after start. */
-  subscribe(topic: string, expression = '*'): this {
+  /**
+   * Subscribes to a topic with a tag expression ("*" or "TagA || TagB"), or with `{ sql }`, a SQL92
+   * filter the broker evaluates on message properties (it needs enablePropertyFilter=true; start()
+   * fails with SqlFilterRefusedError otherwise); allowed before or after start.
+   */
+  subscribe(topic: string, expression: SubscriptionExpression = '*'): this {
     this.#impl.subscribe(topicWithNamespace(this.#namespace, topic), expression);
     return this;
   }

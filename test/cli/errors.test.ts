@@ -1,5 +1,5 @@
 import t from 'tap';
-import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, UnsupportedCompressionError } from '../../protocol/internal.js';
+import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, SqlParseError, UnsupportedCompressionError } from '../../protocol/internal.js';
 import {
   AddressError,
   BrokerError,
@@ -17,7 +17,7 @@ import { MessageValidationError, NoRouteError, ProducerOptionError, RequestTimeo
 import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
-import { ConsumerBrokerError, OffsetFileError, UndecodableMessageError } from '../../lib/consumer/index.js';
+import { ConsumerBrokerError, OffsetFileError, SqlFilterRefusedError, UndecodableMessageError } from '../../lib/consumer/index.js';
 import { TraceSendError } from '../../lib/trace/index.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
@@ -27,6 +27,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['HeaderFieldError', new HeaderFieldError('offset', 'm'), [ProtocolError]],
   ['UnsupportedCompressionError', new UnsupportedCompressionError('zstd', 0), [ProtocolError]],
   ['OptionError', new OptionError('x', 'm'), []],
+  ['SqlParseError', new SqlParseError('a ==', 3, 'm'), []],
   ['RemotingError', new RemotingError('a:1', 'm'), []],
   ['RemotingTimeoutError', new RemotingTimeoutError('a:1', 1, 11, 5, 5), [RemotingError]],
   ['RemotingConnectError', new RemotingConnectError('a:1', 'm'), [RemotingError]],
@@ -55,6 +56,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['ConsumerBrokerError', new ConsumerBrokerError('b', 'a:1', 'PULL_MESSAGE', new Error('m')), []],
   ['OffsetFileError', new OffsetFileError('/d/offsets.json', 'm'), []],
   ['TraceSendError', new TraceSendError('RMQ_SYS_TRACE_TOPIC', 'm'), []],
+  ['SqlFilterRefusedError', new SqlFilterRefusedError('T', 'a:1', new BrokerError(1, 'r')), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {

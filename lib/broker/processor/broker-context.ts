@@ -63,6 +63,8 @@ export interface BrokerContext {
   readonly transactions: TransactionalMessageService;
   /** 5.x timer messages (timer/timer-message-store.ts). */
   readonly timerSettings: TimerSettings;
+  /** SQL92 subscriptions are served (Java's enablePropertyFilter, default false). */
+  readonly enablePropertyFilter: boolean;
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */

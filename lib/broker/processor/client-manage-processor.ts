@@ -14,6 +14,7 @@ import { BROKER_VERSION } from '../broker-version.js';
 import type { ClientChannelInfo } from '../consumer-manager.js';
 import type { BrokerContext } from './broker-context.js';
 import { fail, ok, registerOperation } from './request-processor.js';
+import { checkFilterConfig } from './sql-filter-checks.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -35,9 +36,8 @@ export class ClientManageProcessor {
     registerOperation(server, Operations.CHECK_CLIENT_CONFIG, ({ body, request }) => {
       const tooMany = body.subscriptionData ? this.tooManyTags(body.subscriptionData, 'subscriptionData') : null;
       if (tooMany) return fail(request, ResponseCode.INVALID_PARAMETER, tooMany);
-      const type = body.subscriptionData?.expressionType ?? 'TAG';
-      if (type !== 'TAG') return fail(request, ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
-      return ok(request);
+      const refused = body.subscriptionData ? checkFilterConfig(this.ctx, body.subscriptionData) : null;
+      return refused ? fail(request, refused.code, refused.remark) : ok(request);
     });
     registerOperation(server, Operations.LOCK_BATCH_MQ, ({ body, request }) => {
       const granted = this.ctx.locks.tryLockBatch(body.consumerGroup, body.mqSet, body.clientId, this.ctx.clock.now());

@@ -18,6 +18,7 @@ import type { GetMessageStatus } from '../message-store.js';
 import { FAQ_APPLY_TOPIC } from '../name-server.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { fail, registerOperation } from './request-processor.js';
+import { pullFilter } from './sql-filter-checks.js';
 
 const PULL_STATUS_CODE: Record<GetMessageStatus, number> = {
   FOUND: ResponseCode.SUCCESS,
@@ -82,11 +83,10 @@ export class PullMessageProcessor {
       }
       sub = registered;
     }
-    if (sub.expressionType !== 'TAG') {
-      return fail(req, ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
-    }
+    const sql = pullFilter(this.ctx, sub, (sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0);
+    if ('code' in sql) return fail(req, sql.code, sql.remark);
     const match = tagMatcher(sub);
-    const r = this.ctx.messageStore.getMessage(topic, queueId, queueOffset, h.maxMsgNums, match);
+    const r = this.ctx.messageStore.getMessage(topic, queueId, queueOffset, h.maxMsgNums, match, sql.matchRecord);
     let code = PULL_STATUS_CODE[r.status];
     if ((r.status === 'NO_MATCHED_LOGIC_QUEUE' || r.status === 'NO_MESSAGE_IN_QUEUE') && queueOffset !== 0) code = ResponseCode.PULL_OFFSET_MOVED;
 

@@ -1,0 +1,119 @@
+import {
+  BrokerError,
+} from '../remoting/index.js';
+import {
+  ExpressionType,
+  Operations,
+  ResponseCode,
+  RocketwireError,
+  SqlParseError,
+  buildSubscriptionData,
+  compileSql92,
+  type SubscriptionData,
+} from '../../protocol/internal.js';
+import type { MQClientInstance } from '../client/index.js';
+import { ConsumerOptionError } from './errors.js';
+
+/**
+ * What a subscription is given as: a tag expression ("*", "TagA || TagB"), or `{ sql }`, a SQL92
+ * expression over message properties (Java's MessageSelector.bySql) that the broker evaluates;
+ * it needs a broker started with enablePropertyFilter=true.
+ */
+export type SubscriptionExpression = string | { sql: string };
+
+/**
+ * Validate an expression as subscribe() and the `subscriptions` option take it. A SQL92 one is
+ * parsed here as the broker will parse it (Java sends it unparsed and fails later, at start,
+ * with the broker's SUBSCRIPTION_PARSE_FAILED); an error names the option and, through its
+ * cause (SqlParseError), the position. Stricter than the broker in one way: an expression the
+ * broker would read only in part (`a LIKE 'x%'` is read as `a`, which matches nothing) is refused,
+ * naming the position where the broker's parser stops.
+ */
+export function checkSubscriptionExpression(topic: string, expr: unknown, option: string): SubscriptionExpression {
+  if (typeof expr === 'string') return expr;
+  if (expr === null || typeof expr !== 'object' || !('sql' in expr)) {
+    throw new ConsumerOptionError(option, `expression of ${topic} must be a tag expression string or { sql: string }`);
+  }
+  const keys = Object.keys(expr).filter((k) => k !== 'sql');
+  if (keys.length > 0) throw new ConsumerOptionError(option, `expression of ${topic}: unknown key ${JSON.stringify(keys[0])} (only "sql")`);
+  const sql = (expr as { sql: unknown }).sql;
+  if (typeof sql !== 'string' || sql.trim() === '') throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} must be a non-empty string`);
+  try {
+    const { ignoredFrom } = compileSql92(sql);
+    if (ignoredFrom !== null) {
+      const rest = sql.slice(ignoredFrom);
+      throw new ConsumerOptionError(
+        'sql',
+        `the SQL92 expression of ${topic} does not parse past position ${ignoredFrom} (${JSON.stringify(rest.length > 20 ? rest.slice(0, 20) + '…' : rest)}): ` +
+          `the broker would ignore everything from there (RocketMQ's SelectorParser stops at the first token that cannot continue the expression)`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof SqlParseError) throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} does not parse: ${err.message}`, { cause: err });
+    throw err;
+  }
+  return { sql };
+}
+
+/** FilterAPI.build for either kind: a SQL92 subscription has expressionType SQL92 and the SQL as subString. */
+export function buildSubscription(topic: string, expr: SubscriptionExpression, subVersion: number): SubscriptionData {
+  return typeof expr === 'string'
+    ? buildSubscriptionData(topic, expr, subVersion)
+    : buildSubscriptionData(topic, expr.sql, subVersion, ExpressionType.SQL92);
+}
+
+/**
+ * The broker refused a SQL92 subscription at start (CHECK_CLIENT_CONFIG), or could not be asked.
+ * `propertyFilterDisabled` is true when the broker runs without enablePropertyFilter; `code` and
+ * `remark` are its answer (undefined when the request failed on the way).
+ */
+export class SqlFilterRefusedError extends RocketwireError {
+  override readonly name = 'SqlFilterRefusedError';
+  readonly topic: string;
+  readonly brokerAddr: string;
+  readonly code: number | undefined;
+  readonly remark: string | undefined;
+  readonly propertyFilterDisabled: boolean;
+  constructor(topic: string, brokerAddr: string, cause: unknown) {
+    const be = cause instanceof BrokerError ? cause : null;
+    const disabled = be !== null && be.code === ResponseCode.SYSTEM_ERROR && (be.remark ?? '').startsWith('The broker does not support consumer to filter');
+    const why = be
+      ? `${be.remark ?? `code ${be.code}`}${disabled ? ' (start the broker with enablePropertyFilter=true)' : ''}`
+      : `CHECK_CLIENT_CONFIG failed: ${(cause as Error)?.message ?? String(cause)}`;
+    super(`broker ${brokerAddr} refuses the SQL92 subscription of topic ${topic}: ${why}`, { cause });
+    this.topic = topic;
+    this.brokerAddr = brokerAddr;
+    this.code = be?.code;
+    this.remark = be?.remark ?? undefined;
+    this.propertyFilterDisabled = disabled;
+  }
+}
+
+/**
+ * MQClientInstance.checkClientInBroker, as DefaultMQPushConsumerImpl.start calls it before the
+ * first heartbeat: for every subscription that is not TAG, CHECK_CLIENT_CONFIG (no header; body
+ * clientId, group, subscriptionData) to one broker of the topic (Java assumes the brokers of a
+ * cluster are configured alike); a topic with no route yet is skipped. Any failure fails start.
+ */
+export async function checkClientInBroker(instance: MQClientInstance, group: string, subs: Iterable<SubscriptionData>, timeoutMs?: number): Promise<void> {
+  for (const sd of subs) {
+    if (sd.expressionType === ExpressionType.TAG) continue;
+    const addr = await brokerAddrByTopic(instance, sd.topic);
+    if (addr === undefined) continue;
+    try {
+      await instance.invoke(addr, Operations.CHECK_CLIENT_CONFIG, {}, { clientId: instance.clientId, group, subscriptionData: sd }, { timeoutMs });
+    } catch (err) {
+      throw new SqlFilterRefusedError(sd.topic, addr, err);
+    }
+  }
+}
+
+/** findBrokerAddrByTopic: a broker of the topic's route, its master when it has one. */
+async function brokerAddrByTopic(instance: MQClientInstance, topic: string): Promise<string | undefined> {
+  const route = await instance.getTopicRoute(topic).catch(() => undefined);
+  const datas = route?.brokerDatas ?? [];
+  if (datas.length === 0) return undefined;
+  const bd = datas[Math.floor(Math.random() * datas.length)]!;
+  const addrs = bd.brokerAddrs as Record<string, string>;
+  return addrs['0'] ?? Object.values(addrs)[0];
+}

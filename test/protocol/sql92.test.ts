@@ -1,0 +1,62 @@
+import t from 'tap';
+import { MAX_SQL_NESTING, MAX_SQL_TREE_DEPTH } from '../../protocol/sql92/parser.js';
+import { compileSql92, SqlParseError } from '../../protocol/sql92/index.js';
+
+t.test('the issue’s example: a BETWEEN 10 AND 19 AND b = ’x’', async (t) => {
+  const f = compileSql92("a BETWEEN 10 AND 19 AND b = 'x'");
+  t.equal(f.expression, "a BETWEEN 10 AND 19 AND b = 'x'");
+  t.equal(f.matches({ a: '15', b: 'x' }), true);
+  t.equal(f.matches({ a: '15', b: 'y' }), false);
+  t.equal(f.matches({ a: '25', b: 'x' }), false);
+  t.equal(f.matches({ b: 'x' }), false, 'a missing property matches nothing');
+  const n = Array.from({ length: 100 }, (_, i) => i).filter((i) => compileSql92('a BETWEEN 10 AND 19').matches({ a: String(i) })).length;
+  t.equal(n, 10, 'a = 0..99: exactly 10 match');
+});
+
+t.test('properties may be an object (own keys only), a Map or a function', async (t) => {
+  const f = compileSql92('constructor IS NULL AND TAGS = ’A’'.replace(/’/g, "'"));
+  t.equal(f.matches({ TAGS: 'A' }), true, 'an inherited Object.prototype member is not a property');
+  t.equal(f.matches(new Map([['TAGS', 'A']])), true);
+  t.equal(f.matches((n) => (n === 'TAGS' ? 'A' : undefined)), true);
+});
+
+t.test('a parse error names the position, line and column', async (t) => {
+  const err = t.throws(() => compileSql92("a = 5 AND b == 'x'"), SqlParseError) as SqlParseError;
+  t.match(err, { name: 'SqlParseError', position: 13, line: 1, column: 14, expression: "a = 5 AND b == 'x'" });
+  t.match(err.message, /position 13 \(line 1, column 14\)/);
+  const multi = t.throws(() => compileSql92('a = 5\nAND b ! 1'), SqlParseError) as SqlParseError;
+  t.match(multi, { position: 12, line: 2, column: 7 });
+  t.match(multi.reason, /unexpected character "!"/);
+  const end = t.throws(() => compileSql92('a = 5 AND'), SqlParseError) as SqlParseError;
+  t.match(end, { position: 9 });
+  t.match(end.reason, /end of the expression/);
+});
+
+t.test('nesting and tree depth are bounded, so a hostile expression cannot overflow the stack', async (t) => {
+  const deep = '('.repeat(MAX_SQL_NESTING + 1) + 'a = 1' + ')'.repeat(MAX_SQL_NESTING + 1);
+  t.match(t.throws(() => compileSql92(deep), SqlParseError), { reason: /nested deeper than/ });
+  const ok = '('.repeat(MAX_SQL_NESTING - 1) + 'a = 1' + ')'.repeat(MAX_SQL_NESTING - 1);
+  t.equal(compileSql92(ok).matches({ a: '1' }), true);
+  const nots = 'NOT '.repeat(100_000) + 'a = 1';
+  t.throws(() => compileSql92(nots), SqlParseError);
+  const ors = Array.from({ length: MAX_SQL_TREE_DEPTH + 1 }, (_, i) => `a = ${i}`).join(' OR ');
+  t.match(t.throws(() => compileSql92(ors), SqlParseError), { reason: /deeper than/ });
+  const fewer = Array.from({ length: 400 }, (_, i) => `a = ${i}`).join(' OR ');
+  t.equal(compileSql92(fewer).matches({ a: '399' }), true);
+});
+
+t.test('ignoredFrom: where SelectorParser stops reading, as Java it ignores the rest', async (t) => {
+  t.equal(compileSql92("a LIKE 'x%'").ignoredFrom, 2);
+  t.equal(compileSql92('a = 0x10').ignoredFrom, 5);
+  t.equal(compileSql92('a = 1 -- comment').ignoredFrom, 6, 'a -- comment needs its line end');
+  t.equal(compileSql92('a = 1 -- comment\n').ignoredFrom, null);
+  t.equal(compileSql92('  a = 1  ').ignoredFrom, null);
+});
+
+t.test('evaluate says what Java computed; only TRUE matches', async (t) => {
+  t.equal(compileSql92('a = 5').evaluate({ a: 'x' }), 'error', 'a String that is not an int: Java throws');
+  t.equal(compileSql92("a = 5 OR b = 'x'").matches({ a: 'x', b: 'x' }), false, 'a throw anywhere fails the whole expression');
+  t.equal(compileSql92('a = 5').evaluate({}), null);
+  t.equal(compileSql92('a = 3000000000').matches({ a: '3000000000' }), true, 'a literal beyond int is a Long');
+  t.equal(compileSql92('a > 5.0').matches({ a: 'NaN' }), true, 'Double.compare puts NaN above everything');
+});
