@@ -20,6 +20,7 @@ import { ClientManageProcessor } from './processor/client-manage-processor.js';
 import { ConsumerManageProcessor } from './processor/consumer-manage-processor.js';
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
+import { PopService } from './pop/pop-message-processor.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -109,6 +110,8 @@ export class Broker implements BrokerContext {
   private schedule: ScheduleMessageService | null = null;
   private readonly stopTasks: Array<() => void> = [];
   private closed = false;
+  /** POP, ACK, CHANGE_INVISIBLETIME and revive (lib/broker/pop). */
+  readonly pop: PopService;
 
   constructor(options: BrokerOptions) {
     this.options = options;
@@ -137,6 +140,8 @@ export class Broker implements BrokerContext {
     new PullMessageProcessor(this).register(this.server);
     new ConsumerManageProcessor(this).register(this.server);
     new AdminBrokerProcessor(this).register(this.server);
+    this.pop = new PopService(this, options.storeDir);
+    this.pop.register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
       this.consumers.removeConnection(conn);
@@ -190,6 +195,7 @@ export class Broker implements BrokerContext {
       this.topics.all().filter((t) => t.topicName !== SCHEDULE_TOPIC),
     );
     this.schedule.start();
+    this.pop.start();
     this.store.onArrival((topic, queueId, maxOffset, codes) => {
       if (topic === SCHEDULE_TOPIC) this.schedule?.onArrival(queueId + 1);
       else this.pullHold.notifyMessageArriving(topic, queueId, maxOffset, codes);
@@ -212,6 +218,7 @@ export class Broker implements BrokerContext {
     await this.server.close();
     this.schedule?.close();
     if (this.store) {
+      this.pop.close();
       this.offsets.persist(true);
       this.store.close();
     }
