@@ -42,6 +42,9 @@ export {
   type FlowControlReason,
 } from './consumer/index.js';
 
+// POP consumer (5.x brokers): receive / ack / changeInvisibleDuration.
+export { SimpleConsumer, PopNotSupportedError, type SimpleConsumerOptions, type ReceivedMessage, type AckStatus } from './consumer/simple-consumer.js';
+
 // Producer.
 export {
   Producer,

@@ -18,6 +18,7 @@ import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../..
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
 import { ConsumerBrokerError, OffsetFileError, UndecodableMessageError } from '../../lib/consumer/index.js';
+import { PopNotSupportedError } from '../../lib/consumer/simple-consumer.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -52,6 +53,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['UndecodableMessageError', new UndecodableMessageError({ topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 1, recordIntact: true, bytes: 9, reason: 'r' }), []],
   ['ConsumerBrokerError', new ConsumerBrokerError('b', 'a:1', 'PULL_MESSAGE', new Error('m')), []],
   ['OffsetFileError', new OffsetFileError('/d/offsets.json', 'm'), []],
+  ['PopNotSupportedError', new PopNotSupportedError('a:1', 'proxy'), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {
