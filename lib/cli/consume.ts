@@ -4,6 +4,7 @@ import { PushConsumer, type ConsumerBrokerError, type ConsumerBrokerRequest, typ
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { runPopConsume } from './consume-pop.js';
 
 /**
  * Ask the name server for the topic's route before consuming, so that an unreachable, silent or
@@ -46,6 +47,9 @@ options:
   --idle-exit SECONDS  stop when no message arrived for this long
   --timeout MS         timeout of the requests other than the long poll: name server, heartbeats, the
                        group's consumer list, offsets, the unregistration at exit (default 3000)
+  --mode MODE          push (default) or pop (POP over remoting, 5.x brokers: each printed message
+                       is acked; --from first or last only)
+  --invisible-ms MS    with --mode pop: how long a received message stays invisible (default 60000)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
 
@@ -193,6 +197,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'idle-exit': { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
+    mode: { type: 'string' },
+    'invisible-ms': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -203,6 +209,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = intOption('timeout', str('timeout'), 3000, 1, 3_600_000);
   const json = values.json === true;
   const orderly = values.orderly === true;
+  const mode = str('mode') ?? 'push';
+  if (mode !== 'push' && mode !== 'pop') throw new UsageError(`--mode must be push or pop, got "${mode}"`);
+  if (mode === 'pop') {
+    const check = (): Promise<void> => checkNameServer(namesrv, topic, timeoutMs);
+    return runPopConsume(values, io, { namesrv, topic, group, limit, idleExitS, timeoutMs, json, check }, (m, j) => (j ? messageToJson(m) : messageToText(m)));
+  }
 
   let consumer: PushConsumer<boolean>;
   try {
