@@ -63,7 +63,7 @@ import {
   PopMessageRequestHeader,
   PopMessageResponseHeader,
 } from './custom-header/pop.js';
-import { BatchAckMessageRequestBody } from './body/pop-bodies.js';
+import { BatchAckMessageRequestBody, QueryAssignmentRequestBody, QueryAssignmentResponseBody, SetMessageRequestModeRequestBody } from './body/pop-bodies.js';
 import { CheckClientRequestHeader, GetConsumeStatsRequestHeader, GetTopicConfigRequestHeader } from './custom-header/broker-admin.js';
 import { CheckClientRequestBody, ConsumeStats, TopicConfigBody, TopicList } from './body/broker-admin-bodies.js';
 
@@ -164,6 +164,9 @@ export const Operations = {
   ACK_MESSAGE: op('ACK_MESSAGE', { request: AckMessageRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.NO_MESSAGE] }),
   BATCH_ACK_MESSAGE: op('BATCH_ACK_MESSAGE', { request: EmptyHeader, response: EmptyHeader, requestBody: BatchAckMessageRequestBody, responseBody: 'none', answers: [ResponseCode.NO_MESSAGE] }),
   CHANGE_MESSAGE_INVISIBLETIME: op('CHANGE_MESSAGE_INVISIBLETIME', { request: ChangeInvisibleTimeRequestHeader, response: ChangeInvisibleTimeResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.NO_MESSAGE] }),
+  // 5.x server-side assignment: the broker says PULL or POP per topic@group (clientRebalance=false)
+  QUERY_ASSIGNMENT: op('QUERY_ASSIGNMENT', { request: EmptyHeader, response: EmptyHeader, requestBody: QueryAssignmentRequestBody, responseBody: QueryAssignmentResponseBody }),
+  SET_MESSAGE_REQUEST_MODE: op('SET_MESSAGE_REQUEST_MODE', { request: EmptyHeader, response: EmptyHeader, requestBody: SetMessageRequestModeRequestBody, responseBody: 'none' }),
   // ---- offsets
   QUERY_CONSUMER_OFFSET: op('QUERY_CONSUMER_OFFSET', { request: QueryConsumerOffsetRequestHeader, response: QueryConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.QUERY_NOT_FOUND] }),
   // Oneway: Java's RemoteBrokerOffsetStore.persistAll sends it with isOneway = true (the shutdown

@@ -93,3 +93,102 @@ export function decodeBatchAckMessageRequestBody(body: Buffer | Uint8Array): Bat
 }
 
 export const BatchAckMessageRequestBody = { encode: encodeBatchAckMessageRequestBody, decode: decodeBatchAckMessageRequestBody } as const;
+
+/** MessageRequestMode: how a group consumes a topic, set per topic@group on the broker. */
+export type MessageRequestMode = 'PULL' | 'POP';
+
+function readMode(o: Record<string, unknown>, key: string, path: string): MessageRequestMode {
+  const v = o[key] ?? 'PULL';
+  if (v !== 'PULL' && v !== 'POP') throw bodyError(`${path}.${key}`, 'is not PULL or POP');
+  return v;
+}
+
+/**
+ * QUERY_ASSIGNMENT (400, 5.x) request body, `QueryAssignmentRequestBody` (no header):
+ * `{topic, consumerGroup, clientId, strategyName, messageModel}`. Sent every rebalance by a push
+ * consumer with clientRebalance=false; strategyName is AVG or AVG_BY_CIRCLE.
+ */
+export interface QueryAssignmentRequestBody {
+  topic: string;
+  consumerGroup: string;
+  clientId: string;
+  strategyName: string;
+  messageModel: 'CLUSTERING' | 'BROADCASTING';
+}
+export const QueryAssignmentRequestBody = {
+  encode(b: QueryAssignmentRequestBody): Buffer {
+    return Buffer.from(JSON.stringify({ clientId: b.clientId, consumerGroup: b.consumerGroup, messageModel: b.messageModel, strategyName: b.strategyName, topic: b.topic }), 'utf8');
+  },
+  decode(body: Buffer | Uint8Array): QueryAssignmentRequestBody {
+    const o = asObject(parseFastjsonBody(body), 'QueryAssignmentRequestBody');
+    const mm = o.messageModel ?? 'CLUSTERING';
+    if (mm !== 'CLUSTERING' && mm !== 'BROADCASTING') throw bodyError('QueryAssignmentRequestBody.messageModel', 'is not CLUSTERING or BROADCASTING');
+    return {
+      topic: reqString(o, 'topic', 'QueryAssignmentRequestBody'),
+      consumerGroup: reqString(o, 'consumerGroup', 'QueryAssignmentRequestBody'),
+      clientId: reqString(o, 'clientId', 'QueryAssignmentRequestBody'),
+      strategyName: typeof o.strategyName === 'string' ? o.strategyName : '',
+      messageModel: mm,
+    };
+  },
+} as const;
+
+/** One assigned queue (`MessageQueueAssignment`): queueId −1 means every queue of the broker (POP). */
+export interface MessageQueueAssignment {
+  messageQueue: { topic: string; brokerName: string; queueId: number };
+  mode: MessageRequestMode;
+  attachments?: Record<string, string> | undefined;
+}
+/** QUERY_ASSIGNMENT response body: `{messageQueueAssignments:[…]}`; null (no key) when the broker could not assign. */
+export interface QueryAssignmentResponseBody {
+  messageQueueAssignments: MessageQueueAssignment[] | null;
+}
+export const QueryAssignmentResponseBody = {
+  encode(b: QueryAssignmentResponseBody): Buffer {
+    return Buffer.from(
+      JSON.stringify(
+        b.messageQueueAssignments === null
+          ? {}
+          : { messageQueueAssignments: b.messageQueueAssignments.map((a) => ({ messageQueue: { brokerName: a.messageQueue.brokerName, queueId: a.messageQueue.queueId, topic: a.messageQueue.topic }, mode: a.mode })) },
+      ),
+      'utf8',
+    );
+  },
+  decode(body: Buffer | Uint8Array): QueryAssignmentResponseBody {
+    const o = asObject(parseFastjsonBody(body), 'QueryAssignmentResponseBody');
+    if (o.messageQueueAssignments == null) return { messageQueueAssignments: null };
+    return {
+      messageQueueAssignments: asArray(o.messageQueueAssignments, 'messageQueueAssignments').map((v, i) => {
+        const path = `messageQueueAssignments[${i}]`;
+        const a = asObject(v, path);
+        const mq = asObject(a.messageQueue, `${path}.messageQueue`);
+        return {
+          messageQueue: { topic: reqString(mq, 'topic', `${path}.messageQueue`), brokerName: reqString(mq, 'brokerName', `${path}.messageQueue`), queueId: reqNumber(mq, 'queueId', `${path}.messageQueue`) },
+          mode: readMode(a, 'mode', path),
+        };
+      }),
+    };
+  },
+} as const;
+
+/** SET_MESSAGE_REQUEST_MODE (401) request body, `SetMessageRequestModeRequestBody`: `{topic, consumerGroup, mode, popShareQueueNum}`. */
+export interface SetMessageRequestModeRequestBody {
+  topic: string;
+  consumerGroup: string;
+  mode: MessageRequestMode;
+  popShareQueueNum: number;
+}
+export const SetMessageRequestModeRequestBody = {
+  encode(b: SetMessageRequestModeRequestBody): Buffer {
+    return Buffer.from(JSON.stringify({ consumerGroup: b.consumerGroup, mode: b.mode, popShareQueueNum: b.popShareQueueNum, topic: b.topic }), 'utf8');
+  },
+  decode(body: Buffer | Uint8Array): SetMessageRequestModeRequestBody {
+    const o = asObject(parseFastjsonBody(body), 'SetMessageRequestModeRequestBody');
+    return {
+      topic: reqString(o, 'topic', 'SetMessageRequestModeRequestBody'),
+      consumerGroup: reqString(o, 'consumerGroup', 'SetMessageRequestModeRequestBody'),
+      mode: readMode(o, 'mode', 'SetMessageRequestModeRequestBody'),
+      popShareQueueNum: typeof o.popShareQueueNum === 'number' ? o.popShareQueueNum : 0,
+    };
+  },
+} as const;

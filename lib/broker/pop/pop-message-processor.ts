@@ -33,6 +33,7 @@ import { scheduleEvery } from '../periodic-task.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation } from '../processor/request-processor.js';
 import { PopCheckpointTable, checkpointKey, type PopCheckpoint } from './pop-checkpoints.js';
+import { MessageRequestModeManager, QueryAssignmentProcessor } from './query-assignment-processor.js';
 
 const log = createDebug('rocketwire:broker:pop');
 
@@ -91,6 +92,8 @@ interface WaitingPop {
  */
 export class PopService {
   readonly checkpoints: PopCheckpointTable;
+  /** Request mode per topic@group (QUERY_ASSIGNMENT / SET_MESSAGE_REQUEST_MODE). */
+  readonly modes: MessageRequestModeManager;
   private readonly waiting = new Map<string, Set<WaitingPop>>();
   private readonly stopTasks: Array<() => void> = [];
   private ckCounter = 0;
@@ -103,6 +106,7 @@ export class PopService {
     private readonly options: PopServiceOptions = {},
   ) {
     this.checkpoints = new PopCheckpointTable(storeDir);
+    this.modes = new MessageRequestModeManager(storeDir);
     this.random = options.random ?? Math.random;
     this.retryProbability = options.popFromRetryProbability ?? POP_FROM_RETRY_PROBABILITY;
   }
@@ -119,11 +123,13 @@ export class PopService {
     });
     registerOperation(server, Operations.BATCH_ACK_MESSAGE, ({ body, request }) => this.processBatchAck(request, body));
     registerOperation(server, Operations.CHANGE_MESSAGE_INVISIBLETIME, ({ header, request }) => this.processChangeInvisible(request, header));
+    new QueryAssignmentProcessor(this.ctx, this.modes).register(server);
   }
 
   /** Load the checkpoints, follow arrivals for long polling, start the revive scan and the periodic persist. */
   start(): void {
     this.checkpoints.load();
+    this.modes.load();
     this.ctx.messageStore.onArrival((topic, queueId) => this.notifyArrival(topic, queueId));
     const failed = (err: unknown): void => log('pop task failed: %O', err);
     this.stopTasks.push(
