@@ -1,6 +1,7 @@
 import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type AllocateStrategyOption } from './allocate-strategy.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ConsumerOptionError } from './errors.js';
+import { resolvePopConsumeOptions, type PopConsumeOptions, type ResolvedPopConsumeOptions } from './pop-consume-service.js';
 
 import {
   ConsumeFromWhere as JavaConsumeFromWhere,
@@ -10,7 +11,7 @@ import {
 import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
-export interface PushConsumerOptions {
+export interface PushConsumerOptions extends PopConsumeOptions {
   consumerGroup: string;
   /** "host:port;host:port". */
   namesrvAddr: string;
@@ -116,6 +117,8 @@ export interface PushConsumerConfig {
   mqClientApiTimeoutMs: number | undefined;
   acl: { accessKey: string; secretKey: string; securityToken?: string } | undefined;
   clock: Clock;
+  /** POP mode (clientRebalance=false, pop-consume-service.ts). */
+  pop: ResolvedPopConsumeOptions;
 }
 
 /** Java's DefaultMQPushConsumer defaults (fact sheet §9.1), in one place. Returns a fresh object. */
@@ -259,6 +262,7 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     mqClientApiTimeoutMs: optInt('mqClientApiTimeoutMs', 1, 2147483647),
     acl: options.acl,
     clock,
+    pop: resolvePopConsumeOptions(options),
   };
 }
 

@@ -32,6 +32,7 @@ import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type PushConsumerCo
 import type { ProcessQueue } from './process-queue.js';
 import { PullMessageService } from './pull-message-service.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
+import { createPopConsumeService, type PopConsumeService } from './pop-consume-service.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -64,6 +65,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   private stateValue: ConsumerState = 'CREATED';
   paused = false;
   instance: MQClientInstance | null = null;
+  /** POP mode (clientRebalance=false): the topics the broker hands out by pop. */
+  readonly popService: PopConsumeService | null;
   offsetStoreValue: OffsetStore | null = null;
   concurrently: ConsumeMessageConcurrentlyService | null = null;
   orderlyService: ConsumeMessageOrderlyService | null = null;
@@ -94,6 +97,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     };
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
+    this.popService = createPopConsumeService(this);
     this.rebalance = new RebalancePushImpl({
       config: this.config,
       get clientId() {
@@ -113,6 +117,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       },
       messageQueueChanged: (topic) => this.messageQueueChanged(topic),
       awaitConsumeIdle: (pq, timeoutMs) => this.orderlyService?.awaitConsumeIdle(pq, timeoutMs) ?? Promise.resolve(true),
+      serverAssignment: this.popService ? (topic) => this.popService!.query(topic) : undefined,
     });
   }
 
@@ -307,6 +312,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     this.stateValue = 'SHUTTING_DOWN';
     const { config } = this;
     await Promise.all(this.tasks.map((t) => t.stop()));
+    this.popService?.shutdown();
     await this.rebalance.shutdown();
     await this.pullService.shutdown();
     await Promise.allSettled([...this.inflightPulls]);
