@@ -3,12 +3,17 @@
 //  - rocketwire's SimpleConsumer: receive with long polling, ACK, BATCH_ACK, CHANGE_INVISIBLETIME;
 //    what is not acked comes back after the invisible time (from %RETRY%group_topic, under the
 //    topic popped, reconsumeTimes 1), what is acked never does;
+//  - rocketwire's PushConsumer with clientRebalance=false in a group switched to POP pops (never
+//    pulls), acks, and a RECONSUME_LATER comes back by CHANGE_INVISIBLETIME;
 //  - Java 5.x's DefaultMQPushConsumer in pop mode (the group switched with SET_MESSAGE_REQUEST_MODE,
 //    as `mqadmin setConsumeMode` does) and rocketwire in one group consume everything.
 import t from 'tap';
+import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.js';
 import { decodeReceiptHandle } from '../../protocol/pop-extra-info.js';
+import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
 import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/simple-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
+import { PushConsumer } from '../../lib/consumer/index.js';
 import { delay, startRealCluster, V5_VERSION } from './harness.js';
 import { javaSetMessageRequestMode, startJavaPopConsumer } from './java-pop.js';
 import { interopReady } from './skip.js';
@@ -46,6 +51,7 @@ if (await interopReady(t, [V5_VERSION])) {
     t.teardown(() => cluster.stop({ graceful: false }));
     await cluster.createTopic('RwPop', { queues: 4 });
     await cluster.createTopic('RwPopMix', { queues: 4 });
+    await cluster.createTopic('RwPopPush', { queues: 4 });
     const producer = new Producer({ group: 'rw_pop_pg', namesrvAddr: cluster.namesrv });
     await producer.start();
     t.teardown(() => producer.shutdown());
@@ -94,11 +100,43 @@ if (await interopReady(t, [V5_VERSION])) {
         t.equal(m.reconsumeTimes, 1);
         t.equal(decodeReceiptHandle(m.receiptHandle).retry, '1', 'from %RETRY%group_topic');
       }
-      // nothing else within two more invisible times
+      // nothing else within one more invisible time (the acked ones shared the checkpoints of the 3 that came back)
       const extra: string[] = [];
-      const end = Date.now() + 2 * INVISIBLE_MS;
+      const end = Date.now() + INVISIBLE_MS;
       while (Date.now() < end) for (const m of await c.receive(32, INVISIBLE_MS)) extra.push(m.body.toString());
       t.same(extra, [], 'acked messages (single, batch, changed) never came back');
+    });
+
+    t.test('rocketwire PushConsumer (clientRebalance=false) in a group switched to POP: pops, acks, never pulls; a failed message comes back', async (t) => {
+      const group = 'rw_pop_push_cg';
+      const topic = 'RwPopPush';
+      // SET_MESSAGE_REQUEST_MODE as a raw request (the Java admin's path is the next subtest's)
+      const res = await cluster.invoke(cluster.brokers[0]!, createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, { body: SetMessageRequestModeRequestBody.encode({ topic, consumerGroup: group, mode: 'POP', popShareQueueNum: 0 }) }));
+      t.equal(res.code, ResponseCode.SUCCESS, 'the 5.3.3 broker takes our SET_MESSAGE_REQUEST_MODE body');
+      const seen: { body: string; reconsumeTimes: number; popCk: string | undefined }[] = [];
+      let failed = false;
+      const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: cluster.namesrv, subscriptions: { [topic]: '*' }, consumeFromWhere: 'first', clientRebalance: false, popInvisibleTimeMs: 20_000 });
+      await consumer.start((msgs) => {
+        for (const m of msgs) seen.push({ body: m.body.toString(), reconsumeTimes: m.reconsumeTimes, popCk: m.properties.POP_CK });
+        // the first delivery of push-7 fails: CHANGE_INVISIBLETIME by popDelayLevel[0] = 10 s
+        if (!failed && msgs.some((m) => m.body.toString() === 'push-7')) {
+          failed = true;
+          return 'RECONSUME_LATER';
+        }
+        return 'CONSUME_SUCCESS';
+      });
+      t.teardown(() => consumer.shutdown());
+      const sent = await send(producer, topic, 'push', 40);
+      const t0 = Date.now();
+      const done = (): boolean => new Set(seen.map((s) => s.body)).size === 40 && seen.some((s) => s.body === 'push-7' && s.reconsumeTimes > 0);
+      while (!done() && Date.now() - t0 < 40_000) await delay(100);
+      t.same([...new Set(seen.map((s) => s.body))].sort(), [...sent].sort(), 'all 40 consumed');
+      t.ok(seen.every((s) => s.popCk), 'every delivery came by POP');
+      const again = seen.filter((s) => s.body === 'push-7' && s.reconsumeTimes > 0);
+      t.equal(again.length, 1, 'the failed message came back once');
+      t.comment(`the failed message came back ${Date.now() - t0} ms after the sends (popDelayLevel[0] = 10 s)`);
+      t.equal(consumer.stats().queues.filter((q) => q.topic === topic).length, 0, 'no queue of the topic was pulled');
+      t.equal(seen.filter((s) => s.body !== 'push-7').length, 39, 'no other message was delivered twice');
     });
 
     t.test('Java DefaultMQPushConsumer in pop mode and rocketwire share a group and consume everything', async (t) => {
