@@ -41,6 +41,7 @@ options:
                         group's rebalance, handle nothing until every process holds its share, and
                         throughput runs from the first message any of them handled to the last one
   --rounds N            measured rounds (default 3); --warmup 0 skips the warm-up consume
+  --mode MODE           how rocketwire consumes: push (default) or pop (SimpleConsumer over POP, 5.x)
   --serialize-type T    JSON (default) or ROCKETMQ headers
   --stall-timeout S     fail when consumption makes no progress for S seconds (default 60)
   --json                print one JSON object instead of the table
@@ -168,6 +169,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     consumers: { type: 'string' },
     warmup: { type: 'string' },
     'serialize-type': { type: 'string' },
+    mode: { type: 'string' },
     'stall-timeout': { type: 'string' },
     json: { type: 'boolean' },
     chart: { type: 'string' },
@@ -195,6 +197,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     stallTimeoutMs: intOption('stall-timeout', str('stall-timeout'), 60, 1, 3600) * 1000,
     serializeType,
   };
+  const mode = str('mode') ?? 'push';
+  if (mode !== 'push' && mode !== 'pop') throw new UsageError(`--mode must be push or pop, got "${mode}"`);
+  if (mode === 'pop') opts.mode = 'pop';
   const rounds = intOption('rounds', str('rounds'), 3, 1, 100);
   const processes = intOption('consumers', str('consumers'), 1, 1, 64);
   const unsupported = peers.filter((p) => p !== 'java');
