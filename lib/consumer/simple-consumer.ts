@@ -44,6 +44,12 @@ export interface SimpleConsumerOptions {
   awaitDurationMs?: number | undefined;
   /** Where a group without an offset starts: MIN (the oldest message) or MAX (the newest). Default MAX, as Java's CONSUME_FROM_LAST_OFFSET. */
   initMode?: 'MIN' | 'MAX' | undefined;
+  /**
+   * Order pop (`order=true`, for orderly topics): the broker hands out a queue's messages in order
+   * and none of the queue's later messages while any of them is neither acked nor back to visible;
+   * a redelivery carries reconsumeTimes from the broker's orderCountInfo. Default false.
+   */
+  orderly?: boolean | undefined;
   /** Timeout of ACK and CHANGE_INVISIBLETIME calls (ms). Default 3000 (Java's ack timeout). */
   ackTimeoutMs?: number | undefined;
   instanceName?: string | undefined;
@@ -91,6 +97,7 @@ interface Resolved {
   awaitDurationMs: number;
   initMode: 0 | 1;
   ackTimeoutMs: number;
+  orderly: boolean;
   instanceName: string | undefined;
   serializeType: SerializeTypeName | undefined;
   clock: Clock;
@@ -122,6 +129,7 @@ export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved
     awaitDurationMs: intOption('awaitDurationMs', o.awaitDurationMs, 15_000, 0, 300_000),
     initMode: o.initMode === 'MIN' ? 0 : 1,
     ackTimeoutMs: intOption('ackTimeoutMs', o.ackTimeoutMs, 3000, 1, 300_000),
+    orderly: o.orderly === true,
     instanceName: o.instanceName,
     serializeType: o.serializeType,
     clock: o.clock ?? systemClock,
@@ -221,7 +229,7 @@ export class SimpleConsumer {
       initMode: this.o.initMode,
       expType: 'TAG',
       exp: this.o.filterExpression,
-      order: false,
+      order: this.o.orderly,
       bname: brokerName,
     };
     const abort = new AbortController();
@@ -243,7 +251,7 @@ export class SimpleConsumer {
     }
     const h = decodeResponseHeader(op, res, addr);
     const msgs = res.body ? decodeMessages(res.body) : [];
-    assignReceiptHandles(msgs, h, brokerName, false);
+    assignReceiptHandles(msgs, h, brokerName, this.o.orderly);
     const out: ReceivedMessage[] = [];
     for (const m of msgs) {
       const r = m as MessageExt & { receiptHandle: string; brokerName: string };

@@ -52,6 +52,7 @@ if (await interopReady(t, [V5_VERSION])) {
     await cluster.createTopic('RwPop', { queues: 4 });
     await cluster.createTopic('RwPopMix', { queues: 4 });
     await cluster.createTopic('RwPopPush', { queues: 4 });
+    await cluster.createTopic('RwPopOrder', { queues: 1 });
     const producer = new Producer({ group: 'rw_pop_pg', namesrvAddr: cluster.namesrv });
     await producer.start();
     t.teardown(() => producer.shutdown());
@@ -105,6 +106,26 @@ if (await interopReady(t, [V5_VERSION])) {
       const end = Date.now() + INVISIBLE_MS;
       while (Date.now() < end) for (const m of await c.receive(32, INVISIBLE_MS)) extra.push(m.body.toString());
       t.same(extra, [], 'acked messages (single, batch, changed) never came back');
+    });
+
+    t.test('rocketwire order pop: a queue is handed out in order, and held while a popped message is not acked', async (t) => {
+      const first = await send(producer, 'RwPopOrder', 'ord', 5);
+      const c = new SimpleConsumer({ namesrvAddr: cluster.namesrv, consumerGroup: 'rw_pop_order_cg', topic: 'RwPopOrder', initMode: 'MIN', awaitDurationMs: 0, orderly: true });
+      await c.start();
+      t.teardown(() => c.shutdown());
+      let got: ReceivedMessage[] = [];
+      const t0 = Date.now();
+      while (got.length === 0 && Date.now() - t0 < 10_000) got = await c.receive(32, 10_000);
+      t.same(got.map((m) => m.body.toString()), first, 'the 5 in queue order');
+      t.ok(got.every((m) => decodeReceiptHandle(m.receiptHandle).reviveQid === 999), 'order-pop receipt handles (reviveQid 999)');
+      const more = await send(producer, 'RwPopOrder', 'ord-b', 2);
+      t.same(await c.receive(32, 10_000), [], 'nothing more from the queue while popped messages are neither acked nor visible again');
+      for (const m of got) t.equal(await c.ack(m), 'OK');
+      let next: ReceivedMessage[] = [];
+      const t1 = Date.now();
+      while (next.length === 0 && Date.now() - t1 < 10_000) next = await c.receive(32, 10_000);
+      t.same(next.map((m) => m.body.toString()), more, 'after the acks the queue goes on');
+      for (const m of next) await c.ack(m);
     });
 
     t.test('rocketwire PushConsumer (clientRebalance=false) in a group switched to POP: pops, acks, never pulls; a failed message comes back', async (t) => {
