@@ -57,6 +57,13 @@ if (await interopReady(t, [V5_VERSION])) {
     await producer.start();
     t.teardown(() => producer.shutdown());
 
+    t.test('POP_MESSAGE in a ROCKETMQ binary header, as Java writes it, arrives truncated and is refused', async (t) => {
+      // the raw connection encodes like Java: the int16 code field gets 200050 & 0xffff = 3442
+      const res = await cluster.invoke(cluster.brokers[0]!, createRequest(RequestCode.POP_MESSAGE, { serializeType: 'ROCKETMQ', extFields: { consumerGroup: 'g', topic: 'RwPop', queueId: '-1', maxMsgNums: '1', invisibleTime: '5000', pollTime: '0', bornTime: '0', initMode: '0' } }));
+      t.equal(res.code, ResponseCode.REQUEST_CODE_NOT_SUPPORTED);
+      t.equal(res.remark, ' request type 3442 not supported', 'the remark the embedded broker also gives');
+    });
+
     t.test('rocketwire: receive, ack, batch ack, changeInvisibleDuration; what is not acked comes back, what is acked never does', async (t) => {
       const sent = await send(producer, 'RwPop', 'pop', 20);
       const c = new SimpleConsumer({ namesrvAddr: cluster.namesrv, consumerGroup: 'rw_pop_cg', topic: 'RwPop', initMode: 'MIN', awaitDurationMs: 1000 });
