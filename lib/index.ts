@@ -56,6 +56,8 @@ export {
 } from './trace/index.js';
 // Lite pull consumer (DefaultLitePullConsumer).
 export { LitePullConsumer, type LitePullConsumerOptions, type LitePullConsumerState } from './consumer/index.js';
+// POP consumer (5.x brokers): receive / ack / changeInvisibleDuration.
+export { SimpleConsumer, PopNotSupportedError, type SimpleConsumerOptions, type ReceivedMessage, type AckStatus } from './consumer/simple-consumer.js';
 
 // Producer.
 export {

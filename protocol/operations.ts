@@ -57,6 +57,14 @@ import {
   LockBatchResponseBody,
   ResetOffsetBody,
 } from './body/consumer-bodies.js';
+import {
+  AckMessageRequestHeader,
+  ChangeInvisibleTimeRequestHeader,
+  ChangeInvisibleTimeResponseHeader,
+  PopMessageRequestHeader,
+  PopMessageResponseHeader,
+} from './custom-header/pop.js';
+import { BatchAckMessageRequestBody, QueryAssignmentRequestBody, QueryAssignmentResponseBody, SetMessageRequestModeRequestBody } from './body/pop-bodies.js';
 import { CheckClientRequestHeader, GetConsumeStatsRequestHeader, GetTopicConfigRequestHeader } from './custom-header/broker-admin.js';
 import { CheckClientRequestBody, ConsumeStats, TopicConfigBody, TopicList } from './body/broker-admin-bodies.js';
 
@@ -150,6 +158,16 @@ export const Operations = {
   // ---- pull
   PULL_MESSAGE: op('PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),
   LITE_PULL_MESSAGE: op('LITE_PULL_MESSAGE', { request: PullMessageRequestHeader, response: PullMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: PULL_ANSWERS }),
+  // ---- pop (5.x): codes above 32767, so always sent with JSON headers (remoting/connection.ts).
+  // POLLING_FULL, POLLING_TIMEOUT and PULL_NOT_FOUND carry the response header and no messages
+  // (C/MQClientAPIImpl#processPopResponse); an ACK other than SUCCESS is Java's AckStatus.NO_EXIST.
+  POP_MESSAGE: op('POP_MESSAGE', { request: PopMessageRequestHeader, response: PopMessageResponseHeader, requestBody: 'none', responseBody: 'raw', answers: [ResponseCode.POLLING_FULL, ResponseCode.POLLING_TIMEOUT, ResponseCode.PULL_NOT_FOUND] }),
+  ACK_MESSAGE: op('ACK_MESSAGE', { request: AckMessageRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.NO_MESSAGE] }),
+  BATCH_ACK_MESSAGE: op('BATCH_ACK_MESSAGE', { request: EmptyHeader, response: EmptyHeader, requestBody: BatchAckMessageRequestBody, responseBody: 'none', answers: [ResponseCode.NO_MESSAGE] }),
+  CHANGE_MESSAGE_INVISIBLETIME: op('CHANGE_MESSAGE_INVISIBLETIME', { request: ChangeInvisibleTimeRequestHeader, response: ChangeInvisibleTimeResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.NO_MESSAGE] }),
+  // 5.x server-side assignment: the broker says PULL or POP per topic@group (clientRebalance=false)
+  QUERY_ASSIGNMENT: op('QUERY_ASSIGNMENT', { request: EmptyHeader, response: EmptyHeader, requestBody: QueryAssignmentRequestBody, responseBody: QueryAssignmentResponseBody }),
+  SET_MESSAGE_REQUEST_MODE: op('SET_MESSAGE_REQUEST_MODE', { request: EmptyHeader, response: EmptyHeader, requestBody: SetMessageRequestModeRequestBody, responseBody: 'none' }),
   // ---- offsets
   QUERY_CONSUMER_OFFSET: op('QUERY_CONSUMER_OFFSET', { request: QueryConsumerOffsetRequestHeader, response: QueryConsumerOffsetResponseHeader, requestBody: 'none', responseBody: 'none', answers: [ResponseCode.QUERY_NOT_FOUND] }),
   // Oneway: Java's RemoteBrokerOffsetStore.persistAll sends it with isOneway = true (the shutdown

@@ -24,6 +24,7 @@ import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
 import { createTransactions, type TransactionTuning, type Transactions } from './transaction/index.js';
 import { ReplyMessageProcessor, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
+import { PopService } from './pop/pop-message-processor.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -132,6 +133,8 @@ export class Broker implements BrokerContext {
   private schedule: ScheduleMessageService | null = null;
   private readonly stopTasks: Array<() => void> = [];
   private closed = false;
+  /** POP, ACK, CHANGE_INVISIBLETIME and revive (lib/broker/pop). */
+  readonly pop: PopService;
 
   constructor(options: BrokerOptions) {
     this.options = options;
@@ -165,6 +168,8 @@ export class Broker implements BrokerContext {
     this.tx = createTransactions(this, options);
     this.tx.register(this.server);
     new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(this.server);
+    this.pop = new PopService(this, options.storeDir);
+    this.pop.register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
       this.consumers.removeConnection(conn);
@@ -228,6 +233,7 @@ export class Broker implements BrokerContext {
     this.schedule.start();
     this.tx.start();
     this.timerStore.start();
+    this.pop.start();
     this.store.onArrival((topic, queueId, maxOffset, codes) => {
       if (topic === SCHEDULE_TOPIC) this.schedule?.onArrival(queueId + 1);
       else if (topic === TIMER_TOPIC) this.timerStore?.onArrival();
@@ -253,6 +259,7 @@ export class Broker implements BrokerContext {
     this.schedule?.close();
     this.timerStore?.close();
     if (this.store) {
+      this.pop.close();
       this.offsets.persist(true);
       this.store.close();
     }

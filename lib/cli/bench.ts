@@ -32,8 +32,9 @@ options:
   --handler-ms MS       time each handler call takes (default 0: a no-op handler)
   --latency-messages N  messages sent one by one to the caught-up consumer for end-to-end latency (default 2000)
   --topic T             topic (default a new one per run)
-  --mode M              push (default) or lite: rocketwire's rounds poll with its LitePullConsumer,
-                        and its push consumer is added as the peer "push" for the ratio
+  --mode M              push (default); lite: rocketwire's rounds poll with its LitePullConsumer,
+                        and its push consumer is added as the peer "push" for the ratio; pop:
+                        rocketwire consumes with a SimpleConsumer over POP (5.x)
   --vs PEERS            also consume the same messages with: java, java-lite (Java's
                         DefaultLitePullConsumer), push, ali-ons, raw-pull, decode-pull
                         (comma list). raw-pull is the floor: the same pulls with no client on top
@@ -173,10 +174,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     consumers: { type: 'string' },
     warmup: { type: 'string' },
     'serialize-type': { type: 'string' },
+    mode: { type: 'string' },
     'stall-timeout': { type: 'string' },
     json: { type: 'boolean' },
     chart: { type: 'string' },
-    mode: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
@@ -186,7 +187,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (!Object.hasOwn(PEERS, p) && p !== 'push') throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
   }
   const mode = str('mode') ?? 'push';
-  if (mode !== 'push' && mode !== 'lite') throw new UsageError(`--mode takes push or lite, got "${mode}"`);
+  if (mode !== 'push' && mode !== 'lite' && mode !== 'pop') throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
   if (mode === 'lite' && !peers.includes('push')) peers.unshift('push');
   const topic = str('topic') ?? `rocketwire_bench_${Date.now().toString(36)}`;
   if (!/^[%|a-zA-Z0-9_-]{1,100}$/.test(topic)) throw new UsageError(`--topic "${topic}" is not a valid topic name`);
@@ -204,6 +205,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     stallTimeoutMs: intOption('stall-timeout', str('stall-timeout'), 60, 1, 3600) * 1000,
     serializeType,
   };
+  if (mode === 'pop') opts.mode = 'pop';
   const rounds = intOption('rounds', str('rounds'), 3, 1, 100);
   const processes = intOption('consumers', str('consumers'), 1, 1, 64);
   if (mode === 'lite' && processes > 1) throw new UsageError('--mode lite runs one consumer per client (--consumers 1)');

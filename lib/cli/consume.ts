@@ -6,6 +6,7 @@ import { ResponseCode } from '../../protocol/index.js';
 import { consumeLite } from './consume-lite.js';
 import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 import { CliReplier } from './reply.js';
+import { runPopConsume } from './consume-pop.js';
 
 /**
  * Ask the name server for the topic's route before consuming, so that an unreachable, silent or
@@ -51,7 +52,10 @@ options:
   --idle-exit SECONDS  stop when no message arrived for this long
   --timeout MS         timeout of the requests other than the long poll: name server, heartbeats, the
                        group's consumer list, offsets, the unregistration at exit (default 3000)
-  --mode MODE          push (default) or lite: a LitePullConsumer polls instead (not with --orderly)
+  --mode MODE          push (default); lite: a LitePullConsumer polls instead (not with --orderly);
+                       pop: POP over remoting (5.x brokers: each printed message is acked; --from first
+                       or last only). --sql, --reply, --trace and --namespace are push-mode options
+  --invisible-ms MS    with --mode pop: how long a received message stays invisible (default 60000)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
   --reply TEXT         answer every message as a request (rocketwire request, DefaultMQProducer#request)
@@ -217,6 +221,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     trace: { type: 'boolean' },
     'trace-topic': { type: 'string' },
     mode: { type: 'string' },
+    'invisible-ms': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = requiredOption(values, 'namesrv');
@@ -231,12 +236,21 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const json = values.json === true;
   const orderly = values.orderly === true;
   const mode = str('mode') ?? 'push';
-  if (mode !== 'push' && mode !== 'lite') throw new UsageError(`--mode takes push or lite, got "${mode}"`);
+  if (mode !== 'push' && mode !== 'lite' && mode !== 'pop') throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
+  if (mode !== 'push') {
+    for (const flag of ['sql', 'reply', 'trace', 'trace-topic', 'namespace'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} is a push consumer option: not with --mode ${mode}`);
+    }
+  }
   if (mode === 'lite') {
     if (orderly) throw new UsageError('--orderly is a push consumer mode: not with --mode lite');
     const args = { namesrv, topic, group, expr: str('expr') ?? '*', broadcast: values.broadcast === true, limit, idleExitS, timeoutMs, json };
     const format = (m: MessageExt, j: boolean): string => (j ? messageToJson(m) : messageToText(m));
     return consumeLite({ ...args, from: parseFrom(str('from')), format, checkNameServer: () => checkNameServer(namesrv, topic, timeoutMs) }, io);
+  }
+  if (mode === 'pop') {
+    const check = (): Promise<void> => checkNameServer(namesrv, topic, timeoutMs);
+    return runPopConsume(values, io, { namesrv, topic, group, limit, idleExitS, timeoutMs, json, check }, (m, j) => (j ? messageToJson(m) : messageToText(m)));
   }
 
   let consumer: PushConsumer<boolean>;

@@ -1,6 +1,7 @@
 import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type AllocateStrategyOption } from './allocate-strategy.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ConsumerOptionError } from './errors.js';
+import { resolvePopConsumeOptions, type PopConsumeOptions, type ResolvedPopConsumeOptions } from './pop-consume-service.js';
 
 import {
   ConsumeFromWhere as JavaConsumeFromWhere,
@@ -12,7 +13,7 @@ import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
-export interface PushConsumerOptions extends TraceOptions {
+export interface PushConsumerOptions extends TraceOptions, PopConsumeOptions {
   consumerGroup: string;
   /** "host:port;host:port". */
   namesrvAddr: string;
@@ -121,6 +122,8 @@ export interface PushConsumerConfig {
   /** SubBefore/SubAfter trace records (lib/trace). */
   enableTrace: boolean;
   traceTopic: string | undefined;
+  /** POP mode (clientRebalance=false, pop-consume-service.ts). */
+  pop: ResolvedPopConsumeOptions;
 }
 
 /** Java's DefaultMQPushConsumer defaults (fact sheet §9.1), in one place. Returns a fresh object. */
@@ -267,6 +270,7 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     clock,
     enableTrace: options.enableTrace ?? false,
     traceTopic: options.traceTopic,
+    pop: resolvePopConsumeOptions(options),
   };
 }
 

@@ -34,6 +34,7 @@ import { PullMessageService } from './pull-message-service.js';
 import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
 import { buildSubscription, checkClientInBroker, checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
+import { createPopConsumeService, type PopConsumeService } from './pop-consume-service.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../trace/trace-hooks.js';
 
@@ -67,6 +68,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   private stateValue: ConsumerState = 'CREATED';
   paused = false;
   instance: MQClientInstance | null = null;
+  /** POP mode (clientRebalance=false): the topics the broker hands out by pop. */
+  readonly popService: PopConsumeService | null;
   offsetStoreValue: OffsetStore | null = null;
   concurrently: ConsumeMessageConcurrentlyService | null = null;
   orderlyService: ConsumeMessageOrderlyService | null = null;
@@ -102,6 +105,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     };
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
+    this.popService = createPopConsumeService(this);
     this.rebalance = new RebalancePushImpl({
       config: this.config,
       get clientId() {
@@ -121,6 +125,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       },
       messageQueueChanged: (topic) => this.messageQueueChanged(topic),
       awaitConsumeIdle: (pq, timeoutMs) => this.orderlyService?.awaitConsumeIdle(pq, timeoutMs) ?? Promise.resolve(true),
+      serverAssignment: this.popService ? (topic) => this.popService!.query(topic) : undefined,
     });
   }
 
@@ -318,6 +323,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     this.stateValue = 'SHUTTING_DOWN';
     const { config } = this;
     await Promise.all(this.tasks.map((t) => t.stop()));
+    this.popService?.shutdown();
     await this.rebalance.shutdown();
     await this.pullService.shutdown();
     await Promise.allSettled([...this.inflightPulls]);

@@ -40,6 +40,8 @@ export interface RebalanceHost {
    * `timeoutMs` passes on the clock first.
    */
   awaitConsumeIdle(pq: ProcessQueue, timeoutMs: number): Promise<boolean>;
+  /** 5.x clientRebalance=false: how the broker says the group consumes the topic (QUERY_ASSIGNMENT); null when it did not say. */
+  serverAssignment?: ((topic: string) => Promise<'POP' | 'PULL' | null>) | undefined;
 }
 
 /**
@@ -114,6 +116,12 @@ export class RebalancePushImpl {
    */
   private async rebalanceByTopic(topic: string): Promise<boolean> {
     const { config } = this.host;
+    // A topic the broker hands out by POP is popped (PopConsumeService) and none of its queues is
+    // pulled, so the consumer never mixes pull and pop in a group the broker switched.
+    if (this.host.serverAssignment && !isRetryTopic(topic) && (await this.host.serverAssignment(topic)) === 'POP') {
+      await this.updateProcessQueueTableInRebalance(topic, []);
+      return true;
+    }
     const mqSet = await this.host.subscribeQueues(topic);
     if (mqSet === null) {
       log('rebalance: no route for %s yet', topic);

@@ -403,6 +403,10 @@ export class RemotingConnection extends EventEmitter {
     request.opaque = opaque;
     request.flag &= ~RemotingFlag.RESPONSE;
     if (this.requestSerializeType) request.serializeType = this.requestSerializeType;
+    // The ROCKETMQ header's code is an int16: a code that does not fit (POP's 200050…) would
+    // arrive truncated (Java sends 3442 and is answered REQUEST_CODE_NOT_SUPPORTED), so it always
+    // travels with a JSON header, whose code is a JSON number.
+    if (request.code > 32767 || request.code < -32768) request.serializeType = 'JSON';
     if (this.language !== undefined) request.language = this.language;
     if (this.version !== undefined) request.version = this.version;
     if (this.beforeRequest) this.beforeRequest(request, this.remoteAddress);

@@ -18,7 +18,7 @@ t.test('bench --mode: bad values in one line', async (t) => {
   const bad = await runCliProcess(['bench', '--mode', 'pull']);
   t.equal(bad.code, 2);
   t.equal(bad.stderr.trim().split('\n').length, 1);
-  t.match(bad.stderr, /--mode takes push or lite, got "pull"/);
+  t.match(bad.stderr, /--mode must be push, lite or pop, got "pull"/);
   const group = await runCliProcess(['bench', '--mode', 'lite', '--consumers', '2']);
   t.equal(group.code, 2);
   t.match(group.stderr, /--mode lite runs one consumer per client/);

@@ -25,7 +25,7 @@ t.test('consume --mode lite prints up to --limit messages and commits exactly th
 t.test('consume --mode: bad values in one line', async (t) => {
   const bad = await runCli(['consume', '--mode', 'pop2', '--namesrv', '127.0.0.1:1', '--topic', 'T', '--group', 'g']);
   t.equal(bad.code, 2);
-  t.match(bad.stderr, /--mode takes push or lite, got "pop2"/);
+  t.match(bad.stderr, /--mode must be push, lite or pop, got "pop2"/);
   const orderly = await runCli(['consume', '--mode', 'lite', '--orderly', '--namesrv', '127.0.0.1:1', '--topic', 'T', '--group', 'g']);
   t.equal(orderly.code, 2);
   t.equal(orderly.stderr.trim().split('\n').length, 1);

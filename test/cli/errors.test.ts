@@ -19,6 +19,7 @@ import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
 import { ConsumerBrokerError, OffsetFileError, SqlFilterRefusedError, UndecodableMessageError } from '../../lib/consumer/index.js';
 import { TraceSendError } from '../../lib/trace/index.js';
+import { PopNotSupportedError } from '../../lib/consumer/simple-consumer.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -57,6 +58,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['OffsetFileError', new OffsetFileError('/d/offsets.json', 'm'), []],
   ['TraceSendError', new TraceSendError('RMQ_SYS_TRACE_TOPIC', 'm'), []],
   ['SqlFilterRefusedError', new SqlFilterRefusedError('T', 'a:1', new BrokerError(1, 'r')), []],
+  ['PopNotSupportedError', new PopNotSupportedError('a:1', 'proxy'), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {

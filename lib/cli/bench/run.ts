@@ -4,6 +4,7 @@ import { Producer, type Message } from '../../producer/index.js';
 import { CliError } from '../common.js';
 import { LatencyHistogram } from './histogram.js';
 import type { ProgressBar } from './progress.js';
+import { consumeRocketwirePop } from './pop.js';
 
 export interface BenchOptions {
   namesrv: string;
@@ -21,6 +22,8 @@ export interface BenchOptions {
   /** Abort when consumption makes no progress for this long. */
   stallTimeoutMs: number;
   serializeType: 'JSON' | 'ROCKETMQ';
+  /** How rocketwire consumes: push (default) or pop (SimpleConsumer, bench/pop.ts). */
+  mode?: 'push' | 'pop';
 }
 
 export interface Series {
@@ -208,6 +211,7 @@ export async function consumeRocketwire(
   label = 'consume (rocketwire)',
   stopAfter = expect,
 ): Promise<ConsumeResult> {
+  if (opts.mode === 'pop') return consumeRocketwirePop(opts, expect, progress, t0, label, stopAfter);
   const seen = new Uint8Array(expect);
   let unique = 0;
   let duplicates = 0;

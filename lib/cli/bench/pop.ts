@@ -1,0 +1,100 @@
+import { SimpleConsumer } from '../../consumer/simple-consumer.js';
+import type { ProgressBar } from './progress.js';
+import { GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+
+/** Receive loops running at once: POP has no per-queue pull, so parallel pops stand in for them. */
+const POP_RECEIVERS = 4;
+
+function indexOf(body: Buffer): number {
+  if (body.length < 8) return -1;
+  return body.readUInt32BE(0) * 0x1_0000_0000 + body.readUInt32BE(4);
+}
+
+/**
+ * `bench --mode pop`: the same measurement as consumeRocketwire, with a SimpleConsumer: POP_RECEIVERS
+ * loops of receive(32) then one batch ack, on a new group from the first offset. `pulls` counts the
+ * POP requests.
+ */
+export async function consumeRocketwirePop(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label: string, stopAfter: number): Promise<ConsumeResult> {
+  const seen = new Uint8Array(expect);
+  let unique = 0;
+  let duplicates = 0;
+  let firstUniqueAt = 0;
+  let lastUniqueAt = 0;
+  let pops = 0;
+  const consumer = new SimpleConsumer({
+    namesrvAddr: opts.namesrv,
+    consumerGroup: `rocketwire_bench_pop_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`,
+    topic: opts.topic,
+    initMode: 'MIN',
+    awaitDurationMs: 1000,
+    invisibleDurationMs: 60_000,
+    serializeType: opts.serializeType,
+  });
+  const series: Series = { name: `${label} [pop]`, points: [] };
+  let last = 0;
+  let lastT = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    series.points.push([(now - t0) / 1000, ((unique - last) * 1000) / (now - lastT)]);
+    last = unique;
+    lastT = now;
+  }, 100);
+  timer.unref();
+  if (typeof globalThis.gc === 'function') globalThis.gc();
+  const rss = new RssSampler().start();
+  const gc = new GcWatcher().start();
+  const cpu0 = process.cpuUsage();
+  const consumeStart = performance.now();
+  let lastProgressAt = consumeStart;
+  let stalled = false;
+  try {
+    await consumer.start();
+    const loop = async (): Promise<void> => {
+      while (unique < stopAfter && !stalled) {
+        const msgs = await consumer.receive(32);
+        pops++;
+        for (const m of msgs) {
+          const idx = indexOf(m.body);
+          if (idx < 0 || idx >= expect) continue;
+          if (seen[idx]) duplicates++;
+          else {
+            seen[idx] = 1;
+            unique++;
+            lastUniqueAt = performance.now();
+            if (firstUniqueAt === 0) firstUniqueAt = lastUniqueAt;
+          }
+        }
+        if (msgs.length > 0) {
+          lastProgressAt = performance.now();
+          await consumer.ack(msgs);
+        } else if (performance.now() - lastProgressAt > opts.stallTimeoutMs) stalled = true;
+        progress?.update('consume', unique, stopAfter, duplicates ? `dup ${duplicates}` : '');
+      }
+    };
+    await Promise.all(Array.from({ length: POP_RECEIVERS }, loop));
+    progress?.clear();
+    const cpu = process.cpuUsage(cpu0);
+    const seconds = Math.max(1e-3, ((lastUniqueAt || performance.now()) - (firstUniqueAt || consumeStart)) / 1000);
+    return {
+      count: unique + duplicates,
+      unique,
+      duplicates,
+      seconds,
+      msgsPerSec: Math.max(0, unique - 1) / seconds,
+      mbPerSec: (Math.max(0, unique - 1) * opts.size) / seconds / (1024 * 1024),
+      startupMs: (firstUniqueAt || consumeStart) - consumeStart,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      peakRssMb: rss.stop(),
+      gc: gc.stop(),
+      pulls: pops,
+      flowControlPauses: {},
+      series,
+    };
+  } finally {
+    clearInterval(timer);
+    rss.stop();
+    gc.stop();
+    await consumer.shutdown();
+  }
+}

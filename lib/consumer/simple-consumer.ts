@@ -1,0 +1,375 @@
+import createDebug from 'debug';
+import {
+  Operations,
+  PermName,
+  ResponseCode,
+  RocketwireError,
+  decodeMessages,
+  type MessageExt,
+  type SerializeTypeName,
+} from '../../protocol/internal.js';
+import {
+  assignReceiptHandles,
+  decodeReceiptHandle,
+  encodeReceiptHandle,
+  popRealTopic,
+  type ReceiptHandle,
+} from '../../protocol/pop-extra-info.js';
+import type { BatchAck } from '../../protocol/body/pop-bodies.js';
+import { MQClientInstance, decodeResponseHeader, readReply, resolveInstanceName } from '../client/index.js';
+import { brokerErrorFromResponse, BrokerError } from '../remoting/index.js';
+import { systemClock, type Clock } from '../clock.js';
+import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
+
+const log = createDebug('rocketwire:consumer:pop');
+
+/**
+ * POP consumption over remoting (5.0+ brokers): a consumer that asks the broker for messages
+ * (POP_MESSAGE), which keeps them invisible to the group for a while and hands them out again if
+ * they are not acked in time. No rebalance, no offsets on the client: the broker does both. The
+ * API follows Apache's 5.x SimpleConsumer (receive / ack / changeInvisibleDuration), which Java
+ * only offers over gRPC through the proxy; over remoting Java's DefaultMQPushConsumer does the
+ * same calls in its pop mode (C/impl/MQClientAPIImpl#popMessageAsync, ackMessageAsync,
+ * changeInvisibleTimeAsync).
+ */
+export interface SimpleConsumerOptions {
+  namesrvAddr: string;
+  consumerGroup: string;
+  topic: string;
+  /** TAG expression; default `*`. */
+  filterExpression?: string | undefined;
+  /** How long received messages stay invisible when receive() is not told (ms). Default 60 000 (Java's popInvisibleTime). */
+  invisibleDurationMs?: number | undefined;
+  /** Long-poll time of a receive that finds nothing (POP's pollTime, ms); 0 answers at once. Default 15 000. */
+  awaitDurationMs?: number | undefined;
+  /** Where a group without an offset starts: MIN (the oldest message) or MAX (the newest). Default MAX, as Java's CONSUME_FROM_LAST_OFFSET. */
+  initMode?: 'MIN' | 'MAX' | undefined;
+  /**
+   * Order pop (`order=true`, for orderly topics): the broker hands out a queue's messages in order
+   * and none of the queue's later messages while any of them is neither acked nor back to visible;
+   * a redelivery carries reconsumeTimes from the broker's orderCountInfo. Default false.
+   */
+  orderly?: boolean | undefined;
+  /** Timeout of ACK and CHANGE_INVISIBLETIME calls (ms). Default 3000 (Java's ack timeout). */
+  ackTimeoutMs?: number | undefined;
+  instanceName?: string | undefined;
+  serializeType?: SerializeTypeName | undefined;
+  clock?: Clock | undefined;
+}
+
+/** A popped message: the stored message plus what ack and changeInvisibleDuration need. */
+export interface ReceivedMessage extends MessageExt {
+  /** The receipt handle (POP_CK), as Java builds it from the pop answer's extraInfo. */
+  readonly receiptHandle: string;
+  brokerName: string;
+}
+
+/** What the broker said to an ack: OK, or NO_EXIST (Java's AckStatus) when the offset is no longer in the queue. */
+export type AckStatus = 'OK' | 'NO_EXIST';
+
+/**
+ * The peer cannot serve POP over remoting: a 5.x proxy (its route lists itself as every broker,
+ * and its remoting POP path does not work, see protocol-facts-5x §B6), or a broker that answers
+ * REQUEST_CODE_NOT_SUPPORTED (a 4.x broker, or a POP code that arrived truncated).
+ */
+export class PopNotSupportedError extends RocketwireError {
+  override readonly name = 'PopNotSupportedError';
+  readonly addr: string;
+  readonly reason: 'proxy' | 'request-code-not-supported';
+  constructor(addr: string, reason: 'proxy' | 'request-code-not-supported', options?: { cause?: unknown }) {
+    super(
+      reason === 'proxy'
+        ? `${addr} is a RocketMQ proxy: POP over remoting does not work through the 5.x proxy; point the consumer at the brokers' name server`
+        : `${addr} does not support POP (REQUEST_CODE_NOT_SUPPORTED): POP needs a 5.x broker`,
+      options,
+    );
+    this.addr = addr;
+    this.reason = reason;
+  }
+}
+
+interface Resolved {
+  namesrvAddr: string;
+  consumerGroup: string;
+  topic: string;
+  filterExpression: string;
+  invisibleDurationMs: number;
+  awaitDurationMs: number;
+  initMode: 0 | 1;
+  ackTimeoutMs: number;
+  orderly: boolean;
+  instanceName: string | undefined;
+  serializeType: SerializeTypeName | undefined;
+  clock: Clock;
+}
+
+const MAX_INVISIBLE_MS = 12 * 3600_000;
+/** The receive's RPC timeout beyond its poll time (Java: 15 s poll, 25 s timeout). */
+const POP_TIMEOUT_MARGIN_MS = 10_000;
+
+function intOption(name: string, v: number | undefined, dflt: number, min: number, max: number): number {
+  const n = v ?? dflt;
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConsumerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
+  return n;
+}
+function nameOption(name: string, v: unknown): string {
+  if (typeof v !== 'string' || v === '') throw new ConsumerOptionError(name, `must be a non-empty string, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** The options with defaults filled in; ConsumerOptionError naming a bad one. */
+export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved {
+  if (o.initMode !== undefined && o.initMode !== 'MIN' && o.initMode !== 'MAX') throw new ConsumerOptionError('initMode', `must be MIN or MAX, got ${String(o.initMode)}`);
+  return {
+    namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr),
+    consumerGroup: nameOption('consumerGroup', o.consumerGroup),
+    topic: nameOption('topic', o.topic),
+    filterExpression: o.filterExpression ?? '*',
+    invisibleDurationMs: intOption('invisibleDurationMs', o.invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS),
+    awaitDurationMs: intOption('awaitDurationMs', o.awaitDurationMs, 15_000, 0, 300_000),
+    initMode: o.initMode === 'MIN' ? 0 : 1,
+    ackTimeoutMs: intOption('ackTimeoutMs', o.ackTimeoutMs, 3000, 1, 300_000),
+    orderly: o.orderly === true,
+    instanceName: o.instanceName,
+    serializeType: o.serializeType,
+    clock: o.clock ?? systemClock,
+  };
+}
+
+type State = 'CREATED' | 'RUNNING' | 'SHUTDOWN';
+
+export class SimpleConsumer {
+  private readonly o: Resolved;
+  private instance: MQClientInstance | null = null;
+  private state: State = 'CREATED';
+  private brokerIndex = 0;
+  private readonly inflight = new Set<AbortController>();
+
+  constructor(options: SimpleConsumerOptions) {
+    this.o = resolveSimpleConsumerOptions(options);
+  }
+
+  get consumerGroup(): string {
+    return this.o.consumerGroup;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'CREATED') throw new ConsumerStateError(this.state, `cannot start a simple consumer in state ${this.state}`);
+    const instance = MQClientInstance.acquire({
+      namesrvAddr: this.o.namesrvAddr,
+      instanceName: resolveInstanceName(this.o.instanceName),
+      ...(this.o.serializeType !== undefined ? { serializeType: this.o.serializeType } : {}),
+      clock: this.o.clock,
+    });
+    this.instance = instance;
+    try {
+      await instance.start();
+      await instance.getTopicRoute(this.o.topic, { refresh: true });
+    } catch (err) {
+      this.instance = null;
+      await instance.release();
+      throw err;
+    }
+    this.state = 'RUNNING';
+  }
+
+  /** Aborts receives still waiting and releases the client instance. */
+  async shutdown(): Promise<void> {
+    if (this.state === 'SHUTDOWN') return;
+    this.state = 'SHUTDOWN';
+    for (const c of this.inflight) c.abort();
+    const inst = this.instance;
+    this.instance = null;
+    if (inst) await inst.release();
+  }
+
+  private running(): MQClientInstance {
+    if (this.state !== 'RUNNING' || !this.instance) throw new ConsumerStateError(this.state, `the simple consumer is ${this.state.toLowerCase()}`);
+    return this.instance;
+  }
+
+  /** Readable brokers of the topic (name, master address), refusing a proxy. */
+  private async brokers(inst: MQClientInstance): Promise<{ brokerName: string; addr: string }[]> {
+    const route = await inst.getTopicRoute(this.o.topic);
+    const namesrvs = new Set(this.o.namesrvAddr.split(';').map((a) => a.trim()));
+    const out: { brokerName: string; addr: string }[] = [];
+    for (const q of route.queueDatas) {
+      if ((q.perm & PermName.PERM_READ) === 0 || q.readQueueNums <= 0) continue;
+      const addr = inst.findBrokerMasterAddress(q.brokerName);
+      if (!addr) continue;
+      // The 5.x proxy answers routes as the name server does, naming itself as every broker
+      // (P/GetTopicRouteActivity): a broker address that is a name server address is a proxy.
+      if (namesrvs.has(addr)) throw new PopNotSupportedError(addr, 'proxy');
+      out.push({ brokerName: q.brokerName, addr });
+    }
+    if (out.length === 0) throw new BrokerAddressNotFoundError(route.queueDatas[0]?.brokerName ?? this.o.topic);
+    return out;
+  }
+
+  /**
+   * Pop up to `maxMessages` (1–32) messages from the next broker of the topic (round robin),
+   * waiting up to awaitDurationMs for one to arrive. Each stays invisible to the group for
+   * `invisibleDurationMs`: ack it before then, or it is delivered again.
+   */
+  async receive(maxMessages = 32, invisibleDurationMs = this.o.invisibleDurationMs): Promise<ReceivedMessage[]> {
+    intOption('maxMessages', maxMessages, 32, 1, 32);
+    intOption('invisibleDurationMs', invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS);
+    const inst = this.running();
+    const brokers = await this.brokers(inst);
+    const { brokerName, addr } = brokers[this.brokerIndex++ % brokers.length]!;
+    const op = Operations.POP_MESSAGE;
+    const header = {
+      consumerGroup: this.o.consumerGroup,
+      topic: this.o.topic,
+      queueId: -1,
+      maxMsgNums: maxMessages,
+      invisibleTime: invisibleDurationMs,
+      pollTime: this.o.awaitDurationMs,
+      bornTime: this.o.clock.now(),
+      initMode: this.o.initMode,
+      expType: 'TAG',
+      exp: this.o.filterExpression,
+      order: this.o.orderly,
+      bname: brokerName,
+    };
+    const abort = new AbortController();
+    this.inflight.add(abort);
+    let res;
+    try {
+      res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), {
+        timeoutMs: this.o.awaitDurationMs + POP_TIMEOUT_MARGIN_MS,
+        signal: abort.signal,
+      });
+    } finally {
+      this.inflight.delete(abort);
+    }
+    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) throw new PopNotSupportedError(addr, 'request-code-not-supported', { cause: brokerErrorFromResponse(res, { addr, requestCode: op.code }) });
+    if (res.code !== ResponseCode.SUCCESS) {
+      // POLLING_FULL, POLLING_TIMEOUT, PULL_NOT_FOUND: nothing this time (Java's POLLING_* statuses)
+      if (op.answers.includes(res.code)) return [];
+      throw brokerErrorFromResponse(res, { addr, requestCode: op.code });
+    }
+    const h = decodeResponseHeader(op, res, addr);
+    const msgs = res.body ? decodeMessages(res.body) : [];
+    assignReceiptHandles(msgs, h, brokerName, this.o.orderly);
+    const out: ReceivedMessage[] = [];
+    for (const m of msgs) {
+      const r = m as MessageExt & { receiptHandle: string; brokerName: string };
+      r.receiptHandle = m.properties.POP_CK!;
+      r.brokerName = brokerName;
+      r.topic = this.o.topic;
+      out.push(r);
+    }
+    log('popped %d from %s (%s), rest %d', out.length, brokerName, addr, h.restNum);
+    return out;
+  }
+
+  private brokerAddr(inst: MQClientInstance, brokerName: string): string {
+    const addr = inst.findBrokerMasterAddress(brokerName);
+    if (!addr) throw new BrokerAddressNotFoundError(brokerName);
+    return addr;
+  }
+
+  /**
+   * ACK_MESSAGE for one message; BATCH_ACK_MESSAGE (5.1.3+) per broker for several, grouped by
+   * checkpoint as Java's batchAckMessageAsync does. OK, or NO_EXIST when the broker no longer has
+   * the offset; any other answer is a BrokerError.
+   */
+  async ack(message: ReceivedMessage | readonly ReceivedMessage[]): Promise<AckStatus> {
+    const inst = this.running();
+    const list = Array.isArray(message) ? (message as readonly ReceivedMessage[]) : [message as ReceivedMessage];
+    if (list.length === 0) return 'OK';
+    if (list.length === 1) {
+      const rh = decodeReceiptHandle(list[0]!.receiptHandle);
+      const addr = this.brokerAddr(inst, rh.brokerName);
+      const op = Operations.ACK_MESSAGE;
+      const header = {
+        consumerGroup: this.o.consumerGroup,
+        topic: popRealTopic(this.o.topic, this.o.consumerGroup, rh.retry),
+        queueId: rh.queueId,
+        extraInfo: list[0]!.receiptHandle,
+        offset: rh.queueOffset,
+        bname: rh.brokerName,
+      };
+      const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), { timeoutMs: this.o.ackTimeoutMs });
+      return this.ackStatus(res.code, res.remark, addr, op.code);
+    }
+    const byBroker = new Map<string, Map<string, BatchAck>>();
+    for (const m of list) {
+      const rh = decodeReceiptHandle(m.receiptHandle);
+      let acks = byBroker.get(rh.brokerName);
+      if (!acks) byBroker.set(rh.brokerName, (acks = new Map()));
+      const key = `${rh.retry}@${rh.queueId}@${rh.ckQueueOffset}@${rh.popTime}`;
+      let a = acks.get(key);
+      if (!a) {
+        a = {
+          consumerGroup: this.o.consumerGroup,
+          topic: this.o.topic,
+          retry: rh.retry,
+          startOffset: rh.ckQueueOffset,
+          queueId: rh.queueId,
+          reviveQueueId: rh.reviveQid,
+          popTime: rh.popTime,
+          invisibleTime: rh.invisibleTime,
+          bits: [],
+        };
+        acks.set(key, a);
+      }
+      a.bits.push(rh.queueOffset - rh.ckQueueOffset);
+    }
+    let status: AckStatus = 'OK';
+    await Promise.all(
+      [...byBroker].map(async ([brokerName, acks]) => {
+        const addr = this.brokerAddr(inst, brokerName);
+        const op = Operations.BATCH_ACK_MESSAGE;
+        const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, {}, { brokerName, acks: [...acks.values()] }), { timeoutMs: this.o.ackTimeoutMs });
+        if (this.ackStatus(res.code, res.remark, addr, op.code) === 'NO_EXIST') status = 'NO_EXIST';
+      }),
+    );
+    return status;
+  }
+
+  private ackStatus(code: number, remark: string | null, addr: string, requestCode: number): AckStatus {
+    if (code === ResponseCode.SUCCESS) return 'OK';
+    if (code === ResponseCode.NO_MESSAGE) return 'NO_EXIST';
+    if (code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) throw new PopNotSupportedError(addr, 'request-code-not-supported', { cause: new BrokerError(code, remark, { addr, requestCode }) });
+    throw new BrokerError(code, remark, { addr, requestCode });
+  }
+
+  /**
+   * CHANGE_MESSAGE_INVISIBLETIME: the message stays invisible for `invisibleDurationMs` from now.
+   * Returns the message with its new receipt handle (the old one no longer acks it), built as
+   * Java's changeInvisibleTimeAsync builds it: `offset popTime' it' rq' r broker qid offset`.
+   */
+  async changeInvisibleDuration(message: ReceivedMessage, invisibleDurationMs: number): Promise<ReceivedMessage> {
+    intOption('invisibleDurationMs', invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS);
+    const inst = this.running();
+    const rh = decodeReceiptHandle(message.receiptHandle);
+    const addr = this.brokerAddr(inst, rh.brokerName);
+    const op = Operations.CHANGE_MESSAGE_INVISIBLETIME;
+    const header = {
+      consumerGroup: this.o.consumerGroup,
+      topic: popRealTopic(this.o.topic, this.o.consumerGroup, rh.retry),
+      queueId: rh.queueId,
+      extraInfo: message.receiptHandle,
+      offset: rh.queueOffset,
+      invisibleTime: invisibleDurationMs,
+      bname: rh.brokerName,
+    };
+    const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), { timeoutMs: this.o.ackTimeoutMs });
+    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) throw new PopNotSupportedError(addr, 'request-code-not-supported');
+    const h = readReply(op, res, addr).header;
+    const next: ReceiptHandle = {
+      ckQueueOffset: rh.queueOffset,
+      popTime: h.popTime,
+      invisibleTime: h.invisibleTime,
+      reviveQid: h.reviveQid,
+      retry: rh.retry,
+      brokerName: rh.brokerName,
+      queueId: rh.queueId,
+      queueOffset: rh.queueOffset,
+    };
+    const receiptHandle = encodeReceiptHandle(next);
+    return { ...message, properties: { ...message.properties, POP_CK: receiptHandle }, receiptHandle };
+  }
+}
