@@ -18,6 +18,7 @@ import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../..
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
 import { ConsumerBrokerError, OffsetFileError, UndecodableMessageError } from '../../lib/consumer/index.js';
+import { AdminPermissionError, MessageNotFoundError, UnknownClusterError, UnknownGroupError, UnknownTopicError } from '../../lib/admin/index.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -52,6 +53,11 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['UndecodableMessageError', new UndecodableMessageError({ topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 1, recordIntact: true, bytes: 9, reason: 'r' }), []],
   ['ConsumerBrokerError', new ConsumerBrokerError('b', 'a:1', 'PULL_MESSAGE', new Error('m')), []],
   ['OffsetFileError', new OffsetFileError('/d/offsets.json', 'm'), []],
+  ['UnknownTopicError', new UnknownTopicError('T'), []],
+  ['UnknownGroupError', new UnknownGroupError('g'), []],
+  ['UnknownClusterError', new UnknownClusterError('c'), []],
+  ['MessageNotFoundError', new MessageNotFoundError('m'), []],
+  ['AdminPermissionError', new AdminPermissionError('UPDATE_AND_CREATE_TOPIC', 'a:1', 'r'), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {

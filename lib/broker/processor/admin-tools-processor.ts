@@ -2,6 +2,7 @@ import {
   MQVersion,
   Operations,
   QueryMessageResponseHeader,
+  RETRY_GROUP_TOPIC_PREFIX,
   ResponseCode,
   checkGroupName,
   createRequest,
@@ -99,11 +100,14 @@ export class AdminToolsProcessor {
     });
   }
 
-  /** Groups this broker knows: a config, committed offsets, or a live consumer. */
+  /** Groups this broker knows: a config, committed offsets, a live consumer, or a retry topic. */
   private knownGroups(): Set<string> {
     const out = new Set<string>(this.host.groups.all().map((c) => c.groupName));
     for (const g of this.ctx.offsets.groups()) out.add(g);
     for (const [g, info] of this.ctx.consumers.groups) if (info.channels.size > 0) out.add(g);
+    // a group's retry topic is made on its first heartbeat and kept: the embedded broker's stand-in
+    // for the config Java's broker auto-creates then (autoCreateSubscriptionGroup)
+    for (const t of this.ctx.topics.all()) if (t.topicName.startsWith(RETRY_GROUP_TOPIC_PREFIX)) out.add(t.topicName.slice(RETRY_GROUP_TOPIC_PREFIX.length));
     return out;
   }
 
