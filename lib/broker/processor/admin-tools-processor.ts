@@ -4,7 +4,6 @@ import {
   QueryMessageResponseHeader,
   RETRY_GROUP_TOPIC_PREFIX,
   ResponseCode,
-  checkGroupName,
   createRequest,
   encodeResetOffsetBody,
   type MessageQueue,
@@ -66,9 +65,7 @@ export class AdminToolsProcessor {
       return ok(request);
     });
     registerOperation(server, Operations.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, ({ body, request }) => {
-      if (!body) return fail(request, ResponseCode.SYSTEM_ERROR, 'no SubscriptionGroupConfig in the request body');
-      const bad = checkGroupName(body.groupName);
-      if (bad) return fail(request, ResponseCode.INVALID_PARAMETER, `groupName: ${bad}`);
+      // the group name was checked with every request's names (resource-names.ts)
       this.host.groups.put(body);
       return ok(request);
     });
@@ -78,8 +75,6 @@ export class AdminToolsProcessor {
       return ok(request, { body: encodeSubscriptionGroupWrapper({ subscriptionGroupTable: table, dataVersion: this.host.groups.dataVersion() }) });
     });
     registerOperation(server, Operations.DELETE_SUBSCRIPTIONGROUP, ({ header: h, request }) => {
-      const bad = checkGroupName(h.groupName);
-      if (bad) return fail(request, ResponseCode.INVALID_PARAMETER, `groupName: ${bad}`);
       this.host.groups.delete(h.groupName);
       if (h.cleanOffset === true) this.ctx.offsets.removeGroup(h.groupName);
       return ok(request);
