@@ -23,7 +23,7 @@ import {
   type SubscriptionGroupConfig,
 } from '../../protocol/body/admin-tools-bodies.js';
 import { MQClientInstance, readReply, type ClientOptions, type Reply } from '../client/index.js';
-import { BrokerError } from '../remoting/index.js';
+import { BrokerError, RemotingError } from '../remoting/index.js';
 import { Producer } from '../producer/index.js';
 import { AdminPermissionError, MessageNotFoundError, UnknownClusterError, UnknownGroupError, UnknownTopicError } from './errors.js';
 
@@ -239,6 +239,13 @@ export class AdminClient {
 
   // ------------------------------------------------------------------ cluster
 
+  /** The name of the broker at `addr` (from the cluster info), or "" when the name server does not list it. */
+  async brokerNameOf(addr: string): Promise<string> {
+    const info = await this.clusterInfo().catch(() => null);
+    for (const bd of Object.values(info?.brokerAddrTable ?? {})) if (Object.values(bd.brokerAddrs).includes(addr)) return bd.brokerName;
+    return '';
+  }
+
   /** GET_BROKER_CLUSTER_INFO. */
   async clusterInfo(): Promise<ClusterInfo> {
     const r = await this.nameServer(Operations.GET_BROKER_CLUSTER_INFO, {});
@@ -267,7 +274,9 @@ export class AdminClient {
       rows.map(async (r) => {
         try {
           r.version = (await this.brokerRuntimeInfo(r.addr)).brokerVersionDesc ?? null;
-        } catch {
+        } catch (err) {
+          // a broker that is down or does not answer in time is listed without a version, as clusterList lists it
+          if (!(err instanceof RemotingError)) throw err;
           r.version = null;
         }
       }),
@@ -600,7 +609,10 @@ export class AdminClient {
       try {
         const r = await this.call(offsetId.storeHost, Operations.VIEW_MESSAGE_BY_ID, topic === undefined ? { offset: offsetId.commitLogOffset } : { offset: offsetId.commitLogOffset, topic });
         const msgs = r.body ? decodeMessages(r.body) : [];
-        if (msgs.length > 0) return msgs.map((m) => ({ brokerName: '', brokerAddr: offsetId.storeHost, message: m }));
+        if (msgs.length > 0) {
+          const brokerName = await this.brokerNameOf(offsetId.storeHost);
+          return msgs.map((m) => ({ brokerName, brokerAddr: offsetId.storeHost, message: m }));
+        }
       } catch (err) {
         // a unique key can look like an offset id; fall through to the index when a topic is given
         if (topic === undefined) throw err;

@@ -1,4 +1,14 @@
-import { ConsumerRunningInfoProp } from '../../../protocol/index.js';
+import { ConsumerRunningInfoProp, MQVersion } from '../../../protocol/index.js';
+
+/** A client's MQVersion ordinal by name where it is one we know ("V5_3_3"), as mqadmin prints it. */
+function versionText(v: number): string {
+  return Object.entries(MQVersion).find(([, n]) => n === v)?.[0] ?? String(v);
+}
+
+/** A TPS or RT figure with two decimals, as ConsumerRunningInfo.formatString prints them. */
+function figure(v: unknown): string {
+  return typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v ?? '');
+}
 import { UsageError, intOption, stringOption } from '../common.js';
 import { need, timeText, type AdminCommandGroup } from './shared.js';
 
@@ -48,7 +58,7 @@ export const group: AdminCommandGroup = {
       async run(admin, v, out) {
         const c = await admin.consumerConnection(need(v, 'group'));
         out.emit(c, () => {
-          out.table(['clientId', 'clientAddr', 'language', 'version'], c.clients.map((x) => [x.clientId, x.clientAddr, x.language, String(x.version)]));
+          out.table(['clientId', 'clientAddr', 'language', 'version'], c.clients.map((x) => [x.clientId, x.clientAddr, x.language, versionText(x.version)]));
           out.line('');
           out.table(['topic', 'subExpression'], Object.entries(c.subscriptionTable).map(([t, s]) => [t, s.subString]));
           out.line('');
@@ -86,7 +96,7 @@ export const group: AdminCommandGroup = {
             out.line(`${clientId}:`);
             out.table(
               ['topic', 'pullRT', 'pullTPS', 'consumeRT', 'consumeOKTPS', 'consumeFailedTPS', 'consumeFailedMsgs'],
-              status.map(([t, s]) => [t, ...['pullRT', 'pullTPS', 'consumeRT', 'consumeOKTPS', 'consumeFailedTPS', 'consumeFailedMsgs'].map((k) => String(s[k] ?? ''))]),
+              status.map(([t, s]) => [t, ...['pullRT', 'pullTPS', 'consumeRT', 'consumeOKTPS', 'consumeFailedTPS', 'consumeFailedMsgs'].map((k) => figure(s[k]))]),
             );
           }
         });
