@@ -6,6 +6,8 @@ export interface MqadminOutput {
   command: string;
   ms: number;
   output: string;
+  /** The end of what it wrote to stderr (a failed command's stack trace). */
+  stderr: string;
 }
 
 /**
