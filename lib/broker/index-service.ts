@@ -30,7 +30,8 @@ export interface IndexSource {
  * key of KEYS and for UNIQ_KEY (S/IndexService#buildKey), each pointing at the record's commit-log
  * position. Java hashes keys into fixed-size index files and the client drops hash collisions; this
  * one keeps exact keys in memory and appends them as JSON lines to `<store>/index/keys.idx`, so
- * there are no collisions to drop. The file is derived data: at open, a line that does not parse
+ * there are no collisions to drop, with `{"e":N}` lines saying the commit log is indexed up to N
+ * (records without keys included, so a restart does not decode them again). The file is derived data: at open, a line that does not parse
  * (a torn tail after a crash, damage) ends what is trusted, the file is cut there, and every
  * commit-log record after the last trusted one is indexed again, so a missing or damaged file is
  * rebuilt from the commit log.
@@ -43,6 +44,8 @@ export class IndexService {
   private indexedEnd = 0;
   private lastTimestamp = 0;
   private lastPhys = 0;
+  /** The end last written to the file as an `{"e":…}` line (or implied by its entries). */
+  private writtenEnd = 0;
   private opened = false;
 
   constructor(
@@ -69,18 +72,22 @@ export class IndexService {
         damaged = true;
         break;
       }
-      const entry = parseLine(text.slice(good, nl));
-      if (!entry) {
+      const line = text.slice(good, nl);
+      const end = parseEndLine(line);
+      const entry = end === null ? parseLine(line) : null;
+      if (end === null && !entry) {
         damaged = true;
         break;
       }
-      this.put(entry.key, entry);
+      if (entry) this.put(entry.key, entry);
+      else this.indexedEnd = Math.max(this.indexedEnd, end!);
       good = nl + 1;
     }
     if (damaged) {
       this.warn(`${this.file}: damaged after byte ${good}; the rest is rebuilt from the commit log`);
       fs.truncateSync(this.file, good);
     }
+    this.writtenEnd = this.indexedEnd;
     let rebuilt = 0;
     for (const { offset, record } of source.records(this.indexedEnd)) {
       let r;
@@ -146,6 +153,12 @@ export class IndexService {
 
   /** Append the lines held in memory. */
   flush(): void {
+    // records without keys move the end too: say how far the commit log is indexed, or every
+    // start would decode every keyless record after the last key again
+    if (this.indexedEnd > this.writtenEnd) {
+      this.pending.push(JSON.stringify({ e: this.indexedEnd }));
+      this.writtenEnd = this.indexedEnd;
+    }
     if (this.pending.length === 0) return;
     const lines = this.pending.join('\n') + '\n';
     this.pending = [];
@@ -159,6 +172,17 @@ export class IndexService {
 
   close(): void {
     if (this.opened) this.flush();
+  }
+}
+
+/** An `{"e":N}` line (the commit log is indexed up to N), or null for any other line. */
+function parseEndLine(line: string): number | null {
+  if (!line.startsWith('{"e":')) return null;
+  try {
+    const o = JSON.parse(line) as { e?: unknown };
+    return Number.isSafeInteger(o.e) ? (o.e as number) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -73,3 +73,28 @@ t.test('a missing index file is rebuilt from the commit log', async (t) => {
     t.same((await admin.messageById(uniq, topic)).map((f) => f.message.body.toString()), ['b7']);
   });
 });
+
+t.test('a restart reads the commit log only after what the index file covers, keyless records included', async (t) => {
+  const { IndexService } = await import('../../lib/broker/index-service.js');
+  const { createMessageRecord } = await import('./record.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-index-unit-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const records = [createMessageRecord('T', { KEYS: 'a' }, 0), createMessageRecord('T', {}, 1), createMessageRecord('T', {}, 2)];
+  const log: Array<{ offset: number; record: Buffer }> = [];
+  let at = 0;
+  for (const r of records) {
+    log.push({ offset: at, record: r });
+    at += r.length;
+  }
+  const asked: number[] = [];
+  const source = { records: (from: number) => (asked.push(from), log.filter((x) => x.offset >= from)) };
+  const first = new IndexService(dir, () => undefined);
+  first.open(source);
+  first.close();
+  t.same(asked, [0]);
+  const second = new IndexService(dir, () => undefined);
+  second.open(source);
+  t.same(asked, [0, at], 'the second open starts after the last (keyless) record');
+  t.same(second.query('T', 'a', 64, 0, Number.MAX_SAFE_INTEGER).entries.map((e) => e.phys), [0]);
+  second.close();
+});
