@@ -23,6 +23,8 @@ export interface IndexEntry {
 /** What the store hands the index: records from a commit-log position on (MessageStore.records). */
 export interface IndexSource {
   records(from: number): Iterable<{ offset: number; record: Buffer }>;
+  /** The end of the commit log's data. */
+  readonly commitLogEnd: number;
 }
 
 /**
@@ -46,6 +48,8 @@ export class IndexService {
   private lastPhys = 0;
   /** The end last written to the file as an `{"e":…}` line (or implied by its entries). */
   private writtenEnd = 0;
+  /** Entries were dropped: the next flush writes the whole file again. */
+  private rewrite = false;
   private opened = false;
 
   constructor(
@@ -86,6 +90,22 @@ export class IndexService {
     if (damaged) {
       this.warn(`${this.file}: damaged after byte ${good}; the rest is rebuilt from the commit log`);
       fs.truncateSync(this.file, good);
+    }
+    if (this.indexedEnd > source.commitLogEnd) {
+      // the commit log lost its tail (a torn write cut at recovery): new records will be written
+      // where the lost ones were, so entries past the end go and indexing resumes at the end
+      const end = source.commitLogEnd;
+      let dropped = 0;
+      for (const [key, list] of this.table) {
+        const kept = list.filter((e) => e.phys + e.size <= end);
+        dropped += list.length - kept.length;
+        if (kept.length === 0) this.table.delete(key);
+        else this.table.set(key, kept);
+      }
+      this.warn(`${this.file}: indexes commit-log data up to ${this.indexedEnd}, but the commit log ends at ${end}; ${dropped} keys of lost records dropped`);
+      this.indexedEnd = end;
+      this.pending.push(JSON.stringify({ e: end }));
+      this.rewrite = true;
     }
     this.writtenEnd = this.indexedEnd;
     let rebuilt = 0;
@@ -160,6 +180,18 @@ export class IndexService {
       this.writtenEnd = this.indexedEnd;
     }
     if (this.pending.length === 0) return;
+    if (this.rewrite) {
+      this.rewrite = false;
+      const all: Array<[string, IndexEntry]> = [];
+      for (const [key, list] of this.table) for (const e of list) all.push([key, e]);
+      all.sort((a, b) => a[1].phys - b[1].phys);
+      this.pending = [...all.map(([k, e]) => JSON.stringify({ k, p: e.phys, n: e.size, t: e.storeTimestamp })), JSON.stringify({ e: this.indexedEnd })];
+      try {
+        fs.writeFileSync(this.file, '');
+      } catch (err) {
+        log('cannot rewrite %s: %s', this.file, (err as Error).message);
+      }
+    }
     const lines = this.pending.join('\n') + '\n';
     this.pending = [];
     try {

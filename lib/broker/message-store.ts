@@ -358,6 +358,11 @@ export class MessageStore {
     this.flush(true);
   }
 
+  /** Where the next record goes: the end of the commit log's data. */
+  get commitLogEnd(): number {
+    return this.commitLog.maxOffset;
+  }
+
   /** Every intact commit-log record from `from` on (to rebuild derived indexes). */
   records(from: number): Iterable<{ offset: number; record: Buffer }> {
     return this.commitLog.records(from);

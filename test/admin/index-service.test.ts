@@ -87,7 +87,7 @@ t.test('a restart reads the commit log only after what the index file covers, ke
     at += r.length;
   }
   const asked: number[] = [];
-  const source = { records: (from: number) => (asked.push(from), log.filter((x) => x.offset >= from)) };
+  const source = { commitLogEnd: at, records: (from: number) => (asked.push(from), log.filter((x) => x.offset >= from)) };
   const first = new IndexService(dir, () => undefined);
   first.open(source);
   first.close();
@@ -97,4 +97,28 @@ t.test('a restart reads the commit log only after what the index file covers, ke
   t.same(asked, [0, at], 'the second open starts after the last (keyless) record');
   t.same(second.query('T', 'a', 64, 0, Number.MAX_SAFE_INTEGER).entries.map((e) => e.phys), [0]);
   second.close();
+});
+
+t.test('a commit log that lost its tail: keys of the lost records go, and new records where they were are indexed', async (t) => {
+  const { IndexService } = await import('../../lib/broker/index-service.js');
+  const { createMessageRecord } = await import('./record.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-index-cut-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const kept = createMessageRecord('T', { KEYS: 'kept' }, 0);
+  const lost = createMessageRecord('T', { KEYS: 'lost' }, 1);
+  const first = new IndexService(dir, () => undefined);
+  first.open({ commitLogEnd: kept.length + lost.length, records: () => [{ offset: 0, record: kept }, { offset: kept.length, record: lost }] });
+  first.close();
+  const warnings: string[] = [];
+  const second = new IndexService(dir, (l) => warnings.push(l));
+  second.open({ commitLogEnd: kept.length, records: (from) => (from <= 0 ? [{ offset: 0, record: kept }] : []) });
+  t.match(warnings.join('\n'), /commit log ends at \d+; 1 keys of lost records dropped/);
+  const again = createMessageRecord('T', { KEYS: 'new' }, 1);
+  second.add('T', { KEYS: 'new' }, kept.length, again.length, 3);
+  const phys = (idx: InstanceType<typeof IndexService>, k: string): number[] => idx.query('T', k, 64, 0, Number.MAX_SAFE_INTEGER).entries.map((e) => e.phys);
+  t.same([phys(second, 'kept'), phys(second, 'lost'), phys(second, 'new')], [[0], [], [kept.length]]);
+  second.close();
+  const third = new IndexService(dir, () => undefined);
+  third.open({ commitLogEnd: kept.length + again.length, records: () => [] });
+  t.same([phys(third, 'kept'), phys(third, 'lost'), phys(third, 'new')], [[0], [], [kept.length]], 'and so after the next restart');
 });
