@@ -69,6 +69,10 @@ t.test('topic create, list, route, status, update and delete', async (t) => {
   const deleted = await json<{ topic: string; brokers: string[] }>('topic', 'delete', '--topic', topic);
   t.same(deleted.brokers, broker.brokers);
   t.notOk((await json<string[]>('topic', 'list')).includes(topic), 'gone from the name server');
+  const system = await admin('topic', 'delete', '--topic', 'TBW102');
+  t.equal(system.code, 1);
+  t.match(system.stderr, /^rocketwire admin: DELETE_TOPIC_IN_BROKER failed from 127\.0\.0\.1:\d+: INVALID_PARAMETER \(29\): The topic\[TBW102\] is conflict with system topic\.\n$/, 'a system topic is not deleted, as Java refuses it');
+  t.ok((await json<string[]>('topic', 'list')).includes('TBW102'));
   const gone = await admin('topic', 'status', '--topic', topic);
   t.equal(gone.code, 1);
   t.equal(gone.stderr, `rocketwire admin: unknown topic ${topic}\n`);

@@ -3,6 +3,7 @@ import {
   Operations,
   QueryMessageResponseHeader,
   RETRY_GROUP_TOPIC_PREFIX,
+  isSystemTopic,
   ResponseCode,
   createRequest,
   encodeResetOffsetBody,
@@ -58,6 +59,8 @@ export class AdminToolsProcessor {
     registerOperation(server, Operations.GET_TOPIC_STATS_INFO, ({ header: h, request }) => this.topicStats(request, h.topic));
     registerOperation(server, Operations.GET_CONSUMER_CONNECTION_LIST, ({ header: h, request }) => this.connectionList(request, h.consumerGroup));
     registerOperation(server, Operations.DELETE_TOPIC_IN_BROKER, ({ header: h, request }) => {
+      // as Java (validateSystemTopicWhenUpdateTopic, on by default): TBW102, SCHEDULE_TOPIC_XXXX… stay
+      if (isSystemTopic(h.topic)) return fail(request, ResponseCode.INVALID_PARAMETER, `The topic[${h.topic}] is conflict with system topic.`);
       // Java deletes the topic's consume queues and config and answers SUCCESS for an unknown topic too
       this.ctx.topics.delete(h.topic);
       this.ctx.messageStore.deleteTopic(h.topic);
