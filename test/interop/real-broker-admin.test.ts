@@ -2,8 +2,8 @@
 // facts compared with what Java's own mqadmin (MQAdminStartup of the tools jar) prints on the same
 // cluster in the same test: broker names, addresses and versions, topic lists, queue counts and
 // perm, min/max offsets, consumer offsets and lags, client ids, message ids, and offset resets and
-// group writes made by one tool and seen by the other. The sixteen mqadmin commands run in one JVM
-// (java/MqadminBatchClient.java), so the file pays one JVM start-up, not sixteen.
+// group writes made by one tool and seen by the other. The eighteen mqadmin commands run in one JVM
+// (java/MqadminBatchClient.java), so the file pays one JVM start-up, not eighteen.
 import t from 'tap';
 import { ConsumeConcurrentlyStatus, PushConsumer } from '../../lib/consumer/index.js';
 import { Producer, type SendResult } from '../../lib/producer/index.js';
@@ -68,6 +68,28 @@ if (await interopReady(t, [V5_VERSION])) {
   });
   await until(() => stoppedConsumed >= 20, '20 consumed by the second group', 60_000);
   await second.shutdown();
+  // dead letters: a group that sends three messages straight to its DLQ, for `dlq resend`
+  const dlqTopic = 'AdmDlqTopic';
+  const dlqGroup = 'rw_adm_dlq';
+  await cluster.createTopic(dlqTopic, { queues: 1 });
+  const dlqProducer = new Producer({ namesrvAddr: ns, group: 'rw_adm_dlq_pg' });
+  await dlqProducer.start();
+  for (let i = 0; i < 3; i++) await dlqProducer.send({ topic: dlqTopic, body: `dead-${i}`, keys: ['dk'] });
+  await dlqProducer.shutdown();
+  let failed = 0;
+  const dlqConsumer = new PushConsumer({ consumerGroup: dlqGroup, namesrvAddr: ns, consumeFromWhere: 'first' });
+  dlqConsumer.subscribe(dlqTopic);
+  await dlqConsumer.start((msgs, ctx) => {
+    failed += msgs.length;
+    ctx.delayLevelWhenNextConsume = -1;
+    return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+  });
+  await until(() => failed >= 3, 'three messages failed', 60_000);
+  await until(async () => {
+    const r = await admin('topic', 'status', '--topic', `%DLQ%${dlqGroup}`, '--json');
+    return r.code === 0 && (JSON.parse(r.stdout) as Array<{ maxOffset: number }>).reduce((a, q) => a + q.maxOffset, 0) === 3;
+  }, 'three messages in the DLQ', 30_000);
+  await dlqConsumer.shutdown();
 
   t.test('a running group reset to its first offsets (INVOKE_BROKER_TO_RESET_OFFSET) consumes everything again', async (t) => {
     const r = await json<{ mode: string; queues: Array<{ offset: number }> }>('offset', 'reset', '--group', group, '--topic', topic, '--to', 'first');
@@ -90,6 +112,8 @@ if (await interopReady(t, [V5_VERSION])) {
     t.equal(del.code, 0, del.stderr);
     const g = await admin('group', 'create', '--group', 'rw_adm_made', '--retry-max-times', '5');
     t.equal(g.code, 0, g.stderr);
+    const resent = await json<{ read: number; resent: Record<string, number> }>('dlq', 'resend', '--group', dlqGroup);
+    t.same([resent.read, resent.resent], [3, { [dlqTopic]: 3 }], 'dlq resend: three read, three sent to their topic');
     const reset = await json<{ mode: string; queues: Array<{ offset: number }> }>('offset', 'reset', '--group', stopped, '--topic', topic, '--to', 'first');
     t.same([reset.mode, reset.queues.map((q) => q.offset)], ['broker', [0, 0, 0, 0]], 'a stopped group is reset on the broker too');
 
@@ -123,6 +147,8 @@ if (await interopReady(t, [V5_VERSION])) {
       'getConsumerConfig -g rw_adm_made',
       `consumerProgress -g ${stopped}`,
       `resetOffsetByTime -g ${stopped} -t ${topic} -s now`,
+      `topicStatus -t %DLQ%${dlqGroup}`,
+      `queryMsgByKey -t ${dlqTopic} -k dk`,
       'updateSubGroup -c DefaultCluster -g rw_adm_java -r 7',
       'deleteSubGroup -c DefaultCluster -g rw_adm_made',
     ]);
@@ -173,6 +199,10 @@ if (await interopReady(t, [V5_VERSION])) {
     const byOffset = out(batch, `queryMsgByOffset -t ${topic} -b ${at.messageQueue.brokerName} -i ${at.messageQueue.queueId} -o ${at.queueOffset}`);
     t.same(rwByOffset.map((m) => [m.offsetMsgId, m.body]), [[/OffsetID:\s+(\S+)/.exec(byOffset)?.[1], 'adm-6']], 'by offset: the same message');
 
+    const dlqRows = mqadminRows(out(batch, `topicStatus -t %DLQ%${dlqGroup}`), '#Broker Name');
+    t.equal(dlqRows.reduce((a, r) => a + Number(r[3]), 0), 3, 'mqadmin: the DLQ keeps its three messages');
+    const dlqKeyRows = mqadminRows(out(batch, `queryMsgByKey -t ${dlqTopic} -k dk`), '#Message ID');
+    t.equal(dlqKeyRows.length, 6, 'mqadmin finds each dead letter twice in its topic: the original and the one dlq resend sent');
     t.match(out(batch, 'getConsumerConfig -g rw_adm_made'), /retryMaxTimes\s+=\s+5/, 'mqadmin sees the group rocketwire made');
     t.equal((await json<Progress>('group', 'progress', '--group', stopped, '--topic', topic)).totalLag, 0, "rocketwire sees mqadmin's resetOffsetByTime");
     const groups = await json<Array<{ groupName: string; retryMaxTimes: number }>>('group', 'list');
