@@ -67,6 +67,15 @@ import {
 import { BatchAckMessageRequestBody, QueryAssignmentRequestBody, QueryAssignmentResponseBody, SetMessageRequestModeRequestBody } from './body/pop-bodies.js';
 import { CheckClientRequestHeader, GetConsumeStatsRequestHeader, GetTopicConfigRequestHeader } from './custom-header/broker-admin.js';
 import { CheckClientRequestBody, ConsumeStats, TopicConfigBody, TopicList } from './body/broker-admin-bodies.js';
+// admin tools (issue 17, rocketwire admin)
+import {
+  DeleteSubscriptionGroupRequestHeader,
+  DeleteTopicFromNamesrvRequestHeader,
+  DeleteTopicRequestHeader,
+  GetConsumerConnectionListRequestHeader,
+  GetTopicStatsInfoRequestHeader,
+} from './custom-header/admin-tools.js';
+import { ConsumerConnection, KVTable, SubscriptionGroupConfig, SubscriptionGroupWrapper, TopicStatsTable } from './body/admin-tools-bodies.js';
 
 /**
  * The operation table: for every request code rocketwire sends or serves, the codec of its
@@ -205,6 +214,16 @@ export const Operations = {
   GET_TOPIC_CONFIG: op('GET_TOPIC_CONFIG', { request: GetTopicConfigRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicConfigBody }),
   GET_CONSUME_STATS: op('GET_CONSUME_STATS', { request: GetConsumeStatsRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumeStats }),
   QUERY_MESSAGE: op('QUERY_MESSAGE', { request: QueryMessageRequestHeader, response: QueryMessageResponseHeader, requestBody: 'none', responseBody: 'raw' }),
+  // ---- admin tools (issue 17: what mqadmin sends; lib/admin calls them, lib/broker's AdminToolsProcessor serves them)
+  GET_BROKER_RUNTIME_INFO: op('GET_BROKER_RUNTIME_INFO', { request: EmptyHeader, response: EmptyHeader, requestBody: 'none', responseBody: KVTable }),
+  GET_TOPIC_STATS_INFO: op('GET_TOPIC_STATS_INFO', { request: GetTopicStatsInfoRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: TopicStatsTable }),
+  GET_CONSUMER_CONNECTION_LIST: op('GET_CONSUMER_CONNECTION_LIST', { request: GetConsumerConnectionListRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ConsumerConnection }),
+  DELETE_TOPIC_IN_BROKER: op('DELETE_TOPIC_IN_BROKER', { request: DeleteTopicRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
+  DELETE_TOPIC_IN_NAMESRV: op('DELETE_TOPIC_IN_NAMESRV', { request: DeleteTopicFromNamesrvRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
+  UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: op('UPDATE_AND_CREATE_SUBSCRIPTIONGROUP', { request: EmptyHeader, response: EmptyHeader, requestBody: SubscriptionGroupConfig, responseBody: 'none' }),
+  GET_ALL_SUBSCRIPTIONGROUP_CONFIG: op('GET_ALL_SUBSCRIPTIONGROUP_CONFIG', { request: EmptyHeader, response: EmptyHeader, requestBody: 'none', responseBody: SubscriptionGroupWrapper }),
+  DELETE_SUBSCRIPTIONGROUP: op('DELETE_SUBSCRIPTIONGROUP', { request: DeleteSubscriptionGroupRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: 'none' }),
+  INVOKE_BROKER_TO_RESET_OFFSET: op('INVOKE_BROKER_TO_RESET_OFFSET', { request: ResetOffsetRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ResetOffsetBody }),
 } as const;
 
 export type OperationName = keyof typeof Operations;

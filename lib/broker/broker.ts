@@ -18,6 +18,9 @@ import { TIMER_TOPIC, TimerMessageStore, resolveTimerSettings, timerTagsCode, ty
 import { resolveEnablePropertyFilter } from './sql-filter.js';
 import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
+import { AdminToolsProcessor, type AdminToolsHost } from './processor/admin-tools-processor.js';
+import { IndexService } from './index-service.js';
+import { SubscriptionGroupManager } from './subscription-group-manager.js';
 import { ClientManageProcessor } from './processor/client-manage-processor.js';
 import { ConsumerManageProcessor } from './processor/consumer-manage-processor.js';
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
@@ -128,6 +131,8 @@ export class Broker implements BrokerContext {
   readonly timerSettings: TimerSettings;
   private timerStore: TimerMessageStore | null = null;
   readonly enablePropertyFilter: boolean;
+  /** The key index, subscription groups and name server of the admin requests (admin-tools-processor.ts). */
+  readonly adminTools: AdminToolsHost;
   private readonly options: BrokerOptions;
   private store!: MessageStore;
   private schedule: ScheduleMessageService | null = null;
@@ -170,6 +175,8 @@ export class Broker implements BrokerContext {
     new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(this.server);
     this.pop = new PopService(this, options.storeDir);
     this.pop.register(this.server);
+    this.adminTools = { index: new IndexService(options.storeDir, warn), groups: new SubscriptionGroupManager(options.storeDir, this.clock, warn), namesrv: options.namesrv };
+    new AdminToolsProcessor(this, this.adminTools).register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
       this.consumers.removeConnection(conn);
@@ -199,10 +206,13 @@ export class Broker implements BrokerContext {
       },
     });
     this.store.open();
+    this.store.onStored = (inner, phys, size, ts) => this.adminTools.index.add(inner.topic, inner.properties, phys, size, ts);
+    this.adminTools.index.open(this.store);
     // Each throws ConfigFileError when its file and the .bak are unreadable: the broker does not
     // start rather than overwrite them (issue 13).
     this.topics.load();
     this.offsets.load();
+    this.adminTools.groups.load();
     this.offsets.reportPastMax((topic, queueId) => this.store.getMaxOffset(topic, queueId));
     this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir, this.options.warn);
     this.schedule.load();
@@ -261,6 +271,7 @@ export class Broker implements BrokerContext {
     if (this.store) {
       this.pop.close();
       this.offsets.persist(true);
+      this.adminTools.index.close();
       this.store.close();
     }
   }

@@ -57,6 +57,18 @@ export class ConsumerOffsetManager {
     return this.table.get(`${topic}@${group}`)?.get(queueId);
   }
 
+  /** Every group with committed offsets (admin group list). */
+  groups(): Set<string> {
+    const out = new Set<string>();
+    for (const key of this.table.keys()) out.add(key.slice(key.lastIndexOf('@') + 1));
+    return out;
+  }
+
+  /** Forget every offset of a group (DELETE_SUBSCRIPTIONGROUP with cleanOffset). */
+  removeGroup(group: string): void {
+    for (const key of [...this.table.keys()]) if (key.slice(key.lastIndexOf('@') + 1) === group) (this.table.delete(key), (this.dirty = true));
+  }
+
   /** All offsets of a group, "topic" → queueId → offset. */
   groupOffsets(group: string): Map<string, Map<number, number>> {
     const out = new Map<string, Map<number, number>>();

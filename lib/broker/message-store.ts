@@ -6,7 +6,7 @@ import { CommitLog, lostBytes } from './commit-log.js';
 import { StorePathError, StoreWriteError } from './errors.js';
 import { scheduleEvery } from './periodic-task.js';
 import { ConsumeQueue } from './consume-queue.js';
-import { readTextFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
+import { readTextFile, stderrWarn, storePath, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import {
   MAX_PROPERTIES_BYTES,
   ProtocolError,
@@ -347,6 +347,27 @@ export class MessageStore {
     this.listeners.push(listener);
   }
 
+  /** Called for every record written, with its commit-log position (the key index of index-service.ts). */
+  onStored: ((inner: MessageInner, physOffset: number, size: number, storeTimestamp: number) => void) | null = null;
+
+  /** Drop a topic's consume queues and their files (DELETE_TOPIC_IN_BROKER); its commit-log records stay until the log is cleaned. */
+  deleteTopic(topic: string): void {
+    for (const [key, cq] of this.queues) if (cq.topic === topic) (cq.close(), this.queues.delete(key));
+    fs.rmSync(storePath(this.cqRoot, topic), { recursive: true, force: true });
+    // the checkpoint must stop listing the queues, or the next open would rebuild them from the log
+    this.flush(true);
+  }
+
+  /** Where the next record goes: the end of the commit log's data. */
+  get commitLogEnd(): number {
+    return this.commitLog.maxOffset;
+  }
+
+  /** Every intact commit-log record from `from` on (to rebuild derived indexes). */
+  records(from: number): Iterable<{ offset: number; record: Buffer }> {
+    return this.commitLog.records(from);
+  }
+
   /** The queue of (topic, queueId); created when `create` is set. */
   queue(topic: string, queueId: number, create = false): ConsumeQueue | undefined {
     const key = `${topic}@${queueId}`;
@@ -427,6 +448,7 @@ export class MessageStore {
       throw err;
     }
     for (let i = 0; i < bufs.length; i++) cq.append(written[i]!.physOffset, bufs[i]!.length, codes[i]!);
+    if (this.onStored) for (let i = 0; i < bufs.length; i++) this.onStored(inners[i]!, written[i]!.physOffset, bufs[i]!.length, now);
     for (const l of this.listeners) {
       try {
         l(first.topic, first.queueId, cq.maxOffset, codes);

@@ -17,6 +17,7 @@ import {
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
 import { registerOperation } from './processor/request-processor.js';
+import { registerNameServerAdminTools } from './processor/admin-tools-processor.js';
 import { DEFAULT_MAX_QUEUE_NUMS } from './processor/broker-context.js';
 import { checkTopicConfigRequest, topicConfigFromHeader, type TopicConfig } from './topic-config.js';
 
@@ -68,6 +69,7 @@ export class NameServer {
       createResponse(request, ResponseCode.SUCCESS, { body: encodeTopicList({ topicList: [...this.topicQueues.keys()].sort() }) }),
     );
     registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header, request }) => this.createTopic(request, header));
+    registerNameServerAdminTools(this.server, this);
   }
 
   async listen(port: number, host: string): Promise<string> {
@@ -101,6 +103,13 @@ export class NameServer {
     }
     m.set(brokerName, { brokerName, perm: t.perm, readQueueNums: t.readQueueNums, writeQueueNums: t.writeQueueNums, topicSysFlag: t.topicSysFlag });
     log('route of %s on %s: %d queues, perm %d', t.topicName, brokerName, t.writeQueueNums, t.perm);
+  }
+
+  /** Forget a topic's route on one broker, or on all (DELETE_TOPIC_IN_NAMESRV, a broker's DELETE_TOPIC_IN_BROKER). */
+  unregisterTopic(topic: string, brokerName?: string): void {
+    const m = this.topicQueues.get(topic);
+    if (brokerName !== undefined) m?.delete(brokerName);
+    if (!m || brokerName === undefined || m.size === 0) this.topicQueues.delete(topic);
   }
 
   /** Route of a topic (brokers in name order), or null when no live broker serves it. */

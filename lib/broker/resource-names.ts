@@ -6,6 +6,7 @@ import {
   type HeartbeatData,
   type LockBatchBody,
 } from '../../protocol/internal.js';
+import type { SubscriptionGroupConfig } from '../../protocol/body/admin-tools-bodies.js';
 import type { AnyOperation } from './processor/request-processor.js';
 
 /**
@@ -21,7 +22,7 @@ import type { AnyOperation } from './processor/request-processor.js';
 /** Header fields that hold a topic name, in any operation's request header. */
 export const TOPIC_HEADER_FIELDS: ReadonlySet<string> = new Set(['topic', 'defaultTopic', 'originTopic']);
 /** Header fields that hold a group name. */
-export const GROUP_HEADER_FIELDS: ReadonlySet<string> = new Set(['consumerGroup', 'producerGroup', 'group']);
+export const GROUP_HEADER_FIELDS: ReadonlySet<string> = new Set(['consumerGroup', 'producerGroup', 'group', 'groupName']);
 
 type Name = readonly [kind: 'topic' | 'group', path: string, value: unknown];
 
@@ -36,6 +37,7 @@ export const BODY_NAMES: Readonly<Partial<Record<number, (body: never) => Name[]
     hb.producerDataSet.forEach((pd, i) => out.push(['group', `producerDataSet[${i}].groupName`, pd.groupName]));
     return out;
   },
+  [RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP]: (c: SubscriptionGroupConfig) => [['group', 'groupName', c.groupName]],
   [RequestCode.LOCK_BATCH_MQ]: (b: LockBatchBody) => lockNames(b),
   [RequestCode.UNLOCK_BATCH_MQ]: (b: LockBatchBody) => lockNames(b),
   [RequestCode.CHECK_CLIENT_CONFIG]: (b: CheckClientRequestBody) => {

@@ -118,6 +118,13 @@ export class TopicConfigManager {
     return [...this.table.values()];
   }
 
+  /** Remove a topic (DELETE_TOPIC_IN_BROKER); persists. True when it existed. */
+  delete(topic: string): boolean {
+    const had = this.table.delete(topic);
+    if (had) this.persist();
+    return had;
+  }
+
   /** Create or replace a topic; persists and notifies. */
   put(config: TopicConfig): TopicConfig {
     this.table.set(config.topicName, config);

@@ -112,3 +112,13 @@ export function intOption(name: string, value: string | undefined, def: number, 
   if (n < min || n > max) throw new UsageError(`--${name} must be ${rangeText(min, max)}, got ${text}`);
   return n;
 }
+
+/**
+ * Write rows as a table: columns padded to their widest cell, two spaces apart, trailing blanks
+ * trimmed (the layout of `rocketwire offsets` and every `rocketwire admin` table).
+ */
+export function printTable(out: NodeJS.WritableStream, header: string[], rows: string[][]): void {
+  const table = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  for (const row of table) out.write(row.map((c, i) => (c ?? '').padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+}

@@ -2,7 +2,7 @@ import createDebug from 'debug';
 import { CliError, type CliCommand, type CliIO } from './common.js';
 
 /** Each command lives in lib/cli/<name>.ts and exports `command: CliCommand`. */
-const COMMANDS = ['broker', 'produce', 'consume', 'request', 'offsets', 'bench', 'decode'] as const;
+const COMMANDS = ['broker', 'produce', 'consume', 'request', 'offsets', 'bench', 'decode', 'admin'] as const;
 
 const log = createDebug('rocketwire:cli');
 

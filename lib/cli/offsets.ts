@@ -1,6 +1,6 @@
 import { MQClientInstance, topicRouteToSubscribeQueues, wrapNamespace } from '../client/index.js';
 import { cliNamespace } from './namespace-flag.js';
-import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, parseOptions, printTable, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire offsets --namesrv ADDR --topic T --group G [--timeout MS] [--json]
 
@@ -71,10 +71,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (values.json === true) {
       io.stdout.write(JSON.stringify(rows) + '\n');
     } else {
-      const header = ['brokerName', 'queueId', 'committed', 'max', 'lag'];
-      const table = [header, ...rows.map((r) => [r.brokerName, String(r.queueId), String(r.committed), String(r.max), String(r.lag)])];
-      const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-      for (const row of table) io.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+      printTable(io.stdout, ['brokerName', 'queueId', 'committed', 'max', 'lag'], rows.map((r) => [r.brokerName, String(r.queueId), String(r.committed), String(r.max), String(r.lag)]));
       io.stdout.write(`total lag ${rows.reduce((a, r) => a + r.lag, 0)}\n`);
     }
     return 0;

@@ -206,7 +206,7 @@ t.test('bad sends: MESSAGE_ILLEGAL, TOPIC_NOT_EXIST without auto-create, forbidd
   t.equal(badQueue.code, ResponseCode.SYSTEM_ERROR);
   const ok = await c.invoke(b.broker, sendRequest('Made', 'fine', { queueId: 1 }));
   t.equal(ok.code, ResponseCode.SUCCESS, 'the broker still serves after rejecting');
-  const unsupported = await c.invoke(b.broker, createRequest(RequestCode.QUERY_MESSAGE, { extFields: { topic: 'Made' } }));
+  const unsupported = await c.invoke(b.broker, createRequest(RequestCode.GET_ALL_TOPIC_CONFIG, { extFields: { topic: 'Made' } }));
   t.equal(unsupported.code, ResponseCode.REQUEST_CODE_NOT_SUPPORTED);
 });
 

@@ -20,6 +20,7 @@ import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
 import { ConsumerBrokerError, OffsetFileError, SqlFilterRefusedError, UndecodableMessageError } from '../../lib/consumer/index.js';
 import { TraceSendError } from '../../lib/trace/index.js';
 import { PopNotSupportedError } from '../../lib/consumer/simple-consumer.js';
+import { AdminPermissionError, MessageNotFoundError, UnknownClusterError, UnknownGroupError, UnknownTopicError } from '../../lib/admin/index.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -59,6 +60,11 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['TraceSendError', new TraceSendError('RMQ_SYS_TRACE_TOPIC', 'm'), []],
   ['SqlFilterRefusedError', new SqlFilterRefusedError('T', 'a:1', new BrokerError(1, 'r')), []],
   ['PopNotSupportedError', new PopNotSupportedError('a:1', 'proxy'), []],
+  ['UnknownTopicError', new UnknownTopicError('T'), []],
+  ['UnknownGroupError', new UnknownGroupError('g'), []],
+  ['UnknownClusterError', new UnknownClusterError('c'), []],
+  ['MessageNotFoundError', new MessageNotFoundError('m'), []],
+  ['AdminPermissionError', new AdminPermissionError('UPDATE_AND_CREATE_TOPIC', 'a:1', 'r'), []],
 ];
 
 t.test('every error class is a RocketwireError with a literal name', async (t) => {

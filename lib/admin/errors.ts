@@ -1,0 +1,57 @@
+import { RocketwireError } from '../../protocol/index.js';
+
+/** A topic neither the name server nor any broker knows. */
+export class UnknownTopicError extends RocketwireError {
+  override readonly name = 'UnknownTopicError';
+  constructor(
+    readonly topic: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`unknown topic ${topic}`, options);
+  }
+}
+
+/** A consumer group no broker knows (no retry-topic route, no config, no live client). */
+export class UnknownGroupError extends RocketwireError {
+  override readonly name = 'UnknownGroupError';
+  constructor(
+    readonly group: string,
+    readonly detail?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`unknown consumer group ${group}${detail ? ` (${detail})` : ''}`, options);
+  }
+}
+
+/** A message id, key or offset that finds nothing. */
+export class MessageNotFoundError extends RocketwireError {
+  override readonly name = 'MessageNotFoundError';
+  constructor(readonly what: string) {
+    super(`no message found for ${what}`);
+  }
+}
+
+/**
+ * A write the broker (or name server) refused because the caller may not do it: NO_PERMISSION,
+ * which an ACL-enabled broker answers for an account without the right (and a broker for a topic
+ * whose perm forbids it).
+ */
+export class AdminPermissionError extends RocketwireError {
+  override readonly name = 'AdminPermissionError';
+  constructor(
+    readonly operation: string,
+    readonly addr: string,
+    readonly remark: string | null,
+    options?: { cause?: unknown },
+  ) {
+    super(`${operation} refused by ${addr}: NO_PERMISSION${remark ? `: ${remark}` : ''}`, options);
+  }
+}
+
+/** A cluster name the name server does not list. */
+export class UnknownClusterError extends RocketwireError {
+  override readonly name = 'UnknownClusterError';
+  constructor(readonly clusterName: string) {
+    super(`unknown cluster ${clusterName}`);
+  }
+}
