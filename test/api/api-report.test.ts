@@ -41,7 +41,9 @@ t.test('the entry points list their exports by name', async (t) => {
 t.test('rocketwire stays small and every name has a known kind', async (t) => {
   for (const [point, names] of exportsByEntry) {
     t.same(names.filter((n) => n.kind.startsWith('unknown')), [], `${point.specifier}: kinds`);
-    if (point.specifier === 'rocketwire') t.ok(names.length < 100, `rocketwire exports ${names.length} names (< 100)`);
+    // 84 names before issues 15-17; transactions, request-reply, trace, SQL92, lite pull and POP
+    // added 27 (each a class, its options and its errors): a cap that only a new feature should move.
+    if (point.specifier === 'rocketwire') t.ok(names.length < 120, `rocketwire exports ${names.length} names (< 120)`);
   }
   t.same(
     [...exportsByEntry.keys()].map((p) => p.specifier),
