@@ -251,6 +251,8 @@ export class RequestReply {
   private table: RequestFutureTable | null = null;
   private instance: MQClientInstance | null = null;
   private removeListener: (() => void) | null = null;
+  /** Topics whose brokers had a heartbeat from this client before its first request (prepareSendRequest). */
+  private readonly prepared = new Set<string>();
 
   constructor(private readonly producer: RequestReplyHost) {}
 
@@ -283,9 +285,13 @@ export class RequestReply {
     const req = requestMessage(msg, correlationId, instance.clientId, timeout);
     // prepareSendRequest: a topic this client has no route for yet gets one, then every broker
     // of the routes a heartbeat, so that the broker taking the reply knows this client's connection.
-    if (!instance.cachedTopicRoute(topic)) {
-      await this.producer.fetchPublishMessageQueues(topic);
+    // Java does so only when it has no route yet, so a requester that sent or fetched the route
+    // before its first heartbeat reached the brokers had its replies refused ("channel of <id> not
+    // found") until the next 30 s heartbeat: here the first request of each topic always heartbeats.
+    if (!this.prepared.has(topic)) {
+      if (!instance.cachedTopicRoute(topic)) await this.producer.fetchPublishMessageQueues(topic);
       await instance.sendHeartbeatToAllBrokers();
+      this.prepared.add(topic);
     }
     const reply = table.add(correlationId, topic, timeout, begin);
     // the timeout may reject it while the send is still awaited: the caller sees it when we return it

@@ -79,6 +79,19 @@ t.test('request() returns the reply a consumer sent with createReplyMessage + se
   t.equal(seen[before]!.queueId, 1, 'the selector chose the queue of the request');
 });
 
+t.test('a requester that fetched the route before its first heartbeat still gets its reply (the broker knows its connection)', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('RQ');
+  await createTopic(broker.brokers, topic, 1);
+  await startReplier(t, broker.namesrv, topic, (m) => `re:${m.body.toString()}`);
+  const requester = await startProducer(t, broker.namesrv);
+  // as the CLI does to report a bad topic in one line: the route is cached, no heartbeat sent yet
+  await requester.fetchPublishMessageQueues(topic);
+  const reply = await requester.request({ topic, body: 'first' }, 10_000);
+  t.equal(reply.body.toString(), 're:first');
+});
+
 t.test('a large reply is sent compressed and arrives inflated; sendReply() is the shortcut', async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
