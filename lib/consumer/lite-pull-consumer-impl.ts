@@ -14,7 +14,7 @@ import {
   type SubscriptionData,
 } from '../../protocol/internal.js';
 import { checkTopicName } from '../../protocol/resource-names.js';
-import { MQClientInstance, resolveInstanceName, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
+import { MQClientInstance, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ConsumerEvents } from './consumer-events.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
@@ -30,6 +30,7 @@ import { resolveLitePullConsumerOptions, type LitePullConsumerConfig, type LiteP
 import type { MessageExt } from './message.js';
 import { defaultLocalOffsetStoreDir, LocalFileOffsetStore, RemoteBrokerOffsetStore, type OffsetStore } from './offset-store.js';
 import { ProcessQueue } from './process-queue.js';
+import { acquireConsumerInstance } from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import type { PullRequest } from './pull-request.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
@@ -337,28 +338,9 @@ export class LitePullConsumerImpl implements ConsumerInner {
       const now = base.clock.now();
       this.startTimestamp = now;
       this.consumeTimestampMs = base.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
-      const instanceName = base.messageModel === 'CLUSTERING' ? resolveInstanceName(base.instanceName) : (base.instanceName ?? 'DEFAULT');
-      const instance = MQClientInstance.acquire({
-        namesrvAddr: base.namesrvAddr,
-        instanceName,
-        ...(base.clientIp !== undefined ? { clientIp: base.clientIp } : {}),
-        ...(base.serializeType !== undefined ? { serializeType: base.serializeType } : {}),
-        ...(base.acl !== undefined ? { acl: base.acl } : {}),
-        ...(base.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: base.heartbeatIntervalMs } : {}),
-        ...(base.pollNameServerIntervalMs !== undefined ? { pollNameServerIntervalMs: base.pollNameServerIntervalMs } : {}),
-        ...(base.mqClientApiTimeoutMs !== undefined ? { mqClientApiTimeoutMs: base.mqClientApiTimeoutMs } : {}),
-        persistOffsetIntervalMs: base.persistOffsetIntervalMs,
-        clock: base.clock,
-      });
+      const instance = await acquireConsumerInstance(base, this);
       this.instance = instance;
       this.clientIdValue = instance.clientId;
-      try {
-        instance.registerConsumer(base.consumerGroup, this);
-      } catch (err) {
-        this.instance = null;
-        await instance.release();
-        throw err;
-      }
       this.offsetStoreValue =
         base.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({

@@ -10,7 +10,7 @@ import {
   type SubscriptionData,
 } from '../../protocol/internal.js';
 import { checkTopicName } from '../../protocol/resource-names.js';
-import { MQClientInstance, resolveInstanceName, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
+import { MQClientInstance, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import type { ConsumeHost } from './consume-host.js';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
 import { ConsumeMessageOrderlyService } from './consume-message-orderly-service.js';
@@ -30,6 +30,7 @@ import {
 } from './offset-store.js';
 import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
 import type { ProcessQueue } from './process-queue.js';
+import { acquireConsumerInstance } from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
@@ -233,28 +234,9 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         const rt = retryTopic(config.consumerGroup);
         this.subscriptionInner.set(rt, buildSubscriptionData(rt, '*', now));
       }
-      const instanceName = config.messageModel === 'CLUSTERING' ? resolveInstanceName(config.instanceName) : (config.instanceName ?? 'DEFAULT');
-      const instance = MQClientInstance.acquire({
-        namesrvAddr: config.namesrvAddr,
-        instanceName,
-        ...(config.clientIp !== undefined ? { clientIp: config.clientIp } : {}),
-        ...(config.serializeType !== undefined ? { serializeType: config.serializeType } : {}),
-        ...(config.acl !== undefined ? { acl: config.acl } : {}),
-        ...(config.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: config.heartbeatIntervalMs } : {}),
-        ...(config.pollNameServerIntervalMs !== undefined ? { pollNameServerIntervalMs: config.pollNameServerIntervalMs } : {}),
-        ...(config.mqClientApiTimeoutMs !== undefined ? { mqClientApiTimeoutMs: config.mqClientApiTimeoutMs } : {}),
-        persistOffsetIntervalMs: config.persistOffsetIntervalMs,
-        clock: config.clock,
-      });
+      const instance = await acquireConsumerInstance(config, this);
       this.instance = instance;
       this.clientIdValue = instance.clientId;
-      try {
-        instance.registerConsumer(config.consumerGroup, this);
-      } catch (err) {
-        this.instance = null;
-        await instance.release();
-        throw err;
-      }
       this.offsetStoreValue =
         config.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({

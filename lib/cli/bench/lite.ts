@@ -13,7 +13,7 @@ import { litePullConsumerImpl } from '../../consumer/lite-pull-consumer.js';
 import { CliError } from '../common.js';
 import { JAVA_PEER_VERSION, prepareJava, runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
-import { consumeRocketwire, GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import { consumeRocketwire, consumeRoundFigures, GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -73,19 +73,9 @@ export async function consumeLite(opts: BenchOptions, expect: number, progress: 
     }
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
-    const seconds = Math.max(1e-3, ((lastAt || performance.now()) - (firstAt || start)) / 1000);
     const impl = litePullConsumerImpl(consumer);
     return {
-      count: unique + duplicates,
-      unique,
-      duplicates,
-      seconds,
-      msgsPerSec: Math.max(0, unique - 1) / seconds,
-      mbPerSec: (Math.max(0, unique - 1) * opts.size) / seconds / (1024 * 1024),
-      startupMs: (firstAt || start) - start,
-      cpuMs: (cpu.user + cpu.system) / 1000,
-      peakRssMb: rss.stop(),
-      gc: gc.stop(),
+      ...consumeRoundFigures({ unique, duplicates, start, firstAt, lastAt, size: opts.size, cpu, rss, gc }),
       pulls: impl.counters.pulls,
       flowControlPauses: { ...impl.counters.parks },
       series,

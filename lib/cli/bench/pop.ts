@@ -1,6 +1,6 @@
 import { SimpleConsumer } from '../../consumer/simple-consumer.js';
 import type { ProgressBar } from './progress.js';
-import { GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import { consumeRoundFigures, GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
 /** Receive loops running at once: POP has no per-queue pull, so parallel pops stand in for them. */
 const POP_RECEIVERS = 4;
@@ -75,18 +75,8 @@ export async function consumeRocketwirePop(opts: BenchOptions, expect: number, p
     await Promise.all(Array.from({ length: POP_RECEIVERS }, loop));
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
-    const seconds = Math.max(1e-3, ((lastUniqueAt || performance.now()) - (firstUniqueAt || consumeStart)) / 1000);
     return {
-      count: unique + duplicates,
-      unique,
-      duplicates,
-      seconds,
-      msgsPerSec: Math.max(0, unique - 1) / seconds,
-      mbPerSec: (Math.max(0, unique - 1) * opts.size) / seconds / (1024 * 1024),
-      startupMs: (firstUniqueAt || consumeStart) - consumeStart,
-      cpuMs: (cpu.user + cpu.system) / 1000,
-      peakRssMb: rss.stop(),
-      gc: gc.stop(),
+      ...consumeRoundFigures({ unique, duplicates, start: consumeStart, firstAt: firstUniqueAt, lastAt: lastUniqueAt, size: opts.size, cpu, rss, gc }),
       pulls: pops,
       flowControlPauses: {},
       series,

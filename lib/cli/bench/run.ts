@@ -57,6 +57,28 @@ export interface ConsumeResult extends PhaseResult {
   series: Series;
 }
 
+/**
+ * The measured part of a consume round: the rate runs from the first unique message to the last
+ * (so start-up is reported apart, as startupMs), and the CPU, peak RSS and GC of the round.
+ */
+export function consumeRoundFigures(
+  r: { unique: number; duplicates: number; start: number; firstAt: number; lastAt: number; size: number; cpu: NodeJS.CpuUsage; rss: RssSampler; gc: GcWatcher },
+): Omit<ConsumeResult, 'pulls' | 'flowControlPauses' | 'series'> {
+  const seconds = Math.max(1e-3, ((r.lastAt || performance.now()) - (r.firstAt || r.start)) / 1000);
+  return {
+    count: r.unique + r.duplicates,
+    unique: r.unique,
+    duplicates: r.duplicates,
+    seconds,
+    msgsPerSec: Math.max(0, r.unique - 1) / seconds,
+    mbPerSec: (Math.max(0, r.unique - 1) * r.size) / seconds / (1024 * 1024),
+    startupMs: (r.firstAt || r.start) - r.start,
+    cpuMs: (r.cpu.user + r.cpu.system) / 1000,
+    peakRssMb: r.rss.stop(),
+    gc: r.gc.stop(),
+  };
+}
+
 export interface LatencyResult {
   count: number;
   p50: number;
@@ -274,18 +296,8 @@ export async function consumeRocketwire(
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
     const st = consumer.stats();
-    const seconds = Math.max(1e-3, ((lastUniqueAt || performance.now()) - (firstUniqueAt || consumeStart)) / 1000);
     return {
-      count: unique + duplicates,
-      unique,
-      duplicates,
-      seconds,
-      msgsPerSec: Math.max(0, unique - 1) / seconds,
-      mbPerSec: (Math.max(0, unique - 1) * opts.size) / seconds / (1024 * 1024),
-      startupMs: (firstUniqueAt || consumeStart) - consumeStart,
-      cpuMs: (cpu.user + cpu.system) / 1000,
-      peakRssMb: rss.stop(),
-      gc: gc.stop(),
+      ...consumeRoundFigures({ unique, duplicates, start: consumeStart, firstAt: firstUniqueAt, lastAt: lastUniqueAt, size: opts.size, cpu, rss, gc }),
       pulls: st.pulls,
       flowControlPauses: { ...st.flowControlPauses },
       series: c.series,
