@@ -89,6 +89,15 @@ public class TimerClient {
             c.getDefaultMQPushConsumerImpl().getmQClientFactory().rebalanceImmediately();
             Thread.sleep(200);
         }
+        // A rebalance that changes the queues gives the subscription a new subVersion and sends a
+        // heartbeat carrying it, but only if it gets the heartbeat lock (tryLock): when another
+        // heartbeat holds it, Java logs "lock heartBeat, but failed" and the broker keeps the old
+        // version, so every pull is SUBSCRIPTION_NOT_LATEST until the next full heartbeat, 30 s
+        // later (seen once in CI: nothing consumed in 20 s). Send that heartbeat now, holding the lock.
+        while (!c.getDefaultMQPushConsumerImpl().getmQClientFactory().sendHeartbeatToAllBrokerWithLock()) {
+            if (System.currentTimeMillis() > deadline) break;
+            Thread.sleep(50);
+        }
         RefClient.print(new RefClient.Json().put("type", "ready").put("queues", held));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             c.shutdown();
