@@ -67,7 +67,7 @@ t.test('a full batch goes out on the next turn, not inside append; a partial one
 t.test('the queue is bounded: what does not fit is dropped and counted, append never throws', async (t) => {
   const clock = new ManualClock();
   const sender = scripted(() => 'hang');
-  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 2, queueSize: 4, maxInFlight: 1 });
+  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 2, queueSize: 4, maxInFlight: 1, maxRecordsPerMessage: 2 });
   const results = Array.from({ length: 10 }, (_, i) => d.append(pub(i)));
   t.same(results, [true, true, true, true, false, false, false, false, false, false]);
   clock.advance(0);
@@ -78,6 +78,40 @@ t.test('the queue is bounded: what does not fit is dropped and counted, append n
   await turn();
   clock.advance(0);
   t.equal(sender.sent.length, 2, 'the next batch once the first was answered');
+});
+
+t.test('a backlog behind a trace message in flight goes out together, up to maxRecordsPerMessage', async (t) => {
+  const clock = new ManualClock();
+  const sender = scripted(() => 'hang');
+  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 2, maxInFlight: 1, maxRecordsPerMessage: 5 });
+  d.append(pub(0));
+  d.append(pub(1));
+  clock.advance(0);
+  t.equal(sender.sent.length, 1, 'with nothing in flight a batch is batchNum records');
+  for (let i = 2; i < 9; i++) d.append(pub(i));
+  clock.advance(0);
+  t.equal(sender.sent.length, 1, 'nothing more while the first is in flight');
+  sender.hanging.shift()!();
+  await turn();
+  t.equal(sender.sent.length, 2);
+  t.same(decodeTraceData(sender.sent[1]!.data).map((c) => c.traceBeans[0]!.msgId), ['ID2', 'ID3', 'ID4', 'ID5', 'ID6'], 'the 5 that waited first, in one message');
+  sender.hanging.shift()!();
+  await turn();
+  t.same(decodeTraceData(sender.sent[2]!.data).map((c) => c.traceBeans[0]!.msgId), ['ID7', 'ID8'], 'then the rest');
+  t.match(d.stats(), { appended: 9, dropped: 0, messages: 3 });
+});
+
+t.test('a backlog of records with long keys is cut so that the KEYS of a message stay far under the 32 767-byte properties', async (t) => {
+  const clock = new ManualClock();
+  const sender = scripted();
+  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 10, maxRecordsPerMessage: 200 });
+  const long = (i: number) => ({ ...pub(i), traceBeans: [{ ...pub(i).traceBeans[0]!, keys: `key-${i}-${'x'.repeat(300)}` }] });
+  for (let i = 0; i < 200; i++) d.append(long(i));
+  clock.advance(0);
+  await turn();
+  t.ok(sender.sent.length > 1, `cut into ${sender.sent.length} messages`);
+  t.ok(sender.sent.every((m) => [...m.keys].join(' ').length < 17_000), 'no message has more than about 16 000 characters of keys');
+  t.equal(sender.sent.reduce((n, m) => n + decodeTraceData(m.data).length, 0), 200, 'every record sent once');
 });
 
 t.test('a sender that throws or rejects is counted as failed and never reaches the caller', async (t) => {
