@@ -93,8 +93,11 @@ public class TimerClient {
         // heartbeat carrying it, but only if it gets the heartbeat lock (tryLock): when another
         // heartbeat holds it, Java logs "lock heartBeat, but failed" and the broker keeps the old
         // version, so every pull is SUBSCRIPTION_NOT_LATEST until the next full heartbeat, 30 s
-        // later (seen once in CI: nothing consumed in 20 s). Send that heartbeat now, holding the lock.
-        while (!c.getDefaultMQPushConsumerImpl().getmQClientFactory().sendHeartbeatToAllBrokerWithLock()) {
+        // later (seen in CI: nothing consumed in 20 s). Send that heartbeat now, holding the lock, as
+        // the rebalance meant to: V2 with isRebalance=true, which drops the heartbeat fingerprints so
+        // that it carries the subscriptions (a plain V2 heartbeat with an unchanged fingerprint, the
+        // subVersion left out of it, goes "withoutSub" and the broker keeps the old version).
+        while (!c.getDefaultMQPushConsumerImpl().getmQClientFactory().sendHeartbeatToAllBrokerWithLockV2(true)) {
             if (System.currentTimeMillis() > deadline) break;
             Thread.sleep(50);
         }
