@@ -48,7 +48,12 @@ if (await interopReady(t, [V5_VERSION])) {
     const late = got.map((m) => m.receiveTime - sent.get(m.msgId)!);
     figures['rocketwire→Java delay ms'] = late;
     figures['rocketwire→Java receive − TIMER_OUT_MS ms'] = got.map((m) => m.receiveTime - Number(m.properties.TIMER_OUT_MS));
-    for (const d of late) {
+    // The delay runs from the broker's receipt (TIMER_OUT_MS = receipt + delay, floored to the
+    // precision), not from before the client's send: a send slowed by the machine (a Java send took
+    // ~0.9 s once in CI) is not the timer's lateness. The send-based figures above are reported too.
+    const delays = got.map((m) => m.receiveTime - (Number(m.properties.TIMER_OUT_MS) - DELAY_MS));
+    figures['rocketwire→Java delay from the broker\'s receipt ms'] = delays;
+    for (const d of delays) {
       t.ok(d >= DELAY_MS - PRECISION_MS, `not before its time (less the broker's ${PRECISION_MS} ms precision): ${d} ms`);
       t.ok(d <= DELAY_MS + 1000, `within 1 s after: ${d} ms`);
     }
@@ -73,7 +78,9 @@ if (await interopReady(t, [V5_VERSION])) {
     const late = got.map(({ m, at }) => at - sentAt.get(m.msgId)!);
     figures['Java→rocketwire delay ms'] = late;
     figures['Java→rocketwire receive − TIMER_OUT_MS ms'] = got.map(({ m, at }) => at - Number(m.properties.TIMER_OUT_MS));
-    for (const d of late) {
+    const delays = got.map(({ m, at }) => at - (Number(m.properties.TIMER_OUT_MS) - DELAY_MS));
+    figures['Java→rocketwire delay from the broker\'s receipt ms'] = delays;
+    for (const d of delays) {
       t.ok(d >= DELAY_MS - PRECISION_MS, `not before its time (less the broker's ${PRECISION_MS} ms precision): ${d} ms`);
       t.ok(d <= DELAY_MS + 1000, `within 1 s after: ${d} ms`);
     }
