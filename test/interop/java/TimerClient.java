@@ -92,14 +92,23 @@ public class TimerClient {
         // A rebalance that changes the queues gives the subscription a new subVersion and sends a
         // heartbeat carrying it, but only if it gets the heartbeat lock (tryLock): when another
         // heartbeat holds it, Java logs "lock heartBeat, but failed" and the broker keeps the old
-        // version, so every pull is SUBSCRIPTION_NOT_LATEST until the next full heartbeat, 30 s
-        // later (seen in CI: nothing consumed in 20 s). Send that heartbeat now, holding the lock, as
-        // the rebalance meant to: V2 with isRebalance=true, which drops the heartbeat fingerprints so
-        // that it carries the subscriptions (a plain V2 heartbeat with an unchanged fingerprint, the
-        // subVersion left out of it, goes "withoutSub" and the broker keeps the old version).
-        while (!c.getDefaultMQPushConsumerImpl().getmQClientFactory().sendHeartbeatToAllBrokerWithLockV2(true)) {
-            if (System.currentTimeMillis() > deadline) break;
-            Thread.sleep(50);
+        // version, so every pull is SUBSCRIPTION_NOT_LATEST until the next heartbeat, 30 s later
+        // (seen in CI, on the embedded and the real broker: nothing consumed in 20 s). The process
+        // queues are filled a moment before the version changes, in the same rebalance, so a
+        // heartbeat sent as soon as they are held may carry the old version (and may itself be what
+        // made the rebalance's own heartbeat fail). Send one under the lock (V2 with isRebalance,
+        // so that it carries the subscriptions), then again until the versions it carried are the
+        // versions the consumer pulls with.
+        long sent = -1;
+        while (System.currentTimeMillis() < deadline) {
+            long version = subVersions(c);
+            if (version == sent) break;
+            if (c.getDefaultMQPushConsumerImpl().getmQClientFactory().sendHeartbeatToAllBrokerWithLockV2(true)) {
+                sent = version;
+                Thread.sleep(200); // a rebalance under way ends with its version change in this time
+            } else {
+                Thread.sleep(50);
+            }
         }
         RefClient.print(new RefClient.Json().put("type", "ready").put("queues", held));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -108,4 +117,14 @@ public class TimerClient {
         }));
         Thread.sleep(Long.parseLong(o.getOrDefault("timeout-ms", "60000")));
     }
+
+    /** The subscription versions the consumer pulls with (a change means a rebalance moved its queues). */
+    private static long subVersions(DefaultMQPushConsumer c) {
+        long sum = 0;
+        for (org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData sd : c.getDefaultMQPushConsumerImpl().getSubscriptionInner().values()) {
+            sum += sd.getSubVersion();
+        }
+        return sum;
+    }
+
 }
