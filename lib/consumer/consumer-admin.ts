@@ -7,6 +7,7 @@ import {
   type CMResultName,
   type ConsumeMessageDirectlyResult,
   type MessageQueue,
+  type SubscriptionData,
 } from '../../protocol/internal.js';
 import { sleep } from '../clock.js';
 import { resetRetryTopic } from './consume-host.js';
@@ -19,6 +20,7 @@ import {
   type MessageListenerOrderly,
 } from './consume-types.js';
 import type { MessageExt } from './message.js';
+import type { ProcessQueue } from './process-queue.js';
 import type { PushConsumerImpl } from './push-consumer-impl.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -56,38 +58,10 @@ export function runningInfo(impl: PushConsumerImpl): Buffer {
     suspendCurrentQueueTimeMillis: String(config.suspendCurrentQueueTimeMillis),
   };
   const mqTable: [MessageQueue, Record<string, unknown>][] = [];
-  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) {
-    mqTable.push([
-      mq,
-      {
-        cachedMsgCount: pq.msgCount,
-        cachedMsgMaxOffset: pq.msgCount > 0 ? pq.queueOffsetMax : 0,
-        cachedMsgMinOffset: pq.msgCount > 0 ? Math.max(0, pq.minOffset) : 0,
-        cachedMsgSizeInMiB: Math.floor(pq.msgSize / (1024 * 1024)),
-        commitOffset: impl.offsetStoreValue?.readMemory(mq) ?? -1,
-        droped: pq.dropped,
-        lastConsumeTimestamp: pq.lastConsumeTimestamp,
-        lastLockTimestamp: pq.lastLockTimestamp,
-        lastPullTimestamp: pq.lastPullTimestamp,
-        locked: pq.locked,
-        transactionMsgCount: 0,
-        transactionMsgMaxOffset: 0,
-        transactionMsgMinOffset: 0,
-        tryUnlockTimes: pq.tryUnlockTimes,
-      },
-    ]);
-  }
+  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) mqTable.push([mq, processQueueInfo(pq, impl.offsetStoreValue?.readMemory(mq) ?? -1)]);
   const statusTable: Record<string, Record<string, unknown>> = {};
   for (const topic of impl.subscriptionInner.keys()) statusTable[topic] = { ...impl.recorder.manager.consumeStatus(topic) };
-  const subscriptionSet = [...impl.subscriptionInner.values()].map((d) => ({
-    classFilterMode: d.classFilterMode,
-    codeSet: d.codeSet,
-    expressionType: d.expressionType,
-    subString: d.subString,
-    subVersion: d.subVersion,
-    tagsSet: d.tagsSet,
-    topic: d.topic,
-  }));
+  const subscriptionSet = [...impl.subscriptionInner.values()].map(subscriptionInfo);
   // Java's mqTable and statusTable are TreeMaps; the codec writes keys sorted, MessageQueue keys as objects.
   return encodeConsumerRunningInfo({ jstack: '', mqTable, properties: props, statusTable, subscriptionSet });
 }
@@ -152,4 +126,37 @@ export async function resetOffset(impl: PushConsumerImpl, topic: string, offsets
   } finally {
     impl.resume();
   }
+}
+
+/** ProcessQueue#fillProcessQueueInfo: a queue's row of ConsumerRunningInfo's mqTable. */
+export function processQueueInfo(pq: ProcessQueue, commitOffset: number): Record<string, unknown> {
+  return {
+    cachedMsgCount: pq.msgCount,
+    cachedMsgMaxOffset: pq.msgCount > 0 ? pq.queueOffsetMax : 0,
+    cachedMsgMinOffset: pq.msgCount > 0 ? Math.max(0, pq.minOffset) : 0,
+    cachedMsgSizeInMiB: Math.floor(pq.msgSize / (1024 * 1024)),
+    commitOffset,
+    droped: pq.dropped,
+    lastConsumeTimestamp: pq.lastConsumeTimestamp,
+    lastLockTimestamp: pq.lastLockTimestamp,
+    lastPullTimestamp: pq.lastPullTimestamp,
+    locked: pq.locked,
+    transactionMsgCount: 0,
+    transactionMsgMaxOffset: 0,
+    transactionMsgMinOffset: 0,
+    tryUnlockTimes: pq.tryUnlockTimes,
+  };
+}
+
+/** A subscription as ConsumerRunningInfo's subscriptionSet lists it. */
+export function subscriptionInfo(d: SubscriptionData): Record<string, unknown> {
+  return {
+    classFilterMode: d.classFilterMode,
+    codeSet: d.codeSet,
+    expressionType: d.expressionType,
+    subString: d.subString,
+    subVersion: d.subVersion,
+    tagsSet: d.tagsSet,
+    topic: d.topic,
+  };
 }

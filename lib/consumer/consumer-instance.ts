@@ -1,5 +1,9 @@
-import { MQClientInstance, resolveInstanceName, type ConsumerInner } from '../client/index.js';
+import createDebug from 'debug';
+import { messageQueue, type MessageQueue } from '../../protocol/internal.js';
+import { MQClientInstance, resolveInstanceName, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import type { PushConsumerConfig } from './options.js';
+
+const log = createDebug('rocketwire:consumer');
 
 /**
  * The client instance a consumer runs on (Java's MQClientManager.getOrCreateMQClientInstance),
@@ -29,4 +33,42 @@ export async function acquireConsumerInstance(config: PushConsumerConfig, consum
     throw err;
   }
   return instance;
+}
+
+/** The rebalance's view of a topic's queues (RebalanceImpl#topicSubscribeInfoTable); null when its route cannot be had. */
+export async function subscribeQueuesOf(instance: MQClientInstance, topic: string): Promise<MessageQueue[] | null> {
+  try {
+    const route = await instance.getTopicRoute(topic);
+    return topicRouteToSubscribeQueues(topic, route).map((q) => messageQueue(q.topic, q.brokerName, q.queueId));
+  } catch (err) {
+    log('route of %s: %s', topic, (err as Error).message);
+    return null;
+  }
+}
+
+/**
+ * The group's client ids from one broker of the topic's route, picked at random (Java's
+ * findConsumerIdList); null when none can be asked or it fails. `report` hears which broker
+ * answered or failed (the push consumer's broker events).
+ */
+export async function consumerIdsOf(
+  instance: MQClientInstance,
+  group: string,
+  topic: string,
+  report?: { answered(brokerName: string, addr: string): void; failed(brokerName: string, addr: string, err: unknown): void },
+): Promise<string[] | null> {
+  const route = instance.cachedTopicRoute(topic);
+  if (!route || route.brokerDatas.length === 0) return null;
+  const b = route.brokerDatas[Math.floor(Math.random() * route.brokerDatas.length)]!;
+  const addr = instance.findBrokerAddress(b.brokerName);
+  if (!addr) return null;
+  try {
+    const ids = await instance.getConsumerIdList(addr, group);
+    report?.answered(b.brokerName, addr);
+    return ids;
+  } catch (err) {
+    log('GET_CONSUMER_LIST_BY_GROUP at %s failed: %s', addr, (err as Error).message);
+    report?.failed(b.brokerName, addr, err);
+    return null;
+  }
 }

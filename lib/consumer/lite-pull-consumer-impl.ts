@@ -30,7 +30,8 @@ import { resolveLitePullConsumerOptions, type LitePullConsumerConfig, type LiteP
 import type { MessageExt } from './message.js';
 import { defaultLocalOffsetStoreDir, LocalFileOffsetStore, RemoteBrokerOffsetStore, type OffsetStore } from './offset-store.js';
 import { ProcessQueue } from './process-queue.js';
-import { acquireConsumerInstance } from './consumer-instance.js';
+import { processQueueInfo, subscriptionInfo } from './consumer-admin.js';
+import { acquireConsumerInstance, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import type { PullRequest } from './pull-request.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
@@ -131,8 +132,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
         return self.offsetStore;
       },
       subscriptionTable: () => this.subscriptionInner,
-      subscribeQueues: (topic) => this.subscribeQueues(topic),
-      consumerIdList: (topic) => this.consumerIdList(topic),
+      subscribeQueues: (topic) => subscribeQueuesOf(this.instance!, topic),
+      consumerIdList: (topic) => consumerIdsOf(this.instance!, this.config.base.consumerGroup, topic),
       computePullFromWhere: (mq) => this.computePullFromWhere(mq).catch(() => -1),
       lockBatch: () => Promise.resolve([]),
       unlockBatch: () => Promise.resolve(),
@@ -195,34 +196,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
       pullThresholdForQueue: String(c.pullThresholdForQueue),
       pullThresholdSizeForQueue: String(c.pullThresholdSizeForQueueMiB),
     };
-    const mqTable: [MessageQueue, Record<string, unknown>][] = this.assigned.queues().map(({ mq, pq }) => [
-      mq,
-      {
-        cachedMsgCount: pq.msgCount,
-        cachedMsgMaxOffset: pq.msgCount > 0 ? pq.queueOffsetMax : 0,
-        cachedMsgMinOffset: pq.msgCount > 0 ? Math.max(0, pq.minOffset) : 0,
-        cachedMsgSizeInMiB: Math.floor(pq.msgSize / (1024 * 1024)),
-        commitOffset: this.offsetStoreValue?.readMemory(mq) ?? -1,
-        droped: pq.dropped,
-        lastConsumeTimestamp: pq.lastConsumeTimestamp,
-        lastLockTimestamp: pq.lastLockTimestamp,
-        lastPullTimestamp: pq.lastPullTimestamp,
-        locked: false,
-        transactionMsgCount: 0,
-        transactionMsgMaxOffset: 0,
-        transactionMsgMinOffset: 0,
-        tryUnlockTimes: 0,
-      },
-    ]);
-    const subscriptionSet = this.subscriptions().map((d) => ({
-      classFilterMode: d.classFilterMode,
-      codeSet: d.codeSet,
-      expressionType: d.expressionType,
-      subString: d.subString,
-      subVersion: d.subVersion,
-      tagsSet: d.tagsSet,
-      topic: d.topic,
-    }));
+    const mqTable: [MessageQueue, Record<string, unknown>][] = this.assigned.queues().map(({ mq, pq }) => [mq, processQueueInfo(pq, this.offsetStoreValue?.readMemory(mq) ?? -1)]);
+    const subscriptionSet = this.subscriptions().map(subscriptionInfo);
     // The lite pull consumer sends no statusTable (it has no consume statistics).
     return encodeConsumerRunningInfo({ jstack: '', mqTable, properties, statusTable: {}, subscriptionSet });
   }
@@ -749,31 +724,6 @@ export class LitePullConsumerImpl implements ConsumerInner {
     }
     if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
     return call(addr);
-  }
-
-  private async subscribeQueues(topic: string): Promise<MessageQueue[] | null> {
-    try {
-      const route = await this.instance!.getTopicRoute(topic);
-      return topicRouteToSubscribeQueues(topic, route).map((q) => messageQueue(q.topic, q.brokerName, q.queueId));
-    } catch (err) {
-      log('route of %s: %s', topic, (err as Error).message);
-      return null;
-    }
-  }
-
-  private async consumerIdList(topic: string): Promise<string[] | null> {
-    const instance = this.instance!;
-    const route = instance.cachedTopicRoute(topic);
-    if (!route || route.brokerDatas.length === 0) return null;
-    const b = route.brokerDatas[Math.floor(Math.random() * route.brokerDatas.length)]!;
-    const addr = instance.findBrokerAddress(b.brokerName);
-    if (!addr) return null;
-    try {
-      return await instance.getConsumerIdList(addr, this.config.base.consumerGroup);
-    } catch (err) {
-      log('GET_CONSUMER_LIST_BY_GROUP at %s failed: %s', addr, (err as Error).message);
-      return null;
-    }
   }
 
   /**

@@ -2,7 +2,6 @@ import createDebug from 'debug';
 import {
   buildSubscriptionData,
   isRetryTopic,
-  messageQueue,
   queueKey,
   retryTopic,
   type ConsumeMessageDirectlyResult,
@@ -10,7 +9,7 @@ import {
   type SubscriptionData,
 } from '../../protocol/internal.js';
 import { checkTopicName } from '../../protocol/resource-names.js';
-import { MQClientInstance, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
+import { MQClientInstance, ScheduledTask, type ConsumerInner } from '../client/index.js';
 import type { ConsumeHost } from './consume-host.js';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
 import { ConsumeMessageOrderlyService } from './consume-message-orderly-service.js';
@@ -30,7 +29,7 @@ import {
 } from './offset-store.js';
 import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
 import type { ProcessQueue } from './process-queue.js';
-import { acquireConsumerInstance } from './consumer-instance.js';
+import { acquireConsumerInstance, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
@@ -116,8 +115,12 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         return self.offsetStore;
       },
       subscriptionTable: () => this.subscriptionInner,
-      subscribeQueues: (topic) => this.subscribeQueues(topic),
-      consumerIdList: (topic) => this.consumerIdList(topic),
+      subscribeQueues: (topic) => subscribeQueuesOf(this.instance!, topic),
+      consumerIdList: (topic) =>
+        consumerIdsOf(this.instance!, this.config.consumerGroup, topic, {
+          answered: (brokerName, addr) => this.events.brokerAnswered(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP'),
+          failed: (brokerName, addr, err) => this.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
+        }),
       computePullFromWhere: (mq) => this.computePullFromWhere(mq),
       lockBatch: (brokerName, mqs) => this.lockBatch(brokerName, mqs),
       unlockBatch: (brokerName, mqs, oneway) => this.unlockBatch(brokerName, mqs, oneway),
@@ -365,34 +368,6 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   }
 
   // ------------------------------------------------------------------ rebalance host
-
-  private async subscribeQueues(topic: string): Promise<MessageQueue[] | null> {
-    try {
-      const route = await this.instance!.getTopicRoute(topic);
-      return topicRouteToSubscribeQueues(topic, route).map((q) => messageQueue(q.topic, q.brokerName, q.queueId));
-    } catch (err) {
-      log('route of %s: %s', topic, (err as Error).message);
-      return null;
-    }
-  }
-
-  private async consumerIdList(topic: string): Promise<string[] | null> {
-    const instance = this.instance!;
-    const route = instance.cachedTopicRoute(topic);
-    if (!route || route.brokerDatas.length === 0) return null;
-    const b = route.brokerDatas[Math.floor(Math.random() * route.brokerDatas.length)]!;
-    const addr = instance.findBrokerAddress(b.brokerName);
-    if (!addr) return null;
-    try {
-      const ids = await instance.getConsumerIdList(addr, this.config.consumerGroup);
-      this.events.brokerAnswered(b.brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP');
-      return ids;
-    } catch (err) {
-      log('GET_CONSUMER_LIST_BY_GROUP at %s failed: %s', addr, (err as Error).message);
-      this.events.brokerFailed(b.brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err);
-      return null;
-    }
-  }
 
   private async messageQueueChanged(topic: string): Promise<void> {
     this.recorder.rebalances++;
