@@ -67,6 +67,44 @@ export interface MessageInner {
 }
 
 /**
+ * Park a message under a system topic (the delay levels' SCHEDULE_TOPIC_XXXX, the timer wheel, the
+ * transaction half topic): its own topic and queue go into REAL_TOPIC / REAL_QID, as Java's brokers do.
+ */
+export function parkUnder(m: MessageInner, topic: string, queueId: number): void {
+  m.properties.REAL_TOPIC = m.topic;
+  m.properties.REAL_QID = String(m.queueId);
+  m.topic = topic;
+  m.queueId = queueId;
+}
+
+/**
+ * The message a parked record stands for, back on REAL_TOPIC / REAL_QID (a bad queue id is queue 0),
+ * with `properties` as given (each service decides which of REAL_* / DELAY / TIMER_* it keeps) and
+ * what `changes` says; null when the record has no REAL_TOPIC.
+ */
+export function unparked(
+  r: { flag: number; sysFlag: number; bornTimestamp: number; bornHost: string; reconsumeTimes: number; preparedTransactionOffset: number; body: Buffer },
+  properties: Record<string, string>,
+  changes: { sysFlag?: number; preparedTransactionOffset?: number } = {},
+): MessageInner | null {
+  const topic = properties.REAL_TOPIC;
+  if (!topic) return null;
+  const queueId = Number(properties.REAL_QID ?? '0');
+  return {
+    topic,
+    queueId: Number.isInteger(queueId) && queueId >= 0 ? queueId : 0,
+    flag: r.flag,
+    sysFlag: changes.sysFlag ?? r.sysFlag,
+    bornTimestamp: r.bornTimestamp,
+    bornHost: r.bornHost,
+    reconsumeTimes: r.reconsumeTimes,
+    preparedTransactionOffset: changes.preparedTransactionOffset ?? r.preparedTransactionOffset,
+    body: r.body, // encodeStoredMessage copies it into the new record before anything is written
+    properties,
+  };
+}
+
+/**
  * Encode a record with zero offsets and store time; `stampRecord` fills them in once the store
  * assigns them (the commit-log offset depends on the sizes of the records before it). Throws
  * ProtocolError for fields the record cannot hold.

@@ -3,6 +3,7 @@ import createDebug from 'debug';
 import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffsetFile, SCHEDULE_TOPIC } from '../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
+import { unparked } from './message-record.js';
 import type { MessageStore } from './message-store.js';
 
 const log = createDebug('rocketwire:broker');
@@ -83,28 +84,13 @@ export class ScheduleMessageService {
       const rec = this.store.lookMessageByOffset(cq.physOffsetAt(offset));
       if (rec) {
         const r = decodeMessage(rec, 0, { decompress: false });
-        const props = r.properties;
-        const topic = props.REAL_TOPIC;
-        const queueId = Number(props.REAL_QID ?? '0');
-        if (topic) {
-          delete props.DELAY;
-          const res = this.store.putMessages([
-            {
-              topic,
-              queueId: Number.isInteger(queueId) && queueId >= 0 ? queueId : 0,
-              flag: r.flag,
-              sysFlag: r.sysFlag,
-              bornTimestamp: r.bornTimestamp,
-              bornHost: r.bornHost,
-              reconsumeTimes: r.reconsumeTimes,
-              preparedTransactionOffset: r.preparedTransactionOffset,
-              body: r.body, // encodeStoredMessage copies it into the new record before anything is written
-              properties: props,
-            },
-          ]);
+        delete r.properties.DELAY;
+        const inner = unparked(r, r.properties);
+        if (inner) {
+          const res = this.store.putMessages([inner]);
           if (res.status !== 'PUT_OK') {
             // the store refused (disk full?): try this message again in a second
-            log('delayed delivery to %s failed: %s', topic, res.remark);
+            log('delayed delivery to %s failed: %s', inner.topic, res.remark);
             this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 1000));
             break;
           }

@@ -20,7 +20,7 @@ import {
   type SendMessageRequestHeader,
 } from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer, RequestProcessor } from '../../remoting/index.js';
-import { type MessageInner, socketAddressText } from '../message-record.js';
+import { parkUnder, type MessageInner, socketAddressText } from '../message-record.js';
 import type { PutMessageResult } from '../message-store.js';
 import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, type TopicConfig } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
@@ -153,10 +153,7 @@ export class SendMessageProcessor {
       if (Number.isInteger(level) && level > 0 && tx !== MessageSysFlag.TRANSACTION_PREPARED_TYPE && tx !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
         const l = Math.min(level, this.ctx.delayLevels.length);
         if (l !== level) m.properties.DELAY = String(l);
-        m.properties.REAL_TOPIC = m.topic;
-        m.properties.REAL_QID = String(m.queueId);
-        m.topic = SCHEDULE_TOPIC;
-        m.queueId = l - 1;
+        parkUnder(m, SCHEDULE_TOPIC, l - 1);
       }
     }
     return this.ctx.messageStore.putMessages(inners);

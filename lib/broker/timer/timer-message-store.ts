@@ -4,7 +4,7 @@ import { ResponseCode, decodeMessage } from '../../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
 import { BrokerOptionError } from '../errors.js';
-import type { MessageInner } from '../message-record.js';
+import { parkUnder, unparked, type MessageInner } from '../message-record.js';
 import type { MessageStore } from '../message-store.js';
 
 const log = createDebug('rocketwire:broker');
@@ -83,10 +83,7 @@ export function transformTimerMessage(m: MessageInner, settings: TimerSettings, 
   const prec = settings.timerPrecisionMs;
   if (prec > 1) deliverMs = deliverMs % prec === 0 ? deliverMs - prec : Math.floor(deliverMs / prec) * prec;
   p.TIMER_OUT_MS = String(deliverMs);
-  p.REAL_TOPIC = m.topic;
-  p.REAL_QID = String(m.queueId);
-  m.topic = TIMER_TOPIC;
-  m.queueId = 0;
+  parkUnder(m, TIMER_TOPIC, 0);
   return null;
 }
 
@@ -240,29 +237,15 @@ export class TimerMessageStore {
     if (!rec) return true;
     const r = decodeMessage(rec, 0, { decompress: false });
     const props = r.properties;
-    const topic = props.REAL_TOPIC;
-    const queueId = Number(props.REAL_QID ?? '0');
-    if (!topic) return true;
+    const inner = unparked(r, props);
+    if (!inner) return true;
     delete props.REAL_TOPIC;
     delete props.REAL_QID;
     props.TIMER_ENQUEUE_MS = String(r.storeTimestamp);
     props.TIMER_DEQUEUE_MS = String(this.clock.now());
-    const res = this.store.putMessages([
-      {
-        topic,
-        queueId: Number.isInteger(queueId) && queueId >= 0 ? queueId : 0,
-        flag: r.flag,
-        sysFlag: r.sysFlag,
-        bornTimestamp: r.bornTimestamp,
-        bornHost: r.bornHost,
-        reconsumeTimes: r.reconsumeTimes,
-        preparedTransactionOffset: r.preparedTransactionOffset,
-        body: r.body,
-        properties: props,
-      },
-    ]);
+    const res = this.store.putMessages([inner]);
     if (res.status !== 'PUT_OK') {
-      log('timer delivery to %s failed: %s', topic, res.remark);
+      log('timer delivery to %s failed: %s', inner.topic, res.remark);
       return false;
     }
     return true;

@@ -8,6 +8,7 @@ import {
   type RemotingCommand,
 } from '../../../protocol/index.js';
 import type { RemotingServer } from '../../remoting/index.js';
+import { unparked } from '../message-record.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation } from '../processor/request-processor.js';
 import { endImmunityTimeMs, resetTransactionValue, type TransactionalMessageService } from './transactional-message-service.js';
@@ -76,23 +77,12 @@ export class EndTransactionProcessor {
     // Apache 5.3.3 means to drop REAL_TOPIC, REAL_QID and TRAN_MSG, but clears them from the map
     // after it wrote the properties string the store uses: the committed record keeps all three
     // (seen on the real broker, test/interop/real-broker-transaction.test.ts), and so does this one.
-    const props = { ...half.properties };
-    const topic = props.REAL_TOPIC!;
-    const queueId = Number(props.REAL_QID);
-    const result = this.ctx.messageStore.putMessages([
-      {
-        topic,
-        queueId: Number.isInteger(queueId) && queueId >= 0 ? queueId : 0,
-        flag: half.flag,
-        sysFlag: resetTransactionValue(half.sysFlag, MessageSysFlag.TRANSACTION_COMMIT_TYPE),
-        bornTimestamp: half.bornTimestamp,
-        bornHost: half.bornHost,
-        reconsumeTimes: half.reconsumeTimes,
-        preparedTransactionOffset: h.commitLogOffset,
-        body: half.body,
-        properties: props,
-      },
-    ]);
+    const inner = unparked(half, { ...half.properties }, {
+      sysFlag: resetTransactionValue(half.sysFlag, MessageSysFlag.TRANSACTION_COMMIT_TYPE),
+      preparedTransactionOffset: h.commitLogOffset,
+    });
+    if (!inner) return fail(req, ResponseCode.SYSTEM_ERROR, 'the prepared message has no REAL_TOPIC');
+    const result = this.ctx.messageStore.putMessages([inner]);
     switch (result.status) {
       case 'PUT_OK':
         this.service.deletePrepareMessage(half);

@@ -4,7 +4,7 @@ import {
   decodeMessage,
   type MessageExt,
 } from '../../../protocol/index.js';
-import type { MessageInner } from '../message-record.js';
+import { parkUnder, type MessageInner } from '../message-record.js';
 import type { PutMessageResult } from '../message-store.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 
@@ -78,12 +78,10 @@ export class TransactionalMessageService {
     const props = inner.properties;
     const uniq = props.UNIQ_KEY;
     if (uniq) props.__transactionId__ = uniq;
-    props.REAL_TOPIC = inner.topic;
-    props.REAL_QID = String(inner.queueId);
+    const half = { ...inner, sysFlag: resetTransactionValue(inner.sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE) };
+    parkUnder(half, TRANS_HALF_TOPIC, 0);
     this.ctx.topics.ensure(TRANS_HALF_TOPIC, 1);
-    return this.ctx.messageStore.putMessages([
-      { ...inner, topic: TRANS_HALF_TOPIC, queueId: 0, sysFlag: resetTransactionValue(inner.sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE) },
-    ]);
+    return this.ctx.messageStore.putMessages([half]);
   }
 
   /** The half message stored at `commitLogOffset` (getHalfMessageByOffset). */
