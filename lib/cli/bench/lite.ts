@@ -13,22 +13,13 @@ import { litePullConsumerImpl } from '../../consumer/lite-pull-consumer.js';
 import { CliError } from '../common.js';
 import { JAVA_PEER_VERSION, prepareJava, runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
-import { consumeRocketwire, consumeRoundFigures, GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import { consumeRocketwire, consumeRoundFigures, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
-function indexOf(body: Buffer): number {
-  if (body.length < 8) return -1;
-  return body.readUInt32BE(0) * 0x1_0000_0000 + body.readUInt32BE(4);
-}
-
 /** One round with rocketwire's LitePullConsumer (Java's defaults: batches of 10, autoCommit). */
 export async function consumeLite(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label = 'consume (rocketwire lite)'): Promise<ConsumeResult> {
-  const seen = new Uint8Array(expect);
-  let unique = 0;
-  let duplicates = 0;
-  let firstAt = 0;
-  let lastAt = 0;
+  const n = new UniqueCount(expect);
   const consumer = new LitePullConsumer({
     consumerGroup: `rocketwire_bench_lite_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`,
     namesrvAddr: opts.namesrv,
@@ -47,35 +38,25 @@ export async function consumeLite(opts: BenchOptions, expect: number, progress: 
   let lastProgressAt = start;
   try {
     await consumer.start();
-    while (unique < expect) {
+    while (n.unique < expect) {
       const msgs = await consumer.poll(100);
-      for (const m of msgs) {
-        const idx = indexOf(m.body);
-        if (idx < 0 || idx >= expect) continue;
-        if (seen[idx]) duplicates++;
-        else {
-          seen[idx] = 1;
-          unique++;
-          lastAt = performance.now();
-          if (firstAt === 0) firstAt = lastAt;
-        }
-      }
+      n.add(msgs);
       if (opts.handlerMs > 0 && msgs.length > 0) await new Promise((r) => setTimeout(r, opts.handlerMs));
       const now = performance.now();
       if (msgs.length > 0) lastProgressAt = now;
       else if (now - lastProgressAt > opts.stallTimeoutMs) break;
       if (now - lastSample >= 100) {
-        series.points.push([(now - t0) / 1000, ((unique - lastSampleCount) * 1000) / (now - lastSample)]);
+        series.points.push([(now - t0) / 1000, ((n.unique - lastSampleCount) * 1000) / (now - lastSample)]);
         lastSample = now;
-        lastSampleCount = unique;
-        progress?.update('consume', unique, expect, duplicates ? `dup ${duplicates}` : '');
+        lastSampleCount = n.unique;
+        progress?.update('consume', n.unique, expect, n.duplicates ? `dup ${n.duplicates}` : '');
       }
     }
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
     const impl = litePullConsumerImpl(consumer);
     return {
-      ...consumeRoundFigures({ unique, duplicates, start, firstAt, lastAt, size: opts.size, cpu, rss, gc }),
+      ...consumeRoundFigures(n, { start, size: opts.size, cpu, rss, gc }),
       pulls: impl.counters.pulls,
       flowControlPauses: { ...impl.counters.parks },
       series,

@@ -1,14 +1,9 @@
 import { SimpleConsumer } from '../../consumer/simple-consumer.js';
 import type { ProgressBar } from './progress.js';
-import { consumeRoundFigures, GcWatcher, RssSampler, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import { consumeRoundFigures, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
 /** Receive loops running at once: POP has no per-queue pull, so parallel pops stand in for them. */
 const POP_RECEIVERS = 4;
-
-function indexOf(body: Buffer): number {
-  if (body.length < 8) return -1;
-  return body.readUInt32BE(0) * 0x1_0000_0000 + body.readUInt32BE(4);
-}
 
 /**
  * `bench --mode pop`: the same measurement as consumeRocketwire, with a SimpleConsumer: POP_RECEIVERS
@@ -16,11 +11,7 @@ function indexOf(body: Buffer): number {
  * POP requests.
  */
 export async function consumeRocketwirePop(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label: string, stopAfter: number): Promise<ConsumeResult> {
-  const seen = new Uint8Array(expect);
-  let unique = 0;
-  let duplicates = 0;
-  let firstUniqueAt = 0;
-  let lastUniqueAt = 0;
+  const n = new UniqueCount(expect);
   let pops = 0;
   const consumer = new SimpleConsumer({
     namesrvAddr: opts.namesrv,
@@ -36,8 +27,8 @@ export async function consumeRocketwirePop(opts: BenchOptions, expect: number, p
   let lastT = performance.now();
   const timer = setInterval(() => {
     const now = performance.now();
-    series.points.push([(now - t0) / 1000, ((unique - last) * 1000) / (now - lastT)]);
-    last = unique;
+    series.points.push([(now - t0) / 1000, ((n.unique - last) * 1000) / (now - lastT)]);
+    last = n.unique;
     lastT = now;
   }, 100);
   timer.unref();
@@ -51,32 +42,22 @@ export async function consumeRocketwirePop(opts: BenchOptions, expect: number, p
   try {
     await consumer.start();
     const loop = async (): Promise<void> => {
-      while (unique < stopAfter && !stalled) {
+      while (n.unique < stopAfter && !stalled) {
         const msgs = await consumer.receive(32);
         pops++;
-        for (const m of msgs) {
-          const idx = indexOf(m.body);
-          if (idx < 0 || idx >= expect) continue;
-          if (seen[idx]) duplicates++;
-          else {
-            seen[idx] = 1;
-            unique++;
-            lastUniqueAt = performance.now();
-            if (firstUniqueAt === 0) firstUniqueAt = lastUniqueAt;
-          }
-        }
+        n.add(msgs);
         if (msgs.length > 0) {
           lastProgressAt = performance.now();
           await consumer.ack(msgs);
         } else if (performance.now() - lastProgressAt > opts.stallTimeoutMs) stalled = true;
-        progress?.update('consume', unique, stopAfter, duplicates ? `dup ${duplicates}` : '');
+        progress?.update('consume', n.unique, stopAfter, n.duplicates ? `dup ${n.duplicates}` : '');
       }
     };
     await Promise.all(Array.from({ length: POP_RECEIVERS }, loop));
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
     return {
-      ...consumeRoundFigures({ unique, duplicates, start: consumeStart, firstAt: firstUniqueAt, lastAt: lastUniqueAt, size: opts.size, cpu, rss, gc }),
+      ...consumeRoundFigures(n, { start: consumeStart, size: opts.size, cpu, rss, gc }),
       pulls: pops,
       flowControlPauses: {},
       series,

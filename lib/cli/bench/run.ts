@@ -58,21 +58,52 @@ export interface ConsumeResult extends PhaseResult {
 }
 
 /**
+ * The bench's messages carry their number in the first 8 bytes of the body (< expect): which were
+ * seen, how many twice, and when the first and the latest new one arrived.
+ */
+export class UniqueCount {
+  unique = 0;
+  duplicates = 0;
+  firstAt = 0;
+  lastAt = 0;
+  private readonly seen: Uint8Array;
+
+  constructor(private readonly expect: number) {
+    this.seen = new Uint8Array(expect);
+  }
+
+  add(msgs: readonly MessageExt[]): void {
+    for (const m of msgs) {
+      const idx = indexOf(m.body);
+      if (idx < 0 || idx >= this.expect) continue;
+      if (this.seen[idx]) this.duplicates++;
+      else {
+        this.seen[idx] = 1;
+        this.unique++;
+        this.lastAt = performance.now();
+        if (this.firstAt === 0) this.firstAt = this.lastAt;
+      }
+    }
+  }
+}
+
+/**
  * The measured part of a consume round: the rate runs from the first unique message to the last
  * (so start-up is reported apart, as startupMs), and the CPU, peak RSS and GC of the round.
  */
 export function consumeRoundFigures(
-  r: { unique: number; duplicates: number; start: number; firstAt: number; lastAt: number; size: number; cpu: NodeJS.CpuUsage; rss: RssSampler; gc: GcWatcher },
+  n: UniqueCount,
+  r: { start: number; size: number; cpu: NodeJS.CpuUsage; rss: RssSampler; gc: GcWatcher },
 ): Omit<ConsumeResult, 'pulls' | 'flowControlPauses' | 'series'> {
-  const seconds = Math.max(1e-3, ((r.lastAt || performance.now()) - (r.firstAt || r.start)) / 1000);
+  const seconds = Math.max(1e-3, ((n.lastAt || performance.now()) - (n.firstAt || r.start)) / 1000);
   return {
-    count: r.unique + r.duplicates,
-    unique: r.unique,
-    duplicates: r.duplicates,
+    count: n.unique + n.duplicates,
+    unique: n.unique,
+    duplicates: n.duplicates,
     seconds,
-    msgsPerSec: Math.max(0, r.unique - 1) / seconds,
-    mbPerSec: (Math.max(0, r.unique - 1) * r.size) / seconds / (1024 * 1024),
-    startupMs: (r.firstAt || r.start) - r.start,
+    msgsPerSec: Math.max(0, n.unique - 1) / seconds,
+    mbPerSec: (Math.max(0, n.unique - 1) * r.size) / seconds / (1024 * 1024),
+    startupMs: (n.firstAt || r.start) - r.start,
     cpuMs: (r.cpu.user + r.cpu.system) / 1000,
     peakRssMb: r.rss.stop(),
     gc: r.gc.stop(),
@@ -234,24 +265,8 @@ export async function consumeRocketwire(
   stopAfter = expect,
 ): Promise<ConsumeResult> {
   if (opts.mode === 'pop') return consumeRocketwirePop(opts, expect, progress, t0, label, stopAfter);
-  const seen = new Uint8Array(expect);
-  let unique = 0;
-  let duplicates = 0;
-  let firstUniqueAt = 0;
-  let lastUniqueAt = 0;
-  const onBatch = (msgs: MessageExt[]) => {
-    for (const m of msgs) {
-      const idx = indexOf(m.body);
-      if (idx < 0 || idx >= expect) continue;
-      if (seen[idx]) duplicates++;
-      else {
-        seen[idx] = 1;
-        unique++;
-        lastUniqueAt = performance.now();
-        if (firstUniqueAt === 0) firstUniqueAt = lastUniqueAt;
-      }
-    }
-  };
+  const n = new UniqueCount(expect);
+  const onBatch = (msgs: MessageExt[]): void => n.add(msgs);
   const handlerMs = opts.handlerMs;
   const handler =
     handlerMs > 0
@@ -278,18 +293,18 @@ export async function consumeRocketwire(
   const rss = new RssSampler().start();
   const gc = new GcWatcher().start();
   const cpu0 = process.cpuUsage();
-  const c = sampler(label, () => unique, t0);
+  const c = sampler(label, () => n.unique, t0);
   const consumeStart = performance.now();
   let lastProgressAt = consumeStart;
   let lastUnique = 0;
   try {
     await consumer.start(handler);
-    while (unique < stopAfter) {
+    while (n.unique < stopAfter) {
       await sleep(20);
-      progress?.update('consume', unique, stopAfter, duplicates ? `dup ${duplicates}` : '');
+      progress?.update('consume', n.unique, stopAfter, n.duplicates ? `dup ${n.duplicates}` : '');
       const now = performance.now();
-      if (unique !== lastUnique) {
-        lastUnique = unique;
+      if (n.unique !== lastUnique) {
+        lastUnique = n.unique;
         lastProgressAt = now;
       } else if (now - lastProgressAt > opts.stallTimeoutMs) break;
     }
@@ -297,7 +312,7 @@ export async function consumeRocketwire(
     const cpu = process.cpuUsage(cpu0);
     const st = consumer.stats();
     return {
-      ...consumeRoundFigures({ unique, duplicates, start: consumeStart, firstAt: firstUniqueAt, lastAt: lastUniqueAt, size: opts.size, cpu, rss, gc }),
+      ...consumeRoundFigures(n, { start: consumeStart, size: opts.size, cpu, rss, gc }),
       pulls: st.pulls,
       flowControlPauses: { ...st.flowControlPauses },
       series: c.series,
