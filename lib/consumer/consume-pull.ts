@@ -1,6 +1,6 @@
 import createDebug from 'debug';
 import { buildPullSysFlag, decodeMessagesSkipping, ResponseCode, type MessageExt, type SubscriptionData, type UndecodableRecord } from '../../protocol/index.js';
-import type { PullResult } from '../client/index.js';
+import type { MQClientInstance, PullResult } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { UndecodableMessageError } from './consumer-events.js';
 import { BrokerAddressNotFoundError } from './errors.js';
@@ -23,6 +23,21 @@ const FLOW_CONTROL_LOG_EVERY = 1000;
 
 // The push consumer's pull path (§9.6, DefaultMQPushConsumerImpl.pullMessage and its PullCallback):
 // flow control, the PULL_MESSAGE request, and what each pull status does to the queue.
+
+/**
+ * The broker a pull of `pr` goes to (Java's findBrokerAddressInSubscribe with the broker's suggested
+ * id), after one route refresh when the cached route lacks it; BrokerAddressNotFoundError when none.
+ */
+export async function pullTarget(instance: MQClientInstance, pr: PullRequest): Promise<{ addr: string; slave: boolean }> {
+  const mq = pr.messageQueue;
+  let target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
+  if (!target) {
+    await instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
+    target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
+  }
+  if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
+  return target;
+}
 
 export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
   const pq = pr.processQueue;
@@ -87,12 +102,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
     }
     let commitOffset = -1;
     if (config.messageModel === 'CLUSTERING') commitOffset = impl.offsetStore.readMemory(mq);
-    let target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
-    if (!target) {
-      await instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-      target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
-    }
-    if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
+    const target = await pullTarget(instance, pr);
     addr = target.addr;
     // FLAG_SUSPEND always; FLAG_COMMIT_OFFSET only with an in-memory offset > 0 and never towards a slave.
     // Java 4.9 sends FLAG_SUBSCRIPTION only with postSubscriptionWhenPull (default off, not offered here).

@@ -31,9 +31,10 @@ import type { MessageExt } from './message.js';
 import { defaultLocalOffsetStoreDir, LocalFileOffsetStore, RemoteBrokerOffsetStore, type OffsetStore } from './offset-store.js';
 import { ProcessQueue } from './process-queue.js';
 import { processQueueInfo, subscriptionInfo } from './consumer-admin.js';
+import { pullTarget } from './consume-pull.js';
 import { acquireConsumerInstance, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
-import type { PullRequest } from './pull-request.js';
+import { newPullRequest, type PullRequest } from './pull-request.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
 import { tagMatches } from './subscription.js';
 
@@ -283,17 +284,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     for (const mq of this.assignedQueues) {
       if (this.assigned.get(mq)) continue;
       const pq = new ProcessQueue(now);
-      const pr: PullRequest = {
-        messageQueue: mq,
-        processQueue: pq,
-        nextOffset: -1,
-        previouslyLocked: false,
-        suggestWhichBrokerId: 0,
-        flowControlPauses: { count: 0, size: 0, span: 0 },
-        parkTimer: null,
-        parkReason: null,
-      };
-      pq.bindPullRequest(pr);
+      const pr = newPullRequest(mq, pq, -1);
       this.assigned.add(pr, -1);
       this.pullService.executePullRequestImmediately(pr);
     }
@@ -631,12 +622,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     const sub = this.subscriptionInner.get(mq.topic) ?? buildSubscriptionData(mq.topic, '*', 0);
     let addr: string | undefined;
     try {
-      let target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
-      if (!target) {
-        await instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-        target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
-      }
-      if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
+      const target = await pullTarget(instance, pr);
       addr = target.addr;
       this.counters.pulls++;
       const op = litePullOperation(instance.brokerVersion(target.addr));

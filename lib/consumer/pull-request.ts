@@ -23,3 +23,19 @@ export interface PullRequest {
    */
   parkReason: FlowControlReason | null;
 }
+
+/** A new queue's first pull request, bound to its process queue (RebalanceImpl#updateProcessQueueTableInRebalance). */
+export function newPullRequest(mq: MessageQueue, pq: ProcessQueue, nextOffset: number): PullRequest {
+  const pr: PullRequest = {
+    messageQueue: mq,
+    processQueue: pq,
+    nextOffset,
+    previouslyLocked: false,
+    suggestWhichBrokerId: 0,
+    flowControlPauses: { count: 0, size: 0, span: 0 },
+    parkTimer: null,
+    parkReason: null,
+  };
+  pq.bindPullRequest(pr);
+  return pr;
+}

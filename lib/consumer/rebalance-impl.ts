@@ -5,7 +5,7 @@ import type { MessageQueue } from '../../protocol/index.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
 import { ProcessQueue } from './process-queue.js';
-import type { PullRequest } from './pull-request.js';
+import { newPullRequest, type PullRequest } from './pull-request.js';
 import type { SubscriptionData } from './subscription.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -194,17 +194,7 @@ export class RebalancePushImpl {
       if (this.processQueueTable.has(key)) continue;
       if (orderly) pq.markLocked(config.clock.now());
       this.processQueueTable.set(key, { mq, pq });
-      const pr: PullRequest = {
-        messageQueue: mq,
-        processQueue: pq,
-        nextOffset,
-        previouslyLocked: false,
-        suggestWhichBrokerId: 0,
-        flowControlPauses: { count: 0, size: 0, span: 0 },
-        parkTimer: null,
-        parkReason: null,
-      };
-      pq.bindPullRequest(pr);
+      const pr = newPullRequest(mq, pq, nextOffset);
       prs.push(pr);
       changed = true;
       log('rebalance added %o from offset %d', mq, nextOffset);
