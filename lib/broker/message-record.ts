@@ -77,22 +77,31 @@ export function parkUnder(m: MessageInner, topic: string, queueId: number): void
   m.queueId = queueId;
 }
 
+/** What a stored record carries besides its topic, queue and properties (a decoded MessageExt has it all). */
+export interface StoredFields {
+  flag: number;
+  sysFlag: number;
+  bornTimestamp: number;
+  bornHost: string;
+  reconsumeTimes: number;
+  preparedTransactionOffset: number;
+  body: Buffer;
+}
+
 /**
- * The message a parked record stands for, back on REAL_TOPIC / REAL_QID (a bad queue id is queue 0),
- * with `properties` as given (each service decides which of REAL_* / DELAY / TIMER_* it keeps) and
- * what `changes` says; null when the record has no REAL_TOPIC.
+ * A stored record written again to `topic` queue `queueId` (delivered from a system topic, put back,
+ * moved aside), with `properties` and what `changes` says.
  */
-export function unparked(
-  r: { flag: number; sysFlag: number; bornTimestamp: number; bornHost: string; reconsumeTimes: number; preparedTransactionOffset: number; body: Buffer },
+export function copiedTo(
+  r: StoredFields,
+  topic: string,
+  queueId: number,
   properties: Record<string, string>,
   changes: { sysFlag?: number; preparedTransactionOffset?: number } = {},
-): MessageInner | null {
-  const topic = properties.REAL_TOPIC;
-  if (!topic) return null;
-  const queueId = Number(properties.REAL_QID ?? '0');
+): MessageInner {
   return {
     topic,
-    queueId: Number.isInteger(queueId) && queueId >= 0 ? queueId : 0,
+    queueId,
     flag: r.flag,
     sysFlag: changes.sysFlag ?? r.sysFlag,
     bornTimestamp: r.bornTimestamp,
@@ -102,6 +111,22 @@ export function unparked(
     body: r.body, // encodeStoredMessage copies it into the new record before anything is written
     properties,
   };
+}
+
+/**
+ * The message a parked record stands for, back on REAL_TOPIC / REAL_QID (a bad queue id is queue 0),
+ * with `properties` as given (each service decides which of REAL_* / DELAY / TIMER_* it keeps) and
+ * what `changes` says; null when the record has no REAL_TOPIC.
+ */
+export function unparked(
+  r: StoredFields,
+  properties: Record<string, string>,
+  changes: { sysFlag?: number; preparedTransactionOffset?: number } = {},
+): MessageInner | null {
+  const topic = properties.REAL_TOPIC;
+  if (!topic) return null;
+  const queueId = Number(properties.REAL_QID ?? '0');
+  return copiedTo(r, topic, Number.isInteger(queueId) && queueId >= 0 ? queueId : 0, properties, changes);
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from '../../../protocol/index.js';
 import type { RemotingConnection } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
+import { copiedTo } from '../message-record.js';
 import { scheduleEvery } from '../periodic-task.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import {
@@ -86,20 +87,7 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
   /** DefaultTransactionalMessageCheckListener#resolveDiscardMsg. */
   resolveDiscardMsg(msg: MessageExt): void {
     this.ctx.topics.ensure(TRANS_CHECK_MAX_TIME_TOPIC, 1);
-    const res = this.ctx.messageStore.putMessages([
-      {
-        topic: TRANS_CHECK_MAX_TIME_TOPIC,
-        queueId: 0,
-        flag: msg.flag,
-        sysFlag: msg.sysFlag,
-        bornTimestamp: msg.bornTimestamp,
-        bornHost: msg.bornHost,
-        reconsumeTimes: msg.reconsumeTimes,
-        preparedTransactionOffset: msg.preparedTransactionOffset,
-        body: msg.body,
-        properties: msg.properties,
-      },
-    ]);
+    const res = this.ctx.messageStore.putMessages([copiedTo(msg, TRANS_CHECK_MAX_TIME_TOPIC, 0, msg.properties)]);
     this.counters.discarded++;
     log('half message %s (%s) checked too often: moved to %s: %s', msg.properties.UNIQ_KEY, msg.properties.REAL_TOPIC, TRANS_CHECK_MAX_TIME_TOPIC, res.status);
   }

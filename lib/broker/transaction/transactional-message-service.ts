@@ -4,7 +4,7 @@ import {
   decodeMessage,
   type MessageExt,
 } from '../../../protocol/index.js';
-import { parkUnder, type MessageInner } from '../message-record.js';
+import { copiedTo, parkUnder, type MessageInner } from '../message-record.js';
 import type { PutMessageResult } from '../message-store.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 
@@ -219,20 +219,7 @@ export class TransactionalMessageService {
   /** renewHalfMessageInner + put: the copy that is checked, with its new offsets. */
   private putBackHalfMsg(msg: MessageExt, extra?: Record<string, string>): MessageExt | null {
     const properties = { ...msg.properties, ...extra };
-    const res = this.ctx.messageStore.putMessages([
-      {
-        topic: msg.topic,
-        queueId: msg.queueId,
-        flag: msg.flag,
-        sysFlag: msg.sysFlag,
-        bornTimestamp: msg.bornTimestamp,
-        bornHost: msg.bornHost,
-        reconsumeTimes: msg.reconsumeTimes,
-        preparedTransactionOffset: msg.preparedTransactionOffset,
-        body: msg.body,
-        properties,
-      },
-    ]);
+    const res = this.ctx.messageStore.putMessages([copiedTo(msg, msg.topic, msg.queueId, properties)]);
     const w = res.written[0];
     if (res.status !== 'PUT_OK' || !w) {
       log('putting half message %s back failed: %s', msg.properties.UNIQ_KEY, res.remark ?? res.status);
