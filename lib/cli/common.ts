@@ -122,3 +122,27 @@ export function printTable(out: NodeJS.WritableStream, header: string[], rows: s
   const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) out.write(row.map((c, i) => (c ?? '').padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
 }
+
+/** The first line of an error's message: what a CLI prints about it. */
+export function oneLine(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  return m.split('\n')[0] ?? m;
+}
+
+/**
+ * Ctrl-C / SIGTERM while a command works: `signal` aborts on the first one (the command stops what
+ * it issues and finishes what is in flight); dispose() removes the listeners.
+ */
+export function onInterrupt(): { readonly signal: AbortSignal; dispose(): void } {
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: stop.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

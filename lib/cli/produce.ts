@@ -1,7 +1,7 @@
 import { Producer, type Message, type SendResult } from '../producer/index.js';
 import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
 import { timerFlags } from './timer-flags.js';
-import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire produce --namesrv ADDR --topic T (--count N [--size BYTES] | --body TEXT) [options]
 
@@ -56,21 +56,12 @@ interface Summary {
 
 /** --transaction check: wait for the broker's check-backs (Ctrl-C stops waiting). */
 async function waitForChecks(tx: TransactionRun, timeoutS: number): Promise<CheckOutcome> {
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const interrupt = onInterrupt();
   try {
-    return await tx.waitForChecks(timeoutS * 1000, stop.signal);
+    return await tx.waitForChecks(timeoutS * 1000, interrupt.signal);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.dispose();
   }
-}
-
-function oneLine(err: unknown): string {
-  const m = err instanceof Error ? err.message : String(err);
-  return m.split('\n')[0] ?? m;
 }
 
 /** A body of `size` bytes: printable, varied so that compression is realistic but not trivial. */
@@ -162,12 +153,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     }
 
     // Ctrl-C / SIGTERM stop issuing sends; the ones in flight finish and the summary is printed.
-    let interrupted = false;
-    const onSignal = (): void => {
-      interrupted = true;
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const interrupt = onInterrupt();
     let next = 0;
     let sent = 0;
     let failed = 0;
@@ -175,7 +161,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     let last: SendResult | undefined;
     const begin = process.hrtime.bigint();
     const worker = async (): Promise<void> => {
-      while (next < count && !interrupted) {
+      while (next < count && !interrupt.signal.aborted) {
         const n = Math.min(batch, count - next);
         const seq = next;
         next += n;
@@ -191,8 +177,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     try {
       await Promise.all(Array.from({ length: Math.min(concurrency, Math.ceil(count / batch)) }, () => worker()));
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      interrupt.dispose();
     }
     const elapsedMs = Number(process.hrtime.bigint() - begin) / 1e6;
     const checks = tx ? await waitForChecks(tx, checkTimeoutS) : undefined;
@@ -224,7 +209,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           '\n',
       );
     }
-    if (interrupted) {
+    if (interrupt.signal.aborted) {
       io.stderr.write(`rocketwire produce: interrupted after ${sent + failed} of ${count} messages\n`);
       exitCode = 130;
     } else if (failed > 0) {

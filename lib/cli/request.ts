@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { Producer, RequestTimeoutError, type Message } from '../producer/index.js';
 import type { MessageExt } from '../../protocol/index.js';
-import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire request --namesrv ADDR --topic T --body TEXT [options]
 
@@ -30,11 +30,6 @@ options:
 
 /** Longest wait for the brokers to acknowledge the producer's unregistration at exit. */
 const SHUTDOWN_BUDGET_MS = 500;
-
-function oneLine(err: unknown): string {
-  const m = err instanceof Error ? err.message : String(err);
-  return m.split('\n')[0] ?? m;
-}
 
 function bodyText(b: Buffer): { body: string } | { bodyBase64: string } {
   return isUtf8(b) ? { body: b.toString('utf8') } : { bodyBase64: b.toString('base64') };
@@ -96,14 +91,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     } catch (err) {
       throw new CliError(oneLine(err));
     }
-    let interrupted = false;
-    const onSignal = (): void => {
-      interrupted = true;
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const interrupt = onInterrupt();
     try {
-      for (let i = 0; i < count && !interrupted; i++) {
+      for (let i = 0; i < count && !interrupt.signal.aborted; i++) {
         const begin = process.hrtime.bigint();
         let reply: MessageExt;
         try {
@@ -126,8 +116,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         }
       }
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      interrupt.dispose();
     }
   } finally {
     await producer.shutdown({ timeoutMs: Math.min(timeoutMs, SHUTDOWN_BUDGET_MS) }).catch(() => undefined);
