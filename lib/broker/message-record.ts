@@ -78,15 +78,7 @@ export function parkUnder(m: MessageInner, topic: string, queueId: number): void
 }
 
 /** What a stored record carries besides its topic, queue and properties (a decoded MessageExt has it all). */
-export interface StoredFields {
-  flag: number;
-  sysFlag: number;
-  bornTimestamp: number;
-  bornHost: string;
-  reconsumeTimes: number;
-  preparedTransactionOffset: number;
-  body: Buffer;
-}
+export type StoredFields = Omit<MessageInner, 'topic' | 'queueId' | 'properties'>;
 
 /**
  * A stored record written again to `topic` queue `queueId` (delivered from a system topic, put back,
