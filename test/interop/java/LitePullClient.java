@@ -47,6 +47,7 @@ public final class LitePullClient {
         long timeoutMs = Long.parseLong(o.getOrDefault("timeout-ms", "120000"));
         DefaultLitePullConsumer c = new DefaultLitePullConsumer(group, RefClient.hook(o));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        RefClient.healHeartbeatRace(c);
         c.setInstanceName("lite-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere("last".equals(o.get("from"))
             ? ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET : ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -109,6 +110,7 @@ public final class LitePullClient {
         long progressMs = Long.parseLong(o.getOrDefault("progress-ms", "0"));
         DefaultLitePullConsumer c = new DefaultLitePullConsumer(RefClient.req(o, "group"), RefClient.hook(o));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        RefClient.healHeartbeatRace(c);
         c.setInstanceName("lite-bench-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         c.subscribe(topic, "*");

@@ -62,6 +62,7 @@ public final class PopClient {
         long timeoutMs = Long.parseLong(o.getOrDefault("timeout-ms", "30000"));
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(group, RefClient.hook(o), new AllocateMessageQueueAveragely());
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        RefClient.healHeartbeatRace(c);
         c.setInstanceName("pop-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         c.setClientRebalance(false);

@@ -148,6 +148,7 @@ public final class RefClient {
         int delayLevel = Integer.parseInt(o.getOrDefault("delay-level", "0"));
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(group, hook(o), new AllocateMessageQueueAveragely());
         c.setNamesrvAddr(req(o, "namesrv"));
+        healHeartbeatRace(c);
         c.setInstanceName("ref-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere("last".equals(o.get("from"))
             ? ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET : ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -340,6 +341,19 @@ public final class RefClient {
     }
 
     // ---- helpers --------------------------------------------------------------------------------
+
+    /**
+     * A consumer whose rebalance moves its queues gives the subscription a new subVersion and sends
+     * a heartbeat carrying it, but only if it wins the heartbeat lock with tryLock; when the periodic
+     * or start-up heartbeat holds it, Java logs "lock heartBeat, but failed", the broker keeps the old
+     * version and answers every pull SUBSCRIPTION_NOT_LATEST until the next periodic heartbeat, 30 s
+     * later (seen in CI on the embedded and the real broker, at start and at later rebalances). A 1 s
+     * heartbeat bounds that stall to about the 3 s pull back-off. Nothing the tests check depends on
+     * the interval.
+     */
+    static void healHeartbeatRace(org.apache.rocketmq.client.ClientConfig c) {
+        c.setHeartbeatBrokerInterval(1000);
+    }
 
     static RPCHook hook(Map<String, String> o) {
         if (!o.containsKey("ak")) return null;

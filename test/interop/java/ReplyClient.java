@@ -59,6 +59,7 @@ public final class ReplyClient {
         producer.start();
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"), RefClient.hook(o), new org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely());
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        RefClient.healHeartbeatRace(c);
         c.setInstanceName(tag);
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         c.subscribe(topic, "*");

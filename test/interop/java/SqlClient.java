@@ -76,6 +76,7 @@ public final class SqlClient {
         long timeoutMs = Long.parseLong(o.getOrDefault("timeout-ms", "60000"));
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        RefClient.healHeartbeatRace(c);
         c.setInstanceName("sql-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         c.subscribe(topic, MessageSelector.bySql(RefClient.req(o, "sql")));

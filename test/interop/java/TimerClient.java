@@ -57,6 +57,7 @@ public class TimerClient {
     private static void consume(Map<String, String> o) throws Exception {
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        RefClient.healHeartbeatRace(c);
         if (o.containsKey("namespace")) c.setNamespace(o.get("namespace"));
         if (o.containsKey("namespace-v2")) c.setNamespaceV2(o.get("namespace-v2"));
         c.setInstanceName("timer-java-c-" + ProcessHandle.current().pid());

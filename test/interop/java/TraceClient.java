@@ -185,6 +185,7 @@ public final class TraceClient {
         long timeoutMs = Long.parseLong(o.getOrDefault("timeout-ms", "30000"));
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"), RefClient.hook(o), new AllocateMessageQueueAveragely(), true, o.get("trace-topic"));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
+        RefClient.healHeartbeatRace(c);
         c.setInstanceName("ref-trace-" + ProcessHandle.current().pid());
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         // shutdown waits for the running call, whose SubAfter record is appended after the listener returns,
