@@ -123,6 +123,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         }),
       computePullFromWhere: (mq) => this.computePullFromWhere(mq),
       lockBatch: (brokerName, mqs) => this.lockBatch(brokerName, mqs),
+      hasMaster: (brokerName) => this.instance?.findBrokerMasterAddress(brokerName) != null,
       unlockBatch: (brokerName, mqs, oneway) => this.unlockBatch(brokerName, mqs, oneway),
       dispatchPullRequests: (prs) => {
         for (const pr of prs) this.pullService.executePullRequestImmediately(pr);

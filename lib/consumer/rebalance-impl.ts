@@ -31,6 +31,11 @@ export interface RebalanceHost {
   /** §9.5; a negative result means "skip this queue this round". */
   computePullFromWhere(mq: MessageQueue): Promise<number>;
   lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]>;
+  /**
+   * Orderly: whether the broker group has a master in the route now (locks live on the master only).
+   * Absent, every lock is treated as held.
+   */
+  hasMaster?: ((brokerName: string) => boolean) | undefined;
   unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void>;
   dispatchPullRequests(prs: PullRequest[]): void;
   /** New subVersion, per-queue limits, heartbeat; awaited before the new queues' first pulls. */
@@ -98,6 +103,7 @@ export class RebalancePushImpl {
         if (!isRetryTopic(topic)) balanced = false;
       }
     }
+    if (this.host.config.orderly) this.releaseLocksWithoutMaster();
     // Drop queues of topics no longer subscribed.
     for (const [key, { mq, pq }] of this.processQueueTable) {
       if (!subs.has(mq.topic)) {
@@ -267,7 +273,14 @@ export class RebalancePushImpl {
         try {
           granted = new Set((await this.host.lockBatch(brokerName, entries.map((e) => e.mq))).map(queueKey));
         } catch (err) {
-          log('LOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message);
+          // Java keeps the local locks when a renewal fails, for up to 30 s after the last grant. But a
+          // master that fails to answer may be restarting, and a restarted master has an empty lock
+          // table: it grants the queue to the next member that asks while this one, still trusting
+          // its old grant, goes on consuming (seen on a real master+slave cluster: one queue in two
+          // consumers' handlers). So a lock that could not be renewed is not consumed under until the
+          // broker grants it again (the orderly service asks again at once).
+          log('LOCK_BATCH_MQ to %s failed: %s; its queues are not consumed until locked again', brokerName, (err as Error).message);
+          for (const { pq } of entries) pq.markUnlocked();
           return;
         }
         const now = this.host.config.clock.now();
@@ -281,6 +294,24 @@ export class RebalancePushImpl {
         }
       }),
     );
+  }
+
+  /**
+   * Orderly: a broker group whose master has left the route (killed, restarting) keeps no lock this
+   * consumer can trust: the master that comes back starts with an empty lock table. Its queues stop
+   * being consumed until a lock on the master that returns is granted again (see lockAll).
+   */
+  private releaseLocksWithoutMaster(): void {
+    const hasMaster = this.host.hasMaster;
+    if (!hasMaster) return;
+    for (const [brokerName, entries] of this.byBroker()) {
+      if (hasMaster(brokerName)) continue;
+      for (const { mq, pq } of entries) {
+        if (!pq.locked) continue;
+        log('%o: the master of %s left the route; its lock is no longer trusted', mq, brokerName);
+        pq.markUnlocked();
+      }
+    }
   }
 
   /** Shutdown: synchronous UNLOCK_BATCH_MQ for every held queue. */

@@ -29,6 +29,8 @@ function scripted(opts: { orderly?: boolean } = {}) {
     grant: (_mq: MessageQueue) => true,
     unlocked: [] as string[],
     locked: [] as string[],
+    master: true,
+    lockFails: false,
   };
   const rebalance = new RebalancePushImpl({
     config,
@@ -39,9 +41,11 @@ function scripted(opts: { orderly?: boolean } = {}) {
     consumerIdList: async () => state.cids,
     computePullFromWhere: async () => 0,
     lockBatch: async (_b, mqs) => {
+      if (state.lockFails) throw new Error('connect ECONNREFUSED');
       state.locked.push(...mqs.map(queueKey));
       return mqs.filter((mq) => state.grant(mq));
     },
+    hasMaster: () => state.master,
     unlockBatch: async (_b, mqs) => {
       state.unlocked.push(...mqs.map(queueKey));
     },
@@ -77,6 +81,25 @@ t.test('orderly removal that gives up after 1 s leaves the queue dropped in the 
   t.equal(pq!.lifecycle, 'removed');
   t.same(s.state.unlocked, [queueKey(s.queues[1]!)]);
   t.equal(s.offsetStore.readMemory(s.queues[1]!), -1);
+});
+
+t.test('a master that fails to renew the locks or leaves the route: its orderly queues are not consumed until locked again', async (t) => {
+  // A restarted master has an empty lock table and grants the queue to whoever asks first, so a
+  // consumer that went on trusting its old grant consumed one queue beside its new owner (real
+  // master+slave cluster, CI). Java keeps the local lock for 30 s after the last grant.
+  const s = scripted();
+  t.equal(await s.rebalance.doRebalance(), true);
+  t.ok(s.entry(0)!.pq.locked && s.entry(1)!.pq.locked, 'both queues locked by the rebalance');
+  s.state.lockFails = true;
+  await s.rebalance.lockAll();
+  t.same([s.entry(0)!.pq.locked, s.entry(1)!.pq.locked], [false, false], 'a renewal that failed leaves the queues unlocked');
+  s.state.lockFails = false;
+  await s.rebalance.lockAll();
+  t.same([s.entry(0)!.pq.locked, s.entry(1)!.pq.locked], [true, true], 'granted again once the master answers');
+  s.state.master = false;
+  await s.rebalance.doRebalance();
+  t.same([s.entry(0)!.pq.locked, s.entry(1)!.pq.locked], [false, false], 'a round that finds no master in the route unlocks its queues');
+  t.ok(s.entry(0) && s.entry(1), 'and keeps them assigned');
 });
 
 t.test('a round whose lock was refused did not balance; once granted, it did', async (t) => {
