@@ -4,7 +4,8 @@ import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
 import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupRun } from './bench/group.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
-import { consumeLite, pushPeer, runJavaLitePeer } from './bench/lite.js';
+import { consumeLite, litePeer, pushPeer, runJavaLitePeer } from './bench/lite.js';
+import { popPeer, runJavaPopPeer } from './bench/pop.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
 import { Producer } from '../producer/index.js';
@@ -36,7 +37,8 @@ options:
                         and its push consumer is added as the peer "push" for the ratio; pop:
                         rocketwire consumes with a SimpleConsumer over POP (5.x)
   --vs PEERS            also consume the same messages with: java, java-lite (Java's
-                        DefaultLitePullConsumer), push, ali-ons, raw-pull, decode-pull
+                        DefaultLitePullConsumer), java-pop (Java's push consumer in pop mode),
+                        push, lite, pop (rocketwire's other modes), ali-ons, raw-pull, decode-pull
                         (comma list). raw-pull is the floor: the same pulls with no client on top
                         (no decoding, no cache, no handler), the most any consumer could get from
                         this broker here; decode-pull adds only the decoding of every message
@@ -58,10 +60,14 @@ Exit code 1 if any produced message was not consumed.
 const PEERS: Record<string, (run: PeerRun) => Promise<PeerResult>> = {
   java: runJavaPeer,
   'java-lite': runJavaLitePeer,
+  'java-pop': runJavaPopPeer,
   'ali-ons': runAliOnsPeer,
   'raw-pull': (run) => runPullFloorPeer(run, 'raw-pull'),
   'decode-pull': (run) => runPullFloorPeer(run, 'decode-pull'),
 };
+
+/** rocketwire's own consumers in the other modes, measured in this process. */
+const LOCAL_PEERS: Record<string, (opts: BenchOptions) => (run: PeerRun) => Promise<PeerResult>> = { push: pushPeer, lite: litePeer, pop: popPeer };
 
 interface Report {
   broker: string;
@@ -184,7 +190,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of peers) {
-    if (!Object.hasOwn(PEERS, p) && p !== 'push') throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
+    if (!Object.hasOwn(PEERS, p) && !Object.hasOwn(LOCAL_PEERS, p)) throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
   }
   const mode = str('mode') ?? 'push';
   if (mode !== 'push' && mode !== 'lite' && mode !== 'pop') throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
@@ -288,7 +294,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
             const g = await consumeJavaGroup(group);
             noteGroup(g, round + 1);
             r = { name: 'java', received: g.unique, duplicates: g.duplicates, seconds: g.seconds, msgsPerSec: g.msgsPerSec, peakRssMb: g.peakRssMb, cpuMs: g.cpuMs, complete: g.complete, series: g.series };
-          } else r = await (who === 'push' ? pushPeer(opts) : PEERS[who]!)(peerRun);
+          } else r = await (Object.hasOwn(LOCAL_PEERS, who) ? LOCAL_PEERS[who]!(opts) : PEERS[who]!)(peerRun);
           peerRounds.get(who)!.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
         }

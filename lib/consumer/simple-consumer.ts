@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import createDebug from 'debug';
 import {
   Operations,
@@ -136,6 +137,30 @@ export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved
   };
 }
 
+function splitHostPort(addr: string): [string, string] {
+  const i = addr.lastIndexOf(':');
+  return i < 0 ? [addr, ''] : [addr.slice(0, i).replace(/^\[|\]$/g, ''), addr.slice(i + 1)];
+}
+
+/** Loopback names and every address of this machine's interfaces. */
+function isLocalHost(host: string): boolean {
+  if (host === 'localhost' || host.startsWith('127.') || host === '::1') return true;
+  for (const list of Object.values(os.networkInterfaces())) for (const i of list ?? []) if (i.address === host) return true;
+  return false;
+}
+
+/**
+ * Whether two "host:port" name one endpoint. The 5.x proxy names itself in its routes at the
+ * machine's own address (its `localServeAddr`), not the one the client dialled (127.0.0.1 for a
+ * proxy on this machine): the same port on two addresses of this machine is one process.
+ */
+function sameEndpoint(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [ha, pa] = splitHostPort(a);
+  const [hb, pb] = splitHostPort(b);
+  return pa !== '' && pa === pb && isLocalHost(ha) && isLocalHost(hb);
+}
+
 type State = 'CREATED' | 'RUNNING' | 'SHUTDOWN';
 
 export class SimpleConsumer {
@@ -191,7 +216,7 @@ export class SimpleConsumer {
   /** Readable brokers of the topic (name, master address), refusing a proxy. */
   private async brokers(inst: MQClientInstance): Promise<{ brokerName: string; addr: string }[]> {
     const route = await inst.getTopicRoute(this.o.topic);
-    const namesrvs = new Set(this.o.namesrvAddr.split(';').map((a) => a.trim()));
+    const namesrvs = this.o.namesrvAddr.split(';').map((a) => a.trim());
     const out: { brokerName: string; addr: string }[] = [];
     for (const q of route.queueDatas) {
       if ((q.perm & PermName.PERM_READ) === 0 || q.readQueueNums <= 0) continue;
@@ -199,7 +224,7 @@ export class SimpleConsumer {
       if (!addr) continue;
       // The 5.x proxy answers routes as the name server does, naming itself as every broker
       // (P/GetTopicRouteActivity): a broker address that is a name server address is a proxy.
-      if (namesrvs.has(addr)) throw new PopNotSupportedError(addr, 'proxy');
+      if (namesrvs.some((n) => sameEndpoint(n, addr))) throw new PopNotSupportedError(addr, 'proxy');
       out.push({ brokerName: q.brokerName, addr });
     }
     if (out.length === 0) throw new BrokerAddressNotFoundError(route.queueDatas[0]?.brokerName ?? this.o.topic);

@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import t, { type Test } from 'tap';
 import { RequestCode, ResponseCode, TopicRouteData, createResponse } from '../../protocol/index.js';
 import { RemotingServer } from '../../lib/remoting/index.js';
@@ -42,6 +43,21 @@ t.test('through a 5.x proxy, receive fails with PopNotSupportedError before send
   const err = await c.receive().catch((e: unknown) => e);
   t.type(err, PopNotSupportedError);
   t.match(err, { name: 'PopNotSupportedError', reason: 'proxy', addr: proxy.addr, message: /proxy/ });
+  t.notOk(proxy.seen.includes(RequestCode.POP_MESSAGE), 'no POP reached the proxy');
+});
+
+t.test("a proxy on this machine names itself at the machine's own address, not the 127.0.0.1 dialled: still a proxy", async (t) => {
+  const own = Object.values(os.networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+  if (!own) {
+    t.comment('no non-loopback IPv4 address on this machine');
+    return;
+  }
+  // the real 5.5.0 proxy answers routes naming `<own address>:<its port>` (real-broker-proxy.test.ts)
+  const proxy = await fakeNameServer(t, (self) => `${own}:${self.split(':')[1]}`);
+  const c = new SimpleConsumer({ namesrvAddr: proxy.addr, consumerGroup: uniqueName('g'), topic: 'T', awaitDurationMs: 0, instanceName: uniqueName('i') });
+  t.teardown(() => c.shutdown());
+  await c.start();
+  await t.rejects(c.receive(), { name: 'PopNotSupportedError', reason: 'proxy' });
   t.notOk(proxy.seen.includes(RequestCode.POP_MESSAGE), 'no POP reached the proxy');
 });
 

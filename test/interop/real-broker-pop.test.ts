@@ -53,6 +53,7 @@ if (await interopReady(t, [V5_VERSION])) {
     await cluster.createTopic('RwPopMix', { queues: 4 });
     await cluster.createTopic('RwPopPush', { queues: 4 });
     await cluster.createTopic('RwPopOrder', { queues: 1 });
+    await cluster.createTopic('RwPopOrder2', { queues: 2 });
     const producer = new Producer({ group: 'rw_pop_pg', namesrvAddr: cluster.namesrv });
     await producer.start();
     t.teardown(() => producer.shutdown());
@@ -133,6 +134,47 @@ if (await interopReady(t, [V5_VERSION])) {
       while (next.length === 0 && Date.now() - t1 < 10_000) next = await c.receive(32, 10_000);
       t.same(next.map((m) => m.body.toString()), more, 'after the acks the queue goes on');
       for (const m of next) await c.ack(m);
+    });
+
+    t.test('rocketwire order pop, two consumers: a queue is held by one at a time; after an expiry it comes back from the first offset not acked', async (t) => {
+      // what test/broker/pop-order.test.ts checks on the embedded broker, on 5.3.3
+      const topic = 'RwPopOrder2';
+      const group = 'rw_pop_order2_cg';
+      const inv = 3000;
+      for (const q of [0, 1]) {
+        for (let i = 0; i < 6; i++) await producer.send({ topic, body: `q${q}-${i}` }, { selector: (qs) => qs.find((m) => m.queueId === q)! });
+      }
+      const mk = (): SimpleConsumer => new SimpleConsumer({ namesrvAddr: cluster.namesrv, consumerGroup: group, topic, initMode: 'MIN', awaitDurationMs: 0, orderly: true });
+      const a = mk();
+      const c = mk();
+      await a.start();
+      await c.start();
+      t.teardown(() => a.shutdown());
+      t.teardown(() => c.shutdown());
+      const names = (ms: ReceivedMessage[]): string[] => ms.map((m) => m.body.toString());
+      let first: ReceivedMessage[] = [];
+      const t0 = Date.now();
+      while (first.length === 0 && Date.now() - t0 < 10_000) first = await a.receive(3, inv);
+      const qa = first[0]!.queueId;
+      const qb = qa === 0 ? 1 : 0;
+      t.same(names(first), [0, 1, 2].map((i) => `q${qa}-${i}`), 'a batch smaller than a queue: one queue, from its start, in order');
+      const second = await c.receive(32, inv);
+      t.same(names(second), Array.from({ length: 6 }, (_, i) => `q${qb}-${i}`), 'the other consumer gets only the other queue');
+      t.equal(await c.ack(second), 'OK');
+      t.equal(await a.ack(first[0]!), 'OK', 'ack of the first only');
+      t.same(await c.receive(32, inv), [], 'the held queue gives nothing to anyone');
+      let again: ReceivedMessage[] = [];
+      const t1 = Date.now();
+      while (again.length === 0 && Date.now() - t1 < 15_000) {
+        again = await c.receive(32, inv);
+        if (again.length === 0) await delay(200);
+      }
+      t.comment(`the held queue came back ${Date.now() - t1} ms after the ack (invisible time ${inv} ms)`);
+      t.same(names(again), [1, 2, 3, 4, 5].map((i) => `q${qa}-${i}`), 'from the first offset not acked, in order');
+      t.same(again.map((m) => m.reconsumeTimes), [1, 1, 0, 0, 0], "reconsumeTimes from orderCountInfo: 1 for the ones handed out before");
+      t.equal(await a.ack(first[1]!), 'OK', 'a late ack from the expired pop is answered OK ...');
+      t.same(await a.receive(32, inv), [], '... and does not free the queue the other consumer holds');
+      t.equal(await c.ack(again), 'OK');
     });
 
     t.test('rocketwire PushConsumer (clientRebalance=false) in a group switched to POP: pops, acks, never pulls; a failed message comes back', async (t) => {

@@ -3,11 +3,13 @@
 // remoting client can use it: routes, sends, pulls, offsets, locks and send-backs all go to the proxy.
 //  - producer and push consumer (concurrent and orderly); offsets checked on the broker behind it;
 //  - the retry path (RECONSUME_LATER → CONSUMER_SEND_MSG_BACK through the proxy → redelivery);
-//  - a topic without `+message.type=NORMAL`: the proxy refuses the send; what it answers is pinned.
+//  - a topic without `+message.type=NORMAL`: the proxy refuses the send; what it answers is pinned;
+//  - POP through the proxy: the SimpleConsumer refuses it with PopNotSupportedError (issue 16).
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js';
 import { BrokerError } from '../../lib/index.js';
+import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { delay, startRealCluster, V55_VERSION } from './harness.js';
 import { interopReady } from './skip.js';
@@ -170,5 +172,23 @@ if (await interopReady(t, [V55_VERSION])) {
       t.equal(err.requestCode, RequestCode.SEND_MESSAGE_V2, `${topic}: answer to SEND_MESSAGE_V2`);
       t.match(err.message, '+message.type=NORMAL', `${topic}: the error says which attribute the topic needs`);
     }
+  });
+
+  t.test('POP through the proxy: the SimpleConsumer refuses with PopNotSupportedError, sending no POP', async (t) => {
+    const topic = 'ProxyPop';
+    await cluster.createTopic(topic, { queues: 2, attributes: NORMAL });
+    const c = new SimpleConsumer({ namesrvAddr: proxy, consumerGroup: 'proxy_pop_cg', topic, awaitDurationMs: 0 });
+    await c.start();
+    t.teardown(() => c.shutdown());
+    const err = await c.receive(1).catch((e: unknown) => e);
+    t.match(err, { name: 'PopNotSupportedError', reason: 'proxy', message: /RocketMQ proxy: POP over remoting does not work through the 5\.x proxy/ });
+    t.comment(`the proxy's route names it at ${(err as { addr?: string }).addr} (dialled as ${proxy})`);
+    // what a POP sent anyway gets (protocol-facts-5x §B6 inferred it from the code: an NPE in PullMessageActivity)
+    const res = await cluster.invoke(proxy, createRequest(RequestCode.POP_MESSAGE, {
+      extFields: { consumerGroup: 'proxy_pop_cg', topic, queueId: '-1', maxMsgNums: '1', invisibleTime: '5000', pollTime: '0', bornTime: String(Date.now()), initMode: '0', bname: 'broker-a' },
+    }));
+    t.comment(`the proxy answers a raw POP_MESSAGE: code ${res.code}, remark ${JSON.stringify(res.remark)}`);
+    t.equal(res.code, ResponseCode.SYSTEM_ERROR, 'a POP through the proxy fails (5.5.0) ...');
+    t.match(res.remark, /PullMessageRequestHeader\.getSysFlag\(\)" is null/, '... in PullMessageActivity, on the sysFlag a POP does not carry');
   });
 }

@@ -17,12 +17,14 @@ import {
   POP_ORDER_REVIVE_QUEUE,
   decodeReceiptHandle,
   encodeMsgOffsetInfo,
+  encodeOrderCountInfo,
   encodeReceiptHandle,
   encodeStartOffsetInfo,
   popRealTopic,
   popRetryMarkOf,
   popRetryTopic,
   type MsgOffsetEntry,
+  type OrderCountEntry,
   type StartOffsetEntry,
 } from '../../../protocol/pop-extra-info.js';
 import type { Clock, ClockTimer } from '../../clock.js';
@@ -32,6 +34,7 @@ import type { MessageInner } from '../message-record.js';
 import { scheduleEvery } from '../periodic-task.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation } from '../processor/request-processor.js';
+import { ConsumerOrderInfoManager, ORDER_ACK_ILLEGAL } from './consumer-order-info.js';
 import { PopCheckpointTable, checkpointKey, type PopCheckpoint } from './pop-checkpoints.js';
 import { MessageRequestModeManager, QueryAssignmentProcessor } from './query-assignment-processor.js';
 
@@ -63,6 +66,8 @@ interface PopResult {
   bytes: number;
   start: StartOffsetEntry[];
   msgs: MsgOffsetEntry[];
+  /** Order pops: the orderCountInfo entries. */
+  orderCounts: OrderCountEntry[];
   restNum: number;
 }
 
@@ -87,11 +92,14 @@ interface WaitingPop {
  * Differences from Apache, on purpose: a pop commits the group's offset past what it handed out
  * at once (Apache holds it in PopBufferMergeService until the checkpoint is stored), and the
  * checkpoints are a table persisted to `<store>/config/popCheckpoints.json` with the consumer
- * offsets, not timer messages in a revive topic. Order pops (`order=true`) are not served: they
- * are answered SYSTEM_ERROR naming the field, rather than served as unordered pops.
+ * offsets, not timer messages in a revive topic. Order pops (`order=true`) are served as Apache
+ * serves them (ConsumerOrderInfoManager): a queue is handed to one pop at a time, and the next
+ * messages only once those are acked or visible again.
  */
 export class PopService {
   readonly checkpoints: PopCheckpointTable;
+  /** The last order pop of each queue per group (order=true). */
+  readonly orderInfo: ConsumerOrderInfoManager;
   /** Request mode per topic@group (QUERY_ASSIGNMENT / SET_MESSAGE_REQUEST_MODE). */
   readonly modes: MessageRequestModeManager;
   private readonly waiting = new Map<string, Set<WaitingPop>>();
@@ -106,6 +114,7 @@ export class PopService {
     private readonly options: PopServiceOptions = {},
   ) {
     this.checkpoints = new PopCheckpointTable(storeDir);
+    this.orderInfo = new ConsumerOrderInfoManager(storeDir);
     this.modes = new MessageRequestModeManager(storeDir);
     this.random = options.random ?? Math.random;
     this.retryProbability = options.popFromRetryProbability ?? POP_FROM_RETRY_PROBABILITY;
@@ -129,12 +138,13 @@ export class PopService {
   /** Load the checkpoints, follow arrivals for long polling, start the revive scan and the periodic persist. */
   start(): void {
     this.checkpoints.load();
+    this.orderInfo.load();
     this.modes.load();
     this.ctx.messageStore.onArrival((topic, queueId) => this.notifyArrival(topic, queueId));
     const failed = (err: unknown): void => log('pop task failed: %O', err);
     this.stopTasks.push(
       scheduleEvery(this.clock, this.options.reviveIntervalMs ?? 1000, () => this.revive(), failed),
-      scheduleEvery(this.clock, this.options.persistIntervalMs ?? 5000, () => this.checkpoints.persist(), failed),
+      scheduleEvery(this.clock, this.options.persistIntervalMs ?? 5000, () => (this.checkpoints.persist(), this.orderInfo.persist()), failed),
     );
   }
 
@@ -149,6 +159,7 @@ export class PopService {
     }
     this.waiting.clear();
     this.checkpoints.persist(true);
+    this.orderInfo.persist(true);
   }
 
   /** Number of pops waiting for messages (POLLING_INFO's pollingNum, summed). */
@@ -175,9 +186,6 @@ export class PopService {
     if (h.queueId >= config.readQueueNums) {
       return fail(req, ResponseCode.INVALID_PARAMETER, `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${config.readQueueNums}] consumer:[${conn.remoteAddress}]`);
     }
-    if (h.order) {
-      return fail(req, ResponseCode.SYSTEM_ERROR, 'the embedded broker does not serve order pops (PopMessageRequestHeader.order=true)');
-    }
     let match: ((tagsCode: number) => boolean) | null;
     try {
       const sub = buildSubscriptionData(h.topic, h.exp ?? '*', 0, h.expType ?? 'TAG', { maxTags: this.ctx.limits.maxTagsPerSubscription });
@@ -189,7 +197,7 @@ export class PopService {
     }
     const run = (): { popTime: number; result: PopResult; reviveQid: number } => {
       const popTime = this.clock.now();
-      const reviveQid = this.ckCounter++ % REVIVE_QUEUE_NUM;
+      const reviveQid = h.order ? POP_ORDER_REVIVE_QUEUE : this.ckCounter++ % REVIVE_QUEUE_NUM;
       return { popTime, reviveQid, result: this.popMessages(h, config.readQueueNums, popTime, reviveQid, match) };
     };
     const first = run();
@@ -276,6 +284,7 @@ export class PopService {
         restNum: r.restNum,
         startOffsetInfo: encodeStartOffsetInfo(r.start),
         msgOffsetInfo: encodeMsgOffsetInfo(r.msgs),
+        ...(h.order && r.orderCounts.length > 0 ? { orderCountInfo: encodeOrderCountInfo(r.orderCounts) } : {}),
       }),
       body: code === ResponseCode.SUCCESS ? Buffer.concat(r.records, r.bytes) : null,
     });
@@ -283,12 +292,13 @@ export class PopService {
 
   /**
    * One pop: the retry topic first for popFromRetryProbability % of pops, otherwise only to fill a
-   * short batch; the topic's queues from a random one (queueId < 0) or the one asked for.
+   * short batch; the topic's queues from a random one (queueId < 0) or the one asked for. An
+   * order pop reads no retry topic (its messages come back in their queue).
    */
   private popMessages(h: PopMessageRequestHeader, readQueueNums: number, popTime: number, reviveQid: number, match: ((tagsCode: number) => boolean) | null): PopResult {
     const r = emptyResult();
     const retryTopic = popRetryTopic(h.topic, h.consumerGroup);
-    const retryFirst = this.random() * 100 < this.retryProbability;
+    const retryFirst = !h.order && this.random() * 100 < this.retryProbability;
     const popRetry = (): void => {
       const rc = this.ctx.topics.get(retryTopic);
       if (!rc) return;
@@ -301,7 +311,7 @@ export class PopService {
     } else {
       this.popQueue(h, h.topic, h.queueId, popTime, reviveQid, match, r);
     }
-    if (!retryFirst && count(r) < h.maxMsgNums) popRetry();
+    if (!retryFirst && !h.order && count(r) < h.maxMsgNums) popRetry();
     return r;
   }
 
@@ -329,6 +339,9 @@ export class PopService {
   ): void {
     const store = this.ctx.messageStore;
     let offset = this.popOffset(h.consumerGroup, topic, queueId, h.initMode);
+    // a queue whose last order pop is neither acked nor visible again gives nothing, and its
+    // backlog is not counted in restNum (PopMessageProcessor#popMsgFromQueue)
+    if (h.order && this.orderInfo.checkBlock(h.attemptId ?? null, topic, h.consumerGroup, queueId, h.invisibleTime, popTime)) return;
     const want = h.maxMsgNums - count(r);
     if (want <= 0) {
       r.restNum += Math.max(0, store.getMaxOffset(topic, queueId) - offset);
@@ -357,7 +370,14 @@ export class PopService {
           p += size;
         }
       }
-      if (offsets.length > 0) {
+      const mark = popRetryMarkOf(topic);
+      if (offsets.length > 0 && h.order) {
+        // no checkpoint: the group's offset stays at the first offset not acked, so what is not
+        // acked in time is handed out again from there (ConsumerOrderInfoManager#update)
+        r.orderCounts.push(...this.orderInfo.update(h.attemptId ?? null, mark, topic, h.consumerGroup, queueId, popTime, h.invisibleTime, offsets, this.clock.now()));
+        r.start.push({ retry: mark, queueId, startOffset: offset });
+        r.msgs.push({ retry: mark, queueId, offsets });
+      } else if (offsets.length > 0) {
         this.checkpoints.add({
           group: h.consumerGroup,
           topic,
@@ -370,11 +390,10 @@ export class PopService {
           offsets,
           acked: new Set(),
         });
-        const mark = popRetryMarkOf(topic);
         r.start.push({ retry: mark, queueId, startOffset: offset });
         r.msgs.push({ retry: mark, queueId, offsets });
       }
-      this.ctx.offsets.commit(h.consumerGroup, topic, queueId, got.nextBeginOffset);
+      if (!h.order) this.ctx.offsets.commit(h.consumerGroup, topic, queueId, got.nextBeginOffset);
     } else if (got.status === 'NO_MATCHED_MESSAGE' || got.status === 'MESSAGE_WAS_REMOVING') {
       // filtered out: nothing to hand out, the offset moves past them (Apache's addCkMock)
       this.ctx.offsets.commit(h.consumerGroup, topic, queueId, got.nextBeginOffset);
@@ -438,14 +457,34 @@ export class PopService {
     const bad = this.checkAckTarget(topic, queueId, offset, true);
     if (bad) return bad;
     const rh = decodeReceiptHandle(extraInfo);
-    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE) return { code: ResponseCode.SYSTEM_ERROR, remark: 'the embedded broker does not serve order pops' };
+    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE) return this.ackOrderly(group, topic, queueId, offset, rh.popTime, rh.invisibleTime);
     if (!this.checkpoints.ack(checkpointKey(group, topic, queueId, rh.ckQueueOffset, rh.popTime), offset)) {
       log('ack of %s@%s queue %d offset %d: no open checkpoint (acked or revived already)', topic, group, queueId, offset);
     }
     return null;
   }
 
-  private processBatchAck(req: RemotingCommand, body: { brokerName: string; acks: Array<{ consumerGroup: string; topic: string; retry: '0' | '1' | '2'; startOffset: number; queueId: number; popTime: number; bits: number[] }> }): RemotingCommand {
+  /**
+   * AckMessageProcessor#ackOrderly: an offset below the group's is acked already; otherwise the
+   * group's offset moves to the first offset of the pop not acked, and a queue no longer blocked
+   * wakes the pops waiting on it.
+   */
+  private ackOrderly(group: string, topic: string, queueId: number, offset: number, popTime: number, invisibleTime: number): { code: number; remark: string } | null {
+    const old = this.ctx.offsets.query(group, topic, queueId) ?? -1;
+    if (offset < old) return null;
+    const now = this.clock.now();
+    const next = this.orderInfo.commitAndNext(topic, group, queueId, offset, popTime, now);
+    if (next === ORDER_ACK_ILLEGAL) {
+      return { code: ResponseCode.MESSAGE_ILLEGAL, remark: `offset is illegal, key:${topic}@${group}@${queueId}, old:${old}, commit:${offset}, next:${next}` };
+    }
+    if (next >= 0) {
+      this.ctx.offsets.commit(group, topic, queueId, next);
+      if (!this.orderInfo.checkBlock(null, topic, group, queueId, invisibleTime, now)) this.notifyArrival(topic, queueId);
+    }
+    return null;
+  }
+
+  private processBatchAck(req: RemotingCommand, body: { brokerName: string; acks: Array<{ consumerGroup: string; topic: string; retry: '0' | '1' | '2'; startOffset: number; queueId: number; reviveQueueId: number; popTime: number; invisibleTime: number; bits: number[] }> }): RemotingCommand {
     if (body.acks.length === 0) return fail(req, ResponseCode.NO_MESSAGE, 'empty batch ack');
     for (const a of body.acks) {
       const topic = popRealTopic(a.topic, a.consumerGroup, a.retry);
@@ -454,7 +493,11 @@ export class PopService {
       for (const bit of a.bits) {
         const offset = a.startOffset + bit;
         if (this.checkAckTarget(topic, a.queueId, offset, true)) continue;
-        this.checkpoints.ack(key, offset);
+        if (a.reviveQueueId === POP_ORDER_REVIVE_QUEUE) {
+          // Apache answers a batch's order acks with the last one's result
+          const bad = this.ackOrderly(a.consumerGroup, topic, a.queueId, offset, a.popTime, a.invisibleTime);
+          if (bad) return fail(req, bad.code, bad.remark);
+        } else this.checkpoints.ack(key, offset);
       }
     }
     return ok(req);
@@ -467,8 +510,18 @@ export class PopService {
     const bad = this.checkAckTarget(h.topic, h.queueId, h.offset, false);
     if (bad) return fail(req, bad.code, bad.remark);
     const rh = decodeReceiptHandle(h.extraInfo);
-    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE) return fail(req, ResponseCode.SYSTEM_ERROR, 'the embedded broker does not serve order pops');
     const now = this.clock.now();
+    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE) {
+      // ChangeInvisibleTimeProcessor#processChangeInvisibleTimeForOrder: the message's own next
+      // visible time; the receipt keeps its popTime, its invisible time counts from that
+      const old = this.ctx.offsets.query(h.consumerGroup, h.topic, h.queueId) ?? -1;
+      let visibleAt = rh.popTime + rh.invisibleTime;
+      if (h.offset >= old) {
+        visibleAt = now + h.invisibleTime;
+        this.orderInfo.updateNextVisibleTime(h.topic, h.consumerGroup, h.queueId, h.offset, rh.popTime, visibleAt);
+      }
+      return ok(req, { extFields: { popTime: String(rh.popTime), invisibleTime: String(visibleAt - rh.popTime), reviveQid: String(rh.reviveQid) } });
+    }
     const prefix = `${RETRY_GROUP_TOPIC_PREFIX}${h.consumerGroup}_`;
     const originTopic = h.topic.startsWith(prefix) ? h.topic.slice(prefix.length) : h.topic;
     // Apache writes the new checkpoint first, then acks the old one (ChangeInvisibleTimeProcessor)
@@ -551,7 +604,7 @@ export class PopService {
 }
 
 function emptyResult(): PopResult {
-  return { records: [], bytes: 0, start: [], msgs: [], restNum: 0 };
+  return { records: [], bytes: 0, start: [], msgs: [], orderCounts: [], restNum: 0 };
 }
 
 function count(r: PopResult): number {

@@ -68,27 +68,40 @@ export async function consumeLite(opts: BenchOptions, expect: number, progress: 
   }
 }
 
+/** rocketwire's LitePullConsumer as a peer ("lite", `--vs lite`) of push or pop rounds, in this process. */
+export function litePeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
+  return async (run) => {
+    const r = await consumeLite(opts, run.expect, null, run.t0);
+    return { name: 'lite', received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+  };
+}
+
 /** The push consumer as a peer of a lite round (`--mode lite` adds it), measured in this process. */
 export function pushPeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
   return async (run) => {
-    const r = await consumeRocketwire(opts, run.expect, null, run.t0, 'consume (rocketwire push)');
+    // push whatever --mode is: in pop mode consumeRocketwire would pop
+    const r = await consumeRocketwire({ ...opts, mode: 'push' }, run.expect, null, run.t0, 'consume (rocketwire push)');
     return { name: 'push', received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
   };
 }
 
-/** Compiles RefClient.java with LitePullClient.java (the classes prepareJava builds hold only RefClient). */
-function prepareJavaLite(): string {
+/**
+ * Compiles RefClient.java with one feature client beside it (LitePullClient.java, PopClient.java)
+ * into its own folder, cached by source hash: the classes prepareJava builds hold only RefClient.
+ */
+export function prepareJavaWith(mainClass: string): string {
   const cp = prepareJava(); // checks java/javac and fetches the jars
   const lib = cp.split(path.delimiter)[1]!;
-  const srcs = ['RefClient.java', 'LitePullClient.java'].map((f) => path.join(REPO, 'test', 'interop', 'java', f));
+  const srcs = ['RefClient.java', `${mainClass}.java`].map((f) => path.join(REPO, 'test', 'interop', 'java', f));
   const h = createHash('sha1');
   for (const s of srcs) h.update(fs.readFileSync(s));
-  const classes = path.join(process.env.ROCKETWIRE_CACHE ?? path.join(os.homedir(), '.cache', 'rocketwire'), 'bench-refclient', `lite-${JAVA_PEER_VERSION}-${h.digest('hex').slice(0, 12)}`);
-  if (!fs.existsSync(path.join(classes, 'LitePullClient.class'))) {
+  const prefix = mainClass === 'LitePullClient' ? 'lite' : mainClass.toLowerCase();
+  const classes = path.join(process.env.ROCKETWIRE_CACHE ?? path.join(os.homedir(), '.cache', 'rocketwire'), 'bench-refclient', `${prefix}-${JAVA_PEER_VERSION}-${h.digest('hex').slice(0, 12)}`);
+  if (!fs.existsSync(path.join(classes, `${mainClass}.class`))) {
     const tmp = `${classes}.tmp${process.pid}`;
     fs.mkdirSync(tmp, { recursive: true });
     const r = spawnSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', lib, '-d', tmp, ...srcs], { stdio: ['ignore', 'ignore', 'pipe'] });
-    if (r.status !== 0) throw new CliError(`javac LitePullClient.java failed: ${r.stderr.toString().trim().split('\n')[0]}`);
+    if (r.status !== 0) throw new CliError(`javac ${mainClass}.java failed: ${r.stderr.toString().trim().split('\n')[0]}`);
     fs.rmSync(classes, { recursive: true, force: true });
     fs.renameSync(tmp, classes);
   }
@@ -97,7 +110,7 @@ function prepareJavaLite(): string {
 
 /** Java's DefaultLitePullConsumer (5.3.3, its defaults) in a poll loop, in its own JVM. */
 export async function runJavaLitePeer(run: PeerRun): Promise<PeerResult> {
-  const cp = prepareJavaLite();
+  const cp = prepareJavaWith('LitePullClient');
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-java-lite-'));
   try {
     return await runPeer(

@@ -1,4 +1,9 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { SimpleConsumer } from '../../consumer/simple-consumer.js';
+import { prepareJavaWith } from './lite.js';
+import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
 import { consumeRoundFigures, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
@@ -67,5 +72,38 @@ export async function consumeRocketwirePop(opts: BenchOptions, expect: number, p
     rss.stop();
     gc.stop();
     await consumer.shutdown();
+  }
+}
+
+/** rocketwire's SimpleConsumer as a peer ("pop", `--vs pop`) of push or lite rounds, in this process. */
+export function popPeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
+  return async (run) => {
+    const r = await consumeRocketwirePop(opts, run.expect, null, run.t0, 'consume (rocketwire)', run.expect);
+    return { name: 'pop', received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+  };
+}
+
+/**
+ * Java 5.3.3's DefaultMQPushConsumer in pop mode ("java-pop"), in its own JVM: PopClient pop-bench
+ * switches its new group to POP on the topic's masters (as mqadmin setConsumeMode), then pops with
+ * Java's defaults. Needs a 5.x broker with POP on (5.3.3: timerWheelEnable=true).
+ */
+export async function runJavaPopPeer(run: PeerRun): Promise<PeerResult> {
+  const cp = prepareJavaWith('PopClient');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-java-pop-'));
+  try {
+    return await runPeer(
+      'java-pop',
+      'java',
+      [
+        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp', cp, 'PopClient', 'pop-bench',
+        '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_pop_bench_${Date.now().toString(36)}`,
+        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--progress-ms', '100',
+      ],
+      run,
+    );
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
   }
 }
