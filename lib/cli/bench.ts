@@ -190,7 +190,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of peers) {
-    if (!Object.hasOwn(PEERS, p) && !Object.hasOwn(LOCAL_PEERS, p)) throw new UsageError(`--vs takes java, ali-ons, raw-pull and/or decode-pull, got "${p}"`);
+    if (!Object.hasOwn(PEERS, p) && !Object.hasOwn(LOCAL_PEERS, p)) throw new UsageError(`--vs takes ${[...Object.keys(PEERS), ...Object.keys(LOCAL_PEERS)].join(', ')} (comma-separated), got "${p}"`);
   }
   const mode = str('mode') ?? 'push';
   if (mode !== 'push' && mode !== 'lite' && mode !== 'pop') throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
