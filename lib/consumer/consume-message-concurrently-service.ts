@@ -144,6 +144,7 @@ export class ConsumeMessageConcurrentlyService {
     for (let i = 0; i < msgs.length; i++) msgs[i]!.properties.CONSUME_START_TIME = startText;
     const ctx: ConsumeConcurrentlyContext = { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX };
     const trace = this.host.trace ? this.host.trace.before(msgs) : null;
+    this.host.metrics?.beforeConsume(msgs, begin);
     let result: unknown;
     let threw = false;
     try {
@@ -169,6 +170,7 @@ export class ConsumeMessageConcurrentlyService {
   private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number, trace: TraceContext | null = null, threw = false): void {
     const now = this.host.config.clock.now();
     if (trace) this.host.trace!.after(trace, req.msgs.length, { status, threw, timedOut: now - begin >= this.host.config.consumeTimeoutMs });
+    this.host.metrics?.afterConsume(req.msgs, begin, now, status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
     if (this.pumping) this.pumpNow = now;
     this.host.recorder.consumeRt(req.mq.topic, now - begin);
     req.pq.markConsumed(now);
