@@ -6,6 +6,9 @@ import t from 'tap';
 import { metrics } from '@opentelemetry/api';
 import { PushConsumer, pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
+import { LitePullConsumer } from '../../lib/consumer/lite-pull-consumer.js';
+import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
+import { produce } from '../consumer/helpers.js';
 import { uniqueName, until, withBroker } from '../consumer/helpers.js';
 import { gaugePoints, histogramPoints, metricsProbe } from './helpers.js';
 
@@ -162,6 +165,53 @@ t.test('no provider set: nothing is built; the global provider once set; metrics
   await producer.shutdown();
   const points = histogramPoints((await probe.collect()).get('rocketmq_send_cost_time'));
   t.equal(points.reduce((n, p) => n + p.count, 0), 1, 'the global provider got the one send of the producer without the option');
+});
+
+t.test('LitePullConsumer: delivery latency per pull, await time per poll; SimpleConsumer: delivery latency per receive', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const probe = metricsProbe();
+  t.teardown(() => probe.close());
+  const topic = uniqueName('MetricsLite');
+  await produce(broker.namesrv, topic, 4, () => ({}), { single: true });
+  const group = uniqueName('lite_cg');
+  const lite = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', metrics: { meterProvider: probe.provider } });
+  lite.subscribe(topic);
+  await lite.start();
+  let got = 0;
+  let polls = 0;
+  while (got < 4) {
+    const batch = await lite.poll(1000);
+    if (batch.length > 0) polls++;
+    got += batch.length;
+  }
+  await lite.shutdown();
+  let m = await probe.collect();
+  const labels = { topic, client_id: lite.clientId, consumer_group: group };
+  const delivery = histogramPoints(m.get('rocketmq_delivery_latency'));
+  t.same(delivery.map((p) => p.attributes), [labels]);
+  t.ok(delivery[0]!.count >= 1 && delivery[0]!.count <= 4, 'one per pull that found messages');
+  const awaitPts = histogramPoints(m.get('rocketmq_await_time'));
+  t.equal(awaitPts[0]!.count, polls, 'one per poll that returned messages');
+  t.notOk(m.has('rocketmq_process_time'), 'no handler, no process time');
+
+  const popTopic = uniqueName('MetricsPop');
+  await produce(broker.namesrv, popTopic, 3, () => ({}), { single: true });
+  const popGroup = uniqueName('pop_cg');
+  const simple = new SimpleConsumer({ namesrvAddr: broker.namesrv, consumerGroup: popGroup, topic: popTopic, initMode: 'MIN', awaitDurationMs: 0, metrics: { meterProvider: probe.provider } });
+  await simple.start();
+  t.teardown(() => simple.shutdown());
+  let received = 0;
+  let receives = 0;
+  for (let i = 0; i < 20 && received < 3; i++) {
+    const r = await simple.receive(32, 60_000);
+    if (r.length > 0) receives++;
+    received += r.length;
+  }
+  t.equal(received, 3);
+  m = await probe.collect();
+  const popDelivery = histogramPoints(m.get('rocketmq_delivery_latency')).find((p) => p.attributes.topic === popTopic);
+  t.match(popDelivery, { attributes: { topic: popTopic, consumer_group: popGroup }, count: receives }, 'one per receive that brought messages, as Java\'s SimpleConsumer');
 });
 
 t.test('a bad metrics option names it', async (t) => {
