@@ -23,6 +23,8 @@ interface ConsumeRequest {
   msgs: MessageExt[];
   pq: ProcessQueue;
   mq: MessageQueue;
+  /** When the pull that brought the messages was answered (−1: a local retry), for the await-time metric. */
+  arrivedAt: number;
 }
 
 /**
@@ -76,15 +78,15 @@ export class ConsumeMessageConcurrentlyService {
    * as after queuing them one by one (nothing finishes in between), and a run of synchronous
    * calls shares clock readings (see pumpNow).
    */
-  submitConsumeRequest(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
+  submitConsumeRequest(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue, arrivedAt = -1): void {
     if (this.stopped) return;
     const batch = this.host.config.consumeMessageBatchMaxSize;
     if (msgs.length <= batch) {
-      this.backlog.push({ msgs, pq, mq });
+      this.backlog.push({ msgs, pq, mq, arrivedAt });
     } else if (batch === 1) {
-      for (let i = 0; i < msgs.length; i++) this.backlog.push({ msgs: [msgs[i]!], pq, mq });
+      for (let i = 0; i < msgs.length; i++) this.backlog.push({ msgs: [msgs[i]!], pq, mq, arrivedAt });
     } else {
-      for (let i = 0; i < msgs.length; i += batch) this.backlog.push({ msgs: msgs.slice(i, i + batch), pq, mq });
+      for (let i = 0; i < msgs.length; i += batch) this.backlog.push({ msgs: msgs.slice(i, i + batch), pq, mq, arrivedAt });
     }
     this.pump();
   }
@@ -144,7 +146,7 @@ export class ConsumeMessageConcurrentlyService {
     for (let i = 0; i < msgs.length; i++) msgs[i]!.properties.CONSUME_START_TIME = startText;
     const ctx: ConsumeConcurrentlyContext = { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX };
     const trace = this.host.trace ? this.host.trace.before(msgs) : null;
-    this.host.metrics?.beforeConsume(msgs, begin);
+    this.host.metrics?.beforeConsume(msgs, begin, req.arrivedAt);
     let result: unknown;
     let threw = false;
     try {

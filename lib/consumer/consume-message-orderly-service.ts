@@ -136,7 +136,8 @@ export class ConsumeMessageOrderlyService {
       const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 };
       let status: unknown;
       const trace = this.host.trace ? this.host.trace.before(msgs) : null;
-      this.host.metrics?.beforeConsume(msgs, now);
+      const metrics = this.host.metrics;
+      if (metrics) metrics.beforeConsume(msgs, now, metrics.arrivalOf(msgs[0]));
       let threw = false;
       try {
         const r = this.listener(msgs, ctx);

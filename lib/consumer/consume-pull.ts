@@ -185,14 +185,18 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
         props.MAX_OFFSET = maxText;
         m.brokerName = mq.brokerName;
       }
-      impl.metrics?.arrived(msgs, now);
+      const metrics = impl.metrics;
+      if (metrics) {
+        metrics.arrived(msgs, now);
+        if (impl.orderlyService) for (let i = 0; i < msgs.length; i++) metrics.track(msgs[i]!, now);
+      }
       const dispatchToConsume = pq.putMessage(msgs);
       // The span as the next pull's check sees it in Java, where the batch just pulled is still cached
       // (its handler calls run on other threads). A synchronous handler here consumes the batch inline
       // before the next pull is checked, so past a held message the span would never be seen over its
       // limit and the pulls would run to the end of the queue without the 50 ms backoff.
       const spanOver = !config.orderly && pq.maxSpan > impl.limits.consumeConcurrentlyMaxSpan;
-      if (impl.concurrently) impl.concurrently.submitConsumeRequest(msgs, pq, mq);
+      if (impl.concurrently) impl.concurrently.submitConsumeRequest(msgs, pq, mq, now);
       else impl.orderlyService!.submitConsumeRequest(msgs, pq, mq, dispatchToConsume);
       if (spanOver && !pq.dropped) parkForFlowControl(impl, pr, 'span');
       else if (config.pullIntervalMs > 0) impl.pullService.executePullRequestLater(pr, config.pullIntervalMs);

@@ -398,7 +398,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     if (this.config.autoCommit) this.maybeAutoCommit();
     const req = await this.takeRequest(timeoutMs);
     if (req === null) return [];
-    this.metrics?.beforeConsume(req.msgs, this.config.base.clock.now());
+    if (this.metrics) this.metrics.beforeConsume(req.msgs, this.config.base.clock.now(), this.metrics.arrivalOf(req.msgs));
     req.queue.consumeOffset = this.removeTaken(req);
     return req.msgs;
   }
@@ -682,7 +682,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
           }
           this.counters.found++;
           this.counters.messagesPulled += msgs.length;
-          this.metrics?.arrived(msgs, base.clock.now());
+          if (this.metrics) {
+            const now = base.clock.now();
+            this.metrics.arrived(msgs, now);
+            this.metrics.track(msgs, now);
+          }
           pq.putMessage(msgs);
           this.cache.put({ msgs, queue: st, generation });
         }

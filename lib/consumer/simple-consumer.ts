@@ -261,7 +261,7 @@ export class SimpleConsumer {
     }
     const h = decodeResponseHeader(op, res, addr);
     const msgs = res.body ? decodeMessages(res.body) : [];
-    this.metrics?.arrived(msgs, this.o.clock.now(), false);
+    this.metrics?.arrived(msgs, this.o.clock.now());
     assignReceiptHandles(msgs, h, brokerName, this.o.orderly);
     const out: ReceivedMessage[] = [];
     for (const m of msgs) {

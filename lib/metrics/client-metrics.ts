@@ -10,18 +10,28 @@ function histogram(meter: MeterLike, spec: HistogramSpec): HistogramLike {
  * does not allocate (the SDK keys its series by the attributes' content, not their identity).
  */
 class LabelCache {
-  private readonly map = new Map<string, MetricAttributes>();
+  /** By status ('' for none), then topic. */
+  private readonly maps = new Map<string, Map<string, MetricAttributes>>();
+  /** The last answer: a consumer's calls come from one topic at a time. */
+  private lastTopic = '';
+  private lastStatus = '\u0000';
+  private last: MetricAttributes = {};
   constructor(private readonly base: MetricAttributes) {}
-  get(topic: string, status?: string): MetricAttributes {
-    const key = status === undefined ? topic : `${status}\u0000${topic}`;
-    let a = this.map.get(key);
+  get(topic: string, status = ''): MetricAttributes {
+    if (topic === this.lastTopic && status === this.lastStatus) return this.last;
+    let byTopic = this.maps.get(status);
+    if (byTopic === undefined) this.maps.set(status, (byTopic = new Map()));
+    let a = byTopic.get(topic);
     if (a === undefined) {
       a = { ...this.base, [MetricLabels.TOPIC]: topic };
-      if (status !== undefined) a[MetricLabels.INVOCATION_STATUS] = status;
+      if (status !== '') a[MetricLabels.INVOCATION_STATUS] = status;
       // A client sending to an unbounded set of topics must not grow this without end.
-      if (this.map.size >= 10_000) this.map.clear();
-      this.map.set(key, a);
+      if (byTopic.size >= 10_000) byTopic.clear();
+      byTopic.set(topic, a);
     }
+    this.lastTopic = topic;
+    this.lastStatus = status;
+    this.last = a;
     return a;
   }
 }
@@ -70,7 +80,11 @@ export class ConsumerMetrics {
   private readonly awaitTime: HistogramLike;
   private readonly process: HistogramLike;
   private readonly labels: LabelCache;
-  /** When each cached message arrived (the pull's answer), for the await time. */
+  /**
+   * When messages (or a pulled batch) arrived, for the await time of the consumers that take
+   * messages out of order of arrival (orderly, lite pull); the concurrent service carries the
+   * arrival in its consume requests instead, which costs nothing per message.
+   */
   private readonly arrivals = new WeakMap<object, number>();
   private readonly gauges: [ObservableGaugeLike, (r: ObservableResultLike) => void][] = [];
 
@@ -100,23 +114,33 @@ export class ConsumerMetrics {
 
   /**
    * A pull (or pop) brought `msgs` at `now`: the delivery latency of the first one, as Java records
-   * it once per received batch, skipped when negative (clocks of broker and client disagree); and,
-   * with `cached`, each message's arrival for its await time.
+   * it once per received batch, skipped when negative (clocks of broker and client disagree).
    */
-  arrived(msgs: readonly MessageLike[], now: number, cached = true): void {
+  arrived(msgs: readonly MessageLike[], now: number): void {
     const first = msgs[0];
     if (first === undefined) return;
     const latency = now - first.storeTimestamp;
     if (latency >= 0) this.delivery.record(latency, this.labels.get(originalTopic(first)));
-    if (cached) for (let i = 0; i < msgs.length; i++) this.arrivals.set(msgs[i]!, now);
   }
 
-  /** A handler call starts at `now` with `msgs` (their retry topics already put back): the first one's await time. */
-  beforeConsume(msgs: readonly MessageLike[], now: number): void {
+  /** Remembers when `key` (a message, or a pulled batch handed out whole) arrived. */
+  track(key: object, now: number): void {
+    this.arrivals.set(key, now);
+  }
+
+  /** `track`ed arrival of `key`, or −1. */
+  arrivalOf(key: object | undefined): number {
+    return key === undefined ? -1 : (this.arrivals.get(key) ?? -1);
+  }
+
+  /**
+   * A handler call (or poll) starts at `now` with `msgs` (their retry topics already put back),
+   * which arrived at `arrivedAt` (−1: unknown, nothing recorded): the await time, once per call.
+   */
+  beforeConsume(msgs: readonly MessageLike[], now: number, arrivedAt: number): void {
     const first = msgs[0];
-    if (first === undefined) return;
-    const at = this.arrivals.get(first);
-    if (at !== undefined) this.awaitTime.record(Math.max(0, now - at), this.labels.get(first.topic));
+    if (first === undefined || arrivedAt < 0) return;
+    this.awaitTime.record(Math.max(0, now - arrivedAt), this.labels.get(first.topic));
   }
 
   /** The handler call that began at `begin` ended at `now`: the process time of each of its messages. */
