@@ -79,6 +79,25 @@ t.test('send, delivery, await and process metrics with Java\'s names, buckets an
   t.equal(got.get('rocketmq_process_time')!.descriptor.unit, 'ms');
 });
 
+t.test('orderly consumption records await and process time per call, failure for SUSPEND_CURRENT_QUEUE_A_MOMENT', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const probe = metricsProbe();
+  t.teardown(() => probe.close());
+  const topic = uniqueName('MetricsOrderly');
+  await produce(broker.namesrv, topic, 4, () => ({}), { single: true });
+  const consumer = new PushConsumer({ consumerGroup: uniqueName('orderly_cg'), namesrvAddr: broker.namesrv, consumeFromWhere: 'first', orderly: true, suspendCurrentQueueTimeMillis: 10, metrics: { meterProvider: probe.provider } });
+  consumer.subscribe(topic);
+  let calls = 0;
+  await consumer.start(() => (++calls === 1 ? 'SUSPEND_CURRENT_QUEUE_A_MOMENT' : 'SUCCESS'));
+  t.teardown(() => consumer.shutdown());
+  await until(() => calls >= 5, 'four messages and the suspended one again');
+  const got = await probe.collect();
+  t.equal(histogramPoints(got.get('rocketmq_await_time')).reduce((n, p) => n + p.count, 0), 5, 'one await record per call');
+  const proc = Object.fromEntries(histogramPoints(got.get('rocketmq_process_time')).map((p) => [p.attributes.invocation_status as string, p.count]));
+  t.same(proc, { success: 4, failure: 1 });
+});
+
 t.test('a failed send attempt is recorded with invocation_status failure', async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
