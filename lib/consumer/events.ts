@@ -87,12 +87,12 @@ export interface OffsetCommitEvent {
 export type { ConnectionEvent, RequestTimeoutEvent } from '../remoting/events.js';
 
 /** Which part an unexpected error stopped. */
-export type CrashedPart = 'pull' | 'rebalance' | 'consume' | 'offsetFlush';
+export type CrashedPart = 'pull' | 'rebalance';
 
 /**
- * An unexpected error (a bug, or a user strategy or hook that threw) stopped a part: the pull loop
- * of one queue (`queue` given; it is pulled again at the next rebalance that re-creates it), a
- * rebalance round (the next one runs at its period), a consume result's processing, an offset flush.
+ * An unexpected error (a bug, or a user strategy or hook that threw) stopped a part: the pulls of
+ * one queue (`queue` given: its pull request was lost; the queue is pulled again once a rebalance
+ * drops and re-creates it), or a rebalance round (the next one runs at its period).
  */
 export interface CrashEvent {
   part: CrashedPart;
