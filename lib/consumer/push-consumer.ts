@@ -10,6 +10,7 @@ import type {
   MessageListenerOrderly,
 } from './consume-types.js';
 import type { PushConsumerEvents } from './consumer-events.js';
+import { ConsumerEvents } from './events.js';
 import type { ConsumerStats } from './consumer-stats.js';
 import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../protocol/index.js';
@@ -170,6 +171,11 @@ export class PushConsumer<Orderly extends boolean = false> {
     this.#impl.events.on(event, listener);
     this.#impl.instr.listening();
     return () => this.#impl.events.off(event, listener);
+  }
+
+  /** The events' names, as KafkaJS's `consumer.events`: `consumer.on(consumer.events.REBALANCE, …)`. */
+  get events(): typeof ConsumerEvents {
+    return ConsumerEvents;
   }
 
   /** Removes a listener added with on(). */

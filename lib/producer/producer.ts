@@ -37,7 +37,7 @@ import { isReplyMessage, RequestReply, systemPropertiesOf, type RequestMessageLi
 import { ProducerTrace } from '../trace/trace-hooks.js';
 import { isDelayed } from './timer-message.js';
 import { namespacedBatchMember, namespacedMessage, namespacedSendOptions, resultWithoutNamespace } from './producer-namespace.js';
-import { messagesIn, ProducerInstrumentation, type ProducerEventMap } from './events.js';
+import { messagesIn, ProducerEvents, ProducerInstrumentation, type ProducerEventMap } from './events.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -217,6 +217,11 @@ export class Producer {
    */
   on<E extends keyof ProducerEventMap>(event: E, listener: (...args: ProducerEventMap[E]) => void): () => void {
     return this.instr.on(event, listener);
+  }
+
+  /** The events' names, as KafkaJS's `producer.events`: `producer.on(producer.events.SEND, …)`. */
+  get events(): typeof ProducerEvents {
+    return ProducerEvents;
   }
 
   /** Publish queues of `topic`, asking the name server when not known (auto-create via TBW102 if absent). */

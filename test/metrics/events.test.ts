@@ -28,7 +28,8 @@ t.test('consumer: rebalance, pull and offset commit events; on() returns the rem
   const commits: OffsetCommitEvent[] = [];
   const connects: ConnectionEvent[] = [];
   const removed: unknown[] = [];
-  consumer.on(ConsumerEvents.REBALANCE, (e) => rebalances.push(e));
+  t.equal(consumer.events, ConsumerEvents, 'consumer.events names them too');
+  consumer.on(consumer.events.REBALANCE, (e) => rebalances.push(e));
   consumer.on(ConsumerEvents.PULL, (e) => pulls.push(e));
   consumer.on(ConsumerEvents.OFFSET_COMMIT, (e) => commits.push(e));
   consumer.on(ConsumerEvents.CONNECT, (e) => connects.push(e));
@@ -99,7 +100,8 @@ t.test('producer: send events for answered and failed attempts; on() returns the
   const topic = uniqueName('EvSend');
   const producer = new Producer({ namesrvAddr: broker.namesrv, group: uniqueName('ev_pg') });
   const sends: SendEvent[] = [];
-  const off = producer.on(ProducerEvents.SEND, (e) => sends.push(e));
+  t.equal(producer.events, ProducerEvents);
+  const off = producer.on(producer.events.SEND, (e) => sends.push(e));
   await producer.start();
   t.teardown(() => producer.shutdown());
   const r = await producer.send({ topic, body: 'one' });
