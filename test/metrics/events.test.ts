@@ -61,6 +61,31 @@ t.test('consumer: rebalance, pull and offset commit events; on() returns the rem
   t.ok(connects.length > 0 && connects.every((c) => typeof c.brokerAddr === 'string'), 'connect events for the connections opened');
 });
 
+t.test('consumer: a second member of the group takes queues away, and the rebalance event says which', async (t) => {
+  const broker = await withBroker();
+  t.teardown(() => broker.close());
+  const topic = uniqueName('EvRebal');
+  await produce(broker.namesrv, topic, 1);
+  const group = uniqueName('ev_cg');
+  const a = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, instanceName: uniqueName('a') });
+  a.subscribe(topic);
+  const seen: RebalanceEvent[] = [];
+  a.on(ConsumerEvents.REBALANCE, (e) => e.topic === topic && seen.push(e));
+  await a.start(() => 'CONSUME_SUCCESS');
+  t.teardown(() => a.shutdown());
+  const b = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, instanceName: uniqueName('b') });
+  b.subscribe(topic);
+  await b.start(() => 'CONSUME_SUCCESS');
+  t.teardown(() => b.shutdown());
+  await until(() => seen.length >= 2, 'the second rebalance of the first member');
+  t.equal(seen[0]!.after.length, 4, 'alone: all four queues');
+  const second = seen[1]!;
+  t.same(second.before, seen[0]!.after, 'before is what the previous event left');
+  t.equal(second.after.length, 2, 'two members: two queues each');
+  t.equal(second.removed.length, 2, 'two queues given up');
+  t.same(second.added, []);
+});
+
 t.test('consumer: flow control pauses a queue over its cache limit and resumes it when drained', async (t) => {
   const broker = await withBroker({ queues: 1 });
   t.teardown(() => broker.close());
