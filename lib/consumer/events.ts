@@ -1,3 +1,4 @@
+import createDebug from 'debug';
 import type { MessageQueue } from '../../protocol/index.js';
 import { queueKey } from '../../protocol/internal.js';
 import type { PullStatus } from '../client/index.js';
@@ -7,6 +8,8 @@ import { ConsumerMetrics, resolveMeter, type CachedQueue, type MetricsOptions } 
 import type { FlowControlReason } from './flow-control.js';
 import type { ProcessQueue } from './process-queue.js';
 import type { PullRequest } from './pull-request.js';
+
+const log = createDebug('rocketwire:consumer');
 
 // Typed instrumentation events of the consumers, as KafkaJS's `consumer.events`: a constant per
 // event, a documented payload each, `on()` returning the function that removes the listener. The
@@ -131,6 +134,15 @@ export class ConsumerInstrumentation {
   /** How many are in `paused`: a pull passing flow control looks it up only when some are. */
   private pausedCount = 0;
 
+  /** Emits; a listener that throws is logged and never reaches the consumer's own code. */
+  private fire<E extends keyof ConsumerInstrumentationEvents>(event: E, ...args: ConsumerInstrumentationEvents[E]): void {
+    try {
+      this.events.emit(event, ...args);
+    } catch (err) {
+      log('a %s listener threw: %s', event, (err as Error)?.message ?? err);
+    }
+  }
+
   constructor(
     private readonly events: InstrumentationEmitter,
     /** The consumer's clock, read only when an event needs a time. */
@@ -144,7 +156,7 @@ export class ConsumerInstrumentation {
     if (!this.events.has('rebalance')) return;
     const was = new Set(before.map(queueKey));
     const now = new Set(after.map(queueKey));
-    this.events.emit('rebalance', {
+    this.fire('rebalance', {
       topic,
       before,
       after,
@@ -155,7 +167,7 @@ export class ConsumerInstrumentation {
 
   pulled(pr: PullRequest, brokerAddr: string, status: PullStatus, found: number, latencyMs: number): void {
     if (!this.events.has('pull')) return;
-    this.events.emit('pull', { queue: pr.messageQueue, brokerAddr, status, found, latencyMs, nextOffset: pr.nextOffset });
+    this.fire('pull', { queue: pr.messageQueue, brokerAddr, status, found, latencyMs, nextOffset: pr.nextOffset });
   }
 
   /** Flow control parked `pr`'s pull: a pause event the first time, not at each 50 ms re-check. */
@@ -165,7 +177,7 @@ export class ConsumerInstrumentation {
     this.paused.set(pr, { reason, since: this.now() });
     this.pausedCount++;
     const pq = pr.processQueue;
-    if (this.events.has('flowControlPause')) this.events.emit('flowControlPause', { queue: pr.messageQueue, reason, cachedMessages: pq.msgCount, cachedBytes: pq.msgSize });
+    if (this.events.has('flowControlPause')) this.fire('flowControlPause', { queue: pr.messageQueue, reason, cachedMessages: pq.msgCount, cachedBytes: pq.msgSize });
   }
 
   /** `pr` passed flow control: a resume event when it had been paused. */
@@ -178,16 +190,16 @@ export class ConsumerInstrumentation {
     const now = this.now();
     const pq = pr.processQueue;
     if (this.events.has('flowControlResume')) {
-      this.events.emit('flowControlResume', { queue: pr.messageQueue, reason: p.reason, cachedMessages: pq.msgCount, cachedBytes: pq.msgSize, pausedMs: now - p.since });
+      this.fire('flowControlResume', { queue: pr.messageQueue, reason: p.reason, cachedMessages: pq.msgCount, cachedBytes: pq.msgSize, pausedMs: now - p.since });
     }
   }
 
   offsetCommitted(queue: MessageQueue, offset: number, brokerAddr: string): void {
-    if (this.events.has('offsetCommit')) this.events.emit('offsetCommit', { queue, offset, brokerAddr });
+    if (this.events.has('offsetCommit')) this.fire('offsetCommit', { queue, offset, brokerAddr });
   }
 
   crashed(part: CrashedPart, error: unknown, queue?: MessageQueue): void {
-    if (this.events.has('crash')) this.events.emit('crash', { part, error, queue });
+    if (this.events.has('crash')) this.fire('crash', { part, error, queue });
   }
 
   private remoting: RemotingClient | null = null;
@@ -207,9 +219,9 @@ export class ConsumerInstrumentation {
     if (this.unobserve || !this.remoting) return;
     if (!this.events.has('connect') && !this.events.has('disconnect') && !this.events.has('requestTimeout')) return;
     const observer: RemotingObserver = {
-      connected: (e: ConnectionEvent) => this.events.has('connect') && this.events.emit('connect', e),
-      disconnected: (e: ConnectionEvent) => this.events.has('disconnect') && this.events.emit('disconnect', e),
-      timedOut: (e: RequestTimeoutEvent) => this.events.has('requestTimeout') && this.events.emit('requestTimeout', e),
+      connected: (e: ConnectionEvent) => this.events.has('connect') && this.fire('connect', e),
+      disconnected: (e: ConnectionEvent) => this.events.has('disconnect') && this.fire('disconnect', e),
+      timedOut: (e: RequestTimeoutEvent) => this.events.has('requestTimeout') && this.fire('requestTimeout', e),
     };
     this.unobserve = this.remoting.observe(observer);
   }

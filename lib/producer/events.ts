@@ -1,9 +1,12 @@
 import { EventEmitter } from 'node:events';
+import createDebug from 'debug';
 import type { MessageQueue } from '../../protocol/index.js';
 import { ProducerMetrics, resolveMeter, type MetricsOptions } from '../metrics/index.js';
 import type { ConnectionEvent, RemotingObserver, RequestTimeoutEvent } from '../remoting/events.js';
 import type { RemotingClient } from '../remoting/index.js';
 import type { SendStatus } from './send-result.js';
+
+const log = createDebug('rocketwire:producer');
 
 // Typed instrumentation events of the producer (KafkaJS's producer.events) and the send path's
 // hooks for them and for the metrics (lib/metrics). With no listener and metrics off, a send pays
@@ -83,8 +86,13 @@ export class ProducerInstrumentation {
     return this.emitter.listenerCount(event) > 0;
   }
 
+  /** Emits; a listener that throws is logged and never turns a send into a failure. */
   emit<E extends keyof ProducerEventMap>(event: E, ...args: ProducerEventMap[E]): void {
-    this.emitter.emit(event, ...args);
+    try {
+      this.emitter.emit(event, ...args);
+    } catch (err) {
+      log('a %s listener threw: %s', event, (err as Error)?.message ?? err);
+    }
   }
 
   /** At start: the metrics, or none when they are off. */
@@ -104,7 +112,7 @@ export class ProducerInstrumentation {
     // Java's interceptor: success for every answered attempt (FLUSH_DISK_TIMEOUT & co. stored the message), failure for a throw.
     this.metrics?.sendDone(topic, messages, latencyMs, !failed);
     if (this.emitter.listenerCount('send') > 0) {
-      this.emitter.emit('send', { topic, queue, status: failed ? 'FAILED' : result, latencyMs, messages, error: failed ? result : undefined });
+      this.emit('send', { topic, queue, status: failed ? 'FAILED' : result, latencyMs, messages, error: failed ? result : undefined });
     }
   }
 }

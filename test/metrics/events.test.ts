@@ -139,6 +139,11 @@ t.test('producer: send events for answered and failed attempts; on() returns the
   await t.rejects(producer.send({ topic, body: 'x' }, { queue: { topic, brokerName: 'no-such-broker', queueId: 1 } }));
   off();
   await producer.send({ topic, body: 'not seen' });
+  const stop = producer.on(ProducerEvents.SEND, () => {
+    throw new Error('a listener bug');
+  });
+  t.equal((await producer.send({ topic, body: 'still sent' })).status, 'SEND_OK', 'a throwing listener does not fail the send');
+  stop();
   t.equal(sends.length, 3, 'three attempts seen, none after the remover ran');
   t.match(sends[0], { topic, status: 'SEND_OK', messages: 1, queue: { topic, brokerName: r.messageQueue.brokerName, queueId: r.messageQueue.queueId } });
   t.ok(sends[0]!.latencyMs >= 0);
