@@ -43,7 +43,12 @@ export {
   type QueueStats,
   type FlowControlReason,
   type PauseTarget,
+  ConsumerEvents,
 } from './consumer/index.js';
+
+// Metrics (OpenTelemetry, the RocketMQ 5.x clients' instruments) and the events' names; the
+// payload types are PushConsumerEvents[E][0] and ProducerEventMap[E][0].
+export type { MetricsOptions } from './metrics/index.js';
 
 // Message trace (enableTrace on Producer and PushConsumer): the records, to read a trace topic.
 export {
@@ -84,6 +89,8 @@ export {
   type TransactionProducerOptions,
   type TransactionSendResult,
   type TransactionStats,
+  ProducerEvents,
+  type ProducerEventMap,
 } from './producer/index.js';
 
 // Options and errors shared by consumers and producers (the client instance behind them).

@@ -5,6 +5,7 @@ import type { OffsetStore } from './offset-store.js';
 import type { PushConsumerConfig } from './options.js';
 import type { ProcessQueue } from './process-queue.js';
 import type { ConsumerTrace } from '../trace/trace-hooks.js';
+import type { ConsumerMetrics } from '../metrics/index.js';
 
 /** What the consume services need from the consumer that owns them. */
 export interface ConsumeHost {
@@ -14,6 +15,8 @@ export interface ConsumeHost {
   readonly maxReconsumeTimes: number;
   /** enableTrace: SubBefore/SubAfter records around each handler call (lib/trace); null when off. */
   readonly trace?: ConsumerTrace | null;
+  /** Metrics around each handler call (lib/metrics); null when off. */
+  readonly metrics?: ConsumerMetrics | null;
   /**
    * Concurrent path: CONSUMER_SEND_MSG_BACK to the queue's broker, falling back to republishing to the
    * retry topic. Resolves true when one of them stored the message.

@@ -23,6 +23,8 @@ interface ConsumeRequest {
   msgs: MessageExt[];
   pq: ProcessQueue;
   mq: MessageQueue;
+  /** When the pull that brought the messages was answered (−1: a local retry), for the await-time metric. */
+  arrivedAt: number;
 }
 
 /**
@@ -76,15 +78,15 @@ export class ConsumeMessageConcurrentlyService {
    * as after queuing them one by one (nothing finishes in between), and a run of synchronous
    * calls shares clock readings (see pumpNow).
    */
-  submitConsumeRequest(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
+  submitConsumeRequest(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue, arrivedAt = -1): void {
     if (this.stopped) return;
     const batch = this.host.config.consumeMessageBatchMaxSize;
     if (msgs.length <= batch) {
-      this.backlog.push({ msgs, pq, mq });
+      this.backlog.push({ msgs, pq, mq, arrivedAt });
     } else if (batch === 1) {
-      for (let i = 0; i < msgs.length; i++) this.backlog.push({ msgs: [msgs[i]!], pq, mq });
+      for (let i = 0; i < msgs.length; i++) this.backlog.push({ msgs: [msgs[i]!], pq, mq, arrivedAt });
     } else {
-      for (let i = 0; i < msgs.length; i += batch) this.backlog.push({ msgs: msgs.slice(i, i + batch), pq, mq });
+      for (let i = 0; i < msgs.length; i += batch) this.backlog.push({ msgs: msgs.slice(i, i + batch), pq, mq, arrivedAt });
     }
     this.pump();
   }
@@ -144,6 +146,7 @@ export class ConsumeMessageConcurrentlyService {
     for (let i = 0; i < msgs.length; i++) msgs[i]!.properties.CONSUME_START_TIME = startText;
     const ctx: ConsumeConcurrentlyContext = { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX };
     const trace = this.host.trace ? this.host.trace.before(msgs) : null;
+    this.host.metrics?.beforeConsume(msgs, begin, req.arrivedAt);
     let result: unknown;
     let threw = false;
     try {
@@ -169,6 +172,7 @@ export class ConsumeMessageConcurrentlyService {
   private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number, trace: TraceContext | null = null, threw = false): void {
     const now = this.host.config.clock.now();
     if (trace) this.host.trace!.after(trace, req.msgs.length, { status, threw, timedOut: now - begin >= this.host.config.consumeTimeoutMs });
+    this.host.metrics?.afterConsume(req.msgs, begin, now, status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
     if (this.pumping) this.pumpNow = now;
     this.host.recorder.consumeRt(req.mq.topic, now - begin);
     req.pq.markConsumed(now);

@@ -136,6 +136,8 @@ export class ConsumeMessageOrderlyService {
       const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 };
       let status: unknown;
       const trace = this.host.trace ? this.host.trace.before(msgs) : null;
+      const metrics = this.host.metrics;
+      if (metrics) metrics.beforeConsume(msgs, now, metrics.arrivalOf(msgs[0]));
       let threw = false;
       try {
         const r = this.listener(msgs, ctx);
@@ -147,6 +149,7 @@ export class ConsumeMessageOrderlyService {
       }
       const end = config.clock.now();
       if (trace) this.host.trace!.after(trace, msgs.length, { status, threw, timedOut: false });
+      this.host.metrics?.afterConsume(msgs, now, end, status === ConsumeOrderlyStatus.SUCCESS || status === ConsumeOrderlyStatus.COMMIT);
       this.host.recorder.consumeRt(mq.topic, end - now);
       if (pq.dropped) return;
       const cont = await this.processConsumeResult(msgs, status, ctx, pq, mq, end);

@@ -55,6 +55,7 @@ export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
     parkForFlowControl(impl, pr, reason);
     return;
   }
+  impl.instr.flowReleased(pr);
   const sub = impl.subscriptionInner.get(pr.messageQueue.topic);
   if (!sub) {
     impl.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND);
@@ -74,6 +75,7 @@ function parkForFlowControl(impl: PushConsumerImpl, pr: PullRequest, reason: Flo
   fc[reason]++;
   if (times % FLOW_CONTROL_LOG_EVERY === 0 && flowLog.enabled) logFlowControl(impl, pr, reason, times + 1);
   pr.parkReason = reason;
+  impl.instr.flowControlled(pr, reason);
   impl.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
 }
 
@@ -128,7 +130,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
     );
     impl.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
     if (pq.dropped) return;
-    onPullResult(impl, pr, sub, result, begin);
+    onPullResult(impl, pr, sub, result, begin, target.addr);
   } catch (err) {
     if (impl.pullService.signal.aborted || pq.dropped) return;
     impl.recorder.pullErrors++;
@@ -142,7 +144,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   }
 }
 
-function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: SubscriptionData, result: PullResult, begin: number): void {
+function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: SubscriptionData, result: PullResult, begin: number, addr: string): void {
   const { config } = impl;
   const mq = pr.messageQueue;
   const pq = pr.processQueue;
@@ -167,6 +169,7 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       let msgs = all;
       if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
       impl.recorder.pullFound(mq.topic, now - begin, msgs.length, now);
+      impl.instr.pulled(pr, addr, 'FOUND', msgs.length, now - begin);
       if (msgs.length === 0) {
         // Nothing to hand over because all of it was undecodable: move the committed offset past it.
         if (undecodable.length > 0 && pq.msgCount === 0) impl.offsetStore.updateOffset(mq, pr.nextOffset, true);
@@ -182,13 +185,18 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
         props.MAX_OFFSET = maxText;
         m.brokerName = mq.brokerName;
       }
+      const metrics = impl.metrics;
+      if (metrics) {
+        metrics.arrived(msgs, now);
+        if (impl.orderlyService) for (let i = 0; i < msgs.length; i++) metrics.track(msgs[i]!, now);
+      }
       const dispatchToConsume = pq.putMessage(msgs);
       // The span as the next pull's check sees it in Java, where the batch just pulled is still cached
       // (its handler calls run on other threads). A synchronous handler here consumes the batch inline
       // before the next pull is checked, so past a held message the span would never be seen over its
       // limit and the pulls would run to the end of the queue without the 50 ms backoff.
       const spanOver = !config.orderly && pq.maxSpan > impl.limits.consumeConcurrentlyMaxSpan;
-      if (impl.concurrently) impl.concurrently.submitConsumeRequest(msgs, pq, mq);
+      if (impl.concurrently) impl.concurrently.submitConsumeRequest(msgs, pq, mq, now);
       else impl.orderlyService!.submitConsumeRequest(msgs, pq, mq, dispatchToConsume);
       if (spanOver && !pq.dropped) parkForFlowControl(impl, pr, 'span');
       else if (config.pullIntervalMs > 0) impl.pullService.executePullRequestLater(pr, config.pullIntervalMs);
@@ -198,6 +206,7 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
     case 'NO_NEW_MSG':
     case 'NO_MATCHED_MSG':
       pr.nextOffset = result.nextBeginOffset;
+      impl.instr.pulled(pr, addr, result.status, 0, now - begin);
       // Nothing cached: commit the filtered/empty range too (correctTagsOffset).
       if (pq.msgCount === 0) impl.offsetStore.updateOffset(mq, pr.nextOffset, true);
       impl.pullService.executePullRequestImmediately(pr);
@@ -205,6 +214,7 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
     case 'OFFSET_ILLEGAL':
       log('pull %o: offset %d illegal, broker suggests %d', mq, pr.nextOffset, result.nextBeginOffset);
       pr.nextOffset = result.nextBeginOffset;
+      impl.instr.pulled(pr, addr, result.status, 0, now - begin);
       impl.rebalance.dropProcessQueue(pq);
       // 5.2+: freeze the corrected offset, persist it, drop the queue and rebalance at once.
       impl.offsetStore.updateAndFreezeOffset(mq, pr.nextOffset);

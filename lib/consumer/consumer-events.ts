@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { RocketwireError } from '../../protocol/index.js';
+import type { ConsumerInstrumentationEvents } from './events.js';
 
 /**
  * A stored message the consumer could not decode and skipped: a record whose body is flagged
@@ -107,8 +108,9 @@ export interface BrokerReachable {
  * - `brokerError`: a request to a broker failed (every failure; the consumer retries by itself).
  * - `brokerReachable`: a broker answered for the first time (and its first pull), or again after
  *   `brokerError`s.
+ * - the instrumentation events of events.ts (ConsumerEvents: rebalance, pull, flow control, …).
  */
-export interface PushConsumerEvents {
+export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
   undecodable: [error: UndecodableMessageError];
   brokerError: [error: ConsumerBrokerError];
   brokerReachable: [info: BrokerReachable];
@@ -131,6 +133,13 @@ export class ConsumerEvents {
   }
   off<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): void {
     this.emitter.off(event, listener as (...args: unknown[]) => void);
+  }
+  /** Someone listens to `event` (events.ts builds no payload otherwise). */
+  has(event: keyof PushConsumerEvents): boolean {
+    return this.emitter.listenerCount(event) > 0;
+  }
+  emit<E extends keyof PushConsumerEvents>(event: E, ...args: PushConsumerEvents[E]): void {
+    this.emitter.emit(event, ...args);
   }
 
   /** Emits `undecodable` unless this record (by queue and offset or byte stretch) was reported already. */

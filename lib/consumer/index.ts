@@ -13,4 +13,5 @@ export { tagMatches } from './subscription.js';
 export { LitePullConsumer, type LitePullConsumerState } from './lite-pull-consumer.js';
 export { litePullConsumerDefaults, type LitePullConsumerOptions } from './lite-pull-options.js';
 export type { PauseTarget } from './pause.js';
+export { ConsumerEvents, type RebalanceEvent, type PullEvent, type FlowControlEvent, type OffsetCommitEvent, type RequestTimeoutEvent, type ConnectionEvent, type CrashEvent, type CrashedPart } from './events.js';
 export { SqlFilterRefusedError, type SubscriptionExpression } from './sql-subscription.js';

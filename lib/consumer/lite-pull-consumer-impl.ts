@@ -17,6 +17,8 @@ import { checkTopicName } from '../../protocol/resource-names.js';
 import { MQClientInstance, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ConsumerEvents } from './consumer-events.js';
+import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../metrics/index.js';
+import { startConsumerMetrics } from './events.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
 import {
   flowControlReason,
@@ -75,6 +77,9 @@ type LiteParkReason = 'all' | 'count' | 'size' | 'span' | 'pause';
 export class LitePullConsumerImpl implements ConsumerInner {
   readonly config: LitePullConsumerConfig;
   readonly events = new ConsumerEvents();
+  /** Delivery latency, await time (arrival to poll) and the cache gauges (lib/metrics); null when off. */
+  metrics: ConsumerMetrics | null = null;
+  private readonly metricsOptions: MetricsOptions | undefined;
   readonly consumeType = 'CONSUME_ACTIVELY' as const;
   readonly assigned = new LitePullAssignment();
   readonly cache: LitePullCache;
@@ -108,6 +113,9 @@ export class LitePullConsumerImpl implements ConsumerInner {
 
   constructor(options: LitePullConsumerOptions) {
     this.config = resolveLitePullConsumerOptions(options);
+    const badMetrics = checkMetricsOptions(options.metrics);
+    if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
+    this.metricsOptions = options.metrics;
     const base = this.config.base;
     this.cache = new LitePullCache(base.clock);
     this.pullService = new PullMessageService((pr) => this.pullMessage(pr), base.clock);
@@ -318,6 +326,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
             })
           : new LocalFileOffsetStore(base.offsetStoreDir ?? defaultLocalOffsetStoreDir(), instance.clientId, base.consumerGroup);
       await this.offsetStoreValue.load();
+      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, base.consumerGroup, () => this.assigned.queues());
       await instance.start();
       const topics = this.mode === 'SUBSCRIBE' ? [...this.subscriptionInner.keys()] : [...new Set(this.assignedQueues.map((q) => q.topic))];
       await Promise.all(
@@ -364,6 +373,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     await this.pullService.shutdown();
     await Promise.allSettled([...this.inflight]);
     this.cache.close();
+    this.metrics?.close();
     // Java's shutdown persists the committed offsets; what poll() returned since the last commit is not committed.
     if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.assigned.dropAll();
@@ -388,6 +398,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     if (this.config.autoCommit) this.maybeAutoCommit();
     const req = await this.takeRequest(timeoutMs);
     if (req === null) return [];
+    if (this.metrics) this.metrics.beforeConsume(req.msgs, this.config.base.clock.now(), this.metrics.arrivalOf(req.msgs));
     req.queue.consumeOffset = this.removeTaken(req);
     return req.msgs;
   }
@@ -671,6 +682,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
           }
           this.counters.found++;
           this.counters.messagesPulled += msgs.length;
+          if (this.metrics) {
+            const now = base.clock.now();
+            this.metrics.arrived(msgs, now);
+            this.metrics.track(msgs, now);
+          }
           pq.putMessage(msgs);
           this.cache.put({ msgs, queue: st, generation });
         }

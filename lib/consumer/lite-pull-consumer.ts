@@ -173,9 +173,9 @@ export class LitePullConsumer {
   }
 
   /** 'brokerError' and 'brokerReachable' (see PushConsumerEvents). */
-  on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): this {
+  on<E extends 'brokerError' | 'brokerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
     this.#impl.events.on(event, listener);
-    return this;
+    return () => this.#impl.events.off(event, listener);
   }
 
   off<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): this {

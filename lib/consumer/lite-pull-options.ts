@@ -27,6 +27,7 @@ export interface LitePullConsumerOptions
     | 'mqClientApiTimeoutMs'
     | 'acl'
     | 'clock'
+    | 'metrics'
   > {
   /** topic → tag expression; more with subscribe() (subscribe mode: the group's rebalance). */
   subscriptions?: Record<string, string>;

@@ -11,9 +11,10 @@ import {
 import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
+import type { MetricsOption } from '../metrics/meter.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
-export interface PushConsumerOptions extends TraceOptions, PopConsumeOptions {
+export interface PushConsumerOptions extends TraceOptions, PopConsumeOptions, MetricsOption {
   consumerGroup: string;
   /** "host:port;host:port". */
   namesrvAddr: string;

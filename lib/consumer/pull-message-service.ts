@@ -21,6 +21,8 @@ export class PullMessageService {
   constructor(
     private readonly pullMessage: (pr: PullRequest) => void,
     private readonly clock: Clock,
+    /** A request's handling threw: that queue is no longer pulled (the consumer's 'crash' event). */
+    private readonly onCrash?: (pr: PullRequest, err: unknown) => void,
   ) {}
 
   get signal(): AbortSignal {
@@ -84,6 +86,7 @@ export class PullMessageService {
       } catch (err) {
         // A bug in one request's handling must not stop the loop that drives every queue.
         log('pull request of %o failed: %s', pr.messageQueue, (err as Error)?.message ?? err);
+        this.onCrash?.(pr, err);
       }
     }
   }

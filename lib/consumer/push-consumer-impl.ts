@@ -37,6 +37,8 @@ import { buildSubscription, checkClientInBroker, checkSubscriptionExpression, ty
 import { createPopConsumeService, type PopConsumeService } from './pop-consume-service.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../trace/trace-hooks.js';
+import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../metrics/index.js';
+import { ConsumerInstrumentation, startConsumerMetrics } from './events.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -62,6 +64,10 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   readonly recorder: ConsumerStatsRecorder;
   /** The 'undecodable', 'brokerError' and 'brokerReachable' events (PushConsumer.on). */
   readonly events = new ConsumerEvents();
+  /** The instrumentation events' state (events.ts) and the metrics (lib/metrics; null when off). */
+  readonly instr = new ConsumerInstrumentation(this.events, () => this.config.clock.now());
+  metrics: ConsumerMetrics | null = null;
+  private readonly metricsOptions: MetricsOptions | undefined;
   private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   listener: MessageListener | null = null;
@@ -93,8 +99,11 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
 
   constructor(options: PushConsumerOptions) {
     this.config = resolveConsumerOptions(options);
+    const badMetrics = checkMetricsOptions(options.metrics);
+    if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
+    this.metricsOptions = options.metrics;
     this.recorder = new ConsumerStatsRecorder(this.config.clock);
-    this.pullService = new PullMessageService((pr) => pullMessage(this, pr), this.config.clock);
+    this.pullService = new PullMessageService((pr) => pullMessage(this, pr), this.config.clock, (pr, err) => this.instr.crashed('pull', err, pr.messageQueue));
     this.pausedQueues = new PausedQueues(this.pullService);
     for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
     this.limits = {
@@ -154,7 +163,10 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   /** Rebalance now (NOTIFY_CONSUMER_IDS_CHANGED, resume, subscribe after start). */
   doRebalance(): void {
     if (this.stateValue !== 'RUNNING' || this.paused) return;
-    this.rebalance.doRebalance().catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
+    this.rebalance.doRebalance().catch((err: unknown) => {
+      log('rebalance failed: %s', (err as Error)?.message ?? err);
+      this.instr.crashed('rebalance', err);
+    });
   }
 
   async persistOffsets(): Promise<void> {
@@ -241,6 +253,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       const instance = await acquireConsumerInstance(config, this);
       this.instance = instance;
       this.clientIdValue = instance.clientId;
+      this.instr.attach(instance.remoting);
       this.offsetStoreValue =
         config.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({
@@ -250,6 +263,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
           : new LocalFileOffsetStore(config.offsetStoreDir ?? defaultLocalOffsetStoreDir(), instance.clientId, config.consumerGroup);
       await this.offsetStoreValue.load();
       if (config.enableTrace) this.trace = startConsumerTrace(config);
+      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, config.consumerGroup, () => this.rebalance.processQueueTable.values());
       if (config.orderly) this.orderlyService = new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly);
       else this.concurrently = new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently);
       await instance.start();
@@ -321,10 +335,12 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.rebalance.dropAll();
     this.recorder.close();
+    this.metrics?.close();
     if (this.instance) {
       await this.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
       await this.instance.release();
     }
+    this.instr.detach();
     this.stateValue = 'SHUTDOWN';
     log('consumer %s shut down', config.consumerGroup);
   }
@@ -372,6 +388,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
 
   private async messageQueueChanged(topic: string): Promise<void> {
     this.recorder.rebalances++;
+    this.instr.rebalanced(topic, [...this.rebalance.processQueueTable.values()].filter((e) => e.mq.topic === topic && !e.pq.dropped).map((e) => e.mq));
     const sub = this.subscriptionInner.get(topic);
     if (sub) sub.subVersion = Math.max(this.config.clock.now(), sub.subVersion + 1);
     const held = this.rebalance.processQueueTable.size;
@@ -414,6 +431,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     const addr = this.masterAddress(mq.brokerName);
     if (!addr) return;
     await this.instance!.updateConsumerOffsetOneway(addr, this.config.consumerGroup, mq, offset);
+    this.instr.offsetCommitted(mq, offset, addr);
   }
 
   /** §9.5: the start offset of a newly assigned queue; negative = skip it this round. */

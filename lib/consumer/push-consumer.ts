@@ -10,6 +10,7 @@ import type {
   MessageListenerOrderly,
 } from './consume-types.js';
 import type { PushConsumerEvents } from './consumer-events.js';
+import { ConsumerEvents } from './events.js';
 import type { ConsumerStats } from './consumer-stats.js';
 import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../protocol/index.js';
@@ -162,11 +163,19 @@ export class PushConsumer<Orderly extends boolean = false> {
    * Listens to an event of the consumer (see PushConsumerEvents): `'undecodable'`
    * (UndecodableMessageError: a stored message that cannot be decoded was skipped, once per
    * record), `'brokerError'` (ConsumerBrokerError: a request to a broker failed; the consumer
-   * retries by itself) and `'brokerReachable'` (a broker answered first, or again after failures).
+   * retries by itself) and `'brokerReachable'` (a broker answered first, or again after failures),
+   * and the instrumentation events named by ConsumerEvents (events.ts). Returns the function that
+   * removes this listener.
    */
-  on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): this {
+  on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
     this.#impl.events.on(event, listener);
-    return this;
+    this.#impl.instr.listening();
+    return () => this.#impl.events.off(event, listener);
+  }
+
+  /** The events' names, as KafkaJS's `consumer.events`: `consumer.on(consumer.events.REBALANCE, …)`. */
+  get events(): typeof ConsumerEvents {
+    return ConsumerEvents;
   }
 
   /** Removes a listener added with on(). */

@@ -20,6 +20,8 @@ import type { BatchAck } from '../../protocol/body/pop-bodies.js';
 import { MQClientInstance, decodeResponseHeader, readReply, resolveInstanceName } from '../client/index.js';
 import { brokerErrorFromResponse, BrokerError } from '../remoting/index.js';
 import { systemClock, type Clock } from '../clock.js';
+import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../metrics/index.js';
+import { startConsumerMetrics } from './events.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
 
 const log = createDebug('rocketwire:consumer:pop');
@@ -56,6 +58,8 @@ export interface SimpleConsumerOptions {
   instanceName?: string | undefined;
   serializeType?: SerializeTypeName | undefined;
   clock?: Clock | undefined;
+  /** OpenTelemetry metrics (lib/metrics): rocketmq_delivery_latency per receive, as Java's SimpleConsumer; default the global provider. */
+  metrics?: MetricsOptions | undefined;
 }
 
 /** A popped message: the stored message plus what ack and changeInvisibleDuration need. */
@@ -169,9 +173,14 @@ export class SimpleConsumer {
   private state: State = 'CREATED';
   private brokerIndex = 0;
   private readonly inflight = new Set<AbortController>();
+  private metrics: ConsumerMetrics | null = null;
+  private readonly metricsOptions: MetricsOptions | undefined;
 
   constructor(options: SimpleConsumerOptions) {
     this.o = resolveSimpleConsumerOptions(options);
+    const badMetrics = checkMetricsOptions(options.metrics);
+    if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
+    this.metricsOptions = options.metrics;
   }
 
   get consumerGroup(): string {
@@ -190,6 +199,7 @@ export class SimpleConsumer {
     try {
       await instance.start();
       await instance.getTopicRoute(this.o.topic, { refresh: true });
+      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, this.o.consumerGroup);
     } catch (err) {
       this.instance = null;
       await instance.release();
@@ -276,6 +286,7 @@ export class SimpleConsumer {
     }
     const h = decodeResponseHeader(op, res, addr);
     const msgs = res.body ? decodeMessages(res.body) : [];
+    this.metrics?.arrived(msgs, this.o.clock.now());
     assignReceiptHandles(msgs, h, brokerName, this.o.orderly);
     const out: ReceivedMessage[] = [];
     for (const m of msgs) {

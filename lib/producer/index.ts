@@ -6,3 +6,4 @@ export * from './send-result.js';
 export * from './topic-publish-info.js';
 export * from './transaction-producer.js';
 export * from './request-reply.js';
+export { ProducerEvents, type ProducerEventMap, type SendEvent } from './events.js';

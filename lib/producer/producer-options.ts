@@ -1,9 +1,10 @@
 import { GROUP_MAX_LENGTH, OptionError, isTopicOrGroupIllegal } from '../../protocol/internal.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
+import { checkMetricsOptions, type MetricsOption } from '../metrics/meter.js';
 
 /** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
-export interface ProducerOptions extends ClientOptions, TraceOptions {
+export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption {
   /** Producer group (required; not "DEFAULT_PRODUCER"). */
   group: string;
   /** Budget of one send() including retries. */
@@ -27,7 +28,7 @@ export interface ProducerOptions extends ClientOptions, TraceOptions {
   sendMessageV1?: boolean;
 }
 
-export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions | 'traceTopic'>> & { client: ClientOptions; traceTopic: string | undefined };
+export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics'>> & { client: ClientOptions; traceTopic: string | undefined };
 
 /** Raised for a producer option outside its range; `option` names it. */
 export class ProducerOptionError extends OptionError {
@@ -66,8 +67,11 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     sendMessageV1,
     enableTrace,
     traceTopic,
+    metrics,
     ...client
   } = options;
+  const badMetrics = checkMetricsOptions(metrics);
+  if (badMetrics) throw new ProducerOptionError(badMetrics.option, badMetrics.message);
   const badTrace = checkTraceOptions({ enableTrace, traceTopic });
   if (badTrace) throw new ProducerOptionError(badTrace.option, badTrace.message);
   // Connection options are checked here too, so that a bad address fails at construction, not at start().

@@ -37,6 +37,7 @@ import { isReplyMessage, RequestReply, systemPropertiesOf, type RequestMessageLi
 import { ProducerTrace } from '../trace/trace-hooks.js';
 import { isDelayed } from './timer-message.js';
 import { namespacedBatchMember, namespacedMessage, namespacedSendOptions, resultWithoutNamespace } from './producer-namespace.js';
+import { messagesIn, ProducerEvents, ProducerInstrumentation, type ProducerEventMap } from './events.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -127,12 +128,16 @@ export class Producer {
 
   /** The `namespace` option (producer-namespace.ts). */
   private readonly namespace: string | undefined;
+  /** The 'send', 'connect', 'disconnect', 'requestTimeout' events and the metrics (events.ts). */
+  private readonly instr = new ProducerInstrumentation();
+  private readonly metricsOptions: ProducerOptions['metrics'];
 
   constructor(options: ProducerOptions & NamespaceOption) {
     const { namespace, rest } = takeNamespace(options);
     this.namespace = namespace;
     this.options = resolveProducerOptions(namespace ? { ...rest, group: wrapNamespace(namespace, rest.group) } : rest);
     this.clock = this.options.client.clock ?? systemClock;
+    this.metricsOptions = options.metrics;
     // UNIQ_KEY starts with the host's address, as MessageClientIDSetter's does.
     this.uniqKeys = new UniqKeyGenerator({ ip: this.options.client.clientIp ?? defaultClientIp() });
   }
@@ -156,6 +161,8 @@ export class Producer {
       throw err;
     }
     this.instance = instance;
+    this.instr.attach(instance.remoting);
+    await this.instr.start(this.metricsOptions, instance.clientId);
     this.removeRouteListener = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
     this.replies.attach(instance);
     await instance.start();
@@ -183,7 +190,7 @@ export class Producer {
     this.removeRouteListener?.();
     this.replies.detach();
     instance.unregisterProducer(this.options.group);
-    const released = instance.release();
+    const released = instance.release().finally(() => this.instr.detach());
     const { timeoutMs } = options;
     if (timeoutMs === undefined) return released;
     let timer: ReturnType<Clock['setTimeout']> | undefined;
@@ -202,6 +209,19 @@ export class Producer {
 
   stats(): ProducerStats {
     return { ...this.counters };
+  }
+
+  /**
+   * Listens to an event of the producer (ProducerEvents: 'send', 'requestTimeout', 'connect',
+   * 'disconnect'; payloads in events.ts). Returns the function that removes this listener.
+   */
+  on<E extends keyof ProducerEventMap>(event: E, listener: (...args: ProducerEventMap[E]) => void): () => void {
+    return this.instr.on(event, listener);
+  }
+
+  /** The events' names, as KafkaJS's `producer.events`: `producer.on(producer.events.SEND, …)`. */
+  get events(): typeof ProducerEvents {
+    return ProducerEvents;
   }
 
   /** Publish queues of `topic`, asking the name server when not known (auto-create via TBW102 if absent). */
@@ -353,12 +373,16 @@ export class Producer {
         break;
       }
       const mq = opts.queue ?? (opts.selector ? opts.selector(info!.queues, p.msg, opts.arg) : info!.selectOneMessageQueue(lastBrokerName));
+      // Answered sends only (as Java's 5.x clients, which have no oneway): timed when observed.
+      const t0 = !oneway && this.instr.observed ? this.clock.now() : -1;
       try {
         const r = await this.sendKernel(p, mq, budget - elapsed, oneway);
         this.counters.sent++;
+        if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, (r as SendResult).status);
         return r;
       } catch (err) {
         const e = err as Error;
+        if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, e);
         failures.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: e });
         lastBrokerName = mq.brokerName;
         const retriable = e instanceof RemotingError || (e instanceof BrokerError && e.retriable) || e instanceof NoRouteError;

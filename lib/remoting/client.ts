@@ -5,6 +5,7 @@ import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
+import { RemotingObservers, requestTimeoutEvent, type RemotingObserver } from './events.js';
 
 export interface RemotingClientOptions {
   /** Serialize type of every request this client sends. Default JSON. */
@@ -81,6 +82,7 @@ export class RemotingClient {
   private readonly processors = new Map<number, RequestProcessor>();
   private readonly connectOptions: ConnectOptions;
   private closed = false;
+  private readonly observers = new RemotingObservers();
 
   constructor(options: Partial<RemotingClientOptions> = {}) {
     const o = { ...defaultRemotingClientOptions() };
@@ -134,6 +136,7 @@ export class RemotingClient {
   }
 
   invoke(addr: string, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
+    if (this.observers.set.size > 0) return this.invokeObserved(addr, request, opts);
     const pool = this.poolFor(addr);
     const c = pool.pick();
     if (c !== null) return c.invoke(request, opts);
@@ -145,6 +148,26 @@ export class RemotingClient {
     const c = pool.pick();
     if (c !== null) return c.invokeOneway(request);
     return pool.acquire().then((conn) => conn.invokeOneway(request));
+  }
+
+  /**
+   * Tells `observer` of connections opened and closed and of calls that timed out, until the
+   * returned function is called (the consumers' and producer's connect/disconnect/requestTimeout events).
+   */
+  observe(observer: RemotingObserver): () => void {
+    this.observers.set.add(observer);
+    return () => void this.observers.set.delete(observer);
+  }
+
+  private async invokeObserved(addr: string, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
+    const pool = this.poolFor(addr);
+    const c = pool.pick();
+    try {
+      return await (c !== null ? c.invoke(request, opts) : this.invokeSlow(pool, request, opts));
+    } catch (err) {
+      if (err instanceof RemotingTimeoutError) this.observers.timedOut(requestTimeoutEvent(err));
+      throw err;
+    }
   }
 
   /** Number of open connections to `addr` (for tests and stats). */
@@ -217,6 +240,7 @@ export class RemotingClient {
         acquireTimeoutMs: o.acquireTimeoutMs ?? o.connectTimeoutMs + 1000,
         reconnectBackoffMs: o.reconnectBackoffMs,
         maxReconnectBackoffMs: o.maxReconnectBackoffMs,
+        observer: this.observers,
       });
       this.pools.set(addr, p);
     }

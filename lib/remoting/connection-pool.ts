@@ -3,6 +3,7 @@ import createDebug from 'debug';
 import { sleep, systemClock, type Clock } from '../clock.js';
 import { RemotingConnection, type ConnectOptions } from './connection.js';
 import { RemotingConnectError } from './errors.js';
+import type { RemotingObserver } from './events.js';
 
 const log = createDebug('rocketwire:remoting');
 
@@ -12,6 +13,8 @@ export interface ConnectionPoolOptions {
   acquireTimeoutMs: number;
   reconnectBackoffMs: number;
   maxReconnectBackoffMs: number;
+  /** Told of each connection opened and closed (RemotingClient.observe). */
+  observer?: RemotingObserver;
 }
 
 /**
@@ -192,8 +195,10 @@ export class ConnectionPool {
     this.retryAt = 0;
     this.lastError = undefined;
     this.live.add(conn);
-    conn.once('close', () => {
+    this.options.observer?.connected?.({ brokerAddr: this.addr });
+    conn.once('close', (reason?: Error) => {
       this.live.delete(conn);
+      this.options.observer?.disconnected?.({ brokerAddr: this.addr, error: reason });
       const i = this.ring.indexOf(conn);
       if (i >= 0) {
         this.ring.splice(i, 1);

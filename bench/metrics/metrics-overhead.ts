@@ -1,0 +1,149 @@
+/**
+ * What the OpenTelemetry metrics cost the hot path: produce and consume the same number of
+ * messages through the embedded broker (in a child process, so that the CPU measured is the
+ * client's) with metrics off (no meter provider: the API's no-op) and on (the SDK's MeterProvider
+ * with a PeriodicExportingMetricReader exporting every second to an in-memory exporter), alternating
+ * A/B (the order flips every round), and report each side's median msgs/s, client CPU per message,
+ * and the on/off ratios. "On" records rocketmq_send_cost_time per send and the delivery, await and
+ * process histograms per pull and handler call, and the cache gauges at each export.
+ *
+ *   node dist/bench/metrics/metrics-overhead.js [--messages N] [--rounds N] [--size BYTES] [--concurrency C]
+ */
+import { parseArgs } from 'node:util';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { startChildBroker } from '../../lib/cli/bench/embedded.js';
+import { PushConsumer } from '../../lib/consumer/index.js';
+import { Producer } from '../../lib/producer/index.js';
+
+const { values } = parseArgs({
+  options: { messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' } },
+});
+const N = Number(values.messages ?? 20000);
+const ROUNDS = Number(values.rounds ?? 5);
+const SIZE = Number(values.size ?? 1024);
+const CONCURRENCY = Number(values.concurrency ?? 4);
+
+interface Run {
+  metrics: boolean;
+  produceMsgsPerSec: number;
+  consumeMsgsPerSec: number;
+  /** CPU time of this process (user + system) per message while producing / consuming, in ns. */
+  produceCpuNsPerMsg: number;
+  consumeCpuNsPerMsg: number;
+  /** Data points the exporter received (a check that "on" really recorded). */
+  exportedPoints: number;
+}
+
+let seq = 0;
+async function once(namesrv: string, on: boolean): Promise<Run> {
+  const topic = `MetricsBench_${process.pid}_${seq++}`;
+  const body = Buffer.alloc(SIZE, 0x61);
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 1000 });
+  const provider = on ? new MeterProvider({ readers: [reader] }) : null;
+  const metrics = provider ? { meterProvider: provider } : undefined;
+  const producer = new Producer({ namesrvAddr: namesrv, group: `metrics_bench_pg_${seq}`, metrics });
+  await producer.start();
+  await producer.send({ topic, body, tags: 'warm' }); // route and auto-create outside the window
+  let next = 0;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < N) {
+        next++;
+        await producer.send({ topic, body, tags: 'TagA' });
+      }
+    }),
+  );
+  const produceMs = performance.now() - t0;
+  const pc = process.cpuUsage(c0);
+  await producer.shutdown();
+
+  let got = 0;
+  let first = 0;
+  let last = 0;
+  let done!: () => void;
+  const all = new Promise<void>((r) => (done = r));
+  const consumer = new PushConsumer({ consumerGroup: `metrics_bench_cg_${seq}`, namesrvAddr: namesrv, consumeFromWhere: 'first', metrics });
+  consumer.subscribe(topic);
+  const c1 = process.cpuUsage();
+  await consumer.start((msgs) => {
+    const now = performance.now();
+    if (got === 0) first = now;
+    got += msgs.length;
+    last = now;
+    if (got >= N + 1) done();
+    return 'CONSUME_SUCCESS';
+  });
+  await all;
+  const cc = process.cpuUsage(c1);
+  await consumer.shutdown();
+  let exportedPoints = 0;
+  if (provider) {
+    await reader.forceFlush();
+    for (const rm of exporter.getMetrics().slice(-1)) for (const sm of rm.scopeMetrics) for (const m of sm.metrics) exportedPoints += m.dataPoints.length;
+    await provider.shutdown();
+  }
+  return {
+    metrics: on,
+    produceMsgsPerSec: Math.round((N / produceMs) * 1000),
+    consumeMsgsPerSec: Math.round((N / Math.max(1, last - first)) * 1000),
+    produceCpuNsPerMsg: Math.round(((pc.user + pc.system) * 1000) / N),
+    consumeCpuNsPerMsg: Math.round(((cc.user + cc.system) * 1000) / N),
+    exportedPoints,
+  };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+/**
+ * The baseline the "on" side cannot go below: one SDK Histogram.record with the four labels of
+ * rocketmq_process_time (the SDK hashes the label set on every call), in ns, median of 5 × 100 000.
+ */
+function sdkRecordNs(): number {
+  const provider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })] });
+  const h = provider.getMeter('bench').createHistogram('h', { advice: { explicitBucketBoundaries: [1, 5, 10, 100, 1000, 10000, 60000] } });
+  const labels = { topic: 'MetricsBench_12345_1', client_id: '10.0.0.1@12345#1234567890', consumer_group: 'metrics_bench_cg_1', invocation_status: 'success' };
+  const out: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = process.cpuUsage();
+    for (let i = 0; i < 100_000; i++) h.record(i & 7, labels);
+    const c = process.cpuUsage(t0);
+    out.push(Math.round(((c.user + c.system) * 1000) / 100_000));
+  }
+  void provider.shutdown();
+  return median(out);
+}
+
+const broker = await startChildBroker(8);
+try {
+  await once(broker.namesrv, false); // warm-up, not recorded
+  await once(broker.namesrv, true);
+  const runs: Run[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? [false, true] : [true, false];
+    for (const on of order) {
+      const run = await once(broker.namesrv, on);
+      runs.push(run);
+      process.stderr.write(`round ${r + 1} metrics=${on}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuNsPerMsg} ns CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuNsPerMsg} ns CPU/msg)\n`);
+    }
+  }
+  const med = (on: boolean, k: keyof Run): number => median(runs.filter((x) => x.metrics === on).map((x) => x[k] as number));
+  const ratio = (k: keyof Run) => +(med(true, k) / med(false, k)).toFixed(3);
+  console.log(JSON.stringify({
+    messages: N, size: SIZE, concurrency: CONCURRENCY, rounds: ROUNDS,
+    medianMsgsPerSec: { off: { produce: med(false, 'produceMsgsPerSec'), consume: med(false, 'consumeMsgsPerSec') }, on: { produce: med(true, 'produceMsgsPerSec'), consume: med(true, 'consumeMsgsPerSec') } },
+    ratioOnOverOff: { produce: ratio('produceMsgsPerSec'), consume: ratio('consumeMsgsPerSec') },
+    medianCpuNsPerMsg: { off: { produce: med(false, 'produceCpuNsPerMsg'), consume: med(false, 'consumeCpuNsPerMsg') }, on: { produce: med(true, 'produceCpuNsPerMsg'), consume: med(true, 'consumeCpuNsPerMsg') } },
+    cpuRatioOnOverOff: { produce: ratio('produceCpuNsPerMsg'), consume: ratio('consumeCpuNsPerMsg') },
+    sdkHistogramRecordCpuNs: sdkRecordNs(),
+    loadAverage: (await import('node:os')).loadavg(),
+    runs,
+  }, null, 2));
+} finally {
+  await broker.stop();
+}

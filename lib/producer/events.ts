@@ -1,0 +1,126 @@
+import { EventEmitter } from 'node:events';
+import createDebug from 'debug';
+import type { MessageQueue } from '../../protocol/index.js';
+import { ProducerMetrics, resolveMeter, type MetricsOptions } from '../metrics/index.js';
+import type { ConnectionEvent, RemotingObserver, RequestTimeoutEvent } from '../remoting/events.js';
+import type { RemotingClient } from '../remoting/index.js';
+import type { SendStatus } from './send-result.js';
+
+const log = createDebug('rocketwire:producer');
+
+// Typed instrumentation events of the producer (KafkaJS's producer.events) and the send path's
+// hooks for them and for the metrics (lib/metrics). With no listener and metrics off, a send pays
+// two boolean checks.
+
+/** The names of a Producer's events: `producer.on(ProducerEvents.SEND, (e) => …)`. */
+export const ProducerEvents = {
+  /** SendEvent: a send attempt was answered or failed. */
+  SEND: 'send',
+  /** RequestTimeoutEvent: a request of the client instance got no answer in time. */
+  REQUEST_TIMEOUT: 'requestTimeout',
+  /** ConnectionEvent: a connection of the client instance opened. */
+  CONNECT: 'connect',
+  /** ConnectionEvent: a connection of the client instance closed. */
+  DISCONNECT: 'disconnect',
+} as const;
+
+/** One send attempt (a retry on another queue is another event), as the metric rocketmq_send_cost_time counts them. */
+export interface SendEvent {
+  topic: string;
+  queue: MessageQueue;
+  /** The broker's status, or FAILED when the attempt threw (`error`). */
+  status: SendStatus | 'FAILED';
+  /** From the attempt's start to its answer or failure (producer's clock). */
+  latencyMs: number;
+  /** Messages the attempt carried (a batch's size, else 1). */
+  messages: number;
+  error?: Error | undefined;
+}
+
+/** The events of a Producer, by name (see ProducerEvents). */
+export interface ProducerEventMap {
+  send: [event: SendEvent];
+  requestTimeout: [event: RequestTimeoutEvent];
+  connect: [event: ConnectionEvent];
+  disconnect: [event: ConnectionEvent];
+}
+
+/** The producer's emitter, metrics and the calls its send path makes. Internal. */
+export class ProducerInstrumentation {
+  private readonly emitter = new EventEmitter();
+  metrics: ProducerMetrics | null = null;
+
+  on<E extends keyof ProducerEventMap>(event: E, listener: (...args: ProducerEventMap[E]) => void): () => void {
+    this.emitter.on(event, listener as (...args: unknown[]) => void);
+    this.listening();
+    return () => this.emitter.off(event, listener as (...args: unknown[]) => void);
+  }
+
+  private remoting: RemotingClient | null = null;
+  private unobserve: (() => void) | null = null;
+
+  /** At start: observe the client instance's connections and timeouts while someone listens to them. */
+  attach(remoting: RemotingClient): void {
+    this.remoting = remoting;
+    this.listening();
+  }
+
+  private listening(): void {
+    if (this.unobserve || !this.remoting) return;
+    if (!this.has('connect') && !this.has('disconnect') && !this.has('requestTimeout')) return;
+    const observer: RemotingObserver = {
+      connected: (e: ConnectionEvent) => this.has('connect') && this.emit('connect', e),
+      disconnected: (e: ConnectionEvent) => this.has('disconnect') && this.emit('disconnect', e),
+      timedOut: (e: RequestTimeoutEvent) => this.has('requestTimeout') && this.emit('requestTimeout', e),
+    };
+    this.unobserve = this.remoting.observe(observer);
+  }
+
+  detach(): void {
+    this.unobserve?.();
+    this.unobserve = null;
+    this.remoting = null;
+  }
+
+  has(event: keyof ProducerEventMap): boolean {
+    return this.emitter.listenerCount(event) > 0;
+  }
+
+  /** Emits; a listener that throws is logged and never turns a send into a failure. */
+  emit<E extends keyof ProducerEventMap>(event: E, ...args: ProducerEventMap[E]): void {
+    try {
+      this.emitter.emit(event, ...args);
+    } catch (err) {
+      log('a %s listener threw: %s', event, (err as Error)?.message ?? err);
+    }
+  }
+
+  /** At start: the metrics, or none when they are off. */
+  async start(options: MetricsOptions | undefined, clientId: string): Promise<void> {
+    const meter = await resolveMeter(options);
+    this.metrics = meter ? new ProducerMetrics(meter, clientId) : null;
+  }
+
+  /** Whether a send attempt must be timed (the clock is read only then). */
+  get observed(): boolean {
+    return this.metrics !== null || this.emitter.listenerCount('send') > 0;
+  }
+
+  /** A send attempt of `messages` messages ended: `result` is the status, or the error it threw. */
+  sendDone(topic: string, queue: MessageQueue, messages: number, latencyMs: number, result: SendStatus | Error): void {
+    const failed = result instanceof Error;
+    // Java's interceptor: success for every answered attempt (FLUSH_DISK_TIMEOUT & co. stored the message), failure for a throw.
+    this.metrics?.sendDone(topic, messages, latencyMs, !failed);
+    if (this.emitter.listenerCount('send') > 0) {
+      this.emit('send', { topic, queue, status: failed ? 'FAILED' : result, latencyMs, messages, error: failed ? result : undefined });
+    }
+  }
+}
+
+/** Messages a prepared send carries: a batch's uniqMsgId joins its members' ids with ','. */
+export function messagesIn(batch: boolean, uniqMsgId: string): number {
+  if (!batch) return 1;
+  let n = 1;
+  for (let i = uniqMsgId.indexOf(','); i >= 0; i = uniqMsgId.indexOf(',', i + 1)) n++;
+  return n;
+}
