@@ -4,6 +4,8 @@
  * UPDATE_CONSUMER_OFFSET, a long poll still held at the end, a producer, heartbeats, and a queue
  * whose group and topic are HTML meant to break the page.
  */
+import { CaptureDecoder, DecodeStats } from '../../lib/capture/index.js';
+import { TimelineCollector } from '../../lib/capture/report/index.js';
 import { createRequest, createResponse, encodeCommand, RequestCode, ResponseCode, type RemotingCommand } from '../../protocol/index.js';
 import { heartbeat, LINKTYPE, linkAll, pcap, pullRequest, storedMessages, TcpConnection, type Packet } from './build-pcap.js';
 
@@ -76,3 +78,14 @@ export function reportCapture(): Buffer {
   pkts.sort((a, b) => a.ts - b.ts);
   return pcap(linkAll('ethernet', pkts), { linkType: LINKTYPE.ethernet });
 }
+
+/** Decode a capture in this process the way `decode --report` does. */
+export function decodeForReport(input: Buffer): { stats: DecodeStats; timelines: TimelineCollector } {
+  const stats = new DecodeStats();
+  const timelines = new TimelineCollector();
+  const d = new CaptureDecoder({ frame: (f) => (stats.add(f), timelines.add(f)), problem: (p) => stats.addProblem(p) });
+  d.push(input);
+  d.end();
+  return { stats, timelines };
+}
+

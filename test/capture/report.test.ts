@@ -3,13 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { CaptureDecoder, DecodeStats, type DecodedFrame } from '../../lib/capture/index.js';
+import type { DecodedFrame } from '../../lib/capture/index.js';
 import type { Finding } from '../../lib/capture/doctor/finding.js';
 import { escapeHtml, jsonForScript, MAX_BUCKETS, renderReport, TimelineCollector, type ReportData } from '../../lib/capture/report/index.js';
 import { createRequest, encodeCommand, RequestCode } from '../../protocol/index.js';
 import { runCli } from '../cli/run-in-process.js';
 import { pullFound, pullRequest } from './build-pcap.js';
-import { HOSTILE_GROUP, HOSTILE_TOPIC, reportCapture } from './report-fixture.js';
+import { decodeForReport, HOSTILE_GROUP, HOSTILE_TOPIC, reportCapture } from './report-fixture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rocketwire-report-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,16 +24,6 @@ function dataOf(html: string): ReportData {
 }
 
 const sum = (xs: readonly (number | null)[]): number => xs.reduce<number>((a, b) => a + (b ?? 0), 0);
-
-/** Decode a capture in this process the way `decode --report` does. */
-export function decodeForReport(input: Buffer): { stats: DecodeStats; timelines: TimelineCollector } {
-  const stats = new DecodeStats();
-  const timelines = new TimelineCollector();
-  const d = new CaptureDecoder({ frame: (f) => (stats.add(f), timelines.add(f)), problem: (p) => stats.addProblem(p) });
-  d.push(input);
-  d.end();
-  return { stats, timelines };
-}
 
 t.test('decode --report writes the page and says where, in one line', async (t) => {
   const out = join(dir, 'r.html');
