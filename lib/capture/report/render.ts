@@ -69,7 +69,7 @@ const STYLE = `
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg);margin:0;padding:24px 32px;max-width:1100px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
-h3{font-size:15px;margin:20px 0 6px}.mute{color:var(--mute)}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
+h3{font-size:15px;margin:20px 0 6px}h3 .mute{font-weight:400;font-size:13px}.mute{color:var(--mute)}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}.card{background:var(--card);border-radius:6px;padding:8px 12px;min-width:110px}
 .card b{display:block;font-size:18px}.card span{color:var(--mute);font-size:12px}
 table{border-collapse:collapse;width:100%;margin:6px 0 10px;font-size:13px}th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
@@ -251,11 +251,11 @@ export function renderReport(input: ReportInput): string {
   }
   const hists = Object.entries(latencyHistograms);
   if (hists.length > 0) {
-    out.push('<h3>Latency histograms</h3><div class="hists" id="histograms">');
+    out.push('<h3>Latency histograms <span class="mute">(a bar counts the responses above the label before it, up to its own)</span></h3><div class="hists" id="histograms">');
     for (const [name, counts] of hists) {
       const code = s.byCode[name]!.code;
       out.push(
-        `<div data-code="${code}">${histogramChart({ chart: `latency-${code}`, title: `${name} (${code}): ${sum(counts)} responses`, labels: counts.map((_, i) => histogramLabel(i)), counts })}</div>`,
+        `<div data-code="${code}">${histogramChart({ chart: `latency-${code}`, title: `${name} (${code}): ${sum(counts)} responses by latency, ms`, labels: counts.map((_, i) => histogramLabel(i)), counts })}</div>`,
       );
     }
     out.push('</div>');

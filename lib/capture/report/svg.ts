@@ -58,19 +58,19 @@ export function timeChart(o: TimeChartOptions): string {
   const legend: string[] = [];
   let top = MARGIN.top;
   // Legend, right-aligned in the title row, or on rows of its own under it when too wide; widths
-  // are estimated (7 px a character is enough for capitals at 11 px): gaps, never overlap.
-  const legendWidth = o.series.reduce((w, s) => w + 20 + s.name.length * 7, 0);
+  // are estimated (7.6 px a character is enough for capitals at 11 px): gaps, never overlap.
+  const legendWidth = o.series.reduce((w, s) => w + 20 + s.name.length * 7.6, 0);
   if (legendWidth <= W - MARGIN.right - MARGIN.left - 7 * o.title.length - 20) {
     let lx = W - MARGIN.right;
     for (const s of [...o.series].reverse()) {
-      lx -= 20 + s.name.length * 7;
+      lx -= 20 + s.name.length * 7.6;
       legend.push(`<rect class="${s.cls}" x="${fmt(lx)}" y="6" width="10" height="10"/><text class="lg" x="${fmt(lx + 13)}" y="15">${escapeHtml(s.name)}</text>`);
     }
   } else {
     let lx = MARGIN.left;
     let ly = 20;
     for (const s of o.series) {
-      const w = 20 + s.name.length * 7;
+      const w = 20 + s.name.length * 7.6;
       if (lx + w > W - MARGIN.right && lx > MARGIN.left) {
         lx = MARGIN.left;
         ly += 14;
@@ -101,7 +101,8 @@ export function timeChart(o: TimeChartOptions): string {
   if (hi === lo) hi = lo + 1;
   const step = niceStep(hi - lo, 4);
   const y0 = Math.floor(lo / step) * step;
-  const y1 = Math.ceil(hi / step) * step;
+  // A little room above the highest value, so a flat line at the top does not sit on the frame.
+  const y1 = Math.ceil((hi + (hi - lo) * 0.04) / step) * step;
   const y = (v: number): number => top + ph - ((v - y0) / (y1 - y0)) * ph;
   const xc = (i: number): number => MARGIN.left + (i + 0.5) * bw;
 
@@ -196,7 +197,7 @@ export function histogramChart(o: HistogramOptions): string {
   const bw = pw / n;
   const max = Math.max(1, ...o.counts);
   const step = niceStep(max, 3);
-  const top = Math.ceil(max / step) * step;
+  const top = Math.ceil((max * 1.04) / step) * step;
   const y = (v: number): number => 22 + ph - (v / top) * ph;
   const out: string[] = [];
   out.push(`<svg class="chart hist" data-chart="${escapeHtml(o.chart)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(o.title)}">`);
@@ -216,7 +217,6 @@ export function histogramChart(o: HistogramOptions): string {
   });
   out.push('</g>');
   out.push(`<line class="axis" x1="${left}" x2="${W - 8}" y1="${fmt(y(0))}" y2="${fmt(y(0))}"/>`);
-  out.push(`<text class="ax" x="${W - 8}" y="${H - 2}" text-anchor="end">latency, ms (upper edge)</text>`);
   out.push('</svg>');
   return out.join('');
 }
