@@ -7,6 +7,12 @@ const MAX_SAMPLES = 100_000;
 /** Offset commits kept per queue (the first one and the latest ones). */
 const MAX_COMMITS = 200;
 const MAX_NAMES = 10_000;
+/**
+ * Upper edges (ms) of the latency histogram buckets every code keeps next to its samples; a last
+ * bucket holds what lies above 30 s. Counted for every response, not sampled, so a histogram's
+ * total is the code's latency count. 15-20 s is where Java's long polls (suspend 15 s) land.
+ */
+export const LATENCY_HISTOGRAM_EDGES_MS: readonly number[] = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 20_000, 30_000];
 
 /** How the push consumer reads a pull response code (PullAPIWrapper.processPullResult). */
 export function pullStatus(code: number): string {
@@ -28,10 +34,14 @@ class Latencies {
   samples: number[] = [];
   count = 0;
   max = 0;
+  readonly histogram: number[] = new Array<number>(LATENCY_HISTOGRAM_EDGES_MS.length + 1).fill(0);
   private seed = 0x2545f491;
 
   add(ms: number): void {
     this.count++;
+    let b = 0;
+    while (b < LATENCY_HISTOGRAM_EDGES_MS.length && ms > LATENCY_HISTOGRAM_EDGES_MS[b]!) b++;
+    this.histogram[b]!++;
     if (ms > this.max) this.max = ms;
     if (this.samples.length < MAX_SAMPLES) {
       this.samples.push(ms);
@@ -247,6 +257,15 @@ export class DecodeStats {
         if (status === 'FOUND') bump(q.pullResults, 'messages', countStoredRecords(cmd.body));
       }
     }
+  }
+
+  /**
+   * Response latencies of one request code as counts per bucket of LATENCY_HISTOGRAM_EDGES_MS
+   * (one more bucket than edges: above the last), or null when no response of it was timed.
+   */
+  latencyHistogram(code: number): number[] | null {
+    const r = this.codes.get(code);
+    return r && r.latency.count > 0 ? [...r.latency.histogram] : null;
   }
 
   toJSON(): Record<string, unknown> {

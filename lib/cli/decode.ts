@@ -15,6 +15,7 @@ import {
   type DecodedFrame,
   type FrameDescription,
 } from '../capture/index.js';
+import { ReportFile, renderReport, TimelineCollector } from '../capture/report/index.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -34,6 +35,8 @@ options:
   --filter TERM     keep frames matching TERM: code=N|NAME, topic=T, group=G, addr=IP[:PORT]
                     (a bare number, code name or address works too); repeatable, or a comma list
   --port N          treat flows on port N as RocketMQ remoting (repeatable)
+  --report FILE     write a self-contained HTML report to FILE (charts per consumer queue, request
+                    rates and latency histograms per code; the numbers of --stats --json)
 
 Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames, a flow that ends
 inside a frame, its first one included) are reported on stderr, one line each, and decoding goes
@@ -73,6 +76,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       stats: { type: 'boolean' },
       filter: { type: 'string', multiple: true },
       port: { type: 'string', multiple: true },
+      report: { type: 'string' },
     },
     true,
   );
@@ -89,7 +93,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     throw err;
   }
   const statsOnly = values.stats === true;
-  const stats = statsOnly ? new DecodeStats() : null;
+  const reportPath = values.report as string | undefined;
+  if (reportPath !== undefined && (statsOnly || values.json || values.msgpack)) throw new UsageError('--report excludes --stats, --json and --msgpack');
+  if (reportPath === '') throw new UsageError('--report needs a file name');
+  const stats = statsOnly || reportPath !== undefined ? new DecodeStats() : null;
+  const timelines = reportPath !== undefined ? new TimelineCollector() : null;
 
   const file = positionals[0]!;
   let input: NodeJS.ReadableStream;
@@ -106,6 +114,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
     input = createReadStream(file, { highWaterMark: 1024 * 1024 });
+  }
+  let report: ReportFile | null = null;
+  if (reportPath !== undefined) {
+    try {
+      report = await ReportFile.open(reportPath);
+    } catch (err) {
+      if ('destroy' in input && input !== io.stdin) (input as { destroy(): void }).destroy();
+      throw new CliError(`cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
   }
 
   // Output is gathered and written in large pieces; it is flushed before any problem line so that
@@ -184,6 +201,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     }
     if (stats) {
       stats.add(f);
+      timelines?.add(f);
       return;
     }
     emit(d ?? describe());
@@ -230,7 +248,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       }
     }
     // The reader went away (decode ... | head): nothing more to say to anyone.
-    if (outputClosed) return 0;
+    if (outputClosed) {
+      await report?.discard();
+      return 0;
+    }
     if (hex && !lost) {
       try {
         hex.end();
@@ -241,11 +262,23 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       }
     }
     endDecoder();
+  } catch (err) {
+    await report?.discard();
+    throw err;
   } finally {
     if (progressShown) io.stderr.write('\r\x1b[K');
     if ('destroy' in input && input !== io.stdin) (input as { destroy(): void }).destroy();
   }
-  if (stats) {
+  if (report && stats && timelines) {
+    // merged with the doctor: findings = diagnose(frames) once lib/capture/doctor lands; null says it did not run.
+    const html = renderReport({ stats, timelines: timelines.toJSON(), findings: null, source: file === '-' ? 'stdin' : file });
+    try {
+      await report.commit(html);
+    } catch (err) {
+      throw new CliError(`cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    textOut += `report written to ${reportPath}\n`;
+  } else if (stats) {
     if (mode === 'text') textOut += stats.toText();
     else emit(stats.toJSON() as unknown as FrameDescription);
   }
