@@ -86,6 +86,9 @@ export {
   type TransactionStats,
 } from './producer/index.js';
 
+// Admin client: mqadmin's operations (lib/admin/README.md); its options are ClientOptions.
+export { AdminClient } from './admin/index.js';
+
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {
   MQClientError,
