@@ -1,6 +1,7 @@
 // expect: both consumers got all 4 messages
 // Broadcast: with messageModel BROADCASTING every consumer of the group gets every message (no
 // queue allocation); each keeps its own offsets in a local file instead of at the broker.
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Producer, PushConsumer, ConsumeConcurrentlyStatus } from 'rocketwire';
@@ -15,8 +16,9 @@ for (let i = 0; i < count; i++) await producer.send({ topic, body: `notice ${i}`
 await producer.shutdown();
 
 // Two members of one group in one process: each needs its own instanceName (its own clientId), as
-// two processes would have. Their offsets go to <offsetStoreDir>/<clientId>/<group>/offsets.json.
-const offsetStoreDir = path.join(os.tmpdir(), 'rocketwire-example-offsets');
+// two processes would have. Their offsets go to <offsetStoreDir>/<clientId>/<group>/offsets.json
+// (default ~/.rocketmq_offsets); a fresh folder here, so that each run starts from the first message.
+const offsetStoreDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-example-offsets-'));
 const members = [];
 for (const name of ['A', 'B']) {
   const seen = new Set();
@@ -42,7 +44,8 @@ for (const name of ['A', 'B']) {
   members.push({ consumer, done });
 }
 await withTimeout(Promise.all(members.map((m) => m.done)), 30_000, 'waiting for both consumers');
-for (const m of members) await m.consumer.shutdown();
+for (const m of members) await m.consumer.shutdown(); // persists each member's offsets file
+fs.rmSync(offsetStoreDir, { recursive: true, force: true });
 console.log(`both consumers got all ${count} messages`);
 
 function withTimeout(promise, ms, what) {
