@@ -33,7 +33,9 @@ await consumer.start((msgs, ctx) => {
 });
 await withTimeout(failedForGood, 30_000, 'waiting for the retries');
 
-// Read the DLQ with a group of its own; it exists once the first message is dead-lettered.
+// Read the DLQ with a group of its own. The broker creates the DLQ with its first dead letter, which
+// may come just after the attempt above; until then each rebalance round (every 20 s by default,
+// here every second) finds no route and tries again.
 const dlqTopic = `%DLQ%${group}`;
 const reader = new PushConsumer({ consumerGroup: 'example_retry_dlq_reader', namesrvAddr, consumeFromWhere: 'first', rebalanceIntervalMs: 1000 });
 reader.subscribe(dlqTopic);
