@@ -6,6 +6,7 @@ import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type 
 import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
 
+/** Options of a RemotingClient: header encoding, connections per address, timeouts, TLS, ACL, reconnection and buffer limits. */
 export interface RemotingClientOptions {
   /** Serialize type of every request this client sends. Default JSON. */
   serializeType: SerializeTypeName;

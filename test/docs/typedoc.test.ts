@@ -25,7 +25,15 @@ export function reportNames(report: string): Map<string, string[]> {
 
 interface JsonReflection {
   name: string;
+  variant?: string;
+  comment?: unknown;
+  signatures?: Array<{ comment?: unknown }>;
   children?: JsonReflection[];
+}
+
+/** A doc comment on the declaration, or on a function's (first documented) signature. */
+function documented(r: JsonReflection): boolean {
+  return r.comment !== undefined || (r.signatures ?? []).some((s) => s.comment !== undefined);
 }
 
 function run(cmd: string, args: string[]): Promise<{ code: number | null; output: string }> {
@@ -60,14 +68,18 @@ t.test('typedoc builds the reference of both entry points without a warning, wit
   const expected = reportNames(fs.readFileSync(path.join(root, REPORT_FILE), 'utf8'));
   t.same([...modules.keys()], [...expected.keys()], 'one module per entry point, named as users import it');
   for (const [specifier, names] of expected) {
-    const documented = new Set((modules.get(specifier)?.children ?? []).map((c) => c.name));
-    t.same(names.filter((n) => !documented.has(n)), [], `${specifier}: every name of the API report is in the reference`);
-    t.same([...documented].filter((n) => !names.includes(n)), [], `${specifier}: nothing else is`);
+    const inReference = new Set((modules.get(specifier)?.children ?? []).map((c) => c.name));
+    t.same(names.filter((n) => !inReference.has(n)), [], `${specifier}: every name of the API report is in the reference`);
+    t.same([...inReference].filter((n) => !names.includes(n)), [], `${specifier}: nothing else is`);
     // A name both entry points export (RocketwireError, MessageExt…) has one page, under the
     // entry point TypeDoc met first; the other lists it as a reference to that page.
     const hasPage = (n: string): boolean => [...expected.keys()].some((s) => pages.has(`${s.replace(/\//g, '_')}.${n}.html`));
     t.same(names.filter((n) => !hasPage(n)), [], `${specifier}: every name has its page`);
   }
+  // What an application imports says what it is. (rocketwire/protocol: many typed headers, body
+  // codecs and enums have no doc comment of their own yet, so it is not held to this.)
+  const lib = (modules.get('rocketwire')?.children ?? []).filter((c) => c.variant !== 'reference');
+  t.same(lib.filter((c) => !documented(c)).map((c) => c.name), [], 'rocketwire: every name has a doc comment');
 });
 
 t.test('reportNames reads the sections of the API report', async (t) => {
