@@ -9,10 +9,12 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number): ClockTimer;
   clearTimeout(timer: ClockTimer): void;
 }
+/** A timer handle of a Clock, to pass back to its `clearTimeout`. */
 export interface ClockTimer {
   readonly __clockTimer?: never;
 }
 
+/** The real clock: Date.now and unref'd Node timers. The default of every `clock` option. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {

@@ -1,3 +1,10 @@
+/**
+ * The client side of Apache RocketMQ's remoting protocol: push, lite pull and POP consumers,
+ * producers (transactions, timers, request–reply), the admin client, the embedded name server +
+ * broker, and the capture decoder.
+ *
+ * @module rocketwire
+ */
 // The public API of `rocketwire`: what an application that consumes from, produces to, embeds or
 // watches RocketMQ needs, and nothing else.
 //
@@ -92,6 +99,9 @@ export {
   ProducerEvents,
   type ProducerEventMap,
 } from './producer/index.js';
+
+// Admin client: mqadmin's operations (lib/admin/README.md); its options are ClientOptions.
+export { AdminClient } from './admin/index.js';
 
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {

@@ -1,3 +1,9 @@
+/**
+ * The pure codec of RocketMQ remoting: frames, commands, codes, typed headers, the operation
+ * table, stored messages, batches, message ids and JSON bodies. No I/O.
+ *
+ * @module rocketwire/protocol
+ */
 // The public API of `rocketwire/protocol`: the pure codec a protocol user needs to speak RocketMQ
 // remoting (a proxy, a capture tool, a test peer, another client): frames and the streaming frame
 // decoder, commands, codes, the typed headers and the operation table, stored messages, batches,

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { BrokerOptionError } from './errors.js';
 import { NameServer } from './name-server.js';
 
+/** Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names). */
 export interface StartBrokerOptions extends BrokerTuning {
   /** Address to listen on and to advertise (STOREHOST, routes). Default 127.0.0.1. */
   host?: string;
@@ -21,6 +22,7 @@ export interface StartBrokerOptions extends BrokerTuning {
   clock?: Clock;
 }
 
+/** A running embedded name server and its brokers, as startBroker returns them. */
 export interface EmbeddedBroker {
   /** "host:port" of the name server. */
   namesrv: string;

@@ -12,6 +12,7 @@ const log = createDebug('rocketwire:capture');
 /** Name server, broker, broker VIP port, and the proxy's remoting ports. */
 export const ROCKETMQ_PORTS: readonly number[] = [9876, 10911, 10909, 8080, 8081];
 
+/** Input formats: pcap, pcapng, or `raw`: remoting frames back to back, with no capture around them. */
 export type InputFormat = 'pcap' | 'pcapng' | 'raw';
 
 /** The request a response answers, as remembered when the request went by. */
@@ -39,6 +40,7 @@ export interface DecodedFrame {
   request: SeenRequest | null;
 }
 
+/** Options of a CaptureDecoder; every one has a default. */
 export interface CaptureDecoderOptions {
   /** Extra ports whose flows are RocketMQ remoting (in addition to ROCKETMQ_PORTS). */
   ports?: number[];
@@ -59,6 +61,7 @@ export interface CaptureDecoderOptions {
   maxPendingRequests?: number;
 }
 
+/** What the decoder calls: `frame` for every frame found, `problem` for what it could not read or lost. */
 export interface CaptureDecoderHandlers {
   frame(f: DecodedFrame): void;
   problem(p: CaptureProblem): void;

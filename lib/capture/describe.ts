@@ -166,6 +166,7 @@ export function frameContext(f: DecodedFrame): FrameContext {
   };
 }
 
+/** Options of describeCommand. */
 export interface DescribeOptions {
   /**
    * Give message bodies as base64 (default). A readable table does not show them, and skips the

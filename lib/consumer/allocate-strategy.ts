@@ -100,6 +100,7 @@ export function allocateByConfig(queues: readonly MessageQueue[]): AllocateMessa
   return { name: 'CONFIG', allocate: () => fixed.slice() };
 }
 
+/** The `allocateStrategy` option: a Java strategy by name, a fixed list of queues, or a strategy of your own. */
 export type AllocateStrategyOption =
   | 'AVG'
   | 'AVG_BY_CIRCLE'

@@ -114,6 +114,7 @@ export interface QueueStats {
   dropped: boolean;
 }
 
+/** What `consumer.stats()` returns: totals and rates of the consumer and, per held queue, its QueueStats. */
 export interface ConsumerStats {
   consumerGroup: string;
   clientId: string;

@@ -167,6 +167,11 @@ function sameEndpoint(a: string, b: string): boolean {
 
 type State = 'CREATED' | 'RUNNING' | 'SHUTDOWN';
 
+/**
+ * Java's 5.x SimpleConsumer over remoting: `receive` pops messages (POP_MESSAGE) that stay invisible
+ * to the group until acked (`ack`) or their invisible time ends (`changeInvisibleDuration`); the
+ * broker owns the assignment and the offsets, so there is no rebalance on the client.
+ */
 export class SimpleConsumer {
   private readonly o: Resolved;
   private instance: MQClientInstance | null = null;

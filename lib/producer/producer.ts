@@ -50,6 +50,7 @@ export const selectMessageQueueByHash: MessageQueueSelector = (queues, _msg, arg
   return queues[h % queues.length]!;
 };
 
+/** Options of one send: which queue (a selector and its argument, or the queue itself) and its timeout. */
 export interface SendOptions {
   /** Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere). */
   selector?: MessageQueueSelector;
@@ -61,6 +62,7 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
+/** What `producer.stats()` returns: sends since start. */
 export interface ProducerStats {
   sent: number;
   failed: number;

@@ -7,6 +7,7 @@ import type { MessageQueue } from '../../protocol/index.js';
  */
 export type SendStatus = 'SEND_OK' | 'FLUSH_DISK_TIMEOUT' | 'FLUSH_SLAVE_TIMEOUT' | 'SLAVE_NOT_AVAILABLE';
 
+/** What a successful send returns (Java's SendResult): status, message ids, queue and queue offset. */
 export interface SendResult {
   status: SendStatus;
   /** The client id (UNIQ_KEY) of the message; comma-joined for a batch. */

@@ -50,6 +50,7 @@ export interface TransactionSendResult extends SendResult {
   localTransactionState: LocalTransactionState;
 }
 
+/** What `transactionProducer.transactionStats()` returns: transactions ended and check-backs answered, by state. */
 export interface TransactionStats {
   /** END_TRANSACTION sent after sendMessageInTransaction, by state. */
   ended: Record<LocalTransactionState, number>;

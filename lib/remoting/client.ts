@@ -7,6 +7,7 @@ import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
 import { RemotingObservers, requestTimeoutEvent, type RemotingObserver } from './events.js';
 
+/** Options of a RemotingClient: header encoding, connections per address, timeouts, TLS, ACL, reconnection and buffer limits. */
 export interface RemotingClientOptions {
   /** Serialize type of every request this client sends. Default JSON. */
   serializeType: SerializeTypeName;

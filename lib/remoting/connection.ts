@@ -35,6 +35,7 @@ export type RequestProcessor = (
   conn: RemotingConnection,
 ) => Promise<RemotingCommand | null> | RemotingCommand | null;
 
+/** Options of one request: its timeout and a signal that aborts it (RemotingAbortError). */
 export interface InvokeOptions {
   /** Default: the connection's `defaultTimeoutMs` (3000). */
   timeoutMs?: number;

@@ -1,0 +1,42 @@
+// expect: consumed 10 of 10 messages
+// Consume concurrently: a push consumer takes every message of a topic, several handler calls at a
+// time, and commits each queue's offset as its messages are consumed.
+import { Producer, PushConsumer, ConsumeConcurrentlyStatus } from 'rocketwire';
+
+const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const topic = 'ExampleConcurrently';
+const count = 10;
+
+const producer = new Producer({ group: 'example_concurrently_pg', namesrvAddr });
+await producer.start();
+for (let i = 0; i < count; i++) await producer.send({ topic, body: `message ${i}`, tags: i % 2 ? 'odd' : 'even' });
+await producer.shutdown();
+
+const consumer = new PushConsumer({
+  consumerGroup: 'example_concurrently_cg',
+  namesrvAddr,
+  consumeFromWhere: 'first', // a group new to the broker starts at the oldest message
+  consumeThreadMin: 4, // at most 4 handler calls at once
+});
+consumer.subscribe(topic, 'even || odd'); // a tag expression; '*' takes every tag
+
+const seen = new Set();
+let allSeen;
+const done = new Promise((resolve) => { allSeen = resolve; });
+await consumer.start(async (msgs, ctx) => {
+  for (const m of msgs) {
+    console.log(`queue ${ctx.messageQueue.queueId} offset ${m.queueOffset} [${m.tags}] ${m.body}`);
+    seen.add(m.body.toString());
+  }
+  if (seen.size >= count) allSeen();
+  return ConsumeConcurrentlyStatus.CONSUME_SUCCESS; // a throw or RECONSUME_LATER: redelivered later
+});
+await withTimeout(done, 30_000, 'waiting for the messages');
+await consumer.shutdown(); // waits for running handlers, persists the offsets, unregisters
+console.log(`consumed ${seen.size} of ${count} messages`);
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

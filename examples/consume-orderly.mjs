@@ -1,0 +1,51 @@
+// expect: every order's steps arrived in order (3 orders, 9 messages)
+// Consume orderly: messages of one order go to one queue (a selector on the order id), and an
+// orderly consumer handles each queue one call at a time, holding the queue's lock at the broker,
+// so each order's steps are seen in the order they were sent.
+import { Producer, PushConsumer, ConsumeOrderlyStatus, selectMessageQueueByHash } from 'rocketwire';
+
+const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const topic = 'ExampleOrderly';
+const orders = ['order-1', 'order-2', 'order-3'];
+const steps = ['created', 'paid', 'shipped'];
+
+const producer = new Producer({ group: 'example_orderly_pg', namesrvAddr });
+await producer.start();
+for (const step of steps) {
+  for (const order of orders) {
+    // Same arg, same queue: selectMessageQueueByHash picks queues[hash(arg) % queues.length].
+    await producer.send({ topic, body: `${order} ${step}`, keys: order }, { selector: selectMessageQueueByHash, arg: order });
+  }
+}
+await producer.shutdown();
+
+const consumer = new PushConsumer({ consumerGroup: 'example_orderly_cg', namesrvAddr, consumeFromWhere: 'first', orderly: true });
+consumer.subscribe(topic);
+
+const seen = new Map(orders.map((o) => [o, []]));
+let received = 0;
+let allSeen;
+const done = new Promise((resolve) => { allSeen = resolve; });
+await consumer.start((msgs, ctx) => {
+  for (const m of msgs) {
+    const [order, step] = m.body.toString().split(' ');
+    console.log(`queue ${ctx.messageQueue.queueId}: ${order} ${step}`);
+    seen.get(order)?.push(step);
+    received++;
+  }
+  if (received >= orders.length * steps.length) allSeen();
+  return ConsumeOrderlyStatus.SUCCESS; // SUSPEND_CURRENT_QUEUE_A_MOMENT retries this queue, keeping its order
+});
+await withTimeout(done, 30_000, 'waiting for the messages');
+await consumer.shutdown();
+
+for (const [order, got] of seen) {
+  if (got.join() !== steps.join()) throw new Error(`${order} arrived as ${got.join(', ')}`);
+}
+console.log(`every order's steps arrived in order (${orders.length} orders, ${received} messages)`);
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

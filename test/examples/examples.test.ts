@@ -1,0 +1,92 @@
+// Runs every examples/*.mjs against one embedded broker, so that none of them rots: each must exit 0
+// and print the line its first comment promises (`// expect: <line>`). The scripts import
+// 'rocketwire' and 'rocketwire/protocol', which resolve to this package's dist/ by self-reference,
+// so they run exactly as a user's program would after `npx tsc`.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import t from 'tap';
+import { startBroker } from '../../lib/broker/index.js';
+import { repoRoot } from '../api/api-report.js';
+
+const examplesDir = path.join(repoRoot(), 'examples');
+/** Scripts run at once: the machine is small and each script is a client of the same broker. */
+const PARALLEL = 3;
+/** Only a safety net for a script that hangs (it is then reported as killed, never as slow). */
+const KILL_AFTER_MS = 90_000;
+
+interface Run {
+  file: string;
+  expect: string | null;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The `// expect: …` text of a script's first line, or null when the line is missing. */
+export function expectedLine(source: string): string | null {
+  const first = source.split('\n', 1)[0] ?? '';
+  const m = /^\/\/ expect: (.+?)\s*$/.exec(first);
+  return m ? m[1]! : null;
+}
+
+function runScript(file: string, namesrv: string): Promise<Run> {
+  const source = fs.readFileSync(path.join(examplesDir, file), 'utf8');
+  const expect = expectedLine(source);
+  return new Promise((resolve) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ROCKETWIRE_NAMESRV: namesrv };
+    delete env.DEBUG;
+    const child = spawn(process.execPath, [path.join(examplesDir, file)], { cwd: examplesDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const killer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ file, expect, code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Runs `files` at most `limit` at a time, results in the order of `files`. */
+async function runAll(files: string[], namesrv: string, limit: number): Promise<Run[]> {
+  const results: Run[] = new Array(files.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const i = next++;
+      results[i] = await runScript(files[i]!, namesrv);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, files.length) }, worker));
+  return results;
+}
+
+t.test('every example runs against the embedded broker and prints what it promises', async (t) => {
+  const files = fs.readdirSync(examplesDir).filter((f) => f.endsWith('.mjs')).sort();
+  t.ok(files.length >= 13, `examples/ has its scripts (${files.join(', ')})`);
+
+  // What the examples need of a broker: SQL92 (enablePropertyFilter, off by default as Apache's),
+  // and a transaction check-back within seconds rather than Apache's 6 s + 30 s.
+  const broker = await startBroker({ enablePropertyFilter: true, transactionCheckInterval: 500, transactionTimeOut: 500 });
+  t.teardown(() => broker.close());
+
+  const runs = await runAll(files, broker.namesrv, PARALLEL);
+  for (const r of runs) {
+    t.test(r.file, async (t) => {
+      const diag = { stdout: r.stdout.slice(-4000), stderr: r.stderr.slice(-4000) };
+      t.not(r.expect, null, 'its first line is a `// expect: <line>` comment');
+      t.equal(r.signal, null, 'it ended by itself', diag);
+      t.equal(r.code, 0, 'it exits 0', diag);
+      if (r.expect !== null) t.ok(r.stdout.split('\n').includes(r.expect), `it prints "${r.expect}"`, diag);
+    });
+  }
+});
+
+t.test('expectedLine reads the first line only', async (t) => {
+  t.equal(expectedLine('// expect: sent 5 messages\nconsole.log(1);\n'), 'sent 5 messages');
+  t.equal(expectedLine('// a comment\n// expect: late\n'), null, 'not on the first line: missing');
+  t.equal(expectedLine('// expect: trailing spaces   \r\n'), 'trailing spaces');
+});
