@@ -15,6 +15,7 @@ import {
   type DecodedFrame,
   type FrameDescription,
 } from '../capture/index.js';
+import { CaptureDoctor, formatFindings } from '../capture/doctor/index.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -34,10 +35,16 @@ options:
   --filter TERM     keep frames matching TERM: code=N|NAME, topic=T, group=G, addr=IP[:PORT]
                     (a bare number, code name or address works too); repeatable, or a comma list
   --port N          treat flows on port N as RocketMQ remoting (repeatable)
+  --doctor          print the problems found in the capture instead of frames (stalled long
+                    polls, lag, offsets going back, flow-control stalls, rebalance storms, error
+                    responses, requests never answered, slow responses, duplicate deliveries),
+                    each with its evidence and what it means; --json for JSON. Exit 3 when any
+                    was found (lib/capture/README.md, "Doctor", has the checks and thresholds)
 
 Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames, a flow that ends
 inside a frame, its first one included) are reported on stderr, one line each, and decoding goes
-on where it can; the exit code is 1 when anything was lost, 2 for bad usage.`;
+on where it can; the exit code is 1 when anything was lost, 2 for bad usage, 3 when --doctor found
+problems.`;
 
 /** Problem lines printed before the rest are only counted. */
 const MAX_PROBLEM_LINES = 50;
@@ -73,6 +80,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       stats: { type: 'boolean' },
       filter: { type: 'string', multiple: true },
       port: { type: 'string', multiple: true },
+      doctor: { type: 'boolean' },
     },
     true,
   );
@@ -90,6 +98,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const statsOnly = values.stats === true;
   const stats = statsOnly ? new DecodeStats() : null;
+  if (values.doctor && (statsOnly || values.msgpack)) throw new UsageError('--doctor excludes --stats and --msgpack');
+  const doctor = values.doctor ? new CaptureDoctor() : null;
 
   const file = positionals[0]!;
   let input: NodeJS.ReadableStream;
@@ -186,6 +196,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       stats.add(f);
       return;
     }
+    if (doctor) {
+      doctor.add(f);
+      return;
+    }
     emit(d ?? describe());
   };
 
@@ -249,8 +263,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (mode === 'text') textOut += stats.toText();
     else emit(stats.toJSON() as unknown as FrameDescription);
   }
+  let found = 0;
+  if (doctor) {
+    const last = decoder.lastPacketTs;
+    const findings = doctor.finish(last === null ? undefined : last * 1000);
+    found = findings.length;
+    textOut += mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : formatFindings(findings, doctor.frames);
+  }
   await flushOutput();
   if (problemsHidden > 0) io.stderr.write(`rocketwire decode: ${problemsHidden} more problems not shown\n`);
+  if (found > 0) return 3;
   return lost ? 1 : 0;
 }
 
