@@ -90,8 +90,27 @@ t.test('lag-growing and offset-backwards: commits stuck behind a growing queue, 
     summary: /committed offset of group cg on T\/\/0 stayed at 3 for 29\.0 s \(7 commits\) while the queue held messages up to 70: lag 18 → 68/,
     evidence: { firstMs: ms(1), lastMs: ms(30), flow: c.flow, group: 'cg', queue: 'T//0', count: 7 },
   });
-  t.match(fs[1], { severity: 'warning', summary: /went backwards once \(first 5 → 3\)/, evidence: { firstMs: ms(30), count: 1, code: RequestCode.UPDATE_CONSUMER_OFFSET } });
+  t.match(fs[1], { severity: 'warning', summary: /went backwards once \(first 5 → 3: a commit of 3 after 5\)/, evidence: { firstMs: ms(30), count: 1, code: RequestCode.UPDATE_CONSUMER_OFFSET } });
   t.same(checks(diagnoseConns([c, producer], { lagStallMs: 30000 })), ['offset-backwards'], 'a shorter stall than the threshold');
+});
+
+t.test('offset-backwards: a pull below the committed offset after a reset; SUBSCRIPTION_NOT_EXIST after UNREGISTER_CLIENT is a consumer leaving', async (t) => {
+  const a = new Conn();
+  a.call(0, RequestCode.PULL_MESSAGE, pullExt({ offset: 8, commit: 8 }), 0.01, { code: ResponseCode.PULL_NOT_FOUND, ext: { nextBeginOffset: '8', maxOffset: '8' } });
+  const held = a.call(0.5, RequestCode.PULL_MESSAGE, pullExt({ offset: 8, commit: 8, queueId: 1 }), null);
+  a.send(0.6, createRequest(RequestCode.UNREGISTER_CLIENT, { opaque: a.newOpaque(), extFields: { clientID: 'c1', consumerGroup: 'cg' } }));
+  a.answer(0.7, createRequest(RequestCode.HEART_BEAT, { opaque: 900 })); // anything from the broker, then the held pull's answer
+  a.answer(0.8, { ...createRequest(0), flag: 1, code: ResponseCode.SUBSCRIPTION_NOT_EXIST, opaque: held.opaque, remark: "the consumer's group info not exist" });
+  const admin = new Conn();
+  admin.call(1, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, { topic: 'T', group: 'cg', timestamp: '0', isForce: 'true' }, 1.01);
+  const b = new Conn();
+  b.call(2, RequestCode.PULL_MESSAGE, pullExt({ offset: 0 }), 2.01, { ext: { nextBeginOffset: '2', maxOffset: '8' }, body: storedMessages(2, { topic: 'T' }) });
+  const fs = diagnoseConns([a, admin, b]);
+  t.same(checks(fs), ['offset-backwards']);
+  t.match(fs[0], {
+    summary: 'offset of group cg on T/broker-a/0 went backwards once (first 8 → 0: a pull from offset 0 after 8 was committed; the capture shows an offset reset (INVOKE_BROKER_TO_RESET_OFFSET) before it)',
+    evidence: { flow: b.flow, code: RequestCode.PULL_MESSAGE, count: 1 },
+  });
 });
 
 t.test('flow-control-stall: no next pull for seconds after messages were found', async (t) => {

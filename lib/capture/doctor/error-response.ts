@@ -65,10 +65,20 @@ export class ErrorResponseCheck implements DoctorCheck {
   readonly id = 'error-response';
   private readonly seen = new Map<string, Seen>();
 
+  /** Clients that unregistered a group: "src\0group". */
+  private readonly unregistered = new Set<string>();
+
   frame(f: DoctorFrame): void {
-    if (!f.response) return;
     const cmd = f.frame.cmd;
+    if (!f.response) {
+      if (cmd.code === RequestCode.UNREGISTER_CLIENT && cmd.extFields?.consumerGroup) this.unregistered.add(`${f.frame.src}\u0000${cmd.extFields.consumerGroup}`);
+      return;
+    }
     if (!isError(cmd.code, f.request)) return;
+    // A pull held across its consumer's shutdown is re-run after UNREGISTER_CLIENT removed the
+    // group's subscription: SUBSCRIPTION_NOT_EXIST then means only that the consumer left.
+    const group = f.request?.ext?.consumerGroup;
+    if (cmd.code === R.SUBSCRIPTION_NOT_EXIST && group !== undefined && this.unregistered.has(`${f.request!.src}\u0000${group}`)) return;
     const key = `${cmd.code}\u0000${f.request?.code ?? -1}`;
     const s = this.seen.get(key);
     if (s) {
