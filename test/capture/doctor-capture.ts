@@ -37,6 +37,10 @@ export async function startCapture(file: string, ports: number[]): Promise<Captu
   const filter = ['tcp', 'and', '(', ...ports.flatMap((p, i) => (i === 0 ? ['port', String(p)] : ['or', 'port', String(p)])), ')'];
   // --immediate-mode and -U: every packet is written as it comes (see tcpdump.test.ts).
   const tcpdump = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '--immediate-mode', '-s', '0', '-w', file, ...filter], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Never left running by a test that times out.
+  const killAtExit = (): void => void tcpdump.kill();
+  process.once('exit', killAtExit);
+  tcpdump.once('exit', () => process.off('exit', killAtExit));
   let err = '';
   await new Promise<void>((resolve, reject) => {
     tcpdump.stderr.on('data', (b: Buffer) => {
