@@ -156,6 +156,9 @@ t.test('error-response: refusals by code; answers such as PULL_NOT_FOUND are not
   const ns = new Conn({ ip: '10.0.0.1', port: 9876 });
   ns.call(0.6, RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: '%RETRY%cg' }, 0.61, { code: ResponseCode.TOPIC_NOT_EXIST });
   ns.call(0.7, RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'Nope' }, 0.71, { code: ResponseCode.TOPIC_NOT_EXIST, remark: 'No topic route info in name server for the topic: Nope' });
+  // A topic that sending creates: no route at first, then a route (auto-creation): not an error.
+  ns.call(0.8, RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'Auto' }, 0.81, { code: ResponseCode.TOPIC_NOT_EXIST });
+  ns.call(0.9, RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: 'Auto' }, 0.91, { body: Buffer.from('{"brokerDatas":[{"brokerName":"broker-a","brokerAddrs":{"0":"10.0.0.1:10911"}}],"queueDatas":[]}') });
   const fs = diagnoseConns([c, ns]);
   t.same(fs.map((f) => `${f.severity} ${f.check} ${f.evidence.code} x${f.evidence.count}`), [
     'error error-response 17 x1',

@@ -58,7 +58,11 @@ interface Seen {
   remark: string | null;
   lastMs: number;
   count: number;
+  /** For GET_ROUTEINFO_BY_TOPIC answered TOPIC_NOT_EXIST: the topic. */
+  routeOf: string | null;
 }
+
+const SENDS = new Set<number>([RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE]);
 
 /** Error responses, by response code and the request code they answer. */
 export class ErrorResponseCheck implements DoctorCheck {
@@ -67,6 +71,8 @@ export class ErrorResponseCheck implements DoctorCheck {
 
   /** Clients that unregistered a group: "src\0group". */
   private readonly unregistered = new Set<string>();
+  /** Topics with a route or a stored message in the capture. */
+  private readonly topicsFound = new Set<string>();
 
   frame(f: DoctorFrame): void {
     const cmd = f.frame.cmd;
@@ -74,21 +80,29 @@ export class ErrorResponseCheck implements DoctorCheck {
       if (cmd.code === RequestCode.UNREGISTER_CLIENT && cmd.extFields?.consumerGroup) this.unregistered.add(`${f.frame.src}\u0000${cmd.extFields.consumerGroup}`);
       return;
     }
+    if (cmd.code === R.SUCCESS && f.request && (f.request.code === RequestCode.GET_ROUTEINFO_BY_TOPIC || SENDS.has(f.request.code))) {
+      const topic = requestTopicAndGroup(f.request.code, f.request.ext).topic;
+      if (topic !== undefined) this.topicsFound.add(topic);
+    }
     if (!isError(cmd.code, f.request)) return;
     // A pull held across its consumer's shutdown is re-run after UNREGISTER_CLIENT removed the
     // group's subscription: SUBSCRIPTION_NOT_EXIST then means only that the consumer left.
     const group = f.request?.ext?.consumerGroup;
     if (cmd.code === R.SUBSCRIPTION_NOT_EXIST && group !== undefined && this.unregistered.has(`${f.request!.src}\u0000${group}`)) return;
-    const key = `${cmd.code}\u0000${f.request?.code ?? -1}`;
+    let key = `${cmd.code}\u0000${f.request?.code ?? -1}`;
+    // A producer's first route lookup of a topic that sending creates (autoCreateTopicEnable) is
+    // answered TOPIC_NOT_EXIST; kept apart per topic, and dropped at the end if the topic showed up.
+    const missingRoute = cmd.code === R.TOPIC_NOT_EXIST && f.request?.code === RequestCode.GET_ROUTEINFO_BY_TOPIC;
+    if (missingRoute) key += `\u0000${f.request!.ext?.topic ?? ''}`;
     const s = this.seen.get(key);
     if (s) {
       s.count++;
       s.lastMs = f.ms;
-    } else this.seen.set(key, { req: f.request, frame: f, remark: cmd.remark, lastMs: f.ms, count: 1 });
+    } else this.seen.set(key, { req: f.request, frame: f, remark: cmd.remark, lastMs: f.ms, count: 1, routeOf: missingRoute ? (f.request!.ext?.topic ?? '') : null });
   }
 
   finish(ctx: DoctorContext): Finding[] {
-    return [...this.seen.values()].map(({ req, frame, remark, lastMs, count }) => {
+    return [...this.seen.values()].filter((s) => s.routeOf === null || !this.topicsFound.has(s.routeOf)).map(({ req, frame, remark, lastMs, count }) => {
       const code = frame.frame.cmd.code;
       const m = MEANINGS.get(code) ?? { severity: 'warning' as const, meaning: 'The peer refused the request; the remark says why.' };
       const q = req ? queueOf(req) : null;
