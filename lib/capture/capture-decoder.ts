@@ -151,6 +151,10 @@ export class CaptureDecoder {
   get format(): InputFormat | null {
     return this.fmt;
   }
+  /** Capture time of the last packet read (seconds; null before the first, and for raw frame files). */
+  get lastPacketTs(): number | null {
+    return this.lastTs;
+  }
   /** Flows currently open (for tests of the memory bound). */
   get openFlows(): number {
     return this.flowCount;

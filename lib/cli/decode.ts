@@ -16,6 +16,7 @@ import {
   type FrameDescription,
 } from '../capture/index.js';
 import { ReportFile, renderReport, TimelineCollector } from '../capture/report/index.js';
+import { CaptureDoctor, formatFindings } from '../capture/doctor/index.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -37,10 +38,16 @@ options:
   --port N          treat flows on port N as RocketMQ remoting (repeatable)
   --report FILE     write a self-contained HTML report to FILE (charts per consumer queue, request
                     rates and latency histograms per code; the numbers of --stats --json)
+  --doctor          print the problems found in the capture instead of frames (stalled long
+                    polls, lag, offsets going back, flow-control stalls, rebalance storms, error
+                    responses, requests never answered, slow responses, duplicate deliveries),
+                    each with its evidence and what it means; --json for JSON. Exit 3 when any
+                    was found (lib/capture/README.md, "Doctor", has the checks and thresholds)
 
 Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames, a flow that ends
 inside a frame, its first one included) are reported on stderr, one line each, and decoding goes
-on where it can; the exit code is 1 when anything was lost, 2 for bad usage.`;
+on where it can; the exit code is 1 when anything was lost, 2 for bad usage, 3 when --doctor found
+problems.`;
 
 /** Problem lines printed before the rest are only counted. */
 const MAX_PROBLEM_LINES = 50;
@@ -77,6 +84,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       filter: { type: 'string', multiple: true },
       port: { type: 'string', multiple: true },
       report: { type: 'string' },
+      doctor: { type: 'boolean' },
     },
     true,
   );
@@ -96,8 +104,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const reportPath = values.report as string | undefined;
   if (reportPath !== undefined && (statsOnly || values.json || values.msgpack)) throw new UsageError('--report excludes --stats, --json and --msgpack');
   if (reportPath === '') throw new UsageError('--report needs a file name');
+  if (values.doctor && (statsOnly || values.msgpack)) throw new UsageError('--doctor excludes --stats and --msgpack');
+  if (values.doctor && reportPath !== undefined) throw new UsageError('--doctor and --report exclude each other (the report lists the findings)');
   const stats = statsOnly || reportPath !== undefined ? new DecodeStats() : null;
   const timelines = reportPath !== undefined ? new TimelineCollector() : null;
+  // The report shows the doctor's findings, so it runs the doctor too.
+  const doctor = values.doctor || reportPath !== undefined ? new CaptureDoctor() : null;
 
   const file = positionals[0]!;
   let input: NodeJS.ReadableStream;
@@ -199,9 +211,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       if (filter.needsDescription) d = describe();
       if (!filter.matches(f, d)) return;
     }
-    if (stats) {
-      stats.add(f);
+    if (stats || doctor) {
+      stats?.add(f);
       timelines?.add(f);
+      doctor?.add(f);
       return;
     }
     emit(d ?? describe());
@@ -269,9 +282,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (progressShown) io.stderr.write('\r\x1b[K');
     if ('destroy' in input && input !== io.stdin) (input as { destroy(): void }).destroy();
   }
+  const last = decoder.lastPacketTs;
+  const findings = doctor ? doctor.finish(last === null ? undefined : last * 1000) : null;
   if (report && stats && timelines) {
-    // merged with the doctor: findings = diagnose(frames) once lib/capture/doctor lands; null says it did not run.
-    const html = renderReport({ stats, timelines: timelines.toJSON(), findings: null, source: file === '-' ? 'stdin' : file });
+    const html = renderReport({ stats, timelines: timelines.toJSON(), findings, source: file === '-' ? 'stdin' : file });
     try {
       await report.commit(html);
     } catch (err) {
@@ -282,8 +296,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (mode === 'text') textOut += stats.toText();
     else emit(stats.toJSON() as unknown as FrameDescription);
   }
+  let found = 0;
+  if (doctor && findings && !report) {
+    found = findings.length;
+    textOut += mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : formatFindings(findings, doctor.frames);
+  }
   await flushOutput();
   if (problemsHidden > 0) io.stderr.write(`rocketwire decode: ${problemsHidden} more problems not shown\n`);
+  if (found > 0) return 3;
   return lost ? 1 : 0;
 }
 

@@ -93,6 +93,9 @@ t.test('the report renders in headless Chromium, without errors, showing the num
   const file = join(dir, 'report.html');
   t.equal((await runCli(['decode', capture, '--report', file])).code, 0);
   const stats = JSON.parse((await runCli(['decode', capture, '--stats', '--json'])).stdout) as Stats;
+  const doctored = await runCli(['decode', capture, '--doctor', '--json']);
+  const doctor = JSON.parse(doctored.stdout) as { findings: Finding[] };
+  t.equal(doctored.code, 3, 'the doctor finds the stalled queue, the SYSTEM_BUSY and the held poll of the fixture');
 
   const browser = await Browser.launch();
   t.teardown(() => browser.close());
@@ -104,7 +107,7 @@ t.test('the report renders in headless Chromium, without errors, showing the num
   t.same(page.summary, {
     frames: String(stats.frames), requests: String(stats.requests), onewayRequests: String(stats.onewayRequests), responses: String(stats.responses),
     unpairedResponses: String(stats.unpairedResponses), bytes: String(stats.bytes), queues: String(stats.queues.length),
-    'problems.lost': String(stats.problems.lost), findings: '-',
+    'problems.lost': String(stats.problems.lost), findings: String(doctor.findings.length),
   });
   t.same(page.codes.map((c) => c.code), Object.values(stats.byCode).map((r) => r.code), 'a row per request code');
   for (const row of page.codes) {
@@ -119,7 +122,8 @@ t.test('the report renders in headless Chromium, without errors, showing the num
   t.same(page.sortedCodes, byRequests, 'the table sorts by a click (the script ran)');
   t.equal(page.rateLines, Object.keys(stats.byCode).length, 'a request-rate line per code');
   t.same(page.pullResults, stats.pullResults);
-  t.equal(page.findingsNone, 'The doctor did not run on this capture.');
+  t.equal(page.findingsNone, null, 'the doctor ran');
+  t.same(page.findings.map((r) => r.slice(0, 3)), doctor.findings.map((f) => [f.severity, f.check, f.summary + f.meaning]), 'the findings of decode --doctor (what was seen, then what it means), in its order');
 
   t.equal(page.queues.length, stats.queues.length, 'a section per consumer queue');
   page.queues.forEach((q, i) => {
@@ -146,7 +150,7 @@ t.test('the report renders in headless Chromium, without errors, showing the num
   t.match(page.localTime, /your time zone/);
   t.match(page.title, /^rocketwire capture report: /);
 
-  // The doctor's findings (built by hand here; `decode --report` passes diagnose()'s once merged).
+  // Findings built by hand: their evidence rendered, and each on its own queue only.
   const { stats: s2, timelines } = decodeForReport(reportCapture());
   const findings: Finding[] = [
     {

@@ -15,6 +15,7 @@ import {
 import { ClientOptionError, MQClientError, NameServerUnavailableError, ResponseFieldError, resolveClientOptions } from '../../lib/client/index.js';
 import { MessageValidationError, NoRouteError, ProducerOptionError, RequestTimeoutError, SendFailedError, resolveProducerOptions } from '../../lib/producer/index.js';
 import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
+import { DoctorOptionError } from '../../lib/capture/doctor/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
 import { ConsumerBrokerError, OffsetFileError, SqlFilterRefusedError, UndecodableMessageError } from '../../lib/consumer/index.js';
@@ -50,6 +51,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['RequestTimeoutError', new RequestTimeoutError('T', 'c-1', 3000, true), []],
   ['FilterSyntaxError', new FilterSyntaxError('m'), []],
   ['HexInputError', new HexInputError('m', 0), []],
+  ['DoctorOptionError', new DoctorOptionError('slowResponseMs', 'm'), [OptionError]],
   ['CliError', new CliError('m'), []],
   ['UsageError', new UsageError('m'), [CliError]],
   ['ConfigFileError', new ConfigFileError('/d/config/topics.json', 'm'), []],
