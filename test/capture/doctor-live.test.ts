@@ -152,10 +152,11 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
     const answers: number[] = [];
     answers.push((await rc.invoke(broker.broker, sendRequest('TReadOnly', 'x'))).code);
     answers.push((await rc.invoke(broker.broker, heartbeatRequest('errclient@1', 'GErr', [{ topic: 'TErr', subVersion: 1 }]))).code);
-    answers.push((await rc.invoke(broker.broker, pullRequest('TErr', { group: 'GErr', subVersion: 99, sysFlag: 0 }))).code);
     answers.push((await rc.invoke(broker.broker, pullRequest('TErr', { group: 'GErr', offset: 500, sysFlag: 0, subVersion: 1 }))).code);
+    // The last pull of this client on the queue: a refusal that a next pull heals is transient (transientRefusalHealMs).
+    answers.push((await rc.invoke(broker.broker, pullRequest('TErr', { group: 'GErr', subVersion: 99, sysFlag: 0 }))).code);
     answers.push((await rc.invoke(broker.broker, createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, { extFields: { consumerGroup: 'GErr', topic: 'TNowhere', queueId: '0', commitOffset: '1' } }))).code);
-    t.same(answers, [ResponseCode.NO_PERMISSION, 0, ResponseCode.SUBSCRIPTION_NOT_LATEST, ResponseCode.PULL_OFFSET_MOVED, ResponseCode.TOPIC_NOT_EXIST], 'the broker refused them');
+    t.same(answers, [ResponseCode.NO_PERMISSION, 0, ResponseCode.PULL_OFFSET_MOVED, ResponseCode.SUBSCRIPTION_NOT_LATEST, ResponseCode.TOPIC_NOT_EXIST], 'the broker refused them');
 
     await sleep(200);
     await cap.stop();

@@ -175,6 +175,32 @@ t.test('error-response: refusals by code; answers such as PULL_NOT_FOUND are not
   t.match(fs[3], { evidence: { queue: 'T/broker-a/3', group: 'cg' }, meaning: /outside the queue/ });
 });
 
+t.test('error-response: a SUBSCRIPTION_NOT_LATEST the consumer heals by its next heartbeat is not reported; one that lasts is', async (t) => {
+  // The Java client pulls with a new subVersion a moment before its heartbeat carries it when the
+  // heartbeat after a rebalance loses its tryLock (seen in a clean capture of Java 5.3.3): the
+  // broker refuses, Java pulls again 3 s later, and the heartbeat has arrived by then.
+  const notLatest = { code: ResponseCode.SUBSCRIPTION_NOT_LATEST, remark: "the consumer's subscription not latest" };
+  const found = { code: ResponseCode.PULL_NOT_FOUND, ext: { nextBeginOffset: '1', maxOffset: '1' } };
+  const healed = new Conn();
+  healed.call(0, RequestCode.PULL_MESSAGE, pullExt({ offset: 1 }), 0.01, notLatest);
+  healed.call(0.02, RequestCode.PULL_MESSAGE, pullExt({ offset: 1, queueId: 1 }), 0.03, notLatest);
+  healed.call(3.0, RequestCode.PULL_MESSAGE, pullExt({ offset: 1 }), 3.01, found);
+  healed.call(3.0, RequestCode.PULL_MESSAGE, pullExt({ offset: 1, queueId: 1 }), 3.01, found);
+  t.same(diagnoseConns([healed]), [], 'healed within transientRefusalHealMs on both queues');
+
+  const lasting = new Conn();
+  for (let i = 0; i < 10; i++) lasting.call(i * 3, RequestCode.PULL_MESSAGE, pullExt({ offset: 1 }), i * 3 + 0.01, notLatest);
+  lasting.call(30, RequestCode.PULL_MESSAGE, pullExt({ offset: 1 }), 30.01, found);
+  const fs = diagnoseConns([lasting]);
+  t.same(fs.map((f) => `${f.check} ${f.evidence.code} x${f.evidence.count}`), ['error-response 25 x10'], 'refused for 27 s before the pulls went through: reported, every refusal counted');
+  t.match(fs[0], { evidence: { firstMs: ms(0.01), lastMs: ms(27.01), queue: 'T/broker-a/0', group: 'cg' } });
+  t.same(diagnoseConns([lasting], { transientRefusalHealMs: 60000 }).length, 0, 'the threshold is an option');
+
+  const ended = new Conn();
+  ended.call(0, RequestCode.PULL_MESSAGE, pullExt({ offset: 1 }), 0.01, notLatest);
+  t.same(checks(diagnoseConns([ended])), ['error-response'], 'a refusal the capture ends on is reported: it was not seen to heal');
+});
+
 t.test('unanswered and slow-response: a heartbeat lost, a slow send; held pulls slow only past suspend + margin', async (t) => {
   const c = new Conn();
   const hb = c.heartbeat(0, null);

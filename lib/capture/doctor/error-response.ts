@@ -64,6 +64,18 @@ interface Seen {
 
 const SENDS = new Set<number>([RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE]);
 
+/** Pull refusals a consumer heals by itself with its next heartbeat (see transientRefusalHealMs). */
+const TRANSIENT_PULL_REFUSALS = new Set<number>([R.SUBSCRIPTION_NOT_LATEST, R.FILTER_DATA_NOT_LATEST]);
+
+/** The pull refusals of one consumer, group and queue not yet known to have healed. */
+interface RefusalEpisode {
+  firstMs: number;
+  frames: DoctorFrame[];
+}
+
+/** Frames of one episode kept to report it; beyond, it is counted by its first ones only. */
+const MAX_EPISODE_FRAMES = 1000;
+
 /** Error responses, by response code and the request code they answer. */
 export class ErrorResponseCheck implements DoctorCheck {
   readonly id = 'error-response';
@@ -73,8 +85,30 @@ export class ErrorResponseCheck implements DoctorCheck {
   private readonly unregistered = new Set<string>();
   /** Topics with a route or a stored message in the capture. */
   private readonly topicsFound = new Set<string>();
+  /** "src\0group\0topic\0queueId" → refusals that may still heal. */
+  private readonly episodes = new Map<string, RefusalEpisode>();
 
-  frame(f: DoctorFrame): void {
+  frame(f: DoctorFrame, ctx: DoctorContext): void {
+    const req = f.request;
+    if (f.response && req?.code === RequestCode.PULL_MESSAGE) {
+      const key = `${req.src}\u0000${req.ext?.consumerGroup ?? ''}\u0000${req.ext?.topic ?? ''}\u0000${req.ext?.queueId ?? ''}`;
+      const code = f.frame.cmd.code;
+      const episode = this.episodes.get(key);
+      if (TRANSIENT_PULL_REFUSALS.has(code)) {
+        if (!episode) this.episodes.set(key, { firstMs: f.ms, frames: [f] });
+        else if (episode.frames.length < MAX_EPISODE_FRAMES) episode.frames.push(f);
+        return;
+      }
+      if (episode && code !== R.SYSTEM_ERROR) {
+        // The consumer pulled normally again: healed in time, or a refusal that lasted.
+        this.episodes.delete(key);
+        if (f.ms - episode.firstMs > ctx.options.transientRefusalHealMs) for (const e of episode.frames) this.record(e);
+      }
+    }
+    this.record(f);
+  }
+
+  private record(f: DoctorFrame): void {
     const cmd = f.frame.cmd;
     if (!f.response) {
       if (cmd.code === RequestCode.UNREGISTER_CLIENT && cmd.extFields?.consumerGroup) this.unregistered.add(`${f.frame.src}\u0000${cmd.extFields.consumerGroup}`);
@@ -97,11 +131,20 @@ export class ErrorResponseCheck implements DoctorCheck {
     const s = this.seen.get(key);
     if (s) {
       s.count++;
-      s.lastMs = f.ms;
+      // Refusals held back as possibly transient are recorded late: keep first and last in time order.
+      s.lastMs = Math.max(s.lastMs, f.ms);
+      if (f.ms < s.frame.ms) {
+        s.frame = f;
+        s.req = f.request;
+        s.remark = cmd.remark;
+      }
     } else this.seen.set(key, { req: f.request, frame: f, remark: cmd.remark, lastMs: f.ms, count: 1, routeOf: missingRoute ? (f.request!.ext?.topic ?? '') : null });
   }
 
   finish(ctx: DoctorContext): Finding[] {
+    // Refusals the capture ended on, not seen to heal.
+    for (const episode of this.episodes.values()) for (const e of episode.frames) this.record(e);
+    this.episodes.clear();
     return [...this.seen.values()].filter((s) => s.routeOf === null || !this.topicsFound.has(s.routeOf)).map(({ req, frame, remark, lastMs, count }) => {
       const code = frame.frame.cmd.code;
       const m = MEANINGS.get(code) ?? { severity: 'warning' as const, meaning: 'The peer refused the request; the remark says why.' };

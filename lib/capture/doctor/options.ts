@@ -37,6 +37,15 @@ export interface DoctorOptions {
   rebalanceStormWindowMs?: number;
   /** Notifications of one group closer than this to the one before belong to the same change (one per client and broker). Default 1000 ms. */
   rebalanceBurstMs?: number;
+  /**
+   * SUBSCRIPTION_NOT_LATEST / FILTER_DATA_NOT_LATEST answers to a consumer's pulls of one queue that
+   * a pull of the same consumer, group and queue answered normally within this time after the first
+   * of them are not reported: the consumer pulled with a new subscription version a moment before
+   * its heartbeat carried it (the Java client does so when the heartbeat after a rebalance loses its
+   * tryLock) and healed by itself. Default 10000 ms (Java's 3 s pull back-off after an error, and
+   * more).
+   */
+  transientRefusalHealMs?: number;
   /** Message ids remembered for duplicate deliveries; past it the oldest are forgotten. Default 1 000 000. */
   maxTrackedMessages?: number;
   /** End of the capture in epoch ms (the last packet's time), when later than the last frame's. */
@@ -57,6 +66,7 @@ export function defaultDoctorOptions(): ResolvedDoctorOptions {
     rebalanceStormCount: 5,
     rebalanceStormWindowMs: 60000,
     rebalanceBurstMs: 1000,
+    transientRefusalHealMs: 10000,
     maxTrackedMessages: 1_000_000,
     endMs: null,
   };
