@@ -8,6 +8,7 @@
  *
  *   node dist/bench/trace/trace-overhead.js [--messages N] [--rounds N] [--size BYTES] [--concurrency C]
  *     [--namesrv ADDR]          a running cluster (the real broker, traceTopicEnable=true) instead of the child broker
+ *     [--real]                  start Apache RocketMQ 5.3.3 (test/interop/harness.ts, traceTopicEnable=true) and use it
  *     [--only on|off]           one side only, no ratio (to profile it: node --cpu-prof …)
  *     [--broker-cpu-prof DIR]   the child broker runs under node --cpu-prof, its profile written to DIR at exit
  */
@@ -21,7 +22,7 @@ import type { TraceDispatcherStats } from '../../lib/trace/index.js';
 const { values } = parseArgs({
   options: {
     messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' },
-    namesrv: { type: 'string' }, only: { type: 'string' }, 'broker-cpu-prof': { type: 'string' },
+    namesrv: { type: 'string' }, real: { type: 'boolean' }, only: { type: 'string' }, 'broker-cpu-prof': { type: 'string' },
   },
 });
 const N = Number(values.messages ?? 20000);
@@ -101,7 +102,12 @@ const median = (xs: number[]): number => {
 };
 
 const prof = values['broker-cpu-prof'];
-const broker = values.namesrv !== undefined
+const real = values.real === true
+  ? await (await import('../../test/interop/harness.js')).startRealCluster({ brokerConfig: { traceTopicEnable: true }, brokerHeapMb: 1024 })
+  : null;
+const broker = real !== null
+  ? { namesrv: real.namesrv, stop: () => real.stop() }
+  : values.namesrv !== undefined
   ? { namesrv: values.namesrv, stop: async () => undefined }
   : await startChildBroker(8, 30_000, prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof]);
 try {
