@@ -130,7 +130,8 @@ export class AsyncTraceDispatcher {
     if (this.size >= this.batchNum) {
       // A full batch goes out on the next turn, never inside the caller's send or handler call;
       // while maxInFlight trace messages are out, the first answer sends it (no timer per append).
-      if (this.inFlight < this.maxInFlight) {
+      // (the clock is read only when a timer may change: once per batch, not per record)
+      if (this.inFlight < this.maxInFlight && (!this.timerForBatch || this.size === this.maxRecordsPerMessage)) {
         const now = this.clock.now();
         const at = this.size >= this.maxRecordsPerMessage ? now : Math.max(now, this.lastSend + this.lingerMs);
         if (!this.timerForBatch || at < this.timerAt) this.arm(at - now, true);
