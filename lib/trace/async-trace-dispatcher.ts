@@ -22,7 +22,11 @@ export interface TraceDispatcherOptions {
   batchNum?: number;
   /** Characters of one trace message before it is cut (Java's maxMsgSize, 128 000). */
   maxMsgSize?: number;
-  /** Records waiting at most; more are dropped and counted (Java's traceContextQueue, 2048). */
+  /**
+   * Records waiting at most; more are dropped and counted. Default 2048 × (1 + batchNum): Java holds
+   * 2048 records in its traceContextQueue and, behind it, up to 2048 batches of batchNum in its
+   * appenderQueue (the send threads' work queue), so that many records wait before Java drops one.
+   */
   queueSize?: number;
   /** A partial batch waits at most this long (Java's flushTraceInterval, 5000 ms). */
   flushIntervalMs?: number;
@@ -103,7 +107,7 @@ export class AsyncTraceDispatcher {
     this.traceTopic = options.traceTopic ?? RMQ_SYS_TRACE_TOPIC;
     this.batchNum = Math.max(1, Math.min(options.batchNum ?? 10, 20));
     this.maxMsgSize = options.maxMsgSize ?? 128_000;
-    this.queueSize = options.queueSize ?? 2048;
+    this.queueSize = options.queueSize ?? 2048 * (1 + this.batchNum);
     this.flushIntervalMs = options.flushIntervalMs ?? 5000;
     this.maxInFlight = options.maxInFlight ?? 4;
     this.maxRecordsPerMessage = Math.max(this.batchNum, options.maxRecordsPerMessage ?? 1000);

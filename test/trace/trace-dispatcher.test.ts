@@ -80,6 +80,15 @@ t.test('the queue is bounded: what does not fit is dropped and counted, append n
   t.equal(sender.sent.length, 2, 'the next batch once the first was answered');
 });
 
+t.test("by default as many records wait as Java's two queues hold: 2048 records and 2048 batches of batchNum", async (t) => {
+  const clock = new ManualClock();
+  const d = new AsyncTraceDispatcher({ sender: scripted(() => 'hang'), clock });
+  for (let i = 0; i < 2048 * 11; i++) d.append(pub(i));
+  t.match(d.stats(), { appended: 2048 * 11, dropped: 0 });
+  t.equal(d.append(pub(0)), false, 'one more is dropped');
+  t.equal(d.stats().dropped, 1);
+});
+
 t.test('a backlog behind a trace message in flight goes out together, up to maxRecordsPerMessage', async (t) => {
   const clock = new ManualClock();
   const sender = scripted(() => 'hang');
