@@ -7,6 +7,10 @@
  * the dispatchers' counters (records sent, dropped when the bounded queue was full).
  *
  *   node dist/bench/trace/trace-overhead.js [--messages N] [--rounds N] [--size BYTES] [--concurrency C]
+ *     [--namesrv ADDR]          a running cluster (the real broker, traceTopicEnable=true) instead of the child broker
+ *     [--real]                  start Apache RocketMQ 5.3.3 (test/interop/harness.ts, traceTopicEnable=true) and use it
+ *     [--only on|off]           one side only, no ratio (to profile it: node --cpu-prof …)
+ *     [--broker-cpu-prof DIR]   the child broker runs under node --cpu-prof, its profile written to DIR at exit
  */
 import { parseArgs } from 'node:util';
 import { startChildBroker } from '../../lib/cli/bench/embedded.js';
@@ -16,12 +20,16 @@ import { Producer } from '../../lib/producer/index.js';
 import type { TraceDispatcherStats } from '../../lib/trace/index.js';
 
 const { values } = parseArgs({
-  options: { messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' } },
+  options: {
+    messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' },
+    namesrv: { type: 'string' }, real: { type: 'boolean' }, only: { type: 'string' }, 'broker-cpu-prof': { type: 'string' },
+  },
 });
 const N = Number(values.messages ?? 20000);
 const ROUNDS = Number(values.rounds ?? 3);
 const SIZE = Number(values.size ?? 1024);
 const CONCURRENCY = Number(values.concurrency ?? 4);
+const ONLY = values.only === undefined ? null : values.only === 'on';
 
 interface Run {
   trace: boolean;
@@ -93,12 +101,20 @@ const median = (xs: number[]): number => {
   return s[Math.floor(s.length / 2)]!;
 };
 
-const broker = await startChildBroker(8);
+const prof = values['broker-cpu-prof'];
+const real = values.real === true
+  ? await (await import('../../test/interop/harness.js')).startRealCluster({ brokerConfig: { traceTopicEnable: true }, brokerHeapMb: 1024 })
+  : null;
+const broker = real !== null
+  ? { namesrv: real.namesrv, stop: () => real.stop() }
+  : values.namesrv !== undefined
+  ? { namesrv: values.namesrv, stop: async () => undefined }
+  : await startChildBroker(8, 30_000, prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof]);
 try {
-  await once(broker.namesrv, false); // warm-up, not recorded
+  await once(broker.namesrv, ONLY ?? false); // warm-up, not recorded
   const runs: Run[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? [false, true] : [true, false];
+    const order = ONLY !== null ? [ONLY] : r % 2 === 0 ? [false, true] : [true, false];
     for (const trace of order) {
       const run = await once(broker.namesrv, trace);
       runs.push(run);

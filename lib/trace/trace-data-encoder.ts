@@ -24,6 +24,13 @@ function text(v: string | null | undefined): string {
 
 /** TraceDataEncoder#encoderFromContextBean. */
 export function encodeTraceContext(ctx: TraceContext): TraceTransferBean {
+  const transKey: string[] = [];
+  forEachTraceKey(ctx, (k) => transKey.push(k));
+  return { transData: encodeTraceText(ctx), transKey };
+}
+
+/** The text of one record (TraceTransferBean#transData), what the dispatcher concatenates. */
+export function encodeTraceText(ctx: TraceContext): string {
   let sb = '';
   const beans = ctx.traceBeans;
   switch (ctx.traceType) {
@@ -58,16 +65,19 @@ export function encodeTraceContext(ctx: TraceContext): TraceTransferBean {
       break;
     }
   }
-  const transKey: string[] = [];
-  for (const b of beans) {
-    transKey.push(text(b.msgId));
+  return sb;
+}
+
+/** The keys of one record (TraceTransferBean#transKey), in Java's order, without building an array. */
+export function forEachTraceKey(ctx: TraceContext, fn: (key: string) => void): void {
+  for (const b of ctx.traceBeans) {
+    fn(text(b.msgId));
     // Java's String.split(" "): empty pieces between spaces stay, trailing empty ones go.
     if (b.keys !== null && b.keys.length > 0) {
-      if (b.keys.indexOf(' ') < 0) transKey.push(b.keys);
-      else transKey.push(...javaSplit(b.keys, ' '));
+      if (b.keys.indexOf(' ') < 0) fn(b.keys);
+      else for (const k of javaSplit(b.keys, ' ')) fn(k);
     }
   }
-  return { transData: sb, transKey };
 }
 
 /** Java's String.split(sep) for a one-character separator: trailing empty strings are removed. */

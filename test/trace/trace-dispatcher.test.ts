@@ -80,10 +80,19 @@ t.test('the queue is bounded: what does not fit is dropped and counted, append n
   t.equal(sender.sent.length, 2, 'the next batch once the first was answered');
 });
 
+t.test("by default as many records wait as Java's two queues hold: 2048 records and 2048 batches of batchNum", async (t) => {
+  const clock = new ManualClock();
+  const d = new AsyncTraceDispatcher({ sender: scripted(() => 'hang'), clock });
+  for (let i = 0; i < 2048 * 11; i++) d.append(pub(i));
+  t.match(d.stats(), { appended: 2048 * 11, dropped: 0 });
+  t.equal(d.append(pub(0)), false, 'one more is dropped');
+  t.equal(d.stats().dropped, 1);
+});
+
 t.test('a backlog behind a trace message in flight goes out together, up to maxRecordsPerMessage', async (t) => {
   const clock = new ManualClock();
   const sender = scripted(() => 'hang');
-  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 2, maxInFlight: 1, maxRecordsPerMessage: 5 });
+  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 2, maxInFlight: 1, maxRecordsPerMessage: 5, lingerMs: 0 });
   d.append(pub(0));
   d.append(pub(1));
   clock.advance(0);
@@ -99,6 +108,36 @@ t.test('a backlog behind a trace message in flight goes out together, up to maxR
   await turn();
   t.same(decodeTraceData(sender.sent[2]!.data).map((c) => c.traceBeans[0]!.msgId), ['ID7', 'ID8'], 'then the rest');
   t.match(d.stats(), { appended: 9, dropped: 0, messages: 3 });
+});
+
+t.test('a full batch soon after a trace message lingers for lingerMs and takes what comes meanwhile; no timer per record while maxInFlight are out', async (t) => {
+  const clock = new ManualClock();
+  const sender = scripted(() => 'hang');
+  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 2, maxInFlight: 1, lingerMs: 20, maxRecordsPerMessage: 8 });
+  d.append(pub(0));
+  d.append(pub(1));
+  clock.advance(0);
+  t.equal(sender.sent.length, 1, 'the first batch goes at once');
+  let armed = 0;
+  const setTimeout = clock.setTimeout.bind(clock);
+  clock.setTimeout = (fn, ms) => (armed++, setTimeout(fn, ms));
+  for (let i = 2; i < 6; i++) d.append(pub(i));
+  t.equal(armed, 1, 'one timer (the flush interval) for 4 records while the one trace message allowed is in flight');
+  sender.hanging.shift()!();
+  await turn();
+  t.equal(sender.sent.length, 1, 'answered within the linger: the batch waits');
+  d.append(pub(6));
+  clock.advance(19);
+  t.equal(sender.sent.length, 1);
+  clock.advance(1);
+  t.equal(sender.sent.length, 2, '20 ms after the last send');
+  t.same(decodeTraceData(sender.sent[1]!.data).map((c) => c.traceBeans[0]!.msgId), ['ID2', 'ID3', 'ID4', 'ID5', 'ID6'], 'with what came meanwhile');
+  sender.hanging.shift()!();
+  await turn();
+  for (let i = 7; i < 15; i++) d.append(pub(i));
+  clock.advance(0);
+  t.equal(sender.sent.length, 3, 'maxRecordsPerMessage waiting go at once');
+  t.equal(decodeTraceData(sender.sent[2]!.data).length, 8);
 });
 
 t.test('a backlog of records with long keys is cut so that the KEYS of a message stay far under the 32 767-byte properties', async (t) => {
@@ -117,7 +156,7 @@ t.test('a backlog of records with long keys is cut so that the KEYS of a message
 t.test('a sender that throws or rejects is counted as failed and never reaches the caller', async (t) => {
   const clock = new ManualClock();
   const sender = scripted((n) => (n === 0 ? 'throw' : 'reject'));
-  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 1 });
+  const d = new AsyncTraceDispatcher({ sender, clock, batchNum: 1, lingerMs: 0 });
   t.doesNotThrow(() => d.append(pub(0)));
   clock.advance(0);
   await turn();
