@@ -14,6 +14,7 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { startChildBroker } from '../../lib/cli/bench/embedded.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
+import { abOrder, median, produceThenConsume } from '../overhead/produce-consume.js';
 
 const { values } = parseArgs({
   options: { messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' } },
@@ -37,47 +38,14 @@ interface Run {
 let seq = 0;
 async function once(namesrv: string, on: boolean): Promise<Run> {
   const topic = `MetricsBench_${process.pid}_${seq++}`;
-  const body = Buffer.alloc(SIZE, 0x61);
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 1000 });
   const provider = on ? new MeterProvider({ readers: [reader] }) : null;
   const metrics = provider ? { meterProvider: provider } : undefined;
   const producer = new Producer({ namesrvAddr: namesrv, group: `metrics_bench_pg_${seq}`, metrics });
   await producer.start();
-  await producer.send({ topic, body, tags: 'warm' }); // route and auto-create outside the window
-  let next = 0;
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < N) {
-        next++;
-        await producer.send({ topic, body, tags: 'TagA' });
-      }
-    }),
-  );
-  const produceMs = performance.now() - t0;
-  const pc = process.cpuUsage(c0);
-  await producer.shutdown();
-
-  let got = 0;
-  let first = 0;
-  let last = 0;
-  let done!: () => void;
-  const all = new Promise<void>((r) => (done = r));
   const consumer = new PushConsumer({ consumerGroup: `metrics_bench_cg_${seq}`, namesrvAddr: namesrv, consumeFromWhere: 'first', metrics });
-  consumer.subscribe(topic);
-  const c1 = process.cpuUsage();
-  await consumer.start((msgs) => {
-    const now = performance.now();
-    if (got === 0) first = now;
-    got += msgs.length;
-    last = now;
-    if (got >= N + 1) done();
-    return 'CONSUME_SUCCESS';
-  });
-  await all;
-  const cc = process.cpuUsage(c1);
+  const t = await produceThenConsume(producer, consumer, { topic, messages: N, size: SIZE, concurrency: CONCURRENCY, afterProduce: () => producer.shutdown() });
   await consumer.shutdown();
   let exportedPoints = 0;
   if (provider) {
@@ -87,18 +55,14 @@ async function once(namesrv: string, on: boolean): Promise<Run> {
   }
   return {
     metrics: on,
-    produceMsgsPerSec: Math.round((N / produceMs) * 1000),
-    consumeMsgsPerSec: Math.round((N / Math.max(1, last - first)) * 1000),
-    produceCpuNsPerMsg: Math.round(((pc.user + pc.system) * 1000) / N),
-    consumeCpuNsPerMsg: Math.round(((cc.user + cc.system) * 1000) / N),
+    produceMsgsPerSec: Math.round((N / t.produceMs) * 1000),
+    consumeMsgsPerSec: Math.round((N / t.consumeMs) * 1000),
+    produceCpuNsPerMsg: Math.round((t.produceCpuUs * 1000) / N),
+    consumeCpuNsPerMsg: Math.round((t.consumeCpuUs * 1000) / N),
     exportedPoints,
   };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
 
 /**
  * The baseline the "on" side cannot go below: one SDK Histogram.record with the four labels of
@@ -125,8 +89,7 @@ try {
   await once(broker.namesrv, true);
   const runs: Run[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? [false, true] : [true, false];
-    for (const on of order) {
+    for (const on of abOrder(r)) {
       const run = await once(broker.namesrv, on);
       runs.push(run);
       process.stderr.write(`round ${r + 1} metrics=${on}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuNsPerMsg} ns CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuNsPerMsg} ns CPU/msg)\n`);

@@ -18,6 +18,7 @@ import { PushConsumer } from '../../lib/consumer/index.js';
 import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import type { TraceDispatcherStats } from '../../lib/trace/index.js';
+import { abOrder, median, produceThenConsume } from '../overhead/produce-consume.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,61 +46,28 @@ interface Run {
 let seq = 0;
 async function once(namesrv: string, trace: boolean): Promise<Run> {
   const topic = `TraceBench_${process.pid}_${seq++}`;
-  const body = Buffer.alloc(SIZE, 0x61);
   const producer = new Producer({ namesrvAddr: namesrv, group: `trace_bench_pg_${seq}`, enableTrace: trace });
   await producer.start();
-  await producer.send({ topic, body, tags: 'warm', keys: 'warm' }); // route and auto-create outside the window
-  let next = 0;
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < N) {
-        const i = next++;
-        await producer.send({ topic, body, tags: 'TagA', keys: `k${i}` });
-      }
-    }),
-  );
-  const produceMs = performance.now() - t0;
-  const pc = process.cpuUsage(c0);
-  const producerTrace = (producer as unknown as { trace: { stats(): TraceDispatcherStats } | null }).trace?.stats();
-  await producer.shutdown();
-
-  let got = 0;
-  let first = 0;
-  let last = 0;
-  let done!: () => void;
-  const all = new Promise<void>((r) => (done = r));
   const consumer = new PushConsumer({ consumerGroup: `trace_bench_cg_${seq}`, namesrvAddr: namesrv, consumeFromWhere: 'first', enableTrace: trace });
-  consumer.subscribe(topic);
-  const c1 = process.cpuUsage();
-  await consumer.start((msgs) => {
-    const now = performance.now();
-    if (got === 0) first = now;
-    got += msgs.length;
-    last = now;
-    if (got >= N + 1) done();
-    return 'CONSUME_SUCCESS';
-  });
-  await all;
-  const cc = process.cpuUsage(c1);
+  let producerTrace: TraceDispatcherStats | undefined;
+  const afterProduce = async (): Promise<void> => {
+    producerTrace = (producer as unknown as { trace: { stats(): TraceDispatcherStats } | null }).trace?.stats();
+    await producer.shutdown();
+  };
+  const t = await produceThenConsume(producer, consumer, { topic, messages: N, size: SIZE, concurrency: CONCURRENCY, keys: true, afterProduce });
   const consumerTrace = pushConsumerImpl(consumer).trace?.stats();
   await consumer.shutdown();
   return {
     trace,
-    produceMsgsPerSec: Math.round((N / produceMs) * 1000),
-    consumeMsgsPerSec: Math.round((N / Math.max(1, last - first)) * 1000),
-    produceCpuUsPerMsg: Math.round((pc.user + pc.system) / N),
-    consumeCpuUsPerMsg: Math.round((cc.user + cc.system) / N),
+    produceMsgsPerSec: Math.round((N / t.produceMs) * 1000),
+    consumeMsgsPerSec: Math.round((N / t.consumeMs) * 1000),
+    produceCpuUsPerMsg: Math.round(t.produceCpuUs / N),
+    consumeCpuUsPerMsg: Math.round(t.consumeCpuUs / N),
     producerTrace,
     consumerTrace,
   };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
 
 const prof = values['broker-cpu-prof'];
 const real = values.real === true
@@ -114,7 +82,7 @@ try {
   await once(broker.namesrv, ONLY ?? false); // warm-up, not recorded
   const runs: Run[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const order = ONLY !== null ? [ONLY] : r % 2 === 0 ? [false, true] : [true, false];
+    const order = ONLY !== null ? [ONLY] : abOrder(r);
     for (const trace of order) {
       const run = await once(broker.namesrv, trace);
       runs.push(run);
