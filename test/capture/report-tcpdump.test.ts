@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { PushConsumer } from '../../lib/consumer/index.js';
 import { RequestCode } from '../../protocol/index.js';
 import { runCli } from '../cli/run-in-process.js';
 import { produce, uniqueName, until, withBroker } from '../consumer/helpers.js';
+import { startCapture } from './doctor-capture.js';
 import { Browser, CHROMIUM, hasChromium } from './report-browser.js';
 
 // A real capture for the report: tcpdump on loopback records the embedded broker, a producer and
@@ -35,20 +36,7 @@ t.test('the report of a tcpdump capture of a real consumer', { skip: !required &
   const brokerPort = broker.broker.split(':')[1]!;
   const namesrvPort = broker.namesrv.split(':')[1]!;
   const file = join(dir, 'lo.pcap');
-  const tcpdump = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '--immediate-mode', '-w', file, 'tcp', 'and', '(', 'port', brokerPort, 'or', 'port', namesrvPort, ')'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  t.teardown(() => {
-    if (tcpdump.exitCode === null) tcpdump.kill('SIGKILL');
-  });
-  let tcpdumpErr = '';
-  await new Promise<void>((resolve, reject) => {
-    tcpdump.stderr.on('data', (b: Buffer) => {
-      tcpdumpErr += b.toString();
-      if (tcpdumpErr.includes('listening on')) resolve();
-    });
-    tcpdump.on('exit', (code) => reject(new Error(`tcpdump exited with ${code}: ${tcpdumpErr.trim()}`)));
-  });
+  const cap = await startCapture(file, [Number(brokerPort), Number(namesrvPort)]);
 
   const topic = uniqueName('T');
   const group = uniqueName('cg');
@@ -77,9 +65,7 @@ t.test('the report of a tcpdump capture of a real consumer', { skip: !required &
     return (byCode.UNREGISTER_CLIENT?.responses ?? 0) > 0;
   };
   await until(unregistered, 'the capture to hold UNREGISTER_CLIENT');
-  const exited = new Promise((resolve) => tcpdump.once('exit', resolve));
-  tcpdump.kill('SIGINT');
-  await exited;
+  await cap.stop();
 
   const out = join(dir, 'report.html');
   const r = await runCli(['decode', file, '--report', out]);
