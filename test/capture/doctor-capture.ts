@@ -36,7 +36,8 @@ export interface Capture {
 export async function startCapture(file: string, ports: number[]): Promise<Capture> {
   const filter = ['tcp', 'and', '(', ...ports.flatMap((p, i) => (i === 0 ? ['port', String(p)] : ['or', 'port', String(p)])), ')'];
   // --immediate-mode and -U: every packet is written as it comes (see tcpdump.test.ts).
-  const tcpdump = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '--immediate-mode', '-s', '0', '-w', file, ...filter], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // -B: a 16 MiB capture buffer, so that a burst of large answers on loopback is not dropped.
+  const tcpdump = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '--immediate-mode', '-B', '16384', '-s', '0', '-w', file, ...filter], { stdio: ['ignore', 'ignore', 'pipe'] });
   // Never left running by a test that times out.
   const killAtExit = (): void => void tcpdump.kill();
   process.once('exit', killAtExit);
