@@ -2,7 +2,7 @@ import createDebug from 'debug';
 import type { MessageQueue } from '../../protocol/index.js';
 import { queueKey } from '../../protocol/internal.js';
 import type { PullStatus } from '../client/index.js';
-import type { ConnectionEvent, RemotingObserver, RequestTimeoutEvent } from '../remoting/events.js';
+import { RemotingEventRelay, type ConnectionEvent, type RemotingClientEvents, type RequestTimeoutEvent } from '../remoting/events.js';
 import type { RemotingClient } from '../remoting/index.js';
 import { ConsumerMetrics, resolveMeter, type CachedQueue, type MetricsOptions } from '../metrics/index.js';
 import type { FlowControlReason } from './flow-control.js';
@@ -202,35 +202,25 @@ export class ConsumerInstrumentation {
     if (this.events.has('crash')) this.fire('crash', { part, error, queue });
   }
 
-  private remoting: RemotingClient | null = null;
-  private unobserve: (() => void) | null = null;
+  private readonly relay = new RemotingEventRelay(
+    (event) => this.events.has(event),
+    // The emitter's map has these three entries with the same payloads (RemotingClientEvents).
+    (event, ...args) => (this.fire as (e: keyof RemotingClientEvents, ...a: unknown[]) => void).call(this, event, ...args),
+  );
 
-  /**
-   * At start: the connect, disconnect and requestTimeout events come from the client instance's
-   * remoting client, observed only while someone listens to one of them (an observed client pays a
-   * little per call). `listening` is called again by on().
-   */
+  /** At start: connect, disconnect and requestTimeout come from the client instance's remoting client. */
   attach(remoting: RemotingClient): void {
-    this.remoting = remoting;
-    this.listening();
+    this.relay.attach(remoting);
   }
 
+  /** on() was called: start observing the remoting client if that event is one of its. */
   listening(): void {
-    if (this.unobserve || !this.remoting) return;
-    if (!this.events.has('connect') && !this.events.has('disconnect') && !this.events.has('requestTimeout')) return;
-    const observer: RemotingObserver = {
-      connected: (e: ConnectionEvent) => this.events.has('connect') && this.fire('connect', e),
-      disconnected: (e: ConnectionEvent) => this.events.has('disconnect') && this.fire('disconnect', e),
-      timedOut: (e: RequestTimeoutEvent) => this.events.has('requestTimeout') && this.fire('requestTimeout', e),
-    };
-    this.unobserve = this.remoting.observe(observer);
+    this.relay.listening();
   }
 
   /** At shutdown, once the last requests are done. */
   detach(): void {
-    this.unobserve?.();
-    this.unobserve = null;
-    this.remoting = null;
+    this.relay.detach();
   }
 }
 

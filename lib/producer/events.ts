@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import createDebug from 'debug';
 import type { MessageQueue } from '../../protocol/index.js';
 import { ProducerMetrics, resolveMeter, type MetricsOptions } from '../metrics/index.js';
-import type { ConnectionEvent, RemotingObserver, RequestTimeoutEvent } from '../remoting/events.js';
+import { RemotingEventRelay, type ConnectionEvent, type RemotingClientEvents, type RequestTimeoutEvent } from '../remoting/events.js';
 import type { RemotingClient } from '../remoting/index.js';
 import type { SendStatus } from './send-result.js';
 
@@ -56,30 +56,23 @@ export class ProducerInstrumentation {
     return () => this.emitter.off(event, listener as (...args: unknown[]) => void);
   }
 
-  private remoting: RemotingClient | null = null;
-  private unobserve: (() => void) | null = null;
+  private readonly relay = new RemotingEventRelay(
+    (event) => this.has(event),
+    // The emitter's map has these three entries with the same payloads (RemotingClientEvents).
+    (event, ...args) => (this.emit as (e: keyof RemotingClientEvents, ...a: unknown[]) => void).call(this, event, ...args),
+  );
 
   /** At start: observe the client instance's connections and timeouts while someone listens to them. */
   attach(remoting: RemotingClient): void {
-    this.remoting = remoting;
-    this.listening();
+    this.relay.attach(remoting);
   }
 
   private listening(): void {
-    if (this.unobserve || !this.remoting) return;
-    if (!this.has('connect') && !this.has('disconnect') && !this.has('requestTimeout')) return;
-    const observer: RemotingObserver = {
-      connected: (e: ConnectionEvent) => this.has('connect') && this.emit('connect', e),
-      disconnected: (e: ConnectionEvent) => this.has('disconnect') && this.emit('disconnect', e),
-      timedOut: (e: RequestTimeoutEvent) => this.has('requestTimeout') && this.emit('requestTimeout', e),
-    };
-    this.unobserve = this.remoting.observe(observer);
+    this.relay.listening();
   }
 
   detach(): void {
-    this.unobserve?.();
-    this.unobserve = null;
-    this.remoting = null;
+    this.relay.detach();
   }
 
   has(event: keyof ProducerEventMap): boolean {

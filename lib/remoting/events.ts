@@ -52,3 +52,48 @@ function safely(f: () => void): void {
     // an application's listener is not the remoting client's concern
   }
 }
+
+/** The client events a RemotingClient's observer turns into, by their names on consumers and the producer. */
+export interface RemotingClientEvents {
+  connect: [event: ConnectionEvent];
+  disconnect: [event: ConnectionEvent];
+  requestTimeout: [event: RequestTimeoutEvent];
+}
+
+/**
+ * A consumer's or the producer's connect / disconnect / requestTimeout events, relayed from the
+ * client instance's remoting client: observed only while someone listens to one of them (an
+ * observed client pays a little per call), so `listening()` is called again by `on()`.
+ */
+export class RemotingEventRelay {
+  private remoting: { observe(o: RemotingObserver): () => void } | null = null;
+  private unobserve: (() => void) | null = null;
+
+  constructor(
+    private readonly has: (event: keyof RemotingClientEvents) => boolean,
+    private readonly emit: <E extends keyof RemotingClientEvents>(event: E, ...args: RemotingClientEvents[E]) => void,
+  ) {}
+
+  /** At start. */
+  attach(remoting: { observe(o: RemotingObserver): () => void }): void {
+    this.remoting = remoting;
+    this.listening();
+  }
+
+  listening(): void {
+    if (this.unobserve || !this.remoting) return;
+    if (!this.has('connect') && !this.has('disconnect') && !this.has('requestTimeout')) return;
+    this.unobserve = this.remoting.observe({
+      connected: (e) => void (this.has('connect') && this.emit('connect', e)),
+      disconnected: (e) => void (this.has('disconnect') && this.emit('disconnect', e)),
+      timedOut: (e) => void (this.has('requestTimeout') && this.emit('requestTimeout', e)),
+    });
+  }
+
+  /** At shutdown, once the last requests are done. */
+  detach(): void {
+    this.unobserve?.();
+    this.unobserve = null;
+    this.remoting = null;
+  }
+}
