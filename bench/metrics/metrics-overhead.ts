@@ -3,29 +3,37 @@
  * messages through the embedded broker (in a child process, so that the CPU measured is the
  * client's) with metrics off (no meter provider: the API's no-op) and on (the SDK's MeterProvider
  * with a PeriodicExportingMetricReader exporting every second to an in-memory exporter), alternating
- * A/B (the order flips every round), and report each side's median msgs/s, client CPU per message,
+ * with the order rotated every round, and report each side's median msgs/s, client CPU per message,
  * and the on/off ratios. "On" records rocketmq_send_cost_time per send and the delivery, await and
- * process histograms per pull and handler call, and the cache gauges at each export.
+ * process histograms per pull and handler call, and the cache gauges at each export. It is run two
+ * ways: `sdk`, the clients recording to the SDK's MeterProvider, and `aggregating`, the clients
+ * recording to rocketwire's AggregatingMeterProvider, registered on the same reader as a metric
+ * producer (the same instruments and data points, aggregated where they are recorded).
  *
  *   node dist/bench/metrics/metrics-overhead.js [--messages N] [--rounds N] [--size BYTES] [--concurrency C]
+ *     [--modes off,sdk,aggregating]
  */
 import { parseArgs } from 'node:util';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { startChildBroker } from '../../lib/cli/bench/embedded.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
-import { abOrder, median, produceThenConsume } from '../overhead/produce-consume.js';
+import { AggregatingMeterProvider } from '../../lib/metrics/aggregating-meter.js';
+import { median, produceThenConsume } from '../overhead/produce-consume.js';
 
 const { values } = parseArgs({
-  options: { messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' } },
+  options: { messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' }, modes: { type: 'string' } },
 });
+type Mode = 'off' | 'sdk' | 'aggregating';
+const MODES = (values.modes ?? 'off,sdk,aggregating').split(',') as Mode[];
+for (const m of MODES) if (m !== 'off' && m !== 'sdk' && m !== 'aggregating') throw new Error(`--modes: unknown mode ${m} (off, sdk, aggregating)`);
 const N = Number(values.messages ?? 20000);
 const ROUNDS = Number(values.rounds ?? 5);
 const SIZE = Number(values.size ?? 1024);
 const CONCURRENCY = Number(values.concurrency ?? 4);
 
 interface Run {
-  metrics: boolean;
+  mode: Mode;
   produceMsgsPerSec: number;
   consumeMsgsPerSec: number;
   /** CPU time of this process (user + system) per message while producing / consuming, in ns. */
@@ -36,12 +44,13 @@ interface Run {
 }
 
 let seq = 0;
-async function once(namesrv: string, on: boolean): Promise<Run> {
+async function once(namesrv: string, mode: Mode): Promise<Run> {
   const topic = `MetricsBench_${process.pid}_${seq++}`;
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 1000 });
-  const provider = on ? new MeterProvider({ readers: [reader] }) : null;
-  const metrics = provider ? { meterProvider: provider } : undefined;
+  const aggregating = mode === 'aggregating' ? new AggregatingMeterProvider() : null;
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 1000, ...(aggregating ? { metricProducers: [aggregating] } : {}) });
+  const provider = mode === 'off' ? null : new MeterProvider({ readers: [reader] });
+  const metrics = provider ? { meterProvider: aggregating ?? provider } : undefined;
   const producer = new Producer({ namesrvAddr: namesrv, group: `metrics_bench_pg_${seq}`, metrics });
   await producer.start();
   const consumer = new PushConsumer({ consumerGroup: `metrics_bench_cg_${seq}`, namesrvAddr: namesrv, consumeFromWhere: 'first', metrics });
@@ -54,7 +63,7 @@ async function once(namesrv: string, on: boolean): Promise<Run> {
     await provider.shutdown();
   }
   return {
-    metrics: on,
+    mode,
     produceMsgsPerSec: Math.round((N / t.produceMs) * 1000),
     consumeMsgsPerSec: Math.round((N / t.consumeMs) * 1000),
     produceCpuNsPerMsg: Math.round((t.produceCpuUs * 1000) / N),
@@ -68,9 +77,10 @@ async function once(namesrv: string, on: boolean): Promise<Run> {
  * The baseline the "on" side cannot go below: one SDK Histogram.record with the four labels of
  * rocketmq_process_time (the SDK hashes the label set on every call), in ns, median of 5 × 100 000.
  */
-function sdkRecordNs(): number {
+function recordNs(mode: 'sdk' | 'aggregating'): number {
   const provider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })] });
-  const h = provider.getMeter('bench').createHistogram('h', { advice: { explicitBucketBoundaries: [1, 5, 10, 100, 1000, 10000, 60000] } });
+  const meterProvider = mode === 'sdk' ? provider : new AggregatingMeterProvider();
+  const h = meterProvider.getMeter('bench').createHistogram('h', { advice: { explicitBucketBoundaries: [1, 5, 10, 100, 1000, 10000, 60000] } });
   const labels = { topic: 'MetricsBench_12345_1', client_id: '10.0.0.1@12345#1234567890', consumer_group: 'metrics_bench_cg_1', invocation_status: 'success' };
   const out: number[] = [];
   for (let r = 0; r < 5; r++) {
@@ -85,25 +95,28 @@ function sdkRecordNs(): number {
 
 const broker = await startChildBroker(8);
 try {
-  await once(broker.namesrv, false); // warm-up, not recorded
-  await once(broker.namesrv, true);
+  for (const m of MODES) await once(broker.namesrv, m); // warm-up, not recorded
   const runs: Run[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    for (const on of abOrder(r)) {
-      const run = await once(broker.namesrv, on);
+    // every mode runs first, middle and last equally often
+    for (let i = 0; i < MODES.length; i++) {
+      const mode = MODES[(r + i) % MODES.length]!;
+      const run = await once(broker.namesrv, mode);
       runs.push(run);
-      process.stderr.write(`round ${r + 1} metrics=${on}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuNsPerMsg} ns CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuNsPerMsg} ns CPU/msg)\n`);
+      process.stderr.write(`round ${r + 1} metrics=${mode}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuNsPerMsg} ns CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuNsPerMsg} ns CPU/msg)\n`);
     }
   }
-  const med = (on: boolean, k: keyof Run): number => median(runs.filter((x) => x.metrics === on).map((x) => x[k] as number));
-  const ratio = (k: keyof Run) => +(med(true, k) / med(false, k)).toFixed(3);
+  const med = (mode: Mode, k: keyof Run): number => median(runs.filter((x) => x.mode === mode).map((x) => x[k] as number));
+  const on = MODES.filter((m) => m !== 'off');
+  const per = <T>(f: (m: Mode) => T): Record<string, T> => Object.fromEntries(MODES.map((m) => [m, f(m)]));
+  const ratios = (k1: keyof Run, k2: keyof Run) => Object.fromEntries(on.map((m) => [m, { produce: +(med(m, k1) / med('off', k1)).toFixed(3), consume: +(med(m, k2) / med('off', k2)).toFixed(3) }]));
   console.log(JSON.stringify({
     messages: N, size: SIZE, concurrency: CONCURRENCY, rounds: ROUNDS,
-    medianMsgsPerSec: { off: { produce: med(false, 'produceMsgsPerSec'), consume: med(false, 'consumeMsgsPerSec') }, on: { produce: med(true, 'produceMsgsPerSec'), consume: med(true, 'consumeMsgsPerSec') } },
-    ratioOnOverOff: { produce: ratio('produceMsgsPerSec'), consume: ratio('consumeMsgsPerSec') },
-    medianCpuNsPerMsg: { off: { produce: med(false, 'produceCpuNsPerMsg'), consume: med(false, 'consumeCpuNsPerMsg') }, on: { produce: med(true, 'produceCpuNsPerMsg'), consume: med(true, 'consumeCpuNsPerMsg') } },
-    cpuRatioOnOverOff: { produce: ratio('produceCpuNsPerMsg'), consume: ratio('consumeCpuNsPerMsg') },
-    sdkHistogramRecordCpuNs: sdkRecordNs(),
+    medianMsgsPerSec: per((m) => ({ produce: med(m, 'produceMsgsPerSec'), consume: med(m, 'consumeMsgsPerSec') })),
+    ratioOnOverOff: MODES.includes('off') ? ratios('produceMsgsPerSec', 'consumeMsgsPerSec') : null,
+    medianCpuNsPerMsg: per((m) => ({ produce: med(m, 'produceCpuNsPerMsg'), consume: med(m, 'consumeCpuNsPerMsg') })),
+    cpuRatioOnOverOff: MODES.includes('off') ? ratios('produceCpuNsPerMsg', 'consumeCpuNsPerMsg') : null,
+    histogramRecordCpuNs: { sdk: recordNs('sdk'), aggregating: recordNs('aggregating') },
     loadAverage: (await import('node:os')).loadavg(),
     runs,
   }, null, 2));

@@ -2,3 +2,4 @@ export * from './client-metrics.js';
 export * from './meter.js';
 export * from './metric-names.js';
 export type * from './otel-types.js';
+export * from './aggregating-meter.js';

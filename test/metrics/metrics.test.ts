@@ -10,16 +10,16 @@ import { LitePullConsumer } from '../../lib/consumer/lite-pull-consumer.js';
 import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
 import { produce } from '../consumer/helpers.js';
 import { uniqueName, until, withBroker } from '../consumer/helpers.js';
-import { gaugePoints, histogramPoints, metricsProbe } from './helpers.js';
+import { METRICS_MODES, gaugePoints, histogramPoints, metricsProbe } from './helpers.js';
 
 const SEND_BUCKETS = [1, 5, 10, 20, 50, 200, 500];
 const AWAIT_BUCKETS = [1, 5, 20, 100, 1000, 5000, 10000];
 const PROCESS_BUCKETS = [1, 5, 10, 100, 1000, 10000, 60000];
 
-t.test('send, delivery, await and process metrics with Java\'s names, buckets and labels', async (t) => {
+for (const mode of METRICS_MODES) t.test(`send, delivery, await and process metrics with Java's names, buckets and labels (${mode})`, async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
-  const probe = metricsProbe();
+  const probe = metricsProbe(mode);
   t.teardown(() => probe.close());
   const topic = uniqueName('MetricsT');
   const group = uniqueName('metrics_cg');
@@ -79,10 +79,10 @@ t.test('send, delivery, await and process metrics with Java\'s names, buckets an
   t.equal(got.get('rocketmq_process_time')!.descriptor.unit, 'ms');
 });
 
-t.test('orderly consumption records await and process time per call, failure for SUSPEND_CURRENT_QUEUE_A_MOMENT', async (t) => {
+for (const mode of METRICS_MODES) t.test(`orderly consumption records await and process time per call, failure for SUSPEND_CURRENT_QUEUE_A_MOMENT (${mode})`, async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
-  const probe = metricsProbe();
+  const probe = metricsProbe(mode);
   t.teardown(() => probe.close());
   const topic = uniqueName('MetricsOrderly');
   await produce(broker.namesrv, topic, 4, () => ({}), { single: true });
@@ -98,10 +98,10 @@ t.test('orderly consumption records await and process time per call, failure for
   t.same(proc, { success: 4, failure: 1 });
 });
 
-t.test('a failed send attempt is recorded with invocation_status failure', async (t) => {
+for (const mode of METRICS_MODES) t.test(`a failed send attempt is recorded with invocation_status failure (${mode})`, async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
-  const probe = metricsProbe();
+  const probe = metricsProbe(mode);
   t.teardown(() => probe.close());
   const topic = uniqueName('MetricsFail');
   const producer = new Producer({ namesrvAddr: broker.namesrv, group: uniqueName('metrics_pg'), metrics: { meterProvider: probe.provider } });
@@ -116,10 +116,10 @@ t.test('a failed send attempt is recorded with invocation_status failure', async
   t.same(byStatus, { success: 4, failure: 1 }, 'one single send and the batch of three succeeded, one attempt failed');
 });
 
-t.test('the cache gauges count the messages and bytes a consumer holds', async (t) => {
+for (const mode of METRICS_MODES) t.test(`the cache gauges count the messages and bytes a consumer holds (${mode})`, async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
-  const probe = metricsProbe();
+  const probe = metricsProbe(mode);
   t.teardown(() => probe.close());
   const topic = uniqueName('MetricsGauge');
   const group = uniqueName('metrics_cg');
@@ -171,7 +171,7 @@ t.test('no provider set: nothing is built; the global provider once set; metrics
 
   const probe = metricsProbe();
   t.teardown(() => probe.close());
-  metrics.setGlobalMeterProvider(probe.provider);
+  metrics.setGlobalMeterProvider(probe.sdk);
   t.teardown(() => metrics.disable());
   const producer = new Producer({ namesrvAddr: broker.namesrv, group: uniqueName('pg') });
   await producer.start();
@@ -186,10 +186,10 @@ t.test('no provider set: nothing is built; the global provider once set; metrics
   t.equal(points.reduce((n, p) => n + p.count, 0), 1, 'the global provider got the one send of the producer without the option');
 });
 
-t.test('LitePullConsumer: delivery latency per pull, await time per poll; SimpleConsumer: delivery latency per receive', async (t) => {
+for (const mode of METRICS_MODES) t.test(`LitePullConsumer: delivery latency per pull, await time per poll; SimpleConsumer: delivery latency per receive (${mode})`, async (t) => {
   const broker = await withBroker();
   t.teardown(() => broker.close());
-  const probe = metricsProbe();
+  const probe = metricsProbe(mode);
   t.teardown(() => probe.close());
   const topic = uniqueName('MetricsLite');
   await produce(broker.namesrv, topic, 4, () => ({}), { single: true });
