@@ -15,6 +15,7 @@ export interface BatchMessage {
   properties?: string | Readonly<Record<string, string>>;
 }
 
+/** One message of a SEND_BATCH_MESSAGE body as decodeBatch reads it. */
 export interface DecodedBatchMessage {
   flag: number;
   /** View into the batch body. */
@@ -24,6 +25,10 @@ export interface DecodedBatchMessage {
   propertiesText: string;
 }
 
+/**
+ * The SEND_BATCH_MESSAGE body of `messages`, one record each in their order; properties of more
+ * than MAX_PROPERTIES_BYTES throw a ProtocolError.
+ */
 export function encodeBatch(messages: readonly BatchMessage[]): Buffer {
   const props: string[] = [];
   let total = 0;
@@ -53,6 +58,7 @@ export function encodeBatch(messages: readonly BatchMessage[]): Buffer {
   return b;
 }
 
+/** How decodeBatch reads a SEND_BATCH_MESSAGE body. */
 export interface DecodeBatchOptions {
   /** Added to error offsets, e.g. the position of the body inside the frame. */
   baseOffset?: number;
@@ -64,6 +70,10 @@ export interface DecodeBatchOptions {
   ignoreTotalSize?: boolean;
 }
 
+/**
+ * The messages of a SEND_BATCH_MESSAGE body, bodies as views into it; a truncated or inconsistent
+ * record throws a ProtocolError at its offset. A number for `options` is the baseOffset.
+ */
 export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions = 0): DecodedBatchMessage[] {
   const baseOffset = typeof options === 'number' ? options : (options.baseOffset ?? 0);
   const lenient = typeof options === 'number' ? false : (options.ignoreTotalSize ?? false);

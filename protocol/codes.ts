@@ -94,9 +94,16 @@ export const RequestCode = {
   POP_ROLLBACK: 200056,
   BATCH_ACK_MESSAGE: 200151,
 } as const;
+/** The name of a request code RequestCode knows, e.g. `'PULL_MESSAGE'`. */
 export type RequestCodeName = keyof typeof RequestCode;
+/** A request code RequestCode knows, as the number a request frame's `code` carries. */
 export type RequestCodeValue = (typeof RequestCode)[RequestCodeName];
 
+/**
+ * The `code` of a response frame: RemotingSysResponseCode's 0–4, ResponseCode's own codes, and the
+ * negative RPC_* codes 5.x uses internally. Where 4.9 and 5.x give a number different names, the
+ * member is named after 5.x.
+ */
 export const ResponseCode = {
   SUCCESS: 0,
   SYSTEM_ERROR: 1,
@@ -149,6 +156,7 @@ export const ResponseCode = {
   RPC_SEND_TO_CHANNEL_FAILED: -1004,
   RPC_TIME_OUT: -1006,
 } as const;
+/** The name of a response code ResponseCode knows, e.g. `'PULL_NOT_FOUND'`. */
 export type ResponseCodeName = keyof typeof ResponseCode;
 
 function invert(table: Record<string, number>): Map<number, string> {
@@ -186,6 +194,7 @@ export const LanguageCode = {
   /** Known to brokers 5.3.2 and later only. */
   NODE_JS: 13,
 } as const;
+/** The name of a LanguageCode, as a JSON header's `language` carries it (`'JAVA'`). */
 export type LanguageName = keyof typeof LanguageCode;
 const languageNames = invert(LanguageCode);
 export function languageName(code: number): string | null {
@@ -205,7 +214,12 @@ export const RemotingFlag = {
   ONEWAY: 2,
 } as const;
 
+/**
+ * How a frame's header is serialized, the high byte of its header-length word: 0 for a JSON
+ * header, 1 for the binary ROCKETMQ header.
+ */
 export const SerializeType = { JSON: 0, ROCKETMQ: 1 } as const;
+/** `'JSON'` or `'ROCKETMQ'`, as RemotingCommand.serializeType names the header's encoding. */
 export type SerializeTypeName = keyof typeof SerializeType;
 
 /**

@@ -19,13 +19,20 @@ export interface RemotingCommand {
   serializeType: SerializeTypeName;
 }
 
+/** Whether the frame is a response: bit 0 (RemotingFlag.RESPONSE) of its `flag`. */
 export function isResponse(cmd: Pick<RemotingCommand, 'flag'>): boolean {
   return (cmd.flag & RemotingFlag.RESPONSE) !== 0;
 }
+/** Whether the frame is a request that wants no response: bit 1 (RemotingFlag.ONEWAY) of its `flag`. */
 export function isOneway(cmd: Pick<RemotingCommand, 'flag'>): boolean {
   return (cmd.flag & RemotingFlag.ONEWAY) !== 0;
 }
 
+/**
+ * The optional parts of a frame for createRequest and createResponse. Left out, they take those
+ * functions' defaults (opaque 0, language JAVA, version 409, no remark, extFields or body); a
+ * response takes its opaque from the request and ignores `opaque` and `oneway`.
+ */
 export interface CommandInit {
   opaque?: number;
   language?: string | null;

@@ -22,6 +22,10 @@ export function decompressBody(body: Uint8Array, sysFlag: number, offset = 0): B
   return decompress(body, type, offset);
 }
 
+/**
+ * Decompress a message body of compression `type` (ZLIB and LZ4 to at most MAX_DECOMPRESSED_BODY,
+ * 64 MiB); a corrupt or oversized body throws a ProtocolError whose offset counts from `offset`.
+ */
 export function decompress(body: Uint8Array, type: CompressionType, offset = 0): Buffer {
   try {
     switch (type) {
@@ -43,6 +47,7 @@ export function decompress(body: Uint8Array, type: CompressionType, offset = 0):
   throw new UnsupportedCompressionError(String(type), offset);
 }
 
+/** How compress compresses a body. */
 export interface CompressOptions {
   /** zlib level, Java default 5 (rocketmq.message.compressLevel). */
   level?: number;

@@ -20,8 +20,10 @@ export function parseDelayLevels(text: string = DELAY_LEVEL_TEXT): number[] {
   return out;
 }
 
+/** The default table in milliseconds, frozen: index L - 1 is level L's delay (1000 … 7 200 000). */
 export const DELAY_LEVELS_MS: readonly number[] = Object.freeze(parseDelayLevels(DELAY_LEVEL_TEXT));
 
+/** The highest delay level of the default table: 18 (two hours). */
 export const MAX_DELAY_LEVEL = DELAY_LEVELS_MS.length;
 
 /** Topic in which delayed messages wait. */

@@ -86,6 +86,7 @@ const MIN_VIEW_BYTES = 4096;
 /** Size of the buffers short pieces are copied into. */
 const STAGING_BYTES = 16 * 1024;
 
+/** Limits of a FrameDecoder. */
 export interface FrameDecoderOptions {
   /** Largest frame accepted, the 4-byte length prefix included. Default 16 MiB. */
   maxFrameLength?: number;

@@ -4,6 +4,7 @@ import { ProtocolError } from './errors.js';
 import { javaHashMapOrderShared } from './java-hash.js';
 import { javaString, putField } from './header-rocketmq.js';
 
+/** How encodeCommand and encodeCommandParts write a frame's header. */
 export interface HeaderEncodeOptions {
   /**
    * Initial capacity of the java.util.HashMap that Java would hold `extFields` in; it decides the

@@ -64,12 +64,15 @@ export const AUTO_CREATE_TOPIC_KEY_TOPIC = 'TBW102';
 /** Producer group of a consumer's internal producer (fallback resends). */
 export const CLIENT_INNER_PRODUCER_GROUP = 'CLIENT_INNER_PRODUCER';
 
+/** The retry topic of consumer group `group`: `%RETRY%<group>`, where its messages to consume again wait. */
 export function retryTopic(group: string): string {
   return RETRY_GROUP_TOPIC_PREFIX + group;
 }
+/** The dead-letter topic of consumer group `group`: `%DLQ%<group>`, where messages that ran out of retries go. */
 export function dlqTopic(group: string): string {
   return DLQ_GROUP_TOPIC_PREFIX + group;
 }
+/** Whether `topic` is a consumer group's retry topic (starts with `%RETRY%`). */
 export function isRetryTopic(topic: string): boolean {
   return topic.startsWith(RETRY_GROUP_TOPIC_PREFIX);
 }

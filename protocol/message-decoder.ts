@@ -8,6 +8,7 @@ import { decodeProperties } from './properties.js';
 import { formatIPv4, formatSocketAddress } from './socket-address.js';
 import { MessageSysFlag } from './sys-flag.js';
 
+/** How decodeMessages and decodeMessagesSkipping read a pull body of stored-message records. */
 export interface DecodeMessagesOptions {
   /** Decompress bodies whose sysFlag says COMPRESSED (and clear that bit). Default true. */
   decompress?: boolean;
@@ -137,6 +138,7 @@ export interface UndecodableRecord {
   messagesBefore: number;
 }
 
+/** What decodeMessagesSkipping returns: the messages it decoded, in order, and the stretches it skipped. */
 export interface SkippingDecodeResult {
   messages: MessageExt[];
   undecodable: UndecodableRecord[];

@@ -53,6 +53,7 @@ export function createOffsetMsgId(storeHost: string, commitLogOffset: number): s
   return hexUpper(b) + hexInt64(commitLogOffset);
 }
 
+/** The parts of an offsetMsgId (the broker-made MSGID): the host that stored the message and its commit-log offset. */
 export interface OffsetMsgId {
   /** "ip:port" or "[v6]:port" */
   storeHost: string;
@@ -77,6 +78,7 @@ export function decodeOffsetMsgId(id: string): OffsetMsgId {
   return { storeHost, commitLogOffset: hi * TWO_32 + lo };
 }
 
+/** The parts of a UniqKeyGenerator's fixed prefix. */
 export interface UniqKeyOptions {
   /** IPv4 or IPv6 address of this host. Default 127.0.0.1 (pass the client IP). */
   ip?: string;

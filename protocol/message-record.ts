@@ -1,5 +1,7 @@
-/** Constants of the stored-message record (§7.1). */
+// Constants of the stored-message record (§7.1).
+/** MAGICCODE of a stored-message record whose topic length is one byte: every 4.9 record, most 5.x ones. */
 export const MESSAGE_MAGIC_CODE_V1 = 0xdaa320a7 | 0; // -626843481
+/** MAGICCODE of a record whose topic length is two bytes: written only by 5.x brokers, for topics longer than 127 bytes. */
 export const MESSAGE_MAGIC_CODE_V2 = 0xdaa320ab | 0; // -626843477
 /** Blank filler at the end of commit-log files; never part of a pull body. */
 export const BLANK_MAGIC_CODE = 0xcbd43194 | 0; // -875286124

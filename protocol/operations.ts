@@ -98,6 +98,10 @@ export type BodySpec<T> = BodyCodec<T> | 'raw' | 'none';
 
 type BodyValue<B> = B extends BodyCodec<infer T> ? T : B extends 'raw' ? Buffer : undefined;
 
+/**
+ * One row of the operation table: a request code, the header codecs of its request and response,
+ * what its two bodies hold, and the response codes other than SUCCESS that are answers.
+ */
 export interface Operation<
   Req = unknown,
   Res = unknown,
@@ -226,6 +230,7 @@ export const Operations = {
   INVOKE_BROKER_TO_RESET_OFFSET: op('INVOKE_BROKER_TO_RESET_OFFSET', { request: ResetOffsetRequestHeader, response: EmptyHeader, requestBody: 'none', responseBody: ResetOffsetBody }),
 } as const;
 
+/** The name of a row of Operations: the RequestCode name of its request code. */
 export type OperationName = keyof typeof Operations;
 
 const BY_CODE: ReadonlyMap<number, Operation> = new Map(

@@ -11,6 +11,7 @@ const SEPARATOR = '\u0002';
 /** Largest properties string a broker accepts: it is stored behind a signed int16 length. */
 export const MAX_PROPERTIES_BYTES = 32767;
 
+/** How encodeProperties writes a message's properties string (name\u0001value\u0002…). */
 export interface EncodePropertiesOptions {
   /** End with `\u0002` (4.9.0–4.9.3, 5.2.0+). Default false, like 4.9.8 whose version we announce. */
   trailingSeparator?: boolean;

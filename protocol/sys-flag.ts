@@ -60,6 +60,7 @@ export function transactionType(sysFlag: number): number {
   return sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK;
 }
 
+/** Bits of PULL_MESSAGE's `sysFlag` header field: what the broker should do besides reading. */
 export const PullSysFlag = {
   /** The broker should store the header's commitOffset for (group, topic, queueId). */
   FLAG_COMMIT_OFFSET: 0x1,
@@ -88,6 +89,7 @@ export function clearCommitOffsetFlag(sysFlag: number): number {
   return sysFlag & ~PullSysFlag.FLAG_COMMIT_OFFSET;
 }
 
+/** Permission bits of a topic on a broker (QueueData.perm, CreateTopicRequestHeader.perm); 6 (read and write) is the usual value. */
 export const PermName = {
   PERM_PRIORITY: 0x8,
   PERM_READ: 0x4,
@@ -95,12 +97,15 @@ export const PermName = {
   PERM_INHERIT: 0x1,
 } as const;
 
+/** Whether `perm` has PERM_READ: consumers may pull the topic's queues there. */
 export function isReadable(perm: number): boolean {
   return (perm & PermName.PERM_READ) === PermName.PERM_READ;
 }
+/** Whether `perm` has PERM_WRITE: producers may send to the topic's queues there. */
 export function isWriteable(perm: number): boolean {
   return (perm & PermName.PERM_WRITE) === PermName.PERM_WRITE;
 }
+/** Whether `perm` has PERM_INHERIT: the mark of a default topic (TBW102) that a broker may auto-create other topics from. */
 export function isInherited(perm: number): boolean {
   return (perm & PermName.PERM_INHERIT) === PermName.PERM_INHERIT;
 }

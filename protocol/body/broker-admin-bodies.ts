@@ -114,9 +114,12 @@ export function decodeConsumeStats(body: Buffer | Uint8Array): ConsumeStats {
   return { consumeTps: optNumber(o, 'consumeTps', 'ConsumeStats', 0), offsetTable };
 }
 
-/** `X.encode(v)` / `X.decode(body)` rows for the operation table. */
+// `X.encode(v)` / `X.decode(body)` rows for the operation table.
+/** The codec of CheckClientRequestBody: the CHECK_CLIENT_CONFIG request body. */
 export const CheckClientRequestBody = { encode: encodeCheckClientRequestBody, decode: decodeCheckClientRequestBody } as const;
+/** The codec of TopicConfigBody: GET_TOPIC_CONFIG's answer (a missing topicFilterType reads as SINGLE_TAG, topicSysFlag 0, order false). */
 export const TopicConfigBody = { encode: encodeTopicConfigBody, decode: decodeTopicConfigBody } as const;
+/** The codec of ConsumeStats: the GET_CONSUME_STATS response body. */
 export const ConsumeStats = { encode: encodeConsumeStats, decode: decodeConsumeStats } as const;
 
 /**
@@ -137,4 +140,5 @@ export function decodeTopicList(body: Buffer | Uint8Array): TopicList {
   if (addr !== undefined) out.brokerAddr = addr;
   return out;
 }
+/** The codec of TopicList: the GET_ALL_TOPIC_LIST_FROM_NAMESERVER response body. */
 export const TopicList = { encode: encodeTopicList, decode: decodeTopicList } as const;

@@ -11,9 +11,11 @@ function json(v: unknown, nonStandard = false): Buffer {
 export interface ConsumerListBody {
   consumerIdList: string[];
 }
+/** A ConsumerListBody as the JSON bytes a broker answers GET_CONSUMER_LIST_BY_GROUP with. */
 export function encodeConsumerListBody(b: ConsumerListBody): Buffer {
   return json({ consumerIdList: b.consumerIdList });
 }
+/** Parse a GET_CONSUMER_LIST_BY_GROUP response body; a body of another shape throws a ProtocolError naming the bad path. */
 export function decodeConsumerListBody(body: Buffer | Uint8Array): ConsumerListBody {
   const o = asObject(parseFastjsonBody(body), 'GetConsumerListByGroupResponseBody');
   return { consumerIdList: stringArray(o.consumerIdList, 'consumerIdList') };
@@ -30,12 +32,16 @@ export interface LockBatchBody {
   /** 5.x; written only when set. */
   onlyThisBroker?: boolean | undefined;
 }
+/** LOCK_BATCH_MQ's request body under its Java class name (the same JSON as LockBatchBody). */
 export type LockBatchRequestBody = LockBatchBody;
+/** UNLOCK_BATCH_MQ's request body under its Java class name (the same JSON as LockBatchBody). */
 export type UnlockBatchRequestBody = LockBatchBody;
 
+/** A LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body as JSON bytes (`onlyThisBroker` only when set). */
 export function encodeLockBatchBody(b: LockBatchBody): Buffer {
   return json({ clientId: b.clientId, consumerGroup: b.consumerGroup, mqSet: b.mqSet.map(messageQueueToJson), onlyThisBroker: b.onlyThisBroker });
 }
+/** Parse a LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body; consumerGroup and clientId are required, a missing mqSet is empty. */
 export function decodeLockBatchBody(body: Buffer | Uint8Array): LockBatchBody {
   const o = asObject(parseFastjsonBody(body), 'LockBatchRequestBody');
   const out: LockBatchBody = {
@@ -51,9 +57,11 @@ export function decodeLockBatchBody(body: Buffer | Uint8Array): LockBatchBody {
 export interface LockBatchResponseBody {
   lockOKMQSet: MessageQueue[];
 }
+/** A LOCK_BATCH_MQ response body (the queues the broker locked for the client) as JSON bytes. */
 export function encodeLockBatchResponseBody(b: LockBatchResponseBody): Buffer {
   return json({ lockOKMQSet: b.lockOKMQSet.map(messageQueueToJson) });
 }
+/** Parse a LOCK_BATCH_MQ response body; a missing lockOKMQSet means no queue was locked. */
 export function decodeLockBatchResponseBody(body: Buffer | Uint8Array): LockBatchResponseBody {
   const o = asObject(parseFastjsonBody(body), 'LockBatchResponseBody');
   return { lockOKMQSet: asArray(o.lockOKMQSet, 'lockOKMQSet').map((m, i) => readMessageQueue(m, `lockOKMQSet[${i}]`)) };
@@ -66,9 +74,11 @@ export function decodeLockBatchResponseBody(body: Buffer | Uint8Array): LockBatc
 export interface ResetOffsetBody {
   offsetTable: Array<[MessageQueue, number]>;
 }
+/** A RESET_CONSUMER_CLIENT_OFFSET body as JSON bytes, MessageQueue objects as the offsetTable's keys. */
 export function encodeResetOffsetBody(b: ResetOffsetBody): Buffer {
   return json({ offsetTable: new Map(b.offsetTable.map(([mq, off]) => [messageQueueToJson(mq), off])) }, true);
 }
+/** Parse a RESET_CONSUMER_CLIENT_OFFSET body into [queue, offset] pairs; a non-numeric offset throws a ProtocolError. */
 export function decodeResetOffsetBody(body: Buffer | Uint8Array): ResetOffsetBody {
   const o = asObject(parseFastjsonBody(body), 'ResetOffsetBody');
   const table = asObject(o.offsetTable ?? {}, 'offsetTable');
@@ -89,9 +99,14 @@ export interface ConsumeMessageDirectlyResult {
   /** Milliseconds the handler took; the JSON key keeps Java's spelling (ConsumeMessageDirectlyResult). */
   spentTimeMills: number;
 }
+/** A CONSUME_MESSAGE_DIRECTLY response body as JSON bytes (keys sorted, `remark` only when set). */
 export function encodeConsumeMessageDirectlyResult(r: ConsumeMessageDirectlyResult): Buffer {
   return json({ autoCommit: r.autoCommit, consumeResult: r.consumeResult, order: r.order, remark: r.remark, spentTimeMills: r.spentTimeMills });
 }
+/**
+ * Parse a CONSUME_MESSAGE_DIRECTLY response body. Missing keys take Java's defaults: order false,
+ * autoCommit true, consumeResult CR_RETURN_NULL, spentTimeMills 0.
+ */
 export function decodeConsumeMessageDirectlyResult(body: Buffer | Uint8Array): ConsumeMessageDirectlyResult {
   const p = 'ConsumeMessageDirectlyResult';
   const o = asObject(parseFastjsonBody(body), p);
@@ -136,6 +151,7 @@ export const ConsumerRunningInfoProp = {
   PROP_CONSUMER_START_TIMESTAMP: 'PROP_CONSUMER_START_TIMESTAMP',
 } as const;
 
+/** A GET_CONSUMER_RUNNING_INFO response body as JSON bytes, MessageQueue objects as mqTable's keys. */
 export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
   return json(
     {
@@ -149,6 +165,7 @@ export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
     true,
   );
 }
+/** Parse a GET_CONSUMER_RUNNING_INFO response body; property values are read as strings, jstack only when present. */
 export function decodeConsumerRunningInfo(body: Buffer | Uint8Array): ConsumerRunningInfo {
   const p = 'ConsumerRunningInfo';
   const o = asObject(parseFastjsonBody(body), p);
@@ -166,12 +183,18 @@ export function decodeConsumerRunningInfo(body: Buffer | Uint8Array): ConsumerRu
   return info;
 }
 
+/** The codec of ConsumerListBody (encodeConsumerListBody, decodeConsumerListBody), as the operation table uses it. */
 export const ConsumerListBody = { encode: encodeConsumerListBody, decode: decodeConsumerListBody } as const;
+/** The codec of LockBatchBody (encodeLockBatchBody, decodeLockBatchBody): LOCK_BATCH_MQ and UNLOCK_BATCH_MQ request bodies. */
 export const LockBatchBody = { encode: encodeLockBatchBody, decode: decodeLockBatchBody } as const;
+/** The codec of LockBatchResponseBody (encodeLockBatchResponseBody, decodeLockBatchResponseBody). */
 export const LockBatchResponseBody = { encode: encodeLockBatchResponseBody, decode: decodeLockBatchResponseBody } as const;
+/** The codec of ResetOffsetBody (encodeResetOffsetBody, decodeResetOffsetBody). */
 export const ResetOffsetBody = { encode: encodeResetOffsetBody, decode: decodeResetOffsetBody } as const;
+/** The codec of ConsumeMessageDirectlyResult (encodeConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult). */
 export const ConsumeMessageDirectlyResult = {
   encode: encodeConsumeMessageDirectlyResult,
   decode: decodeConsumeMessageDirectlyResult,
 } as const;
+/** The codec of ConsumerRunningInfo (encodeConsumerRunningInfo, decodeConsumerRunningInfo). */
 export const ConsumerRunningInfo = { encode: encodeConsumerRunningInfo, decode: decodeConsumerRunningInfo } as const;

@@ -10,6 +10,10 @@ import { asObject, bodyError } from './shape.js';
  */
 export type ConsumerOffsetTable = Map<string, Map<number, number>>;
 
+/**
+ * The contents of consumerOffset.json: the offset table and, from 5.x, its dataVersion
+ * (groupTopicMap is derived from the table: written along with dataVersion, not kept).
+ */
 export interface ConsumerOffsetFile {
   offsetTable: ConsumerOffsetTable;
   /** 5.x: {counter, stateVersion, timestamp}. */
@@ -55,6 +59,10 @@ export function encodeConsumerOffsetFile(file: ConsumerOffsetFile): string {
   return lines.join('\n');
 }
 
+/**
+ * Read a consumerOffset.json as fastjson wrote it (unquoted integer keys included); a queue id that
+ * is not an integer or an offset that is not a safe integer throws a ProtocolError.
+ */
 export function decodeConsumerOffsetFile(text: string): ConsumerOffsetFile {
   const o = asObject(parseFastjson(text), 'consumerOffset.json');
   const offsetTable: ConsumerOffsetTable = new Map();

@@ -5,8 +5,9 @@ import { parseFastjsonBody } from '../json/fastjson-parse.js';
 import { asArray, asObject, bodyError, optBoolean, optNumber, optString, reqString, stringArray, type Obj } from './shape.js';
 
 /**
- * HEART_BEAT body (§8.1). Keys are written sorted, so the 4.9 literal example comes out byte for
- * byte; the 5.x fields (heartbeatFingerprint, withoutSub) are written only when set.
+ * One subscription of a consumer group as a heartbeat (or CHECK_CLIENT_CONFIG) carries it: the
+ * topic, its filter expression and, for TAG expressions, the tags and their Java hashes. Build it
+ * with buildSubscriptionData.
  */
 export interface SubscriptionData {
   classFilterMode: boolean;
@@ -20,6 +21,10 @@ export interface SubscriptionData {
   expressionType: string;
 }
 
+/**
+ * A consumer group's entry in a heartbeat: how it consumes (ConsumeType, MessageModel and
+ * ConsumeFromWhere names) and what it subscribes to.
+ */
 export interface ConsumerData {
   groupName: string;
   consumeType: string;
@@ -29,10 +34,16 @@ export interface ConsumerData {
   unitMode: boolean;
 }
 
+/** A producer group's entry in a heartbeat: its name only. */
 export interface ProducerData {
   groupName: string;
 }
 
+/**
+ * HEART_BEAT body (§8.1): the client's id and the groups it produces and consumes for. Keys are
+ * written sorted, so the 4.9 literal example comes out byte for byte; the 5.x fields
+ * (heartbeatFingerprint, withoutSub) are written only when set.
+ */
 export interface HeartbeatData {
   clientID: string;
   producerDataSet: ProducerData[];
@@ -114,10 +125,16 @@ export function buildSubscriptionData(
   return sd;
 }
 
+/** A HEART_BEAT body as JSON bytes, keys sorted as Java's fastjson writes them. */
 export function encodeHeartbeatData(hb: HeartbeatData): Buffer {
   return Buffer.from(toJavaJson(hb), 'utf8');
 }
 
+/**
+ * Parse a HEART_BEAT body. A consumer's missing values take Java's defaults (CONSUME_PASSIVELY,
+ * CLUSTERING, CONSUME_FROM_LAST_OFFSET, TAG, subString "*"); a body of another shape throws a
+ * ProtocolError naming the bad path.
+ */
 export function decodeHeartbeatData(body: Buffer | Uint8Array): HeartbeatData {
   const o = asObject(parseFastjsonBody(body), 'HeartbeatData');
   const hb: HeartbeatData = {

@@ -5,8 +5,8 @@ import type { MessageQueue } from './message-queue.js';
 import { asArray, asObject, bodyError, optBoolean, optNumber, optString, reqNumber, reqString, stringArray, type Obj } from './shape.js';
 
 /**
- * GET_ROUTEINFO_BY_TOPIC body (§8.2). Read both the standard form (quoted broker-id keys) and
- * the plain-fastjson form (`{0:"addr"}`), and QueueData's 4.8 field name `topicSynFlag`.
+ * One broker group of a route or of ClusterInfo: its cluster, name and the address of each of
+ * its brokers by broker id.
  */
 export interface BrokerData {
   cluster: string;
@@ -19,6 +19,10 @@ export interface BrokerData {
   zoneName?: string | undefined;
 }
 
+/**
+ * A topic's queues on one broker: how many are read and written, and the topic's PermName bits
+ * and TopicSysFlag there.
+ */
 export interface QueueData {
   brokerName: string;
   readQueueNums: number;
@@ -27,6 +31,11 @@ export interface QueueData {
   topicSysFlag: number;
 }
 
+/**
+ * GET_ROUTEINFO_BY_TOPIC body (§8.2): the topic's brokers and queues. Read both the standard form
+ * (quoted broker-id keys) and the plain-fastjson form (`{0:"addr"}`), and QueueData's 4.8 field
+ * name `topicSynFlag`.
+ */
 export interface TopicRouteData {
   brokerDatas: BrokerData[];
   queueDatas: QueueData[];
@@ -36,6 +45,7 @@ export interface TopicRouteData {
   topicQueueMappingByBroker?: unknown;
 }
 
+/** How encodeTopicRouteData writes a route: which name server's JSON it imitates. */
 export interface TopicRouteEncodeOptions {
   /** Plain fastjson form with unquoted broker ids (what old clients get). Default false. */
   nonStandard?: boolean;
@@ -75,6 +85,7 @@ function readQueueData(v: unknown, path: string): QueueData {
   };
 }
 
+/** Parse a GET_ROUTEINFO_BY_TOPIC body in either JSON form; a body of another shape throws a ProtocolError naming the bad path. */
 export function decodeTopicRouteData(body: Buffer | Uint8Array): TopicRouteData {
   const o: Obj = asObject(parseFastjsonBody(body), 'TopicRouteData');
   const filter: Record<string, string[]> = {};
@@ -107,6 +118,10 @@ export function brokerDataToJson(bd: BrokerData, v5 = false): Record<string, unk
   };
 }
 
+/**
+ * A route as the JSON bytes a name server answers GET_ROUTEINFO_BY_TOPIC with: the standard form,
+ * non-ASCII escaped, unless `options.nonStandard`.
+ */
 export function encodeTopicRouteData(route: TopicRouteData, options: TopicRouteEncodeOptions = {}): Buffer {
   const v = {
     brokerDatas: route.brokerDatas.map((b) => brokerDataToJson(b, options.v5)),
@@ -167,6 +182,7 @@ export interface ClusterInfo {
   clusterAddrTable: Record<string, string[]>;
 }
 
+/** Parse a GET_BROKER_CLUSTER_INFO body (either JSON form). */
 export function decodeClusterInfo(body: Buffer | Uint8Array): ClusterInfo {
   const o = asObject(parseFastjsonBody(body), 'ClusterInfo');
   const brokerAddrTable: Record<string, BrokerData> = {};
@@ -180,6 +196,7 @@ export function decodeClusterInfo(body: Buffer | Uint8Array): ClusterInfo {
   return { brokerAddrTable, clusterAddrTable };
 }
 
+/** A ClusterInfo as JSON bytes, in the non-standard form Java writes unless `options.nonStandard` is false. */
 export function encodeClusterInfo(info: ClusterInfo, options: { nonStandard?: boolean; v5?: boolean } = {}): Buffer {
   const table: Record<string, unknown> = {};
   for (const [k, bd] of Object.entries(info.brokerAddrTable)) table[k] = brokerDataToJson(bd, options.v5);

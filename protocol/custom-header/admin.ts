@@ -1,15 +1,10 @@
 import { defineHeader, F, type HeaderOf } from './define.js';
 
-/** VIEW_MESSAGE_BY_ID (33): offset Long req (commit-log offset from the offset msgId), 5.x topic. */
 const viewSpec = { offset: F.long.required(), topic: F.string.optional() };
+/** VIEW_MESSAGE_BY_ID (33): offset Long req (commit-log offset from the offset msgId), 5.x topic. */
 export const ViewMessageRequestHeader = defineHeader('ViewMessageRequestHeader', viewSpec);
 export type ViewMessageRequestHeader = HeaderOf<typeof viewSpec>;
 
-/**
- * UPDATE_AND_CREATE_TOPIC (17), `CreateTopicRequestHeader`: topic, defaultTopic String req |
- * readQueueNums, writeQueueNums, perm Integer req | topicFilterType String req ("SINGLE_TAG") |
- * topicSysFlag Integer opt | order Boolean req | 5.x attributes String, force Boolean.
- */
 const createTopicSpec = {
   topic: F.string.required(),
   defaultTopic: F.string.required(),
@@ -22,13 +17,14 @@ const createTopicSpec = {
   attributes: F.string.optional(),
   force: F.boolean.optional(),
 };
+/**
+ * UPDATE_AND_CREATE_TOPIC (17), `CreateTopicRequestHeader`: topic, defaultTopic String req |
+ * readQueueNums, writeQueueNums, perm Integer req | topicFilterType String req ("SINGLE_TAG") |
+ * topicSysFlag Integer opt | order Boolean req | 5.x attributes String, force Boolean.
+ */
 export const CreateTopicRequestHeader = defineHeader('CreateTopicRequestHeader', createTopicSpec);
 export type CreateTopicRequestHeader = HeaderOf<typeof createTopicSpec>;
 
-/**
- * QUERY_MESSAGE (12): topic, key String | maxNum Integer | beginTimestamp, endTimestamp Long, all
- * required; plus ext key `_UNIQUE_KEY_QUERY` ("true"/"false") which we model as `uniqueKeyQuery`.
- */
 const queryMessageSpec = {
   topic: F.string.required(),
   key: F.string.required(),
@@ -37,21 +33,20 @@ const queryMessageSpec = {
   endTimestamp: F.long.required(),
   uniqueKeyQuery: F.boolean.optional('_UNIQUE_KEY_QUERY'),
 };
+/**
+ * QUERY_MESSAGE (12): topic, key String | maxNum Integer | beginTimestamp, endTimestamp Long, all
+ * required; plus ext key `_UNIQUE_KEY_QUERY` ("true"/"false") which we model as `uniqueKeyQuery`.
+ */
 export const QueryMessageRequestHeader = defineHeader('QueryMessageRequestHeader', queryMessageSpec);
 export type QueryMessageRequestHeader = HeaderOf<typeof queryMessageSpec>;
-/** QUERY_MESSAGE response: indexLastUpdateTimestamp, indexLastUpdatePhyoffset (Long). */
 const queryMessageResponseSpec = {
   indexLastUpdateTimestamp: F.long.required(),
   indexLastUpdatePhyoffset: F.long.required(),
 };
+/** QUERY_MESSAGE response: indexLastUpdateTimestamp, indexLastUpdatePhyoffset (Long). */
 export const QueryMessageResponseHeader = defineHeader('QueryMessageResponseHeader', queryMessageResponseSpec);
 export type QueryMessageResponseHeader = HeaderOf<typeof queryMessageResponseSpec>;
 
-/**
- * REGISTER_BROKER (103) to the name server: brokerName, brokerAddr, clusterName, haServerAddr
- * String req | brokerId Long req | compressed boolean opt | bodyCrc32 Integer opt (masked CRC32
- * of the body) | 5.x heartbeatTimeoutMillis Long, enableActingMaster Boolean.
- */
 const registerSpec = {
   brokerName: F.string.required(),
   brokerAddr: F.string.required(),
@@ -64,18 +59,18 @@ const registerSpec = {
   heartbeatTimeoutMillis: F.long.optional(),
   enableActingMaster: F.boolean.optional(),
 };
+/**
+ * REGISTER_BROKER (103) to the name server: brokerName, brokerAddr, clusterName, haServerAddr
+ * String req | brokerId Long req | compressed boolean opt | bodyCrc32 Integer opt (masked CRC32
+ * of the body) | 5.x heartbeatTimeoutMillis Long, enableActingMaster Boolean.
+ */
 export const RegisterBrokerRequestHeader = defineHeader('RegisterBrokerRequestHeader', registerSpec);
 export type RegisterBrokerRequestHeader = HeaderOf<typeof registerSpec>;
-/** REGISTER_BROKER response: haServerAddr, masterAddr (both optional). */
 const registerResponseSpec = { haServerAddr: F.string.optional(), masterAddr: F.string.optional() };
+/** REGISTER_BROKER response: haServerAddr, masterAddr (both optional). */
 export const RegisterBrokerResponseHeader = defineHeader('RegisterBrokerResponseHeader', registerResponseSpec);
 export type RegisterBrokerResponseHeader = HeaderOf<typeof registerResponseSpec>;
 
-/**
- * END_TRANSACTION (37), producer → broker, oneway: producerGroup String req |
- * tranStateTableOffset, commitLogOffset Long req | commitOrRollback Integer req (0, 8 commit,
- * 12 rollback) | fromTransactionCheck Boolean opt | msgId String req | transactionId, 5.x topic opt.
- */
 const endTxSpec = {
   producerGroup: F.string.required(),
   tranStateTableOffset: F.long.required(),
@@ -87,13 +82,14 @@ const endTxSpec = {
   topic: F.string.optional(),
   bname: F.string.optional(),
 };
+/**
+ * END_TRANSACTION (37), producer → broker, oneway: producerGroup String req |
+ * tranStateTableOffset, commitLogOffset Long req | commitOrRollback Integer req (0, 8 commit,
+ * 12 rollback) | fromTransactionCheck Boolean opt | msgId String req | transactionId, 5.x topic opt.
+ */
 export const EndTransactionRequestHeader = defineHeader('EndTransactionRequestHeader', endTxSpec);
 export type EndTransactionRequestHeader = HeaderOf<typeof endTxSpec>;
 
-/**
- * CHECK_TRANSACTION_STATE (39), broker → producer: tranStateTableOffset, commitLogOffset Long
- * req | msgId, transactionId, offsetMsgId String opt | 5.x topic. Body: one stored message.
- */
 const checkTxSpec = {
   tranStateTableOffset: F.long.required(),
   commitLogOffset: F.long.required(),
@@ -102,5 +98,9 @@ const checkTxSpec = {
   offsetMsgId: F.string.optional(),
   topic: F.string.optional(),
 };
+/**
+ * CHECK_TRANSACTION_STATE (39), broker → producer: tranStateTableOffset, commitLogOffset Long
+ * req | msgId, transactionId, offsetMsgId String opt | 5.x topic. Body: one stored message.
+ */
 export const CheckTransactionStateRequestHeader = defineHeader('CheckTransactionStateRequestHeader', checkTxSpec);
 export type CheckTransactionStateRequestHeader = HeaderOf<typeof checkTxSpec>;

@@ -1,12 +1,12 @@
 import { defineHeader, F, type HeaderOf } from './define.js';
 
-/** GET_CONSUME_STATS (208), `GetConsumeStatsRequestHeader`: consumerGroup String req | topic String opt (all of the group's topics when absent). */
 const consumeStatsSpec = { consumerGroup: F.string.required(), topic: F.string.optional(), bname: F.string.optional() };
+/** GET_CONSUME_STATS (208), `GetConsumeStatsRequestHeader`: consumerGroup String req | topic String opt (all of the group's topics when absent). */
 export const GetConsumeStatsRequestHeader = defineHeader('GetConsumeStatsRequestHeader', consumeStatsSpec);
 export type GetConsumeStatsRequestHeader = HeaderOf<typeof consumeStatsSpec>;
 
-/** GET_TOPIC_CONFIG (351, 5.x), `GetTopicConfigRequestHeader`: topic String req | lo Boolean opt (logic queue mapping). */
 const topicConfigSpec = { topic: F.string.required(), lo: F.boolean.optional() };
+/** GET_TOPIC_CONFIG (351, 5.x), `GetTopicConfigRequestHeader`: topic String req | lo Boolean opt (logic queue mapping). */
 export const GetTopicConfigRequestHeader = defineHeader('GetTopicConfigRequestHeader', topicConfigSpec);
 export type GetTopicConfigRequestHeader = HeaderOf<typeof topicConfigSpec>;
 

@@ -1,10 +1,5 @@
 import { defineHeader, F, type HeaderOf } from './define.js';
 
-/**
- * QUERY_CONSUMER_OFFSET (14), `QueryConsumerOffsetRequestHeader` (§5.2):
- * consumerGroup String req | topic String req | queueId Integer req |
- * setZeroIfNotFound Boolean opt (5.x) | bname String opt.
- */
 const querySpec = {
   consumerGroup: F.string.required(),
   topic: F.string.required(),
@@ -12,18 +7,19 @@ const querySpec = {
   setZeroIfNotFound: F.boolean.optional(),
   bname: F.string.optional(),
 };
+/**
+ * QUERY_CONSUMER_OFFSET (14), `QueryConsumerOffsetRequestHeader` (§5.2):
+ * consumerGroup String req | topic String req | queueId Integer req |
+ * setZeroIfNotFound Boolean opt (5.x) | bname String opt.
+ */
 export const QueryConsumerOffsetRequestHeader = defineHeader('QueryConsumerOffsetRequestHeader', querySpec);
 export type QueryConsumerOffsetRequestHeader = HeaderOf<typeof querySpec>;
 
-/** QUERY_CONSUMER_OFFSET response on SUCCESS: offset Long (QUERY_NOT_FOUND has no header). */
 const queryResponseSpec = { offset: F.long.required() };
+/** QUERY_CONSUMER_OFFSET response on SUCCESS: offset Long (QUERY_NOT_FOUND has no header). */
 export const QueryConsumerOffsetResponseHeader = defineHeader('QueryConsumerOffsetResponseHeader', queryResponseSpec);
 export type QueryConsumerOffsetResponseHeader = HeaderOf<typeof queryResponseSpec>;
 
-/**
- * UPDATE_CONSUMER_OFFSET (15), `UpdateConsumerOffsetRequestHeader`: consumerGroup, topic,
- * queueId (Integer), commitOffset (Long), all required; bname opt. Sent oneway by push consumers.
- */
 const updateSpec = {
   consumerGroup: F.string.required(),
   topic: F.string.required(),
@@ -31,6 +27,10 @@ const updateSpec = {
   commitOffset: F.long.required(),
   bname: F.string.optional(),
 };
+/**
+ * UPDATE_CONSUMER_OFFSET (15), `UpdateConsumerOffsetRequestHeader`: consumerGroup, topic,
+ * queueId (Integer), commitOffset (Long), all required; bname opt. Sent oneway by push consumers.
+ */
 export const UpdateConsumerOffsetRequestHeader = defineHeader('UpdateConsumerOffsetRequestHeader', updateSpec);
 export type UpdateConsumerOffsetRequestHeader = HeaderOf<typeof updateSpec>;
 

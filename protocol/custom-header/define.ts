@@ -56,6 +56,11 @@ export interface HeaderFieldSpec {
   readonly required: boolean;
 }
 
+/**
+ * The codec of one typed header: its Java class name, its fields with their `extFields` keys, and
+ * encode/decode between the field record `T` and `extFields` strings. Decoding parses numbers as
+ * Java does and throws a HeaderFieldError for a missing required field or an unparsable number.
+ */
 export interface HeaderCodec<T> {
   /** Java class name, for error messages and documentation. */
   readonly name: string;

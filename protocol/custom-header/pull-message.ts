@@ -1,5 +1,22 @@
 import { defineHeader, F, type HeaderOf } from './define.js';
 
+const pullRequestSpec = {
+  consumerGroup: F.string.required(),
+  topic: F.string.required(),
+  queueId: F.int.required(),
+  queueOffset: F.long.required(),
+  maxMsgNums: F.int.required(),
+  sysFlag: F.int.required(),
+  commitOffset: F.long.required(),
+  suspendTimeoutMillis: F.long.required(),
+  subscription: F.string.optional(),
+  subVersion: F.long.required(),
+  expressionType: F.string.optional(),
+  maxMsgBytes: F.int.optional(),
+  requestSource: F.int.optional(),
+  proxyFrowardClientId: F.string.optional(),
+  bname: F.string.optional(),
+};
 /**
  * PULL_MESSAGE (11) / LITE_PULL_MESSAGE (361) request, `PullMessageRequestHeader` (§5.1).
  *
@@ -19,26 +36,19 @@ import { defineHeader, F, type HeaderOf } from './define.js';
  * | requestSource, proxyFrowardClientId | | no | 5.x proxy |
  * | bname | String | no | broker name (4.9.5+) |
  */
-const pullRequestSpec = {
-  consumerGroup: F.string.required(),
-  topic: F.string.required(),
-  queueId: F.int.required(),
-  queueOffset: F.long.required(),
-  maxMsgNums: F.int.required(),
-  sysFlag: F.int.required(),
-  commitOffset: F.long.required(),
-  suspendTimeoutMillis: F.long.required(),
-  subscription: F.string.optional(),
-  subVersion: F.long.required(),
-  expressionType: F.string.optional(),
-  maxMsgBytes: F.int.optional(),
-  requestSource: F.int.optional(),
-  proxyFrowardClientId: F.string.optional(),
-  bname: F.string.optional(),
-};
 export const PullMessageRequestHeader = defineHeader('PullMessageRequestHeader', pullRequestSpec);
 export type PullMessageRequestHeader = HeaderOf<typeof pullRequestSpec>;
 
+const pullResponseSpec = {
+  suggestWhichBrokerId: F.long.required(),
+  nextBeginOffset: F.long.required(),
+  minOffset: F.long.required(),
+  maxOffset: F.long.required(),
+  offsetDelta: F.long.optional(),
+  topicSysFlag: F.int.optional(),
+  groupSysFlag: F.int.optional(),
+  forbiddenType: F.int.optional(),
+};
 /**
  * PULL_MESSAGE response, `PullMessageResponseHeader`. remark = store status name (FOUND, …).
  *
@@ -51,16 +61,6 @@ export type PullMessageRequestHeader = HeaderOf<typeof pullRequestSpec>;
  * | topicSysFlag, groupSysFlag | Integer | 5.x, always sent by 5.x |
  * | forbiddenType | Integer | 5.x, with NO_PERMISSION |
  */
-const pullResponseSpec = {
-  suggestWhichBrokerId: F.long.required(),
-  nextBeginOffset: F.long.required(),
-  minOffset: F.long.required(),
-  maxOffset: F.long.required(),
-  offsetDelta: F.long.optional(),
-  topicSysFlag: F.int.optional(),
-  groupSysFlag: F.int.optional(),
-  forbiddenType: F.int.optional(),
-};
 export const PullMessageResponseHeader = defineHeader('PullMessageResponseHeader', pullResponseSpec);
 export type PullMessageResponseHeader = HeaderOf<typeof pullResponseSpec>;
 

@@ -5,29 +5,28 @@ import { defineHeader, F, type HeaderOf } from './define.js';
  * (Integer), both required, plus bname; responses carry one Long.
  */
 
-/** GET_MAX_OFFSET (30): topic, queueId, committed (5.x Boolean, default true), bname. */
 const maxSpec = {
   topic: F.string.required(),
   queueId: F.int.required(),
   committed: F.boolean.optional(),
   bname: F.string.optional(),
 };
+/** GET_MAX_OFFSET (30): topic, queueId, committed (5.x Boolean, default true), bname. */
 export const GetMaxOffsetRequestHeader = defineHeader('GetMaxOffsetRequestHeader', maxSpec);
 export type GetMaxOffsetRequestHeader = HeaderOf<typeof maxSpec>;
-/** GET_MAX_OFFSET response: offset = one past the last message (0 for an empty queue). */
 const offsetSpec = { offset: F.long.required() };
+/** GET_MAX_OFFSET response: offset = one past the last message (0 for an empty queue). */
 export const GetMaxOffsetResponseHeader = defineHeader('GetMaxOffsetResponseHeader', offsetSpec);
 export type GetMaxOffsetResponseHeader = HeaderOf<typeof offsetSpec>;
 
-/** GET_MIN_OFFSET (31): topic, queueId, bname. */
 const minSpec = { topic: F.string.required(), queueId: F.int.required(), bname: F.string.optional() };
+/** GET_MIN_OFFSET (31): topic, queueId, bname. */
 export const GetMinOffsetRequestHeader = defineHeader('GetMinOffsetRequestHeader', minSpec);
 export type GetMinOffsetRequestHeader = HeaderOf<typeof minSpec>;
 /** GET_MIN_OFFSET response: offset = min logical offset still stored. */
 export const GetMinOffsetResponseHeader = defineHeader('GetMinOffsetResponseHeader', offsetSpec);
 export type GetMinOffsetResponseHeader = HeaderOf<typeof offsetSpec>;
 
-/** SEARCH_OFFSET_BY_TIMESTAMP (29): topic, queueId, timestamp (Long ms), boundaryType (5.x "LOWER"/"UPPER"), bname. */
 const searchSpec = {
   topic: F.string.required(),
   queueId: F.int.required(),
@@ -35,6 +34,7 @@ const searchSpec = {
   boundaryType: F.string.optional(),
   bname: F.string.optional(),
 };
+/** SEARCH_OFFSET_BY_TIMESTAMP (29): topic, queueId, timestamp (Long ms), boundaryType (5.x "LOWER"/"UPPER"), bname. */
 export const SearchOffsetRequestHeader = defineHeader('SearchOffsetRequestHeader', searchSpec);
 export type SearchOffsetRequestHeader = HeaderOf<typeof searchSpec>;
 /** SEARCH_OFFSET_BY_TIMESTAMP response: offset. */
@@ -49,7 +49,7 @@ export function parseBoundaryType(s: string | null | undefined): 'LOWER' | 'UPPE
 /** GET_EARLIEST_MSG_STORETIME (32): topic, queueId, bname. */
 export const GetEarliestMsgStoretimeRequestHeader = defineHeader('GetEarliestMsgStoretimeRequestHeader', minSpec);
 export type GetEarliestMsgStoretimeRequestHeader = HeaderOf<typeof minSpec>;
-/** GET_EARLIEST_MSG_STORETIME response: timestamp (Long ms). */
 const timestampSpec = { timestamp: F.long.required() };
+/** GET_EARLIEST_MSG_STORETIME response: timestamp (Long ms). */
 export const GetEarliestMsgStoretimeResponseHeader = defineHeader('GetEarliestMsgStoretimeResponseHeader', timestampSpec);
 export type GetEarliestMsgStoretimeResponseHeader = HeaderOf<typeof timestampSpec>;

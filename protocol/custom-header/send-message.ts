@@ -1,5 +1,21 @@
 import { defineHeader, F, rekey, type HeaderOf } from './define.js';
 
+const v1Spec = {
+  producerGroup: F.string.required(),
+  topic: F.string.required(),
+  defaultTopic: F.string.required(),
+  defaultTopicQueueNums: F.int.required(),
+  queueId: F.int.required(),
+  sysFlag: F.int.required(),
+  bornTimestamp: F.long.required(),
+  flag: F.int.required(),
+  properties: F.string.optional(),
+  reconsumeTimes: F.int.optional(),
+  unitMode: F.boolean.optional(),
+  maxReconsumeTimes: F.int.optional(),
+  batch: F.boolean.optional(),
+  bname: F.string.optional(),
+};
 /**
  * SEND_MESSAGE (10) `SendMessageRequestHeader` and SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE
  * (320) `SendMessageRequestHeaderV2` (§5.4). Both carry the same fields; V2 under one-letter keys.
@@ -20,22 +36,6 @@ import { defineHeader, F, rekey, type HeaderOf } from './define.js';
  * | m | batch | boolean | no | true for 320 |
  * | n | bname (V1) / n (V2) | String | no | broker name (4.9.5+) |
  */
-const v1Spec = {
-  producerGroup: F.string.required(),
-  topic: F.string.required(),
-  defaultTopic: F.string.required(),
-  defaultTopicQueueNums: F.int.required(),
-  queueId: F.int.required(),
-  sysFlag: F.int.required(),
-  bornTimestamp: F.long.required(),
-  flag: F.int.required(),
-  properties: F.string.optional(),
-  reconsumeTimes: F.int.optional(),
-  unitMode: F.boolean.optional(),
-  maxReconsumeTimes: F.int.optional(),
-  batch: F.boolean.optional(),
-  bname: F.string.optional(),
-};
 export const SendMessageRequestHeader = defineHeader('SendMessageRequestHeader', v1Spec);
 export type SendMessageRequestHeader = HeaderOf<typeof v1Spec>;
 
@@ -80,16 +80,6 @@ export function sendHeaderV2ToV1(ext: Readonly<Record<string, string>>): Record<
 }
 
 
-/**
- * Send response, `SendMessageResponseHeader`, plus the two extFields every broker adds and the
- * Java client reads unconditionally: MSG_REGION ("DefaultRegion") and TRACE_ON ("true"/"false").
- *
- * | msgId | String | offset msgId (comma-joined for a batch) |
- * | queueId | Integer | queue written |
- * | queueOffset | Long | logical offset of the (first) message |
- * | transactionId | String | transactional messages |
- * | batchUniqId, recallHandle | String | 5.x |
- */
 const sendResponseSpec = {
   msgId: F.string.required(),
   queueId: F.int.required(),
@@ -100,15 +90,19 @@ const sendResponseSpec = {
   MSG_REGION: F.string.optional(),
   TRACE_ON: F.string.optional(),
 };
+/**
+ * Send response, `SendMessageResponseHeader`, plus the two extFields every broker adds and the
+ * Java client reads unconditionally: MSG_REGION ("DefaultRegion") and TRACE_ON ("true"/"false").
+ *
+ * | msgId | String | offset msgId (comma-joined for a batch) |
+ * | queueId | Integer | queue written |
+ * | queueOffset | Long | logical offset of the (first) message |
+ * | transactionId | String | transactional messages |
+ * | batchUniqId, recallHandle | String | 5.x |
+ */
 export const SendMessageResponseHeader = defineHeader('SendMessageResponseHeader', sendResponseSpec);
 export type SendMessageResponseHeader = HeaderOf<typeof sendResponseSpec>;
 
-/**
- * CONSUMER_SEND_MSG_BACK (36), `ConsumerSendMsgBackRequestHeader` (§5.3):
- * offset Long req (commit-log offset) | group String req | delayLevel Integer req |
- * originMsgId, originTopic String opt | unitMode boolean (always sent, "false") |
- * maxReconsumeTimes Integer opt | bname opt.
- */
 const sendBackSpec = {
   offset: F.long.required(),
   group: F.string.required(),
@@ -119,5 +113,11 @@ const sendBackSpec = {
   maxReconsumeTimes: F.int.optional(),
   bname: F.string.optional(),
 };
+/**
+ * CONSUMER_SEND_MSG_BACK (36), `ConsumerSendMsgBackRequestHeader` (§5.3):
+ * offset Long req (commit-log offset) | group String req | delayLevel Integer req |
+ * originMsgId, originTopic String opt | unitMode boolean (always sent, "false") |
+ * maxReconsumeTimes Integer opt | bname opt.
+ */
 export const ConsumerSendMsgBackRequestHeader = defineHeader('ConsumerSendMsgBackRequestHeader', sendBackSpec);
 export type ConsumerSendMsgBackRequestHeader = HeaderOf<typeof sendBackSpec>;

@@ -1,5 +1,13 @@
 import { fastjsonString } from '../header-json.js';
 
+/** How toJavaJson writes number map keys and non-ASCII characters. */
+export interface JavaJsonOptions {
+  /** Write number map keys unquoted, as plain fastjson does. Default false (standard JSON). */
+  nonStandard?: boolean;
+  /** Escape non-ASCII characters as \uXXXX (fastjson BrowserCompatible). Default false. */
+  escapeNonAscii?: boolean;
+}
+
 /**
  * A JSON writer that produces what fastjson produces for RocketMQ's bodies: object keys sorted
  * (Java bean fields are written alphabetically; String.compareTo order = JS default sort),
@@ -10,13 +18,6 @@ import { fastjsonString } from '../header-json.js';
  * unquoted (`{0:"addr"}`); object keys are always written as objects (`{{"brokerName":…}:5}`),
  * the only form Java reads back. Keys of a Map are sorted (numerically for numbers).
  */
-export interface JavaJsonOptions {
-  /** Write number map keys unquoted, as plain fastjson does. Default false (standard JSON). */
-  nonStandard?: boolean;
-  /** Escape non-ASCII characters as \uXXXX (fastjson BrowserCompatible). Default false. */
-  escapeNonAscii?: boolean;
-}
-
 export function toJavaJson(value: unknown, options: JavaJsonOptions = {}): string {
   return write(value, options.nonStandard === true, options.escapeNonAscii === true);
 }
