@@ -23,7 +23,7 @@ export function decompressBody(body: Uint8Array, sysFlag: number, offset = 0): B
 }
 
 /**
- * Decompress a message body of compression `type` (ZLIB and LZ4 to at most MAX_DECOMPRESSED_BODY,
+ * Decompress a message body of compression `type` (ZLIB, LZ4 and ZSTD to at most MAX_DECOMPRESSED_BODY,
  * 64 MiB); a corrupt or oversized body throws a ProtocolError whose offset counts from `offset`.
  */
 export function decompress(body: Uint8Array, type: CompressionType, offset = 0): Buffer {
@@ -34,6 +34,9 @@ export function decompress(body: Uint8Array, type: CompressionType, offset = 0):
       case 'LZ4':
         return lz4FrameDecompress(body, { maxOutputLength: MAX_DECOMPRESSED_BODY });
       case 'ZSTD': {
+        // fzstd takes no output limit and allocates what a frame header declares (up to 2 GiB):
+        // the frames are walked first and refused when they could exceed the limit.
+        checkZstdBound(body, MAX_DECOMPRESSED_BODY);
         const u = zstdDecompress(body);
         return Buffer.from(u.buffer, u.byteOffset, u.length);
       }
@@ -45,6 +48,71 @@ export function decompress(body: Uint8Array, type: CompressionType, offset = 0):
     throw new ProtocolError(`${type} body cannot be decompressed: ${(err as Error).message}`, offset, { cause: err });
   }
   throw new UnsupportedCompressionError(String(type), offset);
+}
+
+/** The largest block a zstd frame may hold (RFC 8878 Block_Maximum_Size, 128 KiB). */
+const ZSTD_MAX_BLOCK = 128 * 1024;
+
+/**
+ * Walks the zstd frames of `body` (RFC 8878: frame header, block headers, checksum; skippable
+ * frames skipped) without decoding them and throws a ProtocolError when a frame declares a window
+ * or content size over `max`, or when the frames' blocks could decompress to more than `max` bytes
+ * together (raw and RLE blocks by their size, a compressed block by the block maximum). A
+ * truncated frame is left to the decoder, which reports it.
+ */
+function checkZstdBound(body: Uint8Array, max: number): void {
+  const tooBig = (what: string, at: number): ProtocolError =>
+    new ProtocolError(`ZSTD body: ${what} exceeds the ${max / (1024 * 1024)} MiB limit of a decompressed body`, at);
+  let p = 0;
+  let bound = 0;
+  while (p + 4 <= body.length) {
+    const magic = (body[p]! | (body[p + 1]! << 8) | (body[p + 2]! << 16) | (body[p + 3]! << 24)) >>> 0;
+    if ((magic & 0xfffffff0) === 0x184d2a50) {
+      // a skippable frame: 4-byte size, then that many bytes
+      if (p + 8 > body.length) return;
+      p += 8 + ((body[p + 4]! | (body[p + 5]! << 8) | (body[p + 6]! << 16) | (body[p + 7]! << 24)) >>> 0);
+      continue;
+    }
+    if (magic !== 0xfd2fb528 || p + 5 > body.length) return; // not zstd: the decoder says so
+    const frame = p;
+    const fhd = body[p + 4]!;
+    const singleSegment = (fhd >> 5) & 1;
+    const checksum = (fhd >> 2) & 1;
+    const dictBytes = [0, 1, 2, 4][fhd & 3]!;
+    const fcsFlag = fhd >> 6;
+    const fcsBytes = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
+    p += 5;
+    let window = 0;
+    if (!singleSegment) {
+      if (p >= body.length) return;
+      const wd = body[p++]!;
+      const base = 2 ** (10 + (wd >> 3));
+      window = base + (base / 8) * (wd & 7);
+    }
+    p += dictBytes;
+    if (p + fcsBytes > body.length) return;
+    let contentSize = 0;
+    for (let i = fcsBytes - 1; i >= 0; i--) contentSize = contentSize * 256 + body[p + i]!;
+    if (fcsBytes === 2) contentSize += 256;
+    p += fcsBytes;
+    if (window > max) throw tooBig(`a frame's window (${window} bytes)`, frame);
+    if (contentSize > max) throw tooBig(`a frame's content size (${contentSize} bytes)`, frame);
+    const blockMax = Math.min(ZSTD_MAX_BLOCK, singleSegment ? contentSize : window);
+    for (;;) {
+      if (p + 3 > body.length) return;
+      const h = body[p]! | (body[p + 1]! << 8) | (body[p + 2]! << 16);
+      p += 3;
+      const last = h & 1;
+      const type = (h >> 1) & 3;
+      const size = h >>> 3;
+      // raw: `size` bytes out of `size` in; RLE: `size` bytes out of 1 in; compressed: at most the block maximum
+      bound += type === 2 ? blockMax : size;
+      if (bound > max) throw tooBig('the frames\' blocks', frame);
+      p += type === 1 ? 1 : size;
+      if (last) break;
+    }
+    p += checksum * 4;
+  }
 }
 
 /** How compress compresses a body. */

@@ -62,6 +62,31 @@ t.test('zstd frames written by the zstd CLI decode', async (t) => {
   t.same(decompressBody(fixture('big.zst'), 0x201), bigText());
 });
 
+/** A zstd frame of RLE blocks (RFC 8878): `blocks` blocks of `size` copies of `byte`, window 2^windowLog, no content size. */
+function zstdRleFrame(blocks: number, size: number, byte: number, windowLog = 17): Buffer {
+  const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (windowLog - 10) << 3])];
+  for (let i = 0; i < blocks; i++) {
+    const h = (size << 3) | (1 << 1) | (i === blocks - 1 ? 1 : 0);
+    parts.push(Buffer.from([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff, byte]));
+  }
+  return Buffer.concat(parts);
+}
+
+t.test('a zstd body that would decompress past 64 MiB is refused before it is decoded (a bomb of RLE blocks)', async (t) => {
+  t.same(decompress(zstdRleFrame(3, 1000, 0x61), 'ZSTD'), Buffer.alloc(3000, 0x61), 'a small RLE frame decodes');
+  t.same(decompress(zstdRleFrame(512, 128 * 1024, 0x62), 'ZSTD').length, 64 * 1024 * 1024, 'exactly 64 MiB is allowed');
+  // 2.4 KB that would become 75 MiB
+  const bomb = zstdRleFrame(600, 128 * 1024, 0);
+  t.ok(bomb.length < 3000);
+  t.throws(() => decompress(bomb, 'ZSTD'), { name: 'ProtocolError', message: /ZSTD body: .*exceeds the 64 MiB limit/ });
+  t.throws(() => decompressBody(bomb, 0x201), ProtocolError, 'through the message path too');
+  // two frames of 40 MiB each: each under the limit, together over it
+  const two = Buffer.concat([zstdRleFrame(320, 128 * 1024, 1), zstdRleFrame(320, 128 * 1024, 2)]);
+  t.throws(() => decompress(two, 'ZSTD'), /exceeds the 64 MiB limit/);
+  // a header declaring a 1 GiB window (fzstd would allocate it before decoding a byte)
+  t.throws(() => decompress(zstdRleFrame(1, 10, 0, 30), 'ZSTD'), /window \(1073741824 bytes\) exceeds/);
+});
+
 t.test('damaged LZ4 frames are ProtocolErrors', async (t) => {
   const good = fixture('small-default.lz4');
   for (let n = 0; n < good.length; n++) {
