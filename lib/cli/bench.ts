@@ -6,10 +6,11 @@ import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupR
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
 import { consumeLite, litePeer, pushPeer, runJavaLitePeer } from './bench/lite.js';
 import { popPeer, runJavaPopPeer } from './bench/pop.js';
+import { DEFAULT_PRODUCE_MODES, BATCH_IN_FLIGHT, parseProduceModes, parseProducePeers, produceProblems, produceSummary, runProduceComparison } from './bench/produce-vs.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
 import { Producer } from '../producer/index.js';
-import { CliError, UsageError, intOption, parseOptions, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, parseOptions, stringOption, type CliCommand, type CliIO, type OptionValues } from './common.js';
 
 const usage = `usage: rocketwire bench [options]
 
@@ -53,7 +54,24 @@ options:
   --json                print one JSON object instead of the table
   --chart FILE.svg      write throughput over time as an SVG chart
 
-Exit code 1 if any produced message was not consumed.
+Producer comparison (instead of the consumer bench):
+  --produce-vs PEERS    compare rocketwire's Producer with java (Apache 5.3.3's DefaultMQProducer,
+                        its defaults, in a JVM with the full JIT) and/or ali-ons (its Producer), in
+                        each --produce-modes mode: every round runs each mode with every producer one
+                        after the other, in an order rotated every round. Each run is a fresh client
+                        that first sends max(5000, messages / 5) messages not measured (--warmup 0:
+                        none), then --messages measured ones of --size bytes; its rate runs from the
+                        first acknowledged send to the last. Each producer writes to a topic of its
+                        own (the --topic name, or a new one, with "_rocketwire", "_java", "_ali-ons"
+                        appended), created with --queues queues, so the consumer bench is not touched
+  --produce-modes LIST  sync-N: N calls in flight, each waiting for its answer (Java: N threads
+                        calling send(msg)); async-N: N in flight, each answer starting the next (Java:
+                        send(msg, callback) under a Semaphore of N); batch-N: batches of N messages,
+                        ${BATCH_IN_FLIGHT} in flight (Java: ${BATCH_IN_FLIGHT} threads calling send(Collection); ali-ons has no batch
+                        send and sits these out). Default ${DEFAULT_PRODUCE_MODES}
+
+Exit code 1 if any produced message was not consumed (with --produce-vs: if any send failed or an
+acknowledged message is not in its topic).
 `;
 
 /** The consumers `--vs` can add, by name. */
@@ -184,8 +202,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'stall-timeout': { type: 'string' },
     json: { type: 'boolean' },
     chart: { type: 'string' },
+    'produce-vs': { type: 'string' },
+    'produce-modes': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
+  if (str('produce-vs') !== undefined) return runProduceVs(values, io);
+  if (str('produce-modes') !== undefined) throw new UsageError('--produce-modes goes with --produce-vs');
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -385,6 +407,71 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** The options of the consumer bench that --produce-vs has no use for. */
+const CONSUMER_ONLY = ['vs', 'consumers', 'mode', 'producers', 'batch', 'consume-batch', 'handler-ms', 'latency-messages', 'stall-timeout', 'chart'];
+
+/** `rocketwire bench --produce-vs PEERS`: the producer comparison (bench/produce-vs.ts) instead of the consumer bench. */
+async function runProduceVs(values: OptionValues, io: CliIO): Promise<number> {
+  const str = (k: string): string | undefined => stringOption(values, k);
+  for (const k of CONSUMER_ONLY) if (values[k] !== undefined) throw new UsageError(`--${k} belongs to the consumer bench, not to --produce-vs`);
+  const peers = parseProducePeers(str('produce-vs')!);
+  const modes = parseProduceModes(str('produce-modes') ?? DEFAULT_PRODUCE_MODES);
+  const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
+  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
+  const topicBase = str('topic') ?? `rocketwire_pbench_${Date.now().toString(36)}`;
+  // the longest suffix is "_rocketwire"
+  if (!/^[%|a-zA-Z0-9_-]{1,89}$/.test(topicBase)) throw new UsageError(`--topic "${topicBase}" is not a valid topic name (at most 89 characters with --produce-vs)`);
+  const messages = intOption('messages', str('messages'), 100_000, 1, 100_000_000);
+  const queues = intOption('queues', str('queues'), 8, 1, 1024);
+  const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
+  const o = {
+    namesrv: '',
+    topicBase,
+    messages,
+    size: intOption('size', str('size'), 1024, 8, 4 * 1024 * 1024),
+    queues,
+    warmup: warmup > 0 ? Math.max(5000, Math.ceil(messages / 5)) : 0,
+    rounds: intOption('rounds', str('rounds'), 3, 1, 100),
+    serializeType: serializeType as 'JSON' | 'ROCKETMQ',
+    timeoutMs: 600_000,
+  };
+  const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
+  const prog = progress.enabled ? progress : null;
+  let child: ChildBroker | null = null;
+  const stopChild = async () => {
+    const c = child;
+    child = null;
+    if (c) await c.stop();
+  };
+  const onSignal = () => {
+    void stopChild().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let broker: string;
+    if (str('namesrv')) {
+      o.namesrv = str('namesrv')!;
+      broker = `name server ${o.namesrv}`;
+    } else {
+      child = await startChildBroker(queues);
+      o.namesrv = child.namesrv;
+      broker = `embedded (child process, ${child.broker})`;
+    }
+    const { report } = await runProduceComparison(o, peers, modes, broker, prog, (line) => {
+      if (prog) io.stderr.write(line + '\n');
+    });
+    io.stdout.write(values.json ? JSON.stringify(report) + '\n' : produceSummary(report));
+    const problems = produceProblems(report);
+    if (problems.length > 0) throw new CliError(problems.join('; '));
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await stopChild();
+  }
+}
+
 /** Every queue of the topic as "brokerName:queueId", as the route lists them (what a group splits). */
 async function topicQueues(opts: BenchOptions): Promise<string[]> {
   const producer = new Producer({ group: 'rocketwire_bench_route', namesrvAddr: opts.namesrv, serializeType: opts.serializeType });
@@ -397,7 +484,7 @@ async function topicQueues(opts: BenchOptions): Promise<string[]> {
 }
 
 export const command: CliCommand = {
-  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons and the pull floors)',
+  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons and the pull floors; --produce-vs compares producers)',
   usage,
   run,
 };

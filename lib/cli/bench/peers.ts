@@ -20,6 +20,12 @@ export interface PeerResult {
   complete: boolean;
   /** Deliveries beyond the first of a message (reported by the --consumers N > 1 runs). */
   duplicates?: number;
+  /** Producer peers (--produce-vs): sends that failed, and the first error. */
+  failed?: number;
+  warmupFailed?: number;
+  error?: string | null;
+  /** Producer peers: CPU the peer measured itself over its measured sends (cpuMs is the whole process). */
+  measuredCpuMs?: number;
   series: Series;
 }
 
@@ -73,19 +79,31 @@ interface Line {
   lastTs?: number;
   complete?: boolean;
   message?: string;
+  /** Producer peers: first to last acknowledgement (ms, a monotonic clock), and what the first one covered. */
+  spanMs?: number;
+  firstCount?: number;
+  failed?: number;
+  warmupFailed?: number;
+  cpuMs?: number;
+  error?: string | null;
 }
 
-/** Run a peer process that prints JSON lines: progress {type:'progress',received,ts} and a final {type:'bench'}. */
-export function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: NodeJS.ProcessEnv): Promise<PeerResult> {
+/**
+ * Run a peer process that prints JSON lines: progress {type:'progress',received,ts} and a final
+ * {type:'bench'}. The rate is (received - 1) / (lastTs - firstTs), or, where a producer peer
+ * reports its span and what its first acknowledgement covered, (received - firstCount) / spanMs.
+ */
+export function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: NodeJS.ProcessEnv, seriesName = `consume (${name})`): Promise<PeerResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
-    const series: Series = { name: `consume (${name})`, points: [] };
+    const series: Series = { name: seriesName, points: [] };
     let lastCount = 0;
     let lastT = performance.now();
     let peak = 0;
     let cpu = 0;
     let final: Line | null = null;
     let stderr = '';
+    let said = '';
     const poll = setInterval(() => {
       peak = Math.max(peak, peakRssMb(child.pid!));
       cpu = Math.max(cpu, cpuMs(child.pid!));
@@ -106,6 +124,8 @@ export function runPeer(name: string, cmd: string, args: string[], run: PeerRun,
         series.points.push([(now - run.t0) / 1000, ((line.received - lastCount) * 1000) / Math.max(1, now - lastT)]);
         lastCount = line.received;
         lastT = now;
+      } else if (line.type === 'error' || line.type === 'fatal') {
+        said = line.message ?? line.error ?? '';
       } else if (line.type === 'bench' || line.type === 'summary') {
         final = line;
         peak = Math.max(peak, peakRssMb(child.pid!));
@@ -123,19 +143,21 @@ export function runPeer(name: string, cmd: string, args: string[], run: PeerRun,
       clearTimeout(killTimer);
       const f = final as Line | null;
       if (!f) {
-        reject(new CliError(`the ${name} peer ended without a result: ${stderr.trim().split('\n').slice(-1)[0] ?? ''}`));
+        reject(new CliError(`the ${name} peer ended without a result: ${said || (stderr.trim().split('\n').slice(-1)[0] ?? '')}`));
         return;
       }
       const received = f.received ?? 0;
-      const seconds = f.lastTs && f.firstTs ? (f.lastTs - f.firstTs) / 1000 : 0;
+      const seconds = typeof f.spanMs === 'number' ? f.spanMs / 1000 : f.lastTs && f.firstTs ? (f.lastTs - f.firstTs) / 1000 : 0;
       resolve({
         name,
         received,
         seconds,
-        msgsPerSec: seconds > 0 ? (received - 1) / seconds : 0,
+        msgsPerSec: seconds > 0 ? (received - (f.firstCount ?? 1)) / seconds : 0,
         peakRssMb: peak,
         cpuMs: cpu,
         complete: f.complete === true,
+        ...(typeof f.failed === 'number' ? { failed: f.failed, warmupFailed: f.warmupFailed ?? 0, error: f.error ?? null } : {}),
+        ...(typeof f.spanMs === 'number' && typeof f.cpuMs === 'number' ? { measuredCpuMs: f.cpuMs } : {}),
         series,
       });
     });
