@@ -41,7 +41,7 @@ export function jsonHeaderText(cmd: RemotingCommand, options: HeaderEncodeOption
       if (v == null) continue;
       if (!first) s += ',';
       first = false;
-      s += fastjsonString(k) + ':' + fastjsonString(String(v));
+      s += quotedKey(k) + fastjsonString(String(v));
     }
     s += '}';
   }
@@ -53,6 +53,18 @@ export function jsonHeaderText(cmd: RemotingCommand, options: HeaderEncodeOption
   // Surrogate pairs never straddle the ASCII punctuation and escapes added above, so fixing lone
   // surrogates once over the whole text equals fixing each string.
   return javaString(s);
+}
+
+// A header's field names repeat on every frame of its kind: each one's `"name":` is built once.
+const QUOTED_KEYS = new Map<string, string>();
+const QUOTED_KEYS_MAX = 1024;
+function quotedKey(k: string): string {
+  let q = QUOTED_KEYS.get(k);
+  if (q === undefined) {
+    if (QUOTED_KEYS.size >= QUOTED_KEYS_MAX) QUOTED_KEYS.clear();
+    QUOTED_KEYS.set(k, (q = fastjsonString(k) + ':'));
+  }
+  return q;
 }
 
 const HEX = '0123456789ABCDEF';

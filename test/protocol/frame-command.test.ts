@@ -6,7 +6,7 @@ import {
   ProtocolError,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { javaHashMapOrder } from '../../protocol/java-hash.js';
+import { javaHashMapOrder, javaHashMapOrderShared } from '../../protocol/java-hash.js';
 
 // decodeCommand's error reporting and the header details that the Java vectors pinned down.
 
@@ -133,6 +133,24 @@ t.test('JSON ext key order follows the HashMap capacity asked for', async (t) =>
   t.same(order(), ['i', 'k\u00e9y"\\', 'empty'], '4.9.8 order (vector escapes.json)');
   t.same(order(256), ['k\u00e9y"\\', 'i', 'empty'], '5.3.3 addExtField order (new HashMap<>(256))');
   t.same(javaHashMapOrder([], 0), []);
+});
+
+t.test('the cached HashMap order is the computed one for every key list, capacity and eviction', async (t) => {
+  // Lists that share keys in another order, or the same list at another capacity, must not be
+  // taken for one another; more lists than the recent-list cache holds come back right too.
+  const lists: string[][] = [['i', 'k\u00e9y"\\', 'empty'], ['empty', 'i', 'k\u00e9y"\\'], ['topic', 'queueId'], ['queueId', 'topic']];
+  for (let n = 0; n < 40; n++) lists.push(Array.from({ length: 1 + (n % 7) }, (_, i) => `f${(n * 7 + i) % 23}`));
+  for (let round = 0; round < 3; round++) {
+    for (const keys of lists) {
+      for (const cap of [16, 256]) {
+        t.same(javaHashMapOrderShared(keys, cap), javaHashMapOrder(keys.slice(), cap), `${keys.join(',')} @${cap}, round ${round}`);
+      }
+    }
+  }
+  const fresh = ['a', 'b'];
+  const first = javaHashMapOrderShared(fresh, 16);
+  fresh.reverse(); // the cache must hold its own copy of the list it was given
+  t.same(javaHashMapOrderShared(['a', 'b'], 16), first);
 });
 
 t.test('frames the length fields cannot describe are refused before allocating', async (t) => {
