@@ -2,23 +2,26 @@
 // OpenTelemetry metrics of a producer and a push consumer (the RocketMQ 5.x clients' instruments),
 // read with the SDK's MeterProvider and an in-memory exporter. Any exporter works the same way
 // (OTLP, Prometheus); `metrics: { meterProvider }` may be left out once a global provider is set
-// with metrics.setGlobalMeterProvider().
+// with metrics.setGlobalMeterProvider(). The consumer records to rocketwire's
+// AggregatingMeterProvider, registered on the same reader: the same instruments and data points,
+// at a bucket increment per record instead of the SDK's ~3 µs (two records per consumed message).
 //
 //   ROCKETWIRE_NAMESRV=127.0.0.1:9876 node examples/metrics.mjs
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { ConsumerEvents, Producer, PushConsumer } from 'rocketwire';
+import { AggregatingMeterProvider, ConsumerEvents, Producer, PushConsumer } from 'rocketwire';
 
 const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
 const topic = `ExampleMetrics_${process.pid}`;
 const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+const aggregating = new AggregatingMeterProvider();
+const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000, metricProducers: [aggregating] });
 const meterProvider = new MeterProvider({ readers: [reader] });
 
 const producer = new Producer({ namesrvAddr, group: 'example_metrics_pg', metrics: { meterProvider } });
 await producer.start();
 for (let i = 0; i < 3; i++) await producer.send({ topic, body: `hello ${i}` });
 
-const consumer = new PushConsumer({ consumerGroup: 'example_metrics_cg', namesrvAddr, consumeFromWhere: 'first', metrics: { meterProvider } });
+const consumer = new PushConsumer({ consumerGroup: 'example_metrics_cg', namesrvAddr, consumeFromWhere: 'first', metrics: { meterProvider: aggregating } });
 consumer.subscribe(topic);
 const stopLogging = consumer.on(ConsumerEvents.REBALANCE, (e) => console.log(`rebalance: ${e.topic} now ${e.after.length} queues`));
 let consumed = 0;
