@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
 import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupRun } from './bench/group.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
 import { consumeLite, litePeer, pushPeer, runJavaLitePeer } from './bench/lite.js';
 import { popPeer, runJavaPopPeer } from './bench/pop.js';
+import { benchMachine, type BenchMachine } from './bench/proc-stats.js';
 import { DEFAULT_PRODUCE_MODES, BATCH_IN_FLIGHT, parseProduceModes, parseProducePeers, produceProblems, produceSummary, runProduceComparison } from './bench/produce-vs.js';
 import { ProgressBar } from './bench/progress.js';
 import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
@@ -89,7 +89,7 @@ const LOCAL_PEERS: Record<string, (opts: BenchOptions) => (run: PeerRun) => Prom
 
 interface Report {
   broker: string;
-  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
+  machine: BenchMachine;
   messages: number;
   size: number;
   queues: number;
@@ -242,27 +242,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
 
   const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
-  let child: ChildBroker | null = null;
-  const stopChild = async () => {
-    const c = child;
-    child = null;
-    if (c) await c.stop();
-  };
-  const onSignal = () => {
-    void stopChild().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    let brokerLabel: string;
-    if (str('namesrv')) {
-      opts.namesrv = str('namesrv')!;
-      brokerLabel = `name server ${opts.namesrv}`;
-    } else {
-      child = await startChildBroker(opts.queues);
-      opts.namesrv = child.namesrv;
-      brokerLabel = `embedded (child process, ${child.broker})`;
-    }
+  return withBenchBroker(str('namesrv'), opts.queues, async (namesrv, brokerLabel, child) => {
+    opts.namesrv = namesrv;
     const t0 = performance.now();
     const prog = progress.enabled ? progress : null;
     const produced = await produce(opts, opts.topic, 0, opts.messages, opts.producers, prog, t0);
@@ -324,7 +305,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       if (rwRounds.some((r) => r.unique < expect)) break;
     }
     const latency = opts.latencyMessages > 0 && rwRounds.every((r) => r.unique === expect) ? await measureLatency(opts, `${opts.topic}_latency`) : null;
-    const brokerPeakRssMb = child ? (child as ChildBroker).rssMb() : undefined;
+    const brokerPeakRssMb = child ? child.rssMb() : undefined;
     const worst = rwRounds.reduce((a, b) => (b.unique < a.unique ? b : a), rwRounds[0]!);
     const rwMedian = median(rwRounds.map((r) => r.msgsPerSec));
     const peerResults = peers.map((name) => {
@@ -343,16 +324,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         ratio: m > 0 ? rwMedian / m : 0,
       };
     });
-    const cpus = os.cpus();
     const report: Report = {
       broker: brokerLabel,
-      machine: {
-        cpus: cpus.length,
-        cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-        memoryGb: Math.round(os.totalmem() / 2 ** 30),
-        node: process.versions.node,
-        platform: `${os.platform()} ${os.release()}`,
-      },
+      machine: benchMachine(),
       messages: opts.messages,
       size: opts.size,
       queues: opts.queues,
@@ -400,11 +374,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const incomplete = peerResults.filter((p) => !p.complete);
     if (incomplete.length > 0) throw new CliError(`peer ${incomplete.map((p) => p.name).join(', ')} did not receive every message`);
     return 0;
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    await stopChild();
-  }
+  });
 }
 
 /** The options of the consumer bench that --produce-vs has no use for. */
@@ -437,6 +407,27 @@ async function runProduceVs(values: OptionValues, io: CliIO): Promise<number> {
   };
   const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
   const prog = progress.enabled ? progress : null;
+  return withBenchBroker(str('namesrv'), queues, async (namesrv, broker) => {
+    o.namesrv = namesrv;
+    const { report } = await runProduceComparison(o, peers, modes, broker, prog, (line) => {
+      if (prog) io.stderr.write(line + '\n');
+    });
+    io.stdout.write(values.json ? JSON.stringify(report) + '\n' : produceSummary(report));
+    const problems = produceProblems(report);
+    if (problems.length > 0) throw new CliError(problems.join('; '));
+    return 0;
+  });
+}
+
+/**
+ * Runs `body` against the given name server, or against an embedded broker started in a child
+ * process for it (stopped afterwards, and on SIGINT/SIGTERM before the process exits 130).
+ */
+async function withBenchBroker<T>(
+  namesrv: string | undefined,
+  queues: number,
+  body: (namesrv: string, label: string, child: ChildBroker | null) => Promise<T>,
+): Promise<T> {
   let child: ChildBroker | null = null;
   const stopChild = async () => {
     const c = child;
@@ -449,22 +440,9 @@ async function runProduceVs(values: OptionValues, io: CliIO): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    let broker: string;
-    if (str('namesrv')) {
-      o.namesrv = str('namesrv')!;
-      broker = `name server ${o.namesrv}`;
-    } else {
-      child = await startChildBroker(queues);
-      o.namesrv = child.namesrv;
-      broker = `embedded (child process, ${child.broker})`;
-    }
-    const { report } = await runProduceComparison(o, peers, modes, broker, prog, (line) => {
-      if (prog) io.stderr.write(line + '\n');
-    });
-    io.stdout.write(values.json ? JSON.stringify(report) + '\n' : produceSummary(report));
-    const problems = produceProblems(report);
-    if (problems.length > 0) throw new CliError(problems.join('; '));
-    return 0;
+    if (namesrv) return await body(namesrv, `name server ${namesrv}`, null);
+    const c = (child = await startChildBroker(queues));
+    return await body(c.namesrv, `embedded (child process, ${c.broker})`, c);
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

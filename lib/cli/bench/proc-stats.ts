@@ -1,4 +1,25 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+/** The machine a bench ran on, as its reports print it. */
+export interface BenchMachine {
+  cpus: number;
+  cpuModel: string;
+  memoryGb: number;
+  node: string;
+  platform: string;
+}
+
+export function benchMachine(): BenchMachine {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.versions.node,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+}
 
 /** Peak resident set size (VmHWM) of a live process, in MiB; 0 where /proc cannot tell. */
 export function peakRssMb(pid: number): number {

@@ -13,6 +13,7 @@ import { Producer, type Message } from '../../producer/index.js';
 import { CliError, UsageError } from '../common.js';
 import { prepareJavaWith } from './lite.js';
 import { runPeer, type PeerResult, type PeerRun } from './peers.js';
+import { benchMachine, type BenchMachine } from './proc-stats.js';
 import { benchBody, benchTemplate, driveSends, newDriveResult, type DriveMode } from './produce-driver.cjs';
 import type { ProgressBar } from './progress.js';
 import type { Series } from './run.js';
@@ -88,7 +89,7 @@ interface ProduceRun {
 export interface ProduceReport {
   kind: 'produce-vs';
   broker: string;
-  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
+  machine: BenchMachine;
   messages: number;
   size: number;
   queues: number;
@@ -323,17 +324,10 @@ export async function runProduceComparison(
   } finally {
     await admin.close();
   }
-  const cpus = os.cpus();
   const report: ProduceReport = {
     kind: 'produce-vs',
     broker,
-    machine: {
-      cpus: cpus.length,
-      cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-      memoryGb: Math.round(os.totalmem() / 2 ** 30),
-      node: process.versions.node,
-      platform: `${os.platform()} ${os.release()}`,
-    },
+    machine: benchMachine(),
     messages: o.messages,
     size: o.size,
     queues: o.queues,
