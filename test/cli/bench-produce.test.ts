@@ -1,22 +1,9 @@
 import t from 'tap';
 import { runCli, runCliProcess } from './run-in-process.js';
+import type { ProduceReport } from '../../lib/cli/bench/produce-vs.js';
 
-interface ProducerRow {
-  name: string;
-  msgsPerSec: number;
-  msgsPerSecRounds: number[];
-  cpuUsPerMsg: number;
-  acked: number;
-  failed: number;
-  lost: number;
-}
-interface Report {
-  kind: string;
-  messages: number;
-  rounds: number;
-  topics: Record<string, string>;
-  modes: { mode: string; kind: string; inFlight: number; batch: number; producers: ProducerRow[]; ratios: Record<string, number | null> }[];
-}
+// What --json prints: the report type itself, so the test reads the fields the CLI writes.
+type Report = ProduceReport;
 
 t.test('bench --produce-vs: bad peers, modes and consumer options are one line naming them', async (t) => {
   const cases: [string[], RegExp][] = [
