@@ -165,7 +165,7 @@ export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
     true,
   );
 }
-/** Parse a GET_CONSUMER_RUNNING_INFO response body; property values are read as strings, jstack only when present. */
+/** Parse a GET_CONSUMER_RUNNING_INFO response body; property values are read as strings, jstack and userConsumerInfo only when present. */
 export function decodeConsumerRunningInfo(body: Buffer | Uint8Array): ConsumerRunningInfo {
   const p = 'ConsumerRunningInfo';
   const o = asObject(parseFastjsonBody(body), p);
@@ -180,6 +180,12 @@ export function decodeConsumerRunningInfo(body: Buffer | Uint8Array): ConsumerRu
   const info: ConsumerRunningInfo = { properties, subscriptionSet: asArray(o.subscriptionSet, 'subscriptionSet'), mqTable, statusTable };
   const jstack = optString(o, 'jstack', p);
   if (jstack !== undefined) info.jstack = jstack;
+  // 5.x's TreeMap<String, String> userConsumerInfo (a 4.x consumer sends none)
+  if (o.userConsumerInfo != null) {
+    const user: Record<string, string> = {};
+    for (const [k, v] of Object.entries(asObject(o.userConsumerInfo, 'userConsumerInfo'))) user[k] = String(v);
+    info.userConsumerInfo = user;
+  }
   return info;
 }
 

@@ -135,6 +135,10 @@ t.test('ConsumerRunningInfo and ConsumeMessageDirectlyResult', async (t) => {
   const text = ConsumerRunningInfo.encode(info).toString();
   t.match(text, /"mqTable":\{\{"brokerName":"b","queueId":0,"topic":"T"\}:\{"commitOffset":5,"locked":false\}\}/);
   t.same(ConsumerRunningInfo.decode(Buffer.from(text)), info);
+  // 5.x's userConsumerInfo (a TreeMap<String, String>) survives the round trip; a 4.x body has none
+  const v5 = { ...info, userConsumerInfo: { region: 'east', weight: '3' } };
+  t.same(ConsumerRunningInfo.decode(ConsumerRunningInfo.encode(v5)), v5, 'userConsumerInfo read back');
+  t.equal(ConsumerRunningInfo.decode(Buffer.from(text)).userConsumerInfo, undefined);
   const r = { autoCommit: true, consumeResult: 'CR_SUCCESS', order: false, remark: 'ok', spentTimeMills: 3 };
   const wire = '{"autoCommit":true,"consumeResult":"CR_SUCCESS","order":false,"remark":"ok","spentTimeMills":3}';
   t.equal(ConsumeMessageDirectlyResult.encode(r).toString(), wire);
