@@ -11,12 +11,13 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 /** Java's messageDelayLevel ("1s 5s ... 2h") → milliseconds per level (index 0 = level 1). */
 export function parseDelayLevels(text: string = DELAY_LEVEL_TEXT): number[] {
   const out: number[] = [];
+  // ''.split(/\s+/) is [''], which would be reported as `cannot parse ""`
+  if (text.trim() === '') throw new OptionError('messageDelayLevel', 'messageDelayLevel is empty');
   for (const part of text.trim().split(/\s+/)) {
     const m = /^(\d+)(ms|s|m|h|d)$/.exec(part);
     if (!m) throw new OptionError('messageDelayLevel', `messageDelayLevel: cannot parse "${part}"`);
     out.push(Number(m[1]) * UNIT_MS[m[2]!]!);
   }
-  if (out.length === 0) throw new OptionError('messageDelayLevel', 'messageDelayLevel is empty');
   return out;
 }
 

@@ -70,6 +70,7 @@ t.test('argument checks of lib/ and protocol/ are RocketwireErrors naming what w
   };
   t.ok(caught(() => parseAddress('h:0')) instanceof RocketwireError);
   t.throws(() => parseDelayLevels('1s 2x'), { name: 'OptionError', option: 'messageDelayLevel' });
+  for (const blank of ['', '   ']) t.throws(() => parseDelayLevels(blank), { name: 'OptionError', option: 'messageDelayLevel', message: /messageDelayLevel is empty/ }, `${JSON.stringify(blank)} is empty, not unparsable`);
   t.ok(caught(() => parseDelayLevels('1s 2x')) instanceof RocketwireError);
   t.throws(() => allocateConsistentHash(-1), { name: 'ConsumerOptionError', option: 'virtualNodeCnt' });
   const consumer = new PushConsumer({ consumerGroup: 'cg', namesrvAddr: '127.0.0.1:9876' });
