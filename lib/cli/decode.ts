@@ -17,8 +17,7 @@ import {
 } from '../capture/index.js';
 import { writeFrameJson } from '../capture/json-line.js';
 import { OutputBuffer } from '../capture/output-buffer.js';
-import { ReportFile, renderReport, TimelineCollector } from '../capture/report/index.js';
-import { CaptureDoctor, formatFindings } from '../capture/doctor/index.js';
+import type { ReportFile } from '../capture/report/index.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -109,9 +108,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (values.doctor && (statsOnly || values.msgpack)) throw new UsageError('--doctor excludes --stats and --msgpack');
   if (values.doctor && reportPath !== undefined) throw new UsageError('--doctor and --report exclude each other (the report lists the findings)');
   const stats = statsOnly || reportPath !== undefined ? new DecodeStats() : null;
-  const timelines = reportPath !== undefined ? new TimelineCollector() : null;
+  // The report and the doctor are loaded only when asked for: some 20 modules, 40 ms of every start.
+  const reportModule = reportPath !== undefined ? await import('../capture/report/index.js') : null;
+  const doctorModule = values.doctor || reportPath !== undefined ? await import('../capture/doctor/index.js') : null;
+  const timelines = reportModule ? new reportModule.TimelineCollector() : null;
   // The report shows the doctor's findings, so it runs the doctor too.
-  const doctor = values.doctor || reportPath !== undefined ? new CaptureDoctor() : null;
+  const doctor = doctorModule ? new doctorModule.CaptureDoctor() : null;
 
   const file = positionals[0]!;
   let input: NodeJS.ReadableStream;
@@ -132,7 +134,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let report: ReportFile | null = null;
   if (reportPath !== undefined) {
     try {
-      report = await ReportFile.open(reportPath);
+      report = await reportModule!.ReportFile.open(reportPath);
     } catch (err) {
       if ('destroy' in input && input !== io.stdin) (input as { destroy(): void }).destroy();
       throw new CliError(`cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
@@ -265,7 +267,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const last = decoder.lastPacketTs;
   const findings = doctor ? doctor.finish(last === null ? undefined : last * 1000) : null;
   if (report && stats && timelines) {
-    const html = renderReport({ stats, timelines: timelines.toJSON(), findings, source: file === '-' ? 'stdin' : file });
+    const html = reportModule!.renderReport({ stats, timelines: timelines.toJSON(), findings, source: file === '-' ? 'stdin' : file });
     try {
       await report.commit(html);
     } catch (err) {
@@ -279,7 +281,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let found = 0;
   if (doctor && findings && !report) {
     found = findings.length;
-    out.text(mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : formatFindings(findings, doctor.frames));
+    out.text(mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : doctorModule!.formatFindings(findings, doctor.frames));
   }
   await flushOutput();
   if (problemsHidden > 0) io.stderr.write(`rocketwire decode: ${problemsHidden} more problems not shown\n`);
