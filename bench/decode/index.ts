@@ -2,8 +2,8 @@
  * Capture-decoder benchmark: builds a synthetic pcap (Ethernet/IPv4/TCP, MSS 1448) of many
  * consumer connections, each pulling 32 messages of 1 KiB per round, then measures in the same
  * run, on the same file:
- *   - rocketwire in process (records → TCP reassembly → frames → descriptions with decoded
- *     messages → JSON text, not written anywhere),
+ *   - rocketwire in process (records → TCP reassembly → frames → decoded messages → JSON lines in
+ *     the CLI's output buffers, not written anywhere),
  *   - the rocketwire CLI: `rocketwire decode FILE --json > /dev/null` and the text table,
  *   - tshark's plain read `tshark -r FILE > /dev/null` and `tshark -r FILE -T fields -e frame.number`.
  * The ratio tshark time / rocketwire time is what to compare across machines (> 1: we are faster).
@@ -16,7 +16,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CaptureDecoder, describeCommand, frameContext, frameJson } from '../../lib/capture/index.js';
+import { CaptureDecoder, frameContext, writeFrameJson } from '../../lib/capture/index.js';
+import { OutputBuffer } from '../../lib/capture/output-buffer.js';
 import {
   createRequest,
   createResponse,
@@ -187,17 +188,18 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** rocketwire in process: decode, describe every frame (messages included) and stringify it. */
+/** rocketwire in process: decode every frame (messages included) into JSON lines as the CLI does, written nowhere. */
 function decodeInProcess(file: string): { ms: number; frames: number; outBytes: number } {
   const data = readFileSync(file);
   const t0 = performance.now();
   let frames = 0;
   let outBytes = 0;
+  const out = new OutputBuffer();
   const dec = new CaptureDecoder({
     frame: (f) => {
       frames++;
-      const d = describeCommand(f.cmd, frameContext(f));
-      outBytes += frameJson(d).length + 1;
+      writeFrameJson(out, f.cmd, frameContext(f));
+      if (out.length >= 1024 * 1024) for (const b of out.take()) outBytes += b.length;
     },
     problem: (p) => {
       throw new Error(`unexpected problem: ${p.message}`);
@@ -206,6 +208,7 @@ function decodeInProcess(file: string): { ms: number; frames: number; outBytes: 
   const CHUNK = 1024 * 1024; // as the CLI reads files
   for (let i = 0; i < data.length; i += CHUNK) dec.push(data.subarray(i, i + CHUNK));
   dec.end();
+  for (const b of out.take()) outBytes += b.length;
   return { ms: performance.now() - t0, frames, outBytes };
 }
 

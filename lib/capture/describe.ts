@@ -177,6 +177,35 @@ export interface DescribeOptions {
 
 /** Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order). */
 export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}, options: DescribeOptions = {}): FrameDescription {
+  const d = describeHeader(cmd, ctx);
+  const body = cmd.body;
+  if (!body || body.length === 0) return d;
+  if (carriesMessages(cmd, d.kind === 'response' ? ctx.requestCode : undefined)) {
+    try {
+      const withBody = options.messageBodies ?? true;
+      d.messages = decodeMessagesTolerant(body).map((m) => describeMessage(m, withBody));
+      return d;
+    } catch (err) {
+      d.bodyError = (err as Error).message;
+    }
+  } else if (startsLikeJson(body)) {
+    try {
+      // The fastjson dialect (unquoted numeric keys, object keys) that name servers and brokers write.
+      d.json = parseFastjson(body.toString('utf8'));
+      return d;
+    } catch {
+      // not JSON after all: given as base64 below
+    }
+  }
+  d.bodyBase64 = body.toString('base64');
+  return d;
+}
+
+/**
+ * The description of a frame up to `bodyLength`, without what its body holds: what
+ * describeCommand returns for a frame without a body, and the head of any other.
+ */
+export function describeHeader(cmd: RemotingCommand, ctx: FrameContext = {}): FrameDescription {
   const response = isResponse(cmd);
   const body = cmd.body;
   const d = {} as FrameDescription;
@@ -199,24 +228,18 @@ export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}, op
   d.remark = cmd.remark;
   d.extFields = cmd.extFields ?? {};
   d.bodyLength = body ? body.length : 0;
-  if (!body || body.length === 0) return d;
-  if (carriesMessages(cmd, response ? ctx.requestCode : undefined)) {
-    try {
-      const withBody = options.messageBodies ?? true;
-      d.messages = decodeMessagesTolerant(body).map((m) => describeMessage(m, withBody));
-      return d;
-    } catch (err) {
-      d.bodyError = (err as Error).message;
-    }
-  } else if (startsLikeJson(body)) {
-    try {
-      // The fastjson dialect (unquoted numeric keys, object keys) that name servers and brokers write.
-      d.json = parseFastjson(body.toString('utf8'));
-      return d;
-    } catch {
-      // not JSON after all: given as base64 below
-    }
-  }
-  d.bodyBase64 = body.toString('base64');
   return d;
+}
+
+/**
+ * The stored messages of a frame whose body holds them (carriesMessages), or null: no such body,
+ * or one that does not decode (describeCommand then gives the reason as bodyError).
+ */
+export function frameMessages(cmd: RemotingCommand, ctx: FrameContext = {}): MessageExt[] | null {
+  if (!cmd.body || cmd.body.length === 0 || !carriesMessages(cmd, isResponse(cmd) ? ctx.requestCode : undefined)) return null;
+  try {
+    return decodeMessagesTolerant(cmd.body);
+  } catch {
+    return null;
+  }
 }

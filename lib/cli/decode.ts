@@ -15,8 +15,9 @@ import {
   type DecodedFrame,
   type FrameDescription,
 } from '../capture/index.js';
-import { ReportFile, renderReport, TimelineCollector } from '../capture/report/index.js';
-import { CaptureDoctor, formatFindings } from '../capture/doctor/index.js';
+import { writeFrameJson } from '../capture/json-line.js';
+import { OutputBuffer } from '../capture/output-buffer.js';
+import type { ReportFile } from '../capture/report/index.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -107,9 +108,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (values.doctor && (statsOnly || values.msgpack)) throw new UsageError('--doctor excludes --stats and --msgpack');
   if (values.doctor && reportPath !== undefined) throw new UsageError('--doctor and --report exclude each other (the report lists the findings)');
   const stats = statsOnly || reportPath !== undefined ? new DecodeStats() : null;
-  const timelines = reportPath !== undefined ? new TimelineCollector() : null;
+  // The report and the doctor are loaded only when asked for: some 20 modules, 40 ms of every start.
+  const reportModule = reportPath !== undefined ? await import('../capture/report/index.js') : null;
+  const doctorModule = values.doctor || reportPath !== undefined ? await import('../capture/doctor/index.js') : null;
+  const timelines = reportModule ? new reportModule.TimelineCollector() : null;
   // The report shows the doctor's findings, so it runs the doctor too.
-  const doctor = values.doctor || reportPath !== undefined ? new CaptureDoctor() : null;
+  const doctor = doctorModule ? new doctorModule.CaptureDoctor() : null;
 
   const file = positionals[0]!;
   let input: NodeJS.ReadableStream;
@@ -130,7 +134,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let report: ReportFile | null = null;
   if (reportPath !== undefined) {
     try {
-      report = await ReportFile.open(reportPath);
+      report = await reportModule!.ReportFile.open(reportPath);
     } catch (err) {
       if ('destroy' in input && input !== io.stdin) (input as { destroy(): void }).destroy();
       throw new CliError(`cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
@@ -139,39 +143,20 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
   // Output is gathered and written in large pieces; it is flushed before any problem line so that
   // stdout and stderr read in order on a terminal.
-  let textOut = '';
-  let binOut: Buffer[] = [];
-  let binBytes = 0;
+  const out = new OutputBuffer();
   let outputClosed = false;
   io.stdout.on('error', () => {
     outputClosed = true; // e.g. EPIPE when piped into head: stop quietly
   });
   const flushOutput = async (): Promise<void> => {
-    if (outputClosed) {
-      textOut = '';
-      binOut = [];
-      binBytes = 0;
-      return;
-    }
-    if (textOut.length > 0) {
-      const s = textOut;
-      textOut = '';
-      await write(io.stdout, s);
-    }
-    if (binBytes > 0) {
-      const b = Buffer.concat(binOut, binBytes);
-      binOut = [];
-      binBytes = 0;
-      await write(io.stdout, b);
-    }
+    const pieces = out.take();
+    if (outputClosed) return;
+    for (const b of pieces) await write(io.stdout, b);
   };
   const flushSync = (): void => {
+    const pieces = out.take();
     if (outputClosed) return;
-    if (textOut.length > 0) io.stdout.write(textOut);
-    if (binBytes > 0) io.stdout.write(Buffer.concat(binOut, binBytes));
-    textOut = '';
-    binOut = [];
-    binBytes = 0;
+    for (const b of pieces) io.stdout.write(b);
   };
 
   let lost = false;
@@ -195,13 +180,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const describeOptions = { messageBodies: mode !== 'text' };
   const msgpackEncode = mode === 'msgpack' ? (await import('@msgpack/msgpack')).encode : null;
   const emit = (d: FrameDescription): void => {
-    if (mode === 'text') textOut += formatFrameText(d) + '\n';
-    else if (mode === 'json') textOut += frameJson(d) + '\n';
-    else {
-      const b = msgpackEncode!(d);
-      binOut.push(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-      binBytes += b.byteLength;
-    }
+    if (mode === 'text') out.text(formatFrameText(d) + '\n');
+    else if (mode === 'json') out.text(frameJson(d) + '\n');
+    else out.bytes(msgpackEncode!(d));
   };
 
   const onFrame = (f: DecodedFrame): void => {
@@ -217,7 +198,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       doctor?.add(f);
       return;
     }
-    emit(d ?? describe());
+    if (d === undefined && mode === 'json') writeFrameJson(out, f.cmd, frameContext(f));
+    else emit(d ?? describe());
   };
 
   const decoder = new CaptureDecoder({ frame: onFrame, problem: onProblem }, { ports });
@@ -247,7 +229,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       }
       decoder.push(chunk);
       if (decoder.failed || outputClosed) break;
-      if (textOut.length >= OUTPUT_FLUSH_BYTES || binBytes >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
+      if (out.length >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
       if (showProgress) {
         const now = Date.now();
         if (now - lastProgress >= 250) {
@@ -285,21 +267,21 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const last = decoder.lastPacketTs;
   const findings = doctor ? doctor.finish(last === null ? undefined : last * 1000) : null;
   if (report && stats && timelines) {
-    const html = renderReport({ stats, timelines: timelines.toJSON(), findings, source: file === '-' ? 'stdin' : file });
+    const html = reportModule!.renderReport({ stats, timelines: timelines.toJSON(), findings, source: file === '-' ? 'stdin' : file });
     try {
       await report.commit(html);
     } catch (err) {
       throw new CliError(`cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    textOut += `report written to ${reportPath}\n`;
+    out.text(`report written to ${reportPath}\n`);
   } else if (stats) {
-    if (mode === 'text') textOut += stats.toText();
+    if (mode === 'text') out.text(stats.toText());
     else emit(stats.toJSON() as unknown as FrameDescription);
   }
   let found = 0;
   if (doctor && findings && !report) {
     found = findings.length;
-    textOut += mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : formatFindings(findings, doctor.frames);
+    out.text(mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : doctorModule!.formatFindings(findings, doctor.frames));
   }
   await flushOutput();
   if (problemsHidden > 0) io.stderr.write(`rocketwire decode: ${problemsHidden} more problems not shown\n`);
