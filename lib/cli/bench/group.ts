@@ -21,7 +21,8 @@ import { CliError } from '../common.js';
 import type { ChildOptions } from './group-child.js';
 import { prepareJava } from './peers.js';
 import { cpuMs, peakRssMb } from './proc-stats.js';
-import type { Series } from './run.js';
+import { newGroup, type Series } from './run.js';
+import { systemClock, sleep as sleepOn } from '../../clock.js';
 
 export interface GroupRun {
   namesrv: string;
@@ -102,13 +103,7 @@ const SETTLE_HOLD_MS = 500;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
-function newGroup(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
-}
 
 /** Whether the processes' holdings are the settled split of `all` among them. */
 export function settled(holdings: (string[] | null)[], all: string[]): boolean {
@@ -202,7 +197,7 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
         const held = children.map((c) => (c.queues === null ? '?' : String(c.queues.length))).join('/');
         throw new CliError(`the ${run.processes} ${name} consumers did not split the ${run.queues.length} queues of ${run.topic} (holding ${held})`);
       }
-      await sleep(20);
+      await sleepOn(systemClock, 20);
     }
     const goAt = performance.now();
     for (const c of children) c.proc.stdin!.write('go\n');
@@ -214,7 +209,7 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
     let lastT = performance.now();
     let movedAt = lastT;
     for (;;) {
-      await sleep(20);
+      await sleepOn(systemClock, 20);
       const now = performance.now();
       const got = sum('received');
       if (now - lastT >= 100) {

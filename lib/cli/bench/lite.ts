@@ -13,7 +13,7 @@ import { litePullConsumerImpl } from '../../consumer/lite-pull-consumer.js';
 import { CliError } from '../common.js';
 import { JAVA_PEER_VERSION, prepareJava, runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
-import { consumeRocketwire, consumeRoundFigures, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import { consumeRocketwire, consumeRoundFigures, newGroup, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -21,7 +21,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 export async function consumeLite(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label = 'consume (rocketwire lite)'): Promise<ConsumeResult> {
   const n = new UniqueCount(expect);
   const consumer = new LitePullConsumer({
-    consumerGroup: `rocketwire_bench_lite_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`,
+    consumerGroup: newGroup('rocketwire_bench_lite'),
     namesrvAddr: opts.namesrv,
     consumeFromWhere: 'first',
     subscriptions: { [opts.topic]: '*' },

@@ -5,7 +5,7 @@ import { SimpleConsumer } from '../../consumer/simple-consumer.js';
 import { prepareJavaWith } from './lite.js';
 import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
-import { consumeRoundFigures, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import { consumeRoundFigures, newGroup, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
 /** Receive loops running at once: POP has no per-queue pull, so parallel pops stand in for them. */
 const POP_RECEIVERS = 4;
@@ -20,7 +20,7 @@ export async function consumeRocketwirePop(opts: BenchOptions, expect: number, p
   let pops = 0;
   const consumer = new SimpleConsumer({
     namesrvAddr: opts.namesrv,
-    consumerGroup: `rocketwire_bench_pop_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`,
+    consumerGroup: newGroup('rocketwire_bench_pop'),
     topic: opts.topic,
     initMode: 'MIN',
     awaitDurationMs: 1000,

@@ -16,7 +16,8 @@ import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import { benchMachine, type BenchMachine } from './proc-stats.js';
 import { benchBody, benchTemplate, driveSends, newDriveResult, type DriveMode } from './produce-driver.cjs';
 import type { ProgressBar } from './progress.js';
-import type { Series } from './run.js';
+import { newGroup, type Series } from './run.js';
+import { systemClock, sleep as sleepOn } from '../../clock.js';
 
 /** A way of sending, by name: sync-N (N calls each awaiting its answer), async-N (N in flight, callback style), batch-B (batches of B). */
 export interface ProduceMode extends DriveMode {
@@ -128,13 +129,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-function newGroup(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
-}
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 /** Whether `peer` can send in `mode`. */
 function supports(peer: string, mode: ProduceMode): boolean {
@@ -269,7 +264,7 @@ async function createTopics(admin: AdminClient, topics: string[], queues: number
       const route = await admin.topicRoute(topic).catch(() => null);
       if (route && route.queueDatas.length > 0) break;
       if (performance.now() > deadline) throw new CliError(`topic ${topic} has no route ${timeoutMs} ms after it was created`);
-      await sleep(100);
+      await sleepOn(systemClock, 100);
     }
   }
 }
@@ -310,7 +305,7 @@ export async function runProduceComparison(
           // The broker's max offsets follow its dispatch of the commit log, a little after the answers.
           let stored = (await storedCount(admin, topic)) - before;
           for (const deadline = performance.now() + 5000; stored < r.ackedWithWarmup && performance.now() < deadline; ) {
-            await sleep(100);
+            await sleepOn(systemClock, 100);
             stored = (await storedCount(admin, topic)) - before;
           }
           const run: ProduceRun = { ...r, stored };

@@ -1,6 +1,7 @@
 import { PerformanceObserver, constants as perfConstants, type PerformanceEntry } from 'node:perf_hooks';
 import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../consumer/index.js';
 import { Producer, type Message } from '../../producer/index.js';
+import { systemClock, sleep as sleepOn } from '../../clock.js';
 import { CliError } from '../common.js';
 import { LatencyHistogram } from './histogram.js';
 import type { ProgressBar } from './progress.js';
@@ -131,10 +132,6 @@ function indexOf(body: Buffer): number {
   return body.readUInt32BE(0) * 0x1_0000_0000 + body.readUInt32BE(4);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 /** Samples a counter every `ms` into a throughput series (messages per second). */
 function sampler(name: string, read: () => number, t0: number, ms = 100): { series: Series; stop(): void } {
   const series: Series = { name, points: [] };
@@ -246,7 +243,8 @@ export async function produce(opts: BenchOptions, topic: string, first: number, 
 }
 
 
-function newGroup(prefix: string): string {
+/** A fresh group (or topic) name: `prefix_<time>_<random>`, so that no run reuses another's state. */
+export function newGroup(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
 }
 
@@ -272,7 +270,7 @@ export async function consumeRocketwire(
     handlerMs > 0
       ? async (msgs: MessageExt[]) => {
           onBatch(msgs);
-          await sleep(handlerMs);
+          await sleepOn(systemClock, handlerMs);
           return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         }
       : (msgs: MessageExt[]) => {
@@ -300,7 +298,7 @@ export async function consumeRocketwire(
   try {
     await consumer.start(handler);
     while (n.unique < stopAfter) {
-      await sleep(20);
+      await sleepOn(systemClock, 20);
       progress?.update('consume', n.unique, stopAfter, n.duplicates ? `dup ${n.duplicates}` : '');
       const now = performance.now();
       if (n.unique !== lastUnique) {
@@ -358,13 +356,13 @@ export async function measureLatency(opts: BenchOptions, latencyTopic: string): 
     });
     // Wait until the consumer holds every queue of the topic and its first long polls are parked.
     const deadline = performance.now() + 30_000;
-    while (consumer.assignment().filter((q) => q.topic === latencyTopic).length === 0 && performance.now() < deadline) await sleep(20);
-    await sleep(300);
+    while (consumer.assignment().filter((q) => q.topic === latencyTopic).length === 0 && performance.now() < deadline) await sleepOn(systemClock, 20);
+    await sleepOn(systemClock, 300);
     for (let i = 0; i < opts.latencyMessages; i++) {
       await producer.send({ topic: latencyTopic, body: bodyFor(first + i, opts.size, template) });
-      if (i % 8 === 7) await sleep(1);
+      if (i % 8 === 7) await sleepOn(systemClock, 1);
     }
-    while (seen < opts.latencyMessages && performance.now() < deadline + 30_000) await sleep(10);
+    while (seen < opts.latencyMessages && performance.now() < deadline + 30_000) await sleepOn(systemClock, 10);
   } finally {
     await producer.shutdown();
     await consumer.shutdown();
