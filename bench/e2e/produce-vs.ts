@@ -5,7 +5,7 @@
  * (or its JSON with --json, plus the broker's version and boot time).
  *
  *   node dist/bench/e2e/produce-vs.js [--messages 50000] [--size 1024] [--queues 8] [--rounds 3]
- *        [--vs java,ali-ons] [--modes sync-1,sync-4,sync-16,async-64,batch-32] [--version 5.3.3] [--json]
+ *        [--vs java,ali-ons] [--modes sync-1,sync-4,sync-16,async-64,batch-32] [--compress on|off] [--version 5.3.3] [--json]
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     vs: { type: 'string', default: 'java,ali-ons' },
     modes: { type: 'string' },
+    compress: { type: 'string', default: 'on' },
     version: { type: 'string', default: V5_VERSION },
     json: { type: 'boolean' },
   },
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   // The full JIT for the broker: the harness's default favours boot time over throughput.
   const cluster = await startRealCluster({ version: values.version!, brokers: 1, brokerHeapMb: 1024, brokerJvmArgs: ['-XX:TieredStopAtLevel=4'] });
   try {
-    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--produce-vs', values.vs!, '--messages', values.messages!, '--size', values.size!, '--queues', values.queues!, '--rounds', values.rounds!];
+    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--produce-vs', values.vs!, '--messages', values.messages!, '--size', values.size!, '--queues', values.queues!, '--rounds', values.rounds!, '--compress', values.compress!];
     if (values.modes) args.push('--produce-modes', values.modes);
     if (values.json) args.push('--json');
     const out = await new Promise<string>((resolve, reject) => {

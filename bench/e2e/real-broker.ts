@@ -3,7 +3,10 @@
  * Central through the interop harness), with the Java reference push consumer and ali-ons consuming
  * the same messages in the same run. Prints the bench's JSON report plus the broker's boot time.
  *
- *   node dist/bench/e2e/real-broker.js [--messages N] [--batch N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE]
+ *   node dist/bench/e2e/real-broker.js [--messages N] [--size B] [--batch N] [--rounds N] [--handler-ms MS]
+ *       [--consume-batch N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE] [-- more bench options]
+ *
+ * Options after `--` are handed to `rocketwire bench` as they are.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -11,15 +14,20 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startRealCluster, V5_VERSION } from '../../test/interop/harness.js';
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
   options: {
     messages: { type: 'string', default: '100000' },
     version: { type: 'string', default: V5_VERSION },
     vs: { type: 'string', default: 'java,ali-ons,raw-pull,decode-pull' },
     queues: { type: 'string', default: '8' },
     batch: { type: 'string', default: '1' },
+    size: { type: 'string', default: '1024' },
+    rounds: { type: 'string', default: '3' },
+    'handler-ms': { type: 'string', default: '0' },
+    'consume-batch': { type: 'string', default: '1' },
     chart: { type: 'string' },
   },
+  allowPositionals: true,
 });
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
@@ -30,7 +38,8 @@ async function main(): Promise<void> {
   try {
     const topic = `rw_real_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });
-    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--queues', values.queues!, '--batch', values.batch!, '--json'];
+    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--queues', values.queues!, '--batch', values.batch!,
+      '--size', values.size!, '--rounds', values.rounds!, '--handler-ms', values['handler-ms']!, '--consume-batch', values['consume-batch']!, '--json', ...positionals];
     if (values.vs) args.push('--vs', values.vs);
     if (values.chart) args.push('--chart', values.chart);
     const out = await new Promise<string>((resolve, reject) => {

@@ -31,7 +31,10 @@ options:
   --producers N         concurrent producer calls in flight (default 4)
   --batch N             messages per SEND_BATCH_MESSAGE (default 1: single sends)
   --consume-batch N     consumeMessageBatchMaxSize (default 1)
-  --handler-ms MS       time each handler call takes (default 0: a no-op handler)
+  --handler-ms MS       time each handler call takes (default 0: a no-op handler); the peers' handlers
+                        (java, ali-ons) sleep as long
+  --consume-threads N   handler calls at once, for rocketwire (default 64) and the java peer (default
+                        its own 20): set it to compare both at the same concurrency
   --latency-messages N  messages sent one by one to the caught-up consumer for end-to-end latency (default 2000)
   --topic T             topic (default a new one per run)
   --mode M              push (default); lite: rocketwire's rounds poll with its LitePullConsumer,
@@ -50,6 +53,9 @@ options:
                         throughput runs from the first message any of them handled to the last one
   --rounds N            measured rounds (default 3); --warmup 0 skips the warm-up consume
   --serialize-type T    JSON (default) or ROCKETMQ headers
+  --compress on|off     on (default): producers compress bodies of 4 KiB and more with zlib, as Java's
+                        does (the bench's bodies compress well); off: no body is compressed, on
+                        every side (rocketwire, and with --produce-vs the java and ali-ons peers)
   --stall-timeout S     fail when consumption makes no progress for S seconds (default 60)
   --json                print one JSON object instead of the table
   --chart FILE.svg      write throughput over time as an SVG chart
@@ -59,8 +65,8 @@ Producer comparison (instead of the consumer bench):
                         its defaults, in a JVM with the full JIT) and/or ali-ons (its Producer), in
                         each --produce-modes mode: every round runs each mode with every producer one
                         after the other, in an order rotated every round. Each run is a fresh client
-                        that first sends max(5000, messages / 5) messages not measured (--warmup 0:
-                        none), then --messages measured ones of --size bytes; its rate runs from the
+                        that first sends max(W, messages / 5) messages not measured (W: 5000, or
+                        64 MiB of bodies when fewer; --warmup 0: none), then --messages measured ones of --size bytes; its rate runs from the
                         first acknowledged send to the last. Each producer writes to a topic of its
                         own (the --topic name, or a new one, with "_rocketwire", "_java", "_ali-ons"
                         appended), created with --queues queues, so the consumer bench is not touched
@@ -117,6 +123,12 @@ interface Report {
   flowControlPauses: Record<string, number>;
   brokerPeakRssMb?: number;
   consumeMsgsPerSecRounds: number[];
+  /** Peak RSS (MB) of the consumer process in each tenth of each round (rocketwire in the bench process). */
+  rssMbByTenthRounds?: number[][];
+  /** Whether the producer compressed bodies of 4 KiB and more (--compress). */
+  compress: boolean;
+  /** With --handler-ms: Little's law for rocketwire (calls at once × messages per call ÷ handler time). */
+  handler?: HandlerFigures;
   consumeStartupMs: number;
   peers: Array<Omit<PeerResult, 'series'> & { ratio: number; msgsPerSecRounds: number[]; duplicates?: number }>;
   /** With --consumers N > 1: each round of each client (messages handled per process, settle time). */
@@ -161,6 +173,14 @@ function summary(r: Report): string {
       `   GC ${fmt(r.consumeGc.minor)} minor + ${fmt(r.consumeGc.major)} major, ${fmt(r.consumeGc.ms)} ms` +
       (r.brokerPeakRssMb ? `   (embedded broker peak RSS ${fmt(r.brokerPeakRssMb, 1)} MB)` : ''),
   ];
+  if (r.handler) {
+    const h = r.handler;
+    lines.push(
+      `handler: ${h.ms} ms per call, ${h.threads} calls at once, ${h.messagesPerCall} message(s) per call: Little's law ceiling ${fmt(h.ceilingMsgsPerSec)} msgs/s, ` +
+        `rocketwire at ${fmt(h.ofCeiling * 100, 1)} % of it (its waits took ${fmt(h.meanWaitMs, 2)} ms on average)` +
+        r.peers.filter((p) => p.handlerMeanMs !== undefined).map((p) => `; ${p.name}'s waits ${fmt(p.handlerMeanMs!, 2)} ms`).join(''),
+    );
+  }
   if (r.peers.length > 0) {
     lines.push(
       '',
@@ -191,6 +211,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     batch: { type: 'string' },
     'consume-batch': { type: 'string' },
     'handler-ms': { type: 'string' },
+    'consume-threads': { type: 'string' },
+    compress: { type: 'string' },
     'latency-messages': { type: 'string' },
     topic: { type: 'string' },
     vs: { type: 'string' },
@@ -229,6 +251,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     batch: intOption('batch', str('batch'), 1, 1, 1024),
     consumeBatch: intOption('consume-batch', str('consume-batch'), 1, 1, 1024),
     handlerMs: intOption('handler-ms', str('handler-ms'), 0, 0, 60_000),
+    compress: compressOption(str('compress')),
+    consumeThreads: str('consume-threads') === undefined ? undefined : intOption('consume-threads', str('consume-threads'), 20, 1, 1000),
     latencyMessages: intOption('latency-messages', str('latency-messages'), 2000, 0, 1_000_000),
     stallTimeoutMs: intOption('stall-timeout', str('stall-timeout'), 60, 1, 3600) * 1000,
     serializeType,
@@ -291,7 +315,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
           if (r.unique < expect) break;
         } else {
-          const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size };
+          const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size, handlerMs: opts.handlerMs, consumeBatch: opts.consumeBatch, consumeThreads: opts.consumeThreads };
           let r: PeerResult;
           if (group && who === 'java') {
             const g = await consumeJavaGroup(group);
@@ -322,6 +346,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         complete: rs.length > 0 && rs.every((r) => r.complete),
         ...(processes > 1 ? { duplicates: Math.max(...rs.map((r) => r.duplicates ?? 0)) } : {}),
         ratio: m > 0 ? rwMedian / m : 0,
+        ...(rs.some((r) => r.handlerMeanMs !== undefined) ? { handlerMeanMs: median(rs.map((r) => r.handlerMeanMs ?? 0)) } : {}),
       };
     });
     const report: Report = {
@@ -341,6 +366,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       consumeMsgsPerSec: rwMedian,
       consumeMBPerSec: median(rwRounds.map((r) => r.mbPerSec)),
       consumeMsgsPerSecRounds: rwRounds.map((r) => r.msgsPerSec),
+      ...(rwRounds.some((r) => r.rssMbByTenth) ? { rssMbByTenthRounds: rwRounds.map((r) => r.rssMbByTenth ?? []) } : {}),
+      compress: opts.compress !== false,
+      ...(opts.handlerMs > 0 ? { handler: handlerFigures(opts, rwMedian, rwRounds) } : {}),
       consumeSeconds: median(rwRounds.map((r) => r.seconds)),
       consumeStartupMs: median(rwRounds.map((r) => r.startupMs)),
       p50LatencyMs: latency?.p50 ?? 0,
@@ -378,9 +406,51 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** The options of the consumer bench that --produce-vs has no use for. */
-const CONSUMER_ONLY = ['vs', 'consumers', 'mode', 'producers', 'batch', 'consume-batch', 'handler-ms', 'latency-messages', 'stall-timeout', 'chart'];
+const CONSUMER_ONLY = ['vs', 'consumers', 'mode', 'producers', 'batch', 'consume-batch', 'handler-ms', 'consume-threads', 'latency-messages', 'stall-timeout', 'chart'];
 
 /** `rocketwire bench --produce-vs PEERS`: the producer comparison (bench/produce-vs.ts) instead of the consumer bench. */
+/**
+ * The least warm-up of a produce run: 5 000 messages, or 64 MiB of bodies when that is fewer
+ * (1 024 of 64 KiB, 64 of 1 MiB), so that large bodies do not warm up for gigabytes.
+ */
+export function produceWarmupFloor(size: number): number {
+  return Math.max(1, Math.min(5000, Math.ceil((64 * 1024 * 1024) / size)));
+}
+
+/** Little's law for a consumer whose handler calls each take `ms`. */
+interface HandlerFigures {
+  ms: number;
+  /** rocketwire's handler calls at once (--consume-threads, default 64). */
+  threads: number;
+  messagesPerCall: number;
+  /** threads × messagesPerCall × 1000 ÷ ms. */
+  ceilingMsgsPerSec: number;
+  /** rocketwire's median rate ÷ that ceiling. */
+  ofCeiling: number;
+  /** How long rocketwire's waits really took (median of the rounds): Node timers mostly fire late. */
+  meanWaitMs: number;
+}
+
+function handlerFigures(opts: BenchOptions, rwMedian: number, rounds: ConsumeResult[]): HandlerFigures {
+  const threads = opts.consumeThreads ?? 64;
+  const ceiling = (threads * opts.consumeBatch * 1000) / opts.handlerMs;
+  return {
+    ms: opts.handlerMs,
+    threads,
+    messagesPerCall: opts.consumeBatch,
+    ceilingMsgsPerSec: ceiling,
+    ofCeiling: rwMedian / ceiling,
+    meanWaitMs: median(rounds.map((r) => r.handlerMeanMs ?? 0)),
+  };
+}
+
+/** --compress on|off: whether producers compress bodies over 4 KiB (every producer's default: on). */
+function compressOption(v: string | undefined): boolean {
+  if (v === undefined || v === 'on') return true;
+  if (v === 'off') return false;
+  throw new UsageError(`--compress must be on or off, got "${v}"`);
+}
+
 async function runProduceVs(values: OptionValues, io: CliIO): Promise<number> {
   const str = (k: string): string | undefined => stringOption(values, k);
   for (const k of CONSUMER_ONLY) if (values[k] !== undefined) throw new UsageError(`--${k} belongs to the consumer bench, not to --produce-vs`);
@@ -393,17 +463,19 @@ async function runProduceVs(values: OptionValues, io: CliIO): Promise<number> {
   if (!/^[%|a-zA-Z0-9_-]{1,89}$/.test(topicBase)) throw new UsageError(`--topic "${topicBase}" is not a valid topic name (at most 89 characters with --produce-vs)`);
   const messages = intOption('messages', str('messages'), 100_000, 1, 100_000_000);
   const queues = intOption('queues', str('queues'), 8, 1, 1024);
+  const size = intOption('size', str('size'), 1024, 8, 4 * 1024 * 1024);
   const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
   const o = {
     namesrv: '',
     topicBase,
     messages,
-    size: intOption('size', str('size'), 1024, 8, 4 * 1024 * 1024),
+    size,
     queues,
-    warmup: warmup > 0 ? Math.max(5000, Math.ceil(messages / 5)) : 0,
+    warmup: warmup > 0 ? Math.max(produceWarmupFloor(size), Math.ceil(messages / 5)) : 0,
     rounds: intOption('rounds', str('rounds'), 3, 1, 100),
     serializeType: serializeType as 'JSON' | 'ROCKETMQ',
     timeoutMs: 600_000,
+    compress: compressOption(str('compress')),
   };
   const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
   const prog = progress.enabled ? progress : null;

@@ -42,6 +42,23 @@ t.test('bench against the embedded broker consumes every produced message once a
   t.match(svg, /produce/);
 });
 
+t.test('bench --handler-ms --consume-threads --compress off: Little\'s law figures, RSS by tenths, uncompressed large bodies', async (t) => {
+  const r = await run(['bench', '--messages', '400', '--size', '8192', '--queues', '2', '--rounds', '1', '--warmup', '0', '--latency-messages', '0',
+    '--handler-ms', '5', '--consume-threads', '4', '--consume-batch', '2', '--compress', 'off', '--json']);
+  t.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as { consumed: number; compress: boolean; handler: Record<string, number>; rssMbByTenthRounds: number[][] };
+  t.equal(report.consumed, 400);
+  t.equal(report.compress, false);
+  t.match(report.handler, { ms: 5, threads: 4, messagesPerCall: 2, ceilingMsgsPerSec: 1600 });
+  t.ok(report.handler.meanWaitMs! >= 2.5, `the waits were timed: ${report.handler.meanWaitMs} ms`);
+  t.ok(report.handler.ofCeiling! > 0, 'the rate is given as a share of the ceiling');
+  t.equal(report.rssMbByTenthRounds.length, 1, 'one round');
+  t.ok(report.rssMbByTenthRounds[0]!.length >= 1 && report.rssMbByTenthRounds[0]!.every((mb) => mb === 0 || mb > 10), 'RSS in MB per tenth of the run');
+  const bad = await run(['bench', '--compress', 'maybe']);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /^rocketwire bench: --compress must be on or off, got "maybe"\n$/);
+});
+
 t.test('bench reports bad options and unreachable name servers in one line', async (t) => {
   const bad = await run(['bench', '--vs', 'kafka']);
   t.equal(bad.code, 2);

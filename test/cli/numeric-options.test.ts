@@ -36,6 +36,7 @@ const cases: [command: string[], flag: string, bad: string, range: RegExp][] = [
   [['bench'], 'size', '-5', /an integer from 8 to 4194304, got -5/],
   [['bench'], 'rounds', '-1', /an integer from 1 to 100, got -1/],
   [['bench'], 'handler-ms', '-1', /an integer from 0 to 60000, got -1/],
+  [['bench'], 'consume-threads', '0', /an integer from 1 to 1000, got 0/],
   [['bench'], 'stall-timeout', '-1', /an integer from 1 to 3600, got -1/],
 ];
 

@@ -329,6 +329,10 @@ export interface JavaConsumeOptions extends JavaCommonOptions {
   /** Delay level for those retries (1 = 1 s); default: the broker's choice (level 3 = 10 s). */
   delayLevel?: number;
   threads?: number;
+  /** consumeMessageBatchMaxSize. */
+  batchMax?: number;
+  /** Each listener call sleeps this long after counting its messages (the bench's --handler-ms). */
+  handlerMs?: number;
   /** consume-bench: no per-message lines, a `bench` summary with msgs/s. */
   bench?: boolean;
   /** Print a {type:'progress', received, ts} line every this many ms. */
@@ -358,6 +362,8 @@ export async function startJavaConsumer(o: JavaConsumeOptions): Promise<JavaCons
       ...flag('reconsume-later-first', o.reconsumeLaterFirst),
       ...flag('delay-level', o.delayLevel),
       ...flag('threads', o.threads),
+      ...flag('batch-max', o.batchMax),
+      ...flag('handler-ms', o.handlerMs),
       ...flag('progress-ms', o.progressMs),
     ],
     o,

@@ -75,6 +75,16 @@ if (await interopReady(t, [V5_VERSION])) {
     t.ok(c.process.lines.some((l) => l.type === 'progress' && typeof l.received === 'number'), 'progress lines');
   });
 
+  t.test('consume-bench --handler-ms: every listener call sleeps, one call at a time with --threads 1', async (t) => {
+    const c = await startJavaConsumer({ namesrv: cluster.namesrv, topic: 'InteropBasic', group: 'bench_slow_cg', expect: 100, bench: true, threads: 1, batchMax: 4, handlerMs: 20, timeoutMs: 60_000 });
+    const { summary } = await c.done;
+    t.equal(summary.received, 100);
+    // 100 messages in calls of at most 4 make at least 25 calls, one at a time, each sleeping 20 ms
+    // after its messages were counted: the first message and the last are at least 24 sleeps apart.
+    // Without the sleep they are milliseconds apart. (A lower bound: a sleep is never shorter.)
+    t.ok(summary.lastTs - summary.firstTs >= 24 * 20, `first → last ${summary.lastTs - summary.firstTs} ms`);
+  });
+
   t.test('name server answers standard JSON to version >= 401 and fastjson map keys to older clients', async (t) => {
     const modern = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { version: 409, extFields: { topic: 'InteropBasic' } }));
     t.equal(modern.code, ResponseCode.SUCCESS);

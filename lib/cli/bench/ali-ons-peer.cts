@@ -41,8 +41,9 @@ function loadAliOns(): AliOns {
 const httpclient = { request: async () => ({ status: 404, data: '' }) };
 
 async function consume(): Promise<void> {
-  const [namesrv, topic, group, expectText, timeoutText] = process.argv.slice(2);
+  const [namesrv, topic, group, expectText, timeoutText, handlerMsText] = process.argv.slice(2);
   const expect = Number(expectText);
+  const handlerMs = Number(handlerMsText ?? 0);
   const timeoutMs = Number(timeoutText);
   const ons = loadAliOns();
   let received = 0;
@@ -66,6 +67,7 @@ async function consume(): Promise<void> {
     lastTs = now;
     received++;
     if (received === expect) done();
+    if (handlerMs > 0) await new Promise((r) => setTimeout(r, handlerMs));
   });
   await consumer.ready();
   print({ type: 'started', group, topic });
@@ -80,13 +82,19 @@ async function consume(): Promise<void> {
 }
 
 async function produce(): Promise<void> {
-  const [, namesrv, topic, group, kind, inFlightText, batchText, countText, warmupText, sizeText, timeoutText] = process.argv.slice(2);
+  const [, namesrv, topic, group, kind, inFlightText, batchText, countText, warmupText, sizeText, timeoutText, compressOverText] = process.argv.slice(2);
   if (kind !== 'sync' && kind !== 'async') throw new Error(`ali-ons cannot send in mode ${kind}`);
   const mode = { kind, inFlight: Number(inFlightText), batch: Number(batchText) } as const;
   const count = Number(countText);
   const warmup = Number(warmupText);
   const ons = loadAliOns();
-  const producer = new ons.Producer({ httpclient, nameSrv: namesrv, producerGroup: group, persistent: false });
+  const producer = new ons.Producer({
+    httpclient,
+    nameSrv: namesrv,
+    producerGroup: group,
+    persistent: false,
+    ...(compressOverText ? { compressMsgBodyOverHowmuch: Number(compressOverText) } : {}),
+  });
   producer.on('error', () => undefined);
   await producer.ready();
   print({ type: 'started', group, topic, mode: kind });

@@ -26,6 +26,8 @@ export interface PeerResult {
   error?: string | null;
   /** Producer peers: CPU the peer measured itself over its measured sends (cpuMs is the whole process). */
   measuredCpuMs?: number;
+  /** With --handler-ms: the mean time the peer's handler wait really took (Java measures it). */
+  handlerMeanMs?: number;
   series: Series;
 }
 
@@ -36,6 +38,12 @@ export interface PeerRun {
   timeoutMs: number;
   t0: number;
   size: number;
+  /** Each handler call sleeps this long (0: a no-op handler). */
+  handlerMs?: number;
+  /** consumeMessageBatchMaxSize of the peer (Java only; default 1). */
+  consumeBatch?: number;
+  /** Handler calls at once (Java's consumeThreadMin/Max; default its own 20). */
+  consumeThreads?: number | undefined;
 }
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -86,6 +94,8 @@ interface Line {
   warmupFailed?: number;
   cpuMs?: number;
   error?: string | null;
+  /** Consumer peers with --handler-ms: the mean time a handler call's wait really took. */
+  handlerMeanMs?: number;
 }
 
 /**
@@ -158,6 +168,7 @@ export function runPeer(name: string, cmd: string, args: string[], run: PeerRun,
         complete: f.complete === true,
         ...(typeof f.failed === 'number' ? { failed: f.failed, warmupFailed: f.warmupFailed ?? 0, error: f.error ?? null } : {}),
         ...(typeof f.spanMs === 'number' && typeof f.cpuMs === 'number' ? { measuredCpuMs: f.cpuMs } : {}),
+        ...(typeof f.handlerMeanMs === 'number' ? { handlerMeanMs: f.handlerMeanMs } : {}),
         series,
       });
     });
@@ -176,6 +187,9 @@ export async function runJavaPeer(run: PeerRun): Promise<PeerResult> {
         '-cp', cp, 'RefClient', 'consume-bench',
         '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_bench_${Date.now().toString(36)}`,
         '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--from', 'first', '--progress-ms', '100',
+        ...(run.handlerMs ? ['--handler-ms', String(run.handlerMs)] : []),
+        ...(run.consumeBatch && run.consumeBatch > 1 ? ['--batch-max', String(run.consumeBatch)] : []),
+        ...(run.consumeThreads ? ['--threads', String(run.consumeThreads)] : []),
       ],
       run,
     );
@@ -191,7 +205,7 @@ export async function runAliOnsPeer(run: PeerRun): Promise<PeerResult> {
     return await runPeer(
       'ali-ons',
       process.execPath,
-      [script, run.namesrv, run.topic, `alions_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs)],
+      [script, run.namesrv, run.topic, `alions_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs), String(run.handlerMs ?? 0)],
       run,
       { ...process.env, HOME: home },
     );

@@ -16,7 +16,7 @@ import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import { benchMachine, type BenchMachine } from './proc-stats.js';
 import { benchBody, benchTemplate, driveSends, newDriveResult, type DriveMode } from './produce-driver.cjs';
 import type { ProgressBar } from './progress.js';
-import { newGroup, type Series } from './run.js';
+import { NEVER_COMPRESS, newGroup, type Series } from './run.js';
 import { systemClock, sleep as sleepOn } from '../../clock.js';
 
 /** A way of sending, by name: sync-N (N calls each awaiting its answer), async-N (N in flight, callback style), batch-B (batches of B). */
@@ -69,6 +69,8 @@ export interface ProduceVsOptions {
   rounds: number;
   serializeType: 'JSON' | 'ROCKETMQ';
   timeoutMs: number;
+  /** false: no producer compresses bodies (--compress off); default: each over 4 KiB (all three default to it). */
+  compress?: boolean;
 }
 
 /** One run of one producer in one mode. */
@@ -138,7 +140,12 @@ function supports(peer: string, mode: ProduceMode): boolean {
 
 /** rocketwire's Producer in this process: a fresh client, the warm-up, then the measured sends. */
 async function produceRocketwire(o: ProduceVsOptions, mode: ProduceMode, topic: string, progress: ProgressBar | null, t0: number): Promise<Omit<ProduceRun, 'stored'>> {
-  const producer = new Producer({ group: newGroup('rocketwire_produce_bench'), namesrvAddr: o.namesrv, serializeType: o.serializeType });
+  const producer = new Producer({
+    group: newGroup('rocketwire_produce_bench'),
+    namesrvAddr: o.namesrv,
+    serializeType: o.serializeType,
+    ...(o.compress === false ? { compressMsgBodyOverHowmuch: NEVER_COMPRESS } : {}),
+  });
   const template = benchTemplate(o.size);
   const send =
     mode.kind === 'batch'
@@ -220,6 +227,7 @@ async function produceJava(o: ProduceVsOptions, mode: ProduceMode, topic: string
         '--namesrv', o.namesrv, '--topic', topic, '--group', newGroup('java_produce_bench'),
         '--count', String(o.messages), '--warmup', String(o.warmup), '--size', String(o.size),
         '--in-flight', String(mode.inFlight), '--batch', String(mode.batch), '--progress-ms', '100',
+        ...(o.compress === false ? ['--compress-over', String(NEVER_COMPRESS)] : []),
       ],
       peerRun(o, topic, t0),
       undefined,
@@ -239,7 +247,7 @@ async function produceAliOns(o: ProduceVsOptions, mode: ProduceMode, topic: stri
     const r = await runPeer(
       'ali-ons',
       process.execPath,
-      [script, 'produce', o.namesrv, topic, newGroup('alions_produce_bench'), mode.kind, String(mode.inFlight), String(mode.batch), String(o.messages), String(o.warmup), String(o.size), String(o.timeoutMs)],
+      [script, 'produce', o.namesrv, topic, newGroup('alions_produce_bench'), mode.kind, String(mode.inFlight), String(mode.batch), String(o.messages), String(o.warmup), String(o.size), String(o.timeoutMs), o.compress === false ? String(NEVER_COMPRESS) : ''],
       peerRun(o, topic, t0),
       { ...process.env, HOME: home },
       `produce (ali-ons ${mode.name})`,

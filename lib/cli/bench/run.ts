@@ -18,6 +18,10 @@ export interface BenchOptions {
   batch: number;
   consumeBatch: number;
   handlerMs: number;
+  /** Handler calls at once (consumeThreadMin/Max) for rocketwire and the Java peer; default 64 for rocketwire, 20 (its own) for Java. */
+  consumeThreads?: number | undefined;
+  /** false: bodies are never compressed (--compress off); default: over 4 KiB, as Java's producer does. */
+  compress?: boolean | undefined;
   /** Messages sent one by one to a caught-up consumer to measure end-to-end latency. */
   latencyMessages: number;
   /** Abort when consumption makes no progress for this long. */
@@ -51,6 +55,10 @@ export interface ConsumeResult extends PhaseResult {
   duplicates: number;
   cpuMs: number;
   peakRssMb: number;
+  /** With --handler-ms: the mean time the handler's wait really took (Node timers mostly fire late). */
+  handlerMeanMs?: number;
+  /** Peak RSS (MB) while each tenth of the messages was handled (rocketwire in the bench process). */
+  rssMbByTenth?: number[];
   /** GC pauses in this process while consuming (scavenges, mark-compacts, their total time). */
   gc: { minor: number; major: number; ms: number };
   pulls: number;
@@ -177,12 +185,19 @@ export class GcWatcher {
 /** Peak resident set size of this process while running. */
 export class RssSampler {
   peak = 0;
+  /** With a progress counter: the peak RSS (MB) while each tenth of `total` was handled. */
+  readonly byTenth: number[] = [];
   private timer: NodeJS.Timeout | null = null;
-  start(): this {
+  start(progress?: () => number, total = 0): this {
     this.peak = Math.max(this.peak, process.memoryUsage.rss());
     this.timer = setInterval(() => {
       const r = process.memoryUsage.rss();
       if (r > this.peak) this.peak = r;
+      if (progress && total > 0) {
+        const tenth = Math.min(9, Math.floor((progress() * 10) / total));
+        const mb = r / (1024 * 1024);
+        if (!(this.byTenth[tenth]! >= mb)) this.byTenth[tenth] = mb;
+      }
     }, 50);
     this.timer.unref();
     return this;
@@ -194,6 +209,9 @@ export class RssSampler {
   }
 }
 
+/** compressMsgBodyOverHowmuch that no body reaches (--compress off), on every side. */
+export const NEVER_COMPRESS = 2 ** 31 - 1;
+
 /** Produce `count` messages numbered from `first` to `topic`, with `producers` calls in flight. */
 export async function produce(opts: BenchOptions, topic: string, first: number, count: number, producers: number, progress: ProgressBar | null, t0: number): Promise<ProduceResult> {
   const producer = new Producer({
@@ -201,6 +219,7 @@ export async function produce(opts: BenchOptions, topic: string, first: number, 
     namesrvAddr: opts.namesrv,
     defaultTopicQueueNums: opts.queues,
     serializeType: opts.serializeType,
+    ...(opts.compress === false ? { compressMsgBodyOverHowmuch: NEVER_COMPRESS } : {}),
   });
   await producer.start();
   const template = Buffer.alloc(Math.max(opts.size, 8), 'rocketwire-bench-');
@@ -266,11 +285,16 @@ export async function consumeRocketwire(
   const n = new UniqueCount(expect);
   const onBatch = (msgs: MessageExt[]): void => n.add(msgs);
   const handlerMs = opts.handlerMs;
+  let waitedMs = 0;
+  let waits = 0;
   const handler =
     handlerMs > 0
       ? async (msgs: MessageExt[]) => {
           onBatch(msgs);
+          const t = performance.now();
           await sleepOn(systemClock, handlerMs);
+          waitedMs += performance.now() - t;
+          waits++;
           return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         }
       : (msgs: MessageExt[]) => {
@@ -282,13 +306,15 @@ export async function consumeRocketwire(
     namesrvAddr: opts.namesrv,
     consumeFromWhere: 'first',
     consumeMessageBatchMaxSize: opts.consumeBatch,
-    // 64 handler calls at once, as the consumer ran before its pool followed Java's (20), so figures stay comparable.
-    consumeThreadMin: 64,
+    // 64 handler calls at once unless --consume-threads says otherwise, as the consumer ran before its
+    // pool followed Java's (20), so figures stay comparable across sessions.
+    consumeThreadMin: opts.consumeThreads ?? 64,
+    consumeThreadMax: opts.consumeThreads ?? 64,
     subscriptions: { [opts.topic]: '*' },
     serializeType: opts.serializeType,
   });
   if (typeof globalThis.gc === 'function') globalThis.gc();
-  const rss = new RssSampler().start();
+  const rss = new RssSampler().start(() => n.unique, stopAfter);
   const gc = new GcWatcher().start();
   const cpu0 = process.cpuUsage();
   const c = sampler(label, () => n.unique, t0);
@@ -311,6 +337,8 @@ export async function consumeRocketwire(
     const st = consumer.stats();
     return {
       ...consumeRoundFigures(n, { start: consumeStart, size: opts.size, cpu, rss, gc }),
+      ...(waits > 0 ? { handlerMeanMs: waitedMs / waits } : {}),
+      rssMbByTenth: [...rss.byTenth].map((mb) => Math.round((mb ?? 0) * 10) / 10),
       pulls: st.pulls,
       flowControlPauses: { ...st.flowControlPauses },
       series: c.series,

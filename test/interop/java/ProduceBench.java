@@ -190,6 +190,7 @@ public final class ProduceBench {
         DefaultMQProducer producer = new DefaultMQProducer(o.getOrDefault("group", "java_produce_bench"));
         producer.setNamesrvAddr(RefClient.req(o, "namesrv"));
         producer.setInstanceName("produce-bench-" + ProcessHandle.current().pid());
+        if (o.containsKey("compress-over")) producer.setCompressMsgBodyOverHowmuch(Integer.parseInt(o.get("compress-over")));
         producer.start();
         ProduceBench b = new ProduceBench(producer, RefClient.req(o, "topic"), size);
         RefClient.print(new RefClient.Json().put("type", "started").put("topic", b.topic).put("mode", kind));

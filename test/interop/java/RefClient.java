@@ -7,7 +7,8 @@
 //                 [--group G] [--queue Q] [--quiet] [--ak AK --sk SK]
 //   consume       --namesrv A --topic T --group G [--expect N] [--timeout-ms M] [--from first|last]
 //                 [--tag-expr E] [--reconsume-later-first K] [--delay-level L] [--threads N]
-//                 [--progress-ms N] [--ak --sk]
+//                 [--batch-max N] [--handler-ms MS] [--progress-ms N] [--ak --sk]
+//                 (--handler-ms: each listener call sleeps MS ms after counting its messages)
 //   consume-bench the same as consume without the per-message lines; reports msgs/s. With --gate
 //                 (one of N processes of a group, `rocketwire bench --consumers N`): prints the held
 //                 queues on each change, handles nothing until "go" on stdin, ends at "stop"; the
@@ -157,8 +158,12 @@ public final class RefClient {
             c.setConsumeThreadMin(n);
             c.setConsumeThreadMax(n);
         }
+        if (o.containsKey("batch-max")) c.setConsumeMessageBatchMaxSize(Integer.parseInt(o.get("batch-max")));
+        long handlerMs = Long.parseLong(o.getOrDefault("handler-ms", "0"));
         c.subscribe(topic, o.getOrDefault("tag-expr", "*"));
         AtomicLong succeeded = new AtomicLong();
+        AtomicLong sleptNs = new AtomicLong();
+        AtomicLong sleeps = new AtomicLong();
         AtomicLong later = new AtomicLong();
         AtomicLong firstAt = new AtomicLong();
         AtomicLong lastAt = new AtomicLong();
@@ -195,6 +200,16 @@ public final class RefClient {
                     if (seen.getAndSet((int) idx, 1) == 0) unique.incrementAndGet();
                     succeeded.incrementAndGet();
                 } else if (succeeded.incrementAndGet() == expect) done.countDown();
+            }
+            if (handlerMs > 0) {
+                long t = System.nanoTime();
+                try {
+                    Thread.sleep(handlerMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                sleptNs.addAndGet(System.nanoTime() - t);
+                sleeps.incrementAndGet();
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
@@ -273,6 +288,8 @@ public final class RefClient {
         if (bench) {
             long span = lastAt.get() - firstAt.get();
             s.put("msgsPerSec", span > 0 ? (n - 1) * 1000.0 / span : 0);
+            // How long the --handler-ms sleeps really took: Little's law's ceiling is threads / this.
+            if (sleeps.get() > 0) s.put("handlerMeanMs", sleptNs.get() / 1e6 / sleeps.get());
         }
         print(s);
         if (!ok) System.exit(3);
