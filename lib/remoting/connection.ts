@@ -20,6 +20,7 @@ import { RemotingAbortError, RemotingBackpressureError, RemotingClosedError, Rem
 import { formatAddress, parseAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
 import { OutboundQueue } from './outbound-queue.js';
+import { ReadSlab, slabReadOptions } from './read-slab.js';
 
 const log = createDebug('rocketwire:remoting');
 const logFrames = createDebug('rocketwire:frames');
@@ -185,7 +186,11 @@ export class RemotingConnection extends EventEmitter {
   /** The idle time was reached once; closing waits for a second look after the event loop turned. */
   private idleSuspect = false;
 
-  constructor(socket: net.Socket, options: RemotingConnectionOptions = {}) {
+  /**
+   * `reader`: the socket reads through it (net's `onread`, see ReadSlab) and emits no 'data';
+   * without it the connection listens to 'data' (server ends, TLS).
+   */
+  constructor(socket: net.Socket, options: RemotingConnectionOptions = {}, reader?: ReadSlab) {
     super();
     this.socket = socket;
     this.remoteAddress =
@@ -211,7 +216,8 @@ export class RemotingConnection extends EventEmitter {
       this.lastActive = this.clock.now();
       this.idleTimer = this.clock.setTimeout(this.onIdleCheck, this.idleMs);
     }
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    if (reader) reader.attach((chunk) => this.onData(chunk));
+    else socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => {
       this.lastActive = this.idleMs > 0 ? this.clock.now() : 0;
       this.out.onDrain(this.isClosed);
@@ -237,6 +243,7 @@ export class RemotingConnection extends EventEmitter {
       return Promise.reject(new RemotingConnectError(addr, (err as Error).message, { cause: err }));
     }
     return new Promise((resolve, reject) => {
+      let slab: ReadSlab | undefined;
       const socket: net.Socket = options.tls
         ? tls.connect({
             ...(options.tls as tls.ConnectionOptions),
@@ -244,7 +251,7 @@ export class RemotingConnection extends EventEmitter {
             port,
             servername: (options.tls as tls.ConnectionOptions).servername ?? (net.isIP(host) ? undefined : host),
           })
-        : net.connect({ host, port });
+        : net.connect({ host, port, ...slabReadOptions((slab = new ReadSlab())) });
       const readyEvent = options.tls ? 'secureConnect' : 'connect';
       const clock = options.clock ?? systemClock;
       const timer = clock.setTimeout(() => {
@@ -277,7 +284,7 @@ export class RemotingConnection extends EventEmitter {
         socket.setKeepAlive(true, options.keepAliveDelayMs ?? 30_000);
         log('connected to %s', addr);
         const { signal: _s, tls: _t, connectTimeoutMs: _c, keepAliveDelayMs: _k, ...connOptions } = options;
-        resolve(new RemotingConnection(socket, { ...connOptions, remoteAddress: options.remoteAddress ?? addr }));
+        resolve(new RemotingConnection(socket, { ...connOptions, remoteAddress: options.remoteAddress ?? addr }, slab));
       }
       socket.once('error', onError);
       socket.once('close', onClose);

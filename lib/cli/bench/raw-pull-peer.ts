@@ -29,6 +29,7 @@ import { decodeResponseBody, decodeResponseHeader, isAnswer, operationRequest, t
 import { topicRouteToSubscribeQueues } from '../../client/topic-route.js';
 import { parseAddress } from '../../remoting/address.js';
 import { RemotingClient } from '../../remoting/index.js';
+import { ReadSlab, slabReadOptions } from '../../remoting/read-slab.js';
 import { CliError } from '../common.js';
 
 const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [string, string, string, string, string, string?];
@@ -66,8 +67,17 @@ let lastTs = 0;
 /** One connection to a broker with one pull in flight for each of its queues. */
 function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => void, done: () => void): net.Socket {
   const { host, port } = parseAddress(addr);
-  const socket = net.connect({ host, port });
+  // Read as rocketwire's client does (into 256 KiB slabs, lib/remoting/read-slab.ts) and send the
+  // pulls made while handling one read in one write, as its outbound queue does: the floor is
+  // what the same I/O gives without a client on top.
+  const slab = new ReadSlab();
+  const socket = net.connect({ host, port, ...slabReadOptions(slab) });
   socket.setNoDelay(true);
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    socket.uncork();
+  };
   const byOpaque = new Map<number, MessageQueue>();
   let opaque = 1;
   const pull = (mq: MessageQueue, offset: number): void => {
@@ -87,6 +97,11 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
     }, undefined, STAMP);
     req.opaque = opaque++;
     byOpaque.set(req.opaque, mq);
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(uncork);
+    }
     socket.write(encodeCommand(req));
   };
   const decoder = new FrameDecoder();
@@ -94,7 +109,7 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
     for (const mq of queues) pull(mq, 0);
   });
   socket.on('error', fail);
-  socket.on('data', (chunk: Buffer) => {
+  slab.attach((chunk: Buffer) => {
     try {
       decoder.push(chunk, (frame) => {
         const res = decodeCommand(frame);
