@@ -75,19 +75,23 @@ export class UniqueCount {
   duplicates = 0;
   firstAt = 0;
   lastAt = 0;
-  private readonly seen: Uint8Array;
+  /** One bit per message: a byte each was 10 MB at 10 M messages, and its pages, touched as the
+   * run went on, showed as the consumer's RSS growing. */
+  private readonly seen: Uint32Array;
 
   constructor(private readonly expect: number) {
-    this.seen = new Uint8Array(expect);
+    this.seen = new Uint32Array(Math.ceil(expect / 32));
   }
 
   add(msgs: readonly MessageExt[]): void {
     for (const m of msgs) {
       const idx = indexOf(m.body);
       if (idx < 0 || idx >= this.expect) continue;
-      if (this.seen[idx]) this.duplicates++;
+      const word = idx >>> 5;
+      const bit = 1 << (idx & 31);
+      if ((this.seen[word]! & bit) !== 0) this.duplicates++;
       else {
-        this.seen[idx] = 1;
+        this.seen[word]! |= bit;
         this.unique++;
         this.lastAt = performance.now();
         if (this.firstAt === 0) this.firstAt = this.lastAt;
