@@ -51,6 +51,10 @@ options:
                         Java processes with --vs java) in one group; they split the queues by the
                         group's rebalance, handle nothing until every process holds its share, and
                         throughput runs from the first message any of them handled to the last one
+  --consumer-process    with --consumers 1: rocketwire (and Java with --vs java) consumes in a process
+                        of its own that has done nothing else (a group of one), so that its RSS is
+                        a consumer's alone, not the bench process's after producing; the report
+                        gives its RSS per tenth of the run (rssMbByTenthRounds)
   --rounds N            measured rounds (default 3); --warmup 0 skips the warm-up consume
   --serialize-type T    JSON (default) or ROCKETMQ headers
   --compress on|off     on (default): producers compress bodies of 4 KiB and more with zlib, as Java's
@@ -218,6 +222,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     vs: { type: 'string' },
     rounds: { type: 'string' },
     consumers: { type: 'string' },
+    'consumer-process': { type: 'boolean' },
     warmup: { type: 'string' },
     'serialize-type': { type: 'string' },
     mode: { type: 'string' },
@@ -261,6 +266,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const rounds = intOption('rounds', str('rounds'), 3, 1, 100);
   const processes = intOption('consumers', str('consumers'), 1, 1, 64);
   if (mode === 'lite' && processes > 1) throw new UsageError('--mode lite runs one consumer per client (--consumers 1)');
+  if (values['consumer-process'] === true && mode !== 'push') throw new UsageError(`--consumer-process runs the push consumer, not --mode ${mode}`);
   const unsupported = peers.filter((p) => p !== 'java');
   if (processes > 1 && unsupported.length > 0) throw new UsageError(`--consumers ${processes} runs rocketwire and --vs java only, not ${unsupported.join(', ')}`);
   const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
@@ -283,7 +289,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const peerRounds = new Map<string, PeerResult[]>(peers.map((p) => [p, []]));
     const groupRounds: NonNullable<Report['groupRounds']> = [];
     let group: GroupRun | null = null;
-    if (processes > 1) {
+    if (processes > 1 || values['consumer-process'] === true) {
       group = {
         namesrv: opts.namesrv,
         topic: opts.topic,
@@ -344,7 +350,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
         cpuMs: median(rs.map((r) => r.cpuMs)),
         complete: rs.length > 0 && rs.every((r) => r.complete),
-        ...(processes > 1 ? { duplicates: Math.max(...rs.map((r) => r.duplicates ?? 0)) } : {}),
+        ...(group ? { duplicates: Math.max(...rs.map((r) => r.duplicates ?? 0)) } : {}),
         ratio: m > 0 ? rwMedian / m : 0,
         ...(rs.some((r) => r.handlerMeanMs !== undefined) ? { handlerMeanMs: median(rs.map((r) => r.handlerMeanMs ?? 0)) } : {}),
       };
@@ -386,7 +392,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       flowControlPauses: worst.flowControlPauses,
       ...(brokerPeakRssMb ? { brokerPeakRssMb } : {}),
       peers: peerResults,
-      ...(processes > 1 ? { groupRounds } : {}),
+      ...(group ? { groupRounds } : {}),
     };
     if (str('chart')) {
       const svg = renderThroughputSvg(
@@ -406,7 +412,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** The options of the consumer bench that --produce-vs has no use for. */
-const CONSUMER_ONLY = ['vs', 'consumers', 'mode', 'producers', 'batch', 'consume-batch', 'handler-ms', 'consume-threads', 'latency-messages', 'stall-timeout', 'chart'];
+const CONSUMER_ONLY = ['vs', 'consumers', 'mode', 'producers', 'batch', 'consume-batch', 'handler-ms', 'consume-threads', 'consumer-process', 'latency-messages', 'stall-timeout', 'chart'];
 
 /** `rocketwire bench --produce-vs PEERS`: the producer comparison (bench/produce-vs.ts) instead of the consumer bench. */
 /**

@@ -23,6 +23,24 @@ t.test('bench --consumers 2: two processes in one group split the queues and tog
   }
 });
 
+t.test('bench --consumer-process: rocketwire consumes in a process of its own and its RSS is reported per tenth', async (t) => {
+  const r = await run(['bench', '--messages', '4000', '--size', '256', '--queues', '4', '--rounds', '1', '--warmup', '0', '--consumer-process', '--latency-messages', '0', '--json']);
+  t.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as { consumers: number; consumed: number; peakRssMb: number; rssMbByTenthRounds: number[][]; groupRounds: { perProcess: number[] }[] };
+  t.equal(report.consumers, 1);
+  t.equal(report.consumed, 4000);
+  t.same(report.groupRounds.map((g) => g.perProcess.length), [1], 'one process');
+  t.equal(report.rssMbByTenthRounds.length, 1);
+  const tenths = report.rssMbByTenthRounds[0]!;
+  t.equal(tenths.length, 10);
+  t.ok(tenths.every((mb) => mb === 0 || mb > 10), `MB, or 0 for a tenth no sample fell in: ${tenths.join(' ')}`);
+  t.ok(tenths.some((mb) => mb > 10), 'the child was sampled');
+  t.ok(report.peakRssMb >= Math.max(...tenths) - 1, 'the peak is the child\'s VmHWM, at least what was sampled');
+  const lite = await run(['bench', '--consumer-process', '--mode', 'lite']);
+  t.equal(lite.code, 2);
+  t.match(lite.stderr, /--consumer-process runs the push consumer, not --mode lite/);
+});
+
 t.test('bench --consumers with a peer that cannot run as a group is a usage error in one line', async (t) => {
   const bad = await run(['bench', '--consumers', '2', '--vs', 'raw-pull']);
   t.equal(bad.code, 2);

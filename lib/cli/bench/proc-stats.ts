@@ -31,6 +31,16 @@ export function peakRssMb(pid: number): number {
   }
 }
 
+/** Resident set size now (VmRSS) of a live process, in MiB; 0 where /proc cannot tell. */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** User + system CPU time of a live process, in ms; 0 where /proc cannot tell. */
 export function cpuMs(pid: number): number {
   try {
