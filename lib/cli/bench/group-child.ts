@@ -16,6 +16,7 @@
  */
 import { createInterface } from 'node:readline';
 import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../consumer/index.js';
+import { exitAfterStdout } from './exit-flushed.js';
 import { GcWatcher } from './run.js';
 
 export interface ChildOptions {
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => exitAfterStdout(0),
   (err: Error) => {
     process.stderr.write(`bench consumer: ${err.message}\n`);
     process.exit(1);

@@ -31,6 +31,7 @@ import { parseAddress } from '../../remoting/address.js';
 import { RemotingClient } from '../../remoting/index.js';
 import { ReadSlab, slabReadOptions } from '../../remoting/read-slab.js';
 import { CliError } from '../common.js';
+import { exitAfterStdout } from './exit-flushed.js';
 
 const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [string, string, string, string, string, string?];
 const decode = mode === 'decode';
@@ -164,10 +165,10 @@ async function main(): Promise<void> {
     for (const s of sockets) s.destroy();
   }
   print({ type: 'bench', received, expected: expect, complete: received >= expect, firstTs, lastTs });
-  process.exit(0);
+  exitAfterStdout(0);
 }
 
 main().catch((err: Error) => {
   print({ type: 'error', message: err.message });
-  process.exit(1);
+  exitAfterStdout(1);
 });
