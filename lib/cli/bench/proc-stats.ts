@@ -21,24 +21,24 @@ export function benchMachine(): BenchMachine {
   };
 }
 
-/** Peak resident set size (VmHWM) of a live process, in MiB; 0 where /proc cannot tell. */
-export function peakRssMb(pid: number): number {
+/** A "Vm…: N kB" line of a live process's /proc status, in MiB; 0 where /proc cannot tell. */
+function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : 0;
   } catch {
     return 0;
   }
 }
 
+/** Peak resident set size (VmHWM) of a live process, in MiB; 0 where /proc cannot tell. */
+export function peakRssMb(pid: number): number {
+  return statusMb(pid, 'VmHWM');
+}
+
 /** Resident set size now (VmRSS) of a live process, in MiB; 0 where /proc cannot tell. */
 export function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
+  return statusMb(pid, 'VmRSS');
 }
 
 /** User + system CPU time of a live process, in ms; 0 where /proc cannot tell. */
