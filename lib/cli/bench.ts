@@ -299,6 +299,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         processes,
         consumeBatch: opts.consumeBatch,
         handlerMs: opts.handlerMs,
+        consumeThreads: opts.consumeThreads,
         serializeType: opts.serializeType,
         stallTimeoutMs: opts.stallTimeoutMs,
         t0,

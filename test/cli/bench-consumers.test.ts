@@ -41,6 +41,17 @@ t.test('bench --consumer-process: rocketwire consumes in a process of its own an
   t.match(lite.stderr, /--consumer-process runs the push consumer, not --mode lite/);
 });
 
+t.test('bench --consumer-process honours --consume-threads and --handler-ms in the consumer process', async (t) => {
+  // 3 calls at once, each waiting 20 ms: at most ~150 messages a second (the process used 64 calls
+  // at once whatever --consume-threads said, and handled the 60 messages in one wave).
+  const r = await run(['bench', '--messages', '60', '--size', '64', '--queues', '2', '--rounds', '1', '--warmup', '0', '--consumer-process',
+    '--consume-threads', '3', '--handler-ms', '20', '--latency-messages', '0', '--json']);
+  t.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as { consumed: number; consumeMsgsPerSec: number };
+  t.equal(report.consumed, 60);
+  t.ok(report.consumeMsgsPerSec < 200, `${Math.round(report.consumeMsgsPerSec)} msgs/s with 3 calls of 20 ms at once`);
+});
+
 t.test('bench --consumers with a peer that cannot run as a group is a usage error in one line', async (t) => {
   const bad = await run(['bench', '--consumers', '2', '--vs', 'raw-pull']);
   t.equal(bad.code, 2);

@@ -26,6 +26,8 @@ export interface ChildOptions {
   expect: number;
   consumeBatch: number;
   handlerMs: number;
+  /** Handler calls at once (consumeThreadMin/Max). */
+  consumeThreads: number;
   serializeType: 'JSON' | 'ROCKETMQ';
 }
 
@@ -84,7 +86,8 @@ async function main(): Promise<void> {
     instanceName: `bench-${process.pid}`,
     consumeFromWhere: 'first',
     consumeMessageBatchMaxSize: opts.consumeBatch,
-    consumeThreadMin: 64,
+    consumeThreadMin: opts.consumeThreads,
+    consumeThreadMax: opts.consumeThreads,
     subscriptions: { [opts.topic]: '*' },
     serializeType: opts.serializeType,
   });
@@ -127,6 +130,7 @@ async function main(): Promise<void> {
     complete: true,
     seen: Buffer.from(seen.buffer, seen.byteOffset, seen.byteLength).toString('base64'),
     pulls: st.pulls,
+    consumeThreads: opts.consumeThreads,
     gc: gc.stop(),
     flowControlPauses: { ...st.flowControlPauses },
   });

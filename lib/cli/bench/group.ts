@@ -35,6 +35,8 @@ export interface GroupRun {
   processes: number;
   consumeBatch: number;
   handlerMs: number;
+  /** Handler calls at once in each process (--consume-threads); default 64 for rocketwire, Java's own 20. */
+  consumeThreads?: number | undefined;
   serializeType: 'JSON' | 'ROCKETMQ';
   /** Give up when the handled count does not move for this long (and when the group does not settle in 4× this). */
   stallTimeoutMs: number;
@@ -300,6 +302,7 @@ export function consumeRocketwireGroup(run: GroupRun): Promise<GroupResult> {
       expect: run.expect,
       consumeBatch: run.consumeBatch,
       handlerMs: run.handlerMs,
+      consumeThreads: run.consumeThreads ?? 64,
       serializeType: run.serializeType,
     };
     return { cmd: process.execPath, args: [script, JSON.stringify(o)] };
@@ -319,6 +322,10 @@ export function consumeJavaGroup(run: GroupRun): Promise<GroupResult> {
         '--namesrv', run.namesrv, '--topic', run.topic, '--group', group,
         '--expect', String(run.expect), '--timeout-ms', String(Math.max(600_000, run.stallTimeoutMs * 10)), '--from', 'first',
         '--progress-ms', '100', '--gate',
+        // The same work as rocketwire's processes: the handler's wait, the batch size, the calls at once.
+        ...(run.handlerMs > 0 ? ['--handler-ms', String(run.handlerMs)] : []),
+        ...(run.consumeBatch > 1 ? ['--batch-max', String(run.consumeBatch)] : []),
+        ...(run.consumeThreads ? ['--threads', String(run.consumeThreads)] : []),
       ],
       cleanup: () => fs.rmSync(home, { recursive: true, force: true }),
     };
