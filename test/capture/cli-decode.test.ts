@@ -1,30 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { decodeMulti } from '@msgpack/msgpack';
 import t from 'tap';
-import { main } from '../../lib/cli/main.js';
 import { createRequest, createResponse, encodeCommand, RequestCode, ResponseCode } from '../../protocol/index.js';
+import { decodeCli } from './decode-cli.js';
 import { heartbeat, LINKTYPE, linkAll, pcap, pullFound, pullRequest, TcpConnection } from './build-pcap.js';
 
-interface Run {
-  code: number;
-  stdout: Buffer;
-  stderr: string;
-}
-
-async function cli(args: string[], stdin: Buffer | Readable = Buffer.alloc(0)): Promise<Run> {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (b: Buffer) => out.push(b));
-  stderr.on('data', (b: Buffer) => err.push(b));
-  const input = Buffer.isBuffer(stdin) ? Readable.from([stdin]) : stdin;
-  const code = await main(['decode', ...args], { stdin: input, stdout, stderr });
-  return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() };
-}
+const cli = decodeCli;
 
 const dir = mkdtempSync(join(tmpdir(), 'rocketwire-decode-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
 import {
@@ -15,8 +14,8 @@ import {
   type DecodedFrame,
 } from '../../lib/capture/index.js';
 import { OutputBuffer } from '../../lib/capture/output-buffer.js';
-import { main } from '../../lib/cli/main.js';
 import { createRequest, createResponse, encodeCommand, encodeStoredMessage, RequestCode, ResponseCode, type RemotingCommand } from '../../protocol/index.js';
+import { decodeCli } from './decode-cli.js';
 import { heartbeat, linkAll, LINKTYPE, pcap, pullFound, pullRequest, storedMessages, TcpConnection } from './build-pcap.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rocketwire-output-'));
@@ -97,16 +96,7 @@ function reference(capture: Buffer, mode: 'json' | 'text'): string {
   return s;
 }
 
-async function cli(args: string[]): Promise<{ code: number; stdout: Buffer; stderr: string }> {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (b: Buffer) => out.push(b));
-  stderr.on('data', (b: Buffer) => err.push(b));
-  const code = await main(['decode', ...args], { stdin: Readable.from([]), stdout, stderr });
-  return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() };
-}
+const cli = decodeCli;
 
 t.test('decode --json and the table print byte for byte what the frame descriptions give', async (t) => {
   const capture = buildCapture();
