@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { CliError } from '../common.js';
 import type { ChildOptions } from './group-child.js';
 import { prepareJava } from './peers.js';
-import { cpuMs, peakRssMb, rssMb } from './proc-stats.js';
+import { cpuMs, peakRssMb, rssMb, TenthPeaks } from './proc-stats.js';
 import { newGroup, type Series } from './run.js';
 import { systemClock, sleep as sleepOn } from '../../clock.js';
 
@@ -91,8 +91,8 @@ interface Child {
   final: Final | null;
   stderr: string;
   peak: number;
-  /** Largest RSS seen while each tenth of the group's messages was handled, MiB. */
-  byTenth: number[];
+  /** Largest RSS seen while each tenth of the group's messages was handled. */
+  byTenth: TenthPeaks;
   cpu: number;
   closed: Promise<void>;
   cleanup: () => void;
@@ -137,7 +137,7 @@ function start(name: string, s: Spawn): Child {
     final: null,
     stderr: '',
     peak: 0,
-    byTenth: [],
+    byTenth: new TenthPeaks(),
     cpu: 0,
     closed: new Promise<void>((resolve) => proc.once('close', () => resolve())),
     cleanup: s.cleanup ?? (() => undefined),
@@ -170,11 +170,10 @@ function start(name: string, s: Spawn): Child {
   return child;
 }
 
-function sample(c: Child, tenth: number): void {
+function sample(c: Child, done: number, total: number): void {
   if (c.proc.pid === undefined || c.proc.exitCode !== null) return;
   c.peak = Math.max(c.peak, peakRssMb(c.proc.pid));
-  const now = rssMb(c.proc.pid);
-  if (!(c.byTenth[tenth]! >= now)) c.byTenth[tenth] = now;
+  c.byTenth.note(done, total, rssMb(c.proc.pid));
   c.cpu = Math.max(c.cpu, cpuMs(c.proc.pid));
 }
 
@@ -189,8 +188,7 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
   const children = Array.from({ length: run.processes }, (_, i) => start(name, make(i, group)));
   const poll = setInterval(() => {
     const done = children.reduce((a, c) => a + c.unique, 0);
-    const tenth = Math.min(9, Math.floor((done * 10) / Math.max(1, run.expect)));
-    for (const c of children) sample(c, tenth);
+    for (const c of children) sample(c, done, run.expect);
   }, 200);
   const series: Series = { name: `consume (${name} ×${run.processes})`, points: [] };
   try {
@@ -273,7 +271,7 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
       startupMs: active.length > 0 ? Math.max(0, firstTs - (performance.timeOrigin + goAt)) : 0,
       perProcess: children.map((c) => c.final!.received ?? 0),
       peakRssMb: Math.max(...children.map((c) => c.peak)),
-      rssMbByTenth: Array.from({ length: 10 }, (_, i) => Math.round(Math.max(0, ...children.map((c) => c.byTenth[i] ?? 0)) * 10) / 10),
+      rssMbByTenth: children[0]!.byTenth.rounded(...children.slice(1).map((c) => c.byTenth)),
       cpuMs: children.reduce((a, c) => a + c.cpu, 0),
       pulls: children.reduce((a, c) => a + (c.final!.pulls ?? 0), 0),
       gc: { minor: gcs.reduce((a, g) => a + g.minor, 0), major: gcs.reduce((a, g) => a + g.major, 0), ms: gcs.reduce((a, g) => a + g.ms, 0) },

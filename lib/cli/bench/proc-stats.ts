@@ -41,6 +41,22 @@ export function rssMb(pid: number): number {
   return statusMb(pid, 'VmRSS');
 }
 
+/** The largest RSS seen while each tenth of a run's messages was handled, in MiB. */
+export class TenthPeaks {
+  private readonly mb: number[] = new Array<number>(10).fill(0);
+
+  /** `mb` was sampled when `done` of `total` messages were handled. */
+  note(done: number, total: number, mb: number): void {
+    const tenth = Math.min(9, Math.floor((done * 10) / Math.max(1, total)));
+    if (mb > this.mb[tenth]!) this.mb[tenth] = mb;
+  }
+
+  /** The ten peaks to a tenth of a MiB (0 for a tenth no sample fell in); with others, the largest of each tenth. */
+  rounded(...others: TenthPeaks[]): number[] {
+    return this.mb.map((mb, i) => Math.round(Math.max(mb, ...others.map((o) => o.mb[i]!)) * 10) / 10);
+  }
+}
+
 /** User + system CPU time of a live process, in ms; 0 where /proc cannot tell. */
 export function cpuMs(pid: number): number {
   try {

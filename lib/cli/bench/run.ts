@@ -4,6 +4,7 @@ import { Producer, type Message } from '../../producer/index.js';
 import { systemClock, sleep as sleepOn } from '../../clock.js';
 import { CliError } from '../common.js';
 import { LatencyHistogram } from './histogram.js';
+import { TenthPeaks } from './proc-stats.js';
 import type { ProgressBar } from './progress.js';
 import { consumeRocketwirePop } from './pop.js';
 
@@ -189,19 +190,15 @@ export class GcWatcher {
 /** Peak resident set size of this process while running. */
 export class RssSampler {
   peak = 0;
-  /** With a progress counter: the peak RSS (MB) while each tenth of `total` was handled. */
-  readonly byTenth: number[] = [];
+  /** With a progress counter: the peak RSS while each tenth of `total` was handled. */
+  readonly byTenth = new TenthPeaks();
   private timer: NodeJS.Timeout | null = null;
   start(progress?: () => number, total = 0): this {
     this.peak = Math.max(this.peak, process.memoryUsage.rss());
     this.timer = setInterval(() => {
       const r = process.memoryUsage.rss();
       if (r > this.peak) this.peak = r;
-      if (progress && total > 0) {
-        const tenth = Math.min(9, Math.floor((progress() * 10) / total));
-        const mb = r / (1024 * 1024);
-        if (!(this.byTenth[tenth]! >= mb)) this.byTenth[tenth] = mb;
-      }
+      if (progress && total > 0) this.byTenth.note(progress(), total, r / (1024 * 1024));
     }, 50);
     this.timer.unref();
     return this;
@@ -342,7 +339,7 @@ export async function consumeRocketwire(
     return {
       ...consumeRoundFigures(n, { start: consumeStart, size: opts.size, cpu, rss, gc }),
       ...(waits > 0 ? { handlerMeanMs: waitedMs / waits } : {}),
-      rssMbByTenth: [...rss.byTenth].map((mb) => Math.round((mb ?? 0) * 10) / 10),
+      rssMbByTenth: rss.byTenth.rounded(),
       pulls: st.pulls,
       flowControlPauses: { ...st.flowControlPauses },
       series: c.series,
