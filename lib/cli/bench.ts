@@ -8,7 +8,7 @@ import { popPeer, runJavaPopPeer } from './bench/pop.js';
 import { benchMachine, type BenchMachine } from './bench/proc-stats.js';
 import { DEFAULT_PRODUCE_MODES, BATCH_IN_FLIGHT, parseProduceModes, parseProducePeers, produceProblems, produceSummary, runProduceComparison } from './bench/produce-vs.js';
 import { ProgressBar } from './bench/progress.js';
-import { consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
+import { BENCH_CONSUME_THREADS, consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './bench/run.js';
 import { Producer } from '../producer/index.js';
 import { CliError, UsageError, intOption, parseOptions, stringOption, type CliCommand, type CliIO, type OptionValues } from './common.js';
 
@@ -70,7 +70,8 @@ Producer comparison (instead of the consumer bench):
                         each --produce-modes mode: every round runs each mode with every producer one
                         after the other, in an order rotated every round. Each run is a fresh client
                         that first sends max(W, messages / 5) messages not measured (W: 5000, or
-                        64 MiB of bodies when fewer; --warmup 0: none), then --messages measured ones of --size bytes; its rate runs from the
+                        64 MiB of bodies when fewer; --warmup 0: none), then --messages measured
+                        ones of --size bytes; its rate runs from the
                         first acknowledged send to the last. Each producer writes to a topic of its
                         own (the --topic name, or a new one, with "_rocketwire", "_java", "_ali-ons"
                         appended), created with --queues queues, so the consumer bench is not touched
@@ -181,7 +182,8 @@ function summary(r: Report): string {
     const h = r.handler;
     lines.push(
       `handler: ${h.ms} ms per call, ${h.threads} calls at once, ${h.messagesPerCall} message(s) per call: Little's law ceiling ${fmt(h.ceilingMsgsPerSec)} msgs/s, ` +
-        `rocketwire at ${fmt(h.ofCeiling * 100, 1)} % of it (its waits took ${fmt(h.meanWaitMs, 2)} ms on average)` +
+        `rocketwire at ${fmt(h.ofCeiling * 100, 1)} % of it` +
+        (h.meanWaitMs !== undefined ? ` (its waits took ${fmt(h.meanWaitMs, 2)} ms on average)` : '') +
         r.peers.filter((p) => p.handlerMeanMs !== undefined).map((p) => `; ${p.name}'s waits ${fmt(p.handlerMeanMs!, 2)} ms`).join(''),
     );
   }
@@ -434,12 +436,15 @@ interface HandlerFigures {
   ceilingMsgsPerSec: number;
   /** rocketwire's median rate ÷ that ceiling. */
   ofCeiling: number;
-  /** How long rocketwire's waits really took (median of the rounds): Node timers mostly fire late. */
-  meanWaitMs: number;
+  /**
+   * How long rocketwire's waits really took (median of the rounds): Node timers mostly fire late.
+   * Absent when rocketwire consumed in child processes, which do not time their waits.
+   */
+  meanWaitMs?: number;
 }
 
 function handlerFigures(opts: BenchOptions, rwMedian: number, rounds: ConsumeResult[]): HandlerFigures {
-  const threads = opts.consumeThreads ?? 64;
+  const threads = opts.consumeThreads ?? BENCH_CONSUME_THREADS;
   const ceiling = (threads * opts.consumeBatch * 1000) / opts.handlerMs;
   return {
     ms: opts.handlerMs,
@@ -447,7 +452,7 @@ function handlerFigures(opts: BenchOptions, rwMedian: number, rounds: ConsumeRes
     messagesPerCall: opts.consumeBatch,
     ceilingMsgsPerSec: ceiling,
     ofCeiling: rwMedian / ceiling,
-    meanWaitMs: median(rounds.map((r) => r.handlerMeanMs ?? 0)),
+    ...(rounds.every((r) => r.handlerMeanMs !== undefined) ? { meanWaitMs: median(rounds.map((r) => r.handlerMeanMs!)) } : {}),
   };
 }
 

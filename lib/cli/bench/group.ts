@@ -21,7 +21,7 @@ import { CliError } from '../common.js';
 import type { ChildOptions } from './group-child.js';
 import { prepareJava } from './peers.js';
 import { cpuMs, peakRssMb, rssMb, TenthPeaks } from './proc-stats.js';
-import { newGroup, type Series } from './run.js';
+import { BENCH_CONSUME_THREADS, newGroup, type Series } from './run.js';
 import { systemClock, sleep as sleepOn } from '../../clock.js';
 
 export interface GroupRun {
@@ -300,7 +300,7 @@ export function consumeRocketwireGroup(run: GroupRun): Promise<GroupResult> {
       expect: run.expect,
       consumeBatch: run.consumeBatch,
       handlerMs: run.handlerMs,
-      consumeThreads: run.consumeThreads ?? 64,
+      consumeThreads: run.consumeThreads ?? BENCH_CONSUME_THREADS,
       serializeType: run.serializeType,
     };
     return { cmd: process.execPath, args: [script, JSON.stringify(o)] };

@@ -210,6 +210,13 @@ export class RssSampler {
   }
 }
 
+/**
+ * rocketwire's handler calls at once in the bench unless --consume-threads says otherwise: 64, as
+ * the consumer ran before its pool followed Java's (20), so that figures stay comparable across
+ * sessions.
+ */
+export const BENCH_CONSUME_THREADS = 64;
+
 /** compressMsgBodyOverHowmuch that no body reaches (--compress off), on every side. */
 export const NEVER_COMPRESS = 2 ** 31 - 1;
 
@@ -307,10 +314,8 @@ export async function consumeRocketwire(
     namesrvAddr: opts.namesrv,
     consumeFromWhere: 'first',
     consumeMessageBatchMaxSize: opts.consumeBatch,
-    // 64 handler calls at once unless --consume-threads says otherwise, as the consumer ran before its
-    // pool followed Java's (20), so figures stay comparable across sessions.
-    consumeThreadMin: opts.consumeThreads ?? 64,
-    consumeThreadMax: opts.consumeThreads ?? 64,
+    consumeThreadMin: opts.consumeThreads ?? BENCH_CONSUME_THREADS,
+    consumeThreadMax: opts.consumeThreads ?? BENCH_CONSUME_THREADS,
     subscriptions: { [opts.topic]: '*' },
     serializeType: opts.serializeType,
   });
