@@ -192,6 +192,22 @@ t.test('CHECK_IMMUNITY_TIME_IN_SECONDS: not checked before it, and the producer\
   t.equal(late.code, ResponseCode.ILLEGAL_OPERATION, 'its producer\'s own commit after the immunity time waits for the check');
 });
 
+t.test('a half message exactly transactionTimeOut old at a round is checked at the next one, not stepped over', async (t) => {
+  // On the millisecond clock a round can find a message at exactly its immunity (messages sent in
+  // the same millisecond all are): Java then looks at the same offset again; stepping past it
+  // committed the check offset beyond it and it was never checked (seen as a flaky CLI test).
+  const { clock, broker, c } = await setup(t, undefined, { transactionCheckInterval: 1000, transactionTimeOut: 1000 });
+  const checks = rawProducer(c);
+  await c.invoke(broker.broker, heartbeatRequest('raw@4', '', [], GROUP));
+  const h = await sendHalf(c, broker, clock, 'on the edge');
+  clock.advance(1000); // the round at born + 1000 ms: age === transactionTimeOut, not yet due
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal(checks.length, 0, 'not checked at exactly its immunity');
+  clock.advance(1000);
+  await until(() => checks.length === 1);
+  t.equal(CheckTransactionStateRequestHeader.decode(checks[0]!.extFields).msgId, h.uniqKey, 'checked one round later');
+});
+
 async function until(pred: () => boolean, limitMs = 10_000): Promise<void> {
   const end = Date.now() + limitMs;
   while (!pred()) {

@@ -187,11 +187,13 @@ export class TransactionalMessageService {
         // transactionCheckInterval (30 s by default, so it rarely shows there).
         const sinceCheck = this.ctx.clock.now() - msg.storeTimestamp;
         if (copy && sinceCheck >= 0 && sinceCheck < this.settings.transactionTimeOut) break;
-        if (age > immunity || age <= -1) {
-          const copy = this.putBackHalfMsg(msg);
-          if (!copy) break;
-          listener.resolveHalfMsg(copy);
-        }
+        // Java's isNeedCheck. A message exactly at its immunity (age === immunity on a millisecond
+        // clock) is not due yet: Java looks at the same offset again, so the next round does too.
+        // Stepping past it committed the check offset beyond it, and it was never checked.
+        if (!(age > immunity || age <= -1)) break;
+        const checked = this.putBackHalfMsg(msg);
+        if (!checked) break;
+        listener.resolveHalfMsg(checked);
         i++;
       }
       if (i !== halfOffset) this.ctx.offsets.commit(CID_SYS_RMQ_TRANS, TRANS_HALF_TOPIC, queueId, i);
