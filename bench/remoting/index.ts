@@ -32,8 +32,14 @@ const EXT_FIELDS: Record<string, string> = {
   expressionType: 'TAG',
 };
 
+// One body for every call: the remoting layer writes a body as it is given, never copying it, so
+// a caller may send the same buffer many times; the raw echo sends one prepared frame too. (A new
+// Buffer.alloc per call cost ~0.7 µs and a backing store for the GC to track, the caller's cost
+// rather than the layer's.) The header is built anew for every call, as a caller does.
+const BODY = Buffer.alloc(BODY_BYTES, 0x61);
+
 function makeRequest(): RemotingCommand {
-  return createRequest(ECHO_CODE, { extFields: { ...EXT_FIELDS }, body: Buffer.alloc(BODY_BYTES, 0x61) });
+  return createRequest(ECHO_CODE, { extFields: { ...EXT_FIELDS }, body: BODY });
 }
 
 async function runServers(): Promise<void> {
