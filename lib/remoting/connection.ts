@@ -19,7 +19,7 @@ import type { BufferBudget } from './buffer-budget.js';
 import { RemotingAbortError, RemotingBackpressureError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
 import { formatAddress, parseAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
-import { OutboundQueue } from './outbound-queue.js';
+import { EARLY_FLUSH_FRAMES, OutboundQueue } from './outbound-queue.js';
 import { ReadSlab, slabReadOptions } from './read-slab.js';
 
 const log = createDebug('rocketwire:remoting');
@@ -208,7 +208,9 @@ export class RemotingConnection extends EventEmitter {
     this.clock = options.clock ?? systemClock;
     this.budget = options.budget;
     this.inflight = new InFlightCalls(this.remoteAddress, this.clock);
-    this.out = new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames, this.budget ? this.onFlushed : undefined);
+    this.out = this.budget
+      ? new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames, this.onFlushed, EARLY_FLUSH_FRAMES)
+      : new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames);
 
     socket.setNoDelay(true);
     this.idleMs = options.idleTimeoutMs === undefined ? 0 : positive('idleTimeoutMs', options.idleTimeoutMs, 0);

@@ -27,8 +27,9 @@ class CorkingSocket {
   }
 }
 
-function queueOn(socket: CorkingSocket): OutboundQueue {
-  return new OutboundQueue(socket as unknown as net.Socket, '127.0.0.1:1', 1 << 20, 1000);
+// A server's end: early flushes on (RemotingConnection gives them to connections with a budget).
+function queueOn(socket: CorkingSocket, early = EARLY_FLUSH_FRAMES): OutboundQueue {
+  return new OutboundQueue(socket as unknown as net.Socket, '127.0.0.1:1', 1 << 20, 1000, undefined, early);
 }
 
 const frame = (i: number): Buffer => Buffer.from(`f${i}`);
@@ -51,6 +52,15 @@ t.test('the first frames of a turn leave at once; the rest of the turn leaves in
   t.same(socket.writevs[2]!.length, EARLY_FLUSH_FRAMES);
   await endOfTurn();
   t.same(socket.writevs.flat(), Array.from({ length: 13 }, (_, i) => `f${i}`), 'every frame went out once, in order');
+});
+
+t.test('without early flushes (a client\'s end) every frame of a turn leaves in one write at its end', async (t) => {
+  const socket = new CorkingSocket();
+  const q = queueOn(socket, 0);
+  for (let i = 0; i < 6; i++) q.write(i, 11, frame(i), null, undefined);
+  t.same(socket.writevs, [], 'nothing written while the turn runs');
+  await endOfTurn();
+  t.same(socket.writevs, [['f0', 'f1', 'f2', 'f3', 'f4', 'f5']]);
 });
 
 t.test('a lone frame in a turn waits for the end of the turn, header and body in one write', async (t) => {
