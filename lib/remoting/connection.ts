@@ -208,9 +208,9 @@ export class RemotingConnection extends EventEmitter {
     this.clock = options.clock ?? systemClock;
     this.budget = options.budget;
     this.inflight = new InFlightCalls(this.remoteAddress, this.clock);
-    this.out = this.budget
-      ? new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames, this.onFlushed, EARLY_FLUSH_FRAMES)
-      : new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames);
+    // A server's end (the one with a budget) counts what it flushed and sends a turn's first answers early.
+    const server = this.budget !== undefined;
+    this.out = new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames, server ? this.onFlushed : undefined, server ? EARLY_FLUSH_FRAMES : 0);
 
     socket.setNoDelay(true);
     this.idleMs = options.idleTimeoutMs === undefined ? 0 : positive('idleTimeoutMs', options.idleTimeoutMs, 0);
