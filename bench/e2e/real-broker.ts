@@ -6,7 +6,9 @@
  *   node dist/bench/e2e/real-broker.js [--messages N] [--size B] [--batch N] [--rounds N] [--handler-ms MS]
  *       [--consume-batch N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE] [-- more bench options]
  *
- * Options after `--` are handed to `rocketwire bench` as they are.
+ * Options after `--` are handed to `rocketwire bench` as they are. With `--vs` naming trace or
+ * java-trace the broker starts with traceTopicEnable=true (the traced consumers' records need
+ * RMQ_SYS_TRACE_TOPIC).
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -34,7 +36,12 @@ const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..
 
 async function main(): Promise<void> {
   // The full JIT for the broker: the harness's default favours boot time over throughput.
-  const cluster = await startRealCluster({ version: values.version!, brokers: 1, brokerHeapMb: 1024, brokerJvmArgs: ['-XX:TieredStopAtLevel=4'] });
+  // --vs trace / java-trace: the traced consumers' records go to RMQ_SYS_TRACE_TOPIC, which the broker creates with traceTopicEnable
+  const traced = (values.vs ?? '').split(',').some((p) => p.trim() === 'trace' || p.trim() === 'java-trace');
+  const cluster = await startRealCluster({
+    version: values.version!, brokers: 1, brokerHeapMb: 1024, brokerJvmArgs: ['-XX:TieredStopAtLevel=4'],
+    ...(traced ? { brokerConfig: { traceTopicEnable: true } } : {}),
+  });
   try {
     const topic = `rw_real_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });

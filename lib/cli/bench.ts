@@ -3,7 +3,7 @@ import { renderThroughputSvg } from './bench/chart.js';
 import { startChildBroker, type ChildBroker } from './bench/embedded.js';
 import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupRun } from './bench/group.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './bench/peers.js';
-import { consumeLite, litePeer, pushPeer, runJavaLitePeer } from './bench/lite.js';
+import { consumeLite, litePeer, pushPeer, runJavaLitePeer, tracePeer } from './bench/lite.js';
 import { popPeer, runJavaPopPeer } from './bench/pop.js';
 import { benchMachine, type BenchMachine } from './bench/proc-stats.js';
 import { DEFAULT_PRODUCE_MODES, BATCH_IN_FLIGHT, parseProduceModes, parseProducePeers, produceProblems, produceSummary, runProduceComparison } from './bench/produce-vs.js';
@@ -42,10 +42,15 @@ options:
                         rocketwire consumes with a SimpleConsumer over POP (5.x)
   --vs PEERS            also consume the same messages with: java, java-lite (Java's
                         DefaultLitePullConsumer), java-pop (Java's push consumer in pop mode),
-                        push, lite, pop (rocketwire's other modes), ali-ons, raw-pull, decode-pull
-                        (comma list). raw-pull is the floor: the same pulls with no client on top
-                        (no decoding, no cache, no handler), the most any consumer could get from
-                        this broker here; decode-pull adds only the decoding of every message
+                        java-trace (Java's push consumer with enableMsgTrace), push, lite, pop
+                        (rocketwire's other modes), trace (rocketwire's push consumer with
+                        enableTrace), ali-ons, raw-pull, decode-pull (comma list). raw-pull is the
+                        floor: the same pulls with no client on top (no decoding, no cache, no
+                        handler), the most any consumer could get from this broker here;
+                        decode-pull adds only the decoding of every message. trace and java-trace
+                        send their trace records to the broker (RMQ_SYS_TRACE_TOPIC; a real broker
+                        needs traceTopicEnable=true or topic auto-creation); the report gives
+                        traced ÷ untraced for each client that ran both ways
   --consumers N         consumer processes per client in each round (default 1: rocketwire consumes in
                         the bench process). With N > 1 each round runs N rocketwire processes (and N
                         Java processes with --vs java) in one group; they split the queues by the
@@ -87,7 +92,8 @@ acknowledged message is not in its topic).
 
 /** The consumers `--vs` can add, by name. */
 const PEERS: Record<string, (run: PeerRun) => Promise<PeerResult>> = {
-  java: runJavaPeer,
+  java: (run) => runJavaPeer(run),
+  'java-trace': (run) => runJavaPeer(run, true),
   'java-lite': runJavaLitePeer,
   'java-pop': runJavaPopPeer,
   'ali-ons': runAliOnsPeer,
@@ -96,7 +102,7 @@ const PEERS: Record<string, (run: PeerRun) => Promise<PeerResult>> = {
 };
 
 /** rocketwire's own consumers in the other modes, measured in this process. */
-const LOCAL_PEERS: Record<string, (opts: BenchOptions) => (run: PeerRun) => Promise<PeerResult>> = { push: pushPeer, lite: litePeer, pop: popPeer };
+const LOCAL_PEERS: Record<string, (opts: BenchOptions) => (run: PeerRun) => Promise<PeerResult>> = { push: pushPeer, lite: litePeer, pop: popPeer, trace: tracePeer };
 
 interface Report {
   broker: string;
@@ -136,6 +142,8 @@ interface Report {
   handler?: HandlerFigures;
   consumeStartupMs: number;
   peers: Array<Omit<PeerResult, 'series'> & { ratio: number; msgsPerSecRounds: number[]; duplicates?: number }>;
+  /** With --vs trace / java-trace (and java): each client's traced ÷ untraced rate (medians). */
+  traceRatios?: { rocketwire?: number; java?: number };
   /** With --consumers N > 1: each round of each client (messages handled per process, settle time). */
   groupRounds?: Array<{ name: string; round: number; msgsPerSec: number; unique: number; duplicates: number; perProcess: number[]; settleMs: number }>;
 }
@@ -197,6 +205,8 @@ function summary(r: Report): string {
       ]),
     );
   }
+  const traced = traceFigures(r);
+  if (traced.length > 0) lines.push('', ...traced);
   if (r.peers.some((p) => p.name.endsWith('-pull'))) {
     lines.push(
       'raw-pull and decode-pull are floors, not clients: the same pulls with nothing (raw) or only message',
@@ -205,6 +215,41 @@ function summary(r: Report): string {
   }
   lines.push('', `machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}`);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Message trace's cost, for each client measured both ways in the run: its traced rate ÷ its
+ * untraced one (rocketwire: the `trace` peer ÷ the bench's own rounds; Java: java-trace ÷ java).
+ */
+function tracedPeer(r: Report, name: string): Report['peers'][number] | undefined {
+  return r.peers.find((p) => p.name === name && p.msgsPerSec > 0);
+}
+
+function traceRatiosOf(r: Report): Report['traceRatios'] {
+  const rw = tracedPeer(r, 'trace');
+  const java = tracedPeer(r, 'java');
+  const javaTraced = tracedPeer(r, 'java-trace');
+  const out: NonNullable<Report['traceRatios']> = {};
+  if (rw && r.consumeMsgsPerSec > 0) out.rocketwire = rw.msgsPerSec / r.consumeMsgsPerSec;
+  if (java && javaTraced) out.java = javaTraced.msgsPerSec / java.msgsPerSec;
+  return out.rocketwire === undefined && out.java === undefined ? undefined : out;
+}
+
+function traceFigures(r: Report): string[] {
+  const ratios = r.traceRatios;
+  if (!ratios) return [];
+  const lines: string[] = [];
+  const rw = tracedPeer(r, 'trace');
+  if (rw && ratios.rocketwire !== undefined) {
+    lines.push(
+      `message trace, rocketwire: traced ÷ untraced ${fmt(ratios.rocketwire, 2)}` +
+        (rw.traceBacklog !== undefined ? `; trace records queued or in flight at the last message ${fmt(rw.traceBacklog)} (most in a round), lost ${fmt(rw.traceDropped ?? 0)}` : ''),
+    );
+  }
+  if (ratios.java !== undefined) lines.push(`message trace, Java: traced ÷ untraced ${fmt(ratios.java, 2)}`);
+  const javaTraced = tracedPeer(r, 'java-trace');
+  if (rw && javaTraced) lines.push(`traced rocketwire ÷ traced Java ${fmt(rw.msgsPerSec / javaTraced.msgsPerSec, 2)}`);
+  return lines;
 }
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -356,6 +401,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         ...(group ? { duplicates: Math.max(...rs.map((r) => r.duplicates ?? 0)) } : {}),
         ratio: m > 0 ? rwMedian / m : 0,
         ...(rs.some((r) => r.handlerMeanMs !== undefined) ? { handlerMeanMs: median(rs.map((r) => r.handlerMeanMs ?? 0)) } : {}),
+        ...(rs.some((r) => r.traceBacklog !== undefined)
+          ? { traceBacklog: Math.max(...rs.map((r) => r.traceBacklog ?? 0)), traceDropped: rs.reduce((a, r) => a + (r.traceDropped ?? 0), 0) }
+          : {}),
       };
     });
     const report: Report = {
@@ -397,6 +445,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       peers: peerResults,
       ...(group ? { groupRounds } : {}),
     };
+    const traceRatios = traceRatiosOf(report);
+    if (traceRatios) report.traceRatios = traceRatios;
     if (str('chart')) {
       const svg = renderThroughputSvg(
         `rocketwire bench: ${fmt(opts.messages)} × ${opts.size} B (${brokerLabel})`,

@@ -78,10 +78,30 @@ export function litePeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResu
 
 /** The push consumer as a peer of a lite round (`--mode lite` adds it), measured in this process. */
 export function pushPeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
+  return localPushPeer('push', opts);
+}
+
+/**
+ * The push consumer with enableTrace (`--vs trace`), measured in this process: what message trace
+ * costs, side by side with the untraced rounds. Its records go to the broker's RMQ_SYS_TRACE_TOPIC.
+ */
+export function tracePeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
+  return localPushPeer('trace', opts);
+}
+
+function localPushPeer(name: 'push' | 'trace', opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
+  const trace = name === 'trace';
   return async (run) => {
     // push whatever --mode is: in pop mode consumeRocketwire would pop
-    const r = await consumeRocketwire({ ...opts, mode: 'push' }, run.expect, null, run.t0, 'consume (rocketwire push)');
-    return { name: 'push', received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+    const r = await consumeRocketwire({ ...opts, mode: 'push', trace }, run.expect, null, run.t0, trace ? 'consume (rocketwire traced)' : 'consume (rocketwire push)');
+    const result: PeerResult = { name, received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+    if (r.trace) {
+      const { atLast, final } = r.trace;
+      // queued or in flight when the last message was handled: sent after the measured window
+      result.traceBacklog = atLast.appended - atLast.sent - atLast.failed - atLast.skipped;
+      result.traceDropped = final.dropped + final.failed;
+    }
+    return result;
   };
 }
 

@@ -28,6 +28,9 @@ export interface PeerResult {
   measuredCpuMs?: number;
   /** With --handler-ms: the mean time the peer's handler wait really took (Java measures it). */
   handlerMeanMs?: number;
+  /** Traced peers (`trace`): trace records queued or in flight when the last message was handled, and dropped. */
+  traceBacklog?: number;
+  traceDropped?: number;
   series: Series;
 }
 
@@ -175,12 +178,13 @@ export function runPeer(name: string, cmd: string, args: string[], run: PeerRun,
   });
 }
 
-export async function runJavaPeer(run: PeerRun): Promise<PeerResult> {
+/** Java's DefaultMQPushConsumer; `trace`: with enableMsgTrace (the `java-trace` peer: SubBefore/SubAfter records to RMQ_SYS_TRACE_TOPIC). */
+export async function runJavaPeer(run: PeerRun, trace = false): Promise<PeerResult> {
   const cp = prepareJava();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-java-'));
   try {
     return await runPeer(
-      'java',
+      trace ? 'java-trace' : 'java',
       'java',
       [
         '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
@@ -190,6 +194,7 @@ export async function runJavaPeer(run: PeerRun): Promise<PeerResult> {
         ...(run.handlerMs ? ['--handler-ms', String(run.handlerMs)] : []),
         ...(run.consumeBatch && run.consumeBatch > 1 ? ['--batch-max', String(run.consumeBatch)] : []),
         ...(run.consumeThreads ? ['--threads', String(run.consumeThreads)] : []),
+        ...(trace ? ['--trace'] : []),
       ],
       run,
     );

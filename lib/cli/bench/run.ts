@@ -7,6 +7,8 @@ import { LatencyHistogram } from './histogram.js';
 import { TenthPeaks } from './proc-stats.js';
 import type { ProgressBar } from './progress.js';
 import { consumeRocketwirePop } from './pop.js';
+import { pushConsumerImpl } from '../../consumer/push-consumer.js';
+import type { TraceDispatcherStats } from '../../trace/index.js';
 
 export interface BenchOptions {
   namesrv: string;
@@ -30,6 +32,8 @@ export interface BenchOptions {
   serializeType: 'JSON' | 'ROCKETMQ';
   /** How rocketwire consumes: push (default) or pop (SimpleConsumer, bench/pop.ts). */
   mode?: 'push' | 'pop';
+  /** enableTrace on the push consumer (the `--vs trace` peer): SubBefore/SubAfter records sent to the broker. */
+  trace?: boolean;
 }
 
 export interface Series {
@@ -64,6 +68,11 @@ export interface ConsumeResult extends PhaseResult {
   gc: { minor: number; major: number; ms: number };
   pulls: number;
   flowControlPauses: Record<string, number>;
+  /**
+   * With trace: the dispatcher's counters when the last message was handled (`atLast`: what was
+   * still queued or in flight then is sent after the measured window, at shutdown) and after shutdown.
+   */
+  trace?: { atLast: TraceDispatcherStats; final: TraceDispatcherStats };
   series: Series;
 }
 
@@ -318,7 +327,11 @@ export async function consumeRocketwire(
     consumeThreadMax: opts.consumeThreads ?? BENCH_CONSUME_THREADS,
     subscriptions: { [opts.topic]: '*' },
     serializeType: opts.serializeType,
+    enableTrace: opts.trace === true,
   });
+  const traceStats = (): TraceDispatcherStats | undefined => pushConsumerImpl(consumer).trace?.stats();
+  let traceAtLast: TraceDispatcherStats | undefined;
+  let result: ConsumeResult;
   if (typeof globalThis.gc === 'function') globalThis.gc();
   const rss = new RssSampler().start(() => n.unique, stopAfter);
   const gc = new GcWatcher().start();
@@ -341,7 +354,8 @@ export async function consumeRocketwire(
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
     const st = consumer.stats();
-    return {
+    traceAtLast = traceStats();
+    result = {
       ...consumeRoundFigures(n, { start: consumeStart, size: opts.size, cpu, rss, gc }),
       ...(waits > 0 ? { handlerMeanMs: waitedMs / waits } : {}),
       rssMbByTenth: rss.byTenth.rounded(),
@@ -355,6 +369,9 @@ export async function consumeRocketwire(
     gc.stop();
     await consumer.shutdown();
   }
+  const traceFinal = traceStats();
+  if (traceAtLast && traceFinal) result.trace = { atLast: traceAtLast, final: traceFinal };
+  return result;
 }
 
 /**

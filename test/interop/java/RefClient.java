@@ -7,8 +7,9 @@
 //                 [--group G] [--queue Q] [--quiet] [--ak AK --sk SK]
 //   consume       --namesrv A --topic T --group G [--expect N] [--timeout-ms M] [--from first|last]
 //                 [--tag-expr E] [--reconsume-later-first K] [--delay-level L] [--threads N]
-//                 [--batch-max N] [--handler-ms MS] [--progress-ms N] [--ak --sk]
-//                 (--handler-ms: each listener call sleeps MS ms after counting its messages)
+//                 [--batch-max N] [--handler-ms MS] [--progress-ms N] [--trace] [--ak --sk]
+//                 (--handler-ms: each listener call sleeps MS ms after counting its messages;
+//                 --trace: enableMsgTrace, SubBefore/SubAfter records to RMQ_SYS_TRACE_TOPIC)
 //   consume-bench the same as consume without the per-message lines; reports msgs/s. With --gate
 //                 (one of N processes of a group, `rocketwire bench --consumers N`): prints the held
 //                 queues on each change, handles nothing until "go" on stdin, ends at "stop"; the
@@ -147,7 +148,8 @@ public final class RefClient {
         long timeoutMs = Long.parseLong(o.getOrDefault("timeout-ms", "30000"));
         long failFirst = Long.parseLong(o.getOrDefault("reconsume-later-first", "0"));
         int delayLevel = Integer.parseInt(o.getOrDefault("delay-level", "0"));
-        DefaultMQPushConsumer c = new DefaultMQPushConsumer(group, hook(o), new AllocateMessageQueueAveragely());
+        // --trace: enableMsgTrace, records to RMQ_SYS_TRACE_TOPIC (the bench's java-trace peer)
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer(group, hook(o), new AllocateMessageQueueAveragely(), o.containsKey("trace"), null);
         c.setNamesrvAddr(req(o, "namesrv"));
         healHeartbeatRace(c);
         c.setInstanceName("ref-" + ProcessHandle.current().pid());
@@ -383,7 +385,7 @@ public final class RefClient {
             String a = argv[i];
             if (!a.startsWith("--")) fail("unexpected argument " + a);
             String k = a.substring(2);
-            if (k.equals("quiet") || k.equals("gate")) { o.put(k, "true"); continue; }
+            if (k.equals("quiet") || k.equals("gate") || k.equals("trace")) { o.put(k, "true"); continue; }
             if (i + 1 >= argv.length) fail("missing value for " + a);
             o.put(k, argv[++i]);
         }
