@@ -63,6 +63,10 @@ export class MQClientInstance extends MQClientAPI {
   private readonly routeListeners = new Set<RouteListener>();
   private readonly replyListeners = new Set<ReplyListener>();
   private readonly pending = new Set<Promise<unknown>>();
+  /** Heartbeat rounds (sendHeartbeat) under way: Java's lockHeartbeat, held. */
+  private heartbeating = 0;
+  /** Brokers whose new connection's heartbeat (onBrokerConnected) is in flight. */
+  private readonly connectBeats = new Set<string>();
   private readonly tasks: ScheduledTask[];
 
   /**
@@ -117,6 +121,9 @@ export class MQClientInstance extends MQClientAPI {
       new ScheduledTask('persistAllConsumerOffset', options.persistOffsetIntervalMs, () => this.persistAllConsumerOffsets(), log, options.clock),
     ];
     this.registerBrokerRequestProcessors();
+    // Java 5.x's channel event listener (enableHeartbeatChannelEventListener, on by default): a new
+    // connection to a known broker gets a heartbeat at once, then the consumers rebalance
+    remoting.observe({ connected: (e) => this.onBrokerConnected(e.brokerAddr) });
   }
 
   /** Starts the scheduled tasks once; later calls resolve at once. */
@@ -396,27 +403,67 @@ export class MQClientInstance extends MQClientAPI {
     const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
     this.cleanOfflineBrokers();
     if (this.producers.size === 0 && this.consumers.size === 0) return result;
-    const op = Operations.HEART_BEAT;
-    const body = encodeRequestBody(op, this.heartbeatData());
     const mastersOnly = this.consumers.size === 0;
     const targets: string[] = [];
     for (const addrs of this.brokerAddrTable.values()) {
       for (const [id, addr] of Object.entries(addrs)) if (!mastersOnly || id === '0') targets.push(addr);
     }
-    await Promise.all(
-      targets.map(async (addr) => {
-        try {
-          const req = encodedOperationRequest(op, {}, body, this.ctx);
-          const res = await this.remoting.invoke(addr, req, { timeoutMs: this.ctx.apiTimeoutMs });
-          this.brokerVersionTable.set(addr, readReply(op, res, addr).version);
-          result.ok.push(addr);
-        } catch (err) {
-          log('heartbeat to %s failed: %s', addr, (err as Error).message);
-          result.failed.push({ addr, error: err as Error });
-        }
+    const body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData());
+    this.heartbeating++;
+    try {
+      await Promise.all(
+        targets.map(async (addr) => {
+          const error = await this.heartbeatTo(addr, body);
+          if (error) result.failed.push({ addr, error });
+          else result.ok.push(addr);
+        }),
+      );
+    } finally {
+      this.heartbeating--;
+    }
+    return result;
+  }
+
+  /** One HEART_BEAT to `addr`; the error, or null when the broker took it. */
+  private async heartbeatTo(addr: string, body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData())): Promise<Error | null> {
+    const op = Operations.HEART_BEAT;
+    try {
+      const req = encodedOperationRequest(op, {}, body, this.ctx);
+      const res = await this.remoting.invoke(addr, req, { timeoutMs: this.ctx.apiTimeoutMs });
+      this.brokerVersionTable.set(addr, readReply(op, res, addr).version);
+      return null;
+    } catch (err) {
+      log('heartbeat to %s failed: %s', addr, (err as Error).message);
+      return err as Error;
+    }
+  }
+
+  /**
+   * A connection to `addr` opened (Java 5.x's onChannelActive). When `addr` is a broker this
+   * instance knows, it gets a heartbeat now, not at the next 30 s round: a consumer that learnt
+   * its broker from a route that came after its start (its topic did not exist yet), or a broker
+   * that restarted and forgot the group, would otherwise have no members there until then, and
+   * its rebalance would find no consumer list. After the heartbeat every consumer rebalances.
+   * As Java's tryLock: nothing while a heartbeat round is under way (it opened this connection,
+   * or covers this broker anyway).
+   */
+  private onBrokerConnected(addr: string): void {
+    if (!this.startPromise || this.shutdownPromise || this.heartbeating > 0 || this.connectBeats.has(addr)) return;
+    if (this.producers.size === 0 && this.consumers.size === 0) return;
+    let known = false;
+    for (const addrs of this.brokerAddrTable.values()) {
+      for (const [id, a] of Object.entries(addrs)) if (a === addr && (this.consumers.size > 0 || id === '0')) known = true;
+    }
+    if (!known) return;
+    this.connectBeats.add(addr);
+    void this.track(
+      this.heartbeatTo(addr).then((error) => {
+        this.connectBeats.delete(addr);
+        if (error || this.shutdownPromise) return;
+        log('heartbeat to %s on its new connection; rebalancing', addr);
+        for (const c of this.consumers.values()) c.doRebalance();
       }),
     );
-    return result;
   }
 
   private async persistAllConsumerOffsets(): Promise<void> {
