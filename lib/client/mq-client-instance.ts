@@ -123,7 +123,7 @@ export class MQClientInstance extends MQClientAPI {
     this.registerBrokerRequestProcessors();
     // Java 5.x's channel event listener (enableHeartbeatChannelEventListener, on by default): a new
     // connection to a known broker gets a heartbeat at once, then the consumers rebalance
-    remoting.observe({ connected: (e) => this.onBrokerConnected(e.brokerAddr) });
+    remoting.onConnected((addr) => this.onBrokerConnected(addr));
   }
 
   /** Starts the scheduled tasks once; later calls resolve at once. */

@@ -84,6 +84,25 @@ export class RemotingClient {
   private readonly connectOptions: ConnectOptions;
   private closed = false;
   private readonly observers = new RemotingObservers();
+  /**
+   * What the pools tell of their connections: the observers, and the client instance's hook
+   * (onConnected), which is kept apart from the observers so that calls stay on the unobserved
+   * path when no application listens.
+   */
+  private connectedHook: ((brokerAddr: string) => void) | null = null;
+  private readonly poolObserver: RemotingObserver = {
+    connected: (e) => {
+      if (this.connectedHook) {
+        try {
+          this.connectedHook(e.brokerAddr);
+        } catch {
+          // the hook's trouble is not the connection's
+        }
+      }
+      this.observers.connected(e);
+    },
+    disconnected: (e) => this.observers.disconnected(e),
+  };
 
   constructor(options: Partial<RemotingClientOptions> = {}) {
     const o = { ...defaultRemotingClientOptions() };
@@ -155,6 +174,11 @@ export class RemotingClient {
    * Tells `observer` of connections opened and closed and of calls that timed out, until the
    * returned function is called (the consumers' and producer's connect/disconnect/requestTimeout events).
    */
+  /** Calls `hook` with the address of every connection opened (one hook: the client instance's heartbeat on a new connection). */
+  onConnected(hook: ((brokerAddr: string) => void) | null): void {
+    this.connectedHook = hook;
+  }
+
   observe(observer: RemotingObserver): () => void {
     this.observers.set.add(observer);
     return () => void this.observers.set.delete(observer);
@@ -241,7 +265,7 @@ export class RemotingClient {
         acquireTimeoutMs: o.acquireTimeoutMs ?? o.connectTimeoutMs + 1000,
         reconnectBackoffMs: o.reconnectBackoffMs,
         maxReconnectBackoffMs: o.maxReconnectBackoffMs,
-        observer: this.observers,
+        observer: this.poolObserver,
       });
       this.pools.set(addr, p);
     }

@@ -48,7 +48,8 @@ if (await interopReady(t, [V5_VERSION])) {
   for (let i = 0; i < 20; i++) sent.push(await producer.send({ topic, body: `adm-${i}`, keys: [`ik-${i % 4}`], tags: 'TagA' }));
   await producer.shutdown();
   let consumed = 0;
-  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: ns, consumeFromWhere: 'first', persistOffsetIntervalMs: 500 });
+  // rebalancing every second, the group holds its retry queue soon after the broker has it
+  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: ns, consumeFromWhere: 'first', persistOffsetIntervalMs: 500, rebalanceIntervalMs: 1000 });
   consumer.subscribe(topic);
   await consumer.start((msgs) => {
     consumed += msgs.length;
@@ -57,6 +58,9 @@ if (await interopReady(t, [V5_VERSION])) {
   t.teardown(() => consumer.shutdown());
   await until(() => consumed >= 20, '20 consumed', 60_000);
   await until(async () => (await json<Progress>('group', 'progress', '--group', group, '--topic', topic)).totalLag === 0, 'offsets committed', 30_000);
+  // The group's progress lists its retry queue once the consumer holds it and has committed its
+  // offset: wait for that, or rocketwire's reads and mqadmin's below could fall either side of it.
+  await until(async () => (await json<Progress>('group', 'progress', '--group', group)).queues.some((q) => q.topic === `%RETRY%${group}`), 'the retry queue held and committed', 30_000);
   // a second group, stopped: its offsets are reset by rocketwire, checked by mqadmin, and reset by mqadmin, checked by rocketwire
   const stopped = 'rw_adm_stopped';
   let stoppedConsumed = 0;
