@@ -217,14 +217,15 @@ function summary(r: Report): string {
   return lines.join('\n') + '\n';
 }
 
-/**
- * Message trace's cost, for each client measured both ways in the run: its traced rate ÷ its
- * untraced one (rocketwire: the `trace` peer ÷ the bench's own rounds; Java: java-trace ÷ java).
- */
+/** A peer of the report by name, when it measured a rate. */
 function tracedPeer(r: Report, name: string): Report['peers'][number] | undefined {
   return r.peers.find((p) => p.name === name && p.msgsPerSec > 0);
 }
 
+/**
+ * Message trace's cost, for each client measured both ways in the run: its traced rate ÷ its
+ * untraced one (rocketwire: the `trace` peer ÷ the bench's own rounds; Java: java-trace ÷ java).
+ */
 function traceRatiosOf(r: Report): Report['traceRatios'] {
   const rw = tracedPeer(r, 'trace');
   const java = tracedPeer(r, 'java');
