@@ -5,7 +5,7 @@ import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
-import { RemotingObservers, requestTimeoutEvent, type RemotingObserver } from './events.js';
+import { RemotingObservers, requestTimeoutEvent, safely, type RemotingObserver } from './events.js';
 
 /** Options of a RemotingClient: header encoding, connections per address, timeouts, TLS, ACL, reconnection and buffer limits. */
 export interface RemotingClientOptions {
@@ -92,13 +92,8 @@ export class RemotingClient {
   private connectedHook: ((brokerAddr: string) => void) | null = null;
   private readonly poolObserver: RemotingObserver = {
     connected: (e) => {
-      if (this.connectedHook) {
-        try {
-          this.connectedHook(e.brokerAddr);
-        } catch {
-          // the hook's trouble is not the connection's
-        }
-      }
+      const hook = this.connectedHook;
+      if (hook) safely(() => hook(e.brokerAddr));
       this.observers.connected(e);
     },
     disconnected: (e) => this.observers.disconnected(e),
@@ -170,15 +165,15 @@ export class RemotingClient {
     return pool.acquire().then((conn) => conn.invokeOneway(request));
   }
 
-  /**
-   * Tells `observer` of connections opened and closed and of calls that timed out, until the
-   * returned function is called (the consumers' and producer's connect/disconnect/requestTimeout events).
-   */
   /** Calls `hook` with the address of every connection opened (one hook: the client instance's heartbeat on a new connection). */
   onConnected(hook: ((brokerAddr: string) => void) | null): void {
     this.connectedHook = hook;
   }
 
+  /**
+   * Tells `observer` of connections opened and closed and of calls that timed out, until the
+   * returned function is called (the consumers' and producer's connect/disconnect/requestTimeout events).
+   */
   observe(observer: RemotingObserver): () => void {
     this.observers.set.add(observer);
     return () => void this.observers.set.delete(observer);

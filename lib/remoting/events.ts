@@ -45,7 +45,8 @@ export class RemotingObservers implements RemotingObserver {
   }
 }
 
-function safely(f: () => void): void {
+/** Runs `f`; what it throws stops neither the other listeners nor the remoting client. */
+export function safely(f: () => void): void {
   try {
     f();
   } catch {
