@@ -1,5 +1,6 @@
 import createDebug from 'debug';
-import { DEFAULT_MAX_FRAME_LENGTH, isOneway, isResponse, type RemotingCommand } from '../../protocol/index.js';
+import { isOneway, isResponse, type RemotingCommand } from '../../protocol/command.js';
+import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame.js';
 import type { CaptureProblem, CapturedPacket, RecordReader } from './packet.js';
 import { PCAP_MAGIC_MICRO, PCAP_MAGIC_NANO, PcapReader } from './pcap-reader.js';
 import { PcapngReader } from './pcapng-reader.js';

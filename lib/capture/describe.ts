@@ -1,19 +1,11 @@
 import type { DecodedFrame } from './capture-decoder.js';
-import {
-  decodeMessages,
-  isOneway,
-  MESSAGE_MAGIC_CODE_V1,
-  MESSAGE_MAGIC_CODE_V2,
-  parseFastjson,
-  UnsupportedCompressionError,
-  isResponse,
-  RequestCode,
-  requestCodeName,
-  ResponseCode,
-  responseCodeName,
-  type MessageExt,
-  type RemotingCommand,
-} from '../../protocol/index.js';
+import { RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { isOneway, isResponse, type RemotingCommand } from '../../protocol/command.js';
+import { UnsupportedCompressionError } from '../../protocol/errors.js';
+import { parseFastjson } from '../../protocol/json/fastjson-parse.js';
+import { decodeMessages } from '../../protocol/message-decoder.js';
+import type { MessageExt } from '../../protocol/message-ext.js';
+import { MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2 } from '../../protocol/message-record.js';
 
 /** A stored message as the decoder prints it: these MessageExt fields, with the body as base64 or a length. */
 export type MessageDescription = Pick<

@@ -1,4 +1,4 @@
-import { requestCodeName } from '../../protocol/index.js';
+import { requestCodeName } from '../../protocol/codes.js';
 import type { FrameDescription } from './describe.js';
 
 const MAX_EXT = 240;

@@ -1,4 +1,6 @@
-import { isResponse, RequestCode, requestCodeName, ResponseCode, responseCodeName, RocketwireError } from '../../protocol/index.js';
+import { RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/codes.js';
+import { isResponse } from '../../protocol/command.js';
+import { RocketwireError } from '../../protocol/errors.js';
 import type { DecodedFrame } from './capture-decoder.js';
 import type { FrameDescription } from './describe.js';
 import { requestTopicAndGroup } from './stats.js';

@@ -1,4 +1,4 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { RocketwireError } from '../../protocol/errors.js';
 
 /** Bad hex text. `offset` is the character position in the input. */
 export class HexInputError extends RocketwireError {

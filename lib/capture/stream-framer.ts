@@ -1,9 +1,6 @@
-import {
-  DEFAULT_MAX_FRAME_LENGTH,
-  decodeCommand,
-  ProtocolError,
-  type RemotingCommand,
-} from '../../protocol/index.js';
+import type { RemotingCommand } from '../../protocol/command.js';
+import { ProtocolError } from '../../protocol/errors.js';
+import { DEFAULT_MAX_FRAME_LENGTH, decodeCommand } from '../../protocol/frame.js';
 import { decodeJsonHeader } from '../../protocol/header-json.js';
 import { decodeRocketmqHeader } from '../../protocol/header-rocketmq.js';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { RocketwireError } from '../../protocol/index.js';
+import { RocketwireError } from '../../protocol/errors.js';
 
 /** Option declarations as node:util parseArgs takes them. */
 export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }>;

@@ -1,21 +1,16 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import {
-  CaptureDecoder,
-  DecodeStats,
-  describeCommand,
-  frameContext,
-  FilterSyntaxError,
-  formatFrameText,
-  frameJson,
-  FrameFilter,
-  HexDecoder,
-  HexInputError,
-  type CaptureProblem,
-  type DecodedFrame,
-  type FrameDescription,
-} from '../capture/index.js';
-import { writeFrameJson } from '../capture/json-line.js';
+// The capture modules one by one rather than through lib/capture/index.js, and the filter and
+// the statistics only when asked for: every module loaded is part of every start (Node's ESM
+// loader takes about half a millisecond a module), and a decode of a small capture is mostly start.
+import { CaptureDecoder, type DecodedFrame } from '../capture/capture-decoder.js';
+import { describeCommand, frameContext, type FrameDescription } from '../capture/describe.js';
+import type { DecodeStats } from '../capture/stats.js';
+import type { FrameFilter } from '../capture/frame-filter.js';
+import { formatFrameText } from '../capture/format-text.js';
+import { HexDecoder, HexInputError } from '../capture/hex-decoder.js';
+import { frameJson, writeFrameJson } from '../capture/json-line.js';
+import type { CaptureProblem } from '../capture/packet.js';
 import { OutputBuffer } from '../capture/output-buffer.js';
 import type { ReportFile } from '../capture/report/index.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
@@ -94,12 +89,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const mode: OutputMode = values.msgpack ? 'msgpack' : values.json ? 'json' : 'text';
   const ports = ((values.port as string[] | undefined) ?? []).flatMap((p) => p.split(',')).map((p) => intOption('port', p, 0, 1, 65535));
   let filter: FrameFilter | null = null;
-  try {
-    const f = new FrameFilter((values.filter as string[] | undefined) ?? []);
-    if (!f.empty) filter = f;
-  } catch (err) {
-    if (err instanceof FilterSyntaxError) throw new UsageError(err.message);
-    throw err;
+  const terms = (values.filter as string[] | undefined) ?? [];
+  if (terms.length > 0) {
+    const { FilterSyntaxError, FrameFilter } = await import('../capture/frame-filter.js');
+    try {
+      const f = new FrameFilter(terms);
+      if (!f.empty) filter = f;
+    } catch (err) {
+      if (err instanceof FilterSyntaxError) throw new UsageError(err.message);
+      throw err;
+    }
   }
   const statsOnly = values.stats === true;
   const reportPath = values.report as string | undefined;
@@ -107,7 +106,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (reportPath === '') throw new UsageError('--report needs a file name');
   if (values.doctor && (statsOnly || values.msgpack)) throw new UsageError('--doctor excludes --stats and --msgpack');
   if (values.doctor && reportPath !== undefined) throw new UsageError('--doctor and --report exclude each other (the report lists the findings)');
-  const stats = statsOnly || reportPath !== undefined ? new DecodeStats() : null;
+  const stats: DecodeStats | null = statsOnly || reportPath !== undefined ? new (await import('../capture/stats.js')).DecodeStats() : null;
   // The report and the doctor are loaded only when asked for: some 20 modules, 40 ms of every start.
   const reportModule = reportPath !== undefined ? await import('../capture/report/index.js') : null;
   const doctorModule = values.doctor || reportPath !== undefined ? await import('../capture/doctor/index.js') : null;
