@@ -1,9 +1,9 @@
 // expect: example_admin_cg: total lag 3 on ExampleAdmin
 // Admin (Java's mqadmin / DefaultMQAdminExt): the cluster's brokers, a topic created and looked
 // at, a consumer group's progress (lag per queue) and a message found by its key.
-import { AdminClient, Producer, PushConsumer, ConsumeConcurrentlyStatus } from 'rocketwire';
+import { AdminClient, Producer, PushConsumer } from 'rocketwire';
 
-const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleAdmin';
 const group = 'example_admin_cg';
 
@@ -18,10 +18,13 @@ try {
   // Five messages, all consumed by the group; then three more that nobody consumed yet.
   const producer = new Producer({ group: 'example_admin_pg', namesrvAddr });
   await producer.start();
-  for (let i = 0; i < 5; i++) await producer.send({ topic, body: `first ${i}`, keys: `admin-key-${i}` });
-  await consumeAll(5);
-  for (let i = 0; i < 3; i++) await producer.send({ topic, body: `later ${i}` });
-  await producer.shutdown();
+  try {
+    for (let i = 0; i < 5; i++) await producer.send({ topic, body: `first ${i}`, keys: [`admin-key-${i}`] });
+    await consumeAll(5);
+    for (let i = 0; i < 3; i++) await producer.send({ topic, body: `later ${i}` });
+  } finally {
+    await producer.shutdown();
+  }
 
   for (const q of await admin.topicStatus(topic)) console.log(`${topic} ${q.brokerName}/${q.queueId}: offsets ${q.minOffset}..${q.maxOffset}`);
 
@@ -42,7 +45,7 @@ try {
 
 /** Runs the group until it consumed `n` messages, then stops it (which persists its offsets). */
 async function consumeAll(n) {
-  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr, consumeFromWhere: 'first' });
+  const consumer = new PushConsumer({ group, namesrvAddr, consumeFromWhere: 'first' });
   consumer.subscribe(topic);
   let count = 0;
   let allSeen;
@@ -50,10 +53,13 @@ async function consumeAll(n) {
   await consumer.start((msgs) => {
     count += msgs.length;
     if (count >= n) allSeen();
-    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    // returning nothing: consumed
   });
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out waiting for the messages')), 30_000); });
-  await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
-  await consumer.shutdown();
+  try {
+    await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
+  } finally {
+    await consumer.shutdown();
+  }
 }

@@ -1,19 +1,29 @@
 // expect: consumed 10 of 10 messages
-// Consume concurrently: a push consumer takes every message of a topic, several handler calls at a
-// time, and commits each queue's offset as its messages are consumed.
-import { Producer, PushConsumer, ConsumeConcurrentlyStatus } from 'rocketwire';
+// Consume concurrently, in the shape of a service: a push consumer takes every message of a topic,
+// several handler calls at a time, commits each queue's offset as its messages are consumed, and
+// runs until it is told to stop (SIGTERM from a process manager or Kubernetes, SIGINT from Ctrl-C),
+// then shuts down cleanly. So that it also ends by itself, this one stops once it has every message.
+import { Producer, PushConsumer } from 'rocketwire';
 
-const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleConcurrently';
 const count = 10;
 
+const stopped = new Promise((resolve) => {
+  process.once('SIGTERM', resolve);
+  process.once('SIGINT', resolve);
+});
+
 const producer = new Producer({ group: 'example_concurrently_pg', namesrvAddr });
 await producer.start();
-for (let i = 0; i < count; i++) await producer.send({ topic, body: `message ${i}`, tags: i % 2 ? 'odd' : 'even' });
-await producer.shutdown();
+try {
+  for (let i = 0; i < count; i++) await producer.send({ topic, body: `message ${i}`, tags: i % 2 ? 'odd' : 'even' });
+} finally {
+  await producer.shutdown();
+}
 
 const consumer = new PushConsumer({
-  consumerGroup: 'example_concurrently_cg',
+  group: 'example_concurrently_cg',
   namesrvAddr,
   consumeFromWhere: 'first', // a group new to the broker starts at the oldest message
   consumeThreadMin: 4, // at most 4 handler calls at once
@@ -29,10 +39,14 @@ await consumer.start(async (msgs, ctx) => {
     seen.add(m.body.toString());
   }
   if (seen.size >= count) allSeen();
-  return ConsumeConcurrentlyStatus.CONSUME_SUCCESS; // a throw or RECONSUME_LATER: redelivered later
+  // Returning nothing acknowledges the messages; a throw (or ConsumeConcurrentlyStatus.RECONSUME_LATER)
+  // has them redelivered later.
 });
-await withTimeout(done, 30_000, 'waiting for the messages');
-await consumer.shutdown(); // waits for running handlers, persists the offsets, unregisters
+try {
+  await Promise.race([withTimeout(done, 30_000, 'waiting for the messages'), stopped]);
+} finally {
+  await consumer.shutdown(); // waits for running handlers, persists the offsets, unregisters
+}
 console.log(`consumed ${seen.size} of ${count} messages`);
 
 function withTimeout(promise, ms, what) {

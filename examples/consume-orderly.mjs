@@ -1,25 +1,34 @@
 // expect: every order's steps arrived in order (3 orders, 9 messages)
 // Consume orderly: messages of one order go to one queue (a selector on the order id), and an
 // orderly consumer handles each queue one call at a time, holding the queue's lock at the broker,
-// so each order's steps are seen in the order they were sent.
+// so each order's steps are seen in the order they were sent. It runs until SIGTERM or SIGINT, or
+// until it has every message, then shuts down cleanly.
 import { Producer, PushConsumer, ConsumeOrderlyStatus, selectMessageQueueByHash } from 'rocketwire';
 
-const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleOrderly';
 const orders = ['order-1', 'order-2', 'order-3'];
 const steps = ['created', 'paid', 'shipped'];
 
+const stopped = new Promise((resolve) => {
+  process.once('SIGTERM', resolve);
+  process.once('SIGINT', resolve);
+});
+
 const producer = new Producer({ group: 'example_orderly_pg', namesrvAddr });
 await producer.start();
-for (const step of steps) {
-  for (const order of orders) {
-    // Same arg, same queue: selectMessageQueueByHash picks queues[hash(arg) % queues.length].
-    await producer.send({ topic, body: `${order} ${step}`, keys: order }, { selector: selectMessageQueueByHash, arg: order });
+try {
+  for (const step of steps) {
+    for (const order of orders) {
+      // Same arg, same queue: selectMessageQueueByHash picks queues[hash(arg) % queues.length].
+      await producer.send({ topic, body: `${order} ${step}`, keys: [order] }, { selector: selectMessageQueueByHash, arg: order });
+    }
   }
+} finally {
+  await producer.shutdown();
 }
-await producer.shutdown();
 
-const consumer = new PushConsumer({ consumerGroup: 'example_orderly_cg', namesrvAddr, consumeFromWhere: 'first', orderly: true });
+const consumer = new PushConsumer({ group: 'example_orderly_cg', namesrvAddr, consumeFromWhere: 'first', orderly: true });
 consumer.subscribe(topic);
 
 const seen = new Map(orders.map((o) => [o, []]));
@@ -34,13 +43,18 @@ await consumer.start((msgs, ctx) => {
     received++;
   }
   if (received >= orders.length * steps.length) allSeen();
-  return ConsumeOrderlyStatus.SUCCESS; // SUSPEND_CURRENT_QUEUE_A_MOMENT retries this queue, keeping its order
+  // SUCCESS (or returning nothing) moves on; SUSPEND_CURRENT_QUEUE_A_MOMENT (or a throw) retries
+  // this queue's messages after a moment, keeping their order.
+  return ConsumeOrderlyStatus.SUCCESS;
 });
-await withTimeout(done, 30_000, 'waiting for the messages');
-await consumer.shutdown();
+try {
+  await Promise.race([withTimeout(done, 30_000, 'waiting for the messages'), stopped]);
+} finally {
+  await consumer.shutdown(); // waits for the running call, persists the offsets, unlocks the queues
+}
 
 for (const [order, got] of seen) {
-  if (got.join() !== steps.join()) throw new Error(`${order} arrived as ${got.join(', ')}`);
+  if (got.join() !== steps.slice(0, got.length).join()) throw new Error(`${order} arrived as ${got.join(', ')}`);
 }
 console.log(`every order's steps arrived in order (${orders.length} orders, ${received} messages)`);
 

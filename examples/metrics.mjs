@@ -6,41 +6,51 @@
 // AggregatingMeterProvider, registered on the same reader: the same instruments and data points,
 // at a bucket increment per record instead of the SDK's ~3 µs (two records per consumed message).
 //
-//   ROCKETWIRE_NAMESRV=127.0.0.1:9876 node examples/metrics.mjs
+//   NAMESRV_ADDR=127.0.0.1:9876 node examples/metrics.mjs
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { AggregatingMeterProvider, ConsumerEvents, Producer, PushConsumer } from 'rocketwire';
+import { AggregatingMeterProvider, ConsumeConcurrentlyStatus, ConsumerEvents, Producer, PushConsumer } from 'rocketwire';
 
-const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = `ExampleMetrics_${process.pid}`;
 const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const aggregating = new AggregatingMeterProvider();
 const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000, metricProducers: [aggregating] });
 const meterProvider = new MeterProvider({ readers: [reader] });
 
-const producer = new Producer({ namesrvAddr, group: 'example_metrics_pg', metrics: { meterProvider } });
-await producer.start();
-for (let i = 0; i < 3; i++) await producer.send({ topic, body: `hello ${i}` });
-
-const consumer = new PushConsumer({ consumerGroup: 'example_metrics_cg', namesrvAddr, consumeFromWhere: 'first', metrics: { meterProvider: aggregating } });
-consumer.subscribe(topic);
-const stopLogging = consumer.on(ConsumerEvents.REBALANCE, (e) => console.log(`rebalance: ${e.topic} now ${e.after.length} queues`));
-let consumed = 0;
-const allConsumed = new Promise((resolve) => {
-  consumer.onMessage((msgs) => {
-    consumed += msgs.length;
-    if (consumed >= 3) resolve();
-    return 'CONSUME_SUCCESS';
-  });
+const stopped = new Promise((resolve) => {
+  process.once('SIGTERM', resolve);
+  process.once('SIGINT', resolve);
 });
-await consumer.start();
-await allConsumed;
-stopLogging();
 
-await reader.forceFlush();
-const names = new Set();
-for (const rm of exporter.getMetrics()) for (const sm of rm.scopeMetrics) for (const m of sm.metrics) names.add(m.descriptor.name);
-console.log(`metrics: ${[...names].sort().join(' ')}`);
+const producer = new Producer({ namesrvAddr, group: 'example_metrics_pg', metrics: { meterProvider } });
+const consumer = new PushConsumer({ group: 'example_metrics_cg', namesrvAddr, consumeFromWhere: 'first', metrics: { meterProvider: aggregating } });
+try {
+  await producer.start();
+  for (let i = 0; i < 3; i++) await producer.send({ topic, body: `hello ${i}` });
 
-await consumer.shutdown();
-await producer.shutdown();
-await meterProvider.shutdown();
+  consumer.subscribe(topic);
+  const stopLogging = consumer.on(ConsumerEvents.REBALANCE, (e) => console.log(`rebalance: ${e.topic} now ${e.after.length} queues`));
+  let consumed = 0;
+  const allConsumed = new Promise((resolve) => {
+    consumer.onMessage((msgs) => {
+      consumed += msgs.length;
+      if (consumed >= 3) resolve('done');
+      return ConsumeConcurrentlyStatus.CONSUME_SUCCESS; // the same as returning nothing
+    });
+  });
+  await consumer.start();
+  // A service would run until stopped and export every minute; this one stops once it has consumed.
+  const outcome = await Promise.race([allConsumed, stopped]);
+  stopLogging();
+
+  if (outcome === 'done') {
+    await reader.forceFlush();
+    const names = new Set();
+    for (const rm of exporter.getMetrics()) for (const sm of rm.scopeMetrics) for (const m of sm.metrics) names.add(m.descriptor.name);
+    console.log(`metrics: ${[...names].sort().join(' ')}`);
+  }
+} finally {
+  await consumer.shutdown();
+  await producer.shutdown();
+  await meterProvider.shutdown();
+}

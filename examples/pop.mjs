@@ -1,21 +1,28 @@
 // expect: acked 5 messages received by POP
 // POP (5.x brokers): SimpleConsumer asks the broker for messages (POP_MESSAGE); the broker keeps
 // them invisible to the group for a while and redelivers whatever is not acked in time. No
-// rebalance and no offsets on the client.
+// rebalance and no offsets on the client. The receive loop runs until SIGTERM or SIGINT, or until
+// every message is acked, then shuts down cleanly.
 import { Producer, SimpleConsumer } from 'rocketwire';
 
-const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExamplePop';
 const count = 5;
 
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => { stopping = true; });
+
 const producer = new Producer({ group: 'example_pop_pg', namesrvAddr });
 await producer.start();
-for (let i = 0; i < count; i++) await producer.send({ topic, body: `job ${i}` });
-await producer.shutdown();
+try {
+  for (let i = 0; i < count; i++) await producer.send({ topic, body: `job ${i}` });
+} finally {
+  await producer.shutdown();
+}
 
 const consumer = new SimpleConsumer({
   namesrvAddr,
-  consumerGroup: 'example_pop_cg',
+  group: 'example_pop_cg',
   topic,
   initMode: 'MIN', // a new group starts at the oldest message
   awaitDurationMs: 2000, // long-poll at most 2 s when nothing is there
@@ -25,7 +32,7 @@ try {
   let acked = 0;
   let skipped = false;
   const deadline = Date.now() + 30_000;
-  while (acked < count) {
+  while (acked < count && !stopping) {
     if (Date.now() > deadline) throw new Error(`acked only ${acked} of ${count} messages`);
     const msgs = await consumer.receive(16, 30_000); // up to 16, invisible to the group for 30 s
     for (const m of msgs) {

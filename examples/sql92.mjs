@@ -2,12 +2,18 @@
 // SQL92 filters: the broker evaluates an expression over message properties (TAGS included) and
 // hands the consumer only the messages that match. The broker must run with
 // enablePropertyFilter=true (`rocketwire broker --enable-property-filter`); otherwise start()
-// fails with SqlFilterRefusedError.
-import { Producer, PushConsumer, ConsumeConcurrentlyStatus } from 'rocketwire';
+// fails with SqlFilterRefusedError. Runs until SIGTERM or SIGINT, or until the matching messages
+// came, then shuts down cleanly.
+import { Producer, PushConsumer } from 'rocketwire';
 
-const namesrvAddr = process.env.ROCKETWIRE_NAMESRV ?? '127.0.0.1:9876';
+const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleSql92';
 const sql = "amount BETWEEN 100 AND 999 AND TAGS = 'paid'";
+
+const stopped = new Promise((resolve) => {
+  process.once('SIGTERM', resolve);
+  process.once('SIGINT', resolve);
+});
 
 const producer = new Producer({ group: 'example_sql92_pg', namesrvAddr });
 await producer.start();
@@ -19,12 +25,16 @@ const messages = [
   { amount: 999, tags: 'paid' },
   { amount: 5000, tags: 'paid' },
 ];
-for (const [i, m] of messages.entries()) {
-  await producer.send({ topic, body: `payment ${i}`, tags: m.tags, properties: { amount: String(m.amount) } });
+try {
+  for (const [i, m] of messages.entries()) {
+    // properties: your own properties, which SQL92 expressions read (values are strings).
+    await producer.send({ topic, body: `payment ${i}`, tags: m.tags, properties: { amount: String(m.amount) } });
+  }
+} finally {
+  await producer.shutdown();
 }
-await producer.shutdown();
 
-const consumer = new PushConsumer({ consumerGroup: 'example_sql92_cg', namesrvAddr, consumeFromWhere: 'first' });
+const consumer = new PushConsumer({ group: 'example_sql92_cg', namesrvAddr, consumeFromWhere: 'first' });
 consumer.subscribe(topic, { sql }); // parsed here: a bad expression throws, naming its position
 const matched = [];
 let allMatched;
@@ -32,14 +42,17 @@ const done = new Promise((resolve) => { allMatched = resolve; });
 const expected = messages.filter((m) => m.amount >= 100 && m.amount <= 999 && m.tags === 'paid').length;
 await consumer.start((msgs) => {
   for (const m of msgs) {
-    console.log(`${m.body}: amount ${m.properties.amount}, tags ${m.tags}`);
+    // userProperties: exactly what the producer set; m.properties also has RocketMQ's own.
+    console.log(`${m.body}: amount ${m.userProperties.amount}, tags ${m.tags}`);
     matched.push(m);
   }
   if (matched.length >= expected) allMatched();
-  return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
 });
-await withTimeout(done, 30_000, 'waiting for the matching messages');
-await consumer.shutdown();
+try {
+  await Promise.race([withTimeout(done, 30_000, 'waiting for the matching messages'), stopped]);
+} finally {
+  await consumer.shutdown();
+}
 console.log(`the SQL92 filter let through ${matched.length} of ${messages.length} messages`);
 
 function withTimeout(promise, ms, what) {

@@ -1,13 +1,15 @@
 // Runs every examples/*.mjs against one embedded broker, so that none of them rots: each must exit 0
 // and print the line its first comment promises (`// expect: <line>`). The scripts import
-// 'rocketwire' and 'rocketwire/protocol', which resolve to this package's dist/ by self-reference,
-// so they run exactly as a user's program would after `npx tsc`.
-import { spawn } from 'node:child_process';
+// 'rocketwire', 'rocketwire/capture' and 'rocketwire/protocol', which resolve to this package's dist/
+// by self-reference, so they run exactly as a user's program would after `npx tsc`; each finds the
+// broker through NAMESRV_ADDR. Each runs as a service does (until SIGTERM or SIGINT) but also stops
+// by itself once it has done what it shows, which is what is checked here.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { repoRoot } from '../api/api-report.js';
+import { runNode, type NodeRun } from './run-node.js';
 
 const examplesDir = path.join(repoRoot(), 'examples');
 /** Scripts run at once: the machine is small and each script is a client of the same broker. */
@@ -15,13 +17,9 @@ const PARALLEL = 3;
 /** Only a safety net for a script that hangs (it is then reported as killed, never as slow). */
 const KILL_AFTER_MS = 90_000;
 
-interface Run {
+interface Run extends NodeRun {
   file: string;
   expect: string | null;
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
 }
 
 /** The `// expect: …` text of a script's first line, or null when the line is missing. */
@@ -31,23 +29,12 @@ export function expectedLine(source: string): string | null {
   return m ? m[1]! : null;
 }
 
-function runScript(file: string, namesrv: string): Promise<Run> {
+async function runScript(file: string, namesrv: string): Promise<Run> {
   const source = fs.readFileSync(path.join(examplesDir, file), 'utf8');
   const expect = expectedLine(source);
-  return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ROCKETWIRE_NAMESRV: namesrv };
-    delete env.DEBUG;
-    const child = spawn(process.execPath, [path.join(examplesDir, file)], { cwd: examplesDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    const killer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
-    child.on('close', (code, signal) => {
-      clearTimeout(killer);
-      resolve({ file, expect, code, signal, stdout, stderr });
-    });
-  });
+  // NAMESRV_ADDR is what the scripts read, as Java's clients and mqadmin do.
+  const run = await runNode(path.join(examplesDir, file), { cwd: examplesDir, env: { NAMESRV_ADDR: namesrv }, killAfterMs: KILL_AFTER_MS });
+  return { file, expect, ...run };
 }
 
 /** Runs `files` at most `limit` at a time, results in the order of `files`. */
