@@ -15,6 +15,10 @@ export interface PullRequest {
   suggestWhichBrokerId: number;
   /** Pulls parked by flow control, by reason (stats). */
   flowControlPauses: { count: number; size: number; span: number };
+  /** Clock time of the first flow-control park of the current run of parks (null when not parked); a run past a minute is logged. */
+  flowParkedSinceMs: number | null;
+  /** The current run of parks was logged at warn. */
+  flowParkWarned: boolean;
   /** Set while the request sits parked on a timer. */
   parkTimer: ClockTimer | null;
   /**
@@ -33,6 +37,8 @@ export function newPullRequest(mq: MessageQueue, pq: ProcessQueue, nextOffset: n
     previouslyLocked: false,
     suggestWhichBrokerId: 0,
     flowControlPauses: { count: 0, size: 0, span: 0 },
+    flowParkedSinceMs: null,
+    flowParkWarned: false,
     parkTimer: null,
     parkReason: null,
   };

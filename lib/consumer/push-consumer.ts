@@ -44,7 +44,7 @@ export type MessageListenerEither = {
   listener(
     msgs: MessageExt[],
     context: ConsumeConcurrentlyContext | ConsumeOrderlyContext,
-  ): ConsumeConcurrentlyStatus | ConsumeOrderlyStatus | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus | ConsumeOrderlyStatus>>;
+  ): ConsumeConcurrentlyStatus | ConsumeOrderlyStatus | void | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus | ConsumeOrderlyStatus>>;
 }['listener'];
 
 let implOf: (consumer: PushConsumer<boolean>) => PushConsumerImpl;
