@@ -442,6 +442,13 @@ export class MQClientInstance extends MQClientAPI {
     );
   }
 
+  /** Every broker address of the routes read so far (health()). */
+  knownBrokerAddrs(): string[] {
+    const out: string[] = [];
+    for (const addrs of this.brokerAddrTable.values()) out.push(...Object.values(addrs));
+    return out;
+  }
+
   /** The HeartbeatData this process would send now (§8.1). */
   heartbeatData(): HeartbeatData {
     return buildHeartbeatData(this.clientId, this.producers, this.consumers.values());

@@ -175,6 +175,8 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   const now = config.clock.now();
   impl.recorder.pulls.add(1, now);
   pr.suggestWhichBrokerId = result.suggestWhichBrokerId;
+  pr.lastAnsweredAtMs = now;
+  if (result.maxOffset >= 0) pr.brokerMaxOffset = result.maxOffset;
   switch (result.status) {
     case 'FOUND': {
       // Records that cannot be decoded are skipped and reported, never retried: a pull that failed

@@ -19,6 +19,10 @@ export interface PullRequest {
   flowParkedSinceMs: number | null;
   /** The current run of parks was logged at warn. */
   flowParkWarned: boolean;
+  /** Clock time of the last pull the broker answered (any status); null before the first (health()). */
+  lastAnsweredAtMs: number | null;
+  /** The queue's max offset in the broker's last pull answer; −1 before the first (health()'s lag). */
+  brokerMaxOffset: number;
   /** Set while the request sits parked on a timer. */
   parkTimer: ClockTimer | null;
   /**
@@ -39,6 +43,8 @@ export function newPullRequest(mq: MessageQueue, pq: ProcessQueue, nextOffset: n
     flowControlPauses: { count: 0, size: 0, span: 0 },
     flowParkedSinceMs: null,
     flowParkWarned: false,
+    lastAnsweredAtMs: null,
+    brokerMaxOffset: -1,
     parkTimer: null,
     parkReason: null,
   };
