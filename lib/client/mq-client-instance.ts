@@ -198,7 +198,7 @@ export class MQClientInstance extends MQClientAPI {
    * Sends a request to the name servers, starting with the last one that answered and moving on to the
    * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
    */
-  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs): Promise<RemotingCommand> {
+  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs, quiet = false): Promise<RemotingCommand> {
     const addrs = this.options.namesrvAddrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
@@ -212,7 +212,7 @@ export class MQClientInstance extends MQClientAPI {
       } catch (err) {
         log('name server %s failed: %s', addr, (err as Error).message);
         failures.push({ addr, error: err as Error });
-        this.nameServerFailed(addr, err as Error);
+        if (!quiet) this.nameServerFailed(addr, err as Error);
       }
     }
     this.namesrvIndex = (this.namesrvIndex + 1) % addrs.length;
@@ -248,7 +248,8 @@ export class MQClientInstance extends MQClientAPI {
    */
   async checkNameServer(topic: string): Promise<void> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx), this.options.connectTimeoutMs);
+    // quiet: the caller's start() rejects with the failures, which is their report
+    await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx), this.options.connectTimeoutMs, true);
   }
 
   /**
