@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { RocketwireError } from '../../protocol/index.js';
 import type { ConsumerInstrumentationEvents } from './events.js';
+import { isRetriableError } from '../../protocol/errors.js';
 
 /**
  * A stored message the consumer could not decode and skipped: a record whose body is flagged
@@ -15,6 +16,7 @@ import type { ConsumerInstrumentationEvents } from './events.js';
  */
 export class UndecodableMessageError extends RocketwireError {
   override readonly name = 'UndecodableMessageError';
+  override readonly errorCode = 'ERR_UNDECODABLE_MESSAGE';
   readonly topic: string;
   readonly brokerName: string;
   readonly queueId: number;
@@ -78,6 +80,9 @@ export type ConsumerBrokerRequest =
  */
 export class ConsumerBrokerError extends RocketwireError {
   override readonly name = 'ConsumerBrokerError';
+  override readonly errorCode = 'ERR_CONSUMER_BROKER_REQUEST';
+  /** As its cause's (a timeout or lost connection is; a refusal such as NO_PERMISSION is not). */
+  override readonly retriable: boolean;
   readonly brokerName: string;
   /** The address asked, when one was known. */
   readonly addr: string | undefined;
@@ -88,6 +93,7 @@ export class ConsumerBrokerError extends RocketwireError {
     this.brokerName = brokerName;
     this.addr = addr;
     this.request = request;
+    this.retriable = isRetriableError(cause);
   }
 }
 
