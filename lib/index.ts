@@ -80,6 +80,7 @@ export {
   TransactionProducer,
   selectMessageQueueByHash,
   ProducerOptionError,
+  ProducerStateError,
   MessageValidationError,
   SendFailedError,
   NoRouteError,
@@ -109,6 +110,7 @@ export { AdminClient } from './admin/index.js';
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {
   MQClientError,
+  ClientStateError,
   NameServerUnavailableError,
   ClientOptionError,
   ResponseFieldError,
