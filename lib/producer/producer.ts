@@ -27,6 +27,7 @@ import {
   topicRouteToPublishQueues,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
+import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
 import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { encodeMessageProperties, messageBody, MessageValidationError, validateTopic, type Message } from './message.js';
@@ -63,6 +64,15 @@ export interface SendOptions {
 }
 
 /** What `producer.stats()` returns: sends since start. */
+/** Producer.health(): plain data for a readiness probe. */
+export interface ProducerHealth {
+  state: string;
+  ready: boolean;
+  group: string;
+  nameServer: NameServerHealth;
+  brokers: BrokerHealth[];
+}
+
 export interface ProducerStats {
   sent: number;
   failed: number;
@@ -162,6 +172,17 @@ export class Producer {
       await instance.release();
       throw err;
     }
+    if (!this.options.client.startWithoutNameServer) {
+      try {
+        // Any answer (TOPIC_NOT_EXIST included) shows a name server is there (MQClientInstance#checkNameServer).
+        await instance.checkNameServer(this.options.createTopicKey);
+      } catch (err) {
+        // Nothing else was acquired: back to CREATED, so start() may be called again.
+        instance.unregisterProducer(this.options.group);
+        await instance.release();
+        throw err;
+      }
+    }
     this.instance = instance;
     this.instr.attach(instance.remoting);
     await this.instr.start(this.metricsOptions, instance.clientId);
@@ -207,6 +228,30 @@ export class Producer {
       await instance.remoting.close();
       await released;
     }
+  }
+
+  /** start(), under the name node-postgres and the MongoDB driver use. */
+  connect(): Promise<void> {
+    return this.start();
+  }
+
+  /** shutdown(), under the name Node clients use. */
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
+    return this.shutdown(options);
+  }
+
+  /** `await using producer = new Producer(…)` shuts it down at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
+  /**
+   * What a readiness probe needs, as plain data: the state, the last name-server answer and the
+   * last answered heartbeat per broker. `ready` is true when running and a name server answered.
+   */
+  health(): ProducerHealth {
+    const inst = instanceHealth(this.instance);
+    return { state: this.state, ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.options.group, ...inst };
   }
 
   stats(): ProducerStats {

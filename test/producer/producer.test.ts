@@ -15,7 +15,9 @@ import { until } from '../consumer/helpers.js';
 
 let seq = 0;
 async function started(t: Test, namesrv: string, extra: Partial<ProducerOptions> = {}): Promise<Producer> {
-  const p = new Producer({ namesrvAddr: namesrv, group: 'pg1', instanceName: `p${process.pid}_${++seq}`, clientIp: '10.0.0.1', ...extra });
+  // startWithoutNameServer: these tests count the route requests of sends; start()'s own check of
+  // the name server is tested in start-name-server.test.ts
+  const p = new Producer({ namesrvAddr: namesrv, group: 'pg1', instanceName: `p${process.pid}_${++seq}`, clientIp: '10.0.0.1', startWithoutNameServer: true, ...extra });
   await p.start();
   t.teardown(() => p.shutdown());
   return p;
