@@ -93,6 +93,7 @@ export {
   TransactionProducer,
   selectMessageQueueByHash,
   ProducerOptionError,
+  ProducerStateError,
   MessageValidationError,
   SendFailedError,
   NoRouteError,
@@ -124,6 +125,7 @@ export { AdminClient } from './admin/index.js';
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {
   MQClientError,
+  ClientStateError,
   NameServerUnavailableError,
   ClientOptionError,
   ResponseFieldError,

@@ -82,6 +82,7 @@ export type AckStatus = 'OK' | 'NO_EXIST';
  */
 export class PopNotSupportedError extends RocketwireError {
   override readonly name = 'PopNotSupportedError';
+  override readonly errorCode = 'ERR_POP_NOT_SUPPORTED';
   readonly addr: string;
   readonly reason: 'proxy' | 'request-code-not-supported';
   constructor(addr: string, reason: 'proxy' | 'request-code-not-supported', options?: { cause?: unknown }) {

@@ -29,7 +29,7 @@ import {
 import { systemClock, type Clock } from '../clock.js';
 import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
-import { NoRouteError, SendFailedError, type SendAttemptFailure } from './errors.js';
+import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { encodeMessageProperties, messageBody, MessageValidationError, validateTopic, type Message } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
@@ -156,12 +156,12 @@ export class Producer {
 
   /** The client instance (after start()); internal: tests reach it as `producer['clientInstance']`. */
   protected get clientInstance(): MQClientInstance {
-    if (!this.instance) throw new MessageValidationError('state', 'producer is not started');
+    if (!this.instance) throw new ProducerStateError(this.state, `producer ${this.options.group} is not started: call start() first`);
     return this.instance;
   }
 
   async start(): Promise<void> {
-    if (this.state !== 'CREATED') throw new MessageValidationError('state', `producer is ${this.state.toLowerCase()}, it can be started once`);
+    if (this.state !== 'CREATED') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'RUNNING' ? 'already started' : 'shut down'}: start() can be called once`);
     const instance = MQClientInstance.acquire({
       ...this.options.client,
       instanceName: resolveInstanceName(this.options.client.instanceName),
@@ -336,7 +336,7 @@ export class Producer {
   }
 
   private ensureRunning(): void {
-    if (this.state !== 'RUNNING') throw new MessageValidationError('state', `producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`);
+    if (this.state !== 'RUNNING') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'CREATED' ? 'not started: call start() first' : 'shut down'}`);
   }
 
   private prepareSingle(msg: Message, propertiesOf: (msg: Message, uniqKey: string) => string = (m, u) => encodeMessageProperties(m, u, systemPropertiesOf(m))): Prepared {
@@ -432,7 +432,7 @@ export class Producer {
         if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, e);
         failures.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: e });
         lastBrokerName = mq.brokerName;
-        const retriable = e instanceof RemotingError || (e instanceof BrokerError && e.retriable) || e instanceof NoRouteError;
+        const retriable = (e instanceof RemotingError || e instanceof BrokerError || e instanceof NoRouteError) && e.retriable;
         log('send to %s/%d failed (%s): %s', mq.brokerName, mq.queueId, retriable ? 'retriable' : 'final', e.message);
         if (!retriable) {
           this.counters.failed++;

@@ -369,12 +369,12 @@ t.test('heartbeat announces the producer group to the master only', async (t) =>
 t.test('lifecycle: send before start or after shutdown fails; shutdown unregisters the group', async (t) => {
   const { ns, bs } = await cluster(t);
   const p = new Producer({ namesrvAddr: ns.addr, group: 'pgx', instanceName: `life${process.pid}` });
-  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'MessageValidationError', field: 'state' });
+  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'ProducerStateError', errorCode: 'ERR_PRODUCER_STATE', state: 'CREATED', retriable: false, message: 'producer pgx is not started: call start() first' });
   await p.start();
   await p.send({ topic: 'TopicTest', body: 'x' });
   await p.shutdown();
   t.equal(bs[0]!.requestsOf(RequestCode.UNREGISTER_CLIENT)[0]?.extFields?.producerGroup, 'pgx');
-  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'MessageValidationError', field: 'state' });
+  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'ProducerStateError', state: 'SHUTDOWN', message: 'producer pgx is shut down' });
   const again = new Producer({ namesrvAddr: ns.addr, group: 'pgx', instanceName: `life${process.pid}` });
   await again.start();
   await again.shutdown();
