@@ -167,7 +167,7 @@ export function messageToJson(m: MessageExt): string {
     queueOffset: m.queueOffset,
     msgId: m.msgId,
     tags: m.tags ?? m.properties.TAGS ?? null,
-    keys: m.keys ?? m.properties.KEYS ?? null,
+    keys: m.properties.KEYS ?? null,
     reconsumeTimes: m.reconsumeTimes,
     properties: m.properties,
   };
@@ -179,7 +179,7 @@ export function messageToJson(m: MessageExt): string {
 function messageToText(m: MessageExt): string {
   const body = isUtf8(m.body) ? JSON.stringify(m.body.toString('utf8')) : `base64:${m.body.toString('base64')}`;
   const tags = m.tags ?? m.properties.TAGS;
-  const keys = m.keys ?? m.properties.KEYS;
+  const keys = m.properties.KEYS;
   return (
     `${m.topic} ${(m as { brokerName?: string }).brokerName ?? '?'}/${m.queueId}@${m.queueOffset} msgId=${m.msgId}` +
     `${tags !== undefined ? ` tags=${tags}` : ''}${keys !== undefined ? ` keys=${keys}` : ''}` +
