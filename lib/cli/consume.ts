@@ -4,7 +4,7 @@ import { PushConsumer, type SubscriptionExpression, type ConsumerBrokerError, ty
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { consumeLite } from './consume-lite.js';
-import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, brokerPortHint, intOption, namesrvOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 import { CliReplier } from './reply.js';
 import { runPopConsume } from './consume-pop.js';
 
@@ -24,23 +24,24 @@ async function checkNameServer(namesrv: string, topic: string, timeoutMs: number
     await instance.getTopicRoute(topic);
   } catch (err) {
     if (!(err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)) {
-      throw new CliError(((err as Error).message ?? String(err)).split('\n')[0]!);
+      throw brokerPortHint(err, namesrv) ?? new CliError(((err as Error).message ?? String(err)).split('\n')[0]!);
     }
   } finally {
     await instance.release();
   }
 }
 
-const usage = `usage: rocketwire consume --namesrv ADDR --topic T --group G [options]
+const usage = `usage: rocketwire consume [--namesrv ADDR] --topic T --group G [options]
 
 Runs a push consumer and prints every message it receives. Stops after --limit messages, after
 --idle-exit seconds without a message, or on SIGTERM / SIGINT; offsets are committed on the way out.
 Messages beyond --limit are left unconsumed (their offsets are not committed).
 
 options:
-  --namesrv ADDR       name server(s), "host:port[;host:port]"
-  --topic T            topic to subscribe to
-  --group G            consumer group
+  -n, --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
+                       $ROCKETWIRE_NAMESRV)
+  -t, --topic T        topic to subscribe to
+  -g, --group G        consumer group
   --namespace NS       Java's namespace: topic and group are NS%name on the wire
   --expr EXPR          tag expression, e.g. 'TagA || TagB' (default "*")
   --sql EXPR           SQL92 filter on message properties instead, e.g. "a BETWEEN 10 AND 19 AND TAGS = 'x'"
@@ -224,7 +225,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'invisible-ms': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
-  const namesrv = requiredOption(values, 'namesrv');
+  const namesrv = namesrvOption(values);
   const topic = requiredOption(values, 'topic');
   const group = requiredOption(values, 'group');
   const replyText = str('reply');
