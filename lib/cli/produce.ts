@@ -1,12 +1,15 @@
 import { Producer, type Message, type SendResult } from '../producer/index.js';
 import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
 import { timerFlags } from './timer-flags.js';
+import { ProgressLine, elapsedText } from './progress.js';
 import { CliError, UsageError, brokerPortHint, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire produce [--namesrv ADDR] --topic T (--count N [--size BYTES] | --body TEXT) [options]
 
-Sends messages and prints a summary: messages sent and failed, and the rate. Exits non-zero when any
-send failed; Ctrl-C stops sending, prints the summary so far and exits 130. An unknown topic is
+Sends messages and prints a summary: messages sent and failed, and the rate. On a terminal, a line on
+stderr shows the progress and the rate while it sends (not with --json, nor when stderr is not a
+terminal). Exits non-zero when any send failed; Ctrl-C stops sending, prints the summary so far and
+exits 130. An unknown topic is
 created by the broker through the TBW102 template (auto-create).
 
 options:
@@ -162,6 +165,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     let firstError: string | undefined;
     let last: SendResult | undefined;
     const begin = process.hrtime.bigint();
+    const progress = ProgressLine.start(io.stderr, json, () => sent + failed, (rate, ms) => {
+      const done = sent + failed;
+      return `sent ${sent}${failed > 0 ? ` failed ${failed}` : ''} of ${count} (${Math.floor((done / count) * 100)}%), ${rate} msgs/s, ${elapsedText(ms)}`;
+    });
     const worker = async (): Promise<void> => {
       while (next < count && !interrupt.signal.aborted) {
         const n = Math.min(batch, count - next);
@@ -180,6 +187,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       await Promise.all(Array.from({ length: Math.min(concurrency, Math.ceil(count / batch)) }, () => worker()));
     } finally {
       interrupt.dispose();
+      progress?.stop();
     }
     const elapsedMs = Number(process.hrtime.bigint() - begin) / 1e6;
     const checks = tx ? await waitForChecks(tx, checkTimeoutS) : undefined;
