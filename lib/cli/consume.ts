@@ -7,6 +7,7 @@ import { consumeLite } from './consume-lite.js';
 import { CliError, UsageError, brokerPortHint, intOption, namesrvOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 import { CliReplier } from './reply.js';
 import { runPopConsume } from './consume-pop.js';
+import { clearingWrites, consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
 
 /**
  * Ask the name server for the topic's route before consuming, so that an unreachable, silent or
@@ -35,7 +36,9 @@ const usage = `usage: rocketwire consume [--namesrv ADDR] --topic T --group G [o
 
 Runs a push consumer and prints every message it receives. Stops after --limit messages, after
 --idle-exit seconds without a message, or on SIGTERM / SIGINT; offsets are committed on the way out.
-Messages beyond --limit are left unconsumed (their offsets are not committed).
+Messages beyond --limit are left unconsumed (their offsets are not committed). On a terminal, a line
+on stderr shows how many messages came and the rate (not with --json, nor when stderr is not a
+terminal); Ctrl-C prints a summary on stderr and exits 130.
 
 options:
   -n, --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
@@ -70,8 +73,9 @@ A stored message that cannot be decoded (say, flagged compressed with a body tha
 or damaged on disk) is skipped, and one line on stderr says which (queue, offset, reason); the
 consumer goes on with the messages after it.
 
-exit status: 0 when stopped as asked; 1 when a broker is failing and no pull ever reached it, or
-when a message was skipped as undecodable; 2 for bad usage.
+exit status: 0 when stopped as asked (--limit, --idle-exit, SIGTERM); 130 when stopped by Ctrl-C
+(SIGINT); 1 when a broker is failing and no pull ever reached it, or when a message was skipped as
+undecodable; 2 for bad usage.
 `;
 
 /** Back-off of the repeated "broker X fails" line: first at once, then after 2 s, 4 s, … 60 s. */
@@ -299,9 +303,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     finish();
   };
   out.on('error', onOutputError);
+  let progress: ProgressLine | null = null;
   const handle = (msgs: MessageExt[]): unknown => {
     if (outputClosed || (limit > 0 && printed >= limit)) return never;
     lastMessageAt = Date.now();
+    progress?.clear();
     let ok = true;
     for (const m of msgs) {
       if (limit > 0 && printed >= limit) break;
@@ -319,15 +325,22 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return status;
   };
 
-  const reporter = new ConsumeReporter(io.stderr);
+  const reporter = new ConsumeReporter(clearingWrites(io.stderr, () => progress));
   consumer.on('undecodable', (e) => reporter.undecodable(e));
   consumer.on('brokerError', (e) => reporter.brokerError(e));
   consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr, b.request));
 
+  // SIGTERM is a stop as asked (a service manager's); Ctrl-C also gets a summary and exit 130.
+  let interrupted = false;
   const onSignal = (): void => finish();
+  const onInterrupt = (): void => {
+    interrupted = true;
+    finish();
+  };
   process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGINT', onInterrupt);
   let idleTimer: NodeJS.Timeout | undefined;
+  let begin = Date.now();
   try {
     await checkNameServer(namesrv, topic, timeoutMs);
     if (replyText !== undefined) replier = await CliReplier.start(namesrv, replyText, timeoutMs, io.stderr);
@@ -336,6 +349,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     // rebalance) is not idleness, and on a loaded machine it could use up a short --idle-exit
     // before the first pull had even been sent.
     if (printed === 0) lastMessageAt = Date.now();
+    begin = Date.now();
+    progress = consumeProgress(io.stderr, json, limit, () => printed);
     // This timer also keeps the process alive while the consumer only has unref'd timers (say, a
     // broker that went away and is being retried): a consumer runs until it is told to stop.
     idleTimer = setInterval(
@@ -350,7 +365,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     await done;
   } finally {
     process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    process.off('SIGINT', onInterrupt);
+    progress?.stop();
     if (idleTimer) clearInterval(idleTimer);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
@@ -365,6 +381,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
   if (reporter.skipped > 0) {
     io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} skipped\n`);
+  }
+  if (interrupted) {
+    io.stderr.write(consumeInterrupted(printed, topic, Date.now() - begin));
+    return 130;
   }
   return unreached.length > 0 || reporter.skipped > 0 ? 1 : 0;
 }
