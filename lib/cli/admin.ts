@@ -1,6 +1,7 @@
 import { AdminClient } from '../admin/index.js';
 import { didYouMean } from './did-you-mean.js';
-import { UsageError, brokerPortHint, intOption, namesrvOption, parseOptions, stringOption, type CliCommand, type CliIO, type OptionSpec } from './common.js';
+import { UsageError, intOption, namesrvOption, parseOptions, stringOption, type CliCommand, type CliIO, type OptionSpec } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 import { cluster } from './admin/cluster.js';
 import { dlq } from './admin/dlq.js';
 import { group } from './admin/group.js';

@@ -4,7 +4,8 @@ import { PushConsumer, type SubscriptionExpression, type ConsumerBrokerError, ty
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { consumeLite } from './consume-lite.js';
-import { CliError, UsageError, brokerPortHint, intOption, namesrvOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, namesrvOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 import { CliReplier } from './reply.js';
 import { runPopConsume } from './consume-pop.js';
 import { clearingWrites, consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';

@@ -1,6 +1,7 @@
 import { MQClientInstance, topicRouteToSubscribeQueues, wrapNamespace } from '../client/index.js';
 import { cliNamespace } from './namespace-flag.js';
-import { CliError, UsageError, brokerPortHint, intOption, namesrvOption, parseOptions, printTable, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, namesrvOption, parseOptions, printTable, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 
 const usage = `usage: rocketwire offsets [--namesrv ADDR] --topic T --group G [--timeout MS] [--json]
 

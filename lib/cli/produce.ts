@@ -2,7 +2,8 @@ import { Producer, type Message, type SendResult } from '../producer/index.js';
 import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
 import { timerFlags } from './timer-flags.js';
 import { ProgressLine, elapsedText } from './progress.js';
-import { CliError, UsageError, brokerPortHint, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 
 const usage = `usage: rocketwire produce [--namesrv ADDR] --topic T (--count N [--size BYTES] | --body TEXT) [options]
 

@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { Producer, RequestTimeoutError, type Message } from '../producer/index.js';
 import type { MessageExt } from '../../protocol/index.js';
-import { CliError, UsageError, brokerPortHint, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 
 const usage = `usage: rocketwire request [--namesrv ADDR] --topic T --body TEXT [options]
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { BrokerError } from '../../lib/remoting/index.js';
-import { brokerPortHint } from '../../lib/cli/common.js';
+import { brokerPortHint } from '../../lib/cli/broker-port-hint.js';
 import { RequestCode, ResponseCode } from '../../protocol/index.js';
 import { uniqueName, withBroker } from '../consumer/helpers.js';
 import { runCli } from './run-in-process.js';
