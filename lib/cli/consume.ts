@@ -3,6 +3,7 @@ import { MQClientInstance } from '../client/index.js';
 import { PushConsumer, type SubscriptionExpression, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
+import { escapeControl, escapeJsonText } from '../capture/format-text.js';
 import { consumeLite } from './consume-lite.js';
 import { CliError, UsageError, intOption, namesrvOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
 import { brokerPortHint } from './broker-port-hint.js';
@@ -181,13 +182,14 @@ export function messageToJson(m: MessageExt): string {
   return JSON.stringify(o);
 }
 
+/** One message as a text line; the producer's strings with their control characters escaped, as decode does. */
 function messageToText(m: MessageExt): string {
-  const body = isUtf8(m.body) ? JSON.stringify(m.body.toString('utf8')) : `base64:${m.body.toString('base64')}`;
+  const body = isUtf8(m.body) ? escapeJsonText(JSON.stringify(m.body.toString('utf8'))) : `base64:${m.body.toString('base64')}`;
   const tags = m.tags ?? m.properties.TAGS;
   const keys = m.keys ?? m.properties.KEYS;
   return (
-    `${m.topic} ${(m as { brokerName?: string }).brokerName ?? '?'}/${m.queueId}@${m.queueOffset} msgId=${m.msgId}` +
-    `${tags !== undefined ? ` tags=${tags}` : ''}${keys !== undefined ? ` keys=${keys}` : ''}` +
+    `${escapeControl(m.topic)} ${(m as { brokerName?: string }).brokerName ?? '?'}/${m.queueId}@${m.queueOffset} msgId=${escapeControl(m.msgId)}` +
+    `${tags !== undefined ? ` tags=${escapeControl(tags)}` : ''}${keys !== undefined ? ` keys=${escapeControl(Array.isArray(keys) ? keys.join(' ') : String(keys))}` : ''}` +
     `${m.reconsumeTimes > 0 ? ` reconsumeTimes=${m.reconsumeTimes}` : ''} body=${body}`
   );
 }
