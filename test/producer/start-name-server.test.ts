@@ -2,10 +2,12 @@
 // NameServerUnavailableError and may be called again), connect()/close() and `await using`, and
 // health() for a readiness probe.
 import net from 'node:net';
+import { until } from '../consumer/helpers.js';
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { NameServerUnavailableError } from '../../lib/client/index.js';
 import { Producer } from '../../lib/producer/index.js';
+import { PushConsumer } from '../../lib/consumer/index.js';
 
 async function freePort(): Promise<number> {
   const s = net.createServer();
@@ -58,4 +60,31 @@ t.test('await using shuts the producer down at the end of the block', async (t) 
     t.equal(kept.health().state, 'RUNNING');
   }
   t.equal(kept.health().state, 'SHUTDOWN');
+});
+
+t.test('namesrvAddr defaults to NAMESRV_ADDR, as Java\'s ClientConfig; neither is a ClientOptionError naming both', async (t) => {
+  const broker = await startBroker({ queues: 1 });
+  t.teardown(() => broker.close());
+  const saved = process.env.NAMESRV_ADDR;
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.NAMESRV_ADDR;
+    else process.env.NAMESRV_ADDR = saved;
+  });
+  delete process.env.NAMESRV_ADDR;
+  t.throws(() => new Producer({ group: 'pg_env' }), { name: 'ClientOptionError', option: 'namesrvAddr', message: /NAMESRV_ADDR/ });
+  t.throws(() => new PushConsumer({ group: 'cg_env' }), { name: 'ConsumerOptionError', option: 'namesrvAddr', message: /NAMESRV_ADDR/ });
+  process.env.NAMESRV_ADDR = broker.namesrv;
+  const producer = new Producer({ group: 'pg_env' });
+  await producer.start();
+  t.teardown(() => producer.shutdown());
+  t.equal((await producer.send({ topic: 'T_env', body: 'x' })).status, 'SEND_OK');
+  const consumer = new PushConsumer({ group: 'cg_env', consumeFromWhere: 'first' });
+  consumer.subscribe('T_env');
+  let got = 0;
+  await consumer.start(async () => {
+    got++;
+  });
+  t.teardown(() => consumer.shutdown());
+  t.equal(consumer.health().nameServer.lastAnswer?.addr, broker.namesrv, 'the consumer asked the name server of NAMESRV_ADDR');
+  await until(() => got === 1, 'the message');
 });
