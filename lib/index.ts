@@ -93,6 +93,7 @@ export {
   TransactionProducer,
   selectMessageQueueByHash,
   ProducerOptionError,
+  ProducerStateError,
   MessageValidationError,
   SendFailedError,
   NoRouteError,
@@ -107,7 +108,9 @@ export {
   type MessageQueueSelector,
   type ProducerStats,
   type SendAttemptFailure,
-  type LocalTransactionState,
+  LocalTransactionState,
+  type LocalTransactionResult,
+  type ProducerHealth,
   type TransactionListener,
   type TransactionProducerOptions,
   type TransactionSendResult,
@@ -122,6 +125,7 @@ export { AdminClient } from './admin/index.js';
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {
   MQClientError,
+  ClientStateError,
   NameServerUnavailableError,
   ClientOptionError,
   ResponseFieldError,

@@ -1,7 +1,7 @@
 import { decompressBody } from './compression.js';
 import { messageBodyCrc } from './crc32.js';
 import { ProtocolError } from './errors.js';
-import type { MessageExt } from './message-ext.js';
+import { createMessageExt, type MessageExt } from './message-ext.js';
 import { hex8, hexUpper } from './message-id.js';
 import { BLANK_MAGIC_CODE, MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2, storedMessageSize } from './message-record.js';
 import { decodeProperties } from './properties.js';
@@ -388,7 +388,7 @@ function decodeRecord(
     offsetMsgId = cache.idPrefix + hex8(i32(b, start + 32));
   }
   const uniq = properties.UNIQ_KEY;
-  return {
+  return createMessageExt({
     topic,
     queueId,
     flag,
@@ -408,7 +408,6 @@ function decodeRecord(
     msgId: uniq !== undefined ? uniq : offsetMsgId,
     offsetMsgId,
     tags: properties.TAGS,
-    keys: properties.KEYS,
     brokerName: undefined,
-  };
+  });
 }

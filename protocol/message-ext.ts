@@ -32,11 +32,116 @@ export interface MessageExt {
   offsetMsgId: string;
   /** Property TAGS, if any. */
   tags?: string | undefined;
-  /** Property KEYS, if any (space-separated keys). */
-  keys?: string | undefined;
+  /**
+   * The message's keys, as the producer gave them (`send({ keys: ['a', 'b'] })`); stored as the KEYS
+   * property, space-joined (`properties.KEYS`). Empty when there are none.
+   */
+  readonly keys: readonly string[];
+  /**
+   * The properties the producer set, without the system ones RocketMQ adds or reserves (UNIQ_KEY,
+   * TAGS, KEYS, WAIT, MIN_OFFSET, CONSUME_START_TIME, …: the names of Java's
+   * MessageConst.STRING_HASH_SET, SYSTEM_PROPERTY_NAMES here). Computed on first access.
+   * `properties` keeps every property.
+   */
+  readonly userProperties: Readonly<Record<string, string>>;
   /** Set by the consumer: the broker name of the queue the message was pulled from. */
   brokerName?: string | undefined;
 }
+
+/** A MessageExt's own fields: what a decoder or a test provides (keys and userProperties are derived). */
+export type MessageExtInit = Omit<MessageExt, 'keys' | 'userProperties'>;
+
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
+/**
+ * The MessageExt the decoders hand out: plain fields, and `keys` / `userProperties` derived from
+ * `properties` on access (nothing is computed for a consumer that never reads them).
+ */
+class StoredMessageExt implements MessageExt {
+  topic: string;
+  queueId: number;
+  flag: number;
+  queueOffset: number;
+  commitLogOffset: number;
+  sysFlag: number;
+  bornTimestamp: number;
+  bornHost: string;
+  storeTimestamp: number;
+  storeHost: string;
+  reconsumeTimes: number;
+  preparedTransactionOffset: number;
+  bodyCRC: number;
+  storeSize: number;
+  properties: Record<string, string>;
+  body: Buffer;
+  msgId: string;
+  offsetMsgId: string;
+  tags: string | undefined;
+  brokerName: string | undefined;
+  #user: Record<string, string> | undefined = undefined;
+
+  constructor(m: MessageExtInit) {
+    this.topic = m.topic;
+    this.queueId = m.queueId;
+    this.flag = m.flag;
+    this.queueOffset = m.queueOffset;
+    this.commitLogOffset = m.commitLogOffset;
+    this.sysFlag = m.sysFlag;
+    this.bornTimestamp = m.bornTimestamp;
+    this.bornHost = m.bornHost;
+    this.storeTimestamp = m.storeTimestamp;
+    this.storeHost = m.storeHost;
+    this.reconsumeTimes = m.reconsumeTimes;
+    this.preparedTransactionOffset = m.preparedTransactionOffset;
+    this.bodyCRC = m.bodyCRC;
+    this.storeSize = m.storeSize;
+    this.properties = m.properties;
+    this.body = m.body;
+    this.msgId = m.msgId;
+    this.offsetMsgId = m.offsetMsgId;
+    this.tags = m.tags;
+    this.brokerName = m.brokerName;
+  }
+
+  get keys(): readonly string[] {
+    const k = this.properties.KEYS;
+    if (k === undefined || k === '') return NO_KEYS;
+    return k.split(' ').filter((s) => s !== '');
+  }
+
+  get userProperties(): Readonly<Record<string, string>> {
+    if (this.#user === undefined) {
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(this.properties)) if (!SYSTEM_PROPERTY_NAMES.has(k)) out[k] = v;
+      this.#user = out;
+    }
+    return this.#user;
+  }
+
+  /** JSON.stringify(msg) shows the derived fields too. */
+  toJSON(): Record<string, unknown> {
+    return { ...(this as object), keys: this.keys, userProperties: this.userProperties };
+  }
+}
+
+/** A MessageExt from its fields (decoders, the reply path, tests). */
+export function createMessageExt(init: MessageExtInit): MessageExt {
+  return new StoredMessageExt(init);
+}
+
+/**
+ * The property names RocketMQ treats as the system's (Java's MessageConst.STRING_HASH_SET, as in
+ * apache/rocketmq 5.5.0): userProperties leaves them out.
+ */
+export const SYSTEM_PROPERTY_NAMES: ReadonlySet<string> = new Set([
+  'TRACE_ON', 'MSG_REGION', 'KEYS', 'TAGS', 'WAIT', 'DELAY', 'RETRY_TOPIC', 'REAL_TOPIC', 'REAL_QID', 'TRAN_MSG',
+  'PGROUP', 'MIN_OFFSET', 'MAX_OFFSET', 'BUYER_ID', 'ORIGIN_MESSAGE_ID', 'TRANSFER_FLAG', 'CORRECTION_FLAG',
+  'MQ2_FLAG', 'RECONSUME_TIME', 'UNIQ_KEY', 'MAX_RECONSUME_TIMES', 'CONSUME_START_TIME', 'POP_CK', 'POP_CK_OFFSET',
+  '1ST_POP_TIME', 'TRAN_PREPARED_QUEUE_OFFSET', 'DUP_INFO', 'EXTEND_UNIQ_INFO', 'INSTANCE_ID', 'CORRELATION_ID',
+  'REPLY_TO_CLIENT', 'TTL', 'ARRIVE_TIME', 'PUSH_REPLY_TIME', 'CLUSTER', 'MSG_TYPE', 'INNER_MULTI_QUEUE_OFFSET',
+  'TIMER_DELAY_SEC', 'TIMER_DELIVER_MS', 'TIMER_ENQUEUE_MS', 'TIMER_DEQUEUE_MS', 'TIMER_ROLL_TIMES', 'TIMER_OUT_MS',
+  'TIMER_DEL_UNIQKEY', 'TIMER_DELAY_LEVEL', '__BORNHOST', 'BORN_TIMESTAMP',
+]);
 
 /** What the broker writes into a commit-log record (encodeStoredMessage). */
 export interface StoredMessageInit {

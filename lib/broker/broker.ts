@@ -249,7 +249,10 @@ export class Broker implements BrokerContext {
       else if (topic === TIMER_TOPIC) this.timerStore?.onArrival();
       else this.pullHold.notifyMessageArriving(topic, queueId, maxOffset, codes);
     });
-    const failed = (err: unknown): void => log('periodic task failed: %O', err);
+    const failed = (err: unknown): void => {
+      log('periodic task failed: %O', err);
+      (this.options.warn ?? stderrWarn)(`a periodic task of ${this.brokerName} failed: ${(err as Error)?.message ?? String(err)}`);
+    };
     this.stopTasks.push(
       scheduleEvery(this.clock, SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS, () => this.consumers.scanExpired(this.clock.now()), failed),
       scheduleEvery(this.clock, this.options.flushConsumerOffsetIntervalMs ?? 5000, () => this.offsets.persist(), failed),

@@ -6,6 +6,8 @@ import { Broker, DEFAULT_IDLE_TIMEOUT_MS, type BrokerTuning } from './broker.js'
 import { systemClock, type Clock } from '../clock.js';
 import { BrokerOptionError } from './errors.js';
 import { NameServer } from './name-server.js';
+import { stderrWarn } from './atomic-file.js';
+import { resolveLogger, type LoggerOption } from '../logger.js';
 
 /** Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names). */
 export interface StartBrokerOptions extends BrokerTuning {
@@ -20,6 +22,13 @@ export interface StartBrokerOptions extends BrokerTuning {
   /** Store root; a temporary folder (removed at close) when not given. With several brokers each gets DIR/<brokerName>. */
   dataDir?: string;
   clock?: Clock;
+  /**
+   * Where the broker's warnings go (damage found in its store at start-up, a periodic task that
+   * failed): any object with debug/info/warn/error (console, pino), or false for nothing. `warn`,
+   * when given, takes precedence for the store's lines.
+   * @default warn lines to stderr, prefixed "rocketwire broker:"
+   */
+  logger?: LoggerOption;
 }
 
 /** A running embedded name server and its brokers, as startBroker returns them. */
@@ -59,6 +68,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);
   const clock = options.clock ?? systemClock;
+  const logger = options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
+  const warn = options.warn ?? (logger ? (line: string) => logger.warn(`broker: ${line}`) : stderrWarn);
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   if (!Number.isFinite(idleTimeoutMs) || idleTimeoutMs < 0) throw new BrokerOptionError('idleTimeoutMs', `must be a number >= 0, got ${options.idleTimeoutMs}`);
   const nameServer = new NameServer({
@@ -91,7 +102,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         channelExpiredTimeoutMs: options.channelExpiredTimeoutMs,
         flushConsumerOffsetIntervalMs: options.flushConsumerOffsetIntervalMs,
         lockMaxLiveTimeMs: options.lockMaxLiveTimeMs,
-        warn: options.warn,
+        warn,
         maxQueueNums: options.maxQueueNums,
         maxTagsPerSubscription: options.maxTagsPerSubscription,
         enablePropertyFilter: options.enablePropertyFilter,

@@ -3,6 +3,27 @@ import type { FrameDescription } from './describe.js';
 
 const MAX_EXT = 240;
 
+/** C0 controls, DEL and the C1 controls (0x9b is a CSI on terminals that take 8-bit controls). */
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+
+/**
+ * `s` with every control character written as `\xNN`, as tcpdump and tshark print what a capture
+ * holds: topic, group, keys and remark bytes come from whoever sent them, and an escape sequence
+ * printed raw would drive the reader's terminal (retitle it, hide lines, rewrite the screen).
+ */
+export function escapeControl(s: string): string {
+  return s.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/**
+ * JSON text (JSON.stringify's output) with its `\u00NN` escapes of controls written `\xNN` like
+ * escapeControl's, and DEL and the C1 controls, which JSON leaves raw, escaped too. An escaped
+ * backslash before "u00" (an even run of backslashes) is text, not an escape, and is left alone.
+ */
+export function escapeJsonText(json: string): string {
+  return escapeControl(json.replace(/(\\+)u00([0-9a-f]{2})/g, (m, bs: string, hex: string) => (bs.length % 2 === 1 ? `${bs.slice(1)}\\x${hex}` : m)));
+}
+
 /** 2026-01-02T03:04:05.123456Z (Date only keeps milliseconds). */
 export function formatTimestamp(ts: number): string {
   const sec = Math.floor(ts);
@@ -13,7 +34,7 @@ export function formatTimestamp(ts: number): string {
 
 function extText(ext: Record<string, string>): string {
   const parts: string[] = [];
-  for (const [k, v] of Object.entries(ext)) parts.push(`${k}=${JSON.stringify(v).slice(1, -1)}`);
+  for (const [k, v] of Object.entries(ext)) parts.push(`${escapeControl(k)}=${escapeJsonText(JSON.stringify(v).slice(1, -1))}`);
   const s = parts.join(' ');
   return s.length > MAX_EXT ? s.slice(0, MAX_EXT - 1) + '…' : s;
 }
@@ -34,7 +55,7 @@ export function formatFrameText(d: FrameDescription): string {
     if (d.latencyMs !== undefined) s += ` ${d.latencyMs.toFixed(3)}ms`;
   }
   if (d.serializeType === 'ROCKETMQ') s += ' [ROCKETMQ]';
-  if (d.remark !== null) s += ` ${JSON.stringify(d.remark)}`;
+  if (d.remark !== null) s += ` ${escapeJsonText(JSON.stringify(d.remark))}`;
   const ext = extText(d.extFields);
   if (ext) s += ' ' + ext;
   s += ` body=${d.bodyLength}`;
@@ -42,15 +63,15 @@ export function formatFrameText(d: FrameDescription): string {
     s += ` msgs=${d.messages.length}`;
     for (const m of d.messages) {
       s +=
-        `\n    msg ${m.topic}:${m.queueId} queueOffset=${m.queueOffset} msgId=${m.msgId}` +
+        `\n    msg ${escapeControl(m.topic)}:${m.queueId} queueOffset=${m.queueOffset} msgId=${escapeControl(m.msgId)}` +
         ` born=${m.bornHost} store=${m.storeHost} reconsume=${m.reconsumeTimes}` +
-        `${m.properties.TAGS !== undefined ? ' tags=' + m.properties.TAGS : ''}` +
-        `${m.properties.KEYS !== undefined ? ' keys=' + m.properties.KEYS : ''} body=${m.bodyLength ?? Buffer.byteLength(m.bodyBase64 ?? '', 'base64')}`;
+        `${m.properties.TAGS !== undefined ? ' tags=' + escapeControl(m.properties.TAGS) : ''}` +
+        `${m.properties.KEYS !== undefined ? ' keys=' + escapeControl(m.properties.KEYS) : ''} body=${m.bodyLength ?? Buffer.byteLength(m.bodyBase64 ?? '', 'base64')}`;
     }
   } else if (d.json !== undefined) {
-    const j = JSON.stringify(d.json);
+    const j = escapeJsonText(JSON.stringify(d.json));
     s += ' json=' + (j.length > 200 ? j.slice(0, 199) + '…' : j);
   }
-  if (d.bodyError !== undefined) s += ` (body not decoded: ${d.bodyError})`;
+  if (d.bodyError !== undefined) s += ` (body not decoded: ${escapeControl(d.bodyError)})`;
   return s;
 }

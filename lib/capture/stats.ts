@@ -1,6 +1,7 @@
 import { countStoredRecords, isOneway, isResponse, operationOf, PullSysFlag, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
 import type { DecodedFrame } from './capture-decoder.js';
 import type { CaptureProblem } from './packet.js';
+import { escapeControl } from './format-text.js';
 
 /** Latencies kept per request code for percentiles; beyond this a uniform reservoir sample. */
 const MAX_SAMPLES = 100_000;
@@ -350,7 +351,8 @@ export class DecodeStats {
     if (Object.keys(j.pullResults).length > 0) {
       lines.push('', 'pull results: ' + Object.entries(j.pullResults).map(([k, v]) => `${k} ${v}`).join(', '));
     }
-    lines.push('', `topics: ${j.topics.join(', ') || '-'}`, `groups: ${j.groups.join(', ') || '-'}`);
+    // Topic and group bytes are the capture's: controls escaped, as formatFrameText does.
+    lines.push('', `topics: ${j.topics.map(escapeControl).join(', ') || '-'}`, `groups: ${j.groups.map(escapeControl).join(', ') || '-'}`);
     if (this.lostProblems > 0) {
       lines.push(`problems: ${this.lostProblems} lost (${this.incompleteFrames} incomplete frames, ${this.bufferLimitDrops} dropped at the memory bound)`);
     }
@@ -360,7 +362,7 @@ export class DecodeStats {
         const results = Object.entries(q.pullResults).map(([k, v]) => `${k} ${v}`).join(', ');
         const lat = q.pullLatencyMs ? `, pull latency p50 ${q.pullLatencyMs.p50.toFixed(1)} ms max ${q.pullLatencyMs.max.toFixed(1)} ms` : '';
         const held = q.unanswered > 0 ? `, ${q.unanswered} unanswered at the end` : '';
-        lines.push(`  ${q.group} ${q.topic}:${q.queueId}${q.broker ? ' @' + q.broker : ''}: ${q.pulls} pulls (${results || 'no responses'})${held}${lat}`);
+        lines.push(`  ${escapeControl(q.group)} ${escapeControl(q.topic)}:${q.queueId}${q.broker ? ' @' + escapeControl(q.broker) : ''}: ${q.pulls} pulls (${results || 'no responses'})${held}${lat}`);
         if (q.commitCount > 0) {
           const trail = q.commits.slice(-8).map((c) => `${c.offset}${c.via === 'update' ? 'u' : ''}`).join(' → ');
           lines.push(

@@ -1,5 +1,7 @@
 import { AdminClient } from '../admin/index.js';
-import { UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO, type OptionSpec } from './common.js';
+import { didYouMean } from './did-you-mean.js';
+import { UsageError, intOption, namesrvOption, parseOptions, stringOption, type CliCommand, type CliIO, type OptionSpec } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 import { cluster } from './admin/cluster.js';
 import { dlq } from './admin/dlq.js';
 import { group } from './admin/group.js';
@@ -16,16 +18,19 @@ const SHARED: OptionSpec = {
   json: { type: 'boolean' },
 };
 
-const SHARED_HELP = `  --namesrv ADDR   name server(s), "host:port[;host:port]"
+const SHARED_HELP = `  --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
+                   $ROCKETWIRE_NAMESRV)
   --timeout MS     timeout of each request (default 3000)
   --json           one JSON document instead of a table`;
+
+const SHORT_NOTE = '-n, -t, -g and -c are short for --namesrv, --topic, --group and --count.';
 
 function groupLine(g: AdminCommandGroup): string {
   const subs = g.subcommands.map((s) => s.name).filter((n) => n !== '');
   return `  ${(g.name + (subs.length ? ' ' + subs.join('|') : '')).padEnd(52)} ${g.summary}`;
 }
 
-const usage = `usage: rocketwire admin <command> [subcommand] --namesrv ADDR [options] [--json]
+const usage = `usage: rocketwire admin <command> [subcommand] [--namesrv ADDR] [options] [--json]
 
 Operations of Apache's mqadmin, over the remoting protocol, against a real cluster or the embedded
 broker. Every command prints a table, or one JSON document with --json. An unknown topic or group
@@ -38,11 +43,12 @@ shared options:
 ${SHARED_HELP}
 
 rocketwire admin help <command> [subcommand] shows a command's options.
+${SHORT_NOTE}
 `;
 
 function subUsage(g: AdminCommandGroup, s: AdminSubcommand): string {
   const name = s.name ? `${g.name} ${s.name}` : g.name;
-  return `usage: rocketwire admin ${name} --namesrv ADDR [options] [--json]\n\n${s.summary}\n\noptions:\n${SHARED_HELP}${s.help ? '\n' + s.help : ''}\n`;
+  return `usage: rocketwire admin ${name} [--namesrv ADDR] [options] [--json]\n\n${s.summary}\n\noptions:\n${SHARED_HELP}${s.help ? '\n' + s.help : ''}\n\n${SHORT_NOTE}\n`;
 }
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -52,19 +58,25 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const g = GROUPS.find((x) => x.name === groupName);
-  if (!g) throw new UsageError(groupName === undefined ? 'which admin command? (rocketwire admin --help lists them)' : `unknown admin command "${groupName}" (rocketwire admin --help lists them)`);
+  if (!g) {
+    if (groupName === undefined) throw new UsageError('which admin command? (rocketwire admin --help lists them)');
+    const guess = didYouMean(groupName, GROUPS.map((x) => x.name));
+    throw new UsageError(`unknown admin command '${groupName}'${guess !== undefined ? `: did you mean '${guess}'?` : ' (rocketwire admin --help lists them)'}`);
+  }
   let sub = g.subcommands.find((s) => s.name === '');
   let args = [maybeSub, ...rest].filter((a): a is string => a !== undefined);
   if (!sub) {
     sub = g.subcommands.find((s) => s.name === maybeSub);
     if (!sub) {
       const names = g.subcommands.map((s) => s.name).join(', ');
-      throw new UsageError(maybeSub === undefined || maybeSub.startsWith('-') ? `admin ${g.name} needs a subcommand: ${names}` : `unknown subcommand "${g.name} ${maybeSub}" (one of ${names})`);
+      if (maybeSub === undefined || maybeSub.startsWith('-')) throw new UsageError(`admin ${g.name} needs a subcommand: ${names}`);
+      const guess = didYouMean(maybeSub, g.subcommands.map((x) => x.name));
+      throw new UsageError(`unknown subcommand '${g.name} ${maybeSub}'${guess !== undefined ? `: did you mean '${g.name} ${guess}'?` : ` (one of ${names})`}`);
     }
     args = rest;
   }
   const { values } = parseOptions(args, { ...SHARED, ...sub.options });
-  const namesrv = requiredOption(values, 'namesrv');
+  const namesrv = namesrvOption(values);
   const timeoutMs = intOption('timeout', stringOption(values, 'timeout'), 3000, 1, 3_600_000);
   let admin: AdminClient;
   try {
@@ -75,6 +87,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     await sub.run(admin, values, makeOutput(io, values.json === true));
     return 0;
+  } catch (err) {
+    throw brokerPortHint(err, namesrv) ?? err;
   } finally {
     await admin.close();
   }

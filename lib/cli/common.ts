@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { RocketwireError } from '../../protocol/errors.js';
+import { didYouMean } from './did-you-mean.js';
 
 /** Option declarations as node:util parseArgs takes them. */
 export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }>;
@@ -9,6 +10,7 @@ export type OptionValues = Record<string, string | boolean | (string | boolean)[
 /** An error the CLI reports as one line (no stack) and an exit code. */
 export class CliError extends RocketwireError {
   override readonly name: string = 'CliError';
+  override readonly errorCode: string = 'ERR_CLI';
   readonly exitCode: number;
   constructor(message: string, exitCode = 1, options?: { cause?: unknown }) {
     super(message, options);
@@ -19,6 +21,7 @@ export class CliError extends RocketwireError {
 /** Usage errors exit with 2. */
 export class UsageError extends CliError {
   override readonly name = 'UsageError';
+  override readonly errorCode = 'ERR_CLI_USAGE';
   constructor(message: string) {
     super(message, 2);
   }
@@ -44,6 +47,30 @@ export interface CliCommand {
 const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
 
 /**
+ * The short flags of the options most commands share, given to every command that has the long
+ * one: `-n` as mqadmin's name server flag, `-t` topic, `-g` group, `-c` count. No command declares
+ * short flags of its own, so they cannot collide.
+ */
+const SHORT_FLAGS: Readonly<Record<string, string>> = { namesrv: 'n', topic: 't', group: 'g', count: 'c' };
+
+function withShortFlags(options: OptionSpec): OptionSpec {
+  const taken = new Set(Object.values(options).map((o) => o.short));
+  const out: OptionSpec = {};
+  for (const [name, o] of Object.entries(options)) {
+    const short = SHORT_FLAGS[name];
+    out[name] = o.short === undefined && short !== undefined && !taken.has(short) ? { ...o, short } : o;
+  }
+  return out;
+}
+
+/** The long name an argument names: "--count=3" → "count", "-c" → "count" (given the spec). */
+function longName(arg: string, options: OptionSpec): string | undefined {
+  if (arg.startsWith('--')) return arg.slice(2).split('=')[0];
+  if (/^-[^-]$/.test(arg)) return Object.entries(options).find(([, o]) => o.short === arg[1])?.[0];
+  return undefined;
+}
+
+/**
  * `--count -1` as parseArgs would read `--count=-1`. parseArgs refuses a value that starts with a
  * dash ("argument is ambiguous"), so a negative number never reached the option's range check and
  * the user was not told what the valid range is. Only string options followed by something that
@@ -58,8 +85,9 @@ function joinNegativeValues(argv: string[], options: OptionSpec): string[] {
       break;
     }
     const next = argv[i + 1];
-    if (a.startsWith('--') && !a.includes('=') && options[a.slice(2)]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
-      out.push(`${a}=${next}`);
+    const name = a.includes('=') ? undefined : longName(a, options);
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`--${name}=${next}`);
       i++;
     } else {
       out.push(a);
@@ -68,18 +96,64 @@ function joinNegativeValues(argv: string[], options: OptionSpec): string[] {
   return out;
 }
 
+/**
+ * A one-line UsageError for an option the command does not have, with the nearest one it does
+ * ("unknown option --cuont: did you mean --count?"). A single-dash long name (`-topic`, mqadmin's
+ * habit for some flags) is caught before parseArgs reads it as `-t opic`.
+ */
+function unknownOption(arg: string, options: OptionSpec): UsageError {
+  const names = Object.keys(options);
+  const word = arg.replace(/^-+/, '').split('=')[0]!;
+  const guess = names.includes(word) ? word : arg.startsWith('--') ? didYouMean(word, names) : undefined;
+  return new UsageError(`unknown option ${arg.split('=')[0]}${guess !== undefined ? `: did you mean --${guess}?` : ' (--help lists the options)'}`);
+}
+
+function singleDashLongName(argv: string[], options: OptionSpec): string | undefined {
+  for (const a of argv) {
+    if (a === '--') return undefined;
+    if (/^-[a-z][a-z-]+(=|$)/.test(a) && Object.hasOwn(options, a.slice(1).split('=')[0]!)) return a;
+  }
+  return undefined;
+}
+
 /** node:util parseArgs with strict checking, turning its errors into UsageError. */
 export function parseOptions(
   argv: string[],
   options: OptionSpec,
   allowPositionals = false,
 ): { values: OptionValues; positionals: string[] } {
+  const spec = withShortFlags(options);
+  const dashed = singleDashLongName(argv, spec);
+  if (dashed !== undefined) throw unknownOption(dashed, spec);
   try {
-    const r = parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals, strict: true });
+    const r = parseArgs({ args: joinNegativeValues(argv, spec), options: spec, allowPositionals, strict: true });
     return { values: r.values as OptionValues, positionals: r.positionals };
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    const e = err as Error & { code?: string };
+    const unknown = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']+)'/.exec(e.message) : null;
+    if (unknown) throw unknownOption(unknown[1]!, spec);
+    throw new UsageError(e.message);
   }
+}
+
+/** Where `--namesrv` comes from when it is not given, in this order (mqadmin's, then the examples'). */
+export const NAMESRV_ENV = ['NAMESRV_ADDR', 'ROCKETWIRE_NAMESRV'] as const;
+
+/**
+ * The name server(s): `--namesrv`/`-n`, else `NAMESRV_ADDR` (what mqadmin and Java's ClientConfig
+ * read), else `ROCKETWIRE_NAMESRV` (what the examples read). An empty variable counts as unset.
+ */
+export function namesrvOption(values: OptionValues, env: NodeJS.ProcessEnv = process.env): string {
+  const given = stringOption(values, 'namesrv');
+  if (given !== undefined) {
+    if (!given) throw new UsageError('--namesrv must not be empty');
+    return given;
+  }
+  for (const name of NAMESRV_ENV) {
+    const v = env[name]?.trim();
+    if (v) return v;
+  }
+  throw new UsageError(`--namesrv is required (or set ${NAMESRV_ENV.join(' or ')})`);
 }
 
 /** The value of string option `name`, or undefined when it was not given. */

@@ -4,6 +4,7 @@
 import { LitePullConsumer, messageQueue, type LitePullConsumerOptions, type MessageExt } from '../consumer/index.js';
 import { CliError, UsageError, type CliIO } from './common.js';
 import { ConsumeReporter } from './consume.js';
+import { clearingWrites, consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
 
 export interface LiteConsumeArgs {
   namesrv: string;
@@ -35,16 +36,22 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const reporter = new ConsumeReporter(io.stderr);
+  let progress: ProgressLine | null = null;
+  const reporter = new ConsumeReporter(clearingWrites(io.stderr, () => progress));
   consumer.on('brokerError', (e) => reporter.brokerError(e));
   consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr, b.request));
   let stop = false;
+  let interrupted = false;
   let outputClosed = false;
   const onSignal = (): void => {
     stop = true;
   };
+  const onInterrupt = (): void => {
+    interrupted = true;
+    stop = true;
+  };
   process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGINT', onInterrupt);
   const out = io.stdout;
   const onOutputError = (): void => {
     outputClosed = true;
@@ -53,13 +60,17 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
   out.on('error', onOutputError);
   let printed = 0;
   let idled = false;
+  let begin = Date.now();
   try {
     await a.checkNameServer();
     await consumer.start();
     let lastMessageAt = Date.now();
+    begin = lastMessageAt;
+    progress = consumeProgress(io.stderr, a.json, a.limit, () => printed);
     while (!stop && !(a.limit > 0 && printed >= a.limit)) {
       const msgs = await consumer.poll(Math.min(1000, a.idleExitS > 0 ? a.idleExitS * 250 : 1000));
       const done = new Map<string, [ReturnType<typeof messageQueue>, number]>();
+      if (msgs.length > 0) progress?.clear();
       for (const m of msgs) {
         if (outputClosed || (a.limit > 0 && printed >= a.limit)) break;
         const ok = out.write(a.format(m, a.json) + '\n');
@@ -80,7 +91,8 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
     throw new CliError(((err as Error).message ?? String(err)).split('\n')[0]!);
   } finally {
     process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    process.off('SIGINT', onInterrupt);
+    progress?.stop();
     out.off('error', onOutputError);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
@@ -92,5 +104,9 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
   }
   const unreached = reporter.neverReached();
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
+  if (interrupted) {
+    io.stderr.write(consumeInterrupted(printed, a.topic, Date.now() - begin));
+    return 130;
+  }
   return unreached.length > 0 ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 import { SimpleConsumer, type ReceivedMessage } from '../consumer/simple-consumer.js';
 import { UsageError, intOption, stringOption, type CliIO, type OptionValues } from './common.js';
+import { consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
 
 /**
  * `rocketwire consume --mode pop`: the same output as the push consumer, from a SimpleConsumer
@@ -36,20 +37,30 @@ export async function runPopConsume(
   await o.check();
   let stop = false;
   let idled = false;
+  let interrupted = false;
   const onSignal = (): void => {
     stop = true;
   };
+  const onInterrupt = (): void => {
+    interrupted = true;
+    stop = true;
+  };
   process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGINT', onInterrupt);
   io.stdout.on('error', onSignal);
   let printed = 0;
+  let progress: ProgressLine | null = null;
+  let begin = Date.now();
   try {
     await consumer.start();
     let lastMessageAt = Date.now();
+    begin = lastMessageAt;
+    progress = consumeProgress(io.stderr, o.json, o.limit, () => printed);
     while (!stop && (o.limit === 0 || printed < o.limit)) {
       const msgs = await consumer.receive(32, invisibleMs);
       if (msgs.length > 0) lastMessageAt = Date.now();
       const done: ReceivedMessage[] = [];
+      if (msgs.length > 0) progress?.clear();
       for (const m of msgs) {
         if (o.limit > 0 && printed >= o.limit) break;
         if (!io.stdout.write(format(m, o.json) + '\n')) await new Promise((r) => io.stdout.once('drain', r));
@@ -64,11 +75,16 @@ export async function runPopConsume(
     }
   } finally {
     process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    process.off('SIGINT', onInterrupt);
+    progress?.stop();
     await consumer.shutdown();
   }
   if (idled && o.limit > 0 && printed < o.limit) {
     io.stderr.write(`rocketwire consume: stopped by --idle-exit ${o.idleExitS} before --limit ${o.limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`);
+  }
+  if (interrupted) {
+    io.stderr.write(consumeInterrupted(printed, o.topic, Date.now() - begin));
+    return 130;
   }
   return 0;
 }

@@ -3,10 +3,13 @@ import { MQClientInstance } from '../client/index.js';
 import { PushConsumer, type SubscriptionExpression, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
+import { escapeControl, escapeJsonText } from '../capture/format-text.js';
 import { consumeLite } from './consume-lite.js';
-import { CliError, UsageError, intOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, namesrvOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 import { CliReplier } from './reply.js';
 import { runPopConsume } from './consume-pop.js';
+import { clearingWrites, consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
 
 /**
  * Ask the name server for the topic's route before consuming, so that an unreachable, silent or
@@ -16,7 +19,8 @@ import { runPopConsume } from './consume-pop.js';
 async function checkNameServer(namesrv: string, topic: string, timeoutMs: number): Promise<void> {
   let instance: MQClientInstance;
   try {
-    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}`, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000) });
+    // logger false: a failure here is the command's one error line
+    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}`, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000), logger: false });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -24,23 +28,26 @@ async function checkNameServer(namesrv: string, topic: string, timeoutMs: number
     await instance.getTopicRoute(topic);
   } catch (err) {
     if (!(err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)) {
-      throw new CliError(((err as Error).message ?? String(err)).split('\n')[0]!);
+      throw brokerPortHint(err, namesrv) ?? new CliError(((err as Error).message ?? String(err)).split('\n')[0]!);
     }
   } finally {
     await instance.release();
   }
 }
 
-const usage = `usage: rocketwire consume --namesrv ADDR --topic T --group G [options]
+const usage = `usage: rocketwire consume [--namesrv ADDR] --topic T --group G [options]
 
 Runs a push consumer and prints every message it receives. Stops after --limit messages, after
 --idle-exit seconds without a message, or on SIGTERM / SIGINT; offsets are committed on the way out.
-Messages beyond --limit are left unconsumed (their offsets are not committed).
+Messages beyond --limit are left unconsumed (their offsets are not committed). On a terminal, a line
+on stderr shows how many messages came and the rate (not with --json, nor when stderr is not a
+terminal); Ctrl-C prints a summary on stderr and exits 130.
 
 options:
-  --namesrv ADDR       name server(s), "host:port[;host:port]"
-  --topic T            topic to subscribe to
-  --group G            consumer group
+  -n, --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
+                       $ROCKETWIRE_NAMESRV)
+  -t, --topic T        topic to subscribe to
+  -g, --group G        consumer group
   --namespace NS       Java's namespace: topic and group are NS%name on the wire
   --expr EXPR          tag expression, e.g. 'TagA || TagB' (default "*")
   --sql EXPR           SQL92 filter on message properties instead, e.g. "a BETWEEN 10 AND 19 AND TAGS = 'x'"
@@ -69,8 +76,9 @@ A stored message that cannot be decoded (say, flagged compressed with a body tha
 or damaged on disk) is skipped, and one line on stderr says which (queue, offset, reason); the
 consumer goes on with the messages after it.
 
-exit status: 0 when stopped as asked; 1 when a broker is failing and no pull ever reached it, or
-when a message was skipped as undecodable; 2 for bad usage.
+exit status: 0 when stopped as asked (--limit, --idle-exit, SIGTERM); 130 when stopped by Ctrl-C
+(SIGINT); 1 when a broker is failing and no pull ever reached it, or when a message was skipped as
+undecodable; 2 for bad usage.
 `;
 
 /** Back-off of the repeated "broker X fails" line: first at once, then after 2 s, 4 s, … 60 s. */
@@ -166,7 +174,7 @@ export function messageToJson(m: MessageExt): string {
     queueOffset: m.queueOffset,
     msgId: m.msgId,
     tags: m.tags ?? m.properties.TAGS ?? null,
-    keys: m.keys ?? m.properties.KEYS ?? null,
+    keys: m.properties.KEYS ?? null,
     reconsumeTimes: m.reconsumeTimes,
     properties: m.properties,
   };
@@ -175,13 +183,14 @@ export function messageToJson(m: MessageExt): string {
   return JSON.stringify(o);
 }
 
+/** One message as a text line; the producer's strings with their control characters escaped, as decode does. */
 function messageToText(m: MessageExt): string {
-  const body = isUtf8(m.body) ? JSON.stringify(m.body.toString('utf8')) : `base64:${m.body.toString('base64')}`;
+  const body = isUtf8(m.body) ? escapeJsonText(JSON.stringify(m.body.toString('utf8'))) : `base64:${m.body.toString('base64')}`;
   const tags = m.tags ?? m.properties.TAGS;
-  const keys = m.keys ?? m.properties.KEYS;
+  const keys = m.properties.KEYS;
   return (
-    `${m.topic} ${(m as { brokerName?: string }).brokerName ?? '?'}/${m.queueId}@${m.queueOffset} msgId=${m.msgId}` +
-    `${tags !== undefined ? ` tags=${tags}` : ''}${keys !== undefined ? ` keys=${keys}` : ''}` +
+    `${escapeControl(m.topic)} ${(m as { brokerName?: string }).brokerName ?? '?'}/${m.queueId}@${m.queueOffset} msgId=${escapeControl(m.msgId)}` +
+    `${tags !== undefined ? ` tags=${escapeControl(tags)}` : ''}${keys !== undefined ? ` keys=${escapeControl(Array.isArray(keys) ? keys.join(' ') : String(keys))}` : ''}` +
     `${m.reconsumeTimes > 0 ? ` reconsumeTimes=${m.reconsumeTimes}` : ''} body=${body}`
   );
 }
@@ -224,7 +233,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'invisible-ms': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
-  const namesrv = requiredOption(values, 'namesrv');
+  const namesrv = namesrvOption(values);
   const topic = requiredOption(values, 'topic');
   const group = requiredOption(values, 'group');
   const replyText = str('reply');
@@ -298,9 +307,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     finish();
   };
   out.on('error', onOutputError);
+  let progress: ProgressLine | null = null;
   const handle = (msgs: MessageExt[]): unknown => {
     if (outputClosed || (limit > 0 && printed >= limit)) return never;
     lastMessageAt = Date.now();
+    progress?.clear();
     let ok = true;
     for (const m of msgs) {
       if (limit > 0 && printed >= limit) break;
@@ -318,15 +329,22 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return status;
   };
 
-  const reporter = new ConsumeReporter(io.stderr);
+  const reporter = new ConsumeReporter(clearingWrites(io.stderr, () => progress));
   consumer.on('undecodable', (e) => reporter.undecodable(e));
   consumer.on('brokerError', (e) => reporter.brokerError(e));
   consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr, b.request));
 
+  // SIGTERM is a stop as asked (a service manager's); Ctrl-C also gets a summary and exit 130.
+  let interrupted = false;
   const onSignal = (): void => finish();
+  const onInterrupt = (): void => {
+    interrupted = true;
+    finish();
+  };
   process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGINT', onInterrupt);
   let idleTimer: NodeJS.Timeout | undefined;
+  let begin = Date.now();
   try {
     await checkNameServer(namesrv, topic, timeoutMs);
     if (replyText !== undefined) replier = await CliReplier.start(namesrv, replyText, timeoutMs, io.stderr);
@@ -335,6 +353,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     // rebalance) is not idleness, and on a loaded machine it could use up a short --idle-exit
     // before the first pull had even been sent.
     if (printed === 0) lastMessageAt = Date.now();
+    begin = Date.now();
+    progress = consumeProgress(io.stderr, json, limit, () => printed);
     // This timer also keeps the process alive while the consumer only has unref'd timers (say, a
     // broker that went away and is being retried): a consumer runs until it is told to stop.
     idleTimer = setInterval(
@@ -349,7 +369,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     await done;
   } finally {
     process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    process.off('SIGINT', onInterrupt);
+    progress?.stop();
     if (idleTimer) clearInterval(idleTimer);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
@@ -364,6 +385,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
   if (reporter.skipped > 0) {
     io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} skipped\n`);
+  }
+  if (interrupted) {
+    io.stderr.write(consumeInterrupted(printed, topic, Date.now() - begin));
+    return 130;
   }
   return unreached.length > 0 || reporter.skipped > 0 ? 1 : 0;
 }

@@ -7,12 +7,13 @@ import { CaptureDecoder, type DecodedFrame } from '../capture/capture-decoder.js
 import { describeCommand, frameContext, type FrameDescription } from '../capture/describe.js';
 import type { DecodeStats } from '../capture/stats.js';
 import type { FrameFilter } from '../capture/frame-filter.js';
-import { formatFrameText } from '../capture/format-text.js';
+import { escapeControl, formatFrameText } from '../capture/format-text.js';
 import { HexDecoder, HexInputError } from '../capture/hex-decoder.js';
 import { frameJson, writeFrameJson } from '../capture/json-line.js';
 import type { CaptureProblem } from '../capture/packet.js';
 import { OutputBuffer } from '../capture/output-buffer.js';
 import type { ReportFile } from '../capture/report/index.js';
+import type { Finding } from '../capture/doctor/index.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -43,7 +44,10 @@ options:
 Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames, a flow that ends
 inside a frame, its first one included) are reported on stderr, one line each, and decoding goes
 on where it can; the exit code is 1 when anything was lost, 2 for bad usage, 3 when --doctor found
-problems.`;
+problems. An input that is neither a capture nor starts with a frame is one line naming its first
+bytes, exit 1. Control characters the capture holds (in topics, groups, keys, remarks...) are
+printed as \\xNN in the text outputs (frames, --stats, --doctor); --json keeps them, escaped as
+JSON escapes them.`;
 
 /** Problem lines printed before the rest are only counted. */
 const MAX_PROBLEM_LINES = 50;
@@ -52,6 +56,27 @@ const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
 
 type OutputMode = 'text' | 'json' | 'msgpack';
+
+/** A finding with the capture's strings in it (topic, group, flow) escaped for a terminal. */
+function escapedFinding(f: Finding): Finding {
+  const e = f.evidence;
+  return {
+    ...f,
+    summary: escapeControl(f.summary),
+    meaning: escapeControl(f.meaning),
+    evidence: {
+      ...e,
+      ...(e.flow !== undefined ? { flow: escapeControl(e.flow) } : {}),
+      ...(e.queue !== undefined ? { queue: escapeControl(e.queue) } : {}),
+      ...(e.group !== undefined ? { group: escapeControl(e.group) } : {}),
+    },
+  };
+}
+
+/** "7b 0a 20 20": the first bytes of an input, to say what it is when it is not a capture. */
+function hexBytes(b: Buffer): string {
+  return [...b].map((x) => x.toString(16).padStart(2, '0')).join(' ');
+}
 
 /** Write, waiting for 'drain' when the stream asks us to (or until it fails: EPIPE ends output). */
 function write(stream: NodeJS.WritableStream, data: string | Buffer): Promise<void> {
@@ -162,7 +187,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let problemLines = 0;
   let problemsHidden = 0;
   let progressShown = false;
+  /** The input's first 4 bytes (after --hex), to name them when the input is not a capture. */
+  let head = Buffer.alloc(0);
   const onProblem = (p: CaptureProblem): void => {
+    // Neither pcap nor pcapng magic, and not even the first frame reads: most likely not a capture
+    // at all (decode package.json), which "damaged frame at byte 0" did not say.
+    if (decoder.format === 'raw' && decoder.counters.frames === 0 && p.offset === 0 && p.kind === undefined && p.message.startsWith('damaged frame')) {
+      const why = p.message.replace(/^damaged frame at [^:]*: /, '');
+      const name = file === '-' ? 'stdin' : file;
+      throw new CliError(escapeControl(`${name} is not a pcap or pcapng file (starts with ${hexBytes(head)}), nor RocketMQ remoting frames (${why})`));
+    }
     if (p.lost) lost = true;
     stats?.addProblem(p);
     if (problemLines >= MAX_PROBLEM_LINES) {
@@ -172,7 +206,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     problemLines++;
     flushSync();
     if (progressShown) io.stderr.write('\r\x1b[K');
-    io.stderr.write(`rocketwire decode: ${p.message}\n`);
+    io.stderr.write(`rocketwire decode: ${escapeControl(p.message)}\n`);
   };
 
   // The table shows message sizes, not bodies: no base64 to compute. msgpack is loaded only when used.
@@ -226,6 +260,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           break;
         }
       }
+      if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
       decoder.push(chunk);
       if (decoder.failed || outputClosed) break;
       if (out.length >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
@@ -280,7 +315,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let found = 0;
   if (doctor && findings && !report) {
     found = findings.length;
-    out.text(mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : doctorModule!.formatFindings(findings, doctor.frames));
+    out.text(mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : doctorModule!.formatFindings(findings.map(escapedFinding), doctor.frames));
   }
   await flushOutput();
   if (problemsHidden > 0) io.stderr.write(`rocketwire decode: ${problemsHidden} more problems not shown\n`);

@@ -1,5 +1,6 @@
 import createDebug from 'debug';
-import { CliError, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, type CliCommand, type CliIO } from './common.js';
+import { didYouMean } from './did-you-mean.js';
 
 /** Each command lives in lib/cli/<name>.ts and exports `command: CliCommand`. */
 const COMMANDS = ['broker', 'produce', 'consume', 'request', 'offsets', 'bench', 'decode', 'admin'] as const;
@@ -22,8 +23,19 @@ async function help(io: CliIO): Promise<void> {
     const cmd = await load(name).catch(() => null);
     if (cmd) lines.push(`  ${name.padEnd(9)} ${cmd.summary}`);
   }
-  lines.push('', 'rocketwire <command> --help shows the options of a command.');
+  lines.push(
+    '',
+    'rocketwire <command> --help shows the options of a command. Without --namesrv (-n), a command',
+    'asks the name server in $NAMESRV_ADDR, else $ROCKETWIRE_NAMESRV. -t, -g and -c are short for',
+    '--topic, --group and --count.',
+  );
   io.stdout.write(lines.join('\n') + '\n');
+}
+
+/** "unknown command 'prodcue': did you mean 'produce'?" (or where the list of commands is). */
+function unknownCommand(name: string): UsageError {
+  const guess = name.startsWith('-') ? undefined : didYouMean(name, COMMANDS);
+  return new UsageError(`unknown command '${name}'${guess !== undefined ? `: did you mean '${guess}'?` : ' (rocketwire help lists the commands)'}`);
 }
 
 /** Output streams that have the EPIPE guard (one listener per stream however often main runs). */
@@ -40,6 +52,8 @@ export async function main(argv: string[], io: CliIO = stdio()): Promise<number>
       if (err.code !== 'EPIPE') log('stdout failed: %s', err.message);
     });
   }
+  // Errors name the command, once there is one.
+  let known = false;
   try {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
       await help(io);
@@ -50,7 +64,8 @@ export async function main(argv: string[], io: CliIO = stdio()): Promise<number>
       return 0;
     }
     const cmd = await load(name);
-    if (!cmd) throw new CliError(`unknown command "${name}" (rocketwire help lists the commands)`, 2);
+    if (!cmd) throw unknownCommand(name);
+    known = true;
     if (rest.includes('--help') || rest.includes('-h')) {
       io.stdout.write(cmd.usage.endsWith('\n') ? cmd.usage : cmd.usage + '\n');
       return 0;
@@ -60,7 +75,7 @@ export async function main(argv: string[], io: CliIO = stdio()): Promise<number>
     const e = err as Error & { exitCode?: number };
     // One line, no stack trace, unless the user asked for debug output.
     const message = (e && e.message ? e.message : String(err)).split('\n')[0];
-    io.stderr.write(`rocketwire${name ? ' ' + name : ''}: ${message}\n`);
+    io.stderr.write(`rocketwire${known ? ' ' + name : ''}: ${message}\n`);
     if (createDebug.enabled('rocketwire:cli') || createDebug.enabled('rocketwire:*')) {
       io.stderr.write(`${e?.stack ?? ''}\n`);
     }

@@ -1,21 +1,23 @@
 import { MQClientInstance, topicRouteToSubscribeQueues, wrapNamespace } from '../client/index.js';
 import { cliNamespace } from './namespace-flag.js';
-import { CliError, UsageError, intOption, parseOptions, printTable, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, namesrvOption, parseOptions, printTable, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 
-const usage = `usage: rocketwire offsets --namesrv ADDR --topic T --group G [--timeout MS] [--json]
+const usage = `usage: rocketwire offsets [--namesrv ADDR] --topic T --group G [--timeout MS] [--json]
 
 Shows a consumer group's progress on every queue of a topic: the committed offset (QUERY_CONSUMER_OFFSET),
 the queue's max offset (GET_MAX_OFFSET) and the lag. committed is -1 when the group never committed on that
 queue; its lag then counts every message still stored (max - min).
 
 options:
-  --namesrv ADDR   name server(s), "host:port[;host:port]"
-  --topic T        topic
-  --group G        consumer group
-  --namespace NS   Java's namespace: asks for NS%topic and NS%group
-  --timeout MS     timeout of each request (default 3000); every queue is asked at once, so the
-                   command takes about two timeouts at most (the route, then the queues)
-  --json           a JSON array of {brokerName, queueId, committed, min, max, lag}
+  -n, --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
+                       $ROCKETWIRE_NAMESRV)
+  -t, --topic T        topic
+  -g, --group G        consumer group
+  --namespace NS       Java's namespace: asks for NS%topic and NS%group
+  --timeout MS         timeout of each request (default 3000); every queue is asked at once, so the
+                       command takes about two timeouts at most (the route, then the queues)
+  --json               a JSON array of {brokerName, queueId, committed, min, max, lag}
 `;
 
 export interface QueueProgress {
@@ -36,7 +38,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
-  const namesrv = requiredOption(values, 'namesrv');
+  const namesrv = namesrvOption(values);
   const ns = cliNamespace(stringOption(values, 'namespace'));
   const topic = wrapNamespace(ns, requiredOption(values, 'topic'));
   const group = wrapNamespace(ns, requiredOption(values, 'group'));
@@ -46,6 +48,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     instance = MQClientInstance.acquire({
       namesrvAddr: namesrv,
       instanceName: `offsets-${process.pid}`,
+      logger: false,
       mqClientApiTimeoutMs: timeoutMs,
       connectTimeoutMs: Math.min(timeoutMs, 3000),
     });
@@ -75,6 +78,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(`total lag ${rows.reduce((a, r) => a + r.lag, 0)}\n`);
     }
     return 0;
+  } catch (err) {
+    throw brokerPortHint(err, namesrv) ?? err;
   } finally {
     await instance.release();
   }

@@ -1,18 +1,23 @@
 import { Producer, type Message, type SendResult } from '../producer/index.js';
 import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
 import { timerFlags } from './timer-flags.js';
-import { CliError, UsageError, intOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { ProgressLine, elapsedText } from './progress.js';
+import { CliError, UsageError, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 
-const usage = `usage: rocketwire produce --namesrv ADDR --topic T (--count N [--size BYTES] | --body TEXT) [options]
+const usage = `usage: rocketwire produce [--namesrv ADDR] --topic T (--count N [--size BYTES] | --body TEXT) [options]
 
-Sends messages and prints a summary: messages sent and failed, and the rate. Exits non-zero when any
-send failed; Ctrl-C stops sending, prints the summary so far and exits 130. An unknown topic is
+Sends messages and prints a summary: messages sent and failed, and the rate. On a terminal, a line on
+stderr shows the progress and the rate while it sends (not with --json, nor when stderr is not a
+terminal). Exits non-zero when any send failed; Ctrl-C stops sending, prints the summary so far and
+exits 130. An unknown topic is
 created by the broker through the TBW102 template (auto-create).
 
 options:
-  --namesrv ADDR       name server(s), "host:port[;host:port]"
-  --topic T            topic to send to
-  --count N            number of messages (default 1)
+  -n, --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
+                       $ROCKETWIRE_NAMESRV)
+  -t, --topic T        topic to send to
+  -c, --count N        number of messages (default 1)
   --size BYTES         body size of generated messages (default 1024; bodies >= 4096 are zlib-compressed)
   --body TEXT          send TEXT as the body (--count times)
   --tag TAG            tag of every message
@@ -21,7 +26,7 @@ options:
   --deliver-at EPOCH_MS  5.x timer message: delivered at that time (TIMER_DELIVER_MS); a past time at once
   --batch N            messages per SEND_BATCH_MESSAGE (default 1: one SEND_MESSAGE_V2 each)
   --concurrency C      sends in flight at once (default 4)
-  --group G            producer group (default rocketwire_produce)
+  -g, --group G        producer group (default rocketwire_produce)
   --namespace NS       Java's namespace: topic and group are sent as NS%name
   --timeout MS         per-send budget, retries included, and name-server timeout (default 3000);
                        at exit the brokers get at most min(MS, 500) ms to acknowledge the unregistration
@@ -100,7 +105,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'trace-topic': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
-  const namesrv = requiredOption(values, 'namesrv');
+  const namesrv = namesrvOption(values);
   const topic = requiredOption(values, 'topic');
   const text = str('body');
   if (text !== undefined && str('size') !== undefined) throw new UsageError('--body and --size exclude each other');
@@ -144,12 +149,13 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
   let exitCode = 0;
   try {
-    await producer.start();
-    // Ask for the route first so that an unreachable or broken name server is one clear line.
+    // Ask for the route first so that an unreachable or broken name server (or a broker's port
+    // given as one) is one clear line.
     try {
+      await producer.start();
       await producer.fetchPublishMessageQueues(topic);
     } catch (err) {
-      throw new CliError(oneLine(err));
+      throw brokerPortHint(err, namesrv) ?? new CliError(oneLine(err), 1, { cause: err });
     }
 
     // Ctrl-C / SIGTERM stop issuing sends; the ones in flight finish and the summary is printed.
@@ -160,6 +166,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     let firstError: string | undefined;
     let last: SendResult | undefined;
     const begin = process.hrtime.bigint();
+    const progress = ProgressLine.start(io.stderr, json, () => sent + failed, (rate, ms) => {
+      const done = sent + failed;
+      return `sent ${sent}${failed > 0 ? ` failed ${failed}` : ''} of ${count} (${Math.floor((done / count) * 100)}%), ${rate} msgs/s, ${elapsedText(ms)}`;
+    });
     const worker = async (): Promise<void> => {
       while (next < count && !interrupt.signal.aborted) {
         const n = Math.min(batch, count - next);
@@ -178,6 +188,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       await Promise.all(Array.from({ length: Math.min(concurrency, Math.ceil(count / batch)) }, () => worker()));
     } finally {
       interrupt.dispose();
+      progress?.stop();
     }
     const elapsedMs = Number(process.hrtime.bigint() - begin) / 1e6;
     const checks = tx ? await waitForChecks(tx, checkTimeoutS) : undefined;

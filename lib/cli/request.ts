@@ -1,9 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { Producer, RequestTimeoutError, type Message } from '../producer/index.js';
 import type { MessageExt } from '../../protocol/index.js';
-import { CliError, UsageError, intOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { CliError, UsageError, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import { brokerPortHint } from './broker-port-hint.js';
 
-const usage = `usage: rocketwire request --namesrv ADDR --topic T --body TEXT [options]
+const usage = `usage: rocketwire request [--namesrv ADDR] --topic T --body TEXT [options]
 
 Sends TEXT as a request (DefaultMQProducer#request: CORRELATION_ID, REPLY_TO_CLIENT, TTL) and prints
 the reply a consumer of T sent back through the broker (rocketwire consume --reply, or a Java replier
@@ -16,14 +17,15 @@ Try it offline:
   rocketwire request --namesrv 127.0.0.1:9876 --topic Echo --body ping
 
 options:
-  --namesrv ADDR       name server(s), "host:port[;host:port]"
-  --topic T            topic of the requests
+  -n, --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
+                       $ROCKETWIRE_NAMESRV)
+  -t, --topic T        topic of the requests
   --body TEXT          body of every request
-  --count N            number of requests, one after another (default 1)
+  -c, --count N        number of requests, one after another (default 1)
   --timeout MS         how long each request waits for its reply, the send included (default 3000)
   --tag TAG            tag of every request
   --keys K             key(s) of every request (space-separated)
-  --group G            producer group (default rocketwire_request)
+  -g, --group G        producer group (default rocketwire_request)
   --json               one JSON object per reply (correlationId, latencyMs, body or bodyBase64,
                        properties), then the summary as one JSON object
 `;
@@ -53,7 +55,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     json: { type: 'boolean' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
-  const namesrv = requiredOption(values, 'namesrv');
+  const namesrv = namesrvOption(values);
   const topic = requiredOption(values, 'topic');
   const text = str('body');
   if (text === undefined) throw new UsageError('--body is required');
@@ -84,12 +86,13 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let firstError: string | undefined;
   const latencies: number[] = [];
   try {
-    await producer.start();
-    // Ask for the route first so that an unreachable name server or unknown topic is one clear line.
+    // Ask for the route first so that an unreachable name server (or a broker's port given as
+    // one) or an unknown topic is one clear line.
     try {
+      await producer.start();
       await producer.fetchPublishMessageQueues(topic);
     } catch (err) {
-      throw new CliError(oneLine(err));
+      throw brokerPortHint(err, namesrv) ?? new CliError(oneLine(err), 1, { cause: err });
     }
     const interrupt = onInterrupt();
     try {

@@ -81,6 +81,7 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl
 /** Raised for a client option outside its range; `option` names it. */
 export class ClientOptionError extends OptionError {
   override readonly name = 'ClientOptionError';
+  override readonly errorCode = 'ERR_CLIENT_OPTION';
   constructor(option: string, message: string) {
     super(option, `option ${option}: ${message}`);
   }

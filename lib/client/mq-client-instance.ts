@@ -46,6 +46,16 @@ export type RouteListener = (topic: string, route: TopicRouteData) => void;
 
 const instances = new Map<string, MQClientInstance>();
 
+/** Options every client of one shared instance must agree on (its one RemotingClient uses them). */
+const SHARED_CONNECTION_OPTIONS = ['serializeType', 'connectTimeoutMs', 'tls', 'acl', 'language', 'version'] as const;
+
+function sameOption(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // acl credentials and tls options given as equal literals by two clients are the same options
+  if (a && b && typeof a === 'object' && typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
+  return false;
+}
+
 /**
  * The per-process, per-clientId client (MQClientInstance in Java): one RemotingClient, the name server
  * list, the route and broker-address caches, heartbeats, scheduled tasks, and the handlers of
@@ -106,6 +116,13 @@ export class MQClientInstance extends MQClientAPI {
       // The shared instance's clock drives heartbeats, flushes and call timeouts of every user of
       // it: a second clock would be silently ignored.
       throw new ClientOptionError('clock', `differs from the clock of client instance ${clientId} (give this client another instanceName)`);
+    }
+    // The connection side of the shared instance: a client asking for other values would silently
+    // get the first client's.
+    for (const option of SHARED_CONNECTION_OPTIONS) {
+      if (!sameOption(resolved[option], inst.options[option])) {
+        throw new ClientOptionError(option, `differs from the ${option} of client instance ${clientId}, which another client already uses (give this client another instanceName)`);
+      }
     }
     if (resolved.namespaceV2 !== inst.options.namespaceV2) {
       // stamped on every request of the shared instance, as Java's NamespaceRpcHook on its MQClientAPIImpl
@@ -198,7 +215,7 @@ export class MQClientInstance extends MQClientAPI {
    * Sends a request to the name servers, starting with the last one that answered and moving on to the
    * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
    */
-  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs): Promise<RemotingCommand> {
+  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs, quiet = false): Promise<RemotingCommand> {
     const addrs = this.options.namesrvAddrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
@@ -212,7 +229,7 @@ export class MQClientInstance extends MQClientAPI {
       } catch (err) {
         log('name server %s failed: %s', addr, (err as Error).message);
         failures.push({ addr, error: err as Error });
-        this.nameServerFailed(addr, err as Error);
+        if (!quiet) this.nameServerFailed(addr, err as Error);
       }
     }
     this.namesrvIndex = (this.namesrvIndex + 1) % addrs.length;
@@ -248,7 +265,8 @@ export class MQClientInstance extends MQClientAPI {
    */
   async checkNameServer(topic: string): Promise<void> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx), this.options.connectTimeoutMs);
+    // quiet: the caller's start() rejects with the failures, which is their report
+    await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx), this.options.connectTimeoutMs, true);
   }
 
   /**

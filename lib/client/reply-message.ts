@@ -1,5 +1,6 @@
 import createDebug from 'debug';
 import {
+  createMessageExt,
   createResponse,
   decodeProperties,
   decompressBody,
@@ -37,7 +38,7 @@ export function replyMessageFromPush(req: RemotingCommand, receivedAt: number): 
   }
   const properties = decodeProperties(h.properties ?? '');
   setProperty(properties, 'ARRIVE_TIME', String(receivedAt));
-  return {
+  return createMessageExt({
     topic: h.topic,
     queueId: h.queueId,
     flag: h.flag,
@@ -57,8 +58,7 @@ export function replyMessageFromPush(req: RemotingCommand, receivedAt: number): 
     msgId: properties.UNIQ_KEY ?? '',
     offsetMsgId: '',
     tags: properties.TAGS,
-    keys: properties.KEYS,
-  };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { RocketwireError } from '../../protocol/index.js';
+import { isRetriableError } from '../../protocol/errors.js';
 import type { ConsumerInstrumentationEvents } from './events.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { NameServerStatus } from '../client/mq-client-instance.js';
@@ -17,6 +18,7 @@ import type { NameServerStatus } from '../client/mq-client-instance.js';
  */
 export class UndecodableMessageError extends RocketwireError {
   override readonly name = 'UndecodableMessageError';
+  override readonly errorCode = 'ERR_UNDECODABLE_MESSAGE';
   readonly topic: string;
   readonly brokerName: string;
   readonly queueId: number;
@@ -80,6 +82,9 @@ export type ConsumerBrokerRequest =
  */
 export class ConsumerBrokerError extends RocketwireError {
   override readonly name = 'ConsumerBrokerError';
+  override readonly errorCode = 'ERR_CONSUMER_BROKER_REQUEST';
+  /** As its cause's (a timeout or lost connection is; a refusal such as NO_PERMISSION is not). */
+  override readonly retriable: boolean;
   readonly brokerName: string;
   /** The address asked, when one was known. */
   readonly addr: string | undefined;
@@ -90,6 +95,7 @@ export class ConsumerBrokerError extends RocketwireError {
     this.brokerName = brokerName;
     this.addr = addr;
     this.request = request;
+    this.retriable = isRetriableError(cause);
   }
 }
 

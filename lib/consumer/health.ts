@@ -1,19 +1,8 @@
-import type { MQClientInstance } from '../client/index.js';
+import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import type { FlowControlReason } from './flow-control.js';
 import type { PushConsumerImpl } from './push-consumer-impl.js';
 
-/** One broker address the client instance heartbeats, in health(). */
-export interface BrokerHealth {
-  addr: string;
-  /** Epoch milliseconds (the consumer's clock) of its last answered heartbeat; null if none yet. */
-  lastHeartbeatAtMs: number | null;
-}
-
-/** The name-server side of health(). */
-export interface NameServerHealth {
-  /** The address that answered last, and when (epoch ms); null when none has answered yet. */
-  lastAnswer: { addr: string; atMs: number } | null;
-}
+export type { BrokerHealth, NameServerHealth };
 
 /** One held queue in health(). */
 export interface QueueHealth {
@@ -44,15 +33,6 @@ export interface ConsumerHealth {
   nameServer: NameServerHealth;
   brokers: BrokerHealth[];
   queues: QueueHealth[];
-}
-
-/** The name-server and broker parts of health(), shared by every client of an instance. */
-export function instanceHealth(instance: MQClientInstance | null): { nameServer: NameServerHealth; brokers: BrokerHealth[] } {
-  if (!instance) return { nameServer: { lastAnswer: null }, brokers: [] };
-  const brokers: BrokerHealth[] = [];
-  for (const addr of instance.knownBrokerAddrs()) brokers.push({ addr, lastHeartbeatAtMs: instance.lastHeartbeatAnswer.get(addr) ?? null });
-  const last = instance.lastNameServerAnswer;
-  return { nameServer: { lastAnswer: last ? { ...last } : null }, brokers };
 }
 
 export function pushConsumerHealth(impl: PushConsumerImpl): ConsumerHealth {

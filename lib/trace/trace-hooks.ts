@@ -226,7 +226,7 @@ export class ConsumerTrace extends TraceSession {
           msgId: m.msgId,
           offsetMsgId: '',
           tags: m.tags ?? null,
-          keys: m.keys ?? null,
+          keys: m.properties.KEYS ?? null,
           storeHost: '',
           bodyLength: m.storeSize,
           msgType: TraceMessageType.Normal_Msg,

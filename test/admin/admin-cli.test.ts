@@ -279,10 +279,10 @@ t.test('an unknown topic or group is one line naming it, exit 1', async (t) => {
 t.test('usage errors name the option or the subcommand, exit 2', async (t) => {
   const cases: Array<[string[], string]> = [
     [['admin', 'topic', 'status', '--namesrv', ns], '--topic is required'],
-    [['admin', 'topic', 'nope', '--namesrv', ns], 'unknown subcommand "topic nope" (one of list, route, status, create, update, delete)'],
-    [['admin', 'nope'], 'unknown admin command "nope" (rocketwire admin --help lists them)'],
+    [['admin', 'topic', 'nope', '--namesrv', ns], "unknown subcommand 'topic nope' (one of list, route, status, create, update, delete)"],
+    [['admin', 'nope'], "unknown admin command 'nope' (rocketwire admin --help lists them)"],
     [['admin', 'topic', 'create', '--namesrv', ns, '--topic', 'X', '--perm', '9'], '--perm must be an integer from 0 to 7, got 9'],
-    [['admin', 'cluster'], '--namesrv is required'],
+    [['admin', 'cluster'], '--namesrv is required (or set NAMESRV_ADDR or ROCKETWIRE_NAMESRV)'],
   ];
   for (const [args, line] of cases) {
     const r = await runCli(args);

@@ -51,6 +51,21 @@ t.test('an unreadable consumerOffset.json with a good .bak: loaded from the .bak
   t.equal(fs.readFileSync(cfg(dir, 'consumerOffset.json.unreadable'), 'utf8'), '{\n\t"offsetTable":{\n\t\t"T@evil', 'the unreadable file is kept as it was');
 });
 
+t.test('the logger option: the same damage report reaches a logger object at warn (issue 28)', async (t) => {
+  const dir = t.testdir({});
+  let b = await startBroker({ dataDir: dir, logger: false });
+  b.instances[0]!.offsets.commit('cg1', 'T', 0, 41);
+  b.instances[0]!.offsets.persist();
+  b.instances[0]!.offsets.commit('cg1', 'T', 0, 42);
+  await b.close();
+  fs.writeFileSync(cfg(dir, 'consumerOffset.json'), '{"offsetTable":{"T@');
+  const lines: { level: string; message: string }[] = [];
+  const at = (level: string) => (message: string) => void lines.push({ level, message });
+  b = await startBroker({ dataDir: dir, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
+  t.teardown(() => b.close());
+  t.equal(lines.filter((l) => l.level === 'warn' && /consumerOffset.json cannot be read/.test(l.message)).length, 1, 'one warn line');
+});
+
 for (const [name, bad] of [
   ['consumerOffset.json', '{"offsetTable":{"T@g":{0:'],
   ['topics.json', '{"topicConfigTable":{"T":{"readQueueNums":"x"'],

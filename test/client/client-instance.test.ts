@@ -222,6 +222,24 @@ t.test('acquire shares one instance per clientId; the last release closes it', a
   await c.release();
 });
 
+t.test('clients sharing an instance must agree on its connection options: ClientOptionError naming the option', async (t) => {
+  const n = name();
+  const a = MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName: n, connectTimeoutMs: 1000, acl: { accessKey: 'ak', secretKey: 'sk' } });
+  t.teardown(() => a.release());
+  t.throws(() => MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName: n, connectTimeoutMs: 2000, acl: { accessKey: 'ak', secretKey: 'sk' } }), {
+    name: 'ClientOptionError',
+    option: 'connectTimeoutMs',
+  });
+  t.throws(() => MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName: n, connectTimeoutMs: 1000 }), { name: 'ClientOptionError', option: 'acl' });
+  t.throws(() => MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName: n, connectTimeoutMs: 1000, acl: { accessKey: 'ak', secretKey: 'sk' }, tls: true }), {
+    name: 'ClientOptionError',
+    option: 'tls',
+  });
+  const b = MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:9876', instanceName: n, connectTimeoutMs: 1000, acl: { accessKey: 'ak', secretKey: 'sk' } });
+  t.equal(b, a, 'equal options (acl as an equal literal) share the instance');
+  await b.release();
+});
+
 t.test('scheduled tasks on the clock: routes at 10 ms then every 30 s, heartbeat at 1 s then every 30 s, persist at 5 s then every 5 s; none after release', async (t) => {
   const broker = await startFakeBroker();
   const ns = await startFakeNameServer(new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]));

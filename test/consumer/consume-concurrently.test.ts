@@ -11,13 +11,14 @@ import { ProcessQueue } from '../../lib/consumer/process-queue.js';
 import { ConsumeMessageConcurrentlyService } from '../../lib/consumer/consume-message-concurrently-service.js';
 import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
 import { ManualClock } from '../../lib/clock.js';
+import { createMessageExt } from '../../protocol/internal.js';
 
 function msg(queueOffset: number, topic = 'T'): MessageExt {
-  return {
+  return createMessageExt({
     topic, queueId: 0, flag: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, bornHost: '127.0.0.1:1',
     storeTimestamp: 0, storeHost: '127.0.0.1:2', reconsumeTimes: 0, preparedTransactionOffset: 0, bodyCRC: 0, storeSize: 0,
     properties: {}, body: Buffer.alloc(1), msgId: `id${queueOffset}`, offsetMsgId: `id${queueOffset}`,
-  };
+  });
 }
 
 function setup(listener: MessageListenerConcurrently, opts: Record<string, unknown> = {}, sendBackOk = true) {

@@ -4,13 +4,14 @@ import { messageQueue, RemoteBrokerOffsetStore, resolveConsumerOptions, type Mes
 import { ConsumeMessageOrderlyService } from '../../lib/consumer/consume-message-orderly-service.js';
 import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
 import { ProcessQueue } from '../../lib/consumer/process-queue.js';
+import { createMessageExt } from '../../protocol/internal.js';
 
 function msg(queueOffset: number): MessageExt {
-  return {
+  return createMessageExt({
     topic: 'T', queueId: 0, flag: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, bornHost: '127.0.0.1:1',
     storeTimestamp: 0, storeHost: '127.0.0.1:2', reconsumeTimes: 0, preparedTransactionOffset: 0, bodyCRC: 0, storeSize: 0,
     properties: {}, body: Buffer.alloc(1), msgId: `id${queueOffset}`, offsetMsgId: `id${queueOffset}`,
-  };
+  });
 }
 
 function setup(listener: MessageListenerOrderly, opts: Record<string, unknown> = {}) {

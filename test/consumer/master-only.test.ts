@@ -18,6 +18,7 @@ import { PushConsumerImpl } from '../../lib/consumer/push-consumer-impl.js';
 import { sendMessageBack } from '../../lib/consumer/send-back.js';
 import { refusedAddress, routeJson, startFakeBroker, startFakeNameServer, type FakeNode } from '../client/fake-cluster.js';
 import { uniqueName, until } from './helpers.js';
+import { createMessageExt } from '../../protocol/internal.js';
 
 /** A broker node that plays the group's side of an orderly consumer: consumer list, locks, offsets, empty pulls. */
 async function orderlyBroker(): Promise<FakeNode> {
@@ -86,11 +87,11 @@ t.test('an orderly consumer whose broker has no master locks nothing (before: th
 });
 
 function failedMessage(topic: string): MessageExt {
-  return {
+  return createMessageExt({
     topic, queueId: 0, flag: 0, queueOffset: 7, commitLogOffset: 700, sysFlag: 0, bornTimestamp: 0, bornHost: '127.0.0.1:1',
     storeTimestamp: 0, storeHost: '127.0.0.1:2', reconsumeTimes: 2, preparedTransactionOffset: 0, bodyCRC: 0, storeSize: 0,
     properties: { UNIQ_KEY: 'ABC' }, body: Buffer.from('payload'), msgId: 'ABC', offsetMsgId: 'ABC',
-  };
+  });
 }
 
 t.test('send-back without a master: no CONSUMER_SEND_MSG_BACK to the slave; the republish skips the broker that failed', async (t) => {

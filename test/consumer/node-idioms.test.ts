@@ -115,6 +115,8 @@ t.test('start() against a dead name server rejects naming it, stays CREATED, and
   );
   t.ok(err instanceof NameServerUnavailableError, 'NameServerUnavailableError');
   t.match((err as Error).message, addr, 'the error names the address');
+  t.equal((err as NameServerUnavailableError).retriable, true, 'retriable');
+  t.equal((err as NameServerUnavailableError).errorCode, 'ERR_NAMESRV_UNAVAILABLE');
   t.equal(consumer.state, 'CREATED', 'back in its initial state');
   const broker = await startBroker({ queues: 2, namesrvPort: port });
   t.teardown(() => broker.close());

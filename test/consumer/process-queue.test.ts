@@ -1,13 +1,14 @@
 import t from 'tap';
 import type { MessageExt } from '../../lib/consumer/index.js';
 import { ProcessQueue } from '../../lib/consumer/process-queue.js';
+import { createMessageExt } from '../../protocol/internal.js';
 
 function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
-  return {
+  return createMessageExt({
     topic: 'T', queueId: 0, flag: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, bornHost: '127.0.0.1:1',
     storeTimestamp: 0, storeHost: '127.0.0.1:2', reconsumeTimes: 0, preparedTransactionOffset: 0, bodyCRC: 0, storeSize: 0,
     properties: props, body: Buffer.alloc(bodyLen), msgId: `id${queueOffset}`, offsetMsgId: `id${queueOffset}`,
-  };
+  });
 }
 
 t.test('removeMessage returns the smallest cached offset, then max+1, and -1 when empty', async (t) => {

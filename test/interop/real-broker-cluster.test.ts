@@ -100,7 +100,7 @@ if (await interopReady(t, [V5_VERSION])) {
     t.teardown(() => consumer.shutdown());
     const timer = setTimeout(done, 60_000);
     await consumer.start((msgs) => {
-      for (const m of msgs) got.set(m.keys ?? '', m.body.toString());
+      for (const m of msgs) got.set(m.keys.join(' '), m.body.toString());
       if (got.size >= 40) done();
       return 'CONSUME_SUCCESS';
     });

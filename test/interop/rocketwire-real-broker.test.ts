@@ -104,7 +104,7 @@ if (await interopReady(t, versions)) {
         t.equal(byId.size, count, 'rocketwire received every message once');
         const bad = sent.filter((s) => {
           const m = byId.get(s.msgId);
-          return !m || sha1(m.body) !== sha1(expectedBody(s.i, size)) || m.tags !== 'J' || m.keys !== `jk-${s.i}` || m.properties.origin !== 'java' || m.queueId !== s.queueId || m.queueOffset !== s.queueOffset;
+          return !m || sha1(m.body) !== sha1(expectedBody(s.i, size)) || m.tags !== 'J' || m.keys.join(' ') !== `jk-${s.i}` || m.properties.origin !== 'java' || m.queueId !== s.queueId || m.queueOffset !== s.queueOffset;
         });
         t.same(bad.map((s) => s.i), [], 'bodies (decompressed), tags, keys, properties and positions as the Java producer sent them');
 

@@ -66,7 +66,7 @@ t.test('encode then decode gives every field back', async (t) => {
     preparedTransactionOffset: 0,
     storeSize: rec.length,
     tags: 'TagA',
-    keys: 'order-1',
+    keys: ['order-1'],
     msgId: 'C0A8010A303918B4AAC27C5A1B2C0000',
     offsetMsgId: 'C0A8011400002A9F0000000000001234',
   });
@@ -78,7 +78,7 @@ t.test('encode then decode gives every field back', async (t) => {
 t.test('msgId falls back to the offset id without UNIQ_KEY', async (t) => {
   const [m] = decodeMessages(encodeStoredMessage(init({ properties: { TAGS: 'x' } })));
   t.equal(m!.msgId, 'C0A8011400002A9F0000000000001234');
-  t.equal(m!.keys, undefined);
+  t.same(m!.keys, [], 'no keys: an empty array');
 });
 
 t.test('a pull body of several records decodes in order', async (t) => {
@@ -162,7 +162,7 @@ t.test('properties with and without the trailing separator decode the same', asy
 t.test('UTF-8 topic, properties and large values survive', async (t) => {
   const [m] = decodeMessages(encodeStoredMessage(init({ topic: 'тема', properties: { KEYS: 'ключ 键', TAGS: 'ü' } })));
   t.equal(m!.topic, 'тема');
-  t.equal(m!.keys, 'ключ 键');
+  t.same(m!.keys, ['ключ', '键'], 'keys split on the space, as Java\'s getKeys().split(KEY_SEPARATOR)');
   const big = 2 ** 53 - 1;
   const [n] = decodeMessages(encodeStoredMessage(init({ queueOffset: big, commitLogOffset: 2 ** 40 + 5, preparedTransactionOffset: -1 })));
   t.equal(n!.queueOffset, big);
@@ -261,4 +261,17 @@ t.test('encoder validates its input', async (t) => {
   t.throws(() => encodeStoredMessage(init({ queueOffset: 1.5 })), ProtocolError);
   t.throws(() => encodeStoredMessage(init({ queueId: 2 ** 31 })), ProtocolError);
   t.throws(() => encodeStoredMessage(init({ properties: { K: 'v'.repeat(40000) } })), /exceed/);
+});
+
+t.test('userProperties: only what the producer set, computed once; properties keeps everything', async (t) => {
+  const [m] = decodeMessages(
+    encodeStoredMessage(init({ properties: { TAGS: 'a', KEYS: 'k1 k2', UNIQ_KEY: 'U', WAIT: 'true', MIN_OFFSET: '0', CONSUME_START_TIME: '1', orderId: '42', region: 'eu', __SHARDINGKEY: 's' } })),
+  );
+  t.same(m!.userProperties, { orderId: '42', region: 'eu', __SHARDINGKEY: 's' }, 'the system names of Java\'s STRING_HASH_SET are left out');
+  t.equal(m!.userProperties, m!.userProperties, 'the same object on every access');
+  t.equal(m!.properties.UNIQ_KEY, 'U');
+  t.same(m!.keys, ['k1', 'k2']);
+  const json = JSON.parse(JSON.stringify(m)) as { keys: string[]; userProperties: Record<string, string> };
+  t.same(json.keys, ['k1', 'k2'], 'JSON shows keys');
+  t.same(json.userProperties.orderId, '42', 'JSON shows userProperties');
 });

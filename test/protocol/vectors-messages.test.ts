@@ -52,7 +52,8 @@ function checkMessage(t: Test, m: MessageExt, j: JavaMessageView, name: string, 
   t.equal(m.msgId, j.msgId, `${name} msgId (UNIQ_KEY when present)`);
   t.equal(m.offsetMsgId, j.offsetMsgId, `${name} offsetMsgId`);
   t.equal(m.tags, j.tags, `${name} tags`);
-  t.equal(m.keys, j.keys, `${name} keys`);
+  t.equal(m.properties.KEYS, j.keys, `${name} keys (the KEYS property, Java's getKeys())`);
+  t.same(m.keys, j.keys ? j.keys.split(' ').filter((k: string) => k !== '') : [], `${name} keys as an array`);
 }
 
 /** The fields of a stored record that Java's decoded view does not give back verbatim. */

@@ -18,7 +18,7 @@ async function readTrace(namesrv: string, traceTopic: string, want: (recs: Trace
   await reader.start((msgs: MessageExt[]) => {
     for (const m of msgs) {
       recs.push(...decodeTraceData(m.body.toString('utf8')));
-      keys.push(...(m.keys ?? '').split(' '));
+      keys.push(...(m.properties.KEYS ?? '').split(' '));
     }
     return 'CONSUME_SUCCESS';
   });
