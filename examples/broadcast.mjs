@@ -11,6 +11,7 @@ const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleBroadcast';
 const count = 4;
 
+// A service runs until it is told to stop: SIGTERM (a process manager, Kubernetes) or SIGINT (Ctrl-C).
 const stopped = new Promise((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);
@@ -53,8 +54,7 @@ try {
     });
     members.push({ consumer, done });
   }
-  const everyone = Promise.all(members.map((m) => m.done)).then(() => 'done');
-  if ((await Promise.race([withTimeout(everyone, 30_000, 'waiting for both consumers'), stopped])) === 'done') {
+  if ((await until(Promise.all(members.map((m) => m.done)), 30_000, 'waiting for both consumers')) !== 'stopped') {
     console.log(`both consumers got all ${count} messages`);
   }
 } finally {
@@ -62,8 +62,13 @@ try {
   fs.rmSync(offsetStoreDir, { recursive: true, force: true });
 }
 
-function withTimeout(promise, ms, what) {
+/**
+ * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
+ * 'stopped'. Taking longer than `ms` is a failure (the timer never outlives the wait, so a stopped
+ * script exits at once).
+ */
+function until(promise, ms, what) {
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

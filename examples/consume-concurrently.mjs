@@ -9,6 +9,7 @@ const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleConcurrently';
 const count = 10;
 
+// A service runs until it is told to stop: SIGTERM (a process manager, Kubernetes) or SIGINT (Ctrl-C).
 const stopped = new Promise((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);
@@ -43,14 +44,19 @@ await consumer.start(async (msgs, ctx) => {
   // has them redelivered later.
 });
 try {
-  await Promise.race([withTimeout(done, 30_000, 'waiting for the messages'), stopped]);
+  await until(done, 30_000, 'waiting for the messages');
 } finally {
   await consumer.shutdown(); // waits for running handlers, persists the offsets, unregisters
 }
 console.log(`consumed ${seen.size} of ${count} messages`);
 
-function withTimeout(promise, ms, what) {
+/**
+ * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
+ * 'stopped'. Taking longer than `ms` is a failure (the timer never outlives the wait, so a stopped
+ * script exits at once).
+ */
+function until(promise, ms, what) {
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

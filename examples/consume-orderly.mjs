@@ -10,6 +10,7 @@ const topic = 'ExampleOrderly';
 const orders = ['order-1', 'order-2', 'order-3'];
 const steps = ['created', 'paid', 'shipped'];
 
+// A service runs until it is told to stop: SIGTERM (a process manager, Kubernetes) or SIGINT (Ctrl-C).
 const stopped = new Promise((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);
@@ -48,7 +49,7 @@ await consumer.start((msgs, ctx) => {
   return ConsumeOrderlyStatus.SUCCESS;
 });
 try {
-  await Promise.race([withTimeout(done, 30_000, 'waiting for the messages'), stopped]);
+  await until(done, 30_000, 'waiting for the messages');
 } finally {
   await consumer.shutdown(); // waits for the running call, persists the offsets, unlocks the queues
 }
@@ -58,8 +59,13 @@ for (const [order, got] of seen) {
 }
 console.log(`every order's steps arrived in order (${orders.length} orders, ${received} messages)`);
 
-function withTimeout(promise, ms, what) {
+/**
+ * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
+ * 'stopped'. Taking longer than `ms` is a failure (the timer never outlives the wait, so a stopped
+ * script exits at once).
+ */
+function until(promise, ms, what) {
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

@@ -10,6 +10,7 @@ const topic = 'ExampleRetry';
 const group = 'example_retry_cg';
 const maxReconsumeTimes = 2; // the first delivery and 2 retries, then the DLQ
 
+// A service runs until it is told to stop: SIGTERM (a process manager, Kubernetes) or SIGINT (Ctrl-C).
 const stopped = new Promise((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);
@@ -51,8 +52,7 @@ let found;
 const inDlq = new Promise((resolve) => { found = resolve; });
 let deadLetter = false;
 try {
-  const retried = await Promise.race([withTimeout(failedForGood, 30_000, 'waiting for the retries').then(() => true), stopped.then(() => false)]);
-  if (retried) {
+  if ((await until(failedForGood, 30_000, 'waiting for the retries')) !== 'stopped') {
     reader.subscribe(dlqTopic);
     await reader.start((msgs) => {
       for (const m of msgs) {
@@ -60,7 +60,7 @@ try {
         if (m.keys.includes('poison-1')) found();
       }
     });
-    deadLetter = await Promise.race([withTimeout(inDlq, 30_000, `waiting for the message in ${dlqTopic}`).then(() => true), stopped.then(() => false)]);
+    deadLetter = (await until(inDlq, 30_000, `waiting for the message in ${dlqTopic}`)) !== 'stopped';
   }
 } finally {
   await reader.shutdown();
@@ -68,8 +68,13 @@ try {
 }
 if (deadLetter) console.log(`the message went to ${dlqTopic} after ${attempts} attempts`);
 
-function withTimeout(promise, ms, what) {
+/**
+ * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
+ * 'stopped'. Taking longer than `ms` is a failure (the timer never outlives the wait, so a stopped
+ * script exits at once).
+ */
+function until(promise, ms, what) {
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

@@ -10,6 +10,7 @@ const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleSql92';
 const sql = "amount BETWEEN 100 AND 999 AND TAGS = 'paid'";
 
+// A service runs until it is told to stop: SIGTERM (a process manager, Kubernetes) or SIGINT (Ctrl-C).
 const stopped = new Promise((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);
@@ -49,14 +50,19 @@ await consumer.start((msgs) => {
   if (matched.length >= expected) allMatched();
 });
 try {
-  await Promise.race([withTimeout(done, 30_000, 'waiting for the matching messages'), stopped]);
+  await until(done, 30_000, 'waiting for the matching messages');
 } finally {
   await consumer.shutdown();
 }
 console.log(`the SQL92 filter let through ${matched.length} of ${messages.length} messages`);
 
-function withTimeout(promise, ms, what) {
+/**
+ * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
+ * 'stopped'. Taking longer than `ms` is a failure (the timer never outlives the wait, so a stopped
+ * script exits at once).
+ */
+function until(promise, ms, what) {
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

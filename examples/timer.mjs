@@ -8,6 +8,7 @@ const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleTimer';
 const delayMs = 2000;
 
+// A service runs until it is told to stop: SIGTERM (a process manager, Kubernetes) or SIGINT (Ctrl-C).
 const stopped = new Promise((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);
@@ -35,11 +36,11 @@ await consumer.start((msgs) => {
 });
 let got;
 try {
-  got = await Promise.race([withTimeout(delivered, 30_000, 'waiting for the delayed message'), stopped.then(() => undefined)]);
+  got = await until(delivered, 30_000, 'waiting for the delayed message');
 } finally {
   await consumer.shutdown();
 }
-if (got) {
+if (got !== 'stopped') {
   const { m, waited } = got;
   console.log(`received "${m.body}" after ${waited} ms`);
   // Java's broker floors the time to its timerPrecisionMs (1 s by default), so allow that much.
@@ -47,8 +48,13 @@ if (got) {
   console.log('the delayed message arrived after its delay');
 }
 
-function withTimeout(promise, ms, what) {
+/**
+ * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
+ * 'stopped'. Taking longer than `ms` is a failure (the timer never outlives the wait, so a stopped
+ * script exits at once).
+ */
+function until(promise, ms, what) {
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

@@ -9,6 +9,7 @@ import { TransactionProducer, PushConsumer, LocalTransactionState } from 'rocket
 const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleTransaction';
 
+// A service runs until it is told to stop: SIGTERM (a process manager, Kubernetes) or SIGINT (Ctrl-C).
 const stopped = new Promise((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);
@@ -52,7 +53,7 @@ try {
     if (got.has('order-commit') && got.has('order-checked')) bothSeen();
   });
   // The producer must stay up until the check-back came: it is the one the broker asks.
-  await Promise.race([withTimeout(done, 90_000, 'waiting for the committed messages'), stopped]);
+  await until(done, 90_000, 'waiting for the committed messages');
 } finally {
   await consumer.shutdown();
   await tx.shutdown();
@@ -60,8 +61,13 @@ try {
 if (got.has('order-rollback')) throw new Error('a rolled back message was delivered');
 if (got.has('order-commit') && got.has('order-checked')) console.log('consumed order-commit and order-checked; order-rollback never arrived');
 
-function withTimeout(promise, ms, what) {
+/**
+ * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
+ * 'stopped'. Taking longer than `ms` is a failure (the timer never outlives the wait, so a stopped
+ * script exits at once).
+ */
+function until(promise, ms, what) {
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

@@ -72,6 +72,28 @@ t.test('every example runs against the embedded broker and prints what it promis
   }
 });
 
+// The examples are services: SIGTERM in the middle of their work must shut them down cleanly and at
+// once (exit 0, no timer left to wait for), not kill them. retry-dlq.mjs is stopped while it waits
+// for its message's retries (it prints "attempt 1" first; the retries take seconds).
+t.test('an example told to stop by SIGTERM shuts down cleanly, at once', async (t) => {
+  const broker = await startBroker({});
+  t.teardown(() => broker.close());
+  const started = Date.now();
+  const run = await runNode(path.join(examplesDir, 'retry-dlq.mjs'), {
+    cwd: examplesDir,
+    env: { NAMESRV_ADDR: broker.namesrv },
+    killAfterMs: KILL_AFTER_MS,
+    signalAfter: { output: /^attempt 1:/m, signal: 'SIGTERM' },
+  });
+  const diag = { stdout: run.stdout.slice(-4000), stderr: run.stderr.slice(-4000) };
+  t.match(run.stdout, /^attempt 1:/m, 'it was at work when the signal came', diag);
+  t.equal(run.signal, null, 'the signal did not kill it: it shut down by itself', diag);
+  t.equal(run.code, 0, 'it exits 0', diag);
+  t.notMatch(run.stdout, /went to %DLQ%/, 'it stopped before finishing its work', diag);
+  t.equal(run.stderr, '', 'nothing on stderr', diag);
+  t.ok(Date.now() - started < 20_000, `it ended soon after the signal (${Date.now() - started} ms in all), not at a 30 s timeout`, diag);
+});
+
 t.test('expectedLine reads the first line only', async (t) => {
   t.equal(expectedLine('// expect: sent 5 messages\nconsole.log(1);\n'), 'sent 5 messages');
   t.equal(expectedLine('// a comment\n// expect: late\n'), null, 'not on the first line: missing');
