@@ -1,0 +1,125 @@
+/**
+ * What `import 'rocketwire'` costs a user, and what the packed tarball holds (issue 28 §1).
+ *
+ * Import cost: the median wall time of N cold runs (default 11) of
+ * `node --input-type=module -e "await import('rocketwire')"` minus the median of the same with an
+ * empty program, and the max RSS (`/usr/bin/time -f %M`, median of the same runs) minus bare
+ * Node's. The runs alternate (empty, import, empty, …) so a busy minute weighs on both sides. They
+ * run in a temporary folder whose node_modules/rocketwire is a symlink to this clone, so the name
+ * resolves through package.json's `exports` to the built dist/ exactly as in an installed package.
+ *
+ * Tarball: size, unpacked size and file count of `npm pack --dry-run --json --ignore-scripts`.
+ *
+ * `--modules` also times each entry point and each lib/ folder's index alone (same method), to
+ * see where the cost is.
+ *
+ *   npx tsc -p tsconfig.json && node dist/bench/import-cost/index.js [--runs 11] [--modules] [--json]
+ *
+ * Run it under `flock /tmp/rocketwire-heavy.lock` on a shared machine.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf('--runs') + 1] ?? 11) || 11;
+const wantModules = args.includes('--modules');
+const json = args.includes('--json');
+
+// dist/bench/import-cost/index.js → the clone's root.
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+interface Sample {
+  wallMs: number;
+  rssKb: number;
+}
+
+function runOnce(dir: string, program: string): Sample {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '--input-type=module', '-e', program], { cwd: dir, encoding: 'utf8' });
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`node -e ${JSON.stringify(program)} failed: ${r.stderr}`);
+  const lines = r.stderr.trim().split('\n');
+  const rssKb = Number(lines[lines.length - 1]);
+  return { wallMs, rssKb };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+interface Cost {
+  program: string;
+  wallMs: number;
+  rssMb: number;
+  wallMsRuns: number[];
+}
+
+/** Median extra wall time and RSS of `program` over an empty program, alternating runs. */
+function cost(dir: string, program: string): Cost {
+  const base: Sample[] = [];
+  const prog: Sample[] = [];
+  runOnce(dir, ''); // warm the file cache, not measured
+  runOnce(dir, program);
+  for (let i = 0; i < runs; i++) {
+    base.push(runOnce(dir, ''));
+    prog.push(runOnce(dir, program));
+  }
+  const wallMs = median(prog.map((s) => s.wallMs)) - median(base.map((s) => s.wallMs));
+  const rssMb = (median(prog.map((s) => s.rssKb)) - median(base.map((s) => s.rssKb))) / 1024;
+  return { program, wallMs: Math.round(wallMs * 10) / 10, rssMb: Math.round(rssMb * 10) / 10, wallMsRuns: prog.map((s) => Math.round(s.wallMs)) };
+}
+
+interface Pack {
+  sizeBytes: number;
+  unpackedBytes: number;
+  files: number;
+}
+
+function pack(): Pack {
+  const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`npm pack failed: ${r.stderr}`);
+  const [info] = JSON.parse(r.stdout) as Array<{ size: number; unpackedSize: number; entryCount: number }>;
+  return { sizeBytes: info!.size, unpackedBytes: info!.unpackedSize, files: info!.entryCount };
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-import-cost-'));
+try {
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(REPO, path.join(dir, 'node_modules', 'rocketwire'), 'dir');
+  const report: Record<string, unknown> = { node: process.version, runs };
+  report.import = cost(dir, "await import('rocketwire')");
+  if (wantModules) {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const entries: Record<string, Cost> = {};
+    for (const sub of Object.keys(pkg.exports)) {
+      if (sub === '.' || sub.endsWith('.json')) continue;
+      const name = 'rocketwire' + sub.slice(1);
+      entries[name] = cost(dir, `await import('${name}')`);
+    }
+    for (const folder of fs.readdirSync(path.join(REPO, 'dist', 'lib'))) {
+      const index = path.join(REPO, 'dist', 'lib', folder, 'index.js');
+      if (folder === 'cli' || !fs.existsSync(index)) continue;
+      entries[`lib/${folder}`] = cost(dir, `await import(${JSON.stringify(index)})`);
+    }
+    report.modules = entries;
+  }
+  report.pack = pack();
+  if (json) {
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  } else {
+    const imp = report.import as Cost;
+    const p = report.pack as Pack;
+    process.stdout.write(`import 'rocketwire': +${imp.wallMs} ms, +${imp.rssMb} MB over bare node (${process.version}, median of ${runs})\n`);
+    for (const [name, c] of Object.entries((report.modules ?? {}) as Record<string, Cost>)) {
+      process.stdout.write(`  ${name.padEnd(22)} +${c.wallMs} ms, +${c.rssMb} MB\n`);
+    }
+    process.stdout.write(`tarball: ${(p.sizeBytes / 1024).toFixed(1)} kB packed, ${(p.unpackedBytes / 1024).toFixed(1)} kB unpacked, ${p.files} files\n`);
+  }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
