@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   encodeBatch,
   encodeProperties,

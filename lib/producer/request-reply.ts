@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { RocketwireError, type MessageExt, type MessageQueue } from '../../protocol/index.js';
 import type { MQClientInstance } from '../client/index.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import tls from 'node:tls';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   FrameDecoder,
   OptionError,

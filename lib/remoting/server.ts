@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import tls from 'node:tls';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { SerializeTypeName } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import { OptionError } from '../../protocol/index.js';
