@@ -4,7 +4,8 @@
  * Import cost: the median wall time of N cold runs (default 11) of
  * `node --input-type=module -e "await import('rocketwire')"` minus the median of the same with an
  * empty program, and the max RSS (`/usr/bin/time -f %M`, median of the same runs) minus bare
- * Node's. The runs alternate (empty, import, empty, …) so a busy minute weighs on both sides. They
+ * Node's. The CPU time (user + system, 10 ms steps) is reported too: on a shared machine it moves
+ * less than the wall time. The runs alternate (empty, import, empty, …) so a busy minute weighs on both sides. They
  * run in a temporary folder whose node_modules/rocketwire is a symlink to this clone, so the name
  * resolves through package.json's `exports` to the built dist/ exactly as in an installed package.
  *
@@ -14,6 +15,7 @@
  * see where the cost is.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/import-cost/index.js [--runs 11] [--modules] [--json]
+ *       [--package DIR]   measure another built checkout (e.g. an older commit) instead of this one
  *
  * Run it under `flock /tmp/rocketwire-heavy.lock` on a shared machine.
  */
@@ -28,22 +30,24 @@ const runs = Number(args[args.indexOf('--runs') + 1] ?? 11) || 11;
 const wantModules = args.includes('--modules');
 const json = args.includes('--json');
 
-// dist/bench/import-cost/index.js → the clone's root.
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+// dist/bench/import-cost/index.js → the clone's root, or --package.
+const pkgArg = args.indexOf('--package');
+const REPO = pkgArg >= 0 && args[pkgArg + 1] ? path.resolve(args[pkgArg + 1]!) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 interface Sample {
   wallMs: number;
   rssKb: number;
+  cpuMs: number;
 }
 
 function runOnce(dir: string, program: string): Sample {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '--input-type=module', '-e', program], { cwd: dir, encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, '--input-type=module', '-e', program], { cwd: dir, encoding: 'utf8' });
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`node -e ${JSON.stringify(program)} failed: ${r.stderr}`);
   const lines = r.stderr.trim().split('\n');
-  const rssKb = Number(lines[lines.length - 1]);
-  return { wallMs, rssKb };
+  const [rss, user, sys] = lines[lines.length - 1]!.split(' ').map(Number);
+  return { wallMs, rssKb: rss!, cpuMs: (user! + sys!) * 1000 };
 }
 
 function median(xs: number[]): number {
@@ -56,6 +60,7 @@ interface Cost {
   program: string;
   wallMs: number;
   rssMb: number;
+  cpuMs: number;
   wallMsRuns: number[];
 }
 
@@ -71,7 +76,8 @@ function cost(dir: string, program: string): Cost {
   }
   const wallMs = median(prog.map((s) => s.wallMs)) - median(base.map((s) => s.wallMs));
   const rssMb = (median(prog.map((s) => s.rssKb)) - median(base.map((s) => s.rssKb))) / 1024;
-  return { program, wallMs: Math.round(wallMs * 10) / 10, rssMb: Math.round(rssMb * 10) / 10, wallMsRuns: prog.map((s) => Math.round(s.wallMs)) };
+  const cpuMs = median(prog.map((s) => s.cpuMs)) - median(base.map((s) => s.cpuMs));
+  return { program, wallMs: Math.round(wallMs * 10) / 10, rssMb: Math.round(rssMb * 10) / 10, cpuMs: Math.round(cpuMs), wallMsRuns: prog.map((s) => Math.round(s.wallMs)) };
 }
 
 interface Pack {
@@ -114,9 +120,9 @@ try {
   } else {
     const imp = report.import as Cost;
     const p = report.pack as Pack;
-    process.stdout.write(`import 'rocketwire': +${imp.wallMs} ms, +${imp.rssMb} MB over bare node (${process.version}, median of ${runs})\n`);
+    process.stdout.write(`import 'rocketwire': +${imp.wallMs} ms wall, +${imp.rssMb} MB max RSS, +${imp.cpuMs} ms CPU over bare node (${process.version}, median of ${runs})\n`);
     for (const [name, c] of Object.entries((report.modules ?? {}) as Record<string, Cost>)) {
-      process.stdout.write(`  ${name.padEnd(22)} +${c.wallMs} ms, +${c.rssMb} MB\n`);
+      process.stdout.write(`  ${name.padEnd(22)} +${c.wallMs} ms wall, +${c.rssMb} MB, +${c.cpuMs} ms CPU\n`);
     }
     process.stdout.write(`tarball: ${(p.sizeBytes / 1024).toFixed(1)} kB packed, ${(p.unpackedBytes / 1024).toFixed(1)} kB unpacked, ${p.files} files\n`);
   }
