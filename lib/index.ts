@@ -55,6 +55,19 @@ export {
   type PauseTarget,
   ConsumerEvents,
 } from './consumer/index.js';
+// Node's idioms (issue 28): handler shapes, health(), the logger option.
+export type {
+  PushConsumerHandler,
+  EachMessageHandler,
+  EachBatchHandler,
+  HandlerResultInvalid,
+  ConsumerHealth,
+  QueueHealth,
+  BrokerHealth,
+  NameServerHealth,
+} from './consumer/index.js';
+export type { Logger, LoggerOption } from './logger.js';
+export type { NameServerStatus } from './client/index.js';
 
 // Metrics (OpenTelemetry, the RocketMQ 5.x clients' instruments) and the events' names; the
 // payload types are PushConsumerEvents[E][0] and ProducerEventMap[E][0].
@@ -83,6 +96,7 @@ export {
   TransactionProducer,
   selectMessageQueueByHash,
   ProducerOptionError,
+  ProducerStateError,
   MessageValidationError,
   SendFailedError,
   NoRouteError,
@@ -97,7 +111,9 @@ export {
   type MessageQueueSelector,
   type ProducerStats,
   type SendAttemptFailure,
-  type LocalTransactionState,
+  LocalTransactionState,
+  type LocalTransactionResult,
+  type ProducerHealth,
   type TransactionListener,
   type TransactionProducerOptions,
   type TransactionSendResult,
@@ -112,6 +128,7 @@ export { AdminClient } from './admin/index.js';
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {
   MQClientError,
+  ClientStateError,
   NameServerUnavailableError,
   ClientOptionError,
   ResponseFieldError,

@@ -2,12 +2,33 @@
  * The root of every error rocketwire raises. Each class of protocol/ and lib/ gives itself a
  * literal `name` (stable under minification and bundling, so logs and `{ name }` matches keep
  * working); a subclass that declares none is named after its constructor.
+ *
+ * Each class also declares `errorCode`, a stable string (`ERR_…`) to match on instead of the
+ * message, and `retriable`: whether the same call may succeed if made again (after a back-off, or
+ * on another broker). A subclass inherits both unless it declares its own; docs/errors.md lists
+ * every class with its code and its rule.
  */
 export class RocketwireError extends Error {
+  /** Stable machine-readable code of the class, `ERR_` + upper-case words; never changes with the message. */
+  readonly errorCode: string = 'ERR_ROCKETWIRE';
+  /**
+   * True when the same call may succeed if made again: a timeout, a lost connection, a busy
+   * broker, a route not known yet, no name server answering. False for what only a change of
+   * code, options or data fixes (a bad option, an invalid message, a protocol violation).
+   */
+  readonly retriable: boolean = false;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
   }
+}
+
+/**
+ * Whether `err` says retrying may help: a RocketwireError with `retriable` true. For errors that
+ * wrap another (a failed send, a consumer's broker request), whose `retriable` is their cause's.
+ */
+export function isRetriableError(err: unknown): boolean {
+  return err instanceof RocketwireError && err.retriable;
 }
 
 /**
@@ -16,9 +37,10 @@ export class RocketwireError extends Error {
  */
 export class OptionError extends RocketwireError {
   override readonly name: string = 'OptionError';
+  override readonly errorCode: string = 'ERR_OPTION';
   readonly option: string;
-  constructor(option: string, message: string) {
-    super(message);
+  constructor(option: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.option = option;
   }
 }
@@ -31,6 +53,7 @@ export class OptionError extends RocketwireError {
 /** Bytes that do not follow the remoting protocol. `offset` is the byte position where the damage was found. */
 export class ProtocolError extends RocketwireError {
   override readonly name: string = 'ProtocolError';
+  override readonly errorCode: string = 'ERR_PROTOCOL';
   readonly offset: number;
   constructor(message: string, offset: number, options?: { cause?: unknown }) {
     super(message, options);
@@ -41,6 +64,7 @@ export class ProtocolError extends RocketwireError {
 /** A header field that is missing or not in the format Java would parse. */
 export class HeaderFieldError extends ProtocolError {
   override readonly name = 'HeaderFieldError';
+  override readonly errorCode = 'ERR_HEADER_FIELD';
   readonly field: string;
   constructor(field: string, message: string, options?: { cause?: unknown }) {
     super(`header field "${field}": ${message}`, 0, options);
@@ -51,6 +75,7 @@ export class HeaderFieldError extends ProtocolError {
 /** A message body compressed with a codec this build cannot inflate. */
 export class UnsupportedCompressionError extends ProtocolError {
   override readonly name = 'UnsupportedCompressionError';
+  override readonly errorCode = 'ERR_UNSUPPORTED_COMPRESSION';
   readonly codec: string;
   constructor(codec: string, offset: number, message?: string) {
     super(message ?? `message body compressed with ${codec}, which rocketwire cannot decompress`, offset);
@@ -61,4 +86,5 @@ export class UnsupportedCompressionError extends ProtocolError {
 /** A subscription expression Java's FilterAPI refuses (an empty SQL92 expression, a tag list of only "||"). */
 export class FilterExpressionError extends RocketwireError {
   override readonly name = 'FilterExpressionError';
+  override readonly errorCode = 'ERR_FILTER_EXPRESSION';
 }

@@ -276,7 +276,7 @@ export class AdminClient {
           r.version = (await this.brokerRuntimeInfo(r.addr)).brokerVersionDesc ?? null;
         } catch (err) {
           // a broker that is down or does not answer in time is listed without a version, as clusterList lists it
-          if (!(err instanceof RemotingError)) throw err;
+          if (!(err instanceof RemotingError && err.retriable)) throw err;
           r.version = null;
         }
       }),

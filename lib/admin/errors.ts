@@ -3,6 +3,7 @@ import { RocketwireError } from '../../protocol/index.js';
 /** A topic neither the name server nor any broker knows. */
 export class UnknownTopicError extends RocketwireError {
   override readonly name = 'UnknownTopicError';
+  override readonly errorCode = 'ERR_UNKNOWN_TOPIC';
   constructor(
     readonly topic: string,
     options?: { cause?: unknown },
@@ -14,6 +15,7 @@ export class UnknownTopicError extends RocketwireError {
 /** A consumer group no broker knows (no retry-topic route, no config, no live client). */
 export class UnknownGroupError extends RocketwireError {
   override readonly name = 'UnknownGroupError';
+  override readonly errorCode = 'ERR_UNKNOWN_GROUP';
   constructor(
     readonly group: string,
     readonly detail?: string,
@@ -26,6 +28,7 @@ export class UnknownGroupError extends RocketwireError {
 /** A message id, key or offset that finds nothing. */
 export class MessageNotFoundError extends RocketwireError {
   override readonly name = 'MessageNotFoundError';
+  override readonly errorCode = 'ERR_MESSAGE_NOT_FOUND';
   constructor(readonly what: string) {
     super(`no message found for ${what}`);
   }
@@ -38,6 +41,7 @@ export class MessageNotFoundError extends RocketwireError {
  */
 export class AdminPermissionError extends RocketwireError {
   override readonly name = 'AdminPermissionError';
+  override readonly errorCode = 'ERR_ADMIN_PERMISSION';
   constructor(
     readonly operation: string,
     readonly addr: string,
@@ -51,6 +55,7 @@ export class AdminPermissionError extends RocketwireError {
 /** A cluster name the name server does not list. */
 export class UnknownClusterError extends RocketwireError {
   override readonly name = 'UnknownClusterError';
+  override readonly errorCode = 'ERR_UNKNOWN_CLUSTER';
   constructor(readonly clusterName: string) {
     super(`unknown cluster ${clusterName}`);
   }

@@ -3,6 +3,7 @@ import { OptionError, RocketwireError } from '../../protocol/internal.js';
 /** The store could not write (disk full, folder not writable, closed). `code` is the errno code when there is one. */
 export class StoreWriteError extends RocketwireError {
   override readonly name = 'StoreWriteError';
+  override readonly errorCode = 'ERR_STORE_WRITE';
   readonly code: string | undefined;
   constructor(message: string, options?: { cause?: unknown; code?: string }) {
     super(message, options);
@@ -13,6 +14,7 @@ export class StoreWriteError extends RocketwireError {
 /** A broker or store option outside its allowed range; `option` names it. */
 export class BrokerOptionError extends OptionError {
   override readonly name = 'BrokerOptionError';
+  override readonly errorCode = 'ERR_BROKER_OPTION';
   constructor(option: string, message: string) {
     super(option, `${option} ${message}`);
   }
@@ -21,6 +23,7 @@ export class BrokerOptionError extends OptionError {
 /** A path the store needs as a folder exists as something else. */
 export class NotAFolderError extends RocketwireError {
   override readonly name = 'NotAFolderError';
+  override readonly errorCode = 'ERR_NOT_A_FOLDER';
   readonly path: string;
   constructor(path: string) {
     super(`${path} exists and is not a folder`);
@@ -31,6 +34,8 @@ export class NotAFolderError extends RocketwireError {
 /** Why the broker closed a consumer's connection: no heartbeat refreshed it within channelExpiredTimeoutMs. */
 export class ChannelExpiredError extends RocketwireError {
   override readonly name = 'ChannelExpiredError';
+  override readonly errorCode = 'ERR_CHANNEL_EXPIRED';
+  override readonly retriable: boolean = true;
   readonly group: string;
   readonly clientId: string;
   constructor(group: string, clientId: string, expiredAfterMs: number) {
@@ -47,6 +52,7 @@ export class ChannelExpiredError extends RocketwireError {
  */
 export class ConfigFileError extends RocketwireError {
   override readonly name = 'ConfigFileError';
+  override readonly errorCode = 'ERR_CONFIG_FILE';
   readonly file: string;
   constructor(file: string, reason: string, options?: { cause?: unknown }) {
     super(
@@ -61,6 +67,7 @@ export class ConfigFileError extends RocketwireError {
 /** A path the store would build from a topic, group or queue id leaves the store root. */
 export class StorePathError extends RocketwireError {
   override readonly name = 'StorePathError';
+  override readonly errorCode = 'ERR_STORE_PATH';
   readonly root: string;
   /** The name that was refused. */
   readonly part: string;

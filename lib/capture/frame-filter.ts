@@ -8,6 +8,7 @@ import { requestTopicAndGroup } from './stats.js';
 /** A filter term could not be understood. */
 export class FilterSyntaxError extends RocketwireError {
   override readonly name = 'FilterSyntaxError';
+  override readonly errorCode = 'ERR_CAPTURE_FILTER';
 }
 
 /**

@@ -3,6 +3,7 @@ import { RocketwireError } from '../../protocol/errors.js';
 /** Bad hex text. `offset` is the character position in the input. */
 export class HexInputError extends RocketwireError {
   override readonly name = 'HexInputError';
+  override readonly errorCode = 'ERR_HEX_INPUT';
   readonly offset: number;
   /** Bytes decoded from the chunk before the bad character: they are still good input. */
   readonly decoded: Buffer;

@@ -16,7 +16,8 @@ import { runPopConsume } from './consume-pop.js';
 async function checkNameServer(namesrv: string, topic: string, timeoutMs: number): Promise<void> {
   let instance: MQClientInstance;
   try {
-    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}`, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000) });
+    // logger false: a failure here is the command's one error line
+    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}`, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000), logger: false });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -46,6 +46,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     instance = MQClientInstance.acquire({
       namesrvAddr: namesrv,
       instanceName: `offsets-${process.pid}`,
+      logger: false,
       mqClientApiTimeoutMs: timeoutMs,
       connectTimeoutMs: Math.min(timeoutMs, 3000),
     });

@@ -4,6 +4,7 @@ import { OptionError, type SerializeTypeName } from '../../protocol/internal.js'
 import type { AclCredentials } from '../remoting/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { resolveNamespace } from './namespace.js';
+import { resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 
 
 /**
@@ -11,8 +12,26 @@ import { resolveNamespace } from './namespace.js';
  * clientId share one instance, so these describe the connection side only.
  */
 export interface ClientOptions {
-  /** Name server addresses, "host:port;host:port". */
-  namesrvAddr: string;
+  /**
+   * Name server addresses, "host:port;host:port".
+   * @default the NAMESRV_ADDR environment variable, as Java's ClientConfig reads it
+   */
+  namesrvAddr?: string;
+  /**
+   * Where warnings and errors go: any object with debug/info/warn/error (console, pino), or false
+   * for nothing. Logged at warn: a name server or broker that stops answering (once per episode),
+   * a handler result that is not a status, a failed send-back or offset commit, flow-control parks
+   * held past a minute; at info: their recoveries. `DEBUG=rocketwire:*` still traces everything.
+   * @default warn and error lines to stderr through console
+   */
+  logger?: LoggerOption;
+  /**
+   * Java's behaviour: start() resolves even when no name server answers (failures are then only
+   * logged and emitted). When false, start() of a producer or consumer rejects with
+   * NameServerUnavailableError if no name server answers within connectTimeoutMs.
+   * @default false
+   */
+  startWithoutNameServer?: boolean;
   /**
    * Instance name, the part after "@" in the clientId. "DEFAULT" is left as is here; producers and
    * clustering consumers call `resolveInstanceName` first, as the Java client does (§9.10).
@@ -51,7 +70,9 @@ export interface ClientOptions {
 }
 
 /** ClientOptions with every default filled in. */
-export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl' | 'tls'>> {
+export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl' | 'tls' | 'logger' | 'namesrvAddr'>> {
+  namesrvAddr: string;
+  logger: Logger;
   acl: AclCredentials | undefined;
   tls: ConnectionOptions | TlsOptions | boolean | undefined;
   namesrvAddrs: string[];
@@ -60,6 +81,7 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl
 /** Raised for a client option outside its range; `option` names it. */
 export class ClientOptionError extends OptionError {
   override readonly name = 'ClientOptionError';
+  override readonly errorCode = 'ERR_CLIENT_OPTION';
   constructor(option: string, message: string) {
     super(option, `option ${option}: ${message}`);
   }
@@ -111,10 +133,86 @@ export function resolveInstanceName(name: string | undefined): string {
   return name;
 }
 
+/**
+ * The `namesrvAddr` option, or the NAMESRV_ADDR environment variable when it is not given (Java's
+ * ClientConfig reads the same variable); a ClientOptionError when neither is there.
+ */
+export function namesrvAddrOption(value: string | undefined, option = 'namesrvAddr'): string {
+  if (value === undefined) {
+    const env = process.env.NAMESRV_ADDR;
+    if (env !== undefined && env.trim() !== '') return env;
+    throw new ClientOptionError(option, 'is required (or set the NAMESRV_ADDR environment variable)');
+  }
+  if (typeof value !== 'string') throw new ClientOptionError(option, 'must be a string "host:port;host:port"');
+  return value;
+}
+
+/**
+ * The group of a client's options: `group`, or its alias `consumerGroup` / `producerGroup` (Java's
+ * names). Both given and different is an error naming the alias; undefined when neither is given.
+ */
+export function groupOption(
+  options: { group?: unknown } & Record<string, unknown>,
+  alias: string,
+  error: (option: string, message: string) => Error,
+): string | undefined {
+  const group = options.group;
+  const other = options[alias];
+  if (group !== undefined && other !== undefined && group !== other) {
+    throw error(alias, `is an alias of group and differs from it (${String(other)} vs ${String(group)}): give one`);
+  }
+  const v = group ?? other;
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw error(group !== undefined ? 'group' : alias, 'must be a string');
+  return v;
+}
+
+/**
+ * A duration option under its `…Ms` name or its deprecated Java name; both given and different is
+ * an error naming the Java one.
+ */
+export function durationOption<T>(
+  options: Record<string, unknown>,
+  name: string,
+  javaName: string,
+  error: (option: string, message: string) => Error,
+): T | undefined {
+  const v = options[name];
+  const old = options[javaName];
+  if (v !== undefined && old !== undefined && v !== old) {
+    throw error(javaName, `is the deprecated name of ${name} and differs from it (${String(old)} vs ${String(v)}): give ${name}`);
+  }
+  return (v ?? old) as T | undefined;
+}
+
+/** The ClientOptions a client passes on to its client instance, copied from its own options. */
+export function clientInstanceOptions(options: ClientOptions): Omit<ClientOptions, 'namesrvAddr' | 'instanceName'> {
+  const out: Record<string, unknown> = {};
+  for (const k of CLIENT_OPTION_KEYS) if (options[k] !== undefined) out[k] = options[k];
+  return out as Omit<ClientOptions, 'namesrvAddr' | 'instanceName'>;
+}
+
+const CLIENT_OPTION_KEYS = [
+  'clientIp',
+  'serializeType',
+  'acl',
+  'tls',
+  'language',
+  'version',
+  'heartbeatIntervalMs',
+  'pollNameServerIntervalMs',
+  'persistOffsetIntervalMs',
+  'mqClientApiTimeoutMs',
+  'connectTimeoutMs',
+  'clock',
+  'namespaceV2',
+  'logger',
+] as const satisfies readonly (keyof ClientOptions)[];
+
 /** Fills the defaults into fresh object and validates the ranges. */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  if (typeof options.namesrvAddr !== 'string') throw new ClientOptionError('namesrvAddr', 'is required');
-  const namesrvAddrs = parseNamesrvAddr(options.namesrvAddr);
+  const namesrvAddr = namesrvAddrOption(options.namesrvAddr);
+  const namesrvAddrs = parseNamesrvAddr(namesrvAddr);
   const language = options.language ?? 'JAVA';
   const serializeType = options.serializeType ?? 'JSON';
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') {
@@ -125,8 +223,10 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     throw new ClientOptionError('instanceName', 'must be non-empty and contain no "@"');
   }
   return {
-    namesrvAddr: options.namesrvAddr,
+    namesrvAddr,
     namesrvAddrs,
+    logger: resolveLogger(options.logger, (m) => new ClientOptionError('logger', m)),
+    startWithoutNameServer: options.startWithoutNameServer ?? false,
     instanceName,
     clientIp: options.clientIp ?? defaultClientIp(),
     serializeType,

@@ -10,3 +10,4 @@ export * from './scheduled-task.js';
 export * from './topic-route.js';
 export * from './transaction-check.js';
 export * from './namespace.js';
+export * from './health.js';

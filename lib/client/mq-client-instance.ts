@@ -28,8 +28,18 @@ import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply
 import { registerReplyMessageProcessor, type ReplyListener } from './reply-message.js';
 import { ScheduledTask } from './scheduled-task.js';
 import { serveCheckTransactionState, type TransactionCheckHandler } from './transaction-check.js';
+import { LoggerSet, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:client');
+
+/**
+ * A name server stopped answering (`error` set) or answers again after failing (`error` undefined):
+ * the clients' `'nameServerError'` and `'nameServerReachable'` events.
+ */
+export interface NameServerStatus {
+  addr: string;
+  error?: Error;
+}
 
 /** Called with a topic's new route whenever a fetch returns something different from the cache. */
 export type RouteListener = (topic: string, route: TopicRouteData) => void;
@@ -68,6 +78,18 @@ export class MQClientInstance extends MQClientAPI {
   /** Brokers whose new connection's heartbeat (onBrokerConnected) is in flight. */
   private readonly connectBeats = new Set<string>();
   private readonly tasks: ScheduledTask[];
+  /**
+   * The loggers of the clients sharing this instance: a name-server episode is logged once to each
+   * distinct one (lib/logger.ts).
+   */
+  readonly logger = new LoggerSet();
+  /** Name servers whose last request failed: an episode is logged when it starts and when it ends. */
+  private readonly namesrvFailing = new Set<string>();
+  private readonly namesrvListeners = new Set<(status: NameServerStatus) => void>();
+  /** The last name-server answer: address and clock time (health()). */
+  lastNameServerAnswer: { addr: string; atMs: number } | null = null;
+  /** Broker address → clock time of its last answered heartbeat (health()). */
+  readonly lastHeartbeatAnswer = new Map<string, number>();
 
   /**
    * The shared instance for the options' clientId, created on first use; a later acquire with the same
@@ -90,6 +112,7 @@ export class MQClientInstance extends MQClientAPI {
       throw new ClientOptionError('namespaceV2', `differs from the namespaceV2 of client instance ${clientId} (give this client another instanceName)`);
     }
     inst.refCount++;
+    inst.logger.add(resolved.logger);
     return inst;
   }
 
@@ -141,7 +164,8 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   /** Drops one reference; the last one stops the tasks, waits for pending unregistrations and closes connections. */
-  release(): Promise<void> {
+  release(logger?: Logger): Promise<void> {
+    if (logger) this.logger.remove(logger);
     if (this.refCount > 0) this.refCount--;
     if (this.refCount > 0) return Promise.resolve();
     return this.shutdown();
@@ -174,7 +198,7 @@ export class MQClientInstance extends MQClientAPI {
    * Sends a request to the name servers, starting with the last one that answered and moving on to the
    * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
    */
-  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs): Promise<RemotingCommand> {
+  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs, quiet = false): Promise<RemotingCommand> {
     const addrs = this.options.namesrvAddrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
@@ -183,14 +207,49 @@ export class MQClientInstance extends MQClientAPI {
       try {
         const res = await this.remoting.invoke(addr, request, { timeoutMs });
         this.namesrvIndex = idx;
+        this.nameServerAnswered(addr);
         return res;
       } catch (err) {
         log('name server %s failed: %s', addr, (err as Error).message);
         failures.push({ addr, error: err as Error });
+        if (!quiet) this.nameServerFailed(addr, err as Error);
       }
     }
     this.namesrvIndex = (this.namesrvIndex + 1) % addrs.length;
     throw new NameServerUnavailableError(failures);
+  }
+
+  private nameServerAnswered(addr: string): void {
+    this.lastNameServerAnswer = { addr, atMs: this.options.clock.now() };
+    if (!this.namesrvFailing.delete(addr)) return;
+    this.logger.info(`name server ${addr} answers again`);
+    for (const l of this.namesrvListeners) l({ addr });
+  }
+
+  private nameServerFailed(addr: string, error: Error): void {
+    if (this.shutdownPromise) return;
+    if (!this.namesrvFailing.has(addr)) {
+      this.namesrvFailing.add(addr);
+      this.logger.warn(`name server ${addr} is not answering: ${error.message.split('\n')[0]}`);
+    }
+    for (const l of this.namesrvListeners) l({ addr, error });
+  }
+
+  /** Registers a listener for name-server failures and recoveries; returns the function that removes it. */
+  onNameServerStatus(listener: (status: NameServerStatus) => void): () => void {
+    this.namesrvListeners.add(listener);
+    return () => this.namesrvListeners.delete(listener);
+  }
+
+  /**
+   * The check a client's start() makes: one GET_ROUTEINFO_BY_TOPIC for `topic`, each name server
+   * given `connectTimeoutMs`. Any answer, TOPIC_NOT_EXIST included, shows a name server is there;
+   * NameServerUnavailableError (retriable, naming every address and its error) when none answered.
+   */
+  async checkNameServer(topic: string): Promise<void> {
+    const op = Operations.GET_ROUTEINFO_BY_TOPIC;
+    // quiet: the caller's start() rejects with the failures, which is their report
+    await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx), this.options.connectTimeoutMs, true);
   }
 
   /**
@@ -384,6 +443,13 @@ export class MQClientInstance extends MQClientAPI {
     );
   }
 
+  /** Every broker address of the routes read so far (health()). */
+  knownBrokerAddrs(): string[] {
+    const out: string[] = [];
+    for (const addrs of this.brokerAddrTable.values()) out.push(...Object.values(addrs));
+    return out;
+  }
+
   /** The HeartbeatData this process would send now (§8.1). */
   heartbeatData(): HeartbeatData {
     return buildHeartbeatData(this.clientId, this.producers, this.consumers.values());
@@ -431,6 +497,7 @@ export class MQClientInstance extends MQClientAPI {
       const req = encodedOperationRequest(op, {}, body, this.ctx);
       const res = await this.remoting.invoke(addr, req, { timeoutMs: this.ctx.apiTimeoutMs });
       this.brokerVersionTable.set(addr, readReply(op, res, addr).version);
+      this.lastHeartbeatAnswer.set(addr, this.options.clock.now());
       return null;
     } catch (err) {
       log('heartbeat to %s failed: %s', addr, (err as Error).message);

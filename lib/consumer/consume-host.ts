@@ -26,6 +26,8 @@ export interface ConsumeHost {
   republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean>;
   /** Called after consumption removed messages from a queue's cache (wakes a pull parked by flow control). */
   onConsumed(pq: ProcessQueue): void;
+  /** A handler returned a value that is no status (logged once per value, emitted as 'handlerResultInvalid'). */
+  invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
   /** Orderly: ask the broker for the lock of one queue. */
   lockQueue(mq: MessageQueue): Promise<boolean>;
 }

@@ -3,6 +3,7 @@ import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
 import {
   ConsumeConcurrentlyStatus,
+  concurrentResult,
   isThenable,
   type ConsumeConcurrentlyContext,
   type MessageListenerConcurrently,
@@ -169,9 +170,15 @@ export class ConsumeMessageConcurrentlyService {
     this.finish(req, ctx, result, begin, trace, threw);
   }
 
-  private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, status: unknown, begin: number, trace: TraceContext | null = null, threw = false): void {
+  private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, value: unknown, begin: number, trace: TraceContext | null = null, threw = false): void {
     const now = this.host.config.clock.now();
-    if (trace) this.host.trace!.after(trace, req.msgs.length, { status, threw, timedOut: now - begin >= this.host.config.consumeTimeoutMs });
+    let status: ConsumeConcurrentlyStatus = ConsumeConcurrentlyStatus.RECONSUME_LATER;
+    if (!threw) {
+      const r = concurrentResult(value);
+      status = r.status;
+      if (r.invalid) this.host.invalidHandlerResult(value, req.mq, req.msgs.length);
+    }
+    if (trace) this.host.trace!.after(trace, req.msgs.length, { status: threw ? undefined : status, threw, timedOut: now - begin >= this.host.config.consumeTimeoutMs });
     this.host.metrics?.afterConsume(req.msgs, begin, now, status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
     if (this.pumping) this.pumpNow = now;
     this.host.recorder.consumeRt(req.mq.topic, now - begin);
@@ -234,6 +241,10 @@ export class ConsumeMessageConcurrentlyService {
       }
     }
     if (failedLocally.length > 0) {
+      this.host.config.logger.warn(
+        `consumer ${this.host.config.consumerGroup}: ${failedLocally.length} failed message(s) of ${mq.topic}@${mq.brokerName}/${mq.queueId} ` +
+          `could not be sent back to the broker nor republished to the retry topic; consuming them again here in ${CONSUME_LATER_DELAY_MS / 1000} s`,
+      );
       const keep = new Set(failedLocally);
       const done = msgs.filter((m) => !keep.has(m));
       this.host.recorder.localRetries += failedLocally.length;

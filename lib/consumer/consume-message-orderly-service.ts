@@ -1,7 +1,7 @@
 import createDebug from '../debug.js';
 import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
-import { ConsumeOrderlyStatus, isThenable, type ConsumeOrderlyContext, type MessageListenerOrderly } from './consume-types.js';
+import { ConsumeOrderlyStatus, isThenable, orderlyResult, type ConsumeOrderlyContext, type MessageListenerOrderly } from './consume-types.js';
 import type { MessageExt } from './message.js';
 import { retryTopic, type MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
@@ -141,7 +141,10 @@ export class ConsumeMessageOrderlyService {
       let threw = false;
       try {
         const r = this.listener(msgs, ctx);
-        status = isThenable(r) ? await r : r;
+        const value: unknown = isThenable(r) ? await r : r;
+        const result = orderlyResult(value);
+        status = result.status;
+        if (result.invalid) this.host.invalidHandlerResult(value, mq, msgs.length);
       } catch (err) {
         log('orderly handler failed for %o: %s', mq, (err as Error)?.message ?? err);
         status = undefined;

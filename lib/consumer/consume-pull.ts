@@ -20,6 +20,13 @@ const log = createDebug('rocketwire:consumer');
 /** Flow-control warnings: the 1st, 1001st, 2001st… hit, as Java's pullMessage logs them (log.warn every 1000th). */
 const flowLog = createDebug('rocketwire:consumer:flow-control');
 const FLOW_CONTROL_LOG_EVERY = 1000;
+/** A queue parked by flow control this long without a pull is logged at warn (once per run of parks). */
+const FLOW_PARK_WARN_MS = 60_000;
+
+function queueName(pr: PullRequest): string {
+  const mq = pr.messageQueue;
+  return `${mq.topic}@${mq.brokerName}/${mq.queueId}`;
+}
 
 // The push consumer's pull path (§9.6, DefaultMQPushConsumerImpl.pullMessage and its PullCallback):
 // flow control, the PULL_MESSAGE request, and what each pull status does to the queue.
@@ -56,6 +63,14 @@ export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
     return;
   }
   impl.instr.flowReleased(pr);
+  if (pr.flowParkedSinceMs !== null) {
+    if (pr.flowParkWarned) {
+      const s = Math.round((config.clock.now() - pr.flowParkedSinceMs) / 1000);
+      config.logger.info(`consumer ${config.consumerGroup}: queue ${queueName(pr)} pulls again after ${s} s of flow control`);
+    }
+    pr.flowParkedSinceMs = null;
+    pr.flowParkWarned = false;
+  }
   const sub = impl.subscriptionInner.get(pr.messageQueue.topic);
   if (!sub) {
     impl.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND);
@@ -75,6 +90,15 @@ function parkForFlowControl(impl: PushConsumerImpl, pr: PullRequest, reason: Flo
   fc[reason]++;
   if (times % FLOW_CONTROL_LOG_EVERY === 0 && flowLog.enabled) logFlowControl(impl, pr, reason, times + 1);
   pr.parkReason = reason;
+  const now = impl.config.clock.now();
+  if (pr.flowParkedSinceMs === null) pr.flowParkedSinceMs = now;
+  else if (!pr.flowParkWarned && now - pr.flowParkedSinceMs >= FLOW_PARK_WARN_MS) {
+    pr.flowParkWarned = true;
+    impl.config.logger.warn(
+      `consumer ${impl.config.consumerGroup}: queue ${queueName(pr)} has not been pulled for ${Math.round((now - pr.flowParkedSinceMs) / 1000)} s: ` +
+        `its cache is over the ${reason} limit (flow control); the handler is slower than the queue, or a message is stuck in it`,
+    );
+  }
   impl.instr.flowControlled(pr, reason);
   impl.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
 }
@@ -151,6 +175,8 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   const now = config.clock.now();
   impl.recorder.pulls.add(1, now);
   pr.suggestWhichBrokerId = result.suggestWhichBrokerId;
+  pr.lastAnsweredAtMs = now;
+  if (result.maxOffset >= 0) pr.brokerMaxOffset = result.maxOffset;
   switch (result.status) {
     case 'FOUND': {
       // Records that cannot be decoded are skipped and reported, never retried: a pull that failed

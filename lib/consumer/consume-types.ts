@@ -45,28 +45,55 @@ export interface ConsumeOrderlyContext {
  * handler is therefore checked at run time, with the rule each handler type states; a synchronous
  * result is checked by the compiler.
  */
-export type AsyncConsumeResult<Status extends string> = Status | undefined | (string & {});
+export type AsyncConsumeResult<Status extends string> = Status | void | undefined | (string & {});
 
 /**
- * A concurrent handler. Anything other than CONSUME_SUCCESS (undefined, another string, a throw, a
- * rejected promise) counts as RECONSUME_LATER, as Java treats null and exceptions.
+ * A concurrent handler. Returning or resolving nothing, or CONSUME_SUCCESS, acknowledges the
+ * messages (a deliberate departure from Java, where null means RECONSUME_LATER); a throw, a
+ * rejection or RECONSUME_LATER retries them; any other value retries them too and is reported
+ * (a warn line once per value and the consumer's 'handlerResultInvalid' event).
  */
 export type MessageListenerConcurrently = (
   msgs: MessageExt[],
   context: ConsumeConcurrentlyContext,
-) => ConsumeConcurrentlyStatus | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus>>;
+) => ConsumeConcurrentlyStatus | void | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus>>;
 
 /**
- * An orderly handler; anything but SUCCESS/COMMIT (or ROLLBACK with autoCommit off), another string
- * included, suspends the queue.
+ * An orderly handler. Returning or resolving nothing is SUCCESS (Java: SUSPEND); a throw, a
+ * rejection or SUSPEND_CURRENT_QUEUE_A_MOMENT suspends the queue and hands the messages over again
+ * later; any other value suspends too and is reported as for a concurrent handler.
  */
 export type MessageListenerOrderly = (
   msgs: MessageExt[],
   context: ConsumeOrderlyContext,
-) => ConsumeOrderlyStatus | undefined | PromiseLike<AsyncConsumeResult<ConsumeOrderlyStatus>>;
+) => ConsumeOrderlyStatus | void | undefined | PromiseLike<AsyncConsumeResult<ConsumeOrderlyStatus>>;
 
 export type MessageListener = MessageListenerConcurrently | MessageListenerOrderly;
 
+
+/**
+ * The handler rule, one place for both modes. A handler that returns or resolves nothing
+ * (`undefined`, or `null`) acknowledges: CONSUME_SUCCESS for a concurrent handler, SUCCESS for an
+ * orderly one. This departs from Java on purpose (Java counts null as RECONSUME_LATER, orderly as
+ * SUSPEND_CURRENT_QUEUE_A_MOMENT): a Node handler that finished without throwing has done its work,
+ * as KafkaJS's and BullMQ's do. A status of the mode is taken as it is; anything else (a typo such
+ * as 'CONSUME_SUCESS', a number, an object) is `invalid`: retried like RECONSUME_LATER / SUSPEND,
+ * and reported by the caller (a warn line once per value, the 'handlerResultInvalid' event).
+ * A throw or a rejection never reaches here: it is a retry.
+ */
+export function concurrentResult(value: unknown): { status: ConsumeConcurrentlyStatus; invalid: boolean } {
+  if (value === undefined || value === null || value === ConsumeConcurrentlyStatus.CONSUME_SUCCESS) {
+    return { status: ConsumeConcurrentlyStatus.CONSUME_SUCCESS, invalid: false };
+  }
+  return { status: ConsumeConcurrentlyStatus.RECONSUME_LATER, invalid: value !== ConsumeConcurrentlyStatus.RECONSUME_LATER };
+}
+
+/** The orderly side of concurrentResult: nothing is SUCCESS; an unknown value suspends. */
+export function orderlyResult(value: unknown): { status: ConsumeOrderlyStatus; invalid: boolean } {
+  if (value === undefined || value === null) return { status: ConsumeOrderlyStatus.SUCCESS, invalid: false };
+  if (typeof value === 'string' && Object.hasOwn(ConsumeOrderlyStatus, value)) return { status: value as ConsumeOrderlyStatus, invalid: false };
+  return { status: ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT, invalid: true };
+}
 
 export function isThenable<T>(v: unknown): v is PromiseLike<T> {
   return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';

@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { RocketwireError } from '../../protocol/index.js';
+import { isRetriableError } from '../../protocol/errors.js';
 import type { ConsumerInstrumentationEvents } from './events.js';
+import { silentLogger, type Logger } from '../logger.js';
+import type { NameServerStatus } from '../client/mq-client-instance.js';
 
 /**
  * A stored message the consumer could not decode and skipped: a record whose body is flagged
@@ -15,6 +18,7 @@ import type { ConsumerInstrumentationEvents } from './events.js';
  */
 export class UndecodableMessageError extends RocketwireError {
   override readonly name = 'UndecodableMessageError';
+  override readonly errorCode = 'ERR_UNDECODABLE_MESSAGE';
   readonly topic: string;
   readonly brokerName: string;
   readonly queueId: number;
@@ -78,6 +82,9 @@ export type ConsumerBrokerRequest =
  */
 export class ConsumerBrokerError extends RocketwireError {
   override readonly name = 'ConsumerBrokerError';
+  override readonly errorCode = 'ERR_CONSUMER_BROKER_REQUEST';
+  /** As its cause's (a timeout or lost connection is; a refusal such as NO_PERMISSION is not). */
+  override readonly retriable: boolean;
   readonly brokerName: string;
   /** The address asked, when one was known. */
   readonly addr: string | undefined;
@@ -88,6 +95,7 @@ export class ConsumerBrokerError extends RocketwireError {
     this.brokerName = brokerName;
     this.addr = addr;
     this.request = request;
+    this.retriable = isRetriableError(cause);
   }
 }
 
@@ -114,6 +122,25 @@ export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
   undecodable: [error: UndecodableMessageError];
   brokerError: [error: ConsumerBrokerError];
   brokerReachable: [info: BrokerReachable];
+  /** A name server did not answer (every failure; the client moves on to the next one and retries). */
+  nameServerError: [info: NameServerStatus & { error: Error }];
+  /** A name server answers again after `nameServerError`s. */
+  nameServerReachable: [info: { addr: string }];
+  /**
+   * The handler returned or resolved something that is not a status of its mode (a typo such as
+   * 'CONSUME_SUCESS', a number, an object): the messages are retried as for RECONSUME_LATER, and
+   * the value is logged at warn once per consumer and value.
+   */
+  handlerResultInvalid: [info: HandlerResultInvalid];
+}
+
+/** The payload of `'handlerResultInvalid'`. */
+export interface HandlerResultInvalid {
+  /** What the handler returned (a string, or the typeof of anything else). */
+  value: string;
+  topic: string;
+  /** Messages of the call, retried. */
+  count: number;
 }
 
 /** Skipped records remembered so that a pull repeated over the same offsets reports each once. */
@@ -122,6 +149,11 @@ const MAX_REMEMBERED_UNDECODABLE = 10_000;
 /** The consumer's event emitter and the little state behind its events. Internal. */
 export class ConsumerEvents {
   private readonly emitter = new EventEmitter();
+  /** Where warn lines go; set by the consumer once its options are resolved. */
+  logger: Logger = silentLogger;
+  /** "consumer <group>", the start of every log line. */
+  label = 'consumer';
+  private readonly invalidResults = new Set<string>();
   private readonly reported = new Set<string>();
   /** brokerName → failing since the last answer. */
   private readonly health = new Map<string, boolean>();
@@ -152,6 +184,10 @@ export class ConsumerEvents {
   }
 
   brokerFailed(brokerName: string, addr: string | undefined, request: ConsumerBrokerRequest, cause: unknown): void {
+    if (this.health.get(brokerName) !== true) {
+      const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+      this.logger.warn(`${this.label}: broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''} is not answering: ${request} failed: ${why}`);
+    }
     this.health.set(brokerName, true);
     if (this.emitter.listenerCount('brokerError') > 0) this.emitter.emit('brokerError', new ConsumerBrokerError(brokerName, addr, request, cause));
   }
@@ -163,6 +199,26 @@ export class ConsumerEvents {
     if (failing === false && !firstPull) return;
     this.health.set(brokerName, false);
     if (request === 'PULL_MESSAGE') this.pulled.add(brokerName);
+    if (failing === true) this.logger.info(`${this.label}: broker ${brokerName} (${addr}) answers again`);
     this.emitter.emit('brokerReachable', { brokerName, addr, request, recovered: failing === true });
+  }
+
+  /** A name-server failure or recovery from the client instance: the two name-server events. */
+  nameServerStatus(status: NameServerStatus): void {
+    if (status.error) this.emitter.emit('nameServerError', status as NameServerStatus & { error: Error });
+    else this.emitter.emit('nameServerReachable', { addr: status.addr });
+  }
+
+  /** A handler result that is no status: logged at warn once per value, emitted every time. */
+  invalidHandlerResult(value: unknown, topic: string, count: number, expected: string): void {
+    const shown = typeof value === 'string' ? value : `a value of type ${value === null ? 'null' : typeof value}`;
+    if (!this.invalidResults.has(shown) && this.invalidResults.size < 100) {
+      this.invalidResults.add(shown);
+      this.logger.warn(
+        `${this.label}: the handler returned ${typeof value === 'string' ? JSON.stringify(value) : shown}, which is not a status (${expected}); ` +
+          'the messages will be retried. Return nothing (or the status constant) to acknowledge, throw to retry.',
+      );
+    }
+    this.emitter.emit('handlerResultInvalid', { value: shown, topic, count });
   }
 }

@@ -15,24 +15,33 @@ const log = createDebug('rocketwire:consumer');
 export async function acquireConsumerInstance(config: PushConsumerConfig, consumer: ConsumerInner): Promise<MQClientInstance> {
   const instanceName = config.messageModel === 'CLUSTERING' ? resolveInstanceName(config.instanceName) : (config.instanceName ?? 'DEFAULT');
   const instance = MQClientInstance.acquire({
+    ...config.client,
     namesrvAddr: config.namesrvAddr,
     instanceName,
-    ...(config.clientIp !== undefined ? { clientIp: config.clientIp } : {}),
-    ...(config.serializeType !== undefined ? { serializeType: config.serializeType } : {}),
-    ...(config.acl !== undefined ? { acl: config.acl } : {}),
-    ...(config.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: config.heartbeatIntervalMs } : {}),
-    ...(config.pollNameServerIntervalMs !== undefined ? { pollNameServerIntervalMs: config.pollNameServerIntervalMs } : {}),
-    ...(config.mqClientApiTimeoutMs !== undefined ? { mqClientApiTimeoutMs: config.mqClientApiTimeoutMs } : {}),
     persistOffsetIntervalMs: config.persistOffsetIntervalMs,
     clock: config.clock,
   });
   try {
     instance.registerConsumer(config.consumerGroup, consumer);
   } catch (err) {
-    await instance.release();
+    await instance.release(config.logger);
     throw err;
   }
   return instance;
+}
+
+/**
+ * start()'s name-server check (unless startWithoutNameServer): any answer to a route request for
+ * `topic` within connectTimeoutMs will do; else NameServerUnavailableError, after which the caller
+ * gives the instance back and returns to its initial state.
+ */
+export async function checkNameServerAtStart(
+  instance: MQClientInstance,
+  config: Pick<PushConsumerConfig, 'startWithoutNameServer'>,
+  topic: string,
+): Promise<void> {
+  if (config.startWithoutNameServer) return;
+  await instance.checkNameServer(topic);
 }
 
 /** The rebalance's view of a topic's queues (RebalanceImpl#topicSubscribeInfoTable); null when its route cannot be had. */

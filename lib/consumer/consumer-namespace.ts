@@ -8,12 +8,13 @@ import type { MessageExt } from './message.js';
  * handler carry their topic without the namespace (ConsumeMessage*Service#resetRetryAndNamespace,
  * after the retry topic was put back).
  */
-export function consumerGroupWithNamespace<O extends { consumerGroup: string; subscriptions?: Record<string, unknown> | undefined }>(namespace: string | undefined, options: O): O {
+export function consumerGroupWithNamespace<O extends { group?: string | undefined; consumerGroup?: string | undefined; subscriptions?: Record<string, unknown> | undefined }>(namespace: string | undefined, options: O): O {
   if (!namespace) return options;
   const out = { ...options };
   if (typeof options.consumerGroup === 'string' && options.consumerGroup !== '') out.consumerGroup = wrapNamespace(namespace, options.consumerGroup);
+  if (typeof options.group === 'string' && options.group !== '') out.group = wrapNamespace(namespace, options.group);
   if (options.subscriptions && typeof options.subscriptions === 'object') {
-    out.subscriptions = Object.fromEntries(Object.entries(options.subscriptions).map(([t, e]) => [topicWithNamespace(namespace, t), e]));
+    out.subscriptions = Object.fromEntries(Object.entries(options.subscriptions).map(([t, e]) => [topicWithNamespace(namespace, t), e])) as O['subscriptions'];
   }
   return out;
 }

@@ -1,23 +1,19 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { OptionError, RocketwireError } from '../../protocol/index.js';
+import { ClientStateError } from '../client/errors.js';
 
-/** An option outside its allowed range or of the wrong type; `option` names it. */
-export class ConsumerOptionError extends RocketwireError {
+/** A consumer option outside its allowed range or of the wrong type; `option` names it. An OptionError, as the producer's and client's are. */
+export class ConsumerOptionError extends OptionError {
   override readonly name = 'ConsumerOptionError';
-  readonly option: string;
+  override readonly errorCode = 'ERR_CONSUMER_OPTION';
   constructor(option: string, message: string, options?: { cause?: unknown }) {
-    super(`consumer option "${option}": ${message}`, options);
-    this.option = option;
+    super(option, `consumer option "${option}": ${message}`, options);
   }
 }
 
 /** The consumer was used in a state that does not allow the call (e.g. start twice). */
-export class ConsumerStateError extends RocketwireError {
+export class ConsumerStateError extends ClientStateError {
   override readonly name = 'ConsumerStateError';
-  readonly state: string;
-  constructor(state: string, message: string) {
-    super(message);
-    this.state = state;
-  }
+  override readonly errorCode = 'ERR_CONSUMER_STATE';
 }
 
 /**
@@ -26,6 +22,8 @@ export class ConsumerStateError extends RocketwireError {
  */
 export class BrokerAddressNotFoundError extends RocketwireError {
   override readonly name = 'BrokerAddressNotFoundError';
+  override readonly errorCode = 'ERR_BROKER_ADDRESS_NOT_FOUND';
+  override readonly retriable: boolean = true;
   readonly brokerName: string;
   constructor(brokerName: string) {
     super(`broker ${brokerName} has no known address`);
@@ -36,6 +34,8 @@ export class BrokerAddressNotFoundError extends RocketwireError {
 /** The retry topic %RETRY%group has no writable queue, so a failed message cannot be republished. */
 export class NoRetryQueueError extends RocketwireError {
   override readonly name = 'NoRetryQueueError';
+  override readonly errorCode = 'ERR_NO_RETRY_QUEUE';
+  override readonly retriable: boolean = true;
   readonly topic: string;
   constructor(topic: string) {
     super(`no writable queue for ${topic}`);
@@ -46,6 +46,8 @@ export class NoRetryQueueError extends RocketwireError {
 /** Neither CONSUMER_SEND_MSG_BACK nor the republish to the retry topic stored the message. */
 export class SendBackFailedError extends RocketwireError {
   override readonly name = 'SendBackFailedError';
+  override readonly errorCode = 'ERR_SEND_BACK_FAILED';
+  override readonly retriable: boolean = true;
   readonly msgId: string;
   constructor(msgId: string) {
     super(`message ${msgId} could not be sent back`);
@@ -60,6 +62,7 @@ export class SendBackFailedError extends RocketwireError {
  */
 export class OffsetFileError extends RocketwireError {
   override readonly name = 'OffsetFileError';
+  override readonly errorCode = 'ERR_OFFSET_FILE';
   readonly file: string;
   constructor(file: string, detail: string) {
     super(`offsets file ${file}: ${detail}`);

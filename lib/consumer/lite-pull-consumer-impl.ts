@@ -34,7 +34,9 @@ import { defaultLocalOffsetStoreDir, LocalFileOffsetStore, RemoteBrokerOffsetSto
 import { ProcessQueue } from './process-queue.js';
 import { processQueueInfo, subscriptionInfo } from './consumer-admin.js';
 import { pullTarget } from './consume-pull.js';
-import { acquireConsumerInstance, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
+import { instanceHealth } from '../client/health.js';
+import type { ConsumerHealth, QueueHealth } from './health.js';
+import { acquireConsumerInstance, checkNameServerAtStart, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import { newPullRequest, type PullRequest } from './pull-request.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
@@ -114,6 +116,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
 
   constructor(options: LitePullConsumerOptions) {
     this.config = resolveLitePullConsumerOptions(options);
+    this.events.logger = this.config.base.logger;
+    this.events.label = `lite pull consumer ${this.config.base.consumerGroup}`;
     const badMetrics = checkMetricsOptions(options.metrics);
     if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
     this.metricsOptions = options.metrics;
@@ -299,6 +303,26 @@ export class LitePullConsumerImpl implements ConsumerInner {
     }
   }
 
+  /** The consumer's health(): as the push consumer's, the lag counted from the committed offsets. */
+  health(): ConsumerHealth {
+    const inst = instanceHealth(this.instance);
+    const queues: QueueHealth[] = this.assigned.queues().map((st) => {
+      const committed = this.offsetStoreValue?.readMemory(st.mq) ?? -1;
+      const max = st.pr.brokerMaxOffset;
+      return {
+        topic: st.mq.topic,
+        brokerName: st.mq.brokerName,
+        queueId: st.mq.queueId,
+        lastPullAnsweredAtMs: st.pr.lastAnsweredAtMs,
+        lag: max >= 0 && committed >= 0 ? Math.max(0, max - committed) : -1,
+        cached: st.pq.msgCount,
+        paused: st.paused,
+        flowControlled: null,
+      };
+    });
+    return { state: this.stateValue, ready: this.stateValue === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.config.base.consumerGroup, ...inst, queues };
+  }
+
   /** The queues held now (subscribe mode: the rebalance's share; assign mode: those given). */
   assignment(): MessageQueue[] {
     return this.assigned.queues().map((st) => st.mq);
@@ -314,6 +338,16 @@ export class LitePullConsumerImpl implements ConsumerInner {
       this.startTimestamp = now;
       this.consumeTimestampMs = base.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
       const instance = await acquireConsumerInstance(base, this);
+      const firstTopic = this.mode === 'SUBSCRIBE' ? this.subscriptionInner.keys().next().value : this.assignedQueues[0]?.topic;
+      try {
+        await checkNameServerAtStart(instance, base, firstTopic ?? base.consumerGroup);
+      } catch (err) {
+        // Nothing else was acquired: back to CREATED, so that start() may be called again.
+        await instance.unregisterConsumer(base.consumerGroup).catch(() => undefined);
+        await instance.release(base.logger);
+        this.stateValue = 'CREATED';
+        throw err;
+      }
       this.instance = instance;
       this.clientIdValue = instance.clientId;
       this.offsetStoreValue =
@@ -331,7 +365,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
       await instance.start();
       const topics = this.mode === 'SUBSCRIBE' ? [...this.subscriptionInner.keys()] : [...new Set(this.assignedQueues.map((q) => q.topic))];
       await Promise.all(
-        topics.map((t) => instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => log('route of %s not available yet: %s', t, (err as Error).message))),
+        topics.map((t) =>
+          instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => {
+            base.logger.warn(`lite pull consumer ${base.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`);
+          }),
+        ),
       );
       await instance.sendHeartbeatToAllBrokers();
       this.stateValue = 'RUNNING';
@@ -380,7 +418,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.assigned.dropAll();
     if (this.instance) {
       await this.instance.unregisterConsumer(this.config.base.consumerGroup).catch(() => undefined);
-      await this.instance.release();
+      await this.instance.release(this.config.base.logger);
     }
     this.stateValue = 'SHUTDOWN';
   }
@@ -664,6 +702,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
       this.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
       if (pq.dropped || this.pullService.signal.aborted) return;
       pr.suggestWhichBrokerId = result.suggestWhichBrokerId;
+      pr.lastAnsweredAtMs = base.clock.now();
+      if (result.maxOffset >= 0) pr.brokerMaxOffset = result.maxOffset;
       if (generation !== st.generation) {
         // seek() ran while this pull was in flight: what it brought is from before the seek.
         this.pullService.executePullRequestImmediately(pr);

@@ -1,3 +1,4 @@
+import type { ConsumerHealth } from './health.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import type { PushConsumerEvents } from './consumer-events.js';
 import { LitePullConsumerImpl, type LitePullConsumerState } from './lite-pull-consumer-impl.js';
@@ -74,6 +75,26 @@ export class LitePullConsumer {
   /** Stops pulling, persists the committed offsets, unregisters from the brokers. */
   shutdown(): Promise<void> {
     return this.#impl.shutdown();
+  }
+
+  /** start(), under the name Node clients use. */
+  connect(): Promise<void> {
+    return this.start();
+  }
+
+  /** shutdown(), under the name Node clients use. */
+  close(): Promise<void> {
+    return this.shutdown();
+  }
+
+  /** `await using consumer = new LitePullConsumer(…)` shuts it down at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
+  /** What a readiness probe needs, as plain data: state, the last name-server answer, heartbeats, the held queues. */
+  health(): ConsumerHealth {
+    return this.#impl.health();
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ConsumerOptionError } from './errors.js';
 import { resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
+import type { ClientOptions } from '../client/client-options.js';
 
 /**
  * What a user may pass to `new LitePullConsumer(options)`: the options the push consumer shares with
@@ -7,28 +8,21 @@ import { resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptio
  * DefaultLitePullConsumer, the same in 4.9.8 and 5.3.3).
  */
 export interface LitePullConsumerOptions
-  extends Pick<
-    PushConsumerOptions,
-    | 'consumerGroup'
-    | 'namesrvAddr'
-    | 'messageModel'
-    | 'consumeFromWhere'
-    | 'consumeTimestampMs'
-    | 'allocateStrategy'
-    | 'persistOffsetIntervalMs'
-    | 'rebalanceIntervalMs'
-    | 'pullTimeDelayMillsWhenException'
-    | 'offsetStoreDir'
-    | 'instanceName'
-    | 'clientIp'
-    | 'serializeType'
-    | 'heartbeatIntervalMs'
-    | 'pollNameServerIntervalMs'
-    | 'mqClientApiTimeoutMs'
-    | 'acl'
-    | 'clock'
-    | 'metrics'
-  > {
+  extends ClientOptions,
+    Pick<
+      PushConsumerOptions,
+      | 'group'
+      | 'consumerGroup'
+      | 'messageModel'
+      | 'consumeFromWhere'
+      | 'consumeTimestampMs'
+      | 'allocateStrategy'
+      | 'rebalanceIntervalMs'
+      | 'pullTimeDelayMsWhenException'
+      | 'pullTimeDelayMillsWhenException'
+      | 'offsetStoreDir'
+      | 'metrics'
+    > {
   /** topic → tag expression; more with subscribe() (subscribe mode: the group's rebalance). */
   subscriptions?: Record<string, string>;
   /** Commit what poll() returned, at the first poll after each autoCommitIntervalMs; default true. */

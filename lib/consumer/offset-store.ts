@@ -103,6 +103,8 @@ export interface RemoteOffsetApi {
   queryConsumerOffset(mq: MessageQueue): Promise<number>;
   /** Oneway UPDATE_CONSUMER_OFFSET to the queue's master. */
   updateConsumerOffsetOneway(mq: MessageQueue, offset: number): Promise<void>;
+  /** Where a failed offset commit is reported (once per queue until one succeeds again). */
+  warn?(message: string): void;
 }
 
 /**
@@ -152,12 +154,20 @@ export class RemoteBrokerOffsetStore extends MemoryOffsetTable implements Offset
   }
 
   private async send(mq: MessageQueue, offset: number): Promise<void> {
+    const key = queueKey(mq);
     try {
       await this.api.updateConsumerOffsetOneway(mq, offset);
+      this.commitFailing.delete(key);
     } catch (err) {
       log('UPDATE_CONSUMER_OFFSET %o=%d failed: %s', mq, offset, (err as Error).message);
+      if (!this.commitFailing.has(key)) {
+        this.commitFailing.add(key);
+        this.api.warn?.(`committing offset ${offset} of ${mq.topic}@${mq.brokerName}/${mq.queueId} failed: ${(err as Error).message.split('\n')[0]}; it is sent again with the next pull and flush`);
+      }
     }
   }
+  /** Queues whose last offset commit failed (queueKey). */
+  private readonly commitFailing = new Set<string>();
 }
 
 /** Java's default local store directory (rocketmq.client.localOffsetStoreDir). */

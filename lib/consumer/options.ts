@@ -12,12 +12,18 @@ import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
 import type { MetricsOption } from '../metrics/meter.js';
+import { clientInstanceOptions, durationOption, groupOption, namesrvAddrOption, type ClientOptions } from '../client/client-options.js';
+import { resolveLogger, type Logger } from '../logger.js';
 
 /** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
-export interface PushConsumerOptions extends TraceOptions, PopConsumeOptions, MetricsOption {
-  consumerGroup: string;
-  /** "host:port;host:port". */
-  namesrvAddr: string;
+export interface PushConsumerOptions extends ClientOptions, TraceOptions, PopConsumeOptions, MetricsOption {
+  /** The consumer group (required: `group` or `consumerGroup`). */
+  group?: string;
+  /**
+   * Java's name of `group`.
+   * @deprecated use `group`
+   */
+  consumerGroup?: string;
   /** topic → tag expression ("TagA || TagB" or "*") or { sql: "a > 5" }; more can be added with subscribe() before start. */
   subscriptions?: Record<string, SubscriptionExpression>;
   messageModel?: MessageModel;
@@ -50,35 +56,45 @@ export interface PushConsumerOptions extends TraceOptions, PopConsumeOptions, Me
   pullIntervalMs?: number;
   /** −1 = 16 for concurrent, Integer.MAX_VALUE for orderly. */
   maxReconsumeTimes?: number;
+  /**
+   * Java's consumeTimeout, in minutes.
+   * @deprecated use `consumeTimeoutMs`
+   */
   consumeTimeoutMinutes?: number;
-  /** Overrides consumeTimeoutMinutes when set (tests use a few hundred ms). */
+  /**
+   * How long a message may sit with the handler before the expiry sweep sends it back for a retry.
+   * @default 900000 (15 minutes)
+   */
   consumeTimeoutMs?: number;
+  /**
+   * Orderly: how long a queue waits after SUSPEND_CURRENT_QUEUE_A_MOMENT (or a throw) before the
+   * messages are handed over again.
+   * @default 1000
+   */
+  suspendCurrentQueueTimeMs?: number;
+  /** @deprecated use `suspendCurrentQueueTimeMs` */
   suspendCurrentQueueTimeMillis?: number;
-  persistOffsetIntervalMs?: number;
   rebalanceIntervalMs?: number;
   pullTimeoutMs?: number;
   brokerSuspendMaxTimeMs?: number;
-  /** Back-off after a failed pull (Java pullTimeDelayMillsWhenException). */
+  /**
+   * Back-off after a failed pull.
+   * @default 1000
+   */
+  pullTimeDelayMsWhenException?: number;
+  /** @deprecated use `pullTimeDelayMsWhenException` */
   pullTimeDelayMillsWhenException?: number;
-  /** How long shutdown waits for running handler calls; 0 = do not wait. */
+  /**
+   * How long shutdown waits for running handler calls; 0 = do not wait.
+   * @default 0
+   */
+  awaitTerminationMsWhenShutdown?: number;
+  /** @deprecated use `awaitTerminationMsWhenShutdown` */
   awaitTerminationMillisWhenShutdown?: number;
   /** Orderly: how often LOCK_BATCH_MQ renews the locks. */
   lockIntervalMs?: number;
   /** Broadcasting: directory of the local offsets file (Java ~/.rocketmq_offsets). */
   offsetStoreDir?: string;
-  /** Passed to the shared client instance (see lib/client ClientOptions). */
-  instanceName?: string;
-  clientIp?: string;
-  serializeType?: 'JSON' | 'ROCKETMQ';
-  heartbeatIntervalMs?: number;
-  pollNameServerIntervalMs?: number;
-  mqClientApiTimeoutMs?: number;
-  acl?: { accessKey: string; secretKey: string; securityToken?: string };
-  /**
-   * Time source of every timer and timestamp of the consumer and of the client instance it starts
-   * (default the system clock); a ManualClock lets tests run minutes of consumer time in milliseconds.
-   */
-  clock?: Clock;
 }
 
 /** The validated, complete configuration. */
@@ -120,6 +136,10 @@ export interface PushConsumerConfig {
   mqClientApiTimeoutMs: number | undefined;
   acl: { accessKey: string; secretKey: string; securityToken?: string } | undefined;
   clock: Clock;
+  logger: Logger;
+  startWithoutNameServer: boolean;
+  /** The connection options passed on to the client instance as given (tls, connectTimeoutMs, namespaceV2, logger, …). */
+  client: Omit<ClientOptions, 'namesrvAddr' | 'instanceName'>;
   /** SubBefore/SubAfter trace records (lib/trace). */
   enableTrace: boolean;
   traceTopic: string | undefined;
@@ -177,14 +197,25 @@ const FROM_WHERE: Record<string, ConsumeFromWhere> = {
 export function resolveConsumerOptions(options: PushConsumerOptions): PushConsumerConfig {
   if (options === null || typeof options !== 'object') throw new ConsumerOptionError('options', 'must be an object');
   const d = consumerDefaults();
-  const group = options.consumerGroup;
-  if (typeof group !== 'string' || group.trim() === '') throw new ConsumerOptionError('consumerGroup', 'must be a non-blank string');
-  if (group.length > GROUP_MAX_LENGTH) throw new ConsumerOptionError('consumerGroup', `must be at most ${GROUP_MAX_LENGTH} characters (Validators.checkGroup; the broker refuses longer)`);
-  if (!GROUP_PATTERN.test(group)) throw new ConsumerOptionError('consumerGroup', 'may only contain %|a-zA-Z0-9_-');
-  if (group === 'DEFAULT_CONSUMER') throw new ConsumerOptionError('consumerGroup', '"DEFAULT_CONSUMER" is reserved');
-  if (typeof options.namesrvAddr !== 'string' || options.namesrvAddr.trim() === '') {
-    throw new ConsumerOptionError('namesrvAddr', 'must be "host:port[;host:port…]"');
+  const optionError = (option: string, message: string): Error => new ConsumerOptionError(option, message);
+  const group = groupOption(options as Record<string, unknown>, 'consumerGroup', optionError) ?? '';
+  // errors name the option the user wrote
+  const g = options.group === undefined && options.consumerGroup !== undefined ? 'consumerGroup' : 'group';
+  if (group.trim() === '') throw new ConsumerOptionError(g, 'must be a non-blank string');
+  if (group.length > GROUP_MAX_LENGTH) throw new ConsumerOptionError(g, `must be at most ${GROUP_MAX_LENGTH} characters (Validators.checkGroup; the broker refuses longer)`);
+  if (!GROUP_PATTERN.test(group)) throw new ConsumerOptionError(g, 'may only contain %|a-zA-Z0-9_-');
+  if (group === 'DEFAULT_CONSUMER') throw new ConsumerOptionError(g, '"DEFAULT_CONSUMER" is reserved');
+  let namesrvAddr: string;
+  try {
+    namesrvAddr = namesrvAddrOption(options.namesrvAddr);
+  } catch (err) {
+    throw new ConsumerOptionError('namesrvAddr', (err as Error).message.replace(/^option namesrvAddr: /, ''));
   }
+  if (namesrvAddr.trim() === '') throw new ConsumerOptionError('namesrvAddr', 'must be "host:port[;host:port…]"');
+  const o = options as Record<string, unknown>;
+  const suspendMs = durationOption<number>(o, 'suspendCurrentQueueTimeMs', 'suspendCurrentQueueTimeMillis', optionError);
+  const pullDelayMs = durationOption<number>(o, 'pullTimeDelayMsWhenException', 'pullTimeDelayMillsWhenException', optionError);
+  const awaitMs = durationOption<number>(o, 'awaitTerminationMsWhenShutdown', 'awaitTerminationMillisWhenShutdown', optionError);
   const messageModel = options.messageModel ?? d.messageModel;
   if (messageModel !== 'CLUSTERING' && messageModel !== 'BROADCASTING') {
     throw new ConsumerOptionError('messageModel', `must be CLUSTERING or BROADCASTING, got ${String(messageModel)}`);
@@ -233,7 +264,7 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     options[name] === undefined ? undefined : int(name, options[name], min, max);
   return {
     consumerGroup: group,
-    namesrvAddr: options.namesrvAddr,
+    namesrvAddr,
     subscriptions,
     messageModel,
     consumeFromWhere: fromWhere,
@@ -252,13 +283,13 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     pullIntervalMs: int('pullIntervalMs', options.pullIntervalMs ?? d.pullIntervalMs, 0, 65535),
     maxReconsumeTimes,
     consumeTimeoutMs,
-    suspendCurrentQueueTimeMillis: int('suspendCurrentQueueTimeMillis', options.suspendCurrentQueueTimeMillis ?? d.suspendCurrentQueueTimeMillis, 10, 30000),
+    suspendCurrentQueueTimeMillis: int(options.suspendCurrentQueueTimeMillis !== undefined ? 'suspendCurrentQueueTimeMillis' : 'suspendCurrentQueueTimeMs', suspendMs ?? d.suspendCurrentQueueTimeMillis, 10, 30000),
     persistOffsetIntervalMs: int('persistOffsetIntervalMs', options.persistOffsetIntervalMs ?? d.persistOffsetIntervalMs, 1, 2147483647),
     rebalanceIntervalMs: int('rebalanceIntervalMs', options.rebalanceIntervalMs ?? d.rebalanceIntervalMs, 1, 2147483647),
     pullTimeoutMs,
     brokerSuspendMaxTimeMs,
-    pullTimeDelayMillsWhenException: int('pullTimeDelayMillsWhenException', options.pullTimeDelayMillsWhenException ?? d.pullTimeDelayMillsWhenException, 0, 2147483647),
-    awaitTerminationMillisWhenShutdown: int('awaitTerminationMillisWhenShutdown', options.awaitTerminationMillisWhenShutdown ?? d.awaitTerminationMillisWhenShutdown, 0, 2147483647),
+    pullTimeDelayMillsWhenException: int(options.pullTimeDelayMillsWhenException !== undefined ? 'pullTimeDelayMillsWhenException' : 'pullTimeDelayMsWhenException', pullDelayMs ?? d.pullTimeDelayMillsWhenException, 0, 2147483647),
+    awaitTerminationMillisWhenShutdown: int(options.awaitTerminationMillisWhenShutdown !== undefined ? 'awaitTerminationMillisWhenShutdown' : 'awaitTerminationMsWhenShutdown', awaitMs ?? d.awaitTerminationMillisWhenShutdown, 0, 2147483647),
     lockIntervalMs: int('lockIntervalMs', options.lockIntervalMs ?? d.lockIntervalMs, 1, 2147483647),
     offsetStoreDir: options.offsetStoreDir ?? null,
     instanceName: options.instanceName,
@@ -269,6 +300,9 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     mqClientApiTimeoutMs: optInt('mqClientApiTimeoutMs', 1, 2147483647),
     acl: options.acl,
     clock,
+    logger: resolveLogger(options.logger, (m) => new ConsumerOptionError('logger', m)),
+    startWithoutNameServer: options.startWithoutNameServer ?? false,
+    client: clientInstanceOptions(options),
     enableTrace: options.enableTrace ?? false,
     traceTopic: options.traceTopic,
     pop: resolvePopConsumeOptions(options),

@@ -1,10 +1,11 @@
 import createDebug from '../debug.js';
+import type { Logger } from '../logger.js';
 import { Operations, ResponseCode, decodeMessages, type MessageQueue } from '../../protocol/internal.js';
 import { assignReceiptHandles, decodeReceiptHandle, popRealTopic } from '../../protocol/pop-extra-info.js';
 import type { MessageQueueAssignment } from '../../protocol/body/pop-bodies.js';
 import type { MQClientInstance } from '../client/index.js';
 import type { Clock } from '../clock.js';
-import { ConsumeConcurrentlyStatus, isThenable, type ConsumeConcurrentlyContext, type MessageListenerConcurrently } from './consume-types.js';
+import { ConsumeConcurrentlyStatus, concurrentResult, isThenable, type ConsumeConcurrentlyContext, type MessageListenerConcurrently } from './consume-types.js';
 import { ConsumerOptionError } from './errors.js';
 import type { MessageExt } from './message.js';
 
@@ -71,6 +72,10 @@ export interface PopConsumeHost {
   /** TAG or SQL92, as the subscription says. */
   expressionType(topic: string): string;
   listener(): MessageListenerConcurrently;
+  /** A handler value that is no status (the push consumer's 'handlerResultInvalid'). */
+  invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
+  /** The consumer's logger: a failed ACK or change of invisible time is logged at warn. */
+  readonly logger: Logger;
 }
 
 interface PopLoop {
@@ -230,13 +235,16 @@ export class PopConsumeService {
     // ConsumeMessagePopConcurrentlyService: a message whose invisible time already ran out is not consumed (someone else has it)
     if (this.host.clock.now() >= invisibleUntil) return;
     const ctx: ConsumeConcurrentlyContext = { messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId: m.queueId }, delayLevelWhenNextConsume: 0, ackIndex: 2147483647 };
-    let status: unknown;
+    // The handler rule of consume-types.ts: nothing or CONSUME_SUCCESS acks, anything else is retried later.
+    let status: ConsumeConcurrentlyStatus = ConsumeConcurrentlyStatus.RECONSUME_LATER;
     try {
       const r = this.host.listener()([m], ctx);
-      status = isThenable(r) ? await r : r;
+      const value: unknown = isThenable(r) ? await r : r;
+      const result = concurrentResult(value);
+      status = result.status;
+      if (result.invalid) this.host.invalidHandlerResult(value, mq, 1);
     } catch (err) {
       log('handler threw: %s', (err as Error)?.message ?? err);
-      status = undefined;
     }
     const rh = decodeReceiptHandle(m.properties.POP_CK!);
     const base = {
@@ -256,7 +264,8 @@ export class PopConsumeService {
         await inst.remoting.invoke(addr, inst.createOperationRequest(Operations.CHANGE_MESSAGE_INVISIBLETIME, { ...base, invisibleTime: delayS * 1000 }), { timeoutMs: 3000 });
       }
     } catch (err) {
-      log('ack / change invisible time of %s failed: %s', m.msgId, (err as Error).message);
+      const what = status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS ? 'ACK' : 'change of invisible time';
+      this.host.logger.warn(`consumer ${this.host.consumerGroup}: ${what} of message ${m.msgId} (${mq.topic}) at ${addr} failed: ${(err as Error).message.split('\n')[0]}; the broker hands it out again when its invisible time ends`);
     }
   }
 }
@@ -272,7 +281,9 @@ interface PushConsumerLike {
     allocateStrategy: { name: string };
     subscriptions: Record<string, unknown>;
     pop: ResolvedPopConsumeOptions;
+    logger: Logger;
   };
+  invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
   readonly instance: MQClientInstance | null;
   readonly clientId: string;
   readonly listener: unknown;
@@ -302,5 +313,7 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
     },
     expressionType: (topic) => c.subscriptionInner.get(topic)?.expressionType ?? 'TAG',
     listener: () => c.listener as MessageListenerConcurrently,
+    invalidHandlerResult: (value, mq, count) => c.invalidHandlerResult(value, mq, count),
+    logger: config.logger,
   });
 }

@@ -15,6 +15,14 @@ export interface PullRequest {
   suggestWhichBrokerId: number;
   /** Pulls parked by flow control, by reason (stats). */
   flowControlPauses: { count: number; size: number; span: number };
+  /** Clock time of the first flow-control park of the current run of parks (null when not parked); a run past a minute is logged. */
+  flowParkedSinceMs: number | null;
+  /** The current run of parks was logged at warn. */
+  flowParkWarned: boolean;
+  /** Clock time of the last pull the broker answered (any status); null before the first (health()). */
+  lastAnsweredAtMs: number | null;
+  /** The queue's max offset in the broker's last pull answer; −1 before the first (health()'s lag). */
+  brokerMaxOffset: number;
   /** Set while the request sits parked on a timer. */
   parkTimer: ClockTimer | null;
   /**
@@ -33,6 +41,10 @@ export function newPullRequest(mq: MessageQueue, pq: ProcessQueue, nextOffset: n
     previouslyLocked: false,
     suggestWhichBrokerId: 0,
     flowControlPauses: { count: 0, size: 0, span: 0 },
+    flowParkedSinceMs: null,
+    flowParkWarned: false,
+    lastAnsweredAtMs: null,
+    brokerMaxOffset: -1,
     parkTimer: null,
     parkReason: null,
   };

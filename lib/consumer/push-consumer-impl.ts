@@ -29,7 +29,7 @@ import {
 } from './offset-store.js';
 import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
 import type { ProcessQueue } from './process-queue.js';
-import { acquireConsumerInstance, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
+import { acquireConsumerInstance, checkNameServerAtStart, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
@@ -96,10 +96,13 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   publishIndex = 0;
   clientIdValue = '';
   private shutdownPromise: Promise<void> | null = null;
+  private stopNameServerEvents: (() => void) | null = null;
   private resetChain: Promise<void> = Promise.resolve();
 
   constructor(options: PushConsumerOptions) {
     this.config = resolveConsumerOptions(options);
+    this.events.logger = this.config.logger;
+    this.events.label = `consumer ${this.config.consumerGroup}`;
     const badMetrics = checkMetricsOptions(options.metrics);
     if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
     this.metricsOptions = options.metrics;
@@ -166,6 +169,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (this.stateValue !== 'RUNNING' || this.paused) return;
     this.rebalance.doRebalance().catch((err: unknown) => {
       log('rebalance failed: %s', (err as Error)?.message ?? err);
+      this.config.logger.warn(`consumer ${this.config.consumerGroup}: rebalance failed: ${(err as Error)?.message ?? String(err)}`);
       this.instr.crashed('rebalance', err);
     });
   }
@@ -252,14 +256,27 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         this.subscriptionInner.set(rt, buildSubscriptionData(rt, '*', now));
       }
       const instance = await acquireConsumerInstance(config, this);
+      try {
+        await checkNameServerAtStart(instance, config, this.expressions.keys().next().value!);
+      } catch (err) {
+        // Nothing else was acquired yet: give the instance back and start over from CREATED, so
+        // that start() may be called again once a name server is up.
+        await instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
+        await instance.release(config.logger);
+        this.subscriptionInner.clear();
+        this.stateValue = 'CREATED';
+        throw err;
+      }
       this.instance = instance;
       this.clientIdValue = instance.clientId;
       this.instr.attach(instance.remoting);
+      this.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
       this.offsetStoreValue =
         config.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({
               queryConsumerOffset: (mq) => this.queryConsumerOffset(mq),
               updateConsumerOffsetOneway: (mq, offset) => this.updateConsumerOffsetOneway(mq, offset),
+              warn: (m) => config.logger.warn(`consumer ${config.consumerGroup}: ${m}`),
             })
           : new LocalFileOffsetStore(config.offsetStoreDir ?? defaultLocalOffsetStoreDir(), instance.clientId, config.consumerGroup);
       await this.offsetStoreValue.load();
@@ -270,7 +287,11 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       await instance.start();
       await Promise.all(
         [...this.subscriptionInner.keys()].map((t) =>
-          instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => log('route of %s not available yet: %s', t, (err as Error).message)),
+          instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => {
+            // A name server that answers (TOPIC_NOT_EXIST, say) is no failure: the route is polled
+            // again every pollNameServerIntervalMs, as Java does.
+            if (t !== retryTopic(config.consumerGroup)) config.logger.warn(`consumer ${config.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`);
+          }),
         ),
       );
       await checkClientInBroker(instance, config.consumerGroup, this.subscriptionInner.values(), config.mqClientApiTimeoutMs);
@@ -339,8 +360,9 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     this.metrics?.close();
     if (this.instance) {
       await this.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
-      await this.instance.release();
+      await this.instance.release(config.logger);
     }
+    this.stopNameServerEvents?.();
     this.instr.detach();
     this.stateValue = 'SHUTDOWN';
     log('consumer %s shut down', config.consumerGroup);
@@ -363,6 +385,9 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   }
   sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string): Promise<boolean> {
     return sendMessageBack(this, msg, delayLevel, brokerName);
+  }
+  invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void {
+    this.events.invalidHandlerResult(value, mq.topic, count, this.config.orderly ? 'nothing, SUCCESS, SUSPEND_CURRENT_QUEUE_A_MOMENT, COMMIT or ROLLBACK' : 'nothing, CONSUME_SUCCESS or RECONSUME_LATER');
   }
   republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean> {
     return republishToRetry(this, msg, reconsumeTime);

@@ -1,14 +1,19 @@
 import type { SubscriptionExpression } from './sql-subscription.js';
-import type {
-  ConsumeConcurrentlyContext,
+import createDebug from '../debug.js';
+import {
   ConsumeConcurrentlyStatus,
-  ConsumeOrderlyContext,
   ConsumeOrderlyStatus,
-  AsyncConsumeResult,
-  MessageListener,
-  MessageListenerConcurrently,
-  MessageListenerOrderly,
+  type ConsumeConcurrentlyContext,
+  type ConsumeOrderlyContext,
+  type AsyncConsumeResult,
+  type MessageListener,
+  type MessageListenerConcurrently,
+  type MessageListenerOrderly,
 } from './consume-types.js';
+import { ConsumerOptionError } from './errors.js';
+import { pushConsumerHealth, type ConsumerHealth } from './health.js';
+
+const log = createDebug('rocketwire:consumer');
 import type { PushConsumerEvents } from './consumer-events.js';
 import { ConsumerEvents } from './events.js';
 import type { ConsumerStats } from './consumer-stats.js';
@@ -44,8 +49,62 @@ export type MessageListenerEither = {
   listener(
     msgs: MessageExt[],
     context: ConsumeConcurrentlyContext | ConsumeOrderlyContext,
-  ): ConsumeConcurrentlyStatus | ConsumeOrderlyStatus | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus | ConsumeOrderlyStatus>>;
+  ): ConsumeConcurrentlyStatus | ConsumeOrderlyStatus | void | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus | ConsumeOrderlyStatus>>;
 }['listener'];
+
+/**
+ * A per-message handler, as KafkaJS's `eachMessage`: `start({ eachMessage: async (msg) => { … } })`.
+ * Resolving (with anything) acknowledges the message; a throw or rejection retries it (concurrent:
+ * sent back to the retry topic with the messages of its call not yet handled; orderly: the queue is
+ * suspended and the message handed over again). With consumeMessageBatchMaxSize above 1 the
+ * messages of one call are handled one after the other.
+ */
+export interface EachMessageHandler<Orderly extends boolean> {
+  eachMessage(
+    message: MessageExt,
+    context: boolean extends Orderly ? ConsumeConcurrentlyContext | ConsumeOrderlyContext : Orderly extends true ? ConsumeOrderlyContext : ConsumeConcurrentlyContext,
+  ): unknown;
+}
+
+/** The batch handler under a name, as KafkaJS's `eachBatch`: the same as passing the function itself. */
+export interface EachBatchHandler<Orderly extends boolean> {
+  eachBatch: PushConsumerListener<Orderly>;
+}
+
+/** What start() and onMessage() take: a batch handler, `{ eachMessage }` or `{ eachBatch }`. */
+export type PushConsumerHandler<Orderly extends boolean> = PushConsumerListener<Orderly> | EachMessageHandler<Orderly> | EachBatchHandler<Orderly>;
+
+/** The batch listener behind a handler given in any of its three shapes. */
+function toListener(handler: unknown, orderly: boolean): MessageListener | undefined {
+  if (handler === undefined || typeof handler === 'function') return handler as MessageListener | undefined;
+  if (handler === null || typeof handler !== 'object') return handler as MessageListener;
+  const h = handler as { eachMessage?: unknown; eachBatch?: unknown };
+  if (typeof h.eachBatch === 'function' && h.eachMessage === undefined) return h.eachBatch as MessageListener;
+  const each = h.eachMessage;
+  if (typeof each !== 'function' || h.eachBatch !== undefined) {
+    throw new ConsumerOptionError('handler', 'must be a function, { eachMessage } or { eachBatch }');
+  }
+  if (orderly) {
+    return (async (msgs: MessageExt[], ctx: ConsumeOrderlyContext) => {
+      // A throw suspends the queue: the whole call is handed over again, in order.
+      for (const m of msgs) await each(m, ctx);
+      return ConsumeOrderlyStatus.SUCCESS;
+    }) as MessageListener;
+  }
+  return (async (msgs: MessageExt[], ctx: ConsumeConcurrentlyContext) => {
+    for (let i = 0; i < msgs.length; i++) {
+      try {
+        await each(msgs[i]!, ctx);
+      } catch (err) {
+        log('eachMessage threw for %s: %s', msgs[i]!.msgId, (err as Error)?.message ?? err);
+        // the ones before it are acknowledged; it and those not yet handled go back for a retry
+        ctx.ackIndex = i - 1;
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+      }
+    }
+    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+  }) as MessageListener;
+}
 
 let implOf: (consumer: PushConsumer<boolean>) => PushConsumerImpl;
 
@@ -118,8 +177,8 @@ export class PushConsumer<Orderly extends boolean = false> {
   // the consumer's mode (no implicit any; ctx.autoCommit only when orderly), a concurrent consumer
   // refuses orderly statuses and handlers, and PushConsumer<false> and <true> stay assignable to
   // PushConsumer<boolean> (the class parameter appears only in the `orderly` getter).
-  onMessage<O extends boolean>(this: PushConsumer<O>, listener: PushConsumerListener<O>): PushConsumer<O> {
-    this.#impl.onMessage(listenerWithoutNamespace(this.#namespace, listener as MessageListener));
+  onMessage<O extends boolean>(this: PushConsumer<O>, handler: PushConsumerHandler<O>): PushConsumer<O> {
+    this.#impl.onMessage(listenerWithoutNamespace(this.#namespace, toListener(handler, this.#impl.config.orderly) as MessageListener));
     return this;
   }
 
@@ -127,16 +186,42 @@ export class PushConsumer<Orderly extends boolean = false> {
    * Starts the consumer: client instance, routes, heartbeat, then the first rebalance (awaited), pulls,
    * and the periodic rebalance, offset flush, expiry sweep and (orderly) lock renewal.
    */
-  start<O extends boolean>(this: PushConsumer<O>, listener?: PushConsumerListener<O>): Promise<void> {
-    return this.#impl.start(listenerWithoutNamespace(this.#namespace, listener as MessageListener | undefined));
+  start<O extends boolean>(this: PushConsumer<O>, handler?: PushConsumerHandler<O>): Promise<void> {
+    let listener: MessageListener | undefined;
+    try {
+      listener = toListener(handler, this.#impl.config.orderly);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return this.#impl.start(listenerWithoutNamespace(this.#namespace, listener));
+  }
+
+  /** start(), under the name node-postgres and the MongoDB driver use. */
+  connect<O extends boolean>(this: PushConsumer<O>, handler?: PushConsumerHandler<O>): Promise<void> {
+    return this.start(handler);
   }
 
   /**
-   * Stops pulling, waits up to awaitTerminationMillisWhenShutdown for running handler calls, unlocks
+   * Stops pulling, waits up to awaitTerminationMsWhenShutdown for running handler calls, unlocks
    * (orderly), persists offsets, unregisters from the brokers and releases the client instance.
    */
   shutdown(): Promise<void> {
     return this.#impl.shutdown();
+  }
+
+  /** shutdown(), under the name Node clients use. */
+  close(): Promise<void> {
+    return this.shutdown();
+  }
+
+  /** `await using consumer = new PushConsumer(…)` shuts it down at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
+  /** What a readiness probe needs, as a plain object (health.ts). */
+  health(): ConsumerHealth {
+    return pushConsumerHealth(this.#impl);
   }
 
   /** Pauses pulling and the periodic rebalance (running handler calls finish); resume() rebalances and pulls again. */

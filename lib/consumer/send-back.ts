@@ -125,7 +125,7 @@ export async function republishToRetry(impl: PushConsumerImpl, msg: MessageExt, 
       return true;
     } catch (err) {
       const e = err as Error;
-      const retriable = e instanceof RemotingError || (e instanceof BrokerError && e.retriable) || e instanceof BrokerAddressNotFoundError;
+      const retriable = (e instanceof RemotingError || e instanceof BrokerError || e instanceof BrokerAddressNotFoundError) && e.retriable;
       log('republishing %s to %s/%d failed (attempt %d, %s): %s', msg.msgId, q.brokerName, q.queueId, attempt + 1, retriable ? 'retriable' : 'final', e.message);
       if (!retriable) return false;
       lastBrokerName = q.brokerName;

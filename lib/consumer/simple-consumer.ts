@@ -7,7 +7,6 @@ import {
   RocketwireError,
   decodeMessages,
   type MessageExt,
-  type SerializeTypeName,
 } from '../../protocol/internal.js';
 import {
   assignReceiptHandles,
@@ -17,11 +16,13 @@ import {
   type ReceiptHandle,
 } from '../../protocol/pop-extra-info.js';
 import type { BatchAck } from '../../protocol/body/pop-bodies.js';
-import { MQClientInstance, decodeResponseHeader, readReply, resolveInstanceName } from '../client/index.js';
+import { MQClientInstance, clientInstanceOptions, decodeResponseHeader, groupOption, readReply, resolveInstanceName, type ClientOptions } from '../client/index.js';
 import { brokerErrorFromResponse, BrokerError } from '../remoting/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../metrics/index.js';
 import { startConsumerMetrics } from './events.js';
+import { instanceHealth } from '../client/health.js';
+import type { ConsumerHealth } from './health.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
 
 const log = createDebug('rocketwire:consumer:pop');
@@ -35,9 +36,14 @@ const log = createDebug('rocketwire:consumer:pop');
  * same calls in its pop mode (C/impl/MQClientAPIImpl#popMessageAsync, ackMessageAsync,
  * changeInvisibleTimeAsync).
  */
-export interface SimpleConsumerOptions {
-  namesrvAddr: string;
-  consumerGroup: string;
+export interface SimpleConsumerOptions extends ClientOptions {
+  /** The consumer group (required: `group` or `consumerGroup`). */
+  group?: string;
+  /**
+   * Java's name of `group`.
+   * @deprecated use `group`
+   */
+  consumerGroup?: string;
   topic: string;
   /** TAG expression; default `*`. */
   filterExpression?: string | undefined;
@@ -55,9 +61,6 @@ export interface SimpleConsumerOptions {
   orderly?: boolean | undefined;
   /** Timeout of ACK and CHANGE_INVISIBLETIME calls (ms). Default 3000 (Java's ack timeout). */
   ackTimeoutMs?: number | undefined;
-  instanceName?: string | undefined;
-  serializeType?: SerializeTypeName | undefined;
-  clock?: Clock | undefined;
   /** OpenTelemetry metrics (lib/metrics): rocketmq_delivery_latency per receive, as Java's SimpleConsumer; default the global provider. */
   metrics?: MetricsOptions | undefined;
 }
@@ -79,6 +82,7 @@ export type AckStatus = 'OK' | 'NO_EXIST';
  */
 export class PopNotSupportedError extends RocketwireError {
   override readonly name = 'PopNotSupportedError';
+  override readonly errorCode = 'ERR_POP_NOT_SUPPORTED';
   readonly addr: string;
   readonly reason: 'proxy' | 'request-code-not-supported';
   constructor(addr: string, reason: 'proxy' | 'request-code-not-supported', options?: { cause?: unknown }) {
@@ -104,8 +108,9 @@ interface Resolved {
   ackTimeoutMs: number;
   orderly: boolean;
   instanceName: string | undefined;
-  serializeType: SerializeTypeName | undefined;
   clock: Clock;
+  /** The connection options passed on to the client instance (acl, tls, connectTimeoutMs, logger, …). */
+  client: Omit<ClientOptions, 'namesrvAddr' | 'instanceName'>;
 }
 
 const MAX_INVISIBLE_MS = 12 * 3600_000;
@@ -126,8 +131,8 @@ function nameOption(name: string, v: unknown): string {
 export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved {
   if (o.initMode !== undefined && o.initMode !== 'MIN' && o.initMode !== 'MAX') throw new ConsumerOptionError('initMode', `must be MIN or MAX, got ${String(o.initMode)}`);
   return {
-    namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr),
-    consumerGroup: nameOption('consumerGroup', o.consumerGroup),
+    namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
+    consumerGroup: nameOption(o.group === undefined && o.consumerGroup !== undefined ? 'consumerGroup' : 'group', groupOption(o as unknown as Record<string, unknown>, 'consumerGroup', (option, m) => new ConsumerOptionError(option, m))),
     topic: nameOption('topic', o.topic),
     filterExpression: o.filterExpression ?? '*',
     invisibleDurationMs: intOption('invisibleDurationMs', o.invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS),
@@ -136,8 +141,8 @@ export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved
     ackTimeoutMs: intOption('ackTimeoutMs', o.ackTimeoutMs, 3000, 1, 300_000),
     orderly: o.orderly === true,
     instanceName: o.instanceName,
-    serializeType: o.serializeType,
     clock: o.clock ?? systemClock,
+    client: clientInstanceOptions(o),
   };
 }
 
@@ -195,9 +200,9 @@ export class SimpleConsumer {
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new ConsumerStateError(this.state, `cannot start a simple consumer in state ${this.state}`);
     const instance = MQClientInstance.acquire({
+      ...this.o.client,
       namesrvAddr: this.o.namesrvAddr,
       instanceName: resolveInstanceName(this.o.instanceName),
-      ...(this.o.serializeType !== undefined ? { serializeType: this.o.serializeType } : {}),
       clock: this.o.clock,
     });
     this.instance = instance;
@@ -211,6 +216,27 @@ export class SimpleConsumer {
       throw err;
     }
     this.state = 'RUNNING';
+  }
+
+  /** start(), under the name Node clients use. */
+  connect(): Promise<void> {
+    return this.start();
+  }
+
+  /** shutdown(), under the name Node clients use. */
+  close(): Promise<void> {
+    return this.shutdown();
+  }
+
+  /** `await using consumer = new SimpleConsumer(…)` shuts it down at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
+  /** What a readiness probe needs, as plain data (no queues: the broker assigns them per receive). */
+  health(): ConsumerHealth {
+    const inst = instanceHealth(this.instance);
+    return { state: this.state, ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.o.consumerGroup, ...inst, queues: [] };
   }
 
   /** Aborts receives still waiting and releases the client instance. */

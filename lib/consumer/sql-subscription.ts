@@ -8,6 +8,7 @@ import {
   RocketwireError,
   SqlParseError,
   buildSubscriptionData,
+  isRetriableError,
   compileSql92,
   type SubscriptionData,
 } from '../../protocol/internal.js';
@@ -69,6 +70,9 @@ export function buildSubscription(topic: string, expr: SubscriptionExpression, s
  */
 export class SqlFilterRefusedError extends RocketwireError {
   override readonly name = 'SqlFilterRefusedError';
+  override readonly errorCode = 'ERR_SQL_FILTER_REFUSED';
+  /** False when the broker answered (its refusal stands); as the cause's when it could not be asked. */
+  override readonly retriable: boolean;
   readonly topic: string;
   readonly brokerAddr: string;
   readonly code: number | undefined;
@@ -86,6 +90,7 @@ export class SqlFilterRefusedError extends RocketwireError {
     this.code = be?.code;
     this.remark = be?.remark ?? undefined;
     this.propertyFilterDisabled = disabled;
+    this.retriable = be === null && isRetriableError(cause);
   }
 }
 

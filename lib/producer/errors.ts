@@ -1,4 +1,15 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { RocketwireError, isRetriableError } from '../../protocol/errors.js';
+import { ClientStateError } from '../client/errors.js';
+
+/**
+ * A producer call made before `start()` resolved or after `shutdown()` (send, request, sendReply,
+ * fetchPublishMessageQueues…), or a second `start()`. `state` is the producer's state at the call:
+ * CREATED, RUNNING or SHUTDOWN.
+ */
+export class ProducerStateError extends ClientStateError {
+  override readonly name = 'ProducerStateError';
+  override readonly errorCode = 'ERR_PRODUCER_STATE';
+}
 
 /** One failed attempt of a send. */
 export interface SendAttemptFailure {
@@ -13,6 +24,12 @@ export interface SendAttemptFailure {
  */
 export class SendFailedError extends RocketwireError {
   override readonly name = 'SendFailedError';
+  override readonly errorCode = 'ERR_SEND_FAILED';
+  /**
+   * As the last attempt's error: the producer throws a final error itself and wraps only
+   * retriable ones here, so a used-up budget or used-up retries are worth another send later.
+   */
+  override readonly retriable: boolean;
   readonly topic: string;
   readonly attempts: SendAttemptFailure[];
   readonly timedOut: boolean;
@@ -24,12 +41,15 @@ export class SendFailedError extends RocketwireError {
     this.topic = topic;
     this.attempts = attempts;
     this.timedOut = timedOut;
+    this.retriable = last === undefined ? timedOut : isRetriableError(last.error);
   }
 }
 
 /** The topic has no route and no auto-create template route either. */
 export class NoRouteError extends RocketwireError {
   override readonly name = 'NoRouteError';
+  override readonly errorCode = 'ERR_NO_ROUTE';
+  override readonly retriable: boolean = true;
   readonly topic: string;
   constructor(topic: string, detail: string, options?: { cause?: unknown }) {
     super(`no route for topic ${topic}: ${detail}`, options);

@@ -29,6 +29,7 @@ export interface Message {
 /** A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit. */
 export class MessageValidationError extends RocketwireError {
   override readonly name = 'MessageValidationError';
+  override readonly errorCode = 'ERR_MESSAGE_INVALID';
   readonly field: string;
   constructor(field: string, message: string) {
     super(message);
@@ -65,7 +66,7 @@ export function validateTopic(topic: unknown, createTopicKey = 'TBW102'): string
 /** The body as bytes, checked against maxMessageSize. */
 export function messageBody(msg: Message, maxMessageSize: number): Buffer {
   const b = msg.body;
-  if (b === undefined || b === null) throw new MessageValidationError('body', 'message body is null');
+  if (b === undefined || b === null) throw new MessageValidationError('body', `message body is missing (got ${String(b)})`);
   const buf = typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   if (buf.length === 0) throw new MessageValidationError('body', 'message body length is zero');
   if (buf.length > maxMessageSize) {

@@ -33,6 +33,7 @@ export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof Clien
 /** Raised for a producer option outside its range; `option` names it. */
 export class ProducerOptionError extends OptionError {
   override readonly name = 'ProducerOptionError';
+  override readonly errorCode = 'ERR_PRODUCER_OPTION';
   constructor(option: string, message: string) {
     super(option, `option ${option}: ${message}`);
   }
@@ -54,7 +55,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   // Validators.checkGroup (develop: at most 120 characters), the rule the broker applies too
   if (group.length > GROUP_MAX_LENGTH) throw new ProducerOptionError('group', `is longer than ${GROUP_MAX_LENGTH} characters`);
   if (isTopicOrGroupIllegal(group)) throw new ProducerOptionError('group', `"${group}" may only contain letters, digits, %, |, _ and -`);
-  if (group === 'DEFAULT_PRODUCER') throw new ProducerOptionError('group', 'can not be DEFAULT_PRODUCER');
+  if (group === 'DEFAULT_PRODUCER') throw new ProducerOptionError('group', 'DEFAULT_PRODUCER is reserved for the client itself');
   const {
     group: _group,
     sendMsgTimeoutMs,

@@ -27,8 +27,9 @@ import {
   topicRouteToPublishQueues,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
+import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
-import { NoRouteError, SendFailedError, type SendAttemptFailure } from './errors.js';
+import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { encodeMessageProperties, messageBody, MessageValidationError, validateTopic, type Message } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
@@ -63,6 +64,15 @@ export interface SendOptions {
 }
 
 /** What `producer.stats()` returns: sends since start. */
+/** Producer.health(): plain data for a readiness probe. */
+export interface ProducerHealth {
+  state: string;
+  ready: boolean;
+  group: string;
+  nameServer: NameServerHealth;
+  brokers: BrokerHealth[];
+}
+
 export interface ProducerStats {
   sent: number;
   failed: number;
@@ -146,12 +156,12 @@ export class Producer {
 
   /** The client instance (after start()); internal: tests reach it as `producer['clientInstance']`. */
   protected get clientInstance(): MQClientInstance {
-    if (!this.instance) throw new MessageValidationError('state', 'producer is not started');
+    if (!this.instance) throw new ProducerStateError(this.state, `producer ${this.options.group} is not started: call start() first`);
     return this.instance;
   }
 
   async start(): Promise<void> {
-    if (this.state !== 'CREATED') throw new MessageValidationError('state', `producer is ${this.state.toLowerCase()}, it can be started once`);
+    if (this.state !== 'CREATED') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'RUNNING' ? 'already started' : 'shut down'}: start() can be called once`);
     const instance = MQClientInstance.acquire({
       ...this.options.client,
       instanceName: resolveInstanceName(this.options.client.instanceName),
@@ -161,6 +171,17 @@ export class Producer {
     } catch (err) {
       await instance.release();
       throw err;
+    }
+    if (!this.options.client.startWithoutNameServer) {
+      try {
+        // Any answer (TOPIC_NOT_EXIST included) shows a name server is there (MQClientInstance#checkNameServer).
+        await instance.checkNameServer(this.options.createTopicKey);
+      } catch (err) {
+        // Nothing else was acquired: back to CREATED, so start() may be called again.
+        instance.unregisterProducer(this.options.group);
+        await instance.release();
+        throw err;
+      }
     }
     this.instance = instance;
     this.instr.attach(instance.remoting);
@@ -207,6 +228,30 @@ export class Producer {
       await instance.remoting.close();
       await released;
     }
+  }
+
+  /** start(), under the name node-postgres and the MongoDB driver use. */
+  connect(): Promise<void> {
+    return this.start();
+  }
+
+  /** shutdown(), under the name Node clients use. */
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
+    return this.shutdown(options);
+  }
+
+  /** `await using producer = new Producer(…)` shuts it down at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
+  /**
+   * What a readiness probe needs, as plain data: the state, the last name-server answer and the
+   * last answered heartbeat per broker. `ready` is true when running and a name server answered.
+   */
+  health(): ProducerHealth {
+    const inst = instanceHealth(this.instance);
+    return { state: this.state, ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.options.group, ...inst };
   }
 
   stats(): ProducerStats {
@@ -291,7 +336,7 @@ export class Producer {
   }
 
   private ensureRunning(): void {
-    if (this.state !== 'RUNNING') throw new MessageValidationError('state', `producer is ${this.state === 'CREATED' ? 'not started' : 'shut down'}`);
+    if (this.state !== 'RUNNING') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'CREATED' ? 'not started: call start() first' : 'shut down'}`);
   }
 
   private prepareSingle(msg: Message, propertiesOf: (msg: Message, uniqKey: string) => string = (m, u) => encodeMessageProperties(m, u, systemPropertiesOf(m))): Prepared {
@@ -387,7 +432,7 @@ export class Producer {
         if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, e);
         failures.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: e });
         lastBrokerName = mq.brokerName;
-        const retriable = e instanceof RemotingError || (e instanceof BrokerError && e.retriable) || e instanceof NoRouteError;
+        const retriable = (e instanceof RemotingError || e instanceof BrokerError || e instanceof NoRouteError) && e.retriable;
         log('send to %s/%d failed (%s): %s', mq.brokerName, mq.queueId, retriable ? 'retriable' : 'final', e.message);
         if (!retriable) {
           this.counters.failed++;

@@ -3,6 +3,7 @@ import createDebug from '../debug.js';
 import { RocketwireError, type MessageExt, type MessageQueue } from '../../protocol/index.js';
 import type { MQClientInstance } from '../client/index.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { ProducerStateError } from './errors.js';
 import { MessageValidationError, validateTopic, type Message } from './message.js';
 import { ProducerOptionError, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendOptions } from './producer.js';
@@ -70,16 +71,16 @@ export interface RequestMessageLike {
  */
 export function createReplyMessage(request: RequestMessageLike, body: Message['body'], extra: Omit<Message, 'topic' | 'body'> = {}): Message {
   if (request === null || request === undefined || typeof request !== 'object') {
-    throw new MessageValidationError('request', 'create reply message fail, requestMessage cannot be null');
+    throw new MessageValidationError('request', 'createReplyMessage needs the request message it answers, got ' + String(request));
   }
   const p = request.properties ?? {};
   const cluster = p.CLUSTER;
   if (cluster === undefined || cluster === '') {
-    throw new MessageValidationError('CLUSTER', 'create reply message fail, requestMessage error, property[CLUSTER] is null');
+    throw new MessageValidationError('CLUSTER', 'cannot reply to this message: it has no CLUSTER property (the broker did not store it, or it is not a request)');
   }
   for (const name of ['REPLY_TO_CLIENT', 'CORRELATION_ID'] as const) {
     if (p[name] === undefined || p[name] === '') {
-      throw new MessageValidationError(name, `create reply message fail, the request has no property ${name}: it was not sent by request()`);
+      throw new MessageValidationError(name, `cannot reply to this message: it has no ${name} property (it was not sent by request())`);
     }
   }
   const system: Record<string, string> = { MSG_TYPE: REPLY_MESSAGE_FLAG, CORRELATION_ID: p.CORRELATION_ID!, REPLY_TO_CLIENT: p.REPLY_TO_CLIENT! };
@@ -108,19 +109,22 @@ export function checkRequestTimeout(timeoutMs: unknown): number {
 }
 
 /**
- * No reply came within the request's timeout (Java's RequestTimeoutException). `sendOk` says whether
+ * No reply came within the request's timeout (Java's RequestTimeoutException). Retriable: the
+ * replier may only have been slow, but a new request is a new message it will handle again. `sendOk` says whether
  * the broker had confirmed the request message by then; `correlationId` is the request's
  * CORRELATION_ID, by which a late reply could be matched in the replier's logs.
  */
 export class RequestTimeoutError extends RocketwireError {
   override readonly name = 'RequestTimeoutError';
+  override readonly errorCode = 'ERR_REQUEST_TIMEOUT';
+  override readonly retriable: boolean = true;
   readonly topic: string;
   readonly correlationId: string;
   readonly timeoutMs: number;
   readonly sendOk: boolean;
   constructor(topic: string, correlationId: string, timeoutMs: number, sendOk: boolean) {
-    const what = sendOk ? 'OK, but wait reply message timeout' : 'not confirmed, and no reply message';
-    super(`send request message to <${topic}> ${what}, ${timeoutMs} ms (CORRELATION_ID ${correlationId})`);
+    const sent = sendOk ? 'the broker stored the request' : 'the broker had not yet confirmed storing the request';
+    super(`no reply to the request sent to topic ${topic} within ${timeoutMs} ms (${sent}; correlation id ${correlationId})`);
     this.topic = topic;
     this.correlationId = correlationId;
     this.timeoutMs = timeoutMs;
@@ -265,13 +269,13 @@ export class RequestReply {
   }
 
   /**
-   * The producer shuts down: waiting requests fail at once with MessageValidationError('state')
+   * The producer shuts down: waiting requests fail at once with ProducerStateError
    * (in Java they wait out their timeout, though no reply can reach a client that unregistered).
    */
   detach(): void {
     this.removeListener?.();
     this.removeListener = null;
-    this.table?.failAll((p) => new MessageValidationError('state', `producer shut down while request ${p.correlationId} to ${p.topic} waited for its reply`));
+    this.table?.failAll((p) => new ProducerStateError('SHUTDOWN', `producer shut down while request ${p.correlationId} to topic ${p.topic} waited for its reply`));
   }
 
   async request(msg: Message, timeoutMs: number, opts: Omit<SendOptions, 'timeoutMs'> = {}): Promise<MessageExt> {

@@ -17,7 +17,22 @@ import type { SendResult } from './send-result.js';
 const log = createDebug('rocketwire:producer');
 
 /** Java's LocalTransactionState: what the local transaction (or the checker) says about a half message. */
-export type LocalTransactionState = 'COMMIT_MESSAGE' | 'ROLLBACK_MESSAGE' | 'UNKNOW';
+export const LocalTransactionState = {
+  COMMIT_MESSAGE: 'COMMIT_MESSAGE',
+  ROLLBACK_MESSAGE: 'ROLLBACK_MESSAGE',
+  /** Java's spelling (sic): not known yet, the broker asks again. */
+  UNKNOW: 'UNKNOW',
+} as const;
+export type LocalTransactionState = (typeof LocalTransactionState)[keyof typeof LocalTransactionState];
+
+/**
+ * What a listener may return. TypeScript widens a lone string literal returned from an async
+ * function whose contextual return type mixes promise and non-promise members, so a strict
+ * `LocalTransactionState | Promise<LocalTransactionState>` refused `async () => 'UNKNOW'` (TS2322).
+ * The promise side therefore takes any string; the value is checked at run time, and anything but
+ * COMMIT_MESSAGE or ROLLBACK_MESSAGE answers UNKNOW.
+ */
+export type LocalTransactionResult = LocalTransactionState | PromiseLike<LocalTransactionState | (string & {})>;
 
 /** Java's TransactionListener. */
 export interface TransactionListener {
@@ -26,13 +41,13 @@ export interface TransactionListener {
    * makes it visible, ROLLBACK_MESSAGE drops it, UNKNOW (or a throw) leaves it to the broker's
    * check-back. `sendResult` is the half message's send result.
    */
-  executeLocalTransaction(msg: Message, arg: unknown, sendResult: SendResult): LocalTransactionState | Promise<LocalTransactionState>;
+  executeLocalTransaction(msg: Message, arg: unknown, sendResult: SendResult): LocalTransactionResult;
   /**
    * Answers the broker's CHECK_TRANSACTION_STATE for a half message whose end was UNKNOW or lost;
    * `msg` is the message as sent (real topic and queue, `msgId` its UNIQ_KEY). A throw, or no
    * answer within `checkTimeoutMs`, answers UNKNOW: the broker asks again next round.
    */
-  checkLocalTransaction(msg: MessageExt): LocalTransactionState | Promise<LocalTransactionState>;
+  checkLocalTransaction(msg: MessageExt): LocalTransactionResult;
 }
 
 export interface TransactionProducerOptions extends ProducerOptions {

@@ -4,6 +4,7 @@ import { RocketwireError } from '../../protocol/index.js';
 /** A remoting address that is not "host:port" (or "[v6]:port"); `addr` is the text given. */
 export class AddressError extends RocketwireError {
   override readonly name = 'AddressError';
+  override readonly errorCode = 'ERR_ADDRESS';
   readonly addr: string;
   constructor(addr: string, what: string) {
     super(`address "${addr}" ${what}`);

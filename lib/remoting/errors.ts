@@ -13,6 +13,9 @@ import {
  */
 export class RemotingError extends RocketwireError {
   override readonly name: string = 'RemotingError';
+  override readonly errorCode: string = 'ERR_REMOTING';
+  /** A remoting failure is a lost or slow peer, worth another try, unless the subclass says otherwise (abort, closed client). */
+  override readonly retriable: boolean = true;
   readonly addr: string;
   constructor(addr: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -27,6 +30,8 @@ function describeCall(code: number, opaque: number): string {
 /** No response arrived within the call's timeout. The connection stays open. */
 export class RemotingTimeoutError extends RemotingError {
   override readonly name = 'RemotingTimeoutError';
+  override readonly errorCode = 'ERR_REMOTING_TIMEOUT';
+  override readonly retriable: boolean = true;
   readonly opaque: number;
   readonly code: number;
   readonly elapsedMs: number;
@@ -46,6 +51,8 @@ export class RemotingTimeoutError extends RemotingError {
 /** The TCP (or TLS) connection to `addr` could not be opened, or the address is in reconnect back-off. */
 export class RemotingConnectError extends RemotingError {
   override readonly name = 'RemotingConnectError';
+  override readonly errorCode = 'ERR_REMOTING_CONNECT';
+  override readonly retriable: boolean = true;
   /** When the address is in back-off after failed attempts: ms until the next attempt is allowed. */
   readonly retryInMs: number;
   constructor(addr: string, message: string, options?: { cause?: unknown; retryInMs?: number }) {
@@ -55,15 +62,16 @@ export class RemotingConnectError extends RemotingError {
 }
 
 /**
- * The RemotingClient itself was closed: no call can start on it. Not a RemotingError, so callers
- * that retry remoting failures on another broker (the producer) stop at once.
+ * The RemotingClient itself was closed: no call can start on it. A RemotingError (it names the
+ * address), but not retriable: callers that retry remoting failures on another broker (the
+ * producer) test `retriable` and stop at once.
  */
-export class RemotingClientClosedError extends RocketwireError {
+export class RemotingClientClosedError extends RemotingError {
   override readonly name = 'RemotingClientClosedError';
-  readonly addr: string;
+  override readonly errorCode = 'ERR_REMOTING_CLIENT_CLOSED';
+  override readonly retriable: boolean = false;
   constructor(addr: string) {
-    super(`RemotingClient is closed (call to ${addr})`);
-    this.addr = addr;
+    super(addr, `RemotingClient is closed (call to ${addr})`);
   }
 }
 
@@ -74,6 +82,8 @@ export class RemotingClientClosedError extends RocketwireError {
  */
 export class RemotingClosedError extends RemotingError {
   override readonly name = 'RemotingClosedError';
+  override readonly errorCode = 'ERR_REMOTING_CONNECTION_CLOSED';
+  override readonly retriable: boolean = true;
   readonly opaque: number;
   readonly code: number;
   readonly elapsedMs: number;
@@ -94,6 +104,9 @@ export class RemotingClosedError extends RemotingError {
 /** The call was cancelled by its AbortSignal before a response arrived; `cause` is the signal's reason. */
 export class RemotingAbortError extends RemotingError {
   override readonly name = 'RemotingAbortError';
+  override readonly errorCode = 'ERR_REMOTING_ABORTED';
+  /** The caller cancelled the call: making it again is the caller's decision, not a retry. */
+  override readonly retriable: boolean = false;
   readonly opaque: number;
   readonly code: number;
   readonly elapsedMs: number;
@@ -111,6 +124,8 @@ export class RemotingAbortError extends RemotingError {
  */
 export class RemotingBackpressureError extends RemotingError {
   override readonly name = 'RemotingBackpressureError';
+  override readonly errorCode = 'ERR_REMOTING_BACKPRESSURE';
+  override readonly retriable: boolean = true;
   readonly code: number;
   readonly queuedBytes: number;
   readonly queuedFrames: number;
@@ -151,9 +166,11 @@ export function isRetriableResponseCode(code: number): boolean {
 /** A broker or name server answered with a code other than the one the caller expected. */
 export class BrokerError extends RocketwireError {
   override readonly name: string = 'BrokerError';
+  override readonly errorCode: string = 'ERR_BROKER';
   readonly code: number;
   readonly remark: string | null;
-  readonly retriable: boolean;
+  /** From the response code (isRetriableResponseCode) unless the caller knows better. */
+  override readonly retriable: boolean;
   /** Address the response came from, when known. */
   readonly addr: string | undefined;
   /** Request code of the call that got this answer, when known. */

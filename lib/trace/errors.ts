@@ -1,4 +1,4 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { RocketwireError, isRetriableError } from '../../protocol/errors.js';
 
 /**
  * A trace message that could not be sent (no route to the trace topic, the broker refused it, …).
@@ -7,9 +7,13 @@ import { RocketwireError } from '../../protocol/index.js';
  */
 export class TraceSendError extends RocketwireError {
   override readonly name = 'TraceSendError';
+  override readonly errorCode = 'ERR_TRACE_SEND';
+  /** As its cause's; false when there is none (closed trace producer, no queue, no master). */
+  override readonly retriable: boolean;
   readonly topic: string;
   constructor(topic: string, message: string, options?: { cause?: unknown }) {
     super(`trace topic ${topic}: ${message}`, options);
     this.topic = topic;
+    this.retriable = isRetriableError(options?.cause);
   }
 }

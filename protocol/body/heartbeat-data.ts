@@ -65,7 +65,7 @@ export const TOO_MANY_TAGS = 'the expression has more than';
  * * `expressionType` TAG, or blank (null, "", spaces) which means TAG (the result says "TAG"):
  *   * null, "" or exactly "*" subscribe to everything: subString "*", empty sets.
  *   * anything else is split on "||" (Java's String.split: a string made only of "||" splits into
- *     nothing and Java throws "subString split error"; so do we), every part trimmed, empty parts
+ *     nothing and Java throws "subString split error"; we refuse it too, in our words), every part trimmed, empty parts
  *     dropped. tagsSet and codeSet are Java HashSets: each tag and each hash (String.hashCode)
  *     once, so two tags whose hashes collide ("Aa", "BB") leave one code. subString is kept as
  *     written.
@@ -73,7 +73,7 @@ export const TOO_MANY_TAGS = 'the expression has more than';
  *     delivers only messages tagged "*"; a blank "  " gives empty sets under a subString that is
  *     not "*", which the broker's tag filter matches against nothing.
  * * any other type (SQL92): subString as written, no sets; an empty expression is refused
- *   ("Expression can't be null!"), which a broker answers SUBSCRIPTION_PARSE_FAILED.
+ *   (Java: "Expression can't be null!"), which a broker answers SUBSCRIPTION_PARSE_FAILED.
  *
  * Linear in the length of the expression (a Set per kind, not a search of the array per tag: a
  * 629 KB expression of 80 000 tags took 14 s with `Array.includes`). Java bounds neither the tags
@@ -101,13 +101,13 @@ export function buildSubscriptionData(
     expressionType: tag ? 'TAG' : expressionType,
   };
   if (!tag) {
-    if (subString == null || subString === '') throw new FilterExpressionError(`Expression can't be null! ${expressionType}`);
+    if (subString == null || subString === '') throw new FilterExpressionError(`the ${expressionType} expression of topic ${topic} is empty`);
     sd.subString = subString;
     return sd;
   }
   if (subString == null || subString === '' || subString === '*') return sd;
   const parts = subString.split('||');
-  if (parts.every((p) => p === '')) throw new FilterExpressionError(`subString split error: ${JSON.stringify(subString.slice(0, 64))}`);
+  if (parts.every((p) => p === '')) throw new FilterExpressionError(`the tag expression ${JSON.stringify(subString.slice(0, 64))} of topic ${topic} names no tag`);
   sd.subString = subString;
   const maxTags = options.maxTags ?? Infinity;
   const tags = new Set<string>();

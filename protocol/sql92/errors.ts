@@ -9,6 +9,7 @@ import { RocketwireError } from '../errors.js';
  */
 export class SqlParseError extends RocketwireError {
   override readonly name = 'SqlParseError';
+  override readonly errorCode = 'ERR_SQL_PARSE';
   readonly expression: string;
   readonly position: number;
   readonly line: number;

@@ -33,6 +33,10 @@ function setup(listener: MessageListenerConcurrently, opts: Record<string, unkno
     republishToRetry: async () => sendBackOk,
     onConsumed: () => undefined,
     lockQueue: async () => true,
+    invalid: [] as { value: unknown; count: number }[],
+    invalidHandlerResult(value: unknown, _mq: unknown, count: number) {
+      this.invalid.push({ value, count });
+    },
   };
   const svc = new ConsumeMessageConcurrentlyService(host, listener);
   const mq = messageQueue('T', 'broker-a', 0);
@@ -96,7 +100,7 @@ t.test('synchronous handlers run inline and never queue', async (t) => {
   t.equal(offsetStore.readMemory(mq), 1000);
 });
 
-t.test('batches, ackIndex and delay level reach the send-back; undefined and throws count as RECONSUME_LATER', async (t) => {
+t.test('batches, ackIndex and delay level reach the send-back; throws count as RECONSUME_LATER, undefined as CONSUME_SUCCESS', async (t) => {
   const { svc, mq, pq, sentBack, offsetStore } = setup((msgs, ctx) => {
     if (msgs[0]!.queueOffset === 0) {
       ctx.ackIndex = 1;
@@ -111,8 +115,26 @@ t.test('batches, ackIndex and delay level reach the send-back; undefined and thr
   svc.submitConsumeRequest(ms, pq, mq);
   await new Promise((r) => setTimeout(r, 10));
   t.same(sentBack.filter((s) => s.offset < 4), [{ offset: 2, delayLevel: 5 }, { offset: 3, delayLevel: 5 }]);
-  t.same(sentBack.filter((s) => s.offset >= 4).map((s) => s.offset).sort((a, b) => a - b), [4, 5, 6, 7, 8, 9, 10, 11]);
+  t.same(sentBack.filter((s) => s.offset >= 4).map((s) => s.offset).sort((a, b) => a - b), [8, 9, 10, 11], 'the batch whose handler returned undefined (4..7) is not sent back');
   t.equal(offsetStore.readMemory(mq), 12, 'sent-back messages count as handled');
+});
+
+t.test('a handler returning or resolving nothing acknowledges every message of the call, ackIndex included', async (t) => {
+  for (const [name, listener] of [
+    ['sync undefined', () => undefined],
+    ['async undefined', async () => undefined],
+    ['async with an ackIndex left as is', async (_m: MessageExt[], ctx: { ackIndex: number }) => void ctx.ackIndex],
+  ] as const) {
+    const { svc, mq, pq, sentBack, offsetStore, host } = setup(listener as MessageListenerConcurrently, { consumeMessageBatchMaxSize: 4 });
+    const ms = Array.from({ length: 8 }, (_, i) => msg(i));
+    pq.putMessage(ms);
+    svc.submitConsumeRequest(ms, pq, mq);
+    await new Promise((r) => setTimeout(r, 10));
+    t.same(sentBack, [], `${name}: nothing sent back`);
+    t.equal(offsetStore.readMemory(mq), 8, `${name}: the offset covers all 8`);
+    t.same(host.invalid, [], `${name}: not reported as an invalid result`);
+    t.equal(pq.msgCount, 0, `${name}: the cache is empty`);
+  }
 });
 
 t.test('an async handler resolving to a string that is no status counts as RECONSUME_LATER (its type allows any string)', async (t) => {
@@ -130,6 +152,7 @@ t.test('an async handler resolving to a string that is no status counts as RECON
   svc.submitConsumeRequest(ms, pq, mq);
   await allSentBack;
   t.same(sentBack.sort((a, b) => a - b), [0, 1, 2]);
+  t.same(host.invalid, [1, 2, 3].map(() => ({ value: 'BOGUS', count: 1 })), 'each call reported with its value and message count');
 });
 
 t.test('when send-back and republish both fail the message stays cached and the offset stays before it', async (t) => {

@@ -23,14 +23,53 @@ function setup(listener: MessageListenerOrderly, opts: Record<string, unknown> =
     republishToRetry: async () => true,
     onConsumed: () => undefined,
     lockQueue: async () => true,
+    invalid: [] as unknown[],
+    invalidHandlerResult(value: unknown) {
+      this.invalid.push(value);
+    },
   };
   const svc = new ConsumeMessageOrderlyService(host, listener);
   const mq = messageQueue('T', 'broker-a', 0);
   const pq = new ProcessQueue(clock.now());
   pq.markLocked(clock.now());
   const feed = (m: MessageExt) => svc.submitConsumeRequest([m], pq, mq, pq.putMessage([m]));
-  return { clock, svc, pq, feed, offsetStore, mq };
+  return { clock, svc, pq, feed, offsetStore, mq, host };
 }
+
+t.test('an orderly handler resolving nothing is SUCCESS: the offset moves past its messages, nothing is handed over again', async (t) => {
+  const calls: number[] = [];
+  const { clock, svc, pq, feed, offsetStore, mq, host } = setup(async (msgs) => {
+    calls.push(msgs[0]!.queueOffset);
+  });
+  feed(msg(0));
+  feed(msg(1));
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  clock.advance(60_000);
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  t.same(calls, [0, 1], 'each message handled once');
+  t.equal(offsetStore.readMemory(mq), 2, 'committed past both');
+  t.equal(pq.msgCount, 0);
+  t.same(host.invalid, []);
+  await svc.shutdown(0);
+});
+
+t.test('an orderly handler returning a string that is no status suspends the queue and is reported', async (t) => {
+  const calls: number[] = [];
+  const { clock, svc, feed, offsetStore, mq, host } = setup(async (msgs) => {
+    calls.push(msgs[0]!.queueOffset);
+    return calls.length === 1 ? 'SUCESS' : 'SUCCESS';
+  });
+  feed(msg(0));
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  t.same(calls, [0]);
+  t.equal(offsetStore.readMemory(mq), -1, 'nothing committed after the unknown value');
+  t.same(host.invalid, ['SUCESS']);
+  clock.advance(1000);
+  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+  t.same(calls, [0, 0], 'handed over again after suspendCurrentQueueTimeMs');
+  t.equal(offsetStore.readMemory(mq), 1);
+  await svc.shutdown(0);
+});
 
 t.test('awaitConsumeIdle: at once without a run; when the run ends (the queue dropped); false after 1 s of the clock', async (t) => {
   let finish!: () => void;

@@ -15,7 +15,9 @@ import { until } from '../consumer/helpers.js';
 
 let seq = 0;
 async function started(t: Test, namesrv: string, extra: Partial<ProducerOptions> = {}): Promise<Producer> {
-  const p = new Producer({ namesrvAddr: namesrv, group: 'pg1', instanceName: `p${process.pid}_${++seq}`, clientIp: '10.0.0.1', ...extra });
+  // startWithoutNameServer: these tests count the route requests of sends; start()'s own check of
+  // the name server is tested in start-name-server.test.ts
+  const p = new Producer({ namesrvAddr: namesrv, group: 'pg1', instanceName: `p${process.pid}_${++seq}`, clientIp: '10.0.0.1', startWithoutNameServer: true, ...extra });
   await p.start();
   t.teardown(() => p.shutdown());
   return p;
@@ -367,12 +369,12 @@ t.test('heartbeat announces the producer group to the master only', async (t) =>
 t.test('lifecycle: send before start or after shutdown fails; shutdown unregisters the group', async (t) => {
   const { ns, bs } = await cluster(t);
   const p = new Producer({ namesrvAddr: ns.addr, group: 'pgx', instanceName: `life${process.pid}` });
-  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'MessageValidationError', field: 'state' });
+  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'ProducerStateError', errorCode: 'ERR_PRODUCER_STATE', state: 'CREATED', retriable: false, message: 'producer pgx is not started: call start() first' });
   await p.start();
   await p.send({ topic: 'TopicTest', body: 'x' });
   await p.shutdown();
   t.equal(bs[0]!.requestsOf(RequestCode.UNREGISTER_CLIENT)[0]?.extFields?.producerGroup, 'pgx');
-  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'MessageValidationError', field: 'state' });
+  await t.rejects(p.send({ topic: 'TopicTest', body: 'x' }), { name: 'ProducerStateError', state: 'SHUTDOWN', message: 'producer pgx is shut down' });
   const again = new Producer({ namesrvAddr: ns.addr, group: 'pgx', instanceName: `life${process.pid}` });
   await again.start();
   await again.shutdown();

@@ -34,7 +34,7 @@ t.test('rocketwire request: no replier, bad options', async (t) => {
   const r = await runCli(['request', '--namesrv', broker.namesrv, '--topic', topic, '--body', 'x', '--timeout', '300']);
   t.equal(r.code, 1);
   t.equal(r.stdout, '');
-  t.match(r.stderr, new RegExp(`^rocketwire request: send request message to <${topic}> OK, but wait reply message timeout, 300 ms \\(CORRELATION_ID [0-9a-f-]{36}\\)\\n`));
+  t.match(r.stderr, new RegExp(`^rocketwire request: no reply to the request sent to topic ${topic} within 300 ms \\(the broker stored the request; correlation id [0-9a-f-]{36}\\)\\n`));
   t.match(r.stderr, /1 of 1 requests got no reply/);
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
 

@@ -141,7 +141,8 @@ t.test('no reply within the timeout: RequestTimeoutError naming the correlation 
   const err = await pending.then(() => null, (e: unknown) => e);
   t.type(err, RequestTimeoutError);
   t.match(err, { name: 'RequestTimeoutError', topic, correlationId: req.properties.CORRELATION_ID, timeoutMs: 5000, sendOk: true });
-  t.match((err as Error).message, `send request message to <${topic}> OK, but wait reply message timeout, 5000 ms (CORRELATION_ID ${req.properties.CORRELATION_ID})`);
+  t.equal((err as Error).message, `no reply to the request sent to topic ${topic} within 5000 ms (the broker stored the request; correlation id ${req.properties.CORRELATION_ID})`);
+  t.match(err, { errorCode: 'ERR_REQUEST_TIMEOUT', retriable: true });
 
   // the replier answers late: the broker still pushes it, the requester takes it and drops it
   const late = await startProducer(t, broker.namesrv);
@@ -174,7 +175,7 @@ t.test('a replier with sendMessageV1 sends SEND_REPLY_MESSAGE (324)', async (t) 
 });
 
 t.test('bad input is refused naming what is wrong', async (t) => {
-  t.throws(() => createReplyMessage({ properties: {} }, 'x'), { name: 'MessageValidationError', field: 'CLUSTER', message: /property\[CLUSTER\] is null/ });
+  t.throws(() => createReplyMessage({ properties: {} }, 'x'), { name: 'MessageValidationError', field: 'CLUSTER', message: 'cannot reply to this message: it has no CLUSTER property (the broker did not store it, or it is not a request)' });
   t.throws(() => createReplyMessage({ properties: { CLUSTER: 'C' } }, 'x'), { name: 'MessageValidationError', field: 'REPLY_TO_CLIENT' });
   t.throws(() => createReplyMessage({ properties: { CLUSTER: 'C', REPLY_TO_CLIENT: 'x' } }, 'x'), { name: 'MessageValidationError', field: 'CORRELATION_ID' });
   t.throws(() => createReplyMessage(null as never, 'x'), { name: 'MessageValidationError', field: 'request' });
@@ -204,7 +205,7 @@ t.test('shutdown fails the requests still waiting', async (t) => {
   const pending = p.request({ topic, body: 'x' }, 60_000).then(() => null, (e: unknown) => e);
   await got.promise; // the request reached a consumer that does not answer
   await p.shutdown();
-  t.match(await pending, { name: 'MessageValidationError', field: 'state', message: /shut down while request .* waited/ });
+  t.match(await pending, { name: 'ProducerStateError', state: 'SHUTDOWN', message: /shut down while request .* to topic .* waited/ });
 });
 
 t.test('RequestFutureTable: one timer for the earliest deadline; a reply ends exactly its own request', async (t) => {

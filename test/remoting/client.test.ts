@@ -141,7 +141,7 @@ t.test('close fails calls in flight and later calls', async (t) => {
   const inflight = client.invoke(addr, createRequest(2), { timeoutMs: 60_000 }).catch((e: unknown) => e);
   await client.close();
   t.type(await inflight, RemotingClosedError);
-  // a closed client is final: not a RemotingError, which the producer would retry on another broker
+  // a closed client is final: a RemotingError, but not retriable, so the producer does not try another broker
   const err = (() => {
     try {
       void client.invoke(addr, createRequest(1));
@@ -150,8 +150,8 @@ t.test('close fails calls in flight and later calls', async (t) => {
     }
     return null;
   })();
-  t.match(err, { name: 'RemotingClientClosedError', addr });
-  t.notOk(err instanceof RemotingError, 'not retriable as a remoting failure');
+  t.match(err, { name: 'RemotingClientClosedError', addr, errorCode: 'ERR_REMOTING_CLIENT_CLOSED', retriable: false });
+  t.ok(err instanceof RemotingError, 'under the remoting family');
 });
 
 t.test('idle connections are closed and reopened by the next call', async (t) => {
