@@ -14,6 +14,11 @@
  * `--modules` also times each entry point and each lib/ folder's index alone (same method), to
  * see where the cost is.
  *
+ * `--floor` measures what Node charges per module, whatever is in it: a chain of as many trivial
+ * modules (`import './m2.js'; export const v1 = 1;`) as the import loads (counted along the static
+ * imports from dist/lib/index.js). On this VM that floor is most of the import's cost, so the
+ * number of modules, not their size, is what to cut next.
+ *
  *   npx tsc -p tsconfig.json && node dist/bench/import-cost/index.js [--runs 11] [--modules] [--json]
  *       [--package DIR]   measure another built checkout (e.g. an older commit) instead of this one
  *
@@ -29,6 +34,7 @@ const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1] ?? 11) || 11;
 const wantModules = args.includes('--modules');
 const json = args.includes('--json');
+const wantFloor = args.includes('--floor');
 
 // dist/bench/import-cost/index.js → the clone's root, or --package.
 const pkgArg = args.indexOf('--package');
@@ -86,6 +92,32 @@ interface Pack {
   files: number;
 }
 
+/** The package's files reached from `entry` by static imports (relative specifiers only). */
+function staticGraph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*['"](\.[^'"]+)['"]|^import\s*['"](\.[^'"]+)['"]/gm)) {
+      visit(path.resolve(path.dirname(file), m[1] ?? m[2]!));
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
+/** A chain of `n` trivial modules in `dir`; returns the first one's path. */
+function writeChain(dir: string, n: number): string {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
+  for (let i = 1; i <= n; i++) {
+    const next = i < n ? `import './m${i + 1}.js';\n` : '';
+    fs.writeFileSync(path.join(dir, `m${i}.js`), `${next}export const v${i} = ${i};\n`);
+  }
+  return path.join(dir, 'm1.js');
+}
+
 function pack(): Pack {
   const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`npm pack failed: ${r.stderr}`);
@@ -114,6 +146,11 @@ try {
     }
     report.modules = entries;
   }
+  if (wantFloor) {
+    const modules = staticGraph(path.join(REPO, 'dist', 'lib', 'index.js')).size;
+    const first = writeChain(path.join(dir, 'chain'), modules);
+    report.floor = { modules, ...cost(dir, `await import(${JSON.stringify(first)})`) };
+  }
   report.pack = pack();
   if (json) {
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
@@ -124,6 +161,8 @@ try {
     for (const [name, c] of Object.entries((report.modules ?? {}) as Record<string, Cost>)) {
       process.stdout.write(`  ${name.padEnd(22)} +${c.wallMs} ms wall, +${c.rssMb} MB, +${c.cpuMs} ms CPU\n`);
     }
+    const floor = report.floor as (Cost & { modules: number }) | undefined;
+    if (floor) process.stdout.write(`  floor: ${floor.modules} trivial modules +${floor.wallMs} ms wall, +${floor.rssMb} MB, +${floor.cpuMs} ms CPU\n`);
     process.stdout.write(`tarball: ${(p.sizeBytes / 1024).toFixed(1)} kB packed, ${(p.unpackedBytes / 1024).toFixed(1)} kB unpacked, ${p.files} files\n`);
   }
 } finally {
