@@ -63,7 +63,6 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
-/** What `producer.stats()` returns: sends since start. */
 /** Producer.health(): plain data for a readiness probe. */
 export interface ProducerHealth {
   state: string;
@@ -73,6 +72,7 @@ export interface ProducerHealth {
   brokers: BrokerHealth[];
 }
 
+/** What `producer.stats()` returns: sends since start. */
 export interface ProducerStats {
   sent: number;
   failed: number;
