@@ -14,16 +14,16 @@ const tx = new TransactionProducer({
   group: 'example_tx_pg',
   namesrvAddr,
   transactionListener: {
-    executeLocalTransaction: (msg) => decisions[msg.keys],
+    executeLocalTransaction: (msg) => decisions[msg.keys[0]],
     checkLocalTransaction: (msg) => {
-      console.log(`check-back for ${msg.keys}: commit`);
+      console.log(`check-back for ${msg.keys.join(' ')}: commit`);
       return 'COMMIT_MESSAGE';
     },
   },
 });
 await tx.start();
 for (const keys of Object.keys(decisions)) {
-  const r = await tx.sendMessageInTransaction({ topic, body: `${keys} body`, keys });
+  const r = await tx.sendMessageInTransaction({ topic, body: `${keys} body`, keys: [keys] });
   console.log(`${keys}: half message ${r.status}, local transaction ${r.localTransactionState}`);
 }
 
@@ -34,8 +34,8 @@ let bothSeen;
 const done = new Promise((resolve) => { bothSeen = resolve; });
 await consumer.start((msgs) => {
   for (const m of msgs) {
-    console.log(`consumed ${m.keys}`);
-    got.add(m.keys);
+    console.log(`consumed ${m.keys[0]}`);
+    got.add(m.keys[0]);
   }
   if (got.has('order-commit') && got.has('order-checked')) bothSeen();
   return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
