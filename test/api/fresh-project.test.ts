@@ -223,6 +223,7 @@ t.test('tsc type-checks the user program against the published declarations', as
       "type-check; same cause (see AsyncConsumeResult in lib/consumer/consume-types.ts)",
   );
   t.equal(of('src/main.ts'), '', 'the program (startBroker, Producer.send, PushConsumer, clock, errors) type-checks');
+  t.equal(of('src/idioms.ts'), '', 'issue 28: an async handler returning nothing, start() against a dead name server, a logger object type-check');
   t.equal(r.status, 0, 'tsc exits 0', { output: output(r) });
 });
 
@@ -236,4 +237,10 @@ t.test('node runs the user program: embedded broker, one message produced and co
   const r = run(process.execPath, [main], project, 90_000);
   t.equal(r.status, 0, 'exits 0 by itself (nothing left open)', { output: output(r), signal: r.signal });
   t.match(r.stdout, OK_LINE, 'consumed the message with the async, sync and orderly handlers, then closed everything');
+});
+
+t.test('CommonJS: require(\'rocketwire\') and require(\'rocketwire/broker\') give the classes (Node >= 20.19)', async (t) => {
+  const r = run(process.execPath, [path.join(project, 'src/require.cjs')], project, 30_000);
+  t.equal(r.status, 0, 'exits 0', { output: output(r) });
+  t.match(r.stdout, 'require ok');
 });
