@@ -11,16 +11,36 @@ import { resolveLogger, type LoggerOption } from '../logger.js';
 
 /** Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names). */
 export interface StartBrokerOptions extends BrokerTuning {
-  /** Address to listen on and to advertise (STOREHOST, routes). Default 127.0.0.1. */
+  /**
+   * Address to listen on and to advertise (STOREHOST, routes).
+   * @default "127.0.0.1"
+   */
   host?: string;
-  /** Name-server port; 0 (default) picks a free one. */
+  /**
+   * Name-server port; 0 picks a free one.
+   * @default 0
+   */
   namesrvPort?: number;
-  /** Port of the first broker; the others take the following ports, or free ones when 0 (default). */
+  /**
+   * Port of the first broker; the others take the following ports, or free ones when 0.
+   * @default 0
+   */
   brokerPort?: number;
-  /** Number of brokers (broker-a, broker-b, ...). Default 1. */
+  /**
+   * Number of brokers (broker-a, broker-b, ...), 1..64.
+   * @default 1
+   */
   brokers?: number;
-  /** Store root; a temporary folder (removed at close) when not given. With several brokers each gets DIR/<brokerName>. */
+  /**
+   * Store root. With several brokers each gets DIR/<brokerName>.
+   * @default a temporary folder, removed at close
+   */
   dataDir?: string;
+  /**
+   * Time source of the brokers' scheduled work (delays, timers, transaction checks, expiries): a
+   * ManualClock makes a test advance it.
+   * @default systemClock
+   */
   clock?: Clock;
   /**
    * Where the broker's warnings go (damage found in its store at start-up, a periodic task that

@@ -43,22 +43,37 @@ export interface DecodedFrame {
 
 /** Options of a CaptureDecoder; every one has a default. */
 export interface CaptureDecoderOptions {
-  /** Extra ports whose flows are RocketMQ remoting (in addition to ROCKETMQ_PORTS). */
+  /**
+   * Extra ports whose flows are RocketMQ remoting (in addition to ROCKETMQ_PORTS).
+   * @default [] (only ROCKETMQ_PORTS, and flows whose first bytes parse as a frame)
+   */
   ports?: number[];
-  /** Force the input format instead of detecting it from the magic number. */
+  /**
+   * Force the input format instead of detecting it from the magic number.
+   * @default undefined (detected)
+   */
   format?: InputFormat;
-  /** Out-of-order bytes held per direction. Default 8 MiB. */
+  /**
+   * Out-of-order bytes held per direction.
+   * @default 8388608 (8 MiB)
+   */
   maxBufferedBytes?: number;
   /**
    * Bytes held for all flows together: out-of-order segments, partial frames, bytes a scan keeps.
    * Past it the flows that went longest without a byte drop what they hold, each reported as a lost
    * problem of kind 'buffer-limit' (their streams stay in sync where the frame length is known).
-   * Default 256 MiB.
+   * @default 268435456 (256 MiB)
    */
   maxTotalBufferedBytes?: number;
-  /** Bytes of an unknown-port stream searched for a first frame before it is ignored. Default 1 MiB. */
+  /**
+   * Bytes of an unknown-port stream searched for a first frame before it is ignored.
+   * @default 1048576 (1 MiB)
+   */
   probeBytes?: number;
-  /** Requests awaiting a response remembered per direction. Default 65536. */
+  /**
+   * Requests awaiting a response remembered per direction.
+   * @default 65536
+   */
   maxPendingRequests?: number;
 }
 

@@ -161,8 +161,9 @@ export function frameContext(f: DecodedFrame): FrameContext {
 /** Options of describeCommand. */
 export interface DescribeOptions {
   /**
-   * Give message bodies as base64 (default). A readable table does not show them, and skips the
+   * Give message bodies as base64. A readable table does not show them, and skips the
    * encoding: each message then gets bodyLength instead.
+   * @default true
    */
   messageBodies?: boolean;
 }

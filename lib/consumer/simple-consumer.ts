@@ -37,31 +37,55 @@ const log = createDebug('rocketwire:consumer:pop');
  * changeInvisibleTimeAsync).
  */
 export interface SimpleConsumerOptions extends ClientOptions {
-  /** The consumer group (required: `group` or `consumerGroup`). */
+  /** The consumer group (required: `group` or its alias `consumerGroup`). */
   group?: string;
   /**
    * Java's name of `group`.
    * @deprecated use `group`
    */
   consumerGroup?: string;
+  /** The topic every receive() pops from. */
   topic: string;
-  /** TAG expression; default `*`. */
+  /**
+   * TAG expression ("TagA || TagB") the broker filters with.
+   * @default "*" (every message)
+   */
   filterExpression?: string | undefined;
-  /** How long received messages stay invisible when receive() is not told (ms). Default 60 000 (Java's popInvisibleTime). */
+  /**
+   * How long received messages stay invisible when receive() is not told, in milliseconds (Java's
+   * popInvisibleTime).
+   * @default 60000
+   */
   invisibleDurationMs?: number | undefined;
-  /** Long-poll time of a receive that finds nothing (POP's pollTime, ms); 0 answers at once. Default 15 000. */
+  /**
+   * Long-poll time of a receive that finds nothing (POP's pollTime), in milliseconds, 0..300000;
+   * 0 answers at once.
+   * @default 15000
+   */
   awaitDurationMs?: number | undefined;
-  /** Where a group without an offset starts: MIN (the oldest message) or MAX (the newest). Default MAX, as Java's CONSUME_FROM_LAST_OFFSET. */
+  /**
+   * Where a group without an offset starts: MIN (the oldest message) or MAX (the newest, as Java's
+   * CONSUME_FROM_LAST_OFFSET).
+   * @default "MAX"
+   */
   initMode?: 'MIN' | 'MAX' | undefined;
   /**
    * Order pop (`order=true`, for orderly topics): the broker hands out a queue's messages in order
    * and none of the queue's later messages while any of them is neither acked nor back to visible;
-   * a redelivery carries reconsumeTimes from the broker's orderCountInfo. Default false.
+   * a redelivery carries reconsumeTimes from the broker's orderCountInfo.
+   * @default false
    */
   orderly?: boolean | undefined;
-  /** Timeout of ACK and CHANGE_INVISIBLETIME calls (ms). Default 3000 (Java's ack timeout). */
+  /**
+   * Timeout of ACK and CHANGE_INVISIBLETIME calls, in milliseconds (Java's ack timeout).
+   * @default 3000
+   */
   ackTimeoutMs?: number | undefined;
-  /** OpenTelemetry metrics (lib/metrics): rocketmq_delivery_latency per receive, as Java's SimpleConsumer; default the global provider. */
+  /**
+   * OpenTelemetry metrics (lib/metrics): rocketmq_delivery_latency per receive, as Java's
+   * SimpleConsumer; false turns them off.
+   * @default undefined (the global meter provider, when `@opentelemetry/api` is installed)
+   */
   metrics?: MetricsOptions | undefined;
 }
 

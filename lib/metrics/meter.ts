@@ -19,7 +19,10 @@ export type MetricsOptions =
 
 /** The option as the clients' option interfaces carry it. */
 export interface MetricsOption {
-  /** OpenTelemetry metrics of the RocketMQ 5.x clients (lib/metrics/README.md); default: the global meter provider. */
+  /**
+   * OpenTelemetry metrics of the RocketMQ 5.x clients (lib/metrics/README.md); false turns them off.
+   * @default undefined (the global meter provider, when `@opentelemetry/api` is installed)
+   */
   metrics?: MetricsOptions;
 }
 

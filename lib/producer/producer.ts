@@ -53,17 +53,28 @@ export const selectMessageQueueByHash: MessageQueueSelector = (queues, _msg, arg
 
 /** Options of one send: which queue (a selector and its argument, or the queue itself) and its timeout. */
 export interface SendOptions {
-  /** Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere). */
+  /**
+   * Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere).
+   * @default undefined (queues taken in turn, retried on another broker after a failure)
+   */
   selector?: MessageQueueSelector;
-  /** Argument handed to the selector. */
+  /**
+   * Argument handed to the selector.
+   * @default undefined
+   */
   arg?: unknown;
-  /** Send to exactly this queue (one attempt). */
+  /**
+   * Send to exactly this queue (one attempt).
+   * @default undefined (the producer chooses)
+   */
   queue?: MessageQueue;
-  /** Overrides sendMsgTimeoutMs for this call. */
+  /**
+   * Budget of this call including retries, in milliseconds.
+   * @default the producer's sendMsgTimeoutMs
+   */
   timeoutMs?: number;
 }
 
-/** What `producer.stats()` returns: sends since start. */
 /** Producer.health(): plain data for a readiness probe. */
 export interface ProducerHealth {
   state: string;
@@ -73,6 +84,7 @@ export interface ProducerHealth {
   brokers: BrokerHealth[];
 }
 
+/** What `producer.stats()` returns: sends since start. */
 export interface ProducerStats {
   sent: number;
   failed: number;

@@ -51,12 +51,26 @@ export interface TransactionListener {
 }
 
 export interface TransactionProducerOptions extends ProducerOptions {
+  /**
+   * Runs the local transaction of each sendMessageInTransaction() and answers the broker's
+   * check-backs (required).
+   */
   transactionListener: TransactionListener;
-  /** A check the listener has not answered within this many ms is answered UNKNOW. Default 10 000. */
+  /**
+   * A check-back the listener has not answered within this many milliseconds is answered UNKNOW.
+   * @default 10000
+   */
   checkTimeoutMs?: number;
-  /** Checks answered at once (Java runs them on one thread: checkThreadPoolMinSize/MaxSize 1). Default 1. */
+  /**
+   * Check-backs answered at once, 1..1000 (Java runs them on one thread: checkThreadPoolMinSize/MaxSize 1).
+   * @default 1
+   */
   checkConcurrency?: number;
-  /** Checks waiting for a slot; further ones are dropped and asked again by the broker (Java's checkRequestHoldMax). Default 2000. */
+  /**
+   * Check-backs waiting for a slot; further ones are dropped and asked again by the broker (Java's
+   * checkRequestHoldMax).
+   * @default 2000
+   */
   checkRequestHoldMax?: number;
 }
 

@@ -38,8 +38,15 @@ export type RequestProcessor = (
 
 /** Options of one request: its timeout and a signal that aborts it (RemotingAbortError). */
 export interface InvokeOptions {
-  /** Default: the connection's `defaultTimeoutMs` (3000). */
+  /**
+   * Timeout of this request, in milliseconds.
+   * @default the client's defaultTimeoutMs (3000)
+   */
   timeoutMs?: number;
+  /**
+   * Aborts the request: it rejects with RemotingAbortError (the answer, if it comes, is dropped).
+   * @default undefined (not abortable)
+   */
   signal?: AbortSignal;
 }
 

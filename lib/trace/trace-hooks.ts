@@ -8,9 +8,15 @@ import { TOPIC_MAX_LENGTH, isTopicOrGroupIllegal } from '../../protocol/resource
 
 /** The trace options of a Producer or PushConsumer (Java's enableMsgTrace and customizedTraceTopic). */
 export interface TraceOptions {
-  /** Write Pub (producer) or SubBefore/SubAfter (consumer) trace records; default false. */
+  /**
+   * Write Pub (producer) or SubBefore/SubAfter (consumer) trace records.
+   * @default false
+   */
   enableTrace?: boolean;
-  /** Topic the records go to; default RMQ_SYS_TRACE_TOPIC (the broker creates it with traceTopicEnable=true). */
+  /**
+   * Topic the records go to (the broker creates RMQ_SYS_TRACE_TOPIC with traceTopicEnable=true).
+   * @default "RMQ_SYS_TRACE_TOPIC"
+   */
   traceTopic?: string;
 }
 
