@@ -45,23 +45,29 @@ export const ConsumerEvents = {
 
 /** The queues of one topic before and after a rebalance changed them. */
 export interface RebalanceEvent {
+  /** The topic whose queues changed (its retry topic is a topic of its own). */
   topic: string;
   /** Queues held before (empty at the first rebalance). */
   before: MessageQueue[];
+  /** Queues held now. */
   after: MessageQueue[];
+  /** Queues in `after` and not in `before`: their pulls start. */
   added: MessageQueue[];
+  /** Queues in `before` and not in `after`: their offsets are committed and their pulls stop. */
   removed: MessageQueue[];
 }
 
 /** A pull's answer. */
 export interface PullEvent {
+  /** The queue pulled. */
   queue: MessageQueue;
   /** The broker that answered. */
   brokerAddr: string;
+  /** The broker's answer: FOUND, NO_NEW_MSG, NO_MATCHED_MSG or OFFSET_ILLEGAL. */
   status: PullStatus;
   /** Messages handed to the consume service (after the tag filter); 0 unless FOUND. */
   found: number;
-  /** From sending the pull to its answer, long-poll hold included (consumer's clock). */
+  /** From sending the pull to its answer, in milliseconds, long-poll hold included (consumer's clock). */
   latencyMs: number;
   /** The offset the next pull asks for. */
   nextOffset: number;
@@ -69,21 +75,25 @@ export interface PullEvent {
 
 /** A queue's pulls stopped (pause) or started again (resume) by flow control. */
 export interface FlowControlEvent {
+  /** The queue whose pulls stopped or started again. */
   queue: MessageQueue;
   /** count: more cached messages than pullThresholdForQueue; size: more MiB than pullThresholdSizeForQueueMiB; span: consumeConcurrentlyMaxSpan. */
   reason: FlowControlReason;
-  /** The queue's cache when the event was emitted. */
+  /** Messages in the queue's cache when the event was emitted. */
   cachedMessages: number;
+  /** Bytes of message bodies in the queue's cache when the event was emitted. */
   cachedBytes: number;
-  /** resume only: how long the queue's pulls were paused. */
+  /** resume only: how long the queue's pulls were paused, in milliseconds. */
   pausedMs?: number;
 }
 
 /** An offset the consumer sent to the broker (the periodic and final flushes). */
 export interface OffsetCommitEvent {
+  /** The queue whose offset was sent. */
   queue: MessageQueue;
   /** The next offset to consume (what the broker stores). */
   offset: number;
+  /** The broker it was sent to. */
   brokerAddr: string;
 }
 
@@ -98,8 +108,11 @@ export type CrashedPart = 'pull' | 'rebalance';
  * drops and re-creates it), or a rebalance round (the next one runs at its period).
  */
 export interface CrashEvent {
+  /** What stopped: a queue's pulls or a rebalance round. */
   part: CrashedPart;
+  /** What was thrown. */
   error: unknown;
+  /** part "pull": the queue whose pulls stopped. */
   queue?: MessageQueue | undefined;
 }
 

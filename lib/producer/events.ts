@@ -26,14 +26,17 @@ export const ProducerEvents = {
 
 /** One send attempt (a retry on another queue is another event), as the metric rocketmq_send_cost_time counts them. */
 export interface SendEvent {
+  /** The message's topic. */
   topic: string;
+  /** The queue the attempt went to. */
   queue: MessageQueue;
   /** The broker's status, or FAILED when the attempt threw (`error`). */
   status: SendStatus | 'FAILED';
-  /** From the attempt's start to its answer or failure (producer's clock). */
+  /** From the attempt's start to its answer or failure, in milliseconds (producer's clock). */
   latencyMs: number;
   /** Messages the attempt carried (a batch's size, else 1). */
   messages: number;
+  /** Status FAILED: why the attempt failed. */
   error?: Error | undefined;
 }
 

@@ -6,16 +6,21 @@ import type { RemotingTimeoutError } from './errors.js';
 
 /** A request that got no answer within its timeout (RemotingTimeoutError's fields). */
 export interface RequestTimeoutEvent {
+  /** The address ("host:port") of the broker or name server asked. */
   brokerAddr: string;
   /** Request code (e.g. 11 PULL_MESSAGE, 310 SEND_MESSAGE_V2). */
   code: number;
+  /** The request's opaque (its id on the connection). */
   opaque: number;
+  /** How long the request waited, in milliseconds. */
   elapsedMs: number;
+  /** The request's timeout, in milliseconds. */
   timeoutMs: number;
 }
 
 /** A connection to a broker or name server opened or closed. */
 export interface ConnectionEvent {
+  /** The address ("host:port") of the broker or name server. */
   brokerAddr: string;
   /** disconnect only: why it closed (undefined when it was closed on purpose). */
   error?: Error | undefined;
