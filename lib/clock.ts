@@ -3,18 +3,25 @@
  * (default `systemClock`), and every timer and timestamp of lib/ goes through it, so tests drive
  * minutes of consumer or broker time in milliseconds with a ManualClock. Timers of the system
  * clock are unref'd: sockets, not timers, keep a process alive.
+ * @category Testing with the embedded broker
  */
 export interface Clock {
   now(): number;
   setTimeout(fn: () => void, ms: number): ClockTimer;
   clearTimeout(timer: ClockTimer): void;
 }
-/** A timer handle of a Clock, to pass back to its `clearTimeout`. */
+/**
+ * A timer handle of a Clock, to pass back to its `clearTimeout`.
+ * @category Testing with the embedded broker
+ */
 export interface ClockTimer {
   readonly __clockTimer?: never;
 }
 
-/** The real clock: Date.now and unref'd Node timers. The default of every `clock` option. */
+/**
+ * The real clock: Date.now and unref'd Node timers. The default of every `clock` option.
+ * @category Testing with the embedded broker
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
@@ -38,6 +45,7 @@ interface ManualTimer extends ClockTimer {
 /**
  * A clock that moves only when told to. `advance(ms)` fires due timers in time order (timers
  * scheduled by a firing timer inside the window fire too).
+ * @category Testing with the embedded broker
  */
 export class ManualClock implements Clock {
   private time: number;

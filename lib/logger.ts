@@ -3,6 +3,7 @@
  * `debug`, `info`, `warn` and `error` methods taking a message string. `console` fits, and so do pino
  * and winston loggers. Every line is one complete sentence that names what failed (an address, a
  * group, a topic) and why; no payloads are ever logged.
+ * @category Shared by every client
  */
 export interface Logger {
   debug(message: string): void;
@@ -14,6 +15,7 @@ export interface Logger {
 /**
  * The `logger` option: a Logger, or `false` to log nothing.
  * @default warn and error lines to stderr through `console`, prefixed "rocketwire:"
+ * @category Shared by every client
  */
 export type LoggerOption = Logger | false;
 

@@ -1,6 +1,7 @@
 /**
  * A stored message as a consumer receives it (MessageExt in Java), decoded from the commit-log
  * record of §7.1. `body` is a view into the pull response body unless it was decompressed.
+ * @category Consuming
  */
 export interface MessageExt {
   topic: string;

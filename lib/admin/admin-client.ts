@@ -169,6 +169,7 @@ export function permText(perm: number): string {
  * topic or group is UnknownTopicError / UnknownGroupError naming it, a write the broker refuses
  * for want of permission AdminPermissionError, anything else the BrokerError or RemotingError of
  * the call.
+ * @category Admin
  */
 export class AdminClient {
   readonly instance: MQClientInstance;

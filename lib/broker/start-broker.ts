@@ -9,7 +9,10 @@ import { NameServer } from './name-server.js';
 import { stderrWarn } from './atomic-file.js';
 import { resolveLogger, type LoggerOption } from '../logger.js';
 
-/** Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names). */
+/**
+ * Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names).
+ * @category Testing with the embedded broker
+ */
 export interface StartBrokerOptions extends BrokerTuning {
   /**
    * Address to listen on and to advertise (STOREHOST, routes).
@@ -51,7 +54,10 @@ export interface StartBrokerOptions extends BrokerTuning {
   logger?: LoggerOption;
 }
 
-/** A running embedded name server and its brokers, as startBroker returns them. */
+/**
+ * A running embedded name server and its brokers, as startBroker returns them.
+ * @category Testing with the embedded broker
+ */
 export interface EmbeddedBroker {
   /** "host:port" of the name server. */
   namesrv: string;
@@ -77,7 +83,10 @@ export function brokerName(i: number): string {
   return `broker-${s}`;
 }
 
-/** Start a name server and N brokers in this process. */
+/**
+ * Start a name server and N brokers in this process.
+ * @category Testing with the embedded broker
+ */
 export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
   const host = options.host ?? '127.0.0.1';
   const count = options.brokers ?? 1;

@@ -13,10 +13,16 @@ const log = createDebug('rocketwire:capture');
 /** Name server, broker, broker VIP port, and the proxy's remoting ports. */
 export const ROCKETMQ_PORTS: readonly number[] = [9876, 10911, 10909, 8080, 8081];
 
-/** Input formats: pcap, pcapng, or `raw`: remoting frames back to back, with no capture around them. */
+/**
+ * Input formats: pcap, pcapng, or `raw`: remoting frames back to back, with no capture around them.
+ * @category Capture
+ */
 export type InputFormat = 'pcap' | 'pcapng' | 'raw';
 
-/** The request a response answers, as remembered when the request went by. */
+/**
+ * The request a response answers, as remembered when the request went by.
+ * @category Capture
+ */
 export interface SeenRequest {
   code: number;
   ts: number | null;
@@ -25,7 +31,10 @@ export interface SeenRequest {
   dst: string | null;
 }
 
-/** A frame found in the input. `cmd.body` is a view that is only valid during the callback. */
+/**
+ * A frame found in the input. `cmd.body` is a view that is only valid during the callback.
+ * @category Capture
+ */
 export interface DecodedFrame {
   cmd: RemotingCommand;
   /** Capture time of the packet that completed the frame (null for raw frame files). */
@@ -41,7 +50,10 @@ export interface DecodedFrame {
   request: SeenRequest | null;
 }
 
-/** Options of a CaptureDecoder; every one has a default. */
+/**
+ * Options of a CaptureDecoder; every one has a default.
+ * @category Capture
+ */
 export interface CaptureDecoderOptions {
   /**
    * Extra ports whose flows are RocketMQ remoting (in addition to ROCKETMQ_PORTS).
@@ -77,7 +89,10 @@ export interface CaptureDecoderOptions {
   maxPendingRequests?: number;
 }
 
-/** What the decoder calls: `frame` for every frame found, `problem` for what it could not read or lost. */
+/**
+ * What the decoder calls: `frame` for every frame found, `problem` for what it could not read or lost.
+ * @category Capture
+ */
 export interface CaptureDecoderHandlers {
   frame(f: DecodedFrame): void;
   problem(p: CaptureProblem): void;
@@ -114,6 +129,7 @@ interface Flow {
  * heads announce: flows are forgotten on FIN/RST, a partial frame's buffer grows as its bytes
  * arrive, and what all flows hold together is bounded (maxTotalBufferedBytes): past it, the flows
  * idle longest drop what they hold and say so.
+ * @category Capture
  */
 export class CaptureDecoder {
   private readonly ports: Set<number>;

@@ -7,7 +7,10 @@ import { decodeMessages } from '../../protocol/message-decoder.js';
 import type { MessageExt } from '../../protocol/message-ext.js';
 import { MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2 } from '../../protocol/message-record.js';
 
-/** A stored message as the decoder prints it: these MessageExt fields, with the body as base64 or a length. */
+/**
+ * A stored message as the decoder prints it: these MessageExt fields, with the body as base64 or a length.
+ * @category Capture
+ */
 export type MessageDescription = Pick<
   MessageExt,
   | 'topic'
@@ -34,6 +37,7 @@ export type MessageDescription = Pick<
  * One frame as `rocketwire decode` prints it (one JSON line, one msgpack object). `ts`, `src` and
  * `dst` come from the capture; `requestCode`/`latencyMs` from pairing a response with the request
  * of the same opaque on the same connection.
+ * @category Capture
  */
 export interface FrameDescription {
   ts?: number;
@@ -133,7 +137,10 @@ function decodeMessagesTolerant(body: Buffer): MessageExt[] {
   }
 }
 
-/** Where a frame was seen and what it answers; all optional (raw frame files have no addresses). */
+/**
+ * Where a frame was seen and what it answers; all optional (raw frame files have no addresses).
+ * @category Capture
+ */
 export interface FrameContext {
   ts?: number | undefined;
   src?: string | undefined;
@@ -146,6 +153,7 @@ export interface FrameContext {
 /**
  * The context of a frame the capture decoder found: its time and addresses, and for a response the
  * request it answers and the latency since it (microsecond-rounded milliseconds).
+ * @category Capture
  */
 export function frameContext(f: DecodedFrame): FrameContext {
   const req = f.request;
@@ -158,7 +166,10 @@ export function frameContext(f: DecodedFrame): FrameContext {
   };
 }
 
-/** Options of describeCommand. */
+/**
+ * Options of describeCommand.
+ * @category Capture
+ */
 export interface DescribeOptions {
   /**
    * Give message bodies as base64. A readable table does not show them, and skips the
@@ -168,7 +179,10 @@ export interface DescribeOptions {
   messageBodies?: boolean;
 }
 
-/** Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order). */
+/**
+ * Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order).
+ * @category Capture
+ */
 export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}, options: DescribeOptions = {}): FrameDescription {
   const d = describeHeader(cmd, ctx);
   const body = cmd.body;

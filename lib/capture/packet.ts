@@ -17,6 +17,7 @@ export interface CapturedPacket {
 /**
  * Something that could not be decoded. `lost` says whether data was lost (the CLI then exits
  * non-zero); other problems are informational.
+ * @category Capture
  */
 export interface CaptureProblem {
   message: string;

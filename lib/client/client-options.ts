@@ -10,6 +10,7 @@ import { resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 /**
  * Options of a client instance. All consumers and producers of one process that end up with the same
  * clientId share one instance, so these describe the connection side only.
+ * @category Shared by every client
  */
 export interface ClientOptions {
   /**
@@ -121,7 +122,10 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl
   namesrvAddrs: string[];
 }
 
-/** Raised for a client option outside its range; `option` names it. */
+/**
+ * Raised for a client option outside its range; `option` names it.
+ * @category Errors
+ */
 export class ClientOptionError extends OptionError {
   override readonly name = 'ClientOptionError';
   override readonly errorCode = 'ERR_CLIENT_OPTION';

@@ -35,6 +35,7 @@ const log = createDebug('rocketwire:client');
 /**
  * A name server stopped answering (`error` set) or answers again after failing (`error` undefined):
  * the clients' `'nameServerError'` and `'nameServerReachable'` events.
+ * @category Shared by every client
  */
 export interface NameServerStatus {
   addr: string;

@@ -1,23 +1,34 @@
 import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../protocol/index.js';
 
-/** Results of a concurrent handler (ConsumeConcurrentlyStatus). */
+/**
+ * Results of a concurrent handler (ConsumeConcurrentlyStatus).
+ * @category Consuming
+ */
 export const ConsumeConcurrentlyStatus = {
   CONSUME_SUCCESS: 'CONSUME_SUCCESS',
   RECONSUME_LATER: 'RECONSUME_LATER',
 } as const;
+/** @category Consuming */
 export type ConsumeConcurrentlyStatus = (typeof ConsumeConcurrentlyStatus)[keyof typeof ConsumeConcurrentlyStatus];
 
-/** Results of an orderly handler (ConsumeOrderlyStatus); COMMIT/ROLLBACK only matter with autoCommit off. */
+/**
+ * Results of an orderly handler (ConsumeOrderlyStatus); COMMIT/ROLLBACK only matter with autoCommit off.
+ * @category Consuming
+ */
 export const ConsumeOrderlyStatus = {
   SUCCESS: 'SUCCESS',
   SUSPEND_CURRENT_QUEUE_A_MOMENT: 'SUSPEND_CURRENT_QUEUE_A_MOMENT',
   COMMIT: 'COMMIT',
   ROLLBACK: 'ROLLBACK',
 } as const;
+/** @category Consuming */
 export type ConsumeOrderlyStatus = (typeof ConsumeOrderlyStatus)[keyof typeof ConsumeOrderlyStatus];
 
-/** Per-call context of a concurrent handler (ConsumeConcurrentlyContext). */
+/**
+ * Per-call context of a concurrent handler (ConsumeConcurrentlyContext).
+ * @category Consuming
+ */
 export interface ConsumeConcurrentlyContext {
   readonly messageQueue: MessageQueue;
   /**
@@ -28,7 +39,10 @@ export interface ConsumeConcurrentlyContext {
   ackIndex: number;
 }
 
-/** Per-call context of an orderly handler (ConsumeOrderlyContext). */
+/**
+ * Per-call context of an orderly handler (ConsumeOrderlyContext).
+ * @category Consuming
+ */
 export interface ConsumeOrderlyContext {
   readonly messageQueue: MessageQueue;
   autoCommit: boolean;
@@ -52,6 +66,7 @@ export type AsyncConsumeResult<Status extends string> = Status | void | undefine
  * messages (a deliberate departure from Java, where null means RECONSUME_LATER); a throw, a
  * rejection or RECONSUME_LATER retries them; any other value retries them too and is reported
  * (a warn line once per value and the consumer's 'handlerResultInvalid' event).
+ * @category Consuming
  */
 export type MessageListenerConcurrently = (
   msgs: MessageExt[],
@@ -62,6 +77,7 @@ export type MessageListenerConcurrently = (
  * An orderly handler. Returning or resolving nothing is SUCCESS (Java: SUSPEND); a throw, a
  * rejection or SUSPEND_CURRENT_QUEUE_A_MOMENT suspends the queue and hands the messages over again
  * later; any other value suspends too and is reported as for a concurrent handler.
+ * @category Consuming
  */
 export type MessageListenerOrderly = (
   msgs: MessageExt[],

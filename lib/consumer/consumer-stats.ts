@@ -96,7 +96,10 @@ export class ConsumerStatsRecorder {
   consumeRtCount = 0;
 }
 
-/** Per-queue figures of stats(). */
+/**
+ * Per-queue figures of stats().
+ * @category Consuming
+ */
 export interface QueueStats {
   topic: string;
   brokerName: string;
@@ -114,7 +117,10 @@ export interface QueueStats {
   dropped: boolean;
 }
 
-/** What `consumer.stats()` returns: totals and rates of the consumer and, per held queue, its QueueStats. */
+/**
+ * What `consumer.stats()` returns: totals and rates of the consumer and, per held queue, its QueueStats.
+ * @category Consuming
+ */
 export interface ConsumerStats {
   consumerGroup: string;
   clientId: string;

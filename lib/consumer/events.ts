@@ -15,7 +15,10 @@ const log = createDebug('rocketwire:consumer');
 // event, a documented payload each, `on()` returning the function that removes the listener. The
 // consumer builds a payload only when someone listens to its event.
 
-/** The names of a PushConsumer's events: `consumer.on(ConsumerEvents.REBALANCE, (e) => …)`. */
+/**
+ * The names of a PushConsumer's events: `consumer.on(ConsumerEvents.REBALANCE, (e) => …)`.
+ * @category Consuming
+ */
 export const ConsumerEvents = {
   /** UndecodableMessageError: a stored message was skipped because it cannot be decoded (once per record). */
   UNDECODABLE: 'undecodable',
@@ -43,7 +46,10 @@ export const ConsumerEvents = {
   CRASH: 'crash',
 } as const;
 
-/** The queues of one topic before and after a rebalance changed them. */
+/**
+ * The queues of one topic before and after a rebalance changed them.
+ * @category Consuming
+ */
 export interface RebalanceEvent {
   /** The topic whose queues changed (its retry topic is a topic of its own). */
   topic: string;
@@ -57,7 +63,10 @@ export interface RebalanceEvent {
   removed: MessageQueue[];
 }
 
-/** A pull's answer. */
+/**
+ * A pull's answer.
+ * @category Consuming
+ */
 export interface PullEvent {
   /** The queue pulled. */
   queue: MessageQueue;
@@ -73,7 +82,10 @@ export interface PullEvent {
   nextOffset: number;
 }
 
-/** A queue's pulls stopped (pause) or started again (resume) by flow control. */
+/**
+ * A queue's pulls stopped (pause) or started again (resume) by flow control.
+ * @category Consuming
+ */
 export interface FlowControlEvent {
   /** The queue whose pulls stopped or started again. */
   queue: MessageQueue;
@@ -87,7 +99,10 @@ export interface FlowControlEvent {
   pausedMs?: number;
 }
 
-/** An offset the consumer sent to the broker (the periodic and final flushes). */
+/**
+ * An offset the consumer sent to the broker (the periodic and final flushes).
+ * @category Consuming
+ */
 export interface OffsetCommitEvent {
   /** The queue whose offset was sent. */
   queue: MessageQueue;
@@ -99,13 +114,17 @@ export interface OffsetCommitEvent {
 
 export type { ConnectionEvent, RequestTimeoutEvent } from '../remoting/events.js';
 
-/** Which part an unexpected error stopped. */
+/**
+ * Which part an unexpected error stopped.
+ * @category Consuming
+ */
 export type CrashedPart = 'pull' | 'rebalance';
 
 /**
  * An unexpected error (a bug, or a user strategy or hook that threw) stopped a part: the pulls of
  * one queue (`queue` given: its pull request was lost; the queue is pulled again once a rebalance
  * drops and re-creates it), or a rebalance round (the next one runs at its period).
+ * @category Consuming
  */
 export interface CrashEvent {
   /** What stopped: a queue's pulls or a rebalance round. */

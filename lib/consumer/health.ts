@@ -4,7 +4,10 @@ import type { PushConsumerImpl } from './push-consumer-impl.js';
 
 export type { BrokerHealth, NameServerHealth };
 
-/** One held queue in health(). */
+/**
+ * One held queue in health().
+ * @category Consuming
+ */
 export interface QueueHealth {
   topic: string;
   brokerName: string;
@@ -25,6 +28,7 @@ export interface QueueHealth {
  * A consumer's health(): plain data a readiness probe can return as JSON. `ready` is true when the
  * consumer runs and a name server has answered; it says nothing about traffic (a quiet topic is
  * healthy). See docs/health.md for a Kubernetes probe.
+ * @category Consuming
  */
 export interface ConsumerHealth {
   state: string;

@@ -25,6 +25,7 @@ let implOf: (consumer: LitePullConsumer) => LitePullConsumerImpl;
  *   for (const m of msgs) handle(m);             // committed at a later poll (autoCommit), or commitSync()
  * }
  * ```
+ * @category Consuming
  */
 export class LitePullConsumer {
   readonly #impl: LitePullConsumerImpl;

@@ -6,6 +6,7 @@ import type { ClientOptions } from '../client/client-options.js';
  * What a user may pass to `new LitePullConsumer(options)`: the options the push consumer shares with
  * Java's DefaultLitePullConsumer, plus the lite pull consumer's own (defaults from
  * DefaultLitePullConsumer, the same in 4.9.8 and 5.3.3).
+ * @category Consuming
  */
 export interface LitePullConsumerOptions
   extends ClientOptions,

@@ -15,7 +15,10 @@ import type { MetricsOption } from '../metrics/meter.js';
 import { clientInstanceOptions, durationOption, groupOption, namesrvAddrOption, type ClientOptions } from '../client/client-options.js';
 import { resolveLogger, type Logger } from '../logger.js';
 
-/** What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional. */
+/**
+ * What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional.
+ * @category Consuming
+ */
 export interface PushConsumerOptions extends ClientOptions, TraceOptions, PopConsumeOptions, MetricsOption {
   /**
    * The consumer group (required: `group` or its alias `consumerGroup`): at most 120 characters of

@@ -58,6 +58,7 @@ export type MessageListenerEither = {
  * sent back to the retry topic with the messages of its call not yet handled; orderly: the queue is
  * suspended and the message handed over again). With consumeMessageBatchMaxSize above 1 the
  * messages of one call are handled one after the other.
+ * @category Consuming
  */
 export interface EachMessageHandler<Orderly extends boolean> {
   eachMessage(
@@ -66,12 +67,18 @@ export interface EachMessageHandler<Orderly extends boolean> {
   ): unknown;
 }
 
-/** The batch handler under a name, as KafkaJS's `eachBatch`: the same as passing the function itself. */
+/**
+ * The batch handler under a name, as KafkaJS's `eachBatch`: the same as passing the function itself.
+ * @category Consuming
+ */
 export interface EachBatchHandler<Orderly extends boolean> {
   eachBatch: PushConsumerListener<Orderly>;
 }
 
-/** What start() and onMessage() take: a batch handler, `{ eachMessage }` or `{ eachBatch }`. */
+/**
+ * What start() and onMessage() take: a batch handler, `{ eachMessage }` or `{ eachBatch }`.
+ * @category Consuming
+ */
 export type PushConsumerHandler<Orderly extends boolean> = PushConsumerListener<Orderly> | EachMessageHandler<Orderly> | EachBatchHandler<Orderly>;
 
 /** The batch listener behind a handler given in any of its three shapes. */
@@ -121,6 +128,7 @@ let implOf: (consumer: PushConsumer<boolean>) => PushConsumerImpl;
  * ...
  * await consumer.shutdown();
  * ```
+ * @category Consuming
  */
 export class PushConsumer<Orderly extends boolean = false> {
   readonly #impl: PushConsumerImpl;

@@ -35,6 +35,7 @@ const log = createDebug('rocketwire:consumer:pop');
  * only offers over gRPC through the proxy; over remoting Java's DefaultMQPushConsumer does the
  * same calls in its pop mode (C/impl/MQClientAPIImpl#popMessageAsync, ackMessageAsync,
  * changeInvisibleTimeAsync).
+ * @category Consuming
  */
 export interface SimpleConsumerOptions extends ClientOptions {
   /** The consumer group (required: `group` or its alias `consumerGroup`). */
@@ -89,20 +90,27 @@ export interface SimpleConsumerOptions extends ClientOptions {
   metrics?: MetricsOptions | undefined;
 }
 
-/** A popped message: the stored message plus what ack and changeInvisibleDuration need. */
+/**
+ * A popped message: the stored message plus what ack and changeInvisibleDuration need.
+ * @category Consuming
+ */
 export interface ReceivedMessage extends MessageExt {
   /** The receipt handle (POP_CK), as Java builds it from the pop answer's extraInfo. */
   readonly receiptHandle: string;
   brokerName: string;
 }
 
-/** What the broker said to an ack: OK, or NO_EXIST (Java's AckStatus) when the offset is no longer in the queue. */
+/**
+ * What the broker said to an ack: OK, or NO_EXIST (Java's AckStatus) when the offset is no longer in the queue.
+ * @category Consuming
+ */
 export type AckStatus = 'OK' | 'NO_EXIST';
 
 /**
  * The peer cannot serve POP over remoting: a 5.x proxy (its route lists itself as every broker,
  * and its remoting POP path does not work, see protocol-facts-5x §B6), or a broker that answers
  * REQUEST_CODE_NOT_SUPPORTED (a 4.x broker, or a POP code that arrived truncated).
+ * @category Errors
  */
 export class PopNotSupportedError extends RocketwireError {
   override readonly name = 'PopNotSupportedError';
@@ -200,6 +208,7 @@ type State = 'CREATED' | 'RUNNING' | 'SHUTDOWN';
  * Java's 5.x SimpleConsumer over remoting: `receive` pops messages (POP_MESSAGE) that stay invisible
  * to the group until acked (`ack`) or their invisible time ends (`changeInvisibleDuration`); the
  * broker owns the assignment and the offsets, so there is no rebalance on the client.
+ * @category Consuming
  */
 export class SimpleConsumer {
   private readonly o: Resolved;

@@ -202,6 +202,7 @@ class AggregatingMeter implements MeterLike {
  * consumed message), this finds the series by the label object's identity. What differs: the
  * temporality is always cumulative (a reader asking for delta gets cumulative), and the SDK's Views
  * do not apply (these are not the SDK's instruments).
+ * @category Metrics and trace
  */
 export class AggregatingMeterProvider implements MeterProviderLike {
   private readonly meters = new Map<string, AggregatingMeter>();

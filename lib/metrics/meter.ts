@@ -9,6 +9,7 @@ const log = createDebug('rocketwire:metrics');
  * the client records to OpenTelemetry's global meter provider when `@opentelemetry/api` is
  * installed and a provider is registered there; otherwise it records nothing and does no work per
  * message. `false` turns metrics off even with a global provider.
+ * @category Metrics and trace
  */
 export type MetricsOptions =
   | false

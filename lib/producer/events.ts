@@ -12,7 +12,10 @@ const log = createDebug('rocketwire:producer');
 // hooks for them and for the metrics (lib/metrics). With no listener and metrics off, a send pays
 // two boolean checks.
 
-/** The names of a Producer's events: `producer.on(ProducerEvents.SEND, (e) => …)`. */
+/**
+ * The names of a Producer's events: `producer.on(ProducerEvents.SEND, (e) => …)`.
+ * @category Producing
+ */
 export const ProducerEvents = {
   /** SendEvent: a send attempt was answered or failed. */
   SEND: 'send',
@@ -24,7 +27,10 @@ export const ProducerEvents = {
   DISCONNECT: 'disconnect',
 } as const;
 
-/** One send attempt (a retry on another queue is another event), as the metric rocketmq_send_cost_time counts them. */
+/**
+ * One send attempt (a retry on another queue is another event), as the metric rocketmq_send_cost_time counts them.
+ * @category Producing
+ */
 export interface SendEvent {
   /** The message's topic. */
   topic: string;
@@ -40,7 +46,10 @@ export interface SendEvent {
   error?: Error | undefined;
 }
 
-/** The events of a Producer, by name (see ProducerEvents). */
+/**
+ * The events of a Producer, by name (see ProducerEvents).
+ * @category Producing
+ */
 export interface ProducerEventMap {
   send: [event: SendEvent];
   requestTimeout: [event: RequestTimeoutEvent];

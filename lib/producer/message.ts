@@ -4,7 +4,10 @@ import { timerProperties } from './timer-message.js';
 import { instanceIdOf } from './producer-namespace.js';
 import { TOPIC_MAX_LENGTH, isNotAllowedSendTopic, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
 
-/** A message to send. */
+/**
+ * A message to send.
+ * @category Producing
+ */
 export interface Message {
   topic: string;
   body: Buffer | Uint8Array | string;
@@ -26,7 +29,10 @@ export interface Message {
   waitStoreMsgOK?: boolean;
 }
 
-/** A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit. */
+/**
+ * A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit.
+ * @category Errors
+ */
 export class MessageValidationError extends RocketwireError {
   override readonly name = 'MessageValidationError';
   override readonly errorCode = 'ERR_MESSAGE_INVALID';

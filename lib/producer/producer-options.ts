@@ -3,7 +3,10 @@ import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkMetricsOptions, type MetricsOption } from '../metrics/meter.js';
 
-/** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
+/**
+ * Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too.
+ * @category Producing
+ */
 export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption {
   /** Producer group (required; not "DEFAULT_PRODUCER"). */
   group: string;
@@ -52,7 +55,10 @@ export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOpt
 
 export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics'>> & { client: ClientOptions; traceTopic: string | undefined };
 
-/** Raised for a producer option outside its range; `option` names it. */
+/**
+ * Raised for a producer option outside its range; `option` names it.
+ * @category Errors
+ */
 export class ProducerOptionError extends OptionError {
   override readonly name = 'ProducerOptionError';
   override readonly errorCode = 'ERR_PRODUCER_OPTION';

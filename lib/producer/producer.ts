@@ -42,16 +42,25 @@ import { messagesIn, ProducerEvents, ProducerInstrumentation, type ProducerEvent
 
 const log = createDebug('rocketwire:producer');
 
-/** Picks the queue of an ordered send (MessageQueueSelector in Java). */
+/**
+ * Picks the queue of an ordered send (MessageQueueSelector in Java).
+ * @category Producing
+ */
 export type MessageQueueSelector = (queues: readonly MessageQueue[], msg: Message, arg: unknown) => MessageQueue;
 
-/** Selector that keeps messages with the same `arg` on one queue (Java's SelectMessageQueueByHash). */
+/**
+ * Selector that keeps messages with the same `arg` on one queue (Java's SelectMessageQueueByHash).
+ * @category Producing
+ */
 export const selectMessageQueueByHash: MessageQueueSelector = (queues, _msg, arg) => {
   const h = Math.abs(javaStringHash(String(arg)));
   return queues[h % queues.length]!;
 };
 
-/** Options of one send: which queue (a selector and its argument, or the queue itself) and its timeout. */
+/**
+ * Options of one send: which queue (a selector and its argument, or the queue itself) and its timeout.
+ * @category Producing
+ */
 export interface SendOptions {
   /**
    * Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere).
@@ -75,7 +84,10 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
-/** Producer.health(): plain data for a readiness probe. */
+/**
+ * Producer.health(): plain data for a readiness probe.
+ * @category Producing
+ */
 export interface ProducerHealth {
   state: string;
   ready: boolean;
@@ -84,7 +96,10 @@ export interface ProducerHealth {
   brokers: BrokerHealth[];
 }
 
-/** What `producer.stats()` returns: sends since start. */
+/**
+ * What `producer.stats()` returns: sends since start.
+ * @category Producing
+ */
 export interface ProducerStats {
   sent: number;
   failed: number;
@@ -134,6 +149,7 @@ interface Prepared {
 /**
  * A producer (DefaultMQProducer): routes from the shared client instance, round-robin queue selection,
  * retries on another broker, zlib compression of large bodies, batches and the TBW102 auto-create flow.
+ * @category Producing
  */
 export class Producer {
   readonly options: ResolvedProducerOptions;

@@ -16,13 +16,17 @@ import type { SendResult } from './send-result.js';
 
 const log = createDebug('rocketwire:producer');
 
-/** Java's LocalTransactionState: what the local transaction (or the checker) says about a half message. */
+/**
+ * Java's LocalTransactionState: what the local transaction (or the checker) says about a half message.
+ * @category Producing
+ */
 export const LocalTransactionState = {
   COMMIT_MESSAGE: 'COMMIT_MESSAGE',
   ROLLBACK_MESSAGE: 'ROLLBACK_MESSAGE',
   /** Java's spelling (sic): not known yet, the broker asks again. */
   UNKNOW: 'UNKNOW',
 } as const;
+/** @category Producing */
 export type LocalTransactionState = (typeof LocalTransactionState)[keyof typeof LocalTransactionState];
 
 /**
@@ -31,10 +35,14 @@ export type LocalTransactionState = (typeof LocalTransactionState)[keyof typeof 
  * `LocalTransactionState | Promise<LocalTransactionState>` refused `async () => 'UNKNOW'` (TS2322).
  * The promise side therefore takes any string; the value is checked at run time, and anything but
  * COMMIT_MESSAGE or ROLLBACK_MESSAGE answers UNKNOW.
+ * @category Producing
  */
 export type LocalTransactionResult = LocalTransactionState | PromiseLike<LocalTransactionState | (string & {})>;
 
-/** Java's TransactionListener. */
+/**
+ * Java's TransactionListener.
+ * @category Producing
+ */
 export interface TransactionListener {
   /**
    * Runs the local transaction after the half message was stored (SEND_OK only). COMMIT_MESSAGE
@@ -50,6 +58,11 @@ export interface TransactionListener {
   checkLocalTransaction(msg: MessageExt): LocalTransactionResult;
 }
 
+/**
+ * Options of a TransactionProducer: a Producer's, plus the transaction listener and the limits of
+ * the broker's check-backs.
+ * @category Producing
+ */
 export interface TransactionProducerOptions extends ProducerOptions {
   /**
    * Runs the local transaction of each sendMessageInTransaction() and answers the broker's
@@ -74,12 +87,18 @@ export interface TransactionProducerOptions extends ProducerOptions {
   checkRequestHoldMax?: number;
 }
 
-/** Java's TransactionSendResult: the half message's send result and what the local transaction said. */
+/**
+ * Java's TransactionSendResult: the half message's send result and what the local transaction said.
+ * @category Producing
+ */
 export interface TransactionSendResult extends SendResult {
   localTransactionState: LocalTransactionState;
 }
 
-/** What `transactionProducer.transactionStats()` returns: transactions ended and check-backs answered, by state. */
+/**
+ * What `transactionProducer.transactionStats()` returns: transactions ended and check-backs answered, by state.
+ * @category Producing
+ */
 export interface TransactionStats {
   /** END_TRANSACTION sent after sendMessageInTransaction, by state. */
   ended: Record<LocalTransactionState, number>;
@@ -126,6 +145,7 @@ interface PendingCheck {
  * local transaction and ends it with END_TRANSACTION (oneway) commit, rollback or "not a
  * transaction" (UNKNOW); the broker's CHECK_TRANSACTION_STATE is answered with the listener's
  * `checkLocalTransaction`, to the broker that asked.
+ * @category Producing
  */
 export class TransactionProducer extends Producer {
   private readonly listener: TransactionListener;

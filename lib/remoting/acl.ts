@@ -9,6 +9,7 @@ import type { RemotingCommand } from '../../protocol/index.js';
  *   3. append the body bytes; HmacSHA1 with the secret key (UTF-8), Base64 with padding;
  *   4. put the result as "Signature".
  * The broker (PlainAccessValidator) recomputes the same over the extFields it receives.
+ * @category Remoting
  */
 export interface AclCredentials {
   accessKey: string;

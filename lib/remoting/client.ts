@@ -7,7 +7,10 @@ import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
 import { RemotingObservers, requestTimeoutEvent, safely, type RemotingObserver } from './events.js';
 
-/** Options of a RemotingClient: header encoding, connections per address, timeouts, TLS, ACL, reconnection and buffer limits. */
+/**
+ * Options of a RemotingClient: header encoding, connections per address, timeouts, TLS, ACL, reconnection and buffer limits.
+ * @category Remoting
+ */
 export interface RemotingClientOptions {
   /**
    * Serialize type of every request this client sends: JSON or ROCKETMQ (the binary form).
@@ -138,6 +141,7 @@ function checkInt(name: string, v: number, min: number, max = Number.MAX_SAFE_IN
  * Calls to many addresses ("host:port"), with a pool of connections per address, opened lazily
  * and reopened with back-off after failures. Requests the brokers initiate on any of these
  * connections go to the processors registered here.
+ * @category Remoting
  */
 export class RemotingClient {
   readonly options: Readonly<RemotingClientOptions>;

@@ -30,13 +30,17 @@ const logFrames = createDebug('rocketwire:frames');
  * and the response flag set by the connection; null sends nothing (the peer times out, as with Java).
  * A throw becomes SYSTEM_ERROR with the error's message as remark. Nothing is ever sent for a oneway
  * request.
+ * @category Remoting
  */
 export type RequestProcessor = (
   request: RemotingCommand,
   conn: RemotingConnection,
 ) => Promise<RemotingCommand | null> | RemotingCommand | null;
 
-/** Options of one request: its timeout and a signal that aborts it (RemotingAbortError). */
+/**
+ * Options of one request: its timeout and a signal that aborts it (RemotingAbortError).
+ * @category Remoting
+ */
 export interface InvokeOptions {
   /**
    * Timeout of this request, in milliseconds.

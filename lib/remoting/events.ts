@@ -4,7 +4,10 @@ import type { RemotingTimeoutError } from './errors.js';
 // closed, and calls that timed out. The consumers and the producer turn these into their
 // 'connect', 'disconnect' and 'requestTimeout' events. With no observer, a call pays one size check.
 
-/** A request that got no answer within its timeout (RemotingTimeoutError's fields). */
+/**
+ * A request that got no answer within its timeout (RemotingTimeoutError's fields).
+ * @category Shared by every client
+ */
 export interface RequestTimeoutEvent {
   /** The address ("host:port") of the broker or name server asked. */
   brokerAddr: string;
@@ -18,7 +21,10 @@ export interface RequestTimeoutEvent {
   timeoutMs: number;
 }
 
-/** A connection to a broker or name server opened or closed. */
+/**
+ * A connection to a broker or name server opened or closed.
+ * @category Shared by every client
+ */
 export interface ConnectionEvent {
   /** The address ("host:port") of the broker or name server. */
   brokerAddr: string;

@@ -6,7 +6,10 @@ import { TraceProducer, traceProducerGroup, type TraceSender } from './trace-pro
 import { ConsumeReturnType, TraceMessageType, type TraceBean, type TraceContext } from './trace-types.js';
 import { TOPIC_MAX_LENGTH, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
 
-/** The trace options of a Producer or PushConsumer (Java's enableMsgTrace and customizedTraceTopic). */
+/**
+ * The trace options of a Producer or PushConsumer (Java's enableMsgTrace and customizedTraceTopic).
+ * @category Metrics and trace
+ */
 export interface TraceOptions {
   /**
    * Write Pub (producer) or SubBefore/SubAfter (consumer) trace records.

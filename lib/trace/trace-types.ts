@@ -4,7 +4,10 @@
  * encoder reads like TraceDataEncoder.
  */
 
-/** TraceType: what a record describes. */
+/**
+ * TraceType: what a record describes.
+ * @category Metrics and trace
+ */
 export type TraceType = 'Pub' | 'SubBefore' | 'SubAfter' | 'EndTransaction' | 'Recall';
 
 /** MessageType, written by its ordinal (Pub and EndTransaction records). */
@@ -33,6 +36,7 @@ export type AccessChannel = 'LOCAL' | 'CLOUD';
 /**
  * One message of a record (TraceBean). Java appends a null String as "null", so the fields a
  * message may lack (tags, keys) are `string | null` and are written that way.
+ * @category Metrics and trace
  */
 export interface TraceBean {
   topic: string;
@@ -53,7 +57,10 @@ export interface TraceBean {
   fromTransactionCheck?: boolean;
 }
 
-/** One trace record (TraceContext); Sub records carry one bean per consumed message. */
+/**
+ * One trace record (TraceContext); Sub records carry one bean per consumed message.
+ * @category Metrics and trace
+ */
 export interface TraceContext {
   traceType: TraceType;
   /** ms since the epoch: when the send or the consumption began. */

@@ -2,7 +2,10 @@ import { toJavaJson } from '../json/java-json.js';
 import { parseFastjson } from '../json/fastjson-parse.js';
 import { asObject, reqNumber, reqString } from './shape.js';
 
-/** A queue: JSON `{"brokerName":…,"queueId":…,"topic":…}` (keys in that order). */
+/**
+ * A queue: JSON `{"brokerName":…,"queueId":…,"topic":…}` (keys in that order).
+ * @category Shared by every client
+ */
 export interface MessageQueue {
   topic: string;
   brokerName: string;
