@@ -3,7 +3,7 @@
 // TCP streams, splits them into remoting frames and pairs each response with its request. Here the
 // capture is built in memory (a pull and its answer carrying two stored messages), so no tcpdump
 // and no broker are needed; `rocketwire decode FILE.pcap` prints the same from a file.
-import { CaptureDecoder, describeCommand, frameContext } from 'rocketwire';
+import { CaptureDecoder, describeCommand, frameContext } from 'rocketwire/capture';
 import {
   createRequest, createResponse, encodeCommand, encodeStoredMessage,
   PullMessageRequestHeader, PullMessageResponseHeader, PullSysFlag, RequestCode, ResponseCode,

@@ -1,7 +1,8 @@
 /**
  * The client side of Apache RocketMQ's remoting protocol: push, lite pull and POP consumers,
- * producers (transactions, timers, request–reply), the admin client, the embedded name server +
- * broker, and the capture decoder.
+ * producers (transactions, timers, request–reply) and the admin client. The embedded name server +
+ * broker is `rocketwire/broker`, the capture decoder `rocketwire/capture`, the codec
+ * `rocketwire/protocol`.
  *
  * @module rocketwire
  */
@@ -9,16 +10,18 @@
 // watches RocketMQ needs, and nothing else.
 //
 // The rule for a name to be here:
-//  * a thing the application creates or calls: PushConsumer, Producer, startBroker, CaptureDecoder
-//    (and the describe/JSON helpers of its records), RemotingClient for raw requests, the clocks;
+//  * a thing the application creates or calls: PushConsumer, Producer, AdminClient, RemotingClient
+//    for raw requests, the clocks;
 //  * a type the application writes down: the options it passes, the results, records, statuses,
 //    contexts and handler types it receives (so it can name them in its own signatures);
 //  * an error it catches, with the base classes of the hierarchy (RocketwireError, RemotingError…).
 // Not here: the runtime behind those classes (client instance, client API, services, rebalance,
 // process queues, offset stores, scheduled tasks, the broker's store and processors), helpers and
 // aliases, and the codec: that is `rocketwire/protocol`, apart from the few codec types the runtime
-// hands out (MessageExt, MessageQueue) and the codec errors it lets through. Internal code, tests
-// and benchmarks import what they need from the folders' own index.ts files.
+// hands out (MessageExt, MessageQueue) and the codec errors it lets through; nor the embedded
+// broker (`rocketwire/broker`, lib/broker/public.ts) and the capture decoder (`rocketwire/capture`,
+// lib/capture/public.ts), which an application that produces and consumes never loads. Internal
+// code, tests and benchmarks import what they need from the folders' own index.ts files.
 //
 // test/api/api-report.txt lists every name exported here with its kind; `npm run api-report`
 // regenerates it and test/api/api-report.test.ts fails when it is out of date.
@@ -137,33 +140,6 @@ export {
   ResponseFieldError,
   type ClientOptions,
 } from './client/index.js';
-
-// Embedded name server + broker.
-export {
-  startBroker,
-  BrokerOptionError,
-  StoreWriteError,
-  type StartBrokerOptions,
-  type EmbeddedBroker,
-} from './broker/index.js';
-
-// Capture decoding: the decoder, its records and their text/JSON forms.
-export {
-  CaptureDecoder,
-  describeCommand,
-  frameContext,
-  frameJson,
-  type CaptureDecoderOptions,
-  type CaptureDecoderHandlers,
-  type CaptureProblem,
-  type DecodedFrame,
-  type SeenRequest,
-  type InputFormat,
-  type FrameDescription,
-  type MessageDescription,
-  type FrameContext,
-  type DescribeOptions,
-} from './capture/index.js';
 
 // Remoting: the raw request/response client, and the errors every request may end in.
 export {

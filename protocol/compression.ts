@@ -1,8 +1,14 @@
-import { deflateSync, inflateSync } from 'node:zlib';
-import { decompress as zstdDecompress } from 'fzstd';
+import { createRequire } from 'node:module';
 import { ProtocolError, UnsupportedCompressionError } from './errors.js';
 import { lz4FrameDecompress, lz4FrameStore } from './lz4-frame.js';
 import { compressionTypeOf, type CompressionType } from './sys-flag.js';
+
+// node:zlib and fzstd are required on the first compressed body, not when the package is imported
+// (issue 28: import cost). fzstd's CommonJS build: a synchronous require, as decoding is synchronous.
+const requireHere = createRequire(import.meta.url);
+let zlibModule: typeof import('node:zlib') | undefined;
+const zlib = (): typeof import('node:zlib') => (zlibModule ??= requireHere('node:zlib') as typeof import('node:zlib'));
+let zstdDecompress: typeof import('fzstd').decompress | undefined;
 
 /**
  * Message body compression (§7.4): ZLIB = zlib stream (Java Deflater), LZ4 = LZ4 *frame* format,
@@ -30,13 +36,14 @@ export function decompress(body: Uint8Array, type: CompressionType, offset = 0):
   try {
     switch (type) {
       case 'ZLIB':
-        return inflateSync(body, { maxOutputLength: MAX_DECOMPRESSED_BODY });
+        return zlib().inflateSync(body, { maxOutputLength: MAX_DECOMPRESSED_BODY });
       case 'LZ4':
         return lz4FrameDecompress(body, { maxOutputLength: MAX_DECOMPRESSED_BODY });
       case 'ZSTD': {
         // fzstd takes no output limit and allocates what a frame header declares (up to 2 GiB):
         // the frames are walked first and refused when they could exceed the limit.
         checkZstdBound(body, MAX_DECOMPRESSED_BODY);
+        zstdDecompress ??= (requireHere('fzstd') as typeof import('fzstd')).decompress;
         const u = zstdDecompress(body);
         return Buffer.from(u.buffer, u.byteOffset, u.length);
       }
@@ -131,7 +138,7 @@ export interface CompressOptions {
 export function compress(body: Uint8Array, type: CompressionType, options: CompressOptions = {}): Buffer {
   switch (type) {
     case 'ZLIB':
-      return deflateSync(body, { level: options.level ?? 5 });
+      return zlib().deflateSync(body, { level: options.level ?? 5 });
     case 'LZ4':
       return lz4FrameStore(body);
     default:

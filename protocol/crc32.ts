@@ -1,4 +1,4 @@
-import * as zlib from 'node:zlib';
+import { createRequire } from 'node:module';
 
 /**
  * CRC-32 with the zlib polynomial (0xEDB88320 reflected), as java.util.zip.CRC32 computes it.
@@ -38,10 +38,12 @@ export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, seed = 0
 }
 
 type NativeCrc32 = (data: Uint8Array, value?: number) => number;
-const nativeCrc32: NativeCrc32 | undefined = (zlib as unknown as { crc32?: NativeCrc32 }).crc32;
+// node:zlib is required on the first CRC, not when the package is imported (issue 28: import cost).
+let nativeCrc32: NativeCrc32 | undefined | null = null;
 
 /** CRC-32 of bytes[start, end): native zlib.crc32 when available, else the table version. */
 export function fastCrc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  if (nativeCrc32 === null) nativeCrc32 = (createRequire(import.meta.url)('node:zlib') as { crc32?: NativeCrc32 }).crc32;
   if (nativeCrc32 !== undefined) {
     return nativeCrc32(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)) >>> 0;
   }

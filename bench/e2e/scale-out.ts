@@ -4,7 +4,7 @@
  * broker-a and broker-b, jars from Maven Central through the interop harness), creates a topic with
  * --queues queues on each group, and for 1, 2 and 4 processes runs
  * `rocketwire bench --consumers N --vs java` on a topic of its own: N rocketwire processes and N
- * Java DefaultMQPushConsumer processes in one group each round (see lib/cli/bench/group.ts).
+ * Java DefaultMQPushConsumer processes in one group each round (see bench/harness/group.ts).
  * Prints a table (processes × client → msgs/s median and spread over the rounds, duplicates), or
  * one JSON object with --json.
  *

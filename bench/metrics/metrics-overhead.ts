@@ -15,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { startChildBroker } from '../../lib/cli/bench/embedded.js';
+import { startChildBroker } from '../harness/embedded.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { AggregatingMeterProvider } from '../../lib/metrics/aggregating-meter.js';

@@ -13,7 +13,7 @@
  *     [--broker-cpu-prof DIR]   the child broker runs under node --cpu-prof, its profile written to DIR at exit
  */
 import { parseArgs } from 'node:util';
-import { startChildBroker } from '../../lib/cli/bench/embedded.js';
+import { startChildBroker } from '../harness/embedded.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
 import { Producer } from '../../lib/producer/index.js';

@@ -180,10 +180,28 @@ export class AdminClient {
     this.instance = MQClientInstance.acquire({ instanceName: `admin-${process.pid}-${Math.random().toString(36).slice(2, 8)}`, ...options });
   }
 
+  /**
+   * Checks that a name server answers (NameServerUnavailableError otherwise, retriable, naming
+   * each address): optional, every call connects on its own; a readiness check for tools.
+   */
+  async connect(): Promise<void> {
+    await this.instance.checkNameServer('TBW102');
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.instance.release();
+  }
+
+  /** close(), under the name the other clients use. */
+  shutdown(): Promise<void> {
+    return this.close();
+  }
+
+  /** `await using admin = new AdminClient(…)` closes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   // ------------------------------------------------------------------ plumbing

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { AUTO_CREATE_TOPIC_KEY_TOPIC, PermName, SCHEDULE_TOPIC, type SerializeTypeName } from '../../protocol/index.js';
 import { RemotingServer, type RemotingConnection } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';

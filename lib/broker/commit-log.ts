@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   BLANK_MAGIC_CODE,
   MESSAGE_MAGIC_CODE_V1,

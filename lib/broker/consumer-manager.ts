@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { SubscriptionData } from '../../protocol/index.js';
 import type { RemotingConnection } from '../remoting/index.js';
 import { ChannelExpiredError } from './errors.js';

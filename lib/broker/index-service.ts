@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { decodeMessage, MessageConst } from '../../protocol/internal.js';
 import { stderrWarn, type StoreWarn } from './atomic-file.js';
 

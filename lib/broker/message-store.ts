@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { Clock } from '../clock.js';
 import { CommitLog, lostBytes } from './commit-log.js';
 import { StorePathError, StoreWriteError } from './errors.js';

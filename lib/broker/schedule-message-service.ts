@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffsetFile, SCHEDULE_TOPIC } from '../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';

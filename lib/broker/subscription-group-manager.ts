@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   decodeSubscriptionGroupWrapper,
   encodeSubscriptionGroupWrapper,

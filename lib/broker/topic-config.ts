@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { PermName, type CreateTopicRequestHeader, type TopicConfigBody } from '../../protocol/index.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import { checkTopicName, isSystemTopic, parseFastjson } from '../../protocol/internal.js';

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { isOneway, isResponse, type RemotingCommand } from '../../protocol/command.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame.js';
 import type { CaptureProblem, CapturedPacket, RecordReader } from './packet.js';

@@ -211,7 +211,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
   // The table shows message sizes, not bodies: no base64 to compute. msgpack is loaded only when used.
   const describeOptions = { messageBodies: mode !== 'text' };
-  const msgpackEncode = mode === 'msgpack' ? (await import('@msgpack/msgpack')).encode : null;
+  const msgpackEncode = mode === 'msgpack' ? await msgpackEncoder() : null;
   const emit = (d: FrameDescription): void => {
     if (mode === 'text') out.text(formatFrameText(d) + '\n');
     else if (mode === 'json') out.text(frameJson(d) + '\n');
@@ -328,3 +328,13 @@ export const command: CliCommand = {
   usage,
   run,
 };
+
+/** `@msgpack/msgpack` is an optional peer dependency (issue 28): only `--msgpack` needs it. */
+async function msgpackEncoder(): Promise<(value: unknown) => Uint8Array> {
+  try {
+    return (await import('@msgpack/msgpack')).encode;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new CliError('--msgpack needs the optional peer dependency @msgpack/msgpack: npm install @msgpack/msgpack');
+  }
+}

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 
 const clientLog = createDebug('rocketwire:client');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { messageQueueToString, type MessageQueue } from '../../protocol/internal.js';
 import { ConsumerOptionError } from './errors.js';
 
@@ -52,7 +52,7 @@ export const allocateAveragelyByCircle: AllocateMessageQueueStrategy = {
 
 /** First 4 bytes of MD5 of the UTF-8 key, big-endian, as an unsigned number (Java's MD5Hash in ConsistentHashRouter). */
 export function consistentHashMd5(key: string): number {
-  return createHash('md5').update(key, 'utf8').digest().readUInt32BE(0);
+  return (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('md5').update(key, 'utf8').digest().readUInt32BE(0);
 }
 
 /**

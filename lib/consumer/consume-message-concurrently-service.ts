@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
 import {

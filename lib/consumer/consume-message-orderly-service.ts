@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
 import { ConsumeOrderlyStatus, isThenable, orderlyResult, type ConsumeOrderlyContext, type MessageListenerOrderly } from './consume-types.js';
@@ -133,7 +133,7 @@ export class ConsumeMessageOrderlyService {
       const msgs = pq.takeMessages(config.consumeMessageBatchMaxSize, now);
       if (msgs.length === 0) return;
       resetRetryTopic(msgs, this.retryTopicName);
-      const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 };
+      const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMs: -1, suspendCurrentQueueTimeMillis: -1 };
       let status: unknown;
       const trace = this.host.trace ? this.host.trace.before(msgs) : null;
       const metrics = this.host.metrics;
@@ -210,7 +210,8 @@ export class ConsumeMessageOrderlyService {
   }
 
   private suspendTime(ctx: ConsumeOrderlyContext): number {
-    const v = ctx.suspendCurrentQueueTimeMillis >= 0 ? ctx.suspendCurrentQueueTimeMillis : this.host.config.suspendCurrentQueueTimeMillis;
+    const own = ctx.suspendCurrentQueueTimeMs >= 0 ? ctx.suspendCurrentQueueTimeMs : ctx.suspendCurrentQueueTimeMillis;
+    const v = own >= 0 ? own : this.host.config.suspendCurrentQueueTimeMillis;
     return Math.min(30_000, Math.max(10, v));
   }
 

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { buildPullSysFlag, decodeMessagesSkipping, ResponseCode, type MessageExt, type SubscriptionData, type UndecodableRecord } from '../../protocol/index.js';
 import type { MQClientInstance, PullResult } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';

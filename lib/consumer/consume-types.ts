@@ -46,7 +46,12 @@ export interface ConsumeConcurrentlyContext {
 export interface ConsumeOrderlyContext {
   readonly messageQueue: MessageQueue;
   autoCommit: boolean;
-  /** Back-off after SUSPEND_CURRENT_QUEUE_A_MOMENT; −1 = the consumer's suspendCurrentQueueTimeMillis. */
+  /**
+   * Back-off after SUSPEND_CURRENT_QUEUE_A_MOMENT (or a throw) for this call, 10..30 000.
+   * @default -1 (the consumer's suspendCurrentQueueTimeMs)
+   */
+  suspendCurrentQueueTimeMs: number;
+  /** @deprecated Java's name of suspendCurrentQueueTimeMs (either may be set; the Ms one wins). */
   suspendCurrentQueueTimeMillis: number;
 }
 

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   encodeConsumerRunningInfo,
   messageQueue,
@@ -77,12 +77,13 @@ export async function consumeMessageDirectly(impl: PushConsumerImpl, msg: Messag
   try {
     let r: unknown;
     if (impl.config.orderly) {
-      r = (impl.listener as MessageListenerOrderly)([msg], { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMillis: -1 });
+      r = (impl.listener as MessageListenerOrderly)([msg], { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMs: -1, suspendCurrentQueueTimeMillis: -1 });
     } else {
       r = (impl.listener as MessageListenerConcurrently)([msg], { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX });
     }
     if (isThenable(r)) r = await r;
-    if (r === ConsumeConcurrentlyStatus.CONSUME_SUCCESS || r === ConsumeOrderlyStatus.SUCCESS) consumeResult = 'CR_SUCCESS';
+    // the handler rule (consume-types.ts): nothing is success; Java says CR_RETURN_NULL for a null
+    if (r === undefined || r === null || r === ConsumeConcurrentlyStatus.CONSUME_SUCCESS || r === ConsumeOrderlyStatus.SUCCESS) consumeResult = 'CR_SUCCESS';
     else if (r === ConsumeConcurrentlyStatus.RECONSUME_LATER || r === ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT) consumeResult = 'CR_LATER';
     else if (r === ConsumeOrderlyStatus.COMMIT) consumeResult = 'CR_COMMIT';
     else if (r === ConsumeOrderlyStatus.ROLLBACK) consumeResult = 'CR_ROLLBACK';

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { messageQueue, type MessageQueue } from '../../protocol/internal.js';
 import { MQClientInstance, resolveInstanceName, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import type { PushConsumerConfig } from './options.js';

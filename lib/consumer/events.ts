@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import { queueKey } from '../../protocol/internal.js';
 import type { PullStatus } from '../client/index.js';

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { decodeResetOffsetBody, encodeResetOffsetBody, parseFastjson, queueKey, type MessageQueue } from '../../protocol/internal.js';
 
 import { OffsetFileError } from './errors.js';

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { Logger } from '../logger.js';
 import { Operations, ResponseCode, decodeMessages, type MessageQueue } from '../../protocol/internal.js';
 import { assignReceiptHandles, decodeReceiptHandle, popRealTopic } from '../../protocol/pop-extra-info.js';

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { PullRequest } from './pull-request.js';
 

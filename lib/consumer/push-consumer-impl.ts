@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   buildSubscriptionData,
   isRetryTopic,
@@ -100,6 +100,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   clientIdValue = '';
   private shutdownPromise: Promise<void> | null = null;
   private stopNameServerEvents: (() => void) | null = null;
+  /** The last rebalance threw: the next failure is not logged again, a success is (info). */
+  private rebalanceFailing = false;
   private resetChain: Promise<void> = Promise.resolve();
 
   constructor(options: PushConsumerOptions) {
@@ -170,11 +172,19 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   /** Rebalance now (NOTIFY_CONSUMER_IDS_CHANGED, resume, subscribe after start). */
   doRebalance(): void {
     if (this.stateValue !== 'RUNNING' || this.paused) return;
-    this.rebalance.doRebalance().catch((err: unknown) => {
-      log('rebalance failed: %s', (err as Error)?.message ?? err);
-      this.config.logger.warn(`consumer ${this.config.consumerGroup}: rebalance failed: ${(err as Error)?.message ?? String(err)}`);
-      this.instr.crashed('rebalance', err);
-    });
+    this.rebalance.doRebalance().then(
+      () => {
+        if (this.rebalanceFailing) this.config.logger.info(`consumer ${this.config.consumerGroup}: rebalance works again`);
+        this.rebalanceFailing = false;
+      },
+      (err: unknown) => {
+        log('rebalance failed: %s', (err as Error)?.message ?? err);
+        // once per run of failures: the periodic rebalance repeats it every rebalanceIntervalMs
+        if (!this.rebalanceFailing) this.config.logger.warn(`consumer ${this.config.consumerGroup}: rebalance failed: ${(err as Error)?.message ?? String(err)}`);
+        this.rebalanceFailing = true;
+        this.instr.crashed('rebalance', err);
+      },
+    );
   }
 
   async persistOffsets(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { SubscriptionExpression } from './sql-subscription.js';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   ConsumeConcurrentlyStatus,
   ConsumeOrderlyStatus,

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { ClockTimer } from '../clock.js';
 import { compareMessageQueue, isRetryTopic, queueKey } from '../../protocol/internal.js';
 import type { MessageQueue } from '../../protocol/index.js';

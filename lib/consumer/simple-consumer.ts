@@ -1,5 +1,5 @@
 import * as os from 'node:os';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import {
   Operations,
   PermName,

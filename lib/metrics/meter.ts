@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { METER_NAME } from './metric-names.js';
 import type { MeterLike, MeterProviderLike } from './otel-types.js';
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import { ProducerMetrics, resolveMeter, type MetricsOptions } from '../metrics/index.js';
 import { RemotingEventRelay, type ConnectionEvent, type RemotingClientEvents, type RequestTimeoutEvent } from '../remoting/events.js';

@@ -1,5 +1,5 @@
-import { deflateSync } from 'node:zlib';
-import createDebug from 'debug';
+import { createRequire } from 'node:module';
+import createDebug from '../debug.js';
 import {
   encodeBatch,
   encodeProperties,
@@ -376,7 +376,7 @@ export class Producer {
     // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
     // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
     if (body.length >= this.options.compressMsgBodyOverHowmuch) {
-      body = deflateSync(body, { level: this.options.compressLevel });
+      body = (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).deflateSync(body, { level: this.options.compressLevel });
       sysFlag |= MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
     }
     return {

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import createDebug from 'debug';
+import { createRequire } from 'node:module';
+import createDebug from '../debug.js';
 import { RocketwireError, type MessageExt, type MessageQueue } from '../../protocol/index.js';
 import type { MQClientInstance } from '../client/index.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
@@ -33,7 +33,7 @@ export function replyTopicOf(clusterName: string): string {
 
 /** A correlation id as Java's CorrelationIdUtil makes one: a random UUID, lower-case with dashes. */
 export function createCorrelationId(): string {
-  return randomUUID();
+  return (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).randomUUID();
 }
 
 /**

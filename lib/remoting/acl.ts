@@ -1,5 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { RemotingCommand } from '../../protocol/index.js';
+
+// node:crypto is required when a request is signed, not when rocketwire is imported (issue 28).
+let cryptoModule: typeof import('node:crypto') | undefined;
+const crypto = (): typeof import('node:crypto') => (cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));
 
 /**
  * ACL 1.0 request signing as Apache RocketMQ's AclClientRPCHook does it (4.9.x and 5.x acl module):
@@ -38,7 +42,7 @@ export function aclSignedContent(extFields: Readonly<Record<string, string>>, bo
 
 /** HmacSHA1(secretKey, content), Base64 (AclSigner.calSignature). */
 export function aclSignature(content: Buffer, secretKey: string): string {
-  return createHmac('sha1', Buffer.from(secretKey, 'utf8')).update(content).digest('base64');
+  return crypto().createHmac('sha1', Buffer.from(secretKey, 'utf8')).update(content).digest('base64');
 }
 
 /**
@@ -77,7 +81,7 @@ export function verifyRequestSignature(
   if (secret === undefined) return { ok: false, accessKey, reason: `unknown AccessKey ${accessKey}` };
   const expected = Buffer.from(aclSignature(aclSignedContent(ext, request.body), secret));
   const got = Buffer.from(given);
-  if (expected.length !== got.length || !timingSafeEqual(expected, got)) {
+  if (expected.length !== got.length || !crypto().timingSafeEqual(expected, got)) {
     return { ok: false, accessKey, reason: `signature mismatch for AccessKey ${accessKey}` };
   }
   return { ok: true, accessKey };

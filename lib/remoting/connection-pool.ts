@@ -1,9 +1,18 @@
-import { createPool, type Pool } from 'generic-pool';
-import createDebug from 'debug';
+import { createRequire } from 'node:module';
+import type { Pool } from 'generic-pool';
+import createDebug from '../debug.js';
 import { sleep, systemClock, type Clock } from '../clock.js';
 import { RemotingConnection, type ConnectOptions } from './connection.js';
 import { RemotingConnectError } from './errors.js';
 import type { RemotingObserver } from './events.js';
+
+// generic-pool (CommonJS, 18 files) is required on the first pool, when the first connection is
+// made, not when `rocketwire` is imported (issue 28: import cost).
+let createPoolFn: typeof import('generic-pool').createPool | undefined;
+function createPool<T>(...args: Parameters<typeof import('generic-pool').createPool<T>>): Pool<T> {
+  createPoolFn ??= (createRequire(import.meta.url)('generic-pool') as typeof import('generic-pool')).createPool;
+  return createPoolFn<T>(...args);
+}
 
 const log = createDebug('rocketwire:remoting');
 

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
-import tls from 'node:tls';
-import createDebug from 'debug';
+import { createRequire } from 'node:module';
+import type tls from 'node:tls';
+import createDebug from '../debug.js';
 import {
   FrameDecoder,
   OptionError,
@@ -21,6 +22,10 @@ import { formatAddress, parseAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
 import { EARLY_FLUSH_FRAMES, OutboundQueue } from './outbound-queue.js';
 import { ReadSlab, slabReadOptions } from './read-slab.js';
+
+// node:tls (with the crypto it loads, about 4 MB) is required when a connection uses TLS, not when
+// rocketwire is imported (issue 28: import cost).
+const loadTls = (): typeof tls => createRequire(import.meta.url)('node:tls') as typeof tls;
 
 const log = createDebug('rocketwire:remoting');
 const logFrames = createDebug('rocketwire:frames');
@@ -258,7 +263,7 @@ export class RemotingConnection extends EventEmitter {
     return new Promise((resolve, reject) => {
       let slab: ReadSlab | undefined;
       const socket: net.Socket = options.tls
-        ? tls.connect({
+        ? loadTls().connect({
             ...(options.tls as tls.ConnectionOptions),
             host,
             port,

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import { requestCodeName, type RemotingCommand } from '../../protocol/index.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { RemotingAbortError, RemotingClosedError, RemotingTimeoutError } from './errors.js';

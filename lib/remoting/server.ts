@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
-import tls from 'node:tls';
-import createDebug from 'debug';
+import { createRequire } from 'node:module';
+import type tls from 'node:tls';
+import createDebug from '../debug.js';
 import type { SerializeTypeName } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import { OptionError } from '../../protocol/index.js';
@@ -71,7 +72,7 @@ export class RemotingServer extends EventEmitter {
     this.budget = new BufferBudget(maxBuffered, perConnection);
     const onSocket = (socket: net.Socket): void => this.accept(socket);
     if (options.tls) {
-      const s = tls.createServer(options.tls, onSocket);
+      const s = (createRequire(import.meta.url)('node:tls') as typeof tls).createServer(options.tls, onSocket);
       s.on('tlsClientError', (err, socket) => {
         log('TLS handshake with %s failed: %s', socket.remoteAddress, err.message);
       });

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import createDebug from '../debug.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { encodeTraceText, forEachTraceKey } from './trace-data-encoder.js';
 import type { TraceSender } from './trace-producer.js';

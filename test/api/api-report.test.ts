@@ -32,7 +32,7 @@ t.test('the committed API report matches the built declarations', async (t) => {
 });
 
 t.test('the entry points list their exports by name', async (t) => {
-  for (const entry of ['lib/index.ts', 'protocol/index.ts']) {
+  for (const entry of ['lib/index.ts', 'lib/broker/public.ts', 'lib/capture/public.ts', 'protocol/index.ts']) {
     const text = fs.readFileSync(path.join(root, entry), 'utf8');
     t.notMatch(text, /^\s*export\s+(type\s+)?\*/m, `${entry} has no export *`);
   }
@@ -47,7 +47,7 @@ t.test('rocketwire stays small and every name has a known kind', async (t) => {
   }
   t.same(
     [...exportsByEntry.keys()].map((p) => p.specifier),
-    ['rocketwire', 'rocketwire/protocol'],
-    'the entry points are those of package.json exports',
+    ['rocketwire', 'rocketwire/broker', 'rocketwire/capture', 'rocketwire/protocol'],
+    'the entry points are those of package.json exports (the broker and the capture decoder are subpaths, issue 28)',
   );
 });

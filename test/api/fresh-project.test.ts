@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import ts from 'typescript';
 import { repoRoot } from './api-report.js';
 import { files, OK_LINE, tsconfig } from './user-program.js';
 
@@ -18,6 +19,7 @@ const root = repoRoot();
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   name: string;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 };
 
 // Children must not inherit tap's loaders or a DEBUG namespace of the caller.
@@ -45,7 +47,10 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
   const info = JSON.parse(r.stdout) as { filename: string; files: { path: string }[] }[];
   const tarball = path.join(project, info[0]!.filename);
   packed = info[0]!.files.map((f) => f.path);
-  for (const entry of ['package.json', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/protocol/index.js', 'dist/protocol/index.d.ts']) {
+  const entries = ['package.json', 'LICENSE', 'README.md', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/protocol/index.js', 'dist/protocol/index.d.ts'];
+  entries.push('dist/lib/broker/public.js', 'dist/lib/broker/public.d.ts', 'dist/lib/capture/public.js', 'dist/lib/capture/public.d.ts');
+  if (fs.existsSync(path.join(root, 'CHANGELOG.md'))) entries.push('CHANGELOG.md');
+  for (const entry of entries) {
     t.ok(packed.includes(entry), `the tarball has ${entry}`);
   }
   t.same(
@@ -80,6 +85,83 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
     fs.mkdirSync(path.dirname(path.join(project, name)), { recursive: true });
     fs.writeFileSync(path.join(project, name), text.trimStart());
   }
+});
+
+// What the published files may import: Node's own modules, the package's dependencies and optional
+// peer dependencies, and files of the package itself, never test/, bench/ or a devDependency (issue
+// 28). Static imports, dynamic import() and require() of a literal specifier, as TypeScript's
+// preProcessFile reads them (comments and strings are not imports).
+function specifiers(file: string): string[] {
+  return ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** The package's files a module reaches by static imports, from `entry` (paths inside `dir`). */
+function staticGraph(dir: string, entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = fs.readFileSync(path.join(dir, file), 'utf8');
+    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*['"](\.[^'"]+)['"]|^import\s*['"](\.[^'"]+)['"]/gm)) {
+      visit(path.normalize(path.join(path.dirname(file), m[1] ?? m[2]!)));
+    }
+  };
+  visit(entry);
+  return [...seen];
+}
+
+t.test('the installed package: no install script, nothing from tests, benchmarks or devDependencies', async (t) => {
+  const dir = path.join(modules, pkg.name);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => manifest.scripts?.[s] !== undefined);
+  t.same(installScripts, [], 'no script runs when the tarball is installed (npm warns about install scripts)');
+
+  const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+  const bad: string[] = [];
+  for (const file of packed.filter((p) => /\.(js|cjs|mjs)$/.test(p))) {
+    for (const spec of specifiers(path.join(dir, file))) {
+      if (spec.startsWith('node:')) continue;
+      if (spec.startsWith('.')) {
+        const target = path.normalize(path.join(path.dirname(file), spec));
+        if (!packed.includes(target)) bad.push(`${file} imports ${spec}, which is not in the package`);
+        continue;
+      }
+      const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+      if (!allowed.has(name)) bad.push(`${file} imports ${spec}, neither a dependency nor an optional peer`);
+    }
+  }
+  t.same(bad, [], 'every import of a published file resolves inside the package or to a dependency');
+
+  const graph = staticGraph(dir, 'dist/lib/index.js');
+  t.same(
+    graph.filter((f) => /^dist\/lib\/(broker|capture|cli)\//.test(f)),
+    [],
+    "import 'rocketwire' loads neither the embedded broker nor the capture decoder nor the CLI (rocketwire/broker, rocketwire/capture)",
+  );
+});
+
+t.test('the CLI of the installed package: bench needs a clone, decode --msgpack names the optional peer', async (t) => {
+  const bin = path.join(modules, pkg.name, 'bin/rocketwire.js');
+  const bench = run(process.execPath, [bin, 'bench'], project, 60_000);
+  t.equal(bench.status, 2, 'rocketwire bench exits 2', { output: output(bench) });
+  t.equal(bench.stdout, '', 'nothing on stdout');
+  t.match(bench.stderr, /^rocketwire bench: [^\n]*clone[^\n]*\n$/, 'one line on stderr saying the benchmarks need a clone');
+
+  // An empty pcap (the global header, no packets): decoding it needs nothing but the output encoder.
+  const pcap = path.join(project, 'empty.pcap');
+  const header = Buffer.alloc(24);
+  header.writeUInt32LE(0xa1b2c3d4, 0);
+  header.writeUInt16LE(2, 4);
+  header.writeUInt16LE(4, 6);
+  header.writeUInt32LE(65535, 16);
+  header.writeUInt32LE(1, 20);
+  fs.writeFileSync(pcap, header);
+  t.notOk(fs.existsSync(path.join(modules, '@msgpack/msgpack')), 'the project has no @msgpack/msgpack (an optional peer dependency)');
+  const decode = run(process.execPath, [bin, 'decode', '--msgpack', pcap], project, 60_000);
+  t.not(decode.status, 0, 'decode --msgpack fails', { output: output(decode) });
+  t.match(decode.stderr, /^rocketwire decode: [^\n]*@msgpack\/msgpack[^\n]*\n$/, 'one line naming the package to install');
+  const json = run(process.execPath, [bin, 'decode', '--json', pcap], project, 60_000);
+  t.equal(json.status, 0, 'decode --json needs no optional package', { output: output(json) });
 });
 
 t.test('tsc type-checks the user program against the published declarations', async (t) => {

@@ -87,9 +87,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  Producer, PushConsumer, RocketwireError, startBroker, systemClock,
-  type Clock, type EmbeddedBroker, type MessageExt, type SendResult,
+  Producer, PushConsumer, RocketwireError, systemClock,
+  type Clock, type MessageExt, type SendResult,
 } from 'rocketwire';
+import { startBroker, type EmbeddedBroker } from 'rocketwire/broker';
 import { codecRoundTrip } from './codec.js';
 import { startAsyncConsumer } from './concurrent-async.js';
 import { startSyncConsumer } from './concurrent-sync.js';

@@ -34,7 +34,8 @@ t.test('send and pull round trip in both serialize types', async (t) => {
     t.equal(m.queueOffset, 0);
     t.equal(msgs[1]!.queueOffset, 1);
     t.equal(m.tags, 'TagA');
-    t.equal(m.keys, 'k1 k2');
+    t.same(m.keys, ['k1', 'k2'], 'keys as an array');
+    t.equal(m.properties.KEYS, 'k1 k2', 'stored space-joined, as Java');
     t.equal(m.properties.CLUSTER, 'DefaultCluster');
     t.equal(m.storeHost, b.broker, 'STOREHOST is the broker address');
     t.match(m.bornHost, /^127\.0\.0\.1:\d+$/);

@@ -16,6 +16,7 @@ t.test('GET_CONSUMER_RUNNING_INFO (relayed by the broker) and CONSUME_MESSAGE_DI
   c.subscribe(topic, 'TagA || TagB');
   await c.start((msgs) => {
     seen.push(...msgs);
+    if (msgs[0]!.body.toString() === 'quiet') return undefined;
     return msgs[0]!.body.toString() === 'boom' ? ConsumeConcurrentlyStatus.RECONSUME_LATER : ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
   });
   t.teardown(() => c.shutdown());
@@ -50,4 +51,6 @@ t.test('GET_CONSUMER_RUNNING_INFO (relayed by the broker) and CONSUME_MESSAGE_DI
   t.match(direct, { autoCommit: true, consumeResult: 'CR_LATER', order: false });
   const ok = await pushConsumerImpl(c).consumeMessageDirectly({ ...seen[0]!, properties: { ...seen[0]!.properties } }, 'broker-a');
   t.equal(ok.consumeResult, 'CR_SUCCESS');
+  const quiet = await pushConsumerImpl(c).consumeMessageDirectly({ ...seen[0]!, body: Buffer.from('quiet'), properties: { ...seen[0]!.properties } }, 'broker-a');
+  t.equal(quiet.consumeResult, 'CR_SUCCESS', 'a handler returning nothing is CR_SUCCESS (the handler rule; Java reports CR_RETURN_NULL)');
 });

@@ -79,7 +79,7 @@ t.test('commit is visible at once, rollback never, unknown after the check-back 
   t.equal(c0.msgId, results[0]!.msgId, 'msgId is the UNIQ_KEY of the send');
   t.equal(c0.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK, MessageSysFlag.TRANSACTION_COMMIT_TYPE, 'stored as a commit');
   t.equal(c0.tags, 'tx');
-  t.equal(c0.keys, 'k0');
+  t.same(c0.keys, ['k0']);
   t.equal(c0.properties.seq, '0');
   t.equal(c0.properties.PGROUP, s.group);
   t.equal(c0.properties.DELAY, undefined, 'the delay level is ignored, as Java ignores it');

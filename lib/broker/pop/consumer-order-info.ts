@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../../debug.js';
 import { ProtocolError } from '../../../protocol/index.js';
 import { orderCountOffsetKey, type OrderCountEntry, type PopRetryMark } from '../../../protocol/pop-extra-info.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import createDebug from 'debug';
+import createDebug from '../../debug.js';
 import { Operations, ResponseCode, RETRY_GROUP_TOPIC_PREFIX, type RemotingCommand } from '../../../protocol/internal.js';
 import type { MessageQueueAssignment, MessageRequestMode, SetMessageRequestModeRequestBody } from '../../../protocol/body/pop-bodies.js';
 import { QueryAssignmentResponseBody } from '../../../protocol/body/pop-bodies.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { runCliProcess } from './run-in-process.js';
+import { runCliProcess } from '../cli/run-in-process.js';
 
 t.test('rocketwire bench --mode pop consumes every message with the POP consumer', async (t) => {
   const r = await runCliProcess(['bench', '--messages', '300', '--size', '64', '--rounds', '1', '--warmup', '0', '--latency-messages', '0', '--mode', 'pop', '--json']);

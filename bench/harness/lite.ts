@@ -8,14 +8,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LitePullConsumer } from '../../consumer/index.js';
-import { litePullConsumerImpl } from '../../consumer/lite-pull-consumer.js';
-import { CliError } from '../common.js';
+import { LitePullConsumer } from '../../lib/consumer/index.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
+import { CliError } from '../../lib/cli/common.js';
 import { JAVA_PEER_VERSION, prepareJava, runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
 import { consumeRocketwire, consumeRoundFigures, newGroup, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** One round with rocketwire's LitePullConsumer (Java's defaults: batches of 10, autoCommit). */
 export async function consumeLite(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label = 'consume (rocketwire lite)'): Promise<ConsumeResult> {

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { runCli, runCliProcess } from './run-in-process.js';
-import type { ProduceReport } from '../../lib/cli/bench/produce-vs.js';
+import { runCli, runCliProcess } from '../cli/run-in-process.js';
+import type { ProduceReport } from '../../bench/harness/produce-vs.js';
 
 // What --json prints: the report type itself, so the test reads the fields the CLI writes.
 type Report = ProduceReport;

@@ -17,12 +17,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CliError } from '../common.js';
+import { CliError } from '../../lib/cli/common.js';
 import type { ChildOptions } from './group-child.js';
 import { prepareJava } from './peers.js';
 import { cpuMs, peakRssMb, rssMb, TenthPeaks } from './proc-stats.js';
 import { BENCH_CONSUME_THREADS, newGroup, type Series } from './run.js';
-import { systemClock, sleep as sleepOn } from '../../clock.js';
+import { systemClock, sleep as sleepOn } from '../../lib/clock.js';
 
 export interface GroupRun {
   namesrv: string;

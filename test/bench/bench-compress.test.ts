@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
-import { produce, type BenchOptions } from '../../lib/cli/bench/run.js';
+import { produce, type BenchOptions } from '../../bench/harness/run.js';
 import { until } from '../consumer/helpers.js';
 
 // --compress decides what the bench stores: the bodies of 8 KiB (over Java's 4 KiB threshold,

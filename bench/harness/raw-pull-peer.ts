@@ -24,13 +24,13 @@ import {
   PullSysFlag,
   ResponseCode,
   type MessageQueue,
-} from '../../../protocol/index.js';
-import { decodeResponseBody, decodeResponseHeader, isAnswer, operationRequest, type RequestStamp } from '../../client/operation-call.js';
-import { topicRouteToSubscribeQueues } from '../../client/topic-route.js';
-import { parseAddress } from '../../remoting/address.js';
-import { RemotingClient } from '../../remoting/index.js';
-import { ReadSlab, slabReadOptions } from '../../remoting/read-slab.js';
-import { CliError } from '../common.js';
+} from '../../protocol/index.js';
+import { decodeResponseBody, decodeResponseHeader, isAnswer, operationRequest, type RequestStamp } from '../../lib/client/operation-call.js';
+import { topicRouteToSubscribeQueues } from '../../lib/client/topic-route.js';
+import { parseAddress } from '../../lib/remoting/address.js';
+import { RemotingClient } from '../../lib/remoting/index.js';
+import { ReadSlab, slabReadOptions } from '../../lib/remoting/read-slab.js';
+import { CliError } from '../../lib/cli/common.js';
 import { exitAfterStdout } from './exit-flushed.js';
 
 const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [string, string, string, string, string, string?];

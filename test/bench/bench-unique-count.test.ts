@@ -1,5 +1,5 @@
 import t from 'tap';
-import { UniqueCount } from '../../lib/cli/bench/run.js';
+import { UniqueCount } from '../../bench/harness/run.js';
 import type { MessageExt } from '../../lib/consumer/index.js';
 
 function msg(n: number): MessageExt {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import t from 'tap';
-import { runCliProcess } from './run-in-process.js';
+import { runCliProcess } from '../cli/run-in-process.js';
 
 
 const run = runCliProcess;

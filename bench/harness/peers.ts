@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CliError } from '../common.js';
+import { CliError } from '../../lib/cli/common.js';
 import { cpuMs, peakRssMb } from './proc-stats.js';
 import type { Series } from './run.js';
 
@@ -49,7 +49,7 @@ export interface PeerRun {
   consumeThreads?: number | undefined;
 }
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const JAVA_PEER_VERSION = '5.3.3';
 
 function cacheDir(): string {

@@ -1,14 +1,14 @@
 import { PerformanceObserver, constants as perfConstants, type PerformanceEntry } from 'node:perf_hooks';
-import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../consumer/index.js';
-import { Producer, type Message } from '../../producer/index.js';
-import { systemClock, sleep as sleepOn } from '../../clock.js';
-import { CliError } from '../common.js';
+import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
+import { Producer, type Message } from '../../lib/producer/index.js';
+import { systemClock, sleep as sleepOn } from '../../lib/clock.js';
+import { CliError } from '../../lib/cli/common.js';
 import { LatencyHistogram } from './histogram.js';
 import { TenthPeaks } from './proc-stats.js';
 import type { ProgressBar } from './progress.js';
 import { consumeRocketwirePop } from './pop.js';
-import { pushConsumerImpl } from '../../consumer/push-consumer.js';
-import type { TraceDispatcherStats } from '../../trace/index.js';
+import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import type { TraceDispatcherStats } from '../../lib/trace/index.js';
 
 export interface BenchOptions {
   namesrv: string;

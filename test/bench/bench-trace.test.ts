@@ -5,7 +5,7 @@
 import t from 'tap';
 import { uniqueName, withBroker } from '../consumer/helpers.js';
 import { distinctIds, subRecords } from '../trace/read-trace.js';
-import { runCliProcess } from './run-in-process.js';
+import { runCliProcess } from '../cli/run-in-process.js';
 
 t.test('bench --vs trace: traced ÷ untraced in the report, and a SubBefore and a SubAfter per message in the trace topic', async (t) => {
   const broker = await withBroker({ traceTopicEnable: true });

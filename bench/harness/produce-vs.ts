@@ -8,16 +8,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AdminClient } from '../../admin/index.js';
-import { Producer, type Message } from '../../producer/index.js';
-import { CliError, UsageError } from '../common.js';
+import { AdminClient } from '../../lib/admin/index.js';
+import { Producer, type Message } from '../../lib/producer/index.js';
+import { CliError, UsageError } from '../../lib/cli/common.js';
 import { prepareJavaWith } from './lite.js';
 import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import { benchMachine, type BenchMachine } from './proc-stats.js';
 import { benchBody, benchTemplate, driveSends, newDriveResult, type DriveMode } from './produce-driver.cjs';
 import type { ProgressBar } from './progress.js';
 import { NEVER_COMPRESS, newGroup, type Series } from './run.js';
-import { systemClock, sleep as sleepOn } from '../../clock.js';
+import { systemClock, sleep as sleepOn } from '../../lib/clock.js';
 
 /** A way of sending, by name: sync-N (N calls each awaiting its answer), async-N (N in flight, callback style), batch-B (batches of B). */
 export interface ProduceMode extends DriveMode {
@@ -122,7 +122,7 @@ export interface ProduceReport {
   }>;
 }
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 function median(xs: number[]): number {
   if (xs.length === 0) return 0;

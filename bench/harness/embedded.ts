@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliError } from '../common.js';
+import { CliError } from '../../lib/cli/common.js';
 import { peakRssMb } from './proc-stats.js';
 
 /** An embedded broker run as a child process, so that its memory and CPU are not counted as the client's. */
@@ -16,7 +16,7 @@ export interface ChildBroker {
   stop(): Promise<void>;
 }
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../bin/rocketwire.js');
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
 
 /** `nodeArgs`: options for the child's node (a benchmark profiles the broker with `--cpu-prof`). */
 export async function startChildBroker(queues: number, timeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<ChildBroker> {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import t from 'tap';
-import { runCliProcess } from './run-in-process.js';
+import { runCliProcess } from '../cli/run-in-process.js';
 
 t.test('bench --mode lite consumes with the lite pull consumer and reports the push consumer beside it', async (t) => {
   const r = await runCliProcess(['bench', '--mode', 'lite', '--messages', '2000', '--size', '128', '--queues', '4', '--rounds', '1', '--warmup', '0', '--latency-messages', '0', '--json']);

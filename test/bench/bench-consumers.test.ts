@@ -1,6 +1,6 @@
 import t from 'tap';
-import { runCliProcess } from './run-in-process.js';
-import { settled } from '../../lib/cli/bench/group.js';
+import { runCliProcess } from '../cli/run-in-process.js';
+import { settled } from '../../bench/harness/group.js';
 
 
 const run = runCliProcess;

@@ -15,7 +15,7 @@
  * base64 bitmap of the message numbers handled (bit i of byte i >> 3, least significant first).
  */
 import { createInterface } from 'node:readline';
-import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../consumer/index.js';
+import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { exitAfterStdout } from './exit-flushed.js';
 import { GcWatcher } from './run.js';
 
