@@ -6,8 +6,11 @@
  * @category Testing with the embedded broker
  */
 export interface Clock {
+  /** The current time, in epoch milliseconds. */
   now(): number;
+  /** Calls `fn` once, `ms` milliseconds from now. */
   setTimeout(fn: () => void, ms: number): ClockTimer;
+  /** Cancels a timer set by setTimeout. */
   clearTimeout(timer: ClockTimer): void;
 }
 /**
@@ -15,6 +18,7 @@ export interface Clock {
  * @category Testing with the embedded broker
  */
 export interface ClockTimer {
+  /** A type brand that keeps other objects from passing for a timer; never present at run time. */
   readonly __clockTimer?: never;
 }
 

@@ -6,9 +6,16 @@
  * @category Shared by every client
  */
 export interface Logger {
+  /** Detail lines (the default logger drops them; the `DEBUG=rocketwire:*` namespaces trace more). */
   debug(message: string): void;
+  /** Recoveries: a name server or broker that answers again (the default logger drops them). */
   info(message: string): void;
+  /**
+   * What the application should know about, once per episode: a peer that stops answering, a
+   * handler result that is not a status, a failed send-back or offset commit, … (stderr by default).
+   */
   warn(message: string): void;
+  /** Errors (stderr by default). */
   error(message: string): void;
 }
 

@@ -65,10 +65,13 @@ export interface EmbeddedBroker {
   brokers: string[];
   /** The first broker's address. */
   broker: string;
+  /** The store root (a temporary folder when dataDir was not given). */
   dataDir: string;
   /** The broker objects (stores, consumer groups) for tests and tools. */
   instances: Broker[];
+  /** The name server object, for tests and tools. */
   nameServer: NameServer;
+  /** Stops the brokers and the name server (and removes the temporary store folder). */
   close(): Promise<void>;
 }
 

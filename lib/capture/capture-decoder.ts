@@ -24,8 +24,11 @@ export type InputFormat = 'pcap' | 'pcapng' | 'raw';
  * @category Capture
  */
 export interface SeenRequest {
+  /** The request code. */
   code: number;
+  /** Capture time of the request, in seconds since the epoch (null for raw frame files). */
   ts: number | null;
+  /** The request's header fields (null when it had none). */
   extFields: Record<string, string> | null;
   /** Where the request went: the broker or name server address. */
   dst: string | null;
@@ -36,15 +39,19 @@ export interface SeenRequest {
  * @category Capture
  */
 export interface DecodedFrame {
+  /** The decoded remoting command (header and body). */
   cmd: RemotingCommand;
   /** Capture time of the packet that completed the frame (null for raw frame files). */
   ts: number | null;
+  /** Address ("ip:port") that sent the frame (null for raw frame files). */
   src: string | null;
+  /** Address ("ip:port") the frame went to (null for raw frame files). */
   dst: string | null;
   /** Packet number that completed the frame (null for raw frame files). */
   packet: number | null;
   /** Byte position of the frame in its stream (the file, for raw frame files). */
   offset: number;
+  /** The frame's length in bytes, its 4-byte length prefix included. */
   frameLength: number;
   /** For a response: the request of the same opaque on the same connection, if it was seen. */
   request: SeenRequest | null;
@@ -94,7 +101,9 @@ export interface CaptureDecoderOptions {
  * @category Capture
  */
 export interface CaptureDecoderHandlers {
+  /** Called for every frame found, in input order. */
   frame(f: DecodedFrame): void;
+  /** Called for what could not be read, or was lost. */
   problem(p: CaptureProblem): void;
 }
 

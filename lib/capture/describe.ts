@@ -40,24 +40,39 @@ export type MessageDescription = Pick<
  * @category Capture
  */
 export interface FrameDescription {
+  /** Capture time, in seconds since the epoch. */
   ts?: number;
+  /** Address ("ip:port") that sent the frame. */
   src?: string;
+  /** Address ("ip:port") the frame went to. */
   dst?: string;
+  /** Whether the frame is a request or a response (the RPC flag bit). */
   kind: 'request' | 'response';
+  /** Request code for requests, response code for responses. */
   code: number;
   /** Request code name for requests, response code name for responses. */
   name: string;
   /** For a response: the code of the request it answers, when that request was seen. */
   requestCode?: number;
+  /** For a response: the time since its request, in milliseconds (rounded to microseconds). */
   latencyMs?: number;
+  /** The id pairing a response with its request on a connection. */
   opaque: number;
+  /** The header flag bits (RPC type and oneway). */
   flag: number;
+  /** A oneway request: no response comes. */
   oneway: boolean;
+  /** The language the sender announced (JAVA, CPP, …). */
   language: string | null;
+  /** The version the sender announced. */
   version: number;
+  /** How the header was encoded. */
   serializeType: 'JSON' | 'ROCKETMQ';
+  /** The header's remark (an error text in failed responses). */
   remark: string | null;
+  /** The header's fields. */
   extFields: Record<string, string>;
+  /** The body's length in bytes. */
   bodyLength: number;
   /** Stored messages carried by the body (pull results, view/query results, CONSUME_MESSAGE_DIRECTLY...). */
   messages?: MessageDescription[];
@@ -142,11 +157,15 @@ function decodeMessagesTolerant(body: Buffer): MessageExt[] {
  * @category Capture
  */
 export interface FrameContext {
+  /** Capture time, in seconds since the epoch. */
   ts?: number | undefined;
+  /** Address ("ip:port") that sent the frame. */
   src?: string | undefined;
+  /** Address ("ip:port") the frame went to. */
   dst?: string | undefined;
   /** For a response: the code of the request with the same opaque on the same connection. */
   requestCode?: number | undefined;
+  /** For a response: the time since its request, in milliseconds (rounded to microseconds). */
   latencyMs?: number | undefined;
 }
 

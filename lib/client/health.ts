@@ -5,6 +5,7 @@ import type { MQClientInstance } from './mq-client-instance.js';
  * @category Shared by every client
  */
 export interface BrokerHealth {
+  /** The broker's address ("host:port"). */
   addr: string;
   /** Epoch milliseconds (the consumer's clock) of its last answered heartbeat; null if none yet. */
   lastHeartbeatAtMs: number | null;

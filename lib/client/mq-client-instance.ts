@@ -38,7 +38,9 @@ const log = createDebug('rocketwire:client');
  * @category Shared by every client
  */
 export interface NameServerStatus {
+  /** The name server's address ("host:port"). */
   addr: string;
+  /** Why it did not answer; absent when it answered. */
   error?: Error;
 }
 

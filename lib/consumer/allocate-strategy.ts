@@ -11,6 +11,10 @@ import { ConsumerOptionError } from './errors.js';
 export interface AllocateMessageQueueStrategy {
   /** Java's getName(), e.g. "AVG". */
   readonly name: string;
+  /**
+   * The queues `currentCID` gets out of `mqAll` when the group's consumers are `cidAll` (every consumer
+   * computes the same split).
+   */
   allocate(consumerGroup: string, currentCID: string, mqAll: readonly MessageQueue[], cidAll: readonly string[]): MessageQueue[];
 }
 

@@ -30,6 +30,7 @@ export type ConsumeOrderlyStatus = (typeof ConsumeOrderlyStatus)[keyof typeof Co
  * @category Consuming
  */
 export interface ConsumeConcurrentlyContext {
+  /** The queue the messages come from. */
   readonly messageQueue: MessageQueue;
   /**
    * −1: no retry, straight to the DLQ; 0 (default): the broker picks 3 + reconsumeTimes; >0: that delay level.
@@ -44,14 +45,22 @@ export interface ConsumeConcurrentlyContext {
  * @category Consuming
  */
 export interface ConsumeOrderlyContext {
+  /** The queue the messages come from. */
   readonly messageQueue: MessageQueue;
+  /**
+   * true (default): the offset is committed after SUCCESS (COMMIT and ROLLBACK count as SUCCESS);
+   * false: only after COMMIT, SUCCESS does not commit and ROLLBACK hands the messages over again.
+   */
   autoCommit: boolean;
   /**
-   * Back-off after SUSPEND_CURRENT_QUEUE_A_MOMENT (or a throw) for this call, 10..30 000.
+   * Back-off after SUSPEND_CURRENT_QUEUE_A_MOMENT (or a throw) for this call, in milliseconds, 10..30 000.
    * @default -1 (the consumer's suspendCurrentQueueTimeMs)
    */
   suspendCurrentQueueTimeMs: number;
-  /** @deprecated Java's name of suspendCurrentQueueTimeMs (either may be set; the Ms one wins). */
+  /**
+   * Java's name of suspendCurrentQueueTimeMs (either may be set; the Ms one wins).
+   * @deprecated use `suspendCurrentQueueTimeMs`
+   */
   suspendCurrentQueueTimeMillis: number;
 }
 

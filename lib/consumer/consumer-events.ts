@@ -109,7 +109,9 @@ export class ConsumerBrokerError extends RocketwireError {
  * @category Consuming
  */
 export interface BrokerReachable {
+  /** The broker's name. */
   brokerName: string;
+  /** The broker's address ("host:port"). */
   addr: string;
   /** The request that was answered. */
   request: ConsumerBrokerRequest;
@@ -128,8 +130,11 @@ export interface BrokerReachable {
  * @category Consuming
  */
 export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
+  /** A stored message was skipped because it cannot be decoded (once per record). */
   undecodable: [error: UndecodableMessageError];
+  /** A request to a broker failed (the consumer retries by itself). */
   brokerError: [error: ConsumerBrokerError];
+  /** A broker answered for the first time, or again after failures. */
   brokerReachable: [info: BrokerReachable];
   /** A name server did not answer (every failure; the client moves on to the next one and retries). */
   nameServerError: [info: NameServerStatus & { error: Error }];
@@ -150,6 +155,7 @@ export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
 export interface HandlerResultInvalid {
   /** What the handler returned (a string, or the typeof of anything else). */
   value: string;
+  /** The topic of the messages. */
   topic: string;
   /** Messages of the call, retried. */
   count: number;

@@ -137,14 +137,23 @@ export interface CrashEvent {
 
 /** The instrumentation events of a PushConsumer, by name (see ConsumerEvents); merged into PushConsumerEvents. */
 export interface ConsumerInstrumentationEvents {
+  /** The queues this consumer holds of a topic changed. */
   rebalance: [event: RebalanceEvent];
+  /** A pull was answered. */
   pull: [event: PullEvent];
+  /** A queue's pulls stopped because its cache is over a limit. */
   flowControlPause: [event: FlowControlEvent];
+  /** A queue paused by flow control pulls again. */
   flowControlResume: [event: FlowControlEvent];
+  /** An offset was sent to the broker (UPDATE_CONSUMER_OFFSET). */
   offsetCommit: [event: OffsetCommitEvent];
+  /** A request of the client instance got no answer in time. */
   requestTimeout: [event: RequestTimeoutEvent];
+  /** A connection of the client instance opened. */
   connect: [event: ConnectionEvent];
+  /** A connection of the client instance closed. */
   disconnect: [event: ConnectionEvent];
+  /** An unexpected error stopped a part of the consumer. */
   crash: [event: CrashEvent];
 }
 

@@ -61,6 +61,10 @@ export type MessageListenerEither = {
  * @category Consuming
  */
 export interface EachMessageHandler<Orderly extends boolean> {
+  /**
+   * Called once per message: resolving (with anything) acknowledges it, a throw or rejection retries that
+   * message only.
+   */
   eachMessage(
     message: MessageExt,
     context: boolean extends Orderly ? ConsumeConcurrentlyContext | ConsumeOrderlyContext : Orderly extends true ? ConsumeOrderlyContext : ConsumeConcurrentlyContext,
@@ -72,6 +76,7 @@ export interface EachMessageHandler<Orderly extends boolean> {
  * @category Consuming
  */
 export interface EachBatchHandler<Orderly extends boolean> {
+  /** Called per batch (up to consumeMessageBatchMaxSize messages), with the rule of the batch handler. */
   eachBatch: PushConsumerListener<Orderly>;
 }
 

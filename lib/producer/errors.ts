@@ -17,8 +17,11 @@ export class ProducerStateError extends ClientStateError {
  * @category Producing
  */
 export interface SendAttemptFailure {
+  /** The broker the attempt went to. */
   brokerName: string;
+  /** The queue's id on that broker. */
   queueId: number;
+  /** Why the attempt failed. */
   error: Error;
 }
 

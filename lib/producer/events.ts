@@ -51,9 +51,13 @@ export interface SendEvent {
  * @category Producing
  */
 export interface ProducerEventMap {
+  /** A send attempt was answered or failed. */
   send: [event: SendEvent];
+  /** A request of the client instance got no answer in time. */
   requestTimeout: [event: RequestTimeoutEvent];
+  /** A connection of the client instance opened. */
   connect: [event: ConnectionEvent];
+  /** A connection of the client instance closed. */
   disconnect: [event: ConnectionEvent];
 }
 

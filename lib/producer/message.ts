@@ -9,7 +9,9 @@ import { TOPIC_MAX_LENGTH, isNotAllowedSendTopic, isTopicOrGroupIllegal } from '
  * @category Producing
  */
 export interface Message {
+  /** The topic to send to. */
   topic: string;
+  /** The body; a string is sent as UTF-8. */
   body: Buffer | Uint8Array | string;
   /** One tag (property TAGS); consumers filter on it. */
   tags?: string;

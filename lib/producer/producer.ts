@@ -89,10 +89,15 @@ export interface SendOptions {
  * @category Producing
  */
 export interface ProducerHealth {
+  /** The producer's state (CREATED, RUNNING, SHUTDOWN). */
   state: string;
+  /** The producer runs and a name server has answered: what a readiness probe returns. */
   ready: boolean;
+  /** The producer group. */
   group: string;
+  /** The last name server that answered, and when. */
   nameServer: NameServerHealth;
+  /** Per broker known from the routes: its last answered heartbeat. */
   brokers: BrokerHealth[];
 }
 
@@ -101,7 +106,9 @@ export interface ProducerHealth {
  * @category Producing
  */
 export interface ProducerStats {
+  /** Sends that succeeded. */
   sent: number;
+  /** Sends that failed after their last attempt. */
   failed: number;
   /** Attempts that failed and were retried. */
   retries: number;

@@ -61,6 +61,10 @@ export function isReplyMessage(msg: Message): boolean {
  * @category Producing
  */
 export interface RequestMessageLike {
+  /**
+   * The received request's properties (its CORRELATION_ID, REPLY_TO_CLIENT and cluster name say where the
+   * reply goes).
+   */
   properties: Readonly<Record<string, string>>;
 }
 

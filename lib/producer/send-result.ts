@@ -13,11 +13,16 @@ export type SendStatus = 'SEND_OK' | 'FLUSH_DISK_TIMEOUT' | 'FLUSH_SLAVE_TIMEOUT
  * @category Producing
  */
 export interface SendResult {
+  /**
+   * The broker's answer: SEND_OK, or the message stored but FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or
+   * SLAVE_NOT_AVAILABLE.
+   */
   status: SendStatus;
   /** The client id (UNIQ_KEY) of the message; comma-joined for a batch. */
   msgId: string;
   /** The broker's offset msgId (store host + commit-log offset); comma-joined for a batch. */
   offsetMsgId: string;
+  /** The queue the message went to. */
   messageQueue: MessageQueue;
   /** Queue offset of the (first) message. */
   queueOffset: number;

@@ -92,6 +92,7 @@ export interface TransactionProducerOptions extends ProducerOptions {
  * @category Producing
  */
 export interface TransactionSendResult extends SendResult {
+  /** What the local transaction answered (UNKNOW when it threw or hung: the broker asks again later). */
   localTransactionState: LocalTransactionState;
 }
 

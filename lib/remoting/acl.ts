@@ -16,8 +16,11 @@ const crypto = (): typeof import('node:crypto') => (cryptoModule ??= createRequi
  * @category Remoting
  */
 export interface AclCredentials {
+  /** The access key, sent with every request (extField AccessKey). */
   accessKey: string;
+  /** The secret key the signature is computed with; never sent. */
   secretKey: string;
+  /** A security token (STS), sent as extField SecurityToken when given. */
   securityToken?: string;
 }
 

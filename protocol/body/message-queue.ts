@@ -7,8 +7,11 @@ import { asObject, reqNumber, reqString } from './shape.js';
  * @category Shared by every client
  */
 export interface MessageQueue {
+  /** The queue's topic. */
   topic: string;
+  /** The broker that holds the queue. */
   brokerName: string;
+  /** The queue's id on that broker. */
   queueId: number;
 }
 
