@@ -2,8 +2,9 @@
 // warning at all (treatWarningsAsErrors: a name missing from the reference, a broken link, a type
 // the surface mentions but does not export without saying so), and every name of the committed
 // API report (test/api/api-report.txt) must be in it, in its entry point, with a page. Every option
-// (a property of an `…Options` interface) has a description and its `@default`, and every name of
-// the application's entry points a category (issue 28 §5).
+// (a property of an `…Options` interface) has a description and its `@default`; every name of the
+// application's entry points has a category, and every field of their interfaces a description
+// (issue 28 §5).
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -88,6 +89,23 @@ export function optionProblems(module: JsonReflection, noDefault: Readonly<Recor
   return out;
 }
 
+/**
+ * Members of a module's exported interfaces (inherited ones included) that have no description:
+ * "Interface.member". A method counts as described when one of its signatures is.
+ */
+export function undocumentedFields(module: JsonReflection): string[] {
+  const described = (c: JsonComment | undefined): boolean => text(c?.summary) !== '';
+  const out: string[] = [];
+  for (const iface of module.children ?? []) {
+    if (iface.kind !== INTERFACE || iface.variant === 'reference') continue;
+    for (const m of iface.children ?? []) {
+      const sigs = (m.signatures ?? []) as Array<{ comment?: JsonComment }>;
+      if (!described(m.comment) && !sigs.some((s) => described(s.comment))) out.push(`${iface.name}.${m.name}`);
+    }
+  }
+  return out;
+}
+
 /** Names of a module that are in no category (the reference lists them under "Other"). */
 export function uncategorized(module: JsonReflection): string[] {
   const inCategory = new Set<number>();
@@ -148,6 +166,9 @@ t.test('typedoc builds the reference of both entry points without a warning, wit
     // a new export needs an @category tag. rocketwire/protocol, the codec, stays listed by kind.
     if (specifier !== 'rocketwire/protocol') {
       t.same(uncategorized(modules.get(specifier) ?? { name: specifier }), [], `${specifier}: every name has an @category`);
+      // What the application reads (health(), stats(), events, received messages…) says what each
+      // field is. (The codec's own interfaces are not held to it yet.)
+      t.same(undocumentedFields(modules.get(specifier) ?? { name: specifier }), [], `${specifier}: every field of its interfaces has a doc comment`);
     }
   }
   // The exceptions name options that exist.
@@ -194,6 +215,29 @@ t.test('optionProblems: an option needs a description, and an optional one a @de
     'FooOptions.tagsOnly: no description',
   ], 'a required option needs no @default, a @deprecated alias neither; a reference and a non-options interface are not checked');
   t.same(optionProblems(module, {}).filter((l) => l.startsWith('FooOptions.excused')), ['FooOptions.excused: no @default'], 'an unlisted option without a default fails');
+});
+
+t.test('undocumentedFields: interface members without a description', async (t) => {
+  const comment = { summary: [{ kind: 'text', text: 'What it is.' }] };
+  const module: JsonReflection = {
+    name: 'm',
+    children: [
+      {
+        name: 'Health',
+        kind: INTERFACE,
+        children: [
+          { name: 'ok', kind: PROPERTY, comment },
+          { name: 'bare', kind: PROPERTY },
+          { name: 'tagsOnly', kind: PROPERTY, comment: { summary: [], blockTags: [{ tag: '@deprecated', content: [] }] } },
+          { name: 'method', kind: 2048, signatures: [{}, { comment }] },
+          { name: 'undocumentedMethod', kind: 2048, signatures: [{}] },
+        ],
+      },
+      { name: 'Health', kind: INTERFACE, variant: 'reference' },
+      { name: 'AClass', kind: 128, children: [{ name: 'bare', kind: PROPERTY }] },
+    ],
+  };
+  t.same(undocumentedFields(module), ['Health.bare', 'Health.tagsOnly', 'Health.undocumentedMethod']);
 });
 
 t.test('uncategorized: names in no category, or only in "Other"', async (t) => {
