@@ -172,6 +172,7 @@ export function permText(perm: number): string {
  * @category Admin
  */
 export class AdminClient {
+  /** The client instance of its own the admin client sends through (not shared with producers or consumers). */
   readonly instance: MQClientInstance;
   private closed = false;
 
@@ -188,6 +189,7 @@ export class AdminClient {
     await this.instance.checkNameServer('TBW102');
   }
 
+  /** Closes its connections. Calling it again does nothing. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

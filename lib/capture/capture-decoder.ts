@@ -209,6 +209,7 @@ export class CaptureDecoder {
     return (this.reader?.failed ?? false) || this.rawFramer?.state === 'failed';
   }
 
+  /** Feeds the next bytes of the input (any chunking): frames found are handed to the handlers as they complete. */
   push(chunk: Buffer): void {
     this.counters.bytes += chunk.length;
     if (this.fmt === null || (this.reader === null && this.rawFramer === null)) {
@@ -227,6 +228,7 @@ export class CaptureDecoder {
     else this.rawFramer!.push(chunk);
   }
 
+  /** Ends the input: reports what was cut short (a partial record or frame) as problems. */
   end(): void {
     if (this.head) {
       // Fewer than 4 bytes in all: treat as raw frames, which reports the cut frame.

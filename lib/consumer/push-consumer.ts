@@ -150,6 +150,7 @@ export class PushConsumer<Orderly extends boolean = false> {
     this.#impl = new PushConsumerImpl(consumerGroupWithNamespace(namespace, rest));
   }
 
+  /** The consumer's state: CREATED, STARTING, RUNNING, SHUTTING_DOWN or SHUTDOWN. */
   get state(): ConsumerState {
     return this.#impl.state;
   }
@@ -159,6 +160,7 @@ export class PushConsumer<Orderly extends boolean = false> {
     return this.#impl.clientId;
   }
 
+  /** The consumer group. */
   get groupName(): string {
     return this.#impl.groupName;
   }

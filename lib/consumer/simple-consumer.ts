@@ -226,10 +226,14 @@ export class SimpleConsumer {
     this.metricsOptions = options.metrics;
   }
 
+  /** The consumer group. */
   get consumerGroup(): string {
     return this.o.consumerGroup;
   }
 
+  /**
+   * Connects and fetches the topic's route; a rejected start() releases what it acquired and may be called again.
+   */
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new ConsumerStateError(this.state, `cannot start a simple consumer in state ${this.state}`);
     const instance = MQClientInstance.acquire({

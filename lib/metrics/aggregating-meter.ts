@@ -213,6 +213,7 @@ export class AggregatingMeterProvider implements MeterProviderLike {
     this.now = options.now ?? Date.now;
   }
 
+  /** The meter the clients record to (OpenTelemetry's MeterProvider.getMeter). */
   getMeter(name: string, version?: string): MeterLike {
     const key = `${name}@${version ?? ''}`;
     let m = this.meters.get(key);

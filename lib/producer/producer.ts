@@ -159,6 +159,7 @@ interface Prepared {
  * @category Producing
  */
 export class Producer {
+  /** The options with every default filled in. */
   readonly options: ResolvedProducerOptions;
   private instance: MQClientInstance | null = null;
   private state: 'CREATED' | 'RUNNING' | 'SHUTDOWN' = 'CREATED';
@@ -195,6 +196,10 @@ export class Producer {
     return this.instance;
   }
 
+  /**
+   * Connects: rejects with NameServerUnavailableError (retriable) when no name server answers within
+   * connectTimeoutMs, unless startWithoutNameServer; a rejected start() may be called again.
+   */
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'RUNNING' ? 'already started' : 'shut down'}: start() can be called once`);
     const instance = MQClientInstance.acquire({
@@ -289,6 +294,7 @@ export class Producer {
     return { state: this.state, ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.options.group, ...inst };
   }
 
+  /** Sends since start: succeeded, failed, retried. */
   stats(): ProducerStats {
     return { ...this.counters };
   }

@@ -179,6 +179,7 @@ export class TransactionProducer extends Producer {
     this.txClock = this.options.client.clock ?? systemClock;
   }
 
+  /** Starts the producer (as Producer.start()) and begins answering the broker's transaction check-backs. */
   override async start(): Promise<void> {
     await super.start();
     this.accepting = true;
@@ -194,6 +195,7 @@ export class TransactionProducer extends Producer {
     return super.shutdown(options);
   }
 
+  /** Transactions ended and check-backs answered since start, by state. */
   transactionStats(): TransactionStats {
     const c = this.txCounters;
     return { ended: { ...c.ended }, checked: { ...c.checked }, checkFailures: c.checkFailures, checksDropped: c.checksDropped };

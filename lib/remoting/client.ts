@@ -144,6 +144,7 @@ function checkInt(name: string, v: number, min: number, max = Number.MAX_SAFE_IN
  * @category Remoting
  */
 export class RemotingClient {
+  /** The options with every default filled in. */
   readonly options: Readonly<RemotingClientOptions>;
   private readonly pools = new Map<string, ConnectionPool>();
   private readonly processors = new Map<number, RequestProcessor>();
@@ -212,10 +213,15 @@ export class RemotingClient {
     };
   }
 
+  /** Answers requests the peers send with this code (e.g. CHECK_TRANSACTION_STATE) with `processor`. */
   registerProcessor(code: number, processor: RequestProcessor): void {
     this.processors.set(code, processor);
   }
 
+  /**
+   * Sends `request` to `addr` and resolves with its response; rejects with a RemotingError (timeout, connect,
+   * closed, abort, backpressure).
+   */
   invoke(addr: string, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
     if (this.observers.set.size > 0) return this.invokeObserved(addr, request, opts);
     const pool = this.poolFor(addr);
@@ -224,6 +230,7 @@ export class RemotingClient {
     return this.invokeSlow(pool, request, opts);
   }
 
+  /** Sends `request` to `addr` with the oneway flag: resolves once written, no response comes. */
   invokeOneway(addr: string, request: RemotingCommand): Promise<void> {
     const pool = this.poolFor(addr);
     const c = pool.pick();
