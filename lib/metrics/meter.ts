@@ -14,7 +14,10 @@ const log = createDebug('rocketwire:metrics');
 export type MetricsOptions =
   | false
   | {
-      /** Records to this provider instead of the global one (e.g. the SDK's `new MeterProvider({ readers })`). */
+      /**
+       * Records to this provider instead of the global one (e.g. the SDK's `new MeterProvider({ readers })`).
+       * @default undefined (OpenTelemetry's global meter provider)
+       */
       meterProvider?: MeterProviderLike;
     };
 
