@@ -51,7 +51,10 @@ const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
 const ADMIN_OFFSET_TIMEOUT_MS = 6000;
 const REBALANCE_MIN_INTERVAL_MS = 1000;
 
-/** Lifecycle of a lite pull consumer, as Java's ServiceState. */
+/**
+ * Lifecycle of a lite pull consumer, as Java's ServiceState.
+ * @category Consuming
+ */
 export type LitePullConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
 /**
