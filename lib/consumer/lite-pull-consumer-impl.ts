@@ -83,6 +83,7 @@ type LiteParkReason = 'all' | 'count' | 'size' | 'span' | 'pause';
 export class LitePullConsumerImpl implements ConsumerInner {
   readonly config: LitePullConsumerConfig;
   readonly events = new ConsumerEvents();
+  private stopNameServerEvents: (() => void) | null = null;
   /** Delivery latency, await time (arrival to poll) and the cache gauges (lib/metrics); null when off. */
   metrics: ConsumerMetrics | null = null;
   private readonly metricsOptions: MetricsOptions | undefined;
@@ -353,6 +354,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
       }
       this.instance = instance;
       this.clientIdValue = instance.clientId;
+      this.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
       this.offsetStoreValue =
         base.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({
@@ -422,6 +424,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     if (this.instance) {
       await this.instance.unregisterConsumer(this.config.base.consumerGroup).catch(() => undefined);
       await this.instance.release(this.config.base.logger);
+      this.stopNameServerEvents?.();
     }
     this.stateValue = 'SHUTDOWN';
   }

@@ -201,8 +201,8 @@ export class LitePullConsumer {
     return this.messages();
   }
 
-  /** 'brokerError' and 'brokerReachable' (see PushConsumerEvents). */
-  on<E extends 'brokerError' | 'brokerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
+  /** 'brokerError', 'brokerReachable', 'nameServerError' and 'nameServerReachable' (see PushConsumerEvents). */
+  on<E extends 'brokerError' | 'brokerReachable' | 'nameServerError' | 'nameServerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
     this.#impl.events.on(event, listener);
     return () => this.#impl.events.off(event, listener);
   }

@@ -59,6 +59,10 @@ export interface ProducerEventMap {
   connect: [event: ConnectionEvent];
   /** A connection of the client instance closed. */
   disconnect: [event: ConnectionEvent];
+  /** A name server did not answer (every failure; the next one is tried, routes are polled again). */
+  nameServerError: [info: { addr: string; error: Error }];
+  /** A name server answers again after `nameServerError`s. */
+  nameServerReachable: [info: { addr: string }];
 }
 
 /** The producer's emitter, metrics and the calls its send path makes. Internal. */

@@ -226,7 +226,15 @@ export class Producer {
     this.instance = instance;
     this.instr.attach(instance.remoting);
     await this.instr.start(this.metricsOptions, instance.clientId);
-    this.removeRouteListener = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
+    const stopRoutes = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
+    const stopNameServer = instance.onNameServerStatus((s) => {
+      if (s.error) this.instr.emit('nameServerError', { addr: s.addr, error: s.error });
+      else this.instr.emit('nameServerReachable', { addr: s.addr });
+    });
+    this.removeRouteListener = () => {
+      stopRoutes();
+      stopNameServer();
+    };
     this.replies.attach(instance);
     await instance.start();
     this.state = 'RUNNING';

@@ -44,9 +44,13 @@ t.test('start() against a dead name server rejects naming it; start() again once
 t.test('startWithoutNameServer: start() resolves as Java\'s does; send() then fails', async (t) => {
   const port = await freePort();
   const producer = new Producer({ group: 'pg_java_start', namesrvAddr: `127.0.0.1:${port}`, logger: false, startWithoutNameServer: true, connectTimeoutMs: 500 });
+  const events: { addr: string; error: Error }[] = [];
+  producer.on('nameServerError', (e) => events.push(e));
   await producer.start();
   t.teardown(() => producer.shutdown());
   await t.rejects(producer.send({ topic: 'T', body: 'x' }), NameServerUnavailableError);
+  t.equal(events.length, 1, "a failure after start() is the producer's 'nameServerError' event too");
+  t.equal(events[0]?.addr, `127.0.0.1:${port}`);
 });
 
 t.test('await using shuts the producer down at the end of the block', async (t) => {
