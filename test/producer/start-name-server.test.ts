@@ -1,21 +1,13 @@
 // Issue 28 §3: a producer's start() checks that a name server answers (else it rejects with
 // NameServerUnavailableError and may be called again), connect()/close() and `await using`, and
 // health() for a readiness probe.
-import net from 'node:net';
-import { until } from '../consumer/helpers.js';
+import { freePort, until } from '../consumer/helpers.js';
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { NameServerUnavailableError } from '../../lib/client/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 t.test('start() against a dead name server rejects naming it; start() again once it is up; health() follows', async (t) => {
   const port = await freePort();
