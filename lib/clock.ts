@@ -3,18 +3,29 @@
  * (default `systemClock`), and every timer and timestamp of lib/ goes through it, so tests drive
  * minutes of consumer or broker time in milliseconds with a ManualClock. Timers of the system
  * clock are unref'd: sockets, not timers, keep a process alive.
+ * @category Testing with the embedded broker
  */
 export interface Clock {
+  /** The current time, in epoch milliseconds. */
   now(): number;
+  /** Calls `fn` once, `ms` milliseconds from now. */
   setTimeout(fn: () => void, ms: number): ClockTimer;
+  /** Cancels a timer set by setTimeout. */
   clearTimeout(timer: ClockTimer): void;
 }
-/** A timer handle of a Clock, to pass back to its `clearTimeout`. */
+/**
+ * A timer handle of a Clock, to pass back to its `clearTimeout`.
+ * @category Testing with the embedded broker
+ */
 export interface ClockTimer {
+  /** A type brand that keeps other objects from passing for a timer; never present at run time. */
   readonly __clockTimer?: never;
 }
 
-/** The real clock: Date.now and unref'd Node timers. The default of every `clock` option. */
+/**
+ * The real clock: Date.now and unref'd Node timers. The default of every `clock` option.
+ * @category Testing with the embedded broker
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
@@ -38,6 +49,7 @@ interface ManualTimer extends ClockTimer {
 /**
  * A clock that moves only when told to. `advance(ms)` fires due timers in time order (timers
  * scheduled by a firing timer inside the window fire too).
+ * @category Testing with the embedded broker
  */
 export class ManualClock implements Clock {
   private time: number;

@@ -66,6 +66,12 @@ export type {
   BrokerHealth,
   NameServerHealth,
 } from './consumer/index.js';
+// The payloads of the instrumentation events (PushConsumerEvents[E][0], ProducerEventMap[E][0]),
+// so that a listener can name them.
+export type { RebalanceEvent, PullEvent, FlowControlEvent, OffsetCommitEvent, CrashEvent, CrashedPart } from './consumer/index.js';
+export type { RequestTimeoutEvent, ConnectionEvent } from './consumer/index.js';
+export type { SendEvent } from './producer/index.js';
+export type { PullStatus } from './client/index.js';
 export type { Logger, LoggerOption } from './logger.js';
 export type { NameServerStatus } from './client/index.js';
 

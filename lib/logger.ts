@@ -3,17 +3,26 @@
  * `debug`, `info`, `warn` and `error` methods taking a message string. `console` fits, and so do pino
  * and winston loggers. Every line is one complete sentence that names what failed (an address, a
  * group, a topic) and why; no payloads are ever logged.
+ * @category Shared by every client
  */
 export interface Logger {
+  /** Detail lines (the default logger drops them; the `DEBUG=rocketwire:*` namespaces trace more). */
   debug(message: string): void;
+  /** Recoveries: a name server or broker that answers again (the default logger drops them). */
   info(message: string): void;
+  /**
+   * What the application should know about, once per episode: a peer that stops answering, a
+   * handler result that is not a status, a failed send-back or offset commit, … (stderr by default).
+   */
   warn(message: string): void;
+  /** Errors (stderr by default). */
   error(message: string): void;
 }
 
 /**
  * The `logger` option: a Logger, or `false` to log nothing.
  * @default warn and error lines to stderr through `console`, prefixed "rocketwire:"
+ * @category Shared by every client
  */
 export type LoggerOption = Logger | false;
 

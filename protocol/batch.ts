@@ -60,12 +60,16 @@ export function encodeBatch(messages: readonly BatchMessage[]): Buffer {
 
 /** How decodeBatch reads a SEND_BATCH_MESSAGE body. */
 export interface DecodeBatchOptions {
-  /** Added to error offsets, e.g. the position of the body inside the frame. */
+  /**
+   * Added to error offsets, in bytes, e.g. the position of the body inside the frame.
+   * @default 0
+   */
   baseOffset?: number;
   /**
    * Walk by the body and properties lengths and ignore TOTALSIZE, as a broker does: senders
    * disagree on whether it counts the 2-byte properties length (Java's encoder does, protocol-facts
-   * §7.5 says it does not). Default false: the record must end where TOTALSIZE says.
+   * §7.5 says it does not).
+   * @default false (the record must end where TOTALSIZE says)
    */
   ignoreTotalSize?: boolean;
 }

@@ -124,7 +124,10 @@ function checkZstdBound(body: Uint8Array, max: number): void {
 
 /** How compress compresses a body. */
 export interface CompressOptions {
-  /** zlib level, Java default 5 (rocketmq.message.compressLevel). */
+  /**
+   * zlib level, 0..9 (Java's rocketmq.message.compressLevel).
+   * @default 5
+   */
   level?: number;
 }
 

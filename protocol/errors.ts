@@ -7,6 +7,7 @@
  * message, and `retriable`: whether the same call may succeed if made again (after a back-off, or
  * on another broker). A subclass inherits both unless it declares its own; docs/errors.md lists
  * every class with its code and its rule.
+ * @category Errors
  */
 export class RocketwireError extends Error {
   /** Stable machine-readable code of the class, `ERR_` + upper-case words; never changes with the message. */
@@ -34,6 +35,7 @@ export function isRetriableError(err: unknown): boolean {
 /**
  * An option outside its range or of the wrong type; `option` names it. The message is the
  * subclass's own ("option X: …", "RemotingClient option X must be …").
+ * @category Errors
  */
 export class OptionError extends RocketwireError {
   override readonly name: string = 'OptionError';
@@ -50,7 +52,10 @@ export class OptionError extends RocketwireError {
  * never in a RangeError or TypeError escaping from a Buffer read.
  */
 
-/** Bytes that do not follow the remoting protocol. `offset` is the byte position where the damage was found. */
+/**
+ * Bytes that do not follow the remoting protocol. `offset` is the byte position where the damage was found.
+ * @category Errors
+ */
 export class ProtocolError extends RocketwireError {
   override readonly name: string = 'ProtocolError';
   override readonly errorCode: string = 'ERR_PROTOCOL';
@@ -83,7 +88,10 @@ export class UnsupportedCompressionError extends ProtocolError {
   }
 }
 
-/** A subscription expression Java's FilterAPI refuses (an empty SQL92 expression, a tag list of only "||"). */
+/**
+ * A subscription expression Java's FilterAPI refuses (an empty SQL92 expression, a tag list of only "||").
+ * @category Errors
+ */
 export class FilterExpressionError extends RocketwireError {
   override readonly name = 'FilterExpressionError';
   override readonly errorCode = 'ERR_FILTER_EXPRESSION';

@@ -88,7 +88,10 @@ const STAGING_BYTES = 16 * 1024;
 
 /** Limits of a FrameDecoder. */
 export interface FrameDecoderOptions {
-  /** Largest frame accepted, the 4-byte length prefix included. Default 16 MiB. */
+  /**
+   * Largest frame accepted, in bytes, the 4-byte length prefix included.
+   * @default 16777216 (16 MiB)
+   */
   maxFrameLength?: number;
 }
 

@@ -8,9 +8,10 @@ import { javaString, putField } from './header-rocketmq.js';
 export interface HeaderEncodeOptions {
   /**
    * Initial capacity of the java.util.HashMap that Java would hold `extFields` in; it decides the
-   * key order of a JSON header (see javaHashMapOrder). 16 (default) is what a typed header gives
+   * key order of a JSON header (see javaHashMapOrder). 16 is what a typed header gives
    * (`makeCustomHeaderToNet`) and what 4.9 uses everywhere; 5.x's `addExtField` starts at 256.
    * Only byte-for-byte comparisons with Java care: receivers accept any order.
+   * @default 16
    */
   extFieldsCapacity?: number;
 }

@@ -10,11 +10,20 @@ import { MessageSysFlag } from './sys-flag.js';
 
 /** How decodeMessages and decodeMessagesSkipping read a pull body of stored-message records. */
 export interface DecodeMessagesOptions {
-  /** Decompress bodies whose sysFlag says COMPRESSED (and clear that bit). Default true. */
+  /**
+   * Decompress bodies whose sysFlag says COMPRESSED (and clear that bit).
+   * @default true
+   */
   decompress?: boolean;
-  /** Check each BODYCRC against the stored body (Java clients do not). Default false. */
+  /**
+   * Check each BODYCRC against the stored body (Java clients do not).
+   * @default false
+   */
   verifyCrc?: boolean;
-  /** Added to error offsets, e.g. the position of `body` inside the frame or capture. */
+  /**
+   * Added to error offsets, in bytes, e.g. the position of `body` inside the frame or capture.
+   * @default 0
+   */
   baseOffset?: number;
 }
 

@@ -1,9 +1,15 @@
 /**
  * A stored message as a consumer receives it (MessageExt in Java), decoded from the commit-log
  * record of §7.1. `body` is a view into the pull response body unless it was decompressed.
+ * @category Consuming
  */
 export interface MessageExt {
+  /**
+   * The message's topic (a retry topic's messages carry their original topic here once the consumer has
+   * restored it).
+   */
   topic: string;
+  /** The queue's id on the broker that stored it. */
   queueId: number;
   /** The producer's user flag. */
   flag: number;
@@ -13,22 +19,29 @@ export interface MessageExt {
   commitLogOffset: number;
   /** MessageSysFlag bits; COMPRESSED is cleared once the body has been decompressed. */
   sysFlag: number;
+  /** When the producer created the message, in epoch milliseconds. */
   bornTimestamp: number;
   /** "ip:port" or "[v6]:port" */
   bornHost: string;
+  /** When the broker stored it, in epoch milliseconds. */
   storeTimestamp: number;
   /** "ip:port" or "[v6]:port" of the broker that stored the message. */
   storeHost: string;
+  /** How many times it has been redelivered for a retry (0 on the first delivery). */
   reconsumeTimes: number;
+  /** Transactional messages: the commit-log offset of the half message; 0 otherwise. */
   preparedTransactionOffset: number;
   /** CRC-32 (masked 0x7FFFFFFF) of the body as stored, i.e. before decompression. */
   bodyCRC: number;
   /** Size of the whole stored record, including its own 4 length bytes. */
   storeSize: number;
+  /** Every property of the message, system ones included (see userProperties for the producer's own). */
   properties: Record<string, string>;
+  /** The body, decompressed. */
   body: Buffer;
   /** UNIQ_KEY when the producer set one, else offsetMsgId. */
   msgId: string;
+  /** The broker's message id: store host and commit-log offset (what the broker looks messages up by). */
   offsetMsgId: string;
   /** Property TAGS, if any. */
   tags?: string | undefined;

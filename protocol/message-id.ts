@@ -80,11 +80,20 @@ export function decodeOffsetMsgId(id: string): OffsetMsgId {
 
 /** The parts of a UniqKeyGenerator's fixed prefix. */
 export interface UniqKeyOptions {
-  /** IPv4 or IPv6 address of this host. Default 127.0.0.1 (pass the client IP). */
+  /**
+   * IPv4 or IPv6 address of this host (pass the client IP).
+   * @default "127.0.0.1"
+   */
   ip?: string;
-  /** Default: process.pid (only its low 16 bits are kept, as Java does). */
+  /**
+   * Process id written into the key (only its low 16 bits are kept, as Java does).
+   * @default process.pid
+   */
   pid?: number;
-  /** Stands in for Java's class-loader hash. Default: random, which keeps two processes apart. */
+  /**
+   * Stands in for Java's class-loader hash.
+   * @default a random number, which keeps two processes apart
+   */
   instanceHash?: number;
 }
 

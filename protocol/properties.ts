@@ -13,12 +13,15 @@ export const MAX_PROPERTIES_BYTES = 32767;
 
 /** How encodeProperties writes a message's properties string (name\u0001value\u0002…). */
 export interface EncodePropertiesOptions {
-  /** End with `\u0002` (4.9.0–4.9.3, 5.2.0+). Default false, like 4.9.8 whose version we announce. */
+  /**
+   * End with `\u0002` (4.9.0–4.9.3, 5.2.0+).
+   * @default false (like 4.9.8, whose version we announce)
+   */
   trailingSeparator?: boolean;
   /**
    * Write the names in the order a java.util.HashMap filled in the object's key order iterates
    * them, as Java's messageProperties2String does (a broker re-encodes properties this way).
-   * Default false: the object's own key order.
+   * @default false (the object's own key order)
    */
   javaOrder?: boolean;
 }

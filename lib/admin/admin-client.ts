@@ -169,8 +169,10 @@ export function permText(perm: number): string {
  * topic or group is UnknownTopicError / UnknownGroupError naming it, a write the broker refuses
  * for want of permission AdminPermissionError, anything else the BrokerError or RemotingError of
  * the call.
+ * @category Admin
  */
 export class AdminClient {
+  /** The client instance of its own the admin client sends through (not shared with producers or consumers). */
   readonly instance: MQClientInstance;
   private closed = false;
 
@@ -187,6 +189,7 @@ export class AdminClient {
     await this.instance.checkNameServer('TBW102');
   }
 
+  /** Closes its connections. Calling it again does nothing. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -40,55 +40,126 @@ const SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS = 10_000;
 
 /** A broker's tunable settings; startBroker takes the same ones and passes them on. */
 export interface BrokerTuning extends TransactionTuning {
-  /** Queues of TBW102, i.e. the most an auto-created topic gets (defaultTopicQueueNums). Default 8. */
+  /**
+   * Queues of TBW102, i.e. the most an auto-created topic gets (defaultTopicQueueNums), 1..1024.
+   * @default 8
+   */
   queues?: number;
-  /** Create unknown topics on first send (TBW102). Default true. */
+  /**
+   * Create unknown topics on first send (TBW102).
+   * @default true
+   */
   autoCreateTopic?: boolean;
-  /** Serialize type of requests the broker initiates (NOTIFY_CONSUMER_IDS_CHANGED). Default JSON. */
+  /**
+   * Serialize type of requests the broker initiates (NOTIFY_CONSUMER_IDS_CHANGED).
+   * @default "JSON"
+   */
   serializeType?: SerializeTypeName;
-  /** Commit-log segment size. Default 64 MiB. */
+  /**
+   * Commit-log segment size, in bytes.
+   * @default 67108864 (64 MiB)
+   */
   segmentSize?: number;
-  /** Newest commit-log segments kept in memory. Default 2. */
+  /**
+   * Newest commit-log segments kept in memory.
+   * @default 2
+   */
   cachedSegments?: number;
+  /**
+   * Largest message body the broker stores, in bytes (Java's maxMessageSize).
+   * @default 4194304 (4 MiB)
+   */
   maxMessageSize?: number;
   /**
-   * Java's messageDelayLevel string. Default "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m
-   * 1h 2h"; e.g. "100ms 200ms" for fast tests.
+   * Java's messageDelayLevel string (the delays of delay levels 1, 2, …); e.g. "100ms 200ms" for
+   * fast tests.
+   * @default "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
    */
   messageDelayLevel?: string;
+  /**
+   * A consumer connection not refreshed by a heartbeat for this long is closed and leaves its
+   * groups, in milliseconds.
+   * @default 120000
+   */
   channelExpiredTimeoutMs?: number;
+  /**
+   * Interval between two persists of the consumer offsets to the store, in milliseconds.
+   * @default 5000
+   */
   flushConsumerOffsetIntervalMs?: number;
+  /**
+   * How long an orderly consumer's queue lock lives without renewal, in milliseconds (Java's
+   * rocketmq.broker.rebalance.lockMaxLiveTime).
+   * @default 60000
+   */
   lockMaxLiveTimeMs?: number;
   /**
    * Where the broker says, one line each, what it found damaged on disk at start-up and what it did
    * about it (records skipped, a torn tail cut, consume queues rebuilt, a config file's .bak
-   * loaded). Default: stderr.
+   * loaded).
+   * @default undefined (the logger's warn, else lines to stderr)
    */
   warn?: StoreWarn;
-  /** Most read / write queues of a topic a request may create (1 to 65 535). Default 1024. */
+  /**
+   * Most read / write queues of a topic a request may create, 1..65535.
+   * @default 1024
+   */
   maxQueueNums?: number;
-  /** Most tags of one subscription a pull or heartbeat may carry (1 to 1 000 000). Default 1024. */
+  /**
+   * Most tags of one subscription a pull or heartbeat may carry, 1..1000000.
+   * @default 1024
+   */
   maxTagsPerSubscription?: number;
-  /** Serve SQL92 subscriptions (Java's enablePropertyFilter; sql-filter.ts). Default false, as Apache's. */
+  /**
+   * Serve SQL92 subscriptions (Java's enablePropertyFilter; sql-filter.ts).
+   * @default false (as Apache's)
+   */
   enablePropertyFilter?: boolean;
   /**
    * Close a connection when nothing was read and no write completed for this long, on the clock
-   * (Java's serverChannelMaxIdleTimeSeconds). Default 120 000 ms; 0 = never.
+   * (Java's serverChannelMaxIdleTimeSeconds), in milliseconds; 0 = never.
+   * @default 120000
    */
   idleTimeoutMs?: number;
-  /** Bytes held for all connections together, input and output (RemotingServer). Default 256 MiB. */
+  /**
+   * Bytes held for all connections together, input and output (RemotingServer).
+   * @default 268435456 (256 MiB)
+   */
   maxBufferedBytes?: number;
-  /** Output bytes held for one connection that does not read (RemotingServer). Default 16 MiB. */
+  /**
+   * Output bytes held for one connection that does not read (RemotingServer).
+   * @default 16777216 (16 MiB)
+   */
   maxOutputBytesPerConnection?: number;
-  /** Also store replies (SEND_REPLY_MESSAGE) in `<cluster>_REPLY_TOPIC` after pushing them, as Apache's. Default true. */
+  /**
+   * Also store replies (SEND_REPLY_MESSAGE) in `<cluster>_REPLY_TOPIC` after pushing them, as Apache's.
+   * @default true
+   */
   storeReplyMessageEnable?: boolean;
-  /** Create the message trace topic at start (Java's traceTopicEnable). Default false. */
+  /**
+   * Create the message trace topic at start (Java's traceTopicEnable).
+   * @default false
+   */
   traceTopicEnable?: boolean;
-  /** Its name (Java's msgTraceTopicName). Default RMQ_SYS_TRACE_TOPIC. */
+  /**
+   * Name of the message trace topic (Java's msgTraceTopicName).
+   * @default "RMQ_SYS_TRACE_TOPIC"
+   */
   msgTraceTopicName?: string;
-  /** 5.x timer messages (Java's MessageStoreConfig names; timer/timer-message-store.ts): default true, 1 ms, 3 days. */
+  /**
+   * Serve 5.x timer messages (Java's MessageStoreConfig timerWheelEnable; timer/timer-message-store.ts).
+   * @default true
+   */
   timerWheelEnable?: boolean;
+  /**
+   * Precision of the timer wheel, in milliseconds, 1..60000 (Java's timerPrecisionMs).
+   * @default 1
+   */
   timerPrecisionMs?: number;
+  /**
+   * Longest delay a timer message may ask for, in seconds (Java's timerMaxDelaySec).
+   * @default 259200 (3 days)
+   */
   timerMaxDelaySec?: number;
 }
 

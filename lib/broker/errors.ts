@@ -1,6 +1,9 @@
 import { OptionError, RocketwireError } from '../../protocol/internal.js';
 
-/** The store could not write (disk full, folder not writable, closed). `code` is the errno code when there is one. */
+/**
+ * The store could not write (disk full, folder not writable, closed). `code` is the errno code when there is one.
+ * @category Errors
+ */
 export class StoreWriteError extends RocketwireError {
   override readonly name = 'StoreWriteError';
   override readonly errorCode = 'ERR_STORE_WRITE';
@@ -11,7 +14,10 @@ export class StoreWriteError extends RocketwireError {
   }
 }
 
-/** A broker or store option outside its allowed range; `option` names it. */
+/**
+ * A broker or store option outside its allowed range; `option` names it.
+ * @category Errors
+ */
 export class BrokerOptionError extends OptionError {
   override readonly name = 'BrokerOptionError';
   override readonly errorCode = 'ERR_BROKER_OPTION';

@@ -9,18 +9,41 @@ import { NameServer } from './name-server.js';
 import { stderrWarn } from './atomic-file.js';
 import { resolveLogger, type LoggerOption } from '../logger.js';
 
-/** Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names). */
+/**
+ * Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names).
+ * @category Testing with the embedded broker
+ */
 export interface StartBrokerOptions extends BrokerTuning {
-  /** Address to listen on and to advertise (STOREHOST, routes). Default 127.0.0.1. */
+  /**
+   * Address to listen on and to advertise (STOREHOST, routes).
+   * @default "127.0.0.1"
+   */
   host?: string;
-  /** Name-server port; 0 (default) picks a free one. */
+  /**
+   * Name-server port; 0 picks a free one.
+   * @default 0
+   */
   namesrvPort?: number;
-  /** Port of the first broker; the others take the following ports, or free ones when 0 (default). */
+  /**
+   * Port of the first broker; the others take the following ports, or free ones when 0.
+   * @default 0
+   */
   brokerPort?: number;
-  /** Number of brokers (broker-a, broker-b, ...). Default 1. */
+  /**
+   * Number of brokers (broker-a, broker-b, ...), 1..64.
+   * @default 1
+   */
   brokers?: number;
-  /** Store root; a temporary folder (removed at close) when not given. With several brokers each gets DIR/<brokerName>. */
+  /**
+   * Store root. With several brokers each gets DIR/<brokerName>.
+   * @default a temporary folder, removed at close
+   */
   dataDir?: string;
+  /**
+   * Time source of the brokers' scheduled work (delays, timers, transaction checks, expiries): a
+   * ManualClock makes a test advance it.
+   * @default systemClock
+   */
   clock?: Clock;
   /**
    * Where the broker's warnings go (damage found in its store at start-up, a periodic task that
@@ -31,7 +54,10 @@ export interface StartBrokerOptions extends BrokerTuning {
   logger?: LoggerOption;
 }
 
-/** A running embedded name server and its brokers, as startBroker returns them. */
+/**
+ * A running embedded name server and its brokers, as startBroker returns them.
+ * @category Testing with the embedded broker
+ */
 export interface EmbeddedBroker {
   /** "host:port" of the name server. */
   namesrv: string;
@@ -39,10 +65,13 @@ export interface EmbeddedBroker {
   brokers: string[];
   /** The first broker's address. */
   broker: string;
+  /** The store root (a temporary folder when dataDir was not given). */
   dataDir: string;
   /** The broker objects (stores, consumer groups) for tests and tools. */
   instances: Broker[];
+  /** The name server object, for tests and tools. */
   nameServer: NameServer;
+  /** Stops the brokers and the name server (and removes the temporary store folder). */
   close(): Promise<void>;
 }
 
@@ -57,7 +86,10 @@ export function brokerName(i: number): string {
   return `broker-${s}`;
 }
 
-/** Start a name server and N brokers in this process. */
+/**
+ * Start a name server and N brokers in this process.
+ * @category Testing with the embedded broker
+ */
 export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
   const host = options.host ?? '127.0.0.1';
   const count = options.brokers ?? 1;

@@ -13,58 +13,97 @@ const log = createDebug('rocketwire:capture');
 /** Name server, broker, broker VIP port, and the proxy's remoting ports. */
 export const ROCKETMQ_PORTS: readonly number[] = [9876, 10911, 10909, 8080, 8081];
 
-/** Input formats: pcap, pcapng, or `raw`: remoting frames back to back, with no capture around them. */
+/**
+ * Input formats: pcap, pcapng, or `raw`: remoting frames back to back, with no capture around them.
+ * @category Capture
+ */
 export type InputFormat = 'pcap' | 'pcapng' | 'raw';
 
-/** The request a response answers, as remembered when the request went by. */
+/**
+ * The request a response answers, as remembered when the request went by.
+ * @category Capture
+ */
 export interface SeenRequest {
+  /** The request code. */
   code: number;
+  /** Capture time of the request, in seconds since the epoch (null for raw frame files). */
   ts: number | null;
+  /** The request's header fields (null when it had none). */
   extFields: Record<string, string> | null;
   /** Where the request went: the broker or name server address. */
   dst: string | null;
 }
 
-/** A frame found in the input. `cmd.body` is a view that is only valid during the callback. */
+/**
+ * A frame found in the input. `cmd.body` is a view that is only valid during the callback.
+ * @category Capture
+ */
 export interface DecodedFrame {
+  /** The decoded remoting command (header and body). */
   cmd: RemotingCommand;
   /** Capture time of the packet that completed the frame (null for raw frame files). */
   ts: number | null;
+  /** Address ("ip:port") that sent the frame (null for raw frame files). */
   src: string | null;
+  /** Address ("ip:port") the frame went to (null for raw frame files). */
   dst: string | null;
   /** Packet number that completed the frame (null for raw frame files). */
   packet: number | null;
   /** Byte position of the frame in its stream (the file, for raw frame files). */
   offset: number;
+  /** The frame's length in bytes, its 4-byte length prefix included. */
   frameLength: number;
   /** For a response: the request of the same opaque on the same connection, if it was seen. */
   request: SeenRequest | null;
 }
 
-/** Options of a CaptureDecoder; every one has a default. */
+/**
+ * Options of a CaptureDecoder; every one has a default.
+ * @category Capture
+ */
 export interface CaptureDecoderOptions {
-  /** Extra ports whose flows are RocketMQ remoting (in addition to ROCKETMQ_PORTS). */
+  /**
+   * Extra ports whose flows are RocketMQ remoting (in addition to ROCKETMQ_PORTS).
+   * @default [] (only ROCKETMQ_PORTS, and flows whose first bytes parse as a frame)
+   */
   ports?: number[];
-  /** Force the input format instead of detecting it from the magic number. */
+  /**
+   * Force the input format instead of detecting it from the magic number.
+   * @default undefined (detected)
+   */
   format?: InputFormat;
-  /** Out-of-order bytes held per direction. Default 8 MiB. */
+  /**
+   * Out-of-order bytes held per direction.
+   * @default 8388608 (8 MiB)
+   */
   maxBufferedBytes?: number;
   /**
    * Bytes held for all flows together: out-of-order segments, partial frames, bytes a scan keeps.
    * Past it the flows that went longest without a byte drop what they hold, each reported as a lost
    * problem of kind 'buffer-limit' (their streams stay in sync where the frame length is known).
-   * Default 256 MiB.
+   * @default 268435456 (256 MiB)
    */
   maxTotalBufferedBytes?: number;
-  /** Bytes of an unknown-port stream searched for a first frame before it is ignored. Default 1 MiB. */
+  /**
+   * Bytes of an unknown-port stream searched for a first frame before it is ignored.
+   * @default 1048576 (1 MiB)
+   */
   probeBytes?: number;
-  /** Requests awaiting a response remembered per direction. Default 65536. */
+  /**
+   * Requests awaiting a response remembered per direction.
+   * @default 65536
+   */
   maxPendingRequests?: number;
 }
 
-/** What the decoder calls: `frame` for every frame found, `problem` for what it could not read or lost. */
+/**
+ * What the decoder calls: `frame` for every frame found, `problem` for what it could not read or lost.
+ * @category Capture
+ */
 export interface CaptureDecoderHandlers {
+  /** Called for every frame found, in input order. */
   frame(f: DecodedFrame): void;
+  /** Called for what could not be read, or was lost. */
   problem(p: CaptureProblem): void;
 }
 
@@ -99,6 +138,7 @@ interface Flow {
  * heads announce: flows are forgotten on FIN/RST, a partial frame's buffer grows as its bytes
  * arrive, and what all flows hold together is bounded (maxTotalBufferedBytes): past it, the flows
  * idle longest drop what they hold and say so.
+ * @category Capture
  */
 export class CaptureDecoder {
   private readonly ports: Set<number>;
@@ -169,6 +209,7 @@ export class CaptureDecoder {
     return (this.reader?.failed ?? false) || this.rawFramer?.state === 'failed';
   }
 
+  /** Feeds the next bytes of the input (any chunking): frames found are handed to the handlers as they complete. */
   push(chunk: Buffer): void {
     this.counters.bytes += chunk.length;
     if (this.fmt === null || (this.reader === null && this.rawFramer === null)) {
@@ -187,6 +228,7 @@ export class CaptureDecoder {
     else this.rawFramer!.push(chunk);
   }
 
+  /** Ends the input: reports what was cut short (a partial record or frame) as problems. */
   end(): void {
     if (this.head) {
       // Fewer than 4 bytes in all: treat as raw frames, which reports the cut frame.

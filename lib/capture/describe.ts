@@ -7,7 +7,10 @@ import { decodeMessages } from '../../protocol/message-decoder.js';
 import type { MessageExt } from '../../protocol/message-ext.js';
 import { MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2 } from '../../protocol/message-record.js';
 
-/** A stored message as the decoder prints it: these MessageExt fields, with the body as base64 or a length. */
+/**
+ * A stored message as the decoder prints it: these MessageExt fields, with the body as base64 or a length.
+ * @category Capture
+ */
 export type MessageDescription = Pick<
   MessageExt,
   | 'topic'
@@ -34,26 +37,42 @@ export type MessageDescription = Pick<
  * One frame as `rocketwire decode` prints it (one JSON line, one msgpack object). `ts`, `src` and
  * `dst` come from the capture; `requestCode`/`latencyMs` from pairing a response with the request
  * of the same opaque on the same connection.
+ * @category Capture
  */
 export interface FrameDescription {
+  /** Capture time, in seconds since the epoch. */
   ts?: number;
+  /** Address ("ip:port") that sent the frame. */
   src?: string;
+  /** Address ("ip:port") the frame went to. */
   dst?: string;
+  /** Whether the frame is a request or a response (the RPC flag bit). */
   kind: 'request' | 'response';
+  /** Request code for requests, response code for responses. */
   code: number;
   /** Request code name for requests, response code name for responses. */
   name: string;
   /** For a response: the code of the request it answers, when that request was seen. */
   requestCode?: number;
+  /** For a response: the time since its request, in milliseconds (rounded to microseconds). */
   latencyMs?: number;
+  /** The id pairing a response with its request on a connection. */
   opaque: number;
+  /** The header flag bits (RPC type and oneway). */
   flag: number;
+  /** A oneway request: no response comes. */
   oneway: boolean;
+  /** The language the sender announced (JAVA, CPP, …). */
   language: string | null;
+  /** The version the sender announced. */
   version: number;
+  /** How the header was encoded. */
   serializeType: 'JSON' | 'ROCKETMQ';
+  /** The header's remark (an error text in failed responses). */
   remark: string | null;
+  /** The header's fields. */
   extFields: Record<string, string>;
+  /** The body's length in bytes. */
   bodyLength: number;
   /** Stored messages carried by the body (pull results, view/query results, CONSUME_MESSAGE_DIRECTLY...). */
   messages?: MessageDescription[];
@@ -133,19 +152,27 @@ function decodeMessagesTolerant(body: Buffer): MessageExt[] {
   }
 }
 
-/** Where a frame was seen and what it answers; all optional (raw frame files have no addresses). */
+/**
+ * Where a frame was seen and what it answers; all optional (raw frame files have no addresses).
+ * @category Capture
+ */
 export interface FrameContext {
+  /** Capture time, in seconds since the epoch. */
   ts?: number | undefined;
+  /** Address ("ip:port") that sent the frame. */
   src?: string | undefined;
+  /** Address ("ip:port") the frame went to. */
   dst?: string | undefined;
   /** For a response: the code of the request with the same opaque on the same connection. */
   requestCode?: number | undefined;
+  /** For a response: the time since its request, in milliseconds (rounded to microseconds). */
   latencyMs?: number | undefined;
 }
 
 /**
  * The context of a frame the capture decoder found: its time and addresses, and for a response the
  * request it answers and the latency since it (microsecond-rounded milliseconds).
+ * @category Capture
  */
 export function frameContext(f: DecodedFrame): FrameContext {
   const req = f.request;
@@ -158,16 +185,23 @@ export function frameContext(f: DecodedFrame): FrameContext {
   };
 }
 
-/** Options of describeCommand. */
+/**
+ * Options of describeCommand.
+ * @category Capture
+ */
 export interface DescribeOptions {
   /**
-   * Give message bodies as base64 (default). A readable table does not show them, and skips the
+   * Give message bodies as base64. A readable table does not show them, and skips the
    * encoding: each message then gets bodyLength instead.
+   * @default true
    */
   messageBodies?: boolean;
 }
 
-/** Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order). */
+/**
+ * Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order).
+ * @category Capture
+ */
 export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}, options: DescribeOptions = {}): FrameDescription {
   const d = describeHeader(cmd, ctx);
   const body = cmd.body;

@@ -107,7 +107,10 @@ function messageJson(m: MessageDescription, c: SharedStrings): string {
   return s + '}';
 }
 
-/** A frame description as one JSON line (without the newline); equal to JSON.stringify(d). */
+/**
+ * A frame description as one JSON line (without the newline); equal to JSON.stringify(d).
+ * @category Capture
+ */
 export function frameJson(d: FrameDescription): string {
   if (!d.messages) return str(d);
   // `messages` is the last key of a description that has it (describeCommand returns right after).

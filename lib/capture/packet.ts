@@ -17,14 +17,18 @@ export interface CapturedPacket {
 /**
  * Something that could not be decoded. `lost` says whether data was lost (the CLI then exits
  * non-zero); other problems are informational.
+ * @category Capture
  */
 export interface CaptureProblem {
+  /** What went wrong, as one line. */
   message: string;
+  /** Whether data was lost (frames may be missing), or only something could not be decoded. */
   lost: boolean;
   /** Packet number the problem was found in, when there is one. */
   packet?: number;
   /** Byte position in the input (file offset, or stream offset within a flow when `flow` is set). */
   offset?: number;
+  /** The TCP flow ("src > dst") the problem is in, when there is one. */
   flow?: string;
   /**
    * For counting: 'incomplete-frame' when a stream (or the input) ended inside a frame, including a

@@ -10,6 +10,7 @@ import { resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 /**
  * Options of a client instance. All consumers and producers of one process that end up with the same
  * clientId share one instance, so these describe the connection side only.
+ * @category Shared by every client
  */
 export interface ClientOptions {
   /**
@@ -35,36 +36,79 @@ export interface ClientOptions {
   /**
    * Instance name, the part after "@" in the clientId. "DEFAULT" is left as is here; producers and
    * clustering consumers call `resolveInstanceName` first, as the Java client does (§9.10).
+   * @default "DEFAULT" (producers and clustering consumers then use "<pid>#<nanotime>")
    */
   instanceName?: string;
-  /** The IP written into the clientId; only an identifier. Defaults to the first non-internal IPv4. */
+  /**
+   * The IP written into the clientId; only an identifier.
+   * @default the first non-internal IPv4 address outside 192.168.x.x, else the last IPv4 address found, else 127.0.0.1
+   */
   clientIp?: string;
-  /** Header serialization of the requests we send. */
+  /**
+   * Header serialization of the requests we send: JSON or ROCKETMQ (the binary form).
+   * @default "JSON"
+   */
   serializeType?: SerializeTypeName;
+  /**
+   * ACL credentials (access key, secret key, optional security token): every request is signed
+   * with them, as Java's AclClientRPCHook does.
+   * @default undefined (requests are not signed)
+   */
   acl?: AclCredentials;
-  /** TLS to every peer: true for system CAs, or tls.connect options (ca, servername, rejectUnauthorized, …). */
+  /**
+   * TLS to every peer: true for system CAs, or tls.connect options (ca, servername, rejectUnauthorized, …).
+   * @default undefined (plain TCP)
+   */
   tls?: ConnectionOptions | TlsOptions | boolean;
-  /** Language name sent in every request: JAVA (default) or OTHER are known to every broker version. */
+  /**
+   * Language name sent in every request: JAVA or OTHER are known to every broker version.
+   * @default "JAVA"
+   */
   language?: string;
-  /** Version sent in every request; 409 (V4_9_8) gets standard JSON routes and no GO_AWAY. */
+  /**
+   * Version sent in every request; 409 (V4_9_8) gets standard JSON routes and no GO_AWAY.
+   * @default 409
+   */
   version?: number;
+  /**
+   * Interval between heartbeats to every broker, in milliseconds.
+   * @default 30000
+   */
   heartbeatIntervalMs?: number;
+  /**
+   * Interval between route refreshes from the name server, in milliseconds.
+   * @default 30000
+   */
   pollNameServerIntervalMs?: number;
+  /**
+   * Interval between persists of the consumers' offsets (to the broker, or to the offset file of a
+   * broadcasting consumer), in milliseconds.
+   * @default 5000
+   */
   persistOffsetIntervalMs?: number;
-  /** Timeout of the client's own RPCs (routes, offsets, heartbeats). */
+  /**
+   * Timeout of the client's own RPCs (routes, offsets, heartbeats), in milliseconds.
+   * @default 3000
+   */
   mqClientApiTimeoutMs?: number;
-  /** Connect timeout handed to the remoting client. */
+  /**
+   * Connect timeout handed to the remoting client, in milliseconds; also how long start() waits for
+   * a name server to answer.
+   * @default 3000
+   */
   connectTimeoutMs?: number;
   /**
    * Time source of the instance's scheduled tasks (route refresh, heartbeat, offset persist), of its
-   * call timeouts and of the producer's timestamps; default the system clock. Clients sharing a
+   * call timeouts and of the producer's timestamps. Clients sharing a
    * clientId share one instance and so must share its clock (another one is a ClientOptionError).
+   * @default systemClock
    */
   clock?: Clock;
   /**
    * 5.x's namespaceV2 (ClientConfig#setNamespaceV2): names are NOT wrapped; every request carries
    * extFields `nsd`="true" and `ns`=this (NamespaceRpcHook), for a proxy or broker that reads them.
    * Part of the shared client instance, like the clock. See namespace.ts for `namespace` (v1).
+   * @default undefined (no namespace)
    */
   namespaceV2?: string;
 }
@@ -78,7 +122,10 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl
   namesrvAddrs: string[];
 }
 
-/** Raised for a client option outside its range; `option` names it. */
+/**
+ * Raised for a client option outside its range; `option` names it.
+ * @category Errors
+ */
 export class ClientOptionError extends OptionError {
   override readonly name = 'ClientOptionError';
   override readonly errorCode = 'ERR_CLIENT_OPTION';

@@ -1,6 +1,9 @@
 import { RocketwireError, requestCodeName } from '../../protocol/index.js';
 
-/** A client-side failure that is not a broker answer (no route, group clash, no name server). */
+/**
+ * A client-side failure that is not a broker answer (no route, group clash, no name server).
+ * @category Errors
+ */
 export class MQClientError extends RocketwireError {
   override readonly name: string = 'MQClientError';
   override readonly errorCode: string = 'ERR_CLIENT';
@@ -10,6 +13,7 @@ export class MQClientError extends RocketwireError {
  * A client was called in a state that does not allow the call: before `start()`, after
  * `shutdown()`, or `start()` twice. `state` is the client's state at the call. Not retriable: the
  * call needs the application to start the client (or a new one), not another try.
+ * @category Errors
  */
 export class ClientStateError extends MQClientError {
   override readonly name: string = 'ClientStateError';
@@ -21,7 +25,10 @@ export class ClientStateError extends MQClientError {
   }
 }
 
-/** Every configured name server failed; `failures` has one entry per address tried, in order. */
+/**
+ * Every configured name server failed; `failures` has one entry per address tried, in order.
+ * @category Errors
+ */
 export class NameServerUnavailableError extends MQClientError {
   override readonly name = 'NameServerUnavailableError';
   override readonly errorCode = 'ERR_NAMESRV_UNAVAILABLE';
@@ -38,6 +45,7 @@ export class NameServerUnavailableError extends MQClientError {
  * A response whose header lacks a field the operation's response codec requires, or carries one
  * that Java could not parse (an `offset` that is not a long). Raised instead of reading a default:
  * a garbled offset read as 0 would rewind a consumer. `cause` is the codec's HeaderFieldError.
+ * @category Errors
  */
 export class ResponseFieldError extends MQClientError {
   override readonly name = 'ResponseFieldError';

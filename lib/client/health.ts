@@ -1,13 +1,20 @@
 import type { MQClientInstance } from './mq-client-instance.js';
 
-/** One broker address the client instance heartbeats, in health(). */
+/**
+ * One broker address the client instance heartbeats, in health().
+ * @category Shared by every client
+ */
 export interface BrokerHealth {
+  /** The broker's address ("host:port"). */
   addr: string;
   /** Epoch milliseconds (the consumer's clock) of its last answered heartbeat; null if none yet. */
   lastHeartbeatAtMs: number | null;
 }
 
-/** The name-server side of health(). */
+/**
+ * The name-server side of health().
+ * @category Shared by every client
+ */
 export interface NameServerHealth {
   /** The address that answered last, and when (epoch ms); null when none has answered yet. */
   lastAnswer: { addr: string; atMs: number } | null;

@@ -27,6 +27,11 @@ import {
  */
 export type PullMessageRequest = PullMessageRequestHeader;
 
+/**
+ * A broker's answer to a pull: messages FOUND, NO_NEW_MSG past the queue's end, NO_MATCHED_MSG
+ * (all filtered out), or OFFSET_ILLEGAL (the offset is outside the queue).
+ * @category Consuming
+ */
 export type PullStatus = 'FOUND' | 'NO_NEW_MSG' | 'NO_MATCHED_MSG' | 'OFFSET_ILLEGAL';
 
 /** A pull answer. `messages` decodes `bodyBytes` on first access (decompressing bodies). */

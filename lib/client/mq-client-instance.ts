@@ -35,9 +35,12 @@ const log = createDebug('rocketwire:client');
 /**
  * A name server stopped answering (`error` set) or answers again after failing (`error` undefined):
  * the clients' `'nameServerError'` and `'nameServerReachable'` events.
+ * @category Shared by every client
  */
 export interface NameServerStatus {
+  /** The name server's address ("host:port"). */
   addr: string;
+  /** Why it did not answer; absent when it answered. */
   error?: Error;
 }
 

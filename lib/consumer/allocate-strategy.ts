@@ -6,10 +6,15 @@ import { ConsumerOptionError } from './errors.js';
  * How the queues of one topic are split among the members of a group (AllocateMessageQueueStrategy).
  * `mqAll` and `cidAll` arrive sorted as Java sorts them; the result must be identical on every member
  * (Java or not) or queues are consumed twice or not at all.
+ * @category Consuming
  */
 export interface AllocateMessageQueueStrategy {
   /** Java's getName(), e.g. "AVG". */
   readonly name: string;
+  /**
+   * The queues `currentCID` gets out of `mqAll` when the group's consumers are `cidAll` (every consumer
+   * computes the same split).
+   */
   allocate(consumerGroup: string, currentCID: string, mqAll: readonly MessageQueue[], cidAll: readonly string[]): MessageQueue[];
 }
 
@@ -100,7 +105,10 @@ export function allocateByConfig(queues: readonly MessageQueue[]): AllocateMessa
   return { name: 'CONFIG', allocate: () => fixed.slice() };
 }
 
-/** The `allocateStrategy` option: a Java strategy by name, a fixed list of queues, or a strategy of your own. */
+/**
+ * The `allocateStrategy` option: a Java strategy by name, a fixed list of queues, or a strategy of your own.
+ * @category Consuming
+ */
 export type AllocateStrategyOption =
   | 'AVG'
   | 'AVG_BY_CIRCLE'

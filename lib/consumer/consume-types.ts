@@ -1,24 +1,36 @@
 import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../protocol/index.js';
 
-/** Results of a concurrent handler (ConsumeConcurrentlyStatus). */
+/**
+ * Results of a concurrent handler (ConsumeConcurrentlyStatus).
+ * @category Consuming
+ */
 export const ConsumeConcurrentlyStatus = {
   CONSUME_SUCCESS: 'CONSUME_SUCCESS',
   RECONSUME_LATER: 'RECONSUME_LATER',
 } as const;
+/** @category Consuming */
 export type ConsumeConcurrentlyStatus = (typeof ConsumeConcurrentlyStatus)[keyof typeof ConsumeConcurrentlyStatus];
 
-/** Results of an orderly handler (ConsumeOrderlyStatus); COMMIT/ROLLBACK only matter with autoCommit off. */
+/**
+ * Results of an orderly handler (ConsumeOrderlyStatus); COMMIT/ROLLBACK only matter with autoCommit off.
+ * @category Consuming
+ */
 export const ConsumeOrderlyStatus = {
   SUCCESS: 'SUCCESS',
   SUSPEND_CURRENT_QUEUE_A_MOMENT: 'SUSPEND_CURRENT_QUEUE_A_MOMENT',
   COMMIT: 'COMMIT',
   ROLLBACK: 'ROLLBACK',
 } as const;
+/** @category Consuming */
 export type ConsumeOrderlyStatus = (typeof ConsumeOrderlyStatus)[keyof typeof ConsumeOrderlyStatus];
 
-/** Per-call context of a concurrent handler (ConsumeConcurrentlyContext). */
+/**
+ * Per-call context of a concurrent handler (ConsumeConcurrentlyContext).
+ * @category Consuming
+ */
 export interface ConsumeConcurrentlyContext {
+  /** The queue the messages come from. */
   readonly messageQueue: MessageQueue;
   /**
    * −1: no retry, straight to the DLQ; 0 (default): the broker picks 3 + reconsumeTimes; >0: that delay level.
@@ -28,16 +40,27 @@ export interface ConsumeConcurrentlyContext {
   ackIndex: number;
 }
 
-/** Per-call context of an orderly handler (ConsumeOrderlyContext). */
+/**
+ * Per-call context of an orderly handler (ConsumeOrderlyContext).
+ * @category Consuming
+ */
 export interface ConsumeOrderlyContext {
+  /** The queue the messages come from. */
   readonly messageQueue: MessageQueue;
+  /**
+   * true (default): the offset is committed after SUCCESS (COMMIT and ROLLBACK count as SUCCESS);
+   * false: only after COMMIT, SUCCESS does not commit and ROLLBACK hands the messages over again.
+   */
   autoCommit: boolean;
   /**
-   * Back-off after SUSPEND_CURRENT_QUEUE_A_MOMENT (or a throw) for this call, 10..30 000.
+   * Back-off after SUSPEND_CURRENT_QUEUE_A_MOMENT (or a throw) for this call, in milliseconds, 10..30 000.
    * @default -1 (the consumer's suspendCurrentQueueTimeMs)
    */
   suspendCurrentQueueTimeMs: number;
-  /** @deprecated Java's name of suspendCurrentQueueTimeMs (either may be set; the Ms one wins). */
+  /**
+   * Java's name of suspendCurrentQueueTimeMs (either may be set; the Ms one wins).
+   * @deprecated use `suspendCurrentQueueTimeMs`
+   */
   suspendCurrentQueueTimeMillis: number;
 }
 
@@ -57,6 +80,7 @@ export type AsyncConsumeResult<Status extends string> = Status | void | undefine
  * messages (a deliberate departure from Java, where null means RECONSUME_LATER); a throw, a
  * rejection or RECONSUME_LATER retries them; any other value retries them too and is reported
  * (a warn line once per value and the consumer's 'handlerResultInvalid' event).
+ * @category Consuming
  */
 export type MessageListenerConcurrently = (
   msgs: MessageExt[],
@@ -67,6 +91,7 @@ export type MessageListenerConcurrently = (
  * An orderly handler. Returning or resolving nothing is SUCCESS (Java: SUSPEND); a throw, a
  * rejection or SUSPEND_CURRENT_QUEUE_A_MOMENT suspends the queue and hands the messages over again
  * later; any other value suspends too and is reported as for a concurrent handler.
+ * @category Consuming
  */
 export type MessageListenerOrderly = (
   msgs: MessageExt[],

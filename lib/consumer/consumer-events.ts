@@ -15,6 +15,7 @@ import type { NameServerStatus } from '../client/mq-client-instance.js';
  * consumer's `'undecodable'` event. The skipped record is not handed to the handler and is not
  * sent to the retry topic: there is no message to hand over. Its offset is committed past like a
  * consumed one.
+ * @category Errors
  */
 export class UndecodableMessageError extends RocketwireError {
   override readonly name = 'UndecodableMessageError';
@@ -64,7 +65,10 @@ export class UndecodableMessageError extends RocketwireError {
   }
 }
 
-/** Requests whose failure the consumer reports with a ConsumerBrokerError. */
+/**
+ * Requests whose failure the consumer reports with a ConsumerBrokerError.
+ * @category Consuming
+ */
 export type ConsumerBrokerRequest =
   | 'PULL_MESSAGE'
   | 'GET_CONSUMER_LIST_BY_GROUP'
@@ -79,6 +83,7 @@ export type ConsumerBrokerRequest =
  * pullTimeDelayMillsWhenException, the rest at the next rebalance); this error is the consumer's
  * `'brokerError'` event, emitted for every failure, so that an application can say what is wrong.
  * `cause` is the remoting or broker error.
+ * @category Errors
  */
 export class ConsumerBrokerError extends RocketwireError {
   override readonly name = 'ConsumerBrokerError';
@@ -99,9 +104,14 @@ export class ConsumerBrokerError extends RocketwireError {
   }
 }
 
-/** A broker answered again (or for the first time): the `'brokerReachable'` event. */
+/**
+ * A broker answered again (or for the first time): the `'brokerReachable'` event.
+ * @category Consuming
+ */
 export interface BrokerReachable {
+  /** The broker's name. */
   brokerName: string;
+  /** The broker's address ("host:port"). */
   addr: string;
   /** The request that was answered. */
   request: ConsumerBrokerRequest;
@@ -117,10 +127,14 @@ export interface BrokerReachable {
  * - `brokerReachable`: a broker answered for the first time (and its first pull), or again after
  *   `brokerError`s.
  * - the instrumentation events of events.ts (ConsumerEvents: rebalance, pull, flow control, …).
+ * @category Consuming
  */
 export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
+  /** A stored message was skipped because it cannot be decoded (once per record). */
   undecodable: [error: UndecodableMessageError];
+  /** A request to a broker failed (the consumer retries by itself). */
   brokerError: [error: ConsumerBrokerError];
+  /** A broker answered for the first time, or again after failures. */
   brokerReachable: [info: BrokerReachable];
   /** A name server did not answer (every failure; the client moves on to the next one and retries). */
   nameServerError: [info: NameServerStatus & { error: Error }];
@@ -134,10 +148,14 @@ export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
   handlerResultInvalid: [info: HandlerResultInvalid];
 }
 
-/** The payload of `'handlerResultInvalid'`. */
+/**
+ * The payload of `'handlerResultInvalid'`.
+ * @category Consuming
+ */
 export interface HandlerResultInvalid {
   /** What the handler returned (a string, or the typeof of anything else). */
   value: string;
+  /** The topic of the messages. */
   topic: string;
   /** Messages of the call, retried. */
   count: number;

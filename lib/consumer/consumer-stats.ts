@@ -96,13 +96,22 @@ export class ConsumerStatsRecorder {
   consumeRtCount = 0;
 }
 
-/** Per-queue figures of stats(). */
+/**
+ * Per-queue figures of stats().
+ * @category Consuming
+ */
 export interface QueueStats {
+  /** The queue's topic. */
   topic: string;
+  /** The broker that holds the queue. */
   brokerName: string;
+  /** The queue's id on that broker. */
   queueId: number;
+  /** Messages pulled and not yet consumed. */
   cachedCount: number;
+  /** Bytes of the bodies of those messages. */
   cachedBytes: number;
+  /** Highest − lowest cached offset. */
   span: number;
   /** In-memory committed offset (next offset to consume), −1 if none yet. */
   committedOffset: number;
@@ -110,38 +119,62 @@ export interface QueueStats {
   pulledOffset: number;
   /** Pulls parked by flow control on this queue, by reason. */
   flowControlPauses: Record<FlowControlReason, number>;
+  /** Orderly: the broker lock on the queue is held. */
   locked: boolean;
+  /** The queue was taken away by a rebalance (or the consumer stopped). */
   dropped: boolean;
 }
 
-/** What `consumer.stats()` returns: totals and rates of the consumer and, per held queue, its QueueStats. */
+/**
+ * What `consumer.stats()` returns: totals and rates of the consumer and, per held queue, its QueueStats.
+ * @category Consuming
+ */
 export interface ConsumerStats {
+  /** The consumer group. */
   consumerGroup: string;
+  /** The consumer's client id (clientIp@instanceName). */
   clientId: string;
   /** Totals since start. */
   pulls: number;
+  /** Pulls answered FOUND. */
   pullsFound: number;
+  /** Pulls that failed (an error, not an empty answer). */
   pullErrors: number;
+  /** Messages pulled (after the tag filter). */
   messagesPulled: number;
+  /** Messages the handler consumed successfully. */
   messagesConsumed: number;
+  /** Messages the handler failed (threw, rejected or asked for a retry). */
   messagesFailed: number;
+  /** Failed messages sent back to the broker for a retry (CONSUMER_SEND_MSG_BACK). */
   sendBackOk: number;
+  /** Send-backs that failed (the message is then republished to the retry topic). */
   sendBackFailed: number;
+  /** Failed messages republished to the retry topic after a failed send-back. */
   republished: number;
+  /** Failed messages neither sent back nor republished, consumed again here (orderly: messages of suspended queues). */
   localRetries: number;
+  /** Messages that sat with the handler past consumeTimeoutMs and were sent back for a retry. */
   expired: number;
+  /** Rebalances that changed the queues held. */
   rebalances: number;
+  /** Pulls parked by flow control, by reason. */
   flowControlPauses: Record<FlowControlReason, number>;
   /** Rates over the last 10 s, per second. */
   pullTps: number;
+  /** Messages pulled per second, over the last 10 s. */
   pulledMsgTps: number;
+  /** Messages consumed successfully per second, over the last 10 s. */
   consumeOkTps: number;
+  /** Messages failed per second, over the last 10 s. */
   consumeFailedTps: number;
   /** Mean handler-call time in ms. */
   consumeRtMs: number;
   /** Handler calls running now / waiting for a slot (orderly: queues being consumed / waiting for their turn). */
   consumeInFlight: number;
+  /** Handler calls waiting for a slot (orderly: queues waiting for their turn). */
   consumeBacklog: number;
+  /** Per held queue: its cache and offsets. */
   queues: QueueStats[];
 }
 

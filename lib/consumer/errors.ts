@@ -1,7 +1,10 @@
 import { OptionError, RocketwireError } from '../../protocol/index.js';
 import { ClientStateError } from '../client/errors.js';
 
-/** A consumer option outside its allowed range or of the wrong type; `option` names it. An OptionError, as the producer's and client's are. */
+/**
+ * A consumer option outside its allowed range or of the wrong type; `option` names it. An OptionError, as the producer's and client's are.
+ * @category Errors
+ */
 export class ConsumerOptionError extends OptionError {
   override readonly name = 'ConsumerOptionError';
   override readonly errorCode = 'ERR_CONSUMER_OPTION';
@@ -10,7 +13,10 @@ export class ConsumerOptionError extends OptionError {
   }
 }
 
-/** The consumer was used in a state that does not allow the call (e.g. start twice). */
+/**
+ * The consumer was used in a state that does not allow the call (e.g. start twice).
+ * @category Errors
+ */
 export class ConsumerStateError extends ClientStateError {
   override readonly name = 'ConsumerStateError';
   override readonly errorCode = 'ERR_CONSUMER_STATE';
@@ -59,6 +65,7 @@ export class SendBackFailedError extends RocketwireError {
  * The BROADCASTING offsets file and its `.bak` exist but neither can be read. The consumer does
  * not start (as Java's LocalFileOffsetStore.load throws): starting empty would consume from the
  * start policy and the next flush would overwrite the only copy of the offsets.
+ * @category Errors
  */
 export class OffsetFileError extends RocketwireError {
   override readonly name = 'OffsetFileError';

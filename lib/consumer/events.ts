@@ -15,7 +15,10 @@ const log = createDebug('rocketwire:consumer');
 // event, a documented payload each, `on()` returning the function that removes the listener. The
 // consumer builds a payload only when someone listens to its event.
 
-/** The names of a PushConsumer's events: `consumer.on(ConsumerEvents.REBALANCE, (e) => …)`. */
+/**
+ * The names of a PushConsumer's events: `consumer.on(ConsumerEvents.REBALANCE, (e) => …)`.
+ * @category Consuming
+ */
 export const ConsumerEvents = {
   /** UndecodableMessageError: a stored message was skipped because it cannot be decoded (once per record). */
   UNDECODABLE: 'undecodable',
@@ -43,76 +46,114 @@ export const ConsumerEvents = {
   CRASH: 'crash',
 } as const;
 
-/** The queues of one topic before and after a rebalance changed them. */
+/**
+ * The queues of one topic before and after a rebalance changed them.
+ * @category Consuming
+ */
 export interface RebalanceEvent {
+  /** The topic whose queues changed (its retry topic is a topic of its own). */
   topic: string;
   /** Queues held before (empty at the first rebalance). */
   before: MessageQueue[];
+  /** Queues held now. */
   after: MessageQueue[];
+  /** Queues in `after` and not in `before`: their pulls start. */
   added: MessageQueue[];
+  /** Queues in `before` and not in `after`: their offsets are committed and their pulls stop. */
   removed: MessageQueue[];
 }
 
-/** A pull's answer. */
+/**
+ * A pull's answer.
+ * @category Consuming
+ */
 export interface PullEvent {
+  /** The queue pulled. */
   queue: MessageQueue;
   /** The broker that answered. */
   brokerAddr: string;
+  /** The broker's answer: FOUND, NO_NEW_MSG, NO_MATCHED_MSG or OFFSET_ILLEGAL. */
   status: PullStatus;
   /** Messages handed to the consume service (after the tag filter); 0 unless FOUND. */
   found: number;
-  /** From sending the pull to its answer, long-poll hold included (consumer's clock). */
+  /** From sending the pull to its answer, in milliseconds, long-poll hold included (consumer's clock). */
   latencyMs: number;
   /** The offset the next pull asks for. */
   nextOffset: number;
 }
 
-/** A queue's pulls stopped (pause) or started again (resume) by flow control. */
+/**
+ * A queue's pulls stopped (pause) or started again (resume) by flow control.
+ * @category Consuming
+ */
 export interface FlowControlEvent {
+  /** The queue whose pulls stopped or started again. */
   queue: MessageQueue;
   /** count: more cached messages than pullThresholdForQueue; size: more MiB than pullThresholdSizeForQueueMiB; span: consumeConcurrentlyMaxSpan. */
   reason: FlowControlReason;
-  /** The queue's cache when the event was emitted. */
+  /** Messages in the queue's cache when the event was emitted. */
   cachedMessages: number;
+  /** Bytes of message bodies in the queue's cache when the event was emitted. */
   cachedBytes: number;
-  /** resume only: how long the queue's pulls were paused. */
+  /** resume only: how long the queue's pulls were paused, in milliseconds. */
   pausedMs?: number;
 }
 
-/** An offset the consumer sent to the broker (the periodic and final flushes). */
+/**
+ * An offset the consumer sent to the broker (the periodic and final flushes).
+ * @category Consuming
+ */
 export interface OffsetCommitEvent {
+  /** The queue whose offset was sent. */
   queue: MessageQueue;
   /** The next offset to consume (what the broker stores). */
   offset: number;
+  /** The broker it was sent to. */
   brokerAddr: string;
 }
 
 export type { ConnectionEvent, RequestTimeoutEvent } from '../remoting/events.js';
 
-/** Which part an unexpected error stopped. */
+/**
+ * Which part an unexpected error stopped.
+ * @category Consuming
+ */
 export type CrashedPart = 'pull' | 'rebalance';
 
 /**
  * An unexpected error (a bug, or a user strategy or hook that threw) stopped a part: the pulls of
  * one queue (`queue` given: its pull request was lost; the queue is pulled again once a rebalance
  * drops and re-creates it), or a rebalance round (the next one runs at its period).
+ * @category Consuming
  */
 export interface CrashEvent {
+  /** What stopped: a queue's pulls or a rebalance round. */
   part: CrashedPart;
+  /** What was thrown. */
   error: unknown;
+  /** part "pull": the queue whose pulls stopped. */
   queue?: MessageQueue | undefined;
 }
 
 /** The instrumentation events of a PushConsumer, by name (see ConsumerEvents); merged into PushConsumerEvents. */
 export interface ConsumerInstrumentationEvents {
+  /** The queues this consumer holds of a topic changed. */
   rebalance: [event: RebalanceEvent];
+  /** A pull was answered. */
   pull: [event: PullEvent];
+  /** A queue's pulls stopped because its cache is over a limit. */
   flowControlPause: [event: FlowControlEvent];
+  /** A queue paused by flow control pulls again. */
   flowControlResume: [event: FlowControlEvent];
+  /** An offset was sent to the broker (UPDATE_CONSUMER_OFFSET). */
   offsetCommit: [event: OffsetCommitEvent];
+  /** A request of the client instance got no answer in time. */
   requestTimeout: [event: RequestTimeoutEvent];
+  /** A connection of the client instance opened. */
   connect: [event: ConnectionEvent];
+  /** A connection of the client instance closed. */
   disconnect: [event: ConnectionEvent];
+  /** An unexpected error stopped a part of the consumer. */
   crash: [event: CrashEvent];
 }
 

@@ -5,7 +5,10 @@ export const PULL_TIME_DELAY_MILLS_WHEN_SUSPEND = 1000;
 
 const MIB = 1024 * 1024;
 
-/** Why flow control parked a queue's pull: too many cached messages, too many cached bytes, or too wide an offset span. */
+/**
+ * Why flow control parked a queue's pull: too many cached messages, too many cached bytes, or too wide an offset span.
+ * @category Consuming
+ */
 export type FlowControlReason = 'count' | 'size' | 'span';
 
 export interface QueueCacheState {

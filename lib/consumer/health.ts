@@ -4,10 +4,16 @@ import type { PushConsumerImpl } from './push-consumer-impl.js';
 
 export type { BrokerHealth, NameServerHealth };
 
-/** One held queue in health(). */
+/**
+ * One held queue in health().
+ * @category Consuming
+ */
 export interface QueueHealth {
+  /** The queue's topic. */
   topic: string;
+  /** The broker that holds the queue. */
   brokerName: string;
+  /** The queue's id on that broker. */
   queueId: number;
   /** Epoch ms of the broker's last answer to a pull of this queue; null before the first. */
   lastPullAnsweredAtMs: number | null;
@@ -25,13 +31,20 @@ export interface QueueHealth {
  * A consumer's health(): plain data a readiness probe can return as JSON. `ready` is true when the
  * consumer runs and a name server has answered; it says nothing about traffic (a quiet topic is
  * healthy). See docs/health.md for a Kubernetes probe.
+ * @category Consuming
  */
 export interface ConsumerHealth {
+  /** The consumer's state (CREATED, STARTING, RUNNING, SHUTTING_DOWN, SHUTDOWN). */
   state: string;
+  /** The consumer runs and a name server has answered: what a readiness probe returns. */
   ready: boolean;
+  /** The consumer group. */
   group: string;
+  /** The last name server that answered, and when. */
   nameServer: NameServerHealth;
+  /** Per broker known from the routes: its last answered heartbeat. */
   brokers: BrokerHealth[];
+  /** Per held queue: last pull answered, lag, cache, paused and flow-controlled state. */
   queues: QueueHealth[];
 }
 

@@ -51,7 +51,10 @@ const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
 const ADMIN_OFFSET_TIMEOUT_MS = 6000;
 const REBALANCE_MIN_INTERVAL_MS = 1000;
 
-/** Lifecycle of a lite pull consumer, as Java's ServiceState. */
+/**
+ * Lifecycle of a lite pull consumer, as Java's ServiceState.
+ * @category Consuming
+ */
 export type LitePullConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
 /**
@@ -80,6 +83,7 @@ type LiteParkReason = 'all' | 'count' | 'size' | 'span' | 'pause';
 export class LitePullConsumerImpl implements ConsumerInner {
   readonly config: LitePullConsumerConfig;
   readonly events = new ConsumerEvents();
+  private stopNameServerEvents: (() => void) | null = null;
   /** Delivery latency, await time (arrival to poll) and the cache gauges (lib/metrics); null when off. */
   metrics: ConsumerMetrics | null = null;
   private readonly metricsOptions: MetricsOptions | undefined;
@@ -350,6 +354,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
       }
       this.instance = instance;
       this.clientIdValue = instance.clientId;
+      this.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
       this.offsetStoreValue =
         base.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({
@@ -419,6 +424,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     if (this.instance) {
       await this.instance.unregisterConsumer(this.config.base.consumerGroup).catch(() => undefined);
       await this.instance.release(this.config.base.logger);
+      this.stopNameServerEvents?.();
     }
     this.stateValue = 'SHUTDOWN';
   }

@@ -25,6 +25,7 @@ let implOf: (consumer: LitePullConsumer) => LitePullConsumerImpl;
  *   for (const m of msgs) handle(m);             // committed at a later poll (autoCommit), or commitSync()
  * }
  * ```
+ * @category Consuming
  */
 export class LitePullConsumer {
   readonly #impl: LitePullConsumerImpl;
@@ -37,6 +38,7 @@ export class LitePullConsumer {
     this.#impl = new LitePullConsumerImpl(options);
   }
 
+  /** The consumer's state: CREATED, STARTING, RUNNING, SHUTTING_DOWN or SHUTDOWN. */
   get state(): LitePullConsumerState {
     return this.#impl.state;
   }
@@ -46,6 +48,7 @@ export class LitePullConsumer {
     return this.#impl.clientId;
   }
 
+  /** The consumer group. */
   get groupName(): string {
     return this.#impl.groupName;
   }
@@ -56,6 +59,7 @@ export class LitePullConsumer {
     return this;
   }
 
+  /** Subscribe mode: stops consuming the topic; its queues and their cached messages are dropped at once. */
   unsubscribe(topic: string): this {
     this.#impl.unsubscribe(topic);
     return this;
@@ -125,10 +129,12 @@ export class LitePullConsumer {
     return this.#impl.seek(mq, offset);
   }
 
+  /** Restarts a held queue at its first offset (the broker's min offset), as seek(). */
   seekToBegin(mq: MessageQueue): Promise<void> {
     return this.#impl.seekToBegin(mq);
   }
 
+  /** Restarts a held queue at its end (the broker's max offset), as seek(). */
   seekToEnd(mq: MessageQueue): Promise<void> {
     return this.#impl.seekToEnd(mq);
   }
@@ -139,6 +145,7 @@ export class LitePullConsumer {
     return this;
   }
 
+  /** Pulls these paused queues again. */
   resume(queues: readonly MessageQueue[]): this {
     this.#impl.resume(queues);
     return this;
@@ -189,16 +196,18 @@ export class LitePullConsumer {
     return liteBatches(this.#impl);
   }
 
+  /** `for await (const msg of consumer)`: the same as messages(). */
   [Symbol.asyncIterator](): AsyncGenerator<MessageExt, void, undefined> {
     return this.messages();
   }
 
-  /** 'brokerError' and 'brokerReachable' (see PushConsumerEvents). */
-  on<E extends 'brokerError' | 'brokerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
+  /** 'brokerError', 'brokerReachable', 'nameServerError' and 'nameServerReachable' (see PushConsumerEvents). */
+  on<E extends 'brokerError' | 'brokerReachable' | 'nameServerError' | 'nameServerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
     this.#impl.events.on(event, listener);
     return () => this.#impl.events.off(event, listener);
   }
 
+  /** Removes a listener added with on(). */
   off<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): this {
     this.#impl.events.off(event, listener);
     return this;

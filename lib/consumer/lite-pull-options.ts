@@ -6,6 +6,7 @@ import type { ClientOptions } from '../client/client-options.js';
  * What a user may pass to `new LitePullConsumer(options)`: the options the push consumer shares with
  * Java's DefaultLitePullConsumer, plus the lite pull consumer's own (defaults from
  * DefaultLitePullConsumer, the same in 4.9.8 and 5.3.3).
+ * @category Consuming
  */
 export interface LitePullConsumerOptions
   extends ClientOptions,
@@ -23,27 +24,63 @@ export interface LitePullConsumerOptions
       | 'offsetStoreDir'
       | 'metrics'
     > {
-  /** topic → tag expression; more with subscribe() (subscribe mode: the group's rebalance). */
+  /**
+   * topic → tag expression; more with subscribe() (subscribe mode: the group's rebalance).
+   * @default {} (subscribe with subscribe(), or assign queues with assign())
+   */
   subscriptions?: Record<string, string>;
-  /** Commit what poll() returned, at the first poll after each autoCommitIntervalMs; default true. */
+  /**
+   * Commit what poll() returned, at the first poll after each autoCommitIntervalMs.
+   * @default true
+   */
   autoCommit?: boolean;
-  /** Default 5000, at least 1000 (Java ignores smaller values; here they are refused). */
+  /**
+   * Interval of the automatic commit, in milliseconds, at least 1000 (Java ignores smaller values;
+   * here they are refused).
+   * @default 5000
+   */
   autoCommitIntervalMs?: number;
-  /** Messages per pull, and so at most per poll(); default 10, 1..1024. */
+  /**
+   * Messages per pull, and so at most per poll(), 1..1024.
+   * @default 10
+   */
   pullBatchSize?: number;
-  /** Pulled batches waiting for poll() × pullBatchSize above which every queue's pull waits; default 10000. */
+  /**
+   * Pulled batches waiting for poll() × pullBatchSize above which every queue's pull waits.
+   * @default 10000
+   */
   pullThresholdForAll?: number;
-  /** Cached messages per queue above which its pull waits; default 1000. */
+  /**
+   * Cached messages per queue above which its pull waits, 1..65535.
+   * @default 1000
+   */
   pullThresholdForQueue?: number;
-  /** Cached body MiB per queue above which its pull waits; default 100. */
+  /**
+   * Cached message bodies per queue, in MiB, above which its pull waits, 1..1024.
+   * @default 100
+   */
   pullThresholdSizeForQueueMiB?: number;
-  /** Highest − lowest cached offset of a queue above which its pull waits; default 2000. */
+  /**
+   * Highest − lowest cached offset of a queue above which its pull waits, 1..65535.
+   * @default 2000
+   */
   consumeMaxSpan?: number;
-  /** poll() without an argument waits this long; default 5000. */
+  /**
+   * How long poll() without an argument waits for messages, in milliseconds.
+   * @default 5000
+   */
   pollTimeoutMs?: number;
-  /** How long the broker holds a pull with nothing to return; default 20000 (the push consumer: 15000). */
+  /**
+   * How long the broker holds a pull with nothing to return, in milliseconds (the push consumer's
+   * default is 15000).
+   * @default 20000
+   */
   brokerSuspendMaxTimeMs?: number;
-  /** RPC timeout of a held pull (Java consumerTimeoutMillisWhenSuspend); default 30000, above brokerSuspendMaxTimeMs. */
+  /**
+   * RPC timeout of a held pull, in milliseconds (Java consumerTimeoutMillisWhenSuspend); must exceed
+   * brokerSuspendMaxTimeMs.
+   * @default 30000
+   */
   consumerTimeoutMsWhenSuspend?: number;
 }
 

@@ -4,7 +4,10 @@ import { PULL_TIME_DELAY_MILLS_WHEN_SUSPEND } from './flow-control.js';
 import type { PullMessageService } from './pull-message-service.js';
 import type { PullRequest } from './pull-request.js';
 
-/** What pause() and resume() take: topics, queues, or a list of either. */
+/**
+ * What pause() and resume() take: topics, queues, or a list of either.
+ * @category Consuming
+ */
 export type PauseTarget = string | MessageQueue | readonly (string | MessageQueue)[];
 
 /**

@@ -20,13 +20,26 @@ const log = createDebug('rocketwire:consumer:pop');
  * broker hands out by pop. PULL assignments go on with the client's own rebalance.
  */
 export interface PopConsumeOptions {
-  /** false: ask the broker how to consume (QUERY_ASSIGNMENT), as Java's setClientRebalance(false). Default true (client rebalance, PULL only). */
+  /**
+   * false: ask the broker how to consume (QUERY_ASSIGNMENT; 5.x brokers may then assign POP), as
+   * Java's setClientRebalance(false).
+   * @default true (client rebalance, PULL only)
+   */
   clientRebalance?: boolean;
-  /** POP invisible time (ms); outside 5 s–300 s it is 60 s, as Java's. Default 60 000. */
+  /**
+   * POP invisible time, in milliseconds; outside 5 s–300 s it is 60 s, as Java's.
+   * @default 60000
+   */
   popInvisibleTimeMs?: number;
-  /** Most un-acked messages per popped queue before the next pop waits 50 ms. Default 96. */
+  /**
+   * Most un-acked messages per popped queue before the next pop waits 50 ms.
+   * @default 96
+   */
   popThresholdForQueue?: number;
-  /** Messages per pop, 1–32. Default 32. */
+  /**
+   * Messages per pop, 1–32.
+   * @default 32
+   */
   popBatchNums?: number;
 }
 

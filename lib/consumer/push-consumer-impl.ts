@@ -50,7 +50,10 @@ const LOCK_TIMEOUT_MS = 1000;
 /** 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the retry after an unbalanced round. */
 const REBALANCE_MIN_INTERVAL_MS = 1000;
 
-/** Lifecycle of a push consumer, as Java's ServiceState (STARTING and SHUTTING_DOWN while start() / shutdown() run). */
+/**
+ * Lifecycle of a push consumer, as Java's ServiceState (STARTING and SHUTTING_DOWN while start() / shutdown() run).
+ * @category Consuming
+ */
 export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
 /**

@@ -58,20 +58,32 @@ export type MessageListenerEither = {
  * sent back to the retry topic with the messages of its call not yet handled; orderly: the queue is
  * suspended and the message handed over again). With consumeMessageBatchMaxSize above 1 the
  * messages of one call are handled one after the other.
+ * @category Consuming
  */
 export interface EachMessageHandler<Orderly extends boolean> {
+  /**
+   * Called once per message: resolving (with anything) acknowledges it, a throw or rejection retries that
+   * message only.
+   */
   eachMessage(
     message: MessageExt,
     context: boolean extends Orderly ? ConsumeConcurrentlyContext | ConsumeOrderlyContext : Orderly extends true ? ConsumeOrderlyContext : ConsumeConcurrentlyContext,
   ): unknown;
 }
 
-/** The batch handler under a name, as KafkaJS's `eachBatch`: the same as passing the function itself. */
+/**
+ * The batch handler under a name, as KafkaJS's `eachBatch`: the same as passing the function itself.
+ * @category Consuming
+ */
 export interface EachBatchHandler<Orderly extends boolean> {
+  /** Called per batch (up to consumeMessageBatchMaxSize messages), with the rule of the batch handler. */
   eachBatch: PushConsumerListener<Orderly>;
 }
 
-/** What start() and onMessage() take: a batch handler, `{ eachMessage }` or `{ eachBatch }`. */
+/**
+ * What start() and onMessage() take: a batch handler, `{ eachMessage }` or `{ eachBatch }`.
+ * @category Consuming
+ */
 export type PushConsumerHandler<Orderly extends boolean> = PushConsumerListener<Orderly> | EachMessageHandler<Orderly> | EachBatchHandler<Orderly>;
 
 /** The batch listener behind a handler given in any of its three shapes. */
@@ -121,6 +133,7 @@ let implOf: (consumer: PushConsumer<boolean>) => PushConsumerImpl;
  * ...
  * await consumer.shutdown();
  * ```
+ * @category Consuming
  */
 export class PushConsumer<Orderly extends boolean = false> {
   readonly #impl: PushConsumerImpl;
@@ -137,6 +150,7 @@ export class PushConsumer<Orderly extends boolean = false> {
     this.#impl = new PushConsumerImpl(consumerGroupWithNamespace(namespace, rest));
   }
 
+  /** The consumer's state: CREATED, STARTING, RUNNING, SHUTTING_DOWN or SHUTDOWN. */
   get state(): ConsumerState {
     return this.#impl.state;
   }
@@ -146,6 +160,7 @@ export class PushConsumer<Orderly extends boolean = false> {
     return this.#impl.clientId;
   }
 
+  /** The consumer group. */
   get groupName(): string {
     return this.#impl.groupName;
   }

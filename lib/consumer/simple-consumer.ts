@@ -35,50 +35,82 @@ const log = createDebug('rocketwire:consumer:pop');
  * only offers over gRPC through the proxy; over remoting Java's DefaultMQPushConsumer does the
  * same calls in its pop mode (C/impl/MQClientAPIImpl#popMessageAsync, ackMessageAsync,
  * changeInvisibleTimeAsync).
+ * @category Consuming
  */
 export interface SimpleConsumerOptions extends ClientOptions {
-  /** The consumer group (required: `group` or `consumerGroup`). */
+  /** The consumer group (required: `group` or its alias `consumerGroup`). */
   group?: string;
   /**
    * Java's name of `group`.
    * @deprecated use `group`
    */
   consumerGroup?: string;
+  /** The topic every receive() pops from. */
   topic: string;
-  /** TAG expression; default `*`. */
+  /**
+   * TAG expression ("TagA || TagB") the broker filters with.
+   * @default "*" (every message)
+   */
   filterExpression?: string | undefined;
-  /** How long received messages stay invisible when receive() is not told (ms). Default 60 000 (Java's popInvisibleTime). */
+  /**
+   * How long received messages stay invisible when receive() is not told, in milliseconds (Java's
+   * popInvisibleTime).
+   * @default 60000
+   */
   invisibleDurationMs?: number | undefined;
-  /** Long-poll time of a receive that finds nothing (POP's pollTime, ms); 0 answers at once. Default 15 000. */
+  /**
+   * Long-poll time of a receive that finds nothing (POP's pollTime), in milliseconds, 0..300000;
+   * 0 answers at once.
+   * @default 15000
+   */
   awaitDurationMs?: number | undefined;
-  /** Where a group without an offset starts: MIN (the oldest message) or MAX (the newest). Default MAX, as Java's CONSUME_FROM_LAST_OFFSET. */
+  /**
+   * Where a group without an offset starts: MIN (the oldest message) or MAX (the newest, as Java's
+   * CONSUME_FROM_LAST_OFFSET).
+   * @default "MAX"
+   */
   initMode?: 'MIN' | 'MAX' | undefined;
   /**
    * Order pop (`order=true`, for orderly topics): the broker hands out a queue's messages in order
    * and none of the queue's later messages while any of them is neither acked nor back to visible;
-   * a redelivery carries reconsumeTimes from the broker's orderCountInfo. Default false.
+   * a redelivery carries reconsumeTimes from the broker's orderCountInfo.
+   * @default false
    */
   orderly?: boolean | undefined;
-  /** Timeout of ACK and CHANGE_INVISIBLETIME calls (ms). Default 3000 (Java's ack timeout). */
+  /**
+   * Timeout of ACK and CHANGE_INVISIBLETIME calls, in milliseconds (Java's ack timeout).
+   * @default 3000
+   */
   ackTimeoutMs?: number | undefined;
-  /** OpenTelemetry metrics (lib/metrics): rocketmq_delivery_latency per receive, as Java's SimpleConsumer; default the global provider. */
+  /**
+   * OpenTelemetry metrics (lib/metrics): rocketmq_delivery_latency per receive, as Java's
+   * SimpleConsumer; false turns them off.
+   * @default undefined (the global meter provider, when `@opentelemetry/api` is installed)
+   */
   metrics?: MetricsOptions | undefined;
 }
 
-/** A popped message: the stored message plus what ack and changeInvisibleDuration need. */
+/**
+ * A popped message: the stored message plus what ack and changeInvisibleDuration need.
+ * @category Consuming
+ */
 export interface ReceivedMessage extends MessageExt {
   /** The receipt handle (POP_CK), as Java builds it from the pop answer's extraInfo. */
   readonly receiptHandle: string;
   brokerName: string;
 }
 
-/** What the broker said to an ack: OK, or NO_EXIST (Java's AckStatus) when the offset is no longer in the queue. */
+/**
+ * What the broker said to an ack: OK, or NO_EXIST (Java's AckStatus) when the offset is no longer in the queue.
+ * @category Consuming
+ */
 export type AckStatus = 'OK' | 'NO_EXIST';
 
 /**
  * The peer cannot serve POP over remoting: a 5.x proxy (its route lists itself as every broker,
  * and its remoting POP path does not work, see protocol-facts-5x §B6), or a broker that answers
  * REQUEST_CODE_NOT_SUPPORTED (a 4.x broker, or a POP code that arrived truncated).
+ * @category Errors
  */
 export class PopNotSupportedError extends RocketwireError {
   override readonly name = 'PopNotSupportedError';
@@ -176,6 +208,7 @@ type State = 'CREATED' | 'RUNNING' | 'SHUTDOWN';
  * Java's 5.x SimpleConsumer over remoting: `receive` pops messages (POP_MESSAGE) that stay invisible
  * to the group until acked (`ack`) or their invisible time ends (`changeInvisibleDuration`); the
  * broker owns the assignment and the offsets, so there is no rebalance on the client.
+ * @category Consuming
  */
 export class SimpleConsumer {
   private readonly o: Resolved;
@@ -193,10 +226,14 @@ export class SimpleConsumer {
     this.metricsOptions = options.metrics;
   }
 
+  /** The consumer group. */
   get consumerGroup(): string {
     return this.o.consumerGroup;
   }
 
+  /**
+   * Connects and fetches the topic's route; a rejected start() releases what it acquired and may be called again.
+   */
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new ConsumerStateError(this.state, `cannot start a simple consumer in state ${this.state}`);
     const instance = MQClientInstance.acquire({

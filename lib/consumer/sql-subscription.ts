@@ -19,6 +19,7 @@ import { ConsumerOptionError } from './errors.js';
  * What a subscription is given as: a tag expression ("*", "TagA || TagB"), or `{ sql }`, a SQL92
  * expression over message properties (Java's MessageSelector.bySql) that the broker evaluates;
  * it needs a broker started with enablePropertyFilter=true.
+ * @category Consuming
  */
 export type SubscriptionExpression = string | { sql: string };
 
@@ -67,6 +68,7 @@ export function buildSubscription(topic: string, expr: SubscriptionExpression, s
  * The broker refused a SQL92 subscription at start (CHECK_CLIENT_CONFIG), or could not be asked.
  * `propertyFilterDisabled` is true when the broker runs without enablePropertyFilter; `code` and
  * `remark` are its answer (undefined when the request failed on the way).
+ * @category Errors
  */
 export class SqlFilterRefusedError extends RocketwireError {
   override readonly name = 'SqlFilterRefusedError';

@@ -202,6 +202,7 @@ class AggregatingMeter implements MeterLike {
  * consumed message), this finds the series by the label object's identity. What differs: the
  * temporality is always cumulative (a reader asking for delta gets cumulative), and the SDK's Views
  * do not apply (these are not the SDK's instruments).
+ * @category Metrics and trace
  */
 export class AggregatingMeterProvider implements MeterProviderLike {
   private readonly meters = new Map<string, AggregatingMeter>();
@@ -212,6 +213,7 @@ export class AggregatingMeterProvider implements MeterProviderLike {
     this.now = options.now ?? Date.now;
   }
 
+  /** The meter the clients record to (OpenTelemetry's MeterProvider.getMeter). */
   getMeter(name: string, version?: string): MeterLike {
     const key = `${name}@${version ?? ''}`;
     let m = this.meters.get(key);

@@ -9,17 +9,24 @@ const log = createDebug('rocketwire:metrics');
  * the client records to OpenTelemetry's global meter provider when `@opentelemetry/api` is
  * installed and a provider is registered there; otherwise it records nothing and does no work per
  * message. `false` turns metrics off even with a global provider.
+ * @category Metrics and trace
  */
 export type MetricsOptions =
   | false
   | {
-      /** Records to this provider instead of the global one (e.g. the SDK's `new MeterProvider({ readers })`). */
+      /**
+       * Records to this provider instead of the global one (e.g. the SDK's `new MeterProvider({ readers })`).
+       * @default undefined (OpenTelemetry's global meter provider)
+       */
       meterProvider?: MeterProviderLike;
     };
 
 /** The option as the clients' option interfaces carry it. */
 export interface MetricsOption {
-  /** OpenTelemetry metrics of the RocketMQ 5.x clients (lib/metrics/README.md); default: the global meter provider. */
+  /**
+   * OpenTelemetry metrics of the RocketMQ 5.x clients (lib/metrics/README.md); false turns them off.
+   * @default undefined (the global meter provider, when `@opentelemetry/api` is installed)
+   */
   metrics?: MetricsOptions;
 }
 

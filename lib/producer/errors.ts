@@ -5,22 +5,30 @@ import { ClientStateError } from '../client/errors.js';
  * A producer call made before `start()` resolved or after `shutdown()` (send, request, sendReply,
  * fetchPublishMessageQueues…), or a second `start()`. `state` is the producer's state at the call:
  * CREATED, RUNNING or SHUTDOWN.
+ * @category Errors
  */
 export class ProducerStateError extends ClientStateError {
   override readonly name = 'ProducerStateError';
   override readonly errorCode = 'ERR_PRODUCER_STATE';
 }
 
-/** One failed attempt of a send. */
+/**
+ * One failed attempt of a send.
+ * @category Producing
+ */
 export interface SendAttemptFailure {
+  /** The broker the attempt went to. */
   brokerName: string;
+  /** The queue's id on that broker. */
   queueId: number;
+  /** Why the attempt failed. */
   error: Error;
 }
 
 /**
  * A send that used up its attempts or its time budget. `attempts` lists each failed try in order; the
  * last error is the `cause`.
+ * @category Errors
  */
 export class SendFailedError extends RocketwireError {
   override readonly name = 'SendFailedError';
@@ -45,7 +53,10 @@ export class SendFailedError extends RocketwireError {
   }
 }
 
-/** The topic has no route and no auto-create template route either. */
+/**
+ * The topic has no route and no auto-create template route either.
+ * @category Errors
+ */
 export class NoRouteError extends RocketwireError {
   override readonly name = 'NoRouteError';
   override readonly errorCode = 'ERR_NO_ROUTE';

@@ -12,7 +12,10 @@ const log = createDebug('rocketwire:producer');
 // hooks for them and for the metrics (lib/metrics). With no listener and metrics off, a send pays
 // two boolean checks.
 
-/** The names of a Producer's events: `producer.on(ProducerEvents.SEND, (e) => …)`. */
+/**
+ * The names of a Producer's events: `producer.on(ProducerEvents.SEND, (e) => …)`.
+ * @category Producing
+ */
 export const ProducerEvents = {
   /** SendEvent: a send attempt was answered or failed. */
   SEND: 'send',
@@ -24,25 +27,42 @@ export const ProducerEvents = {
   DISCONNECT: 'disconnect',
 } as const;
 
-/** One send attempt (a retry on another queue is another event), as the metric rocketmq_send_cost_time counts them. */
+/**
+ * One send attempt (a retry on another queue is another event), as the metric rocketmq_send_cost_time counts them.
+ * @category Producing
+ */
 export interface SendEvent {
+  /** The message's topic. */
   topic: string;
+  /** The queue the attempt went to. */
   queue: MessageQueue;
   /** The broker's status, or FAILED when the attempt threw (`error`). */
   status: SendStatus | 'FAILED';
-  /** From the attempt's start to its answer or failure (producer's clock). */
+  /** From the attempt's start to its answer or failure, in milliseconds (producer's clock). */
   latencyMs: number;
   /** Messages the attempt carried (a batch's size, else 1). */
   messages: number;
+  /** Status FAILED: why the attempt failed. */
   error?: Error | undefined;
 }
 
-/** The events of a Producer, by name (see ProducerEvents). */
+/**
+ * The events of a Producer, by name (see ProducerEvents).
+ * @category Producing
+ */
 export interface ProducerEventMap {
+  /** A send attempt was answered or failed. */
   send: [event: SendEvent];
+  /** A request of the client instance got no answer in time. */
   requestTimeout: [event: RequestTimeoutEvent];
+  /** A connection of the client instance opened. */
   connect: [event: ConnectionEvent];
+  /** A connection of the client instance closed. */
   disconnect: [event: ConnectionEvent];
+  /** A name server did not answer (every failure; the next one is tried, routes are polled again). */
+  nameServerError: [info: { addr: string; error: Error }];
+  /** A name server answers again after `nameServerError`s. */
+  nameServerReachable: [info: { addr: string }];
 }
 
 /** The producer's emitter, metrics and the calls its send path makes. Internal. */

@@ -4,9 +4,14 @@ import { timerProperties } from './timer-message.js';
 import { instanceIdOf } from './producer-namespace.js';
 import { TOPIC_MAX_LENGTH, isNotAllowedSendTopic, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
 
-/** A message to send. */
+/**
+ * A message to send.
+ * @category Producing
+ */
 export interface Message {
+  /** The topic to send to. */
   topic: string;
+  /** The body; a string is sent as UTF-8. */
   body: Buffer | Uint8Array | string;
   /** One tag (property TAGS); consumers filter on it. */
   tags?: string;
@@ -26,7 +31,10 @@ export interface Message {
   waitStoreMsgOK?: boolean;
 }
 
-/** A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit. */
+/**
+ * A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit.
+ * @category Errors
+ */
 export class MessageValidationError extends RocketwireError {
   override readonly name = 'MessageValidationError';
   override readonly errorCode = 'ERR_MESSAGE_INVALID';

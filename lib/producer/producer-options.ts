@@ -3,34 +3,62 @@ import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkMetricsOptions, type MetricsOption } from '../metrics/meter.js';
 
-/** Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too. */
+/**
+ * Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too.
+ * @category Producing
+ */
 export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption {
   /** Producer group (required; not "DEFAULT_PRODUCER"). */
   group: string;
-  /** Budget of one send() including retries. */
+  /**
+   * Budget of one send() including retries, in milliseconds.
+   * @default 3000
+   */
   sendMsgTimeoutMs?: number;
-  /** Extra attempts of a sync send after a failure, on another broker when there is one. */
+  /**
+   * Extra attempts of a sync send after a failure, on another broker when there is one, 0..100.
+   * @default 2
+   */
   retryTimesWhenSendFailed?: number;
   /**
    * Bodies of at least this many bytes are zlib-compressed (single sends only). Java's option name,
    * kept so that DefaultMQProducer users find it; the unit is bytes.
+   * @default 4096
    */
   compressMsgBodyOverHowmuch?: number;
-  /** zlib level used for compressed bodies (Java's default 5). */
+  /**
+   * zlib level used for compressed bodies, 0..9.
+   * @default 5 (Java's)
+   */
   compressLevel?: number;
-  /** Largest body (or batch body) accepted, in bytes (Java's maxMessageSize). */
+  /**
+   * Largest body (or batch body) accepted, in bytes (Java's maxMessageSize).
+   * @default 4194304 (4 MiB)
+   */
   maxMessageSize?: number;
-  /** Template topic for auto-creation. */
+  /**
+   * Template topic for auto-creation.
+   * @default "TBW102"
+   */
   createTopicKey?: string;
-  /** Queue count of auto-created topics. */
+  /**
+   * Queue count of auto-created topics, 1..1024.
+   * @default 4
+   */
   defaultTopicQueueNums?: number;
-  /** Use SEND_MESSAGE (10, long header keys) instead of SEND_MESSAGE_V2 (310). */
+  /**
+   * Use SEND_MESSAGE (10, long header keys) instead of SEND_MESSAGE_V2 (310).
+   * @default false
+   */
   sendMessageV1?: boolean;
 }
 
 export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics'>> & { client: ClientOptions; traceTopic: string | undefined };
 
-/** Raised for a producer option outside its range; `option` names it. */
+/**
+ * Raised for a producer option outside its range; `option` names it.
+ * @category Errors
+ */
 export class ProducerOptionError extends OptionError {
   override readonly name = 'ProducerOptionError';
   override readonly errorCode = 'ERR_PRODUCER_OPTION';

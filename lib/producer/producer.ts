@@ -42,39 +42,73 @@ import { messagesIn, ProducerEvents, ProducerInstrumentation, type ProducerEvent
 
 const log = createDebug('rocketwire:producer');
 
-/** Picks the queue of an ordered send (MessageQueueSelector in Java). */
+/**
+ * Picks the queue of an ordered send (MessageQueueSelector in Java).
+ * @category Producing
+ */
 export type MessageQueueSelector = (queues: readonly MessageQueue[], msg: Message, arg: unknown) => MessageQueue;
 
-/** Selector that keeps messages with the same `arg` on one queue (Java's SelectMessageQueueByHash). */
+/**
+ * Selector that keeps messages with the same `arg` on one queue (Java's SelectMessageQueueByHash).
+ * @category Producing
+ */
 export const selectMessageQueueByHash: MessageQueueSelector = (queues, _msg, arg) => {
   const h = Math.abs(javaStringHash(String(arg)));
   return queues[h % queues.length]!;
 };
 
-/** Options of one send: which queue (a selector and its argument, or the queue itself) and its timeout. */
+/**
+ * Options of one send: which queue (a selector and its argument, or the queue itself) and its timeout.
+ * @category Producing
+ */
 export interface SendOptions {
-  /** Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere). */
+  /**
+   * Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere).
+   * @default undefined (queues taken in turn, retried on another broker after a failure)
+   */
   selector?: MessageQueueSelector;
-  /** Argument handed to the selector. */
+  /**
+   * Argument handed to the selector.
+   * @default undefined
+   */
   arg?: unknown;
-  /** Send to exactly this queue (one attempt). */
+  /**
+   * Send to exactly this queue (one attempt).
+   * @default undefined (the producer chooses)
+   */
   queue?: MessageQueue;
-  /** Overrides sendMsgTimeoutMs for this call. */
+  /**
+   * Budget of this call including retries, in milliseconds.
+   * @default the producer's sendMsgTimeoutMs
+   */
   timeoutMs?: number;
 }
 
-/** Producer.health(): plain data for a readiness probe. */
+/**
+ * Producer.health(): plain data for a readiness probe.
+ * @category Producing
+ */
 export interface ProducerHealth {
+  /** The producer's state (CREATED, RUNNING, SHUTDOWN). */
   state: string;
+  /** The producer runs and a name server has answered: what a readiness probe returns. */
   ready: boolean;
+  /** The producer group. */
   group: string;
+  /** The last name server that answered, and when. */
   nameServer: NameServerHealth;
+  /** Per broker known from the routes: its last answered heartbeat. */
   brokers: BrokerHealth[];
 }
 
-/** What `producer.stats()` returns: sends since start. */
+/**
+ * What `producer.stats()` returns: sends since start.
+ * @category Producing
+ */
 export interface ProducerStats {
+  /** Sends that succeeded. */
   sent: number;
+  /** Sends that failed after their last attempt. */
   failed: number;
   /** Attempts that failed and were retried. */
   retries: number;
@@ -122,8 +156,10 @@ interface Prepared {
 /**
  * A producer (DefaultMQProducer): routes from the shared client instance, round-robin queue selection,
  * retries on another broker, zlib compression of large bodies, batches and the TBW102 auto-create flow.
+ * @category Producing
  */
 export class Producer {
+  /** The options with every default filled in. */
   readonly options: ResolvedProducerOptions;
   private instance: MQClientInstance | null = null;
   private state: 'CREATED' | 'RUNNING' | 'SHUTDOWN' = 'CREATED';
@@ -160,6 +196,10 @@ export class Producer {
     return this.instance;
   }
 
+  /**
+   * Connects: rejects with NameServerUnavailableError (retriable) when no name server answers within
+   * connectTimeoutMs, unless startWithoutNameServer; a rejected start() may be called again.
+   */
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'RUNNING' ? 'already started' : 'shut down'}: start() can be called once`);
     const instance = MQClientInstance.acquire({
@@ -186,7 +226,15 @@ export class Producer {
     this.instance = instance;
     this.instr.attach(instance.remoting);
     await this.instr.start(this.metricsOptions, instance.clientId);
-    this.removeRouteListener = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
+    const stopRoutes = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
+    const stopNameServer = instance.onNameServerStatus((s) => {
+      if (s.error) this.instr.emit('nameServerError', { addr: s.addr, error: s.error });
+      else this.instr.emit('nameServerReachable', { addr: s.addr });
+    });
+    this.removeRouteListener = () => {
+      stopRoutes();
+      stopNameServer();
+    };
     this.replies.attach(instance);
     await instance.start();
     this.state = 'RUNNING';
@@ -254,6 +302,7 @@ export class Producer {
     return { state: this.state, ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.options.group, ...inst };
   }
 
+  /** Sends since start: succeeded, failed, retried. */
   stats(): ProducerStats {
     return { ...this.counters };
   }

@@ -56,8 +56,15 @@ export function isReplyMessage(msg: Message): boolean {
   return systemPropertiesOf(msg)?.MSG_TYPE === REPLY_MESSAGE_FLAG;
 }
 
-/** What a reply is built from: a request message as a consumer received it. */
+/**
+ * What a reply is built from: a request message as a consumer received it.
+ * @category Producing
+ */
 export interface RequestMessageLike {
+  /**
+   * The received request's properties (its CORRELATION_ID, REPLY_TO_CLIENT and cluster name say where the
+   * reply goes).
+   */
   properties: Readonly<Record<string, string>>;
 }
 
@@ -68,6 +75,7 @@ export interface RequestMessageLike {
  * property (one the broker did not store, or not a request) throws MessageValidationError naming
  * CLUSTER, as Java throws CREATE_REPLY_MESSAGE_EXCEPTION; one with no REPLY_TO_CLIENT or
  * CORRELATION_ID names that (Java builds a reply the broker then refuses).
+ * @category Producing
  */
 export function createReplyMessage(request: RequestMessageLike, body: Message['body'], extra: Omit<Message, 'topic' | 'body'> = {}): Message {
   if (request === null || request === undefined || typeof request !== 'object') {
@@ -113,6 +121,7 @@ export function checkRequestTimeout(timeoutMs: unknown): number {
  * replier may only have been slow, but a new request is a new message it will handle again. `sendOk` says whether
  * the broker had confirmed the request message by then; `correlationId` is the request's
  * CORRELATION_ID, by which a late reply could be matched in the replier's logs.
+ * @category Errors
  */
 export class RequestTimeoutError extends RocketwireError {
   override readonly name = 'RequestTimeoutError';

@@ -4,16 +4,25 @@ import type { MessageQueue } from '../../protocol/index.js';
  * Outcome of a stored send. Anything but SEND_OK means the message was stored but the broker could
  * not confirm the flush or the replication in time (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT,
  * SLAVE_NOT_AVAILABLE answers, §5.4).
+ * @category Producing
  */
 export type SendStatus = 'SEND_OK' | 'FLUSH_DISK_TIMEOUT' | 'FLUSH_SLAVE_TIMEOUT' | 'SLAVE_NOT_AVAILABLE';
 
-/** What a successful send returns (Java's SendResult): status, message ids, queue and queue offset. */
+/**
+ * What a successful send returns (Java's SendResult): status, message ids, queue and queue offset.
+ * @category Producing
+ */
 export interface SendResult {
+  /**
+   * The broker's answer: SEND_OK, or the message stored but FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or
+   * SLAVE_NOT_AVAILABLE.
+   */
   status: SendStatus;
   /** The client id (UNIQ_KEY) of the message; comma-joined for a batch. */
   msgId: string;
   /** The broker's offset msgId (store host + commit-log offset); comma-joined for a batch. */
   offsetMsgId: string;
+  /** The queue the message went to. */
   messageQueue: MessageQueue;
   /** Queue offset of the (first) message. */
   queueOffset: number;

@@ -16,13 +16,17 @@ import type { SendResult } from './send-result.js';
 
 const log = createDebug('rocketwire:producer');
 
-/** Java's LocalTransactionState: what the local transaction (or the checker) says about a half message. */
+/**
+ * Java's LocalTransactionState: what the local transaction (or the checker) says about a half message.
+ * @category Producing
+ */
 export const LocalTransactionState = {
   COMMIT_MESSAGE: 'COMMIT_MESSAGE',
   ROLLBACK_MESSAGE: 'ROLLBACK_MESSAGE',
   /** Java's spelling (sic): not known yet, the broker asks again. */
   UNKNOW: 'UNKNOW',
 } as const;
+/** @category Producing */
 export type LocalTransactionState = (typeof LocalTransactionState)[keyof typeof LocalTransactionState];
 
 /**
@@ -31,10 +35,14 @@ export type LocalTransactionState = (typeof LocalTransactionState)[keyof typeof 
  * `LocalTransactionState | Promise<LocalTransactionState>` refused `async () => 'UNKNOW'` (TS2322).
  * The promise side therefore takes any string; the value is checked at run time, and anything but
  * COMMIT_MESSAGE or ROLLBACK_MESSAGE answers UNKNOW.
+ * @category Producing
  */
 export type LocalTransactionResult = LocalTransactionState | PromiseLike<LocalTransactionState | (string & {})>;
 
-/** Java's TransactionListener. */
+/**
+ * Java's TransactionListener.
+ * @category Producing
+ */
 export interface TransactionListener {
   /**
    * Runs the local transaction after the half message was stored (SEND_OK only). COMMIT_MESSAGE
@@ -50,22 +58,48 @@ export interface TransactionListener {
   checkLocalTransaction(msg: MessageExt): LocalTransactionResult;
 }
 
+/**
+ * Options of a TransactionProducer: a Producer's, plus the transaction listener and the limits of
+ * the broker's check-backs.
+ * @category Producing
+ */
 export interface TransactionProducerOptions extends ProducerOptions {
+  /**
+   * Runs the local transaction of each sendMessageInTransaction() and answers the broker's
+   * check-backs (required).
+   */
   transactionListener: TransactionListener;
-  /** A check the listener has not answered within this many ms is answered UNKNOW. Default 10 000. */
+  /**
+   * A check-back the listener has not answered within this many milliseconds is answered UNKNOW.
+   * @default 10000
+   */
   checkTimeoutMs?: number;
-  /** Checks answered at once (Java runs them on one thread: checkThreadPoolMinSize/MaxSize 1). Default 1. */
+  /**
+   * Check-backs answered at once, 1..1000 (Java runs them on one thread: checkThreadPoolMinSize/MaxSize 1).
+   * @default 1
+   */
   checkConcurrency?: number;
-  /** Checks waiting for a slot; further ones are dropped and asked again by the broker (Java's checkRequestHoldMax). Default 2000. */
+  /**
+   * Check-backs waiting for a slot; further ones are dropped and asked again by the broker (Java's
+   * checkRequestHoldMax).
+   * @default 2000
+   */
   checkRequestHoldMax?: number;
 }
 
-/** Java's TransactionSendResult: the half message's send result and what the local transaction said. */
+/**
+ * Java's TransactionSendResult: the half message's send result and what the local transaction said.
+ * @category Producing
+ */
 export interface TransactionSendResult extends SendResult {
+  /** What the local transaction answered (UNKNOW when it threw or hung: the broker asks again later). */
   localTransactionState: LocalTransactionState;
 }
 
-/** What `transactionProducer.transactionStats()` returns: transactions ended and check-backs answered, by state. */
+/**
+ * What `transactionProducer.transactionStats()` returns: transactions ended and check-backs answered, by state.
+ * @category Producing
+ */
 export interface TransactionStats {
   /** END_TRANSACTION sent after sendMessageInTransaction, by state. */
   ended: Record<LocalTransactionState, number>;
@@ -112,6 +146,7 @@ interface PendingCheck {
  * local transaction and ends it with END_TRANSACTION (oneway) commit, rollback or "not a
  * transaction" (UNKNOW); the broker's CHECK_TRANSACTION_STATE is answered with the listener's
  * `checkLocalTransaction`, to the broker that asked.
+ * @category Producing
  */
 export class TransactionProducer extends Producer {
   private readonly listener: TransactionListener;
@@ -144,6 +179,7 @@ export class TransactionProducer extends Producer {
     this.txClock = this.options.client.clock ?? systemClock;
   }
 
+  /** Starts the producer (as Producer.start()) and begins answering the broker's transaction check-backs. */
   override async start(): Promise<void> {
     await super.start();
     this.accepting = true;
@@ -159,6 +195,7 @@ export class TransactionProducer extends Producer {
     return super.shutdown(options);
   }
 
+  /** Transactions ended and check-backs answered since start, by state. */
   transactionStats(): TransactionStats {
     const c = this.txCounters;
     return { ended: { ...c.ended }, checked: { ...c.checked }, checkFailures: c.checkFailures, checksDropped: c.checksDropped };

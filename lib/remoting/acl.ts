@@ -13,10 +13,14 @@ const crypto = (): typeof import('node:crypto') => (cryptoModule ??= createRequi
  *   3. append the body bytes; HmacSHA1 with the secret key (UTF-8), Base64 with padding;
  *   4. put the result as "Signature".
  * The broker (PlainAccessValidator) recomputes the same over the extFields it receives.
+ * @category Remoting
  */
 export interface AclCredentials {
+  /** The access key, sent with every request (extField AccessKey). */
   accessKey: string;
+  /** The secret key the signature is computed with; never sent. */
   secretKey: string;
+  /** A security token (STS), sent as extField SecurityToken when given. */
   securityToken?: string;
 }
 

@@ -1,7 +1,10 @@
 import net from 'node:net';
 import { RocketwireError } from '../../protocol/index.js';
 
-/** A remoting address that is not "host:port" (or "[v6]:port"); `addr` is the text given. */
+/**
+ * A remoting address that is not "host:port" (or "[v6]:port"); `addr` is the text given.
+ * @category Errors
+ */
 export class AddressError extends RocketwireError {
   override readonly name = 'AddressError';
   override readonly errorCode = 'ERR_ADDRESS';

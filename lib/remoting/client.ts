@@ -7,39 +7,104 @@ import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
 import { RemotingObservers, requestTimeoutEvent, safely, type RemotingObserver } from './events.js';
 
-/** Options of a RemotingClient: header encoding, connections per address, timeouts, TLS, ACL, reconnection and buffer limits. */
+/**
+ * Options of a RemotingClient: header encoding, connections per address, timeouts, TLS, ACL, reconnection and buffer limits.
+ * @category Remoting
+ */
 export interface RemotingClientOptions {
-  /** Serialize type of every request this client sends. Default JSON. */
+  /**
+   * Serialize type of every request this client sends: JSON or ROCKETMQ (the binary form).
+   * @default "JSON"
+   */
   serializeType: SerializeTypeName;
-  /** Connections per address. Default 1 (as the Java client). */
+  /**
+   * Connections per address (as the Java client: one).
+   * @default 1
+   */
   poolSize: number;
+  /**
+   * Timeout of a TCP (and TLS) connect, in milliseconds.
+   * @default 3000
+   */
   connectTimeoutMs: number;
-  /** How long a call waits for a pooled connection. Default connectTimeoutMs + 1000. */
+  /**
+   * How long a call waits for a pooled connection, in milliseconds.
+   * @default connectTimeoutMs + 1000
+   */
   acquireTimeoutMs: number | undefined;
-  /** Timeout of a call that gives none. Default 3000. */
+  /**
+   * Timeout of a call that gives none, in milliseconds.
+   * @default 3000
+   */
   defaultTimeoutMs: number;
-  /** TLS: true for defaults (system CAs), or tls.connect options. */
+  /**
+   * TLS: true for defaults (system CAs), or tls.connect options.
+   * @default undefined (plain TCP)
+   */
   tls: tls.ConnectionOptions | tls.TlsOptions | boolean | undefined;
-  /** Sign every request (AclClientRPCHook). */
+  /**
+   * Sign every request with these credentials (AclClientRPCHook).
+   * @default undefined (requests are not signed)
+   */
   acl: AclCredentials | undefined;
   /**
    * Called on every outgoing request (calls and oneway) once its opaque is set, before ACL signing,
    * so fields it adds are signed too (Java's RPCHook.doBeforeRequest).
+   * @default undefined
    */
   rpcHook: ((request: RemotingCommand, addr: string) => void) | undefined;
-  /** Language and version stamped on requests. Defaults JAVA, 409 (V4_9_8): known to every broker. */
+  /**
+   * Language stamped on requests; JAVA and OTHER are known to every broker.
+   * @default "JAVA"
+   */
   language: string;
+  /**
+   * Version stamped on requests; 409 (V4_9_8) is known to every broker.
+   * @default 409
+   */
   version: number;
+  /**
+   * Largest incoming frame, in bytes, length prefix included (as Java's frameMaxLength).
+   * @default 16777216 (16 MiB)
+   */
   maxFrameLength: number | undefined;
+  /**
+   * Bound of a connection's queue of frames waiting for the socket to drain, in bytes; a frame past
+   * it fails with RemotingBackpressureError.
+   * @default 67108864 (64 MiB)
+   */
   maxQueuedBytes: number | undefined;
+  /**
+   * Bound of the same queue, in frames.
+   * @default 100000
+   */
   maxQueuedFrames: number | undefined;
-  /** First reconnect delay after a failed connect, doubled per failure up to maxReconnectBackoffMs. */
+  /**
+   * First reconnect delay after a failed connect, in milliseconds, doubled per failure up to
+   * maxReconnectBackoffMs.
+   * @default 100
+   */
   reconnectBackoffMs: number;
+  /**
+   * Largest reconnect delay, in milliseconds.
+   * @default 3000
+   */
   maxReconnectBackoffMs: number;
+  /**
+   * TCP keep-alive initial delay of every socket, in milliseconds.
+   * @default 30000
+   */
   keepAliveDelayMs: number;
-  /** Close connections idle (no byte either way) this long; they reopen on the next call. Default 120 000 (Java's clientChannelMaxIdleTimeSeconds); 0 = never. */
+  /**
+   * Close connections idle (no byte either way) this long, in milliseconds; they reopen on the next
+   * call; 0 = never (Java's clientChannelMaxIdleTimeSeconds).
+   * @default 120000
+   */
   idleTimeoutMs: number;
-  /** Call timeouts, reconnect back-off and elapsed times run on this clock. Default systemClock. */
+  /**
+   * Call timeouts, reconnect back-off and elapsed times run on this clock.
+   * @default systemClock
+   */
   clock: Clock;
 }
 
@@ -76,8 +141,10 @@ function checkInt(name: string, v: number, min: number, max = Number.MAX_SAFE_IN
  * Calls to many addresses ("host:port"), with a pool of connections per address, opened lazily
  * and reopened with back-off after failures. Requests the brokers initiate on any of these
  * connections go to the processors registered here.
+ * @category Remoting
  */
 export class RemotingClient {
+  /** The options with every default filled in. */
   readonly options: Readonly<RemotingClientOptions>;
   private readonly pools = new Map<string, ConnectionPool>();
   private readonly processors = new Map<number, RequestProcessor>();
@@ -146,10 +213,15 @@ export class RemotingClient {
     };
   }
 
+  /** Answers requests the peers send with this code (e.g. CHECK_TRANSACTION_STATE) with `processor`. */
   registerProcessor(code: number, processor: RequestProcessor): void {
     this.processors.set(code, processor);
   }
 
+  /**
+   * Sends `request` to `addr` and resolves with its response; rejects with a RemotingError (timeout, connect,
+   * closed, abort, backpressure).
+   */
   invoke(addr: string, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
     if (this.observers.set.size > 0) return this.invokeObserved(addr, request, opts);
     const pool = this.poolFor(addr);
@@ -158,6 +230,7 @@ export class RemotingClient {
     return this.invokeSlow(pool, request, opts);
   }
 
+  /** Sends `request` to `addr` with the oneway flag: resolves once written, no response comes. */
   invokeOneway(addr: string, request: RemotingCommand): Promise<void> {
     const pool = this.poolFor(addr);
     const c = pool.pick();

@@ -35,16 +35,27 @@ const logFrames = createDebug('rocketwire:frames');
  * and the response flag set by the connection; null sends nothing (the peer times out, as with Java).
  * A throw becomes SYSTEM_ERROR with the error's message as remark. Nothing is ever sent for a oneway
  * request.
+ * @category Remoting
  */
 export type RequestProcessor = (
   request: RemotingCommand,
   conn: RemotingConnection,
 ) => Promise<RemotingCommand | null> | RemotingCommand | null;
 
-/** Options of one request: its timeout and a signal that aborts it (RemotingAbortError). */
+/**
+ * Options of one request: its timeout and a signal that aborts it (RemotingAbortError).
+ * @category Remoting
+ */
 export interface InvokeOptions {
-  /** Default: the connection's `defaultTimeoutMs` (3000). */
+  /**
+   * Timeout of this request, in milliseconds.
+   * @default the client's defaultTimeoutMs (3000)
+   */
   timeoutMs?: number;
+  /**
+   * Aborts the request: it rejects with RemotingAbortError (the answer, if it comes, is dropped).
+   * @default undefined (not abortable)
+   */
   signal?: AbortSignal;
 }
 

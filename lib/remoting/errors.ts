@@ -10,6 +10,7 @@ import {
 /**
  * Errors of the remoting layer. Every one names the peer address (`addr`, "host:port") in its
  * message and as a field, so a log line says which broker or name server misbehaved.
+ * @category Errors
  */
 export class RemotingError extends RocketwireError {
   override readonly name: string = 'RemotingError';
@@ -27,7 +28,10 @@ function describeCall(code: number, opaque: number): string {
   return `${requestCodeName(code)} (code ${code}, opaque ${opaque})`;
 }
 
-/** No response arrived within the call's timeout. The connection stays open. */
+/**
+ * No response arrived within the call's timeout. The connection stays open.
+ * @category Errors
+ */
 export class RemotingTimeoutError extends RemotingError {
   override readonly name = 'RemotingTimeoutError';
   override readonly errorCode = 'ERR_REMOTING_TIMEOUT';
@@ -48,7 +52,10 @@ export class RemotingTimeoutError extends RemotingError {
   }
 }
 
-/** The TCP (or TLS) connection to `addr` could not be opened, or the address is in reconnect back-off. */
+/**
+ * The TCP (or TLS) connection to `addr` could not be opened, or the address is in reconnect back-off.
+ * @category Errors
+ */
 export class RemotingConnectError extends RemotingError {
   override readonly name = 'RemotingConnectError';
   override readonly errorCode = 'ERR_REMOTING_CONNECT';
@@ -65,6 +72,7 @@ export class RemotingConnectError extends RemotingError {
  * The RemotingClient itself was closed: no call can start on it. A RemotingError (it names the
  * address), but not retriable: callers that retry remoting failures on another broker (the
  * producer) test `retriable` and stop at once.
+ * @category Errors
  */
 export class RemotingClientClosedError extends RemotingError {
   override readonly name = 'RemotingClientClosedError';
@@ -79,6 +87,7 @@ export class RemotingClientClosedError extends RemotingError {
  * The connection closed while the call was in flight (peer closed it, the socket failed, a corrupt
  * frame arrived, or close() was called). `cause` holds the reason when there is one (a ProtocolError
  * for a corrupt frame).
+ * @category Errors
  */
 export class RemotingClosedError extends RemotingError {
   override readonly name = 'RemotingClosedError';
@@ -101,7 +110,10 @@ export class RemotingClosedError extends RemotingError {
   }
 }
 
-/** The call was cancelled by its AbortSignal before a response arrived; `cause` is the signal's reason. */
+/**
+ * The call was cancelled by its AbortSignal before a response arrived; `cause` is the signal's reason.
+ * @category Errors
+ */
 export class RemotingAbortError extends RemotingError {
   override readonly name = 'RemotingAbortError';
   override readonly errorCode = 'ERR_REMOTING_ABORTED';
@@ -121,6 +133,7 @@ export class RemotingAbortError extends RemotingError {
 /**
  * The outbound queue of a connection is full: the peer reads slower than we write and the bound
  * (`maxQueuedBytes` / `maxQueuedFrames`) was hit. The frame was not sent; the connection stays open.
+ * @category Errors
  */
 export class RemotingBackpressureError extends RemotingError {
   override readonly name = 'RemotingBackpressureError';
@@ -163,7 +176,10 @@ export function isRetriableResponseCode(code: number): boolean {
   return RETRIABLE_CODES.has(code);
 }
 
-/** A broker or name server answered with a code other than the one the caller expected. */
+/**
+ * A broker or name server answered with a code other than the one the caller expected.
+ * @category Errors
+ */
 export class BrokerError extends RocketwireError {
   override readonly name: string = 'BrokerError';
   override readonly errorCode: string = 'ERR_BROKER';

@@ -4,18 +4,29 @@ import type { RemotingTimeoutError } from './errors.js';
 // closed, and calls that timed out. The consumers and the producer turn these into their
 // 'connect', 'disconnect' and 'requestTimeout' events. With no observer, a call pays one size check.
 
-/** A request that got no answer within its timeout (RemotingTimeoutError's fields). */
+/**
+ * A request that got no answer within its timeout (RemotingTimeoutError's fields).
+ * @category Shared by every client
+ */
 export interface RequestTimeoutEvent {
+  /** The address ("host:port") of the broker or name server asked. */
   brokerAddr: string;
   /** Request code (e.g. 11 PULL_MESSAGE, 310 SEND_MESSAGE_V2). */
   code: number;
+  /** The request's opaque (its id on the connection). */
   opaque: number;
+  /** How long the request waited, in milliseconds. */
   elapsedMs: number;
+  /** The request's timeout, in milliseconds. */
   timeoutMs: number;
 }
 
-/** A connection to a broker or name server opened or closed. */
+/**
+ * A connection to a broker or name server opened or closed.
+ * @category Shared by every client
+ */
 export interface ConnectionEvent {
+  /** The address ("host:port") of the broker or name server. */
   brokerAddr: string;
   /** disconnect only: why it closed (undefined when it was closed on purpose). */
   error?: Error | undefined;

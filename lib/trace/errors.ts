@@ -4,6 +4,7 @@ import { RocketwireError, isRetriableError } from '../../protocol/errors.js';
  * A trace message that could not be sent (no route to the trace topic, the broker refused it, …).
  * The dispatcher counts these and logs them under rocketwire:trace; it never throws them into a
  * send or a consumption.
+ * @category Errors
  */
 export class TraceSendError extends RocketwireError {
   override readonly name = 'TraceSendError';

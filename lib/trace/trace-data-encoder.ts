@@ -105,6 +105,7 @@ function int(s: string | undefined): number {
  * TraceDataEncoder#decoderFromTraceDataString: the records of one trace message. As in Java,
  * records of an unknown type are skipped, and the older layouts (Pub without offsetMsgId,
  * SubAfter without contextCode or without time and group) are read too.
+ * @category Metrics and trace
  */
 export function decodeTraceData(data: string): TraceContext[] {
   const out: TraceContext[] = [];

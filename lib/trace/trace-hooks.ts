@@ -6,11 +6,20 @@ import { TraceProducer, traceProducerGroup, type TraceSender } from './trace-pro
 import { ConsumeReturnType, TraceMessageType, type TraceBean, type TraceContext } from './trace-types.js';
 import { TOPIC_MAX_LENGTH, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
 
-/** The trace options of a Producer or PushConsumer (Java's enableMsgTrace and customizedTraceTopic). */
+/**
+ * The trace options of a Producer or PushConsumer (Java's enableMsgTrace and customizedTraceTopic).
+ * @category Metrics and trace
+ */
 export interface TraceOptions {
-  /** Write Pub (producer) or SubBefore/SubAfter (consumer) trace records; default false. */
+  /**
+   * Write Pub (producer) or SubBefore/SubAfter (consumer) trace records.
+   * @default false
+   */
   enableTrace?: boolean;
-  /** Topic the records go to; default RMQ_SYS_TRACE_TOPIC (the broker creates it with traceTopicEnable=true). */
+  /**
+   * Topic the records go to (the broker creates RMQ_SYS_TRACE_TOPIC with traceTopicEnable=true).
+   * @default "RMQ_SYS_TRACE_TOPIC"
+   */
   traceTopic?: string;
 }
 

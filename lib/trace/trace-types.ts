@@ -4,7 +4,10 @@
  * encoder reads like TraceDataEncoder.
  */
 
-/** TraceType: what a record describes. */
+/**
+ * TraceType: what a record describes.
+ * @category Metrics and trace
+ */
 export type TraceType = 'Pub' | 'SubBefore' | 'SubAfter' | 'EndTransaction' | 'Recall';
 
 /** MessageType, written by its ordinal (Pub and EndTransaction records). */
@@ -33,17 +36,26 @@ export type AccessChannel = 'LOCAL' | 'CLOUD';
 /**
  * One message of a record (TraceBean). Java appends a null String as "null", so the fields a
  * message may lack (tags, keys) are `string | null` and are written that way.
+ * @category Metrics and trace
  */
 export interface TraceBean {
+  /** The message's topic. */
   topic: string;
+  /** The message's id (UNIQ_KEY). */
   msgId: string | null;
+  /** The broker's message id (store host and commit-log offset). */
   offsetMsgId: string | null;
+  /** The message's tag. */
   tags: string | null;
+  /** The message's keys, space-joined. */
   keys: string | null;
+  /** The address of the broker that stored the message. */
   storeHost: string | null;
+  /** The body's length, in bytes. */
   bodyLength: number;
   /** TraceMessageType ordinal. */
   msgType: number;
+  /** SubBefore: the message's reconsumeTimes; 0 in the other records. */
   retryTimes: number;
   /** EndTransaction only. */
   transactionId?: string | null;
@@ -53,8 +65,12 @@ export interface TraceBean {
   fromTransactionCheck?: boolean;
 }
 
-/** One trace record (TraceContext); Sub records carry one bean per consumed message. */
+/**
+ * One trace record (TraceContext); Sub records carry one bean per consumed message.
+ * @category Metrics and trace
+ */
 export interface TraceContext {
+  /** What the record describes: Pub, SubBefore, SubAfter, EndTransaction or Recall. */
   traceType: TraceType;
   /** ms since the epoch: when the send or the consumption began. */
   timeStamp: number;
@@ -64,11 +80,14 @@ export interface TraceContext {
   groupName: string;
   /** ms; Sub records: per message of the call. */
   costTime: number;
+  /** The send or the consumption succeeded. */
   success: boolean;
   /** Pairs a SubBefore with its SubAfter (a message id of its own). */
   requestId: string;
   /** SubAfter: ConsumeReturnType ordinal. */
   contextCode: number;
+  /** LOCAL or CLOUD (Java's AccessChannel), when the record says. */
   accessChannel?: AccessChannel;
+  /** The messages the record is about (one for Pub, one per message of the call for Sub). */
   traceBeans: TraceBean[];
 }

@@ -2,10 +2,16 @@ import { toJavaJson } from '../json/java-json.js';
 import { parseFastjson } from '../json/fastjson-parse.js';
 import { asObject, reqNumber, reqString } from './shape.js';
 
-/** A queue: JSON `{"brokerName":…,"queueId":…,"topic":…}` (keys in that order). */
+/**
+ * A queue: JSON `{"brokerName":…,"queueId":…,"topic":…}` (keys in that order).
+ * @category Shared by every client
+ */
 export interface MessageQueue {
+  /** The queue's topic. */
   topic: string;
+  /** The broker that holds the queue. */
   brokerName: string;
+  /** The queue's id on that broker. */
   queueId: number;
 }
 

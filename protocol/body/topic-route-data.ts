@@ -47,9 +47,15 @@ export interface TopicRouteData {
 
 /** How encodeTopicRouteData writes a route: which name server's JSON it imitates. */
 export interface TopicRouteEncodeOptions {
-  /** Plain fastjson form with unquoted broker ids (what old clients get). Default false. */
+  /**
+   * Plain fastjson form with unquoted broker ids (what old clients get).
+   * @default false
+   */
   nonStandard?: boolean;
-  /** Write enableActingMaster:false when unset, as 5.x name servers do. Default false (4.9). */
+  /**
+   * Write enableActingMaster:false when unset, as 5.x name servers do.
+   * @default false (as 4.9)
+   */
   v5?: boolean;
 }
 

@@ -2,9 +2,15 @@ import { fastjsonString } from '../header-json.js';
 
 /** How toJavaJson writes number map keys and non-ASCII characters. */
 export interface JavaJsonOptions {
-  /** Write number map keys unquoted, as plain fastjson does. Default false (standard JSON). */
+  /**
+   * Write number map keys unquoted, as plain fastjson does.
+   * @default false (standard JSON)
+   */
   nonStandard?: boolean;
-  /** Escape non-ASCII characters as \uXXXX (fastjson BrowserCompatible). Default false. */
+  /**
+   * Escape non-ASCII characters as \uXXXX (fastjson BrowserCompatible).
+   * @default false
+   */
   escapeNonAscii?: boolean;
 }
 

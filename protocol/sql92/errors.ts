@@ -6,6 +6,7 @@ import { RocketwireError } from '../errors.js';
  * NULL`, `'x' > 1`, `BETWEEN 5 AND 1`, `0.0`…). `position` is the 0-based UTF-16 offset in
  * `expression` where the trouble was found; `line` and `column` (1-based) say the same for a
  * multi-line expression.
+ * @category Errors
  */
 export class SqlParseError extends RocketwireError {
   override readonly name = 'SqlParseError';

@@ -43,7 +43,10 @@ t.test('rocketwire stays small and every name has a known kind', async (t) => {
     t.same(names.filter((n) => n.kind.startsWith('unknown')), [], `${point.specifier}: kinds`);
     // 84 names before issues 15-17; transactions, request-reply, trace, SQL92, lite pull and POP
     // added 27 (each a class, its options and its errors): a cap that only a new feature should move.
-    if (point.specifier === 'rocketwire') t.ok(names.length < 120, `rocketwire exports ${names.length} names (< 120)`);
+    // Issue 28 moved the broker and the capture decoder to their subpaths and added what a Node user
+    // names in their own code: the handler shapes, health(), the logger, the state errors, the
+    // LocalTransactionState constants and the event payloads, which get reference pages (123 then).
+    if (point.specifier === 'rocketwire') t.ok(names.length < 130, `rocketwire exports ${names.length} names (< 130)`);
   }
   t.same(
     [...exportsByEntry.keys()].map((p) => p.specifier),

@@ -49,6 +49,8 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
   packed = info[0]!.files.map((f) => f.path);
   const entries = ['package.json', 'LICENSE', 'README.md', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/protocol/index.js', 'dist/protocol/index.d.ts'];
   entries.push('dist/lib/broker/public.js', 'dist/lib/broker/public.d.ts', 'dist/lib/capture/public.js', 'dist/lib/capture/public.d.ts');
+  // the bundles the package's exports point at (npm run bundle: one file per entry point plus shared chunks)
+  entries.push('dist/pkg/lib/index.js', 'dist/pkg/protocol/index.js', 'dist/pkg/lib/broker/public.js', 'dist/pkg/lib/capture/public.js');
   if (fs.existsSync(path.join(root, 'CHANGELOG.md'))) entries.push('CHANGELOG.md');
   for (const entry of entries) {
     t.ok(packed.includes(entry), `the tarball has ${entry}`);
@@ -64,7 +66,8 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
   const source = (p: string): string =>
     p.slice('dist/'.length).replace(/\.d\.cts$|\.cjs$/, '.cts').replace(/\.d\.ts$|\.js$/, '.ts');
   t.same(
-    packed.filter((p) => p.startsWith('dist/') && !fs.existsSync(path.join(root, source(p)))),
+    // dist/pkg holds esbuild's bundles of dist/lib and dist/protocol, rebuilt whole by every build
+    packed.filter((p) => p.startsWith('dist/') && !p.startsWith('dist/pkg/') && !fs.existsSync(path.join(root, source(p)))),
     [],
     'every file of dist/ in the tarball is built from a current source (else: rm -rf dist && npx tsc -p tsconfig.json)',
   );
@@ -132,6 +135,20 @@ t.test('the installed package: no install script, nothing from tests, benchmarks
   }
   t.same(bad, [], 'every import of a published file resolves inside the package or to a dependency');
 
+  // What `import 'rocketwire'` loads is the bundle: its chunks must not hold the broker or the
+  // capture decoder, which only rocketwire/broker and rocketwire/capture reach.
+  const rootChunks = staticGraph(dir, 'dist/pkg/lib/index.js');
+  const defines = /\b(?:class|var|let|const) (Broker|NameServer|CaptureDecoder|TcpStreamReassembler)\b/;
+  t.same(
+    rootChunks.filter((f) => defines.test(fs.readFileSync(path.join(dir, f), 'utf8'))),
+    [],
+    "import 'rocketwire' (the bundle) loads no chunk that defines the broker or the capture decoder",
+  );
+  const brokerOnly = staticGraph(dir, 'dist/pkg/lib/broker/public.js').filter((f) => !rootChunks.includes(f));
+  t.ok(
+    brokerOnly.some((f) => /\b(?:class|var|let|const) Broker\b/.test(fs.readFileSync(path.join(dir, f), 'utf8'))),
+    'the check above can fail: rocketwire/broker reaches a chunk that defines Broker',
+  );
   const graph = staticGraph(dir, 'dist/lib/index.js');
   t.same(
     graph.filter((f) => /^dist\/lib\/(broker|capture|cli)\//.test(f)),
@@ -206,6 +223,7 @@ t.test('tsc type-checks the user program against the published declarations', as
       "type-check; same cause (see AsyncConsumeResult in lib/consumer/consume-types.ts)",
   );
   t.equal(of('src/main.ts'), '', 'the program (startBroker, Producer.send, PushConsumer, clock, errors) type-checks');
+  t.equal(of('src/idioms.ts'), '', 'issue 28: an async handler returning nothing, start() against a dead name server, a logger object type-check');
   t.equal(r.status, 0, 'tsc exits 0', { output: output(r) });
 });
 
@@ -219,4 +237,10 @@ t.test('node runs the user program: embedded broker, one message produced and co
   const r = run(process.execPath, [main], project, 90_000);
   t.equal(r.status, 0, 'exits 0 by itself (nothing left open)', { output: output(r), signal: r.signal });
   t.match(r.stdout, OK_LINE, 'consumed the message with the async, sync and orderly handlers, then closed everything');
+});
+
+t.test('CommonJS: require(\'rocketwire\') and require(\'rocketwire/broker\') give the classes (Node >= 20.19)', async (t) => {
+  const r = run(process.execPath, [path.join(project, 'src/require.cjs')], project, 30_000);
+  t.equal(r.status, 0, 'exits 0', { output: output(r) });
+  t.match(r.stdout, 'require ok');
 });

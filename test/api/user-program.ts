@@ -81,6 +81,144 @@ export async function startOrderlyConsumer(consumer: PushConsumer<true>, receive
   });
 }
 `,
+  // Issue 28's proof, as a user would check it. Small waits poll for an event; no wall-clock wait
+  // stands in for a timer: retry delays and offset flushes run on a ManualClock the broker shares.
+  'src/idioms.ts': `
+import net from 'node:net';
+import {
+  AdminClient, ManualClock, NameServerUnavailableError, Producer, PushConsumer,
+  type Logger, type MessageExt,
+} from 'rocketwire';
+import { startBroker } from 'rocketwire/broker';
+
+const turn = (ms = 10): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, ok: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 1500; i++) {
+    if (await ok()) return;
+    await turn();
+  }
+  throw new Error('timed out waiting for ' + what);
+}
+
+function check(ok: boolean, what: string): void {
+  if (!ok) throw new Error('failed: ' + what);
+}
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** The KafkaJS habit: an async handler that returns nothing acknowledges. */
+export async function kafkajsHabit(): Promise<void> {
+  const clock = new ManualClock();
+  const broker = await startBroker({ queues: 2, clock, logger: false });
+  const admin = new AdminClient({ namesrvAddr: broker.namesrv });
+  // logger false: jumping the shared clock 30 s at a time times out the long polls in flight
+  const consumer = new PushConsumer({ group: 'habit_cg', namesrvAddr: broker.namesrv, consumeFromWhere: 'first', clock, persistOffsetIntervalMs: 1000, logger: false });
+  try {
+    const producer = new Producer({ group: 'habit_pg', namesrvAddr: broker.namesrv });
+    await producer.start();
+    for (let i = 0; i < 20; i++) await producer.send({ topic: 'HabitTopic', body: 'm' + i });
+    await producer.shutdown();
+    const handled = new Map<string, number>();
+    consumer.subscribe('HabitTopic');
+    await consumer.start(async (msgs: MessageExt[]) => {
+      for (const m of msgs) handled.set(m.body.toString(), (handled.get(m.body.toString()) ?? 0) + 1);
+    });
+    await until('20 messages handled', () => handled.size === 20);
+    // past every retry delay a send-back would have had, and past the offset flush
+    for (let i = 0; i < 6; i++) {
+      clock.advance(30_000);
+      await turn(20);
+    }
+    await until('the committed offsets', async () => (await admin.consumerProgress('habit_cg', 'HabitTopic')).totalLag === 0);
+    const progress = await admin.consumerProgress('habit_cg', 'HabitTopic');
+    check(progress.queues.reduce((n, q) => n + q.consumerOffset, 0) === 20, 'the committed offsets cover all 20');
+    let retried = 0;
+    try {
+      for (const q of await admin.topicStatus('%RETRY%habit_cg')) retried += q.maxOffset;
+    } catch (err) {
+      if ((err as { errorCode?: string }).errorCode !== 'ERR_UNKNOWN_TOPIC') throw err;
+    }
+    check(retried === 0, 'no message was sent back (the retry topic is empty)');
+    check([...handled.values()].every((n) => n === 1), 'each message handled once, nothing redelivered');
+  } finally {
+    await consumer.shutdown();
+    await admin.close();
+    await broker.close();
+  }
+}
+
+/** A dead name server: start() rejects naming it, retriable; start() again once it is up. */
+export async function deadNameServer(): Promise<void> {
+  const port = await freePort();
+  const addr = '127.0.0.1:' + port;
+  const consumer = new PushConsumer({ group: 'dead_cg', namesrvAddr: addr, connectTimeoutMs: 1000, logger: false });
+  consumer.subscribe('DeadTopic');
+  const err = await consumer.start(async () => {}).then(() => null, (e: unknown) => e);
+  check(err instanceof NameServerUnavailableError, 'start() rejects with NameServerUnavailableError');
+  const e = err as NameServerUnavailableError;
+  check(e.message.includes(addr) && e.retriable && e.errorCode === 'ERR_NAMESRV_UNAVAILABLE', 'it names the address and is retriable');
+  check(consumer.state === 'CREATED', 'the consumer is back in its initial state');
+  const broker = await startBroker({ queues: 1, namesrvPort: port, logger: false });
+  try {
+    await consumer.start(async () => {});
+    check(consumer.state === 'RUNNING' && consumer.health().ready, 'the second start() works');
+  } finally {
+    await consumer.shutdown();
+    await broker.close();
+  }
+}
+
+/** A logger object hears a broker stop (warn) and come back (info). */
+export async function loggerSeesBroker(): Promise<void> {
+  const namesrvPort = await freePort();
+  const brokerPort = await freePort();
+  const lines: string[] = [];
+  const logger: Logger = {
+    debug: () => {},
+    info: (m) => void lines.push('info ' + m),
+    warn: (m) => void lines.push('warn ' + m),
+    error: (m) => void lines.push('error ' + m),
+  };
+  let broker = await startBroker({ queues: 1, namesrvPort, brokerPort, logger: false });
+  const { dataDir } = broker;
+  const consumer = new PushConsumer({ group: 'logged_cg', namesrvAddr: broker.namesrv, logger, pullTimeDelayMsWhenException: 50, consumeFromWhere: 'first' });
+  try {
+    const producer = new Producer({ group: 'logged_pg', namesrvAddr: broker.namesrv });
+    await producer.start();
+    await producer.send({ topic: 'LoggedTopic', body: 'one' });
+    await producer.shutdown();
+    let got = 0;
+    consumer.subscribe('LoggedTopic');
+    await consumer.start(async () => {
+      got++;
+    });
+    await until('the message', () => got === 1);
+    await broker.close();
+    await until('a warn line naming the broker', () => lines.some((l) => l.startsWith('warn ') && l.includes('127.0.0.1:' + brokerPort)));
+    broker = await startBroker({ queues: 1, namesrvPort, brokerPort, dataDir, logger: false });
+    await until('an info line when it answers again', () => lines.some((l) => l.startsWith('info ') && l.includes('answers again')));
+  } finally {
+    await consumer.shutdown();
+    await broker.close();
+  }
+}
+`,
+  // The package from CommonJS (require(esm), Node >= 20.19): a .cjs file.
+  'src/require.cjs': `
+const rocketwire = require('rocketwire');
+const { startBroker } = require('rocketwire/broker');
+if (typeof rocketwire.PushConsumer !== 'function' || typeof rocketwire.Producer !== 'function' || typeof startBroker !== 'function') {
+  throw new Error('require() did not give the classes');
+}
+console.log('require ok');
+`,
   // Embedded broker on free ports, one message produced, consumed by three groups, everything closed.
   'src/main.ts': `
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -92,6 +230,7 @@ import {
 } from 'rocketwire';
 import { startBroker, type EmbeddedBroker } from 'rocketwire/broker';
 import { codecRoundTrip } from './codec.js';
+import { deadNameServer, kafkajsHabit, loggerSeesBroker } from './idioms.js';
 import { startAsyncConsumer } from './concurrent-async.js';
 import { startSyncConsumer } from './concurrent-sync.js';
 import { startOrderlyConsumer } from './orderly.js';
@@ -156,6 +295,9 @@ async function main(): Promise<void> {
     await broker.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  await kafkajsHabit();
+  await deadNameServer();
+  await loggerSeesBroker();
   console.log(${JSON.stringify(OK_LINE)});
 }
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { startBroker, type EmbeddedBroker, type StartBrokerOptions } from '../../lib/broker/index.js';
 import { Producer, type Message } from '../../lib/producer/index.js';
 
@@ -107,4 +108,13 @@ export async function createTopic(brokerAddrs: string[], topic: string, queues: 
   } finally {
     await client.close();
   }
+}
+
+/** A loopback port that was free a moment ago (for a server a test starts later on a known port). */
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }

@@ -2,7 +2,6 @@
 // returns nothing acknowledges, eachMessage retries only what threw, an unknown status is logged
 // and emitted, a dead name server fails start() (and a second start() works), a logger hears a
 // broker go away and come back, health() says what a readiness probe needs.
-import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +12,7 @@ import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import type { Logger } from '../../lib/logger.js';
 import { RequestCode } from '../../protocol/index.js';
 import { clockedConsumer } from './broker-spy.js';
-import { brokerOffsets, produce, uniqueName, until } from './helpers.js';
+import { brokerOffsets, freePort, produce, uniqueName, until } from './helpers.js';
 
 /** A logger that keeps its lines. */
 function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
@@ -22,13 +21,6 @@ function recordingLogger(): Logger & { lines: { level: string; message: string }
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 t.test('an async handler that returns nothing: each message handled once, nothing sent back, the offset covers all, no redelivery', async (t) => {
   const handled = new Map<string, number>();

@@ -1,21 +1,13 @@
 // Issue 28 §3: a producer's start() checks that a name server answers (else it rejects with
 // NameServerUnavailableError and may be called again), connect()/close() and `await using`, and
 // health() for a readiness probe.
-import net from 'node:net';
-import { until } from '../consumer/helpers.js';
+import { freePort, until } from '../consumer/helpers.js';
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { NameServerUnavailableError } from '../../lib/client/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 t.test('start() against a dead name server rejects naming it; start() again once it is up; health() follows', async (t) => {
   const port = await freePort();
@@ -44,9 +36,13 @@ t.test('start() against a dead name server rejects naming it; start() again once
 t.test('startWithoutNameServer: start() resolves as Java\'s does; send() then fails', async (t) => {
   const port = await freePort();
   const producer = new Producer({ group: 'pg_java_start', namesrvAddr: `127.0.0.1:${port}`, logger: false, startWithoutNameServer: true, connectTimeoutMs: 500 });
+  const events: { addr: string; error: Error }[] = [];
+  producer.on('nameServerError', (e) => events.push(e));
   await producer.start();
   t.teardown(() => producer.shutdown());
   await t.rejects(producer.send({ topic: 'T', body: 'x' }), NameServerUnavailableError);
+  t.equal(events.length, 1, "a failure after start() is the producer's 'nameServerError' event too");
+  t.equal(events[0]?.addr, `127.0.0.1:${port}`);
 });
 
 t.test('await using shuts the producer down at the end of the block', async (t) => {

@@ -11,13 +11,25 @@ export { TransactionalMessageCheckService } from './transactional-message-check-
 
 /** The transaction settings of a broker (BrokerConfig's names and units). */
 export interface TransactionTuning {
-  /** Milliseconds between two check rounds (Java's transactionCheckInterval, 30 000 since 5.1.1). */
+  /**
+   * Milliseconds between two check rounds (Java's transactionCheckInterval, 30 000 since 5.1.1).
+   * @default 30000
+   */
   transactionCheckInterval?: number;
-  /** Age in ms a half message must reach before it is checked (transactionTimeOut, 6000). */
+  /**
+   * Age in milliseconds a half message must reach before it is checked (Java's transactionTimeOut).
+   * @default 6000
+   */
   transactionTimeOut?: number;
-  /** Checks of one half message before it is discarded to TRANS_CHECK_MAX_TIME_TOPIC (transactionCheckMax, 15). */
+  /**
+   * Checks of one half message before it is discarded to TRANS_CHECK_MAX_TIME_TOPIC (Java's transactionCheckMax).
+   * @default 15
+   */
   transactionCheckMax?: number;
-  /** Refuse half messages with NO_PERMISSION (rejectTransactionMessage, false). */
+  /**
+   * Refuse half messages with NO_PERMISSION (Java's rejectTransactionMessage).
+   * @default false
+   */
   rejectTransactionMessage?: boolean;
 }
 
