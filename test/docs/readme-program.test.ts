@@ -1,7 +1,7 @@
 // The README's first program, run as a user would run it: extracted from README.md (the ```js block
 // under the `<!-- readme-program -->` marker, which must be the first code block after "Install"),
-// written to a .mjs file inside the package (so that `import 'rocketwire'` resolves to dist/ by
-// self-reference), and run with `node` against an embedded broker, with NAMESRV_ADDR pointing at it.
+// written to a .mjs file inside the package (so that `import 'rocketwire'` resolves by self-reference
+// to the bundles the package exports, rebuilt first when stale), and run with `node` against an embedded broker, with NAMESRV_ADDR pointing at it.
 // It must print what it sent and received, print nothing on stderr, and exit 0 by itself: the README
 // cannot drift from the API.
 import * as fs from 'node:fs';
@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { repoRoot } from '../api/api-report.js';
+import { ensureBundles } from '../examples/bundles.js';
 import { runNode } from '../examples/run-node.js';
 import { readmeProgram } from './readme-program.js';
 
@@ -36,6 +37,7 @@ t.test("the README's first program runs against the embedded broker and exits by
   const file = path.join(dir, 'hello.mjs');
   fs.writeFileSync(file, program.code);
 
+  t.comment(await ensureBundles(root));
   const broker = await startBroker({});
   t.teardown(() => broker.close());
   const run = await runNode(file, { cwd: dir, env: { NAMESRV_ADDR: broker.namesrv }, killAfterMs: KILL_AFTER_MS });

@@ -1,14 +1,16 @@
 // Runs every examples/*.mjs against one embedded broker, so that none of them rots: each must exit 0
 // and print the line its first comment promises (`// expect: <line>`). The scripts import
-// 'rocketwire', 'rocketwire/capture' and 'rocketwire/protocol', which resolve to this package's dist/
-// by self-reference, so they run exactly as a user's program would after `npx tsc`; each finds the
-// broker through NAMESRV_ADDR. Each runs as a service does (until SIGTERM or SIGINT) but also stops
-// by itself once it has done what it shows, which is what is checked here.
+// 'rocketwire', 'rocketwire/capture' and 'rocketwire/protocol', which resolve by self-reference to
+// the bundles the package exports (rebuilt first when tsc's output is newer: bundles.ts), so they
+// run exactly as a user's program would; each finds the broker through NAMESRV_ADDR. Each runs as a
+// service does (until SIGTERM or SIGINT) but also stops by itself once it has done what it shows,
+// which is what is checked here.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { repoRoot } from '../api/api-report.js';
+import { ensureBundles } from './bundles.js';
 import { runNode, type NodeRun } from './run-node.js';
 
 const examplesDir = path.join(repoRoot(), 'examples');
@@ -57,6 +59,7 @@ t.test('every example runs against the embedded broker and prints what it promis
 
   // What the examples need of a broker: SQL92 (enablePropertyFilter, off by default as Apache's),
   // and a transaction check-back within seconds rather than Apache's 6 s + 30 s.
+  t.comment(await ensureBundles(repoRoot()));
   const broker = await startBroker({ enablePropertyFilter: true, transactionCheckInterval: 500, transactionTimeOut: 500 });
   t.teardown(() => broker.close());
 
@@ -76,6 +79,7 @@ t.test('every example runs against the embedded broker and prints what it promis
 // once (exit 0, no timer left to wait for), not kill them. retry-dlq.mjs is stopped while it waits
 // for its message's retries (it prints "attempt 1" first; the retries take seconds).
 t.test('an example told to stop by SIGTERM shuts down cleanly, at once', async (t) => {
+  t.comment(await ensureBundles(repoRoot()));
   const broker = await startBroker({});
   t.teardown(() => broker.close());
   const started = Date.now();
