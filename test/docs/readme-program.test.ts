@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import t from 'tap';
+import ts from 'typescript';
 import { startBroker } from '../../lib/broker/index.js';
 import { repoRoot } from '../api/api-report.js';
 import { ensureBundles } from '../examples/bundles.js';
@@ -24,6 +25,40 @@ t.test('readmeProgram finds the marked block and refuses a README that hides it'
   t.throws(() => readmeProgram(ok.replace('## Install', '## Setup')), /no "## Install"/);
   t.throws(() => readmeProgram(ok.replace('```sh\nnpm i', '```ts\nnpm i')), /comes before the readme-program marker/);
   t.throws(() => readmeProgram(ok.replace('-->\n```js', '-->\ntext\n```js')), /not a ```js or ```ts fence/);
+});
+
+/**
+ * tsc's diagnostics of `files` in a strict NodeNext program, 'rocketwire' resolved by the package's
+ * self-reference to the declarations it publishes (dist/lib/*.d.ts, as an installed package's).
+ */
+function typeErrors(files: string[], options: ts.CompilerOptions = {}): string[] {
+  const program = ts.createProgram(files, {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    types: ['node'],
+    skipLibCheck: true,
+    ...options,
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file && d.start !== undefined ? `${path.basename(d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : '';
+    return where + ts.flattenDiagnosticMessageText(d.messageText, '\n');
+  });
+}
+
+t.test("the README's first program type-checks, as JavaScript (checkJs) and as TypeScript", async (t) => {
+  const program = readmeProgram(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
+  const dir = fs.mkdtempSync(path.join(root, 'dist', '.readme-program-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const js = path.join(dir, 'hello.mjs');
+  const mts = path.join(dir, 'hello.mts');
+  fs.writeFileSync(js, program.code);
+  fs.writeFileSync(mts, program.code);
+  // An editor with checkJs (or // @ts-check) shows a user these; none may appear in the first program.
+  t.same(typeErrors([js], { allowJs: true, checkJs: true }), [], 'hello.mjs: no error under strict checkJs');
+  t.same(typeErrors([mts]), [], 'hello.mts: no error under strict TypeScript');
 });
 
 t.test("the README's first program runs against the embedded broker and exits by itself", async (t) => {
