@@ -53,8 +53,8 @@ export interface MessageExt {
   /**
    * The properties the producer set, without the system ones RocketMQ adds or reserves (UNIQ_KEY,
    * TAGS, KEYS, WAIT, MIN_OFFSET, CONSUME_START_TIME, …: the names of Java's
-   * MessageConst.STRING_HASH_SET, SYSTEM_PROPERTY_NAMES here). Computed on first access.
-   * `properties` keeps every property.
+   * MessageConst.STRING_HASH_SET, SYSTEM_PROPERTY_NAMES here). Computed on first access (a getter:
+   * a copy made with `{ ...msg }` does not have it). `properties` keeps every property.
    */
   readonly userProperties: Readonly<Record<string, string>>;
   /** Set by the consumer: the broker name of the queue the message was pulled from. */
@@ -90,6 +90,8 @@ class StoredMessageExt implements MessageExt {
   msgId: string;
   offsetMsgId: string;
   tags: string | undefined;
+  // An own field, not a getter: `{ ...msg }` keeps it (a shared empty array when there are none).
+  readonly keys: readonly string[];
   brokerName: string | undefined;
   #user: Record<string, string> | undefined = undefined;
 
@@ -113,13 +115,9 @@ class StoredMessageExt implements MessageExt {
     this.msgId = m.msgId;
     this.offsetMsgId = m.offsetMsgId;
     this.tags = m.tags;
+    const k = m.properties.KEYS;
+    this.keys = k === undefined || k === '' ? NO_KEYS : k.split(' ').filter((s) => s !== '');
     this.brokerName = m.brokerName;
-  }
-
-  get keys(): readonly string[] {
-    const k = this.properties.KEYS;
-    if (k === undefined || k === '') return NO_KEYS;
-    return k.split(' ').filter((s) => s !== '');
   }
 
   get userProperties(): Readonly<Record<string, string>> {
@@ -131,9 +129,9 @@ class StoredMessageExt implements MessageExt {
     return this.#user;
   }
 
-  /** JSON.stringify(msg) shows the derived fields too. */
+  /** JSON.stringify(msg) shows userProperties too. */
   toJSON(): Record<string, unknown> {
-    return { ...(this as object), keys: this.keys, userProperties: this.userProperties };
+    return { ...(this as object), userProperties: this.userProperties };
   }
 }
 

@@ -179,7 +179,7 @@ if (await interopReady(t, versions)) {
         t.ok(got.every((m) => m.tags === 'TagA' || m.tags === 'TagC'), 'and no TagB');
         t.same(new Set(got.map((m) => m.msgId)), new Set(result.msgId.split(',').filter((_, i) => i % 3 !== 1)), 'with the ids the batch send returned');
         const { messages } = await java.done;
-        t.same(messages.map((m) => m.keys).sort(), got.map((m) => m.keys).sort(), 'the Java consumer with the same expression got the same messages');
+        t.same(messages.map((m) => m.keys).sort(), got.map((m) => m.keys.join(' ')).sort(), 'the Java consumer with the same expression got the same messages');
       });
 
       t.test('orderly consumption under the real broker\'s queue locks', async (t) => {
@@ -243,14 +243,18 @@ if (await interopReady(t, versions)) {
         const until = Date.now() + 30_000;
         while (received.length + java.messages.length < 40 && Date.now() < until) await delay(100);
         t.same(new Set(mine().map((q) => q.queueId)), myQueues, 'the split held while the messages flowed');
-        await java.stop(); // rocketwire then takes all four queues, which is why the split was kept above
-        const javaGot = java.messages;
-        const ids = [...received.map((m) => m.msgId), ...javaGot.map((m) => m.msgId)];
+        // What each side took while the group was split: read before Java stops, since rocketwire
+        // then takes all four queues and may get again what Java consumed but had not committed
+        // yet (at least once, as any handover), which is not what this test is about.
+        const javaGot = [...java.messages];
+        const mineGot = [...received];
+        await java.stop();
+        const ids = [...mineGot.map((m) => m.msgId), ...javaGot.map((m) => m.msgId)];
         t.equal(new Set(ids).size, 40, 'every message consumed');
         t.equal(ids.length, 40, '... exactly once across the two consumers');
-        t.ok(received.every((m) => myQueues.has(m.queueId)), 'rocketwire consumed only its queues');
+        t.ok(mineGot.every((m) => myQueues.has(m.queueId)), 'rocketwire consumed only its queues');
         t.ok(javaGot.every((m) => !myQueues.has(m.queueId)), 'Java consumed only the others');
-        t.ok(received.length > 0 && javaGot.length > 0, 'both took part');
+        t.ok(mineGot.length > 0 && javaGot.length > 0, 'both took part');
       });
     });
   }
