@@ -6,7 +6,7 @@
 // typescript and @types/node are symlinked from the repository's node_modules. @types/debug is
 // deliberately absent: a user does not install it, so no published declaration may need it.
 // Needs dist/ (run after `npx tsc -p tsconfig.json`); npm pack runs with --ignore-scripts.
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,8 @@ import t from 'tap';
 import ts from 'typescript';
 import { repoRoot } from './api-report.js';
 import { files, OK_LINE, tsconfig } from './user-program.js';
+import { startBroker } from '../../lib/broker/index.js';
+import { readmeProgram } from '../docs/readme-program.js';
 
 const root = repoRoot();
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -237,6 +239,33 @@ t.test('node runs the user program: embedded broker, one message produced and co
   const r = run(process.execPath, [main], project, 90_000);
   t.equal(r.status, 0, 'exits 0 by itself (nothing left open)', { output: output(r), signal: r.signal });
   t.match(r.stdout, OK_LINE, 'consumed the message with the async, sync and orderly handlers, then closed everything');
+});
+
+t.test('the README\'s first program, in the installed package, against an embedded broker', async (t) => {
+  const program = readmeProgram(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
+  const file = path.join(project, program.lang === 'ts' ? 'readme.mts' : 'readme.mjs');
+  fs.writeFileSync(file, program.code);
+  if (program.lang === 'ts') {
+    t.fail('the README program is TypeScript: run it through tsc first');
+    return;
+  }
+  const broker = await startBroker({ queues: 2, logger: false });
+  t.teardown(() => broker.close());
+  const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd: project, env: { ...env, NAMESRV_ADDR: broker.namesrv } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (status) => {
+      clearTimeout(kill);
+      resolve({ status, stdout, stderr });
+    });
+  });
+  t.equal(r.status, 0, 'exits 0 by itself', { stdout: r.stdout, stderr: r.stderr });
+  t.match(r.stdout, /received/, 'it printed what it received');
+  t.equal(r.stderr, '', 'nothing on stderr');
 });
 
 t.test('CommonJS: require(\'rocketwire\') and require(\'rocketwire/broker\') give the classes (Node >= 20.19)', async (t) => {
