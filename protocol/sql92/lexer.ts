@@ -58,8 +58,28 @@ export class TokenStream {
   private readonly tokens: Token[] = [];
   private at = 0;
   private scan = 0;
+  /**
+   * The first CR or LF at or after `lineEndFrom` (the length when there is none). The "--" rule
+   * needs the line end after each "--"; searching afresh for every one made `a=----…1` quadratic
+   * (issue 29, H1: 165 KB held a broker's event loop 14.7 s). Scan positions only grow, so the
+   * searches cover disjoint stretches and add up to one pass over the expression.
+   */
+  private lineEndAt = -1;
+  /** Characters the line-end searches have read (test/protocol/sql92.test.ts checks it is linear). */
+  lineEndScanned = 0;
 
   constructor(private readonly src: string) {}
+
+  private lineEnd(from: number): number {
+    if (this.lineEndAt >= from) return this.lineEndAt;
+    const s = this.src;
+    const n = s.length;
+    let j = from;
+    while (j < n && s.charCodeAt(j) !== 10 && s.charCodeAt(j) !== 13) j++;
+    this.lineEndScanned += j - from + 1;
+    this.lineEndAt = j;
+    return j;
+  }
 
   /** The k-th token ahead (1 = the next one). */
   peek(k = 1): Token {
@@ -94,8 +114,7 @@ export class TokenStream {
       }
       if (c === 45 && s.charCodeAt(i + 1) === 45) {
         // "--" comment: needs its line end, otherwise the two characters are two "-" tokens
-        let j = i + 2;
-        while (j < n && s.charCodeAt(j) !== 10 && s.charCodeAt(j) !== 13) j++;
+        const j = this.lineEnd(i + 2);
         if (j < n) {
           i = j + (s.charCodeAt(j) === 13 && s.charCodeAt(j + 1) === 10 ? 2 : 1);
           continue;

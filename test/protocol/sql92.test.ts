@@ -60,3 +60,21 @@ t.test('evaluate says what Java computed; only TRUE matches', async (t) => {
   t.equal(compileSql92('a = 3000000000').matches({ a: '3000000000' }), true, 'a literal beyond int is a Long');
   t.equal(compileSql92('a > 5.0').matches({ a: 'NaN' }), true, 'Double.compare puts NaN above everything');
 });
+
+t.test('the lexer is linear on "--" without a line end (issue 29, H1: it was quadratic)', async (t) => {
+  const { TokenStream } = await import('../../protocol/sql92/lexer.js');
+  for (const n of [1000, 100_000]) {
+    const src = `a = ${'-'.repeat(n)}1`;
+    const ts = new TokenStream(src);
+    let tokens = 0;
+    while (ts.consume().kind !== 'EOF') tokens++;
+    t.equal(tokens, n + 3, `${n} dashes: every "-" is a token (no line end, so no comment)`);
+    t.ok(ts.lineEndScanned <= src.length + 1, `${n} dashes: ${ts.lineEndScanned} characters read looking for line ends, at most the expression's ${src.length} + 1`);
+  }
+  // a line end after them: the first "--" starts a comment that runs to it
+  const withEnd = new TokenStream(`a = 1 --${'-'.repeat(1000)}\n OR b = 2`);
+  const kinds: string[] = [];
+  for (let k = withEnd.consume(); k.kind !== 'EOF'; k = withEnd.consume()) kinds.push(k.kind);
+  t.same(kinds, ['ID', '=', 'DECIMAL', 'OR', 'ID', '=', 'DECIMAL'], 'the comment runs to its line end, the tokens after it are read');
+  t.same(compileSql92(`a = ${'-'.repeat(4)}1`).evaluate({ a: '1' } as never), compileSql92('a = 1').evaluate({ a: '1' } as never), 'an even run of "-" without a line end is a double negation, as before');
+});
