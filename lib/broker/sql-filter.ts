@@ -39,6 +39,7 @@ export function compileFilter(type: string, expression: string): CompiledFilter 
   const cached = parseCache.get(expression);
   if (cached) return cached;
   let c: CompiledFilter;
+  parses++;
   try {
     c = { ok: true, filter: compileSql92(expression) };
   } catch (err) {
@@ -62,6 +63,12 @@ const parseCache = new Map<string, CompiledFilter>();
  * lives as long as the subscription does.
  */
 const compiled = new WeakMap<SubscriptionData, CompiledFilter>();
+
+let parses = 0;
+/** SQL92 expressions parsed by this process so far (tests count them: a request must not cost a parse it does not need). */
+export function sqlParseCount(): number {
+  return parses;
+}
 
 export function filterOfSubscription(sub: SubscriptionData): CompiledFilter {
   let c = compiled.get(sub);

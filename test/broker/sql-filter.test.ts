@@ -1,7 +1,7 @@
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest, type RemotingCommand } from '../../protocol/index.js';
 import { startBroker } from '../../lib/broker/index.js';
-import { compileFilter, recordPropertiesText } from '../../lib/broker/sql-filter.js';
+import { compileFilter, recordPropertiesText, sqlParseCount } from '../../lib/broker/sql-filter.js';
 import { client, decode, ext, heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
 
 // The embedded broker's SQL92 filtering follows Apache's: ClientManageProcessor.checkClientConfig,
@@ -87,9 +87,11 @@ t.test('a broker without enablePropertyFilter (the default) refuses SQL92 as Apa
   const check = await c.invoke(b.broker, checkClientConfig('g', 'SqlOff', 'a = 1'));
   t.equal(check.code, ResponseCode.SYSTEM_ERROR);
   t.equal(check.remark, 'The broker does not support consumer to filter message by SQL92');
-  const pull = await c.invoke(b.broker, sqlPull('SqlOff', 'a = 1', 0));
+  const parsesBefore = sqlParseCount();
+  const pull = await c.invoke(b.broker, sqlPull('SqlOff', `a = 1 OR b = '${process.pid}-${Date.now()}'`, 0));
   t.equal(pull.code, ResponseCode.SYSTEM_ERROR);
   t.equal(pull.remark, 'The broker does not support consumer to filter message by SQL92');
+  t.equal(sqlParseCount(), parsesBefore, 'the pull\'s own expression was not parsed: the answer does not need it (issue 29 H1)');
   // a TAG check is always fine
   const tagCheck = createRequest(RequestCode.CHECK_CLIENT_CONFIG, {
     body: Buffer.from(JSON.stringify({ clientId: 'x@y', group: 'g', subscriptionData: { classFilterMode: false, codeSet: [], expressionType: 'TAG', subString: '*', subVersion: 1, tagsSet: [], topic: 'SqlOff' } })),
