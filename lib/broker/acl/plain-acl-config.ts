@@ -48,6 +48,7 @@ export interface AclAccount {
 export interface AclConfig {
   /** Addresses whose requests are served whatever they carry (no key, no signature, no permission check). */
   globalWhiteRemoteAddresses?: string[] | null;
+  /** The accounts: access key, secret key, admin flag, white address and grants. */
   accounts?: AclAccount[] | null;
 }
 
