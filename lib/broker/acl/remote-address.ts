@@ -24,6 +24,7 @@ export interface AddressPattern {
 
 /** A whitelist entry that is none of the forms above; `pattern` is the entry. */
 export class AddressPatternError extends Error {
+  override readonly name = 'AddressPatternError';
   constructor(
     readonly pattern: string,
     reason: string,

@@ -77,7 +77,9 @@ export const ADMIN_CODES: ReadonlySet<number> = new Set<number>([
 export const TRACE_TOPIC = 'RMQ_SYS_TRACE_TOPIC';
 
 /** A request whose resources cannot be read (a heartbeat body that does not parse). */
-export class RequestAccessParseError extends Error {}
+export class RequestAccessParseError extends Error {
+  override readonly name = 'RequestAccessParseError';
+}
 
 function groupOfRetryTopic(topic: string): string | null {
   return topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) ? topic.slice(RETRY_GROUP_TOPIC_PREFIX.length) : null;

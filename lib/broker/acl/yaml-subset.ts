@@ -19,6 +19,7 @@ export type YamlValue = string | boolean | null | YamlValue[] | { [key: string]:
 
 /** A document outside the subset, or malformed; `line` is 1-based. */
 export class YamlSubsetError extends Error {
+  override readonly name = 'YamlSubsetError';
   constructor(
     readonly line: number,
     reason: string,
