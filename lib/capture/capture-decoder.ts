@@ -96,6 +96,14 @@ export interface CaptureDecoderOptions {
    */
   maxPendingRequests?: number;
   /**
+   * Requests awaiting a response remembered for all flows together (each keeps its header fields
+   * to pair the answer with). Past it the flow that went longest without a request forgets the
+   * requests it waits answers for: their answers are decoded unpaired
+   * (counters.pendingRequestsForgotten).
+   * @default 262144
+   */
+  maxTotalPendingRequests?: number;
+  /**
    * TCP flows tracked at once. Each costs some hundreds of bytes of state however little it carries,
    * so a capture of a million one-packet flows needed over 1 GB. Past the limit the flow that went
    * longest without a packet is evicted: finished early, a frame it was inside reported lost
@@ -134,8 +142,9 @@ export class CaptureOptionError extends OptionError {
 export const DEFAULT_MAX_FLOWS = 65536;
 export const DEFAULT_FLOW_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_TOTAL_PENDING_REQUESTS = 262144;
 
-function checkedInt(options: CaptureDecoderOptions, name: 'maxFlows' | 'flowIdleTimeoutMs' | 'maxTotalBufferedBytes' | 'maxPendingRequests', dflt: number, min: number): number {
+function checkedInt(options: CaptureDecoderOptions, name: 'maxFlows' | 'flowIdleTimeoutMs' | 'maxTotalBufferedBytes' | 'maxPendingRequests' | 'maxTotalPendingRequests', dflt: number, min: number): number {
   const v = options[name];
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new CaptureOptionError(name, v, min);
@@ -257,6 +266,10 @@ export class CaptureDecoder {
   private clock = -Infinity;
   private readonly maxFlows: number;
   private readonly idleSeconds: number;
+  private readonly maxTotalPending: number;
+  /** Requests remembered for all flows, and the flows remembering any, least recently asking first. */
+  private totalPending = 0;
+  private readonly askers = new Set<Flow>();
   private readonly streamOptions: TcpStreamOptions;
   private readonly host: DirectionHost = {
     frame: (dir, cmd, frame, offset) => this.flowFrame(dir, cmd, frame, offset),
@@ -295,6 +308,10 @@ export class CaptureDecoder {
     flowsEvicted: 0,
     /** Flows finished after flowIdleTimeoutMs of capture time without a packet. */
     flowsIdleClosed: 0,
+    /** Most requests awaiting a response remembered at once, for all flows (at most maxTotalPendingRequests). */
+    peakPendingRequests: 0,
+    /** Requests forgotten to stay within maxTotalPendingRequests (their answers are unpaired). */
+    pendingRequestsForgotten: 0,
   };
 
   constructor(handlers: CaptureDecoderHandlers, options: CaptureDecoderOptions = {}) {
@@ -305,6 +322,7 @@ export class CaptureDecoder {
     this.maxPending = checkedInt(options, 'maxPendingRequests', 65536, 1);
     this.maxTotalBuffered = checkedInt(options, 'maxTotalBufferedBytes', DEFAULT_MAX_TOTAL_BUFFERED_BYTES, 0);
     this.maxFlows = checkedInt(options, 'maxFlows', DEFAULT_MAX_FLOWS, 1);
+    this.maxTotalPending = checkedInt(options, 'maxTotalPendingRequests', DEFAULT_MAX_TOTAL_PENDING_REQUESTS, 1);
     const idleMs = checkedInt(options, 'flowIdleTimeoutMs', DEFAULT_FLOW_IDLE_TIMEOUT_MS, 0);
     this.idleSeconds = idleMs === 0 ? Infinity : idleMs / 1000;
     this.streamOptions = options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes };
@@ -322,6 +340,10 @@ export class CaptureDecoder {
   /** Flows currently open (for tests of the memory bound). */
   get openFlows(): number {
     return this.flowCount;
+  }
+  /** Requests awaiting a response remembered now, for all flows. */
+  get pendingRequests(): number {
+    return this.totalPending;
   }
   /** Bytes held now for all flows (out-of-order segments, partial frames, scan bytes). */
   get bufferedBytes(): number {
@@ -585,9 +607,24 @@ export class CaptureDecoder {
     if (isResponse(cmd)) {
       const pending = dir.flow.pending[1 - dir.index];
       request = pending?.get(cmd.opaque) ?? null;
-      if (request) pending!.delete(cmd.opaque);
+      if (request) {
+        pending!.delete(cmd.opaque);
+        this.totalPending--;
+      }
     } else if (!isOneway(cmd)) {
-      remember((dir.flow.pending[dir.index] ??= new Map()), cmd, ts, dir.dst, this.maxPending);
+      const flow = dir.flow;
+      const pending = (flow.pending[dir.index] ??= new Map());
+      const before = pending.size;
+      remember(pending, cmd, ts, dir.dst, Math.min(this.maxPending, this.maxTotalPending));
+      this.totalPending += pending.size - before;
+      this.askers.delete(flow);
+      this.askers.add(flow);
+      // Over the bound across flows: the flows that asked longest ago forget (never the one asking now).
+      for (const f of this.askers) {
+        if (this.totalPending <= this.maxTotalPending || f === flow) break;
+        this.forgetPending(f);
+      }
+      if (this.totalPending > this.counters.peakPendingRequests) this.counters.peakPendingRequests = this.totalPending;
     }
     this.handlers.frame({
       cmd,
@@ -601,9 +638,21 @@ export class CaptureDecoder {
     });
   }
 
+  /** Drop the requests a flow waits answers for (the bound across flows, or the flow is gone). */
+  private forgetPending(flow: Flow, closing = false): void {
+    for (const m of flow.pending) {
+      if (m === null) continue;
+      this.totalPending -= m.size;
+      if (!closing) this.counters.pendingRequestsForgotten += m.size;
+      m.clear();
+    }
+    this.askers.delete(flow);
+  }
+
   private forget(flow: Flow): void {
     const inner = this.flows.get(flow.lo);
     if (inner?.get(flow.hi) !== flow) return;
+    this.forgetPending(flow, true);
     inner.delete(flow.hi);
     if (inner.size === 0) this.flows.delete(flow.lo);
     this.flowCount--;

@@ -8,7 +8,7 @@ import { CaptureDecoder, CaptureOptionError, type CaptureProblem, type DecodedFr
 import { CaptureDoctor } from '../../lib/capture/doctor/index.js';
 import { DecodeStats } from '../../lib/capture/stats.js';
 import { flowFloodPcap } from '../../bench/hostile/capture-flows.js';
-import { createRequest, encodeCommand, linkAll, pcap, TcpConnection, type Packet } from './build-pcap.js';
+import { createRequest, createResponse, encodeCommand, linkAll, pcap, TcpConnection, type Packet } from './build-pcap.js';
 import { decodeCli } from './decode-cli.js';
 
 // Issue 29 M4: the decoder kept state for every TCP flow it saw until the flow's FIN or the end of
@@ -20,12 +20,16 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 const MiB = 1024 * 1024;
 
-function decode(file: Buffer, options: ConstructorParameters<typeof CaptureDecoder>[1] = {}): { decoder: CaptureDecoder; problems: CaptureProblem[]; frames: DecodedFrame[] } {
+function decode(
+  file: Buffer,
+  options: ConstructorParameters<typeof CaptureDecoder>[1] = {},
+  end = true,
+): { decoder: CaptureDecoder; problems: CaptureProblem[]; frames: DecodedFrame[] } {
   const problems: CaptureProblem[] = [];
   const frames: DecodedFrame[] = [];
   const decoder = new CaptureDecoder({ frame: (f) => frames.push(f), problem: (p) => problems.push(p) }, options);
   for (let i = 0; i < file.length; i += MiB) decoder.push(file.subarray(i, i + MiB));
-  decoder.end();
+  if (end) decoder.end();
   return { decoder, problems, frames };
 }
 
@@ -194,4 +198,34 @@ t.test('the CLI: --max-flows, --max-buffered-bytes, --flow-idle-timeout', async 
     t.equal(r.code, 2, `${flag} ${value}: bad usage`);
     t.match(r.stderr, flag);
   }
+});
+
+t.test('requests awaiting answers are bounded across flows: the flow that asked longest ago forgets its own', async (t) => {
+  // Before, each direction of each flow remembered up to 65 536 requests: maxFlows × 65 536 in all.
+  const conns = Array.from({ length: 10 }, (_, i) => new TcpConnection({ ip: `10.2.0.${i + 1}`, port: 41000 + i }, { ip: '10.255.0.1', port: 10911 }));
+  const packets: Packet[] = [];
+  for (const [i, c] of conns.entries()) {
+    packets.push(...c.handshake());
+    for (let k = 0; k < 100; k++) packets.push(...c.send(true, encodeCommand(createRequest(105, { opaque: i * 1000 + k, extFields: { topic: 'T' } }))));
+  }
+  // the first and the last flow answer their first request
+  packets.push(...conns[0]!.send(false, encodeCommand(createResponse(createRequest(105, { opaque: 0 }), 0))));
+  packets.push(...conns[9]!.send(false, encodeCommand(createResponse(createRequest(105, { opaque: 9000 }), 0))));
+  const { decoder, frames } = decode(pcap(linkAll('ethernet', packets), { linkType: 1 }), { maxTotalPendingRequests: 250 }, false);
+  t.equal(decoder.counters.peakPendingRequests, 250, 'never more requests remembered than the cap');
+  // two flows' worth held at a time: the first eight flows forgot theirs
+  t.equal(decoder.counters.pendingRequestsForgotten, 800);
+  t.equal(decoder.pendingRequests, 199, 'the last two flows, less the one answered');
+  decoder.end();
+  t.equal(decoder.pendingRequests, 0, 'nothing held after the end');
+  const responses = frames.filter((f) => f.cmd.opaque === 0 || f.cmd.opaque === 9000).filter((f) => f.src === '10.255.0.1:10911');
+  t.same(
+    responses.map((f) => [f.cmd.opaque, f.request?.code ?? null]),
+    [
+      [0, null],
+      [9000, 105],
+    ],
+    'the flow that asked longest ago forgot, the latest did not',
+  );
+  t.equal(decoder.counters.flowsEvicted, 0, 'no flow was evicted for it');
 });
