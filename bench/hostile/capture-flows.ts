@@ -15,7 +15,8 @@
  *               frame buffer per flow (4 KiB: MIN_PARTIAL_CAPACITY).
  *
  *   node dist/bench/hostile/capture-flows.js [--flows 200000,1000000] [--modes frames,stats,doctor,report]
- *       [--shape midway|opened] [--runs 2] [--frame-bytes 1048576] [--baseline-flows 1000] [-- decode options…]
+ *       [--shape midway|opened] [--runs 2] [--frame-bytes 1048576] [--spacing-us 1] [--baseline-flows 1000]
+ *       [-- decode options…, e.g. -- --max-flows 16384]
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
