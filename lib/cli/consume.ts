@@ -384,7 +384,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const unreached = reporter.neverReached();
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
   if (reporter.skipped > 0) {
-    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} skipped\n`);
+    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} not consumed (see above)\n`);
   }
   if (interrupted) {
     io.stderr.write(consumeInterrupted(printed, topic, Date.now() - begin));
