@@ -3,6 +3,10 @@ import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { LitePullConsumer, PushConsumer, UndecodableMessageError, type MessageExt } from '../../lib/consumer/index.js';
 import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { RemotingClient } from '../../lib/remoting/index.js';
+import { RequestCode, createRequest } from '../../protocol/index.js';
+import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
 import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/simple-consumer.js';
 import { MQClientInstance } from '../../lib/client/index.js';
 import { messageQueue } from '../../protocol/internal.js';
@@ -221,6 +225,40 @@ t.test('SimpleConsumer (POP): bombs are left unacked for the broker\'s retry, th
   t.ok(s.inflate.maxInflatedBytesOfPull <= 2 * MIB, `a receive inflated at most the budget (${s.inflate.maxInflatedBytesOfPull})`);
   t.ok(largestReceive <= 2 * MIB, 'and handed out at most that much');
   t.ok(s.inflate.budgetCuts > 0, 'popped messages past the budget waited for the next receive');
+});
+
+t.test('push in POP mode: bombs are left unacked, the messages around them are consumed in rounds within the budget', async (t) => {
+  const b = await withBroker({ queues: 1 });
+  t.teardown(() => b.close());
+  const topic = uniqueName('BombPopMode');
+  const group = uniqueName('cg');
+  const layout = await storeBombs(b, topic, 16, 2 * MIB, 768 * KIB);
+  const rc = new RemotingClient();
+  const body = SetMessageRequestModeRequestBody.encode({ topic, consumerGroup: group, mode: 'POP', popShareQueueNum: 0 });
+  t.equal((await rc.invoke(b.broker, createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, { body }))).code, 0);
+  await rc.close();
+  const c = new PushConsumer({
+    group, namesrvAddr: b.namesrv, subscriptions: { [topic]: '*' }, consumeFromWhere: 'first', clientRebalance: false, popInvisibleTimeMs: 60_000,
+    ...SMALL, pullThresholdSizeForQueueMiB: 1, logger: false,
+  });
+  const events: UndecodableMessageError[] = [];
+  c.on('undecodable', (e) => events.push(e));
+  const got = new Map<number, Buffer>();
+  await c.start(async (msgs) => {
+    await new Promise((r) => setTimeout(r, 2));
+    for (const m of msgs) got.set(m.queueOffset, m.body);
+  });
+  t.teardown(() => c.shutdown());
+  await until(() => got.size === layout.legit.size && events.length === 16, 'the legitimate messages and 16 events', 20_000);
+  for (const [off, body] of layout.legit) if (!got.get(off)?.equals(body)) t.fail(`message at ${off} not delivered intact`);
+  t.same(events.map((e) => e.queueOffset).sort((x, y) => x - y), layout.bombs);
+  t.match(events[0], { disposition: 'left-unacked', option: 'maxInflatedBodyBytes', topic });
+  await until(() => b.instances[0]!.pop.checkpoints.inFlight(group, topic, 0) === 16, 'only the 16 bombs left unacked');
+  const s = c.stats();
+  t.ok(s.inflate.maxInflatedBytesOfPull <= 2 * MIB, `a round inflated at most the budget (${s.inflate.maxInflatedBytesOfPull})`);
+  t.ok(s.inflate.budgetCuts > 0, 'popped messages were inflated in rounds');
+  const held = pushConsumerImpl(c).popService!.peakHeldBytes;
+  t.ok(held < 1 * MIB + 2 * MIB, `the popped queue held at most its threshold + one round (${held} bytes)`);
 });
 
 // The real sizes: the 64-body bomb of the issue (64 KB zlib bodies inflating to 63 MiB each, under
