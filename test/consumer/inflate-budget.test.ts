@@ -7,6 +7,9 @@ import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { RequestCode, createRequest } from '../../protocol/index.js';
 import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
+import { createResponse, encodeStoredMessage, PullMessageResponseHeader, ResponseCode } from '../../protocol/index.js';
+import { routeJson, startFakeNameServer } from '../client/fake-cluster.js';
+import { fakeConsumerBroker } from '../cli/fake-consumer-broker.js';
 import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/simple-consumer.js';
 import { MQClientInstance } from '../../lib/client/index.js';
 import { messageQueue } from '../../protocol/internal.js';
@@ -354,6 +357,45 @@ t.test('the 64-body bomb at full size and a 4 MB body of 60 MB, through each con
     t.comment(`SimpleConsumer: ${JSON.stringify(s.inflate)}`);
     t.ok(s.inflate.maxInflatedBytesOfPull <= 64 * MIB, `SimpleConsumer: a receive inflated at most 64 MiB (${s.inflate.maxInflatedBytesOfPull})`);
   });
+});
+
+t.test('a broker that answers a pull with 200 bombs (12.8 MB frame, 12.6 GB inflated): each pull inflates at most 64 MiB and is cut there', async (t) => {
+  // The embedded and Java brokers send at most 256 KiB of messages per pull from memory; a hostile
+  // (or reconfigured) broker may fill a 16 MiB frame. Before issue 29 every body of it was inflated.
+  const bomb = zeroBomb(63 * MIB);
+  const record = (offset: number): Buffer => encodeStoredMessage({
+    topic: 'T', queueId: 0, queueOffset: offset, commitLogOffset: offset * 70_000, sysFlag: COMPRESSED_ZLIB, body: bomb, properties: {},
+    bornTimestamp: 1, bornHost: '10.0.0.1:5000', storeTimestamp: 2, storeHost: '10.0.0.2:10911',
+  });
+  const pulledFrom: number[] = [];
+  const broker = await fakeConsumerBroker((req) => {
+    const from = Number(req.extFields!.queueOffset);
+    pulledFrom.push(from);
+    return createResponse(req, ResponseCode.SUCCESS, {
+      extFields: PullMessageResponseHeader.encode({ suggestWhichBrokerId: 0, nextBeginOffset: from + 200, minOffset: 0, maxOffset: 1000 }),
+      body: Buffer.concat(Array.from({ length: 200 }, (_, i) => record(from + i))),
+    });
+  });
+  const ns = await startFakeNameServer(new Map([['T', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr }, queues: 1 }])]]));
+  t.teardown(async () => {
+    await ns.close();
+    await broker.close();
+  });
+  const c = new PushConsumer({ group: 'cg', namesrvAddr: ns.addr, subscriptions: { T: '*' }, consumeFromWhere: 'first', logger: false });
+  const got: number[] = [];
+  const { peak } = await peakRss(async () => {
+    await c.start((msgs) => {
+      for (const m of msgs) if (m.body.length === 63 * MIB) got.push(m.queueOffset);
+    });
+    await until(() => got.length >= 3, 'three bombs consumed', 20_000);
+  });
+  const s = c.stats();
+  await c.shutdown();
+  t.same(pulledFrom.slice(0, 3), [0, 1, 2], 'each pull was cut after its first 63 MiB body, the next one starts at the first body not inflated');
+  t.same(got.slice(0, 3), [0, 1, 2]);
+  t.ok(s.inflate.maxInflatedBytesOfPull <= 64 * MIB, `at most 64 MiB inflated per pull (${s.inflate.maxInflatedBytesOfPull})`);
+  t.comment(`hostile broker: peak RSS ${Math.round(peak / MIB)} MiB`);
+  t.ok(peak < 1536 * MIB, `RSS ${Math.round(peak / MIB)} MiB`);
 });
 
 t.test('the inflate options are checked and named', async (t) => {
