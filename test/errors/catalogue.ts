@@ -80,6 +80,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ProtocolError: { args: () => ['m', 0], retriable: false },
   HeaderFieldError: { args: () => ['f', 'm'], retriable: false },
   UnsupportedCompressionError: { args: () => ['C', 0], retriable: false },
+  InflatedBodyTooLargeError: { args: () => ['ZLIB', 1024, 0], retriable: false },
   FilterExpressionError: { args: () => ['m'], retriable: false },
   SqlParseError: { args: () => ['a >', 3, 'm'], retriable: false },
   RemotingError: { args: () => ['h:1', 'm'], retriable: true },
