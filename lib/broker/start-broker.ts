@@ -145,6 +145,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         transactionTimeOut: options.transactionTimeOut,
         transactionCheckMax: options.transactionCheckMax,
         rejectTransactionMessage: options.rejectTransactionMessage,
+        maxEndedHalves: options.maxEndedHalves,
         storeReplyMessageEnable: options.storeReplyMessageEnable,
         traceTopicEnable: options.traceTopicEnable,
         msgTraceTopicName: options.msgTraceTopicName,
