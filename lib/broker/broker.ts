@@ -132,6 +132,18 @@ export interface BrokerTuning extends TransactionTuning {
    */
   maxOutputBytesPerConnection?: number;
   /**
+   * Smallest invisibleTime a POP_MESSAGE may ask for, in ms (not checked by Apache's broker; the
+   * Java client pops with 5–300 s).
+   * @default 1000
+   */
+  minPopInvisibleTimeMs?: number;
+  /**
+   * Largest invisibleTime a POP_MESSAGE or CHANGE_INVISIBLETIME may ask for, in ms (Apache's
+   * proxy's maxInvisibleTimeMills).
+   * @default 43200000 (12 h)
+   */
+  maxPopInvisibleTimeMs?: number;
+  /**
    * Also store replies (SEND_REPLY_MESSAGE) in `<cluster>_REPLY_TOPIC` after pushing them, as Apache's.
    * @default true
    */
@@ -244,7 +256,7 @@ export class Broker implements BrokerContext {
     this.tx = createTransactions(this, options);
     this.tx.register(this.server);
     new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(this.server);
-    this.pop = new PopService(this, options.storeDir);
+    this.pop = new PopService(this, options.storeDir, { minPopInvisibleTimeMs: options.minPopInvisibleTimeMs, maxPopInvisibleTimeMs: options.maxPopInvisibleTimeMs });
     this.pop.register(this.server);
     this.adminTools = { index: new IndexService(options.storeDir, warn), groups: new SubscriptionGroupManager(options.storeDir, this.clock, warn), namesrv: options.namesrv };
     new AdminToolsProcessor(this, this.adminTools).register(this.server);

@@ -147,6 +147,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         rejectTransactionMessage: options.rejectTransactionMessage,
         maxEndedHalves: options.maxEndedHalves,
         storeReplyMessageEnable: options.storeReplyMessageEnable,
+        minPopInvisibleTimeMs: options.minPopInvisibleTimeMs,
+        maxPopInvisibleTimeMs: options.maxPopInvisibleTimeMs,
         traceTopicEnable: options.traceTopicEnable,
         msgTraceTopicName: options.msgTraceTopicName,
         timerWheelEnable: options.timerWheelEnable,
