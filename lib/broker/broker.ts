@@ -26,7 +26,8 @@ import { ConsumerManageProcessor } from './processor/consumer-manage-processor.j
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
 import { createTransactions, type TransactionTuning, type Transactions } from './transaction/index.js';
-import { ReplyMessageProcessor, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
+import { ReplyMessageProcessor, createReplyRequestTable, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
+import type { ReplyRequestTable } from './reply/reply-request-table.js';
 import { PopService } from './pop/pop-message-processor.js';
 
 const log = createDebug('rocketwire:broker');
@@ -144,6 +145,19 @@ export interface BrokerTuning extends TransactionTuning {
    */
   maxPopInvisibleTimeMs?: number;
   /**
+   * Push a reply (SEND_REPLY_MESSAGE) only to the client whose request with that CORRELATION_ID
+   * this process's brokers stored, within the request's TTL, once. Not in Apache, which pushes any
+   * reply to whatever client REPLY_TO_CLIENT names; turn it off for a cluster whose brokers run in
+   * separate processes (a reply may reach another broker than its request).
+   * @default true
+   */
+  checkReplyRequests?: boolean;
+  /**
+   * Requests remembered for checkReplyRequests; past it the oldest is forgotten (its reply is refused).
+   * @default 65536
+   */
+  maxPendingReplyRequests?: number;
+  /**
    * Also store replies (SEND_REPLY_MESSAGE) in `<cluster>_REPLY_TOPIC` after pushing them, as Apache's.
    * @default true
    */
@@ -186,6 +200,8 @@ export interface BrokerOptions extends BrokerTuning {
   storeDir: string;
   namesrv: NameServer;
   clock: Clock;
+  /** The table of waiting requests shared by the brokers of one startBroker (else one of its own). */
+  replyRequests?: ReplyRequestTable | null;
 }
 
 /**
@@ -214,6 +230,7 @@ export class Broker implements BrokerContext {
   readonly timerSettings: TimerSettings;
   private timerStore: TimerMessageStore | null = null;
   readonly enablePropertyFilter: boolean;
+  readonly replyRequests: ReplyRequestTable | null;
   /** The key index, subscription groups and name server of the admin requests (admin-tools-processor.ts). */
   readonly adminTools: AdminToolsHost;
   private readonly options: BrokerOptions;
@@ -234,6 +251,7 @@ export class Broker implements BrokerContext {
     this.limits = resolveBrokerLimits(options);
     this.timerSettings = resolveTimerSettings(options);
     this.enablePropertyFilter = resolveEnablePropertyFilter(options.enablePropertyFilter);
+    this.replyRequests = options.replyRequests !== undefined ? options.replyRequests : createReplyRequestTable(options, this.clock);
     this.server = new RemotingServer({
       serializeType: options.serializeType ?? 'JSON',
       clock: this.clock,
