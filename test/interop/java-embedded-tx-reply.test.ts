@@ -1,14 +1,16 @@
-// Issue 29 M1, M2 and L2 against the stock Java client (5.3.3 / 5.5.0 jars) on rocketwire's
+// Issue 29 M1, M2, L1 and L2 against the stock Java client (5.3.3 / 5.5.0 jars) on rocketwire's
 // embedded broker: a Java TransactionMQProducer's commits, rollbacks and check-backs still end as
 // they should now that END_TRANSACTION ends only half messages, once each; and Java's
 // request/reply both ways still works now that a reply is pushed only to the client whose request
-// the broker stored.
+// the broker stored; and Java's pop consumer still pops and acks now that POP checks invisibleTime
+// and extraInfo.
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { createTopic, until } from '../consumer/helpers.js';
 import { V55_VERSION, V5_VERSION } from './harness.js';
+import { javaSetMessageRequestMode, startJavaPopConsumer } from './java-pop.js';
 import { javaRequester, startJavaReplier } from './java-reply.js';
 import { javaTxProduce } from './java-tx.js';
 import { interopReady } from './skip.js';
@@ -73,5 +75,26 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
     t.same(replies.map((r) => r.body), Array.from({ length: n }, (_, i) => `re:q${i}`), 'Java requester, rocketwire replier: every reply');
     await until(() => embedded.instances[0]!.replyRequests!.size === 0, 'every push answered', 10_000);
     t.equal(embedded.instances[0]!.replyRequests!.size, 0, 'every request answered and forgotten');
+  });
+
+  t.test('Java DefaultMQPushConsumer in pop mode on the embedded broker: pops and acks every message once', async (t) => {
+    const broker = await startBroker({ queues: 2 });
+    t.teardown(() => broker.close());
+    const topic = 'JavaPopEmbedded';
+    const group = 'java_pop_embedded_cg';
+    await createTopic(broker.brokers, topic, 2);
+    await javaSetMessageRequestMode({ namesrv: broker.namesrv, brokers: broker.brokers, topic, group, mode: 'POP' });
+    const java = await startJavaPopConsumer({ namesrv: broker.namesrv, topic, group, expect: 30, timeoutMs: 60_000 });
+    t.teardown(() => java.stop());
+    const producer = new Producer({ group: 'java_pop_embedded_pg', namesrvAddr: broker.namesrv });
+    await producer.start();
+    t.teardown(() => producer.shutdown());
+    for (let i = 0; i < 30; i++) await producer.send({ topic, body: `pop-${i}` });
+    const { messages } = await java.done;
+    const bodies = new Set(messages.map((m) => Buffer.from(m.body!, 'base64').toString()));
+    t.equal(bodies.size, 30, 'Java popped all 30');
+    const pops = broker.instances[0]!.pop;
+    await until(() => pops.checkpoints.size === 0, 'every checkpoint acked', 20_000);
+    t.equal(pops.checkpoints.size, 0, "every Java ACK was accepted (its extraInfo is an 8-field receipt handle)");
   });
 }
