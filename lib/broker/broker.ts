@@ -29,6 +29,7 @@ import { createTransactions, type TransactionTuning, type Transactions } from '.
 import { ReplyMessageProcessor, createReplyRequestTable, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
 import type { ReplyRequestTable } from './reply/reply-request-table.js';
 import { PopService } from './pop/pop-message-processor.js';
+import { aclRequestGate, type PermissionChecker } from './acl/index.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -202,6 +203,8 @@ export interface BrokerOptions extends BrokerTuning {
   clock: Clock;
   /** The table of waiting requests shared by the brokers of one startBroker (else one of its own). */
   replyRequests?: ReplyRequestTable | null;
+  /** Asked before every request's processor (lib/broker/acl); none = every request is served, as before. */
+  permissionChecker?: PermissionChecker | undefined;
 }
 
 /**
@@ -258,6 +261,7 @@ export class Broker implements BrokerContext {
       idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxBufferedBytes: options.maxBufferedBytes,
       maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+      requestGate: options.permissionChecker && aclRequestGate(options.permissionChecker, { server: options.brokerName, warn: options.warn ?? stderrWarn }),
     });
     const warn = options.warn ?? stderrWarn;
     this.topics = new TopicConfigManager(options.storeDir, warn);

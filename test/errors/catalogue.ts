@@ -123,6 +123,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ChannelExpiredError: { args: () => ['g', 'c', 120000], retriable: true },
   ConfigFileError: { args: () => ['topics.json', 'bad JSON'], retriable: false },
   StorePathError: { args: () => ['/store', '..'], retriable: false },
+  AclConfigError: { args: () => ['must be longer than 6 characters', { file: 'plain_acl.yml', field: 'accounts[0].accessKey' }], retriable: false },
   FilterSyntaxError: { args: () => ['m'], retriable: false },
   HexInputError: { args: () => ['m', 0], retriable: false },
   CliError: { args: () => ['m'], retriable: false },
