@@ -10,6 +10,7 @@ import { newTopicConfig } from '../../lib/broker/topic-config.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
 import {
+  CheckTransactionStateRequestHeader,
   createRequest,
   EndTransactionRequestHeader,
   MessageSysFlag,
@@ -18,7 +19,7 @@ import {
   ResponseCode,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { client, sendRequest } from './helpers.js';
+import { client, heartbeatRequest, sendRequest, until } from './helpers.js';
 
 const TOPIC = 'TxHostile';
 const GROUP = 'tx_hostile_pg';
@@ -46,10 +47,10 @@ function sendHalf(c: RemotingClient, b: EmbeddedBroker, clock: ManualClock, body
   return send(c, b, clock, topic, body, { TRAN_MSG: 'true', PGROUP: GROUP }, MessageSysFlag.TRANSACTION_PREPARED_TYPE);
 }
 
-function end(c: RemotingClient, b: EmbeddedBroker, h: Sent, commitOrRollback: number, topic = TOPIC): Promise<RemotingCommand> {
+function end(c: RemotingClient, b: EmbeddedBroker, h: Sent, commitOrRollback: number, topic = TOPIC, fromTransactionCheck = false): Promise<RemotingCommand> {
   const fields: EndTransactionRequestHeader = {
     producerGroup: GROUP, tranStateTableOffset: h.queueOffset, commitLogOffset: h.commitLogOffset, commitOrRollback,
-    fromTransactionCheck: false, msgId: h.uniqKey, transactionId: h.uniqKey, topic,
+    fromTransactionCheck, msgId: h.uniqKey, transactionId: h.uniqKey, topic,
   };
   return c.invoke(b.broker, createRequest(RequestCode.END_TRANSACTION, { extFields: EndTransactionRequestHeader.encode(fields) }));
 }
@@ -157,4 +158,33 @@ t.test('M2: ended halves are read back from the op queue at start, bounded by ma
   for (const h of halves.slice(2)) t.equal((await end(b.c, b.broker, h, COMMIT)).code, ResponseCode.SUCCESS);
   t.equal(store.getMaxOffset(TOPIC, 0), 5, 'a repeat of any of the last 3 ends after the restart writes nothing');
   await t.rejects(startBroker({ maxEndedHalves: 0 }), { name: 'BrokerOptionError', option: 'maxEndedHalves' });
+});
+
+t.test('M2: the half and the check\'s copy of it are one transaction: the producer\'s late commit and its answer to the check deliver one message', async (t) => {
+  const { clock, broker, c, b } = await setup(t, { transactionCheckInterval: 1000, transactionTimeOut: 1000 });
+  const store = b.messageStore;
+  const checks: RemotingCommand[] = [];
+  c.registerProcessor(RequestCode.CHECK_TRANSACTION_STATE, (req) => {
+    checks.push(req);
+    return null;
+  });
+  await c.invoke(broker.broker, heartbeatRequest('raw@tx', '', [], GROUP));
+  const h = await sendHalf(c, broker, clock, 'slow');
+  clock.advance(1000);
+  clock.advance(1000);
+  await until(() => checks.length === 1, 'the check of the half');
+  const hdr = CheckTransactionStateRequestHeader.decode(checks[0]!.extFields);
+  t.not(hdr.commitLogOffset, h.commitLogOffset, 'the check names the re-put copy');
+  t.equal((await end(c, broker, h, COMMIT)).code, ResponseCode.SUCCESS, 'the producer\'s own (late) commit of the half');
+  const copy = { ...h, queueOffset: hdr.tranStateTableOffset, commitLogOffset: hdr.commitLogOffset };
+  t.equal((await end(c, broker, copy, COMMIT, 'RMQ_SYS_TRANS_HALF_TOPIC', true)).code, ResponseCode.SUCCESS, 'its answer to the check: SUCCESS');
+  t.equal(store.getMaxOffset(TOPIC, 0), 1, 'one message delivered');
+  t.equal(store.getMaxOffset(OP_TOPIC, 0), 2, 'an op record for the half and for the copy, so the check loop stops asking');
+  const asked = checks.length;
+  clock.advance(1000);
+  clock.advance(1000);
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal(checks.length, asked, 'not asked again');
+  const back = await end(c, broker, copy, ROLLBACK, 'RMQ_SYS_TRANS_HALF_TOPIC', true);
+  t.equal(back.code, ResponseCode.SYSTEM_ERROR, 'a rollback of the copy after the commit is refused');
 });

@@ -12,7 +12,7 @@ import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX, isNotAllowedSendTopic
 import { unparked } from '../message-record.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation } from '../processor/request-processor.js';
-import { endImmunityTimeMs, resetTransactionValue, TRANS_HALF_TOPIC, type TransactionalMessageService } from './transactional-message-service.js';
+import { endImmunityTimeMs, resetTransactionValue, transactionKey, TRANS_HALF_TOPIC, type TransactionalMessageService } from './transactional-message-service.js';
 
 const log = createDebug('rocketwire:broker:transaction');
 
@@ -79,11 +79,22 @@ export class EndTransactionProcessor {
     const how = type === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE ? 'rollback' : 'commit';
     // a second end writes nothing (Java writes the message again for every commit): the same end
     // again, or one only known from its op record, is SUCCESS; the other one is refused
-    const ended = this.service.endedHalves.get(half.queueId, half.queueOffset);
+    const endedHalves = this.service.endedHalves;
+    const ended = endedHalves.get(half.queueId, half.queueOffset);
     if (ended !== undefined) {
       this.counters.repeated++;
       if (ended === how || ended === 'ended') return ok(req);
       return fail(req, ResponseCode.SYSTEM_ERROR, `the half message at queue offset ${half.queueOffset} was already ${ended === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`);
+    }
+    // another copy of the same transaction (the half and the check's re-put of it) was ended: this
+    // copy gets its op record, so the check loop stops asking about it, and nothing else
+    const txKey = transactionKey(half);
+    const txEnded = endedHalves.getTransaction(txKey);
+    if (txEnded !== undefined) {
+      this.counters.repeated++;
+      this.service.deletePrepareMessage(half, txEnded);
+      if (txEnded === how || txEnded === 'ended') return ok(req);
+      return fail(req, ResponseCode.SYSTEM_ERROR, `transaction ${half.properties.__transactionId__ ?? half.properties.UNIQ_KEY} was already ${txEnded === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`);
     }
     if (how === 'rollback') {
       this.service.deletePrepareMessage(half, 'rollback');

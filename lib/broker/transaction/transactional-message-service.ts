@@ -67,12 +67,16 @@ export type HalfLookup = { ok: true; msg: MessageExt } | { ok: false; remark: st
 /**
  * The half messages that were ended (an op record written), newest last, at most `cap`: a second
  * END_TRANSACTION of one is answered from here instead of writing the message (or the op record)
- * again. Keyed by half queue and offset, as op records name them. Past the cap the oldest end is
- * forgotten: a repeat of it arriving after `cap` later ends would be written again (as Java does
- * for every repeat).
+ * again. Keyed by half queue and offset, as op records name them, and by producer group and
+ * transaction id, so that the check's re-put copy of a half and the half itself (the producer's
+ * own late end and its answer to the check) count as one transaction. Past the cap the oldest end
+ * is forgotten: a repeat of it arriving after `cap` later ends would be written again (as Java
+ * does for every repeat). Transaction ids are known for the ends since start only (the op records
+ * read back at start name offsets).
  */
 export class EndedHalves {
   private readonly ended = new Map<string, HalfEnd>();
+  private readonly byTransaction = new Map<string, HalfEnd>();
   constructor(readonly cap: number) {}
 
   get size(): number {
@@ -83,27 +87,30 @@ export class EndedHalves {
     return this.ended.get(`${queueId}:${queueOffset}`);
   }
 
-  add(queueId: number, queueOffset: number, how: HalfEnd): void {
-    const key = `${queueId}:${queueOffset}`;
-    this.ended.delete(key);
-    this.ended.set(key, how);
-    while (this.ended.size > this.cap) this.ended.delete(this.ended.keys().next().value!);
+  /** How the transaction `transactionKey(half)` was ended, by this half or another copy of it. */
+  getTransaction(key: string | null): HalfEnd | undefined {
+    return key === null ? undefined : this.byTransaction.get(key);
+  }
+
+  add(queueId: number, queueOffset: number, how: HalfEnd, txKey: string | null = null): void {
+    remember(this.ended, `${queueId}:${queueOffset}`, how, this.cap);
+    if (txKey !== null) remember(this.byTransaction, txKey, how, this.cap);
   }
 }
 
-/**
- * TransactionalMessageServiceImpl + TransactionalMessageBridge: half messages are stored on
- * RMQ_SYS_TRANS_HALF_TOPIC queue 0 with REAL_TOPIC / REAL_QID / __transactionId__ and transaction
- * type "not a transaction" (so the store indexes them there and no consumer of the real topic sees
- * them); ending one writes an op record (tag "d", body "<halfQueueOffset>,") to
- * RMQ_SYS_TRANS_OP_HALF_TOPIC. The check loop reads both queues from the offsets it keeps under
- * CID_RMQ_SYS_TRANS (consumerOffset.json, like Java) and re-puts each half message that is old
- * enough and not ended as a copy, which is what the producer is asked about.
- *
- * Unlike Java, op records are written at once, one per ended message (Java batches them per 3 s or
- * 4 KiB in TransactionalOpBatchService): the embedded broker has no write rate to save, and an op
- * record cannot be lost by a crash between the end and the batch.
- */
+function remember(map: Map<string, HalfEnd>, key: string, how: HalfEnd, cap: number): void {
+  map.delete(key);
+  map.set(key, how);
+  while (map.size > cap) map.delete(map.keys().next().value!);
+}
+
+/** A half message's transaction: its producer group and transaction id (UNIQ_KEY), or null without them. */
+export function transactionKey(half: MessageExt): string | null {
+  const group = half.properties.PGROUP;
+  const id = half.properties.__transactionId__ ?? half.properties.UNIQ_KEY;
+  return group === undefined || id === undefined ? null : `${group}\u0001${id}`;
+}
+
 export class TransactionalMessageService {
   /** Half messages ended since start, and those the op queue's last records name (loadEnded). */
   readonly endedHalves: EndedHalves;
@@ -174,7 +181,7 @@ export class TransactionalMessageService {
    * remembered in `endedHalves` as `how`.
    */
   deletePrepareMessage(half: MessageExt, how: HalfEnd = 'ended'): boolean {
-    this.endedHalves.add(half.queueId, half.queueOffset, how);
+    this.endedHalves.add(half.queueId, half.queueOffset, how, transactionKey(half));
     this.ctx.topics.ensure(TRANS_OP_HALF_TOPIC, 1);
     const store = this.ctx.messageStore;
     const now = this.ctx.clock.now();
