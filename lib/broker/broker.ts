@@ -26,7 +26,8 @@ import { ConsumerManageProcessor } from './processor/consumer-manage-processor.j
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
 import { createTransactions, type TransactionTuning, type Transactions } from './transaction/index.js';
-import { ReplyMessageProcessor, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
+import { ReplyMessageProcessor, createReplyRequestTable, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
+import type { ReplyRequestTable } from './reply/reply-request-table.js';
 import { PopService } from './pop/pop-message-processor.js';
 import { aclRequestGate, type PermissionChecker } from './acl/index.js';
 
@@ -133,6 +134,31 @@ export interface BrokerTuning extends TransactionTuning {
    */
   maxOutputBytesPerConnection?: number;
   /**
+   * Smallest invisibleTime a POP_MESSAGE may ask for, in ms (not checked by Apache's broker; the
+   * Java client pops with 5–300 s).
+   * @default 1000
+   */
+  minPopInvisibleTimeMs?: number;
+  /**
+   * Largest invisibleTime a POP_MESSAGE or CHANGE_INVISIBLETIME may ask for, in ms (Apache's
+   * proxy's maxInvisibleTimeMills).
+   * @default 43200000 (12 h)
+   */
+  maxPopInvisibleTimeMs?: number;
+  /**
+   * Push a reply (SEND_REPLY_MESSAGE) only to the client whose request with that CORRELATION_ID
+   * this process's brokers stored, within the request's TTL, once. Not in Apache, which pushes any
+   * reply to whatever client REPLY_TO_CLIENT names; turn it off for a cluster whose brokers run in
+   * separate processes (a reply may reach another broker than its request).
+   * @default true
+   */
+  checkReplyRequests?: boolean;
+  /**
+   * Requests remembered for checkReplyRequests; past it the oldest is forgotten (its reply is refused).
+   * @default 65536
+   */
+  maxPendingReplyRequests?: number;
+  /**
    * Also store replies (SEND_REPLY_MESSAGE) in `<cluster>_REPLY_TOPIC` after pushing them, as Apache's.
    * @default true
    */
@@ -175,6 +201,8 @@ export interface BrokerOptions extends BrokerTuning {
   storeDir: string;
   namesrv: NameServer;
   clock: Clock;
+  /** The table of waiting requests shared by the brokers of one startBroker (else one of its own). */
+  replyRequests?: ReplyRequestTable | null;
   /** Asked before every request's processor (lib/broker/acl); none = every request is served, as before. */
   permissionChecker?: PermissionChecker | undefined;
 }
@@ -205,6 +233,7 @@ export class Broker implements BrokerContext {
   readonly timerSettings: TimerSettings;
   private timerStore: TimerMessageStore | null = null;
   readonly enablePropertyFilter: boolean;
+  readonly replyRequests: ReplyRequestTable | null;
   /** The key index, subscription groups and name server of the admin requests (admin-tools-processor.ts). */
   readonly adminTools: AdminToolsHost;
   private readonly options: BrokerOptions;
@@ -225,6 +254,7 @@ export class Broker implements BrokerContext {
     this.limits = resolveBrokerLimits(options);
     this.timerSettings = resolveTimerSettings(options);
     this.enablePropertyFilter = resolveEnablePropertyFilter(options.enablePropertyFilter);
+    this.replyRequests = options.replyRequests !== undefined ? options.replyRequests : createReplyRequestTable(options, this.clock);
     this.server = new RemotingServer({
       serializeType: options.serializeType ?? 'JSON',
       clock: this.clock,
@@ -248,7 +278,7 @@ export class Broker implements BrokerContext {
     this.tx = createTransactions(this, options);
     this.tx.register(this.server);
     new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(this.server);
-    this.pop = new PopService(this, options.storeDir);
+    this.pop = new PopService(this, options.storeDir, { minPopInvisibleTimeMs: options.minPopInvisibleTimeMs, maxPopInvisibleTimeMs: options.maxPopInvisibleTimeMs });
     this.pop.register(this.server);
     this.adminTools = { index: new IndexService(options.storeDir, warn), groups: new SubscriptionGroupManager(options.storeDir, this.clock, warn), namesrv: options.namesrv };
     new AdminToolsProcessor(this, this.adminTools).register(this.server);

@@ -6,6 +6,7 @@ import { Broker, DEFAULT_IDLE_TIMEOUT_MS, type BrokerTuning } from './broker.js'
 import { systemClock, type Clock } from '../clock.js';
 import { BrokerOptionError } from './errors.js';
 import { NameServer } from './name-server.js';
+import { createReplyRequestTable } from './reply/reply-message-processor.js';
 import { stderrWarn } from './atomic-file.js';
 import { resolveLogger, type LoggerOption } from '../logger.js';
 import { PlainAclChecker, aclRequestGate, loadAclOption, type AclConfig } from './acl/index.js';
@@ -126,6 +127,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
     requestGate: acl ? aclRequestGate(new PlainAclChecker(acl, 'namesrv'), { server: 'name server', warn }) : undefined,
   });
   const brokers: Broker[] = [];
+  // one table for all brokers of the cluster: a reply may go to another broker than its request
+  const replyRequests = createReplyRequestTable(options, clock);
   try {
     const namesrv = await nameServer.listen(options.namesrvPort ?? 0, host);
     for (let i = 0; i < count; i++) {
@@ -158,7 +161,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         transactionTimeOut: options.transactionTimeOut,
         transactionCheckMax: options.transactionCheckMax,
         rejectTransactionMessage: options.rejectTransactionMessage,
+        maxEndedHalves: options.maxEndedHalves,
         storeReplyMessageEnable: options.storeReplyMessageEnable,
+        replyRequests,
+        minPopInvisibleTimeMs: options.minPopInvisibleTimeMs,
+        maxPopInvisibleTimeMs: options.maxPopInvisibleTimeMs,
         traceTopicEnable: options.traceTopicEnable,
         msgTraceTopicName: options.msgTraceTopicName,
         timerWheelEnable: options.timerWheelEnable,

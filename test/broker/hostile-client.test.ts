@@ -4,9 +4,9 @@
 // DEFAULT_RSS_LIMIT_BYTES, have touched nothing next to its store folder, and keep the canary
 // group's offsets across a restart. A failing seed is rerun with HOSTILE_SEED=<seed>.
 import t from 'tap';
-import { Operations, RequestCode, ResponseCode, createRequest, decodeMessages, type RemotingCommand } from '../../protocol/internal.js';
+import { Operations, RequestCode, ResponseCode, createRequest, createResponse, decodeMessages, type RemotingCommand } from '../../protocol/internal.js';
 import { assertHealthy, baselineRequest, garbageFrames, mutateRequest, nameKeysOf, seededRandom, startHostileTarget, surfaceBaselines, type HostileTarget } from './hostile.js';
-import { heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
+import { client, heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
 
 const SEEDS = process.env.HOSTILE_SEED ? [Number(process.env.HOSTILE_SEED)] : [1, 13];
 const MUTATIONS_PER_CODE = 40;
@@ -209,4 +209,52 @@ t.test('issue 29 item 10: seeded mutations of the newer surfaces (transactions, 
       await assertHealthy(t, target, { restart: seed === SEEDS[0], label: `seed ${seed}, ${s.label}` });
     }
   }
+});
+
+t.test('issue 29 M1, M2, L1, L2: a forged END_TRANSACTION, repeated ends, POP nonsense and a forged reply are refused, and the broker stays healthy', async (t) => {
+  const target = await startHostileTarget();
+  t.teardown(() => target.close());
+  const store = target.broker.instances[0]!.messageStore;
+  const offsetOf = (res: RemotingCommand): number => Number(BigInt('0x' + res.extFields!.msgId!.slice(-16)));
+  const endTx = (res: RemotingCommand, uniq: string, commitOrRollback: number): RemotingCommand =>
+    createRequest(RequestCode.END_TRANSACTION, {
+      extFields: Operations.END_TRANSACTION.request.encode({
+        producerGroup: 'hostile_pg', tranStateTableOffset: Number(res.extFields!.queueOffset), commitLogOffset: offsetOf(res), commitOrRollback,
+        fromTransactionCheck: false, msgId: uniq, transactionId: uniq, topic: 'HostileTx',
+      }),
+    });
+  const uniqOf = (req: RemotingCommand): string => /UNIQ_KEY\u0001([0-9A-F]+)/.exec(req.extFields!.i!)![1]!;
+
+  // M1: a normal message dressed as a half, committed into the op topic
+  const forgedReq = sendRequest('HostileTx', 'forged', { properties: { PGROUP: 'hostile_pg', REAL_TOPIC: 'RMQ_SYS_TRANS_OP_HALF_TOPIC', REAL_QID: '0' } });
+  const forged = await send(target, forgedReq);
+  t.equal(forged.code, ResponseCode.SUCCESS);
+  t.equal((await send(target, endTx(forged, uniqOf(forgedReq), 8))).code, ResponseCode.SYSTEM_ERROR, 'M1: refused');
+  t.equal(store.getMaxOffset('RMQ_SYS_TRANS_OP_HALF_TOPIC', 0), 0, 'M1: no op record forged');
+  // M2: one half, three commits
+  const halfReq = sendRequest('HostileTx', 'half', { properties: { TRAN_MSG: 'true', PGROUP: 'hostile_pg' }, sysFlag: 4 });
+  const half = await send(target, halfReq);
+  for (let i = 0; i < 3; i++) t.equal((await send(target, endTx(half, uniqOf(halfReq), 8))).code, ResponseCode.SUCCESS);
+  const onTopic = [0, 1, 2, 3].reduce((n, q) => n + store.getMaxOffset('HostileTx', q), 0);
+  t.equal(onTopic, 2, 'M2: the forged send and one committed message');
+
+  // L1: a pop that makes everything visible at once, an ack of 100 000 fields
+  const pop = createRequest(RequestCode.POP_MESSAGE, { extFields: { consumerGroup: 'hostile_pop_cg', topic: 'HostileTx', queueId: '-1', maxMsgNums: '32', invisibleTime: '-1', pollTime: '0', bornTime: '0', initMode: '0' } });
+  t.equal((await send(target, pop)).code, ResponseCode.INVALID_PARAMETER, 'L1: invisibleTime -1 refused');
+  const ack = createRequest(RequestCode.ACK_MESSAGE, { extFields: { consumerGroup: 'hostile_pop_cg', topic: 'HostileTx', queueId: '0', extraInfo: Array.from({ length: 100_000 }, () => '0').join(' '), offset: '0' } });
+  t.equal((await send(target, ack)).code, ResponseCode.INVALID_PARAMETER, 'L1: 100 000 fields refused');
+
+  // L2: a forged reply to a live client
+  const victim = client();
+  t.teardown(() => victim.close());
+  let pushed = 0;
+  victim.registerProcessor(RequestCode.PUSH_REPLY_MESSAGE_TO_CLIENT, (req) => {
+    pushed++;
+    return createResponse(req, ResponseCode.SUCCESS);
+  });
+  await victim.invoke(target.brokerAddr, heartbeatRequest('victim@9', '', [], 'victim_pg'));
+  const reply = sendRequest('DefaultCluster_REPLY_TOPIC', 'forged', { code: RequestCode.SEND_REPLY_MESSAGE_V2, properties: { CORRELATION_ID: 'guessed', REPLY_TO_CLIENT: 'victim@9', MSG_TYPE: 'reply' } });
+  t.equal((await send(target, reply)).code, ResponseCode.NO_PERMISSION, 'L2: refused');
+  t.equal(pushed, 0, 'L2: nothing pushed');
+  await assertHealthy(t, target, { restart: true, label: 'issue 29 M1 M2 L1 L2' });
 });

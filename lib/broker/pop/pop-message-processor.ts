@@ -29,6 +29,7 @@ import {
 } from '../../../protocol/pop-extra-info.js';
 import type { Clock, ClockTimer } from '../../clock.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
+import { BrokerOptionError } from '../errors.js';
 import { tagMatcher } from '../message-filter.js';
 import type { MessageInner } from '../message-record.js';
 import { scheduleEvery } from '../periodic-task.js';
@@ -39,6 +40,22 @@ import { PopCheckpointTable, checkpointKey, type PopCheckpoint } from './pop-che
 import { MessageRequestModeManager, QueryAssignmentProcessor } from './query-assignment-processor.js';
 
 const log = createDebug('rocketwire:broker:pop');
+
+/**
+ * Bounds of a POP's invisibleTime (minPopInvisibleTimeMs / maxPopInvisibleTimeMs). Apache's broker
+ * checks none (its proxy: 10 s – 12 h for a receive); the Java client pops with 5 s – 300 s and
+ * rocketwire's SimpleConsumer with 1 s – 12 h, so 1 s – 12 h refuses only nonsense such as −1 (a
+ * message visible again at once) and never what a real client sends.
+ */
+export const DEFAULT_MIN_POP_INVISIBLE_TIME_MS = 1000;
+export const DEFAULT_MAX_POP_INVISIBLE_TIME_MS = 12 * 3600_000;
+/**
+ * Longest extraInfo (receipt handle) an ACK or CHANGE_INVISIBLETIME may carry: eight fields of
+ * which only the broker name is text (at most a few dozen characters in any real cluster).
+ */
+export const MAX_EXTRA_INFO_LENGTH = 1024;
+/** The fields of a receipt handle every 5.x broker writes and every client sends back. */
+const EXTRA_INFO_FIELDS = 8;
 
 /** PopAckConstants / BrokerConfig defaults of Apache 5.x. */
 const REVIVE_QUEUE_NUM = 8;
@@ -59,6 +76,32 @@ export interface PopServiceOptions {
   popFromRetryProbability?: number | undefined;
   /** Random source in [0, 1) for the queue to start at and the retry draw. Default Math.random. */
   random?: (() => number) | undefined;
+  /** Smallest invisibleTime a POP_MESSAGE may ask for (ms). Default 1000. */
+  minPopInvisibleTimeMs?: number | undefined;
+  /** Largest invisibleTime a POP_MESSAGE or CHANGE_INVISIBLETIME may ask for (ms). Default 43 200 000 (12 h). */
+  maxPopInvisibleTimeMs?: number | undefined;
+}
+
+/** The invisible-time bounds of `o`, defaults filled in; BrokerOptionError naming a bad one. */
+export function resolvePopInvisibleBounds(o: Pick<PopServiceOptions, 'minPopInvisibleTimeMs' | 'maxPopInvisibleTimeMs'>): { min: number; max: number } {
+  const min = o.minPopInvisibleTimeMs ?? DEFAULT_MIN_POP_INVISIBLE_TIME_MS;
+  const max = o.maxPopInvisibleTimeMs ?? DEFAULT_MAX_POP_INVISIBLE_TIME_MS;
+  if (!Number.isSafeInteger(min) || min < 1) throw new BrokerOptionError('minPopInvisibleTimeMs', `must be an integer ≥ 1, got ${String(o.minPopInvisibleTimeMs)}`);
+  if (!Number.isSafeInteger(max) || max < min) throw new BrokerOptionError('maxPopInvisibleTimeMs', `must be an integer ≥ minPopInvisibleTimeMs (${min}), got ${String(o.maxPopInvisibleTimeMs)}`);
+  return { min, max };
+}
+
+/**
+ * Why an extraInfo (receipt handle) is refused before it is read, or null. Apache splits any
+ * string on spaces and reads its first fields (100 000 fields pass); here it is at most
+ * MAX_EXTRA_INFO_LENGTH characters and exactly 8 fields, as every broker writes it.
+ */
+export function extraInfoRemark(extraInfo: string): string | null {
+  if (extraInfo.length > MAX_EXTRA_INFO_LENGTH) return `extraInfo is ${extraInfo.length} characters, more than ${MAX_EXTRA_INFO_LENGTH}: not a receipt handle`;
+  let fields = 1;
+  for (let i = extraInfo.indexOf(' '); i !== -1; i = extraInfo.indexOf(' ', i + 1)) fields++;
+  if (fields !== EXTRA_INFO_FIELDS) return `extraInfo has ${fields} fields, not ${EXTRA_INFO_FIELDS} (ckQueueOffset popTime invisibleTime reviveQid retry brokerName queueId queueOffset)`;
+  return null;
 }
 
 interface PopResult {
@@ -107,6 +150,7 @@ export class PopService {
   private ckCounter = 0;
   private readonly random: () => number;
   private readonly retryProbability: number;
+  private readonly invisibleBounds: { min: number; max: number };
 
   constructor(
     private readonly ctx: BrokerContext,
@@ -118,6 +162,7 @@ export class PopService {
     this.modes = new MessageRequestModeManager(storeDir);
     this.random = options.random ?? Math.random;
     this.retryProbability = options.popFromRetryProbability ?? POP_FROM_RETRY_PROBABILITY;
+    this.invisibleBounds = resolvePopInvisibleBounds(options);
   }
 
   private get clock(): Clock {
@@ -127,6 +172,8 @@ export class PopService {
   register(server: RemotingServer): void {
     registerOperation(server, Operations.POP_MESSAGE, ({ header, request, conn }) => this.processPop(request, conn, header));
     registerOperation(server, Operations.ACK_MESSAGE, ({ header, request }) => {
+      const badExtra = extraInfoRemark(header.extraInfo);
+      if (badExtra) return fail(request, ResponseCode.INVALID_PARAMETER, badExtra);
       const r = this.ackOne(header.consumerGroup, header.topic, header.queueId, header.extraInfo, header.offset);
       return r === null ? ok(request) : fail(request, r.code, r.remark);
     });
@@ -179,6 +226,11 @@ export class PopService {
     }
     if (h.maxMsgNums > MAX_POP_NUMS) {
       return fail(req, ResponseCode.INVALID_PARAMETER, `the broker [${this.ctx.brokerName}] pop message is illegal: maxMsgNums ${h.maxMsgNums} > ${MAX_POP_NUMS}`);
+    }
+    // not checked by Apache's broker: −1 made every popped message visible again at once
+    const { min, max } = this.invisibleBounds;
+    if (!(h.invisibleTime >= min && h.invisibleTime <= max)) {
+      return fail(req, ResponseCode.INVALID_PARAMETER, `invisibleTime ${h.invisibleTime} is outside [${min}, ${max}] ms (the broker options minPopInvisibleTimeMs and maxPopInvisibleTimeMs)`);
     }
     const config = this.ctx.topics.get(h.topic);
     if (!config) return topicNotExist(req, h.topic);
@@ -509,6 +561,13 @@ export class PopService {
   ): RemotingCommand {
     const bad = this.checkAckTarget(h.topic, h.queueId, h.offset, false);
     if (bad) return fail(req, bad.code, bad.remark);
+    const badExtra = extraInfoRemark(h.extraInfo);
+    if (badExtra) return fail(req, ResponseCode.INVALID_PARAMETER, badExtra);
+    // 0 is fine (visible again now: a Java popDelayLevel of 0 s sends it); a negative or huge time is not
+    const max = this.invisibleBounds.max;
+    if (!(h.invisibleTime >= 0 && h.invisibleTime <= max)) {
+      return fail(req, ResponseCode.INVALID_PARAMETER, `invisibleTime ${h.invisibleTime} is outside [0, ${max}] ms (the broker option maxPopInvisibleTimeMs)`);
+    }
     const rh = decodeReceiptHandle(h.extraInfo);
     const now = this.clock.now();
     if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE) {
@@ -524,6 +583,11 @@ export class PopService {
     }
     const prefix = `${RETRY_GROUP_TOPIC_PREFIX}${h.consumerGroup}_`;
     const originTopic = h.topic.startsWith(prefix) ? h.topic.slice(prefix.length) : h.topic;
+    // a change in the pop's own millisecond of its first offset would give the new checkpoint the
+    // old one's key (group, topic, queue, start offset, popTime): the old one, with every other
+    // message of the pop, was replaced and then acked. The new one starts a millisecond later.
+    let popTime = now;
+    while (this.checkpoints.get(checkpointKey(h.consumerGroup, h.topic, h.queueId, h.offset, popTime))) popTime++;
     // Apache writes the new checkpoint first, then acks the old one (ChangeInvisibleTimeProcessor)
     this.checkpoints.add({
       group: h.consumerGroup,
@@ -531,14 +595,14 @@ export class PopService {
       originTopic,
       queueId: h.queueId,
       startOffset: h.offset,
-      popTime: now,
+      popTime,
       invisibleTime: h.invisibleTime,
       reviveQid: rh.reviveQid,
       offsets: [h.offset],
       acked: new Set(),
     });
     this.checkpoints.ack(checkpointKey(h.consumerGroup, h.topic, h.queueId, rh.ckQueueOffset, rh.popTime), h.offset);
-    return ok(req, { extFields: { popTime: String(now), invisibleTime: String(h.invisibleTime), reviveQid: String(rh.reviveQid) } });
+    return ok(req, { extFields: { popTime: String(popTime), invisibleTime: String(h.invisibleTime), reviveQid: String(rh.reviveQid) } });
   }
 
   // ------------------------------------------------------------------ revive

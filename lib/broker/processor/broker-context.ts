@@ -6,6 +6,7 @@ import type { MessageStore } from '../message-store.js';
 import { FAQ_APPLY_TOPIC } from '../name-server.js';
 import type { PullRequestHoldService } from '../pull-request-hold.js';
 import type { RebalanceLockManager } from '../rebalance-lock-manager.js';
+import type { ReplyRequestTable } from '../reply/reply-request-table.js';
 import type { TopicConfigManager } from '../topic-config.js';
 import type { TransactionalMessageService } from '../transaction/transactional-message-service.js';
 import { BrokerOptionError } from '../errors.js';
@@ -65,6 +66,8 @@ export interface BrokerContext {
   readonly timerSettings: TimerSettings;
   /** SQL92 subscriptions are served (Java's enablePropertyFilter, default false). */
   readonly enablePropertyFilter: boolean;
+  /** Requests waiting for a reply (reply/reply-request-table.ts); null when replies are not checked. */
+  readonly replyRequests: ReplyRequestTable | null;
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */

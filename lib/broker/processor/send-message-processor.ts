@@ -136,6 +136,8 @@ export class SendMessageProcessor {
     // a half message waits on RMQ_SYS_TRANS_HALF_TOPIC (transaction/); the answer carries its UNIQ_KEY as transactionId
     if (half) return sendResponse(req, this.ctx.transactions.prepareMessage(inners[0]!), responseQueueId, properties.UNIQ_KEY);
     const result = this.putWithDelay(inners);
+    // a request (producer.request): its reply will be pushed only to the client it names (reply/)
+    if (result.status === 'PUT_OK' && !isBatch) this.ctx.replyRequests?.rememberRequest(properties);
     return sendResponse(req, result, responseQueueId);
   }
 

@@ -12,12 +12,14 @@ import {
   type SendMessageRequestHeader,
 } from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
+import type { Clock } from '../../clock.js';
 import { BROKER_VERSION } from '../broker-version.js';
 import { BrokerOptionError } from '../errors.js';
 import type { ConsumerManager } from '../consumer-manager.js';
 import { socketAddressText, type MessageInner } from '../message-record.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation } from '../processor/request-processor.js';
+import { DEFAULT_MAX_PENDING_REPLY_REQUESTS, ReplyRequestTable } from './reply-request-table.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -34,6 +36,21 @@ export function resolveStoreReplyMessageEnable(value: unknown): boolean {
   if (value === undefined) return true;
   if (typeof value !== 'boolean') throw new BrokerOptionError('storeReplyMessageEnable', `must be true or false, got ${JSON.stringify(value)}`);
   return value;
+}
+
+/**
+ * The table of waiting requests for the `checkReplyRequests` / `maxPendingReplyRequests` broker
+ * options (null when the check is off); BrokerOptionError naming a bad one.
+ */
+export function createReplyRequestTable(o: { checkReplyRequests?: unknown; maxPendingReplyRequests?: unknown }, clock: Clock): ReplyRequestTable | null {
+  if (o.checkReplyRequests !== undefined && typeof o.checkReplyRequests !== 'boolean') {
+    throw new BrokerOptionError('checkReplyRequests', `must be true or false, got ${JSON.stringify(o.checkReplyRequests)}`);
+  }
+  const max = o.maxPendingReplyRequests ?? DEFAULT_MAX_PENDING_REPLY_REQUESTS;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 10_000_000) {
+    throw new BrokerOptionError('maxPendingReplyRequests', `must be an integer in [1, 10000000], got ${String(o.maxPendingReplyRequests)}`);
+  }
+  return o.checkReplyRequests === false ? null : new ReplyRequestTable(clock, max);
 }
 
 /** What the reply processor needs of its broker: the processors' context, its own address and its setting. */
@@ -99,6 +116,10 @@ export class ReplyMessageProcessor {
     }
     const properties = decodeProperties(h.properties ?? '');
     const pushed = await this.push(conn, h, properties, body);
+    if (pushed.ok === 'refused') {
+      log('reply from %s refused: %s', conn.remoteAddress, pushed.remark);
+      return fail(req, ResponseCode.NO_PERMISSION, pushed.remark);
+    }
     let response = pushed.ok
       ? ok(req, { extFields: SendMessageResponseHeader.encode({ msgId: '0', queueId, queueOffset: 0 }) })
       : fail(req, ResponseCode.SYSTEM_ERROR, pushed.remark);
@@ -129,7 +150,12 @@ export class ReplyMessageProcessor {
   }
 
   /** PUSH_REPLY_MESSAGE_TO_CLIENT to the requester; the remark says why it failed. */
-  private async push(from: RemotingConnection, h: SendMessageRequestHeader, properties: Record<string, string>, body: Buffer): Promise<{ ok: true } | { ok: false; remark: string }> {
+  private async push(
+    from: RemotingConnection,
+    h: SendMessageRequestHeader,
+    properties: Record<string, string>,
+    body: Buffer,
+  ): Promise<{ ok: true } | { ok: false | 'refused'; remark: string }> {
     const clientId = properties.REPLY_TO_CLIENT;
     if (clientId === undefined) return { ok: false, remark: 'reply message properties[REPLY_TO_CLIENT] is null' };
     const channel = findProducerChannel(this.ctx.consumers, clientId);
@@ -137,6 +163,10 @@ export class ReplyMessageProcessor {
       log('push reply message fail, channel of <%s> not found', clientId);
       return { ok: false, remark: `push reply message fail, channel of <${clientId}> not found.` };
     }
+    // not in Apache: only to the client whose request with this CORRELATION_ID is waiting
+    const table = this.ctx.replyRequests;
+    const checked = table?.check(properties);
+    if (checked && !checked.ok) return { ok: 'refused', remark: checked.remark };
     setProperty(properties, 'PUSH_REPLY_TIME', String(this.ctx.clock.now()));
     const op = Operations.PUSH_REPLY_MESSAGE_TO_CLIENT;
     const push = createRequest(op.code, {
@@ -163,7 +193,10 @@ export class ReplyMessageProcessor {
     const failed = `push reply message to ${clientId}fail.`;
     try {
       const res = await channel.invoke(push, { timeoutMs: PUSH_REPLY_TIMEOUT_MS });
-      if (res.code === ResponseCode.SUCCESS) return { ok: true };
+      if (res.code === ResponseCode.SUCCESS) {
+        if (properties.CORRELATION_ID !== undefined) table?.answered(properties.CORRELATION_ID);
+        return { ok: true };
+      }
       log('push reply message to <%s> return fail, response remark: %s', clientId, res.remark);
       return { ok: false, remark: failed };
     } catch (err) {

@@ -8,10 +8,11 @@ import {
   type RemotingCommand,
 } from '../../../protocol/index.js';
 import type { RemotingServer } from '../../remoting/index.js';
+import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX, isNotAllowedSendTopic, isSystemTopic, PermName } from '../../../protocol/internal.js';
 import { unparked } from '../message-record.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation } from '../processor/request-processor.js';
-import { endImmunityTimeMs, resetTransactionValue, type TransactionalMessageService } from './transactional-message-service.js';
+import { endImmunityTimeMs, resetTransactionValue, transactionKey, TRANS_HALF_TOPIC, type TransactionalMessageService } from './transactional-message-service.js';
 
 const log = createDebug('rocketwire:broker:transaction');
 
@@ -21,6 +22,8 @@ export interface EndTransactionCounters {
   rolledBack: number;
   unknown: number;
   refused: number;
+  /** Ends of a half message that was already ended: answered, nothing written. */
+  repeated: number;
 }
 
 /**
@@ -33,7 +36,7 @@ export interface EndTransactionCounters {
  * for a producer's own end after its CHECK_IMMUNITY_TIME_IN_SECONDS.
  */
 export class EndTransactionProcessor {
-  readonly counters: EndTransactionCounters = { committed: 0, rolledBack: 0, unknown: 0, refused: 0 };
+  readonly counters: EndTransactionCounters = { committed: 0, rolledBack: 0, unknown: 0, refused: 0, repeated: 0 };
 
   constructor(
     private readonly ctx: BrokerContext,
@@ -64,13 +67,37 @@ export class EndTransactionProcessor {
     const found = this.service.halfMessageByOffset(h.commitLogOffset);
     if (!found.ok) return fail(req, ResponseCode.SYSTEM_ERROR, found.remark);
     const half = found.msg;
+    // not in Java (5.3.3 commits whatever record the offset names): only a half message, and only
+    // to a topic a producer may send to
+    const notHalf = this.checkHalfMessage(half);
+    if (notHalf) return fail(req, ResponseCode.SYSTEM_ERROR, notHalf);
     if (this.rejectCommitOrRollback(h, half)) {
       return fail(req, ResponseCode.ILLEGAL_OPERATION, 'commit or rollback after CHECK_IMMUNITY_TIME_IN_SECONDS: waiting for the check');
     }
     const wrong = checkPrepareMessage(half, h);
     if (wrong) return fail(req, ResponseCode.SYSTEM_ERROR, wrong);
-    if (type === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
-      this.service.deletePrepareMessage(half);
+    const how = type === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE ? 'rollback' : 'commit';
+    // a second end writes nothing (Java writes the message again for every commit): the same end
+    // again, or one only known from its op record, is SUCCESS; the other one is refused
+    const endedHalves = this.service.endedHalves;
+    const ended = endedHalves.get(half.queueId, half.queueOffset);
+    if (ended !== undefined) {
+      this.counters.repeated++;
+      if (ended === how || ended === 'ended') return ok(req);
+      return fail(req, ResponseCode.SYSTEM_ERROR, `the half message at queue offset ${half.queueOffset} was already ${ended === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`);
+    }
+    // another copy of the same transaction (the half and the check's re-put of it) was ended: this
+    // copy gets its op record, so the check loop stops asking about it, and nothing else
+    const txKey = transactionKey(half);
+    const txEnded = endedHalves.getTransaction(txKey);
+    if (txEnded !== undefined) {
+      this.counters.repeated++;
+      this.service.deletePrepareMessage(half, txEnded);
+      if (txEnded === how || txEnded === 'ended') return ok(req);
+      return fail(req, ResponseCode.SYSTEM_ERROR, `transaction ${half.properties.__transactionId__ ?? half.properties.UNIQ_KEY} was already ${txEnded === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`);
+    }
+    if (how === 'rollback') {
+      this.service.deletePrepareMessage(half, 'rollback');
       this.counters.rolledBack++;
       return ok(req);
     }
@@ -85,7 +112,7 @@ export class EndTransactionProcessor {
     const result = this.ctx.messageStore.putMessages([inner]);
     switch (result.status) {
       case 'PUT_OK':
-        this.service.deletePrepareMessage(half);
+        this.service.deletePrepareMessage(half, 'commit');
         this.counters.committed++;
         return ok(req);
       case 'MESSAGE_ILLEGAL':
@@ -94,6 +121,31 @@ export class EndTransactionProcessor {
       default:
         return fail(req, ResponseCode.SERVICE_NOT_AVAILABLE, 'Service not available now.');
     }
+  }
+
+  /**
+   * The remark refusing a record that is not a half message, or one whose REAL_TOPIC / REAL_QID a
+   * producer could not send to; null when it is fine. A normal message carrying PGROUP, REAL_TOPIC
+   * and REAL_QID would otherwise be copied into a read-only topic, an op topic (ending other
+   * producers' halves) or a %DLQ% topic.
+   */
+  private checkHalfMessage(half: MessageExt): string | null {
+    if (half.topic !== TRANS_HALF_TOPIC) return `the record at commitLogOffset ${half.commitLogOffset} is not a half message: its topic is not ${TRANS_HALF_TOPIC}`;
+    if ((half.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) !== MessageSysFlag.TRANSACTION_NOT_TYPE) {
+      return `the record at commitLogOffset ${half.commitLogOffset} is not a half message: its sysFlag is not that of a stored prepared message`;
+    }
+    const topic = half.properties.REAL_TOPIC;
+    if (topic === undefined || topic.length === 0) return 'the half message has no REAL_TOPIC';
+    if (isSystemTopic(topic) || isNotAllowedSendTopic(topic) || topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)) {
+      return `REAL_TOPIC ${topic} is a system, retry or dead-letter topic: a transaction cannot commit to it`;
+    }
+    const config = this.ctx.topics.get(topic);
+    if (!config) return `REAL_TOPIC ${topic} does not exist`;
+    if ((config.perm & PermName.PERM_WRITE) === 0) return `REAL_TOPIC ${topic} is not writable (perm ${config.perm})`;
+    const qidText = half.properties.REAL_QID ?? '';
+    const qid = /^\d+$/.test(qidText) ? Number(qidText) : -1;
+    if (!(qid >= 0 && qid < Math.max(config.readQueueNums, config.writeQueueNums))) return `REAL_QID ${JSON.stringify(qidText)} is not a queue of ${topic}`;
+    return null;
   }
 
   /** A producer's own commit / rollback after the message's custom immunity time waits for the check. */

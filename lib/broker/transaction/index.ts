@@ -31,6 +31,13 @@ export interface TransactionTuning {
    * @default false
    */
   rejectTransactionMessage?: boolean;
+  /**
+   * Ended half messages remembered, so that a repeated END_TRANSACTION (three commits, or a
+   * rollback then a commit) writes nothing; the newest are kept, and read back from the op queue at
+   * start. Not in Java.
+   * @default 100000
+   */
+  maxEndedHalves?: number;
 }
 
 /** The broker's transaction parts, wired by Broker. */
@@ -61,6 +68,7 @@ export function resolveTransactionSettings(tuning: TransactionTuning): Transacti
     transactionCheckMax: intSetting('transactionCheckMax', tuning.transactionCheckMax, d.transactionCheckMax, 1, 1_000_000),
     rejectTransactionMessage: tuning.rejectTransactionMessage ?? d.rejectTransactionMessage,
     fileReservedTimeMs: d.fileReservedTimeMs,
+    maxEndedHalves: intSetting('maxEndedHalves', tuning.maxEndedHalves, d.maxEndedHalves, 1, 10_000_000),
   };
 }
 
@@ -73,7 +81,10 @@ export function createTransactions(ctx: BrokerContext, tuning: TransactionTuning
     check,
     end,
     register: (server) => end.register(server),
-    start: () => check.start(),
+    start: () => {
+      service.loadEnded();
+      check.start();
+    },
     close: () => check.close(),
   };
 }

@@ -33,6 +33,12 @@ export interface TransactionSettings {
   rejectTransactionMessage: boolean;
   /** Half messages older than this are discarded unchecked (fileReservedTime, 72 h). */
   fileReservedTimeMs: number;
+  /**
+   * Ended half messages remembered so that a second END_TRANSACTION of one writes nothing
+   * (maxEndedHalves; not in Java, which commits a half message as often as it is told to).
+   * Default 100 000.
+   */
+  maxEndedHalves: number;
 }
 
 export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Object.freeze({
@@ -41,7 +47,11 @@ export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Objec
   transactionCheckMax: 15,
   rejectTransactionMessage: false,
   fileReservedTimeMs: 72 * 3600 * 1000,
+  maxEndedHalves: 100_000,
 });
+
+/** How a half message was ended: by END_TRANSACTION commit or rollback, or 'ended' when only its op record is known (read back at start). */
+export type HalfEnd = 'commit' | 'rollback' | 'ended';
 
 /** What the check loop does with a half message it decided about (AbstractTransactionalMessageCheckListener). */
 export interface TransactionCheckListener {
@@ -55,23 +65,98 @@ export interface TransactionCheckListener {
 export type HalfLookup = { ok: true; msg: MessageExt } | { ok: false; remark: string };
 
 /**
- * TransactionalMessageServiceImpl + TransactionalMessageBridge: half messages are stored on
- * RMQ_SYS_TRANS_HALF_TOPIC queue 0 with REAL_TOPIC / REAL_QID / __transactionId__ and transaction
- * type "not a transaction" (so the store indexes them there and no consumer of the real topic sees
- * them); ending one writes an op record (tag "d", body "<halfQueueOffset>,") to
- * RMQ_SYS_TRANS_OP_HALF_TOPIC. The check loop reads both queues from the offsets it keeps under
- * CID_RMQ_SYS_TRANS (consumerOffset.json, like Java) and re-puts each half message that is old
- * enough and not ended as a copy, which is what the producer is asked about.
- *
- * Unlike Java, op records are written at once, one per ended message (Java batches them per 3 s or
- * 4 KiB in TransactionalOpBatchService): the embedded broker has no write rate to save, and an op
- * record cannot be lost by a crash between the end and the batch.
+ * The half messages that were ended (an op record written), newest last, at most `cap`: a second
+ * END_TRANSACTION of one is answered from here instead of writing the message (or the op record)
+ * again. Keyed by half queue and offset, as op records name them, and by producer group and
+ * transaction id, so that the check's re-put copy of a half and the half itself (the producer's
+ * own late end and its answer to the check) count as one transaction. Past the cap the oldest end
+ * is forgotten: a repeat of it arriving after `cap` later ends would be written again (as Java
+ * does for every repeat). Transaction ids are known for the ends since start only (the op records
+ * read back at start name offsets).
  */
+export class EndedHalves {
+  private readonly ended = new Map<string, HalfEnd>();
+  private readonly byTransaction = new Map<string, HalfEnd>();
+  constructor(readonly cap: number) {}
+
+  get size(): number {
+    return this.ended.size;
+  }
+
+  get(queueId: number, queueOffset: number): HalfEnd | undefined {
+    return this.ended.get(`${queueId}:${queueOffset}`);
+  }
+
+  /** How the transaction `transactionKey(half)` was ended, by this half or another copy of it. */
+  getTransaction(key: string | null): HalfEnd | undefined {
+    return key === null ? undefined : this.byTransaction.get(key);
+  }
+
+  add(queueId: number, queueOffset: number, how: HalfEnd, txKey: string | null = null): void {
+    remember(this.ended, `${queueId}:${queueOffset}`, how, this.cap);
+    if (txKey !== null) remember(this.byTransaction, txKey, how, this.cap);
+  }
+}
+
+function remember(map: Map<string, HalfEnd>, key: string, how: HalfEnd, cap: number): void {
+  map.delete(key);
+  map.set(key, how);
+  while (map.size > cap) map.delete(map.keys().next().value!);
+}
+
+/** A half message's transaction: its producer group and transaction id (UNIQ_KEY), or null without them. */
+export function transactionKey(half: MessageExt): string | null {
+  const group = half.properties.PGROUP;
+  const id = half.properties.__transactionId__ ?? half.properties.UNIQ_KEY;
+  return group === undefined || id === undefined ? null : `${group}\u0001${id}`;
+}
+
 export class TransactionalMessageService {
+  /** Half messages ended since start, and those the op queue's last records name (loadEnded). */
+  readonly endedHalves: EndedHalves;
+
   constructor(
     private readonly ctx: BrokerContext,
     readonly settings: TransactionSettings,
-  ) {}
+  ) {
+    this.endedHalves = new EndedHalves(settings.maxEndedHalves);
+  }
+
+  /**
+   * At start: the half offsets named by the last op records of each op queue (at most
+   * maxEndedHalves records back), so that an END_TRANSACTION repeated across a restart is still
+   * recognised. Bounded: it reads no more records than the set can hold.
+   */
+  loadEnded(): void {
+    const store = this.ctx.messageStore;
+    const opConfig = this.ctx.topics.get(TRANS_OP_HALF_TOPIC);
+    if (!opConfig) return;
+    for (let queueId = 0; queueId < opConfig.readQueueNums; queueId++) {
+      const max = store.getMaxOffset(TRANS_OP_HALF_TOPIC, queueId);
+      let offset = Math.max(store.getMinOffset(TRANS_OP_HALF_TOPIC, queueId), max - this.settings.maxEndedHalves);
+      while (offset < max) {
+        const got = store.getMessage(TRANS_OP_HALF_TOPIC, queueId, offset, 32, null);
+        if (got.status !== 'FOUND') {
+          if (got.nextBeginOffset <= offset) break;
+          offset = got.nextBeginOffset;
+          continue;
+        }
+        for (const rec of got.records) {
+          let pos = 0;
+          while (pos < rec.length) {
+            const op = decodeMessage(rec, pos, { decompress: false });
+            pos += op.storeSize;
+            if (op.tags !== OP_REMOVE_TAG) continue;
+            for (const part of op.body.toString('utf8').split(',')) {
+              const half = parseJavaInt(part);
+              if (part.length > 0 && half >= 0) this.endedHalves.add(queueId, half, 'ended');
+            }
+          }
+        }
+        offset = got.nextBeginOffset;
+      }
+    }
+  }
 
   /** TransactionalMessageBridge#parseHalfMessageInner, then put. */
   prepareMessage(inner: MessageInner): PutMessageResult {
@@ -91,8 +176,12 @@ export class TransactionalMessageService {
     return { ok: true, msg: decodeMessage(rec, 0, { decompress: false }) };
   }
 
-  /** deletePrepareMessage: the op record saying the half message at its queue offset is ended. */
-  deletePrepareMessage(half: MessageExt): boolean {
+  /**
+   * deletePrepareMessage: the op record saying the half message at its queue offset is ended,
+   * remembered in `endedHalves` as `how`.
+   */
+  deletePrepareMessage(half: MessageExt, how: HalfEnd = 'ended'): boolean {
+    this.endedHalves.add(half.queueId, half.queueOffset, how, transactionKey(half));
     this.ctx.topics.ensure(TRANS_OP_HALF_TOPIC, 1);
     const store = this.ctx.messageStore;
     const now = this.ctx.clock.now();
