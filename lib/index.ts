@@ -138,6 +138,9 @@ export {
   NameServerUnavailableError,
   ClientOptionError,
   ResponseFieldError,
+  RouteLimitError,
+  PullOffsetError,
+  BrokerRequestRefusedError,
   type ClientOptions,
 } from './client/index.js';
 
@@ -151,6 +154,7 @@ export {
   RemotingAbortError,
   RemotingBackpressureError,
   RemotingClientClosedError,
+  RemotingUnmatchedResponsesError,
   AddressError,
   BrokerError,
   type RemotingClientOptions,
@@ -169,6 +173,7 @@ export {
   ProtocolError,
   FilterExpressionError,
   SqlParseError,
+  PropertiesLimitError,
   type MessageExt,
   type MessageQueue,
 } from '../protocol/index.js';
