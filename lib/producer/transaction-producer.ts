@@ -146,6 +146,8 @@ interface PendingCheck {
   header: CheckTransactionStateRequestHeader & { bname?: string };
   /** In the queue, not yet handed to the listener. */
   waiting?: boolean;
+  /** Its checkKey when it was taken on (the entry of checksByKey it owns). */
+  key?: string;
 }
 
 /**
@@ -320,6 +322,7 @@ export class TransactionProducer extends Producer {
   private onCheck(check: PendingCheck): void {
     if (!this.accepting) return;
     const key = checkKey(check);
+    check.key = key;
     const same = this.checksByKey.get(key);
     if (same !== undefined) {
       this.txCounters.checksCoalesced++;
@@ -354,8 +357,7 @@ export class TransactionProducer extends Producer {
       .catch((err: unknown) => log('check of %s failed: %s', check.msg.msgId, describe(err)))
       .finally(() => {
         this.active--;
-        const key = checkKey(check);
-        if (this.checksByKey.get(key) === check) this.checksByKey.delete(key);
+        if (check.key !== undefined && this.checksByKey.get(check.key) === check) this.checksByKey.delete(check.key);
         const next = this.accepting ? this.queue.shift() : undefined;
         if (next) this.runCheck(next);
       });
