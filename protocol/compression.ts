@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { ProtocolError, UnsupportedCompressionError } from './errors.js';
+import { InflatedBodyTooLargeError, ProtocolError, UnsupportedCompressionError } from './errors.js';
 import { lz4FrameDecompress, lz4FrameStore } from './lz4-frame.js';
 import { compressionTypeOf, type CompressionType } from './sys-flag.js';
 
@@ -18,37 +18,55 @@ let zstdDecompress: typeof import('fzstd').decompress | undefined;
  * that RocketMQ users rarely pick.
  */
 
-/** Largest body we inflate: Java's default maxMessageSize is 4 MiB; leave generous headroom. */
+/**
+ * Largest body we inflate by default: Java's default maxMessageSize is 4 MiB; leave generous
+ * headroom. The consumers' `maxInflatedBodyBytes` option defaults to it.
+ */
 export const MAX_DECOMPRESSED_BODY = 64 * 1024 * 1024;
 
-/** Decompress `body` whose message sysFlag has COMPRESSED set. `offset` locates errors. */
-export function decompressBody(body: Uint8Array, sysFlag: number, offset = 0): Buffer {
+/**
+ * Decompress `body` whose message sysFlag has COMPRESSED set, to at most `maxOutputLength` bytes
+ * (default MAX_DECOMPRESSED_BODY). `offset` locates errors.
+ */
+export function decompressBody(body: Uint8Array, sysFlag: number, offset = 0, maxOutputLength = MAX_DECOMPRESSED_BODY): Buffer {
   const type = compressionTypeOf(sysFlag);
   if (type === null) throw new UnsupportedCompressionError(`compression type ${(sysFlag >> 8) & 7}`, offset);
-  return decompress(body, type, offset);
+  return decompress(body, type, offset, maxOutputLength);
 }
 
 /**
- * Decompress a message body of compression `type` (ZLIB, LZ4 and ZSTD to at most MAX_DECOMPRESSED_BODY,
- * 64 MiB); a corrupt or oversized body throws a ProtocolError whose offset counts from `offset`.
+ * Decompress a message body of compression `type` (ZLIB, LZ4 and ZSTD to at most `maxOutputLength`
+ * bytes, default MAX_DECOMPRESSED_BODY, 64 MiB). A body that would inflate past the limit throws an
+ * InflatedBodyTooLargeError before more than the limit is allocated; a corrupt one throws a
+ * ProtocolError. Offsets count from `offset`.
  */
-export function decompress(body: Uint8Array, type: CompressionType, offset = 0): Buffer {
+export function decompress(body: Uint8Array, type: CompressionType, offset = 0, maxOutputLength = MAX_DECOMPRESSED_BODY): Buffer {
+  const max = maxOutputLength;
   try {
     switch (type) {
       case 'ZLIB':
-        return zlib().inflateSync(body, { maxOutputLength: MAX_DECOMPRESSED_BODY });
+        try {
+          return zlib().inflateSync(body, { maxOutputLength: max });
+        } catch (err) {
+          // node:zlib stops once its output would pass maxOutputLength and says so with this code
+          if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new InflatedBodyTooLargeError(type, max, 0, undefined, { cause: err });
+          throw err;
+        }
       case 'LZ4':
-        return lz4FrameDecompress(body, { maxOutputLength: MAX_DECOMPRESSED_BODY });
+        return lz4FrameDecompress(body, { maxOutputLength: max });
       case 'ZSTD': {
         // fzstd takes no output limit and allocates what a frame header declares (up to 2 GiB):
         // the frames are walked first and refused when they could exceed the limit.
-        checkZstdBound(body, MAX_DECOMPRESSED_BODY);
+        checkZstdBound(body, max);
         zstdDecompress ??= (requireHere('fzstd') as typeof import('fzstd')).decompress;
         const u = zstdDecompress(body);
         return Buffer.from(u.buffer, u.byteOffset, u.length);
       }
     }
   } catch (err) {
+    if (err instanceof InflatedBodyTooLargeError) {
+      throw offset === 0 ? err : new InflatedBodyTooLargeError(type, max, offset + err.offset, err.what, { cause: err });
+    }
     if (err instanceof ProtocolError) {
       throw new ProtocolError(`${type} body: ${err.message}`, offset + err.offset, { cause: err });
     }
@@ -68,8 +86,7 @@ const ZSTD_MAX_BLOCK = 128 * 1024;
  * truncated frame is left to the decoder, which reports it.
  */
 function checkZstdBound(body: Uint8Array, max: number): void {
-  const tooBig = (what: string, at: number): ProtocolError =>
-    new ProtocolError(`ZSTD body: ${what} exceeds the ${max / (1024 * 1024)} MiB limit of a decompressed body`, at);
+  const tooBig = (what: string, at: number): ProtocolError => new InflatedBodyTooLargeError('ZSTD', max, at, what);
   let p = 0;
   let bound = 0;
   while (p + 4 <= body.length) {

@@ -77,6 +77,29 @@ export class HeaderFieldError extends ProtocolError {
   }
 }
 
+/**
+ * A compressed message body that would inflate past the limit it was decompressed with (the
+ * consumers' `maxInflatedBodyBytes`, by default 64 MiB, or what is left of a pull's inflate
+ * budget). The decompressor stopped at `limit` bytes: nothing more was allocated. `codec` names
+ * the compression, `offset` the body's position.
+ * @category Errors
+ */
+export class InflatedBodyTooLargeError extends ProtocolError {
+  override readonly name = 'InflatedBodyTooLargeError';
+  override readonly errorCode = 'ERR_INFLATED_BODY_TOO_LARGE';
+  readonly codec: string;
+  /** The limit, in bytes, the body would have exceeded. */
+  readonly limit: number;
+  /** What would exceed it ("the inflated body", "a frame's content size (… bytes)"). */
+  readonly what: string;
+  constructor(codec: string, limit: number, offset: number, what = 'the inflated body', options?: { cause?: unknown }) {
+    super(`${codec} body: ${what} exceeds the limit of ${limit} bytes of a decompressed body`, offset, options);
+    this.codec = codec;
+    this.limit = limit;
+    this.what = what;
+  }
+}
+
 /** A message body compressed with a codec this build cannot inflate. */
 export class UnsupportedCompressionError extends ProtocolError {
   override readonly name = 'UnsupportedCompressionError';

@@ -25,6 +25,7 @@ export {
   ProtocolError,
   HeaderFieldError,
   UnsupportedCompressionError,
+  InflatedBodyTooLargeError,
   FilterExpressionError,
 } from './errors.js';
 
@@ -157,6 +158,10 @@ export {
   countStoredRecords,
   decodeMessage,
   type DecodeMessagesOptions,
+  inflateMessages,
+  type InflateRoundOptions,
+  type InflateRound,
+  type RefusedMessage,
 } from './message-decoder.js';
 export {
   encodeStoredMessage,

@@ -1,4 +1,4 @@
-import { ProtocolError } from './errors.js';
+import { InflatedBodyTooLargeError, ProtocolError } from './errors.js';
 import { xxhash32 } from './xxhash32.js';
 
 /**
@@ -35,7 +35,7 @@ class Output {
   }
   reserve(n: number, at: number): void {
     const need = this.len + n;
-    if (need > this.max) throw new ProtocolError(`LZ4 output exceeds ${this.max} bytes`, at);
+    if (need > this.max) throw new InflatedBodyTooLargeError('LZ4', this.max, at);
     if (need <= this.buf.length) return;
     let cap = this.buf.length * 2;
     while (cap < need) cap *= 2;

@@ -18,12 +18,20 @@ export interface ChildBroker {
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
 
-/** `nodeArgs`: options for the child's node (a benchmark profiles the broker with `--cpu-prof`). */
-export async function startChildBroker(queues: number, timeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<ChildBroker> {
+/**
+ * `nodeArgs`: options for the child's node (a benchmark profiles the broker with `--cpu-prof`);
+ * `brokerArgs`: more `rocketwire broker` options (bench/hostile turns the property filter on).
+ */
+export async function startChildBroker(
+  queues: number,
+  timeoutMs = 30_000,
+  nodeArgs: readonly string[] = [],
+  brokerArgs: readonly string[] = [],
+): Promise<ChildBroker> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-'));
   const child: ChildProcess = spawn(
     process.execPath,
-    [...nodeArgs, CLI, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--data', dataDir, '--queues', String(queues)],
+    [...nodeArgs, CLI, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--data', dataDir, '--queues', String(queues), ...brokerArgs],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';

@@ -28,6 +28,7 @@ import { SendMessageProcessor } from './processor/send-message-processor.js';
 import { createTransactions, type TransactionTuning, type Transactions } from './transaction/index.js';
 import { ReplyMessageProcessor, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
 import { PopService } from './pop/pop-message-processor.js';
+import { aclRequestGate, type PermissionChecker } from './acl/index.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -174,6 +175,8 @@ export interface BrokerOptions extends BrokerTuning {
   storeDir: string;
   namesrv: NameServer;
   clock: Clock;
+  /** Asked before every request's processor (lib/broker/acl); none = every request is served, as before. */
+  permissionChecker?: PermissionChecker | undefined;
 }
 
 /**
@@ -228,6 +231,7 @@ export class Broker implements BrokerContext {
       idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxBufferedBytes: options.maxBufferedBytes,
       maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+      requestGate: options.permissionChecker && aclRequestGate(options.permissionChecker, { server: options.brokerName, warn: options.warn ?? stderrWarn }),
     });
     const warn = options.warn ?? stderrWarn;
     this.topics = new TopicConfigManager(options.storeDir, warn);

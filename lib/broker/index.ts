@@ -4,3 +4,4 @@ export { NameServer } from './name-server.js';
 export { MessageStore, type GetMessageStatus, type GetMessageResult, type PutMessageResult } from './message-store.js';
 export { StoreWriteError, BrokerOptionError, NotAFolderError, ChannelExpiredError, ConfigFileError, StorePathError } from './errors.js';
 export { parseDelayLevels, DEFAULT_MESSAGE_DELAY_LEVEL } from './schedule-message-service.js';
+export { AclConfigError, type AclConfig, type AclAccount, type PermissionChecker, type Decision } from './acl/index.js';

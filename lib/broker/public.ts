@@ -20,6 +20,9 @@ export {
   startBroker,
   BrokerOptionError,
   StoreWriteError,
+  AclConfigError,
+  type AclConfig,
+  type AclAccount,
   type StartBrokerOptions,
   type EmbeddedBroker,
 } from './index.js';

@@ -8,6 +8,7 @@ import { BrokerOptionError } from './errors.js';
 import { NameServer } from './name-server.js';
 import { stderrWarn } from './atomic-file.js';
 import { resolveLogger, type LoggerOption } from '../logger.js';
+import { PlainAclChecker, aclRequestGate, loadAclOption, type AclConfig } from './acl/index.js';
 
 /**
  * Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names).
@@ -52,6 +53,16 @@ export interface StartBrokerOptions extends BrokerTuning {
    * @default warn lines to stderr, prefixed "rocketwire broker:"
    */
   logger?: LoggerOption;
+  /**
+   * Access control, Apache's ACL 1.0 plain access (lib/broker/acl): the name of a plain_acl.yml
+   * (the YAML subset described in docs/embedded-broker.md, or JSON of the same shape) or the
+   * configuration itself. With it every request needs a valid AccessKey + Signature (Java's
+   * AclClientRPCHook, rocketwire's `acl` client option) or a white-listed address, and the
+   * account's permissions; refusals are SYSTEM_ERROR "org.apache.rocketmq.acl.common.AclException: …",
+   * as from Apache 4.9. A file that does not load stops startBroker (AclConfigError).
+   * @default undefined (no access control: anyone who reaches the port is served)
+   */
+  acl?: string | AclConfig;
 }
 
 /**
@@ -102,6 +113,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const clock = options.clock ?? systemClock;
   const logger = options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
   const warn = options.warn ?? (logger ? (line: string) => logger.warn(`broker: ${line}`) : stderrWarn);
+  const acl = options.acl === undefined ? null : loadAclOption(options.acl);
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   if (!Number.isFinite(idleTimeoutMs) || idleTimeoutMs < 0) throw new BrokerOptionError('idleTimeoutMs', `must be a number >= 0, got ${options.idleTimeoutMs}`);
   const nameServer = new NameServer({
@@ -111,6 +123,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
     maxBufferedBytes: options.maxBufferedBytes,
     maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
     maxQueueNums: options.maxQueueNums,
+    requestGate: acl ? aclRequestGate(new PlainAclChecker(acl, 'namesrv'), { server: 'name server', warn }) : undefined,
   });
   const brokers: Broker[] = [];
   try {
@@ -151,6 +164,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         timerWheelEnable: options.timerWheelEnable,
         timerPrecisionMs: options.timerPrecisionMs,
         timerMaxDelaySec: options.timerMaxDelaySec,
+        permissionChecker: acl ? new PlainAclChecker(acl) : undefined,
       });
       brokers.push(b);
       await b.start();

@@ -1,12 +1,13 @@
 import createDebug from '../debug.js';
 import { isOneway, isResponse, type RemotingCommand } from '../../protocol/command.js';
+import { OptionError } from '../../protocol/errors.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../../protocol/frame.js';
 import type { CaptureProblem, CapturedPacket, RecordReader } from './packet.js';
 import { PCAP_MAGIC_MICRO, PCAP_MAGIC_NANO, PcapReader } from './pcap-reader.js';
 import { PcapngReader } from './pcapng-reader.js';
-import { StreamFramer, type FramerSink } from './stream-framer.js';
+import { StreamFramer, type FramerSink, type ProblemKind } from './stream-framer.js';
 import { SegmentParser, TcpFlag, type TcpSegment } from './tcp-segment.js';
-import { TcpStream } from './tcp-stream.js';
+import { TcpStream, type TcpStreamOptions, type TcpStreamSink } from './tcp-stream.js';
 
 const log = createDebug('rocketwire:capture');
 
@@ -94,6 +95,60 @@ export interface CaptureDecoderOptions {
    * @default 65536
    */
   maxPendingRequests?: number;
+  /**
+   * Requests awaiting a response remembered for all flows together (each keeps its header fields
+   * to pair the answer with). Past it the flow that went longest without a request forgets the
+   * requests it waits answers for: their answers are decoded unpaired
+   * (counters.pendingRequestsForgotten).
+   * @default 262144
+   */
+  maxTotalPendingRequests?: number;
+  /**
+   * TCP flows tracked at once. Each costs some hundreds of bytes of state however little it carries,
+   * so a capture of a million one-packet flows needed over 1 GB. Past the limit the flow that went
+   * longest without a packet is evicted: finished early, a frame it was inside reported lost
+   * ('incomplete-frame', the reason in the message), its requests awaiting answers forgotten, and
+   * a problem of kind 'flow-evicted' (lost) says so; a later packet of it starts a new flow, joined
+   * mid-way. Kept in least-recently-active order, so an eviction costs O(1).
+   * @default 65536
+   */
+  maxFlows?: number;
+  /**
+   * Capture time (packet timestamps, never the wall clock) after which a flow without a packet is
+   * finished as at the end of the capture: a frame it was inside is reported lost, with the reason;
+   * 0 never. Java's client and broker close a connection idle for 120 s and heartbeat every 30 s,
+   * so a flow quiet this long ended without its FIN in the capture.
+   * @default 300000 (5 minutes)
+   */
+  flowIdleTimeoutMs?: number;
+}
+
+/**
+ * A CaptureDecoderOptions value outside its range; `option` names it.
+ * @category Capture
+ */
+export class CaptureOptionError extends OptionError {
+  override readonly name = 'CaptureOptionError';
+  override readonly errorCode = 'ERR_CAPTURE_OPTION';
+  /** The option's lowest valid value. */
+  readonly limit: number;
+  constructor(option: string, value: unknown, limit: number) {
+    super(option, `capture decoder option ${option} must be an integer >= ${limit}, got ${String(value)}`);
+    this.limit = limit;
+  }
+}
+
+/** Defaults of the decoder's bounds on flows (see CaptureDecoderOptions). */
+export const DEFAULT_MAX_FLOWS = 65536;
+export const DEFAULT_FLOW_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
+export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_TOTAL_PENDING_REQUESTS = 262144;
+
+function checkedInt(options: CaptureDecoderOptions, name: 'maxFlows' | 'flowIdleTimeoutMs' | 'maxTotalBufferedBytes' | 'maxPendingRequests' | 'maxTotalPendingRequests', dflt: number, min: number): number {
+  const v = options[name];
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new CaptureOptionError(name, v, min);
+  return v;
 }
 
 /**
@@ -107,16 +162,59 @@ export interface CaptureDecoderHandlers {
   problem(p: CaptureProblem): void;
 }
 
-interface Direction {
-  name: string; // "src > dst"
-  src: string;
-  dst: string;
-  stream: TcpStream;
-  framer: StreamFramer | null;
-  index: 0 | 1;
-  flow: Flow;
+/** What a Direction calls in its decoder (one object per decoder, so a direction holds no closures). */
+interface DirectionHost {
+  frame(dir: Direction, cmd: RemotingCommand, frame: Buffer, offset: number): void;
+  problem(dir: Direction, message: string, offset: number, lost: boolean, kind?: ProblemKind): void;
+  ignored(dir: Direction, reason: string): void;
+}
+
+/**
+ * One direction of a flow: its reassembly and its framer, and the sink of both. A class with its
+ * methods on the prototype rather than an object of closures: a capture may hold maxFlows flows,
+ * and six closures per direction were a third of a flow's cost.
+ */
+class Direction implements TcpStreamSink, FramerSink {
+  readonly stream: TcpStream;
+  framer: StreamFramer | null = null;
   /** Bytes this direction holds, as last counted. */
-  buffered: number;
+  buffered = 0;
+
+  constructor(
+    private readonly host: DirectionHost,
+    readonly flow: Flow,
+    readonly index: 0 | 1,
+    readonly src: string,
+    readonly dst: string,
+    streamOptions: TcpStreamOptions,
+  ) {
+    this.stream = new TcpStream(this, streamOptions);
+  }
+
+  /** "src > dst" */
+  get name(): string {
+    return `${this.src} > ${this.dst}`;
+  }
+
+  data(bytes: Buffer): void {
+    this.framer?.push(bytes);
+  }
+  gap(n: number): void {
+    this.framer?.gap(n);
+  }
+  end(reason?: string): void {
+    if (reason === undefined) this.framer?.end();
+    else this.framer?.end(reason);
+  }
+  frame(cmd: RemotingCommand, frame: Buffer, offset: number): void {
+    this.host.frame(this, cmd, frame, offset);
+  }
+  problem(message: string, offset: number, lost: boolean, kind?: ProblemKind): void {
+    this.host.problem(this, message, offset, lost, kind);
+  }
+  ignored(reason: string): void {
+    this.host.ignored(this, reason);
+  }
 }
 
 interface Flow {
@@ -124,11 +222,17 @@ interface Flow {
   lo: string;
   hi: string;
   dirs: [Direction | null, Direction | null];
-  pending: [Map<number, SeenRequest>, Map<number, SeenRequest>];
+  /** Requests awaiting an answer, per direction; made at the first request (most flows never need one). */
+  pending: [Map<number, SeenRequest> | null, Map<number, SeenRequest> | null];
   /** On a RocketMQ port (or one given with --port). */
   known: boolean;
   /** Frames were seen on it, one way or the other. */
   confirmed: boolean;
+  /** Capture time (seconds) of its last packet, on the decoder's clock (never going back). */
+  lastSeen: number;
+  /** Neighbours in the decoder's list of flows, least recently active first. */
+  older: Flow | null;
+  newer: Flow | null;
 }
 
 /**
@@ -137,7 +241,9 @@ interface Flow {
  * request/response pairing. Memory follows the bytes seen, not the input size nor the lengths frame
  * heads announce: flows are forgotten on FIN/RST, a partial frame's buffer grows as its bytes
  * arrive, and what all flows hold together is bounded (maxTotalBufferedBytes): past it, the flows
- * idle longest drop what they hold and say so.
+ * idle longest drop what they hold and say so. The flows themselves are bounded too: a flow idle for
+ * flowIdleTimeoutMs of capture time is finished, and past maxFlows the least recently active one is
+ * evicted, so a hostile capture of a million flows costs what maxFlows of them cost.
  * @category Capture
  */
 export class CaptureDecoder {
@@ -153,6 +259,26 @@ export class CaptureDecoder {
   /** Open flows by lower endpoint, then higher endpoint (no key string built per packet). */
   private readonly flows = new Map<string, Map<string, Flow>>();
   private flowCount = 0;
+  /** Open flows, least recently active first (an intrusive list: O(1) to touch, expire or evict). */
+  private oldest: Flow | null = null;
+  private newest: Flow | null = null;
+  /** The decoder's capture clock: the latest packet time seen (seconds). */
+  private clock = -Infinity;
+  private readonly maxFlows: number;
+  private readonly idleSeconds: number;
+  private readonly maxTotalPending: number;
+  /** Requests remembered for all flows, and the flows remembering any, least recently asking first. */
+  private totalPending = 0;
+  private readonly askers = new Set<Flow>();
+  private readonly streamOptions: TcpStreamOptions;
+  private readonly host: DirectionHost = {
+    frame: (dir, cmd, frame, offset) => this.flowFrame(dir, cmd, frame, offset),
+    problem: (dir, message, offset, lost, kind) => this.frameProblem(dir, message, offset, lost, kind),
+    ignored: (dir, reason) => {
+      this.counters.ignoredFlows++;
+      log('%s: not RocketMQ remoting (%s); ignored', dir.name, reason);
+    },
+  };
   private packet: CapturedPacket | null = null;
   private lastTs: number | null = null;
   private readonly maxPending: number;
@@ -176,6 +302,16 @@ export class CaptureDecoder {
     bufferLimitDroppedBytes: 0,
     /** Most bytes held for all flows at once. */
     peakBufferedBytes: 0,
+    /** Most flows open at once (at most maxFlows). */
+    peakFlows: 0,
+    /** Flows evicted because maxFlows were open (each also a 'flow-evicted' problem when it was RocketMQ). */
+    flowsEvicted: 0,
+    /** Flows finished after flowIdleTimeoutMs of capture time without a packet. */
+    flowsIdleClosed: 0,
+    /** Most requests awaiting a response remembered at once, for all flows (at most maxTotalPendingRequests). */
+    peakPendingRequests: 0,
+    /** Requests forgotten to stay within maxTotalPendingRequests (their answers are unpaired). */
+    pendingRequestsForgotten: 0,
   };
 
   constructor(handlers: CaptureDecoderHandlers, options: CaptureDecoderOptions = {}) {
@@ -183,8 +319,13 @@ export class CaptureDecoder {
     this.options = options;
     this.ports = new Set([...ROCKETMQ_PORTS, ...(options.ports ?? [])]);
     this.fmt = options.format ?? null;
-    this.maxPending = options.maxPendingRequests ?? 65536;
-    this.maxTotalBuffered = options.maxTotalBufferedBytes ?? 256 * 1024 * 1024;
+    this.maxPending = checkedInt(options, 'maxPendingRequests', 65536, 1);
+    this.maxTotalBuffered = checkedInt(options, 'maxTotalBufferedBytes', DEFAULT_MAX_TOTAL_BUFFERED_BYTES, 0);
+    this.maxFlows = checkedInt(options, 'maxFlows', DEFAULT_MAX_FLOWS, 1);
+    this.maxTotalPending = checkedInt(options, 'maxTotalPendingRequests', DEFAULT_MAX_TOTAL_PENDING_REQUESTS, 1);
+    const idleMs = checkedInt(options, 'flowIdleTimeoutMs', DEFAULT_FLOW_IDLE_TIMEOUT_MS, 0);
+    this.idleSeconds = idleMs === 0 ? Infinity : idleMs / 1000;
+    this.streamOptions = options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes };
     this.parser = new SegmentParser((p) => this.handlers.problem(p));
   }
 
@@ -199,6 +340,10 @@ export class CaptureDecoder {
   /** Flows currently open (for tests of the memory bound). */
   get openFlows(): number {
     return this.flowCount;
+  }
+  /** Requests awaiting a response remembered now, for all flows. */
+  get pendingRequests(): number {
+    return this.totalPending;
   }
   /** Bytes held now for all flows (out-of-order segments, partial frames, scan bytes). */
   get bufferedBytes(): number {
@@ -282,6 +427,10 @@ export class CaptureDecoder {
     this.counters.packets++;
     this.packet = p;
     this.lastTs = p.ts;
+    if (p.ts > this.clock) {
+      this.clock = p.ts;
+      this.expireIdle();
+    }
     const seg = this.parser.parse(p);
     if (seg === null) return;
     this.counters.tcpSegments++;
@@ -313,20 +462,30 @@ export class CaptureDecoder {
     }
     if (!flow) {
       if (rst) return;
+      while (this.flowCount >= this.maxFlows && this.oldest) this.evict(this.oldest);
       flow = {
         lo,
         hi,
         dirs: [null, null],
-        pending: [new Map(), new Map()],
+        pending: [null, null],
         known: this.ports.has(seg.srcPort) || this.ports.has(seg.dstPort),
         confirmed: false,
+        lastSeen: this.clock,
+        older: null,
+        newer: null,
       };
       let inner = this.flows.get(lo);
       if (!inner) this.flows.set(lo, (inner = new Map()));
       inner.set(hi, flow);
       this.flowCount++;
       this.counters.flows++;
+      if (this.flowCount > this.counters.peakFlows) this.counters.peakFlows = this.flowCount;
+      this.link(flow);
+    } else if (flow !== this.newest) {
+      this.unlink(flow);
+      this.link(flow);
     }
+    flow.lastSeen = this.clock;
     let dir = flow.dirs[0]?.src === seg.src ? flow.dirs[0] : flow.dirs[1]?.src === seg.src ? flow.dirs[1] : null;
     if (!dir) dir = this.openDirection(flow, seg);
     if (rst) {
@@ -395,54 +554,31 @@ export class CaptureDecoder {
 
   private openDirection(flow: Flow, seg: TcpSegment): Direction {
     const index: 0 | 1 = flow.dirs[0] === null ? 0 : 1;
-    const dir: Direction = {
-      name: `${seg.src} > ${seg.dst}`,
-      src: seg.src,
-      dst: seg.dst,
-      index,
-      flow,
-      framer: null,
-      stream: null as unknown as TcpStream,
-      buffered: 0,
-    };
-    dir.stream = new TcpStream(
-      {
-        data: (b) => dir.framer?.push(b),
-        gap: (n) => {
-          if (dir.framer) dir.framer.gap(n);
-        },
-        end: () => dir.framer?.end(),
-      },
-      this.options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: this.options.maxBufferedBytes },
-    );
+    const dir = new Direction(this.host, flow, index, seg.src, seg.dst, this.streamOptions);
     flow.dirs[index] = dir;
     return dir;
   }
 
+  private frameProblem(dir: Direction, message: string, offset: number, lost: boolean, kind?: ProblemKind): void {
+    const where = this.packet ? ` (packet ${this.packet.index})` : '';
+    if (!lost) {
+      log('%s: %s%s', dir.name, message, where);
+      return;
+    }
+    if (kind === 'incomplete-frame') this.counters.incompleteFrames++;
+    const name = dir.name;
+    this.handlers.problem({
+      message: `${name}: ${message}${where}`,
+      lost,
+      offset,
+      flow: name,
+      ...(this.packet ? { packet: this.packet.index } : {}),
+      ...(kind ? { kind } : {}),
+    });
+  }
+
   private openFramer(flow: Flow, dir: Direction, sawStart: boolean): StreamFramer {
-    const sink: FramerSink = {
-      frame: (cmd, frame, offset) => this.flowFrame(dir, cmd, frame, offset),
-      problem: (message, offset, lost, kind) => {
-        const where = this.packet ? ` (packet ${this.packet.index})` : '';
-        if (!lost) {
-          log('%s: %s%s', dir.name, message, where);
-          return;
-        }
-        if (kind === 'incomplete-frame') this.counters.incompleteFrames++;
-        this.handlers.problem({
-          message: `${dir.name}: ${message}${where}`,
-          lost,
-          offset,
-          flow: dir.name,
-          ...(this.packet ? { packet: this.packet.index } : {}),
-          ...(kind ? { kind } : {}),
-        });
-      },
-      ignored: (reason) => {
-        this.counters.ignoredFlows++;
-        log('%s: not RocketMQ remoting (%s); ignored', dir.name, reason);
-      },
-    };
+    const sink: FramerSink = dir;
     const probe = this.options.probeBytes ?? 1024 * 1024;
     if (flow.confirmed) {
       // The other direction already carried frames.
@@ -469,11 +605,26 @@ export class CaptureDecoder {
     const ts = this.packet ? this.packet.ts : this.lastTs;
     let request: SeenRequest | null = null;
     if (isResponse(cmd)) {
-      const pending = dir.flow.pending[1 - dir.index]!;
-      request = pending.get(cmd.opaque) ?? null;
-      if (request) pending.delete(cmd.opaque);
+      const pending = dir.flow.pending[1 - dir.index];
+      request = pending?.get(cmd.opaque) ?? null;
+      if (request) {
+        pending!.delete(cmd.opaque);
+        this.totalPending--;
+      }
     } else if (!isOneway(cmd)) {
-      remember(dir.flow.pending[dir.index], cmd, ts, dir.dst, this.maxPending);
+      const flow = dir.flow;
+      const pending = (flow.pending[dir.index] ??= new Map());
+      const before = pending.size;
+      remember(pending, cmd, ts, dir.dst, Math.min(this.maxPending, this.maxTotalPending));
+      this.totalPending += pending.size - before;
+      this.askers.delete(flow);
+      this.askers.add(flow);
+      // Over the bound across flows: the flows that asked longest ago forget (never the one asking now).
+      for (const f of this.askers) {
+        if (this.totalPending <= this.maxTotalPending || f === flow) break;
+        this.forgetPending(f);
+      }
+      if (this.totalPending > this.counters.peakPendingRequests) this.counters.peakPendingRequests = this.totalPending;
     }
     this.handlers.frame({
       cmd,
@@ -487,20 +638,84 @@ export class CaptureDecoder {
     });
   }
 
+  /** Drop the requests a flow waits answers for (the bound across flows, or the flow is gone). */
+  private forgetPending(flow: Flow, closing = false): void {
+    for (const m of flow.pending) {
+      if (m === null) continue;
+      this.totalPending -= m.size;
+      if (!closing) this.counters.pendingRequestsForgotten += m.size;
+      m.clear();
+    }
+    this.askers.delete(flow);
+  }
+
   private forget(flow: Flow): void {
     const inner = this.flows.get(flow.lo);
     if (inner?.get(flow.hi) !== flow) return;
+    this.forgetPending(flow, true);
     inner.delete(flow.hi);
     if (inner.size === 0) this.flows.delete(flow.lo);
     this.flowCount--;
+    this.unlink(flow);
   }
 
-  private closeFlow(flow: Flow): void {
+  /** `reason`: why a flow that did not end is finished early (idle, evicted), for its problems. */
+  private closeFlow(flow: Flow, reason?: string): void {
     this.forget(flow);
     for (const d of flow.dirs) {
-      d?.stream.close();
+      if (reason === undefined) d?.stream.close();
+      else d?.stream.close(reason);
       this.account(d, false);
     }
+  }
+
+  /** Make `flow` the most recently active. */
+  private link(flow: Flow): void {
+    flow.older = this.newest;
+    flow.newer = null;
+    if (this.newest) this.newest.newer = flow;
+    else this.oldest = flow;
+    this.newest = flow;
+  }
+
+  private unlink(flow: Flow): void {
+    if (flow.older) flow.older.newer = flow.newer;
+    else if (this.oldest === flow) this.oldest = flow.newer;
+    else return; // not in the list
+    if (flow.newer) flow.newer.older = flow.older;
+    else this.newest = flow.older;
+    flow.older = flow.newer = null;
+  }
+
+  /** Finish the flows without a packet for flowIdleTimeoutMs of capture time (the oldest come first). */
+  private expireIdle(): void {
+    const before = this.clock - this.idleSeconds;
+    let flow = this.oldest;
+    if (flow === null || flow.lastSeen >= before) return;
+    const reason = `flow idle for over ${this.idleSeconds} s of capture time (flowIdleTimeoutMs)`;
+    while (flow !== null && flow.lastSeen < before) {
+      this.counters.flowsIdleClosed++;
+      this.closeFlow(flow, reason);
+      flow = this.oldest;
+    }
+  }
+
+  /** maxFlows are open: finish the least recently active flow early, and say so. */
+  private evict(flow: Flow): void {
+    this.counters.flowsEvicted++;
+    const reason = `flow evicted: ${this.maxFlows} flows open (maxFlows)`;
+    if (flow.known || flow.confirmed) {
+      const name = flow.dirs[0]?.name ?? `${flow.lo} > ${flow.hi}`;
+      const where = this.packet ? ` (packet ${this.packet.index})` : '';
+      this.handlers.problem({
+        message: `${name}: ${reason}, the least recently active; what it held is dropped and a later packet starts a new flow${where}`,
+        lost: true,
+        kind: 'flow-evicted',
+        flow: name,
+        ...(this.packet ? { packet: this.packet.index, ts: this.packet.ts } : {}),
+      });
+    }
+    this.closeFlow(flow, reason);
   }
 }
 

@@ -33,9 +33,14 @@ export interface CaptureProblem {
   /**
    * For counting: 'incomplete-frame' when a stream (or the input) ended inside a frame, including a
    * flow whose first frame never completed; 'buffer-limit' when bytes were dropped to keep the
-   * decoder under its memory bound (CaptureDecoderOptions.maxTotalBufferedBytes).
+   * decoder under its memory bound (CaptureDecoderOptions.maxTotalBufferedBytes); 'flow-evicted'
+   * when a flow was finished early because more flows were open than CaptureDecoderOptions.maxFlows
+   * (the least recently active one goes; a frame it was inside is reported as 'incomplete-frame'
+   * with the reason).
    */
-  kind?: 'incomplete-frame' | 'buffer-limit';
+  kind?: 'incomplete-frame' | 'buffer-limit' | 'flow-evicted';
+  /** Capture time (seconds since the epoch) of the packet that caused a 'flow-evicted' problem. */
+  ts?: number;
 }
 
 export type PacketHandler = (p: CapturedPacket) => void;

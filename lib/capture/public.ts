@@ -11,6 +11,7 @@
 // for the CLI and the tests), so the filter and statistics are not loaded with it.
 export {
   CaptureDecoder,
+  CaptureOptionError,
   type CaptureDecoderOptions,
   type CaptureDecoderHandlers,
   type DecodedFrame,

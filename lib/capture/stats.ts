@@ -150,6 +150,8 @@ export class DecodeStats {
   lostProblems = 0;
   incompleteFrames = 0;
   bufferLimitDrops = 0;
+  /** Flows the decoder evicted because more than its maxFlows were open (issue 29 M4). */
+  flowsEvicted = 0;
 
   /** A problem the decoder reported (pass every one: only those that lost data are counted). */
   addProblem(p: CaptureProblem): void {
@@ -157,6 +159,7 @@ export class DecodeStats {
     this.lostProblems++;
     if (p.kind === 'incomplete-frame') this.incompleteFrames++;
     else if (p.kind === 'buffer-limit') this.bufferLimitDrops++;
+    else if (p.kind === 'flow-evicted') this.flowsEvicted++;
   }
 
   private row(code: number): CodeRow {
@@ -321,7 +324,13 @@ export class DecodeStats {
       topics: Object.keys(sorted(this.topics)),
       groups: Object.keys(sorted(this.groups)),
       queues,
-      problems: { lost: this.lostProblems, incompleteFrames: this.incompleteFrames, bufferLimitDrops: this.bufferLimitDrops },
+      // flowsEvicted only when some were: the statistics of a capture within the bounds stay as they were.
+      problems: {
+        lost: this.lostProblems,
+        incompleteFrames: this.incompleteFrames,
+        bufferLimitDrops: this.bufferLimitDrops,
+        ...(this.flowsEvicted > 0 ? { flowsEvicted: this.flowsEvicted } : {}),
+      },
     };
   }
 
@@ -354,7 +363,8 @@ export class DecodeStats {
     // Topic and group bytes are the capture's: controls escaped, as formatFrameText does.
     lines.push('', `topics: ${j.topics.map(escapeControl).join(', ') || '-'}`, `groups: ${j.groups.map(escapeControl).join(', ') || '-'}`);
     if (this.lostProblems > 0) {
-      lines.push(`problems: ${this.lostProblems} lost (${this.incompleteFrames} incomplete frames, ${this.bufferLimitDrops} dropped at the memory bound)`);
+      const evicted = this.flowsEvicted > 0 ? `, ${this.flowsEvicted} flows evicted past maxFlows` : '';
+      lines.push(`problems: ${this.lostProblems} lost (${this.incompleteFrames} incomplete frames, ${this.bufferLimitDrops} dropped at the memory bound${evicted})`);
     }
     if (j.queues.length > 0) {
       lines.push('', 'consumer queues:');

@@ -96,7 +96,8 @@ export class StreamFramer {
   private filled = 0;
   private partialMissing = 0;
   private partialStart = 0;
-  private readonly head = Buffer.alloc(8);
+  /** A frame head that straddles chunks; allocated when first needed (most streams never need it). */
+  private head: Buffer | null = null;
   private headFilled = 0;
 
   // scan state: bytes kept while a candidate waits for the rest of its header
@@ -220,14 +221,16 @@ export class StreamFramer {
   /**
    * End of the stream: a frame cut short is reported ('incomplete-frame'), and so is what looks
    * like the head of a frame whose header never completed while looking for the first frame (the
-   * flow's first frame never completes: without this, such a flow said nothing).
+   * flow's first frame never completes: without this, such a flow said nothing). `reason`: why a
+   * stream that did not end is finished early (the decoder's flow bounds), added to the message.
    */
-  end(): void {
+  end(reason?: string): void {
+    const why = reason === undefined ? '' : `: ${reason}`;
     if (this.st === 'sync' && (this.partialSize > 0 || this.headFilled > 0)) {
       const start = this.partialSize > 0 ? this.partialStart : this.offset - this.headFilled;
       const have = this.partialSize > 0 ? this.filled : this.headFilled;
       const need = this.partialSize > 0 ? this.partialSize : 8;
-      this.sink.problem(`${this.streamName} ends inside the frame at byte ${start} (${have} of ${need} bytes)`, start, true, 'incomplete-frame');
+      this.sink.problem(`${this.streamName} ends inside the frame at byte ${start} (${have} of ${need} bytes)${why}`, start, true, 'incomplete-frame');
     } else if (this.st === 'scan' && this.scanBuf && (this.scanBuf.length >= 8 || this.recognised)) {
       // The scan keeps bytes only from a position it could not decide on: with 8 bytes or more,
       // a head that passed every check (length, serialize type, header length) but whose header
@@ -235,7 +238,7 @@ export class StreamFramer {
       const start = this.offset - this.scanBuf.length;
       const total = this.scanBuf.length >= 4 ? this.scanBuf.readInt32BE(0) + 4 : null;
       this.sink.problem(
-        `${this.streamName} ends inside what looks like a frame at byte ${start} (${this.scanBuf.length}${total !== null ? ` of ${total}` : ''} bytes, its header incomplete)`,
+        `${this.streamName} ends inside what looks like a frame at byte ${start} (${this.scanBuf.length}${total !== null ? ` of ${total}` : ''} bytes, its header incomplete)${why}`,
         start,
         true,
         'incomplete-frame',
@@ -342,25 +345,26 @@ export class StreamFramer {
         continue;
       }
       if (this.headFilled > 0 || n - pos < 8) {
+        const head = (this.head ??= Buffer.alloc(8));
         const take = Math.min(8 - this.headFilled, n - pos);
-        chunk.copy(this.head, this.headFilled, pos, pos + take);
+        chunk.copy(head, this.headFilled, pos, pos + take);
         this.headFilled += take;
         pos += take;
         if (this.headFilled < 8) return;
         const start = base + pos - 8;
-        const total = this.checkHead(this.head, 0);
+        const total = this.checkHead(head, 0);
         this.headFilled = 0;
         if (typeof total === 'string') {
-          return this.damaged(`damaged frame at ${this.at} ${start}: ${total}`, start, Buffer.concat([this.head.subarray(1), chunk.subarray(pos)]));
+          return this.damaged(`damaged frame at ${this.at} ${start}: ${total}`, start, Buffer.concat([head.subarray(1), chunk.subarray(pos)]));
         }
         if (total === 4) {
           // a frame of its 8-byte head alone: complete now, even at the end of the chunk
           const at = pos;
-          if (!this.emit(Buffer.from(this.head), start, () => Buffer.concat([this.head.subarray(1), chunk.subarray(at)]))) return;
+          if (!this.emit(Buffer.from(head), start, () => Buffer.concat([head.subarray(1), chunk.subarray(at)]))) return;
           continue;
         }
         const f = this.startPartial(total + 4, 8 + (n - pos), start);
-        this.head.copy(f, 0);
+        head.copy(f, 0);
         this.filled = 8;
         continue;
       }

@@ -3,8 +3,11 @@ export interface TcpStreamSink {
   data(bytes: Buffer): void;
   /** `n` bytes were not captured (lost packets, snaplen). */
   gap(n: number): void;
-  /** The direction is finished (FIN reached, RST, or end of capture). */
-  end(): void;
+  /**
+   * The direction is finished (FIN reached, RST, or end of capture); `reason` when it is finished
+   * early by the decoder's bounds on flows (idle, evicted).
+   */
+  end(reason?: string): void;
 }
 
 export interface TcpStreamOptions {
@@ -134,12 +137,16 @@ export class TcpStream {
     }
   }
 
-  /** End of the flow (RST or end of capture): deliver what is held, reporting holes, and close. */
-  close(): void {
+  /**
+   * End of the flow (RST, end of capture, or `reason`: finished early by the decoder's bounds):
+   * deliver what is held, reporting holes, and close.
+   */
+  close(reason?: string): void {
     if (this.closed) return;
     while (this.held.length > 0) this.skipHole();
     this.closed = true;
-    this.sink.end();
+    if (reason === undefined) this.sink.end();
+    else this.sink.end(reason);
   }
 
   private deliver(payload: Buffer, missing: number, skip: number): void {

@@ -27,6 +27,9 @@ options:
                      (default 30000, Java's transactionCheckInterval)
   --transaction-timeout MS          age a half message reaches before its first check
                      (default 6000, Java's transactionTimeOut)
+  --acl FILE         access control: Apache's ACL 1.0 plain_acl.yml (or JSON of the same shape);
+                     requests then need a signed AccessKey (Java's AclClientRPCHook, the acl
+                     option of rocketwire's clients) or a white-listed address (default: none)
 `;
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -44,6 +47,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'idle-timeout': { type: 'string' },
     'transaction-check-interval': { type: 'string' },
     'transaction-timeout': { type: 'string' },
+    acl: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrvPort = intOption('namesrv-port', str('namesrv-port'), 9876, 0, 65535);
@@ -56,6 +60,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const transactionTimeOut = intOption('transaction-timeout', str('transaction-timeout'), 6000, 0, 2 ** 31 - 1);
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
+  const acl = str('acl');
+  if (acl !== undefined && !acl.trim()) throw new UsageError('--acl needs a file name');
 
   let embedded;
   try {
@@ -73,6 +79,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       idleTimeoutMs: idleTimeoutS * 1000,
       transactionCheckInterval,
       transactionTimeOut,
+      acl,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

@@ -40,6 +40,7 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
   const reporter = new ConsumeReporter(clearingWrites(io.stderr, () => progress));
   consumer.on('brokerError', (e) => reporter.brokerError(e));
   consumer.on('brokerReachable', (b) => reporter.brokerReachable(b.brokerName, b.addr, b.request));
+  consumer.on('undecodable', (e) => reporter.undecodable(e));
   let stop = false;
   let interrupted = false;
   let outputClosed = false;
@@ -104,9 +105,12 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
   }
   const unreached = reporter.neverReached();
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
+  if (reporter.skipped > 0) {
+    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} not consumed (see above)\n`);
+  }
   if (interrupted) {
     io.stderr.write(consumeInterrupted(printed, a.topic, Date.now() - begin));
     return 130;
   }
-  return unreached.length > 0 ? 1 : 0;
+  return unreached.length > 0 || reporter.skipped > 0 ? 1 : 0;
 }

@@ -72,13 +72,14 @@ options:
 
 A broker that refuses connections, does not answer or answers garbage is reported on stderr, one
 line naming it, at once and then again after 2, 4, 8 … (at most 60) seconds while it keeps failing.
-A stored message that cannot be decoded (say, flagged compressed with a body that does not inflate,
-or damaged on disk) is skipped, and one line on stderr says which (queue, offset, reason); the
-consumer goes on with the messages after it.
+A stored message that cannot be decoded (say, flagged compressed with a body that does not inflate
+or inflates past 64 MiB) is sent back to the group's retry topic (then its DLQ), damaged bytes on
+disk are skipped, and one line on stderr says which (queue, offset, reason); the consumer goes on
+with the messages after it.
 
 exit status: 0 when stopped as asked (--limit, --idle-exit, SIGTERM); 130 when stopped by Ctrl-C
-(SIGINT); 1 when a broker is failing and no pull ever reached it, or when a message was skipped as
-undecodable; 2 for bad usage.
+(SIGINT); 1 when a broker is failing and no pull ever reached it, or when a message was not
+consumed as undecodable; 2 for bad usage.
 `;
 
 /** Back-off of the repeated "broker X fails" line: first at once, then after 2 s, 4 s, … 60 s. */
@@ -384,7 +385,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const unreached = reporter.neverReached();
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
   if (reporter.skipped > 0) {
-    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} skipped\n`);
+    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} not consumed (see above)\n`);
   }
   if (interrupted) {
     io.stderr.write(consumeInterrupted(printed, topic, Date.now() - begin));

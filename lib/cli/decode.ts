@@ -3,7 +3,13 @@ import { stat } from 'node:fs/promises';
 // The capture modules one by one rather than through lib/capture/index.js, and the filter and
 // the statistics only when asked for: every module loaded is part of every start (Node's ESM
 // loader takes about half a millisecond a module), and a decode of a small capture is mostly start.
-import { CaptureDecoder, type DecodedFrame } from '../capture/capture-decoder.js';
+import {
+  CaptureDecoder,
+  DEFAULT_FLOW_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_FLOWS,
+  DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
+  type DecodedFrame,
+} from '../capture/capture-decoder.js';
 import { describeCommand, frameContext, type FrameDescription } from '../capture/describe.js';
 import type { DecodeStats } from '../capture/stats.js';
 import type { FrameFilter } from '../capture/frame-filter.js';
@@ -40,6 +46,14 @@ options:
                     responses, requests never answered, slow responses, duplicate deliveries),
                     each with its evidence and what it means; --json for JSON. Exit 3 when any
                     was found (lib/capture/README.md, "Doctor", has the checks and thresholds)
+  --max-flows N     TCP flows tracked at once (default 65536); past it the least recently active
+                    flow is evicted: a frame it was inside is lost, reported with the reason
+  --max-buffered-bytes N
+                    bytes held for all flows together: partial frames, out-of-order segments
+                    (default 268435456, 256 MiB); past it the flows idle longest drop theirs
+  --flow-idle-timeout S
+                    finish a flow after S seconds of capture time without a packet, as at the
+                    end of the capture (default 300; 0: never)
 
 Problems (truncated capture, packets cut by the snaplen, gaps, damaged frames, a flow that ends
 inside a frame, its first one included) are reported on stderr, one line each, and decoding goes
@@ -106,6 +120,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       port: { type: 'string', multiple: true },
       report: { type: 'string' },
       doctor: { type: 'boolean' },
+      'max-flows': { type: 'string' },
+      'max-buffered-bytes': { type: 'string' },
+      'flow-idle-timeout': { type: 'string' },
     },
     true,
   );
@@ -113,6 +130,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (values.json && values.msgpack) throw new UsageError('--json and --msgpack exclude each other');
   const mode: OutputMode = values.msgpack ? 'msgpack' : values.json ? 'json' : 'text';
   const ports = ((values.port as string[] | undefined) ?? []).flatMap((p) => p.split(',')).map((p) => intOption('port', p, 0, 1, 65535));
+  // The decoder's bounds on a hostile capture (issue 29 M4), each a CaptureDecoderOptions field.
+  const maxFlows = intOption('max-flows', values['max-flows'] as string | undefined, DEFAULT_MAX_FLOWS, 1);
+  const maxTotalBufferedBytes = intOption('max-buffered-bytes', values['max-buffered-bytes'] as string | undefined, DEFAULT_MAX_TOTAL_BUFFERED_BYTES, 0);
+  const flowIdleTimeoutMs = intOption('flow-idle-timeout', values['flow-idle-timeout'] as string | undefined, DEFAULT_FLOW_IDLE_TIMEOUT_MS / 1000, 0, 1e9) * 1000;
   let filter: FrameFilter | null = null;
   const terms = (values.filter as string[] | undefined) ?? [];
   if (terms.length > 0) {
@@ -199,6 +220,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     }
     if (p.lost) lost = true;
     stats?.addProblem(p);
+    doctor?.addProblem(p);
     if (problemLines >= MAX_PROBLEM_LINES) {
       problemsHidden++;
       return;
@@ -235,7 +257,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     else emit(d ?? describe());
   };
 
-  const decoder = new CaptureDecoder({ frame: onFrame, problem: onProblem }, { ports });
+  const decoder = new CaptureDecoder({ frame: onFrame, problem: onProblem }, { ports, maxFlows, maxTotalBufferedBytes, flowIdleTimeoutMs });
   const hex = values.hex ? new HexDecoder() : null;
   const showProgress = size >= PROGRESS_MIN_BYTES && (io.stderr as { isTTY?: boolean }).isTTY === true;
   let lastProgress = 0;

@@ -255,6 +255,43 @@ export class ConsumeMessageConcurrentlyService {
     }
   }
 
+  /**
+   * Messages refused undecoded (their body would inflate past maxInflatedBodyBytes, or does not
+   * inflate): never handed to the handler, sent back at once as failed messages (delay level 0:
+   * the retry topic, then the DLQ after maxReconsumeTimes), and removed from the cache, so that the
+   * committed offset passes them, only once the broker took them. A send-back that fails is tried
+   * again in 5 s, as a failed call's local retry is. BROADCASTING drops them as it drops every
+   * failed message (the 'undecodable' event said so).
+   */
+  sendBackRefused(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
+    if (this.stopped || pq.dropped) return;
+    this.host.recorder.consumeFailed(mq.topic, msgs.length, this.host.config.clock.now());
+    if (this.host.config.messageModel === 'BROADCASTING') {
+      this.commit(msgs, pq, mq);
+      return;
+    }
+    const p = (async () => {
+      const failed: MessageExt[] = [];
+      for (const m of msgs) {
+        if (!pq.contains(m)) continue;
+        if (!(await this.host.sendMessageBack(m, 0, mq.brokerName))) failed.push(m);
+        if (pq.dropped) return;
+      }
+      this.commit(failed.length === 0 ? msgs : msgs.filter((m) => !failed.includes(m)), pq, mq);
+      if (failed.length === 0 || this.stopped) return;
+      this.host.config.logger.warn(
+        `consumer ${this.host.config.consumerGroup}: ${failed.length} undecodable message(s) of ${mq.topic}@${mq.brokerName}/${mq.queueId} ` +
+          `could not be sent back to the broker nor republished to the retry topic; trying again in ${CONSUME_LATER_DELAY_MS / 1000} s (the offset waits for them)`,
+      );
+      const t = this.host.config.clock.setTimeout(() => {
+        this.laterTimers.delete(t);
+        if (!pq.dropped) this.sendBackRefused(failed, pq, mq);
+      }, CONSUME_LATER_DELAY_MS);
+      this.laterTimers.add(t);
+    })();
+    p.catch((err: unknown) => log('sending back refused messages of %o failed: %s', mq, (err as Error)?.message ?? err));
+  }
+
   private commit(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
     const offset = pq.removeMessage(msgs);
     if (offset >= 0 && !pq.dropped) this.host.offsetStore.updateOffset(mq, offset, true);

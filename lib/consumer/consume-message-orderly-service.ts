@@ -5,6 +5,7 @@ import { ConsumeOrderlyStatus, isThenable, orderlyResult, type ConsumeOrderlyCon
 import type { MessageExt } from './message.js';
 import { retryTopic, type MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
+import { isRefused } from './inflate.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -130,8 +131,18 @@ export class ConsumeMessageOrderlyService {
         this.later(pq, mq, RELOCK_DELAY_MS);
         return;
       }
-      const msgs = pq.takeMessages(config.consumeMessageBatchMaxSize, now);
+      let msgs = pq.takeMessages(config.consumeMessageBatchMaxSize, now);
       if (msgs.length === 0) return;
+      const refusedAt = msgs.findIndex(isRefused);
+      if (refusedAt === 0) {
+        if (!(await this.sendBackRefused(msgs, pq, mq))) return;
+        continue;
+      }
+      if (refusedAt > 0) {
+        // The call takes the messages before the refused one; the refused one is next.
+        pq.makeMessageToConsumeAgain(msgs.slice(refusedAt));
+        msgs = msgs.slice(0, refusedAt);
+      }
       resetRetryTopic(msgs, this.retryTopicName);
       const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMs: -1, suspendCurrentQueueTimeMillis: -1 };
       let status: unknown;
@@ -207,6 +218,39 @@ export class ConsumeMessageOrderlyService {
     if (commitOffset >= 0 && !pq.dropped) this.host.offsetStore.updateOffset(mq, commitOffset, false);
     this.host.onConsumed(pq);
     return cont;
+  }
+
+  /**
+   * `msgs[0]` was refused undecoded (inflate.ts): it can never be handed to the handler, so it is
+   * not retried locally as a failed message would be; it goes where an orderly message that used up
+   * its retries goes, republished with RECONSUME_TIME = maxReconsumeTimes (the broker stores it in
+   * the DLQ). The other messages taken are put back. True when the queue goes on; false when the
+   * republish failed and the queue is suspended (tried again after suspendCurrentQueueTimeMillis,
+   * the offset held at the refused message). BROADCASTING drops it as every failed message.
+   */
+  private async sendBackRefused(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): Promise<boolean> {
+    const { config } = this.host;
+    if (msgs.length > 1) pq.makeMessageToConsumeAgain(msgs.slice(1));
+    const m = msgs[0]!;
+    this.host.recorder.consumeFailed(mq.topic, 1, config.clock.now());
+    if (config.messageModel !== 'BROADCASTING') {
+      const max = this.host.maxReconsumeTimes;
+      if (!(await this.host.republishToRetry(m, max))) {
+        if (pq.dropped) return false;
+        pq.makeMessageToConsumeAgain([m]);
+        config.logger.warn(
+          `consumer ${config.consumerGroup}: the undecodable message at ${mq.topic}@${mq.brokerName}/${mq.queueId}@${m.queueOffset} could not be ` +
+            `republished towards the DLQ; the queue waits ${config.suspendCurrentQueueTimeMillis} ms and tries again`,
+        );
+        this.later(pq, mq, config.suspendCurrentQueueTimeMillis);
+        return false;
+      }
+    }
+    if (pq.dropped) return false;
+    const commitOffset = pq.commit();
+    if (commitOffset >= 0) this.host.offsetStore.updateOffset(mq, commitOffset, false);
+    this.host.onConsumed(pq);
+    return true;
   }
 
   private suspendTime(ctx: ConsumeOrderlyContext): number {

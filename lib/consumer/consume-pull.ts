@@ -1,9 +1,10 @@
 import createDebug from '../debug.js';
-import { buildPullSysFlag, decodeMessagesSkipping, ResponseCode, type MessageExt, type SubscriptionData, type UndecodableRecord } from '../../protocol/index.js';
+import { buildPullSysFlag, decodeMessagesSkipping, inflateMessages, ResponseCode, type MessageExt, type RefusedMessage, type SubscriptionData, type UndecodableRecord } from '../../protocol/index.js';
 import type { MQClientInstance, PullResult } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { UndecodableMessageError } from './consumer-events.js';
 import { BrokerAddressNotFoundError } from './errors.js';
+import { countRound, markRefused, refusalReason, roundOptions } from './inflate.js';
 import {
   flowControlReason,
   type FlowControlReason,
@@ -179,21 +180,45 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   if (result.maxOffset >= 0) pr.brokerMaxOffset = result.maxOffset;
   switch (result.status) {
     case 'FOUND': {
-      // Records that cannot be decoded are skipped and reported, never retried: a pull that failed
-      // on them would come back with the same bytes forever (see UndecodableMessageError).
+      // Records whose header cannot be trusted are skipped and reported, never retried: a pull that
+      // failed on them would come back with the same bytes forever (see UndecodableMessageError).
+      // Bodies stay compressed until the tag filter kept them, then inflate within the pull's budget.
       let all: MessageExt[];
       let undecodable: UndecodableRecord[] = [];
-      if (result.bodyBytes) ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes));
+      if (result.bodyBytes) ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false }));
       else all = result.messages;
+      let msgs = all;
+      if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
+      let nextOffset = result.nextBeginOffset;
+      const round = inflateMessages(msgs, 0, roundOptions(config.inflate));
+      const cut = round.end < msgs.length;
+      countRound(impl.recorder.inflate, round, cut);
+      if (cut) {
+        // The budget is spent: the messages from here on are pulled again from their offset (and
+        // with them any damaged stretch after that point, reported when it is reached again).
+        const first = msgs[round.end]!;
+        nextOffset = first.queueOffset;
+        const inAll = all.indexOf(first);
+        msgs = msgs.slice(0, round.end);
+        if (undecodable.length > 0) undecodable = undecodable.filter((u) => u.messagesBefore <= inAll);
+      }
       if (undecodable.length > 0) {
         reportUndecodable(impl, pr, all, undecodable);
         // Skipped records after the last decoded one: nothing consumed will ever carry the committed
         // offset past them, so it moves to nextBeginOffset once everything before them is consumed.
-        if (undecodable[undecodable.length - 1]!.messagesBefore === all.length) skippedTail.set(pq, result.nextBeginOffset);
+        if (!cut && undecodable[undecodable.length - 1]!.messagesBefore === all.length) skippedTail.set(pq, result.nextBeginOffset);
       }
-      pr.nextOffset = result.nextBeginOffset;
-      let msgs = all;
-      if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
+      let refused: MessageExt[] | null = null;
+      if (round.refused.length > 0) {
+        refused = [];
+        for (const r of round.refused) {
+          const m = msgs[r.index]!;
+          markRefused(m);
+          refused.push(m);
+          reportRefused(impl, pr, m, r);
+        }
+      }
+      pr.nextOffset = nextOffset;
       impl.recorder.pullFound(mq.topic, now - begin, msgs.length, now);
       impl.instr.pulled(pr, addr, 'FOUND', msgs.length, now - begin);
       if (msgs.length === 0) {
@@ -222,8 +247,17 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       // before the next pull is checked, so past a held message the span would never be seen over its
       // limit and the pulls would run to the end of the queue without the 50 ms backoff.
       const spanOver = !config.orderly && pq.maxSpan > impl.limits.consumeConcurrentlyMaxSpan;
-      if (impl.concurrently) impl.concurrently.submitConsumeRequest(msgs, pq, mq, now);
-      else impl.orderlyService!.submitConsumeRequest(msgs, pq, mq, dispatchToConsume);
+      if (impl.concurrently) {
+        // Refused messages sit in the cache (no offset passes them) until the broker took them back.
+        if (refused !== null) {
+          impl.concurrently.sendBackRefused(refused, pq, mq);
+          if (refused.length < msgs.length) impl.concurrently.submitConsumeRequest(msgs.filter((m) => !refused.includes(m)), pq, mq, now);
+        } else {
+          impl.concurrently.submitConsumeRequest(msgs, pq, mq, now);
+        }
+      } else {
+        impl.orderlyService!.submitConsumeRequest(msgs, pq, mq, dispatchToConsume);
+      }
       if (spanOver && !pq.dropped) parkForFlowControl(impl, pr, 'span');
       else if (config.pullIntervalMs > 0) impl.pullService.executePullRequestLater(pr, config.pullIntervalMs);
       else impl.pullService.executePullRequestImmediately(pr);
@@ -306,6 +340,29 @@ function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: Mes
     log('%s', err.message);
     impl.events.undecodable(err);
   }
+}
+
+/**
+ * One 'undecodable' event (and warn line) for a message whose body could not be inflated: sent back
+ * as a failed message in CLUSTERING, dropped as every failed message is in BROADCASTING.
+ */
+function reportRefused(impl: PushConsumerImpl, pr: PullRequest, m: MessageExt, r: RefusedMessage): void {
+  const mq = pr.messageQueue;
+  const err = new UndecodableMessageError({
+    topic: mq.topic,
+    brokerName: mq.brokerName,
+    queueId: mq.queueId,
+    queueOffset: m.queueOffset,
+    physOffset: m.commitLogOffset,
+    recordIntact: true,
+    bytes: m.storeSize,
+    reason: refusalReason(r, impl.config.inflate),
+    disposition: impl.config.messageModel === 'BROADCASTING' ? 'skipped' : 'sent-back',
+    option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined,
+    limit: r.tooLarge ? impl.config.inflate.maxInflatedBodyBytes : undefined,
+  });
+  log('%s', err.message);
+  impl.events.undecodable(err);
 }
 
 /**

@@ -6,15 +6,31 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { NameServerStatus } from '../client/mq-client-instance.js';
 
 /**
- * A stored message the consumer could not decode and skipped: a record whose body is flagged
- * COMPRESSED but does not inflate, whose length fields disagree, or damaged bytes between two
- * records of a pull. Java's consumer drops such records without a word (MessageDecoder.decodes
- * stops at the first one, and the consumer moves to the pull's nextBeginOffset, losing every
- * record after it in that pull too); this consumer keeps every decodable message around it,
- * skips the undecodable one deliberately, and emits this error once per skipped record as the
- * consumer's `'undecodable'` event. The skipped record is not handed to the handler and is not
- * sent to the retry topic: there is no message to hand over. Its offset is committed past like a
- * consumed one.
+ * What a consumer did with a stored message it could not decode (UndecodableMessageError's
+ * `disposition`):
+ * - `skipped`: damaged bytes with no trustworthy record header, passed (nothing to send back);
+ * - `sent-back`: push consumer, a whole record (a body over maxInflatedBodyBytes, or one that does
+ *   not inflate): sent back as a failed message (retry topic, then the DLQ), as Java's path for a
+ *   failed message; the offset is committed past it only once the broker took it back;
+ * - `left-unacked`: POP consumers: neither acked nor handed over; the broker hands it out again
+ *   when its invisible time ends and moves it to the DLQ after its retries;
+ * - `passed`: lite pull consumer: reported, then passed (a lite pull consumer has no send-back).
+ * @category Consuming
+ */
+export type UndecodableDisposition = 'skipped' | 'sent-back' | 'left-unacked' | 'passed';
+
+/**
+ * A stored message the consumer could not decode: a record whose body is flagged COMPRESSED but
+ * would inflate past `maxInflatedBodyBytes` or does not inflate at all, whose length fields
+ * disagree, or damaged bytes between two records of a pull. Java's consumer drops such records
+ * without a word (MessageDecoder.decodes stops at the first one, and the consumer moves to the
+ * pull's nextBeginOffset, losing every record after it in that pull too); this consumer keeps
+ * every decodable message around it and emits this error once per record as the consumer's
+ * `'undecodable'` event (and a warn line on its logger). `disposition` says what became of it:
+ * a push consumer sends a whole record back as a failed message (retry topic, then DLQ), a POP
+ * consumer leaves it unacked (the broker's retry, then DLQ), a lite pull consumer passes it after
+ * the event; damaged bytes without a record header are skipped. No offset is committed past a
+ * record that was neither consumed nor sent back, except after this event.
  * @category Errors
  */
 export class UndecodableMessageError extends RocketwireError {
@@ -32,10 +48,16 @@ export class UndecodableMessageError extends RocketwireError {
   readonly physOffset: number | undefined;
   /** True when one whole record (size and magic code intact) was skipped; false for damaged bytes. */
   readonly recordIntact: boolean;
-  /** Bytes of the pull body skipped. */
+  /** Bytes of the pull body the record (or the damaged stretch) takes. */
   readonly bytes: number;
   /** What was wrong, e.g. "ZLIB body cannot be decompressed: incorrect header check". */
   readonly reason: string;
+  /** What the consumer did with it. */
+  readonly disposition: UndecodableDisposition;
+  /** The option whose limit refused it (`maxInflatedBodyBytes`), when a limit did. */
+  readonly option: string | undefined;
+  /** That option's value, in bytes. */
+  readonly limit: number | undefined;
 
   constructor(f: {
     topic: string;
@@ -46,14 +68,20 @@ export class UndecodableMessageError extends RocketwireError {
     recordIntact: boolean;
     bytes: number;
     reason: string;
+    disposition?: UndecodableDisposition;
+    option?: string | undefined;
+    limit?: number | undefined;
   }) {
     const where = `${f.topic} ${f.brokerName}/${f.queueId}`;
-    super(
-      f.recordIntact
-        ? `skipped the undecodable message at ${where}@${f.queueOffset}` +
-            `${f.physOffset !== undefined ? ` (commit-log offset ${f.physOffset})` : ''}: ${f.reason}`
-        : `skipped ${f.bytes} damaged bytes of ${where} from queue offset ${f.queueOffset} on: ${f.reason}`,
-    );
+    const disposition = f.disposition ?? 'skipped';
+    const at = `${where}@${f.queueOffset}${f.physOffset !== undefined ? ` (commit-log offset ${f.physOffset})` : ''}`;
+    let message: string;
+    if (!f.recordIntact) message = `skipped ${f.bytes} damaged bytes of ${where} from queue offset ${f.queueOffset} on: ${f.reason}`;
+    else if (disposition === 'sent-back') message = `sent back the undecodable message at ${at} (retry topic, then DLQ): ${f.reason}`;
+    else if (disposition === 'left-unacked') message = `left the undecodable message at ${at} unacked (the broker redelivers it, then moves it to the DLQ): ${f.reason}`;
+    else if (disposition === 'passed') message = `passed the undecodable message at ${at}: ${f.reason}`;
+    else message = `skipped the undecodable message at ${at}: ${f.reason}`;
+    super(message);
     this.topic = f.topic;
     this.brokerName = f.brokerName;
     this.queueId = f.queueId;
@@ -62,6 +90,9 @@ export class UndecodableMessageError extends RocketwireError {
     this.recordIntact = f.recordIntact;
     this.bytes = f.bytes;
     this.reason = f.reason;
+    this.disposition = disposition;
+    this.option = f.option;
+    this.limit = f.limit;
   }
 }
 
@@ -130,7 +161,7 @@ export interface BrokerReachable {
  * @category Consuming
  */
 export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
-  /** A stored message was skipped because it cannot be decoded (once per record). */
+  /** A stored message cannot be decoded: sent back, left unacked or skipped (once per record; see its disposition). */
   undecodable: [error: UndecodableMessageError];
   /** A request to a broker failed (the consumer retries by itself). */
   brokerError: [error: ConsumerBrokerError];
@@ -198,6 +229,7 @@ export class ConsumerEvents {
     if (this.reported.has(key)) return;
     if (this.reported.size >= MAX_REMEMBERED_UNDECODABLE) this.reported.delete(this.reported.values().next().value as string);
     this.reported.add(key);
+    this.logger.warn(`${this.label}: ${err.message}`);
     this.emitter.emit('undecodable', err);
   }
 

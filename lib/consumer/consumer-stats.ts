@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock.js';
+import { newInflateStats, type InflateStats } from './inflate.js';
 import { ConsumerStatsManager } from './consumer-stats-manager.js';
 import type { FlowControlReason } from './flow-control.js';
 import type { PushConsumerImpl } from './push-consumer-impl.js';
@@ -91,6 +92,8 @@ export class ConsumerStatsRecorder {
   expired = 0;
   rebalances = 0;
   flowControl: Record<FlowControlReason, number> = { count: 0, size: 0, span: 0 };
+  /** What inflating compressed bodies cost and refused (stats().inflate). */
+  readonly inflate: InflateStats = newInflateStats();
   /** Sum of handler-call durations in ms and their number (for consumeRT). */
   consumeRtSum = 0;
   consumeRtCount = 0;
@@ -109,8 +112,10 @@ export interface QueueStats {
   queueId: number;
   /** Messages pulled and not yet consumed. */
   cachedCount: number;
-  /** Bytes of the bodies of those messages. */
+  /** Bytes of the bodies of those messages (inflated bodies: what they hold in memory). */
   cachedBytes: number;
+  /** The most cachedBytes the queue held at once (after a pull was put in it). */
+  peakCachedBytes: number;
   /** Highest − lowest cached offset. */
   span: number;
   /** In-memory committed offset (next offset to consume), −1 if none yet. */
@@ -160,6 +165,8 @@ export interface ConsumerStats {
   rebalances: number;
   /** Pulls parked by flow control, by reason. */
   flowControlPauses: Record<FlowControlReason, number>;
+  /** Inflation of compressed bodies: bytes, the most one pull inflated, budget cuts, refused messages. */
+  inflate: InflateStats;
   /** Rates over the last 10 s, per second. */
   pullTps: number;
   /** Messages pulled per second, over the last 10 s. */
@@ -191,6 +198,7 @@ export function consumerStats(impl: PushConsumerImpl): ConsumerStats {
       queueId: mq.queueId,
       cachedCount: pq.msgCount,
       cachedBytes: pq.msgSize,
+      peakCachedBytes: pq.peakMsgSize,
       span: pq.maxSpan,
       committedOffset: impl.offsetStoreValue?.readMemory(mq) ?? -1,
       pulledOffset: pr?.nextOffset ?? -1,
@@ -215,6 +223,7 @@ export function consumerStats(impl: PushConsumerImpl): ConsumerStats {
     expired: s.expired,
     rebalances: s.rebalances,
     flowControlPauses: { ...s.flowControl },
+    inflate: { ...s.inflate },
     pullTps: s.pulls.rate(now),
     pulledMsgTps: s.pulledMessages.rate(now),
     consumeOkTps: s.consumedOk.rate(now),

@@ -20,7 +20,7 @@ const log = createDebug('rocketwire:consumer');
  * @category Consuming
  */
 export const ConsumerEvents = {
-  /** UndecodableMessageError: a stored message was skipped because it cannot be decoded (once per record). */
+  /** UndecodableMessageError: a stored message cannot be decoded (sent back, left unacked, passed or skipped: its disposition; once per record). */
   UNDECODABLE: 'undecodable',
   /** ConsumerBrokerError: a request to a broker failed (the consumer retries by itself). */
   BROKER_ERROR: 'brokerError',

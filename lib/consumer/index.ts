@@ -1,6 +1,6 @@
 export * from './allocate-strategy.js';
 export * from './consume-types.js';
-export { ConsumerBrokerError, UndecodableMessageError, type BrokerReachable, type ConsumerBrokerRequest, type PushConsumerEvents, type HandlerResultInvalid } from './consumer-events.js';
+export { ConsumerBrokerError, UndecodableMessageError, type UndecodableDisposition, type BrokerReachable, type ConsumerBrokerRequest, type PushConsumerEvents, type HandlerResultInvalid } from './consumer-events.js';
 export type { ConsumerHealth, QueueHealth, BrokerHealth, NameServerHealth } from './health.js';
 export type { ConsumerStats, QueueStats } from './consumer-stats.js';
 export * from './errors.js';
@@ -16,3 +16,4 @@ export { litePullConsumerDefaults, type LitePullConsumerOptions } from './lite-p
 export type { PauseTarget } from './pause.js';
 export { ConsumerEvents, type RebalanceEvent, type PullEvent, type FlowControlEvent, type OffsetCommitEvent, type RequestTimeoutEvent, type ConnectionEvent, type CrashEvent, type CrashedPart } from './events.js';
 export { SqlFilterRefusedError, type SubscriptionExpression } from './sql-subscription.js';
+export type { InflateOptions, InflateStats } from './inflate.js';

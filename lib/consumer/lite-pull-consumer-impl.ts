@@ -3,6 +3,7 @@ import {
   buildSubscriptionData,
   decodeMessagesSkipping,
   encodeConsumerRunningInfo,
+  inflateMessages,
   isRetryTopic,
   messageQueue,
   queueKey,
@@ -16,7 +17,8 @@ import {
 import { checkTopicName } from '../../protocol/resource-names.js';
 import { MQClientInstance, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
-import { ConsumerEvents } from './consumer-events.js';
+import { ConsumerEvents, UndecodableMessageError } from './consumer-events.js';
+import { countRound, newInflateStats, refusalReason, roundOptions } from './inflate.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../metrics/index.js';
 import { startConsumerMetrics } from './events.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
@@ -116,6 +118,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
     parks: { all: 0, count: 0, size: 0, span: 0, pause: 0 },
     /** Pulls sent by request code (11 PULL_MESSAGE, 361 LITE_PULL_MESSAGE). */
     requestCodes: {} as Record<number, number>,
+    /** Inflation of compressed bodies: bytes, the most one pull inflated, budget cuts, refused messages. */
+    inflate: newInflateStats(),
   };
 
   constructor(options: LitePullConsumerOptions) {
@@ -715,10 +719,58 @@ export class LitePullConsumerImpl implements ConsumerInner {
         this.pullService.executePullRequestImmediately(pr);
         return;
       }
+      let nextOffset = result.nextBeginOffset;
       if (result.status === 'FOUND' && result.bodyBytes) {
-        const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes);
-        if (undecodable.length > 0) log('%o: %d undecodable records skipped', mq, undecodable.length);
-        const msgs = sub.tagsSet.length > 0 ? messages.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS)) : messages;
+        // Bodies stay compressed until the tag filter kept them, then inflate within the pull's
+        // budget; past it, the rest is pulled again from its offset.
+        const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false });
+        let msgs = sub.tagsSet.length > 0 ? messages.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS)) : messages;
+        const round = inflateMessages(msgs, 0, roundOptions(base.inflate));
+        const cut = round.end < msgs.length;
+        countRound(this.counters.inflate, round, cut);
+        let cutIndex = messages.length;
+        if (cut) {
+          nextOffset = msgs[round.end]!.queueOffset;
+          cutIndex = messages.indexOf(msgs[round.end]!);
+          msgs = msgs.slice(0, round.end);
+        }
+        // Reported before anything after them is cached: the consumer moves past them only then.
+        for (const u of undecodable) {
+          if (u.messagesBefore > cutIndex) break;
+          const exact = u.recordIntact && u.queueOffset !== undefined;
+          this.events.undecodable(new UndecodableMessageError({
+            topic: mq.topic,
+            brokerName: mq.brokerName,
+            queueId: mq.queueId,
+            queueOffset: exact ? u.queueOffset! : u.messagesBefore > 0 ? messages[u.messagesBefore - 1]!.queueOffset + 1 : offset,
+            physOffset: u.commitLogOffset,
+            recordIntact: exact,
+            bytes: u.length,
+            reason: u.reason,
+            disposition: 'passed',
+          }));
+        }
+        if (round.refused.length > 0) {
+          const refused = new Set<number>();
+          for (const r of round.refused) {
+            const m = msgs[r.index]!;
+            refused.add(r.index);
+            this.events.undecodable(new UndecodableMessageError({
+              topic: mq.topic,
+              brokerName: mq.brokerName,
+              queueId: mq.queueId,
+              queueOffset: m.queueOffset,
+              physOffset: m.commitLogOffset,
+              recordIntact: true,
+              bytes: m.storeSize,
+              reason: refusalReason(r, base.inflate),
+              disposition: 'passed',
+              option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined,
+              limit: r.tooLarge ? base.inflate.maxInflatedBodyBytes : undefined,
+            }));
+          }
+          msgs = msgs.filter((_, i) => !refused.has(i));
+        }
         if (msgs.length > 0 && st.seekOffset === -1) {
           const minText = String(result.minOffset);
           const maxText = String(result.maxOffset);
@@ -740,7 +792,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
       } else if (result.status === 'OFFSET_ILLEGAL') {
         log('pull %o: offset %d illegal, the broker says %d', mq, offset, result.nextBeginOffset);
       }
-      if (st.seekOffset === -1) st.pullOffset = result.nextBeginOffset;
+      if (st.seekOffset === -1) st.pullOffset = nextOffset;
       this.pullService.executePullRequestImmediately(pr);
     } catch (err) {
       if (this.pullService.signal.aborted || pq.dropped) return;

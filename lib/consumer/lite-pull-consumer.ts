@@ -201,8 +201,12 @@ export class LitePullConsumer {
     return this.messages();
   }
 
-  /** 'brokerError', 'brokerReachable', 'nameServerError' and 'nameServerReachable' (see PushConsumerEvents). */
-  on<E extends 'brokerError' | 'brokerReachable' | 'nameServerError' | 'nameServerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
+  /**
+   * 'undecodable' (a stored message that cannot be decoded, e.g. a body over maxInflatedBodyBytes:
+   * reported with its queue and offset, then passed), 'brokerError', 'brokerReachable',
+   * 'nameServerError' and 'nameServerReachable' (see PushConsumerEvents).
+   */
+  on<E extends 'undecodable' | 'brokerError' | 'brokerReachable' | 'nameServerError' | 'nameServerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
     this.#impl.events.on(event, listener);
     return () => this.#impl.events.off(event, listener);
   }

@@ -1,6 +1,7 @@
 import { ConsumerOptionError } from './errors.js';
 import { resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
 import type { ClientOptions } from '../client/client-options.js';
+import type { InflateOptions } from './inflate.js';
 
 /**
  * What a user may pass to `new LitePullConsumer(options)`: the options the push consumer shares with
@@ -10,6 +11,7 @@ import type { ClientOptions } from '../client/client-options.js';
  */
 export interface LitePullConsumerOptions
   extends ClientOptions,
+    InflateOptions,
     Pick<
       PushConsumerOptions,
       | 'group'

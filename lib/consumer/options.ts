@@ -2,6 +2,7 @@ import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type Alloca
 import { systemClock, type Clock } from '../clock.js';
 import { ConsumerOptionError } from './errors.js';
 import { resolvePopConsumeOptions, type PopConsumeOptions, type ResolvedPopConsumeOptions } from './pop-consume-service.js';
+import { resolveInflateOptions, type InflateOptions, type ResolvedInflateOptions } from './inflate.js';
 
 import {
   ConsumeFromWhere as JavaConsumeFromWhere,
@@ -19,7 +20,7 @@ import { resolveLogger, type Logger } from '../logger.js';
  * What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional.
  * @category Consuming
  */
-export interface PushConsumerOptions extends ClientOptions, TraceOptions, PopConsumeOptions, MetricsOption {
+export interface PushConsumerOptions extends ClientOptions, TraceOptions, PopConsumeOptions, MetricsOption, InflateOptions {
   /**
    * The consumer group (required: `group` or its alias `consumerGroup`): at most 120 characters of
    * `%|a-zA-Z0-9_-`, not "DEFAULT_CONSUMER".
@@ -249,6 +250,8 @@ export interface PushConsumerConfig {
   traceTopic: string | undefined;
   /** POP mode (clientRebalance=false, pop-consume-service.ts). */
   pop: ResolvedPopConsumeOptions;
+  /** Inflate bounds (inflate.ts): per body and per pull. */
+  inflate: ResolvedInflateOptions;
 }
 
 /** Java's DefaultMQPushConsumer defaults (fact sheet §9.1), in one place. Returns a fresh object. */
@@ -410,6 +413,7 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     enableTrace: options.enableTrace ?? false,
     traceTopic: options.traceTopic,
     pop: resolvePopConsumeOptions(options),
+    inflate: resolveInflateOptions(options),
   };
 }
 

@@ -1,6 +1,6 @@
 import createDebug from '../debug.js';
 import type { Logger } from '../logger.js';
-import { Operations, ResponseCode, decodeMessages, type MessageQueue } from '../../protocol/internal.js';
+import { Operations, ResponseCode, decodeMessagesSkipping, inflateMessages, type MessageQueue } from '../../protocol/internal.js';
 import { assignReceiptHandles, decodeReceiptHandle, popRealTopic } from '../../protocol/pop-extra-info.js';
 import type { MessageQueueAssignment } from '../../protocol/body/pop-bodies.js';
 import type { MQClientInstance } from '../client/index.js';
@@ -8,6 +8,8 @@ import type { Clock } from '../clock.js';
 import { ConsumeConcurrentlyStatus, concurrentResult, isThenable, type ConsumeConcurrentlyContext, type MessageListenerConcurrently } from './consume-types.js';
 import { ConsumerOptionError } from './errors.js';
 import type { MessageExt } from './message.js';
+import { UndecodableMessageError } from './consumer-events.js';
+import { countRound, refusalReason, roundOptions, type InflateStats, type ResolvedInflateOptions } from './inflate.js';
 
 const log = createDebug('rocketwire:consumer:pop');
 
@@ -89,12 +91,22 @@ export interface PopConsumeHost {
   invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
   /** The consumer's logger: a failed ACK or change of invisible time is logged at warn. */
   readonly logger: Logger;
+  /** Inflate bounds per body and per round (the push consumer's maxInflated… options). */
+  readonly inflate: ResolvedInflateOptions;
+  /** Where rounds are counted (the push consumer's stats().inflate). */
+  readonly inflateStats: InflateStats;
+  /** Inflated bytes a popped queue may hold before its next pop or round waits (pullThresholdSizeForQueueMiB). */
+  readonly heldBytesLimit: number;
+  /** The 'undecodable' event (and its warn line). */
+  undecodable(err: UndecodableMessageError): void;
 }
 
 interface PopLoop {
   mq: MessageQueue;
   stopped: boolean;
   inFlight: number;
+  /** Inflated bytes of the rounds being consumed. */
+  heldBytes: number;
   abort: AbortController;
 }
 
@@ -107,6 +119,8 @@ export class PopConsumeService {
 
   /** Messages popped so far (for tests and stats). */
   consumed = 0;
+  /** The most inflated bytes one popped queue held at once (tests read it). */
+  peakHeldBytes = 0;
 
   /**
    * QUERY_ASSIGNMENT for `topic` to a broker of its route; 'POP' when the broker says POP (the loops
@@ -159,7 +173,7 @@ export class PopConsumeService {
     }
     for (const [k, mq] of want) {
       if (m.has(k) || this.stopped) continue;
-      const loop: PopLoop = { mq, stopped: false, inFlight: 0, abort: new AbortController() };
+      const loop: PopLoop = { mq, stopped: false, inFlight: 0, heldBytes: 0, abort: new AbortController() };
       m.set(k, loop);
       log('pop of %s %s started', topic, k);
       void this.run(loop);
@@ -186,7 +200,7 @@ export class PopConsumeService {
 
   private async run(loop: PopLoop): Promise<void> {
     while (!loop.stopped) {
-      if (loop.inFlight >= this.host.pop.popThresholdForQueue) {
+      if (loop.inFlight >= this.host.pop.popThresholdForQueue || loop.heldBytes >= this.host.heldBytesLimit) {
         await this.sleep(BACKOFF_THRESHOLD_MS);
         continue;
       }
@@ -229,7 +243,16 @@ export class PopConsumeService {
     if (res.code === ResponseCode.POLLING_TIMEOUT || res.code === ResponseCode.PULL_NOT_FOUND) return 0;
     if (res.code !== ResponseCode.SUCCESS) throw new Error(`POP answered ${res.code}: ${res.remark ?? ''}`);
     const h = op.response.decode(res.extFields);
-    const msgs = res.body ? decodeMessages(res.body) : [];
+    // Bodies stay compressed here: the receipt handles are made for every message of the answer,
+    // then the bodies inflate in rounds within the per-pull budget (consumeRounds).
+    const { messages: msgs, undecodable } = res.body ? decodeMessagesSkipping(res.body, { decompress: false }) : { messages: [], undecodable: [] };
+    for (const u of undecodable) {
+      // Damaged bytes without a trustworthy header: not handed over, not acked (redelivered by the broker).
+      this.host.undecodable(new UndecodableMessageError({
+        topic: mq.topic, brokerName: mq.brokerName, queueId: u.queueId ?? mq.queueId, queueOffset: u.queueOffset ?? -1,
+        physOffset: u.commitLogOffset, recordIntact: u.recordIntact && u.queueOffset !== undefined, bytes: u.length, reason: u.reason, disposition: 'left-unacked',
+      }));
+    }
     assignReceiptHandles(msgs, h, mq.brokerName, false);
     for (const m of msgs) {
       m.topic = mq.topic;
@@ -237,11 +260,50 @@ export class PopConsumeService {
     }
     loop.inFlight += msgs.length;
     this.consumed += msgs.length;
-    // consumeMessageBatchMaxSize 1, as Java's default: one handler call per message
-    void Promise.all(msgs.map((m) => this.consumeOne(inst, addr, mq, m, h.popTime + invisibleTime))).finally(() => {
-      loop.inFlight -= msgs.length;
-    });
+    void this.consumeRounds(inst, addr, mq, loop, msgs, h.popTime + invisibleTime)
+      .catch((err: unknown) => log('consuming popped messages of %o failed: %s', mq, (err as Error)?.message ?? err))
+      .finally(() => {
+        loop.inFlight -= msgs.length;
+      });
     return 0;
+  }
+
+  /**
+   * The popped messages in rounds: each round inflates what the per-pull budget allows and hands it
+   * to the handler (consumeMessageBatchMaxSize 1, as Java's default: one call per message); the next
+   * round starts once it was consumed and the queue's inflated bytes are under heldBytesLimit. A
+   * message whose body would inflate past maxInflatedBodyBytes (or does not inflate) is refused:
+   * reported, neither acked nor handed over, so the broker hands it out again when its invisible
+   * time ends and moves it to the DLQ after its retries (Apache's revive path).
+   */
+  private async consumeRounds(inst: MQClientInstance, addr: string, mq: MessageQueue, loop: PopLoop, msgs: MessageExt[], invisibleUntil: number): Promise<void> {
+    let from = 0;
+    while (from < msgs.length) {
+      while (from > 0 && loop.heldBytes >= this.host.heldBytesLimit && !loop.stopped) await this.sleep(BACKOFF_THRESHOLD_MS);
+      if (loop.stopped) return;
+      const round = inflateMessages(msgs, from, roundOptions(this.host.inflate));
+      countRound(this.host.inflateStats, round, round.end < msgs.length);
+      const refused = new Set<number>();
+      for (const r of round.refused) {
+        refused.add(r.index);
+        const m = msgs[r.index]!;
+        this.host.undecodable(new UndecodableMessageError({
+          topic: mq.topic, brokerName: mq.brokerName, queueId: m.queueId, queueOffset: m.queueOffset, physOffset: m.commitLogOffset,
+          recordIntact: true, bytes: m.storeSize, reason: refusalReason(r, this.host.inflate), disposition: 'left-unacked',
+          option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined, limit: r.tooLarge ? this.host.inflate.maxInflatedBodyBytes : undefined,
+        }));
+      }
+      const batch: MessageExt[] = [];
+      for (let i = from; i < round.end; i++) if (!refused.has(i)) batch.push(msgs[i]!);
+      loop.heldBytes += round.keptBytes;
+      if (loop.heldBytes > this.peakHeldBytes) this.peakHeldBytes = loop.heldBytes;
+      try {
+        await Promise.all(batch.map((m) => this.consumeOne(inst, addr, mq, m, invisibleUntil)));
+      } finally {
+        loop.heldBytes -= round.keptBytes;
+      }
+      from = round.end;
+    }
   }
 
   private async consumeOne(inst: MQClientInstance, addr: string, mq: MessageQueue, m: MessageExt, invisibleUntil: number): Promise<void> {
@@ -295,7 +357,11 @@ interface PushConsumerLike {
     subscriptions: Record<string, unknown>;
     pop: ResolvedPopConsumeOptions;
     logger: Logger;
+    inflate: ResolvedInflateOptions;
+    pullThresholdSizeForQueueMiB: number;
   };
+  readonly recorder: { readonly inflate: InflateStats };
+  readonly events: { undecodable(err: UndecodableMessageError): void };
   invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
   readonly instance: MQClientInstance | null;
   readonly clientId: string;
@@ -328,5 +394,9 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
     listener: () => c.listener as MessageListenerConcurrently,
     invalidHandlerResult: (value, mq, count) => c.invalidHandlerResult(value, mq, count),
     logger: config.logger,
+    inflate: config.inflate,
+    inflateStats: c.recorder.inflate,
+    heldBytesLimit: config.pullThresholdSizeForQueueMiB * 1024 * 1024,
+    undecodable: (err) => c.events.undecodable(err),
   });
 }

@@ -38,6 +38,7 @@ export class ProcessQueue {
 
   private count = 0;
   private size = 0;
+  private peakSize = 0;
   private offsetMax = -1;
   private pulledAt: number;
   private consumedAt: number;
@@ -58,9 +59,16 @@ export class ProcessQueue {
   get msgCount(): number {
     return this.count;
   }
-  /** Sum of body lengths of cached messages. */
+  /**
+   * Sum of body lengths of cached messages: inflated bodies count what they hold once inflated, so
+   * flow control's pullThresholdSizeForQueue stops a queue that holds inflated bombs.
+   */
   get msgSize(): number {
     return this.size;
+  }
+  /** The largest msgSize the queue reached (stats' peakCachedBytes). */
+  get peakMsgSize(): number {
+    return this.peakSize;
   }
   /** Offset of the last message added (−1 before any). */
   get queueOffsetMax(): number {
@@ -181,6 +189,7 @@ export class ProcessQueue {
       if (off > this.offsetMax) this.offsetMax = off;
       added++;
     }
+    if (this.size > this.peakSize) this.peakSize = this.size;
     if (added > 0 && !this.dispatched) {
       this.dispatched = true;
       return true;

@@ -261,7 +261,8 @@ export class PushConsumer<Orderly extends boolean = false> {
 
   /**
    * Listens to an event of the consumer (see PushConsumerEvents): `'undecodable'`
-   * (UndecodableMessageError: a stored message that cannot be decoded was skipped, once per
+   * (UndecodableMessageError: a stored message that cannot be decoded, e.g. a body over
+   * maxInflatedBodyBytes, was sent back to the retry topic, or damaged bytes were skipped; once per
    * record), `'brokerError'` (ConsumerBrokerError: a request to a broker failed; the consumer
    * retries by itself) and `'brokerReachable'` (a broker answered first, or again after failures),
    * and the instrumentation events named by ConsumerEvents (events.ts). Returns the function that

@@ -3,6 +3,7 @@ import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
   CLIENT_INNER_PRODUCER_GROUP,
   encodeProperties,
+  MessageSysFlag,
   Operations,
   retryTopic,
   type MessageQueue,
@@ -108,7 +109,9 @@ export async function republishToRetry(impl: PushConsumerImpl, msg: MessageExt, 
           defaultTopic: AUTO_CREATE_TOPIC_KEY_TOPIC,
           defaultTopicQueueNums: 4,
           queueId: q.queueId,
-          sysFlag: 0,
+          // A message refused undecoded (inflate.ts) still carries its stored, compressed body: the
+          // copy says so, as the stored record did.
+          sysFlag: (msg.sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0 ? msg.sysFlag & (MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK) : 0,
           bornTimestamp: clock.now(),
           flag: msg.flag ?? 0,
           properties,

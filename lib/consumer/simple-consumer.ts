@@ -5,7 +5,8 @@ import {
   PermName,
   ResponseCode,
   RocketwireError,
-  decodeMessages,
+  decodeMessagesSkipping,
+  inflateMessages,
   type MessageExt,
 } from '../../protocol/internal.js';
 import {
@@ -24,6 +25,9 @@ import { startConsumerMetrics } from './events.js';
 import { instanceHealth } from '../client/health.js';
 import type { ConsumerHealth } from './health.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
+import { ConsumerEvents, UndecodableMessageError, type PushConsumerEvents } from './consumer-events.js';
+import { countRound, newInflateStats, refusalReason, resolveInflateOptions, roundOptions, type InflateOptions, type InflateStats, type ResolvedInflateOptions } from './inflate.js';
+import { resolveLogger, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:consumer:pop');
 
@@ -37,7 +41,7 @@ const log = createDebug('rocketwire:consumer:pop');
  * changeInvisibleTimeAsync).
  * @category Consuming
  */
-export interface SimpleConsumerOptions extends ClientOptions {
+export interface SimpleConsumerOptions extends ClientOptions, InflateOptions {
   /** The consumer group (required: `group` or its alias `consumerGroup`). */
   group?: string;
   /**
@@ -143,6 +147,8 @@ interface Resolved {
   clock: Clock;
   /** The connection options passed on to the client instance (acl, tls, connectTimeoutMs, logger, …). */
   client: Omit<ClientOptions, 'namesrvAddr' | 'instanceName'>;
+  inflate: ResolvedInflateOptions;
+  logger: Logger;
 }
 
 const MAX_INVISIBLE_MS = 12 * 3600_000;
@@ -175,6 +181,8 @@ export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved
     instanceName: o.instanceName,
     clock: o.clock ?? systemClock,
     client: clientInstanceOptions(o),
+    inflate: resolveInflateOptions(o),
+    logger: resolveLogger(o.logger, (m) => new ConsumerOptionError('logger', m)),
   };
 }
 
@@ -218,9 +226,19 @@ export class SimpleConsumer {
   private readonly inflight = new Set<AbortController>();
   private metrics: ConsumerMetrics | null = null;
   private readonly metricsOptions: MetricsOptions | undefined;
+  private readonly events = new ConsumerEvents();
+  private readonly inflateStats = newInflateStats();
+  /**
+   * Popped messages a receive() could not inflate within its budget (maxInflatedBytesPerPull):
+   * still invisible to the group and unacked, handed out by the next receive() calls before they
+   * pop again, while their invisible time lasts (after it, the broker hands them out again).
+   */
+  private deferred: { msg: ReceivedMessage; invisibleUntil: number }[] = [];
 
   constructor(options: SimpleConsumerOptions) {
     this.o = resolveSimpleConsumerOptions(options);
+    this.events.logger = this.o.logger;
+    this.events.label = `simple consumer ${this.o.consumerGroup}`;
     const badMetrics = checkMetricsOptions(options.metrics);
     if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
     this.metricsOptions = options.metrics;
@@ -318,6 +336,9 @@ export class SimpleConsumer {
     intOption('maxMessages', maxMessages, 32, 1, 32);
     intOption('invisibleDurationMs', invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS);
     const inst = this.running();
+    // Messages an earlier receive popped but could not inflate within its budget come first.
+    const waiting = this.takeDeferred(maxMessages);
+    if (waiting !== null) return waiting;
     const brokers = await this.brokers(inst);
     const { brokerName, addr } = brokers[this.brokerIndex++ % brokers.length]!;
     const op = Operations.POP_MESSAGE;
@@ -353,19 +374,79 @@ export class SimpleConsumer {
       throw brokerErrorFromResponse(res, { addr, requestCode: op.code });
     }
     const h = decodeResponseHeader(op, res, addr);
-    const msgs = res.body ? decodeMessages(res.body) : [];
+    // Bodies stay compressed until every message has its receipt handle; then they inflate within
+    // the budget of one receive (maxInflatedBytesPerPull), the rest waits for the next receive().
+    const { messages: msgs, undecodable } = res.body ? decodeMessagesSkipping(res.body, { decompress: false }) : { messages: [], undecodable: [] };
+    for (const u of undecodable) {
+      this.events.undecodable(new UndecodableMessageError({
+        topic: this.o.topic, brokerName, queueId: u.queueId ?? -1, queueOffset: u.queueOffset ?? -1, physOffset: u.commitLogOffset,
+        recordIntact: u.recordIntact && u.queueOffset !== undefined, bytes: u.length, reason: u.reason, disposition: 'left-unacked',
+      }));
+    }
     this.metrics?.arrived(msgs, this.o.clock.now());
     assignReceiptHandles(msgs, h, brokerName, this.o.orderly);
-    const out: ReceivedMessage[] = [];
+    const popped: { msg: ReceivedMessage; invisibleUntil: number }[] = [];
     for (const m of msgs) {
       const r = m as MessageExt & { receiptHandle: string; brokerName: string };
       r.receiptHandle = m.properties.POP_CK!;
       r.brokerName = brokerName;
       r.topic = this.o.topic;
-      out.push(r);
+      popped.push({ msg: r, invisibleUntil: h.popTime + h.invisibleTime });
     }
-    log('popped %d from %s (%s), rest %d', out.length, brokerName, addr, h.restNum);
-    return out;
+    log('popped %d from %s (%s), rest %d', popped.length, brokerName, addr, h.restNum);
+    this.deferred = popped.concat(this.deferred);
+    return this.takeDeferred(maxMessages) ?? [];
+  }
+
+  /**
+   * Up to `max` messages of the deferred list, inflated within one budget; null when none is left
+   * (those whose invisible time ended are dropped: the broker hands them out again). A refused
+   * message (its body would inflate past maxInflatedBodyBytes, or does not inflate) is reported
+   * and left unacked: the broker redelivers it, then moves it to the DLQ (Apache's revive path).
+   */
+  private takeDeferred(max: number): ReceivedMessage[] | null {
+    for (;;) {
+      const now = this.o.clock.now();
+      const live = this.deferred.filter((d) => d.invisibleUntil > now);
+      if (live.length < this.deferred.length) log('%d popped messages became visible again before a receive() took them', this.deferred.length - live.length);
+      this.deferred = live;
+      if (live.length === 0) return null;
+      const take = live.slice(0, max).map((d) => d.msg);
+      const round = inflateMessages(take, 0, roundOptions(this.o.inflate));
+      countRound(this.inflateStats, round, round.end < take.length);
+      const refused = new Set<number>();
+      for (const r of round.refused) {
+        refused.add(r.index);
+        const m = take[r.index]!;
+        this.events.undecodable(new UndecodableMessageError({
+          topic: this.o.topic, brokerName: m.brokerName, queueId: m.queueId, queueOffset: m.queueOffset, physOffset: m.commitLogOffset,
+          recordIntact: true, bytes: m.storeSize, reason: refusalReason(r, this.o.inflate), disposition: 'left-unacked',
+          option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined, limit: r.tooLarge ? this.o.inflate.maxInflatedBodyBytes : undefined,
+        }));
+      }
+      this.deferred = live.slice(round.end);
+      const out: ReceivedMessage[] = [];
+      for (let i = 0; i < round.end; i++) if (!refused.has(i)) out.push(take[i]!);
+      if (out.length > 0) return out;
+    }
+  }
+
+  /**
+   * 'undecodable' (a popped message that cannot be decoded, e.g. a body over maxInflatedBodyBytes:
+   * left unacked, so the broker redelivers it and then moves it to the DLQ; also logged at warn).
+   * Returns the function that removes the listener.
+   */
+  on(event: 'undecodable', listener: (...args: PushConsumerEvents['undecodable']) => void): () => void {
+    this.events.on(event, listener);
+    return () => this.events.off(event, listener);
+  }
+
+  /**
+   * Inflation figures (bytes inflated, the most one receive inflated, budget cuts, refused
+   * messages) and how many popped messages wait for the next receive().
+   */
+  stats(): { inflate: InflateStats; deferred: number } {
+    return { inflate: { ...this.inflateStats }, deferred: this.deferred.length };
   }
 
   private brokerAddr(inst: MQClientInstance, brokerName: string): string {

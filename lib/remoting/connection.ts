@@ -43,6 +43,14 @@ export type RequestProcessor = (
 ) => Promise<RemotingCommand | null> | RemotingCommand | null;
 
 /**
+ * Runs before the processor of every request a server's connection receives (Java's server RPC
+ * hook, where the broker checks ACL): a command is the answer and the processor is not called
+ * (nothing is sent for a oneway request); null lets the request through.
+ * @category Remoting
+ */
+export type RequestGate = (request: RemotingCommand, conn: RemotingConnection) => RemotingCommand | null;
+
+/**
  * Options of one request: its timeout and a signal that aborts it (RemotingAbortError).
  * @category Remoting
  */
@@ -79,6 +87,8 @@ export interface RemotingConnectionOptions {
   beforeRequest?: (request: RemotingCommand, addr: string) => void;
   /** Looked up after the connection's own processors (the server's or client's shared table). */
   processors?: ReadonlyMap<number, RequestProcessor>;
+  /** Asked before any processor runs, for every request code (the broker's access control). */
+  requestGate?: RequestGate;
   /** Address to report for the peer; default the socket's remote address. */
   remoteAddress?: string;
   /**
@@ -190,6 +200,7 @@ export class RemotingConnection extends EventEmitter {
   private readonly clock: Clock;
   private readonly ownProcessors = new Map<number, RequestProcessor>();
   private readonly sharedProcessors: ReadonlyMap<number, RequestProcessor> | undefined;
+  private readonly requestGate: RequestGate | undefined;
   private readonly requestSerializeType: SerializeTypeName | undefined;
   private readonly responseSerializeType: SerializeTypeName | undefined;
   private readonly language: string | undefined;
@@ -233,6 +244,7 @@ export class RemotingConnection extends EventEmitter {
       options.remoteAddress ?? formatAddress(socket.remoteAddress ?? 'unknown', socket.remotePort ?? 0);
     this.decoder = new FrameDecoder({ maxFrameLength: options.maxFrameLength });
     this.sharedProcessors = options.processors;
+    this.requestGate = options.requestGate;
     this.requestSerializeType = options.requestSerializeType;
     this.responseSerializeType = options.responseSerializeType;
     this.language = options.language;
@@ -655,6 +667,13 @@ export class RemotingConnection extends EventEmitter {
       const held = this.out.bufferedBytes;
       if (held >= this.budget.maxOutputBytesPerConnection || this.budget.outputFull) {
         this.answerBusy(request, held);
+        return;
+      }
+    }
+    if (this.requestGate) {
+      const refusal = this.requestGate(request, this);
+      if (refusal !== null) {
+        this.answer(request, refusal);
         return;
       }
     }

@@ -13,7 +13,7 @@ import {
   type BufferBudgetOptions,
   type BufferBudgetStats,
 } from './buffer-budget.js';
-import { RemotingConnection, type RemotingConnectionOptions, type RequestProcessor } from './connection.js';
+import { RemotingConnection, type RemotingConnectionOptions, type RequestGate, type RequestProcessor } from './connection.js';
 
 const log = createDebug('rocketwire:remoting');
 
@@ -32,6 +32,8 @@ export interface RemotingServerOptions extends BufferBudgetOptions {
   maxQueuedFrames?: number;
   /** TCP keep-alive initial delay for accepted sockets. Default 30 000 ms. */
   keepAliveDelayMs?: number;
+  /** Asked before the processor of every request (the embedded broker's access control, lib/broker/acl). */
+  requestGate?: RequestGate;
   /**
    * Close accepted connections when nothing was read and no write completed for this long (Java:
    * serverChannelMaxIdleTimeSeconds, 120 s; the embedded broker and name server use 120 s). 0 or
@@ -123,6 +125,7 @@ export class RemotingServer extends EventEmitter {
     socket.setKeepAlive(true, this.options.keepAliveDelayMs ?? 30_000);
     const opts: RemotingConnectionOptions = {
       processors: this.processors,
+      requestGate: this.options.requestGate,
       requestSerializeType: this.options.serializeType,
       responseSerializeType: this.options.forceSerializeType ? (this.options.serializeType ?? 'JSON') : undefined,
       maxFrameLength: this.options.maxFrameLength,

@@ -5,7 +5,7 @@
 // group's offsets across a restart. A failing seed is rerun with HOSTILE_SEED=<seed>.
 import t from 'tap';
 import { Operations, RequestCode, ResponseCode, createRequest, decodeMessages, type RemotingCommand } from '../../protocol/internal.js';
-import { assertHealthy, baselineRequest, garbageFrames, mutateRequest, nameKeysOf, seededRandom, startHostileTarget, type HostileTarget } from './hostile.js';
+import { assertHealthy, baselineRequest, garbageFrames, mutateRequest, nameKeysOf, seededRandom, startHostileTarget, surfaceBaselines, type HostileTarget } from './hostile.js';
 import { heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
 
 const SEEDS = process.env.HOSTILE_SEED ? [Number(process.env.HOSTILE_SEED)] : [1, 13];
@@ -192,6 +192,21 @@ t.test('seeded mutations of every request code the broker and name server serve'
       const batch = Array.from({ length: MUTATIONS_PER_CODE }, () => mutateRequest(rng, base, nameKeysOf(op)));
       await target.sendBatch(batch, { to, timeoutMs: 2000 });
       await assertHealthy(t, target, { restart: true, label: `seed ${seed}, ${to} ${op.name}` });
+    }
+  }
+});
+
+t.test('issue 29 item 10: seeded mutations of the newer surfaces (transactions, timers, SQL92, POP, replies), from real state', async (t) => {
+  const target = await startHostileTarget({ enablePropertyFilter: true });
+  t.teardown(() => target.close());
+  const surfaces = await surfaceBaselines(target);
+  t.ok(surfaces.length >= 10, `${surfaces.length} surface requests built from a half message, a pop and the rest`);
+  for (const seed of SEEDS) {
+    const rng = seededRandom(seed);
+    for (const s of surfaces) {
+      const batch = Array.from({ length: MUTATIONS_PER_CODE }, () => mutateRequest(rng, s.base, s.nameKeys));
+      await target.sendBatch(batch, { timeoutMs: 2000 });
+      await assertHealthy(t, target, { restart: seed === SEEDS[0], label: `seed ${seed}, ${s.label}` });
     }
   }
 });

@@ -16,11 +16,14 @@ import * as path from 'node:path';
 import type { Test } from 'tap';
 import {
   FrameDecoder,
+  MessageSysFlag,
   Operations,
   RequestCode,
   ResponseCode,
   createRequest,
   decodeCommand,
+  decodeMessages,
+  encodeProperties,
   encodeCommand,
   isResponse,
   type RemotingCommand,
@@ -29,6 +32,7 @@ import { startBroker, type EmbeddedBroker, type StartBrokerOptions } from '../..
 import { Producer } from '../../lib/producer/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { checkGroupName, checkTopicName } from '../../protocol/resource-names.js';
+import { assignReceiptHandles } from '../../protocol/pop-extra-info.js';
 
 /** RSS of this process (broker and test share it) that no batch may leave behind. */
 export const DEFAULT_RSS_LIMIT_BYTES = 768 * 1024 * 1024;
@@ -528,4 +532,128 @@ export function garbageFrames(rng: () => number): Buffer[] {
     frame(escaping.length, escaping),
     Buffer.from(Array.from({ length: 64 }, () => Math.floor(rng() * 256))),
   ];
+}
+
+/** One request of a newer surface, built from real state of the target so that mutations reach past the first checks. */
+export interface SurfaceBaseline {
+  label: string;
+  base: RemotingCommand;
+  nameKeys: string[];
+}
+
+const SURFACE_TOPIC = 'HostileSurfaceT';
+const SURFACE_GROUP = 'HostileSurfaceG';
+const SURFACE_PGROUP = 'HostileSurfacePG';
+
+function surfaceSend(properties: Record<string, string>, o: { sysFlag?: number; code?: number; topic?: string } = {}): RemotingCommand {
+  return createRequest(o.code ?? RequestCode.SEND_MESSAGE, {
+    extFields: {
+      producerGroup: SURFACE_PGROUP,
+      topic: o.topic ?? SURFACE_TOPIC,
+      defaultTopic: 'TBW102',
+      defaultTopicQueueNums: '4',
+      queueId: '0',
+      sysFlag: String(o.sysFlag ?? 0),
+      bornTimestamp: String(Date.now()),
+      flag: '0',
+      properties: encodeProperties({ UNIQ_KEY: `7F00000100000000000000${String(++opaqueSeq).padStart(10, '0')}`, WAIT: 'true', ...properties }),
+      reconsumeTimes: '0',
+      unitMode: 'false',
+      batch: 'false',
+    },
+    body: Buffer.from('surface body'),
+  });
+}
+
+/**
+ * The requests of the surfaces that came after the first hostile rounds — transactions, timers,
+ * SQL92, POP, replies — each as a real client sends it against real state of `target` (a half
+ * message it stored, a receipt handle it was given), for the seeded mutations of
+ * hostile-client.test.ts. The property filter must be on for the SQL92 ones to reach the evaluator.
+ */
+export async function surfaceBaselines(target: HostileTarget): Promise<SurfaceBaseline[]> {
+  const out: SurfaceBaseline[] = [];
+  const must = async (label: string, cmd: RemotingCommand): Promise<RemotingCommand> => {
+    const r = await target.sendRaw(cmd, { timeoutMs: 5000 });
+    if (r === null || r.code !== ResponseCode.SUCCESS) throw new Error(`surface baseline ${label}: ${r?.code} ${r?.remark}`);
+    return r;
+  };
+  // messages with properties for SQL92, and one to pop
+  for (let i = 0; i < 4; i++) await must('message', surfaceSend({ a: String(i), b: 'x', TAGS: 't' }));
+
+  // transactions: a half message of SURFACE_PGROUP and its END_TRANSACTION
+  const half = await must('half', surfaceSend({ TRAN_MSG: 'true', PGROUP: SURFACE_PGROUP }, { sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE }));
+  const msgId = half.extFields!.msgId!;
+  out.push({
+    label: 'END_TRANSACTION of a real half message',
+    base: createRequest(RequestCode.END_TRANSACTION, {
+      extFields: {
+        producerGroup: SURFACE_PGROUP, tranStateTableOffset: half.extFields!.queueOffset!, commitLogOffset: BigInt('0x' + msgId.slice(-16)).toString(),
+        commitOrRollback: '8', fromTransactionCheck: 'false', msgId, transactionId: msgId, topic: SURFACE_TOPIC,
+      },
+    }),
+    nameKeys: ['producerGroup', 'topic', 'msgId', 'transactionId'],
+  });
+  out.push({ label: 'SEND of a half message', base: surfaceSend({ TRAN_MSG: 'true', PGROUP: SURFACE_PGROUP }, { sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE }), nameKeys: ['producerGroup', 'topic', 'properties'] });
+
+  // timers
+  out.push({ label: 'SEND of a timer message (TIMER_DELIVER_MS)', base: surfaceSend({ TIMER_DELIVER_MS: String(Date.now() + 3_600_000) }), nameKeys: ['topic', 'properties'] });
+  out.push({ label: 'SEND of a timer message (TIMER_DELAY_SEC)', base: surfaceSend({ TIMER_DELAY_SEC: '3600' }), nameKeys: ['topic', 'properties'] });
+
+  // SQL92: a pull that carries its expression, and a heartbeat that registers one
+  out.push({
+    label: 'PULL with a SQL92 expression',
+    base: createRequest(RequestCode.PULL_MESSAGE, {
+      extFields: {
+        consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: '0', queueOffset: '0', maxMsgNums: '4', sysFlag: '4', commitOffset: '-1',
+        suspendTimeoutMillis: '0', subscription: "a BETWEEN 1 AND 2 AND (b = 'x' OR TAGS IN ('t', 'u')) AND c IS NULL", subVersion: '1', expressionType: 'SQL92',
+      },
+    }),
+    nameKeys: ['consumerGroup', 'topic', 'subscription', 'expressionType'],
+  });
+  out.push({
+    label: 'HEART_BEAT with a SQL92 subscription',
+    base: createRequest(RequestCode.HEART_BEAT, {
+      body: Buffer.from(JSON.stringify({
+        clientID: 'hostile-surface-client',
+        consumerDataSet: [{ consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', consumeType: 'CONSUME_PASSIVELY', groupName: SURFACE_GROUP, messageModel: 'CLUSTERING', unitMode: false,
+          subscriptionDataSet: [{ classFilterMode: false, codeSet: [], expressionType: 'SQL92', subString: "a > 1 AND b = 'x'", subVersion: 1, tagsSet: [], topic: SURFACE_TOPIC }] }],
+        producerDataSet: [],
+      })),
+    }),
+    nameKeys: [],
+  });
+
+  // POP: a real pop, its receipt handle, and the ACK / CHANGE_MESSAGE_INVISIBLETIME of it
+  const popFields = { consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: '0', maxMsgNums: '1', invisibleTime: '60000', pollTime: '0', bornTime: String(Date.now()), initMode: '0' };
+  const pop = await must('pop', createRequest(RequestCode.POP_MESSAGE, { extFields: popFields }));
+  const popped = decodeMessages(pop.body!);
+  const h = pop.extFields!;
+  assignReceiptHandles(popped, { popTime: Number(h.popTime), invisibleTime: Number(h.invisibleTime), reviveQid: Number(h.reviveQid), startOffsetInfo: h.startOffsetInfo, msgOffsetInfo: h.msgOffsetInfo, orderCountInfo: h.orderCountInfo }, 'broker-a', false);
+  const m = popped[0]!;
+  const extraInfo = m.properties.POP_CK!;
+  out.push({ label: 'POP_MESSAGE', base: createRequest(RequestCode.POP_MESSAGE, { extFields: { ...popFields, bornTime: '0' } }), nameKeys: ['consumerGroup', 'topic'] });
+  out.push({
+    label: 'ACK_MESSAGE of a real receipt handle',
+    base: createRequest(RequestCode.ACK_MESSAGE, { extFields: { consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: String(m.queueId), extraInfo, offset: String(m.queueOffset) } }),
+    nameKeys: ['consumerGroup', 'topic', 'extraInfo'],
+  });
+  out.push({
+    label: 'CHANGE_MESSAGE_INVISIBLETIME of a real receipt handle',
+    base: createRequest(RequestCode.CHANGE_MESSAGE_INVISIBLETIME, {
+      extFields: { consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: String(m.queueId), extraInfo, offset: String(m.queueOffset), invisibleTime: '30000' },
+    }),
+    nameKeys: ['consumerGroup', 'topic', 'extraInfo'],
+  });
+
+  // replies: what a responder sends for a request it received
+  out.push({
+    label: 'SEND_REPLY_MESSAGE',
+    base: surfaceSend(
+      { CORRELATION_ID: 'hostile-correlation', REPLY_TO_CLIENT: 'hostile-surface-client', MSG_TYPE: 'reply', TTL: '3000', CLUSTER: 'DefaultCluster' },
+      { code: RequestCode.SEND_REPLY_MESSAGE, topic: 'DefaultCluster_REPLY_TOPIC' },
+    ),
+    nameKeys: ['producerGroup', 'topic', 'properties'],
+  });
+  return out;
 }

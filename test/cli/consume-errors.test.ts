@@ -136,7 +136,7 @@ t.test('the broker line repeats with back-off, counting the failures in between'
   t.same(rep.neverReached(), [], 'failing again after a pull reached it: still reached');
 });
 
-t.test('consume skips a poison message, says so on stderr and exits 1', async (t) => {
+t.test('consume sends a poison message back, says so on stderr and exits 1', async (t) => {
   const broker = await withBroker({ queues: 1 });
   t.teardown(() => broker.close());
   const topic = uniqueName('T');
@@ -149,8 +149,8 @@ t.test('consume skips a poison message, says so on stderr and exits 1', async (t
   t.match(r.stdout, /body="good-2"/);
   const lines = r.stderr.trimEnd().split('\n');
   t.equal(lines.length, 2, r.stderr);
-  t.match(lines[0], new RegExp(`^rocketwire consume: skipped the undecodable message at ${topic} broker-a/0@1 \\(commit-log offset \\d+\\): ZLIB`));
-  t.equal(lines[1], 'rocketwire consume: 1 undecodable message was skipped');
+  t.match(lines[0], new RegExp(`^rocketwire consume: sent back the undecodable message at ${topic} broker-a/0@1 \\(commit-log offset \\d+\\) \\(retry topic, then DLQ\\): ZLIB`));
+  t.equal(lines[1], 'rocketwire consume: 1 undecodable message was not consumed (see above)');
 });
 
 t.test('--from timestamp:MS names its range', async (t) => {

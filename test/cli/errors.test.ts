@@ -14,7 +14,7 @@ import {
 } from '../../lib/remoting/index.js';
 import { ClientOptionError, MQClientError, NameServerUnavailableError, ResponseFieldError, resolveClientOptions } from '../../lib/client/index.js';
 import { MessageValidationError, NoRouteError, ProducerOptionError, RequestTimeoutError, SendFailedError, resolveProducerOptions } from '../../lib/producer/index.js';
-import { FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
+import { CaptureOptionError, FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
 import { DoctorOptionError } from '../../lib/capture/doctor/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
@@ -52,6 +52,7 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['FilterSyntaxError', new FilterSyntaxError('m'), []],
   ['HexInputError', new HexInputError('m', 0), []],
   ['DoctorOptionError', new DoctorOptionError('slowResponseMs', 'm'), [OptionError]],
+  ['CaptureOptionError', new CaptureOptionError('maxFlows', 0, 1), [OptionError]],
   ['CliError', new CliError('m'), []],
   ['UsageError', new UsageError('m'), [CliError]],
   ['ConfigFileError', new ConfigFileError('/d/config/topics.json', 'm'), []],

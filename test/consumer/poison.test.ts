@@ -125,10 +125,12 @@ t.test('a poison message does not stop its queue: the consumer moves past it and
   t.equal(undecodable.length, 1, 'reported once');
   const e = undecodable[0]!;
   t.type(e, UndecodableMessageError);
-  t.match(e, { name: 'UndecodableMessageError', topic, brokerName: 'broker-a', queueId: 0, queueOffset: 2, recordIntact: true, reason: /ZLIB/ });
+  t.match(e, { name: 'UndecodableMessageError', topic, brokerName: 'broker-a', queueId: 0, queueOffset: 2, recordIntact: true, reason: /ZLIB/, disposition: 'sent-back', option: undefined });
   t.type(e.physOffset, 'number');
-  t.match(e.message, new RegExp(`^skipped the undecodable message at ${topic} broker-a/0@2 \\(commit-log offset \\d+\\): ZLIB`));
+  t.match(e.message, new RegExp(`^sent back the undecodable message at ${topic} broker-a/0@2 \\(commit-log offset \\d+\\) \\(retry topic, then DLQ\\): ZLIB`));
   t.equal(consumer.stats().pullErrors, 0, 'not a pull failure retried every second');
+  await until(() => consumer.stats().sendBackOk === 1, 'the poison message sent back (issue 29 H3: nothing passed that was neither consumed nor sent back)');
+  t.equal(consumer.stats().inflate.refusedCorrupt, 1);
   await consumer.shutdown();
   const rows = await brokerOffsets(broker.namesrv, topic, group);
   t.equal(rows[0]!.committed, 5, 'the committed offset passes the skipped message');

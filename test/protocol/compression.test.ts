@@ -8,6 +8,7 @@ import {
   compressionTypeOf,
   decompress,
   decompressBody,
+  InflatedBodyTooLargeError,
   ProtocolError,
   UnsupportedCompressionError,
 } from '../../protocol/index.js';
@@ -78,11 +79,11 @@ t.test('a zstd body that would decompress past 64 MiB is refused before it is de
   // 2.4 KB that would become 75 MiB
   const bomb = zstdRleFrame(600, 128 * 1024, 0);
   t.ok(bomb.length < 3000);
-  t.throws(() => decompress(bomb, 'ZSTD'), { name: 'ProtocolError', message: /ZSTD body: .*exceeds the 64 MiB limit/ });
-  t.throws(() => decompressBody(bomb, 0x201), ProtocolError, 'through the message path too');
+  t.throws(() => decompress(bomb, 'ZSTD'), { name: 'InflatedBodyTooLargeError', limit: 64 * 1024 * 1024, message: /ZSTD body: .*exceeds the limit of 67108864 bytes/ });
+  t.throws(() => decompressBody(bomb, 0x201), InflatedBodyTooLargeError, 'through the message path too');
   // two frames of 40 MiB each: each under the limit, together over it
   const two = Buffer.concat([zstdRleFrame(320, 128 * 1024, 1), zstdRleFrame(320, 128 * 1024, 2)]);
-  t.throws(() => decompress(two, 'ZSTD'), /exceeds the 64 MiB limit/);
+  t.throws(() => decompress(two, 'ZSTD'), /exceeds the limit of 67108864 bytes/);
   // a header declaring a 1 GiB window (fzstd would allocate it before decoding a byte)
   t.throws(() => decompress(zstdRleFrame(1, 10, 0, 30), 'ZSTD'), /window \(1073741824 bytes\) exceeds/);
 });
@@ -145,4 +146,19 @@ t.test('a small body in a frame of 4 MiB blocks does not reserve 4 MiB', async (
   const out = lz4FrameDecompress(fixture('small-default.lz4'));
   t.same(out, smallText());
   t.ok(out.buffer.byteLength < 64 * 1024, `backing store of ${out.buffer.byteLength} bytes`);
+});
+
+t.test('every codec stops at the limit it is given and says so with InflatedBodyTooLargeError', async (t) => {
+  const mib = Buffer.alloc(1024 * 1024, 0x61);
+  const zlib = deflateSync(mib);
+  t.equal(decompress(zlib, 'ZLIB', 0, 1024 * 1024).length, 1024 * 1024, 'exactly the limit is allowed');
+  t.throws(() => decompress(zlib, 'ZLIB', 100, 1024 * 1024 - 1), { name: 'InflatedBodyTooLargeError', codec: 'ZLIB', limit: 1024 * 1024 - 1, offset: 100 });
+  t.throws(() => decompressBody(zlib, 0x1, 0, 4096), InflatedBodyTooLargeError, 'through the message path');
+  const lz4 = lz4FrameStore(mib);
+  t.equal(decompress(lz4, 'LZ4', 0, 1024 * 1024).length, 1024 * 1024);
+  t.throws(() => decompress(lz4, 'LZ4', 0, 4096), { name: 'InflatedBodyTooLargeError', codec: 'LZ4', limit: 4096 });
+  t.throws(() => decompress(zstdRleFrame(8, 1000, 1, 10), 'ZSTD', 0, 7999), { name: 'InflatedBodyTooLargeError', codec: 'ZSTD', limit: 7999 });
+  t.equal(decompress(zstdRleFrame(8, 1000, 1, 10), 'ZSTD', 0, 8000).length, 8000);
+  // a corrupt body stays a plain ProtocolError: only a body over the limit is "too large"
+  t.throws(() => decompress(Buffer.from('not zlib'), 'ZLIB', 0, 10), { name: 'ProtocolError' });
 });

@@ -1,4 +1,5 @@
 import type { DecodedFrame } from '../capture-decoder.js';
+import type { CaptureProblem } from '../packet.js';
 import type { DoctorCheck } from './check.js';
 import { DuplicateDeliveryCheck } from './duplicate-delivery.js';
 import { ErrorResponseCheck } from './error-response.js';
@@ -26,6 +27,7 @@ export const DOCTOR_CHECKS = [
   'unanswered',
   'slow-response',
   'duplicate-delivery',
+  'flows-evicted',
 ] as const;
 
 /**
@@ -51,6 +53,8 @@ export class CaptureDoctor {
   private finished: Finding[] | null = null;
   /** Frames seen. */
   frames = 0;
+  /** Flows the decoder evicted past maxFlows (from its 'flow-evicted' problems): the first, the last, how many. */
+  private evicted: { firstMs: number; lastMs: number; flow: string | undefined; count: number } | null = null;
 
   constructor(options?: DoctorOptions) {
     this.ctx = new DoctorContext(resolveDoctorOptions(options));
@@ -69,6 +73,20 @@ export class CaptureDoctor {
   }
 
   /**
+   * A problem of the decoder (pass every one): flows it evicted past maxFlows are a finding of
+   * their own, 'flows-evicted', since their frames were cut and their requests left unpaired.
+   */
+  addProblem(p: CaptureProblem): void {
+    if (p.kind !== 'flow-evicted') return;
+    const ms = p.ts !== undefined ? p.ts * 1000 : this.ctx.lastMs;
+    if (this.evicted === null) this.evicted = { firstMs: ms, lastMs: ms, flow: p.flow, count: 1 };
+    else {
+      this.evicted.count++;
+      this.evicted.lastMs = Math.max(this.evicted.lastMs, ms);
+    }
+  }
+
+  /**
    * The findings: errors first, then by first time seen, check and summary (the same input gives
    * the same list). `endMs`: the capture's last packet time, when later than its last frame.
    */
@@ -77,6 +95,7 @@ export class CaptureDoctor {
     if (endMs !== undefined && Number.isFinite(endMs)) this.ctx.endAtLeast(endMs);
     const unanswered = this.pairing.unanswered();
     const all = this.checks.flatMap((c) => c.finish(this.ctx, unanswered));
+    if (this.evicted !== null) all.push(evictedFinding(this.evicted));
     all.sort(
       (a, b) =>
         (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1) ||
@@ -87,6 +106,20 @@ export class CaptureDoctor {
     this.finished = all;
     return all;
   }
+}
+
+function evictedFinding(e: { firstMs: number; lastMs: number; flow: string | undefined; count: number }): Finding {
+  return {
+    check: 'flows-evicted',
+    severity: 'warning',
+    summary: `${e.count} flow${e.count === 1 ? '' : 's'} evicted: more connections were open at once than the decoder tracks (maxFlows)`,
+    meaning:
+      'The decoder keeps state for at most maxFlows TCP flows (decode --max-flows, default 65536) and finished the least ' +
+      'recently active ones early: a frame they were inside is lost, their requests were forgotten (a later answer is unpaired) ' +
+      'and the other checks saw only part of those connections. A capture of a busy broker may need a higher limit; one of ' +
+      'hundreds of thousands of short flows is more often a scan or a SYN flood than RocketMQ clients.',
+    evidence: { firstMs: e.firstMs, lastMs: e.lastMs, ...(e.flow !== undefined ? { flow: e.flow.replace(' > ', ' -> ') } : {}), count: e.count },
+  };
 }
 
 /**

@@ -51,7 +51,7 @@ interface StatsJson {
   topics: string[];
   groups: string[];
   queues: StatsQueue[];
-  problems: { lost: number; incompleteFrames: number; bufferLimitDrops: number };
+  problems: { lost: number; incompleteFrames: number; bufferLimitDrops: number; flowsEvicted?: number };
 }
 
 /** What the page embeds as `<script type="application/json" id="data">`. */
@@ -210,6 +210,13 @@ export function renderReport(input: ReportInput): string {
       `${card('responses', s.responses, 'responses')}${card('unpairedResponses', s.unpairedResponses, 'unpaired responses')}${card('bytes', s.bytes, 'bytes')}` +
       `${card('queues', s.queues.length, 'consumer queues')}${card('problems.lost', s.problems.lost, 'problems that lost data')}${card('findings', findingCount, 'findings')}</div>`,
   );
+  const evicted = s.problems.flowsEvicted ?? 0;
+  if (evicted > 0) {
+    out.push(
+      `<p id="flows-evicted"><b data-field="problems.flowsEvicted">${evicted}</b> flows were evicted: the capture held more connections at once than the decoder tracks ` +
+        '(maxFlows, <code>decode --max-flows</code>); each was finished early, a frame it was inside is counted as lost, and its later frames were decoded as a new flow.</p>',
+    );
+  }
 
   // Findings first: they are why one opens the report.
   out.push('<h2 id="findings">Findings</h2>');
