@@ -143,7 +143,6 @@ export {
   ResponseFieldError,
   RouteLimitError,
   PullOffsetError,
-  BrokerRequestRefusedError,
   type ClientOptions,
 } from './client/index.js';
 
@@ -176,7 +175,6 @@ export {
   ProtocolError,
   FilterExpressionError,
   SqlParseError,
-  PropertiesLimitError,
   type MessageExt,
   type MessageQueue,
 } from '../protocol/index.js';

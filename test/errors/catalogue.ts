@@ -77,6 +77,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ConsumerOptionError: { args: () => ['o', 'm'], retriable: false },
   BrokerOptionError: { args: () => ['o', 'm'], retriable: false },
   DoctorOptionError: { args: () => ['o', 'm'], retriable: false },
+  CaptureOptionError: { args: () => ['maxFlows', 0, 1], retriable: false },
   ProtocolError: { args: () => ['m', 0], retriable: false },
   HeaderFieldError: { args: () => ['f', 'm'], retriable: false },
   UnsupportedCompressionError: { args: () => ['C', 0], retriable: false },
