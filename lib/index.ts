@@ -141,6 +141,8 @@ export {
   NameServerUnavailableError,
   ClientOptionError,
   ResponseFieldError,
+  RouteLimitError,
+  PullOffsetError,
   type ClientOptions,
 } from './client/index.js';
 
@@ -154,6 +156,7 @@ export {
   RemotingAbortError,
   RemotingBackpressureError,
   RemotingClientClosedError,
+  RemotingUnmatchedResponsesError,
   AddressError,
   BrokerError,
   type RemotingClientOptions,

@@ -174,6 +174,8 @@ export {
 export {
   encodeProperties,
   decodeProperties,
+  PropertiesLimitError,
+  MAX_PROPERTIES_ENTRIES,
   MAX_PROPERTIES_BYTES,
   type EncodePropertiesOptions,
 } from './properties.js';

@@ -1,3 +1,4 @@
+import { ProtocolError } from './errors.js';
 import { javaHashMapOrder } from './java-hash.js';
 import { putOwn } from './own-key.js';
 
@@ -10,6 +11,31 @@ const SEPARATOR = '\u0002';
 
 /** Largest properties string a broker accepts: it is stored behind a signed int16 length. */
 export const MAX_PROPERTIES_BYTES = 32767;
+
+/**
+ * Default of decodeProperties' `maxEntries`: twice what a stored properties string can hold (at
+ * most 32 767 bytes, 4 per shortest entry "a\u0001b\u0002": 8 191), so every message a broker can
+ * store decodes, while a properties string in a header (a pushed reply's, up to a 16 MiB frame)
+ * cannot make millions of entries.
+ */
+export const MAX_PROPERTIES_ENTRIES = 16_384;
+
+/**
+ * A properties string with more entries than decodeProperties' `maxEntries`: refused after
+ * counting `limit` + 1 of them (no more work than that). `field` is `properties`.
+ * @category Errors
+ */
+export class PropertiesLimitError extends ProtocolError {
+  override readonly name = 'PropertiesLimitError';
+  override readonly errorCode = 'ERR_PROPERTIES_LIMIT';
+  readonly field = 'properties';
+  readonly option = 'maxEntries';
+  readonly limit: number;
+  constructor(limit: number, length: number) {
+    super(`properties string of ${length} characters has more than maxEntries (${limit}) entries; refused`, 0);
+    this.limit = limit;
+  }
+}
 
 /** How encodeProperties writes a message's properties string (name\u0001value\u0002…). */
 export interface EncodePropertiesOptions {
@@ -62,15 +88,19 @@ for (const n of COMMON_NAMES) (NAMES_BY_FIRST[n.charCodeAt(0)] ??= []).push(n);
  * Java's MessageDecoder.string2messageProperties: split on \u0002; keep a segment only when it
  * has at least 3 characters and its first \u0001 is neither first nor last (empty names and empty
  * values are dropped); the value is everything after the first \u0001; a later duplicate wins.
+ * More than `maxEntries` entries (default MAX_PROPERTIES_ENTRIES) is a PropertiesLimitError.
  */
-export function decodeProperties(s: string): Record<string, string> {
+export function decodeProperties(s: string, options?: { maxEntries?: number }): Record<string, string> {
   const out: Record<string, string> = {};
   const len = s.length;
+  const maxEntries = options?.maxEntries ?? MAX_PROPERTIES_ENTRIES;
+  let entries = 0;
   let index = 0;
   while (index < len) {
     let next = s.indexOf(SEPARATOR, index);
     if (next < 0) next = len;
     if (next - index >= 3) {
+      if (++entries > maxEntries) throw new PropertiesLimitError(maxEntries, len);
       const kv = s.indexOf(NAME_VALUE, index);
       if (kv > index && kv < next - 1) {
         let name: string | undefined;

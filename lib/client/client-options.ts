@@ -111,7 +111,35 @@ export interface ClientOptions {
    * @default undefined (no namespace)
    */
   namespaceV2?: string;
+  /**
+   * Most queues a topic's route may describe: each QueueData's readQueueNums and writeQueueNums,
+   * and the larger of the two summed over the route (orderTopicConf's counts likewise). A route
+   * past it is refused with RouteLimitError naming the name server and the field, and the last good
+   * route stays in use. Real layouts stay far below (a topic with 1 024 queues on each of 64 broker
+   * groups holds 65 536).
+   * @default 131072
+   */
+  maxRouteQueues?: number;
+  /**
+   * Most BrokerDatas and QueueDatas a route may list, and addresses one BrokerData may hold;
+   * past it, RouteLimitError.
+   * @default 4096
+   */
+  maxRouteBrokers?: number;
+  /**
+   * A connection whose peer sends this many responses to requests never made on it (opaques it
+   * never sent; late answers to timed-out calls do not count) is closed with
+   * RemotingUnmatchedResponsesError, logged at warn; the next call opens a new one. 0 = never.
+   * Part of the shared client instance, like the clock.
+   * @default 1000
+   */
+  maxUnmatchedResponses?: number;
 }
+
+/** Default of ClientOptions.maxRouteQueues: twice 65 536, the layout the client must take. */
+export const DEFAULT_MAX_ROUTE_QUEUES = 131_072;
+/** Default of ClientOptions.maxRouteBrokers. */
+export const DEFAULT_MAX_ROUTE_BROKERS = 4096;
 
 /** ClientOptions with every default filled in. */
 export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl' | 'tls' | 'logger' | 'namesrvAddr'>> {
@@ -254,6 +282,9 @@ const CLIENT_OPTION_KEYS = [
   'clock',
   'namespaceV2',
   'logger',
+  'maxRouteQueues',
+  'maxRouteBrokers',
+  'maxUnmatchedResponses',
 ] as const satisfies readonly (keyof ClientOptions)[];
 
 /** Fills the defaults into fresh object and validates the ranges. */
@@ -288,6 +319,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     connectTimeoutMs: positiveInt('connectTimeoutMs', options.connectTimeoutMs, 3_000),
     clock: options.clock ?? systemClock,
     namespaceV2: resolveNamespace(options.namespaceV2, 'namespaceV2') ?? '',
+    maxRouteQueues: positiveInt('maxRouteQueues', options.maxRouteQueues, DEFAULT_MAX_ROUTE_QUEUES, 1024, 2 ** 30),
+    maxRouteBrokers: positiveInt('maxRouteBrokers', options.maxRouteBrokers, DEFAULT_MAX_ROUTE_BROKERS, 16, 2 ** 30),
+    maxUnmatchedResponses: positiveInt('maxUnmatchedResponses', options.maxUnmatchedResponses, 1000, 0, 2 ** 30),
   };
 }
 

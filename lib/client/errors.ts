@@ -67,3 +67,102 @@ export class ResponseFieldError extends MQClientError {
 function firstLine(s: string): string {
   return s.split('\n')[0] ?? s;
 }
+
+/**
+ * A name server's route for a topic carries a count past the client's bound (a QueueData's
+ * readQueueNums or writeQueueNums, the queues of the whole route, its brokers or a broker's
+ * addresses), or a count that is not a non-negative integer. The route is refused before any
+ * queue list is built from it (2^31 queues would be 2^31 objects); the last good route stays in
+ * use. `addr` is the name server, `field` the route field at fault, `value` what it said, `limit`
+ * the bound and `option` the client option that sets it (ClientOptions.maxRouteQueues /
+ * maxRouteBrokers). Not retriable: the same name server answers the same route.
+ * @category Errors
+ */
+export class RouteLimitError extends MQClientError {
+  override readonly name = 'RouteLimitError';
+  override readonly errorCode = 'ERR_ROUTE_LIMIT';
+  override readonly retriable: boolean = false;
+  readonly addr: string;
+  readonly topic: string;
+  readonly field: string;
+  readonly value: number;
+  readonly limit: number;
+  readonly option: string;
+  constructor(f: { addr: string; topic: string; field: string; value: number; limit: number; option: string }) {
+    const bad = !Number.isInteger(f.value) || f.value < 0;
+    super(
+      bad
+        ? `route of ${f.topic} from name server ${f.addr}: ${f.field} is ${f.value}, not an integer in [0, ${f.limit}]; route refused`
+        : `route of ${f.topic} from name server ${f.addr}: ${f.field} is ${f.value}, which exceeds ${f.option} (${f.limit}); ` +
+            `route refused; raise the option ${f.option} if the layout is real`,
+    );
+    this.addr = f.addr;
+    this.topic = f.topic;
+    this.field = f.field;
+    this.value = f.value;
+    this.limit = f.limit;
+    this.option = f.option;
+  }
+}
+
+/**
+ * A broker's pull answer whose offsets cannot be true: `nextBeginOffset` before the offset asked
+ * for (it would move the consumer backwards and deliver again what it consumed) or negative, past
+ * the queue's `maxOffset` on a FOUND answer, `minOffset` above `maxOffset`, an OFFSET_ILLEGAL
+ * correction outside [minOffset, maxOffset], or a message whose queue offset lies outside the
+ * range the pull covers (committed, it would carry the offset past messages never consumed). The
+ * pull fails with this error and the consumer's position does not move; it pulls the same offset
+ * again after its back-off. `addr` is the broker, `field` the header field or `queueOffset` of a
+ * message, `value` what the broker said, `requestOffset` the offset asked for.
+ * @category Errors
+ */
+export class PullOffsetError extends MQClientError {
+  override readonly name = 'PullOffsetError';
+  override readonly errorCode = 'ERR_PULL_OFFSET';
+  /** The broker may answer sensibly next time (a slave that caught up, a restarted master). */
+  override readonly retriable: boolean = true;
+  readonly addr: string;
+  readonly topic: string;
+  readonly queueId: number;
+  readonly field: string;
+  readonly value: number;
+  readonly requestOffset: number;
+  constructor(f: { addr: string; topic: string; queueId: number; field: string; value: number; requestOffset: number; why: string }) {
+    super(`pull of ${f.topic}/${f.queueId} at offset ${f.requestOffset} from ${f.addr}: ${f.field} ${f.value} ${f.why}; answer refused, the offset stays at ${f.requestOffset}`);
+    this.addr = f.addr;
+    this.topic = f.topic;
+    this.queueId = f.queueId;
+    this.field = f.field;
+    this.value = f.value;
+    this.requestOffset = f.requestOffset;
+  }
+}
+
+/**
+ * A request a broker sent to this client was refused because it cannot be right: a
+ * RESET_CONSUMER_CLIENT_OFFSET whose offset is negative or outside the queue's [min, max] offsets
+ * on its broker (or whose table is larger than maxRouteQueues), a CONSUME_MESSAGE_DIRECTLY for a
+ * topic the group does not subscribe. Logged at warn through the client's logger (and, for
+ * CONSUME_MESSAGE_DIRECTLY, its message is the answer's remark); nothing is changed. `addr` is the
+ * broker that sent it, `requestCode` the request, `field` the part at fault and `value` what it said.
+ * @category Errors
+ */
+export class BrokerRequestRefusedError extends MQClientError {
+  override readonly name = 'BrokerRequestRefusedError';
+  override readonly errorCode = 'ERR_BROKER_REQUEST_REFUSED';
+  override readonly retriable: boolean = false;
+  readonly addr: string;
+  readonly requestCode: number;
+  readonly field: string;
+  readonly value: string;
+  /** The option that bounds it, when a limit was passed. */
+  readonly option: string | undefined;
+  constructor(f: { addr: string; requestCode: number; field: string; value: string | number; why: string; option?: string }) {
+    super(`${requestCodeName(f.requestCode)} from ${f.addr} refused: ${f.field} ${f.value} ${f.why}`);
+    this.addr = f.addr;
+    this.requestCode = f.requestCode;
+    this.field = f.field;
+    this.value = String(f.value);
+    this.option = f.option;
+  }
+}

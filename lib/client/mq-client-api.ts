@@ -1,6 +1,9 @@
 import {
   decodeMessages,
+  MESSAGE_MAGIC_CODE_V1,
+  MESSAGE_MAGIC_CODE_V2,
   Operations,
+  storedMessageSize,
   ResponseCode,
   type MessageExt,
   type MessageQueue,
@@ -11,6 +14,7 @@ import {
   type RemotingCommand,
 } from '../../protocol/index.js';
 import { brokerErrorFromResponse, type RemotingClient } from '../remoting/index.js';
+import { PullOffsetError } from './errors.js';
 import {
   decodeResponseHeader,
   invokeOperation,
@@ -199,6 +203,7 @@ export class MQClientAPI {
     const status = PULL_STATUS[res.code];
     if (status === undefined) throw brokerErrorFromResponse(res, { addr: brokerAddr, requestCode: op.code });
     const h = decodeResponseHeader(op, res, brokerAddr);
+    checkPullOffsets(brokerAddr, header, status, h, res.remark, status === 'FOUND' ? res.body : null);
     return new DecodedPullResult(
       status, h.nextBeginOffset, h.minOffset, h.maxOffset, h.suggestWhichBrokerId,
       status === 'FOUND' ? res.body : null,
@@ -228,4 +233,60 @@ export class MQClientAPI {
 
 function updateOffsetHeader(group: string, mq: MessageQueue, commitOffset: number): OperationRequest<typeof Operations.UPDATE_CONSUMER_OFFSET> {
   return { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, commitOffset, bname: mq.brokerName };
+}
+
+const TWO_32 = 4294967296;
+const MIN_RECORD = storedMessageSize(0, 0, 0);
+
+/**
+ * Refuses a pull answer whose offsets cannot be true, before the consumer moves to them
+ * (PullOffsetError naming the broker and the field; the consumer pulls the same offset again
+ * after its back-off). What a 4.9 or 5.x broker sends always passes:
+ * * nextBeginOffset is never negative;
+ * * FOUND, NO_NEW_MSG and NO_MATCHED_MSG never move backwards (the store's nextBeginOffset is the
+ *   offset asked for plus the entries it scanned, or that offset itself; a slave that cannot check
+ *   offsets answers the offset asked for), and FOUND never passes maxOffset;
+ * * OFFSET_ILLEGAL corrects to an offset inside [minOffset, maxOffset], and moves backwards only
+ *   from past the queue's end (a broker that lost data) or for 5.x's OFFSET_RESET (an
+ *   administrator's reset);
+ * * every message of a FOUND body has a queue offset in [offset asked for, nextBeginOffset):
+ *   committed, one past it would carry the offset beyond messages never consumed.
+ * Java's client checks none of it (PullAPIWrapper.processPullResult takes nextBeginOffset as it
+ * comes, and the consumer commits it on NO_NEW_MSG).
+ */
+export function checkPullOffsets(
+  addr: string,
+  req: Pick<PullMessageRequest, 'topic' | 'queueId' | 'queueOffset'>,
+  status: PullStatus,
+  h: { nextBeginOffset: number; minOffset: number; maxOffset: number },
+  remark: string | null,
+  body: Buffer | null,
+): void {
+  const o = req.queueOffset;
+  const next = h.nextBeginOffset;
+  const refuse = (field: string, value: number, why: string): never => {
+    throw new PullOffsetError({ addr, topic: req.topic, queueId: req.queueId, field, value, requestOffset: o, why });
+  };
+  if (next < 0) refuse('nextBeginOffset', next, 'is negative');
+  if (status === 'OFFSET_ILLEGAL') {
+    if (h.minOffset < 0 || h.minOffset > h.maxOffset) refuse('minOffset', h.minOffset, `is not in [0, maxOffset ${h.maxOffset}]`);
+    if (next < h.minOffset || next > h.maxOffset) refuse('nextBeginOffset', next, `is outside the queue [${h.minOffset}, ${h.maxOffset}]`);
+    if (next < o && o <= h.maxOffset && remark !== 'OFFSET_RESET') refuse('nextBeginOffset', next, `moves backwards though the offset asked for is inside the queue [${h.minOffset}, ${h.maxOffset}]`);
+    return;
+  }
+  if (next < o) refuse('nextBeginOffset', next, 'is before the offset asked for');
+  if (status !== 'FOUND') return;
+  if (next > h.maxOffset) refuse('nextBeginOffset', next, `is past the queue's maxOffset ${h.maxOffset}`);
+  if (body === null) return;
+  // Record headers only (size, magic code, queue offset): what does not frame is left to the decoder.
+  let p = 0;
+  while (body.length - p >= MIN_RECORD) {
+    const size = body.readInt32BE(p);
+    const magic = body.readInt32BE(p + 4);
+    if ((magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) || size < MIN_RECORD || size > body.length - p) break;
+    const hi = body.readInt32BE(p + 20);
+    const q = hi * TWO_32 + body.readUInt32BE(p + 24);
+    if (q < o || q >= next) refuse('queueOffset', q, `of the message at byte ${p} is outside the pull's range [${o}, ${next})`);
+    p += size;
+  }
 }

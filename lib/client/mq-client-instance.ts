@@ -9,6 +9,7 @@ import {
   queueKey,
   ResponseCode,
   type HeartbeatData,
+  type MessageExt,
   type RemotingCommand,
   type TopicRouteData,
 } from '../../protocol/internal.js';
@@ -21,8 +22,9 @@ import {
   type ResolvedClientOptions,
 } from './client-options.js';
 import type { ConsumerInner } from './consumer-inner.js';
-import { MQClientError, NameServerUnavailableError } from './errors.js';
+import { BrokerRequestRefusedError, MQClientError, NameServerUnavailableError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
+import { checkTopicRoute } from './topic-route.js';
 import { MQClientAPI } from './mq-client-api.js';
 import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply } from './operation-call.js';
 import { registerReplyMessageProcessor, type ReplyListener } from './reply-message.js';
@@ -50,7 +52,7 @@ export type RouteListener = (topic: string, route: TopicRouteData) => void;
 const instances = new Map<string, MQClientInstance>();
 
 /** Options every client of one shared instance must agree on (its one RemotingClient uses them). */
-const SHARED_CONNECTION_OPTIONS = ['serializeType', 'connectTimeoutMs', 'tls', 'acl', 'language', 'version'] as const;
+const SHARED_CONNECTION_OPTIONS = ['serializeType', 'connectTimeoutMs', 'tls', 'acl', 'language', 'version', 'maxUnmatchedResponses'] as const;
 
 function sameOption(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -96,6 +98,8 @@ export class MQClientInstance extends MQClientAPI {
    * distinct one (lib/logger.ts).
    */
   readonly logger = new LoggerSet();
+  /** Name server and topic ("addr\0topic") whose last route was refused (RouteLimitError): logged once. */
+  private readonly routesRefused = new Set<string>();
   /** Name servers whose last request failed: an episode is logged when it starts and when it ends. */
   private readonly namesrvFailing = new Set<string>();
   private readonly namesrvListeners = new Set<(status: NameServerStatus) => void>();
@@ -145,6 +149,7 @@ export class MQClientInstance extends MQClientAPI {
       language: options.language,
       version: options.version,
       clock: options.clock,
+      maxUnmatchedResponses: options.maxUnmatchedResponses,
     });
     super({
       remoting,
@@ -167,6 +172,7 @@ export class MQClientInstance extends MQClientAPI {
     // Java 5.x's channel event listener (enableHeartbeatChannelEventListener, on by default): a new
     // connection to a known broker gets a heartbeat at once, then the consumers rebalance
     remoting.onConnected((addr) => this.onBrokerConnected(addr));
+    remoting.onPeerMisbehaved((err) => this.logger.warn(err.message));
   }
 
   /** Starts the scheduled tasks once; later calls resolve at once. */
@@ -219,6 +225,11 @@ export class MQClientInstance extends MQClientAPI {
    * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
    */
   async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs, quiet = false): Promise<RemotingCommand> {
+    return (await this.invokeNameServerFrom(request, timeoutMs, quiet)).res;
+  }
+
+  /** invokeNameServer, with the address of the name server that answered. */
+  private async invokeNameServerFrom(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs, quiet = false): Promise<{ res: RemotingCommand; addr: string }> {
     const addrs = this.options.namesrvAddrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
@@ -228,7 +239,7 @@ export class MQClientInstance extends MQClientAPI {
         const res = await this.remoting.invoke(addr, request, { timeoutMs });
         this.namesrvIndex = idx;
         this.nameServerAnswered(addr);
-        return res;
+        return { res, addr };
       } catch (err) {
         log('name server %s failed: %s', addr, (err as Error).message);
         failures.push({ addr, error: err as Error });
@@ -297,12 +308,24 @@ export class MQClientInstance extends MQClientAPI {
   /** GET_ROUTEINFO_BY_TOPIC without touching the caches (used for the TBW102 template route). */
   async queryTopicRoute(topic: string): Promise<TopicRouteData> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    const res = await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx));
+    const { res, addr } = await this.invokeNameServerFrom(operationRequest(op, { topic }, undefined, this.ctx));
     // Errors say "name server" rather than the address, as they always have.
     const route = readReply(op, res, 'name server').body;
     if (route === null) {
       throw new BrokerError(ResponseCode.TOPIC_NOT_EXIST, `empty route for topic ${topic}`, { requestCode: op.code });
     }
+    try {
+      checkTopicRoute(topic, route, addr, this.options);
+    } catch (err) {
+      // Once per name server and topic until a good route comes: the periodic refresh asks every 30 s.
+      const key = `${addr}\u0000${topic}`;
+      if (!this.routesRefused.has(key)) {
+        this.routesRefused.add(key);
+        this.logger.warn((err as Error).message);
+      }
+      throw err;
+    }
+    this.routesRefused.delete(`${addr}\u0000${topic}`);
     this.mergeBrokerAddrs(route);
     return route;
   }
@@ -582,12 +605,17 @@ export class MQClientInstance extends MQClientAPI {
       return createResponse(req, ResponseCode.SUCCESS, { body: c.runningInfo() });
     });
     const direct = Operations.CONSUME_MESSAGE_DIRECTLY;
-    this.remoting.registerProcessor(direct.code, async (req) => {
+    this.remoting.registerProcessor(direct.code, async (req, conn) => {
       const h = direct.request.decode(req.extFields);
       const c = this.consumers.get(h.consumerGroup);
       if (!c) return groupNotExist(req, h.consumerGroup);
       const msg = req.body ? decodeMessages(req.body)[0] : undefined;
       if (!msg) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'no message in the request body' });
+      const refused = directTopicRefused(conn.remoteAddress, h.consumerGroup, msg, c);
+      if (refused) {
+        this.logger.warn(refused.message);
+        return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: refused.message });
+      }
       const result = await c.consumeMessageDirectly(msg, h.brokerName ?? '');
       return createResponse(req, ResponseCode.SUCCESS, { body: direct.responseBody.encode(result) });
     });
@@ -600,7 +628,7 @@ export class MQClientInstance extends MQClientAPI {
     });
     this.remoting.registerProcessor(Operations.CHECK_TRANSACTION_STATE.code, (req, conn) => serveCheckTransactionState(req, conn.remoteAddress, this.transactionCheckers));
     const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
-    this.remoting.registerProcessor(reset.code, async (req) => {
+    this.remoting.registerProcessor(reset.code, async (req, conn) => {
       const { group, topic } = reset.request.decode(req.extFields);
       const c = this.consumers.get(group);
       if (!c) {
@@ -611,9 +639,52 @@ export class MQClientInstance extends MQClientAPI {
       if (req.body && req.body.length > 0) {
         for (const [mq, offset] of reset.requestBody.decode(req.body).offsetTable) offsets.set(queueKey(mq), offset);
       }
+      try {
+        await this.checkResetOffsets(conn.remoteAddress, group, topic, offsets, c);
+      } catch (err) {
+        this.logger.warn((err as Error).message);
+        return null;
+      }
       await c.resetOffset(topic, offsets);
       return null;
     });
+  }
+
+  /**
+   * RESET_CONSUMER_CLIENT_OFFSET as Java's resetOffset semantics allow it: each offset of a queue
+   * the consumer holds lies within the queue's [minOffset, maxOffset] on its broker (what the
+   * broker's own resetOffsetByTimestamp computes: a search clamped to the queue), else the whole
+   * reset is refused (BrokerRequestRefusedError) and no offset moves. A table larger than
+   * maxRouteQueues is refused before anything is asked. Java's client applies any offset it is sent.
+   */
+  private async checkResetOffsets(addr: string, group: string, topic: string, offsets: Map<string, number>, c: ConsumerInner): Promise<void> {
+    const code = Operations.RESET_CONSUMER_CLIENT_OFFSET.code;
+    const refuse = (field: string, value: string | number, why: string, option?: string): never => {
+      throw new BrokerRequestRefusedError({ addr, requestCode: code, field, value, why: `${why} (group ${group}, topic ${topic}); the offsets stay where they are`, option });
+    };
+    if (offsets.size > this.options.maxRouteQueues) {
+      refuse('offsetTable.size', offsets.size, `exceeds maxRouteQueues (${this.options.maxRouteQueues}); raise the option maxRouteQueues`, 'maxRouteQueues');
+    }
+    for (const [key, offset] of offsets) {
+      if (!Number.isSafeInteger(offset) || offset < 0) refuse(`offsetTable[${key}]`, offset, 'is not an offset (a non-negative integer below 2^53)');
+    }
+    const held = c.consumerStatus(topic).filter(([mq]) => offsets.has(queueKey(mq)));
+    await Promise.all(
+      held.map(async ([mq]) => {
+        const key = queueKey(mq);
+        const offset = offsets.get(key)!;
+        const brokerAddr = this.findBrokerAddress(mq.brokerName) ?? addr;
+        let min: number;
+        let max: number;
+        try {
+          [min, max] = await Promise.all([this.getMinOffset(brokerAddr, mq), this.getMaxOffset(brokerAddr, mq)]);
+        } catch (err) {
+          refuse(`offsetTable[${key}]`, offset, `cannot be checked: the queue's min/max offsets from ${brokerAddr} failed: ${(err as Error).message.split('\n')[0]}`);
+          return;
+        }
+        if (offset < min || offset > max) refuse(`offsetTable[${key}]`, offset, `is outside the queue's [${min}, ${max}] on ${brokerAddr}`);
+      }),
+    );
   }
 }
 
@@ -625,6 +696,24 @@ export class MQClientInstance extends MQClientAPI {
 function encodeGetConsumerStatusBody(table: [MessageQueue, number][]): Buffer {
   const messageQueueTable = new Map(table.map(([mq, offset]) => [messageQueueToJson(mq), offset]));
   return Buffer.from(toJavaJson({ consumerTable: {}, messageQueueTable }, { nonStandard: true }), 'utf8');
+}
+
+/**
+ * CONSUME_MESSAGE_DIRECTLY hands a message to the group's handler: only one of a topic the group
+ * subscribes (its own retry topic included, whose messages carry RETRY_TOPIC, the topic they were
+ * first sent to). Anything else would run the application's handler on a message it never asked
+ * for. Java's consumeMessageDirectly does not look.
+ */
+function directTopicRefused(addr: string, group: string, msg: MessageExt, c: ConsumerInner): BrokerRequestRefusedError | null {
+  const topics = new Set(c.subscriptions().map((s) => s.topic));
+  if (topics.has(msg.topic)) return null;
+  return new BrokerRequestRefusedError({
+    addr,
+    requestCode: Operations.CONSUME_MESSAGE_DIRECTLY.code,
+    field: 'topic',
+    value: msg.topic,
+    why: `is not subscribed by consumer group ${group}; the message was not handed to the handler`,
+  });
 }
 
 /** Java's answer for a group this process does not hold. */

@@ -70,14 +70,14 @@ export function replyMessageFromPush(req: RemotingCommand, receivedAt: number): 
  */
 export function registerReplyMessageProcessor(remoting: RemotingClient, listeners: ReadonlySet<ReplyListener>, clock: Clock): void {
   const op = Operations.PUSH_REPLY_MESSAGE_TO_CLIENT;
-  remoting.registerProcessor(op.code, (req) => {
+  remoting.registerProcessor(op.code, (req, conn) => {
     const receivedAt = clock.now();
     op.request.decode(req.extFields);
     let reply: MessageExt;
     try {
       reply = replyMessageFromPush(req, receivedAt);
     } catch (err) {
-      log('PUSH_REPLY_MESSAGE_TO_CLIENT: %s', (err as Error).message);
+      log('PUSH_REPLY_MESSAGE_TO_CLIENT from %s: %s', conn.remoteAddress, (err as Error).message);
       return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'process reply message fail' });
     }
     let taken = false;

@@ -57,6 +57,11 @@ export class RebalancePushImpl {
   readonly processQueueTable = new Map<string, { mq: MessageQueue; pq: ProcessQueue }>();
   private running: Promise<boolean> | null = null;
   private again = false;
+  /**
+   * Rounds run (rebalanceOnce) and rounds asked for (doRebalance calls): a storm of
+   * NOTIFY_CONSUMER_IDS_CHANGED asks many times, runs one round at a time and at most one more.
+   */
+  readonly counts = { requested: 0, runs: 0 };
   /** Delayed oneway unlocks of removed orderly queues (timer → queue), flushed at shutdown. */
   private readonly pendingUnlocks = new Map<ClockTimer, MessageQueue>();
   private stopped = false;
@@ -71,6 +76,7 @@ export class RebalancePushImpl {
    */
   doRebalance(): Promise<boolean> {
     if (this.stopped) return Promise.resolve(true);
+    this.counts.requested++;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -80,6 +86,7 @@ export class RebalancePushImpl {
       try {
         do {
           this.again = false;
+          this.counts.runs++;
           balanced = await this.rebalanceOnce();
         } while (this.again && !this.stopped);
       } finally {

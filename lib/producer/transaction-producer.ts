@@ -109,6 +109,12 @@ export interface TransactionStats {
   checkFailures: number;
   /** Check-backs dropped because checkRequestHoldMax were waiting. */
   checksDropped: number;
+  /**
+   * Check-backs not run because a check of the same half message (same transactionId, else
+   * UNIQ_KEY, else commit-log offset) was already waiting or running: a waiting one takes the
+   * newer request's fields, a running one's answer covers it.
+   */
+  checksCoalesced: number;
 }
 
 const STATE_FLAG: Record<LocalTransactionState, number> = {
@@ -138,6 +144,21 @@ interface PendingCheck {
   brokerAddr: string;
   msg: MessageExt;
   header: CheckTransactionStateRequestHeader & { bname?: string };
+  /** In the queue, not yet handed to the listener. */
+  waiting?: boolean;
+  /** Its checkKey when it was taken on (the entry of checksByKey it owns). */
+  key?: string;
+}
+
+/**
+ * Which half message a check is about: its transactionId (the broker's check header, the
+ * producer's UNIQ_KEY of the half), else the message's UNIQ_KEY, else its commit-log offset on
+ * that broker. A broker's check round re-stores the half under a new commit-log offset, so the
+ * offset is the last resort.
+ */
+function checkKey(c: PendingCheck): string {
+  const id = c.header.transactionId ?? c.msg.properties.UNIQ_KEY;
+  return id !== undefined && id !== '' ? `id:${id}` : `at:${c.brokerAddr}@${c.header.commitLogOffset}`;
 }
 
 /**
@@ -163,7 +184,10 @@ export class TransactionProducer extends Producer {
     checked: { COMMIT_MESSAGE: 0, ROLLBACK_MESSAGE: 0, UNKNOW: 0 },
     checkFailures: 0,
     checksDropped: 0,
+    checksCoalesced: 0,
   };
+  /** The checks waiting or running, by half message (checkKey): at most one of each at a time. */
+  private readonly checksByKey = new Map<string, PendingCheck>();
 
   constructor(options: TransactionProducerOptions) {
     const { transactionListener, checkTimeoutMs, checkConcurrency, checkRequestHoldMax, ...producerOptions } = options;
@@ -190,6 +214,7 @@ export class TransactionProducer extends Producer {
     if (this.accepting) {
       this.accepting = false;
       this.queue.length = 0;
+      this.checksByKey.clear();
       this.clientInstance.transactionCheckers.delete(this.options.group);
     }
     return super.shutdown(options);
@@ -198,7 +223,7 @@ export class TransactionProducer extends Producer {
   /** Transactions ended and check-backs answered since start, by state. */
   transactionStats(): TransactionStats {
     const c = this.txCounters;
-    return { ended: { ...c.ended }, checked: { ...c.checked }, checkFailures: c.checkFailures, checksDropped: c.checksDropped };
+    return { ended: { ...c.ended }, checked: { ...c.checked }, checkFailures: c.checkFailures, checksDropped: c.checksDropped, checksCoalesced: c.checksCoalesced };
   }
 
   /**
@@ -287,26 +312,52 @@ export class TransactionProducer extends Producer {
 
   // ---------------------------------------------------------------- check-backs
 
+  /**
+   * A broker's check-back. A half message is checked at most once at a time: a broker that repeats
+   * the check of one half (a check round per minute, or a flood) while it waits or runs is folded
+   * into it (checksCoalesced), so the listener is never called twice at once for one transaction
+   * and the queue holds one entry per half. Java's producer queues every request
+   * (checkRequestHoldMax 2000) and calls the listener once per request, duplicates included.
+   */
   private onCheck(check: PendingCheck): void {
     if (!this.accepting) return;
+    const key = checkKey(check);
+    check.key = key;
+    const same = this.checksByKey.get(key);
+    if (same !== undefined) {
+      this.txCounters.checksCoalesced++;
+      // Still waiting: answer the newest request (its offsets and broker), not the older one.
+      if (same.waiting) {
+        same.brokerAddr = check.brokerAddr;
+        same.msg = check.msg;
+        same.header = check.header;
+      }
+      log('check of %s coalesced with the one %s', check.msg.msgId, same.waiting ? 'waiting' : 'running');
+      return;
+    }
     if (this.active >= this.checkConcurrency) {
       if (this.queue.length >= this.checkRequestHoldMax) {
         this.txCounters.checksDropped++;
         log('check of %s dropped: %d checks waiting (checkRequestHoldMax)', check.msg.msgId, this.queue.length);
         return;
       }
+      check.waiting = true;
+      this.checksByKey.set(key, check);
       this.queue.push(check);
       return;
     }
+    this.checksByKey.set(key, check);
     this.runCheck(check);
   }
 
   private runCheck(check: PendingCheck): void {
     this.active++;
+    check.waiting = false;
     this.answerCheck(check)
       .catch((err: unknown) => log('check of %s failed: %s', check.msg.msgId, describe(err)))
       .finally(() => {
         this.active--;
+        if (check.key !== undefined && this.checksByKey.get(check.key) === check) this.checksByKey.delete(check.key);
         const next = this.accepting ? this.queue.shift() : undefined;
         if (next) this.runCheck(next);
       });

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { signRequest, type AclCredentials } from './acl.js';
 import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
-import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError } from './errors.js';
+import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError, type RemotingError } from './errors.js';
 import { RemotingObservers, requestTimeoutEvent, safely, type RemotingObserver } from './events.js';
 
 /**
@@ -102,6 +102,13 @@ export interface RemotingClientOptions {
    */
   idleTimeoutMs: number;
   /**
+   * Close a connection whose peer sent this many responses to requests never made on it (opaques
+   * it never sent; late answers to calls that timed out or were aborted do not count), with
+   * RemotingUnmatchedResponsesError; the next call opens a new one. 0 = never.
+   * @default 1000
+   */
+  maxUnmatchedResponses: number;
+  /**
    * Call timeouts, reconnect back-off and elapsed times run on this clock.
    * @default systemClock
    */
@@ -127,6 +134,7 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
     maxReconnectBackoffMs: 3_000,
     keepAliveDelayMs: 30_000,
     idleTimeoutMs: 120_000,
+    maxUnmatchedResponses: 1000,
     clock: systemClock,
   };
 }
@@ -157,6 +165,7 @@ export class RemotingClient {
    * path when no application listens.
    */
   private connectedHook: ((brokerAddr: string) => void) | null = null;
+  private misbehavedHook: ((err: RemotingError) => void) | null = null;
   private readonly poolObserver: RemotingObserver = {
     connected: (e) => {
       const hook = this.connectedHook;
@@ -176,6 +185,7 @@ export class RemotingClient {
     checkInt('maxReconnectBackoffMs', o.maxReconnectBackoffMs, o.reconnectBackoffMs);
     checkInt('version', o.version, 0, 0xffff);
     checkInt('idleTimeoutMs', o.idleTimeoutMs, 0);
+    checkInt('maxUnmatchedResponses', o.maxUnmatchedResponses, 0);
     if (o.acquireTimeoutMs !== undefined) checkInt('acquireTimeoutMs', o.acquireTimeoutMs, 1);
     if (o.serializeType !== 'JSON' && o.serializeType !== 'ROCKETMQ') {
       throw new OptionError('serializeType', `RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
@@ -210,6 +220,11 @@ export class RemotingClient {
       processors: this.processors,
       beforeRequest,
       clock: o.clock,
+      maxUnmatchedResponses: o.maxUnmatchedResponses,
+      onPeerMisbehaved: (err) => {
+        const hook = this.misbehavedHook;
+        if (hook) safely(() => hook(err));
+      },
     };
   }
 
@@ -241,6 +256,14 @@ export class RemotingClient {
   /** Calls `hook` with the address of every connection opened (one hook: the client instance's heartbeat on a new connection). */
   onConnected(hook: ((brokerAddr: string) => void) | null): void {
     this.connectedHook = hook;
+  }
+
+  /**
+   * Calls `hook` when a connection is closed because its peer broke the protocol (today:
+   * RemotingUnmatchedResponsesError): the client instance logs it through its logger.
+   */
+  onPeerMisbehaved(hook: ((err: RemotingError) => void) | null): void {
+    this.misbehavedHook = hook;
   }
 
   /**

@@ -17,7 +17,7 @@ import {
 } from '../../protocol/internal.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import type { BufferBudget } from './buffer-budget.js';
-import { RemotingAbortError, RemotingBackpressureError, RemotingClosedError, RemotingConnectError, RemotingError } from './errors.js';
+import { RemotingAbortError, RemotingBackpressureError, RemotingClosedError, RemotingConnectError, RemotingError, RemotingUnmatchedResponsesError } from './errors.js';
 import { formatAddress, parseAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
 import { EARLY_FLUSH_FRAMES, OutboundQueue } from './outbound-queue.js';
@@ -100,6 +100,14 @@ export interface RemotingConnectionOptions {
   /** Time of call timeouts, the idle timeout and elapsed-time figures. Default systemClock. */
   clock?: Clock;
   /**
+   * Close the connection (RemotingUnmatchedResponsesError) once the peer has sent this many
+   * responses to opaques this connection never sent. Late answers to calls that timed out or were
+   * aborted (the last 4096 of them) do not count. 0 = never close. Default 1000.
+   */
+  maxUnmatchedResponses?: number;
+  /** Told when the connection is closed for a peer's protocol violation (maxUnmatchedResponses). */
+  onPeerMisbehaved?: (err: RemotingError) => void;
+  /**
    * The bytes a server holds for all its connections (RemotingServer passes one). With it the
    * connection acts as a server's end: it reports its partial input and its output to the budget,
    * stops reading while the socket cannot take more output (Java's autoRead=false on an unwritable
@@ -127,7 +135,10 @@ export interface ConnectionStats {
   framesIn: number;
   framesOut: number;
   bytesIn: number;
+  /** Responses to opaques this connection never sent (counted towards maxUnmatchedResponses). */
   unmatchedResponses: number;
+  /** Late responses: answers to calls that had timed out or been aborted (not counted as unmatched). */
+  lateResponses: number;
   timeouts: number;
   drainWaits: number;
   /** Bytes held for a partial incoming frame (its buffer's size). */
@@ -162,6 +173,12 @@ const DEFAULT_TIMEOUT_MS = 3000;
 // makes a sweep early or late once. A call reads the time once.
 const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_QUEUED_FRAMES = 100_000;
+/**
+ * Responses to never-sent opaques a connection takes before it is closed. A real peer sends none
+ * (every late answer is recognised as such), so any number of them is a broken or hostile peer;
+ * 1000 leaves room for a peer that replays a few by mistake.
+ */
+export const DEFAULT_MAX_UNMATCHED_RESPONSES = 1000;
 
 function positive(name: string, v: number | undefined, dflt: number, min = 1): number {
   const x = v ?? dflt;
@@ -196,6 +213,9 @@ export class RemotingConnection extends EventEmitter {
   private socketError: Error | undefined;
   private framesIn = 0;
   private unmatched = 0;
+  private lateResponses = 0;
+  private readonly maxUnmatched: number;
+  private readonly onPeerMisbehaved: ((err: RemotingError) => void) | undefined;
   private busyAnswers = 0;
 
   private readonly budget: BufferBudget | undefined;
@@ -234,6 +254,8 @@ export class RemotingConnection extends EventEmitter {
     const maxQueuedBytes = positive('maxQueuedBytes', options.maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES, 0);
     const maxQueuedFrames = positive('maxQueuedFrames', options.maxQueuedFrames, DEFAULT_MAX_QUEUED_FRAMES, 0);
     this.clock = options.clock ?? systemClock;
+    this.maxUnmatched = positive('maxUnmatchedResponses', options.maxUnmatchedResponses, DEFAULT_MAX_UNMATCHED_RESPONSES, 0);
+    this.onPeerMisbehaved = options.onPeerMisbehaved;
     this.budget = options.budget;
     this.inflight = new InFlightCalls(this.remoteAddress, this.clock);
     // A server's end (the one with a budget) counts what it flushed and sends a turn's first answers early.
@@ -338,6 +360,7 @@ export class RemotingConnection extends EventEmitter {
       framesOut: this.out.framesOut,
       bytesIn: this.decoder.bytesRead,
       unmatchedResponses: this.unmatched,
+      lateResponses: this.lateResponses,
       timeouts: this.inflight.timeouts,
       drainWaits: this.out.drainWaits,
       bufferedInputBytes: this.decoder.bufferedBytes,
@@ -567,14 +590,32 @@ export class RemotingConnection extends EventEmitter {
   };
 
   private readonly onFrame = (frame: Buffer, offset: number): void => {
+    // A chunk can hold more frames after the one that made us close: they are not looked at.
+    if (this.isClosed) return;
     this.framesIn++;
     const cmd = decodeCommand(frame, offset);
     if (logFrames.enabled) logFrames('%s < %s', this.remoteAddress, describeFrame(cmd, frame.length));
     if ((cmd.flag & RemotingFlag.RESPONSE) !== 0) {
       const p = this.inflight.take(cmd.opaque);
       if (p === undefined) {
+        if (this.inflight.late(cmd.opaque)) {
+          this.lateResponses++;
+          log('dropping late response from %s: opaque %d (code %d) timed out or was aborted', this.remoteAddress, cmd.opaque, cmd.code);
+          return;
+        }
         this.unmatched++;
         log('dropping response from %s with unknown opaque %d (code %d)', this.remoteAddress, cmd.opaque, cmd.code);
+        if (this.maxUnmatched > 0 && this.unmatched >= this.maxUnmatched) {
+          const err = new RemotingUnmatchedResponsesError(this.remoteAddress, this.maxUnmatched, cmd.opaque, cmd.code);
+          this.close(err);
+          if (this.onPeerMisbehaved) {
+            try {
+              this.onPeerMisbehaved(err);
+            } catch {
+              // the listener's failure is not the connection's concern
+            }
+          }
+        }
         return;
       }
       p.resolve(cmd);

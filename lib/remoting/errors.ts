@@ -240,3 +240,36 @@ export function checkResponse(
   if (context?.accept?.includes(response.code)) return response;
   throw brokerErrorFromResponse(response, context);
 }
+
+/**
+ * A peer sent more responses to requests this connection never made (opaques it never sent, not
+ * late answers to calls that timed out or were aborted) than `maxUnmatchedResponses` allows: the
+ * connection is closed with this error as its reason (calls in flight fail with
+ * RemotingClosedError, `cause` this). A real broker or name server answers only what it was asked;
+ * a flood of unsolicited answers is a broken or hostile peer, and each one costs a decode.
+ * @category Errors
+ */
+export class RemotingUnmatchedResponsesError extends RemotingError {
+  override readonly name = 'RemotingUnmatchedResponsesError';
+  override readonly errorCode = 'ERR_REMOTING_UNMATCHED_RESPONSES';
+  /** The connection is reopened on the next call; the peer decides whether it misbehaves again. */
+  override readonly retriable: boolean = true;
+  /** The frame field at fault: `opaque`. */
+  readonly field = 'opaque';
+  /** The option that bounds it. */
+  readonly option = 'maxUnmatchedResponses';
+  readonly limit: number;
+  /** Opaque and request code of the last unmatched response. */
+  readonly opaque: number;
+  readonly code: number;
+  constructor(addr: string, limit: number, opaque: number, code: number) {
+    super(
+      addr,
+      `${addr} sent ${limit} responses to requests never made on this connection (last: opaque ${opaque}, code ${code}); ` +
+        `closing it: the count reached maxUnmatchedResponses (${limit}); raise the option maxUnmatchedResponses if this peer is trusted`,
+    );
+    this.limit = limit;
+    this.opaque = opaque;
+    this.code = code;
+  }
+}

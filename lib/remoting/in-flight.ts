@@ -5,6 +5,12 @@ import { RemotingAbortError, RemotingClosedError, RemotingTimeoutError } from '.
 
 const log = createDebug('rocketwire:remoting');
 
+/**
+ * How many opaques of timed-out or aborted calls a connection remembers, so that their late answers
+ * are told apart from answers to requests never sent (RemotingConnection's maxUnmatchedResponses).
+ */
+export const GONE_OPAQUES_KEPT = 4096;
+
 /** A call waiting for its response. */
 export interface Pending {
   opaque: number;
@@ -40,6 +46,11 @@ export class InFlightCalls {
   private sweepAt = Infinity;
   /** Calls failed by the sweeper. */
   timeouts = 0;
+  /**
+   * Opaques of the latest calls that timed out or were aborted (insertion order, at most
+   * GONE_OPAQUES_KEPT): their answers may still come, late, and are not counted as unmatched.
+   */
+  private readonly gone = new Set<number>();
 
   constructor(
     private readonly addr: string,
@@ -70,6 +81,20 @@ export class InFlightCalls {
     return p;
   }
 
+  /**
+   * A response with this opaque matched no call in flight: true when it answers a call that timed
+   * out or was aborted (a late answer, which a slow peer sends), false when this connection never
+   * sent that opaque (or sent it so long ago that it was forgotten).
+   */
+  late(opaque: number): boolean {
+    return this.gone.delete(opaque);
+  }
+
+  private forget(opaque: number): void {
+    this.gone.add(opaque);
+    if (this.gone.size > GONE_OPAQUES_KEPT) this.gone.delete(this.gone.values().next().value!);
+  }
+
   /** Stop the sweeper and fail every call with RemotingClosedError (cause: `reason`). */
   failAll(reason: Error | undefined): void {
     if (this.sweepTimer) this.clock.clearTimeout(this.sweepTimer);
@@ -95,6 +120,7 @@ export class InFlightCalls {
         for (const c of calls) {
           if (this.calls.get(c.opaque) !== c) continue;
           this.calls.delete(c.opaque);
+          this.forget(c.opaque);
           c.reject(new RemotingAbortError(this.addr, c.opaque, c.code, now - c.start, { cause: signal.reason }));
         }
       };
@@ -140,6 +166,7 @@ export class InFlightCalls {
     for (const p of expired) {
       this.calls.delete(p.opaque);
       this.timeouts++;
+      this.forget(p.opaque);
       if (p.signal) this.unwatchAbort(p);
       log('%s to %s timed out (opaque %d)', requestCodeName(p.code), this.addr, p.opaque);
       p.reject(new RemotingTimeoutError(this.addr, p.opaque, p.code, now - p.start, p.timeoutMs));
