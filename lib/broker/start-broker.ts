@@ -151,6 +151,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         timerWheelEnable: options.timerWheelEnable,
         timerPrecisionMs: options.timerPrecisionMs,
         timerMaxDelaySec: options.timerMaxDelaySec,
+        timerMaxInMemory: options.timerMaxInMemory,
+        timerDeliverPerTick: options.timerDeliverPerTick,
       });
       brokers.push(b);
       await b.start();
