@@ -367,6 +367,11 @@ export class Broker implements BrokerContext {
     return this.timerStore;
   }
 
+  /** The delay-level service (schedule-message-service.ts), started by start(). */
+  get delayService(): ScheduleMessageService | null {
+    return this.schedule;
+  }
+
   get transactions(): Transactions['service'] {
     return this.tx.service;
   }

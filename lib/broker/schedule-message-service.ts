@@ -13,6 +13,13 @@ export const DEFAULT_MESSAGE_DELAY_LEVEL = DELAY_LEVEL_TEXT;
 export { parseDelayLevels } from '../../protocol/internal.js';
 
 /**
+ * Most delayed messages one level delivers in one turn of the event loop; the rest follow in the
+ * next turns, so a million messages falling due together do not hold up other clients. Nothing is
+ * held per message: a level is its queue offset and the queue's tag codes are the delivery times.
+ */
+export const DELAY_DELIVER_PER_TICK = 256;
+
+/**
  * ScheduleMessageService: SCHEDULE_TOPIC_XXXX queue (level − 1) holds delayed messages in delivery
  * order; the consume-queue tag code of each is its delivery time. One timer per level waits for the
  * head; when due, the message is re-written to REAL_TOPIC / REAL_QID without DELAY. Delivered
@@ -23,6 +30,8 @@ export class ScheduleMessageService {
   private readonly timers = new Map<number, ClockTimer>();
   private readonly file: string;
   private closed = false;
+  /** Most messages one level delivered in one turn (a count for tests). */
+  deliveredPerTickPeak = 0;
   /** False until the file was loaded: persist() must not replace a file nobody could read. */
   private loaded = false;
 
@@ -32,6 +41,7 @@ export class ScheduleMessageService {
     private readonly levels: number[],
     storeDir: string,
     private readonly warn: StoreWarn = stderrWarn,
+    private readonly deliverPerTick = DELAY_DELIVER_PER_TICK,
   ) {
     this.file = path.join(storeDir, 'config', 'delayOffset.json');
   }
@@ -74,7 +84,13 @@ export class ScheduleMessageService {
     if (!cq) return;
     let offset = this.offsets.get(level) ?? 0;
     let moved = false;
+    let n = 0;
     while (offset < cq.maxOffset) {
+      if (n >= this.deliverPerTick) {
+        // the rest in the next turn, after whatever else waits
+        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 0));
+        break;
+      }
       const deliverAt = cq.tagsCodeAt(offset);
       const now = this.clock.now();
       if (deliverAt > now) {
@@ -97,6 +113,8 @@ export class ScheduleMessageService {
         }
       }
       offset++;
+      n++;
+      this.deliveredPerTickPeak = Math.max(this.deliveredPerTickPeak, n);
       moved = true;
     }
     if (moved) {

@@ -2,9 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import t, { type Test } from 'tap';
 import { ResponseCode, decodeMessage } from '../../protocol/index.js';
+import { SCHEDULE_TOPIC } from '../../protocol/internal.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import type { Broker } from '../../lib/broker/broker.js';
-import type { MessageInner } from '../../lib/broker/message-record.js';
+import { parkUnder, type MessageInner } from '../../lib/broker/message-record.js';
 import { TIMER_TOPIC, TimerHeap, resolveTimerSettings, transformTimerMessage } from '../../lib/broker/timer/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { client, sendRequest } from './helpers.js';
@@ -229,4 +230,28 @@ t.test('a record sent straight to the timer topic naming it as its real topic is
   t.equal(b.messageStore.queue(TIMER_TOPIC, 0)!.maxOffset, 1, 'not written back to the timer topic');
   t.equal(b.timers!.stats().pending, 0);
   t.match(lines.join('\n'), /names rmq_sys_wheel_timer as its real topic: dropped/);
+});
+
+t.test('delay levels: a burst falling due together is delivered at most 256 per turn, all of it', async (t) => {
+  const clock = new ManualClock();
+  const eb = await startBroker({ clock });
+  t.teardown(() => eb.close());
+  const b = eb.instances[0]!;
+  const n = 3000;
+  let refused = 0;
+  for (let i = 0; i < n; i++) {
+    const m = timerInner('Delayed', i, clock.now() + 5000, clock.now());
+    // the same message as a delay-level-1 one instead, parked as the send path parks it
+    m.topic = 'Delayed';
+    m.queueId = 0;
+    m.properties = { DELAY: '1' };
+    parkUnder(m, SCHEDULE_TOPIC, 0);
+    if (b.messageStore.putMessages([m]).status !== 'PUT_OK') refused++;
+  }
+  t.equal(refused, 0);
+  clock.advance(1000);
+  const got = delivered(b, 'Delayed');
+  t.equal(got.length, n, 'all delivered when due');
+  t.same(got.slice(0, 3).map((g) => g.i), [0, 1, 2], 'in store order');
+  t.ok(b.delayService!.deliveredPerTickPeak <= 256, `at most 256 per turn (peak ${b.delayService!.deliveredPerTickPeak})`);
 });
