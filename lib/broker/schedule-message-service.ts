@@ -4,6 +4,7 @@ import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffs
 import type { Clock, ClockTimer } from '../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import { unparked } from './message-record.js';
+import { wakeDelay } from './timer/timer-message-store.js';
 import type { MessageStore } from './message-store.js';
 
 const log = createDebug('rocketwire:broker');
@@ -94,7 +95,8 @@ export class ScheduleMessageService {
       const deliverAt = cq.tagsCodeAt(offset);
       const now = this.clock.now();
       if (deliverAt > now) {
-        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), deliverAt - now));
+        // a power-of-two delay (pump looks again when woken): see wakeDelay
+        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), wakeDelay(deliverAt - now)));
         break;
       }
       const rec = this.store.lookMessageByOffset(cq.physOffsetAt(offset));

@@ -151,6 +151,19 @@ function decodeCheckpoint(text: string): TimerCheckpoint {
   return { deliveredBelow: j.deliveredBelow!, delivered: j.delivered, deliveredUpTo: upTo };
 }
 
+/**
+ * The delay of a clock timer that wakes up at or before `ms` from now: the largest power of two not
+ * above it. Node keeps a timer list per distinct duration ever used, and its table of lists does not
+ * shrink: one exact delay per timer message cost 160 bytes of heap each, for good (measured with
+ * 200 000 descending times). Powers of two use at most 32 durations; the store wakes up log2(delay)
+ * times for its earliest timer, re-arming each time, and one new timer that falls due before the
+ * armed wake-up does not re-arm at all.
+ */
+export function wakeDelay(ms: number): number {
+  if (!(ms > 1)) return Math.max(0, ms || 0);
+  return 2 ** Math.floor(Math.log2(ms));
+}
+
 /** Timer-queue entries read per turn of the event loop when the store looks for timers to hold. */
 const SCAN_PER_TICK = 32_768;
 /** Offsets that advanceDeliveredBelow steps over per checkpoint. */
@@ -234,7 +247,7 @@ export class TimerMessageStore {
   /** Timer-queue offsets below this one have been looked at (held, not held, or delivered). */
   private scanned = 0;
   private timer: ClockTimer | null = null;
-  private timerAt = Infinity;
+  private wakeAt = Infinity;
   private running = false;
   private loaded = false;
   private closed = false;
@@ -443,18 +456,18 @@ export class TimerMessageStore {
     return true;
   }
 
+  /** Wake up by `at`: an earlier wake-up already armed stays (it re-arms then). */
   private arm(at: number): void {
-    if (this.closed) return;
-    if (at === this.timerAt && this.timer) return;
+    if (this.closed || at === Infinity) return;
+    if (this.timer && this.wakeAt <= at) return;
     if (this.timer) this.clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.timerAt = at;
-    if (at === Infinity) return;
+    const step = wakeDelay(at - this.clock.now());
+    this.wakeAt = this.clock.now() + step;
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;
-      this.timerAt = Infinity;
+      this.wakeAt = Infinity;
       this.run(true);
-    }, Math.max(0, at - this.clock.now()));
+    }, step);
   }
 
   /** Step deliveredBelow over what is delivered (a bounded number of offsets per checkpoint). */
