@@ -27,6 +27,8 @@ options:
                      (default 30000, Java's transactionCheckInterval)
   --transaction-timeout MS          age a half message reaches before its first check
                      (default 6000, Java's transactionTimeOut)
+  --timer-max-in-memory N           most pending timer messages held in memory (default 100000;
+                     the rest wait in the timer queue and are read back in time)
 `;
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -44,6 +46,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'idle-timeout': { type: 'string' },
     'transaction-check-interval': { type: 'string' },
     'transaction-timeout': { type: 'string' },
+    'timer-max-in-memory': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrvPort = intOption('namesrv-port', str('namesrv-port'), 9876, 0, 65535);
@@ -54,6 +57,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const idleTimeoutS = intOption('idle-timeout', str('idle-timeout'), 120, 0, 24 * 3600);
   const transactionCheckInterval = intOption('transaction-check-interval', str('transaction-check-interval'), 30_000, 1, 2 ** 31 - 1);
   const transactionTimeOut = intOption('transaction-timeout', str('transaction-timeout'), 6000, 0, 2 ** 31 - 1);
+  const timerMaxInMemory = intOption('timer-max-in-memory', str('timer-max-in-memory'), 100_000, 1, 2 ** 26);
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
 
@@ -73,6 +77,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       idleTimeoutMs: idleTimeoutS * 1000,
       transactionCheckInterval,
       transactionTimeOut,
+      timerMaxInMemory,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
