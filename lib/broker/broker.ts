@@ -170,7 +170,7 @@ export interface BrokerTuning extends TransactionTuning {
   /**
    * Most timer messages delivered in one turn of the event loop, so a burst of due timers does not
    * hold up other clients.
-   * @default 256
+   * @default 64
    */
   timerDeliverPerTick?: number;
 }

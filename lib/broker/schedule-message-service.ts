@@ -18,7 +18,7 @@ export { parseDelayLevels } from '../../protocol/internal.js';
  * next turns, so a million messages falling due together do not hold up other clients. Nothing is
  * held per message: a level is its queue offset and the queue's tag codes are the delivery times.
  */
-export const DELAY_DELIVER_PER_TICK = 256;
+export const DELAY_DELIVER_PER_TICK = 64;
 
 /**
  * ScheduleMessageService: SCHEDULE_TOPIC_XXXX queue (level − 1) holds delayed messages in delivery
@@ -33,6 +33,7 @@ export class ScheduleMessageService {
   private closed = false;
   /** Most messages one level delivered in one turn (a count for tests). */
   deliveredPerTickPeak = 0;
+  private persistedAt = -Infinity;
   /** False until the file was loaded: persist() must not replace a file nobody could read. */
   private loaded = false;
 
@@ -85,11 +86,13 @@ export class ScheduleMessageService {
     if (!cq) return;
     let offset = this.offsets.get(level) ?? 0;
     let moved = false;
+    let continued = false;
     let n = 0;
     while (offset < cq.maxOffset) {
       if (n >= this.deliverPerTick) {
         // the rest in the next turn, after whatever else waits
         this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 0));
+        continued = true;
         break;
       }
       const deliverAt = cq.tagsCodeAt(offset);
@@ -121,12 +124,15 @@ export class ScheduleMessageService {
     }
     if (moved) {
       this.offsets.set(level, offset);
-      this.persist();
+      // during a burst the file is written every 100 ms, not every turn (a crash in between
+      // delivers those again; Java writes it every flushDelayOffsetInterval, 10 s)
+      if (!continued || this.clock.now() - this.persistedAt >= 100) this.persist();
     }
   }
 
   persist(): void {
     if (!this.loaded) return;
+    this.persistedAt = this.clock.now();
     try {
       writeFileAtomic(this.file, encodeDelayOffsetFile(this.offsets), false, true);
     } catch (err) {

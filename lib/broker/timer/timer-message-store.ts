@@ -37,7 +37,7 @@ export interface TimerSettings {
 /** Default of timerMaxInMemory: 100 000 timers, 1.6 MB of keys. */
 export const DEFAULT_TIMER_MAX_IN_MEMORY = 100_000;
 /** Default of timerDeliverPerTick. */
-export const DEFAULT_TIMER_DELIVER_PER_TICK = 256;
+export const DEFAULT_TIMER_DELIVER_PER_TICK = 64;
 
 export function resolveTimerSettings(o: {
   timerWheelEnable?: boolean | undefined;
@@ -165,7 +165,9 @@ export function wakeDelay(ms: number): number {
 }
 
 /** Timer-queue entries read per turn of the event loop when the store looks for timers to hold. */
-const SCAN_PER_TICK = 32_768;
+const SCAN_PER_TICK = 8192;
+/** How often the checkpoint is written while a burst of deliveries goes on. */
+const PERSIST_EVERY_MS = 100;
 /** Offsets that advanceDeliveredBelow steps over per checkpoint. */
 const ADVANCE_PER_PERSIST = 65_536;
 
@@ -249,6 +251,8 @@ export class TimerMessageStore {
   private timer: ClockTimer | null = null;
   private wakeAt = Infinity;
   private running = false;
+  private dirty = false;
+  private persistedAt = -Infinity;
   private loaded = false;
   private closed = false;
   private readonly counts = { pending: 0, heldPeak: 0, scans: 0, scannedEntries: 0, evicted: 0, delivered: 0, deliveredPerTickPeak: 0 };
@@ -355,7 +359,10 @@ export class TimerMessageStore {
       if (this.scan && scanning) this.scanStep();
       const r = this.deliverDue();
       if (!this.scan && this.bAt !== Infinity && this.heap.size < this.maxInMemory / 2) this.startPass();
-      if (r.moved) this.persist();
+      if (r.moved) this.dirty = true;
+      // during a burst the checkpoint is written every PERSIST_EVERY_MS, not every turn (a crash
+      // in between delivers those again, as Java's wheel flushes every timerFlushIntervalMs)
+      if (this.dirty && (!r.more || this.clock.now() - this.persistedAt >= PERSIST_EVERY_MS)) this.persist();
       if (r.retry) next = this.clock.now() + 1000;
       else if (this.scan || r.more) next = this.clock.now();
       else if (this.heap.size > 0) next = this.due(this.heap.minAt(), this.heap.minOffset()) ? this.clock.now() : this.heap.minAt();
@@ -495,6 +502,8 @@ export class TimerMessageStore {
     // previous checkpoint stays until it is
     if (this.heap.size > 0 && !lt(this.kAt, this.kOff, this.heap.minAt(), this.heap.minOffset())) return;
     this.advanceDeliveredBelow();
+    this.dirty = false;
+    this.persistedAt = this.clock.now();
     try {
       const cp: TimerCheckpoint = {
         deliveredBelow: this.deliveredBelow,
