@@ -5,18 +5,29 @@
 // event-loop delay, and the broker's RSS per pending timer (after GC, before and after the sends).
 //
 //   node dist/bench/hostile/timer-attack.js [--timers 1000000] [--window 2000] [--max-in-memory N] [--runs 1] [--kinds plain,timer]
+//   node dist/bench/hostile/timer-attack.js --burst [--timers 1000000] [--deliver-per-tick N] [--runs 1]
 //
 // 'plain' is the baseline of the same run: the same pipelined sends without a delivery time, so
 // what the timer store adds to the stall and to RSS is the difference of the two.
 //
-// Exported as runTimerAttack(opts) for the bench/hostile runner. Prints JSON.
+// --burst: `timers` timers parked, the broker stopped, its clock moved past them, and started
+// again: the start-up pass reads them back and all fall due at once; reported is the broker's
+// event-loop delay while they drain (runTimerBurst).
+//
+// Exported as runTimerAttack(opts) and runTimerBurst(opts) for the bench/hostile runner. Prints JSON.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { RequestCode, createRequest, type RemotingCommand } from '../../protocol/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { startBroker } from '../../lib/broker/index.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { TIMER_TOPIC, resolveTimerSettings, transformTimerMessage } from '../../lib/broker/timer/index.js';
+import type { MessageInner } from '../../lib/broker/message-record.js';
 
 export interface TimerAttackOptions {
   /** Timer messages sent (default 1 000 000). */
@@ -210,6 +221,75 @@ export async function runTimerAttack(opts: TimerAttackOptions = {}): Promise<Tim
   }
 }
 
+export interface TimerBurstResult {
+  timers: number;
+  deliverPerTick: number | null;
+  /** Time from start to every timer delivered. */
+  drainMs: number;
+  loopDelayMaxMs: number;
+  loopDelayP99Ms: number;
+  heldPeak: number;
+  scans: number;
+  deliveredPerTickPeak: number;
+}
+
+/** Park `timers` timers, restart the broker past their time, and measure the loop while they drain. */
+export async function runTimerBurst(opts: { timers?: number; deliverPerTick?: number } = {}): Promise<TimerBurstResult> {
+  const n = opts.timers ?? 1_000_000;
+  let skew = 0;
+  const clock: Clock = { now: () => Date.now() + skew, setTimeout: (f, ms) => systemClock.setTimeout(f, ms), clearTimeout: (t) => systemClock.clearTimeout(t) };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timer-burst-'));
+  const tuning = { clock, namesrvPort: 0, brokerPort: 0, dataDir: dir, ...(opts.deliverPerTick ? { timerDeliverPerTick: opts.deliverPerTick } : {}) };
+  try {
+    let eb = await startBroker(tuning);
+    const now = clock.now();
+    const due = now + 3_600_000;
+    const settings = resolveTimerSettings({});
+    for (let i = 0; i < n; i++) {
+      const m: MessageInner = {
+        topic: 'TimerBurst',
+        queueId: 0,
+        flag: 0,
+        sysFlag: 0,
+        bornTimestamp: now,
+        bornHost: '127.0.0.1:1',
+        reconsumeTimes: 0,
+        preparedTransactionOffset: 0,
+        body: Buffer.from('timer-attack-body-0123456789'),
+        // a thousand descending times, over and over
+        properties: { UNIQ_KEY: `B${i}`, TIMER_DELIVER_MS: String(due - (i % 1000)) },
+      };
+      transformTimerMessage(m, settings, now);
+      if (m.topic !== TIMER_TOPIC) throw new Error('not parked');
+      eb.instances[0]!.messageStore.putMessages([m]);
+    }
+    await eb.close();
+    skew = 3_700_000;
+    eb = await startBroker(tuning);
+    const h = monitorEventLoopDelay({ resolution: 2 });
+    h.enable();
+    const t0 = performance.now();
+    const b = eb.instances[0]!;
+    while (b.timers!.stats().pending > 0 || b.messageStore.getMaxOffset('TimerBurst', 0) < n) await new Promise((r) => setTimeout(r, 50));
+    const drainMs = performance.now() - t0;
+    h.disable();
+    const s = b.timers!.stats();
+    await eb.close();
+    return {
+      timers: n,
+      deliverPerTick: opts.deliverPerTick ?? null,
+      drainMs: Math.round(drainMs),
+      loopDelayMaxMs: round(h.max / 1e6),
+      loopDelayP99Ms: round(h.percentile(99) / 1e6),
+      heldPeak: s.heldPeak,
+      scans: s.scans,
+      deliveredPerTickPeak: s.deliveredPerTickPeak,
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function arg(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
@@ -219,6 +299,13 @@ async function main(argv: string[]): Promise<void> {
   const max = arg(argv, '--max-in-memory');
   if (argv.includes('--serve')) return serve(max ? Number(max) : undefined);
   const runs = Number(arg(argv, '--runs') ?? '1');
+  if (argv.includes('--burst')) {
+    const per = arg(argv, '--deliver-per-tick');
+    const out: TimerBurstResult[] = [];
+    for (let r = 0; r < runs; r++) out.push(await runTimerBurst({ timers: Number(arg(argv, '--timers') ?? '1000000'), ...(per ? { deliverPerTick: Number(per) } : {}) }));
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    return;
+  }
   const kinds = (arg(argv, '--kinds') ?? 'plain,timer').split(',') as Array<'timer' | 'plain'>;
   const results: TimerAttackResult[] = [];
   for (let r = 0; r < runs; r++) {
