@@ -188,6 +188,18 @@ export interface BrokerTuning extends TransactionTuning {
    * @default 259200 (3 days)
    */
   timerMaxDelaySec?: number;
+  /**
+   * Most pending timer messages held in memory (16 bytes each); the rest wait in the timer queue
+   * and are read back as the held ones are delivered (timer/README.md). Not a Java setting.
+   * @default 100000
+   */
+  timerMaxInMemory?: number;
+  /**
+   * Most timer messages delivered in one turn of the event loop, so a burst of due timers does not
+   * hold up other clients.
+   * @default 64
+   */
+  timerDeliverPerTick?: number;
 }
 
 /** Java's NettyServerConfig.serverChannelMaxIdleTimeSeconds (120 s). */
@@ -321,7 +333,7 @@ export class Broker implements BrokerContext {
     this.offsets.reportPastMax((topic, queueId) => this.store.getMaxOffset(topic, queueId));
     this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir, this.options.warn);
     this.schedule.load();
-    this.timerStore = new TimerMessageStore(this.store, this.clock, this.options.storeDir, this.options.warn);
+    this.timerStore = new TimerMessageStore(this.store, this.clock, this.options.storeDir, this.options.warn, this.timerSettings);
     this.timerStore.load();
     const queues = this.options.queues ?? 8;
     if (this.autoCreateTopic) {
@@ -382,6 +394,16 @@ export class Broker implements BrokerContext {
       this.adminTools.index.close();
       this.store.close();
     }
+  }
+
+  /** The timer-message store (timer/), started by start(); its stats() count what it holds. */
+  get timers(): TimerMessageStore | null {
+    return this.timerStore;
+  }
+
+  /** The delay-level service (schedule-message-service.ts), started by start(). */
+  get delayService(): ScheduleMessageService | null {
+    return this.schedule;
   }
 
   get transactions(): Transactions['service'] {

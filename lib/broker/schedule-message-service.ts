@@ -4,6 +4,7 @@ import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffs
 import type { Clock, ClockTimer } from '../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import { unparked } from './message-record.js';
+import { wakeDelay } from './timer/timer-message-store.js';
 import type { MessageStore } from './message-store.js';
 
 const log = createDebug('rocketwire:broker');
@@ -11,6 +12,13 @@ const log = createDebug('rocketwire:broker');
 /** Java's default messageDelayLevel. */
 export const DEFAULT_MESSAGE_DELAY_LEVEL = DELAY_LEVEL_TEXT;
 export { parseDelayLevels } from '../../protocol/internal.js';
+
+/**
+ * Most delayed messages one level delivers in one turn of the event loop; the rest follow in the
+ * next turns, so a million messages falling due together do not hold up other clients. Nothing is
+ * held per message: a level is its queue offset and the queue's tag codes are the delivery times.
+ */
+export const DELAY_DELIVER_PER_TICK = 64;
 
 /**
  * ScheduleMessageService: SCHEDULE_TOPIC_XXXX queue (level − 1) holds delayed messages in delivery
@@ -23,6 +31,9 @@ export class ScheduleMessageService {
   private readonly timers = new Map<number, ClockTimer>();
   private readonly file: string;
   private closed = false;
+  /** Most messages one level delivered in one turn (a count for tests). */
+  deliveredPerTickPeak = 0;
+  private persistedAt = -Infinity;
   /** False until the file was loaded: persist() must not replace a file nobody could read. */
   private loaded = false;
 
@@ -32,6 +43,7 @@ export class ScheduleMessageService {
     private readonly levels: number[],
     storeDir: string,
     private readonly warn: StoreWarn = stderrWarn,
+    private readonly deliverPerTick = DELAY_DELIVER_PER_TICK,
   ) {
     this.file = path.join(storeDir, 'config', 'delayOffset.json');
   }
@@ -74,11 +86,20 @@ export class ScheduleMessageService {
     if (!cq) return;
     let offset = this.offsets.get(level) ?? 0;
     let moved = false;
+    let continued = false;
+    let n = 0;
     while (offset < cq.maxOffset) {
+      if (n >= this.deliverPerTick) {
+        // the rest in the next turn, after whatever else waits
+        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 0));
+        continued = true;
+        break;
+      }
       const deliverAt = cq.tagsCodeAt(offset);
       const now = this.clock.now();
       if (deliverAt > now) {
-        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), deliverAt - now));
+        // a power-of-two delay (pump looks again when woken): see wakeDelay
+        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), wakeDelay(deliverAt - now)));
         break;
       }
       const rec = this.store.lookMessageByOffset(cq.physOffsetAt(offset));
@@ -97,16 +118,21 @@ export class ScheduleMessageService {
         }
       }
       offset++;
+      n++;
+      this.deliveredPerTickPeak = Math.max(this.deliveredPerTickPeak, n);
       moved = true;
     }
     if (moved) {
       this.offsets.set(level, offset);
-      this.persist();
+      // during a burst the file is written every 100 ms, not every turn (a crash in between
+      // delivers those again; Java writes it every flushDelayOffsetInterval, 10 s)
+      if (!continued || this.clock.now() - this.persistedAt >= 100) this.persist();
     }
   }
 
   persist(): void {
     if (!this.loaded) return;
+    this.persistedAt = this.clock.now();
     try {
       writeFileAtomic(this.file, encodeDelayOffsetFile(this.offsets), false, true);
     } catch (err) {

@@ -172,6 +172,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         timerPrecisionMs: options.timerPrecisionMs,
         timerMaxDelaySec: options.timerMaxDelaySec,
         permissionChecker: acl ? new PlainAclChecker(acl) : undefined,
+        timerMaxInMemory: options.timerMaxInMemory,
+        timerDeliverPerTick: options.timerDeliverPerTick,
       });
       brokers.push(b);
       await b.start();

@@ -30,6 +30,8 @@ options:
   --acl FILE         access control: Apache's ACL 1.0 plain_acl.yml (or JSON of the same shape);
                      requests then need a signed AccessKey (Java's AclClientRPCHook, the acl
                      option of rocketwire's clients) or a white-listed address (default: none)
+  --timer-max-in-memory N           most pending timer messages held in memory (default 100000;
+                     the rest wait in the timer queue and are read back in time)
 `;
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -48,6 +50,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'transaction-check-interval': { type: 'string' },
     'transaction-timeout': { type: 'string' },
     acl: { type: 'string' },
+    'timer-max-in-memory': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrvPort = intOption('namesrv-port', str('namesrv-port'), 9876, 0, 65535);
@@ -58,6 +61,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const idleTimeoutS = intOption('idle-timeout', str('idle-timeout'), 120, 0, 24 * 3600);
   const transactionCheckInterval = intOption('transaction-check-interval', str('transaction-check-interval'), 30_000, 1, 2 ** 31 - 1);
   const transactionTimeOut = intOption('transaction-timeout', str('transaction-timeout'), 6000, 0, 2 ** 31 - 1);
+  const timerMaxInMemory = intOption('timer-max-in-memory', str('timer-max-in-memory'), 100_000, 1, 2 ** 26);
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
   const acl = str('acl');
@@ -80,6 +84,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       transactionCheckInterval,
       transactionTimeOut,
       acl,
+      timerMaxInMemory,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

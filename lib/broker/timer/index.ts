@@ -1,2 +1,3 @@
-export { TIMER_TOPIC, TimerMessageStore, resolveTimerSettings, transformTimerMessage, timerTagsCode, type TimerSettings, type TimerRefusal } from './timer-message-store.js';
+export { TIMER_TOPIC, TimerMessageStore, resolveTimerSettings, transformTimerMessage, timerTagsCode, type TimerSettings, type TimerRefusal, type TimerStoreStats } from './timer-message-store.js';
 export { timerHook } from './timer-hook.js';
+export { TimerHeap } from './timer-heap.js';
