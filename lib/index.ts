@@ -169,6 +169,7 @@ export {
   ProtocolError,
   FilterExpressionError,
   SqlParseError,
+  SqlLimitError,
   type MessageExt,
   type MessageQueue,
 } from '../protocol/index.js';
