@@ -120,6 +120,10 @@ const counts: SqlEvaluationCounts = { pulls: 0, nodes: 0, steps: 0, maxStepsPerP
 export function sqlEvaluationCounts(): SqlEvaluationCounts {
   return { ...counts };
 }
+/** Zero the counts (a test that asserts maxStepsPerPull for its own pulls). */
+export function resetSqlEvaluationCounts(): void {
+  Object.assign(counts, { pulls: 0, nodes: 0, steps: 0, maxStepsPerPull: 0, budgetStops: 0 });
+}
 
 /**
  * ExpressionMessageFilter.isMatchedByCommitLog over the stored records of one pull: each record's
