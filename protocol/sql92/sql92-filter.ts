@@ -13,6 +13,7 @@ export type { EvalMeter } from './expression.js';
  * the client checks them when its `sqlLimits` option is set.
  */
 export const SQL92_DEFAULT_MAX_LENGTH = 65_536;
+/** The suggested bound on an expression's nodes (see SQL92_DEFAULT_MAX_LENGTH). */
 export const SQL92_DEFAULT_MAX_NODES = 4096;
 
 /**
