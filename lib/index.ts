@@ -175,6 +175,7 @@ export {
   ProtocolError,
   FilterExpressionError,
   SqlParseError,
+  SqlLimitError,
   type MessageExt,
   type MessageQueue,
 } from '../protocol/index.js';

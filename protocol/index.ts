@@ -309,4 +309,15 @@ export {
 
 // SQL92 filters: Apache RocketMQ's SelectorParser and evaluator (what a broker with
 // enablePropertyFilter delivers to a `subscribe(topic, { sql })` consumer).
-export { SqlParseError, compileSql92, type Sql92Filter, type Sql92Properties } from './sql92/index.js';
+export {
+  SQL92_DEFAULT_MAX_LENGTH,
+  SQL92_DEFAULT_MAX_NODES,
+  SqlLimitError,
+  SqlParseError,
+  compileSql92,
+  type EvalMeter,
+  type Sql92Filter,
+  type Sql92Limits,
+  type Sql92Properties,
+  type SqlLimitName,
+} from './sql92/index.js';

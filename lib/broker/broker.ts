@@ -113,6 +113,25 @@ export interface BrokerTuning extends TransactionTuning {
    */
   maxTagsPerSubscription?: number;
   /**
+   * Most characters of a SQL92 expression (a pull's own, a heartbeat's), 1..16777216; a longer one
+   * is refused as one that does not parse, naming sqlMaxLength (Apache has no bound).
+   * @default 65536
+   */
+  sqlMaxLength?: number;
+  /**
+   * Most nodes of a SQL92 expression's tree (each is one step of evaluating it against a
+   * message), 1..16777216; refused as sqlMaxLength.
+   * @default 4096
+   */
+  sqlMaxNodes?: number;
+  /**
+   * Evaluation steps one SQL92 pull may spend (a node evaluated, or 4 bytes of a message's
+   * properties decoded), 1..2147483647: past it the pull answers what matched so far, and the
+   * client pulls again from the first message not evaluated. A pull evaluates one message at least.
+   * @default 100000 (about 4 ms on a 2-core VM)
+   */
+  sqlEvaluationBudget?: number;
+  /**
    * Serve SQL92 subscriptions (Java's enablePropertyFilter; sql-filter.ts).
    * @default false (as Apache's)
    */

@@ -469,7 +469,9 @@ export class MessageStore {
   /**
    * Read up to `maxMsgNums` messages from `offset`, keeping those whose consume-queue tag code
    * `match` accepts (and, for a property filter, whose record `matchRecord` accepts). Follows
-   * DefaultMessageStore.getMessage's statuses and nextBeginOffset rules.
+   * DefaultMessageStore.getMessage's statuses and nextBeginOffset rules. When `matchRecord`
+   * answers null (its pull's evaluation budget is spent) the scan stops before that record, as a
+   * scan that reached its last entry would: nextBeginOffset is the record, so nothing is skipped.
    */
   getMessage(
     topic: string,
@@ -477,7 +479,7 @@ export class MessageStore {
     offset: number,
     maxMsgNums: number,
     match: ((tagsCode: number) => boolean) | null,
-    matchRecord: ((record: Buffer) => boolean) | null = null,
+    matchRecord: ((record: Buffer) => boolean | null) | null = null,
   ): GetMessageResult {
     const cq = this.queue(topic, queueId);
     if (!cq) {
@@ -508,7 +510,11 @@ export class MessageStore {
         continue;
       }
       // isMatchedByCommitLog (SQL92): the record's properties, read where it lies
-      if (matchRecord && !matchRecord(this.commitLog.read(phys, size) ?? Buffer.alloc(0))) continue;
+      if (matchRecord) {
+        const m = matchRecord(this.commitLog.read(phys, size) ?? Buffer.alloc(0));
+        if (m === null) break;
+        if (!m) continue;
+      }
       picked.push({ phys, size });
       bytes += size;
     }

@@ -1,5 +1,6 @@
 import {
   MessageSysFlag,
+  SqlLimitError,
   SqlParseError,
   compileSql92,
   decodeProperties,
@@ -30,18 +31,32 @@ export const FILTER_DATA_NOT_EXIST_REMARK = "The broker's consumer filter data i
 
 export type CompiledFilter = { ok: true; filter: Sql92Filter } | { ok: false; error: Error };
 
+/** The broker's bounds on an expression (BrokerLimits' sqlMaxLength and sqlMaxNodes). */
+export interface SqlExpressionLimits {
+  sqlMaxLength: number;
+  sqlMaxNodes: number;
+}
+
 /**
  * FilterFactory.INSTANCE.get(type).compile(expression): SQL92 is the one type Apache registers;
- * any other is refused (Java fails on the missing FilterSpi).
+ * any other is refused (Java fails on the missing FilterSpi). An expression past the broker's
+ * bounds is refused as one that does not parse (SqlLimitError naming sqlMaxLength or
+ * sqlMaxNodes): its length before any parse, its nodes as soon as the parser passes them.
  */
-export function compileFilter(type: string, expression: string): CompiledFilter {
+export function compileFilter(type: string, expression: string, limits: SqlExpressionLimits): CompiledFilter {
   if (type !== 'SQL92') return { ok: false, error: new Error(`no filter for expression type ${type}`) };
-  const cached = parseCache.get(expression);
+  const { sqlMaxLength: maxLength, sqlMaxNodes: maxNodes } = limits;
+  if (expression.length > maxLength) {
+    return { ok: false, error: new SqlLimitError(expression, maxLength, 'maxLength', maxLength, expression.length, 'sqlMaxLength') };
+  }
+  // brokers of one process may have different bounds: an outcome is reused under the same ones only
+  const key = `${maxNodes}:${expression}`;
+  const cached = parseCache.get(key);
   if (cached) return cached;
   let c: CompiledFilter;
   parses++;
   try {
-    c = { ok: true, filter: compileSql92(expression) };
+    c = { ok: true, filter: compileSql92(expression, { maxNodes, options: { maxNodes: 'sqlMaxNodes' } }) };
   } catch (err) {
     if (!(err instanceof SqlParseError)) throw err;
     c = { ok: false, error: err };
@@ -50,7 +65,7 @@ export function compileFilter(type: string, expression: string): CompiledFilter 
   // carries its own expression (FLAG_SUBSCRIPTION, every pull of a lite-pull consumer) and
   // CHECK_CLIENT_CONFIG do not parse it again; a compiled filter is immutable, so it is shared
   if (parseCache.size >= PARSE_CACHE_SIZE) parseCache.delete(parseCache.keys().next().value!);
-  parseCache.set(expression, c);
+  parseCache.set(key, c);
   return c;
 }
 const PARSE_CACHE_SIZE = 100;
@@ -70,24 +85,78 @@ export function sqlParseCount(): number {
   return parses;
 }
 
-export function filterOfSubscription(sub: SubscriptionData): CompiledFilter {
+export function filterOfSubscription(sub: SubscriptionData, limits: SqlExpressionLimits): CompiledFilter {
   let c = compiled.get(sub);
   if (!c) {
-    c = compileFilter(sub.expressionType, sub.subString);
+    c = compileFilter(sub.expressionType, sub.subString, limits);
     compiled.set(sub, c);
   }
   return c;
 }
 
 /**
- * ExpressionMessageFilter.isMatchedByCommitLog over a stored record: the record's properties
- * (MessageDecoder.decodeProperties) evaluated by the filter; TRUE delivers. A record too damaged
- * to find its properties in is not delivered.
+ * What one pull decides of a stored record: true delivers, false does not, null means the pull's
+ * evaluation budget is spent and the record was not evaluated (the scan stops before it).
  */
-export function recordMatcher(filter: Sql92Filter): (record: Buffer) => boolean {
+export type RecordMatch = (record: Buffer) => boolean | null;
+
+/** Properties bytes decoded per evaluation step: decoding 4 bytes costs about what evaluating a node does. */
+const PROPERTY_BYTES_PER_STEP = 4;
+
+/** Steps SQL92 pulls spent, process-wide (tests read them: a pull must not spend past its budget). */
+export interface SqlEvaluationCounts {
+  /** Pulls that evaluated records. */
+  pulls: number;
+  /** Nodes evaluated, all pulls together (each comparison is one, its operands one each). */
+  nodes: number;
+  /** Steps charged, all pulls together: nodes, plus one per 4 properties bytes decoded. */
+  steps: number;
+  /** The most steps one pull spent. */
+  maxStepsPerPull: number;
+  /** Pulls that stopped because their budget was spent. */
+  budgetStops: number;
+}
+const counts: SqlEvaluationCounts = { pulls: 0, nodes: 0, steps: 0, maxStepsPerPull: 0, budgetStops: 0 };
+export function sqlEvaluationCounts(): SqlEvaluationCounts {
+  return { ...counts };
+}
+/** Zero the counts (a test that asserts maxStepsPerPull for its own pulls). */
+export function resetSqlEvaluationCounts(): void {
+  Object.assign(counts, { pulls: 0, nodes: 0, steps: 0, maxStepsPerPull: 0, budgetStops: 0 });
+}
+
+/**
+ * ExpressionMessageFilter.isMatchedByCommitLog over the stored records of one pull: each record's
+ * properties (MessageDecoder.decodeProperties) evaluated by the filter; TRUE delivers. A record
+ * too damaged to find its properties in is not delivered.
+ *
+ * Java evaluates on a pull thread pool; here it runs on the broker's only event loop, so one pull
+ * spends at most `budget` steps (a node evaluated, or 4 properties bytes decoded): a record whose
+ * worst case (the filter's nodes and its properties) would pass the budget is left for the next
+ * pull (issue 29, H2: a 65 536-comparison OR over 800 records held the loop 8 s). The first
+ * record of a pull is always evaluated, so every pull moves on.
+ */
+export function recordMatcher(filter: Sql92Filter, budget: number): RecordMatch {
+  const meter = { steps: 0 };
+  let spent = 0;
+  let evaluated = false;
   return (record) => {
     const props = recordPropertiesText(record);
-    return props !== null && filter.matches(decodeProperties(props));
+    const decodeSteps = Math.ceil((props?.length ?? 0) / PROPERTY_BYTES_PER_STEP);
+    if (evaluated && spent + decodeSteps + filter.nodes > budget) {
+      counts.budgetStops++;
+      return null;
+    }
+    if (!evaluated) counts.pulls++;
+    evaluated = true;
+    const before = meter.steps;
+    const ok = props !== null && filter.matches(decodeProperties(props), meter);
+    const nodes = meter.steps - before;
+    spent += nodes + decodeSteps;
+    counts.nodes += nodes;
+    counts.steps += nodes + decodeSteps;
+    if (spent > counts.maxStepsPerPull) counts.maxStepsPerPull = spent;
+    return ok;
   };
 }
 

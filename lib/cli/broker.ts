@@ -19,6 +19,9 @@ options:
   --no-auto-create   answer TOPIC_NOT_EXIST for unknown topics instead of creating them
   --enable-property-filter
                      serve SQL92 subscriptions (consume --sql), as Java's enablePropertyFilter=true
+  --sql-max-length N --sql-max-nodes N --sql-evaluation-budget N
+                     bounds of a SQL92 expression (default 65536 characters, 4096 nodes) and the
+                     evaluation steps one pull may spend (default 100000); docs/hardening.md
   --segment-size N   commit-log segment size in bytes (default 67108864)
   --delay-levels S   Java messageDelayLevel, e.g. "1s 5s 10s" (default the 18 standard levels)
   --idle-timeout S   close a connection after S seconds without a byte read or written
@@ -44,6 +47,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     host: { type: 'string' },
     'no-auto-create': { type: 'boolean' },
     'enable-property-filter': { type: 'boolean' },
+    'sql-max-length': { type: 'string' },
+    'sql-max-nodes': { type: 'string' },
+    'sql-evaluation-budget': { type: 'string' },
     'segment-size': { type: 'string' },
     'delay-levels': { type: 'string' },
     'idle-timeout': { type: 'string' },
@@ -62,6 +68,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const transactionCheckInterval = intOption('transaction-check-interval', str('transaction-check-interval'), 30_000, 1, 2 ** 31 - 1);
   const transactionTimeOut = intOption('transaction-timeout', str('transaction-timeout'), 6000, 0, 2 ** 31 - 1);
   const timerMaxInMemory = intOption('timer-max-in-memory', str('timer-max-in-memory'), 100_000, 1, 2 ** 26);
+  const sqlInt = (k: string): number | undefined => (str(k) === undefined ? undefined : intOption(k, str(k), 0, 1, 2 ** 31 - 1));
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
   const acl = str('acl');
@@ -78,6 +85,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       queues,
       autoCreateTopic: values['no-auto-create'] !== true,
       enablePropertyFilter: values['enable-property-filter'] === true,
+      sqlMaxLength: sqlInt('sql-max-length'),
+      sqlMaxNodes: sqlInt('sql-max-nodes'),
+      sqlEvaluationBudget: sqlInt('sql-evaluation-budget'),
       segmentSize,
       messageDelayLevel: str('delay-levels'),
       idleTimeoutMs: idleTimeoutS * 1000,

@@ -11,7 +11,7 @@ import {
 } from '../../protocol/index.js';
 import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
-import { checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
+import { checkSubscriptionExpression, resolveSqlLimits, type SubscriptionExpression } from './sql-subscription.js';
 import type { MetricsOption } from '../metrics/meter.js';
 import { clientInstanceOptions, durationOption, groupOption, namesrvAddrOption, type ClientOptions } from '../client/client-options.js';
 import { resolveLogger, type Logger } from '../logger.js';
@@ -200,6 +200,15 @@ export interface PushConsumerOptions extends ClientOptions, TraceOptions, PopCon
    * @default ~/.rocketmq_offsets (Java's)
    */
   offsetStoreDir?: string;
+  /**
+   * Bounds on a SQL92 subscription's expression, checked at subscribe: longer than `maxLength`
+   * characters or with more nodes than `maxNodes` is refused with SqlLimitError. Apache's broker
+   * has no bound, so none is enforced by default: an expression past the embedded broker's
+   * defaults (65536 characters, 4096 nodes; docs/hardening.md) is accepted with a warning.
+   * Each is an integer in 1..16777216; one not given is its default (65536, 4096).
+   * @default undefined (a warning past 65536 characters or 4096 nodes)
+   */
+  sqlLimits?: { maxLength?: number; maxNodes?: number };
 }
 
 /** The validated, complete configuration. */
@@ -242,6 +251,8 @@ export interface PushConsumerConfig {
   acl: { accessKey: string; secretKey: string; securityToken?: string } | undefined;
   clock: Clock;
   logger: Logger;
+  /** Bounds of SQL92 expressions; null = warn only, past the embedded broker's defaults. */
+  sqlLimits: { maxLength: number; maxNodes: number } | null;
   startWithoutNameServer: boolean;
   /** The connection options passed on to the client instance as given (tls, connectTimeoutMs, namespaceV2, logger, …). */
   client: Omit<ClientOptions, 'namesrvAddr' | 'instanceName'>;
@@ -335,12 +346,14 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
   }
   const strategy = resolveAllocateStrategy(options.allocateStrategy ?? d.allocateStrategy);
   if (!strategy) throw new ConsumerOptionError('allocateStrategy', 'must be AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, {config}, a strategy or a function');
+  const logger = resolveLogger(options.logger, (m) => new ConsumerOptionError('logger', m));
+  const sqlLimits = resolveSqlLimits(options.sqlLimits);
   const subscriptions: Record<string, SubscriptionExpression> = {};
   for (const [topic, expr] of Object.entries(options.subscriptions ?? {})) {
     if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('subscriptions', 'topic names must be non-empty');
     const badTopic = checkTopicName(topic);
     if (badTopic) throw new ConsumerOptionError('subscriptions', badTopic);
-    subscriptions[topic] = checkSubscriptionExpression(topic, expr, 'subscriptions');
+    subscriptions[topic] = checkSubscriptionExpression(topic, expr, 'subscriptions', { sqlLimits, logger });
   }
   const consumeThreadMin = int('consumeThreadMin', options.consumeThreadMin ?? d.consumeThreadMin, 1, 1000);
   const consumeThreadMax = int('consumeThreadMax', options.consumeThreadMax ?? Math.max(d.consumeThreadMax, consumeThreadMin), 1, 1000);
@@ -407,7 +420,8 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     mqClientApiTimeoutMs: optInt('mqClientApiTimeoutMs', 1, 2147483647),
     acl: options.acl,
     clock,
-    logger: resolveLogger(options.logger, (m) => new ConsumerOptionError('logger', m)),
+    logger,
+    sqlLimits,
     startWithoutNameServer: options.startWithoutNameServer ?? false,
     client: clientInstanceOptions(options),
     enableTrace: options.enableTrace ?? false,

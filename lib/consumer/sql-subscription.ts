@@ -6,6 +6,9 @@ import {
   Operations,
   ResponseCode,
   RocketwireError,
+  SQL92_DEFAULT_MAX_LENGTH,
+  SQL92_DEFAULT_MAX_NODES,
+  SqlLimitError,
   SqlParseError,
   buildSubscriptionData,
   isRetriableError,
@@ -13,7 +16,26 @@ import {
   type SubscriptionData,
 } from '../../protocol/internal.js';
 import type { MQClientInstance } from '../client/index.js';
+import type { Logger } from '../logger.js';
 import { ConsumerOptionError } from './errors.js';
+
+/** The consumer's `sqlLimits` option (PushConsumerOptions) checked, defaults filled in; null when not given (then expressions past the defaults are only warned about). */
+export function resolveSqlLimits(o: { maxLength?: number; maxNodes?: number } | undefined): { maxLength: number; maxNodes: number } | null {
+  if (o === undefined) return null;
+  if (o === null || typeof o !== 'object') throw new ConsumerOptionError('sqlLimits', 'must be { maxLength?, maxNodes? }');
+  const int = (k: 'maxLength' | 'maxNodes', dflt: number): number => {
+    const v = o[k] ?? dflt;
+    if (!Number.isInteger(v) || v < 1 || v > 16 * 1024 * 1024) throw new ConsumerOptionError(`sqlLimits.${k}`, `must be an integer in [1, 16777216], got ${String(o[k])}`);
+    return v;
+  };
+  return { maxLength: int('maxLength', SQL92_DEFAULT_MAX_LENGTH), maxNodes: int('maxNodes', SQL92_DEFAULT_MAX_NODES) };
+}
+
+/** What checkSubscriptionExpression needs of the consumer's options for a SQL92 expression. */
+export interface SqlCheckOptions {
+  sqlLimits: { maxLength: number; maxNodes: number } | null;
+  logger: Logger;
+}
 
 /**
  * What a subscription is given as: a tag expression ("*", "TagA || TagB"), or `{ sql }`, a SQL92
@@ -30,8 +52,12 @@ export type SubscriptionExpression = string | { sql: string };
  * cause (SqlParseError), the position. Stricter than the broker in one way: an expression the
  * broker would read only in part (`a LIKE 'x%'` is read as `a`, which matches nothing) is refused,
  * naming the position where the broker's parser stops.
+ *
+ * With the `sqlLimits` option an expression past its bounds is refused with SqlLimitError (its
+ * `option` names sqlLimits.maxLength or sqlLimits.maxNodes); without it, one past the embedded
+ * broker's defaults is accepted (Apache's broker has no bound) and a warning says so.
  */
-export function checkSubscriptionExpression(topic: string, expr: unknown, option: string): SubscriptionExpression {
+export function checkSubscriptionExpression(topic: string, expr: unknown, option: string, check?: SqlCheckOptions): SubscriptionExpression {
   if (typeof expr === 'string') return expr;
   if (expr === null || typeof expr !== 'object' || !('sql' in expr)) {
     throw new ConsumerOptionError(option, `expression of ${topic} must be a tag expression string or { sql: string }`);
@@ -41,7 +67,7 @@ export function checkSubscriptionExpression(topic: string, expr: unknown, option
   const sql = (expr as { sql: unknown }).sql;
   if (typeof sql !== 'string' || sql.trim() === '') throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} must be a non-empty string`);
   try {
-    const { ignoredFrom } = compileSql92(sql);
+    const { ignoredFrom } = compileSqlSubscription(topic, sql, check);
     if (ignoredFrom !== null) {
       const rest = sql.slice(ignoredFrom);
       throw new ConsumerOptionError(
@@ -51,10 +77,27 @@ export function checkSubscriptionExpression(topic: string, expr: unknown, option
       );
     }
   } catch (err) {
+    if (err instanceof SqlLimitError) throw err;
     if (err instanceof SqlParseError) throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} does not parse: ${err.message}`, { cause: err });
     throw err;
   }
   return { sql };
+}
+
+function compileSqlSubscription(topic: string, sql: string, check: SqlCheckOptions | undefined): ReturnType<typeof compileSql92> {
+  if (check?.sqlLimits) {
+    const { maxLength, maxNodes } = check.sqlLimits;
+    return compileSql92(sql, { maxLength, maxNodes, options: { maxLength: 'sqlLimits.maxLength', maxNodes: 'sqlLimits.maxNodes' } });
+  }
+  const f = compileSql92(sql);
+  const past = sql.length > SQL92_DEFAULT_MAX_LENGTH ? `${sql.length} characters (maxLength ${SQL92_DEFAULT_MAX_LENGTH})` : f.nodes > SQL92_DEFAULT_MAX_NODES ? `${f.nodes} nodes (maxNodes ${SQL92_DEFAULT_MAX_NODES})` : null;
+  if (past && check) {
+    check.logger.warn(
+      `consumer: the SQL92 expression of topic ${topic} has ${past}, past what a rocketwire broker accepts by default ` +
+        `(its sqlMaxLength / sqlMaxNodes; Apache's has no bound); set the consumer option sqlLimits to refuse such expressions here`,
+    );
+  }
+  return f;
 }
 
 /** FilterAPI.build for either kind: a SQL92 subscription has expressionType SQL92 and the SQL as subString. */

@@ -1,4 +1,4 @@
-import { SqlParseError } from './errors.js';
+import { SqlLimitError, SqlParseError } from './errors.js';
 import { isBooleanNode, type SqlNode } from './expression.js';
 import { javaCompare, javaValueText, jDouble, jInt, jLong, JavaEvalFailure, type JavaValue } from './java-values.js';
 import { TokenStream, unexpected, type Token } from './lexer.js';
@@ -29,14 +29,28 @@ export class SqlParser {
   private readonly ts: TokenStream;
   private nesting = 0;
   private readonly depth = new WeakMap<SqlNode, number>();
+  /** Nodes of each subtree counted as evaluated: a node two parents share (BETWEEN's value) once per parent. */
+  private readonly size = new WeakMap<SqlNode, number>();
+  private created = 0;
+  /** After parse(): the nodes of the tree as evaluated, which is the most steps one evaluation takes. */
+  nodes = 0;
 
-  constructor(private readonly src: string) {
+  /**
+   * `maxNodes` bounds the tree (SqlLimitError naming `nodesOption`): checked as nodes are made, so
+   * the parse stops where the count passes it.
+   */
+  constructor(
+    private readonly src: string,
+    private readonly maxNodes = Infinity,
+    private readonly nodesOption = 'maxNodes',
+  ) {
     this.ts = new TokenStream(src);
   }
 
   parse(): SqlNode {
     const first = this.ts.peek();
     const root = this.asBoolean(this.orExpression(), first);
+    this.nodes = this.size.get(root) ?? 1;
     const next = this.ts.peek();
     this.ignoredFrom = next.kind === 'EOF' ? null : next.pos;
     return root;
@@ -49,12 +63,25 @@ export class SqlParser {
     throw new SqlParseError(this.src, typeof at === 'number' ? at : at.pos, reason);
   }
 
-  /** Every node is made here, so the tree's depth is known and bounded. */
+  /**
+   * Every node is made here, so the tree's depth and size are known and bounded. The size counts
+   * a shared child once per parent (`v BETWEEN a AND b` evaluates v twice), so it is what an
+   * evaluation can cost: nested BETWEENs would otherwise double it per level in a tree of a few
+   * hundred nodes. Both the nodes made (the parser's work) and the size are held to maxNodes.
+   */
   private node(n: SqlNode, at: Token, ...children: SqlNode[]): SqlNode {
     let d = 0;
-    for (const c of children) d = Math.max(d, this.depth.get(c) ?? 0);
+    let size = 1;
+    for (const c of children) {
+      d = Math.max(d, this.depth.get(c) ?? 0);
+      size += this.size.get(c) ?? 1;
+    }
     if (d + 1 > MAX_SQL_TREE_DEPTH) this.fail(at, `expression deeper than ${MAX_SQL_TREE_DEPTH} operators`);
+    this.created++;
+    const count = Math.max(size, this.created);
+    if (count > this.maxNodes) throw new SqlLimitError(this.src, at.pos, 'maxNodes', this.maxNodes, count, this.nodesOption);
     this.depth.set(n, d + 1);
+    this.size.set(n, size);
     return n;
   }
 
@@ -72,7 +99,9 @@ export class SqlParser {
       const op = this.ts.consume();
       const rightStart = this.ts.peek();
       const right = this.andExpression();
-      left = this.node({ k: 'or', l: this.asBoolean(left, start), r: this.asBoolean(right, rightStart) }, op, left, right);
+      const l = this.asBoolean(left, start);
+      const r = this.asBoolean(right, rightStart);
+      left = this.node({ k: 'or', l, r }, op, l, r);
     }
     return left;
   }
@@ -84,7 +113,9 @@ export class SqlParser {
       const op = this.ts.consume();
       const rightStart = this.ts.peek();
       const right = this.equalityExpression();
-      left = this.node({ k: 'and', l: this.asBoolean(left, start), r: this.asBoolean(right, rightStart) }, op, left, right);
+      const l = this.asBoolean(left, start);
+      const r = this.asBoolean(right, rightStart);
+      left = this.node({ k: 'and', l, r }, op, l, r);
     }
     return left;
   }
@@ -102,12 +133,12 @@ export class SqlParser {
         if (this.ts.peek(2).kind === 'NULL') {
           this.ts.consume();
           this.ts.consume();
-          left = this.node({ k: 'eq', l: left, r: NULL_CONST }, t, left);
+          left = this.node({ k: 'eq', l: left, r: NULL_CONST }, t, left, NULL_CONST);
         } else {
           this.ts.consume();
           this.ts.expect('NOT');
           this.ts.expect('NULL');
-          const eq = this.node({ k: 'eq', l: left, r: NULL_CONST }, t, left);
+          const eq = this.node({ k: 'eq', l: left, r: NULL_CONST }, t, left, NULL_CONST);
           left = this.node({ k: 'not', e: eq }, t, eq);
         }
       } else return left;

@@ -39,5 +39,7 @@ async function checkWith(args: string[]): Promise<{ code: number; remark: string
 
 t.test('broker --enable-property-filter serves SQL92; without it the broker refuses', async (t) => {
   t.match(await checkWith(['--enable-property-filter']), { code: ResponseCode.SUCCESS });
+  // 'a > 1' is three nodes
+  t.match(await checkWith(['--enable-property-filter', '--sql-max-nodes', '2']), { code: ResponseCode.SUBSCRIPTION_PARSE_FAILED, remark: /3 nodes exceed maxNodes \(2\).*sqlMaxNodes/ });
   t.match(await checkWith([]), { code: ResponseCode.SYSTEM_ERROR, remark: 'The broker does not support consumer to filter message by SQL92' });
 });

@@ -84,6 +84,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   InflatedBodyTooLargeError: { args: () => ['ZLIB', 1024, 0], retriable: false },
   FilterExpressionError: { args: () => ['m'], retriable: false },
   SqlParseError: { args: () => ['a >', 3, 'm'], retriable: false },
+  SqlLimitError: { args: () => ['a = 1 OR b = 2', 10, 'maxLength', 10, 14, 'sqlMaxLength'], retriable: false },
   RemotingError: { args: () => ['h:1', 'm'], retriable: true },
   RemotingTimeoutError: { args: () => ['h:1', 1, 11, 3001, 3000], retriable: true },
   RemotingConnectError: { args: () => ['h:1', 'refused'], retriable: true },

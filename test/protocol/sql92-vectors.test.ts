@@ -3,7 +3,7 @@
 // ExpressionMessageFilter does) from the cases in test/interop/vectors/sql92-cases.json.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { compileSql92, SqlParseError } from '../../protocol/sql92/index.js';
+import { SQL92_DEFAULT_MAX_LENGTH, SQL92_DEFAULT_MAX_NODES, compileSql92, SqlParseError } from '../../protocol/sql92/index.js';
 import { fixturePath } from './vectors-fixtures.js';
 
 interface Sql92Vectors {
@@ -42,5 +42,23 @@ for (const version of ['5.3.3']) {
       }
     }
     t.same(diffs, [], `${checked} evaluations equal Java's`);
+  });
+
+  t.test(`${version}: nodes bound every evaluation, and Java's expressions are far inside the default limits`, async (t) => {
+    let maxLength = 0;
+    let maxNodes = 0;
+    const over: string[] = [];
+    for (const c of v.cases.filter((c) => c.compiles)) {
+      const f = compileSql92(c.expression, { maxLength: SQL92_DEFAULT_MAX_LENGTH, maxNodes: SQL92_DEFAULT_MAX_NODES });
+      maxLength = Math.max(maxLength, c.expression.length);
+      maxNodes = Math.max(maxNodes, f.nodes);
+      for (const set of Object.keys(c.results!)) {
+        const meter = { steps: 0 };
+        f.evaluate(v.propertySets[set]!, meter);
+        if (meter.steps < 1 || meter.steps > f.nodes) over.push(`${JSON.stringify(c.expression)} on ${set}: ${meter.steps} steps, ${f.nodes} nodes`);
+      }
+    }
+    t.same(over, [], 'an evaluation takes at least one step and at most the expression\'s nodes');
+    t.ok(maxLength * 100 < SQL92_DEFAULT_MAX_LENGTH && maxNodes * 100 < SQL92_DEFAULT_MAX_NODES, `longest ${maxLength} characters, most ${maxNodes} nodes`);
   });
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MAX_SQL_NESTING, MAX_SQL_TREE_DEPTH } from '../../protocol/sql92/parser.js';
-import { compileSql92, SqlParseError } from '../../protocol/sql92/index.js';
+import { compileSql92, SqlLimitError, SqlParseError } from '../../protocol/sql92/index.js';
 
 t.test('the issue’s example: a BETWEEN 10 AND 19 AND b = ’x’', async (t) => {
   const f = compileSql92("a BETWEEN 10 AND 19 AND b = 'x'");
@@ -43,6 +43,46 @@ t.test('nesting and tree depth are bounded, so a hostile expression cannot overf
   t.match(t.throws(() => compileSql92(ors), SqlParseError), { reason: /deeper than/ });
   const fewer = Array.from({ length: 400 }, (_, i) => `a = ${i}`).join(' OR ');
   t.equal(compileSql92(fewer).matches({ a: '399' }), true);
+});
+
+/** A balanced OR of `n` comparisons `a=<k>` (issue 29, H2's shape). */
+function balancedOr(n: number, lo = 0): string {
+  return n === 1 ? `a=${10000 + lo}` : `(${balancedOr(n >> 1, lo)} OR ${balancedOr(n - (n >> 1), lo + (n >> 1))})`;
+}
+
+t.test('maxLength and maxNodes refuse an expression with SqlLimitError naming the bound (issue 29, H1/H2)', async (t) => {
+  const big = balancedOr(2048);
+  const long = t.throws(() => compileSql92(big, { maxLength: 1000, options: { maxLength: 'sqlMaxLength' } }), SqlLimitError) as SqlLimitError;
+  t.match(long, { name: 'SqlLimitError', errorCode: 'ERR_SQL_LIMIT', limit: 'maxLength', max: 1000, actual: big.length, option: 'sqlMaxLength', position: 1000 });
+  t.ok(long instanceof SqlParseError, 'a SqlParseError: refused as an expression that does not parse');
+  t.match(long.message, new RegExp(`${big.length} characters exceed maxLength \\(1000\\) at position 1000 .*; raise the option sqlMaxLength$`));
+
+  // 2048 comparisons: 2048 × 3 nodes (a, the literal, =) + 2047 ORs
+  t.equal(compileSql92(big).nodes, 4 * 2048 - 1);
+  const many = t.throws(() => compileSql92(big, { maxNodes: 100 }), SqlLimitError) as SqlLimitError;
+  t.match(many, { limit: 'maxNodes', max: 100, option: 'maxNodes' });
+  t.ok(many.actual > 100 && many.actual <= 102, `the parser stopped where the count passed the bound (${many.actual})`);
+  t.ok(many.position < big.length / 10, `early in the expression (position ${many.position} of ${big.length})`);
+  t.equal(compileSql92(big, { maxLength: big.length, maxNodes: 4 * 2048 - 1 }).matches({ a: '12047' }), true, 'at the bounds it compiles');
+});
+
+t.test('nodes count what an evaluation costs: a value BETWEEN shares counts once per use', async (t) => {
+  // each level evaluates the one below twice (Java's createBetween shares its value the same way)
+  let e = 'a';
+  const nodes: number[] = [];
+  for (let level = 0; level < 12; level++) {
+    e = `-(${e} BETWEEN 1 AND 2)`;
+    nodes.push(compileSql92(`${e} IS NULL`).nodes);
+  }
+  t.ok(nodes[11]! > 2 ** 12, `12 levels, ${e.length} characters: ${nodes[11]} nodes`);
+  const f = compileSql92(`${e} IS NULL`);
+  const meter = { steps: 0 };
+  t.equal(f.evaluate({ a: '1' }, meter), true);
+  t.ok(meter.steps > 2 ** 12 && meter.steps <= f.nodes, `one evaluation took ${meter.steps} steps: more than 2^12, at most the ${f.nodes} nodes`);
+  // 30 levels would be a billion steps per message: refused by the default bound, parsed in a moment
+  let deep = 'a';
+  for (let level = 0; level < 30; level++) deep = `-(${deep} BETWEEN 1 AND 2)`;
+  t.match(t.throws(() => compileSql92(`${deep} IS NULL`, { maxNodes: 4096 }), SqlLimitError), { limit: 'maxNodes' });
 });
 
 t.test('ignoredFrom: where SelectorParser stops reading, as Java it ignores the rest', async (t) => {

@@ -1,4 +1,4 @@
-import { ResponseCode, type RemotingCommand } from '../../../protocol/index.js';
+import { ResponseCode, SQL92_DEFAULT_MAX_LENGTH, SQL92_DEFAULT_MAX_NODES, type RemotingCommand } from '../../../protocol/index.js';
 import type { Clock } from '../../clock.js';
 import type { ConsumerManager } from '../consumer-manager.js';
 import type { ConsumerOffsetManager } from '../consumer-offset-manager.js';
@@ -24,13 +24,27 @@ export interface BrokerLimits {
   maxQueueNums: number;
   /** Most tags of one TAG subscription (a pull's expression, a heartbeat's tagsSet / codeSet). Default 1024. */
   maxTagsPerSubscription: number;
+  /** Most characters of a SQL92 expression (a pull's own, a heartbeat's, CHECK_CLIENT_CONFIG's). Default 65536. */
+  sqlMaxLength: number;
+  /** Most nodes of a SQL92 expression's tree, counted as evaluated. Default 4096. */
+  sqlMaxNodes: number;
+  /** Evaluation steps one SQL92 pull may spend before it answers what matched so far (sql-filter.ts). Default 100000. */
+  sqlEvaluationBudget: number;
 }
 
 export const DEFAULT_MAX_QUEUE_NUMS = 1024;
 export const DEFAULT_MAX_TAGS_PER_SUBSCRIPTION = 1024;
+/** About 4 ms of evaluation on a 2-core VM (26 000 nodes per ms), far below the 20 ms a request may hold the loop. */
+export const DEFAULT_SQL_EVALUATION_BUDGET = 100_000;
 
 /** The limits of `options` (a broker's tuning), defaults filled in; BrokerOptionError naming a value out of range. */
-export function resolveBrokerLimits(options: { maxQueueNums?: number | undefined; maxTagsPerSubscription?: number | undefined }): BrokerLimits {
+export function resolveBrokerLimits(options: {
+  maxQueueNums?: number | undefined;
+  maxTagsPerSubscription?: number | undefined;
+  sqlMaxLength?: number | undefined;
+  sqlMaxNodes?: number | undefined;
+  sqlEvaluationBudget?: number | undefined;
+}): BrokerLimits {
   const int = (name: string, v: number | undefined, dflt: number, max: number): number => {
     const n = v ?? dflt;
     if (!Number.isInteger(n) || n < 1 || n > max) throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
@@ -40,6 +54,10 @@ export function resolveBrokerLimits(options: { maxQueueNums?: number | undefined
     // 65 535: what a consume-stats body of one topic can list before it passes the frame limit
     maxQueueNums: int('maxQueueNums', options.maxQueueNums, DEFAULT_MAX_QUEUE_NUMS, 65_535),
     maxTagsPerSubscription: int('maxTagsPerSubscription', options.maxTagsPerSubscription, DEFAULT_MAX_TAGS_PER_SUBSCRIPTION, 1_000_000),
+    // a frame is at most 16 MiB; past it no request can carry the expression anyway
+    sqlMaxLength: int('sqlMaxLength', options.sqlMaxLength, SQL92_DEFAULT_MAX_LENGTH, 16 * 1024 * 1024),
+    sqlMaxNodes: int('sqlMaxNodes', options.sqlMaxNodes, SQL92_DEFAULT_MAX_NODES, 16 * 1024 * 1024),
+    sqlEvaluationBudget: int('sqlEvaluationBudget', options.sqlEvaluationBudget, DEFAULT_SQL_EVALUATION_BUDGET, 2 ** 31 - 1),
   };
 }
 
