@@ -217,7 +217,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('topic', 'must be a non-empty string');
     const badTopic = checkTopicName(topic);
     if (badTopic) throw new ConsumerOptionError('topic', badTopic);
-    expression = checkSubscriptionExpression(topic, expression, 'expression');
+    expression = checkSubscriptionExpression(topic, expression, 'expression', this.config);
     this.expressions.set(topic, expression);
     if (this.stateValue === 'RUNNING') {
       this.subscriptionInner.set(topic, buildSubscription(topic, expression, this.config.clock.now()));

@@ -118,6 +118,9 @@ t.test('sqlLimits: an expression past the bounds is refused with SqlLimitError; 
     option: 'sqlLimits.maxLength',
   });
   t.throws(() => new PushConsumer({ consumerGroup: 'g', namesrvAddr: '127.0.0.1:1', sqlLimits: { maxNodes: 0 } }), { name: 'ConsumerOptionError', option: 'sqlLimits.maxNodes' });
+  // subscribe() applies the same bounds as the subscriptions option
+  const bySubscribe = new PushConsumer({ consumerGroup: 'g', namesrvAddr: '127.0.0.1:1', sqlLimits: { maxNodes: 4096 } });
+  t.throws(() => bySubscribe.subscribe('T', { sql }), { name: 'SqlLimitError', limit: 'maxNodes', option: 'sqlLimits.maxNodes' });
 
   const warnings: string[] = [];
   const logger = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
