@@ -4,7 +4,7 @@ import type { MQClientInstance, PullResult } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { UndecodableMessageError } from './consumer-events.js';
 import { BrokerAddressNotFoundError } from './errors.js';
-import { countRound, markRefused, refusalReason, roundOptions } from './inflate.js';
+import { countRound, markRefused, refusedMessageError, roundOptions } from './inflate.js';
 import {
   flowControlReason,
   type FlowControlReason,
@@ -348,19 +348,7 @@ function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: Mes
  */
 function reportRefused(impl: PushConsumerImpl, pr: PullRequest, m: MessageExt, r: RefusedMessage): void {
   const mq = pr.messageQueue;
-  const err = new UndecodableMessageError({
-    topic: mq.topic,
-    brokerName: mq.brokerName,
-    queueId: mq.queueId,
-    queueOffset: m.queueOffset,
-    physOffset: m.commitLogOffset,
-    recordIntact: true,
-    bytes: m.storeSize,
-    reason: refusalReason(r, impl.config.inflate),
-    disposition: impl.config.messageModel === 'BROADCASTING' ? 'skipped' : 'sent-back',
-    option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined,
-    limit: r.tooLarge ? impl.config.inflate.maxInflatedBodyBytes : undefined,
-  });
+  const err = refusedMessageError(mq, m, r, impl.config.inflate, impl.config.messageModel === 'BROADCASTING' ? 'skipped' : 'sent-back');
   log('%s', err.message);
   impl.events.undecodable(err);
 }

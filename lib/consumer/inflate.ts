@@ -1,5 +1,6 @@
 import { MAX_DECOMPRESSED_BODY, type MessageExt } from '../../protocol/internal.js';
 import { ConsumerOptionError } from './errors.js';
+import { UndecodableMessageError, type UndecodableDisposition } from './consumer-events.js';
 
 const MIB = 1024 * 1024;
 
@@ -110,4 +111,27 @@ export function isRefused(m: MessageExt): boolean {
 export function refusalReason(r: { tooLarge: boolean; error: Error }, o: ResolvedInflateOptions): string {
   const first = r.error.message.split('\n')[0]!;
   return r.tooLarge ? `${first}; raise the option maxInflatedBodyBytes (${o.maxInflatedBodyBytes}) to consume it` : first;
+}
+
+/** The 'undecodable' event's error for a whole record whose body was refused (too large, or not inflatable), naming its queue and offset. */
+export function refusedMessageError(
+  mq: { topic: string; brokerName: string; queueId: number },
+  m: MessageExt,
+  r: { tooLarge: boolean; error: Error },
+  o: ResolvedInflateOptions,
+  disposition: UndecodableDisposition,
+): UndecodableMessageError {
+  return new UndecodableMessageError({
+    topic: mq.topic,
+    brokerName: mq.brokerName,
+    queueId: mq.queueId,
+    queueOffset: m.queueOffset,
+    physOffset: m.commitLogOffset,
+    recordIntact: true,
+    bytes: m.storeSize,
+    reason: refusalReason(r, o),
+    disposition,
+    option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined,
+    limit: r.tooLarge ? o.maxInflatedBodyBytes : undefined,
+  });
 }

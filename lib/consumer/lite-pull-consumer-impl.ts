@@ -18,7 +18,7 @@ import { checkTopicName } from '../../protocol/resource-names.js';
 import { MQClientInstance, ScheduledTask, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ConsumerEvents, UndecodableMessageError } from './consumer-events.js';
-import { countRound, newInflateStats, refusalReason, roundOptions } from './inflate.js';
+import { countRound, newInflateStats, refusedMessageError, roundOptions } from './inflate.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../metrics/index.js';
 import { startConsumerMetrics } from './events.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
@@ -755,19 +755,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
           for (const r of round.refused) {
             const m = msgs[r.index]!;
             refused.add(r.index);
-            this.events.undecodable(new UndecodableMessageError({
-              topic: mq.topic,
-              brokerName: mq.brokerName,
-              queueId: mq.queueId,
-              queueOffset: m.queueOffset,
-              physOffset: m.commitLogOffset,
-              recordIntact: true,
-              bytes: m.storeSize,
-              reason: refusalReason(r, base.inflate),
-              disposition: 'passed',
-              option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined,
-              limit: r.tooLarge ? base.inflate.maxInflatedBodyBytes : undefined,
-            }));
+            this.events.undecodable(refusedMessageError(mq, m, r, base.inflate, 'passed'));
           }
           msgs = msgs.filter((_, i) => !refused.has(i));
         }
