@@ -267,7 +267,7 @@ t.test('the client answers a PUSH_REPLY_MESSAGE_TO_CLIENT it cannot read as Java
     bornTimestamp: 1, flag: 0, properties: 'CORRELATION_ID\u0001c-1\u0002MSG_TYPE\u0001reply\u0002', bornHost: '127.0.0.1:1', storeHost: '127.0.0.1:2', storeTimestamp: 3,
   };
   const push = (ext: Record<string, string>, body: Buffer): Promise<{ code: number; remark: string | null }> =>
-    Promise.resolve().then(() => processor(createRequest(op.code, { extFields: ext, body }), null));
+    Promise.resolve().then(() => processor(createRequest(op.code, { extFields: ext, body }), { remoteAddress: '127.0.0.1:10911' }));
 
   const good = await push(op.request.encode(fields), Buffer.from('pong'));
   t.equal(good.code, ResponseCode.SUCCESS);
