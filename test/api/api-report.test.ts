@@ -46,7 +46,9 @@ t.test('rocketwire stays small and every name has a known kind', async (t) => {
     // Issue 28 moved the broker and the capture decoder to their subpaths and added what a Node user
     // names in their own code: the handler shapes, health(), the logger, the state errors, the
     // LocalTransactionState constants and the event payloads, which get reference pages (123 then).
-    if (point.specifier === 'rocketwire') t.ok(names.length < 130, `rocketwire exports ${names.length} names (< 130)`);
+    // Issue 29's limits added the errors a user meets when one is reached (route, pull offsets,
+    // unmatched responses, SQL92 bounds) and the inflate options and stats with their pages (130 then).
+    if (point.specifier === 'rocketwire') t.ok(names.length <= 132, `rocketwire exports ${names.length} names (at most 132)`);
   }
   t.same(
     [...exportsByEntry.keys()].map((p) => p.specifier),
