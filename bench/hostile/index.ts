@@ -111,11 +111,11 @@ const brokerAttacks: BrokerAttack[] = [
     run: (ctx) => sqlPulls(ctx, comparisonExpression(65_536), 50),
   },
   {
-    name: 'sql-eval-4096',
-    finding: 'H2 under the size limits: PULLs with a 4 096-comparison balanced OR over 800 entries, property filter on',
+    name: 'sql-eval-at-limit',
+    finding: 'H2 within the default bounds: PULLs with a 1 024-comparison balanced OR (4 095 nodes, 17 KB) over 800 entries, property filter on',
     brokerArgs: ['--enable-property-filter'],
     setup: storeSqlMessages,
-    run: (ctx) => sqlPulls(ctx, comparisonExpression(4096), 50),
+    run: (ctx) => sqlPulls(ctx, comparisonExpression(1024), 1000),
   },
 ];
 
