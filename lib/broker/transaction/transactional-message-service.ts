@@ -133,28 +133,39 @@ export class TransactionalMessageService {
     if (!opConfig) return;
     for (let queueId = 0; queueId < opConfig.readQueueNums; queueId++) {
       const max = store.getMaxOffset(TRANS_OP_HALF_TOPIC, queueId);
-      let offset = Math.max(store.getMinOffset(TRANS_OP_HALF_TOPIC, queueId), max - this.settings.maxEndedHalves);
-      while (offset < max) {
-        const got = store.getMessage(TRANS_OP_HALF_TOPIC, queueId, offset, 32, null);
-        if (got.status !== 'FOUND') {
-          if (got.nextBeginOffset <= offset) break;
-          offset = got.nextBeginOffset;
-          continue;
-        }
-        for (const rec of got.records) {
-          let pos = 0;
-          while (pos < rec.length) {
-            const op = decodeMessage(rec, pos, { decompress: false });
-            pos += op.storeSize;
-            if (op.tags !== OP_REMOVE_TAG) continue;
-            for (const part of op.body.toString('utf8').split(',')) {
-              const half = parseJavaInt(part);
-              if (part.length > 0 && half >= 0) this.endedHalves.add(queueId, half, 'ended');
-            }
-          }
-        }
+      const from = Math.max(store.getMinOffset(TRANS_OP_HALF_TOPIC, queueId), max - this.settings.maxEndedHalves);
+      this.scanOps(queueId, from, null, (op) => {
+        if (op.tags !== OP_REMOVE_TAG) return;
+        for (const half of removedHalves(op)) if (half >= 0) this.endedHalves.add(queueId, half, 'ended');
+      });
+    }
+  }
+
+  /**
+   * Every op record of queue `queueId` from offset `from` to the queue's end, decoded (bodies as
+   * stored); `onGap(from, to)` for a stretch of the queue that holds no record.
+   */
+  private scanOps(queueId: number, from: number, onGap: ((from: number, to: number) => void) | null, onOp: (op: MessageExt) => void): void {
+    const store = this.ctx.messageStore;
+    const max = store.getMaxOffset(TRANS_OP_HALF_TOPIC, queueId);
+    let offset = from;
+    while (offset < max) {
+      const got = store.getMessage(TRANS_OP_HALF_TOPIC, queueId, offset, 32, null);
+      if (got.status !== 'FOUND') {
+        if (got.nextBeginOffset <= offset) break;
+        onGap?.(offset, got.nextBeginOffset);
         offset = got.nextBeginOffset;
+        continue;
       }
+      for (const rec of got.records) {
+        let pos = 0;
+        while (pos < rec.length) {
+          const op = decodeMessage(rec, pos, { decompress: false });
+          pos += op.storeSize;
+          onOp(op);
+        }
+      }
+      offset = got.nextBeginOffset;
     }
   }
 
@@ -336,45 +347,38 @@ export class TransactionalMessageService {
 
   /** Op records of queue `queueId` from `opOffset`: which half offsets they end. */
   private readOps(queueId: number, opOffset: number, miniOffset: number): OpRecords {
-    const store = this.ctx.messageStore;
     const ops = new OpRecords(opOffset);
-    const max = store.getMaxOffset(TRANS_OP_HALF_TOPIC, queueId);
-    let offset = opOffset;
-    while (offset < max) {
-      const got = store.getMessage(TRANS_OP_HALF_TOPIC, queueId, offset, 32, null);
-      if (got.status !== 'FOUND') {
-        if (got.nextBeginOffset <= offset) break;
-        for (let o = offset; o < got.nextBeginOffset; o++) ops.done.push(o);
-        offset = got.nextBeginOffset;
-        continue;
-      }
-      for (const rec of got.records) {
-        let pos = 0;
-        while (pos < rec.length) {
-          const op = decodeMessage(rec, pos, { decompress: false });
-          pos += op.storeSize;
-          const halves = new Set<number>();
-          if (op.tags === OP_REMOVE_TAG) {
-            // 5.x bodies list offsets each followed by ","; up to 5.0.0 one offset and no comma
-            for (const part of op.body.toString('utf8').split(',')) {
-              if (part.length === 0) continue;
-              const half = parseJavaInt(part);
-              ops.allEnded.add(half);
-              if (half < miniOffset) continue;
-              ops.removeMap.set(half, op.queueOffset);
-              halves.add(half);
-            }
-          } else {
-            log('op record at %d has tag %s, not "d"', op.queueOffset, op.tags);
+    this.scanOps(
+      queueId,
+      opOffset,
+      (from, to) => {
+        for (let o = from; o < to; o++) ops.done.push(o);
+      },
+      (op) => {
+        const halves = new Set<number>();
+        if (op.tags === OP_REMOVE_TAG) {
+          for (const half of removedHalves(op)) {
+            ops.allEnded.add(half);
+            if (half < miniOffset) continue;
+            ops.removeMap.set(half, op.queueOffset);
+            halves.add(half);
           }
-          if (halves.size > 0) ops.pending.set(op.queueOffset, halves);
-          else ops.done.push(op.queueOffset);
+        } else {
+          log('op record at %d has tag %s, not "d"', op.queueOffset, op.tags);
         }
-      }
-      offset = got.nextBeginOffset;
-    }
+        if (halves.size > 0) ops.pending.set(op.queueOffset, halves);
+        else ops.done.push(op.queueOffset);
+      },
+    );
     return ops;
   }
+}
+
+/** The half offsets an op record ends: 5.x bodies list offsets each followed by ","; up to 5.0.0 one offset and no comma. */
+function removedHalves(op: MessageExt): number[] {
+  const out: number[] = [];
+  for (const part of op.body.toString('utf8').split(',')) if (part.length > 0) out.push(parseJavaInt(part));
+  return out;
 }
 
 /** What the op records read in one round say (fillOpRemoveMap's removeMap, opMsgMap, doneOpOffset). */
