@@ -9,7 +9,8 @@ const group = 'example_admin_cg';
 
 const admin = new AdminClient({ namesrvAddr });
 try {
-  for (const b of await admin.cluster()) console.log(`cluster ${b.clusterName}: ${b.brokerName} ${b.role} ${b.addr} ${b.version ?? '?'}`);
+  for (const b of await admin.cluster())
+    console.log(`cluster ${b.clusterName}: ${b.brokerName} ${b.role} ${b.addr} ${b.version ?? '?'}`);
 
   // updateTopic: on every master the name server knows (clusterName or brokerAddr to narrow it).
   const on = await admin.createOrUpdateTopic({ topic, readQueueNums: 2, writeQueueNums: 2 });
@@ -26,17 +27,22 @@ try {
     await producer.shutdown();
   }
 
-  for (const q of await admin.topicStatus(topic)) console.log(`${topic} ${q.brokerName}/${q.queueId}: offsets ${q.minOffset}..${q.maxOffset}`);
+  for (const q of await admin.topicStatus(topic))
+    console.log(`${topic} ${q.brokerName}/${q.queueId}: offsets ${q.minOffset}..${q.maxOffset}`);
 
   // consumerProgress: what `mqadmin consumerProgress -g` prints, per queue and in total.
   const progress = await admin.consumerProgress(group, topic);
   for (const q of progress.queues) {
-    console.log(`${q.topic} ${q.brokerName}/${q.queueId}: broker ${q.brokerOffset} consumer ${q.consumerOffset} lag ${q.lag}`);
+    console.log(
+      `${q.topic} ${q.brokerName}/${q.queueId}: broker ${q.brokerOffset} consumer ${q.consumerOffset} lag ${q.lag}`,
+    );
   }
 
   // queryMsgByKey: the broker's key index.
   for (const found of await admin.messageByKey(topic, 'admin-key-2')) {
-    console.log(`key admin-key-2: "${found.message.body}" at ${found.brokerName}/${found.message.queueId}:${found.message.queueOffset}`);
+    console.log(
+      `key admin-key-2: "${found.message.body}" at ${found.brokerName}/${found.message.queueId}:${found.message.queueOffset}`,
+    );
   }
   console.log(`${group}: total lag ${progress.totalLag} on ${topic}`);
 } finally {
@@ -49,14 +55,18 @@ async function consumeAll(n) {
   consumer.subscribe(topic);
   let count = 0;
   let allSeen;
-  const done = new Promise((resolve) => { allSeen = resolve; });
+  const done = new Promise((resolve) => {
+    allSeen = resolve;
+  });
   await consumer.start((msgs) => {
     count += msgs.length;
     if (count >= n) allSeen();
     // returning nothing: consumed
   });
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out waiting for the messages')), 30_000); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out waiting for the messages')), 30_000);
+  });
   try {
     await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
   } finally {

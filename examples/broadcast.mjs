@@ -34,7 +34,9 @@ try {
   for (const name of ['A', 'B']) {
     const seen = new Set();
     let allSeen;
-    const done = new Promise((resolve) => { allSeen = resolve; });
+    const done = new Promise((resolve) => {
+      allSeen = resolve;
+    });
     const consumer = new PushConsumer({
       group: 'example_broadcast_cg',
       namesrvAddr,
@@ -69,6 +71,8 @@ try {
  */
 function until(promise, ms, what) {
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms);
+  });
   return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

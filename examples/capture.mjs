@@ -5,8 +5,15 @@
 // and no broker are needed; `rocketwire decode FILE.pcap` prints the same from a file.
 import { CaptureDecoder, describeCommand, frameContext } from 'rocketwire/capture';
 import {
-  createRequest, createResponse, encodeCommand, encodeStoredMessage,
-  PullMessageRequestHeader, PullMessageResponseHeader, PullSysFlag, RequestCode, ResponseCode,
+  createRequest,
+  createResponse,
+  encodeCommand,
+  encodeStoredMessage,
+  PullMessageRequestHeader,
+  PullMessageResponseHeader,
+  PullSysFlag,
+  RequestCode,
+  ResponseCode,
 } from 'rocketwire/protocol';
 
 const client = { ip: [127, 0, 0, 1], port: 50123 };
@@ -16,22 +23,41 @@ const broker = { ip: [127, 0, 0, 1], port: 10911 }; // 10911, 9876... are known 
 const pull = createRequest(RequestCode.PULL_MESSAGE, {
   opaque: 42,
   extFields: PullMessageRequestHeader.encode({
-    consumerGroup: 'cg1', topic: 'Orders', queueId: 0, queueOffset: 0, maxMsgNums: 32,
-    sysFlag: PullSysFlag.FLAG_SUSPEND, commitOffset: 0, suspendTimeoutMillis: 15000,
-    subVersion: 1, expressionType: 'TAG', subscription: '*',
+    consumerGroup: 'cg1',
+    topic: 'Orders',
+    queueId: 0,
+    queueOffset: 0,
+    maxMsgNums: 32,
+    sysFlag: PullSysFlag.FLAG_SUSPEND,
+    commitOffset: 0,
+    suspendTimeoutMillis: 15000,
+    subVersion: 1,
+    expressionType: 'TAG',
+    subscription: '*',
   }),
 });
 const stored = [0, 1].map((i) =>
   encodeStoredMessage({
-    topic: 'Orders', queueId: 0, queueOffset: i, commitLogOffset: i * 200,
-    bornTimestamp: 1_760_000_000_000, bornHost: '127.0.0.1:50123',
-    storeTimestamp: 1_760_000_000_001, storeHost: '127.0.0.1:10911',
-    body: Buffer.from(`order ${i}`), properties: { TAGS: 'new', KEYS: `order-${i}` },
+    topic: 'Orders',
+    queueId: 0,
+    queueOffset: i,
+    commitLogOffset: i * 200,
+    bornTimestamp: 1_760_000_000_000,
+    bornHost: '127.0.0.1:50123',
+    storeTimestamp: 1_760_000_000_001,
+    storeHost: '127.0.0.1:10911',
+    body: Buffer.from(`order ${i}`),
+    properties: { TAGS: 'new', KEYS: `order-${i}` },
   }),
 );
 const found = createResponse(pull, ResponseCode.SUCCESS, {
   remark: 'FOUND',
-  extFields: PullMessageResponseHeader.encode({ suggestWhichBrokerId: 0, nextBeginOffset: 2, minOffset: 0, maxOffset: 2 }),
+  extFields: PullMessageResponseHeader.encode({
+    suggestWhichBrokerId: 0,
+    nextBeginOffset: 2,
+    minOffset: 0,
+    maxOffset: 2,
+  }),
   body: Buffer.concat(stored),
 });
 
@@ -49,7 +75,8 @@ const decoder = new CaptureDecoder({
     const d = describeCommand(f.cmd, frameContext(f));
     const answer = d.kind === 'response' ? ` to code ${d.requestCode} after ${d.latencyMs} ms` : '';
     console.log(`${d.src} -> ${d.dst} ${d.kind} ${d.name}${answer} opaque ${d.opaque} ${JSON.stringify(d.extFields)}`);
-    for (const m of d.messages ?? []) console.log(`  message ${m.topic}:${m.queueId}:${m.queueOffset} ${m.msgId} keys ${m.properties.KEYS}`);
+    for (const m of d.messages ?? [])
+      console.log(`  message ${m.topic}:${m.queueId}:${m.queueOffset} ${m.msgId} keys ${m.properties.KEYS}`);
     lines.push(d);
   },
   problem(p) {
@@ -60,8 +87,11 @@ decoder.push(capture); // push chunks as they are read, then end()
 decoder.end();
 
 const [request, response] = lines;
-if (!request || !response || response.requestCode !== RequestCode.PULL_MESSAGE) throw new Error('the pull and its answer were not paired');
-console.log(`decoded ${lines.length} frames: ${request.name} answered ${response.name} with ${response.messages?.length ?? 0} messages`);
+if (!request || !response || response.requestCode !== RequestCode.PULL_MESSAGE)
+  throw new Error('the pull and its answer were not paired');
+console.log(
+  `decoded ${lines.length} frames: ${request.name} answered ${response.name} with ${response.messages?.length ?? 0} messages`,
+);
 
 function pcapHeader() {
   const h = Buffer.alloc(24);

@@ -33,7 +33,9 @@ consumer.subscribe(topic, 'even || odd'); // a tag expression; '*' takes every t
 
 const seen = new Set();
 let allSeen;
-const done = new Promise((resolve) => { allSeen = resolve; });
+const done = new Promise((resolve) => {
+  allSeen = resolve;
+});
 await consumer.start(async (msgs, ctx) => {
   for (const m of msgs) {
     console.log(`queue ${ctx.messageQueue.queueId} offset ${m.queueOffset} [${m.tags}] ${m.body}`);
@@ -57,6 +59,8 @@ console.log(`consumed ${seen.size} of ${count} messages`);
  */
 function until(promise, ms, what) {
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms);
+  });
   return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

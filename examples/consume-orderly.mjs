@@ -22,20 +22,30 @@ try {
   for (const step of steps) {
     for (const order of orders) {
       // Same arg, same queue: selectMessageQueueByHash picks queues[hash(arg) % queues.length].
-      await producer.send({ topic, body: `${order} ${step}`, keys: [order] }, { selector: selectMessageQueueByHash, arg: order });
+      await producer.send(
+        { topic, body: `${order} ${step}`, keys: [order] },
+        { selector: selectMessageQueueByHash, arg: order },
+      );
     }
   }
 } finally {
   await producer.shutdown();
 }
 
-const consumer = new PushConsumer({ group: 'example_orderly_cg', namesrvAddr, consumeFromWhere: 'first', orderly: true });
+const consumer = new PushConsumer({
+  group: 'example_orderly_cg',
+  namesrvAddr,
+  consumeFromWhere: 'first',
+  orderly: true,
+});
 consumer.subscribe(topic);
 
 const seen = new Map(orders.map((o) => [o, []]));
 let received = 0;
 let allSeen;
-const done = new Promise((resolve) => { allSeen = resolve; });
+const done = new Promise((resolve) => {
+  allSeen = resolve;
+});
 await consumer.start((msgs, ctx) => {
   for (const m of msgs) {
     const [order, step] = m.body.toString().split(' ');
@@ -66,6 +76,8 @@ console.log(`every order's steps arrived in order (${orders.length} orders, ${re
  */
 function until(promise, ms, what) {
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms);
+  });
   return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

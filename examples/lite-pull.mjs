@@ -9,7 +9,10 @@ const topic = 'ExampleLitePull';
 const count = 8;
 
 let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => { stopping = true; });
+for (const signal of ['SIGTERM', 'SIGINT'])
+  process.once(signal, () => {
+    stopping = true;
+  });
 
 const producer = new Producer({ group: 'example_lite_pg', namesrvAddr });
 await producer.start();

@@ -7,14 +7,29 @@
 // at a bucket increment per record instead of the SDK's ~3 µs (two records per consumed message).
 //
 //   NAMESRV_ADDR=127.0.0.1:9876 node examples/metrics.mjs
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { AggregatingMeterProvider, ConsumeConcurrentlyStatus, ConsumerEvents, Producer, PushConsumer } from 'rocketwire';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import {
+  AggregatingMeterProvider,
+  ConsumeConcurrentlyStatus,
+  ConsumerEvents,
+  Producer,
+  PushConsumer,
+} from 'rocketwire';
 
 const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = `ExampleMetrics_${process.pid}`;
 const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const aggregating = new AggregatingMeterProvider();
-const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000, metricProducers: [aggregating] });
+const reader = new PeriodicExportingMetricReader({
+  exporter,
+  exportIntervalMillis: 60_000,
+  metricProducers: [aggregating],
+});
 const meterProvider = new MeterProvider({ readers: [reader] });
 
 const stopped = new Promise((resolve) => {
@@ -23,13 +38,20 @@ const stopped = new Promise((resolve) => {
 });
 
 const producer = new Producer({ namesrvAddr, group: 'example_metrics_pg', metrics: { meterProvider } });
-const consumer = new PushConsumer({ group: 'example_metrics_cg', namesrvAddr, consumeFromWhere: 'first', metrics: { meterProvider: aggregating } });
+const consumer = new PushConsumer({
+  group: 'example_metrics_cg',
+  namesrvAddr,
+  consumeFromWhere: 'first',
+  metrics: { meterProvider: aggregating },
+});
 try {
   await producer.start();
   for (let i = 0; i < 3; i++) await producer.send({ topic, body: `hello ${i}` });
 
   consumer.subscribe(topic);
-  const stopLogging = consumer.on(ConsumerEvents.REBALANCE, (e) => console.log(`rebalance: ${e.topic} now ${e.after.length} queues`));
+  const stopLogging = consumer.on(ConsumerEvents.REBALANCE, (e) =>
+    console.log(`rebalance: ${e.topic} now ${e.after.length} queues`),
+  );
   let consumed = 0;
   const allConsumed = new Promise((resolve) => {
     consumer.onMessage((msgs) => {
@@ -46,7 +68,8 @@ try {
   if (outcome === 'done') {
     await reader.forceFlush();
     const names = new Set();
-    for (const rm of exporter.getMetrics()) for (const sm of rm.scopeMetrics) for (const m of sm.metrics) names.add(m.descriptor.name);
+    for (const rm of exporter.getMetrics())
+      for (const sm of rm.scopeMetrics) for (const m of sm.metrics) names.add(m.descriptor.name);
     console.log(`metrics: ${[...names].sort().join(' ')}`);
   }
 } finally {

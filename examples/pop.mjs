@@ -10,7 +10,10 @@ const topic = 'ExamplePop';
 const count = 5;
 
 let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => { stopping = true; });
+for (const signal of ['SIGTERM', 'SIGINT'])
+  process.once(signal, () => {
+    stopping = true;
+  });
 
 const producer = new Producer({ group: 'example_pop_pg', namesrvAddr });
 await producer.start();

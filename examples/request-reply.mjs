@@ -9,7 +9,10 @@ const namesrvAddr = process.env.NAMESRV_ADDR ?? '127.0.0.1:9876';
 const topic = 'ExampleEcho';
 
 let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => { stopping = true; });
+for (const signal of ['SIGTERM', 'SIGINT'])
+  process.once(signal, () => {
+    stopping = true;
+  });
 
 // The replier has to be subscribed before requests come, so the topic is created up front (as it
 // would be on a real cluster) rather than by the first request.

@@ -29,7 +29,9 @@ const consumer = new PushConsumer({ group, namesrvAddr, consumeFromWhere: 'first
 consumer.subscribe(topic);
 let attempts = 0;
 let lastAttempt;
-const failedForGood = new Promise((resolve) => { lastAttempt = resolve; });
+const failedForGood = new Promise((resolve) => {
+  lastAttempt = resolve;
+});
 await consumer.start((msgs, ctx) => {
   for (const m of msgs) {
     if (m.msgId !== sent.msgId) continue;
@@ -47,16 +49,25 @@ await consumer.start((msgs, ctx) => {
 // may come just after the attempt above; until then each rebalance round (every 20 s by default,
 // here every second) finds no route and tries again.
 const dlqTopic = `%DLQ%${group}`;
-const reader = new PushConsumer({ group: 'example_retry_dlq_reader', namesrvAddr, consumeFromWhere: 'first', rebalanceIntervalMs: 1000 });
+const reader = new PushConsumer({
+  group: 'example_retry_dlq_reader',
+  namesrvAddr,
+  consumeFromWhere: 'first',
+  rebalanceIntervalMs: 1000,
+});
 let found;
-const inDlq = new Promise((resolve) => { found = resolve; });
+const inDlq = new Promise((resolve) => {
+  found = resolve;
+});
 let deadLetter = false;
 try {
   if ((await until(failedForGood, 30_000, 'waiting for the retries')) !== 'stopped') {
     reader.subscribe(dlqTopic);
     await reader.start((msgs) => {
       for (const m of msgs) {
-        console.log(`${dlqTopic}: ${m.body} (keys ${m.keys.join(' ')}, reconsumeTimes ${m.reconsumeTimes}, from ${m.properties.RETRY_TOPIC})`);
+        console.log(
+          `${dlqTopic}: ${m.body} (keys ${m.keys.join(' ')}, reconsumeTimes ${m.reconsumeTimes}, from ${m.properties.RETRY_TOPIC})`,
+        );
         if (m.keys.includes('poison-1')) found();
       }
     });
@@ -75,6 +86,8 @@ if (deadLetter) console.log(`the message went to ${dlqTopic} after ${attempts} a
  */
 function until(promise, ms, what) {
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms);
+  });
   return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

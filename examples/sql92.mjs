@@ -39,7 +39,9 @@ const consumer = new PushConsumer({ group: 'example_sql92_cg', namesrvAddr, cons
 consumer.subscribe(topic, { sql }); // parsed here: a bad expression throws, naming its position
 const matched = [];
 let allMatched;
-const done = new Promise((resolve) => { allMatched = resolve; });
+const done = new Promise((resolve) => {
+  allMatched = resolve;
+});
 const expected = messages.filter((m) => m.amount >= 100 && m.amount <= 999 && m.tags === 'paid').length;
 await consumer.start((msgs) => {
   for (const m of msgs) {
@@ -63,6 +65,8 @@ console.log(`the SQL92 filter let through ${matched.length} of ${messages.length
  */
 function until(promise, ms, what) {
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms);
+  });
   return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

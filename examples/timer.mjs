@@ -30,7 +30,9 @@ try {
 const consumer = new PushConsumer({ group: 'example_timer_cg', namesrvAddr, consumeFromWhere: 'first' });
 consumer.subscribe(topic);
 let arrived;
-const delivered = new Promise((resolve) => { arrived = resolve; });
+const delivered = new Promise((resolve) => {
+  arrived = resolve;
+});
 await consumer.start((msgs) => {
   for (const m of msgs) if (m.msgId === r.msgId) arrived({ m, waited: Date.now() - sentAt });
 });
@@ -55,6 +57,8 @@ if (got !== 'stopped') {
  */
 function until(promise, ms, what) {
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms);
+  });
   return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

@@ -44,7 +44,9 @@ try {
 
   consumer.subscribe(topic);
   let bothSeen;
-  const done = new Promise((resolve) => { bothSeen = resolve; });
+  const done = new Promise((resolve) => {
+    bothSeen = resolve;
+  });
   await consumer.start((msgs) => {
     for (const m of msgs) {
       console.log(`consumed ${m.keys[0]}`);
@@ -59,7 +61,8 @@ try {
   await tx.shutdown();
 }
 if (got.has('order-rollback')) throw new Error('a rolled back message was delivered');
-if (got.has('order-commit') && got.has('order-checked')) console.log('consumed order-commit and order-checked; order-rollback never arrived');
+if (got.has('order-commit') && got.has('order-checked'))
+  console.log('consumed order-commit and order-checked; order-rollback never arrived');
 
 /**
  * Waits for `promise` or for the service to be told to stop, whichever comes first: its value, or
@@ -68,6 +71,8 @@ if (got.has('order-commit') && got.has('order-checked')) console.log('consumed o
  */
 function until(promise, ms, what) {
   let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms); });
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out ${what}`)), ms);
+  });
   return Promise.race([promise, stopped.then(() => 'stopped'), timeout]).finally(() => clearTimeout(timer));
 }

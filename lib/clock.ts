@@ -76,7 +76,8 @@ export class ManualClock implements Clock {
     for (;;) {
       this.timers = this.timers.filter((t) => !t.cancelled);
       let next: ManualTimer | undefined;
-      for (const t of this.timers) if (t.at <= end && (!next || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
+      for (const t of this.timers)
+        if (t.at <= end && (!next || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
       if (!next) break;
       this.time = Math.max(this.time, next.at);
       next.cancelled = true;

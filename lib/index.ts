@@ -71,7 +71,14 @@ export type {
 } from './consumer/index.js';
 // The payloads of the instrumentation events (PushConsumerEvents[E][0], ProducerEventMap[E][0]),
 // so that a listener can name them.
-export type { RebalanceEvent, PullEvent, FlowControlEvent, OffsetCommitEvent, CrashEvent, CrashedPart } from './consumer/index.js';
+export type {
+  RebalanceEvent,
+  PullEvent,
+  FlowControlEvent,
+  OffsetCommitEvent,
+  CrashEvent,
+  CrashedPart,
+} from './consumer/index.js';
 export type { RequestTimeoutEvent, ConnectionEvent } from './consumer/index.js';
 export type { SendEvent } from './producer/index.js';
 export type { PullStatus } from './client/index.js';
@@ -97,7 +104,13 @@ export {
 // Lite pull consumer (DefaultLitePullConsumer).
 export { LitePullConsumer, type LitePullConsumerOptions, type LitePullConsumerState } from './consumer/index.js';
 // POP consumer (5.x brokers): receive / ack / changeInvisibleDuration.
-export { SimpleConsumer, PopNotSupportedError, type SimpleConsumerOptions, type ReceivedMessage, type AckStatus } from './consumer/simple-consumer.js';
+export {
+  SimpleConsumer,
+  PopNotSupportedError,
+  type SimpleConsumerOptions,
+  type ReceivedMessage,
+  type AckStatus,
+} from './consumer/simple-consumer.js';
 
 // Producer.
 export {

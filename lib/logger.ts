@@ -43,11 +43,12 @@ export const defaultLogger: Logger = {
 export function resolveLogger(option: LoggerOption | undefined, check: (message: string) => Error): Logger {
   if (option === undefined) return defaultLogger;
   if (option === false) return silentLogger;
-  if (option === null || typeof option !== 'object' && typeof option !== 'function') {
+  if (option === null || (typeof option !== 'object' && typeof option !== 'function')) {
     throw check('must be an object with debug, info, warn and error methods, or false');
   }
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
-    if (typeof (option as unknown as Record<string, unknown>)[level] !== 'function') throw check(`has no ${level}() method`);
+    if (typeof (option as unknown as Record<string, unknown>)[level] !== 'function')
+      throw check(`has no ${level}() method`);
   }
   // Called as methods of their object, so a pino or winston logger keeps its `this`; one wrapper per
   // object, so that LoggerSet counts a logger given to two clients once.

@@ -33,9 +33,15 @@ export function encodeBatch(messages: readonly BatchMessage[]): Buffer {
   const props: string[] = [];
   let total = 0;
   for (const m of messages) {
-    const s = m.properties === undefined ? '' : typeof m.properties === 'string' ? m.properties : encodeProperties(m.properties);
+    const s =
+      m.properties === undefined
+        ? ''
+        : typeof m.properties === 'string'
+          ? m.properties
+          : encodeProperties(m.properties);
     const n = Buffer.byteLength(s, 'utf8');
-    if (n > MAX_PROPERTIES_BYTES) throw new ProtocolError(`batch message properties of ${n} bytes exceed ${MAX_PROPERTIES_BYTES}`, 0);
+    if (n > MAX_PROPERTIES_BYTES)
+      throw new ProtocolError(`batch message properties of ${n} bytes exceed ${MAX_PROPERTIES_BYTES}`, 0);
     props.push(s);
     total += 22 + m.body.length + n;
   }
@@ -46,13 +52,19 @@ export function encodeBatch(messages: readonly BatchMessage[]): Buffer {
     const s = props[i]!;
     const start = p;
     p += 4;
-    b.writeInt32BE(0, p); p += 4;
-    b.writeInt32BE(0, p); p += 4;
-    b.writeInt32BE(m.flag ?? 0, p); p += 4;
-    b.writeInt32BE(m.body.length, p); p += 4;
-    b.set(m.body, p); p += m.body.length;
+    b.writeInt32BE(0, p);
+    p += 4;
+    b.writeInt32BE(0, p);
+    p += 4;
+    b.writeInt32BE(m.flag ?? 0, p);
+    p += 4;
+    b.writeInt32BE(m.body.length, p);
+    p += 4;
+    b.set(m.body, p);
+    p += m.body.length;
     const n = b.write(s, p + 2, 'utf8');
-    b.writeInt16BE(n, p); p += 2 + n;
+    b.writeInt16BE(n, p);
+    p += 2 + n;
     b.writeInt32BE(p - start, start);
   }
   return b;
@@ -87,16 +99,21 @@ export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions =
     const start = p;
     if (body.length - p < 22) throw new ProtocolError('batch: truncated record', baseOffset + p);
     const size = body.readInt32BE(p);
-    if (!lenient && (size < 22 || size > body.length - p)) throw new ProtocolError(`batch: record size ${size} is invalid`, baseOffset + p);
+    if (!lenient && (size < 22 || size > body.length - p))
+      throw new ProtocolError(`batch: record size ${size} is invalid`, baseOffset + p);
     // Lenient: the record may run to the end of the body; its properties length says where it ends.
     let end = lenient ? body.length : start + size;
     p += 12; // size, magic, crc (both 0 and ignored by brokers)
-    const flag = body.readInt32BE(p); p += 4;
-    const bodyLength = body.readInt32BE(p); p += 4;
-    if (bodyLength < 0 || bodyLength > end - p - 2) throw new ProtocolError(`batch: body length ${bodyLength} exceeds the record`, baseOffset + p - 4);
+    const flag = body.readInt32BE(p);
+    p += 4;
+    const bodyLength = body.readInt32BE(p);
+    p += 4;
+    if (bodyLength < 0 || bodyLength > end - p - 2)
+      throw new ProtocolError(`batch: body length ${bodyLength} exceeds the record`, baseOffset + p - 4);
     const msgBody = body.subarray(p, p + bodyLength);
     p += bodyLength;
-    const propsLength = body.readInt16BE(p); p += 2;
+    const propsLength = body.readInt16BE(p);
+    p += 2;
     if (lenient && propsLength >= 0 && propsLength <= end - p) end = p + propsLength;
     if (propsLength < 0 || propsLength !== end - p) {
       throw new ProtocolError(`batch: properties length ${propsLength} does not match the record`, baseOffset + p - 2);

@@ -28,7 +28,12 @@ export const MAX_DECOMPRESSED_BODY = 64 * 1024 * 1024;
  * Decompress `body` whose message sysFlag has COMPRESSED set, to at most `maxOutputLength` bytes
  * (default MAX_DECOMPRESSED_BODY). `offset` locates errors.
  */
-export function decompressBody(body: Uint8Array, sysFlag: number, offset = 0, maxOutputLength = MAX_DECOMPRESSED_BODY): Buffer {
+export function decompressBody(
+  body: Uint8Array,
+  sysFlag: number,
+  offset = 0,
+  maxOutputLength = MAX_DECOMPRESSED_BODY,
+): Buffer {
   const type = compressionTypeOf(sysFlag);
   if (type === null) throw new UnsupportedCompressionError(`compression type ${(sysFlag >> 8) & 7}`, offset);
   return decompress(body, type, offset, maxOutputLength);
@@ -40,7 +45,12 @@ export function decompressBody(body: Uint8Array, sysFlag: number, offset = 0, ma
  * InflatedBodyTooLargeError before more than the limit is allocated; a corrupt one throws a
  * ProtocolError. Offsets count from `offset`.
  */
-export function decompress(body: Uint8Array, type: CompressionType, offset = 0, maxOutputLength = MAX_DECOMPRESSED_BODY): Buffer {
+export function decompress(
+  body: Uint8Array,
+  type: CompressionType,
+  offset = 0,
+  maxOutputLength = MAX_DECOMPRESSED_BODY,
+): Buffer {
   const max = maxOutputLength;
   try {
     switch (type) {
@@ -49,7 +59,8 @@ export function decompress(body: Uint8Array, type: CompressionType, offset = 0, 
           return zlib().inflateSync(body, { maxOutputLength: max });
         } catch (err) {
           // node:zlib stops once its output would pass maxOutputLength and says so with this code
-          if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new InflatedBodyTooLargeError(type, max, 0, undefined, { cause: err });
+          if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+            throw new InflatedBodyTooLargeError(type, max, 0, undefined, { cause: err });
           throw err;
         }
       case 'LZ4':
@@ -65,7 +76,9 @@ export function decompress(body: Uint8Array, type: CompressionType, offset = 0, 
     }
   } catch (err) {
     if (err instanceof InflatedBodyTooLargeError) {
-      throw offset === 0 ? err : new InflatedBodyTooLargeError(type, max, offset + err.offset, err.what, { cause: err });
+      throw offset === 0
+        ? err
+        : new InflatedBodyTooLargeError(type, max, offset + err.offset, err.what, { cause: err });
     }
     if (err instanceof ProtocolError) {
       throw new ProtocolError(`${type} body: ${err.message}`, offset + err.offset, { cause: err });
@@ -131,7 +144,7 @@ function checkZstdBound(body: Uint8Array, max: number): void {
       const size = h >>> 3;
       // raw: `size` bytes out of `size` in; RLE: `size` bytes out of 1 in; compressed: at most the block maximum
       bound += type === 2 ? blockMax : size;
-      if (bound > max) throw tooBig('the frames\' blocks', frame);
+      if (bound > max) throw tooBig("the frames' blocks", frame);
       p += type === 1 ? 1 : size;
       if (last) break;
     }

@@ -29,8 +29,14 @@ export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, seed = 0
     const a = (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24)) ^ c;
     const b = bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24);
     c =
-      T[1792 + (a & 0xff)]! ^ T[1536 + ((a >>> 8) & 0xff)]! ^ T[1280 + ((a >>> 16) & 0xff)]! ^ T[1024 + (a >>> 24)]! ^
-      T[768 + (b & 0xff)]! ^ T[512 + ((b >>> 8) & 0xff)]! ^ T[256 + ((b >>> 16) & 0xff)]! ^ T[b >>> 24]!;
+      T[1792 + (a & 0xff)]! ^
+      T[1536 + ((a >>> 8) & 0xff)]! ^
+      T[1280 + ((a >>> 16) & 0xff)]! ^
+      T[1024 + (a >>> 24)]! ^
+      T[768 + (b & 0xff)]! ^
+      T[512 + ((b >>> 8) & 0xff)]! ^
+      T[256 + ((b >>> 16) & 0xff)]! ^
+      T[b >>> 24]!;
     i += 8;
   }
   while (i < end) c = T[(c ^ bytes[i++]!) & 0xff]! ^ (c >>> 8);
@@ -43,7 +49,8 @@ let nativeCrc32: NativeCrc32 | undefined | null = null;
 
 /** CRC-32 of bytes[start, end): native zlib.crc32 when available, else the table version. */
 export function fastCrc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  if (nativeCrc32 === null) nativeCrc32 = (createRequire(import.meta.url)('node:zlib') as { crc32?: NativeCrc32 }).crc32;
+  if (nativeCrc32 === null)
+    nativeCrc32 = (createRequire(import.meta.url)('node:zlib') as { crc32?: NativeCrc32 }).crc32;
   if (nativeCrc32 !== undefined) {
     return nativeCrc32(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)) >>> 0;
   }

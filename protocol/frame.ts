@@ -202,9 +202,12 @@ export class FrameDecoder {
     } catch (err) {
       // A throw from onFrame leaves the rest of this chunk unread, so the stream cannot go on
       // either: later pushes would start in the middle of a frame.
-      this.failure = err instanceof ProtocolError
-        ? err
-        : new ProtocolError(`frame handler threw; ${n - pos} unread bytes of the chunk dropped`, this.base + pos, { cause: err });
+      this.failure =
+        err instanceof ProtocolError
+          ? err
+          : new ProtocolError(`frame handler threw; ${n - pos} unread bytes of the chunk dropped`, this.base + pos, {
+              cause: err,
+            });
       throw err;
     } finally {
       this.base += pos;
@@ -251,7 +254,11 @@ export class FrameDecoder {
     } else {
       let st = this.staging;
       if (st === null || st.used + take > st.buf.length) {
-        st = { buf: Buffer.allocUnsafe(Math.min(STAGING_BYTES, this.partialSize - this.filled)), used: 0, index: parts.length };
+        st = {
+          buf: Buffer.allocUnsafe(Math.min(STAGING_BYTES, this.partialSize - this.filled)),
+          used: 0,
+          index: parts.length,
+        };
         parts.push(st.buf.subarray(0, 0));
         this.staging = st;
       }

@@ -54,23 +54,37 @@ export function rocketmqHeaderLayout(cmd: RemotingCommand): RocketmqHeaderLayout
 }
 
 /** Write the header laid out by rocketmqHeaderLayout at `pos`; returns the position after it. */
-export function writeRocketmqHeader(cmd: RemotingCommand, layout: RocketmqHeaderLayout, out: Buffer, pos: number): number {
+export function writeRocketmqHeader(
+  cmd: RemotingCommand,
+  layout: RocketmqHeaderLayout,
+  out: Buffer,
+  pos: number,
+): number {
   let p = pos;
-  out.writeInt16BE((cmd.code << 16) >> 16, p); p += 2;
-  out.writeInt8((languageByte(cmd.language) << 24) >> 24, p); p += 1;
-  out.writeInt16BE((cmd.version << 16) >> 16, p); p += 2;
-  out.writeInt32BE(cmd.opaque | 0, p); p += 4;
-  out.writeInt32BE(cmd.flag | 0, p); p += 4;
-  out.writeInt32BE(layout.remarkBytes, p); p += 4;
+  out.writeInt16BE((cmd.code << 16) >> 16, p);
+  p += 2;
+  out.writeInt8((languageByte(cmd.language) << 24) >> 24, p);
+  p += 1;
+  out.writeInt16BE((cmd.version << 16) >> 16, p);
+  p += 2;
+  out.writeInt32BE(cmd.opaque | 0, p);
+  p += 4;
+  out.writeInt32BE(cmd.flag | 0, p);
+  p += 4;
+  out.writeInt32BE(layout.remarkBytes, p);
+  p += 4;
   if (layout.remark !== null) p += out.write(layout.remark, p, layout.remarkBytes, 'utf8');
-  out.writeInt32BE(layout.extBytes, p); p += 4;
+  out.writeInt32BE(layout.extBytes, p);
+  p += 4;
   const e = layout.entries;
   for (let i = 0; i < e.length; i += 4) {
     const kl = e[i + 1] as number;
     const vl = e[i + 3] as number;
-    out.writeInt16BE(kl, p); p += 2;
+    out.writeInt16BE(kl, p);
+    p += 2;
     p += out.write(e[i] as string, p, kl, 'utf8');
-    out.writeInt32BE(vl, p); p += 4;
+    out.writeInt32BE(vl, p);
+    p += 4;
     p += out.write(e[i + 2] as string, p, vl, 'utf8');
   }
   return p;
@@ -80,18 +94,25 @@ export function writeRocketmqHeader(cmd: RemotingCommand, layout: RocketmqHeader
 export function decodeRocketmqHeader(b: Buffer, base = 0): Omit<RemotingCommand, 'body'> {
   if (b.length < 21) throw new ProtocolError(`ROCKETMQ header of ${b.length} bytes is shorter than 21`, base);
   let p = 0;
-  const code = b.readInt16BE(p); p += 2;
-  const lang = b.readInt8(p); p += 1;
-  const version = b.readInt16BE(p); p += 2;
-  const opaque = b.readInt32BE(p); p += 4;
-  const flag = b.readInt32BE(p); p += 4;
-  const remarkLen = b.readInt32BE(p); p += 4;
+  const code = b.readInt16BE(p);
+  p += 2;
+  const lang = b.readInt8(p);
+  p += 1;
+  const version = b.readInt16BE(p);
+  p += 2;
+  const opaque = b.readInt32BE(p);
+  p += 4;
+  const flag = b.readInt32BE(p);
+  p += 4;
+  const remarkLen = b.readInt32BE(p);
+  p += 4;
   if (remarkLen < 0 || remarkLen > b.length - p - 4) {
     throw new ProtocolError(`ROCKETMQ header remark length ${remarkLen} exceeds the header`, base + p - 4);
   }
   const remark = remarkLen > 0 ? b.toString('utf8', p, p + remarkLen) : null;
   p += remarkLen;
-  const extLen = b.readInt32BE(p); p += 4;
+  const extLen = b.readInt32BE(p);
+  p += 4;
   if (extLen < 0 || extLen > b.length - p) {
     throw new ProtocolError(`ROCKETMQ header ext length ${extLen} exceeds the header`, base + p - 4);
   }
@@ -101,12 +122,18 @@ export function decodeRocketmqHeader(b: Buffer, base = 0): Omit<RemotingCommand,
     const end = p + extLen;
     while (p < end) {
       if (end - p < 2) throw new ProtocolError('ROCKETMQ header ext entry cut short', base + p);
-      const kl = b.readInt16BE(p); p += 2;
-      if (kl < 0 || kl > end - p - 4) throw new ProtocolError(`ROCKETMQ header key length ${kl} exceeds the ext section`, base + p - 2);
-      const key = b.toString('utf8', p, p + kl); p += kl;
-      const vl = b.readInt32BE(p); p += 4;
-      if (vl < 0 || vl > end - p) throw new ProtocolError(`ROCKETMQ header value length ${vl} exceeds the ext section`, base + p - 4);
-      const val = b.toString('utf8', p, p + vl); p += vl;
+      const kl = b.readInt16BE(p);
+      p += 2;
+      if (kl < 0 || kl > end - p - 4)
+        throw new ProtocolError(`ROCKETMQ header key length ${kl} exceeds the ext section`, base + p - 2);
+      const key = b.toString('utf8', p, p + kl);
+      p += kl;
+      const vl = b.readInt32BE(p);
+      p += 4;
+      if (vl < 0 || vl > end - p)
+        throw new ProtocolError(`ROCKETMQ header value length ${vl} exceeds the ext section`, base + p - 4);
+      const val = b.toString('utf8', p, p + vl);
+      p += vl;
       if (kl > 0 && vl > 0) putField(extFields, key, val);
     }
   }

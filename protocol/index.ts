@@ -46,9 +46,7 @@ export {
   type FrameDecoderOptions,
   FrameDecoder,
 } from './frame.js';
-export {
-  type HeaderEncodeOptions,
-} from './header-json.js';
+export { type HeaderEncodeOptions } from './header-json.js';
 
 // Request, response, language and serialize codes; RemotingCommand flag bits; MQVersion.
 export {
@@ -163,9 +161,7 @@ export {
   type InflateRound,
   type RefusedMessage,
 } from './message-decoder.js';
-export {
-  encodeStoredMessage,
-} from './message-encoder.js';
+export { encodeStoredMessage } from './message-encoder.js';
 export {
   storedMessageSize,
   MESSAGE_MAGIC_CODE_V1,

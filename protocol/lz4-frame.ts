@@ -124,7 +124,10 @@ function decodeFrame(src: Uint8Array, start: number, out: Output, verify: boolea
     p += size + (blockChecksum ? 4 : 0);
   }
   if (contentSize >= 0 && out.len - frameOutStart !== contentSize) {
-    throw new ProtocolError(`LZ4 frame: content size ${out.len - frameOutStart} differs from declared ${contentSize}`, p);
+    throw new ProtocolError(
+      `LZ4 frame: content size ${out.len - frameOutStart} differs from declared ${contentSize}`,
+      p,
+    );
   }
   if (contentChecksum) {
     if (src.length - p < 4) throw new ProtocolError('LZ4 frame: truncated content checksum', p);
@@ -213,7 +216,8 @@ export function lz4FrameStore(data: Uint8Array): Buffer {
   const blocks = Math.ceil(data.length / blockMax);
   const out = Buffer.allocUnsafe(4 + 2 + 8 + 1 + blocks * 4 + data.length + 4 + 4);
   let p = 0;
-  out.writeUInt32LE(MAGIC, p); p += 4;
+  out.writeUInt32LE(MAGIC, p);
+  p += 4;
   out[p] = 0x40 | 0x20 | 0x08 | 0x04; // version 01, independent blocks, content size, content checksum
   out[p + 1] = 7 << 4; // 4 MiB blocks
   out.writeUInt32LE(data.length >>> 0, p + 2);
@@ -222,10 +226,14 @@ export function lz4FrameStore(data: Uint8Array): Buffer {
   p += 11;
   for (let i = 0; i < data.length; i += blockMax) {
     const n = Math.min(blockMax, data.length - i);
-    out.writeUInt32LE((0x80000000 | n) >>> 0, p); p += 4;
-    out.set(data.subarray(i, i + n), p); p += n;
+    out.writeUInt32LE((0x80000000 | n) >>> 0, p);
+    p += 4;
+    out.set(data.subarray(i, i + n), p);
+    p += n;
   }
-  out.writeUInt32LE(0, p); p += 4;
-  out.writeUInt32LE(xxhash32(data), p); p += 4;
+  out.writeUInt32LE(0, p);
+  p += 4;
+  out.writeUInt32LE(xxhash32(data), p);
+  p += 4;
   return out.subarray(0, p);
 }

@@ -58,7 +58,20 @@ interface HostCache {
 }
 
 function newHostCache(): HostCache {
-  return { bornIp: 0, bornPort: -1, bornText: '', storeIp: 0, storePort: -1, storeText: '', storeHex: '', idPrefix: '', idHigh: NO_HIGH, topicAt: 0, topicLength: -1, topic: '' };
+  return {
+    bornIp: 0,
+    bornPort: -1,
+    bornText: '',
+    storeIp: 0,
+    storePort: -1,
+    storeText: '',
+    storeHex: '',
+    idPrefix: '',
+    idHigh: NO_HIGH,
+    topicAt: 0,
+    topicLength: -1,
+    topic: '',
+  };
 }
 
 function i32(b: Buffer, i: number): number {
@@ -105,7 +118,12 @@ function sameBytes(b: Buffer, a: number, c: number, n: number): boolean {
 }
 
 /** The options of a body decode with their defaults, and the decode's own host-address cache. */
-function decodeSettings(options: DecodeMessagesOptions | undefined): { decompress: number; verifyCrc: boolean; base: number; cache: ReturnType<typeof newHostCache> } {
+function decodeSettings(options: DecodeMessagesOptions | undefined): {
+  decompress: number;
+  verifyCrc: boolean;
+  base: number;
+  cache: ReturnType<typeof newHostCache>;
+} {
   const decompress = (options?.decompress ?? true) ? (options?.maxBodyBytes ?? MAX_DECOMPRESSED_BODY) : 0;
   return { decompress, verifyCrc: options?.verifyCrc ?? false, base: options?.baseOffset ?? 0, cache: newHostCache() };
 }
@@ -226,7 +244,13 @@ export function decodeMessagesSkipping(body: Buffer, options?: DecodeMessagesOpt
       }
       let q = p + 1;
       while (q < end && !resyncPoint(body, q, end, options)) q++;
-      undecodable.push({ position: base + p, length: q - p, recordIntact: false, reason, messagesBefore: messages.length });
+      undecodable.push({
+        position: base + p,
+        length: q - p,
+        recordIntact: false,
+        reason,
+        messagesBefore: messages.length,
+      });
       p = q;
     }
   }
@@ -268,16 +292,24 @@ export function decodeMessage(buf: Buffer, offset = 0, options?: DecodeMessagesO
  * are stored.
  */
 function decodeRecord(
-  b: Buffer, start: number, limit: number, decompress: number, verifyCrc: boolean, base: number, cache: HostCache,
+  b: Buffer,
+  start: number,
+  limit: number,
+  decompress: number,
+  verifyCrc: boolean,
+  base: number,
+  cache: HostCache,
 ): MessageExt {
   if (limit - start < 8) throw new ProtocolError('stored message: truncated record header', base + start);
   const storeSize = i32(b, start);
   const magic = i32(b, start + 4);
   if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) {
-    const what = magic === BLANK_MAGIC_CODE ? 'blank commit-log filler' : `unknown magic code 0x${(magic >>> 0).toString(16)}`;
+    const what =
+      magic === BLANK_MAGIC_CODE ? 'blank commit-log filler' : `unknown magic code 0x${(magic >>> 0).toString(16)}`;
     throw new ProtocolError(`stored message: ${what}`, base + start + 4);
   }
-  if (storeSize < MIN_RECORD) throw new ProtocolError(`stored message: record size ${storeSize} is too small`, base + start);
+  if (storeSize < MIN_RECORD)
+    throw new ProtocolError(`stored message: record size ${storeSize} is too small`, base + start);
   if (storeSize > limit - start) {
     throw new ProtocolError(`stored message: record of ${storeSize} bytes truncated to ${limit - start}`, base + start);
   }

@@ -56,38 +56,63 @@ export function encodeStoredMessage(init: StoredMessageInit): Buffer {
     throw new ProtocolError(`stored message topic of ${topicLength} bytes is too long for magic v${magic}`, 0);
   }
   const propsText =
-    init.properties === undefined ? '' : typeof init.properties === 'string' ? init.properties : encodeProperties(init.properties);
+    init.properties === undefined
+      ? ''
+      : typeof init.properties === 'string'
+        ? init.properties
+        : encodeProperties(init.properties);
   const propsLength = Buffer.byteLength(propsText, 'utf8');
   if (propsLength > MAX_PROPERTIES_BYTES) {
     throw new ProtocolError(`stored message properties of ${propsLength} bytes exceed ${MAX_PROPERTIES_BYTES}`, 0);
   }
   const body = init.body;
-  const size = storedMessageSize(body.length, topicLength, propsLength, { bornHostV6: bornV6, storeHostV6: storeV6, magic });
+  const size = storedMessageSize(body.length, topicLength, propsLength, {
+    bornHostV6: bornV6,
+    storeHostV6: storeV6,
+    magic,
+  });
   const b = Buffer.allocUnsafe(size);
   let p = 0;
-  b.writeInt32BE(size, p); p += 4;
-  b.writeInt32BE(magic === 1 ? MESSAGE_MAGIC_CODE_V1 : MESSAGE_MAGIC_CODE_V2, p); p += 4;
-  b.writeInt32BE(init.bodyCRC ?? messageBodyCrc(body), p); p += 4;
-  b.writeInt32BE(init.queueId, p); p += 4;
-  b.writeInt32BE(init.flag ?? 0, p); p += 4;
-  writeInt64(b, p, init.queueOffset); p += 8;
-  writeInt64(b, p, init.commitLogOffset); p += 8;
-  b.writeInt32BE(sysFlag | 0, p); p += 4;
-  writeInt64(b, p, init.bornTimestamp); p += 8;
+  b.writeInt32BE(size, p);
+  p += 4;
+  b.writeInt32BE(magic === 1 ? MESSAGE_MAGIC_CODE_V1 : MESSAGE_MAGIC_CODE_V2, p);
+  p += 4;
+  b.writeInt32BE(init.bodyCRC ?? messageBodyCrc(body), p);
+  p += 4;
+  b.writeInt32BE(init.queueId, p);
+  p += 4;
+  b.writeInt32BE(init.flag ?? 0, p);
+  p += 4;
+  writeInt64(b, p, init.queueOffset);
+  p += 8;
+  writeInt64(b, p, init.commitLogOffset);
+  p += 8;
+  b.writeInt32BE(sysFlag | 0, p);
+  p += 4;
+  writeInt64(b, p, init.bornTimestamp);
+  p += 8;
   p = writeSocketAddress(b, p, born);
-  writeInt64(b, p, init.storeTimestamp); p += 8;
+  writeInt64(b, p, init.storeTimestamp);
+  p += 8;
   p = writeSocketAddress(b, p, store);
-  b.writeInt32BE(init.reconsumeTimes ?? 0, p); p += 4;
-  writeInt64(b, p, init.preparedTransactionOffset ?? 0); p += 8;
-  b.writeInt32BE(body.length, p); p += 4;
-  b.set(body, p); p += body.length;
+  b.writeInt32BE(init.reconsumeTimes ?? 0, p);
+  p += 4;
+  writeInt64(b, p, init.preparedTransactionOffset ?? 0);
+  p += 8;
+  b.writeInt32BE(body.length, p);
+  p += 4;
+  b.set(body, p);
+  p += body.length;
   if (magic === 1) {
-    b.writeInt8(topicLength, p); p += 1;
+    b.writeInt8(topicLength, p);
+    p += 1;
   } else {
-    b.writeInt16BE(topicLength, p); p += 2;
+    b.writeInt16BE(topicLength, p);
+    p += 2;
   }
   p += b.write(init.topic, p, 'utf8');
-  b.writeInt16BE(propsLength, p); p += 2;
+  b.writeInt16BE(propsLength, p);
+  p += 2;
   p += b.write(propsText, p, 'utf8');
   if (p !== size) throw new ProtocolError(`stored message encoder wrote ${p} of ${size} bytes`, p);
   return b;

@@ -37,8 +37,14 @@ for (let i = 0; i < 16; i++) HEX_CODE[i] = '0123456789ABCDEF'.charCodeAt(i);
  */
 export function hex8(v: number): string {
   return String.fromCharCode(
-    HEX_CODE[(v >>> 28) & 15]!, HEX_CODE[(v >>> 24) & 15]!, HEX_CODE[(v >>> 20) & 15]!, HEX_CODE[(v >>> 16) & 15]!,
-    HEX_CODE[(v >>> 12) & 15]!, HEX_CODE[(v >>> 8) & 15]!, HEX_CODE[(v >>> 4) & 15]!, HEX_CODE[v & 15]!,
+    HEX_CODE[(v >>> 28) & 15]!,
+    HEX_CODE[(v >>> 24) & 15]!,
+    HEX_CODE[(v >>> 20) & 15]!,
+    HEX_CODE[(v >>> 16) & 15]!,
+    HEX_CODE[(v >>> 12) & 15]!,
+    HEX_CODE[(v >>> 8) & 15]!,
+    HEX_CODE[(v >>> 4) & 15]!,
+    HEX_CODE[v & 15]!,
   );
 }
 

@@ -28,8 +28,25 @@ export function storedMessageSize(
   options: { bornHostV6?: boolean; storeHostV6?: boolean; magic?: 1 | 2 } = {},
 ): number {
   return (
-    4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 +
-    (options.bornHostV6 ? 20 : 8) + 8 + (options.storeHostV6 ? 20 : 8) +
-    4 + 8 + 4 + bodyLength + (options.magic === 2 ? 2 : 1) + topicLength + 2 + propertiesLength
+    4 +
+    4 +
+    4 +
+    4 +
+    4 +
+    8 +
+    8 +
+    4 +
+    8 +
+    (options.bornHostV6 ? 20 : 8) +
+    8 +
+    (options.storeHostV6 ? 20 : 8) +
+    4 +
+    8 +
+    4 +
+    bodyLength +
+    (options.magic === 2 ? 2 : 1) +
+    topicLength +
+    2 +
+    propertiesLength
   );
 }

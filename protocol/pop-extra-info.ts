@@ -56,17 +56,28 @@ export function popRealTopic(topic: string, group: string, retry: PopRetryMark):
 
 /** The receipt handle as Java writes it (ExtraInfoUtil.buildExtraInfo with msgQueueOffset). */
 export function encodeReceiptHandle(h: ReceiptHandle): string {
-  return [h.ckQueueOffset, h.popTime, h.invisibleTime, h.reviveQid, h.retry, h.brokerName, h.queueId, h.queueOffset].join(' ');
+  return [
+    h.ckQueueOffset,
+    h.popTime,
+    h.invisibleTime,
+    h.reviveQid,
+    h.retry,
+    h.brokerName,
+    h.queueId,
+    h.queueOffset,
+  ].join(' ');
 }
 
 const LONG_RE = /^-?\d+$/;
 
 function num(parts: string[], i: number, what: string, text: string): number {
   const v = parts[i];
-  if (v === undefined || !LONG_RE.test(v)) throw new HeaderFieldError('extraInfo', `field ${i + 1} (${what}) is not a number in ${JSON.stringify(text)}`);
+  if (v === undefined || !LONG_RE.test(v))
+    throw new HeaderFieldError('extraInfo', `field ${i + 1} (${what}) is not a number in ${JSON.stringify(text)}`);
   const n = Number(v);
   // Narrowing point: offsets and ms timestamps stay below 2^53
-  if (!Number.isSafeInteger(n)) throw new HeaderFieldError('extraInfo', `field ${i + 1} (${what}) does not fit in 53 bits`);
+  if (!Number.isSafeInteger(n))
+    throw new HeaderFieldError('extraInfo', `field ${i + 1} (${what}) does not fit in 53 bits`);
   return n;
 }
 
@@ -77,9 +88,14 @@ function num(parts: string[], i: number, what: string, text: string): number {
  */
 export function decodeReceiptHandle(text: string): ReceiptHandle {
   const parts = text.split(' ');
-  if (parts.length < 8) throw new HeaderFieldError('extraInfo', `a receipt handle has 8 fields, got ${parts.length}: ${JSON.stringify(text)}`);
+  if (parts.length < 8)
+    throw new HeaderFieldError(
+      'extraInfo',
+      `a receipt handle has 8 fields, got ${parts.length}: ${JSON.stringify(text)}`,
+    );
   const retry = parts[4]!;
-  if (retry !== '0' && retry !== '1' && retry !== '2') throw new HeaderFieldError('extraInfo', `field 5 (retry) must be 0, 1 or 2, got ${JSON.stringify(retry)}`);
+  if (retry !== '0' && retry !== '1' && retry !== '2')
+    throw new HeaderFieldError('extraInfo', `field 5 (retry) must be 0, 1 or 2, got ${JSON.stringify(retry)}`);
   return {
     ckQueueOffset: num(parts, 0, 'ckQueueOffset', text),
     popTime: num(parts, 1, 'popTime', text),
@@ -143,7 +159,8 @@ function triples(text: string | undefined, field: string): Map<string, [string, 
 }
 
 function long(v: string, field: string): number {
-  if (!LONG_RE.test(v) || !Number.isSafeInteger(Number(v))) throw new HeaderFieldError(field, `not a number: ${JSON.stringify(v)}`);
+  if (!LONG_RE.test(v) || !Number.isSafeInteger(Number(v)))
+    throw new HeaderFieldError(field, `not a number: ${JSON.stringify(v)}`);
   return Number(v);
 }
 
@@ -156,7 +173,11 @@ export function parseStartOffsetInfo(text: string | undefined): Map<string, numb
 /** parseMsgOffsetInfo: the popped offsets by `r@qid`. */
 export function parseMsgOffsetInfo(text: string | undefined): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  for (const [k, p] of triples(text, 'msgOffsetInfo')) out.set(k, p[2].split(',').map((v) => long(v, 'msgOffsetInfo')));
+  for (const [k, p] of triples(text, 'msgOffsetInfo'))
+    out.set(
+      k,
+      p[2].split(',').map((v) => long(v, 'msgOffsetInfo')),
+    );
   return out;
 }
 /** parseOrderCountInfo: counts by `r@qid` or `r@qo{qid}%{offset}`. */
@@ -195,7 +216,12 @@ export interface PopAnswerInfo {
  * order pop, reconsumeTimes is set from orderCountInfo (per offset, else per queue). Sets
  * 1ST_POP_TIME when missing. Mutates the messages' properties and reconsumeTimes.
  */
-export function assignReceiptHandles(messages: readonly PoppedMessageView[], answer: PopAnswerInfo, brokerName: string, order: boolean): void {
+export function assignReceiptHandles(
+  messages: readonly PoppedMessageView[],
+  answer: PopAnswerInfo,
+  brokerName: string,
+  order: boolean,
+): void {
   const start = parseStartOffsetInfo(answer.startOffsetInfo);
   const msgOffsets = parseMsgOffsetInfo(answer.msgOffsetInfo);
   const orderCounts = order ? parseOrderCountInfo(answer.orderCountInfo) : new Map<string, number>();
@@ -216,7 +242,11 @@ export function assignReceiptHandles(messages: readonly PoppedMessageView[], ans
     if (answer.startOffsetInfo === undefined || answer.startOffsetInfo === '') {
       // an old broker: the checkpoint starts at the first message of its queue in this answer
       const k = m.topic + m.queueId;
-      if (!firstOfQueue.has(k)) firstOfQueue.set(k, `${m.queueOffset} ${answer.popTime} ${answer.invisibleTime} ${answer.reviveQid} ${popRetryMarkOf(m.topic)} ${brokerName} ${m.queueId}`);
+      if (!firstOfQueue.has(k))
+        firstOfQueue.set(
+          k,
+          `${m.queueOffset} ${answer.popTime} ${answer.invisibleTime} ${answer.reviveQid} ${popRetryMarkOf(m.topic)} ${brokerName} ${m.queueId}`,
+        );
       m.properties.POP_CK = `${firstOfQueue.get(k)!} ${m.queueOffset}`;
     } else if (m.properties.POP_CK === undefined) {
       const mark = popRetryMarkOf(m.topic);
@@ -225,7 +255,10 @@ export function assignReceiptHandles(messages: readonly PoppedMessageView[], ans
       const index = sorted.get(k)!.indexOf(m.queueOffset);
       const msgOffset = msgOffsets.get(k)?.[index];
       if (ck === undefined || msgOffset === undefined) {
-        throw new HeaderFieldError(ck === undefined ? 'startOffsetInfo' : 'msgOffsetInfo', `no entry for ${k} (message at offset ${m.queueOffset})`);
+        throw new HeaderFieldError(
+          ck === undefined ? 'startOffsetInfo' : 'msgOffsetInfo',
+          `no entry for ${k} (message at offset ${m.queueOffset})`,
+        );
       }
       m.properties.POP_CK = encodeReceiptHandle({
         ckQueueOffset: ck,

@@ -77,9 +77,26 @@ export function encodeProperties(
 // of slicing a fresh name per property saves an allocation and a string-table lookup on the hot
 // path of decodeMessages; any other name is sliced as usual.
 const COMMON_NAMES = [
-  'TAGS', 'KEYS', 'UNIQ_KEY', 'WAIT', 'CLUSTER', 'DELAY', 'RETRY_TOPIC', 'REAL_TOPIC', 'REAL_QID',
-  'MIN_OFFSET', 'MAX_OFFSET', 'ORIGIN_MESSAGE_ID', 'RECONSUME_TIME', 'MAX_RECONSUME_TIMES',
-  'TRAN_MSG', 'PGROUP', 'MSG_REGION', 'TRACE_ON', 'CONSUME_START_TIME', '__transactionId__',
+  'TAGS',
+  'KEYS',
+  'UNIQ_KEY',
+  'WAIT',
+  'CLUSTER',
+  'DELAY',
+  'RETRY_TOPIC',
+  'REAL_TOPIC',
+  'REAL_QID',
+  'MIN_OFFSET',
+  'MAX_OFFSET',
+  'ORIGIN_MESSAGE_ID',
+  'RECONSUME_TIME',
+  'MAX_RECONSUME_TIMES',
+  'TRAN_MSG',
+  'PGROUP',
+  'MSG_REGION',
+  'TRACE_ON',
+  'CONSUME_START_TIME',
+  '__transactionId__',
 ];
 const NAMES_BY_FIRST: (string[] | undefined)[] = [];
 for (const n of COMMON_NAMES) (NAMES_BY_FIRST[n.charCodeAt(0)] ??= []).push(n);

@@ -68,7 +68,8 @@ function shown(name: string): string {
 /** Why `topic` is not a valid topic name (TopicValidator.validateTopic's remark), or null when it is. */
 export function checkTopicName(topic: unknown): string | null {
   if (typeof topic !== 'string' || isBlank(topic)) return 'The specified topic is blank.';
-  if (isTopicOrGroupIllegal(topic)) return `The specified topic: ${shown(topic)}, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$`;
+  if (isTopicOrGroupIllegal(topic))
+    return `The specified topic: ${shown(topic)}, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$`;
   if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)) {
     if (topic.length > RETRY_OR_DLQ_TOPIC_MAX_LENGTH) {
       return `The specified topic is DLQ or Retry topic: ${shown(topic)}, and it's longer than topic max length: ${RETRY_OR_DLQ_TOPIC_MAX_LENGTH}`;
@@ -82,8 +83,10 @@ export function checkTopicName(topic: unknown): string | null {
 /** Why `group` is not a valid group name (TopicValidator.validateGroup's remark), or null when it is. */
 export function checkGroupName(group: unknown): string | null {
   if (typeof group !== 'string' || isBlank(group)) return 'The specified group is blank.';
-  if (isTopicOrGroupIllegal(group)) return `The specified group: ${shown(group)}, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$`;
-  if (group.length > GROUP_MAX_LENGTH) return `The specified group: ${shown(group)}, is longer than group max length: ${GROUP_MAX_LENGTH}`;
+  if (isTopicOrGroupIllegal(group))
+    return `The specified group: ${shown(group)}, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$`;
+  if (group.length > GROUP_MAX_LENGTH)
+    return `The specified group: ${shown(group)}, is longer than group max length: ${GROUP_MAX_LENGTH}`;
   return null;
 }
 

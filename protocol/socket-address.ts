@@ -58,7 +58,7 @@ export function formatIPv6(b: Uint8Array, pos: number): string {
 /** Text form of an address of `ipLength` (4 or 16) bytes followed by an int32 port at `pos`. */
 export function formatSocketAddress(b: Uint8Array, pos: number, ipLength: 4 | 16): string {
   const p = pos + ipLength;
-  const port = ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) | 0;
+  const port = (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]! | 0;
   return ipLength === 4 ? formatIPv4(b, pos) + ':' + port : '[' + formatIPv6(b, pos) + ']:' + port;
 }
 

@@ -49,9 +49,11 @@ export function compressionTypeOf(sysFlag: number): CompressionType | null {
 /** sysFlag bits (COMPRESSED + codec) a producer sets for a body compressed with `type`. */
 export function compressionSysFlag(type: CompressionType): number {
   const codec =
-    type === 'LZ4' ? MessageSysFlag.COMPRESSION_LZ4_TYPE
-    : type === 'ZSTD' ? MessageSysFlag.COMPRESSION_ZSTD_TYPE
-    : MessageSysFlag.COMPRESSION_ZLIB_TYPE;
+    type === 'LZ4'
+      ? MessageSysFlag.COMPRESSION_LZ4_TYPE
+      : type === 'ZSTD'
+        ? MessageSysFlag.COMPRESSION_ZSTD_TYPE
+        : MessageSysFlag.COMPRESSION_ZLIB_TYPE;
   return MessageSysFlag.COMPRESSED_FLAG | codec;
 }
 
@@ -75,7 +77,12 @@ export const PullSysFlag = {
 } as const;
 
 /** The push consumer's pull sysFlag: commit? | SUSPEND | (subscription ? SUBSCRIPTION : 0). */
-export function buildPullSysFlag(commitOffset: boolean, suspend: boolean, subscription: boolean, classFilter = false): number {
+export function buildPullSysFlag(
+  commitOffset: boolean,
+  suspend: boolean,
+  subscription: boolean,
+  classFilter = false,
+): number {
   return (
     (commitOffset ? PullSysFlag.FLAG_COMMIT_OFFSET : 0) |
     (suspend ? PullSysFlag.FLAG_SUSPEND : 0) |

@@ -96,10 +96,24 @@ function measure(name: string, bytesPerOp: number, fn: () => void): CaseResult {
 
 // --- inputs -----------------------------------------------------------------------------------
 const pullRequestFields: PullMessageRequestHeader = {
-  consumerGroup: 'cg1', topic: 'TopicTest', queueId: 0, queueOffset: 128, maxMsgNums: 32, sysFlag: 3,
-  commitOffset: 120, suspendTimeoutMillis: 15000, subVersion: 1712345678000, expressionType: 'TAG', bname: 'broker-a',
+  consumerGroup: 'cg1',
+  topic: 'TopicTest',
+  queueId: 0,
+  queueOffset: 128,
+  maxMsgNums: 32,
+  sysFlag: 3,
+  commitOffset: 120,
+  suspendTimeoutMillis: 15000,
+  subVersion: 1712345678000,
+  expressionType: 'TAG',
+  bname: 'broker-a',
 };
-const pullResponseFields: PullMessageResponseHeader = { suggestWhichBrokerId: 0, nextBeginOffset: 160, minOffset: 0, maxOffset: 100000 };
+const pullResponseFields: PullMessageResponseHeader = {
+  suggestWhichBrokerId: 0,
+  nextBeginOffset: 160,
+  minOffset: 0,
+  maxOffset: 100000,
+};
 
 function textBody(i: number): Buffer {
   let s = '';
@@ -115,11 +129,23 @@ function pullBody(compressed: boolean): { body: Buffer; messageBytes: number } {
     messageBytes += plain.length;
     recs.push(
       encodeStoredMessage({
-        topic: 'TopicTest', queueId: 0, queueOffset: 128 + i, commitLogOffset: 1_000_000 + i * 1200,
+        topic: 'TopicTest',
+        queueId: 0,
+        queueOffset: 128 + i,
+        commitLogOffset: 1_000_000 + i * 1200,
         sysFlag: compressed ? MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE : 0,
-        bornTimestamp: 1712345678901 + i, bornHost: '192.168.1.10:54321', storeTimestamp: 1712345679000 + i,
-        storeHost: '192.168.1.20:10911', body: compressed ? deflateSync(plain, { level: 5 }) : plain,
-        properties: { TAGS: 'TagA', KEYS: `order-${i}`, UNIQ_KEY: createUniqKey('192.168.1.10'), WAIT: 'true', CLUSTER: 'DefaultCluster' },
+        bornTimestamp: 1712345678901 + i,
+        bornHost: '192.168.1.10:54321',
+        storeTimestamp: 1712345679000 + i,
+        storeHost: '192.168.1.20:10911',
+        body: compressed ? deflateSync(plain, { level: 5 }) : plain,
+        properties: {
+          TAGS: 'TagA',
+          KEYS: `order-${i}`,
+          UNIQ_KEY: createUniqKey('192.168.1.10'),
+          WAIT: 'true',
+          CLUSTER: 'DefaultCluster',
+        },
       }),
     );
   }
@@ -127,11 +153,17 @@ function pullBody(compressed: boolean): { body: Buffer; messageBytes: number } {
 }
 
 function pullRequest(serializeType: 'JSON' | 'ROCKETMQ'): RemotingCommand {
-  return createRequest(RequestCode.PULL_MESSAGE, { opaque: 12345, serializeType, extFields: PullMessageRequestHeader.encode(pullRequestFields) });
+  return createRequest(RequestCode.PULL_MESSAGE, {
+    opaque: 12345,
+    serializeType,
+    extFields: PullMessageRequestHeader.encode(pullRequestFields),
+  });
 }
 function pullResponse(serializeType: 'JSON' | 'ROCKETMQ', body: Buffer): RemotingCommand {
   return createResponse({ opaque: 12345, serializeType }, ResponseCode.SUCCESS, {
-    remark: 'FOUND', extFields: PullMessageResponseHeader.encode(pullResponseFields), body,
+    remark: 'FOUND',
+    extFields: PullMessageResponseHeader.encode(pullResponseFields),
+    body,
   });
 }
 
@@ -143,22 +175,36 @@ const zlib = pullBody(true);
 for (const st of ['JSON', 'ROCKETMQ'] as const) {
   const req = pullRequest(st);
   const reqFrame = encodeCommand(req);
-  results.push(measure(`${st} PULL_MESSAGE request: encode frame`, reqFrame.length, () => { sink += encodeCommand(req).length; }));
-  results.push(measure(`${st} PULL_MESSAGE request: decode frame + typed header`, reqFrame.length, () => {
-    const c = decodeCommand(reqFrame);
-    sink += PullMessageRequestHeader.decode(c.extFields).queueId;
-  }));
+  results.push(
+    measure(`${st} PULL_MESSAGE request: encode frame`, reqFrame.length, () => {
+      sink += encodeCommand(req).length;
+    }),
+  );
+  results.push(
+    measure(`${st} PULL_MESSAGE request: decode frame + typed header`, reqFrame.length, () => {
+      const c = decodeCommand(reqFrame);
+      sink += PullMessageRequestHeader.decode(c.extFields).queueId;
+    }),
+  );
   const resp = pullResponse(st, Buffer.alloc(0));
   const respFrame = encodeCommand(resp);
-  results.push(measure(`${st} PULL_MESSAGE response header: encode frame`, respFrame.length, () => { sink += encodeCommand(resp).length; }));
-  results.push(measure(`${st} PULL_MESSAGE response header: decode frame + typed header`, respFrame.length, () => {
-    const c = decodeCommand(respFrame);
-    sink += PullMessageResponseHeader.decode(c.extFields).nextBeginOffset;
-  }));
+  results.push(
+    measure(`${st} PULL_MESSAGE response header: encode frame`, respFrame.length, () => {
+      sink += encodeCommand(resp).length;
+    }),
+  );
+  results.push(
+    measure(`${st} PULL_MESSAGE response header: decode frame + typed header`, respFrame.length, () => {
+      const c = decodeCommand(respFrame);
+      sink += PullMessageResponseHeader.decode(c.extFields).nextBeginOffset;
+    }),
+  );
 }
-results.push(measure('typed PullMessageRequestHeader encode + decode', 0, () => {
-  sink += PullMessageRequestHeader.decode(PullMessageRequestHeader.encode(pullRequestFields)).maxMsgNums;
-}));
+results.push(
+  measure('typed PullMessageRequestHeader encode + decode', 0, () => {
+    sink += PullMessageRequestHeader.decode(PullMessageRequestHeader.encode(pullRequestFields)).maxMsgNums;
+  }),
+);
 
 const copyTarget = Buffer.allocUnsafe(plain.body.length);
 const memcpyBody = measure('memcpy: Buffer.copy of the whole pull body', plain.body.length, () => {
@@ -180,13 +226,21 @@ const decodeNoInflate = measure(`decodeMessages: zlib pull body, decompress:fals
   sink += decodeMessages(zlib.body, { decompress: false }).length;
 });
 const encodeBodyPlain = textBody(0);
-const encodeProps = 'TAGS\u0001TagA\u0002KEYS\u0001order-1\u0002UNIQ_KEY\u0001C0A8010A303918B4AAC27C5A1B2C0000\u0002WAIT\u0001true';
+const encodeProps =
+  'TAGS\u0001TagA\u0002KEYS\u0001order-1\u0002UNIQ_KEY\u0001C0A8010A303918B4AAC27C5A1B2C0000\u0002WAIT\u0001true';
 let commitLogOffset = 0;
 const encodeOne = measure(`encodeStoredMessage: one ${BODY} B record (broker write path)`, BODY, () => {
   const rec = encodeStoredMessage({
-    topic: 'TopicTest', queueId: 0, queueOffset: commitLogOffset, commitLogOffset, bornTimestamp: 1712345678901,
-    bornHost: '192.168.1.10:54321', storeTimestamp: 1712345679000, storeHost: '192.168.1.20:10911',
-    body: encodeBodyPlain, properties: encodeProps,
+    topic: 'TopicTest',
+    queueId: 0,
+    queueOffset: commitLogOffset,
+    commitLogOffset,
+    bornTimestamp: 1712345678901,
+    bornHost: '192.168.1.10:54321',
+    storeTimestamp: 1712345679000,
+    storeHost: '192.168.1.20:10911',
+    body: encodeBodyPlain,
+    properties: encodeProps,
   });
   commitLogOffset += rec.length;
   sink += rec.length;

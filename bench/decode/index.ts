@@ -68,7 +68,17 @@ class PcapWriter {
     this.used = 0;
   }
   /** One Ethernet/IPv4/TCP packet. */
-  packet(ts: number, src: number, dst: number, sport: number, dport: number, seq: number, ack: number, flags: number, payload: Buffer): void {
+  packet(
+    ts: number,
+    src: number,
+    dst: number,
+    sport: number,
+    dport: number,
+    seq: number,
+    ack: number,
+    flags: number,
+    payload: Buffer,
+  ): void {
     const h = Buffer.alloc(16 + 54);
     const sec = Math.floor(ts);
     h.writeUInt32LE(sec, 0);
@@ -132,7 +142,11 @@ function buildCapture(dir: string): Built {
           storeTimestamp: 1_700_000_000_100 + m,
           storeHost: '10.0.0.1:10911',
           body: Buffer.alloc(BODY, 0x61 + (m % 26)),
-          properties: { TAGS: 'TagA', KEYS: `k${m}`, UNIQ_KEY: `7F0000010001${String(i).padStart(4, '0')}${String(m).padStart(16, '0')}` },
+          properties: {
+            TAGS: 'TagA',
+            KEYS: `k${m}`,
+            UNIQ_KEY: `7F0000010001${String(i).padStart(4, '0')}${String(m).padStart(16, '0')}`,
+          },
         }),
       ),
     ),
@@ -149,9 +163,16 @@ function buildCapture(dir: string): Built {
       const req = createRequest(RequestCode.PULL_MESSAGE, {
         opaque: ++opaque,
         extFields: {
-          consumerGroup: 'bench-group', topic: `BenchTopic${i % 8}`, queueId: String(i % 4), queueOffset: String(f.offset),
-          maxMsgNums: '32', sysFlag: '3', commitOffset: String(f.offset), suspendTimeoutMillis: '15000',
-          subVersion: '1700000000000', expressionType: 'TAG',
+          consumerGroup: 'bench-group',
+          topic: `BenchTopic${i % 8}`,
+          queueId: String(i % 4),
+          queueOffset: String(f.offset),
+          maxMsgNums: '32',
+          sysFlag: '3',
+          commitOffset: String(f.offset),
+          suspendTimeoutMillis: '15000',
+          subVersion: '1700000000000',
+          expressionType: 'TAG',
         },
       });
       const rq = encodeCommand(req);
@@ -161,7 +182,12 @@ function buildCapture(dir: string): Built {
       const rsp = encodeCommand(
         createResponse(req, ResponseCode.SUCCESS, {
           remark: 'FOUND',
-          extFields: { nextBeginOffset: String(f.offset + MESSAGES), minOffset: '0', maxOffset: String(f.offset + 1000), suggestWhichBrokerId: '0' },
+          extFields: {
+            nextBeginOffset: String(f.offset + MESSAGES),
+            minOffset: '0',
+            maxOffset: String(f.offset + 1000),
+            suggestWhichBrokerId: '0',
+          },
           body: bodies[i]!,
         }),
       );
@@ -242,7 +268,9 @@ function timeCommand(cmd: string, argv: string[]): Timing | null {
     const wallMs = performance.now() - t0;
     const c1 = childrenCpuMs();
     if (r.error || r.status !== 0) {
-      process.stderr.write(`${cmd} ${argv.join(' ')} failed: ${r.error?.message ?? r.stderr.toString().trim().split('\n').pop()}\n`);
+      process.stderr.write(
+        `${cmd} ${argv.join(' ')} failed: ${r.error?.message ?? r.stderr.toString().trim().split('\n').pop()}\n`,
+      );
       return null;
     }
     return { wallMs, cpuMs: c0 !== null && c1 !== null ? c1 - c0 : null };
@@ -274,7 +302,10 @@ function rates(ts: Timing[], b: Built): { wall: Rate; cpu: Rate | null } | null 
   return { wall: rate(median(ts.map((t) => t.wallMs)), b), cpu: cpu !== null ? rate(Math.max(cpu, 1), b) : null };
 }
 
-function ratio(a: { wall: Rate; cpu: Rate | null } | null, b: { wall: Rate; cpu: Rate | null } | null): { wall: number; cpu: number | null } | null {
+function ratio(
+  a: { wall: Rate; cpu: Rate | null } | null,
+  b: { wall: Rate; cpu: Rate | null } | null,
+): { wall: number; cpu: number | null } | null {
   if (!a || !b) return null;
   const r = (x: number, y: number): number => Math.round((x / y) * 100) / 100;
   return { wall: r(a.wall.medianMs, b.wall.medianMs), cpu: a.cpu && b.cpu ? r(a.cpu.medianMs, b.cpu.medianMs) : null };

@@ -10,7 +10,15 @@
 import { CaptureDecoder, DecodeStats } from '../../lib/capture/index.js';
 import { renderReport, TimelineCollector } from '../../lib/capture/report/index.js';
 import { encodeCommand } from '../../protocol/index.js';
-import { LINKTYPE, linkAll, pcap, pullFound, pullRequest, TcpConnection, type Packet } from '../../test/capture/build-pcap.js';
+import {
+  LINKTYPE,
+  linkAll,
+  pcap,
+  pullFound,
+  pullRequest,
+  TcpConnection,
+  type Packet,
+} from '../../test/capture/build-pcap.js';
 
 const args = process.argv.slice(2);
 function opt(name: string, dflt: number): number {
@@ -22,7 +30,10 @@ const QUEUES = opt('--queues', 64);
 const PULLS = opt('--pulls', 50);
 
 function capture(): Buffer {
-  const conns = Array.from({ length: 16 }, (_, i) => new TcpConnection({ ip: '10.0.0.5', port: 50000 + i }, { ip: '10.0.0.1', port: 10911 }));
+  const conns = Array.from(
+    { length: 16 },
+    (_, i) => new TcpConnection({ ip: '10.0.0.5', port: 50000 + i }, { ip: '10.0.0.1', port: 10911 }),
+  );
   const pkts: Packet[] = conns.flatMap((c) => c.handshake());
   let opaque = 1;
   const offsets = new Array<number>(QUEUES).fill(0);
@@ -30,8 +41,18 @@ function capture(): Buffer {
     for (let q = 0; q < QUEUES; q++) {
       const c = conns[q % conns.length]!;
       c.ts = Math.max(c.ts, 1_700_000_000 + round * 12 + q * 0.1);
-      const p = pullRequest(opaque++, { topic: 'Bench', group: 'cg', queueId: q, queueOffset: offsets[q]!, commitOffset: offsets[q]!, sysFlag: 3 });
-      pkts.push(...c.send(true, encodeCommand(p)), ...c.send(false, encodeCommand(pullFound(p, 32, { bodySize: 1024 }))));
+      const p = pullRequest(opaque++, {
+        topic: 'Bench',
+        group: 'cg',
+        queueId: q,
+        queueOffset: offsets[q]!,
+        commitOffset: offsets[q]!,
+        sysFlag: 3,
+      });
+      pkts.push(
+        ...c.send(true, encodeCommand(p)),
+        ...c.send(false, encodeCommand(pullFound(p, 32, { bodySize: 1024 }))),
+      );
       offsets[q]! += 32;
     }
   }
@@ -39,11 +60,17 @@ function capture(): Buffer {
   return pcap(linkAll('ethernet', pkts), { linkType: LINKTYPE.ethernet });
 }
 
-function decode(input: Buffer, withTimelines: boolean): { ms: number; stats: DecodeStats; timelines: TimelineCollector } {
+function decode(
+  input: Buffer,
+  withTimelines: boolean,
+): { ms: number; stats: DecodeStats; timelines: TimelineCollector } {
   const stats = new DecodeStats();
   const timelines = new TimelineCollector();
   const t0 = performance.now();
-  const d = new CaptureDecoder({ frame: (f) => (stats.add(f), withTimelines && timelines.add(f)), problem: (p) => stats.addProblem(p) });
+  const d = new CaptureDecoder({
+    frame: (f) => (stats.add(f), withTimelines && timelines.add(f)),
+    problem: (p) => stats.addProblem(p),
+  });
   for (let i = 0; i < input.length; i += 1 << 20) d.push(input.subarray(i, i + (1 << 20)));
   d.end();
   return { ms: performance.now() - t0, stats, timelines };

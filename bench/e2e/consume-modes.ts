@@ -61,7 +61,9 @@ function fmt(n: number, digits = 0): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
+    .join('\n');
 }
 
 async function main(): Promise<void> {
@@ -78,20 +80,41 @@ async function main(): Promise<void> {
     const topic = `rw_modes_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });
     const args = [
-      cli, 'bench', '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--size', values.size!,
-      '--queues', values.queues!, '--rounds', values.rounds!, '--latency-messages', '0', '--vs', PEERS.join(','), '--json',
+      cli,
+      'bench',
+      '--namesrv',
+      cluster.namesrv,
+      '--topic',
+      topic,
+      '--messages',
+      values.messages!,
+      '--size',
+      values.size!,
+      '--queues',
+      values.queues!,
+      '--rounds',
+      values.rounds!,
+      '--latency-messages',
+      '0',
+      '--vs',
+      PEERS.join(','),
+      '--json',
     ];
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
       let s = '';
       child.stdout.on('data', (d: Buffer) => (s += d.toString()));
-      child.once('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim().slice(0, 2000)}`))));
+      child.once('close', (code) =>
+        code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim().slice(0, 2000)}`)),
+      );
     });
     report = JSON.parse(out) as BenchReport;
   } finally {
     await cluster.stop({ graceful: false });
   }
-  const byName = new Map<string, { msgsPerSec: number; rounds: number[] }>(report.peers.map((p) => [p.name, { msgsPerSec: p.msgsPerSec, rounds: p.msgsPerSecRounds }]));
+  const byName = new Map<string, { msgsPerSec: number; rounds: number[] }>(
+    report.peers.map((p) => [p.name, { msgsPerSec: p.msgsPerSec, rounds: p.msgsPerSecRounds }]),
+  );
   byName.set('rocketwire', { msgsPerSec: report.consumeMsgsPerSec, rounds: report.consumeMsgsPerSecRounds });
   const get = (n: string): { msgsPerSec: number; rounds: number[] } => byName.get(n) ?? { msgsPerSec: 0, rounds: [] };
   const ratio = (a: number, b: number): string => (b > 0 ? fmt(a / b, 2) : 'n/a');
@@ -100,7 +123,12 @@ async function main(): Promise<void> {
   const rows = MODES.map((m) => {
     const rw = get(m.rocketwire);
     const java = get(m.java);
-    return { mode: m.mode, rocketwire: rw, java, rwOverJava: java.msgsPerSec > 0 ? rw.msgsPerSec / java.msgsPerSec : 0 };
+    return {
+      mode: m.mode,
+      rocketwire: rw,
+      java,
+      rwOverJava: java.msgsPerSec > 0 ? rw.msgsPerSec / java.msgsPerSec : 0,
+    };
   });
   if (values.json) {
     process.stdout.write(JSON.stringify({ realBroker: V5_VERSION, modes: rows, bench: report }) + '\n');
@@ -110,7 +138,16 @@ async function main(): Promise<void> {
     `consume modes: ${fmt(report.messages)} messages of ${report.size} B, ${report.queues} queues, Apache RocketMQ ${V5_VERSION} (one broker, timerWheelEnable=true); median of ${report.rounds} rounds, msgs/s first to last message`,
     '',
     table([
-      ['mode', 'rocketwire msgs/s', 'rounds', 'Java msgs/s', 'rounds', 'rocketwire ÷ Java', 'rocketwire ÷ its push', 'Java ÷ its push'],
+      [
+        'mode',
+        'rocketwire msgs/s',
+        'rounds',
+        'Java msgs/s',
+        'rounds',
+        'rocketwire ÷ Java',
+        'rocketwire ÷ its push',
+        'Java ÷ its push',
+      ],
       ...rows.map((r) => [
         r.mode,
         fmt(r.rocketwire.msgsPerSec),

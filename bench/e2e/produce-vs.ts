@@ -31,22 +31,53 @@ const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..
 
 async function main(): Promise<void> {
   // The full JIT for the broker: the harness's default favours boot time over throughput.
-  const cluster = await startRealCluster({ version: values.version!, brokers: 1, brokerHeapMb: 1024, brokerJvmArgs: ['-XX:TieredStopAtLevel=4'] });
+  const cluster = await startRealCluster({
+    version: values.version!,
+    brokers: 1,
+    brokerHeapMb: 1024,
+    brokerJvmArgs: ['-XX:TieredStopAtLevel=4'],
+  });
   try {
-    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--produce-vs', values.vs!, '--messages', values.messages!, '--size', values.size!, '--queues', values.queues!, '--rounds', values.rounds!, '--compress', values.compress!];
+    const args = [
+      cli,
+      'bench',
+      '--namesrv',
+      cluster.namesrv,
+      '--produce-vs',
+      values.vs!,
+      '--messages',
+      values.messages!,
+      '--size',
+      values.size!,
+      '--queues',
+      values.queues!,
+      '--rounds',
+      values.rounds!,
+      '--compress',
+      values.compress!,
+    ];
     if (values.modes) args.push('--produce-modes', values.modes);
     if (values.json) args.push('--json');
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
       let s = '';
       child.stdout.on('data', (d: Buffer) => (s += d.toString()));
-      child.once('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim()}`))));
+      child.once('close', (code) =>
+        code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim()}`)),
+      );
     });
     if (values.json) {
       const report = JSON.parse(out) as Record<string, unknown>;
-      process.stdout.write(JSON.stringify({ realBroker: values.version, brokerBootMs: cluster.bootMs.brokers[0], ...report }) + '\n');
+      process.stdout.write(
+        JSON.stringify({ realBroker: values.version, brokerBootMs: cluster.bootMs.brokers[0], ...report }) + '\n',
+      );
     } else {
-      process.stdout.write(out.replace(/broker name server [^;\s]+/, `Apache RocketMQ ${values.version} (one broker, full JIT, booted in ${cluster.bootMs.brokers[0]} ms)`));
+      process.stdout.write(
+        out.replace(
+          /broker name server [^;\s]+/,
+          `Apache RocketMQ ${values.version} (one broker, full JIT, booted in ${cluster.bootMs.brokers[0]} ms)`,
+        ),
+      );
     }
   } finally {
     await cluster.stop({ graceful: false });

@@ -39,24 +39,53 @@ async function main(): Promise<void> {
   // --vs trace / java-trace: the traced consumers' records go to RMQ_SYS_TRACE_TOPIC, which the broker creates with traceTopicEnable
   const traced = (values.vs ?? '').split(',').some((p) => p.trim() === 'trace' || p.trim() === 'java-trace');
   const cluster = await startRealCluster({
-    version: values.version!, brokers: 1, brokerHeapMb: 1024, brokerJvmArgs: ['-XX:TieredStopAtLevel=4'],
+    version: values.version!,
+    brokers: 1,
+    brokerHeapMb: 1024,
+    brokerJvmArgs: ['-XX:TieredStopAtLevel=4'],
     ...(traced ? { brokerConfig: { traceTopicEnable: true } } : {}),
   });
   try {
     const topic = `rw_real_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });
-    const args = [cli, 'bench', '--namesrv', cluster.namesrv, '--topic', topic, '--messages', values.messages!, '--queues', values.queues!, '--batch', values.batch!,
-      '--size', values.size!, '--rounds', values.rounds!, '--handler-ms', values['handler-ms']!, '--consume-batch', values['consume-batch']!, '--json', ...positionals];
+    const args = [
+      cli,
+      'bench',
+      '--namesrv',
+      cluster.namesrv,
+      '--topic',
+      topic,
+      '--messages',
+      values.messages!,
+      '--queues',
+      values.queues!,
+      '--batch',
+      values.batch!,
+      '--size',
+      values.size!,
+      '--rounds',
+      values.rounds!,
+      '--handler-ms',
+      values['handler-ms']!,
+      '--consume-batch',
+      values['consume-batch']!,
+      '--json',
+      ...positionals,
+    ];
     if (values.vs) args.push('--vs', values.vs);
     if (values.chart) args.push('--chart', values.chart);
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
       let s = '';
       child.stdout.on('data', (d: Buffer) => (s += d.toString()));
-      child.once('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim()}`))));
+      child.once('close', (code) =>
+        code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim()}`)),
+      );
     });
     const report = JSON.parse(out) as Record<string, unknown>;
-    process.stdout.write(JSON.stringify({ realBroker: values.version, brokerBootMs: cluster.bootMs.brokers[0], ...report }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ realBroker: values.version, brokerBootMs: cluster.bootMs.brokers[0], ...report }) + '\n',
+    );
   } finally {
     await cluster.stop({ graceful: false });
   }

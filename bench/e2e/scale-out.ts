@@ -47,8 +47,24 @@ interface BenchReport {
   duplicates: number;
   peakRssMb: number;
   consumeCpuMs: number;
-  peers: Array<{ name: string; received: number; msgsPerSec: number; msgsPerSecRounds: number[]; duplicates?: number; peakRssMb: number; cpuMs: number; complete: boolean }>;
-  groupRounds?: Array<{ name: string; round: number; msgsPerSec: number; duplicates: number; perProcess: number[]; settleMs: number }>;
+  peers: Array<{
+    name: string;
+    received: number;
+    msgsPerSec: number;
+    msgsPerSecRounds: number[];
+    duplicates?: number;
+    peakRssMb: number;
+    cpuMs: number;
+    complete: boolean;
+  }>;
+  groupRounds?: Array<{
+    name: string;
+    round: number;
+    msgsPerSec: number;
+    duplicates: number;
+    perProcess: number[];
+    settleMs: number;
+  }>;
 }
 
 interface Row {
@@ -86,7 +102,12 @@ function bench(args: string[]): Promise<BenchReport> {
       try {
         const report = JSON.parse(s) as BenchReport;
         if (code === 0) resolve(report);
-        else reject(new Error(`rocketwire bench ${args.join(' ')} exited with ${code} (consumed ${report.consumed} of ${report.produced})`));
+        else
+          reject(
+            new Error(
+              `rocketwire bench ${args.join(' ')} exited with ${code} (consumed ${report.consumed} of ${report.produced})`,
+            ),
+          );
       } catch {
         reject(new Error(`rocketwire bench exited with ${code}: ${s.trim()}`));
       }
@@ -97,7 +118,10 @@ function bench(args: string[]): Promise<BenchReport> {
 function rowsOf(processes: number, r: BenchReport): Row[] {
   const rows: Row[] = [];
   for (const client of ['rocketwire', 'java']) {
-    const rounds = client === 'rocketwire' ? r.consumeMsgsPerSecRounds : (r.peers.find((p) => p.name === client)?.msgsPerSecRounds ?? []);
+    const rounds =
+      client === 'rocketwire'
+        ? r.consumeMsgsPerSecRounds
+        : (r.peers.find((p) => p.name === client)?.msgsPerSecRounds ?? []);
     const m = median(rounds);
     const groups = (r.groupRounds ?? []).filter((g) => g.name === client);
     const mid = groups.find((g) => g.msgsPerSec === m) ?? groups[groups.length >> 1];
@@ -109,7 +133,12 @@ function rowsOf(processes: number, r: BenchReport): Row[] {
       rounds,
       spread: m > 0 ? (Math.max(...rounds) - Math.min(...rounds)) / m : 0,
       consumed: client === 'rocketwire' ? r.consumed : (peer?.received ?? 0),
-      duplicates: groups.length > 0 ? Math.max(...groups.map((g) => g.duplicates)) : client === 'rocketwire' ? r.duplicates : (peer?.duplicates ?? 0),
+      duplicates:
+        groups.length > 0
+          ? Math.max(...groups.map((g) => g.duplicates))
+          : client === 'rocketwire'
+            ? r.duplicates
+            : (peer?.duplicates ?? 0),
       perProcess: mid?.perProcess ?? [],
       settleMs: median(groups.map((g) => g.settleMs)),
       peakRssMbPerProcess: client === 'rocketwire' ? r.peakRssMb : (peer?.peakRssMb ?? 0),
@@ -123,11 +152,32 @@ function rowsOf(processes: number, r: BenchReport): Row[] {
 async function main(): Promise<void> {
   const counts = values.processes!.split(',').map((s) => Number(s.trim()));
   // The full JIT for the brokers: the harness's default favours boot time over throughput.
-  const cluster = await startRealCluster({ version: values.version!, brokers: 2, brokerHeapMb: 1024, brokerJvmArgs: ['-XX:TieredStopAtLevel=4'] });
+  const cluster = await startRealCluster({
+    version: values.version!,
+    brokers: 2,
+    brokerHeapMb: 1024,
+    brokerJvmArgs: ['-XX:TieredStopAtLevel=4'],
+  });
   const rows: Row[] = [];
   const produce: Record<number, number> = {};
   try {
-    const common = ['--namesrv', cluster.namesrv, '--messages', values.messages!, '--size', values.size!, '--queues', values.queues!, '--batch', values.batch!, '--vs', 'java', '--latency-messages', '0', '--json'];
+    const common = [
+      '--namesrv',
+      cluster.namesrv,
+      '--messages',
+      values.messages!,
+      '--size',
+      values.size!,
+      '--queues',
+      values.queues!,
+      '--batch',
+      values.batch!,
+      '--vs',
+      'java',
+      '--latency-messages',
+      '0',
+      '--json',
+    ];
     if (values.warmup !== '0') {
       const topic = `rw_scale_warmup_${Date.now().toString(36)}`;
       await cluster.createTopic(topic, { queues: Number(values.queues) });
@@ -138,7 +188,8 @@ async function main(): Promise<void> {
       // A topic per process count: every bench run produces its own messages numbered from 0.
       const topic = `rw_scale_${n}_${Date.now().toString(36)}`;
       const route = await cluster.createTopic(topic, { queues: Number(values.queues) });
-      if (route.queueDatas.length !== 2) throw new Error(`topic ${topic} is on ${route.queueDatas.length} broker group(s), not 2`);
+      if (route.queueDatas.length !== 2)
+        throw new Error(`topic ${topic} is on ${route.queueDatas.length} broker group(s), not 2`);
       process.stderr.write(`scale-out: ${n} process(es) per client on ${topic}…\n`);
       const report = await bench([...common, '--topic', topic, '--rounds', values.rounds!, '--consumers', String(n)]);
       produce[n] = report.produceMsgsPerSec;
@@ -155,21 +206,55 @@ async function main(): Promise<void> {
   const machine = `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}, ${Math.round(os.totalmem() / 2 ** 30)} GB, Node ${process.versions.node}`;
   const queues = Number(values.queues) * 2;
   const table = [
-    ['processes', 'client', 'msgs/s (median)', 'rounds msgs/s', 'spread', '× 1 process', 'consumed', 'duplicates', 'per process (median round)', 'settle ms'],
+    [
+      'processes',
+      'client',
+      'msgs/s (median)',
+      'rounds msgs/s',
+      'spread',
+      '× 1 process',
+      'consumed',
+      'duplicates',
+      'per process (median round)',
+      'settle ms',
+    ],
     ...rows.map((r) => [
-      String(r.processes), r.client, fmt(r.msgsPerSec), r.rounds.map((x) => fmt(x)).join(' / '), `${fmt(r.spread * 100)} %`, fmt(r.scale, 2),
-      fmt(r.consumed), fmt(r.duplicates), r.perProcess.map((x) => fmt(x)).join(' + '), r.processes > 1 ? fmt(r.settleMs) : '-',
+      String(r.processes),
+      r.client,
+      fmt(r.msgsPerSec),
+      r.rounds.map((x) => fmt(x)).join(' / '),
+      `${fmt(r.spread * 100)} %`,
+      fmt(r.scale, 2),
+      fmt(r.consumed),
+      fmt(r.duplicates),
+      r.perProcess.map((x) => fmt(x)).join(' + '),
+      r.processes > 1 ? fmt(r.settleMs) : '-',
     ]),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   // With --json the table goes to stderr, so that one run gives both.
   (values.json ? process.stderr : process.stdout).write(
     `scale-out on Apache RocketMQ ${values.version}, 2 broker groups × ${values.queues} queues, ${fmt(Number(values.messages))} × ${values.size} B, ${values.rounds} rounds\n\n` +
-      table.map((row) => row.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n') +
+      table
+        .map((row) => row.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
+        .join('\n') +
       `\n\nmachine: ${machine}\n`,
   );
   if (values.json) {
-    process.stdout.write(JSON.stringify({ realBroker: values.version, brokerGroups: 2, queues, messages: Number(values.messages), size: Number(values.size), rounds: Number(values.rounds), brokerBootMs: cluster.bootMs.brokers, produceMsgsPerSec: produce, machine, rows }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        realBroker: values.version,
+        brokerGroups: 2,
+        queues,
+        messages: Number(values.messages),
+        size: Number(values.size),
+        rounds: Number(values.rounds),
+        brokerBootMs: cluster.bootMs.brokers,
+        produceMsgsPerSec: produce,
+        machine,
+        rows,
+      }) + '\n',
+    );
   }
 }
 

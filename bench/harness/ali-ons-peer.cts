@@ -32,7 +32,10 @@ function loadAliOns(): AliOns {
   try {
     return require('ali-ons') as AliOns;
   } catch {
-    print({ type: 'error', message: 'ali-ons is not installed (it is a development dependency: run npm ci in the clone)' });
+    print({
+      type: 'error',
+      message: 'ali-ons is not installed (it is a development dependency: run npm ci in the clone)',
+    });
     process.exit(2);
   }
 }
@@ -82,7 +85,20 @@ async function consume(): Promise<void> {
 }
 
 async function produce(): Promise<void> {
-  const [, namesrv, topic, group, kind, inFlightText, batchText, countText, warmupText, sizeText, timeoutText, compressOverText] = process.argv.slice(2);
+  const [
+    ,
+    namesrv,
+    topic,
+    group,
+    kind,
+    inFlightText,
+    batchText,
+    countText,
+    warmupText,
+    sizeText,
+    timeoutText,
+    compressOverText,
+  ] = process.argv.slice(2);
   if (kind !== 'sync' && kind !== 'async') throw new Error(`ali-ons cannot send in mode ${kind}`);
   const mode = { kind, inFlight: Number(inFlightText), batch: Number(batchText) } as const;
   const count = Number(countText);

@@ -79,7 +79,9 @@ export function renderThroughputSvg(title: string, series: ChartSeries[], width 
       const d = s.points.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
       out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"/>`);
       // Short phases may yield one or two samples: mark them so they stay visible.
-      if (s.points.length <= 3) for (const [x, y] of s.points) out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"/>`);
+      if (s.points.length <= 3)
+        for (const [x, y] of s.points)
+          out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"/>`);
     }
   }
   names.forEach((name, i) => {

@@ -6,11 +6,36 @@ import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type Pee
 import { consumeLite, litePeer, pushPeer, runJavaLitePeer, tracePeer } from './lite.js';
 import { popPeer, runJavaPopPeer } from './pop.js';
 import { benchMachine, type BenchMachine } from './proc-stats.js';
-import { DEFAULT_PRODUCE_MODES, BATCH_IN_FLIGHT, parseProduceModes, parseProducePeers, produceProblems, produceSummary, runProduceComparison } from './produce-vs.js';
+import {
+  DEFAULT_PRODUCE_MODES,
+  BATCH_IN_FLIGHT,
+  parseProduceModes,
+  parseProducePeers,
+  produceProblems,
+  produceSummary,
+  runProduceComparison,
+} from './produce-vs.js';
 import { ProgressBar } from './progress.js';
-import { BENCH_CONSUME_THREADS, consumeRocketwire, measureLatency, produce, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import {
+  BENCH_CONSUME_THREADS,
+  consumeRocketwire,
+  measureLatency,
+  produce,
+  type BenchOptions,
+  type ConsumeResult,
+  type Series,
+} from './run.js';
 import { Producer } from '../../lib/producer/index.js';
-import { CliError, UsageError, intOption, parseOptions, stringOption, type CliCommand, type CliIO, type OptionValues } from '../../lib/cli/common.js';
+import {
+  CliError,
+  UsageError,
+  intOption,
+  parseOptions,
+  stringOption,
+  type CliCommand,
+  type CliIO,
+  type OptionValues,
+} from '../../lib/cli/common.js';
 
 const usage = `usage: rocketwire bench [options]
 
@@ -102,7 +127,12 @@ const PEERS: Record<string, (run: PeerRun) => Promise<PeerResult>> = {
 };
 
 /** rocketwire's own consumers in the other modes, measured in this process. */
-const LOCAL_PEERS: Record<string, (opts: BenchOptions) => (run: PeerRun) => Promise<PeerResult>> = { push: pushPeer, lite: litePeer, pop: popPeer, trace: tracePeer };
+const LOCAL_PEERS: Record<string, (opts: BenchOptions) => (run: PeerRun) => Promise<PeerResult>> = {
+  push: pushPeer,
+  lite: litePeer,
+  pop: popPeer,
+  trace: tracePeer,
+};
 
 interface Report {
   broker: string;
@@ -145,7 +175,15 @@ interface Report {
   /** With --vs trace / java-trace (and java): each client's traced ÷ untraced rate (medians). */
   traceRatios?: { rocketwire?: number; java?: number };
   /** With --consumers N > 1: each round of each client (messages handled per process, settle time). */
-  groupRounds?: Array<{ name: string; round: number; msgsPerSec: number; unique: number; duplicates: number; perProcess: number[]; settleMs: number }>;
+  groupRounds?: Array<{
+    name: string;
+    round: number;
+    msgsPerSec: number;
+    unique: number;
+    duplicates: number;
+    perProcess: number[];
+    settleMs: number;
+  }>;
 }
 
 function median(xs: number[]): number {
@@ -166,7 +204,9 @@ function ms(v: number): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
+    .join('\n');
 }
 
 function summary(r: Report): string {
@@ -180,7 +220,11 @@ function summary(r: Report): string {
       ['consume', fmt(r.consumed), fmt(r.consumeMsgsPerSec), fmt(r.consumeMBPerSec, 1)],
     ]),
     '',
-    `duplicates ${fmt(r.duplicates)}   produce failures ${fmt(r.produceFailed)}   pulls ${fmt(r.pulls)}   flow-control pauses ${Object.entries(r.flowControlPauses).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `duplicates ${fmt(r.duplicates)}   produce failures ${fmt(r.produceFailed)}   pulls ${fmt(r.pulls)}   flow-control pauses ${Object.entries(
+      r.flowControlPauses,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
     `end-to-end latency (born → handler, ${r.latencySamples} live messages, millisecond clocks): p50 ${ms(r.p50LatencyMs)}   p99 ${ms(r.p99LatencyMs)}   max ${ms(r.maxLatencyMs)}`,
     `consumer process: peak RSS ${fmt(r.peakRssMb, 1)} MB   CPU ${fmt(r.consumeCpuMs)} ms while consuming` +
       `   GC ${fmt(r.consumeGc.minor)} minor + ${fmt(r.consumeGc.major)} major, ${fmt(r.consumeGc.ms)} ms` +
@@ -192,7 +236,10 @@ function summary(r: Report): string {
       `handler: ${h.ms} ms per call, ${h.threads} calls at once, ${h.messagesPerCall} message(s) per call: Little's law ceiling ${fmt(h.ceilingMsgsPerSec)} msgs/s, ` +
         `rocketwire at ${fmt(h.ofCeiling * 100, 1)} % of it` +
         (h.meanWaitMs !== undefined ? ` (its waits took ${fmt(h.meanWaitMs, 2)} ms on average)` : '') +
-        r.peers.filter((p) => p.handlerMeanMs !== undefined).map((p) => `; ${p.name}'s waits ${fmt(p.handlerMeanMs!, 2)} ms`).join(''),
+        r.peers
+          .filter((p) => p.handlerMeanMs !== undefined)
+          .map((p) => `; ${p.name}'s waits ${fmt(p.handlerMeanMs!, 2)} ms`)
+          .join(''),
     );
   }
   if (r.peers.length > 0) {
@@ -200,8 +247,24 @@ function summary(r: Report): string {
       '',
       table([
         ['consumer', 'received', 'median msgs/s', 'rounds msgs/s', 'peak RSS MB', 'CPU ms', 'rocketwire ÷ peer'],
-        ['rocketwire', fmt(r.consumed), fmt(r.consumeMsgsPerSec), r.consumeMsgsPerSecRounds.map((x) => fmt(x)).join(' / '), fmt(r.peakRssMb, 1), fmt(r.consumeCpuMs), '1.00'],
-        ...r.peers.map((p) => [p.name + (p.duplicates ? ` (dup ${fmt(p.duplicates)})` : ''), fmt(p.received), fmt(p.msgsPerSec), p.msgsPerSecRounds.map((x) => fmt(x)).join(' / '), fmt(p.peakRssMb, 1), fmt(p.cpuMs), p.ratio > 0 ? fmt(p.ratio, 2) : 'n/a']),
+        [
+          'rocketwire',
+          fmt(r.consumed),
+          fmt(r.consumeMsgsPerSec),
+          r.consumeMsgsPerSecRounds.map((x) => fmt(x)).join(' / '),
+          fmt(r.peakRssMb, 1),
+          fmt(r.consumeCpuMs),
+          '1.00',
+        ],
+        ...r.peers.map((p) => [
+          p.name + (p.duplicates ? ` (dup ${fmt(p.duplicates)})` : ''),
+          fmt(p.received),
+          fmt(p.msgsPerSec),
+          p.msgsPerSecRounds.map((x) => fmt(x)).join(' / '),
+          fmt(p.peakRssMb, 1),
+          fmt(p.cpuMs),
+          p.ratio > 0 ? fmt(p.ratio, 2) : 'n/a',
+        ]),
       ]),
     );
   }
@@ -213,7 +276,10 @@ function summary(r: Report): string {
       'decoding (decode) on top; rocketwire ÷ floor is the share of that floor the whole client reaches.',
     );
   }
-  lines.push('', `machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}`);
+  lines.push(
+    '',
+    `machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}`,
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -244,7 +310,9 @@ function traceFigures(r: Report): string[] {
   if (rw && ratios.rocketwire !== undefined) {
     lines.push(
       `message trace, rocketwire: traced ÷ untraced ${fmt(ratios.rocketwire, 2)}` +
-        (rw.traceBacklog !== undefined ? `; trace records queued or in flight at the last message ${fmt(rw.traceBacklog)} (most in a round), lost ${fmt(rw.traceDropped ?? 0)}` : ''),
+        (rw.traceBacklog !== undefined
+          ? `; trace records queued or in flight at the last message ${fmt(rw.traceBacklog)} (most in a round), lost ${fmt(rw.traceDropped ?? 0)}`
+          : ''),
     );
   }
   if (ratios.java !== undefined) lines.push(`message trace, Java: traced ÷ untraced ${fmt(ratios.java, 2)}`);
@@ -284,13 +352,21 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (str('produce-vs') !== undefined) return runProduceVs(values, io);
   if (str('produce-modes') !== undefined) throw new UsageError('--produce-modes goes with --produce-vs');
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
-  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
-  const peers = (str('vs') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ')
+    throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
+  const peers = (str('vs') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const p of peers) {
-    if (!Object.hasOwn(PEERS, p) && !Object.hasOwn(LOCAL_PEERS, p)) throw new UsageError(`--vs takes ${[...Object.keys(PEERS), ...Object.keys(LOCAL_PEERS)].join(', ')} (comma-separated), got "${p}"`);
+    if (!Object.hasOwn(PEERS, p) && !Object.hasOwn(LOCAL_PEERS, p))
+      throw new UsageError(
+        `--vs takes ${[...Object.keys(PEERS), ...Object.keys(LOCAL_PEERS)].join(', ')} (comma-separated), got "${p}"`,
+      );
   }
   const mode = str('mode') ?? 'push';
-  if (mode !== 'push' && mode !== 'lite' && mode !== 'pop') throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
+  if (mode !== 'push' && mode !== 'lite' && mode !== 'pop')
+    throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
   if (mode === 'lite' && !peers.includes('push')) peers.unshift('push');
   const topic = str('topic') ?? `rocketwire_bench_${Date.now().toString(36)}`;
   if (!/^[%|a-zA-Z0-9_-]{1,100}$/.test(topic)) throw new UsageError(`--topic "${topic}" is not a valid topic name`);
@@ -305,7 +381,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     consumeBatch: intOption('consume-batch', str('consume-batch'), 1, 1, 1024),
     handlerMs: intOption('handler-ms', str('handler-ms'), 0, 0, 60_000),
     compress: compressOption(str('compress')),
-    consumeThreads: str('consume-threads') === undefined ? undefined : intOption('consume-threads', str('consume-threads'), 20, 1, 1000),
+    consumeThreads:
+      str('consume-threads') === undefined
+        ? undefined
+        : intOption('consume-threads', str('consume-threads'), 20, 1, 1000),
     latencyMessages: intOption('latency-messages', str('latency-messages'), 2000, 0, 1_000_000),
     stallTimeoutMs: intOption('stall-timeout', str('stall-timeout'), 60, 1, 3600) * 1000,
     serializeType,
@@ -313,10 +392,13 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (mode === 'pop') opts.mode = 'pop';
   const rounds = intOption('rounds', str('rounds'), 3, 1, 100);
   const processes = intOption('consumers', str('consumers'), 1, 1, 64);
-  if (mode === 'lite' && processes > 1) throw new UsageError('--mode lite runs one consumer per client (--consumers 1)');
-  if (values['consumer-process'] === true && mode !== 'push') throw new UsageError(`--consumer-process runs the push consumer, not --mode ${mode}`);
+  if (mode === 'lite' && processes > 1)
+    throw new UsageError('--mode lite runs one consumer per client (--consumers 1)');
+  if (values['consumer-process'] === true && mode !== 'push')
+    throw new UsageError(`--consumer-process runs the push consumer, not --mode ${mode}`);
   const unsupported = peers.filter((p) => p !== 'java');
-  if (processes > 1 && unsupported.length > 0) throw new UsageError(`--consumers ${processes} runs rocketwire and --vs java only, not ${unsupported.join(', ')}`);
+  if (processes > 1 && unsupported.length > 0)
+    throw new UsageError(`--consumers ${processes} runs rocketwire and --vs java only, not ${unsupported.join(', ')}`);
   const warmup = intOption('warmup', str('warmup'), 1, 0, 1);
 
   const progress = new ProgressBar(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
@@ -330,7 +412,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const series: Series[] = [produced.series];
     if (warmup > 0) {
       if (prog) io.stderr.write('warm-up consume (not measured)…\n');
-      await consumeRocketwire(opts, expect, prog, t0, 'warm-up', Math.min(expect, Math.max(10_000, Math.ceil(expect / 5))));
+      await consumeRocketwire(
+        opts,
+        expect,
+        prog,
+        t0,
+        'warm-up',
+        Math.min(expect, Math.max(10_000, Math.ceil(expect / 5))),
+      );
     }
     const consumers = ['rocketwire', ...peers];
     const rwRounds: ConsumeResult[] = [];
@@ -354,7 +443,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       };
     }
     const noteGroup = (g: GroupResult, round: number) =>
-      groupRounds.push({ name: g.name, round, msgsPerSec: g.msgsPerSec, unique: g.unique, duplicates: g.duplicates, perProcess: g.perProcess, settleMs: g.settleMs });
+      groupRounds.push({
+        name: g.name,
+        round,
+        msgsPerSec: g.msgsPerSec,
+        unique: g.unique,
+        duplicates: g.duplicates,
+        perProcess: g.perProcess,
+        settleMs: g.settleMs,
+      });
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < consumers.length; k++) {
         const who = consumers[(k + round) % consumers.length]!;
@@ -365,17 +462,41 @@ async function run(argv: string[], io: CliIO): Promise<number> {
             const g = await consumeRocketwireGroup(group);
             noteGroup(g, round + 1);
             r = { ...g, count: g.received, startupMs: g.startupMs };
-          } else r = mode === 'lite' ? await consumeLite(opts, expect, prog, t0) : await consumeRocketwire(opts, expect, prog, t0);
+          } else
+            r =
+              mode === 'lite'
+                ? await consumeLite(opts, expect, prog, t0)
+                : await consumeRocketwire(opts, expect, prog, t0);
           rwRounds.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
           if (r.unique < expect) break;
         } else {
-          const peerRun: PeerRun = { namesrv: opts.namesrv, topic: opts.topic, expect, timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4), t0, size: opts.size, handlerMs: opts.handlerMs, consumeBatch: opts.consumeBatch, consumeThreads: opts.consumeThreads };
+          const peerRun: PeerRun = {
+            namesrv: opts.namesrv,
+            topic: opts.topic,
+            expect,
+            timeoutMs: Math.max(120_000, opts.stallTimeoutMs * 4),
+            t0,
+            size: opts.size,
+            handlerMs: opts.handlerMs,
+            consumeBatch: opts.consumeBatch,
+            consumeThreads: opts.consumeThreads,
+          };
           let r: PeerResult;
           if (group && who === 'java') {
             const g = await consumeJavaGroup(group);
             noteGroup(g, round + 1);
-            r = { name: 'java', received: g.unique, duplicates: g.duplicates, seconds: g.seconds, msgsPerSec: g.msgsPerSec, peakRssMb: g.peakRssMb, cpuMs: g.cpuMs, complete: g.complete, series: g.series };
+            r = {
+              name: 'java',
+              received: g.unique,
+              duplicates: g.duplicates,
+              seconds: g.seconds,
+              msgsPerSec: g.msgsPerSec,
+              peakRssMb: g.peakRssMb,
+              cpuMs: g.cpuMs,
+              complete: g.complete,
+              series: g.series,
+            };
           } else r = await (Object.hasOwn(LOCAL_PEERS, who) ? LOCAL_PEERS[who]!(opts) : PEERS[who]!)(peerRun);
           peerRounds.get(who)!.push(r);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
@@ -383,7 +504,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       }
       if (rwRounds.some((r) => r.unique < expect)) break;
     }
-    const latency = opts.latencyMessages > 0 && rwRounds.every((r) => r.unique === expect) ? await measureLatency(opts, `${opts.topic}_latency`) : null;
+    const latency =
+      opts.latencyMessages > 0 && rwRounds.every((r) => r.unique === expect)
+        ? await measureLatency(opts, `${opts.topic}_latency`)
+        : null;
     const brokerPeakRssMb = child ? child.rssMb() : undefined;
     const worst = rwRounds.reduce((a, b) => (b.unique < a.unique ? b : a), rwRounds[0]!);
     const rwMedian = median(rwRounds.map((r) => r.msgsPerSec));
@@ -401,9 +525,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         complete: rs.length > 0 && rs.every((r) => r.complete),
         ...(group ? { duplicates: Math.max(...rs.map((r) => r.duplicates ?? 0)) } : {}),
         ratio: m > 0 ? rwMedian / m : 0,
-        ...(rs.some((r) => r.handlerMeanMs !== undefined) ? { handlerMeanMs: median(rs.map((r) => r.handlerMeanMs ?? 0)) } : {}),
+        ...(rs.some((r) => r.handlerMeanMs !== undefined)
+          ? { handlerMeanMs: median(rs.map((r) => r.handlerMeanMs ?? 0)) }
+          : {}),
         ...(rs.some((r) => r.traceBacklog !== undefined)
-          ? { traceBacklog: Math.max(...rs.map((r) => r.traceBacklog ?? 0)), traceDropped: rs.reduce((a, r) => a + (r.traceDropped ?? 0), 0) }
+          ? {
+              traceBacklog: Math.max(...rs.map((r) => r.traceBacklog ?? 0)),
+              traceDropped: rs.reduce((a, r) => a + (r.traceDropped ?? 0), 0),
+            }
           : {}),
       };
     });
@@ -424,7 +553,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       consumeMsgsPerSec: rwMedian,
       consumeMBPerSec: median(rwRounds.map((r) => r.mbPerSec)),
       consumeMsgsPerSecRounds: rwRounds.map((r) => r.msgsPerSec),
-      ...(rwRounds.some((r) => r.rssMbByTenth) ? { rssMbByTenthRounds: rwRounds.map((r) => r.rssMbByTenth ?? []) } : {}),
+      ...(rwRounds.some((r) => r.rssMbByTenth)
+        ? { rssMbByTenthRounds: rwRounds.map((r) => r.rssMbByTenth ?? []) }
+        : {}),
       compress: opts.compress !== false,
       ...(opts.handlerMs > 0 ? { handler: handlerFigures(opts, rwMedian, rwRounds) } : {}),
       consumeSeconds: median(rwRounds.map((r) => r.seconds)),
@@ -460,13 +591,27 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (lost > 0) throw new CliError(`${lost} of ${produced.count} produced messages were not consumed`);
     if (produced.failed > 0) throw new CliError(`${produced.failed} sends failed`);
     const incomplete = peerResults.filter((p) => !p.complete);
-    if (incomplete.length > 0) throw new CliError(`peer ${incomplete.map((p) => p.name).join(', ')} did not receive every message`);
+    if (incomplete.length > 0)
+      throw new CliError(`peer ${incomplete.map((p) => p.name).join(', ')} did not receive every message`);
     return 0;
   });
 }
 
 /** The options of the consumer bench that --produce-vs has no use for. */
-const CONSUMER_ONLY = ['vs', 'consumers', 'mode', 'producers', 'batch', 'consume-batch', 'handler-ms', 'consume-threads', 'consumer-process', 'latency-messages', 'stall-timeout', 'chart'];
+const CONSUMER_ONLY = [
+  'vs',
+  'consumers',
+  'mode',
+  'producers',
+  'batch',
+  'consume-batch',
+  'handler-ms',
+  'consume-threads',
+  'consumer-process',
+  'latency-messages',
+  'stall-timeout',
+  'chart',
+];
 
 /** `rocketwire bench --produce-vs PEERS`: the producer comparison (bench/produce-vs.ts) instead of the consumer bench. */
 /**
@@ -503,7 +648,9 @@ function handlerFigures(opts: BenchOptions, rwMedian: number, rounds: ConsumeRes
     messagesPerCall: opts.consumeBatch,
     ceilingMsgsPerSec: ceiling,
     ofCeiling: rwMedian / ceiling,
-    ...(rounds.every((r) => r.handlerMeanMs !== undefined) ? { meanWaitMs: median(rounds.map((r) => r.handlerMeanMs!)) } : {}),
+    ...(rounds.every((r) => r.handlerMeanMs !== undefined)
+      ? { meanWaitMs: median(rounds.map((r) => r.handlerMeanMs!)) }
+      : {}),
   };
 }
 
@@ -516,14 +663,17 @@ function compressOption(v: string | undefined): boolean {
 
 async function runProduceVs(values: OptionValues, io: CliIO): Promise<number> {
   const str = (k: string): string | undefined => stringOption(values, k);
-  for (const k of CONSUMER_ONLY) if (values[k] !== undefined) throw new UsageError(`--${k} belongs to the consumer bench, not to --produce-vs`);
+  for (const k of CONSUMER_ONLY)
+    if (values[k] !== undefined) throw new UsageError(`--${k} belongs to the consumer bench, not to --produce-vs`);
   const peers = parseProducePeers(str('produce-vs')!);
   const modes = parseProduceModes(str('produce-modes') ?? DEFAULT_PRODUCE_MODES);
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
-  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
+  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ')
+    throw new UsageError('--serialize-type must be JSON or ROCKETMQ');
   const topicBase = str('topic') ?? `rocketwire_pbench_${Date.now().toString(36)}`;
   // the longest suffix is "_rocketwire"
-  if (!/^[%|a-zA-Z0-9_-]{1,89}$/.test(topicBase)) throw new UsageError(`--topic "${topicBase}" is not a valid topic name (at most 89 characters with --produce-vs)`);
+  if (!/^[%|a-zA-Z0-9_-]{1,89}$/.test(topicBase))
+    throw new UsageError(`--topic "${topicBase}" is not a valid topic name (at most 89 characters with --produce-vs)`);
   const messages = intOption('messages', str('messages'), 100_000, 1, 100_000_000);
   const queues = intOption('queues', str('queues'), 8, 1, 1024);
   const size = intOption('size', str('size'), 1024, 8, 4 * 1024 * 1024);
@@ -587,7 +737,11 @@ async function withBenchBroker<T>(
 
 /** Every queue of the topic as "brokerName:queueId", as the route lists them (what a group splits). */
 async function topicQueues(opts: BenchOptions): Promise<string[]> {
-  const producer = new Producer({ group: 'rocketwire_bench_route', namesrvAddr: opts.namesrv, serializeType: opts.serializeType });
+  const producer = new Producer({
+    group: 'rocketwire_bench_route',
+    namesrvAddr: opts.namesrv,
+    serializeType: opts.serializeType,
+  });
   await producer.start();
   try {
     return (await producer.fetchPublishMessageQueues(opts.topic)).map((q) => `${q.brokerName}:${q.queueId}`).sort();
@@ -597,7 +751,8 @@ async function topicQueues(opts: BenchOptions): Promise<string[]> {
 }
 
 export const command: CliCommand = {
-  summary: 'measure produce and consume throughput, latency and memory (optionally against java, ali-ons and the pull floors; --produce-vs compares producers)',
+  summary:
+    'measure produce and consume throughput, latency and memory (optionally against java, ali-ons and the pull floors; --produce-vs compares producers)',
   usage,
   run,
 };

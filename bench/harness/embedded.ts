@@ -31,7 +31,20 @@ export async function startChildBroker(
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-'));
   const child: ChildProcess = spawn(
     process.execPath,
-    [...nodeArgs, CLI, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--data', dataDir, '--queues', String(queues), ...brokerArgs],
+    [
+      ...nodeArgs,
+      CLI,
+      'broker',
+      '--namesrv-port',
+      '0',
+      '--broker-port',
+      '0',
+      '--data',
+      dataDir,
+      '--queues',
+      String(queues),
+      ...brokerArgs,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
@@ -41,7 +54,10 @@ export async function startChildBroker(
   const cleanup = () => fs.rmSync(dataDir, { recursive: true, force: true });
   const ready = await new Promise<{ namesrv: string; broker: string }>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new CliError(`embedded broker not ready after ${timeoutMs} ms: ${stderr.trim()}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new CliError(`embedded broker not ready after ${timeoutMs} ms: ${stderr.trim()}`)),
+      timeoutMs,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const nl = out.indexOf('\n');

@@ -105,7 +105,11 @@ async function main(): Promise<void> {
   await consumer.start(handler);
   let held = '';
   const watch = setInterval(() => {
-    const queues = consumer.assignment().filter((q) => q.topic === opts.topic).map((q) => `${q.brokerName}:${q.queueId}`).sort();
+    const queues = consumer
+      .assignment()
+      .filter((q) => q.topic === opts.topic)
+      .map((q) => `${q.brokerName}:${q.queueId}`)
+      .sort();
     const key = queues.join(',');
     if (key !== held) {
       held = key;

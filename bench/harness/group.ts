@@ -109,8 +109,6 @@ const SETTLE_HOLD_MS = 500;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-
-
 /** Whether the processes' holdings are the settled split of `all` among them. */
 export function settled(holdings: (string[] | null)[], all: string[]): boolean {
   if (holdings.some((h) => h === null)) return false;
@@ -182,7 +180,12 @@ function lastLine(c: Child): string {
 }
 
 /** Runs one measured consume with `run.processes` processes made by `make(i, group)`. */
-async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: number, group: string) => Spawn): Promise<GroupResult> {
+async function runGroup(
+  name: string,
+  prefix: string,
+  run: GroupRun,
+  make: (i: number, group: string) => Spawn,
+): Promise<GroupResult> {
   const group = newGroup(prefix);
   const spawnedAt = performance.now();
   const children = Array.from({ length: run.processes }, (_, i) => start(name, make(i, group)));
@@ -198,7 +201,12 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
     const settleLimit = spawnedAt + Math.max(60_000, run.stallTimeoutMs * 4);
     let settledAt = 0;
     for (;;) {
-      if (settled(children.map((c) => c.queues), run.queues)) {
+      if (
+        settled(
+          children.map((c) => c.queues),
+          run.queues,
+        )
+      ) {
         settledAt ||= performance.now();
         if (performance.now() - settledAt >= SETTLE_HOLD_MS) break;
       } else settledAt = 0;
@@ -206,7 +214,9 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
       if (dead) throw new CliError(`a ${name} consumer process ended before the group settled: ${lastLine(dead)}`);
       if (performance.now() > settleLimit) {
         const held = children.map((c) => (c.queues === null ? '?' : String(c.queues.length))).join('/');
-        throw new CliError(`the ${run.processes} ${name} consumers did not split the ${run.queues.length} queues of ${run.topic} (holding ${held})`);
+        throw new CliError(
+          `the ${run.processes} ${name} consumers did not split the ${run.queues.length} queues of ${run.topic} (holding ${held})`,
+        );
       }
       await sleepOn(systemClock, 20);
     }
@@ -256,7 +266,8 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
     const rate = seconds > 0 ? Math.max(0, unique - 1) / seconds : 0;
     const gcs = children.map((c) => c.final!.gc ?? { minor: 0, major: 0, ms: 0 });
     const pauses: Record<string, number> = {};
-    for (const c of children) for (const [k, v] of Object.entries(c.final!.flowControlPauses ?? {})) pauses[k] = (pauses[k] ?? 0) + v;
+    for (const c of children)
+      for (const [k, v] of Object.entries(c.final!.flowControlPauses ?? {})) pauses[k] = (pauses[k] ?? 0) + v;
     return {
       name,
       processes: run.processes,
@@ -274,7 +285,11 @@ async function runGroup(name: string, prefix: string, run: GroupRun, make: (i: n
       rssMbByTenth: children[0]!.byTenth.rounded(...children.slice(1).map((c) => c.byTenth)),
       cpuMs: children.reduce((a, c) => a + c.cpu, 0),
       pulls: children.reduce((a, c) => a + (c.final!.pulls ?? 0), 0),
-      gc: { minor: gcs.reduce((a, g) => a + g.minor, 0), major: gcs.reduce((a, g) => a + g.major, 0), ms: gcs.reduce((a, g) => a + g.ms, 0) },
+      gc: {
+        minor: gcs.reduce((a, g) => a + g.minor, 0),
+        major: gcs.reduce((a, g) => a + g.major, 0),
+        ms: gcs.reduce((a, g) => a + g.ms, 0),
+      },
       flowControlPauses: pauses,
       complete: unique === run.expect,
       series,
@@ -315,11 +330,29 @@ export function consumeJavaGroup(run: GroupRun): Promise<GroupResult> {
     return {
       cmd: 'java',
       args: [
-        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
-        '-cp', cp, 'RefClient', 'consume-bench',
-        '--namesrv', run.namesrv, '--topic', run.topic, '--group', group,
-        '--expect', String(run.expect), '--timeout-ms', String(Math.max(600_000, run.stallTimeoutMs * 10)), '--from', 'first',
-        '--progress-ms', '100', '--gate',
+        '-Xms256m',
+        '-Xmx1g',
+        `-Duser.home=${home}`,
+        '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp',
+        cp,
+        'RefClient',
+        'consume-bench',
+        '--namesrv',
+        run.namesrv,
+        '--topic',
+        run.topic,
+        '--group',
+        group,
+        '--expect',
+        String(run.expect),
+        '--timeout-ms',
+        String(Math.max(600_000, run.stallTimeoutMs * 10)),
+        '--from',
+        'first',
+        '--progress-ms',
+        '100',
+        '--gate',
         // The same work as rocketwire's processes: the handler's wait, the batch size, the calls at once.
         ...(run.handlerMs > 0 ? ['--handler-ms', String(run.handlerMs)] : []),
         ...(run.consumeBatch > 1 ? ['--batch-max', String(run.consumeBatch)] : []),

@@ -13,12 +13,28 @@ import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
 import { CliError } from '../../lib/cli/common.js';
 import { JAVA_PEER_VERSION, prepareJava, runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
-import { consumeRocketwire, consumeRoundFigures, newGroup, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import {
+  consumeRocketwire,
+  consumeRoundFigures,
+  newGroup,
+  GcWatcher,
+  RssSampler,
+  UniqueCount,
+  type BenchOptions,
+  type ConsumeResult,
+  type Series,
+} from './run.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** One round with rocketwire's LitePullConsumer (Java's defaults: batches of 10, autoCommit). */
-export async function consumeLite(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label = 'consume (rocketwire lite)'): Promise<ConsumeResult> {
+export async function consumeLite(
+  opts: BenchOptions,
+  expect: number,
+  progress: ProgressBar | null,
+  t0: number,
+  label = 'consume (rocketwire lite)',
+): Promise<ConsumeResult> {
   const n = new UniqueCount(expect);
   const consumer = new LitePullConsumer({
     consumerGroup: newGroup('rocketwire_bench_lite'),
@@ -72,7 +88,16 @@ export async function consumeLite(opts: BenchOptions, expect: number, progress: 
 export function litePeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
   return async (run) => {
     const r = await consumeLite(opts, run.expect, null, run.t0);
-    return { name: 'lite', received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+    return {
+      name: 'lite',
+      received: r.unique,
+      seconds: r.seconds,
+      msgsPerSec: r.msgsPerSec,
+      peakRssMb: r.peakRssMb,
+      cpuMs: r.cpuMs,
+      complete: r.unique === run.expect,
+      series: r.series,
+    };
   };
 }
 
@@ -93,8 +118,23 @@ function localPushPeer(name: 'push' | 'trace', opts: BenchOptions): (run: PeerRu
   const trace = name === 'trace';
   return async (run) => {
     // push whatever --mode is: in pop mode consumeRocketwire would pop
-    const r = await consumeRocketwire({ ...opts, mode: 'push', trace }, run.expect, null, run.t0, trace ? 'consume (rocketwire traced)' : 'consume (rocketwire push)');
-    const result: PeerResult = { name, received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+    const r = await consumeRocketwire(
+      { ...opts, mode: 'push', trace },
+      run.expect,
+      null,
+      run.t0,
+      trace ? 'consume (rocketwire traced)' : 'consume (rocketwire push)',
+    );
+    const result: PeerResult = {
+      name,
+      received: r.unique,
+      seconds: r.seconds,
+      msgsPerSec: r.msgsPerSec,
+      peakRssMb: r.peakRssMb,
+      cpuMs: r.cpuMs,
+      complete: r.unique === run.expect,
+      series: r.series,
+    };
     if (r.trace) {
       const { atLast, final } = r.trace;
       // queued or in flight when the last message was handled: sent after the measured window
@@ -116,12 +156,19 @@ export function prepareJavaWith(mainClass: string): string {
   const h = createHash('sha1');
   for (const s of srcs) h.update(fs.readFileSync(s));
   const prefix = mainClass === 'LitePullClient' ? 'lite' : mainClass.toLowerCase();
-  const classes = path.join(process.env.ROCKETWIRE_CACHE ?? path.join(os.homedir(), '.cache', 'rocketwire'), 'bench-refclient', `${prefix}-${JAVA_PEER_VERSION}-${h.digest('hex').slice(0, 12)}`);
+  const classes = path.join(
+    process.env.ROCKETWIRE_CACHE ?? path.join(os.homedir(), '.cache', 'rocketwire'),
+    'bench-refclient',
+    `${prefix}-${JAVA_PEER_VERSION}-${h.digest('hex').slice(0, 12)}`,
+  );
   if (!fs.existsSync(path.join(classes, `${mainClass}.class`))) {
     const tmp = `${classes}.tmp${process.pid}`;
     fs.mkdirSync(tmp, { recursive: true });
-    const r = spawnSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', lib, '-d', tmp, ...srcs], { stdio: ['ignore', 'ignore', 'pipe'] });
-    if (r.status !== 0) throw new CliError(`javac ${mainClass}.java failed: ${r.stderr.toString().trim().split('\n')[0]}`);
+    const r = spawnSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', lib, '-d', tmp, ...srcs], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    if (r.status !== 0)
+      throw new CliError(`javac ${mainClass}.java failed: ${r.stderr.toString().trim().split('\n')[0]}`);
     fs.rmSync(classes, { recursive: true, force: true });
     fs.renameSync(tmp, classes);
   }
@@ -137,10 +184,26 @@ export async function runJavaLitePeer(run: PeerRun): Promise<PeerResult> {
       'java-lite',
       'java',
       [
-        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
-        '-cp', cp, 'LitePullClient', 'subscribe-bench',
-        '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_lite_bench_${Date.now().toString(36)}`,
-        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--progress-ms', '100',
+        '-Xms256m',
+        '-Xmx1g',
+        `-Duser.home=${home}`,
+        '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp',
+        cp,
+        'LitePullClient',
+        'subscribe-bench',
+        '--namesrv',
+        run.namesrv,
+        '--topic',
+        run.topic,
+        '--group',
+        `java_lite_bench_${Date.now().toString(36)}`,
+        '--expect',
+        String(run.expect),
+        '--timeout-ms',
+        String(run.timeoutMs),
+        '--progress-ms',
+        '100',
       ],
       run,
     );

@@ -61,20 +61,26 @@ export function prepareJava(): string {
   const src = path.join(REPO, 'test', 'interop', 'java', 'RefClient.java');
   if (!fs.existsSync(src)) throw new CliError(`--vs java needs a rocketwire clone (missing ${src})`);
   for (const tool of ['java', 'javac']) {
-    if (spawnSync(tool, ['-version'], { stdio: 'ignore' }).status !== 0) throw new CliError(`--vs java needs ${tool} on the PATH`);
+    if (spawnSync(tool, ['-version'], { stdio: 'ignore' }).status !== 0)
+      throw new CliError(`--vs java needs ${tool} on the PATH`);
   }
   const lib = path.join(cacheDir(), `rmq-${JAVA_PEER_VERSION}`, 'lib');
   if (!fs.existsSync(path.join(lib, '.complete'))) {
     process.stderr.write(`fetching Apache RocketMQ ${JAVA_PEER_VERSION} jars from Maven Central (once)…\n`);
-    const r = spawnSync('bash', [path.join(REPO, 'test', 'interop', 'fetch-jars.sh'), JAVA_PEER_VERSION], { stdio: ['ignore', 'ignore', 'pipe'] });
-    if (r.status !== 0) throw new CliError(`could not fetch the RocketMQ jars: ${r.stderr.toString().trim().split('\n').pop()}`);
+    const r = spawnSync('bash', [path.join(REPO, 'test', 'interop', 'fetch-jars.sh'), JAVA_PEER_VERSION], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    if (r.status !== 0)
+      throw new CliError(`could not fetch the RocketMQ jars: ${r.stderr.toString().trim().split('\n').pop()}`);
   }
   const hash = createHash('sha1').update(fs.readFileSync(src)).digest('hex').slice(0, 12);
   const classes = path.join(cacheDir(), 'bench-refclient', `${JAVA_PEER_VERSION}-${hash}`);
   if (!fs.existsSync(path.join(classes, 'RefClient.class'))) {
     const tmp = `${classes}.tmp${process.pid}`;
     fs.mkdirSync(tmp, { recursive: true });
-    const r = spawnSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', path.join(lib, '*'), '-d', tmp, src], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', path.join(lib, '*'), '-d', tmp, src], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     if (r.status !== 0) throw new CliError(`javac RefClient.java failed: ${r.stderr.toString().trim().split('\n')[0]}`);
     fs.rmSync(classes, { recursive: true, force: true });
     fs.renameSync(tmp, classes);
@@ -106,7 +112,14 @@ interface Line {
  * {type:'bench'}. The rate is (received - 1) / (lastTs - firstTs), or, where a producer peer
  * reports its span and what its first acknowledgement covered, (received - firstCount) / spanMs.
  */
-export function runPeer(name: string, cmd: string, args: string[], run: PeerRun, env?: NodeJS.ProcessEnv, seriesName = `consume (${name})`): Promise<PeerResult> {
+export function runPeer(
+  name: string,
+  cmd: string,
+  args: string[],
+  run: PeerRun,
+  env?: NodeJS.ProcessEnv,
+  seriesName = `consume (${name})`,
+): Promise<PeerResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
     const series: Series = { name: seriesName, points: [] };
@@ -156,11 +169,16 @@ export function runPeer(name: string, cmd: string, args: string[], run: PeerRun,
       clearTimeout(killTimer);
       const f = final as Line | null;
       if (!f) {
-        reject(new CliError(`the ${name} peer ended without a result: ${said || (stderr.trim().split('\n').slice(-1)[0] ?? '')}`));
+        reject(
+          new CliError(
+            `the ${name} peer ended without a result: ${said || (stderr.trim().split('\n').slice(-1)[0] ?? '')}`,
+          ),
+        );
         return;
       }
       const received = f.received ?? 0;
-      const seconds = typeof f.spanMs === 'number' ? f.spanMs / 1000 : f.lastTs && f.firstTs ? (f.lastTs - f.firstTs) / 1000 : 0;
+      const seconds =
+        typeof f.spanMs === 'number' ? f.spanMs / 1000 : f.lastTs && f.firstTs ? (f.lastTs - f.firstTs) / 1000 : 0;
       resolve({
         name,
         received,
@@ -169,7 +187,9 @@ export function runPeer(name: string, cmd: string, args: string[], run: PeerRun,
         peakRssMb: peak,
         cpuMs: cpu,
         complete: f.complete === true,
-        ...(typeof f.failed === 'number' ? { failed: f.failed, warmupFailed: f.warmupFailed ?? 0, error: f.error ?? null } : {}),
+        ...(typeof f.failed === 'number'
+          ? { failed: f.failed, warmupFailed: f.warmupFailed ?? 0, error: f.error ?? null }
+          : {}),
         ...(typeof f.spanMs === 'number' && typeof f.cpuMs === 'number' ? { measuredCpuMs: f.cpuMs } : {}),
         ...(typeof f.handlerMeanMs === 'number' ? { handlerMeanMs: f.handlerMeanMs } : {}),
         series,
@@ -187,10 +207,28 @@ export async function runJavaPeer(run: PeerRun, trace = false): Promise<PeerResu
       trace ? 'java-trace' : 'java',
       'java',
       [
-        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
-        '-cp', cp, 'RefClient', 'consume-bench',
-        '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_bench_${Date.now().toString(36)}`,
-        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--from', 'first', '--progress-ms', '100',
+        '-Xms256m',
+        '-Xmx1g',
+        `-Duser.home=${home}`,
+        '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp',
+        cp,
+        'RefClient',
+        'consume-bench',
+        '--namesrv',
+        run.namesrv,
+        '--topic',
+        run.topic,
+        '--group',
+        `java_bench_${Date.now().toString(36)}`,
+        '--expect',
+        String(run.expect),
+        '--timeout-ms',
+        String(run.timeoutMs),
+        '--from',
+        'first',
+        '--progress-ms',
+        '100',
         ...(run.handlerMs ? ['--handler-ms', String(run.handlerMs)] : []),
         ...(run.consumeBatch && run.consumeBatch > 1 ? ['--batch-max', String(run.consumeBatch)] : []),
         ...(run.consumeThreads ? ['--threads', String(run.consumeThreads)] : []),
@@ -210,7 +248,15 @@ export async function runAliOnsPeer(run: PeerRun): Promise<PeerResult> {
     return await runPeer(
       'ali-ons',
       process.execPath,
-      [script, run.namesrv, run.topic, `alions_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs), String(run.handlerMs ?? 0)],
+      [
+        script,
+        run.namesrv,
+        run.topic,
+        `alions_bench_${Date.now().toString(36)}`,
+        String(run.expect),
+        String(run.timeoutMs),
+        String(run.handlerMs ?? 0),
+      ],
       run,
       { ...process.env, HOME: home },
     );
@@ -225,7 +271,14 @@ export async function runAliOnsPeer(run: PeerRun): Promise<PeerResult> {
  */
 export async function runPullFloorPeer(run: PeerRun, name: 'raw-pull' | 'decode-pull'): Promise<PeerResult> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'raw-pull-peer.js');
-  const args = [script, run.namesrv, run.topic, `${name.replace('-', '_')}_bench_${Date.now().toString(36)}`, String(run.expect), String(run.timeoutMs)];
+  const args = [
+    script,
+    run.namesrv,
+    run.topic,
+    `${name.replace('-', '_')}_bench_${Date.now().toString(36)}`,
+    String(run.expect),
+    String(run.timeoutMs),
+  ];
   if (name === 'decode-pull') args.push('decode');
   return runPeer(name, process.execPath, args, run);
 }

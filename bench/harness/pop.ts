@@ -5,7 +5,16 @@ import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
 import { prepareJavaWith } from './lite.js';
 import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';
-import { consumeRoundFigures, newGroup, GcWatcher, RssSampler, UniqueCount, type BenchOptions, type ConsumeResult, type Series } from './run.js';
+import {
+  consumeRoundFigures,
+  newGroup,
+  GcWatcher,
+  RssSampler,
+  UniqueCount,
+  type BenchOptions,
+  type ConsumeResult,
+  type Series,
+} from './run.js';
 
 /** Receive loops running at once: POP has no per-queue pull, so parallel pops stand in for them. */
 const POP_RECEIVERS = 4;
@@ -15,7 +24,14 @@ const POP_RECEIVERS = 4;
  * loops of receive(32) then one batch ack, on a new group from the first offset. `pulls` counts the
  * POP requests.
  */
-export async function consumeRocketwirePop(opts: BenchOptions, expect: number, progress: ProgressBar | null, t0: number, label: string, stopAfter: number): Promise<ConsumeResult> {
+export async function consumeRocketwirePop(
+  opts: BenchOptions,
+  expect: number,
+  progress: ProgressBar | null,
+  t0: number,
+  label: string,
+  stopAfter: number,
+): Promise<ConsumeResult> {
   const n = new UniqueCount(expect);
   let pops = 0;
   const consumer = new SimpleConsumer({
@@ -79,7 +95,16 @@ export async function consumeRocketwirePop(opts: BenchOptions, expect: number, p
 export function popPeer(opts: BenchOptions): (run: PeerRun) => Promise<PeerResult> {
   return async (run) => {
     const r = await consumeRocketwirePop(opts, run.expect, null, run.t0, 'consume (rocketwire)', run.expect);
-    return { name: 'pop', received: r.unique, seconds: r.seconds, msgsPerSec: r.msgsPerSec, peakRssMb: r.peakRssMb, cpuMs: r.cpuMs, complete: r.unique === run.expect, series: r.series };
+    return {
+      name: 'pop',
+      received: r.unique,
+      seconds: r.seconds,
+      msgsPerSec: r.msgsPerSec,
+      peakRssMb: r.peakRssMb,
+      cpuMs: r.cpuMs,
+      complete: r.unique === run.expect,
+      series: r.series,
+    };
   };
 }
 
@@ -96,10 +121,26 @@ export async function runJavaPopPeer(run: PeerRun): Promise<PeerResult> {
       'java-pop',
       'java',
       [
-        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
-        '-cp', cp, 'PopClient', 'pop-bench',
-        '--namesrv', run.namesrv, '--topic', run.topic, '--group', `java_pop_bench_${Date.now().toString(36)}`,
-        '--expect', String(run.expect), '--timeout-ms', String(run.timeoutMs), '--progress-ms', '100',
+        '-Xms256m',
+        '-Xmx1g',
+        `-Duser.home=${home}`,
+        '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp',
+        cp,
+        'PopClient',
+        'pop-bench',
+        '--namesrv',
+        run.namesrv,
+        '--topic',
+        run.topic,
+        '--group',
+        `java_pop_bench_${Date.now().toString(36)}`,
+        '--expect',
+        String(run.expect),
+        '--timeout-ms',
+        String(run.timeoutMs),
+        '--progress-ms',
+        '100',
       ],
       run,
     );

@@ -33,7 +33,13 @@ export function newDriveResult(): DriveResult {
  * failed, as the consumer bench's produce phase does. `r` is updated as answers come, so a caller
  * can report progress from it.
  */
-export function driveSends(count: number, first: number, mode: DriveMode, send: (index: number, n: number) => Promise<unknown>, r: DriveResult = newDriveResult()): Promise<DriveResult> {
+export function driveSends(
+  count: number,
+  first: number,
+  mode: DriveMode,
+  send: (index: number, n: number) => Promise<unknown>,
+  r: DriveResult = newDriveResult(),
+): Promise<DriveResult> {
   const end = first + count;
   const limit = Math.max(100, count / 100);
   let next = first;

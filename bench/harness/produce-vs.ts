@@ -35,13 +35,21 @@ const MODE = /^(sync|async|batch)-(\d{1,4})$/;
 
 export function parseProduceModes(text: string): ProduceMode[] {
   const out: ProduceMode[] = [];
-  for (const name of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const name of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = MODE.exec(name);
     const n = m ? Number(m[2]) : 0;
-    if (!m || n < 1 || n > 1024) throw new UsageError(`--produce-modes takes sync-N, async-N and batch-N (N from 1 to 1024, comma-separated; default ${DEFAULT_PRODUCE_MODES}), got "${name}"`);
+    if (!m || n < 1 || n > 1024)
+      throw new UsageError(
+        `--produce-modes takes sync-N, async-N and batch-N (N from 1 to 1024, comma-separated; default ${DEFAULT_PRODUCE_MODES}), got "${name}"`,
+      );
     if (out.some((o) => o.name === name)) continue;
     const kind = m[1] as DriveMode['kind'];
-    out.push(kind === 'batch' ? { name, kind, inFlight: BATCH_IN_FLIGHT, batch: n } : { name, kind, inFlight: n, batch: 1 });
+    out.push(
+      kind === 'batch' ? { name, kind, inFlight: BATCH_IN_FLIGHT, batch: n } : { name, kind, inFlight: n, batch: 1 },
+    );
   }
   if (out.length === 0) throw new UsageError('--produce-modes names no mode');
   return out;
@@ -49,8 +57,12 @@ export function parseProduceModes(text: string): ProduceMode[] {
 
 export function parseProducePeers(text: string): ProducePeer[] {
   const out: ProducePeer[] = [];
-  for (const name of text.split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (!(PRODUCE_PEERS as readonly string[]).includes(name)) throw new UsageError(`--produce-vs takes ${PRODUCE_PEERS.join(', ')} (comma-separated), got "${name}"`);
+  for (const name of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (!(PRODUCE_PEERS as readonly string[]).includes(name))
+      throw new UsageError(`--produce-vs takes ${PRODUCE_PEERS.join(', ')} (comma-separated), got "${name}"`);
     if (!out.includes(name as ProducePeer)) out.push(name as ProducePeer);
   }
   if (out.length === 0) throw new UsageError(`--produce-vs takes ${PRODUCE_PEERS.join(', ')} (comma-separated)`);
@@ -131,15 +143,19 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-
-
 /** Whether `peer` can send in `mode`. */
 function supports(peer: string, mode: ProduceMode): boolean {
   return !(peer === 'ali-ons' && mode.kind === 'batch');
 }
 
 /** rocketwire's Producer in this process: a fresh client, the warm-up, then the measured sends. */
-async function produceRocketwire(o: ProduceVsOptions, mode: ProduceMode, topic: string, progress: ProgressBar | null, t0: number): Promise<Omit<ProduceRun, 'stored'>> {
+async function produceRocketwire(
+  o: ProduceVsOptions,
+  mode: ProduceMode,
+  topic: string,
+  progress: ProgressBar | null,
+  t0: number,
+): Promise<Omit<ProduceRun, 'stored'>> {
   const producer = new Producer({
     group: newGroup('rocketwire_produce_bench'),
     namesrvAddr: o.namesrv,
@@ -213,8 +229,14 @@ function fromPeer(r: PeerResult, o: ProduceVsOptions): Omit<ProduceRun, 'stored'
 }
 
 /** Java's DefaultMQProducer (5.3.3, its defaults) in its own JVM with the full JIT. */
-async function produceJava(o: ProduceVsOptions, mode: ProduceMode, topic: string, t0: number): Promise<Omit<ProduceRun, 'stored'>> {
-  if (!fs.existsSync(path.join(REPO, 'test', 'interop', 'java', 'ProduceBench.java'))) throw new CliError('--produce-vs java needs a rocketwire clone (test/interop/java/ProduceBench.java)');
+async function produceJava(
+  o: ProduceVsOptions,
+  mode: ProduceMode,
+  topic: string,
+  t0: number,
+): Promise<Omit<ProduceRun, 'stored'>> {
+  if (!fs.existsSync(path.join(REPO, 'test', 'interop', 'java', 'ProduceBench.java')))
+    throw new CliError('--produce-vs java needs a rocketwire clone (test/interop/java/ProduceBench.java)');
   const cp = prepareJavaWith('ProduceBench');
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-java-produce-'));
   try {
@@ -222,11 +244,32 @@ async function produceJava(o: ProduceVsOptions, mode: ProduceMode, topic: string
       'java',
       'java',
       [
-        '-Xms256m', '-Xmx1g', `-Duser.home=${home}`, '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
-        '-cp', cp, 'ProduceBench', mode.kind,
-        '--namesrv', o.namesrv, '--topic', topic, '--group', newGroup('java_produce_bench'),
-        '--count', String(o.messages), '--warmup', String(o.warmup), '--size', String(o.size),
-        '--in-flight', String(mode.inFlight), '--batch', String(mode.batch), '--progress-ms', '100',
+        '-Xms256m',
+        '-Xmx1g',
+        `-Duser.home=${home}`,
+        '-Drocketmq.client.logRoot=' + path.join(home, 'logs'),
+        '-cp',
+        cp,
+        'ProduceBench',
+        mode.kind,
+        '--namesrv',
+        o.namesrv,
+        '--topic',
+        topic,
+        '--group',
+        newGroup('java_produce_bench'),
+        '--count',
+        String(o.messages),
+        '--warmup',
+        String(o.warmup),
+        '--size',
+        String(o.size),
+        '--in-flight',
+        String(mode.inFlight),
+        '--batch',
+        String(mode.batch),
+        '--progress-ms',
+        '100',
         ...(o.compress === false ? ['--compress-over', String(NEVER_COMPRESS)] : []),
       ],
       peerRun(o, topic, t0),
@@ -240,14 +283,33 @@ async function produceJava(o: ProduceVsOptions, mode: ProduceMode, topic: string
 }
 
 /** ali-ons's Producer in its own Node process (ali-ons-peer.cts produce). */
-async function produceAliOns(o: ProduceVsOptions, mode: ProduceMode, topic: string, t0: number): Promise<Omit<ProduceRun, 'stored'>> {
+async function produceAliOns(
+  o: ProduceVsOptions,
+  mode: ProduceMode,
+  topic: string,
+  t0: number,
+): Promise<Omit<ProduceRun, 'stored'>> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ali-ons-peer.cjs');
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-bench-alions-produce-'));
   try {
     const r = await runPeer(
       'ali-ons',
       process.execPath,
-      [script, 'produce', o.namesrv, topic, newGroup('alions_produce_bench'), mode.kind, String(mode.inFlight), String(mode.batch), String(o.messages), String(o.warmup), String(o.size), String(o.timeoutMs), o.compress === false ? String(NEVER_COMPRESS) : ''],
+      [
+        script,
+        'produce',
+        o.namesrv,
+        topic,
+        newGroup('alions_produce_bench'),
+        mode.kind,
+        String(mode.inFlight),
+        String(mode.batch),
+        String(o.messages),
+        String(o.warmup),
+        String(o.size),
+        String(o.timeoutMs),
+        o.compress === false ? String(NEVER_COMPRESS) : '',
+      ],
       peerRun(o, topic, t0),
       { ...process.env, HOME: home },
       `produce (ali-ons ${mode.name})`,
@@ -271,7 +333,8 @@ async function createTopics(admin: AdminClient, topics: string[], queues: number
     for (;;) {
       const route = await admin.topicRoute(topic).catch(() => null);
       if (route && route.queueDatas.length > 0) break;
-      if (performance.now() > deadline) throw new CliError(`topic ${topic} has no route ${timeoutMs} ms after it was created`);
+      if (performance.now() > deadline)
+        throw new CliError(`topic ${topic} has no route ${timeoutMs} ms after it was created`);
       await sleepOn(systemClock, 100);
     }
   }
@@ -312,7 +375,10 @@ export async function runProduceComparison(
                 : await produceAliOns(o, mode, topic, t0);
           // The broker's max offsets follow its dispatch of the commit log, a little after the answers.
           let stored = (await storedCount(admin, topic)) - before;
-          for (const deadline = performance.now() + 5000; stored < r.ackedWithWarmup && performance.now() < deadline; ) {
+          for (
+            const deadline = performance.now() + 5000;
+            stored < r.ackedWithWarmup && performance.now() < deadline;
+          ) {
             await sleepOn(systemClock, 100);
             stored = (await storedCount(admin, topic)) - before;
           }
@@ -320,7 +386,9 @@ export async function runProduceComparison(
           const key = `${mode.name}\u0000${who}`;
           runs.set(key, [...(runs.get(key) ?? []), run]);
           series.push({ ...r.series, name: `${r.series.name} #${round + 1}` });
-          onRun(`round ${round + 1}/${o.rounds} ${mode.name} ${who}: ${Math.round(r.msgsPerSec).toLocaleString('en-US')} msgs/s${r.failed ? `, ${r.failed} failed (${r.error})` : ''}`);
+          onRun(
+            `round ${round + 1}/${o.rounds} ${mode.name} ${who}: ${Math.round(r.msgsPerSec).toLocaleString('en-US')} msgs/s${r.failed ? `, ${r.failed} failed (${r.error})` : ''}`,
+          );
         }
       }
     }
@@ -371,7 +439,8 @@ export function produceProblems(r: ProduceReport): string[] {
   const out: string[] = [];
   for (const m of r.modes) {
     for (const p of m.producers) {
-      if (p.failed > 0) out.push(`${p.name} ${m.mode}: ${p.failed} sends failed${p.errors[0] ? ` (${p.errors[0]})` : ''}`);
+      if (p.failed > 0)
+        out.push(`${p.name} ${m.mode}: ${p.failed} sends failed${p.errors[0] ? ` (${p.errors[0]})` : ''}`);
       else if (p.acked < r.messages) out.push(`${p.name} ${m.mode}: ${p.acked} of ${r.messages} sends acknowledged`);
       if (p.lost > 0) out.push(`${p.name} ${m.mode}: ${p.lost} acknowledged messages are not in ${r.topics[p.name]}`);
     }
@@ -385,7 +454,9 @@ function fmt(n: number, digits = 0): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
+    .join('\n');
 }
 
 export function produceSummary(r: ProduceReport): string {
@@ -406,7 +477,8 @@ export function produceSummary(r: ProduceReport): string {
     rows.push(row);
   }
   const cpuRows = [['mode', ...names.map((n) => `${n} µs CPU/msg`)]];
-  for (const m of r.modes) cpuRows.push([m.mode, ...names.map((n) => (cell(m, n) ? fmt(cell(m, n)!.cpuUsPerMsg, 1) : 'n/a'))]);
+  for (const m of r.modes)
+    cpuRows.push([m.mode, ...names.map((n) => (cell(m, n) ? fmt(cell(m, n)!.cpuUsPerMsg, 1) : 'n/a'))]);
   const lines = [
     `rocketwire bench --produce-vs ${peers.join(',')}: ${fmt(r.messages)} messages of ${r.size} B per producer and mode after ${fmt(r.warmup)} not measured, ${r.queues} queues, broker ${r.broker}; median of ${r.rounds} round(s), msgs/s from the first to the last acknowledged send`,
     '',

@@ -25,7 +25,13 @@ import {
   ResponseCode,
   type MessageQueue,
 } from '../../protocol/index.js';
-import { decodeResponseBody, decodeResponseHeader, isAnswer, operationRequest, type RequestStamp } from '../../lib/client/operation-call.js';
+import {
+  decodeResponseBody,
+  decodeResponseHeader,
+  isAnswer,
+  operationRequest,
+  type RequestStamp,
+} from '../../lib/client/operation-call.js';
 import { topicRouteToSubscribeQueues } from '../../lib/client/topic-route.js';
 import { parseAddress } from '../../lib/remoting/address.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
@@ -33,7 +39,14 @@ import { ReadSlab, slabReadOptions } from '../../lib/remoting/read-slab.js';
 import { CliError } from '../../lib/cli/common.js';
 import { exitAfterStdout } from './exit-flushed.js';
 
-const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [string, string, string, string, string, string?];
+const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
 const decode = mode === 'decode';
 const expect = Number(expectText);
 const timeoutMs = Number(timeoutText);
@@ -82,20 +95,25 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
   const byOpaque = new Map<number, MessageQueue>();
   let opaque = 1;
   const pull = (mq: MessageQueue, offset: number): void => {
-    const req = operationRequest(Operations.PULL_MESSAGE, {
-      consumerGroup: group,
-      topic,
-      queueId: mq.queueId,
-      queueOffset: offset,
-      maxMsgNums: PULL_BATCH,
-      sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
-      commitOffset: 0,
-      suspendTimeoutMillis: 15_000,
-      subVersion: Date.now(),
-      subscription: '*',
-      expressionType: 'TAG',
-      bname: mq.brokerName,
-    }, undefined, STAMP);
+    const req = operationRequest(
+      Operations.PULL_MESSAGE,
+      {
+        consumerGroup: group,
+        topic,
+        queueId: mq.queueId,
+        queueOffset: offset,
+        maxMsgNums: PULL_BATCH,
+        sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
+        commitOffset: 0,
+        suspendTimeoutMillis: 15_000,
+        subVersion: Date.now(),
+        subscription: '*',
+        expressionType: 'TAG',
+        bname: mq.brokerName,
+      },
+      undefined,
+      STAMP,
+    );
     req.opaque = opaque++;
     byOpaque.set(req.opaque, mq);
     if (!corked) {

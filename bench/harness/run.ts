@@ -230,7 +230,15 @@ export const BENCH_CONSUME_THREADS = 64;
 export const NEVER_COMPRESS = 2 ** 31 - 1;
 
 /** Produce `count` messages numbered from `first` to `topic`, with `producers` calls in flight. */
-export async function produce(opts: BenchOptions, topic: string, first: number, count: number, producers: number, progress: ProgressBar | null, t0: number): Promise<ProduceResult> {
+export async function produce(
+  opts: BenchOptions,
+  topic: string,
+  first: number,
+  count: number,
+  producers: number,
+  progress: ProgressBar | null,
+  t0: number,
+): Promise<ProduceResult> {
   const producer = new Producer({
     group: 'rocketwire_bench_producer',
     namesrvAddr: opts.namesrv,
@@ -252,7 +260,8 @@ export async function produce(opts: BenchOptions, topic: string, first: number, 
       const base = next;
       next += n;
       const msgs: Message[] = [];
-      for (let i = 0; i < n; i++) msgs.push({ topic, body: bodyFor(first + base + i, opts.size, template), tags: 'bench' });
+      for (let i = 0; i < n; i++)
+        msgs.push({ topic, body: bodyFor(first + base + i, opts.size, template), tags: 'bench' });
       try {
         if (n === 1) await producer.send(msgs[0]!);
         else await producer.sendBatch(msgs);
@@ -275,9 +284,15 @@ export async function produce(opts: BenchOptions, topic: string, first: number, 
   const err = firstError as Error | null;
   if (sent === 0 && err) throw new CliError(`producing to ${opts.namesrv} failed: ${err.message}`);
   const seconds = (performance.now() - start) / 1000;
-  return { count: sent, failed, seconds, msgsPerSec: sent / seconds, mbPerSec: (sent * opts.size) / seconds / (1024 * 1024), series: s.series };
+  return {
+    count: sent,
+    failed,
+    seconds,
+    msgsPerSec: sent / seconds,
+    mbPerSec: (sent * opts.size) / seconds / (1024 * 1024),
+    series: s.series,
+  };
 }
-
 
 /** A fresh group (or topic) name: `prefix_<time>_<random>`, so that no run reuses another's state. */
 export function newGroup(prefix: string): string {
@@ -389,7 +404,11 @@ export async function measureLatency(opts: BenchOptions, latencyTopic: string): 
     subscriptions: { [latencyTopic]: '*' },
     serializeType: opts.serializeType,
   });
-  const producer = new Producer({ group: 'rocketwire_bench_latency', namesrvAddr: opts.namesrv, serializeType: opts.serializeType });
+  const producer = new Producer({
+    group: 'rocketwire_bench_latency',
+    namesrvAddr: opts.namesrv,
+    serializeType: opts.serializeType,
+  });
   const template = Buffer.alloc(Math.max(opts.size, 8), 'rocketwire-bench-');
   try {
     await producer.start();
@@ -407,7 +426,8 @@ export async function measureLatency(opts: BenchOptions, latencyTopic: string): 
     });
     // Wait until the consumer holds every queue of the topic and its first long polls are parked.
     const deadline = performance.now() + 30_000;
-    while (consumer.assignment().filter((q) => q.topic === latencyTopic).length === 0 && performance.now() < deadline) await sleepOn(systemClock, 20);
+    while (consumer.assignment().filter((q) => q.topic === latencyTopic).length === 0 && performance.now() < deadline)
+      await sleepOn(systemClock, 20);
     await sleepOn(systemClock, 300);
     for (let i = 0; i < opts.latencyMessages; i++) {
       await producer.send({ topic: latencyTopic, body: bodyFor(first + i, opts.size, template) });
@@ -418,5 +438,11 @@ export async function measureLatency(opts: BenchOptions, latencyTopic: string): 
     await producer.shutdown();
     await consumer.shutdown();
   }
-  return { count: latency.count, p50: latency.percentile(50), p99: latency.percentile(99), max: latency.max, mean: latency.mean };
+  return {
+    count: latency.count,
+    p50: latency.percentile(50),
+    p99: latency.percentile(99),
+    max: latency.max,
+    mean: latency.mean,
+  };
 }

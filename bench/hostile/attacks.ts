@@ -1,13 +1,27 @@
 // The requests of bench/hostile's broker attacks (issue 29), built with the protocol codec: what a
 // hostile client sends, byte for byte, without a rocketwire client's checks in between.
 import * as zlib from 'node:zlib';
-import { MessageSysFlag, RequestCode, createRequest, encodeProperties, type RemotingCommand } from '../../protocol/index.js';
+import {
+  MessageSysFlag,
+  RequestCode,
+  createRequest,
+  encodeProperties,
+  type RemotingCommand,
+} from '../../protocol/index.js';
 
 let uniq = 0;
 
 /** A SEND_MESSAGE of `body` to queue `queueId` of `topic` with these user properties and sysFlag. */
-export function sendMessage(topic: string, body: Buffer, o: { queueId?: number; properties?: Record<string, string>; sysFlag?: number } = {}): RemotingCommand {
-  const properties = encodeProperties({ UNIQ_KEY: `7F0000010000000000000000${String(++uniq).padStart(8, '0')}`, WAIT: 'true', ...(o.properties ?? {}) });
+export function sendMessage(
+  topic: string,
+  body: Buffer,
+  o: { queueId?: number; properties?: Record<string, string>; sysFlag?: number } = {},
+): RemotingCommand {
+  const properties = encodeProperties({
+    UNIQ_KEY: `7F0000010000000000000000${String(++uniq).padStart(8, '0')}`,
+    WAIT: 'true',
+    ...(o.properties ?? {}),
+  });
   return createRequest(RequestCode.SEND_MESSAGE, {
     extFields: {
       producerGroup: 'hostile_pg',
@@ -28,7 +42,11 @@ export function sendMessage(topic: string, body: Buffer, o: { queueId?: number; 
 }
 
 /** A PULL_MESSAGE that carries its own SQL92 expression (FLAG_SUBSCRIPTION), as the hostile client of H1/H2 sends. */
-export function sqlPull(topic: string, expression: string, o: { queueId?: number; offset?: number; maxMsgNums?: number } = {}): RemotingCommand {
+export function sqlPull(
+  topic: string,
+  expression: string,
+  o: { queueId?: number; offset?: number; maxMsgNums?: number } = {},
+): RemotingCommand {
   return createRequest(RequestCode.PULL_MESSAGE, {
     extFields: {
       consumerGroup: 'hostile_sql_cg',

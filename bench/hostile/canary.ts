@@ -22,7 +22,12 @@ function summarize(rtts: number[]): CanaryWindow {
   const s = [...rtts].sort((a, b) => a - b);
   const at = (q: number): number => (s.length === 0 ? 0 : s[Math.min(s.length - 1, Math.floor(q * s.length))]!);
   const round = (v: number): number => Math.round(v * 100) / 100;
-  return { samples: s.length, p50Ms: round(at(0.5)), p99Ms: round(at(0.99)), maxMs: round(s.length ? s[s.length - 1]! : 0) };
+  return {
+    samples: s.length,
+    p50Ms: round(at(0.5)),
+    p99Ms: round(at(0.99)),
+    maxMs: round(s.length ? s[s.length - 1]! : 0),
+  };
 }
 
 async function main(): Promise<void> {
@@ -33,7 +38,8 @@ async function main(): Promise<void> {
   let current: number[] | null = null;
   let quitting = false;
   let ready = false;
-  const request = () => createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic: 'HostileCanaryTopic', queueId: '0' } });
+  const request = () =>
+    createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic: 'HostileCanaryTopic', queueId: '0' } });
   const loop = (async () => {
     while (!quitting) {
       const into = current as number[] | null;

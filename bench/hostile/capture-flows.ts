@@ -150,7 +150,7 @@ function generateFlowFlood(flows: number, o: FlowFloodOptions, write: (b: Buffer
     buf.writeUInt32BE((((10 << 24) | ((i >>> 16) << 8)) >>> 0) + 0, ip + 12);
     buf.writeUInt32BE(broker, ip + 16);
     const tcp = ip + 20;
-    buf.writeUInt16BE(1024 + (i & 0xffff) % 64512, tcp);
+    buf.writeUInt16BE(1024 + ((i & 0xffff) % 64512), tcp);
     buf.writeUInt16BE(10911, tcp + 2);
     buf.writeUInt32BE(seq >>> 0, tcp + 4);
     buf.writeUInt32BE(1, tcp + 8);
@@ -172,7 +172,12 @@ function generateFlowFlood(flows: number, o: FlowFloodOptions, write: (b: Buffer
 }
 
 /** Runs decode in a child and reads its peak RSS from process.resourceUsage() at exit. */
-function runDecode(file: string, mode: CaptureFlowMode, dir: string, decodeArgs: string[]): Promise<{ rssMiB: number; wallMs: number; exitCode: number | null; stderrTail: string[] }> {
+function runDecode(
+  file: string,
+  mode: CaptureFlowMode,
+  dir: string,
+  decodeArgs: string[],
+): Promise<{ rssMiB: number; wallMs: number; exitCode: number | null; stderrTail: string[] }> {
   const args = ['decode', file, ...decodeArgs];
   if (mode === 'stats') args.push('--stats');
   else if (mode === 'doctor') args.push('--doctor');
@@ -184,7 +189,9 @@ function runDecode(file: string, mode: CaptureFlowMode, dir: string, decodeArgs:
     `process.exit(code);`;
   return new Promise((resolveRun, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (s: string) => {
@@ -240,7 +247,17 @@ export async function runCaptureFlowAttack(opts: CaptureFlowAttackOptions = {}):
           exitCode = res.exitCode;
           stderrTail = res.stderrTail;
         }
-        cases.push({ flows, mode, pcapBytes, maxRssMiB: Math.max(...rssMiB), rssMiB, baselineRssMiB: baseline.get(mode)!, wallMs, exitCode, stderrTail });
+        cases.push({
+          flows,
+          mode,
+          pcapBytes,
+          maxRssMiB: Math.max(...rssMiB),
+          rssMiB,
+          baselineRssMiB: baseline.get(mode)!,
+          wallMs,
+          exitCode,
+          stderrTail,
+        });
       }
       rmSync(file, { force: true });
     }

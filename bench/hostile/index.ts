@@ -41,7 +41,9 @@ interface Canary {
 }
 
 async function startCanary(addr: string): Promise<Canary> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(HERE, 'canary.js'), addr], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [path.join(HERE, 'canary.js'), addr], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = readline.createInterface({ input: child.stdout! });
   const it = lines[Symbol.asyncIterator]();
   const first = await it.next();
@@ -64,13 +66,21 @@ const SQL_ENTRIES = 800;
 
 async function storeSqlMessages(ctx: Ctx): Promise<void> {
   for (let i = 0; i < SQL_ENTRIES; i++) {
-    const res = await ctx.client.invoke(ctx.broker.broker, sendMessage(SQL_TOPIC, Buffer.from(`m${i}`), { properties: { a: String(i) } }));
+    const res = await ctx.client.invoke(
+      ctx.broker.broker,
+      sendMessage(SQL_TOPIC, Buffer.from(`m${i}`), { properties: { a: String(i) } }),
+    );
     if (res.code !== ResponseCode.SUCCESS) throw new Error(`send ${i}: ${res.code} ${res.remark}`);
   }
 }
 
 function answer(res: RemotingCommand): Record<string, unknown> {
-  return { code: res.code, remark: (res.remark ?? '').slice(0, 160), nextBeginOffset: res.extFields?.nextBeginOffset, bodyBytes: res.body?.length ?? 0 };
+  return {
+    code: res.code,
+    remark: (res.remark ?? '').slice(0, 160),
+    nextBeginOffset: res.extFields?.nextBeginOffset,
+    bodyBytes: res.body?.length ?? 0,
+  };
 }
 
 /** Pull with `expr` from offset 0, following nextBeginOffset until the queue's end or `maxPulls`: what a hostile client repeats. */
@@ -112,7 +122,8 @@ const brokerAttacks: BrokerAttack[] = [
   },
   {
     name: 'sql-eval-at-limit',
-    finding: 'H2 within the default bounds: PULLs with a 1 024-comparison balanced OR (4 095 nodes, 17 KB) over 800 entries, property filter on',
+    finding:
+      'H2 within the default bounds: PULLs with a 1 024-comparison balanced OR (4 095 nodes, 17 KB) over 800 entries, property filter on',
     brokerArgs: ['--enable-property-filter'],
     setup: storeSqlMessages,
     run: (ctx) => sqlPulls(ctx, comparisonExpression(1024), 1000),
@@ -179,7 +190,9 @@ interface BombResult {
 
 function runChild(args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(HERE, 'bomb-consumer.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(HERE, 'bomb-consumer.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {

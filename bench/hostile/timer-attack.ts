@@ -93,7 +93,11 @@ function send(topic: string, properties: Record<string, string>): RemotingComman
     m: 'false',
     n: 'broker-a',
   };
-  return createRequest(RequestCode.SEND_MESSAGE_V2, { extFields: ext, body: Buffer.from('timer-attack-body-0123456789'), serializeType: 'JSON' });
+  return createRequest(RequestCode.SEND_MESSAGE_V2, {
+    extFields: ext,
+    body: Buffer.from('timer-attack-body-0123456789'),
+    serializeType: 'JSON',
+  });
 }
 
 function summary(xs: number[]): LatencySummary {
@@ -108,7 +112,11 @@ function round(x: number): number {
 
 /** The child: a broker, answering "stats" lines on stdin with its RSS (after GC) and loop delay. */
 async function serve(maxInMemory: number | undefined): Promise<void> {
-  const eb = await startBroker({ namesrvPort: 0, brokerPort: 0, ...(maxInMemory ? { timerMaxInMemory: maxInMemory } : {}) });
+  const eb = await startBroker({
+    namesrvPort: 0,
+    brokerPort: 0,
+    ...(maxInMemory ? { timerMaxInMemory: maxInMemory } : {}),
+  });
   const h = monitorEventLoopDelay({ resolution: 5 });
   h.enable();
   const out = (o: unknown): void => void process.stdout.write(JSON.stringify(o) + '\n');
@@ -121,7 +129,13 @@ async function serve(maxInMemory: number | undefined): Promise<void> {
       (globalThis as { gc?: () => void }).gc?.();
       const b = eb.instances[0] as unknown as { timers?: { stats(): Record<string, number> } | null };
       const m = process.memoryUsage();
-      out({ rss: m.rss, heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers, loopMaxMs: h.max / 1e6, timerStats: b.timers?.stats?.() ?? null });
+      out({
+        rss: m.rss,
+        heapUsed: m.heapUsed,
+        arrayBuffers: m.arrayBuffers,
+        loopMaxMs: h.max / 1e6,
+        timerStats: b.timers?.stats?.() ?? null,
+      });
     } else if (line === 'exit') break;
   }
   await eb.close();
@@ -150,7 +164,12 @@ export async function runTimerAttack(opts: TimerAttackOptions = {}): Promise<Tim
   const baselineMs = opts.baselineMs ?? 2000;
   const every = opts.victimEveryMs ?? 5;
   const kind = opts.kind ?? 'timer';
-  const args = ['--expose-gc', fileURLToPath(import.meta.url), '--serve', ...(opts.maxInMemory ? ['--max-in-memory', String(opts.maxInMemory)] : [])];
+  const args = [
+    '--expose-gc',
+    fileURLToPath(import.meta.url),
+    '--serve',
+    ...(opts.maxInMemory ? ['--max-in-memory', String(opts.maxInMemory)] : []),
+  ];
   const proc = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const child = new Child(proc);
   try {
@@ -185,7 +204,10 @@ export async function runTimerAttack(opts: TimerAttackOptions = {}): Promise<Tim
     const worker = async (): Promise<void> => {
       while (next < timers) {
         const i = next++;
-        const r = await attacker.invoke(addr, send('TimerAttack', kind === 'timer' ? { TIMER_DELIVER_MS: String(far - i) } : {}));
+        const r = await attacker.invoke(
+          addr,
+          send('TimerAttack', kind === 'timer' ? { TIMER_DELIVER_MS: String(far - i) } : {}),
+        );
         if (r.code !== 0) failed++;
       }
     };
@@ -234,12 +256,24 @@ export interface TimerBurstResult {
 }
 
 /** Park `timers` timers, restart the broker past their time, and measure the loop while they drain. */
-export async function runTimerBurst(opts: { timers?: number; deliverPerTick?: number } = {}): Promise<TimerBurstResult> {
+export async function runTimerBurst(
+  opts: { timers?: number; deliverPerTick?: number } = {},
+): Promise<TimerBurstResult> {
   const n = opts.timers ?? 1_000_000;
   let skew = 0;
-  const clock: Clock = { now: () => Date.now() + skew, setTimeout: (f, ms) => systemClock.setTimeout(f, ms), clearTimeout: (t) => systemClock.clearTimeout(t) };
+  const clock: Clock = {
+    now: () => Date.now() + skew,
+    setTimeout: (f, ms) => systemClock.setTimeout(f, ms),
+    clearTimeout: (t) => systemClock.clearTimeout(t),
+  };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timer-burst-'));
-  const tuning = { clock, namesrvPort: 0, brokerPort: 0, dataDir: dir, ...(opts.deliverPerTick ? { timerDeliverPerTick: opts.deliverPerTick } : {}) };
+  const tuning = {
+    clock,
+    namesrvPort: 0,
+    brokerPort: 0,
+    dataDir: dir,
+    ...(opts.deliverPerTick ? { timerDeliverPerTick: opts.deliverPerTick } : {}),
+  };
   try {
     let eb = await startBroker(tuning);
     const now = clock.now();
@@ -270,7 +304,8 @@ export async function runTimerBurst(opts: { timers?: number; deliverPerTick?: nu
     h.enable();
     const t0 = performance.now();
     const b = eb.instances[0]!;
-    while (b.timers!.stats().pending > 0 || b.messageStore.getMaxOffset('TimerBurst', 0) < n) await new Promise((r) => setTimeout(r, 50));
+    while (b.timers!.stats().pending > 0 || b.messageStore.getMaxOffset('TimerBurst', 0) < n)
+      await new Promise((r) => setTimeout(r, 50));
     const drainMs = performance.now() - t0;
     h.disable();
     const s = b.timers!.stats();
@@ -302,7 +337,13 @@ async function main(argv: string[]): Promise<void> {
   if (argv.includes('--burst')) {
     const per = arg(argv, '--deliver-per-tick');
     const out: TimerBurstResult[] = [];
-    for (let r = 0; r < runs; r++) out.push(await runTimerBurst({ timers: Number(arg(argv, '--timers') ?? '1000000'), ...(per ? { deliverPerTick: Number(per) } : {}) }));
+    for (let r = 0; r < runs; r++)
+      out.push(
+        await runTimerBurst({
+          timers: Number(arg(argv, '--timers') ?? '1000000'),
+          ...(per ? { deliverPerTick: Number(per) } : {}),
+        }),
+      );
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return;
   }

@@ -38,7 +38,10 @@ const wantFloor = args.includes('--floor');
 
 // dist/bench/import-cost/index.js → the clone's root, or --package.
 const pkgArg = args.indexOf('--package');
-const REPO = pkgArg >= 0 && args[pkgArg + 1] ? path.resolve(args[pkgArg + 1]!) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const REPO =
+  pkgArg >= 0 && args[pkgArg + 1]
+    ? path.resolve(args[pkgArg + 1]!)
+    : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 interface Sample {
   wallMs: number;
@@ -48,7 +51,10 @@ interface Sample {
 
 function runOnce(dir: string, program: string): Sample {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, '--input-type=module', '-e', program], { cwd: dir, encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, '--input-type=module', '-e', program], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`node -e ${JSON.stringify(program)} failed: ${r.stderr}`);
   const lines = r.stderr.trim().split('\n');
@@ -83,7 +89,13 @@ function cost(dir: string, program: string): Cost {
   const wallMs = median(prog.map((s) => s.wallMs)) - median(base.map((s) => s.wallMs));
   const rssMb = (median(prog.map((s) => s.rssKb)) - median(base.map((s) => s.rssKb))) / 1024;
   const cpuMs = median(prog.map((s) => s.cpuMs)) - median(base.map((s) => s.cpuMs));
-  return { program, wallMs: Math.round(wallMs * 10) / 10, rssMb: Math.round(rssMb * 10) / 10, cpuMs: Math.round(cpuMs), wallMsRuns: prog.map((s) => Math.round(s.wallMs)) };
+  return {
+    program,
+    wallMs: Math.round(wallMs * 10) / 10,
+    rssMb: Math.round(rssMb * 10) / 10,
+    cpuMs: Math.round(cpuMs),
+    wallMsRuns: prog.map((s) => Math.round(s.wallMs)),
+  };
 }
 
 interface Pack {
@@ -99,7 +111,9 @@ function staticGraph(entry: string): Set<string> {
     if (seen.has(file)) return;
     seen.add(file);
     const text = fs.readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*['"](\.[^'"]+)['"]|^import\s*['"](\.[^'"]+)['"]/gm)) {
+    for (const m of text.matchAll(
+      /^(?:import|export)\s[^;]*?from\s*['"](\.[^'"]+)['"]|^import\s*['"](\.[^'"]+)['"]/gm,
+    )) {
       visit(path.resolve(path.dirname(file), m[1] ?? m[2]!));
     }
   };
@@ -132,7 +146,9 @@ try {
   const report: Record<string, unknown> = { node: process.version, runs };
   report.import = cost(dir, "await import('rocketwire')");
   if (wantModules) {
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
     const entries: Record<string, Cost> = {};
     for (const sub of Object.keys(pkg.exports)) {
       if (sub === '.' || sub.endsWith('.json')) continue;
@@ -157,13 +173,20 @@ try {
   } else {
     const imp = report.import as Cost;
     const p = report.pack as Pack;
-    process.stdout.write(`import 'rocketwire': +${imp.wallMs} ms wall, +${imp.rssMb} MB max RSS, +${imp.cpuMs} ms CPU over bare node (${process.version}, median of ${runs})\n`);
+    process.stdout.write(
+      `import 'rocketwire': +${imp.wallMs} ms wall, +${imp.rssMb} MB max RSS, +${imp.cpuMs} ms CPU over bare node (${process.version}, median of ${runs})\n`,
+    );
     for (const [name, c] of Object.entries((report.modules ?? {}) as Record<string, Cost>)) {
       process.stdout.write(`  ${name.padEnd(22)} +${c.wallMs} ms wall, +${c.rssMb} MB, +${c.cpuMs} ms CPU\n`);
     }
     const floor = report.floor as (Cost & { modules: number }) | undefined;
-    if (floor) process.stdout.write(`  floor: ${floor.modules} trivial modules +${floor.wallMs} ms wall, +${floor.rssMb} MB, +${floor.cpuMs} ms CPU\n`);
-    process.stdout.write(`tarball: ${(p.sizeBytes / 1024).toFixed(1)} kB packed, ${(p.unpackedBytes / 1024).toFixed(1)} kB unpacked, ${p.files} files\n`);
+    if (floor)
+      process.stdout.write(
+        `  floor: ${floor.modules} trivial modules +${floor.wallMs} ms wall, +${floor.rssMb} MB, +${floor.cpuMs} ms CPU\n`,
+      );
+    process.stdout.write(
+      `tarball: ${(p.sizeBytes / 1024).toFixed(1)} kB packed, ${(p.unpackedBytes / 1024).toFixed(1)} kB unpacked, ${p.files} files\n`,
+    );
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,14 @@ export interface ProduceConsumeTimes {
 export async function produceThenConsume(
   producer: Producer,
   consumer: PushConsumer,
-  o: { topic: string; messages: number; size: number; concurrency: number; keys?: boolean; afterProduce?: () => Promise<void> },
+  o: {
+    topic: string;
+    messages: number;
+    size: number;
+    concurrency: number;
+    keys?: boolean;
+    afterProduce?: () => Promise<void>;
+  },
 ): Promise<ProduceConsumeTimes> {
   const { topic, messages: n } = o;
   const body = Buffer.alloc(o.size, 0x61);
@@ -58,7 +65,12 @@ export async function produceThenConsume(
   });
   await all;
   const cc = process.cpuUsage(c1);
-  return { produceMs, produceCpuUs: pc.user + pc.system, consumeMs: Math.max(1, last - first), consumeCpuUs: cc.user + cc.system };
+  return {
+    produceMs,
+    produceCpuUs: pc.user + pc.system,
+    consumeMs: Math.max(1, last - first),
+    consumeCpuUs: cc.user + cc.system,
+  };
 }
 
 export function median(xs: readonly number[]): number {

@@ -35,13 +35,21 @@ async function runServer(): Promise<void> {
     filterServerTable: {},
     queueDatas: [{ brokerName: 'broker-a', perm: 6, readQueueNums: 4, topicSysFlag: 0, writeQueueNums: 4 }],
   });
-  server.registerProcessor(RequestCode.GET_ROUTEINFO_BY_TOPIC, (req) => createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(route) }));
+  server.registerProcessor(RequestCode.GET_ROUTEINFO_BY_TOPIC, (req) =>
+    createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(route) }),
+  );
   server.registerProcessor(RequestCode.HEART_BEAT, (req) => createResponse(req, ResponseCode.SUCCESS));
   server.registerProcessor(RequestCode.UNREGISTER_CLIENT, (req) => createResponse(req, ResponseCode.SUCCESS));
   let offset = 0;
   const answer = (req: RemotingCommand): RemotingCommand =>
     createResponse(req, ResponseCode.SUCCESS, {
-      extFields: { msgId: '7F00000100002A9F0000000000000000', queueId: req.extFields?.e ?? '0', queueOffset: String(offset++), MSG_REGION: 'DefaultRegion', TRACE_ON: 'true' },
+      extFields: {
+        msgId: '7F00000100002A9F0000000000000000',
+        queueId: req.extFields?.e ?? '0',
+        queueOffset: String(offset++),
+        MSG_REGION: 'DefaultRegion',
+        TRACE_ON: 'true',
+      },
     });
   server.registerProcessor(RequestCode.SEND_MESSAGE_V2, answer);
   server.registerProcessor(RequestCode.SEND_BATCH_MESSAGE, answer);
@@ -72,7 +80,10 @@ async function round(op: () => Promise<unknown>, perCall: number, concurrency: n
   );
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
-  return { msgsPerSec: Math.round(msgs / wallS), cpuUsPerMsg: Math.round(((cpu.user + cpu.system) / msgs) * 100) / 100 };
+  return {
+    msgsPerSec: Math.round(msgs / wallS),
+    cpuUsPerMsg: Math.round(((cpu.user + cpu.system) / msgs) * 100) / 100,
+  };
 }
 
 function median(xs: number[]): number {
@@ -90,7 +101,12 @@ interface Case {
  * Warms every case up, then runs the cases in turn round after round (A B C D A B C D …) so that a
  * change in machine load hits them alike; reports the median of each.
  */
-async function measure(cases: Case[], concurrency: number, rounds: number, ms: number): Promise<Record<string, unknown>[]> {
+async function measure(
+  cases: Case[],
+  concurrency: number,
+  rounds: number,
+  ms: number,
+): Promise<Record<string, unknown>[]> {
   for (const c of cases) await round(c.op, c.perCall, concurrency, Math.min(ms, 500));
   const all = cases.map(() => [] as Round[]);
   for (let i = 0; i < rounds; i++) {
@@ -115,7 +131,9 @@ async function main(): Promise<void> {
   const ms = opt('round-ms', quick ? 1000 : 2000);
   const concurrency = opt('concurrency', 16);
 
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server'], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const [{ addr }] = (await once(child, 'message')) as [{ addr: string }];
   const body = Buffer.alloc(BODY_BYTES, 0x61);
 
@@ -127,15 +145,28 @@ async function main(): Promise<void> {
   // The ceiling: the same frames, pre-built once, through a bare RemotingClient.
   const raw = new RemotingClient();
   const fields = {
-    producerGroup: 'bench_pg', topic: TOPIC, defaultTopic: 'TBW102', defaultTopicQueueNums: 4, queueId: 0, sysFlag: 0,
-    bornTimestamp: Date.now(), flag: 0, properties: 'KEYS\u0001k1\u0002UNIQ_KEY\u00017F000001000000000000000000000000\u0002WAIT\u0001true\u0002TAGS\u0001TagA',
-    reconsumeTimes: 0, unitMode: false, batch: false, bname: 'broker-a',
+    producerGroup: 'bench_pg',
+    topic: TOPIC,
+    defaultTopic: 'TBW102',
+    defaultTopicQueueNums: 4,
+    queueId: 0,
+    sysFlag: 0,
+    bornTimestamp: Date.now(),
+    flag: 0,
+    properties:
+      'KEYS\u0001k1\u0002UNIQ_KEY\u00017F000001000000000000000000000000\u0002WAIT\u0001true\u0002TAGS\u0001TagA',
+    reconsumeTimes: 0,
+    unitMode: false,
+    batch: false,
+    bname: 'broker-a',
   };
   const single = SendMessageRequestHeaderV2.encode(fields);
   const batchExt = SendMessageRequestHeaderV2.encode({ ...fields, batch: true, properties: 'WAIT\u0001true' });
   const batchBody = encodeBatch(batch.map(() => ({ body, properties: fields.properties })));
-  const rawSingle = (): Promise<RemotingCommand> => raw.invoke(addr, createRequest(RequestCode.SEND_MESSAGE_V2, { extFields: single, body }));
-  const rawBatch = (): Promise<RemotingCommand> => raw.invoke(addr, createRequest(RequestCode.SEND_BATCH_MESSAGE, { extFields: batchExt, body: batchBody }));
+  const rawSingle = (): Promise<RemotingCommand> =>
+    raw.invoke(addr, createRequest(RequestCode.SEND_MESSAGE_V2, { extFields: single, body }));
+  const rawBatch = (): Promise<RemotingCommand> =>
+    raw.invoke(addr, createRequest(RequestCode.SEND_BATCH_MESSAGE, { extFields: batchExt, body: batchBody }));
 
   const results = await measure(
     [
@@ -152,7 +183,8 @@ async function main(): Promise<void> {
   await raw.close();
   child.send('stop');
   await once(child, 'exit');
-  const ratio = (a: number, b: number): number => Math.round((Number(results[a]!.msgsPerSec) / Number(results[b]!.msgsPerSec)) * 100) / 100;
+  const ratio = (a: number, b: number): number =>
+    Math.round((Number(results[a]!.msgsPerSec) / Number(results[b]!.msgsPerSec)) * 100) / 100;
   process.stdout.write(
     JSON.stringify(
       {

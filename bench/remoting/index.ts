@@ -12,7 +12,13 @@
 import net from 'node:net';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import { once } from 'node:events';
-import { ResponseCode, createRequest, createResponse, encodeCommand, type RemotingCommand } from '../../protocol/index.js';
+import {
+  ResponseCode,
+  createRequest,
+  createResponse,
+  encodeCommand,
+  type RemotingCommand,
+} from '../../protocol/index.js';
 import { RemotingClient, RemotingConnection, RemotingServer } from '../../lib/remoting/index.js';
 
 const ECHO_CODE = 11;
@@ -159,12 +165,16 @@ async function main(): Promise<void> {
   const conn = await RemotingConnection.connect(addr, { defaultTimeoutMs: 30_000 });
   // The same calls with ROCKETMQ (binary) headers, which every Apache broker and name server reads
   // and answers in kind: the JSON header codec is a sixth of each side's CPU in the profile.
-  const connBinary = await RemotingConnection.connect(addr, { defaultTimeoutMs: 30_000, requestSerializeType: 'ROCKETMQ' });
+  const connBinary = await RemotingConnection.connect(addr, {
+    defaultTimeoutMs: 30_000,
+    requestSerializeType: 'ROCKETMQ',
+  });
   const client = new RemotingClient({ defaultTimeoutMs: 30_000 });
   const pooled = new RemotingClient({ defaultTimeoutMs: 30_000, poolSize: 2 });
   // Check the echo works and learn the response size.
   const probe = await conn.invoke(makeRequest());
-  if (probe.code !== ResponseCode.SUCCESS || probe.body?.length !== BODY_BYTES) throw new Error('echo server misbehaves');
+  if (probe.code !== ResponseCode.SUCCESS || probe.body?.length !== BODY_BYTES)
+    throw new Error('echo server misbehaves');
   const requestFrame = encodeCommand({ ...makeRequest(), opaque: 1 });
   const responseFrame = encodeCommand(probe);
 

@@ -81,7 +81,13 @@ async function main(): Promise<void> {
     const restarts: Array<{ s: number; broker: string; how: string; bootMs: number }> = [];
     const sample = setInterval(() => {
       const mem = process.memoryUsage();
-      rss.push({ s: Math.round((Date.now() - start) / 1000), rssMb: Math.round(mem.rss / 1048576), heapMb: Math.round(mem.heapUsed / 1048576), produced, consumed: consumedDistinct });
+      rss.push({
+        s: Math.round((Date.now() - start) / 1000),
+        rssMb: Math.round(mem.rss / 1048576),
+        heapMb: Math.round(mem.heapUsed / 1048576),
+        produced,
+        consumed: consumedDistinct,
+      });
     }, 10_000);
     // Restarts on a fixed schedule (every restartEvery minutes from the start), whatever a boot costs.
     let n = 0;
@@ -96,7 +102,12 @@ async function main(): Promise<void> {
       else await cluster.stopBroker(i);
       await delay(5000);
       await cluster.startBroker(i);
-      restarts.push({ s: Math.round((t0 - start) / 1000), broker: cluster.brokerNames[i]!, how: kill ? 'SIGKILL' : 'SIGTERM', bootMs: cluster.bootMs.brokers[i]! });
+      restarts.push({
+        s: Math.round((t0 - start) / 1000),
+        broker: cluster.brokerNames[i]!,
+        how: kill ? 'SIGKILL' : 'SIGTERM',
+        bootMs: cluster.bootMs.brokers[i]!,
+      });
       n++;
     }
     await delay(Math.max(0, start + minutes * 60_000 - Date.now()));

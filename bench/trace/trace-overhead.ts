@@ -22,8 +22,14 @@ import { abOrder, median, produceThenConsume } from '../overhead/produce-consume
 
 const { values } = parseArgs({
   options: {
-    messages: { type: 'string' }, rounds: { type: 'string' }, size: { type: 'string' }, concurrency: { type: 'string' },
-    namesrv: { type: 'string' }, real: { type: 'boolean' }, only: { type: 'string' }, 'broker-cpu-prof': { type: 'string' },
+    messages: { type: 'string' },
+    rounds: { type: 'string' },
+    size: { type: 'string' },
+    concurrency: { type: 'string' },
+    namesrv: { type: 'string' },
+    real: { type: 'boolean' },
+    only: { type: 'string' },
+    'broker-cpu-prof': { type: 'string' },
   },
 });
 const N = Number(values.messages ?? 20000);
@@ -48,13 +54,25 @@ async function once(namesrv: string, trace: boolean): Promise<Run> {
   const topic = `TraceBench_${process.pid}_${seq++}`;
   const producer = new Producer({ namesrvAddr: namesrv, group: `trace_bench_pg_${seq}`, enableTrace: trace });
   await producer.start();
-  const consumer = new PushConsumer({ consumerGroup: `trace_bench_cg_${seq}`, namesrvAddr: namesrv, consumeFromWhere: 'first', enableTrace: trace });
+  const consumer = new PushConsumer({
+    consumerGroup: `trace_bench_cg_${seq}`,
+    namesrvAddr: namesrv,
+    consumeFromWhere: 'first',
+    enableTrace: trace,
+  });
   let producerTrace: TraceDispatcherStats | undefined;
   const afterProduce = async (): Promise<void> => {
     producerTrace = (producer as unknown as { trace: { stats(): TraceDispatcherStats } | null }).trace?.stats();
     await producer.shutdown();
   };
-  const t = await produceThenConsume(producer, consumer, { topic, messages: N, size: SIZE, concurrency: CONCURRENCY, keys: true, afterProduce });
+  const t = await produceThenConsume(producer, consumer, {
+    topic,
+    messages: N,
+    size: SIZE,
+    concurrency: CONCURRENCY,
+    keys: true,
+    afterProduce,
+  });
   const consumerTrace = pushConsumerImpl(consumer).trace?.stats();
   await consumer.shutdown();
   return {
@@ -68,16 +86,20 @@ async function once(namesrv: string, trace: boolean): Promise<Run> {
   };
 }
 
-
 const prof = values['broker-cpu-prof'];
-const real = values.real === true
-  ? await (await import('../../test/interop/harness.js')).startRealCluster({ brokerConfig: { traceTopicEnable: true }, brokerHeapMb: 1024 })
-  : null;
-const broker = real !== null
-  ? { namesrv: real.namesrv, stop: () => real.stop() }
-  : values.namesrv !== undefined
-  ? { namesrv: values.namesrv, stop: async () => undefined }
-  : await startChildBroker(8, 30_000, prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof]);
+const real =
+  values.real === true
+    ? await (await import('../../test/interop/harness.js')).startRealCluster({
+        brokerConfig: { traceTopicEnable: true },
+        brokerHeapMb: 1024,
+      })
+    : null;
+const broker =
+  real !== null
+    ? { namesrv: real.namesrv, stop: () => real.stop() }
+    : values.namesrv !== undefined
+      ? { namesrv: values.namesrv, stop: async () => undefined }
+      : await startChildBroker(8, 30_000, prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof]);
 try {
   await once(broker.namesrv, ONLY ?? false); // warm-up, not recorded
   const runs: Run[] = [];
@@ -86,7 +108,9 @@ try {
     for (const trace of order) {
       const run = await once(broker.namesrv, trace);
       runs.push(run);
-      process.stderr.write(`round ${r + 1} trace=${trace}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuUsPerMsg} µs CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuUsPerMsg} µs CPU/msg)\n`);
+      process.stderr.write(
+        `round ${r + 1} trace=${trace}: produce ${run.produceMsgsPerSec} msgs/s (${run.produceCpuUsPerMsg} µs CPU/msg), consume ${run.consumeMsgsPerSec} msgs/s (${run.consumeCpuUsPerMsg} µs CPU/msg)\n`,
+      );
     }
   }
   const side = (trace: boolean) => runs.filter((x) => x.trace === trace);
@@ -95,14 +119,26 @@ try {
   const on = { produce: med(true, 'produceMsgsPerSec'), consume: med(true, 'consumeMsgsPerSec') };
   const cpuOff = { produce: med(false, 'produceCpuUsPerMsg'), consume: med(false, 'consumeCpuUsPerMsg') };
   const cpuOn = { produce: med(true, 'produceCpuUsPerMsg'), consume: med(true, 'consumeCpuUsPerMsg') };
-  console.log(JSON.stringify({
-    messages: N, size: SIZE, concurrency: CONCURRENCY, rounds: ROUNDS,
-    medianMsgsPerSec: { off, on },
-    ratioOnOverOff: { produce: +(on.produce / off.produce).toFixed(3), consume: +(on.consume / off.consume).toFixed(3) },
-    medianCpuUsPerMsg: { off: cpuOff, on: cpuOn },
-    loadAverage: (await import('node:os')).loadavg(),
-    runs,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        messages: N,
+        size: SIZE,
+        concurrency: CONCURRENCY,
+        rounds: ROUNDS,
+        medianMsgsPerSec: { off, on },
+        ratioOnOverOff: {
+          produce: +(on.produce / off.produce).toFixed(3),
+          consume: +(on.consume / off.consume).toFixed(3),
+        },
+        medianCpuUsPerMsg: { off: cpuOff, on: cpuOn },
+        loadAverage: (await import('node:os')).loadavg(),
+        runs,
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   await broker.stop();
 }

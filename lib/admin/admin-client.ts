@@ -25,7 +25,13 @@ import {
 import { MQClientInstance, readReply, type ClientOptions, type Reply } from '../client/index.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { Producer } from '../producer/index.js';
-import { AdminPermissionError, MessageNotFoundError, UnknownClusterError, UnknownGroupError, UnknownTopicError } from './errors.js';
+import {
+  AdminPermissionError,
+  MessageNotFoundError,
+  UnknownClusterError,
+  UnknownGroupError,
+  UnknownTopicError,
+} from './errors.js';
 
 /** How an AdminClient reaches the cluster: the client options of lib/client (namesrvAddr, acl, tls, timeouts). */
 export type AdminClientOptions = ClientOptions;
@@ -178,7 +184,10 @@ export class AdminClient {
 
   constructor(private readonly options: AdminClientOptions) {
     // One instance of its own: the admin client's name server list and credentials are its own.
-    this.instance = MQClientInstance.acquire({ instanceName: `admin-${process.pid}-${Math.random().toString(36).slice(2, 8)}`, ...options });
+    this.instance = MQClientInstance.acquire({
+      instanceName: `admin-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+      ...options,
+    });
   }
 
   /**
@@ -208,7 +217,12 @@ export class AdminClient {
 
   // ------------------------------------------------------------------ plumbing
 
-  private async call<O extends Operation>(addr: string, op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>): Promise<Reply<O>> {
+  private async call<O extends Operation>(
+    addr: string,
+    op: O,
+    header: OperationRequest<O>,
+    body?: OperationRequestBody<O>,
+  ): Promise<Reply<O>> {
     try {
       return await this.instance.invoke(addr, op, header, body);
     } catch (err) {
@@ -230,7 +244,8 @@ export class AdminClient {
     try {
       return await this.instance.queryTopicRoute(topic);
     } catch (err) {
-      if (err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST) throw new UnknownTopicError(topic, { cause: err });
+      if (err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)
+        throw new UnknownTopicError(topic, { cause: err });
       throw err;
     }
   }
@@ -263,7 +278,8 @@ export class AdminClient {
   /** The name of the broker at `addr` (from the cluster info), or "" when the name server does not list it. */
   async brokerNameOf(addr: string): Promise<string> {
     const info = await this.clusterInfo().catch(() => null);
-    for (const bd of Object.values(info?.brokerAddrTable ?? {})) if (Object.values(bd.brokerAddrs).includes(addr)) return bd.brokerName;
+    for (const bd of Object.values(info?.brokerAddrTable ?? {}))
+      if (Object.values(bd.brokerAddrs).includes(addr)) return bd.brokerName;
     return '';
   }
 
@@ -287,7 +303,14 @@ export class AdminClient {
         const bd = info.brokerAddrTable[brokerName];
         if (!bd) continue;
         for (const [id, addr] of Object.entries(bd.brokerAddrs).sort(([a], [b]) => Number(a) - Number(b))) {
-          rows.push({ clusterName, brokerName, brokerId: Number(id), addr, version: null, role: id === '0' ? 'MASTER' : 'SLAVE' });
+          rows.push({
+            clusterName,
+            brokerName,
+            brokerId: Number(id),
+            addr,
+            version: null,
+            role: id === '0' ? 'MASTER' : 'SLAVE',
+          });
         }
       }
     }
@@ -348,7 +371,13 @@ export class AdminClient {
     );
     return parts
       .flat()
-      .map(([mq, o]) => ({ brokerName: mq.brokerName, queueId: mq.queueId, minOffset: o.minOffset, maxOffset: o.maxOffset, lastUpdateTimestamp: o.lastUpdateTimestamp }))
+      .map(([mq, o]) => ({
+        brokerName: mq.brokerName,
+        queueId: mq.queueId,
+        minOffset: o.minOffset,
+        maxOffset: o.maxOffset,
+        lastUpdateTimestamp: o.lastUpdateTimestamp,
+      }))
       .sort((a, b) => (a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1));
   }
 
@@ -368,7 +397,8 @@ export class AdminClient {
    * the addresses written.
    */
   async createOrUpdateTopic(args: CreateTopicArgs): Promise<string[]> {
-    const addrs = args.brokerAddr !== undefined ? [args.brokerAddr] : (await this.masterAddrs(args.clusterName)).map((m) => m.addr);
+    const addrs =
+      args.brokerAddr !== undefined ? [args.brokerAddr] : (await this.masterAddrs(args.clusterName)).map((m) => m.addr);
     const header = {
       topic: args.topic,
       defaultTopic: 'TBW102',
@@ -414,7 +444,10 @@ export class AdminClient {
    */
   async deleteTopic(topic: string, clusterName?: string): Promise<string[]> {
     const route = await this.topicRoute(topic);
-    const addrs = clusterName !== undefined ? (await this.masterAddrs(clusterName)).map((m) => m.addr) : this.masters(route).map((m) => m.addr);
+    const addrs =
+      clusterName !== undefined
+        ? (await this.masterAddrs(clusterName)).map((m) => m.addr)
+        : this.masters(route).map((m) => m.addr);
     for (const addr of addrs) await this.call(addr, Operations.DELETE_TOPIC_IN_BROKER, { topic });
     await this.deleteTopicInNameServers(topic, clusterName);
     return addrs;
@@ -422,7 +455,8 @@ export class AdminClient {
 
   private async deleteTopicInNameServers(topic: string, clusterName?: string): Promise<void> {
     const header = clusterName !== undefined ? { topic, clusterName } : { topic };
-    for (const addr of this.instance.options.namesrvAddrs) await this.call(addr, Operations.DELETE_TOPIC_IN_NAMESRV, header);
+    for (const addr of this.instance.options.namesrvAddrs)
+      await this.call(addr, Operations.DELETE_TOPIC_IN_NAMESRV, header);
   }
 
   // ------------------------------------------------------------------ consumer groups
@@ -432,7 +466,8 @@ export class AdminClient {
     try {
       return await this.topicRoute(retryTopicOf(group));
     } catch (err) {
-      if (err instanceof UnknownTopicError) throw new UnknownGroupError(group, 'no broker has its retry topic', { cause: err });
+      if (err instanceof UnknownTopicError)
+        throw new UnknownGroupError(group, 'no broker has its retry topic', { cause: err });
       throw err;
     }
   }
@@ -449,7 +484,13 @@ export class AdminClient {
     for (const { addr } of this.masters(route)) {
       let stats;
       try {
-        stats = (await this.call(addr, Operations.GET_CONSUME_STATS, topic === undefined ? { consumerGroup: group } : { consumerGroup: group, topic })).body;
+        stats = (
+          await this.call(
+            addr,
+            Operations.GET_CONSUME_STATS,
+            topic === undefined ? { consumerGroup: group } : { consumerGroup: group, topic },
+          )
+        ).body;
       } catch (err) {
         // a broker without the group's offsets answers an error, as Java's tool skips it
         if (err instanceof BrokerError) continue;
@@ -483,7 +524,14 @@ export class AdminClient {
         const c = (await this.call(addr, Operations.GET_CONSUMER_CONNECTION_LIST, { consumerGroup: group })).body;
         if (!c) continue;
         const clients = [...c.connectionSet].sort((a, b) => (a.clientId < b.clientId ? -1 : 1));
-        return { group, clients, subscriptionTable: c.subscriptionTable, consumeType: c.consumeType, messageModel: c.messageModel, consumeFromWhere: c.consumeFromWhere };
+        return {
+          group,
+          clients,
+          subscriptionTable: c.subscriptionTable,
+          consumeType: c.consumeType,
+          messageModel: c.messageModel,
+          consumeFromWhere: c.consumeFromWhere,
+        };
       } catch (err) {
         last = err;
         if (err instanceof BrokerError && err.code === ResponseCode.CONSUMER_NOT_ONLINE) continue;
@@ -497,16 +545,24 @@ export class AdminClient {
    * `consumerStatus`: GET_CONSUMER_RUNNING_INFO relayed by the broker to each online client of the
    * group (or only `clientId`).
    */
-  async consumerStatus(group: string, clientId?: string): Promise<Array<{ clientId: string; info: ConsumerRunningInfo }>> {
+  async consumerStatus(
+    group: string,
+    clientId?: string,
+  ): Promise<Array<{ clientId: string; info: ConsumerRunningInfo }>> {
     const conn = await this.consumerConnection(group);
     const route = await this.groupRoute(group);
     const addr = this.masters(route)[0]?.addr;
     if (!addr) throw new UnknownGroupError(group, 'no master broker in its route');
     const ids = conn.clients.map((c) => c.clientId).filter((id) => clientId === undefined || id === clientId);
-    if (clientId !== undefined && ids.length === 0) throw new UnknownGroupError(group, `client ${clientId} is not online in it`);
+    if (clientId !== undefined && ids.length === 0)
+      throw new UnknownGroupError(group, `client ${clientId} is not online in it`);
     const out: Array<{ clientId: string; info: ConsumerRunningInfo }> = [];
     for (const id of ids) {
-      const r = await this.call(addr, Operations.GET_CONSUMER_RUNNING_INFO, { consumerGroup: group, clientId: id, jstackEnable: false });
+      const r = await this.call(addr, Operations.GET_CONSUMER_RUNNING_INFO, {
+        consumerGroup: group,
+        clientId: id,
+        jstackEnable: false,
+      });
       if (r.body) out.push({ clientId: id, info: r.body });
     }
     return out;
@@ -517,14 +573,22 @@ export class AdminClient {
     const byName = new Map<string, SubscriptionGroupConfig>();
     for (const { addr } of await this.masterAddrs(clusterName)) {
       const w = (await this.call(addr, Operations.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {})).body;
-      for (const [name, c] of Object.entries(w?.subscriptionGroupTable ?? {})) if (!byName.has(name)) byName.set(name, c);
+      for (const [name, c] of Object.entries(w?.subscriptionGroupTable ?? {}))
+        if (!byName.has(name)) byName.set(name, c);
     }
     return [...byName.values()].sort((a, b) => (a.groupName < b.groupName ? -1 : 1));
   }
 
   /** `updateSubGroup`: UPDATE_AND_CREATE_SUBSCRIPTIONGROUP on one broker or every master of a cluster. */
-  async createGroup(group: string, fields: Partial<Omit<SubscriptionGroupConfig, 'groupName'>> = {}, target: { clusterName?: string; brokerAddr?: string } = {}): Promise<string[]> {
-    const addrs = target.brokerAddr !== undefined ? [target.brokerAddr] : (await this.masterAddrs(target.clusterName)).map((m) => m.addr);
+  async createGroup(
+    group: string,
+    fields: Partial<Omit<SubscriptionGroupConfig, 'groupName'>> = {},
+    target: { clusterName?: string; brokerAddr?: string } = {},
+  ): Promise<string[]> {
+    const addrs =
+      target.brokerAddr !== undefined
+        ? [target.brokerAddr]
+        : (await this.masterAddrs(target.clusterName)).map((m) => m.addr);
     const config = subscriptionGroupConfig(group, fields);
     for (const addr of addrs) await this.call(addr, Operations.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, config);
     return addrs;
@@ -539,7 +603,11 @@ export class AdminClient {
     const known = (await this.groupList(opts.clusterName)).some((g) => g.groupName === group);
     if (!known) throw new UnknownGroupError(group);
     const addrs = (await this.masterAddrs(opts.clusterName)).map((m) => m.addr);
-    for (const addr of addrs) await this.call(addr, Operations.DELETE_SUBSCRIPTIONGROUP, { groupName: group, cleanOffset: opts.cleanOffset === true });
+    for (const addr of addrs)
+      await this.call(addr, Operations.DELETE_SUBSCRIPTIONGROUP, {
+        groupName: group,
+        cleanOffset: opts.cleanOffset === true,
+      });
     for (const topic of [retryTopicOf(group), dlqTopicOf(group)]) {
       try {
         await this.deleteTopic(topic, opts.clusterName);
@@ -567,28 +635,47 @@ export class AdminClient {
     let mode: ResetResult['mode'] = 'broker';
     for (const { brokerName, addr } of this.masters(route)) {
       try {
-        const r = await this.call(addr, Operations.INVOKE_BROKER_TO_RESET_OFFSET, { topic, group, timestamp, isForce: true, queueId: -1 });
-        for (const [mq, offset] of r.body?.offsetTable ?? []) queues.push({ brokerName: mq.brokerName, queueId: mq.queueId, offset });
+        const r = await this.call(addr, Operations.INVOKE_BROKER_TO_RESET_OFFSET, {
+          topic,
+          group,
+          timestamp,
+          isForce: true,
+          queueId: -1,
+        });
+        for (const [mq, offset] of r.body?.offsetTable ?? [])
+          queues.push({ brokerName: mq.brokerName, queueId: mq.queueId, offset });
       } catch (err) {
-        if (err instanceof BrokerError && err.code === ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST) throw new UnknownGroupError(group, err.remark ?? undefined, { cause: err });
+        if (err instanceof BrokerError && err.code === ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST)
+          throw new UnknownGroupError(group, err.remark ?? undefined, { cause: err });
         if (!(err instanceof BrokerError && err.code === ResponseCode.CONSUMER_NOT_ONLINE)) throw err;
         mode = 'offline';
         queues.push(...(await this.resetOffline(group, topic, brokerName, addr, route, target)));
       }
     }
-    queues.sort((a, b) => (a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1));
+    queues.sort((a, b) =>
+      a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1,
+    );
     return { mode, queues };
   }
 
-  private async resetOffline(group: string, topic: string, brokerName: string, addr: string, route: TopicRouteData, target: ResetTarget): Promise<ResetQueue[]> {
+  private async resetOffline(
+    group: string,
+    topic: string,
+    brokerName: string,
+    addr: string,
+    route: TopicRouteData,
+    target: ResetTarget,
+  ): Promise<ResetQueue[]> {
     const qd = route.queueDatas.find((q) => q.brokerName === brokerName);
     const out: ResetQueue[] = [];
     for (let queueId = 0; queueId < (qd?.readQueueNums ?? 0); queueId++) {
       const mq: MessageQueue = { topic, brokerName, queueId };
       const offset =
-        target.to === 'first' ? await this.instance.getMinOffset(addr, mq)
-        : target.to === 'last' ? await this.instance.getMaxOffset(addr, mq)
-        : await this.instance.searchOffsetByTimestamp(addr, mq, target.timestamp);
+        target.to === 'first'
+          ? await this.instance.getMinOffset(addr, mq)
+          : target.to === 'last'
+            ? await this.instance.getMaxOffset(addr, mq)
+            : await this.instance.searchOffsetByTimestamp(addr, mq, target.timestamp);
       try {
         await this.instance.updateConsumerOffset(addr, group, mq, offset);
       } catch (err) {
@@ -628,7 +715,11 @@ export class AdminClient {
     }
     if (offsetId) {
       try {
-        const r = await this.call(offsetId.storeHost, Operations.VIEW_MESSAGE_BY_ID, topic === undefined ? { offset: offsetId.commitLogOffset } : { offset: offsetId.commitLogOffset, topic });
+        const r = await this.call(
+          offsetId.storeHost,
+          Operations.VIEW_MESSAGE_BY_ID,
+          topic === undefined ? { offset: offsetId.commitLogOffset } : { offset: offsetId.commitLogOffset, topic },
+        );
         const msgs = r.body ? decodeMessages(r.body) : [];
         if (msgs.length > 0) {
           const brokerName = await this.brokerNameOf(offsetId.storeHost);
@@ -639,24 +730,47 @@ export class AdminClient {
         if (topic === undefined) throw err;
       }
     }
-    if (topic === undefined) throw new MessageNotFoundError(`message id ${msgId} (not an offset id: give --topic to look it up as a unique key)`);
+    if (topic === undefined)
+      throw new MessageNotFoundError(
+        `message id ${msgId} (not an offset id: give --topic to look it up as a unique key)`,
+      );
     const found = await this.query(topic, msgId, DEFAULT_QUERY_MAX, 0, Number.MAX_SAFE_INTEGER, true);
     if (found.length === 0) throw new MessageNotFoundError(`message id ${msgId} in topic ${topic}`);
     return found;
   }
 
   /** `queryMsgByKey`: QUERY_MESSAGE on every master of the topic, hash collisions dropped (MQAdminImpl#queryMessage). */
-  async messageByKey(topic: string, key: string, opts: { maxNum?: number; beginTimestamp?: number; endTimestamp?: number } = {}): Promise<FoundMessage[]> {
-    return this.query(topic, key, opts.maxNum ?? DEFAULT_QUERY_MAX, opts.beginTimestamp ?? 0, opts.endTimestamp ?? Number.MAX_SAFE_INTEGER, false);
+  async messageByKey(
+    topic: string,
+    key: string,
+    opts: { maxNum?: number; beginTimestamp?: number; endTimestamp?: number } = {},
+  ): Promise<FoundMessage[]> {
+    return this.query(
+      topic,
+      key,
+      opts.maxNum ?? DEFAULT_QUERY_MAX,
+      opts.beginTimestamp ?? 0,
+      opts.endTimestamp ?? Number.MAX_SAFE_INTEGER,
+      false,
+    );
   }
 
-  private async query(topic: string, key: string, maxNum: number, begin: number, end: number, unique: boolean): Promise<FoundMessage[]> {
+  private async query(
+    topic: string,
+    key: string,
+    maxNum: number,
+    begin: number,
+    end: number,
+    unique: boolean,
+  ): Promise<FoundMessage[]> {
     const route = await this.topicRoute(topic);
     const op = Operations.QUERY_MESSAGE;
     const out: FoundMessage[] = [];
     for (const { brokerName, addr } of this.masters(route)) {
       const header = { topic, key, maxNum, beginTimestamp: begin, endTimestamp: end, uniqueKeyQuery: unique };
-      const res = await this.instance.remoting.invoke(addr, this.instance.createOperationRequest(op, header), { timeoutMs: this.instance.options.mqClientApiTimeoutMs });
+      const res = await this.instance.remoting.invoke(addr, this.instance.createOperationRequest(op, header), {
+        timeoutMs: this.instance.options.mqClientApiTimeoutMs,
+      });
       if (res.code === ResponseCode.QUERY_NOT_FOUND) continue;
       let r;
       try {
@@ -667,11 +781,16 @@ export class AdminClient {
       for (const m of r.body ? decodeMessages(r.body) : []) {
         if (m.topic !== topic) continue;
         const keys = (m.properties[MessageConst.PROPERTY_KEYS] ?? '').split(MessageConst.KEY_SEPARATOR);
-        const matches = unique ? m.properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX] === key : keys.includes(key) || m.properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX] === key;
+        const matches = unique
+          ? m.properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX] === key
+          : keys.includes(key) || m.properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX] === key;
         if (matches) out.push({ brokerName, brokerAddr: addr, message: m });
       }
     }
-    return out.sort((a, b) => a.message.storeTimestamp - b.message.storeTimestamp || a.message.commitLogOffset - b.message.commitLogOffset);
+    return out.sort(
+      (a, b) =>
+        a.message.storeTimestamp - b.message.storeTimestamp || a.message.commitLogOffset - b.message.commitLogOffset,
+    );
   }
 
   /**
@@ -688,7 +807,13 @@ export class AdminClient {
     return { brokerName, brokerAddr: m.addr, message: msg };
   }
 
-  private async pullAt(addr: string, topic: string, queueId: number, offset: number, max: number): Promise<MessageExt[]> {
+  private async pullAt(
+    addr: string,
+    topic: string,
+    queueId: number,
+    offset: number,
+    max: number,
+  ): Promise<MessageExt[]> {
     const r = await this.instance.pullMessage(
       addr,
       {
@@ -726,12 +851,17 @@ export class AdminClient {
     try {
       route = await this.topicRoute(dlqTopic);
     } catch (err) {
-      if (err instanceof UnknownTopicError) throw new UnknownGroupError(group, `it has no dead-letter topic ${dlqTopic}`, { cause: err });
+      if (err instanceof UnknownTopicError)
+        throw new UnknownGroupError(group, `it has no dead-letter topic ${dlqTopic}`, { cause: err });
       throw err;
     }
     const result: DlqResendResult = { group, dlqTopic, read: 0, resent: {}, skipped: 0, ranges: {} };
     const limit = opts.maxMessages ?? Number.MAX_SAFE_INTEGER;
-    const producer = new Producer({ ...this.options, group: `rw_admin_dlq_resend`, instanceName: `admin-dlq-${process.pid}` });
+    const producer = new Producer({
+      ...this.options,
+      group: `rw_admin_dlq_resend`,
+      instanceName: `admin-dlq-${process.pid}`,
+    });
     await producer.start();
     try {
       for (const { brokerName, addr } of this.masters(route)) {
@@ -771,10 +901,17 @@ export class AdminClient {
 /** Property names RocketMQ sets itself: not copied to a re-sent message. */
 const SYSTEM_PROPERTIES = new Set<string>(Object.values(MessageConst));
 
-function resendMessage(topic: string, m: MessageExt): { topic: string; body: Buffer; tags?: string; keys?: string; properties: Record<string, string> } {
+function resendMessage(
+  topic: string,
+  m: MessageExt,
+): { topic: string; body: Buffer; tags?: string; keys?: string; properties: Record<string, string> } {
   const properties: Record<string, string> = {};
   for (const [k, v] of Object.entries(m.properties)) if (!SYSTEM_PROPERTIES.has(k)) properties[k] = v;
-  const msg: { topic: string; body: Buffer; tags?: string; keys?: string; properties: Record<string, string> } = { topic, body: m.body, properties };
+  const msg: { topic: string; body: Buffer; tags?: string; keys?: string; properties: Record<string, string> } = {
+    topic,
+    body: m.body,
+    properties,
+  };
   const tags = m.properties[MessageConst.PROPERTY_TAGS];
   const keys = m.properties[MessageConst.PROPERTY_KEYS];
   if (tags) msg.tags = tags;
@@ -790,6 +927,7 @@ function compareQueue(a: QueueProgress, b: QueueProgress): number {
 
 /** NO_PERMISSION as AdminPermissionError naming the operation and the peer; anything else as it is. */
 function permissionError(err: unknown, operation: string, addr: string): unknown {
-  if (err instanceof BrokerError && err.code === ResponseCode.NO_PERMISSION) return new AdminPermissionError(operation, addr, err.remark, { cause: err });
+  if (err instanceof BrokerError && err.code === ResponseCode.NO_PERMISSION)
+    return new AdminPermissionError(operation, addr, err.remark, { cause: err });
   return err;
 }

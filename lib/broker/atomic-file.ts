@@ -112,7 +112,9 @@ export function loadConfigFile<T>(file: string, decode: (text: string) => T, war
   if (!bak.ok) throw new ConfigFileError(file, main.reason);
   const aside = freeName(`${file}.unreadable`);
   fs.renameSync(file, aside);
-  warn(`${file} cannot be read (${main.reason}); loaded its backup ${file}.bak (up to one flush older) and moved the unreadable file to ${aside}`);
+  warn(
+    `${file} cannot be read (${main.reason}); loaded its backup ${file}.bak (up to one flush older) and moved the unreadable file to ${aside}`,
+  );
   return bak.value;
 }
 

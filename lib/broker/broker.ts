@@ -14,7 +14,13 @@ import { PullRequestHoldService } from './pull-request-hold.js';
 import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
 import { TopicConfigManager } from './topic-config.js';
-import { TIMER_TOPIC, TimerMessageStore, resolveTimerSettings, timerTagsCode, type TimerSettings } from './timer/index.js';
+import {
+  TIMER_TOPIC,
+  TimerMessageStore,
+  resolveTimerSettings,
+  timerTagsCode,
+  type TimerSettings,
+} from './timer/index.js';
 import { resolveEnablePropertyFilter } from './sql-filter.js';
 import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
@@ -26,7 +32,12 @@ import { ConsumerManageProcessor } from './processor/consumer-manage-processor.j
 import { PullMessageProcessor } from './processor/pull-message-processor.js';
 import { SendMessageProcessor } from './processor/send-message-processor.js';
 import { createTransactions, type TransactionTuning, type Transactions } from './transaction/index.js';
-import { ReplyMessageProcessor, createReplyRequestTable, replyTopicOf, resolveStoreReplyMessageEnable } from './reply/reply-message-processor.js';
+import {
+  ReplyMessageProcessor,
+  createReplyRequestTable,
+  replyTopicOf,
+  resolveStoreReplyMessageEnable,
+} from './reply/reply-message-processor.js';
 import type { ReplyRequestTable } from './reply/reply-request-table.js';
 import { PopService } from './pop/pop-message-processor.js';
 import { aclRequestGate, type PermissionChecker } from './acl/index.js';
@@ -285,14 +296,17 @@ export class Broker implements BrokerContext {
     this.limits = resolveBrokerLimits(options);
     this.timerSettings = resolveTimerSettings(options);
     this.enablePropertyFilter = resolveEnablePropertyFilter(options.enablePropertyFilter);
-    this.replyRequests = options.replyRequests !== undefined ? options.replyRequests : createReplyRequestTable(options, this.clock);
+    this.replyRequests =
+      options.replyRequests !== undefined ? options.replyRequests : createReplyRequestTable(options, this.clock);
     this.server = new RemotingServer({
       serializeType: options.serializeType ?? 'JSON',
       clock: this.clock,
       idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxBufferedBytes: options.maxBufferedBytes,
       maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
-      requestGate: options.permissionChecker && aclRequestGate(options.permissionChecker, { server: options.brokerName, warn: options.warn ?? stderrWarn }),
+      requestGate:
+        options.permissionChecker &&
+        aclRequestGate(options.permissionChecker, { server: options.brokerName, warn: options.warn ?? stderrWarn }),
     });
     const warn = options.warn ?? stderrWarn;
     this.topics = new TopicConfigManager(options.storeDir, warn);
@@ -300,7 +314,10 @@ export class Broker implements BrokerContext {
     this.pullHold = new PullRequestHoldService(this.clock);
     this.locks = new RebalanceLockManager(options.lockMaxLiveTimeMs ?? 60_000);
     const clientManage = new ClientManageProcessor(this);
-    this.consumers = new ConsumerManager((group, channels) => clientManage.notifyConsumerIdsChanged(group, channels), options.channelExpiredTimeoutMs ?? 120_000);
+    this.consumers = new ConsumerManager(
+      (group, channels) => clientManage.notifyConsumerIdsChanged(group, channels),
+      options.channelExpiredTimeoutMs ?? 120_000,
+    );
     clientManage.register(this.server);
     new SendMessageProcessor(this).register(this.server);
     new PullMessageProcessor(this).register(this.server);
@@ -308,10 +325,19 @@ export class Broker implements BrokerContext {
     new AdminBrokerProcessor(this).register(this.server);
     this.tx = createTransactions(this, options);
     this.tx.register(this.server);
-    new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(this.server);
-    this.pop = new PopService(this, options.storeDir, { minPopInvisibleTimeMs: options.minPopInvisibleTimeMs, maxPopInvisibleTimeMs: options.maxPopInvisibleTimeMs });
+    new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(
+      this.server,
+    );
+    this.pop = new PopService(this, options.storeDir, {
+      minPopInvisibleTimeMs: options.minPopInvisibleTimeMs,
+      maxPopInvisibleTimeMs: options.maxPopInvisibleTimeMs,
+    });
     this.pop.register(this.server);
-    this.adminTools = { index: new IndexService(options.storeDir, warn), groups: new SubscriptionGroupManager(options.storeDir, this.clock, warn), namesrv: options.namesrv };
+    this.adminTools = {
+      index: new IndexService(options.storeDir, warn),
+      groups: new SubscriptionGroupManager(options.storeDir, this.clock, warn),
+      namesrv: options.namesrv,
+    };
     new AdminToolsProcessor(this, this.adminTools).register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
@@ -342,7 +368,8 @@ export class Broker implements BrokerContext {
       },
     });
     this.store.open();
-    this.store.onStored = (inner, phys, size, ts) => this.adminTools.index.add(inner.topic, inner.properties, phys, size, ts);
+    this.store.onStored = (inner, phys, size, ts) =>
+      this.adminTools.index.add(inner.topic, inner.properties, phys, size, ts);
     this.adminTools.index.open(this.store);
     // Each throws ConfigFileError when its file and the .bak are unreadable: the broker does not
     // start rather than overwrite them (issue 13).
@@ -350,20 +377,37 @@ export class Broker implements BrokerContext {
     this.offsets.load();
     this.adminTools.groups.load();
     this.offsets.reportPastMax((topic, queueId) => this.store.getMaxOffset(topic, queueId));
-    this.schedule = new ScheduleMessageService(this.store, this.clock, this.delayLevels, this.options.storeDir, this.options.warn);
+    this.schedule = new ScheduleMessageService(
+      this.store,
+      this.clock,
+      this.delayLevels,
+      this.options.storeDir,
+      this.options.warn,
+    );
     this.schedule.load();
-    this.timerStore = new TimerMessageStore(this.store, this.clock, this.options.storeDir, this.options.warn, this.timerSettings);
+    this.timerStore = new TimerMessageStore(
+      this.store,
+      this.clock,
+      this.options.storeDir,
+      this.options.warn,
+      this.timerSettings,
+    );
     this.timerStore.load();
     const queues = this.options.queues ?? 8;
     if (this.autoCreateTopic) {
-      this.topics.ensure(AUTO_CREATE_TOPIC_KEY_TOPIC, queues, PermName.PERM_INHERIT | PermName.PERM_READ | PermName.PERM_WRITE);
+      this.topics.ensure(
+        AUTO_CREATE_TOPIC_KEY_TOPIC,
+        queues,
+        PermName.PERM_INHERIT | PermName.PERM_READ | PermName.PERM_WRITE,
+      );
     }
     this.topics.ensure(SCHEDULE_TOPIC, this.delayLevels.length, PermName.PERM_READ | PermName.PERM_WRITE);
     // request–reply: the cluster's reply topic, one queue, as Apache's TopicConfigManager makes it
     this.topics.ensure(replyTopicOf(this.clusterName), 1);
     ensureTraceTopic(this.topics, this.options);
     // Java's TopicConfigManager adds the timer topic (1 queue) when the wheel is on
-    if (this.timerSettings.timerWheelEnable) this.topics.ensure(TIMER_TOPIC, 1, PermName.PERM_READ | PermName.PERM_WRITE);
+    if (this.timerSettings.timerWheelEnable)
+      this.topics.ensure(TIMER_TOPIC, 1, PermName.PERM_READ | PermName.PERM_WRITE);
     // topics found in the store but missing from topics.json (e.g. the file was lost) come back
     for (const [topic, n] of this.store.queueIdsByTopic()) if (!this.topics.get(topic)) this.topics.ensure(topic, n);
     this.topics.onChange = (config) => this.options.namesrv.registerTopic(this.brokerName, config);
@@ -387,11 +431,23 @@ export class Broker implements BrokerContext {
     });
     const failed = (err: unknown): void => {
       log('periodic task failed: %O', err);
-      (this.options.warn ?? stderrWarn)(`a periodic task of ${this.brokerName} failed: ${(err as Error)?.message ?? String(err)}`);
+      (this.options.warn ?? stderrWarn)(
+        `a periodic task of ${this.brokerName} failed: ${(err as Error)?.message ?? String(err)}`,
+      );
     };
     this.stopTasks.push(
-      scheduleEvery(this.clock, SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS, () => this.consumers.scanExpired(this.clock.now()), failed),
-      scheduleEvery(this.clock, this.options.flushConsumerOffsetIntervalMs ?? 5000, () => this.offsets.persist(), failed),
+      scheduleEvery(
+        this.clock,
+        SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS,
+        () => this.consumers.scanExpired(this.clock.now()),
+        failed,
+      ),
+      scheduleEvery(
+        this.clock,
+        this.options.flushConsumerOffsetIntervalMs ?? 5000,
+        () => this.offsets.persist(),
+        failed,
+      ),
     );
     log('broker %s listening on %s, store %s', this.brokerName, this.address, this.options.storeDir);
     return this.address;

@@ -94,7 +94,8 @@ export class CommitLog {
     this.dir = dir;
     this.segmentSize = options.segmentSize ?? 64 * 1024 * 1024;
     this.cachedSegments = Math.max(1, options.cachedSegments ?? 2);
-    if (this.segmentSize < 4096) throw new BrokerOptionError('segmentSize', `must be at least 4096, got ${this.segmentSize}`);
+    if (this.segmentSize < 4096)
+      throw new BrokerOptionError('segmentSize', `must be at least 4096, got ${this.segmentSize}`);
   }
 
   /** Offset the next record would get if it fits the current segment. */
@@ -132,7 +133,9 @@ export class CommitLog {
     for (const seg of this.segments) {
       if (seg.base > expectBase) {
         report.missing.push({ from: expectBase, to: seg.base });
-        warn(`commit log: no segment holds offsets ${expectBase}..${seg.base - 1} (${(seg.base - expectBase) / this.segmentSize} segment file(s) missing); the records in them are lost`);
+        warn(
+          `commit log: no segment holds offsets ${expectBase}..${seg.base - 1} (${(seg.base - expectBase) / this.segmentSize} segment file(s) missing); the records in them are lost`,
+        );
       }
       expectBase = seg.base + this.segmentSize;
     }
@@ -167,17 +170,23 @@ export class CommitLog {
       if (tail > 0 && !scan.sealed) {
         if (isLast) {
           report.tornBytes = tail;
-          warn(`commit log ${seg.file}: cut a torn tail of ${tail} bytes at offset ${seg.base + scan.end} (no complete record after it)`);
+          warn(
+            `commit log ${seg.file}: cut a torn tail of ${tail} bytes at offset ${seg.base + scan.end} (no complete record after it)`,
+          );
           fs.ftruncateSync(seg.fd, scan.end);
           seg.length = scan.end;
         } else {
           // what the file lost is unknown; at most the rest of the segment
           report.lostTail.push({ from: seg.base + scan.end, to: seg.base + this.segmentSize, segment: seg.file });
-          warn(`commit log ${seg.file}: ${tail} bytes at its end (offset ${seg.base + scan.end}) are not a complete record; the segment was cut short, records after offset ${seg.base + scan.end} in it are lost`);
+          warn(
+            `commit log ${seg.file}: ${tail} bytes at its end (offset ${seg.base + scan.end}) are not a complete record; the segment was cut short, records after offset ${seg.base + scan.end} in it are lost`,
+          );
         }
       } else if (!isLast && !scan.sealed && this.segmentSize - read >= 8) {
         // a sealed segment ends with a blank filler; a shorter one without it was truncated at a record boundary
-        warn(`commit log ${seg.file} ends at ${read} bytes without its end-of-segment filler; if it was cut, the records after offset ${seg.base + read} in it are lost`);
+        warn(
+          `commit log ${seg.file} ends at ${read} bytes without its end-of-segment filler; if it was cut, the records after offset ${seg.base + read} in it are lost`,
+        );
         report.lostTail.push({ from: seg.base + read, to: seg.base + this.segmentSize, segment: seg.file });
       }
       // a sealed segment is full: the next write opens a new one (never a record after the filler)
@@ -185,7 +194,9 @@ export class CommitLog {
     }
     if (report.damaged.length > 20) {
       const bytes = report.damaged.slice(20).reduce((n, d) => n + d.to - d.from, 0);
-      warn(`commit log: … and ${report.damaged.length - 20} more damaged stretches (${bytes} bytes), skipped the same way`);
+      warn(
+        `commit log: … and ${report.damaged.length - 20} more damaged stretches (${bytes} bytes), skipped the same way`,
+      );
     }
     return report;
   }
@@ -202,7 +213,8 @@ export class CommitLog {
    * the current one has no room. Call, encode with that offset, then `append`.
    */
   reserve(size: number): number {
-    if (size > this.segmentSize) throw new StoreWriteError(`record of ${size} bytes exceeds the segment size ${this.segmentSize}`);
+    if (size > this.segmentSize)
+      throw new StoreWriteError(`record of ${size} bytes exceeds the segment size ${this.segmentSize}`);
     const last = this.segments[this.segments.length - 1];
     if (!last) return 0;
     if (last.length + size <= this.segmentSize) return last.base + last.length;
@@ -218,7 +230,8 @@ export class CommitLog {
       last = this.createSegment(offset);
     }
     const at = offset - last.base;
-    if (at !== last.length) throw new StoreWriteError(`append at ${offset} but the log ends at ${last.base + last.length}`);
+    if (at !== last.length)
+      throw new StoreWriteError(`append at ${offset} but the log ends at ${last.base + last.length}`);
     let written = 0;
     try {
       while (written < data.length) {
@@ -262,9 +275,20 @@ export class CommitLog {
       fd = fs.openSync(file, 'w+');
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      throw new StoreWriteError(`cannot create commit log segment: ${e.code ?? e.message}`, { cause: err, code: e.code });
+      throw new StoreWriteError(`cannot create commit log segment: ${e.code ?? e.message}`, {
+        cause: err,
+        code: e.code,
+      });
     }
-    const seg: Segment = { base, file, fd, length: 0, dataEnd: 0, damaged: [], mem: Buffer.allocUnsafe(this.segmentSize) };
+    const seg: Segment = {
+      base,
+      file,
+      fd,
+      length: 0,
+      dataEnd: 0,
+      damaged: [],
+      mem: Buffer.allocUnsafe(this.segmentSize),
+    };
     this.segments.push(seg);
     // drop the memory copy of segments that fell out of the window
     const keep = this.segments.length - this.cachedSegments;
@@ -300,7 +324,8 @@ export class CommitLog {
     const blockStart = Math.floor(at / bs) * bs;
     if (at + size <= blockStart + bs) {
       const block = this.block(seg, blockStart);
-      if (block && at + size - blockStart <= block.length) return block.subarray(at - blockStart, at - blockStart + size);
+      if (block && at + size - blockStart <= block.length)
+        return block.subarray(at - blockStart, at - blockStart + size);
     }
     return this.readDirect(seg, at, size);
   }

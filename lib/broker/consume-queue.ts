@@ -151,7 +151,13 @@ export class ConsumeQueue {
       const len = (chunkEnd - this.flushed) * CQ_ENTRY_SIZE;
       let done = 0;
       while (done < len) {
-        done += fs.writeSync(this.fd, this.chunks[chunkIndex]!, from + done, len - done, this.flushed * CQ_ENTRY_SIZE + done);
+        done += fs.writeSync(
+          this.fd,
+          this.chunks[chunkIndex]!,
+          from + done,
+          len - done,
+          this.flushed * CQ_ENTRY_SIZE + done,
+        );
       }
       this.flushed = chunkEnd;
     }

@@ -38,7 +38,14 @@ export class ConsumerGroupInfo {
       this.channels.set(info.conn, info);
       return true;
     }
-    if (old.clientId !== info.clientId) log('group %s: channel %s changes client id %s → %s', this.groupName, info.conn.remoteAddress, old.clientId, info.clientId);
+    if (old.clientId !== info.clientId)
+      log(
+        'group %s: channel %s changes client id %s → %s',
+        this.groupName,
+        info.conn.remoteAddress,
+        old.clientId,
+        info.clientId,
+      );
     old.clientId = info.clientId;
     old.language = info.language;
     old.version = info.version;

@@ -47,7 +47,8 @@ export class ConsumerOffsetManager {
       this.table.set(key, m);
     }
     const prev = m.get(queueId);
-    if (prev !== undefined && offset < prev) log('offset of %s queue %d goes back from %d to %d', key, queueId, prev, offset);
+    if (prev !== undefined && offset < prev)
+      log('offset of %s queue %d goes back from %d to %d', key, queueId, prev, offset);
     m.set(queueId, offset);
     this.dirty = true;
   }
@@ -66,7 +67,8 @@ export class ConsumerOffsetManager {
 
   /** Forget every offset of a group (DELETE_SUBSCRIPTIONGROUP with cleanOffset). */
   removeGroup(group: string): void {
-    for (const key of [...this.table.keys()]) if (key.slice(key.lastIndexOf('@') + 1) === group) (this.table.delete(key), (this.dirty = true));
+    for (const key of [...this.table.keys()])
+      if (key.slice(key.lastIndexOf('@') + 1) === group) this.table.delete(key), (this.dirty = true);
   }
 
   /** All offsets of a group, "topic" → queueId → offset. */
@@ -91,7 +93,10 @@ export class ConsumerOffsetManager {
       for (const [queueId, offset] of queues) {
         const max = maxOffset(topic, queueId);
         if (offset <= max) continue;
-        if (n++ < 20) this.warn(`committed offset ${offset} of ${key} queue ${queueId} is past the queue's max offset ${max}: messages it counted are no longer in the store`);
+        if (n++ < 20)
+          this.warn(
+            `committed offset ${offset} of ${key} queue ${queueId} is past the queue's max offset ${max}: messages it counted are no longer in the store`,
+          );
       }
     }
     if (n > 20) this.warn(`… and ${n - 20} more committed offsets past their queue's max offset`);

@@ -143,7 +143,11 @@ export class IndexService {
       log('index: %s of an earlier version removed; the index is rebuilt from the commit log', legacy);
     }
     const names = fs.readdirSync(this.dir);
-    const seqs = (suffix: string) => names.filter((n) => n.endsWith(suffix) && /^\d+$/.test(n.slice(0, -suffix.length))).map((n) => Number(n.slice(0, -suffix.length))).sort((a, b) => a - b);
+    const seqs = (suffix: string) =>
+      names
+        .filter((n) => n.endsWith(suffix) && /^\d+$/.test(n.slice(0, -suffix.length)))
+        .map((n) => Number(n.slice(0, -suffix.length)))
+        .sort((a, b) => a - b);
     const end = source.commitLogEnd;
     let trusted = 0;
     for (const seq of seqs(SEALED_SUFFIX)) {
@@ -152,13 +156,16 @@ export class IndexService {
       // a file out of order, damaged, or past the end of a commit log that lost its tail: it and
       // every later one go, and their records are indexed again
       if (!s || s.beginPhys !== trusted || s.endPhys > end) {
-        this.warn(s && s.endPhys > end
-          ? `${file}: indexes commit-log data up to ${s.endPhys}, but the commit log ends at ${end}; the keys after ${trusted} are indexed again`
-          : `${file}: damaged; the rest is rebuilt from the commit log`);
-        for (const later of [...seqs(SEALED_SUFFIX), ...seqs(ACTIVE_SUFFIX)]) if (later >= seq) {
-          fs.rmSync(path.join(this.dir, `${later}${SEALED_SUFFIX}`), { force: true });
-          fs.rmSync(path.join(this.dir, `${later}${ACTIVE_SUFFIX}`), { force: true });
-        }
+        this.warn(
+          s && s.endPhys > end
+            ? `${file}: indexes commit-log data up to ${s.endPhys}, but the commit log ends at ${end}; the keys after ${trusted} are indexed again`
+            : `${file}: damaged; the rest is rebuilt from the commit log`,
+        );
+        for (const later of [...seqs(SEALED_SUFFIX), ...seqs(ACTIVE_SUFFIX)])
+          if (later >= seq) {
+            fs.rmSync(path.join(this.dir, `${later}${SEALED_SUFFIX}`), { force: true });
+            fs.rmSync(path.join(this.dir, `${later}${ACTIVE_SUFFIX}`), { force: true });
+          }
         break;
       }
       this.sealed.push(s);
@@ -167,7 +174,8 @@ export class IndexService {
       this.lastTimestamp = Math.max(this.lastTimestamp, s.maxTs);
     }
     // an open file sealed before a crash removed it, or one older than the last sealed file
-    for (const seq of seqs(ACTIVE_SUFFIX)) if (seq < this.seq) fs.rmSync(path.join(this.dir, `${seq}${ACTIVE_SUFFIX}`), { force: true });
+    for (const seq of seqs(ACTIVE_SUFFIX))
+      if (seq < this.seq) fs.rmSync(path.join(this.dir, `${seq}${ACTIVE_SUFFIX}`), { force: true });
     this.beginPhys = trusted;
     this.indexedEnd = trusted;
     this.loadActive(end);
@@ -226,7 +234,10 @@ export class IndexService {
       lastPhys = phys;
     }
     if (good < n) damaged = damaged || !lost;
-    if (lost) this.warn(`${file}: indexes commit-log data past ${goodEnd}, but the commit log ends at ${commitLogEnd}; the keys after ${goodEnd} are indexed again`);
+    if (lost)
+      this.warn(
+        `${file}: indexes commit-log data past ${goodEnd}, but the commit log ends at ${commitLogEnd}; the keys after ${goodEnd} are indexed again`,
+      );
     else if (damaged) this.warn(`${file}: damaged after byte ${good * ENTRY}; the rest is rebuilt from the commit log`);
     if (good * ENTRY !== data.length) fs.truncateSync(file, good * ENTRY);
     this.ensureCapacity(good);
@@ -280,7 +291,13 @@ export class IndexService {
   }
 
   /** Index one stored record; returns how many keys it added. */
-  add(topic: string, properties: Readonly<Record<string, string>>, phys: number, size: number, storeTimestamp: number): number {
+  add(
+    topic: string,
+    properties: Readonly<Record<string, string>>,
+    phys: number,
+    size: number,
+    storeTimestamp: number,
+  ): number {
     if (phys < this.indexedEnd) return 0;
     const k = properties[MessageConst.PROPERTY_KEYS];
     const uniq = properties[MessageConst.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX];
@@ -308,8 +325,14 @@ export class IndexService {
     const file = path.join(this.dir, `${this.seq}${SEALED_SUFFIX}`);
     const header = Buffer.alloc(HEADER);
     const s: Sealed = {
-      seq: this.seq, file, slots: this.slotsPerFile, count: this.count, beginPhys: this.beginPhys, endPhys: this.indexedEnd,
-      minTs: this.count > 0 ? this.minTs : 0, maxTs: this.maxTs,
+      seq: this.seq,
+      file,
+      slots: this.slotsPerFile,
+      count: this.count,
+      beginPhys: this.beginPhys,
+      endPhys: this.indexedEnd,
+      minTs: this.count > 0 ? this.minTs : 0,
+      maxTs: this.maxTs,
     };
     header.writeUInt32LE(MAGIC, 0);
     header.writeUInt32LE(VERSION, 4);
@@ -352,7 +375,13 @@ export class IndexService {
    * time), newest first, at most `maxNum` (capped at 64), with the index's last update
    * (QueryMessageResponseHeader).
    */
-  query(topic: string, key: string, maxNum: number, begin: number, end: number): { entries: IndexEntry[]; lastTimestamp: number; lastPhys: number } {
+  query(
+    topic: string,
+    key: string,
+    maxNum: number,
+    begin: number,
+    end: number,
+  ): { entries: IndexEntry[]; lastTimestamp: number; lastPhys: number } {
     const hash = keyHash(topic, key);
     const max = Math.min(Math.max(0, maxNum), MAX_QUERY_MESSAGES);
     const out: IndexEntry[] = [];
@@ -361,7 +390,8 @@ export class IndexService {
         const e = read(i - 1);
         if (!e) return;
         const ts = e.readDoubleLE(20);
-        if (e.readInt32LE(0) === hash && ts >= begin && ts <= end) out.push({ phys: e.readDoubleLE(12), size: e.readInt32LE(8), storeTimestamp: ts });
+        if (e.readInt32LE(0) === hash && ts >= begin && ts <= end)
+          out.push({ phys: e.readDoubleLE(12), size: e.readInt32LE(8), storeTimestamp: ts });
         const prev = e.readInt32LE(4);
         if (prev >= i) return; // a chain only goes back
         i = prev;
@@ -385,7 +415,10 @@ export class IndexService {
         if (fs.readSync(fd, slot, 0, 4, HEADER + slotOf(hash, s.slots) * 4) !== 4) continue;
         const buf = Buffer.alloc(ENTRY);
         const entriesAt = HEADER + s.slots * 4;
-        take((i) => (i < s.count && fs.readSync(fd, buf, 0, ENTRY, entriesAt + i * ENTRY) === ENTRY ? buf : null), slot.readInt32LE(0));
+        take(
+          (i) => (i < s.count && fs.readSync(fd, buf, 0, ENTRY, entriesAt + i * ENTRY) === ENTRY ? buf : null),
+          slot.readInt32LE(0),
+        );
       } finally {
         fs.closeSync(fd);
       }
@@ -430,8 +463,14 @@ function readSealedHeader(file: string, seq: number): Sealed | null {
     if (fs.readSync(fd, h, 0, HEADER, 0) !== HEADER) return null;
     if (h.readUInt32LE(0) !== MAGIC || h.readUInt32LE(4) !== VERSION || h.readUInt32LE(8) !== seq) return null;
     const s: Sealed = {
-      seq, file, slots: h.readUInt32LE(12), count: h.readUInt32LE(16), beginPhys: h.readDoubleLE(24), endPhys: h.readDoubleLE(32),
-      minTs: h.readDoubleLE(40), maxTs: h.readDoubleLE(48),
+      seq,
+      file,
+      slots: h.readUInt32LE(12),
+      count: h.readUInt32LE(16),
+      beginPhys: h.readDoubleLE(24),
+      endPhys: h.readDoubleLE(32),
+      minTs: h.readDoubleLE(40),
+      maxTs: h.readDoubleLE(48),
     };
     if (s.slots < 1 || fs.fstatSync(fd).size !== HEADER + s.slots * 4 + s.count * ENTRY) return null;
     if (!Number.isSafeInteger(s.beginPhys) || !Number.isSafeInteger(s.endPhys) || s.endPhys < s.beginPhys) return null;

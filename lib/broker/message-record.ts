@@ -1,8 +1,5 @@
 import { isIP } from 'node:net';
-import {
-  encodeStoredMessage,
-  MessageSysFlag,
-} from '../../protocol/index.js';
+import { encodeStoredMessage, MessageSysFlag } from '../../protocol/index.js';
 import { readInt64, writeInt64 } from '../../protocol/int64.js';
 import { javaStringHash } from '../../protocol/java-hash.js';
 import { MessageRecordOffset } from '../../protocol/message-record.js';

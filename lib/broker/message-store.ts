@@ -43,7 +43,12 @@ export interface GetMessageResult {
   bytes: number;
 }
 
-export type PutMessageStatus = 'PUT_OK' | 'MESSAGE_ILLEGAL' | 'PROPERTIES_SIZE_EXCEEDED' | 'SERVICE_NOT_AVAILABLE' | 'WHEEL_TIMER_NOT_ENABLE';
+export type PutMessageStatus =
+  | 'PUT_OK'
+  | 'MESSAGE_ILLEGAL'
+  | 'PROPERTIES_SIZE_EXCEEDED'
+  | 'SERVICE_NOT_AVAILABLE'
+  | 'WHEEL_TIMER_NOT_ENABLE';
 
 export interface PutMessageResult {
   status: PutMessageStatus;
@@ -143,7 +148,9 @@ export class MessageStore {
     let repaired = lostBytes(scan) > scan.tornBytes || cp.unreadable;
     const shortBy = Math.max(0, cp.dispatched - end);
     if (shortBy > 0) {
-      warn(`commit log ends at ${end} but the checkpoint recorded data up to ${cp.dispatched}: ${shortBy} bytes of indexed messages are gone`);
+      warn(
+        `commit log ends at ${end} but the checkpoint recorded data up to ${cp.dispatched}: ${shortBy} bytes of indexed messages are gone`,
+      );
       repaired = true;
     }
     // at most this many queue offsets can have lost their record
@@ -176,9 +183,13 @@ export class MessageStore {
         this.queues.set(key, cq);
         const expected = cp.queues?.get(key);
         if (dropped > 0) {
-          warn(`consume queue ${key}: entry ${cq.maxOffset} is damaged or points at a record the commit log no longer holds intact; re-indexing it and the ${dropped - 1} entries after it from the commit log`);
+          warn(
+            `consume queue ${key}: entry ${cq.maxOffset} is damaged or points at a record the commit log no longer holds intact; re-indexing it and the ${dropped - 1} entries after it from the commit log`,
+          );
         } else if (expected !== undefined && cq.maxOffset < expected) {
-          warn(`consume queue ${key} has ${cq.maxOffset} entries where the checkpoint recorded ${expected}; rebuilding the rest from the commit log`);
+          warn(
+            `consume queue ${key} has ${cq.maxOffset} entries where the checkpoint recorded ${expected}; rebuilding the rest from the commit log`,
+          );
         } else continue;
         repaired = true;
         from = Math.min(from, cq.indexedEnd);
@@ -186,7 +197,9 @@ export class MessageStore {
     }
     for (const [key, expected] of cp.queues ?? []) {
       if (this.queues.has(key) || expected === 0) continue;
-      warn(`consume queue ${key} is missing (the checkpoint recorded ${expected} entries); rebuilding it from the commit log`);
+      warn(
+        `consume queue ${key} is missing (the checkpoint recorded ${expected} entries); rebuilding it from the commit log`,
+      );
       repaired = true;
       from = 0;
     }
@@ -199,7 +212,12 @@ export class MessageStore {
       );
     } else if (replayed.indexed) log('recovery: re-indexed %d messages after offset %d', replayed.indexed, from);
     this.opened = true;
-    this.stopFlushing = scheduleEvery(this.clock, this.flushIntervalMs, () => this.flush(false), (err) => log('flush failed: %O', err));
+    this.stopFlushing = scheduleEvery(
+      this.clock,
+      this.flushIntervalMs,
+      () => this.flush(false),
+      (err) => log('flush failed: %O', err),
+    );
   }
 
   /**
@@ -211,25 +229,32 @@ export class MessageStore {
     try {
       text = readTextFile(this.checkpointFile);
     } catch (err) {
-      this.warn(`${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`);
+      this.warn(
+        `${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`,
+      );
       return { dispatched: 0, queues: null, unreadable: true };
     }
     if (text === null) return { dispatched: 0, queues: null, unreadable: false };
     try {
       const o = JSON.parse(text) as { dispatched?: unknown; queues?: unknown };
-      if (typeof o.dispatched !== 'number' || !Number.isSafeInteger(o.dispatched) || o.dispatched < 0) throw new Error('no "dispatched" offset');
+      if (typeof o.dispatched !== 'number' || !Number.isSafeInteger(o.dispatched) || o.dispatched < 0)
+        throw new Error('no "dispatched" offset');
       let queues: Map<string, number> | null = null;
       if (o.queues !== undefined) {
-        if (typeof o.queues !== 'object' || o.queues === null || Array.isArray(o.queues)) throw new Error('"queues" is not an object');
+        if (typeof o.queues !== 'object' || o.queues === null || Array.isArray(o.queues))
+          throw new Error('"queues" is not an object');
         queues = new Map();
         for (const [k, v] of Object.entries(o.queues)) {
-          if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new Error(`"queues.${k}" is not a count`);
+          if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+            throw new Error(`"queues.${k}" is not a count`);
           queues.set(k, v);
         }
       }
       return { dispatched: o.dispatched, queues, unreadable: false };
     } catch (err) {
-      this.warn(`${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`);
+      this.warn(
+        `${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`,
+      );
       return { dispatched: 0, queues: null, unreadable: true };
     }
   }
@@ -241,7 +266,11 @@ export class MessageStore {
    * and holes keep the offsets; otherwise the queue is indexed again in a second pass from 0.
    * Finally a queue shorter than the checkpoint recorded gets holes up to that count.
    */
-  private replay(from: number, expected: Map<string, number> | null, holeBudget: number): { indexed: number; holes: number } {
+  private replay(
+    from: number,
+    expected: Map<string, number> | null,
+    holeBudget: number,
+  ): { indexed: number; holes: number } {
     let indexed = 0;
     let holes = 0;
     let gaps = 0;
@@ -249,14 +278,17 @@ export class MessageStore {
     // a queue whose entries were trusted up to the replay's start has every record before it
     // indexed: a gap after that is a lost record, not a lost entry
     const complete = new Set<string>();
-    for (const [key, cq] of this.queues) if (cq.indexedEnd >= from || (from === 0 && cq.maxOffset === 0)) complete.add(key);
+    for (const [key, cq] of this.queues)
+      if (cq.indexedEnd >= from || (from === 0 && cq.maxOffset === 0)) complete.add(key);
     const pass = (start: number, only: Set<string> | null, deferred: Set<string> | null): void => {
       for (const { offset, record } of this.commitLog.records(start)) {
         let r: MessageExt;
         try {
           r = decodeMessage(record, 0, { decompress: false });
         } catch (err) {
-          this.warn(`commit log: the record at ${offset} passed its checks but does not decode (${(err as Error).message}); not indexed`);
+          this.warn(
+            `commit log: the record at ${offset} passed its checks but does not decode (${(err as Error).message}); not indexed`,
+          );
           continue;
         }
         const key = `${r.topic}@${r.queueId}`;
@@ -266,7 +298,9 @@ export class MessageStore {
           cq = this.queue(r.topic, r.queueId, true)!;
         } catch (err) {
           refused.add(r.topic);
-          this.warn(`commit log: records of topic ${JSON.stringify(r.topic)} are not indexed: ${(err as Error).message}`);
+          this.warn(
+            `commit log: records of topic ${JSON.stringify(r.topic)} are not indexed: ${(err as Error).message}`,
+          );
           continue;
         }
         if (cq.maxOffset > r.queueOffset) continue;
@@ -278,11 +312,15 @@ export class MessageStore {
           if (r.queueOffset - cq.maxOffset > holeBudget - holes) {
             // the header fields outside the body have no checksum: a damaged queue offset must
             // not make the index grow by millions of holes
-            this.warn(`commit log: the record at ${offset} claims queue offset ${r.queueOffset} of ${key}, which has ${cq.maxOffset} entries; more than the damage found can explain, so it is not indexed`);
+            this.warn(
+              `commit log: the record at ${offset} claims queue offset ${r.queueOffset} of ${key}, which has ${cq.maxOffset} entries; more than the damage found can explain, so it is not indexed`,
+            );
             continue;
           }
           if (++gaps <= MAX_GAP_LINES) {
-            this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${r.queueOffset - 1} have no intact record in the commit log; consumers move past them`);
+            this.warn(
+              `consume queue ${key}: queue offsets ${cq.maxOffset}..${r.queueOffset - 1} have no intact record in the commit log; consumers move past them`,
+            );
           }
           while (cq.maxOffset < r.queueOffset) {
             cq.appendHole();
@@ -296,23 +334,30 @@ export class MessageStore {
     const deferred = from > 0 ? new Set<string>() : null;
     pass(from, null, deferred);
     if (deferred && deferred.size > 0) {
-      this.warn(`consume queues ${[...deferred].join(', ')} miss entries before the checkpoint; indexing them again from the start of the commit log`);
+      this.warn(
+        `consume queues ${[...deferred].join(', ')} miss entries before the checkpoint; indexing them again from the start of the commit log`,
+      );
       pass(0, deferred, null);
     }
     for (const [key, n] of expected ?? []) {
       const cq = this.queues.get(key);
       if (!cq || cq.maxOffset >= n) continue;
       if (n - cq.maxOffset > holeBudget - holes) {
-        this.warn(`checkpoint.json: ${key} was recorded with ${n} entries, but the commit log holds ${cq.maxOffset} and the damage found explains fewer lost; not filling the difference`);
+        this.warn(
+          `checkpoint.json: ${key} was recorded with ${n} entries, but the commit log holds ${cq.maxOffset} and the damage found explains fewer lost; not filling the difference`,
+        );
         continue;
       }
-      this.warn(`consume queue ${key}: queue offsets ${cq.maxOffset}..${n - 1} have no intact record in the commit log; consumers move past them`);
+      this.warn(
+        `consume queue ${key}: queue offsets ${cq.maxOffset}..${n - 1} have no intact record in the commit log; consumers move past them`,
+      );
       while (cq.maxOffset < n) {
         cq.appendHole();
         holes++;
       }
     }
-    if (gaps > MAX_GAP_LINES) this.warn(`… and ${gaps - MAX_GAP_LINES} more runs of queue offsets with no intact record`);
+    if (gaps > MAX_GAP_LINES)
+      this.warn(`… and ${gaps - MAX_GAP_LINES} more runs of queue offsets with no intact record`);
     return { indexed, holes };
   }
 
@@ -352,7 +397,7 @@ export class MessageStore {
 
   /** Drop a topic's consume queues and their files (DELETE_TOPIC_IN_BROKER); its commit-log records stay until the log is cleaned. */
   deleteTopic(topic: string): void {
-    for (const [key, cq] of this.queues) if (cq.topic === topic) (cq.close(), this.queues.delete(key));
+    for (const [key, cq] of this.queues) if (cq.topic === topic) cq.close(), this.queues.delete(key);
     fs.rmSync(storePath(this.cqRoot, topic), { recursive: true, force: true });
     // the checkpoint must stop listing the queues, or the next open would rebuild them from the log
     this.flush(true);
@@ -401,11 +446,19 @@ export class MessageStore {
     let total = 0;
     for (const inner of inners) {
       if (inner.body.length > this.maxMessageSize) {
-        return { status: 'MESSAGE_ILLEGAL', remark: `message body size ${inner.body.length} exceeds the maximum ${this.maxMessageSize}`, written: [] };
+        return {
+          status: 'MESSAGE_ILLEGAL',
+          remark: `message body size ${inner.body.length} exceeds the maximum ${this.maxMessageSize}`,
+          written: [],
+        };
       }
       const props = encodeProperties(inner.properties);
       if (Buffer.byteLength(props, 'utf8') > MAX_PROPERTIES_BYTES) {
-        return { status: 'PROPERTIES_SIZE_EXCEEDED', remark: `message properties exceed ${MAX_PROPERTIES_BYTES} bytes`, written: [] };
+        return {
+          status: 'PROPERTIES_SIZE_EXCEEDED',
+          remark: `message properties exceed ${MAX_PROPERTIES_BYTES} bytes`,
+          written: [],
+        };
       }
       let buf;
       try {
@@ -437,18 +490,25 @@ export class MessageStore {
     for (let i = 0; i < bufs.length; i++) {
       const buf = bufs[i]!;
       stampRecord(buf, baseQueueOffset + i, p, now);
-      written.push({ physOffset: p, queueOffset: baseQueueOffset + i, msgId: this.offsetMsgIdOf(p), storeTimestamp: now });
+      written.push({
+        physOffset: p,
+        queueOffset: baseQueueOffset + i,
+        msgId: this.offsetMsgIdOf(p),
+        storeTimestamp: now,
+      });
       p += buf.length;
     }
     const data = bufs.length === 1 ? bufs[0]! : Buffer.concat(bufs, total);
     try {
       this.commitLog.append(phys, data);
     } catch (err) {
-      if (err instanceof StoreWriteError) return { status: 'SERVICE_NOT_AVAILABLE', remark: `store write failed: ${err.message}`, written: [] };
+      if (err instanceof StoreWriteError)
+        return { status: 'SERVICE_NOT_AVAILABLE', remark: `store write failed: ${err.message}`, written: [] };
       throw err;
     }
     for (let i = 0; i < bufs.length; i++) cq.append(written[i]!.physOffset, bufs[i]!.length, codes[i]!);
-    if (this.onStored) for (let i = 0; i < bufs.length; i++) this.onStored(inners[i]!, written[i]!.physOffset, bufs[i]!.length, now);
+    if (this.onStored)
+      for (let i = 0; i < bufs.length; i++) this.onStored(inners[i]!, written[i]!.physOffset, bufs[i]!.length, now);
     for (const l of this.listeners) {
       try {
         l(first.topic, first.queueId, cq.maxOffset, codes);
@@ -483,7 +543,14 @@ export class MessageStore {
   ): GetMessageResult {
     const cq = this.queue(topic, queueId);
     if (!cq) {
-      return { status: 'NO_MATCHED_LOGIC_QUEUE', nextBeginOffset: 0, minOffset: 0, maxOffset: 0, records: [], bytes: 0 };
+      return {
+        status: 'NO_MATCHED_LOGIC_QUEUE',
+        nextBeginOffset: 0,
+        minOffset: 0,
+        maxOffset: 0,
+        records: [],
+        bytes: 0,
+      };
     }
     const minOffset = cq.minOffset;
     const maxOffset = cq.maxOffset;
@@ -506,7 +573,10 @@ export class MessageStore {
       if (match && !match(cq.tagsCodeAt(i))) continue;
       const phys = cq.physOffsetAt(i);
       if (!this.commitLog.recordHeaderOk(phys, size)) {
-        this.warnOnce(phys, `${topic}@${queueId} offset ${i}: the commit log holds no intact record at ${phys} (damaged since start-up?); skipped`);
+        this.warnOnce(
+          phys,
+          `${topic}@${queueId} offset ${i}: the commit log holds no intact record at ${phys} (damaged since start-up?); skipped`,
+        );
         continue;
       }
       // isMatchedByCommitLog (SQL92): the record's properties, read where it lies
@@ -537,7 +607,8 @@ export class MessageStore {
     const runs: { phys: number; size: number }[] = [];
     for (const p of picked) {
       const last = runs[runs.length - 1];
-      if (last && last.phys + last.size === p.phys && Math.floor(last.phys / seg) === Math.floor(p.phys / seg)) last.size += p.size;
+      if (last && last.phys + last.size === p.phys && Math.floor(last.phys / seg) === Math.floor(p.phys / seg))
+        last.size += p.size;
       else runs.push({ phys: p.phys, size: p.size });
     }
     const out: Buffer[] = [];

@@ -61,14 +61,20 @@ export class NameServer {
     const { maxQueueNums, ...remoting } = options;
     this.maxQueueNums = maxQueueNums ?? DEFAULT_MAX_QUEUE_NUMS;
     this.server = new RemotingServer(remoting);
-    registerOperation(this.server, Operations.GET_ROUTEINFO_BY_TOPIC, ({ header, request }) => this.getRouteInfo(request, header));
+    registerOperation(this.server, Operations.GET_ROUTEINFO_BY_TOPIC, ({ header, request }) =>
+      this.getRouteInfo(request, header),
+    );
     registerOperation(this.server, Operations.GET_BROKER_CLUSTER_INFO, ({ request }) =>
       createResponse(request, ResponseCode.SUCCESS, { body: encodeClusterInfo(this.clusterInfo()) }),
     );
     registerOperation(this.server, Operations.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, ({ request }) =>
-      createResponse(request, ResponseCode.SUCCESS, { body: encodeTopicList({ topicList: [...this.topicQueues.keys()].sort() }) }),
+      createResponse(request, ResponseCode.SUCCESS, {
+        body: encodeTopicList({ topicList: [...this.topicQueues.keys()].sort() }),
+      }),
     );
-    registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header, request }) => this.createTopic(request, header));
+    registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header, request }) =>
+      this.createTopic(request, header),
+    );
     registerNameServerAdminTools(this.server, this);
   }
 
@@ -101,7 +107,13 @@ export class NameServer {
       m = new Map();
       this.topicQueues.set(t.topicName, m);
     }
-    m.set(brokerName, { brokerName, perm: t.perm, readQueueNums: t.readQueueNums, writeQueueNums: t.writeQueueNums, topicSysFlag: t.topicSysFlag });
+    m.set(brokerName, {
+      brokerName,
+      perm: t.perm,
+      readQueueNums: t.readQueueNums,
+      writeQueueNums: t.writeQueueNums,
+      topicSysFlag: t.topicSysFlag,
+    });
     log('route of %s on %s: %d queues, perm %d', t.topicName, brokerName, t.writeQueueNums, t.perm);
   }
 

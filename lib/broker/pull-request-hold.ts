@@ -109,9 +109,10 @@ export class PullRequestHoldService {
 
   /** Shutdown: answer nothing more. */
   clear(): void {
-    for (const set of [...this.held.values()]) for (const h of [...set]) {
-      this.remove(h);
-      h.resolve(null);
-    }
+    for (const set of [...this.held.values()])
+      for (const h of [...set]) {
+        this.remove(h);
+        h.resolve(null);
+      }
   }
 }

@@ -22,7 +22,12 @@ import type { AnyOperation } from './processor/request-processor.js';
 /** Header fields that hold a topic name, in any operation's request header. */
 export const TOPIC_HEADER_FIELDS: ReadonlySet<string> = new Set(['topic', 'defaultTopic', 'originTopic']);
 /** Header fields that hold a group name. */
-export const GROUP_HEADER_FIELDS: ReadonlySet<string> = new Set(['consumerGroup', 'producerGroup', 'group', 'groupName']);
+export const GROUP_HEADER_FIELDS: ReadonlySet<string> = new Set([
+  'consumerGroup',
+  'producerGroup',
+  'group',
+  'groupName',
+]);
 
 type Name = readonly [kind: 'topic' | 'group', path: string, value: unknown];
 
@@ -32,12 +37,16 @@ export const BODY_NAMES: Readonly<Partial<Record<number, (body: never) => Name[]
     const out: Name[] = [];
     hb.consumerDataSet.forEach((cd, i) => {
       out.push(['group', `consumerDataSet[${i}].groupName`, cd.groupName]);
-      cd.subscriptionDataSet.forEach((sd, j) => out.push(['topic', `consumerDataSet[${i}].subscriptionDataSet[${j}].topic`, sd.topic]));
+      cd.subscriptionDataSet.forEach((sd, j) =>
+        out.push(['topic', `consumerDataSet[${i}].subscriptionDataSet[${j}].topic`, sd.topic]),
+      );
     });
     hb.producerDataSet.forEach((pd, i) => out.push(['group', `producerDataSet[${i}].groupName`, pd.groupName]));
     return out;
   },
-  [RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP]: (c: SubscriptionGroupConfig) => [['group', 'groupName', c.groupName]],
+  [RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP]: (c: SubscriptionGroupConfig) => [
+    ['group', 'groupName', c.groupName],
+  ],
   [RequestCode.LOCK_BATCH_MQ]: (b: LockBatchBody) => lockNames(b),
   [RequestCode.UNLOCK_BATCH_MQ]: (b: LockBatchBody) => lockNames(b),
   [RequestCode.CHECK_CLIENT_CONFIG]: (b: CheckClientRequestBody) => {
@@ -50,7 +59,10 @@ export const BODY_NAMES: Readonly<Partial<Record<number, (body: never) => Name[]
 };
 
 function lockNames(b: LockBatchBody): Name[] {
-  return [['group', 'consumerGroup', b.consumerGroup], ...b.mqSet.map((mq, i): Name => ['topic', `mqSet[${i}].topic`, mq.topic])];
+  return [
+    ['group', 'consumerGroup', b.consumerGroup],
+    ...b.mqSet.map((mq, i): Name => ['topic', `mqSet[${i}].topic`, mq.topic]),
+  ];
 }
 
 /**

@@ -1,6 +1,12 @@
 import * as path from 'node:path';
 import createDebug from '../debug.js';
-import { decodeDelayOffsetFile, decodeMessage, DELAY_LEVEL_TEXT, encodeDelayOffsetFile, SCHEDULE_TOPIC } from '../../protocol/internal.js';
+import {
+  decodeDelayOffsetFile,
+  decodeMessage,
+  DELAY_LEVEL_TEXT,
+  encodeDelayOffsetFile,
+  SCHEDULE_TOPIC,
+} from '../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import { unparked } from './message-record.js';
@@ -72,7 +78,10 @@ export class ScheduleMessageService {
     } catch (err) {
       // a damaged record must not stop the broker: log it and look again later
       log('delay level %d: delivery failed: %O', level, err);
-      this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 1000));
+      this.timers.set(
+        level,
+        this.clock.setTimeout(() => this.pump(level), 1000),
+      );
     }
   }
 
@@ -91,7 +100,10 @@ export class ScheduleMessageService {
     while (offset < cq.maxOffset) {
       if (n >= this.deliverPerTick) {
         // the rest in the next turn, after whatever else waits
-        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 0));
+        this.timers.set(
+          level,
+          this.clock.setTimeout(() => this.pump(level), 0),
+        );
         continued = true;
         break;
       }
@@ -99,7 +111,10 @@ export class ScheduleMessageService {
       const now = this.clock.now();
       if (deliverAt > now) {
         // a power-of-two delay (pump looks again when woken): see wakeDelay
-        this.timers.set(level, this.clock.setTimeout(() => this.pump(level), wakeDelay(deliverAt - now)));
+        this.timers.set(
+          level,
+          this.clock.setTimeout(() => this.pump(level), wakeDelay(deliverAt - now)),
+        );
         break;
       }
       const rec = this.store.lookMessageByOffset(cq.physOffsetAt(offset));
@@ -112,7 +127,10 @@ export class ScheduleMessageService {
           if (res.status !== 'PUT_OK') {
             // the store refused (disk full?): try this message again in a second
             log('delayed delivery to %s failed: %s', inner.topic, res.remark);
-            this.timers.set(level, this.clock.setTimeout(() => this.pump(level), 1000));
+            this.timers.set(
+              level,
+              this.clock.setTimeout(() => this.pump(level), 1000),
+            );
             break;
           }
         }

@@ -12,7 +12,8 @@ import { BrokerOptionError } from './errors.js';
 /** The broker's enablePropertyFilter option: a boolean, default false (Apache's BrokerConfig). */
 export function resolveEnablePropertyFilter(v: unknown): boolean {
   if (v === undefined) return false;
-  if (typeof v !== 'boolean') throw new BrokerOptionError('enablePropertyFilter', `must be a boolean, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'boolean')
+    throw new BrokerOptionError('enablePropertyFilter', `must be a boolean, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -27,7 +28,8 @@ export function propertyFilterDisabledRemark(type: string): string {
 }
 
 /** PullMessageProcessor's FILTER_DATA_NOT_EXIST remark: the registered expression did not compile. */
-export const FILTER_DATA_NOT_EXIST_REMARK = "The broker's consumer filter data is not exist!Your expression may be wrong!";
+export const FILTER_DATA_NOT_EXIST_REMARK =
+  "The broker's consumer filter data is not exist!Your expression may be wrong!";
 
 export type CompiledFilter = { ok: true; filter: Sql92Filter } | { ok: false; error: Error };
 
@@ -47,7 +49,10 @@ export function compileFilter(type: string, expression: string, limits: SqlExpre
   if (type !== 'SQL92') return { ok: false, error: new Error(`no filter for expression type ${type}`) };
   const { sqlMaxLength: maxLength, sqlMaxNodes: maxNodes } = limits;
   if (expression.length > maxLength) {
-    return { ok: false, error: new SqlLimitError(expression, maxLength, 'maxLength', maxLength, expression.length, 'sqlMaxLength') };
+    return {
+      ok: false,
+      error: new SqlLimitError(expression, maxLength, 'maxLength', maxLength, expression.length, 'sqlMaxLength'),
+    };
   }
   // brokers of one process may have different bounds: an outcome is reused under the same ones only
   const key = `${maxNodes}:${expression}`;

@@ -105,18 +105,22 @@ export function brokerName(i: number): string {
 export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
   const host = options.host ?? '127.0.0.1';
   const count = options.brokers ?? 1;
-  if (!Number.isInteger(count) || count < 1 || count > 64) throw new BrokerOptionError('brokers', `must be an integer in [1, 64], got ${options.brokers}`);
+  if (!Number.isInteger(count) || count < 1 || count > 64)
+    throw new BrokerOptionError('brokers', `must be an integer in [1, 64], got ${options.brokers}`);
   const queues = options.queues ?? 8;
-  if (!Number.isInteger(queues) || queues < 1 || queues > 1024) throw new BrokerOptionError('queues', `must be an integer in [1, 1024], got ${options.queues}`);
+  if (!Number.isInteger(queues) || queues < 1 || queues > 1024)
+    throw new BrokerOptionError('queues', `must be an integer in [1, 1024], got ${options.queues}`);
   const tempDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);
   const clock = options.clock ?? systemClock;
-  const logger = options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
+  const logger =
+    options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
   const warn = options.warn ?? (logger ? (line: string) => logger.warn(`broker: ${line}`) : stderrWarn);
   const acl = options.acl === undefined ? null : loadAclOption(options.acl);
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  if (!Number.isFinite(idleTimeoutMs) || idleTimeoutMs < 0) throw new BrokerOptionError('idleTimeoutMs', `must be a number >= 0, got ${options.idleTimeoutMs}`);
+  if (!Number.isFinite(idleTimeoutMs) || idleTimeoutMs < 0)
+    throw new BrokerOptionError('idleTimeoutMs', `must be a number >= 0, got ${options.idleTimeoutMs}`);
   const nameServer = new NameServer({
     serializeType: options.serializeType ?? 'JSON',
     clock,

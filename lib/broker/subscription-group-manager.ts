@@ -71,7 +71,15 @@ export class SubscriptionGroupManager {
     const table: Record<string, SubscriptionGroupConfig> = {};
     for (const name of [...this.table.keys()].sort()) table[name] = this.table.get(name)!;
     try {
-      writeFileAtomic(this.file, encodeSubscriptionGroupWrapper({ subscriptionGroupTable: table, dataVersion: { timestamp: this.clock.now(), counter: this.counter } }), true, true);
+      writeFileAtomic(
+        this.file,
+        encodeSubscriptionGroupWrapper({
+          subscriptionGroupTable: table,
+          dataVersion: { timestamp: this.clock.now(), counter: this.counter },
+        }),
+        true,
+        true,
+      );
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

@@ -25,8 +25,20 @@ export function topicConfigFromHeader(h: CreateTopicRequestHeader): TopicConfig 
   };
 }
 
-export function newTopicConfig(topicName: string, queueNums: number, perm = PermName.PERM_READ | PermName.PERM_WRITE): TopicConfig {
-  return { topicName, readQueueNums: queueNums, writeQueueNums: queueNums, perm, topicFilterType: 'SINGLE_TAG', topicSysFlag: 0, order: false };
+export function newTopicConfig(
+  topicName: string,
+  queueNums: number,
+  perm = PermName.PERM_READ | PermName.PERM_WRITE,
+): TopicConfig {
+  return {
+    topicName,
+    readQueueNums: queueNums,
+    writeQueueNums: queueNums,
+    perm,
+    topicFilterType: 'SINGLE_TAG',
+    topicSysFlag: 0,
+    order: false,
+  };
 }
 
 /** TopicValidator.validateTopic's remark for a bad topic name, or null (protocol/resource-names.ts). */
@@ -48,10 +60,13 @@ export function checkTopicConfigRequest(config: TopicConfig, maxQueueNums: numbe
   if (isSystemTopic(config.topicName)) return `The topic[${config.topicName}] is conflict with system topic.`;
   for (const field of ['readQueueNums', 'writeQueueNums'] as const) {
     const n = config[field];
-    if (!Number.isInteger(n) || n < 1 || n > maxQueueNums) return `${field} ${n} is out of range, allowing only 1 to ${maxQueueNums}`;
+    if (!Number.isInteger(n) || n < 1 || n > maxQueueNums)
+      return `${field} ${n} is out of range, allowing only 1 to ${maxQueueNums}`;
   }
-  if (!Number.isInteger(config.perm) || config.perm < 0 || config.perm > 7) return `perm ${config.perm} is invalid, allowing only 0 to 7 (PermName)`;
-  if (!TOPIC_FILTER_TYPES.has(config.topicFilterType)) return `topicFilterType ${JSON.stringify(config.topicFilterType.slice(0, 64))} is invalid, allowing only SINGLE_TAG or MULTI_TAG`;
+  if (!Number.isInteger(config.perm) || config.perm < 0 || config.perm > 7)
+    return `perm ${config.perm} is invalid, allowing only 0 to 7 (PermName)`;
+  if (!TOPIC_FILTER_TYPES.has(config.topicFilterType))
+    return `topicFilterType ${JSON.stringify(config.topicFilterType.slice(0, 64))} is invalid, allowing only SINGLE_TAG or MULTI_TAG`;
   return null;
 }
 
@@ -59,14 +74,24 @@ export function checkTopicConfigRequest(config: TopicConfig, maxQueueNums: numbe
 function decodeTopicsFile(text: string): Map<string, TopicConfig> {
   const parsed = parseFastjson(text);
   const table = (parsed as { topicConfigTable?: unknown } | null)?.topicConfigTable;
-  if (typeof parsed !== 'object' || parsed === null || typeof table !== 'object' || table === null || Array.isArray(table)) {
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    typeof table !== 'object' ||
+    table === null ||
+    Array.isArray(table)
+  ) {
     throw new Error('no topicConfigTable object');
   }
   const out = new Map<string, TopicConfig>();
   for (const [name, c] of Object.entries(table as Record<string, unknown>)) {
     if (typeof c !== 'object' || c === null) throw new Error(`topic ${JSON.stringify(name)} is not an object`);
     const config = { ...newTopicConfig(name, 1), ...(c as Partial<TopicConfig>), topicName: name };
-    if (!Number.isInteger(config.readQueueNums) || !Number.isInteger(config.writeQueueNums) || !Number.isInteger(config.perm)) {
+    if (
+      !Number.isInteger(config.readQueueNums) ||
+      !Number.isInteger(config.writeQueueNums) ||
+      !Number.isInteger(config.perm)
+    ) {
       throw new Error(`topic ${JSON.stringify(name)} has non-integer queue counts or perm`);
     }
     out.set(name, config);

@@ -17,7 +17,10 @@ export function stampTraceProperties(properties: Record<string, string>): void {
 }
 
 /** traceTopicEnable: TopicConfigManager creates the trace topic with one read and one write queue. */
-export function ensureTraceTopic(topics: TopicConfigManager, options: { traceTopicEnable?: boolean | undefined; msgTraceTopicName?: string | undefined }): void {
+export function ensureTraceTopic(
+  topics: TopicConfigManager,
+  options: { traceTopicEnable?: boolean | undefined; msgTraceTopicName?: string | undefined },
+): void {
   if (options.traceTopicEnable !== true) return;
   topics.ensure(options.msgTraceTopicName ?? DEFAULT_MSG_TRACE_TOPIC, 1, PermName.PERM_READ | PermName.PERM_WRITE);
 }

@@ -144,7 +144,12 @@ export const DEFAULT_FLOW_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_TOTAL_PENDING_REQUESTS = 262144;
 
-function checkedInt(options: CaptureDecoderOptions, name: 'maxFlows' | 'flowIdleTimeoutMs' | 'maxTotalBufferedBytes' | 'maxPendingRequests' | 'maxTotalPendingRequests', dflt: number, min: number): number {
+function checkedInt(
+  options: CaptureDecoderOptions,
+  name: 'maxFlows' | 'flowIdleTimeoutMs' | 'maxTotalBufferedBytes' | 'maxPendingRequests' | 'maxTotalPendingRequests',
+  dflt: number,
+  min: number,
+): number {
   const v = options[name];
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new CaptureOptionError(name, v, min);
@@ -420,7 +425,16 @@ export class CaptureDecoder {
     } else if (!isOneway(cmd)) {
       remember(this.rawPending, cmd, null, null, this.maxPending);
     }
-    this.handlers.frame({ cmd, ts: null, src: null, dst: null, packet: null, offset, frameLength: frame.length, request });
+    this.handlers.frame({
+      cmd,
+      ts: null,
+      src: null,
+      dst: null,
+      packet: null,
+      offset,
+      frameLength: frame.length,
+      request,
+    });
   }
 
   private onPacket(p: CapturedPacket): void {
@@ -435,7 +449,10 @@ export class CaptureDecoder {
     if (seg === null) return;
     this.counters.tcpSegments++;
     if (seg.missing > 0) {
-      const why = p.origLen > p.data.length ? `cut by snaplen (captured ${p.data.length} of ${p.origLen} bytes)` : 'shorter than its IP length';
+      const why =
+        p.origLen > p.data.length
+          ? `cut by snaplen (captured ${p.data.length} of ${p.origLen} bytes)`
+          : 'shorter than its IP length';
       this.handlers.problem({
         message: `packet ${p.index}: ${seg.src} > ${seg.dst}: ${why}, ${seg.missing} payload bytes missing`,
         lost: true,
@@ -501,7 +518,8 @@ export class CaptureDecoder {
     const payloadSeq = syn ? (seg.seq + 1) >>> 0 : seg.seq;
     const fin = (seg.flags & TcpFlag.FIN) !== 0;
     if (dir.framer.state !== 'ignored') dir.stream.segment(payloadSeq, seg.payload, seg.missing, fin);
-    else if (fin) dir.stream.close(); // nothing to deliver: just let the flow be forgotten
+    else if (fin)
+      dir.stream.close(); // nothing to deliver: just let the flow be forgotten
     else dir.stream.skip(payloadSeq, seg.payload.length + seg.missing);
     if ((seg.flags & TcpFlag.ACK) !== 0) {
       const other = flow.dirs[1 - dir.index];
@@ -739,7 +757,8 @@ export function detectFormat(head: Buffer): InputFormat {
   if (head.length < 4) return 'raw';
   const be = head.readUInt32BE(0);
   const le = head.readUInt32LE(0);
-  if (be === PCAP_MAGIC_MICRO || be === PCAP_MAGIC_NANO || le === PCAP_MAGIC_MICRO || le === PCAP_MAGIC_NANO) return 'pcap';
+  if (be === PCAP_MAGIC_MICRO || be === PCAP_MAGIC_NANO || le === PCAP_MAGIC_MICRO || le === PCAP_MAGIC_NANO)
+    return 'pcap';
   if (be === 0x0a0d0d0a) return 'pcapng';
   return 'raw';
 }

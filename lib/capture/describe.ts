@@ -202,7 +202,11 @@ export interface DescribeOptions {
  * Turn a decoded frame into the object the decoder prints (keys in a fixed, readable order).
  * @category Capture
  */
-export function describeCommand(cmd: RemotingCommand, ctx: FrameContext = {}, options: DescribeOptions = {}): FrameDescription {
+export function describeCommand(
+  cmd: RemotingCommand,
+  ctx: FrameContext = {},
+  options: DescribeOptions = {},
+): FrameDescription {
   const d = describeHeader(cmd, ctx);
   const body = cmd.body;
   if (!body || body.length === 0) return d;
@@ -262,7 +266,8 @@ export function describeHeader(cmd: RemotingCommand, ctx: FrameContext = {}): Fr
  * or one that does not decode (describeCommand then gives the reason as bodyError).
  */
 export function frameMessages(cmd: RemotingCommand, ctx: FrameContext = {}): MessageExt[] | null {
-  if (!cmd.body || cmd.body.length === 0 || !carriesMessages(cmd, isResponse(cmd) ? ctx.requestCode : undefined)) return null;
+  if (!cmd.body || cmd.body.length === 0 || !carriesMessages(cmd, isResponse(cmd) ? ctx.requestCode : undefined))
+    return null;
   try {
     return decodeMessagesTolerant(cmd.body);
   } catch {

@@ -21,7 +21,11 @@ export function escapeControl(s: string): string {
  * backslash before "u00" (an even run of backslashes) is text, not an escape, and is left alone.
  */
 export function escapeJsonText(json: string): string {
-  return escapeControl(json.replace(/(\\+)u00([0-9a-f]{2})/g, (m, bs: string, hex: string) => (bs.length % 2 === 1 ? `${bs.slice(1)}\\x${hex}` : m)));
+  return escapeControl(
+    json.replace(/(\\+)u00([0-9a-f]{2})/g, (m, bs: string, hex: string) =>
+      bs.length % 2 === 1 ? `${bs.slice(1)}\\x${hex}` : m,
+    ),
+  );
 }
 
 /** 2026-01-02T03:04:05.123456Z (Date only keeps milliseconds). */
@@ -34,7 +38,8 @@ export function formatTimestamp(ts: number): string {
 
 function extText(ext: Record<string, string>): string {
   const parts: string[] = [];
-  for (const [k, v] of Object.entries(ext)) parts.push(`${escapeControl(k)}=${escapeJsonText(JSON.stringify(v).slice(1, -1))}`);
+  for (const [k, v] of Object.entries(ext))
+    parts.push(`${escapeControl(k)}=${escapeJsonText(JSON.stringify(v).slice(1, -1))}`);
   const s = parts.join(' ');
   return s.length > MAX_EXT ? s.slice(0, MAX_EXT - 1) + '…' : s;
 }

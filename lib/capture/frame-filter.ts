@@ -34,8 +34,10 @@ export class FrameFilter {
       if (key === 'code' || (key === '' && (/^-?\d+$/.test(value) || isCodeName(value)))) this.addCode(value);
       else if (key === 'topic') this.topics.add(value);
       else if (key === 'group') this.groups.add(value);
-      else if (key === 'addr' || key === 'address' || key === 'host' || (key === '' && looksLikeAddress(value))) this.addrs.add(normaliseAddr(value));
-      else if (key === '') throw new FilterSyntaxError(`filter "${term}" is not a code or address: write topic=${term} or group=${term}`);
+      else if (key === 'addr' || key === 'address' || key === 'host' || (key === '' && looksLikeAddress(value)))
+        this.addrs.add(normaliseAddr(value));
+      else if (key === '')
+        throw new FilterSyntaxError(`filter "${term}" is not a code or address: write topic=${term} or group=${term}`);
       else throw new FilterSyntaxError(`unknown filter key "${key}" (use code, topic, group or addr)`);
     }
   }
@@ -91,7 +93,11 @@ function isCodeName(v: string): boolean {
 }
 
 function looksLikeAddress(v: string): boolean {
-  return /^\d+\.\d+\.\d+\.\d+(:\d+)?$/.test(v) || /^\[[0-9a-fA-F:.]+\](:\d+)?$/.test(v) || /^[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*$/.test(v);
+  return (
+    /^\d+\.\d+\.\d+\.\d+(:\d+)?$/.test(v) ||
+    /^\[[0-9a-fA-F:.]+\](:\d+)?$/.test(v) ||
+    /^[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*$/.test(v)
+  );
 }
 
 function normaliseAddr(v: string): string {

@@ -37,7 +37,11 @@ export class HexDecoder {
         if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c) continue;
         this.chars += i;
         const shown = c >= 0x21 && c < 0x7f ? `"${String.fromCharCode(c)}"` : `0x${c.toString(16).padStart(2, '0')}`;
-        throw new HexInputError(`hex input: unexpected character ${shown} at character ${this.chars}`, this.chars, out.subarray(0, n));
+        throw new HexInputError(
+          `hex input: unexpected character ${shown} at character ${this.chars}`,
+          this.chars,
+          out.subarray(0, n),
+        );
       }
       if (this.pending < 0) this.pending = v;
       else {
@@ -51,6 +55,7 @@ export class HexDecoder {
 
   /** End of text: an odd number of hex digits is an error. */
   end(): void {
-    if (this.pending >= 0) throw new HexInputError(`hex input: odd number of hex digits (a lone digit at the end)`, this.chars);
+    if (this.pending >= 0)
+      throw new HexInputError(`hex input: odd number of hex digits (a lone digit at the end)`, this.chars);
   }
 }

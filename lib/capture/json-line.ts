@@ -1,5 +1,12 @@
 import type { MessageExt, RemotingCommand } from '../../protocol/index.js';
-import { describeCommand, describeHeader, frameMessages, type FrameContext, type FrameDescription, type MessageDescription } from './describe.js';
+import {
+  describeCommand,
+  describeHeader,
+  frameMessages,
+  type FrameContext,
+  type FrameDescription,
+  type MessageDescription,
+} from './describe.js';
 import type { OutputBuffer } from './output-buffer.js';
 
 const str = JSON.stringify;
@@ -7,8 +14,19 @@ const str = JSON.stringify;
 /** The fields of a stored message that come before its body, in a MessageExt or a MessageDescription. */
 type MessageHead = Pick<
   MessageDescription,
-  | 'topic' | 'queueId' | 'queueOffset' | 'commitLogOffset' | 'sysFlag' | 'bornTimestamp' | 'bornHost'
-  | 'storeTimestamp' | 'storeHost' | 'reconsumeTimes' | 'properties' | 'msgId' | 'offsetMsgId'
+  | 'topic'
+  | 'queueId'
+  | 'queueOffset'
+  | 'commitLogOffset'
+  | 'sysFlag'
+  | 'bornTimestamp'
+  | 'bornHost'
+  | 'storeTimestamp'
+  | 'storeHost'
+  | 'reconsumeTimes'
+  | 'properties'
+  | 'msgId'
+  | 'offsetMsgId'
 >;
 
 // What JSON.stringify escapes in a string: '"', '\\', C0 controls, and lone surrogates (ES2019); a

@@ -1,6 +1,9 @@
 // Buffer#utf8Write and #latin1Write are what write(s, offset, encoding) ends in, minus the argument
 // and encoding dispatch; they are not in @types/node, hence the cast. Both return the bytes written.
-type Writable = Buffer & { utf8Write(s: string, offset: number): number; latin1Write(s: string, offset: number): number };
+type Writable = Buffer & {
+  utf8Write(s: string, offset: number): number;
+  latin1Write(s: string, offset: number): number;
+};
 
 /**
  * Output gathered as bytes in large buffers, for `rocketwire decode`. Strings are written into the

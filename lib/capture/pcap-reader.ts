@@ -61,7 +61,8 @@ export class PcapReader extends CaptureFileReader {
   end(): void {
     if (this.failed) return;
     if (this.linkType < 0) {
-      if (this.q.length > 0) this.fatal(`capture truncated: pcap file header cut short (${this.q.length} of 24 bytes)`, 0);
+      if (this.q.length > 0)
+        this.fatal(`capture truncated: pcap file header cut short (${this.q.length} of 24 bytes)`, 0);
       return;
     }
     if (this.q.length > 0) {

@@ -164,7 +164,12 @@ export class PcapngReader extends CaptureFileReader {
   private noInterface(ifId: number, at: number): void {
     if (this.warnedInterface.has(ifId)) return;
     this.warnedInterface.add(ifId);
-    this.onProblem({ message: `packet ${this.index} refers to undeclared interface ${ifId}; its packets are skipped`, lost: true, packet: this.index, offset: at });
+    this.onProblem({
+      message: `packet ${this.index} refers to undeclared interface ${ifId}; its packets are skipped`,
+      lost: true,
+      packet: this.index,
+      offset: at,
+    });
   }
 
   private damaged(what: string, at: number): void {

@@ -1,4 +1,14 @@
-import { countStoredRecords, isOneway, isResponse, operationOf, PullSysFlag, RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/index.js';
+import {
+  countStoredRecords,
+  isOneway,
+  isResponse,
+  operationOf,
+  PullSysFlag,
+  RequestCode,
+  requestCodeName,
+  ResponseCode,
+  responseCodeName,
+} from '../../protocol/index.js';
 import type { DecodedFrame } from './capture-decoder.js';
 import type { CaptureProblem } from './packet.js';
 import { escapeControl } from './format-text.js';
@@ -13,7 +23,9 @@ const MAX_NAMES = 10_000;
  * bucket holds what lies above 30 s. Counted for every response, not sampled, so a histogram's
  * total is the code's latency count. 15-20 s is where Java's long polls (suspend 15 s) land.
  */
-export const LATENCY_HISTOGRAM_EDGES_MS: readonly number[] = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 20_000, 30_000];
+export const LATENCY_HISTOGRAM_EDGES_MS: readonly number[] = [
+  0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 20_000, 30_000,
+];
 
 /** How the push consumer reads a pull response code (PullAPIWrapper.processPullResult). */
 export function pullStatus(code: number): string {
@@ -60,7 +72,13 @@ class Latencies {
     if (this.count === 0) return null;
     const s = [...this.samples].sort((a, b) => a - b);
     const at = (q: number): number => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-    return { count: this.count, p50: round3(at(0.5)), p90: round3(at(0.9)), p99: round3(at(0.99)), max: round3(this.max) };
+    return {
+      count: this.count,
+      p50: round3(at(0.5)),
+      p90: round3(at(0.9)),
+      p99: round3(at(0.99)),
+      max: round3(this.max),
+    };
   }
 }
 
@@ -118,11 +136,15 @@ function int(v: string | undefined): number | null {
  * usual keys for a code the table does not know. Read as they are, never decoded: a capture may
  * hold anything.
  */
-export function requestTopicAndGroup(code: number, ext: Record<string, string> | null): { topic?: string; group?: string } {
+export function requestTopicAndGroup(
+  code: number,
+  ext: Record<string, string> | null,
+): { topic?: string; group?: string } {
   if (!ext) return {};
   const k = operationOf(code)?.request.keys as Readonly<Record<string, string | undefined>> | undefined;
   const topic = ext[k?.topic ?? 'topic'];
-  const group = ext[k?.consumerGroup ?? 'consumerGroup'] ?? ext[k?.producerGroup ?? 'producerGroup'] ?? ext[k?.group ?? 'group'];
+  const group =
+    ext[k?.consumerGroup ?? 'consumerGroup'] ?? ext[k?.producerGroup ?? 'producerGroup'] ?? ext[k?.group ?? 'group'];
   return { ...(topic !== undefined ? { topic } : {}), ...(group !== undefined ? { group } : {}) };
 }
 
@@ -165,7 +187,14 @@ export class DecodeStats {
   private row(code: number): CodeRow {
     let r = this.codes.get(code);
     if (!r) {
-      r = { requests: 0, requestBytes: 0, responses: 0, responseBytes: 0, latency: new Latencies(), responseCodes: new Map() };
+      r = {
+        requests: 0,
+        requestBytes: 0,
+        responses: 0,
+        responseBytes: 0,
+        latency: new Latencies(),
+        responseCodes: new Map(),
+      };
       this.codes.set(code, r);
     }
     return r;
@@ -176,8 +205,19 @@ export class DecodeStats {
     let q = this.queues.get(key);
     if (!q) {
       q = {
-        group, topic, queueId, broker, commits: [], commitCount: 0, regressions: 0, pulls: 0, answered: 0,
-        pullResults: new Map(), pullLatency: new Latencies(), lastPullOffset: null, lastNextBeginOffset: null,
+        group,
+        topic,
+        queueId,
+        broker,
+        commits: [],
+        commitCount: 0,
+        regressions: 0,
+        pulls: 0,
+        answered: 0,
+        pullResults: new Map(),
+        pullLatency: new Latencies(),
+        lastPullOffset: null,
+        lastNextBeginOffset: null,
       };
       this.queues.set(key, q);
     }
@@ -230,7 +270,8 @@ export class DecodeStats {
         }
       } else if (cmd.code === RequestCode.UPDATE_CONSUMER_OFFSET) {
         const commitOffset = int(ext.commitOffset);
-        if (commitOffset !== null) this.commit(this.queue(group, topic, queueId, f.dst), { ts: f.ts, offset: commitOffset, via: 'update' });
+        if (commitOffset !== null)
+          this.commit(this.queue(group, topic, queueId, f.dst), { ts: f.ts, offset: commitOffset, via: 'update' });
       }
       return;
     }
@@ -288,7 +329,9 @@ export class DecodeStats {
     const sorted = (m: Map<string, number>): Record<string, number> =>
       Object.fromEntries([...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
     const queues = [...this.queues.values()]
-      .sort((a, b) => (a.group + a.topic < b.group + b.topic ? -1 : a.group + a.topic > b.group + b.topic ? 1 : a.queueId - b.queueId))
+      .sort((a, b) =>
+        a.group + a.topic < b.group + b.topic ? -1 : a.group + a.topic > b.group + b.topic ? 1 : a.queueId - b.queueId,
+      )
       .map((q) => {
         const pullLatency = q.pullLatency.summary();
         return {
@@ -337,44 +380,109 @@ export class DecodeStats {
   /** A readable report. */
   toText(): string {
     const j = this.toJSON() as {
-      frames: number; requests: number; responses: number; unpairedResponses: number; bytes: number;
-      byCode: Record<string, { code: number; requests: number; requestBytes: number; responses: number; responseBytes: number; latencyMs: ReturnType<Latencies['summary']> }>;
-      pullResults: Record<string, number>; topics: string[]; groups: string[];
-      queues: Array<{ group: string; topic: string; queueId: number; broker: string | null; pulls: number; unanswered: number; pullResults: Record<string, number>; pullLatencyMs: ReturnType<Latencies['summary']>; commitCount: number; firstCommit: number | null; lastCommit: number | null; regressions: number; commits: OffsetCommit[] }>;
+      frames: number;
+      requests: number;
+      responses: number;
+      unpairedResponses: number;
+      bytes: number;
+      byCode: Record<
+        string,
+        {
+          code: number;
+          requests: number;
+          requestBytes: number;
+          responses: number;
+          responseBytes: number;
+          latencyMs: ReturnType<Latencies['summary']>;
+        }
+      >;
+      pullResults: Record<string, number>;
+      topics: string[];
+      groups: string[];
+      queues: Array<{
+        group: string;
+        topic: string;
+        queueId: number;
+        broker: string | null;
+        pulls: number;
+        unanswered: number;
+        pullResults: Record<string, number>;
+        pullLatencyMs: ReturnType<Latencies['summary']>;
+        commitCount: number;
+        firstCommit: number | null;
+        lastCommit: number | null;
+        regressions: number;
+        commits: OffsetCommit[];
+      }>;
     };
     const lines: string[] = [];
-    lines.push(`frames ${j.frames} (${j.requests} requests, ${j.responses} responses, ${j.unpairedResponses} unpaired), ${j.bytes} bytes`);
+    lines.push(
+      `frames ${j.frames} (${j.requests} requests, ${j.responses} responses, ${j.unpairedResponses} unpaired), ${j.bytes} bytes`,
+    );
     lines.push('');
     lines.push(
-      'request code'.padEnd(34) + 'count'.padStart(8) + 'req bytes'.padStart(12) + 'resp bytes'.padStart(12) +
-        'p50 ms'.padStart(10) + 'p90 ms'.padStart(10) + 'p99 ms'.padStart(10) + 'max ms'.padStart(10),
+      'request code'.padEnd(34) +
+        'count'.padStart(8) +
+        'req bytes'.padStart(12) +
+        'resp bytes'.padStart(12) +
+        'p50 ms'.padStart(10) +
+        'p90 ms'.padStart(10) +
+        'p99 ms'.padStart(10) +
+        'max ms'.padStart(10),
     );
     for (const [name, r] of Object.entries(j.byCode)) {
       const l = r.latencyMs;
       const f = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed(3)).padStart(10);
       lines.push(
-        `${name}(${r.code})`.padEnd(34) + String(r.requests).padStart(8) + String(r.requestBytes).padStart(12) +
-          String(r.responseBytes).padStart(12) + f(l?.p50) + f(l?.p90) + f(l?.p99) + f(l?.max),
+        `${name}(${r.code})`.padEnd(34) +
+          String(r.requests).padStart(8) +
+          String(r.requestBytes).padStart(12) +
+          String(r.responseBytes).padStart(12) +
+          f(l?.p50) +
+          f(l?.p90) +
+          f(l?.p99) +
+          f(l?.max),
       );
     }
     if (Object.keys(j.pullResults).length > 0) {
-      lines.push('', 'pull results: ' + Object.entries(j.pullResults).map(([k, v]) => `${k} ${v}`).join(', '));
+      lines.push(
+        '',
+        'pull results: ' +
+          Object.entries(j.pullResults)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', '),
+      );
     }
     // Topic and group bytes are the capture's: controls escaped, as formatFrameText does.
-    lines.push('', `topics: ${j.topics.map(escapeControl).join(', ') || '-'}`, `groups: ${j.groups.map(escapeControl).join(', ') || '-'}`);
+    lines.push(
+      '',
+      `topics: ${j.topics.map(escapeControl).join(', ') || '-'}`,
+      `groups: ${j.groups.map(escapeControl).join(', ') || '-'}`,
+    );
     if (this.lostProblems > 0) {
       const evicted = this.flowsEvicted > 0 ? `, ${this.flowsEvicted} flows evicted past maxFlows` : '';
-      lines.push(`problems: ${this.lostProblems} lost (${this.incompleteFrames} incomplete frames, ${this.bufferLimitDrops} dropped at the memory bound${evicted})`);
+      lines.push(
+        `problems: ${this.lostProblems} lost (${this.incompleteFrames} incomplete frames, ${this.bufferLimitDrops} dropped at the memory bound${evicted})`,
+      );
     }
     if (j.queues.length > 0) {
       lines.push('', 'consumer queues:');
       for (const q of j.queues) {
-        const results = Object.entries(q.pullResults).map(([k, v]) => `${k} ${v}`).join(', ');
-        const lat = q.pullLatencyMs ? `, pull latency p50 ${q.pullLatencyMs.p50.toFixed(1)} ms max ${q.pullLatencyMs.max.toFixed(1)} ms` : '';
+        const results = Object.entries(q.pullResults)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ');
+        const lat = q.pullLatencyMs
+          ? `, pull latency p50 ${q.pullLatencyMs.p50.toFixed(1)} ms max ${q.pullLatencyMs.max.toFixed(1)} ms`
+          : '';
         const held = q.unanswered > 0 ? `, ${q.unanswered} unanswered at the end` : '';
-        lines.push(`  ${escapeControl(q.group)} ${escapeControl(q.topic)}:${q.queueId}${q.broker ? ' @' + escapeControl(q.broker) : ''}: ${q.pulls} pulls (${results || 'no responses'})${held}${lat}`);
+        lines.push(
+          `  ${escapeControl(q.group)} ${escapeControl(q.topic)}:${q.queueId}${q.broker ? ' @' + escapeControl(q.broker) : ''}: ${q.pulls} pulls (${results || 'no responses'})${held}${lat}`,
+        );
         if (q.commitCount > 0) {
-          const trail = q.commits.slice(-8).map((c) => `${c.offset}${c.via === 'update' ? 'u' : ''}`).join(' → ');
+          const trail = q.commits
+            .slice(-8)
+            .map((c) => `${c.offset}${c.via === 'update' ? 'u' : ''}`)
+            .join(' → ');
           lines.push(
             `    offsets committed ${q.commitCount}x: ${q.firstCommit} … ${q.lastCommit}` +
               `${q.regressions ? `, ${q.regressions} went backwards` : ''}; latest: ${trail}`,

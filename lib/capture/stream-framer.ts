@@ -146,7 +146,12 @@ export class StreamFramer {
     }
     if (this.scanBuf) {
       if (this.recognised) {
-        this.sink.problem(`${this.scanBuf.length} bytes at ${this.at} ${this.offset - this.scanBuf.length} dropped: ${reason}`, this.offset - this.scanBuf.length, true, 'buffer-limit');
+        this.sink.problem(
+          `${this.scanBuf.length} bytes at ${this.at} ${this.offset - this.scanBuf.length} dropped: ${reason}`,
+          this.offset - this.scanBuf.length,
+          true,
+          'buffer-limit',
+        );
       }
       this.scanBuf = null;
     }
@@ -230,7 +235,12 @@ export class StreamFramer {
       const start = this.partialSize > 0 ? this.partialStart : this.offset - this.headFilled;
       const have = this.partialSize > 0 ? this.filled : this.headFilled;
       const need = this.partialSize > 0 ? this.partialSize : 8;
-      this.sink.problem(`${this.streamName} ends inside the frame at byte ${start} (${have} of ${need} bytes)${why}`, start, true, 'incomplete-frame');
+      this.sink.problem(
+        `${this.streamName} ends inside the frame at byte ${start} (${have} of ${need} bytes)${why}`,
+        start,
+        true,
+        'incomplete-frame',
+      );
     } else if (this.st === 'scan' && this.scanBuf && (this.scanBuf.length >= 8 || this.recognised)) {
       // The scan keeps bytes only from a position it could not decide on: with 8 bytes or more,
       // a head that passed every check (length, serialize type, header length) but whose header
@@ -264,7 +274,9 @@ export class StreamFramer {
     this.partialSize = size;
     this.partialStart = start;
     this.partialMissing = 0;
-    this.partial = Buffer.allocUnsafe(size <= WHOLE_BUFFER_MAX ? size : Math.min(size, Math.max(MIN_PARTIAL_CAPACITY, 2 * have)));
+    this.partial = Buffer.allocUnsafe(
+      size <= WHOLE_BUFFER_MAX ? size : Math.min(size, Math.max(MIN_PARTIAL_CAPACITY, 2 * have)),
+    );
     return this.partial;
   }
 
@@ -355,7 +367,11 @@ export class StreamFramer {
         const total = this.checkHead(head, 0);
         this.headFilled = 0;
         if (typeof total === 'string') {
-          return this.damaged(`damaged frame at ${this.at} ${start}: ${total}`, start, Buffer.concat([head.subarray(1), chunk.subarray(pos)]));
+          return this.damaged(
+            `damaged frame at ${this.at} ${start}: ${total}`,
+            start,
+            Buffer.concat([head.subarray(1), chunk.subarray(pos)]),
+          );
         }
         if (total === 4) {
           // a frame of its 8-byte head alone: complete now, even at the end of the chunk

@@ -128,7 +128,11 @@ export class SegmentParser {
     const fragment = d.readUInt16BE(p + 6);
     // More-fragments bit or a fragment offset: we do not reassemble IP fragments.
     if ((fragment & 0x2000) !== 0 || (fragment & 0x1fff) !== 0) {
-      this.onProblem({ message: `packet ${pkt.index}: IPv4 fragment skipped (IP reassembly is not supported)`, lost: true, packet: pkt.index });
+      this.onProblem({
+        message: `packet ${pkt.index}: IPv4 fragment skipped (IP reassembly is not supported)`,
+        lost: true,
+        packet: pkt.index,
+      });
       return null;
     }
     const totalLength = d.readUInt16BE(p + 2);
@@ -171,7 +175,11 @@ export class SegmentParser {
         if (d.length < p + 8) return this.short(pkt, 'IPv6 fragment header');
         const off = d.readUInt16BE(p + 2);
         if ((off & 0xfff8) !== 0 || (off & 1) !== 0) {
-          this.onProblem({ message: `packet ${pkt.index}: IPv6 fragment skipped (IP reassembly is not supported)`, lost: true, packet: pkt.index });
+          this.onProblem({
+            message: `packet ${pkt.index}: IPv6 fragment skipped (IP reassembly is not supported)`,
+            lost: true,
+            packet: pkt.index,
+          });
           return null;
         }
         next = d[p]!;
@@ -185,7 +193,14 @@ export class SegmentParser {
 
   /** The TCP header at p. Addresses: IPv6 text (src/dst), or IPv4 numbers (src4/dst4) when those are null. */
   private tcp(
-    pkt: CapturedPacket, d: Buffer, p: number, ipEnd: number, src: string | null, dst: string | null, src4 = 0, dst4 = 0,
+    pkt: CapturedPacket,
+    d: Buffer,
+    p: number,
+    ipEnd: number,
+    src: string | null,
+    dst: string | null,
+    src4 = 0,
+    dst4 = 0,
   ): TcpSegment | null {
     if (d.length < p + 20) return this.short(pkt, 'TCP header');
     const off = (d[p + 12]! >> 4) * 4;
@@ -224,7 +239,11 @@ export class SegmentParser {
   }
 
   private bad(pkt: CapturedPacket, what: string): null {
-    this.onProblem({ message: `packet ${pkt.index}: damaged packet (${what}); skipped`, lost: true, packet: pkt.index });
+    this.onProblem({
+      message: `packet ${pkt.index}: damaged packet (${what}); skipped`,
+      lost: true,
+      packet: pkt.index,
+    });
     return null;
   }
 }

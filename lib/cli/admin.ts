@@ -1,6 +1,15 @@
 import { AdminClient } from '../admin/index.js';
 import { didYouMean } from './did-you-mean.js';
-import { UsageError, intOption, namesrvOption, parseOptions, stringOption, type CliCommand, type CliIO, type OptionSpec } from './common.js';
+import {
+  UsageError,
+  intOption,
+  namesrvOption,
+  parseOptions,
+  stringOption,
+  type CliCommand,
+  type CliIO,
+  type OptionSpec,
+} from './common.js';
 import { brokerPortHint } from './broker-port-hint.js';
 import { cluster } from './admin/cluster.js';
 import { dlq } from './admin/dlq.js';
@@ -60,8 +69,13 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const g = GROUPS.find((x) => x.name === groupName);
   if (!g) {
     if (groupName === undefined) throw new UsageError('which admin command? (rocketwire admin --help lists them)');
-    const guess = didYouMean(groupName, GROUPS.map((x) => x.name));
-    throw new UsageError(`unknown admin command '${groupName}'${guess !== undefined ? `: did you mean '${guess}'?` : ' (rocketwire admin --help lists them)'}`);
+    const guess = didYouMean(
+      groupName,
+      GROUPS.map((x) => x.name),
+    );
+    throw new UsageError(
+      `unknown admin command '${groupName}'${guess !== undefined ? `: did you mean '${guess}'?` : ' (rocketwire admin --help lists them)'}`,
+    );
   }
   let sub = g.subcommands.find((s) => s.name === '');
   let args = [maybeSub, ...rest].filter((a): a is string => a !== undefined);
@@ -69,9 +83,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     sub = g.subcommands.find((s) => s.name === maybeSub);
     if (!sub) {
       const names = g.subcommands.map((s) => s.name).join(', ');
-      if (maybeSub === undefined || maybeSub.startsWith('-')) throw new UsageError(`admin ${g.name} needs a subcommand: ${names}`);
-      const guess = didYouMean(maybeSub, g.subcommands.map((x) => x.name));
-      throw new UsageError(`unknown subcommand '${g.name} ${maybeSub}'${guess !== undefined ? `: did you mean '${g.name} ${guess}'?` : ` (one of ${names})`}`);
+      if (maybeSub === undefined || maybeSub.startsWith('-'))
+        throw new UsageError(`admin ${g.name} needs a subcommand: ${names}`);
+      const guess = didYouMean(
+        maybeSub,
+        g.subcommands.map((x) => x.name),
+      );
+      throw new UsageError(
+        `unknown subcommand '${g.name} ${maybeSub}'${guess !== undefined ? `: did you mean '${g.name} ${guess}'?` : ` (one of ${names})`}`,
+      );
     }
     args = rest;
   }
@@ -80,7 +100,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = intOption('timeout', stringOption(values, 'timeout'), 3000, 1, 3_600_000);
   let admin: AdminClient;
   try {
-    admin = new AdminClient({ namesrvAddr: namesrv, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000) });
+    admin = new AdminClient({
+      namesrvAddr: namesrv,
+      mqClientApiTimeoutMs: timeoutMs,
+      connectTimeoutMs: Math.min(timeoutMs, 3000),
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -99,7 +123,9 @@ function helpText(argv: string[]): string {
   const g = GROUPS.find((x) => x.name === argv[0]);
   if (!g) return usage;
   const sub = g.subcommands.find((s) => s.name === '') ?? g.subcommands.find((s) => s.name === argv[1]);
-  return sub ? subUsage(g, sub) : `${groupLine(g)}\n\n${g.subcommands.map((s) => `  rocketwire admin ${g.name} ${s.name.padEnd(12)} ${s.summary}`).join('\n')}\n`;
+  return sub
+    ? subUsage(g, sub)
+    : `${groupLine(g)}\n\n${g.subcommands.map((s) => `  rocketwire admin ${g.name} ${s.name.padEnd(12)} ${s.summary}`).join('\n')}\n`;
 }
 
 export const command: CliCommand = {

@@ -16,7 +16,11 @@ async function harness(): Promise<CliCommand | null> {
     return ((await import(HARNESS.href)) as { command: CliCommand }).command;
   } catch (err) {
     // Only the harness itself missing means "installed package"; any other failure is a bug to show.
-    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes(fileURLToPath(HARNESS))) return null;
+    if (
+      (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      String((err as Error).message).includes(fileURLToPath(HARNESS))
+    )
+      return null;
     throw err;
   }
 }

@@ -5,7 +5,10 @@ import { BrokerError } from '../remoting/errors.js';
 import { CliError } from './common.js';
 
 /** Requests only a name server serves: a broker answers them REQUEST_CODE_NOT_SUPPORTED. */
-const NAMESRV_ONLY_CODES: ReadonlySet<number> = new Set([RequestCode.GET_ROUTEINFO_BY_TOPIC, RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER]);
+const NAMESRV_ONLY_CODES: ReadonlySet<number> = new Set([
+  RequestCode.GET_ROUTEINFO_BY_TOPIC,
+  RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER,
+]);
 
 /**
  * A broker's port given as the name server answers GET_ROUTEINFO_BY_TOPIC (and every name-server
@@ -19,12 +22,17 @@ export function brokerPortHint(err: unknown, namesrv: string): CliError | null {
     // MQClientInstance and AdminClient name the name server "name server" in their errors; the
     // two codes only a name server serves say it too, should that naming change.
     if (e.addr !== 'name server' && !NAMESRV_ONLY_CODES.has(e.requestCode ?? -1)) continue;
-    const addrs = namesrv.split(';').map((a) => a.trim()).filter(Boolean);
+    const addrs = namesrv
+      .split(';')
+      .map((a) => a.trim())
+      .filter(Boolean);
     const call = e.requestCode !== undefined ? requestCodeName(e.requestCode) : 'a name-server request';
     const what = `${call} got REQUEST_CODE_NOT_SUPPORTED; a name server listens on 9876 unless told otherwise`;
     return addrs.length === 1
       ? new CliError(`${addrs[0]} answered like a broker: is this the broker port? (${what})`, 1, { cause: err })
-      : new CliError(`one of ${addrs.join(';')} answered like a broker: is one of them a broker port? (${what})`, 1, { cause: err });
+      : new CliError(`one of ${addrs.join(';')} answered like a broker: is one of them a broker port? (${what})`, 1, {
+          cause: err,
+        });
   }
   return null;
 }

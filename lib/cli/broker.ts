@@ -65,10 +65,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const queues = intOption('queues', str('queues'), 8, 1, 1024);
   const segmentSize = intOption('segment-size', str('segment-size'), 64 * 1024 * 1024, 4096, 1024 * 1024 * 1024);
   const idleTimeoutS = intOption('idle-timeout', str('idle-timeout'), 120, 0, 24 * 3600);
-  const transactionCheckInterval = intOption('transaction-check-interval', str('transaction-check-interval'), 30_000, 1, 2 ** 31 - 1);
+  const transactionCheckInterval = intOption(
+    'transaction-check-interval',
+    str('transaction-check-interval'),
+    30_000,
+    1,
+    2 ** 31 - 1,
+  );
   const transactionTimeOut = intOption('transaction-timeout', str('transaction-timeout'), 6000, 0, 2 ** 31 - 1);
   const timerMaxInMemory = intOption('timer-max-in-memory', str('timer-max-in-memory'), 100_000, 1, 2 ** 26);
-  const sqlInt = (k: string): number | undefined => (str(k) === undefined ? undefined : intOption(k, str(k), 0, 1, 2 ** 31 - 1));
+  const sqlInt = (k: string): number | undefined =>
+    str(k) === undefined ? undefined : intOption(k, str(k), 0, 1, 2 ** 31 - 1);
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
   const acl = str('acl');
@@ -98,11 +105,18 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new UsageError(`port already in use (${e.message}); pass --namesrv-port 0 --broker-port 0 for free ports`);
+    if (e.code === 'EADDRINUSE')
+      throw new UsageError(`port already in use (${e.message}); pass --namesrv-port 0 --broker-port 0 for free ports`);
     throw err;
   }
   io.stdout.write(
-    JSON.stringify({ event: 'ready', namesrv: embedded.namesrv, broker: embedded.broker, brokers: embedded.brokers, data: embedded.dataDir }) + '\n',
+    JSON.stringify({
+      event: 'ready',
+      namesrv: embedded.namesrv,
+      broker: embedded.broker,
+      brokers: embedded.brokers,
+      data: embedded.dataDir,
+    }) + '\n',
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -3,7 +3,10 @@ import { RocketwireError } from '../../protocol/errors.js';
 import { didYouMean } from './did-you-mean.js';
 
 /** Option declarations as node:util parseArgs takes them. */
-export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }>;
+export type OptionSpec = Record<
+  string,
+  { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }
+>;
 /** Parsed option values. */
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -105,7 +108,9 @@ function unknownOption(arg: string, options: OptionSpec): UsageError {
   const names = Object.keys(options);
   const word = arg.replace(/^-+/, '').split('=')[0]!;
   const guess = names.includes(word) ? word : arg.startsWith('--') ? didYouMean(word, names) : undefined;
-  return new UsageError(`unknown option ${arg.split('=')[0]}${guess !== undefined ? `: did you mean --${guess}?` : ' (--help lists the options)'}`);
+  return new UsageError(
+    `unknown option ${arg.split('=')[0]}${guess !== undefined ? `: did you mean --${guess}?` : ' (--help lists the options)'}`,
+  );
 }
 
 function singleDashLongName(argv: string[], options: OptionSpec): string | undefined {
@@ -178,7 +183,13 @@ function rangeText(min: number, max: number): string {
  * Parse an integer option value with a range, naming the option and the range in the error (the
  * value is echoed as given: a number beyond 2^53 printed as a double would not be what was typed).
  */
-export function intOption(name: string, value: string | undefined, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function intOption(
+  name: string,
+  value: string | undefined,
+  def: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return def;
   const text = value.trim();
   if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`--${name} must be ${rangeText(min, max)}, got "${value}"`);
@@ -194,7 +205,13 @@ export function intOption(name: string, value: string | undefined, def: number, 
 export function printTable(out: NodeJS.WritableStream, header: string[], rows: string[][]): void {
   const table = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
-  for (const row of table) out.write(row.map((c, i) => (c ?? '').padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+  for (const row of table)
+    out.write(
+      row
+        .map((c, i) => (c ?? '').padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd() + '\n',
+    );
 }
 
 /** The first line of an error's message: what a CLI prints about it. */

@@ -101,12 +101,16 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
     clearTimeout(force);
   }
   if (idled && a.limit > 0 && printed < a.limit) {
-    io.stderr.write(`rocketwire consume: stopped by --idle-exit ${a.idleExitS} before --limit ${a.limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`);
+    io.stderr.write(
+      `rocketwire consume: stopped by --idle-exit ${a.idleExitS} before --limit ${a.limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`,
+    );
   }
   const unreached = reporter.neverReached();
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
   if (reporter.skipped > 0) {
-    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} not consumed (see above)\n`);
+    io.stderr.write(
+      `rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} not consumed (see above)\n`,
+    );
   }
   if (interrupted) {
     io.stderr.write(consumeInterrupted(printed, a.topic, Date.now() - begin));

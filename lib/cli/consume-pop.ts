@@ -10,13 +10,24 @@ import { consumeInterrupted, consumeProgress, type ProgressLine } from './progre
 export async function runPopConsume(
   values: OptionValues,
   io: CliIO,
-  o: { namesrv: string; topic: string; group: string; limit: number; idleExitS: number; timeoutMs: number; json: boolean; check: () => Promise<void> },
+  o: {
+    namesrv: string;
+    topic: string;
+    group: string;
+    limit: number;
+    idleExitS: number;
+    timeoutMs: number;
+    json: boolean;
+    check: () => Promise<void>;
+  },
   format: (m: ReceivedMessage, json: boolean) => string,
 ): Promise<number> {
-  if (values.broadcast === true) throw new UsageError('--mode pop cannot be --broadcast: the broker shares POP messages among the group');
+  if (values.broadcast === true)
+    throw new UsageError('--mode pop cannot be --broadcast: the broker shares POP messages among the group');
   if (values.orderly === true) throw new UsageError('--mode pop cannot be --orderly');
   const from = stringOption(values, 'from') ?? 'last';
-  if (from !== 'first' && from !== 'last') throw new UsageError(`--from must be first or last with --mode pop, got "${from}"`);
+  if (from !== 'first' && from !== 'last')
+    throw new UsageError(`--from must be first or last with --mode pop, got "${from}"`);
   const invisibleMs = intOption('invisible-ms', stringOption(values, 'invisible-ms'), 60_000, 1000, 12 * 3600_000);
   let consumer: SimpleConsumer;
   try {
@@ -80,7 +91,9 @@ export async function runPopConsume(
     await consumer.shutdown();
   }
   if (idled && o.limit > 0 && printed < o.limit) {
-    io.stderr.write(`rocketwire consume: stopped by --idle-exit ${o.idleExitS} before --limit ${o.limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`);
+    io.stderr.write(
+      `rocketwire consume: stopped by --idle-exit ${o.idleExitS} before --limit ${o.limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`,
+    );
   }
   if (interrupted) {
     io.stderr.write(consumeInterrupted(printed, o.topic, Date.now() - begin));

@@ -1,11 +1,29 @@
 import { isUtf8 } from 'node:buffer';
 import { MQClientInstance } from '../client/index.js';
-import { PushConsumer, type SubscriptionExpression, type ConsumerBrokerError, type ConsumerBrokerRequest, type MessageExt, type PushConsumerOptions, type UndecodableMessageError } from '../consumer/index.js';
+import {
+  PushConsumer,
+  type SubscriptionExpression,
+  type ConsumerBrokerError,
+  type ConsumerBrokerRequest,
+  type MessageExt,
+  type PushConsumerOptions,
+  type UndecodableMessageError,
+} from '../consumer/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { ResponseCode } from '../../protocol/index.js';
 import { escapeControl, escapeJsonText } from '../capture/format-text.js';
 import { consumeLite } from './consume-lite.js';
-import { CliError, UsageError, intOption, namesrvOption, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import {
+  CliError,
+  UsageError,
+  intOption,
+  namesrvOption,
+  parseOptions,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliIO,
+} from './common.js';
 import { brokerPortHint } from './broker-port-hint.js';
 import { CliReplier } from './reply.js';
 import { runPopConsume } from './consume-pop.js';
@@ -20,7 +38,13 @@ async function checkNameServer(namesrv: string, topic: string, timeoutMs: number
   let instance: MQClientInstance;
   try {
     // logger false: a failure here is the command's one error line
-    instance = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: `consume-check-${process.pid}`, mqClientApiTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 3000), logger: false });
+    instance = MQClientInstance.acquire({
+      namesrvAddr: namesrv,
+      instanceName: `consume-check-${process.pid}`,
+      mqClientApiTimeoutMs: timeoutMs,
+      connectTimeoutMs: Math.min(timeoutMs, 3000),
+      logger: false,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -114,7 +138,14 @@ export class ConsumeReporter {
   private report(brokerName: string): BrokerReport {
     let r = this.brokers.get(brokerName);
     if (!r) {
-      r = { pulled: false, failing: false, lastError: null, unreported: 0, nextReportAt: 0, backoffMs: REPORT_FIRST_BACKOFF_MS };
+      r = {
+        pulled: false,
+        failing: false,
+        lastError: null,
+        unreported: 0,
+        nextReportAt: 0,
+        backoffMs: REPORT_FIRST_BACKOFF_MS,
+      };
       this.brokers.set(brokerName, r);
     }
     return r;
@@ -134,7 +165,8 @@ export class ConsumeReporter {
       r.unreported++;
       return;
     }
-    const more = r.unreported > 0 ? ` (${r.unreported} more failure${r.unreported === 1 ? '' : 's'} since the last report)` : '';
+    const more =
+      r.unreported > 0 ? ` (${r.unreported} more failure${r.unreported === 1 ? '' : 's'} since the last report)` : '';
     this.err.write(`rocketwire consume: ${e.message}${more}\n`);
     r.unreported = 0;
     r.nextReportAt = now + r.backoffMs;
@@ -186,7 +218,9 @@ export function messageToJson(m: MessageExt): string {
 
 /** One message as a text line; the producer's strings with their control characters escaped, as decode does. */
 function messageToText(m: MessageExt): string {
-  const body = isUtf8(m.body) ? escapeJsonText(JSON.stringify(m.body.toString('utf8'))) : `base64:${m.body.toString('base64')}`;
+  const body = isUtf8(m.body)
+    ? escapeJsonText(JSON.stringify(m.body.toString('utf8')))
+    : `base64:${m.body.toString('base64')}`;
   const tags = m.tags ?? m.properties.TAGS;
   const keys = m.properties.KEYS;
   return (
@@ -246,21 +280,43 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const json = values.json === true;
   const orderly = values.orderly === true;
   const mode = str('mode') ?? 'push';
-  if (mode !== 'push' && mode !== 'lite' && mode !== 'pop') throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
+  if (mode !== 'push' && mode !== 'lite' && mode !== 'pop')
+    throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
   if (mode !== 'push') {
     for (const flag of ['sql', 'reply', 'trace', 'trace-topic', 'namespace'] as const) {
-      if (values[flag] !== undefined) throw new UsageError(`--${flag} is a push consumer option: not with --mode ${mode}`);
+      if (values[flag] !== undefined)
+        throw new UsageError(`--${flag} is a push consumer option: not with --mode ${mode}`);
     }
   }
   if (mode === 'lite') {
     if (orderly) throw new UsageError('--orderly is a push consumer mode: not with --mode lite');
-    const args = { namesrv, topic, group, expr: str('expr') ?? '*', broadcast: values.broadcast === true, limit, idleExitS, timeoutMs, json };
+    const args = {
+      namesrv,
+      topic,
+      group,
+      expr: str('expr') ?? '*',
+      broadcast: values.broadcast === true,
+      limit,
+      idleExitS,
+      timeoutMs,
+      json,
+    };
     const format = (m: MessageExt, j: boolean): string => (j ? messageToJson(m) : messageToText(m));
-    return consumeLite({ ...args, from: parseFrom(str('from')), format, checkNameServer: () => checkNameServer(namesrv, topic, timeoutMs) }, io);
+    return consumeLite(
+      {
+        ...args,
+        from: parseFrom(str('from')),
+        format,
+        checkNameServer: () => checkNameServer(namesrv, topic, timeoutMs),
+      },
+      io,
+    );
   }
   if (mode === 'pop') {
     const check = (): Promise<void> => checkNameServer(namesrv, topic, timeoutMs);
-    return runPopConsume(values, io, { namesrv, topic, group, limit, idleExitS, timeoutMs, json, check }, (m, j) => (j ? messageToJson(m) : messageToText(m)));
+    return runPopConsume(values, io, { namesrv, topic, group, limit, idleExitS, timeoutMs, json, check }, (m, j) =>
+      j ? messageToJson(m) : messageToText(m),
+    );
   }
 
   let consumer: PushConsumer<boolean>;
@@ -323,7 +379,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const status = orderly ? 'SUCCESS' : 'CONSUME_SUCCESS';
     if (replier) {
       const r = replier;
-      return Promise.all(msgs.map((m) => r.reply(m))).then(() => (ok ? undefined : whenDrained())).then(() => status);
+      return Promise.all(msgs.map((m) => r.reply(m)))
+        .then(() => (ok ? undefined : whenDrained()))
+        .then(() => status);
     }
     // Respect stdout backpressure: the call ends when the pipe drained, which throttles pulling.
     if (!ok) return whenDrained().then(() => status);
@@ -380,12 +438,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     clearTimeout(force);
   }
   if (idled && limit > 0 && printed < limit) {
-    io.stderr.write(`rocketwire consume: stopped by --idle-exit ${idleExitS} before --limit ${limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`);
+    io.stderr.write(
+      `rocketwire consume: stopped by --idle-exit ${idleExitS} before --limit ${limit}: ${printed} message${printed === 1 ? '' : 's'} consumed\n`,
+    );
   }
   const unreached = reporter.neverReached();
   for (const line of unreached) io.stderr.write(`rocketwire consume: ${line}\n`);
   if (reporter.skipped > 0) {
-    io.stderr.write(`rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} not consumed (see above)\n`);
+    io.stderr.write(
+      `rocketwire consume: ${reporter.skipped} undecodable message${reporter.skipped === 1 ? ' was' : 's were'} not consumed (see above)\n`,
+    );
   }
   if (interrupted) {
     io.stderr.write(consumeInterrupted(printed, topic, Date.now() - begin));

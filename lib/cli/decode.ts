@@ -129,11 +129,25 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('give exactly one FILE (or - for stdin)');
   if (values.json && values.msgpack) throw new UsageError('--json and --msgpack exclude each other');
   const mode: OutputMode = values.msgpack ? 'msgpack' : values.json ? 'json' : 'text';
-  const ports = ((values.port as string[] | undefined) ?? []).flatMap((p) => p.split(',')).map((p) => intOption('port', p, 0, 1, 65535));
+  const ports = ((values.port as string[] | undefined) ?? [])
+    .flatMap((p) => p.split(','))
+    .map((p) => intOption('port', p, 0, 1, 65535));
   // The decoder's bounds on a hostile capture (issue 29 M4), each a CaptureDecoderOptions field.
   const maxFlows = intOption('max-flows', values['max-flows'] as string | undefined, DEFAULT_MAX_FLOWS, 1);
-  const maxTotalBufferedBytes = intOption('max-buffered-bytes', values['max-buffered-bytes'] as string | undefined, DEFAULT_MAX_TOTAL_BUFFERED_BYTES, 0);
-  const flowIdleTimeoutMs = intOption('flow-idle-timeout', values['flow-idle-timeout'] as string | undefined, DEFAULT_FLOW_IDLE_TIMEOUT_MS / 1000, 0, 1e9) * 1000;
+  const maxTotalBufferedBytes = intOption(
+    'max-buffered-bytes',
+    values['max-buffered-bytes'] as string | undefined,
+    DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
+    0,
+  );
+  const flowIdleTimeoutMs =
+    intOption(
+      'flow-idle-timeout',
+      values['flow-idle-timeout'] as string | undefined,
+      DEFAULT_FLOW_IDLE_TIMEOUT_MS / 1000,
+      0,
+      1e9,
+    ) * 1000;
   let filter: FrameFilter | null = null;
   const terms = (values.filter as string[] | undefined) ?? [];
   if (terms.length > 0) {
@@ -148,11 +162,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const statsOnly = values.stats === true;
   const reportPath = values.report as string | undefined;
-  if (reportPath !== undefined && (statsOnly || values.json || values.msgpack)) throw new UsageError('--report excludes --stats, --json and --msgpack');
+  if (reportPath !== undefined && (statsOnly || values.json || values.msgpack))
+    throw new UsageError('--report excludes --stats, --json and --msgpack');
   if (reportPath === '') throw new UsageError('--report needs a file name');
   if (values.doctor && (statsOnly || values.msgpack)) throw new UsageError('--doctor excludes --stats and --msgpack');
-  if (values.doctor && reportPath !== undefined) throw new UsageError('--doctor and --report exclude each other (the report lists the findings)');
-  const stats: DecodeStats | null = statsOnly || reportPath !== undefined ? new (await import('../capture/stats.js')).DecodeStats() : null;
+  if (values.doctor && reportPath !== undefined)
+    throw new UsageError('--doctor and --report exclude each other (the report lists the findings)');
+  const stats: DecodeStats | null =
+    statsOnly || reportPath !== undefined ? new (await import('../capture/stats.js')).DecodeStats() : null;
   // The report and the doctor are loaded only when asked for: some 20 modules, 40 ms of every start.
   const reportModule = reportPath !== undefined ? await import('../capture/report/index.js') : null;
   const doctorModule = values.doctor || reportPath !== undefined ? await import('../capture/doctor/index.js') : null;
@@ -182,7 +199,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       report = await reportModule!.ReportFile.open(reportPath);
     } catch (err) {
       if ('destroy' in input && input !== io.stdin) (input as { destroy(): void }).destroy();
-      throw new CliError(`cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new CliError(
+        `cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   }
 
@@ -213,10 +232,20 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const onProblem = (p: CaptureProblem): void => {
     // Neither pcap nor pcapng magic, and not even the first frame reads: most likely not a capture
     // at all (decode package.json), which "damaged frame at byte 0" did not say.
-    if (decoder.format === 'raw' && decoder.counters.frames === 0 && p.offset === 0 && p.kind === undefined && p.message.startsWith('damaged frame')) {
+    if (
+      decoder.format === 'raw' &&
+      decoder.counters.frames === 0 &&
+      p.offset === 0 &&
+      p.kind === undefined &&
+      p.message.startsWith('damaged frame')
+    ) {
       const why = p.message.replace(/^damaged frame at [^:]*: /, '');
       const name = file === '-' ? 'stdin' : file;
-      throw new CliError(escapeControl(`${name} is not a pcap or pcapng file (starts with ${hexBytes(head)}), nor RocketMQ remoting frames (${why})`));
+      throw new CliError(
+        escapeControl(
+          `${name} is not a pcap or pcapng file (starts with ${hexBytes(head)}), nor RocketMQ remoting frames (${why})`,
+        ),
+      );
     }
     if (p.lost) lost = true;
     stats?.addProblem(p);
@@ -257,7 +286,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     else emit(d ?? describe());
   };
 
-  const decoder = new CaptureDecoder({ frame: onFrame, problem: onProblem }, { ports, maxFlows, maxTotalBufferedBytes, flowIdleTimeoutMs });
+  const decoder = new CaptureDecoder(
+    { frame: onFrame, problem: onProblem },
+    { ports, maxFlows, maxTotalBufferedBytes, flowIdleTimeoutMs },
+  );
   const hex = values.hex ? new HexDecoder() : null;
   const showProgress = size >= PROGRESS_MIN_BYTES && (io.stderr as { isTTY?: boolean }).isTTY === true;
   let lastProgress = 0;
@@ -294,7 +326,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           const done = decoder.counters.bytes;
           const pct = Math.min(100, Math.floor((done / size) * 100));
           const bar = '#'.repeat(Math.floor(pct / 4)).padEnd(25, '.');
-          io.stderr.write(`\r[${bar}] ${pct}% ${(done / 1048576).toFixed(0)}/${(size / 1048576).toFixed(0)} MiB, ${decoder.counters.frames} frames`);
+          io.stderr.write(
+            `\r[${bar}] ${pct}% ${(done / 1048576).toFixed(0)}/${(size / 1048576).toFixed(0)} MiB, ${decoder.counters.frames} frames`,
+          );
         }
       }
     }
@@ -323,11 +357,18 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const last = decoder.lastPacketTs;
   const findings = doctor ? doctor.finish(last === null ? undefined : last * 1000) : null;
   if (report && stats && timelines) {
-    const html = reportModule!.renderReport({ stats, timelines: timelines.toJSON(), findings, source: file === '-' ? 'stdin' : file });
+    const html = reportModule!.renderReport({
+      stats,
+      timelines: timelines.toJSON(),
+      findings,
+      source: file === '-' ? 'stdin' : file,
+    });
     try {
       await report.commit(html);
     } catch (err) {
-      throw new CliError(`cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new CliError(
+        `cannot write ${reportPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     out.text(`report written to ${reportPath}\n`);
   } else if (stats) {
@@ -337,7 +378,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let found = 0;
   if (doctor && findings && !report) {
     found = findings.length;
-    out.text(mode === 'json' ? JSON.stringify({ frames: doctor.frames, findings }) + '\n' : doctorModule!.formatFindings(findings.map(escapedFinding), doctor.frames));
+    out.text(
+      mode === 'json'
+        ? JSON.stringify({ frames: doctor.frames, findings }) + '\n'
+        : doctorModule!.formatFindings(findings.map(escapedFinding), doctor.frames),
+    );
   }
   await flushOutput();
   if (problemsHidden > 0) io.stderr.write(`rocketwire decode: ${problemsHidden} more problems not shown\n`);

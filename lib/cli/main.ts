@@ -35,7 +35,9 @@ async function help(io: CliIO): Promise<void> {
 /** "unknown command 'prodcue': did you mean 'produce'?" (or where the list of commands is). */
 function unknownCommand(name: string): UsageError {
   const guess = name.startsWith('-') ? undefined : didYouMean(name, COMMANDS);
-  return new UsageError(`unknown command '${name}'${guess !== undefined ? `: did you mean '${guess}'?` : ' (rocketwire help lists the commands)'}`);
+  return new UsageError(
+    `unknown command '${name}'${guess !== undefined ? `: did you mean '${guess}'?` : ' (rocketwire help lists the commands)'}`,
+  );
 }
 
 /** Output streams that have the EPIPE guard (one listener per stream however often main runs). */

@@ -1,6 +1,17 @@
 import { MQClientInstance, topicRouteToSubscribeQueues, wrapNamespace } from '../client/index.js';
 import { cliNamespace } from './namespace-flag.js';
-import { CliError, UsageError, intOption, namesrvOption, parseOptions, printTable, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import {
+  CliError,
+  UsageError,
+  intOption,
+  namesrvOption,
+  parseOptions,
+  printTable,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliIO,
+} from './common.js';
 import { brokerPortHint } from './broker-port-hint.js';
 
 const usage = `usage: rocketwire offsets [--namesrv ADDR] --topic T --group G [--timeout MS] [--json]
@@ -68,13 +79,24 @@ async function run(argv: string[], io: CliIO): Promise<number> {
           instance.getMinOffset(addr, mq, timeoutMs),
           instance.getMaxOffset(addr, mq, timeoutMs),
         ]);
-        return { brokerName: mq.brokerName, queueId: mq.queueId, committed, min, max, lag: committed >= 0 ? Math.max(0, max - committed) : max - min };
+        return {
+          brokerName: mq.brokerName,
+          queueId: mq.queueId,
+          committed,
+          min,
+          max,
+          lag: committed >= 0 ? Math.max(0, max - committed) : max - min,
+        };
       }),
     );
     if (values.json === true) {
       io.stdout.write(JSON.stringify(rows) + '\n');
     } else {
-      printTable(io.stdout, ['brokerName', 'queueId', 'committed', 'max', 'lag'], rows.map((r) => [r.brokerName, String(r.queueId), String(r.committed), String(r.max), String(r.lag)]));
+      printTable(
+        io.stdout,
+        ['brokerName', 'queueId', 'committed', 'max', 'lag'],
+        rows.map((r) => [r.brokerName, String(r.queueId), String(r.committed), String(r.max), String(r.lag)]),
+      );
       io.stdout.write(`total lag ${rows.reduce((a, r) => a + r.lag, 0)}\n`);
     }
     return 0;

@@ -16,7 +16,8 @@ const MODES: readonly TransactionMode[] = ['commit', 'rollback', 'check'];
 /** The --transaction value, or undefined when absent; UsageError naming the option otherwise. */
 export function transactionMode(value: string | undefined): TransactionMode | undefined {
   if (value === undefined) return undefined;
-  if (!(MODES as readonly string[]).includes(value)) throw new UsageError(`--transaction must be commit, rollback or check, got "${value}"`);
+  if (!(MODES as readonly string[]).includes(value))
+    throw new UsageError(`--transaction must be commit, rollback or check, got "${value}"`);
   return value as TransactionMode;
 }
 
@@ -59,7 +60,8 @@ export class TransactionRun {
     readonly mode: TransactionMode,
     options: ProducerOptions,
   ) {
-    const local: LocalTransactionState = mode === 'commit' ? 'COMMIT_MESSAGE' : mode === 'rollback' ? 'ROLLBACK_MESSAGE' : 'UNKNOW';
+    const local: LocalTransactionState =
+      mode === 'commit' ? 'COMMIT_MESSAGE' : mode === 'rollback' ? 'ROLLBACK_MESSAGE' : 'UNKNOW';
     this.producer = new TransactionProducer({
       ...options,
       transactionListener: {
@@ -83,7 +85,10 @@ export class TransactionRun {
 
   /** Send message `seq` of the run in a transaction. */
   send(template: Message, seq: number): Promise<TransactionSendResult> {
-    return this.producer.sendMessageInTransaction({ ...template, properties: { ...template.properties, seq: String(seq) } });
+    return this.producer.sendMessageInTransaction({
+      ...template,
+      properties: { ...template.properties, seq: String(seq) },
+    });
   }
 
   /**

@@ -2,7 +2,19 @@ import { Producer, type Message, type SendResult } from '../producer/index.js';
 import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
 import { timerFlags } from './timer-flags.js';
 import { ProgressLine, elapsedText } from './progress.js';
-import { CliError, UsageError, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import {
+  CliError,
+  UsageError,
+  intOption,
+  namesrvOption,
+  onInterrupt,
+  oneLine,
+  parseOptions,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliIO,
+} from './common.js';
 import { brokerPortHint } from './broker-port-hint.js';
 
 const usage = `usage: rocketwire produce [--namesrv ADDR] --topic T (--count N [--size BYTES] | --body TEXT) [options]
@@ -117,8 +129,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const json = values.json === true;
   const txMode = transactionMode(str('transaction'));
   const checkTimeoutS = intOption('check-timeout', str('check-timeout'), 120, 1, 86_400);
-  if (txMode !== 'check' && str('check-timeout') !== undefined) throw new UsageError('--check-timeout needs --transaction check');
-  if (txMode !== undefined && str('batch') !== undefined) throw new UsageError('--batch and --transaction exclude each other: a transaction is one message');
+  if (txMode !== 'check' && str('check-timeout') !== undefined)
+    throw new UsageError('--check-timeout needs --transaction check');
+  if (txMode !== undefined && str('batch') !== undefined)
+    throw new UsageError('--batch and --transaction exclude each other: a transaction is one message');
   const body = text !== undefined ? Buffer.from(text, 'utf8') : generatedBody(size);
   if (body.length === 0) throw new UsageError('--body must not be empty');
   const template: Message = { topic, body };
@@ -166,17 +180,26 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     let firstError: string | undefined;
     let last: SendResult | undefined;
     const begin = process.hrtime.bigint();
-    const progress = ProgressLine.start(io.stderr, json, () => sent + failed, (rate, ms) => {
-      const done = sent + failed;
-      return `sent ${sent}${failed > 0 ? ` failed ${failed}` : ''} of ${count} (${Math.floor((done / count) * 100)}%), ${rate} msgs/s, ${elapsedText(ms)}`;
-    });
+    const progress = ProgressLine.start(
+      io.stderr,
+      json,
+      () => sent + failed,
+      (rate, ms) => {
+        const done = sent + failed;
+        return `sent ${sent}${failed > 0 ? ` failed ${failed}` : ''} of ${count} (${Math.floor((done / count) * 100)}%), ${rate} msgs/s, ${elapsedText(ms)}`;
+      },
+    );
     const worker = async (): Promise<void> => {
       while (next < count && !interrupt.signal.aborted) {
         const n = Math.min(batch, count - next);
         const seq = next;
         next += n;
         try {
-          last = tx ? await tx.send(template, seq) : n === 1 && batch === 1 ? await producer.send(template) : await producer.sendBatch(Array.from({ length: n }, () => template));
+          last = tx
+            ? await tx.send(template, seq)
+            : n === 1 && batch === 1
+              ? await producer.send(template)
+              : await producer.sendBatch(Array.from({ length: n }, () => template));
           sent += n;
         } catch (err) {
           failed += n;
@@ -212,11 +235,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (json) {
       io.stdout.write(JSON.stringify(summary) + '\n');
     } else {
-      const detail = summary.msgId ? ` msgId=${summary.msgId} queue=${summary.queue} offset=${summary.queueOffset}` : '';
+      const detail = summary.msgId
+        ? ` msgId=${summary.msgId} queue=${summary.queue} offset=${summary.queueOffset}`
+        : '';
       io.stdout.write(
         `sent ${sent} failed ${failed} to ${topic} in ${(elapsedMs / 1000).toFixed(3)} s: ` +
           `${summary.msgsPerSec} msgs/s, ${(summary.bytesPerSec / 1048576).toFixed(2)} MiB/s${detail}` +
-          (checks && tx?.mode === 'check' ? `; checked ${checks.checked} (commit ${checks.committed}, rollback ${checks.rolledBack})` : '') +
+          (checks && tx?.mode === 'check'
+            ? `; checked ${checks.checked} (commit ${checks.committed}, rollback ${checks.rolledBack})`
+            : '') +
           '\n',
       );
     }
@@ -227,7 +254,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       io.stderr.write(`rocketwire produce: ${failed} of ${count} messages failed; first error: ${firstError}\n`);
       exitCode = 1;
     } else if (checks && checks.unchecked > 0) {
-      io.stderr.write(`rocketwire produce: ${checks.unchecked} of ${sent} messages were not checked by the broker within --check-timeout ${checkTimeoutS}\n`);
+      io.stderr.write(
+        `rocketwire produce: ${checks.unchecked} of ${sent} messages were not checked by the broker within --check-timeout ${checkTimeoutS}\n`,
+      );
       exitCode = 1;
     }
   } finally {

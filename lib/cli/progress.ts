@@ -87,8 +87,18 @@ export function elapsedText(ms: number): string {
 }
 
 /** `consume`'s progress line: messages printed (of --limit), the rate, the time. */
-export function consumeProgress(err: NodeJS.WritableStream, json: boolean, limit: number, printed: () => number): ProgressLine | null {
-  return ProgressLine.start(err, json, printed, (rate, ms) => `consumed ${printed()}${limit > 0 ? ` of ${limit}` : ''}, ${rate} msgs/s, ${elapsedText(ms)}`);
+export function consumeProgress(
+  err: NodeJS.WritableStream,
+  json: boolean,
+  limit: number,
+  printed: () => number,
+): ProgressLine | null {
+  return ProgressLine.start(
+    err,
+    json,
+    printed,
+    (rate, ms) => `consumed ${printed()}${limit > 0 ? ` of ${limit}` : ''}, ${rate} msgs/s, ${elapsedText(ms)}`,
+  );
 }
 
 /**

@@ -19,21 +19,31 @@ export class CliReplier {
   ) {}
 
   static async start(namesrv: string, template: string, timeoutMs: number, err: CliIO['stderr']): Promise<CliReplier> {
-    const producer = new Producer({ namesrvAddr: namesrv, group: 'rocketwire_reply', sendMsgTimeoutMs: timeoutMs, mqClientApiTimeoutMs: timeoutMs, instanceName: `reply-${process.pid}` });
+    const producer = new Producer({
+      namesrvAddr: namesrv,
+      group: 'rocketwire_reply',
+      sendMsgTimeoutMs: timeoutMs,
+      mqClientApiTimeoutMs: timeoutMs,
+      instanceName: `reply-${process.pid}`,
+    });
     await producer.start();
     return new CliReplier(producer, template, err);
   }
 
   /** Answers `m`; never throws. */
   async reply(m: MessageExt): Promise<void> {
-    const body = this.template.includes('{body}') ? this.template.split('{body}').join(m.body.toString('utf8')) : this.template;
+    const body = this.template.includes('{body}')
+      ? this.template.split('{body}').join(m.body.toString('utf8'))
+      : this.template;
     try {
       await this.producer.sendReply(m, body.length > 0 ? body : ' ');
       this.replied++;
     } catch (e) {
       this.failed++;
       const what = (e as Error).message.split('\n')[0];
-      this.err.write(`rocketwire consume: no reply to ${m.msgId} (${m.topic}/${m.queueId}@${m.queueOffset}): ${what}\n`);
+      this.err.write(
+        `rocketwire consume: no reply to ${m.msgId} (${m.topic}/${m.queueId}@${m.queueOffset}): ${what}\n`,
+      );
     }
   }
 

@@ -1,7 +1,19 @@
 import { isUtf8 } from 'node:buffer';
 import { Producer, RequestTimeoutError, type Message } from '../producer/index.js';
 import type { MessageExt } from '../../protocol/index.js';
-import { CliError, UsageError, intOption, namesrvOption, onInterrupt, oneLine, parseOptions, requiredOption, stringOption, type CliCommand, type CliIO } from './common.js';
+import {
+  CliError,
+  UsageError,
+  intOption,
+  namesrvOption,
+  onInterrupt,
+  oneLine,
+  parseOptions,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliIO,
+} from './common.js';
 import { brokerPortHint } from './broker-port-hint.js';
 
 const usage = `usage: rocketwire request [--namesrv ADDR] --topic T --body TEXT [options]
@@ -112,10 +124,19 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         latencies.push(ms);
         const id = reply.properties.CORRELATION_ID ?? '';
         if (json) {
-          out.write(JSON.stringify({ correlationId: id, latencyMs: Math.round(ms * 100) / 100, ...bodyText(reply.body), properties: reply.properties }) + '\n');
+          out.write(
+            JSON.stringify({
+              correlationId: id,
+              latencyMs: Math.round(ms * 100) / 100,
+              ...bodyText(reply.body),
+              properties: reply.properties,
+            }) + '\n',
+          );
         } else {
           const b = bodyText(reply.body);
-          out.write(`reply to ${id} in ${ms.toFixed(2)} ms: ${'body' in b ? `body=${JSON.stringify(b.body)}` : `body=base64:${b.bodyBase64}`}\n`);
+          out.write(
+            `reply to ${id} in ${ms.toFixed(2)} ms: ${'body' in b ? `body=${JSON.stringify(b.body)}` : `body=base64:${b.bodyBase64}`}\n`,
+          );
         }
       }
     } finally {
@@ -127,9 +148,19 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (count > 1 || json) {
     const sorted = [...latencies].sort((a, b) => a - b);
     const r2 = (n: number): number => Math.round(n * 100) / 100;
-    const summary = { topic, replies: latencies.length, failed, ...(sorted.length > 0 ? { medianMs: r2(rank(sorted, 0.5)), p99Ms: r2(rank(sorted, 0.99)), maxMs: r2(sorted[sorted.length - 1]!) } : {}) };
+    const summary = {
+      topic,
+      replies: latencies.length,
+      failed,
+      ...(sorted.length > 0
+        ? { medianMs: r2(rank(sorted, 0.5)), p99Ms: r2(rank(sorted, 0.99)), maxMs: r2(sorted[sorted.length - 1]!) }
+        : {}),
+    };
     if (json) out.write(JSON.stringify({ summary }) + '\n');
-    else if (sorted.length > 0) out.write(`${latencies.length} replies, ${failed} failed: median ${summary.medianMs} ms, p99 ${summary.p99Ms} ms, max ${summary.maxMs} ms\n`);
+    else if (sorted.length > 0)
+      out.write(
+        `${latencies.length} replies, ${failed} failed: median ${summary.medianMs} ms, p99 ${summary.p99Ms} ms, max ${summary.maxMs} ms\n`,
+      );
   }
   if (failed > 0) {
     io.stderr.write(`rocketwire request: ${failed} of ${count} requests got no reply; first error: ${firstError}\n`);

@@ -6,7 +6,6 @@ import { systemClock, type Clock } from '../clock.js';
 import { resolveNamespace } from './namespace.js';
 import { resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 
-
 /**
  * Options of a client instance. All consumers and producers of one process that end up with the same
  * clientId share one instance, so these describe the connection side only.
@@ -255,7 +254,10 @@ export function durationOption<T>(
   const v = options[name];
   const old = options[javaName];
   if (v !== undefined && old !== undefined && v !== old) {
-    throw error(javaName, `is the deprecated name of ${name} and differs from it (${String(old)} vs ${String(v)}): give ${name}`);
+    throw error(
+      javaName,
+      `is the deprecated name of ${name} and differs from it (${String(old)} vs ${String(v)}): give ${name}`,
+    );
   }
   return (v ?? old) as T | undefined;
 }

@@ -127,8 +127,18 @@ export class PullOffsetError extends MQClientError {
   readonly field: string;
   readonly value: number;
   readonly requestOffset: number;
-  constructor(f: { addr: string; topic: string; queueId: number; field: string; value: number; requestOffset: number; why: string }) {
-    super(`pull of ${f.topic}/${f.queueId} at offset ${f.requestOffset} from ${f.addr}: ${f.field} ${f.value} ${f.why}; answer refused, the offset stays at ${f.requestOffset}`);
+  constructor(f: {
+    addr: string;
+    topic: string;
+    queueId: number;
+    field: string;
+    value: number;
+    requestOffset: number;
+    why: string;
+  }) {
+    super(
+      `pull of ${f.topic}/${f.queueId} at offset ${f.requestOffset} from ${f.addr}: ${f.field} ${f.value} ${f.why}; answer refused, the offset stays at ${f.requestOffset}`,
+    );
     this.addr = f.addr;
     this.topic = f.topic;
     this.queueId = f.queueId;
@@ -157,7 +167,14 @@ export class BrokerRequestRefusedError extends MQClientError {
   readonly value: string;
   /** The option that bounds it, when a limit was passed. */
   readonly option: string | undefined;
-  constructor(f: { addr: string; requestCode: number; field: string; value: string | number; why: string; option?: string }) {
+  constructor(f: {
+    addr: string;
+    requestCode: number;
+    field: string;
+    value: string | number;
+    why: string;
+    option?: string;
+  }) {
     super(`${requestCodeName(f.requestCode)} from ${f.addr} refused: ${f.field} ${f.value} ${f.why}`);
     this.addr = f.addr;
     this.requestCode = f.requestCode;

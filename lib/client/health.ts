@@ -21,10 +21,14 @@ export interface NameServerHealth {
 }
 
 /** The name-server and broker parts of health(), shared by every client of an instance. */
-export function instanceHealth(instance: MQClientInstance | null): { nameServer: NameServerHealth; brokers: BrokerHealth[] } {
+export function instanceHealth(instance: MQClientInstance | null): {
+  nameServer: NameServerHealth;
+  brokers: BrokerHealth[];
+} {
   if (!instance) return { nameServer: { lastAnswer: null }, brokers: [] };
   const brokers: BrokerHealth[] = [];
-  for (const addr of instance.knownBrokerAddrs()) brokers.push({ addr, lastHeartbeatAtMs: instance.lastHeartbeatAnswer.get(addr) ?? null });
+  for (const addr of instance.knownBrokerAddrs())
+    brokers.push({ addr, lastHeartbeatAtMs: instance.lastHeartbeatAnswer.get(addr) ?? null });
   const last = instance.lastNameServerAnswer;
   return { nameServer: { lastAnswer: last ? { ...last } : null }, brokers };
 }

@@ -103,31 +103,59 @@ export class MQClientAPI {
   }
 
   /** Send `op` to `addr` and decode its SUCCESS answer with the row's codecs. */
-  invoke<O extends Operation>(addr: string, op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>, opts?: CallOptions): Promise<Reply<O>> {
-    return invokeOperation(this.ctx.remoting, this.ctx, addr, op, header, body, { timeoutMs: opts?.timeoutMs ?? this.ctx.apiTimeoutMs, signal: opts?.signal });
+  invoke<O extends Operation>(
+    addr: string,
+    op: O,
+    header: OperationRequest<O>,
+    body?: OperationRequestBody<O>,
+    opts?: CallOptions,
+  ): Promise<Reply<O>> {
+    return invokeOperation(this.ctx.remoting, this.ctx, addr, op, header, body, {
+      timeoutMs: opts?.timeoutMs ?? this.ctx.apiTimeoutMs,
+      signal: opts?.signal,
+    });
   }
 
   /** Send `op` oneway: resolves once the frame is handed to the socket. */
-  invokeOneway<O extends Operation>(addr: string, op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>): Promise<void> {
+  invokeOneway<O extends Operation>(
+    addr: string,
+    op: O,
+    header: OperationRequest<O>,
+    body?: OperationRequestBody<O>,
+  ): Promise<void> {
     return this.ctx.remoting.invokeOneway(addr, operationRequest(op, header, body, this.ctx, true));
   }
 
   /** The request of `op` (row codecs), stamped with this client's language, version and serialize type. */
-  createOperationRequest<O extends Operation>(op: O, header: OperationRequest<O>, body?: OperationRequestBody<O>, oneway = false): RemotingCommand {
+  createOperationRequest<O extends Operation>(
+    op: O,
+    header: OperationRequest<O>,
+    body?: OperationRequestBody<O>,
+    oneway = false,
+  ): RemotingCommand {
     return operationRequest(op, header, body, this.ctx, oneway);
   }
 
   /** GET_CONSUMER_LIST_BY_GROUP: client ids of the group's live consumers. */
   async getConsumerIdList(brokerAddr: string, consumerGroup: string, timeoutMs?: number): Promise<string[]> {
-    const r = await this.invoke(brokerAddr, Operations.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup }, undefined, { timeoutMs });
+    const r = await this.invoke(brokerAddr, Operations.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup }, undefined, {
+      timeoutMs,
+    });
     return r.body?.consumerIdList ?? [];
   }
 
   /** QUERY_CONSUMER_OFFSET: the stored offset, or −1 when the broker answers QUERY_NOT_FOUND. */
-  async queryConsumerOffset(brokerAddr: string, group: string, mq: MessageQueue, timeoutMs = this.ctx.apiTimeoutMs): Promise<number> {
+  async queryConsumerOffset(
+    brokerAddr: string,
+    group: string,
+    mq: MessageQueue,
+    timeoutMs = this.ctx.apiTimeoutMs,
+  ): Promise<number> {
     const op = Operations.QUERY_CONSUMER_OFFSET;
     const header = { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName };
-    const res = await this.ctx.remoting.invoke(brokerAddr, operationRequest(op, header, undefined, this.ctx), { timeoutMs });
+    const res = await this.ctx.remoting.invoke(brokerAddr, operationRequest(op, header, undefined, this.ctx), {
+      timeoutMs,
+    });
     // Decided by the code, header unread, as Java's MQClientAPIImpl.queryConsumerOffset does (it
     // throws OffsetNotFoundException for QUERY_NOT_FOUND whatever the answer carries).
     if (res.code === ResponseCode.QUERY_NOT_FOUND) return -1;
@@ -135,13 +163,30 @@ export class MQClientAPI {
   }
 
   /** UPDATE_CONSUMER_OFFSET, oneway as the push consumer sends it. */
-  async updateConsumerOffsetOneway(brokerAddr: string, group: string, mq: MessageQueue, commitOffset: number): Promise<void> {
+  async updateConsumerOffsetOneway(
+    brokerAddr: string,
+    group: string,
+    mq: MessageQueue,
+    commitOffset: number,
+  ): Promise<void> {
     await this.invokeOneway(brokerAddr, Operations.UPDATE_CONSUMER_OFFSET, updateOffsetHeader(group, mq, commitOffset));
   }
 
   /** UPDATE_CONSUMER_OFFSET as a normal request (the shutdown flush waits for it). */
-  async updateConsumerOffset(brokerAddr: string, group: string, mq: MessageQueue, commitOffset: number, timeoutMs?: number): Promise<void> {
-    await this.invoke(brokerAddr, Operations.UPDATE_CONSUMER_OFFSET, updateOffsetHeader(group, mq, commitOffset), undefined, { timeoutMs });
+  async updateConsumerOffset(
+    brokerAddr: string,
+    group: string,
+    mq: MessageQueue,
+    commitOffset: number,
+    timeoutMs?: number,
+  ): Promise<void> {
+    await this.invoke(
+      brokerAddr,
+      Operations.UPDATE_CONSUMER_OFFSET,
+      updateOffsetHeader(group, mq, commitOffset),
+      undefined,
+      { timeoutMs },
+    );
   }
 
   /** GET_MAX_OFFSET: one past the last message (0 for an empty queue). */
@@ -157,9 +202,15 @@ export class MQClientAPI {
   }
 
   /** SEARCH_OFFSET_BY_TIMESTAMP (semantics differ between 4.9 and 5.x, §5.7). */
-  async searchOffsetByTimestamp(brokerAddr: string, mq: MessageQueue, timestamp: number, timeoutMs?: number): Promise<number> {
+  async searchOffsetByTimestamp(
+    brokerAddr: string,
+    mq: MessageQueue,
+    timestamp: number,
+    timeoutMs?: number,
+  ): Promise<number> {
     const header = { topic: mq.topic, queueId: mq.queueId, timestamp, bname: mq.brokerName };
-    return (await this.invoke(brokerAddr, Operations.SEARCH_OFFSET_BY_TIMESTAMP, header, undefined, { timeoutMs })).header.offset;
+    return (await this.invoke(brokerAddr, Operations.SEARCH_OFFSET_BY_TIMESTAMP, header, undefined, { timeoutMs }))
+      .header.offset;
   }
 
   /** CONSUMER_SEND_MSG_BACK (§5.3): `offset` is the message's commit-log offset. */
@@ -195,7 +246,10 @@ export class MQClientAPI {
    * (PULL_NOT_FOUND…) carry the same header as SUCCESS, decoded as strictly.
    */
   async pullMessage(
-    brokerAddr: string, header: PullMessageRequest, timeoutMs: number, signal?: AbortSignal,
+    brokerAddr: string,
+    header: PullMessageRequest,
+    timeoutMs: number,
+    signal?: AbortSignal,
     op: typeof Operations.PULL_MESSAGE | typeof Operations.LITE_PULL_MESSAGE = Operations.PULL_MESSAGE,
   ): Promise<PullResult> {
     const req = operationRequest(op, header, undefined, this.ctx);
@@ -205,7 +259,11 @@ export class MQClientAPI {
     const h = decodeResponseHeader(op, res, brokerAddr);
     checkPullOffsets(brokerAddr, header, status, h, res.remark, status === 'FOUND' ? res.body : null);
     return new DecodedPullResult(
-      status, h.nextBeginOffset, h.minOffset, h.maxOffset, h.suggestWhichBrokerId,
+      status,
+      h.nextBeginOffset,
+      h.minOffset,
+      h.maxOffset,
+      h.suggestWhichBrokerId,
       status === 'FOUND' ? res.body : null,
     );
   }
@@ -218,20 +276,38 @@ export class MQClientAPI {
   }
 
   /** UNLOCK_BATCH_MQ, oneway (rebalance) or awaited (shutdown). */
-  async unlockBatchMQ(brokerAddr: string, group: string, mqs: MessageQueue[], oneway: boolean, timeoutMs = 1000): Promise<void> {
+  async unlockBatchMQ(
+    brokerAddr: string,
+    group: string,
+    mqs: MessageQueue[],
+    oneway: boolean,
+    timeoutMs = 1000,
+  ): Promise<void> {
     const body = { clientId: this.ctx.clientId, consumerGroup: group, mqSet: mqs };
     if (oneway) await this.invokeOneway(brokerAddr, Operations.UNLOCK_BATCH_MQ, {}, body);
     else await this.invoke(brokerAddr, Operations.UNLOCK_BATCH_MQ, {}, body, { timeoutMs });
   }
 
   /** UNREGISTER_CLIENT for one producer or consumer group. */
-  async unregisterClient(brokerAddr: string, groups: { producerGroup?: string; consumerGroup?: string }, timeoutMs?: number): Promise<void> {
-    const header = { clientID: this.ctx.clientId, producerGroup: groups.producerGroup, consumerGroup: groups.consumerGroup };
+  async unregisterClient(
+    brokerAddr: string,
+    groups: { producerGroup?: string; consumerGroup?: string },
+    timeoutMs?: number,
+  ): Promise<void> {
+    const header = {
+      clientID: this.ctx.clientId,
+      producerGroup: groups.producerGroup,
+      consumerGroup: groups.consumerGroup,
+    };
     await this.invoke(brokerAddr, Operations.UNREGISTER_CLIENT, header, undefined, { timeoutMs });
   }
 }
 
-function updateOffsetHeader(group: string, mq: MessageQueue, commitOffset: number): OperationRequest<typeof Operations.UPDATE_CONSUMER_OFFSET> {
+function updateOffsetHeader(
+  group: string,
+  mq: MessageQueue,
+  commitOffset: number,
+): OperationRequest<typeof Operations.UPDATE_CONSUMER_OFFSET> {
   return { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, commitOffset, bname: mq.brokerName };
 }
 
@@ -269,9 +345,16 @@ export function checkPullOffsets(
   };
   if (next < 0) refuse('nextBeginOffset', next, 'is negative');
   if (status === 'OFFSET_ILLEGAL') {
-    if (h.minOffset < 0 || h.minOffset > h.maxOffset) refuse('minOffset', h.minOffset, `is not in [0, maxOffset ${h.maxOffset}]`);
-    if (next < h.minOffset || next > h.maxOffset) refuse('nextBeginOffset', next, `is outside the queue [${h.minOffset}, ${h.maxOffset}]`);
-    if (next < o && o <= h.maxOffset && remark !== 'OFFSET_RESET') refuse('nextBeginOffset', next, `moves backwards though the offset asked for is inside the queue [${h.minOffset}, ${h.maxOffset}]`);
+    if (h.minOffset < 0 || h.minOffset > h.maxOffset)
+      refuse('minOffset', h.minOffset, `is not in [0, maxOffset ${h.maxOffset}]`);
+    if (next < h.minOffset || next > h.maxOffset)
+      refuse('nextBeginOffset', next, `is outside the queue [${h.minOffset}, ${h.maxOffset}]`);
+    if (next < o && o <= h.maxOffset && remark !== 'OFFSET_RESET')
+      refuse(
+        'nextBeginOffset',
+        next,
+        `moves backwards though the offset asked for is inside the queue [${h.minOffset}, ${h.maxOffset}]`,
+      );
     return;
   }
   if (next < o) refuse('nextBeginOffset', next, 'is before the offset asked for');
@@ -283,10 +366,16 @@ export function checkPullOffsets(
   while (body.length - p >= MIN_RECORD) {
     const size = body.readInt32BE(p);
     const magic = body.readInt32BE(p + 4);
-    if ((magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) || size < MIN_RECORD || size > body.length - p) break;
+    if (
+      (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) ||
+      size < MIN_RECORD ||
+      size > body.length - p
+    )
+      break;
     const hi = body.readInt32BE(p + 20);
     const q = hi * TWO_32 + body.readUInt32BE(p + 24);
-    if (q < o || q >= next) refuse('queueOffset', q, `of the message at byte ${p} is outside the pull's range [${o}, ${next})`);
+    if (q < o || q >= next)
+      refuse('queueOffset', q, `of the message at byte ${p} is outside the pull's range [${o}, ${next})`);
     p += size;
   }
 }

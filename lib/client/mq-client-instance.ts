@@ -52,7 +52,15 @@ export type RouteListener = (topic: string, route: TopicRouteData) => void;
 const instances = new Map<string, MQClientInstance>();
 
 /** Options every client of one shared instance must agree on (its one RemotingClient uses them). */
-const SHARED_CONNECTION_OPTIONS = ['serializeType', 'connectTimeoutMs', 'tls', 'acl', 'language', 'version', 'maxUnmatchedResponses'] as const;
+const SHARED_CONNECTION_OPTIONS = [
+  'serializeType',
+  'connectTimeoutMs',
+  'tls',
+  'acl',
+  'language',
+  'version',
+  'maxUnmatchedResponses',
+] as const;
 
 function sameOption(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -122,18 +130,27 @@ export class MQClientInstance extends MQClientAPI {
     } else if (resolved.clock !== inst.options.clock) {
       // The shared instance's clock drives heartbeats, flushes and call timeouts of every user of
       // it: a second clock would be silently ignored.
-      throw new ClientOptionError('clock', `differs from the clock of client instance ${clientId} (give this client another instanceName)`);
+      throw new ClientOptionError(
+        'clock',
+        `differs from the clock of client instance ${clientId} (give this client another instanceName)`,
+      );
     }
     // The connection side of the shared instance: a client asking for other values would silently
     // get the first client's.
     for (const option of SHARED_CONNECTION_OPTIONS) {
       if (!sameOption(resolved[option], inst.options[option])) {
-        throw new ClientOptionError(option, `differs from the ${option} of client instance ${clientId}, which another client already uses (give this client another instanceName)`);
+        throw new ClientOptionError(
+          option,
+          `differs from the ${option} of client instance ${clientId}, which another client already uses (give this client another instanceName)`,
+        );
       }
     }
     if (resolved.namespaceV2 !== inst.options.namespaceV2) {
       // stamped on every request of the shared instance, as Java's NamespaceRpcHook on its MQClientAPIImpl
-      throw new ClientOptionError('namespaceV2', `differs from the namespaceV2 of client instance ${clientId} (give this client another instanceName)`);
+      throw new ClientOptionError(
+        'namespaceV2',
+        `differs from the namespaceV2 of client instance ${clientId} (give this client another instanceName)`,
+      );
     }
     inst.refCount++;
     inst.logger.add(resolved.logger);
@@ -164,9 +181,27 @@ export class MQClientInstance extends MQClientAPI {
     this.clientId = clientId;
     this.options = options;
     this.tasks = [
-      new ScheduledTask('updateTopicRouteInfoFromNameServer', options.pollNameServerIntervalMs, () => this.refreshAllRoutes(), log, options.clock),
-      new ScheduledTask('sendHeartbeatToAllBrokers', options.heartbeatIntervalMs, () => this.sendHeartbeatToAllBrokers(), log, options.clock),
-      new ScheduledTask('persistAllConsumerOffset', options.persistOffsetIntervalMs, () => this.persistAllConsumerOffsets(), log, options.clock),
+      new ScheduledTask(
+        'updateTopicRouteInfoFromNameServer',
+        options.pollNameServerIntervalMs,
+        () => this.refreshAllRoutes(),
+        log,
+        options.clock,
+      ),
+      new ScheduledTask(
+        'sendHeartbeatToAllBrokers',
+        options.heartbeatIntervalMs,
+        () => this.sendHeartbeatToAllBrokers(),
+        log,
+        options.clock,
+      ),
+      new ScheduledTask(
+        'persistAllConsumerOffset',
+        options.persistOffsetIntervalMs,
+        () => this.persistAllConsumerOffsets(),
+        log,
+        options.clock,
+      ),
     ];
     this.registerBrokerRequestProcessors();
     // Java 5.x's channel event listener (enableHeartbeatChannelEventListener, on by default): a new
@@ -224,12 +259,20 @@ export class MQClientInstance extends MQClientAPI {
    * Sends a request to the name servers, starting with the last one that answered and moving on to the
    * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
    */
-  async invokeNameServer(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs, quiet = false): Promise<RemotingCommand> {
+  async invokeNameServer(
+    request: RemotingCommand,
+    timeoutMs = this.options.mqClientApiTimeoutMs,
+    quiet = false,
+  ): Promise<RemotingCommand> {
     return (await this.invokeNameServerFrom(request, timeoutMs, quiet)).res;
   }
 
   /** invokeNameServer, with the address of the name server that answered. */
-  private async invokeNameServerFrom(request: RemotingCommand, timeoutMs = this.options.mqClientApiTimeoutMs, quiet = false): Promise<{ res: RemotingCommand; addr: string }> {
+  private async invokeNameServerFrom(
+    request: RemotingCommand,
+    timeoutMs = this.options.mqClientApiTimeoutMs,
+    quiet = false,
+  ): Promise<{ res: RemotingCommand; addr: string }> {
     const addrs = this.options.namesrvAddrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
@@ -280,7 +323,11 @@ export class MQClientInstance extends MQClientAPI {
   async checkNameServer(topic: string): Promise<void> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
     // quiet: the caller's start() rejects with the failures, which is their report
-    await this.invokeNameServer(operationRequest(op, { topic }, undefined, this.ctx), this.options.connectTimeoutMs, true);
+    await this.invokeNameServer(
+      operationRequest(op, { topic }, undefined, this.ctx),
+      this.options.connectTimeoutMs,
+      true,
+    );
   }
 
   /**
@@ -403,7 +450,11 @@ export class MQClientInstance extends MQClientAPI {
    * else, unless `onlyThisBroker`, the broker's first address in id order (the master when it is
    * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
    */
-  findBrokerAddressInSubscribe(brokerName: string, brokerId: number, onlyThisBroker = false): { addr: string; slave: boolean } | undefined {
+  findBrokerAddressInSubscribe(
+    brokerName: string,
+    brokerId: number,
+    onlyThisBroker = false,
+  ): { addr: string; slave: boolean } | undefined {
     const addrs = this.brokerAddrTable.get(brokerName);
     if (!addrs) return undefined;
     const exact = addrs[String(brokerId)];
@@ -426,7 +477,8 @@ export class MQClientInstance extends MQClientAPI {
     if (this.routeFetches.size > 0) return;
     const live = new Set<string>();
     for (const route of this.topicRouteTable.values()) {
-      for (const b of route.brokerDatas) for (const a of Object.values(b.brokerAddrs)) live.add(`${b.brokerName}\u0000${a}`);
+      for (const b of route.brokerDatas)
+        for (const a of Object.values(b.brokerAddrs)) live.add(`${b.brokerName}\u0000${a}`);
     }
     for (const [name, addrs] of this.brokerAddrTable) {
       for (const [id, addr] of Object.entries(addrs)) if (!live.has(`${name}\u0000${addr}`)) delete addrs[id];
@@ -534,7 +586,10 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   /** One HEART_BEAT to `addr`; the error, or null when the broker took it. */
-  private async heartbeatTo(addr: string, body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData())): Promise<Error | null> {
+  private async heartbeatTo(
+    addr: string,
+    body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData()),
+  ): Promise<Error | null> {
     const op = Operations.HEART_BEAT;
     try {
       const req = encodedOperationRequest(op, {}, body, this.ctx);
@@ -562,7 +617,8 @@ export class MQClientInstance extends MQClientAPI {
     if (this.producers.size === 0 && this.consumers.size === 0) return;
     let known = false;
     for (const addrs of this.brokerAddrTable.values()) {
-      for (const [id, a] of Object.entries(addrs)) if (a === addr && (this.consumers.size > 0 || id === '0')) known = true;
+      for (const [id, a] of Object.entries(addrs))
+        if (a === addr && (this.consumers.size > 0 || id === '0')) known = true;
     }
     if (!known) return;
     this.connectBeats.add(addr);
@@ -579,7 +635,9 @@ export class MQClientInstance extends MQClientAPI {
   private async persistAllConsumerOffsets(): Promise<void> {
     await Promise.all(
       [...this.consumers.values()].map((c) =>
-        c.persistOffsets().catch((err: unknown) => log('persistOffsets of %s failed: %s', c.groupName, (err as Error).message)),
+        c
+          .persistOffsets()
+          .catch((err: unknown) => log('persistOffsets of %s failed: %s', c.groupName, (err as Error).message)),
       ),
     );
   }
@@ -626,7 +684,9 @@ export class MQClientInstance extends MQClientAPI {
       const table = this.consumers.get(group)?.consumerStatus(topic) ?? [];
       return createResponse(req, ResponseCode.SUCCESS, { body: encodeGetConsumerStatusBody(table) });
     });
-    this.remoting.registerProcessor(Operations.CHECK_TRANSACTION_STATE.code, (req, conn) => serveCheckTransactionState(req, conn.remoteAddress, this.transactionCheckers));
+    this.remoting.registerProcessor(Operations.CHECK_TRANSACTION_STATE.code, (req, conn) =>
+      serveCheckTransactionState(req, conn.remoteAddress, this.transactionCheckers),
+    );
     const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
     this.remoting.registerProcessor(reset.code, async (req, conn) => {
       const { group, topic } = reset.request.decode(req.extFields);
@@ -657,16 +717,35 @@ export class MQClientInstance extends MQClientAPI {
    * reset is refused (BrokerRequestRefusedError) and no offset moves. A table larger than
    * maxRouteQueues is refused before anything is asked. Java's client applies any offset it is sent.
    */
-  private async checkResetOffsets(addr: string, group: string, topic: string, offsets: Map<string, number>, c: ConsumerInner): Promise<void> {
+  private async checkResetOffsets(
+    addr: string,
+    group: string,
+    topic: string,
+    offsets: Map<string, number>,
+    c: ConsumerInner,
+  ): Promise<void> {
     const code = Operations.RESET_CONSUMER_CLIENT_OFFSET.code;
     const refuse = (field: string, value: string | number, why: string, option?: string): never => {
-      throw new BrokerRequestRefusedError({ addr, requestCode: code, field, value, why: `${why} (group ${group}, topic ${topic}); the offsets stay where they are`, option });
+      throw new BrokerRequestRefusedError({
+        addr,
+        requestCode: code,
+        field,
+        value,
+        why: `${why} (group ${group}, topic ${topic}); the offsets stay where they are`,
+        option,
+      });
     };
     if (offsets.size > this.options.maxRouteQueues) {
-      refuse('offsetTable.size', offsets.size, `exceeds maxRouteQueues (${this.options.maxRouteQueues}); raise the option maxRouteQueues`, 'maxRouteQueues');
+      refuse(
+        'offsetTable.size',
+        offsets.size,
+        `exceeds maxRouteQueues (${this.options.maxRouteQueues}); raise the option maxRouteQueues`,
+        'maxRouteQueues',
+      );
     }
     for (const [key, offset] of offsets) {
-      if (!Number.isSafeInteger(offset) || offset < 0) refuse(`offsetTable[${key}]`, offset, 'is not an offset (a non-negative integer below 2^53)');
+      if (!Number.isSafeInteger(offset) || offset < 0)
+        refuse(`offsetTable[${key}]`, offset, 'is not an offset (a non-negative integer below 2^53)');
     }
     const held = c.consumerStatus(topic).filter(([mq]) => offsets.has(queueKey(mq)));
     await Promise.all(
@@ -679,10 +758,15 @@ export class MQClientInstance extends MQClientAPI {
         try {
           [min, max] = await Promise.all([this.getMinOffset(brokerAddr, mq), this.getMaxOffset(brokerAddr, mq)]);
         } catch (err) {
-          refuse(`offsetTable[${key}]`, offset, `cannot be checked: the queue's min/max offsets from ${brokerAddr} failed: ${(err as Error).message.split('\n')[0]}`);
+          refuse(
+            `offsetTable[${key}]`,
+            offset,
+            `cannot be checked: the queue's min/max offsets from ${brokerAddr} failed: ${(err as Error).message.split('\n')[0]}`,
+          );
           return;
         }
-        if (offset < min || offset > max) refuse(`offsetTable[${key}]`, offset, `is outside the queue's [${min}, ${max}] on ${brokerAddr}`);
+        if (offset < min || offset > max)
+          refuse(`offsetTable[${key}]`, offset, `is outside the queue's [${min}, ${max}] on ${brokerAddr}`);
       }),
     );
   }
@@ -704,7 +788,12 @@ function encodeGetConsumerStatusBody(table: [MessageQueue, number][]): Buffer {
  * first sent to). Anything else would run the application's handler on a message it never asked
  * for. Java's consumeMessageDirectly does not look.
  */
-function directTopicRefused(addr: string, group: string, msg: MessageExt, c: ConsumerInner): BrokerRequestRefusedError | null {
+function directTopicRefused(
+  addr: string,
+  group: string,
+  msg: MessageExt,
+  c: ConsumerInner,
+): BrokerRequestRefusedError | null {
   const topics = new Set(c.subscriptions().map((s) => s.topic));
   if (topics.has(msg.topic)) return null;
   return new BrokerRequestRefusedError({
@@ -718,5 +807,7 @@ function directTopicRefused(addr: string, group: string, msg: MessageExt, c: Con
 
 /** Java's answer for a group this process does not hold. */
 function groupNotExist(req: RemotingCommand, group: string): RemotingCommand {
-  return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: `The Consumer Group <${group}> not exist in this consumer` });
+  return createResponse(req, ResponseCode.SYSTEM_ERROR, {
+    remark: `The Consumer Group <${group}> not exist in this consumer`,
+  });
 }

@@ -1,4 +1,9 @@
-import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX, SYSTEM_TOPICS, SYSTEM_TOPIC_PREFIX } from '../../protocol/internal.js';
+import {
+  DLQ_GROUP_TOPIC_PREFIX,
+  RETRY_GROUP_TOPIC_PREFIX,
+  SYSTEM_TOPICS,
+  SYSTEM_TOPIC_PREFIX,
+} from '../../protocol/internal.js';
 import { ClientOptionError } from './client-options.js';
 
 /**
@@ -27,19 +32,26 @@ const NAMESPACE_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export function resolveNamespace(namespace: unknown, option = 'namespace'): string | undefined {
   if (namespace === undefined || namespace === '') return undefined;
   if (typeof namespace !== 'string' || !NAMESPACE_PATTERN.test(namespace)) {
-    throw new ClientOptionError(option, `must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(String(namespace)).slice(0, 80)}`);
+    throw new ClientOptionError(
+      option,
+      `must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(String(namespace)).slice(0, 80)}`,
+    );
   }
   return namespace;
 }
 
 /** TopicValidator.isSystemTopic or MixAll.isSysConsumerGroup. */
 export function isSystemResource(resource: string): boolean {
-  return SYSTEM_TOPICS.has(resource) || resource.startsWith(SYSTEM_TOPIC_PREFIX) || resource.startsWith(CID_RMQ_SYS_PREFIX);
+  return (
+    SYSTEM_TOPICS.has(resource) || resource.startsWith(SYSTEM_TOPIC_PREFIX) || resource.startsWith(CID_RMQ_SYS_PREFIX)
+  );
 }
 
 function splitRetryDlq(resource: string): [prefix: string, rest: string] {
-  if (resource.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return [RETRY_GROUP_TOPIC_PREFIX, resource.slice(RETRY_GROUP_TOPIC_PREFIX.length)];
-  if (resource.startsWith(DLQ_GROUP_TOPIC_PREFIX)) return [DLQ_GROUP_TOPIC_PREFIX, resource.slice(DLQ_GROUP_TOPIC_PREFIX.length)];
+  if (resource.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+    return [RETRY_GROUP_TOPIC_PREFIX, resource.slice(RETRY_GROUP_TOPIC_PREFIX.length)];
+  if (resource.startsWith(DLQ_GROUP_TOPIC_PREFIX))
+    return [DLQ_GROUP_TOPIC_PREFIX, resource.slice(DLQ_GROUP_TOPIC_PREFIX.length)];
   return ['', resource];
 }
 
@@ -88,7 +100,9 @@ export interface NamespaceOption {
 }
 
 /** Splits the namespace off a client's options: the checked namespace and the options without it. */
-export function takeNamespace<T extends NamespaceOption>(options: T): { namespace: string | undefined; rest: Omit<T, 'namespace'> } {
+export function takeNamespace<T extends NamespaceOption>(
+  options: T,
+): { namespace: string | undefined; rest: Omit<T, 'namespace'> } {
   // a missing options object is the client's own error to report, not ours
   if (options === null || typeof options !== 'object') return { namespace: undefined, rest: options };
   const { namespace, ...rest } = options;

@@ -34,8 +34,13 @@ export interface RequestStamp {
  * carries no body, as Java skips decoding a null body), the bytes for `'raw'` (null when absent),
  * nothing for `'none'`.
  */
-export type ReplyBody<B> = B extends { decode(body: Buffer | Uint8Array): infer T } ? T | null : B extends 'raw' ? Buffer | null : undefined;
-export type OperationReplyBody<O> = O extends Operation<unknown, unknown, BodySpec<unknown>, infer B> ? ReplyBody<B> : never;
+export type ReplyBody<B> = B extends { decode(body: Buffer | Uint8Array): infer T }
+  ? T | null
+  : B extends 'raw'
+    ? Buffer | null
+    : undefined;
+export type OperationReplyBody<O> =
+  O extends Operation<unknown, unknown, BodySpec<unknown>, infer B> ? ReplyBody<B> : never;
 
 /** A decoded answer: its code, remark and version, the header by the row's response codec, the body by its body spec. */
 export interface Reply<O> {
@@ -64,7 +69,10 @@ export function operationRequest<O extends Operation>(
 }
 
 /** The request body of `op` by its spec: the codec's bytes, the raw bytes, or null for none. */
-export function encodeRequestBody<O extends Operation>(op: O, body: OperationRequestBody<O> | undefined): Buffer | null {
+export function encodeRequestBody<O extends Operation>(
+  op: O,
+  body: OperationRequestBody<O> | undefined,
+): Buffer | null {
   const spec = op.requestBody as BodySpec<unknown>;
   return spec === 'none' || body === undefined ? null : spec === 'raw' ? (body as Buffer) : spec.encode(body);
 }
@@ -96,7 +104,11 @@ export function encodedOperationRequest<O extends Operation>(
  * The response header by the row's codec; a missing or malformed field becomes a
  * ResponseFieldError naming the field, the request code and the peer.
  */
-export function decodeResponseHeader<O extends Operation>(op: O, res: RemotingCommand, addr: string): OperationResponse<O> {
+export function decodeResponseHeader<O extends Operation>(
+  op: O,
+  res: RemotingCommand,
+  addr: string,
+): OperationResponse<O> {
   try {
     return (op.response as HeaderCodec<OperationResponse<O>>).decode(res.extFields);
   } catch (err) {
@@ -134,7 +146,6 @@ function hasAnyKey(o: Record<string, string>): boolean {
   for (const _ in o) return true;
   return false;
 }
-
 
 /** Send `op` to `addr` and decode its SUCCESS answer. */
 export async function invokeOperation<O extends Operation>(

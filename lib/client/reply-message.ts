@@ -68,7 +68,11 @@ export function replyMessageFromPush(req: RemotingCommand, receivedAt: number): 
  * message fail" when the reply cannot be read; a header without a required field is SYSTEM_ERROR
  * naming it (the connection's answer to a throw).
  */
-export function registerReplyMessageProcessor(remoting: RemotingClient, listeners: ReadonlySet<ReplyListener>, clock: Clock): void {
+export function registerReplyMessageProcessor(
+  remoting: RemotingClient,
+  listeners: ReadonlySet<ReplyListener>,
+  clock: Clock,
+): void {
   const op = Operations.PUSH_REPLY_MESSAGE_TO_CLIENT;
   remoting.registerProcessor(op.code, (req, conn) => {
     const receivedAt = clock.now();
@@ -91,7 +95,8 @@ export function registerReplyMessageProcessor(remoting: RemotingClient, listener
         log('reply listener failed: %s', (err as Error).message);
       }
     }
-    if (!taken) log('reply matches no request: CORRELATION_ID %s from %s', reply.properties.CORRELATION_ID, reply.bornHost);
+    if (!taken)
+      log('reply matches no request: CORRELATION_ID %s from %s', reply.properties.CORRELATION_ID, reply.bornHost);
     return createResponse(req, ResponseCode.SUCCESS);
   });
 }

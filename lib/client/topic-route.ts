@@ -40,8 +40,10 @@ export function checkTopicRoute(topic: string, route: TopicRouteData, addr: stri
     throw new RouteLimitError({ addr, topic, field, value, limit, option });
   };
   const { maxRouteQueues, maxRouteBrokers } = limits;
-  if (route.brokerDatas.length > maxRouteBrokers) refuse('brokerDatas.length', route.brokerDatas.length, maxRouteBrokers, 'maxRouteBrokers');
-  if (route.queueDatas.length > maxRouteBrokers) refuse('queueDatas.length', route.queueDatas.length, maxRouteBrokers, 'maxRouteBrokers');
+  if (route.brokerDatas.length > maxRouteBrokers)
+    refuse('brokerDatas.length', route.brokerDatas.length, maxRouteBrokers, 'maxRouteBrokers');
+  if (route.queueDatas.length > maxRouteBrokers)
+    refuse('queueDatas.length', route.queueDatas.length, maxRouteBrokers, 'maxRouteBrokers');
   for (let i = 0; i < route.brokerDatas.length; i++) {
     let n = 0;
     for (const _ in route.brokerDatas[i]!.brokerAddrs) n++;
@@ -66,7 +68,8 @@ export function checkTopicRoute(topic: string, route: TopicRouteData, addr: stri
       const [name, nums] = item.split(':');
       if (!name || nums === undefined) continue;
       order += count('orderTopicConf', Number(nums));
-      if (order > maxRouteQueues) refuse('orderTopicConf (queues of the route)', order, maxRouteQueues, 'maxRouteQueues');
+      if (order > maxRouteQueues)
+        refuse('orderTopicConf (queues of the route)', order, maxRouteQueues, 'maxRouteQueues');
     }
   }
 }

@@ -14,7 +14,11 @@ const log = createDebug('rocketwire:client');
  * check came from (the END_TRANSACTION goes back there), `msg` the half message as the producer
  * sent it (real topic and queue), `header` the check's fields (offsets of the copy that is checked).
  */
-export type TransactionCheckHandler = (brokerAddr: string, msg: MessageExt, header: CheckTransactionStateRequestHeader & { bname?: string }) => void;
+export type TransactionCheckHandler = (
+  brokerAddr: string,
+  msg: MessageExt,
+  header: CheckTransactionStateRequestHeader & { bname?: string },
+) => void;
 
 /**
  * ClientRemotingProcessor#checkTransactionState: decode the message of the body, pick the
@@ -22,7 +26,11 @@ export type TransactionCheckHandler = (brokerAddr: string, msg: MessageExt, head
  * oneway; the producer later sends END_TRANSACTION). A body that does not decode, or a group this
  * process does not produce for, is logged and dropped, as Java does.
  */
-export function serveCheckTransactionState(req: RemotingCommand, brokerAddr: string, handlers: ReadonlyMap<string, TransactionCheckHandler>): null {
+export function serveCheckTransactionState(
+  req: RemotingCommand,
+  brokerAddr: string,
+  handlers: ReadonlyMap<string, TransactionCheckHandler>,
+): null {
   const op = Operations.CHECK_TRANSACTION_STATE;
   const header = op.request.decode(req.extFields);
   let msg: MessageExt | undefined;

@@ -15,7 +15,12 @@ export interface AllocateMessageQueueStrategy {
    * The queues `currentCID` gets out of `mqAll` when the group's consumers are `cidAll` (every consumer
    * computes the same split).
    */
-  allocate(consumerGroup: string, currentCID: string, mqAll: readonly MessageQueue[], cidAll: readonly string[]): MessageQueue[];
+  allocate(
+    consumerGroup: string,
+    currentCID: string,
+    mqAll: readonly MessageQueue[],
+    cidAll: readonly string[],
+  ): MessageQueue[];
 }
 
 /** Java's precondition: an unknown current client gets nothing. */
@@ -56,7 +61,11 @@ export const allocateAveragelyByCircle: AllocateMessageQueueStrategy = {
 
 /** First 4 bytes of MD5 of the UTF-8 key, big-endian, as an unsigned number (Java's MD5Hash in ConsistentHashRouter). */
 export function consistentHashMd5(key: string): number {
-  return (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('md5').update(key, 'utf8').digest().readUInt32BE(0);
+  return (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'))
+    .createHash('md5')
+    .update(key, 'utf8')
+    .digest()
+    .readUInt32BE(0);
 }
 
 /**

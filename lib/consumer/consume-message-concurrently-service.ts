@@ -87,7 +87,8 @@ export class ConsumeMessageConcurrentlyService {
     } else if (batch === 1) {
       for (let i = 0; i < msgs.length; i++) this.backlog.push({ msgs: [msgs[i]!], pq, mq, arrivedAt });
     } else {
-      for (let i = 0; i < msgs.length; i += batch) this.backlog.push({ msgs: msgs.slice(i, i + batch), pq, mq, arrivedAt });
+      for (let i = 0; i < msgs.length; i += batch)
+        this.backlog.push({ msgs: msgs.slice(i, i + batch), pq, mq, arrivedAt });
     }
     this.pump();
   }
@@ -170,7 +171,14 @@ export class ConsumeMessageConcurrentlyService {
     this.finish(req, ctx, result, begin, trace, threw);
   }
 
-  private finish(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, value: unknown, begin: number, trace: TraceContext | null = null, threw = false): void {
+  private finish(
+    req: ConsumeRequest,
+    ctx: ConsumeConcurrentlyContext,
+    value: unknown,
+    begin: number,
+    trace: TraceContext | null = null,
+    threw = false,
+  ): void {
     const now = this.host.config.clock.now();
     let status: ConsumeConcurrentlyStatus = ConsumeConcurrentlyStatus.RECONSUME_LATER;
     if (!threw) {
@@ -178,7 +186,12 @@ export class ConsumeMessageConcurrentlyService {
       status = r.status;
       if (r.invalid) this.host.invalidHandlerResult(value, req.mq, req.msgs.length);
     }
-    if (trace) this.host.trace!.after(trace, req.msgs.length, { status: threw ? undefined : status, threw, timedOut: now - begin >= this.host.config.consumeTimeoutMs });
+    if (trace)
+      this.host.trace!.after(trace, req.msgs.length, {
+        status: threw ? undefined : status,
+        threw,
+        timedOut: now - begin >= this.host.config.consumeTimeoutMs,
+      });
     this.host.metrics?.afterConsume(req.msgs, begin, now, status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
     if (this.pumping) this.pumpNow = now;
     this.host.recorder.consumeRt(req.mq.topic, now - begin);
@@ -190,17 +203,26 @@ export class ConsumeMessageConcurrentlyService {
     }
     const p = this.processConsumeResult(req, ctx, status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS, now);
     if (p === null) this.release();
-    else p.then(() => this.release(), (err: unknown) => {
-      log('processing a consume result failed: %s', (err as Error)?.message ?? err);
-      this.release();
-    });
+    else
+      p.then(
+        () => this.release(),
+        (err: unknown) => {
+          log('processing a consume result failed: %s', (err as Error)?.message ?? err);
+          this.release();
+        },
+      );
   }
 
   /**
    * Java's processConsumeResult. Returns null when everything was done synchronously (the common case:
    * all messages succeeded), else a promise for the send-backs.
    */
-  private processConsumeResult(req: ConsumeRequest, ctx: ConsumeConcurrentlyContext, success: boolean, now: number): Promise<void> | null {
+  private processConsumeResult(
+    req: ConsumeRequest,
+    ctx: ConsumeConcurrentlyContext,
+    success: boolean,
+    now: number,
+  ): Promise<void> | null {
     const { msgs, pq, mq } = req;
     const n = msgs.length;
     let ackIndex = ctx.ackIndex;
@@ -228,7 +250,13 @@ export class ConsumeMessageConcurrentlyService {
     return this.sendBackFailed(msgs, ackIndex, ctx.delayLevelWhenNextConsume, pq, mq);
   }
 
-  private async sendBackFailed(msgs: MessageExt[], ackIndex: number, delayLevel: number, pq: ProcessQueue, mq: MessageQueue): Promise<void> {
+  private async sendBackFailed(
+    msgs: MessageExt[],
+    ackIndex: number,
+    delayLevel: number,
+    pq: ProcessQueue,
+    mq: MessageQueue,
+  ): Promise<void> {
     const failedLocally: MessageExt[] = [];
     for (let i = Math.max(0, ackIndex + 1); i < msgs.length; i++) {
       const msg = msgs[i]!;
@@ -289,7 +317,9 @@ export class ConsumeMessageConcurrentlyService {
       }, CONSUME_LATER_DELAY_MS);
       this.laterTimers.add(t);
     })();
-    p.catch((err: unknown) => log('sending back refused messages of %o failed: %s', mq, (err as Error)?.message ?? err));
+    p.catch((err: unknown) =>
+      log('sending back refused messages of %o failed: %s', mq, (err as Error)?.message ?? err),
+    );
   }
 
   private commit(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {

@@ -1,7 +1,13 @@
 import createDebug from '../debug.js';
 import type { ClockTimer } from '../clock.js';
 import { resetRetryTopic, type ConsumeHost } from './consume-host.js';
-import { ConsumeOrderlyStatus, isThenable, orderlyResult, type ConsumeOrderlyContext, type MessageListenerOrderly } from './consume-types.js';
+import {
+  ConsumeOrderlyStatus,
+  isThenable,
+  orderlyResult,
+  type ConsumeOrderlyContext,
+  type MessageListenerOrderly,
+} from './consume-types.js';
 import type { MessageExt } from './message.js';
 import { retryTopic, type MessageQueue } from '../../protocol/index.js';
 import type { ProcessQueue } from './process-queue.js';
@@ -144,7 +150,12 @@ export class ConsumeMessageOrderlyService {
         msgs = msgs.slice(0, refusedAt);
       }
       resetRetryTopic(msgs, this.retryTopicName);
-      const ctx: ConsumeOrderlyContext = { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMs: -1, suspendCurrentQueueTimeMillis: -1 };
+      const ctx: ConsumeOrderlyContext = {
+        messageQueue: mq,
+        autoCommit: true,
+        suspendCurrentQueueTimeMs: -1,
+        suspendCurrentQueueTimeMillis: -1,
+      };
       let status: unknown;
       const trace = this.host.trace ? this.host.trace.before(msgs) : null;
       const metrics = this.host.metrics;
@@ -163,7 +174,12 @@ export class ConsumeMessageOrderlyService {
       }
       const end = config.clock.now();
       if (trace) this.host.trace!.after(trace, msgs.length, { status, threw, timedOut: false });
-      this.host.metrics?.afterConsume(msgs, now, end, status === ConsumeOrderlyStatus.SUCCESS || status === ConsumeOrderlyStatus.COMMIT);
+      this.host.metrics?.afterConsume(
+        msgs,
+        now,
+        end,
+        status === ConsumeOrderlyStatus.SUCCESS || status === ConsumeOrderlyStatus.COMMIT,
+      );
       this.host.recorder.consumeRt(mq.topic, end - now);
       if (pq.dropped) return;
       const cont = await this.processConsumeResult(msgs, status, ctx, pq, mq, end);

@@ -1,5 +1,14 @@
 import createDebug from '../debug.js';
-import { buildPullSysFlag, decodeMessagesSkipping, inflateMessages, ResponseCode, type MessageExt, type RefusedMessage, type SubscriptionData, type UndecodableRecord } from '../../protocol/index.js';
+import {
+  buildPullSysFlag,
+  decodeMessagesSkipping,
+  inflateMessages,
+  ResponseCode,
+  type MessageExt,
+  type RefusedMessage,
+  type SubscriptionData,
+  type UndecodableRecord,
+} from '../../protocol/index.js';
 import type { MQClientInstance, PullResult } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { UndecodableMessageError } from './consumer-events.js';
@@ -36,7 +45,10 @@ function queueName(pr: PullRequest): string {
  * The broker a pull of `pr` goes to (Java's findBrokerAddressInSubscribe with the broker's suggested
  * id), after one route refresh when the cached route lacks it; BrokerAddressNotFoundError when none.
  */
-export async function pullTarget(instance: MQClientInstance, pr: PullRequest): Promise<{ addr: string; slave: boolean }> {
+export async function pullTarget(
+  instance: MQClientInstance,
+  pr: PullRequest,
+): Promise<{ addr: string; slave: boolean }> {
   const mq = pr.messageQueue;
   let target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
   if (!target) {
@@ -67,7 +79,9 @@ export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
   if (pr.flowParkedSinceMs !== null) {
     if (pr.flowParkWarned) {
       const s = Math.round((config.clock.now() - pr.flowParkedSinceMs) / 1000);
-      config.logger.info(`consumer ${config.consumerGroup}: queue ${queueName(pr)} pulls again after ${s} s of flow control`);
+      config.logger.info(
+        `consumer ${config.consumerGroup}: queue ${queueName(pr)} pulls again after ${s} s of flow control`,
+      );
     }
     pr.flowParkedSinceMs = null;
     pr.flowParkWarned = false;
@@ -169,7 +183,14 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   }
 }
 
-function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: SubscriptionData, result: PullResult, begin: number, addr: string): void {
+function onPullResult(
+  impl: PushConsumerImpl,
+  pr: PullRequest,
+  sub: SubscriptionData,
+  result: PullResult,
+  begin: number,
+  addr: string,
+): void {
   const { config } = impl;
   const mq = pr.messageQueue;
   const pq = pr.processQueue;
@@ -185,7 +206,8 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
       // Bodies stay compressed until the tag filter kept them, then inflate within the pull's budget.
       let all: MessageExt[];
       let undecodable: UndecodableRecord[] = [];
-      if (result.bodyBytes) ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false }));
+      if (result.bodyBytes)
+        ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false }));
       else all = result.messages;
       let msgs = all;
       if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));
@@ -206,7 +228,8 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
         reportUndecodable(impl, pr, all, undecodable);
         // Skipped records after the last decoded one: nothing consumed will ever carry the committed
         // offset past them, so it moves to nextBeginOffset once everything before them is consumed.
-        if (!cut && undecodable[undecodable.length - 1]!.messagesBefore === all.length) skippedTail.set(pq, result.nextBeginOffset);
+        if (!cut && undecodable[undecodable.length - 1]!.messagesBefore === all.length)
+          skippedTail.set(pq, result.nextBeginOffset);
       }
       let refused: MessageExt[] | null = null;
       if (round.refused.length > 0) {
@@ -251,7 +274,13 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
         // Refused messages sit in the cache (no offset passes them) until the broker took them back.
         if (refused !== null) {
           impl.concurrently.sendBackRefused(refused, pq, mq);
-          if (refused.length < msgs.length) impl.concurrently.submitConsumeRequest(msgs.filter((m) => !refused.includes(m)), pq, mq, now);
+          if (refused.length < msgs.length)
+            impl.concurrently.submitConsumeRequest(
+              msgs.filter((m) => !refused.includes(m)),
+              pq,
+              mq,
+              now,
+            );
         } else {
           impl.concurrently.submitConsumeRequest(msgs, pq, mq, now);
         }
@@ -292,20 +321,46 @@ function onPullResult(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
   }
 }
 
-function logFlowControl(impl: PushConsumerImpl, pr: PullRequest, reason: 'count' | 'size' | 'span', times: number): void {
+function logFlowControl(
+  impl: PushConsumerImpl,
+  pr: PullRequest,
+  reason: 'count' | 'size' | 'span',
+  times: number,
+): void {
   const pq = pr.processQueue;
   const l = impl.limits;
   const range = `minOffset=${pq.msgCount > 0 ? pq.minOffset : -1}, maxOffset=${pq.msgCount > 0 ? pq.queueOffsetMax : -1}`;
   const mq = pr.messageQueue;
   const queue = `${mq.topic}/${mq.brokerName}/${mq.queueId}`;
   if (reason === 'span') {
-    flowLog('the queue\'s messages span too long, so do flow control: %s, maxSpan=%d > %d, queue %s, flowControlTimes=%d', range, pq.maxSpan, l.consumeConcurrentlyMaxSpan, queue, times);
+    flowLog(
+      "the queue's messages span too long, so do flow control: %s, maxSpan=%d > %d, queue %s, flowControlTimes=%d",
+      range,
+      pq.maxSpan,
+      l.consumeConcurrentlyMaxSpan,
+      queue,
+      times,
+    );
   } else if (reason === 'count') {
-    flowLog('the cached message count exceeds the threshold %d, so do flow control: %s, count=%d, size=%d MiB, queue %s, flowControlTimes=%d',
-      l.pullThresholdForQueue, range, pq.msgCount, Math.floor(pq.msgSize / (1024 * 1024)), queue, times);
+    flowLog(
+      'the cached message count exceeds the threshold %d, so do flow control: %s, count=%d, size=%d MiB, queue %s, flowControlTimes=%d',
+      l.pullThresholdForQueue,
+      range,
+      pq.msgCount,
+      Math.floor(pq.msgSize / (1024 * 1024)),
+      queue,
+      times,
+    );
   } else {
-    flowLog('the cached message size exceeds the threshold %d MiB, so do flow control: %s, count=%d, size=%d MiB, queue %s, flowControlTimes=%d',
-      l.pullThresholdSizeForQueueMiB, range, pq.msgCount, Math.floor(pq.msgSize / (1024 * 1024)), queue, times);
+    flowLog(
+      'the cached message size exceeds the threshold %d MiB, so do flow control: %s, count=%d, size=%d MiB, queue %s, flowControlTimes=%d',
+      l.pullThresholdSizeForQueueMiB,
+      range,
+      pq.msgCount,
+      Math.floor(pq.msgSize / (1024 * 1024)),
+      queue,
+      times,
+    );
   }
 }
 
@@ -322,7 +377,12 @@ function commitSkippedTail(impl: PushConsumerImpl, pq: ProcessQueue): void {
 }
 
 /** One 'undecodable' event per skipped record, located by its own header or by its neighbours. */
-function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: MessageExt[], skipped: UndecodableRecord[]): void {
+function reportUndecodable(
+  impl: PushConsumerImpl,
+  pr: PullRequest,
+  decoded: MessageExt[],
+  skipped: UndecodableRecord[],
+): void {
   const mq = pr.messageQueue;
   for (const u of skipped) {
     const before = u.messagesBefore > 0 ? decoded[u.messagesBefore - 1]!.queueOffset + 1 : pr.nextOffset;
@@ -348,7 +408,13 @@ function reportUndecodable(impl: PushConsumerImpl, pr: PullRequest, decoded: Mes
  */
 function reportRefused(impl: PushConsumerImpl, pr: PullRequest, m: MessageExt, r: RefusedMessage): void {
   const mq = pr.messageQueue;
-  const err = refusedMessageError(mq, m, r, impl.config.inflate, impl.config.messageModel === 'BROADCASTING' ? 'skipped' : 'sent-back');
+  const err = refusedMessageError(
+    mq,
+    m,
+    r,
+    impl.config.inflate,
+    impl.config.messageModel === 'BROADCASTING' ? 'skipped' : 'sent-back',
+  );
   log('%s', err.message);
   impl.events.undecodable(err);
 }

@@ -100,7 +100,6 @@ export type MessageListenerOrderly = (
 
 export type MessageListener = MessageListenerConcurrently | MessageListenerOrderly;
 
-
 /**
  * The handler rule, one place for both modes. A handler that returns or resolves nothing
  * (`undefined`, or `null`) acknowledges: CONSUME_SUCCESS for a concurrent handler, SUCCESS for an
@@ -115,13 +114,17 @@ export function concurrentResult(value: unknown): { status: ConsumeConcurrentlyS
   if (value === undefined || value === null || value === ConsumeConcurrentlyStatus.CONSUME_SUCCESS) {
     return { status: ConsumeConcurrentlyStatus.CONSUME_SUCCESS, invalid: false };
   }
-  return { status: ConsumeConcurrentlyStatus.RECONSUME_LATER, invalid: value !== ConsumeConcurrentlyStatus.RECONSUME_LATER };
+  return {
+    status: ConsumeConcurrentlyStatus.RECONSUME_LATER,
+    invalid: value !== ConsumeConcurrentlyStatus.RECONSUME_LATER,
+  };
 }
 
 /** The orderly side of concurrentResult: nothing is SUCCESS; an unknown value suspends. */
 export function orderlyResult(value: unknown): { status: ConsumeOrderlyStatus; invalid: boolean } {
   if (value === undefined || value === null) return { status: ConsumeOrderlyStatus.SUCCESS, invalid: false };
-  if (typeof value === 'string' && Object.hasOwn(ConsumeOrderlyStatus, value)) return { status: value as ConsumeOrderlyStatus, invalid: false };
+  if (typeof value === 'string' && Object.hasOwn(ConsumeOrderlyStatus, value))
+    return { status: value as ConsumeOrderlyStatus, invalid: false };
   return { status: ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT, invalid: true };
 }
 

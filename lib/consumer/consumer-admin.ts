@@ -58,16 +58,22 @@ export function runningInfo(impl: PushConsumerImpl): Buffer {
     suspendCurrentQueueTimeMillis: String(config.suspendCurrentQueueTimeMillis),
   };
   const mqTable: [MessageQueue, Record<string, unknown>][] = [];
-  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) mqTable.push([mq, processQueueInfo(pq, impl.offsetStoreValue?.readMemory(mq) ?? -1)]);
+  for (const { mq, pq } of impl.rebalance.processQueueTable.values())
+    mqTable.push([mq, processQueueInfo(pq, impl.offsetStoreValue?.readMemory(mq) ?? -1)]);
   const statusTable: Record<string, Record<string, unknown>> = {};
-  for (const topic of impl.subscriptionInner.keys()) statusTable[topic] = { ...impl.recorder.manager.consumeStatus(topic) };
+  for (const topic of impl.subscriptionInner.keys())
+    statusTable[topic] = { ...impl.recorder.manager.consumeStatus(topic) };
   const subscriptionSet = [...impl.subscriptionInner.values()].map(subscriptionInfo);
   // Java's mqTable and statusTable are TreeMaps; the codec writes keys sorted, MessageQueue keys as objects.
   return encodeConsumerRunningInfo({ jstack: '', mqTable, properties: props, statusTable, subscriptionSet });
 }
 
 /** CONSUME_MESSAGE_DIRECTLY: one message straight to the handler, outside the process queues. */
-export async function consumeMessageDirectly(impl: PushConsumerImpl, msg: MessageExt, brokerName: string): Promise<ConsumeMessageDirectlyResult> {
+export async function consumeMessageDirectly(
+  impl: PushConsumerImpl,
+  msg: MessageExt,
+  brokerName: string,
+): Promise<ConsumeMessageDirectlyResult> {
   msg.brokerName = brokerName;
   const mq = messageQueue(msg.topic, brokerName, msg.queueId);
   resetRetryTopic([msg], retryTopic(impl.config.consumerGroup));
@@ -77,14 +83,33 @@ export async function consumeMessageDirectly(impl: PushConsumerImpl, msg: Messag
   try {
     let r: unknown;
     if (impl.config.orderly) {
-      r = (impl.listener as MessageListenerOrderly)([msg], { messageQueue: mq, autoCommit: true, suspendCurrentQueueTimeMs: -1, suspendCurrentQueueTimeMillis: -1 });
+      r = (impl.listener as MessageListenerOrderly)([msg], {
+        messageQueue: mq,
+        autoCommit: true,
+        suspendCurrentQueueTimeMs: -1,
+        suspendCurrentQueueTimeMillis: -1,
+      });
     } else {
-      r = (impl.listener as MessageListenerConcurrently)([msg], { messageQueue: mq, delayLevelWhenNextConsume: 0, ackIndex: JAVA_INT_MAX });
+      r = (impl.listener as MessageListenerConcurrently)([msg], {
+        messageQueue: mq,
+        delayLevelWhenNextConsume: 0,
+        ackIndex: JAVA_INT_MAX,
+      });
     }
     if (isThenable(r)) r = await r;
     // the handler rule (consume-types.ts): nothing is success; Java says CR_RETURN_NULL for a null
-    if (r === undefined || r === null || r === ConsumeConcurrentlyStatus.CONSUME_SUCCESS || r === ConsumeOrderlyStatus.SUCCESS) consumeResult = 'CR_SUCCESS';
-    else if (r === ConsumeConcurrentlyStatus.RECONSUME_LATER || r === ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT) consumeResult = 'CR_LATER';
+    if (
+      r === undefined ||
+      r === null ||
+      r === ConsumeConcurrentlyStatus.CONSUME_SUCCESS ||
+      r === ConsumeOrderlyStatus.SUCCESS
+    )
+      consumeResult = 'CR_SUCCESS';
+    else if (
+      r === ConsumeConcurrentlyStatus.RECONSUME_LATER ||
+      r === ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+    )
+      consumeResult = 'CR_LATER';
     else if (r === ConsumeOrderlyStatus.COMMIT) consumeResult = 'CR_COMMIT';
     else if (r === ConsumeOrderlyStatus.ROLLBACK) consumeResult = 'CR_ROLLBACK';
     else consumeResult = 'CR_RETURN_NULL';
@@ -92,7 +117,13 @@ export async function consumeMessageDirectly(impl: PushConsumerImpl, msg: Messag
     consumeResult = 'CR_THROW_EXCEPTION';
     remark = (err as Error)?.stack ?? String(err);
   }
-  return { autoCommit: true, consumeResult, order: impl.config.orderly, remark, spentTimeMills: impl.config.clock.now() - begin };
+  return {
+    autoCommit: true,
+    consumeResult,
+    order: impl.config.orderly,
+    remark,
+    spentTimeMills: impl.config.clock.now() - begin,
+  };
 }
 
 /** How long a reset lets handler calls already running on the dropped queues finish (Java sleeps 10 s). */

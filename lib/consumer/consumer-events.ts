@@ -76,9 +76,12 @@ export class UndecodableMessageError extends RocketwireError {
     const disposition = f.disposition ?? 'skipped';
     const at = `${where}@${f.queueOffset}${f.physOffset !== undefined ? ` (commit-log offset ${f.physOffset})` : ''}`;
     let message: string;
-    if (!f.recordIntact) message = `skipped ${f.bytes} damaged bytes of ${where} from queue offset ${f.queueOffset} on: ${f.reason}`;
-    else if (disposition === 'sent-back') message = `sent back the undecodable message at ${at} (retry topic, then DLQ): ${f.reason}`;
-    else if (disposition === 'left-unacked') message = `left the undecodable message at ${at} unacked (the broker redelivers it, then moves it to the DLQ): ${f.reason}`;
+    if (!f.recordIntact)
+      message = `skipped ${f.bytes} damaged bytes of ${where} from queue offset ${f.queueOffset} on: ${f.reason}`;
+    else if (disposition === 'sent-back')
+      message = `sent back the undecodable message at ${at} (retry topic, then DLQ): ${f.reason}`;
+    else if (disposition === 'left-unacked')
+      message = `left the undecodable message at ${at} unacked (the broker redelivers it, then moves it to the DLQ): ${f.reason}`;
     else if (disposition === 'passed') message = `passed the undecodable message at ${at}: ${f.reason}`;
     else message = `skipped the undecodable message at ${at}: ${f.reason}`;
     super(message);
@@ -127,7 +130,9 @@ export class ConsumerBrokerError extends RocketwireError {
   readonly request: ConsumerBrokerRequest;
   constructor(brokerName: string, addr: string | undefined, request: ConsumerBrokerRequest, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(`${request} to broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''} failed: ${why.split('\n')[0]}`, { cause });
+    super(`${request} to broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''} failed: ${why.split('\n')[0]}`, {
+      cause,
+    });
     this.brokerName = brokerName;
     this.addr = addr;
     this.request = request;
@@ -227,7 +232,8 @@ export class ConsumerEvents {
   undecodable(err: UndecodableMessageError): void {
     const key = `${err.topic}@${err.brokerName}@${err.queueId}@${err.queueOffset}@${err.recordIntact ? '' : err.bytes}`;
     if (this.reported.has(key)) return;
-    if (this.reported.size >= MAX_REMEMBERED_UNDECODABLE) this.reported.delete(this.reported.values().next().value as string);
+    if (this.reported.size >= MAX_REMEMBERED_UNDECODABLE)
+      this.reported.delete(this.reported.values().next().value as string);
     this.reported.add(key);
     this.logger.warn(`${this.label}: ${err.message}`);
     this.emitter.emit('undecodable', err);
@@ -236,10 +242,13 @@ export class ConsumerEvents {
   brokerFailed(brokerName: string, addr: string | undefined, request: ConsumerBrokerRequest, cause: unknown): void {
     if (this.health.get(brokerName) !== true) {
       const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
-      this.logger.warn(`${this.label}: broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''} is not answering: ${request} failed: ${why}`);
+      this.logger.warn(
+        `${this.label}: broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''} is not answering: ${request} failed: ${why}`,
+      );
     }
     this.health.set(brokerName, true);
-    if (this.emitter.listenerCount('brokerError') > 0) this.emitter.emit('brokerError', new ConsumerBrokerError(brokerName, addr, request, cause));
+    if (this.emitter.listenerCount('brokerError') > 0)
+      this.emitter.emit('brokerError', new ConsumerBrokerError(brokerName, addr, request, cause));
   }
 
   /** A request was answered: `brokerReachable` when it is the broker's first answer (of this kind, for pulls) or the first since a failure. */

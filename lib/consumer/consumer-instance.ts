@@ -1,6 +1,11 @@
 import createDebug from '../debug.js';
 import { messageQueue, type MessageQueue } from '../../protocol/internal.js';
-import { MQClientInstance, resolveInstanceName, topicRouteToSubscribeQueues, type ConsumerInner } from '../client/index.js';
+import {
+  MQClientInstance,
+  resolveInstanceName,
+  topicRouteToSubscribeQueues,
+  type ConsumerInner,
+} from '../client/index.js';
 import type { PushConsumerConfig } from './options.js';
 
 const log = createDebug('rocketwire:consumer');
@@ -12,8 +17,14 @@ const log = createDebug('rocketwire:consumer');
  * cannot be registered (the same group twice on one instance) the instance is released and the
  * error thrown. Used by the push and the lite pull consumer.
  */
-export async function acquireConsumerInstance(config: PushConsumerConfig, consumer: ConsumerInner): Promise<MQClientInstance> {
-  const instanceName = config.messageModel === 'CLUSTERING' ? resolveInstanceName(config.instanceName) : (config.instanceName ?? 'DEFAULT');
+export async function acquireConsumerInstance(
+  config: PushConsumerConfig,
+  consumer: ConsumerInner,
+): Promise<MQClientInstance> {
+  const instanceName =
+    config.messageModel === 'CLUSTERING'
+      ? resolveInstanceName(config.instanceName)
+      : (config.instanceName ?? 'DEFAULT');
   const instance = MQClientInstance.acquire({
     ...config.client,
     namesrvAddr: config.namesrvAddr,
@@ -64,7 +75,10 @@ export async function consumerIdsOf(
   instance: MQClientInstance,
   group: string,
   topic: string,
-  report?: { answered(brokerName: string, addr: string): void; failed(brokerName: string, addr: string, err: unknown): void },
+  report?: {
+    answered(brokerName: string, addr: string): void;
+    failed(brokerName: string, addr: string, err: unknown): void;
+  },
 ): Promise<string[] | null> {
   const route = instance.cachedTopicRoute(topic);
   if (!route || route.brokerDatas.length === 0) return null;

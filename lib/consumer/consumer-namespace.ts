@@ -8,13 +8,22 @@ import type { MessageExt } from './message.js';
  * handler carry their topic without the namespace (ConsumeMessage*Service#resetRetryAndNamespace,
  * after the retry topic was put back).
  */
-export function consumerGroupWithNamespace<O extends { group?: string | undefined; consumerGroup?: string | undefined; subscriptions?: Record<string, unknown> | undefined }>(namespace: string | undefined, options: O): O {
+export function consumerGroupWithNamespace<
+  O extends {
+    group?: string | undefined;
+    consumerGroup?: string | undefined;
+    subscriptions?: Record<string, unknown> | undefined;
+  },
+>(namespace: string | undefined, options: O): O {
   if (!namespace) return options;
   const out = { ...options };
-  if (typeof options.consumerGroup === 'string' && options.consumerGroup !== '') out.consumerGroup = wrapNamespace(namespace, options.consumerGroup);
+  if (typeof options.consumerGroup === 'string' && options.consumerGroup !== '')
+    out.consumerGroup = wrapNamespace(namespace, options.consumerGroup);
   if (typeof options.group === 'string' && options.group !== '') out.group = wrapNamespace(namespace, options.group);
   if (options.subscriptions && typeof options.subscriptions === 'object') {
-    out.subscriptions = Object.fromEntries(Object.entries(options.subscriptions).map(([t, e]) => [topicWithNamespace(namespace, t), e])) as O['subscriptions'];
+    out.subscriptions = Object.fromEntries(
+      Object.entries(options.subscriptions).map(([t, e]) => [topicWithNamespace(namespace, t), e]),
+    ) as O['subscriptions'];
   }
   return out;
 }
@@ -24,12 +33,19 @@ export function topicWithNamespace(namespace: string | undefined, topic: string)
 }
 
 export function listenerWithoutNamespace(namespace: string | undefined, listener: MessageListener): MessageListener;
-export function listenerWithoutNamespace(namespace: string | undefined, listener: MessageListener | undefined): MessageListener | undefined;
-export function listenerWithoutNamespace(namespace: string | undefined, listener: MessageListener | undefined): MessageListener | undefined {
+export function listenerWithoutNamespace(
+  namespace: string | undefined,
+  listener: MessageListener | undefined,
+): MessageListener | undefined;
+export function listenerWithoutNamespace(
+  namespace: string | undefined,
+  listener: MessageListener | undefined,
+): MessageListener | undefined {
   if (!namespace || typeof listener !== 'function') return listener;
   const strip = (msgs: MessageExt[]): MessageExt[] => {
     for (const m of msgs) m.topic = withoutNamespace(namespace, m.topic);
     return msgs;
   };
-  return ((msgs: MessageExt[], ctx: never) => (listener as (m: MessageExt[], c: never) => unknown)(strip(msgs), ctx)) as MessageListener;
+  return ((msgs: MessageExt[], ctx: never) =>
+    (listener as (m: MessageExt[], c: never) => unknown)(strip(msgs), ctx)) as MessageListener;
 }

@@ -37,7 +37,8 @@ class StatsItem {
   /** Java's samplingInSeconds / samplingInMinutes: the first snapshot is preceded by a zero one a period earlier. */
   sample(window: 'minute' | 'hour', now: number): void {
     const list = window === 'minute' ? this.minute : this.hour;
-    if (list.length === 0) list.push({ timestamp: now - (window === 'minute' ? MINUTE_SAMPLE_MS : HOUR_SAMPLE_MS), times: 0, value: 0 });
+    if (list.length === 0)
+      list.push({ timestamp: now - (window === 'minute' ? MINUTE_SAMPLE_MS : HOUR_SAMPLE_MS), times: 0, value: 0 });
     list.push({ timestamp: now, times: this.times, value: this.value });
     if (list.length > KEEP) list.shift();
   }

@@ -2,7 +2,12 @@ import createDebug from '../debug.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import { queueKey } from '../../protocol/internal.js';
 import type { PullStatus } from '../client/index.js';
-import { RemotingEventRelay, type ConnectionEvent, type RemotingClientEvents, type RequestTimeoutEvent } from '../remoting/events.js';
+import {
+  RemotingEventRelay,
+  type ConnectionEvent,
+  type RemotingClientEvents,
+  type RequestTimeoutEvent,
+} from '../remoting/events.js';
 import type { RemotingClient } from '../remoting/index.js';
 import { ConsumerMetrics, resolveMeter, type CachedQueue, type MetricsOptions } from '../metrics/index.js';
 import type { FlowControlReason } from './flow-control.js';
@@ -176,7 +181,10 @@ export class ConsumerInstrumentation {
   private pausedCount = 0;
 
   /** Emits; a listener that throws is logged and never reaches the consumer's own code. */
-  private fire<E extends keyof ConsumerInstrumentationEvents>(event: E, ...args: ConsumerInstrumentationEvents[E]): void {
+  private fire<E extends keyof ConsumerInstrumentationEvents>(
+    event: E,
+    ...args: ConsumerInstrumentationEvents[E]
+  ): void {
     try {
       this.events.emit(event, ...args);
     } catch (err) {
@@ -218,7 +226,13 @@ export class ConsumerInstrumentation {
     this.paused.set(pr, { reason, since: this.now() });
     this.pausedCount++;
     const pq = pr.processQueue;
-    if (this.events.has('flowControlPause')) this.fire('flowControlPause', { queue: pr.messageQueue, reason, cachedMessages: pq.msgCount, cachedBytes: pq.msgSize });
+    if (this.events.has('flowControlPause'))
+      this.fire('flowControlPause', {
+        queue: pr.messageQueue,
+        reason,
+        cachedMessages: pq.msgCount,
+        cachedBytes: pq.msgSize,
+      });
   }
 
   /** `pr` passed flow control: a resume event when it had been paused. */
@@ -231,7 +245,13 @@ export class ConsumerInstrumentation {
     const now = this.now();
     const pq = pr.processQueue;
     if (this.events.has('flowControlResume')) {
-      this.fire('flowControlResume', { queue: pr.messageQueue, reason: p.reason, cachedMessages: pq.msgCount, cachedBytes: pq.msgSize, pausedMs: now - p.since });
+      this.fire('flowControlResume', {
+        queue: pr.messageQueue,
+        reason: p.reason,
+        cachedMessages: pq.msgCount,
+        cachedBytes: pq.msgSize,
+        pausedMs: now - p.since,
+      });
     }
   }
 
@@ -246,7 +266,8 @@ export class ConsumerInstrumentation {
   private readonly relay = new RemotingEventRelay(
     (event) => this.events.has(event),
     // The emitter's map has these three entries with the same payloads (RemotingClientEvents).
-    (event, ...args) => (this.fire as (e: keyof RemotingClientEvents, ...a: unknown[]) => void).call(this, event, ...args),
+    (event, ...args) =>
+      (this.fire as (e: keyof RemotingClientEvents, ...a: unknown[]) => void).call(this, event, ...args),
   );
 
   /** At start: connect, disconnect and requestTimeout come from the client instance's remoting client. */
@@ -276,7 +297,8 @@ export async function startConsumerMetrics(
   if (!meter) return null;
   const cached = table
     ? function* (): Iterable<CachedQueue> {
-        for (const { mq, pq } of table()) if (!pq.dropped) yield { topic: mq.topic, messages: pq.msgCount, bytes: pq.msgSize };
+        for (const { mq, pq } of table())
+          if (!pq.dropped) yield { topic: mq.topic, messages: pq.msgCount, bytes: pq.msgSize };
       }
     : undefined;
   return new ConsumerMetrics(meter, clientId, consumerGroup, cached);

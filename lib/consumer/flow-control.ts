@@ -49,8 +49,13 @@ export function queueLimitsFromTopic(
 ): { pullThresholdForQueue: number; pullThresholdSizeForQueueMiB: number } {
   const n = Math.max(1, queuesHeld);
   return {
-    pullThresholdForQueue: topic.pullThresholdForTopic !== -1 ? Math.max(1, Math.floor(topic.pullThresholdForTopic / n)) : perQueue.pullThresholdForQueue,
+    pullThresholdForQueue:
+      topic.pullThresholdForTopic !== -1
+        ? Math.max(1, Math.floor(topic.pullThresholdForTopic / n))
+        : perQueue.pullThresholdForQueue,
     pullThresholdSizeForQueueMiB:
-      topic.pullThresholdSizeForTopicMiB !== -1 ? Math.max(1, Math.floor(topic.pullThresholdSizeForTopicMiB / n)) : perQueue.pullThresholdSizeForQueueMiB,
+      topic.pullThresholdSizeForTopicMiB !== -1
+        ? Math.max(1, Math.floor(topic.pullThresholdSizeForTopicMiB / n))
+        : perQueue.pullThresholdSizeForQueueMiB,
   };
 }

@@ -41,7 +41,10 @@ const MAX_BYTES = 2 ** 31 - 1;
 function bytesOption(name: keyof InflateOptions, value: unknown, dflt: number): number {
   if (value === undefined) return dflt;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_BYTES || value > MAX_BYTES) {
-    throw new ConsumerOptionError(name, `must be an integer number of bytes in [${MIN_BYTES}, ${MAX_BYTES}], got ${String(value)}`);
+    throw new ConsumerOptionError(
+      name,
+      `must be an integer number of bytes in [${MIN_BYTES}, ${MAX_BYTES}], got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -82,7 +85,11 @@ export function newInflateStats(): InflateStats {
 }
 
 /** Counts one round of protocol's inflateMessages. */
-export function countRound(s: InflateStats, round: { inflatedBytes: number; refused: readonly { tooLarge: boolean }[] }, cut: boolean): void {
+export function countRound(
+  s: InflateStats,
+  round: { inflatedBytes: number; refused: readonly { tooLarge: boolean }[] },
+  cut: boolean,
+): void {
   s.inflatedBytes += round.inflatedBytes;
   if (round.inflatedBytes > s.maxInflatedBytesOfPull) s.maxInflatedBytesOfPull = round.inflatedBytes;
   if (cut) s.budgetCuts++;
@@ -110,7 +117,9 @@ export function isRefused(m: MessageExt): boolean {
 /** The reason text of a refused message: names the option when the per-body limit refused it. */
 export function refusalReason(r: { tooLarge: boolean; error: Error }, o: ResolvedInflateOptions): string {
   const first = r.error.message.split('\n')[0]!;
-  return r.tooLarge ? `${first}; raise the option maxInflatedBodyBytes (${o.maxInflatedBodyBytes}) to consume it` : first;
+  return r.tooLarge
+    ? `${first}; raise the option maxInflatedBodyBytes (${o.maxInflatedBodyBytes}) to consume it`
+    : first;
 }
 
 /** The 'undecodable' event's error for a whole record whose body was refused (too large, or not inflatable), naming its queue and offset. */

@@ -30,15 +30,29 @@ import {
 } from './flow-control.js';
 import { LitePullAssignment, type AssignedQueue } from './lite-pull-assignment.js';
 import { LitePullCache, type ConsumeRequest } from './lite-pull-cache.js';
-import { resolveLitePullConsumerOptions, type LitePullConsumerConfig, type LitePullConsumerOptions } from './lite-pull-options.js';
+import {
+  resolveLitePullConsumerOptions,
+  type LitePullConsumerConfig,
+  type LitePullConsumerOptions,
+} from './lite-pull-options.js';
 import type { MessageExt } from './message.js';
-import { defaultLocalOffsetStoreDir, LocalFileOffsetStore, RemoteBrokerOffsetStore, type OffsetStore } from './offset-store.js';
+import {
+  defaultLocalOffsetStoreDir,
+  LocalFileOffsetStore,
+  RemoteBrokerOffsetStore,
+  type OffsetStore,
+} from './offset-store.js';
 import { ProcessQueue } from './process-queue.js';
 import { processQueueInfo, subscriptionInfo } from './consumer-admin.js';
 import { pullTarget } from './consume-pull.js';
 import { instanceHealth } from '../client/health.js';
 import type { ConsumerHealth, QueueHealth } from './health.js';
-import { acquireConsumerInstance, checkNameServerAtStart, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
+import {
+  acquireConsumerInstance,
+  checkNameServerAtStart,
+  consumerIdsOf,
+  subscribeQueuesOf,
+} from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import { newPullRequest, type PullRequest } from './pull-request.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
@@ -65,8 +79,12 @@ export type LitePullConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTI
  * broker does not know 361 (REQUEST_CODE_NOT_SUPPORTED). So: 361 to a broker whose heartbeat answer
  * says 5.0.0 or later, 11 to older ones and to a broker not heard from yet.
  */
-export function litePullOperation(brokerVersion: number | undefined): typeof Operations.PULL_MESSAGE | typeof Operations.LITE_PULL_MESSAGE {
-  return brokerVersion !== undefined && brokerVersion >= MQVersion_V5_0_0 ? Operations.LITE_PULL_MESSAGE : Operations.PULL_MESSAGE;
+export function litePullOperation(
+  brokerVersion: number | undefined,
+): typeof Operations.PULL_MESSAGE | typeof Operations.LITE_PULL_MESSAGE {
+  return brokerVersion !== undefined && brokerVersion >= MQVersion_V5_0_0
+    ? Operations.LITE_PULL_MESSAGE
+    : Operations.PULL_MESSAGE;
 }
 /** MQVersion.Version.V5_0_0.ordinal(). */
 const MQVersion_V5_0_0 = 413;
@@ -140,7 +158,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
     };
     for (const [topic, expr] of Object.entries(base.subscriptions)) {
       // SQL92 ({ sql }) is a push-consumer subscription for now (its pulls send TAG expressions)
-      if (typeof expr !== 'string') throw new ConsumerOptionError('subscriptions', `${topic}: LitePullConsumer takes tag expressions; SQL92 subscriptions need a PushConsumer`);
+      if (typeof expr !== 'string')
+        throw new ConsumerOptionError(
+          'subscriptions',
+          `${topic}: LitePullConsumer takes tag expressions; SQL92 subscriptions need a PushConsumer`,
+        );
       this.subscribe(topic, expr);
     }
     // eslint-disable-next-line @typescript-eslint/no-this-alias
@@ -218,7 +240,9 @@ export class LitePullConsumerImpl implements ConsumerInner {
       pullThresholdForQueue: String(c.pullThresholdForQueue),
       pullThresholdSizeForQueue: String(c.pullThresholdSizeForQueueMiB),
     };
-    const mqTable: [MessageQueue, Record<string, unknown>][] = this.assigned.queues().map(({ mq, pq }) => [mq, processQueueInfo(pq, this.offsetStoreValue?.readMemory(mq) ?? -1)]);
+    const mqTable: [MessageQueue, Record<string, unknown>][] = this.assigned
+      .queues()
+      .map(({ mq, pq }) => [mq, processQueueInfo(pq, this.offsetStoreValue?.readMemory(mq) ?? -1)]);
     const subscriptionSet = this.subscriptions().map(subscriptionInfo);
     // The lite pull consumer sends no statusTable (it has no consume statistics).
     return encodeConsumerRunningInfo({ jstack: '', mqTable, properties, statusTable: {}, subscriptionSet });
@@ -226,7 +250,9 @@ export class LitePullConsumerImpl implements ConsumerInner {
 
   /** Java's MQClientInstance answers CONSUME_MESSAGE_DIRECTLY only for push consumers. */
   consumeMessageDirectly(): Promise<ConsumeMessageDirectlyResult> {
-    return Promise.reject(new ConsumerStateError(this.stateValue, 'a lite pull consumer has no handler to consume a message directly'));
+    return Promise.reject(
+      new ConsumerStateError(this.stateValue, 'a lite pull consumer has no handler to consume a message directly'),
+    );
   }
 
   /** RESET_CONSUMER_CLIENT_OFFSET: each held queue of the topic is sought to its new offset. */
@@ -288,7 +314,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
   }
 
   assign(queues: readonly MessageQueue[]): void {
-    if (!Array.isArray(queues) || queues.length === 0) throw new ConsumerOptionError('queues', 'must be a non-empty array of message queues');
+    if (!Array.isArray(queues) || queues.length === 0)
+      throw new ConsumerOptionError('queues', 'must be a non-empty array of message queues');
     for (const mq of queues) {
       if (!mq || typeof mq.topic !== 'string' || typeof mq.brokerName !== 'string' || !Number.isInteger(mq.queueId)) {
         throw new ConsumerOptionError('queues', 'each queue must be { topic, brokerName, queueId }');
@@ -328,7 +355,13 @@ export class LitePullConsumerImpl implements ConsumerInner {
         flowControlled: null,
       };
     });
-    return { state: this.stateValue, ready: this.stateValue === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.config.base.consumerGroup, ...inst, queues };
+    return {
+      state: this.stateValue,
+      ready: this.stateValue === 'RUNNING' && inst.nameServer.lastAnswer !== null,
+      group: this.config.base.consumerGroup,
+      ...inst,
+      queues,
+    };
   }
 
   /** The queues held now (subscribe mode: the rebalance's share; assign mode: those given). */
@@ -337,8 +370,13 @@ export class LitePullConsumerImpl implements ConsumerInner {
   }
 
   async start(): Promise<void> {
-    if (this.stateValue !== 'CREATED') throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
-    if (this.mode === 'NONE') throw new ConsumerStateError(this.stateValue, 'nothing to consume: call subscribe(topic, expression) or assign(queues) first');
+    if (this.stateValue !== 'CREATED')
+      throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
+    if (this.mode === 'NONE')
+      throw new ConsumerStateError(
+        this.stateValue,
+        'nothing to consume: call subscribe(topic, expression) or assign(queues) first',
+      );
     this.stateValue = 'STARTING';
     const base = this.config.base;
     try {
@@ -346,7 +384,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
       this.startTimestamp = now;
       this.consumeTimestampMs = base.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
       const instance = await acquireConsumerInstance(base, this);
-      const firstTopic = this.mode === 'SUBSCRIBE' ? this.subscriptionInner.keys().next().value : this.assignedQueues[0]?.topic;
+      const firstTopic =
+        this.mode === 'SUBSCRIBE' ? this.subscriptionInner.keys().next().value : this.assignedQueues[0]?.topic;
       try {
         await checkNameServerAtStart(instance, base, firstTopic ?? base.consumerGroup);
       } catch (err) {
@@ -362,21 +401,33 @@ export class LitePullConsumerImpl implements ConsumerInner {
       this.offsetStoreValue =
         base.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({
-              queryConsumerOffset: (mq) => this.withMaster(mq, (addr) => instance.queryConsumerOffset(addr, base.consumerGroup, mq, 5000)),
+              queryConsumerOffset: (mq) =>
+                this.withMaster(mq, (addr) => instance.queryConsumerOffset(addr, base.consumerGroup, mq, 5000)),
               updateConsumerOffsetOneway: async (mq, offset) => {
                 const addr = this.masterAddress(mq.brokerName);
                 if (addr) await instance.updateConsumerOffsetOneway(addr, base.consumerGroup, mq, offset);
               },
             })
-          : new LocalFileOffsetStore(base.offsetStoreDir ?? defaultLocalOffsetStoreDir(), instance.clientId, base.consumerGroup);
+          : new LocalFileOffsetStore(
+              base.offsetStoreDir ?? defaultLocalOffsetStoreDir(),
+              instance.clientId,
+              base.consumerGroup,
+            );
       await this.offsetStoreValue.load();
-      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, base.consumerGroup, () => this.assigned.queues());
+      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, base.consumerGroup, () =>
+        this.assigned.queues(),
+      );
       await instance.start();
-      const topics = this.mode === 'SUBSCRIBE' ? [...this.subscriptionInner.keys()] : [...new Set(this.assignedQueues.map((q) => q.topic))];
+      const topics =
+        this.mode === 'SUBSCRIBE'
+          ? [...this.subscriptionInner.keys()]
+          : [...new Set(this.assignedQueues.map((q) => q.topic))];
       await Promise.all(
         topics.map((t) =>
           instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => {
-            base.logger.warn(`lite pull consumer ${base.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`);
+            base.logger.warn(
+              `lite pull consumer ${base.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`,
+            );
           }),
         ),
       );
@@ -423,7 +474,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.cache.close();
     this.metrics?.close();
     // Java's shutdown persists the committed offsets; what poll() returned since the last commit is not committed.
-    if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
+    if (this.offsetStoreValue)
+      await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.assigned.dropAll();
     if (this.instance) {
       await this.instance.unregisterConsumer(this.config.base.consumerGroup).catch(() => undefined);
@@ -434,7 +486,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
   }
 
   private checkRunning(what: string): void {
-    if (this.stateValue !== 'RUNNING') throw new ConsumerStateError(this.stateValue, `${what} needs a running consumer (state ${this.stateValue})`);
+    if (this.stateValue !== 'RUNNING')
+      throw new ConsumerStateError(this.stateValue, `${what} needs a running consumer (state ${this.stateValue})`);
   }
 
   /**
@@ -443,11 +496,13 @@ export class LitePullConsumerImpl implements ConsumerInner {
    */
   async poll(timeoutMs = this.config.pollTimeoutMs): Promise<MessageExt[]> {
     this.checkRunning('poll()');
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 0) throw new ConsumerOptionError('timeoutMs', `must be a non-negative integer, got ${String(timeoutMs)}`);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 0)
+      throw new ConsumerOptionError('timeoutMs', `must be a non-negative integer, got ${String(timeoutMs)}`);
     if (this.config.autoCommit) this.maybeAutoCommit();
     const req = await this.takeRequest(timeoutMs);
     if (req === null) return [];
-    if (this.metrics) this.metrics.beforeConsume(req.msgs, this.config.base.clock.now(), this.metrics.arrivalOf(req.msgs));
+    if (this.metrics)
+      this.metrics.beforeConsume(req.msgs, this.config.base.clock.now(), this.metrics.arrivalOf(req.msgs));
     req.queue.consumeOffset = this.removeTaken(req);
     return req.msgs;
   }
@@ -485,7 +540,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
 
   /** Java's commitAll: each held queue's consume offset into the offset store (in memory). */
   commitAll(): void {
-    for (const st of this.assigned.queues()) if (st.consumeOffset !== -1) this.offsetStore.updateOffset(st.mq, st.consumeOffset, false);
+    for (const st of this.assigned.queues())
+      if (st.consumeOffset !== -1) this.offsetStore.updateOffset(st.mq, st.consumeOffset, false);
   }
 
   async commitSync(persist: boolean): Promise<void> {
@@ -498,7 +554,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.checkRunning('commit()');
     const mqs: MessageQueue[] = [];
     for (const [mq, offset] of offsets) {
-      if (!Number.isInteger(offset) || offset < 0) throw new ConsumerOptionError('offsets', `offset of ${queueKeyOf(mq)} must be a non-negative integer, got ${String(offset)}`);
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new ConsumerOptionError(
+          'offsets',
+          `offset of ${queueKeyOf(mq)} must be a non-negative integer, got ${String(offset)}`,
+        );
       const st = this.assigned.get(mq);
       if (st) {
         this.offsetStore.updateOffset(st.mq, offset, false);
@@ -512,7 +572,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
   async committed(mq: MessageQueue): Promise<number> {
     this.checkRunning('committed()');
     const offset = await this.offsetStore.readOffset(mq, 'memory_then_store');
-    if (offset === -2) throw new ConsumerStateError(this.stateValue, `the committed offset of ${queueKeyOf(mq)} could not be read from the broker`);
+    if (offset === -2)
+      throw new ConsumerStateError(
+        this.stateValue,
+        `the committed offset of ${queueKeyOf(mq)} could not be read from the broker`,
+      );
     return offset;
   }
 
@@ -520,7 +584,10 @@ export class LitePullConsumerImpl implements ConsumerInner {
     const st = this.assigned.get(mq);
     if (!st) {
       const why = this.mode === 'SUBSCRIBE' ? ' (it may be rebalancing)' : '';
-      throw new ConsumerStateError(this.stateValue, `${what}: ${queueKeyOf(mq)} is not assigned to this consumer${why}`);
+      throw new ConsumerStateError(
+        this.stateValue,
+        `${what}: ${queueKeyOf(mq)} is not assigned to this consumer${why}`,
+      );
     }
     return st;
   }
@@ -530,7 +597,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
     const st = this.heldOrThrow(mq, 'seek()');
     if (!Number.isInteger(offset)) throw new ConsumerOptionError('offset', `must be an integer, got ${String(offset)}`);
     const [min, max] = await Promise.all([this.minOffset(mq), this.maxOffset(mq)]);
-    if (offset < min || offset > max) throw new ConsumerOptionError('offset', `seek offset ${offset} is outside ${min}..${max} of ${queueKeyOf(mq)}`);
+    if (offset < min || offset > max)
+      throw new ConsumerOptionError('offset', `seek offset ${offset} is outside ${min}..${max} of ${queueKeyOf(mq)}`);
     this.seekNow(st, offset);
   }
 
@@ -581,8 +649,11 @@ export class LitePullConsumerImpl implements ConsumerInner {
 
   async offsetForTimestamp(mq: MessageQueue, timestampMs: number): Promise<number> {
     this.checkRunning('offsetForTimestamp()');
-    if (!Number.isInteger(timestampMs) || timestampMs < 0) throw new ConsumerOptionError('timestampMs', `must be a non-negative integer, got ${String(timestampMs)}`);
-    return this.withMaster(mq, (addr) => this.instance!.searchOffsetByTimestamp(addr, mq, timestampMs, ADMIN_OFFSET_TIMEOUT_MS));
+    if (!Number.isInteger(timestampMs) || timestampMs < 0)
+      throw new ConsumerOptionError('timestampMs', `must be a non-negative integer, got ${String(timestampMs)}`);
+    return this.withMaster(mq, (addr) =>
+      this.instance!.searchOffsetByTimestamp(addr, mq, timestampMs, ADMIN_OFFSET_TIMEOUT_MS),
+    );
   }
 
   async fetchMessageQueues(topic: string): Promise<MessageQueue[]> {
@@ -599,10 +670,15 @@ export class LitePullConsumerImpl implements ConsumerInner {
   }
 
   /** Flow-control figures of the held queues and the shared cache. */
-  cacheStats(): { batchesCached: number; queues: { mq: MessageQueue; cachedMessages: number; cachedBytes: number; paused: boolean }[] } {
+  cacheStats(): {
+    batchesCached: number;
+    queues: { mq: MessageQueue; cachedMessages: number; cachedBytes: number; paused: boolean }[];
+  } {
     return {
       batchesCached: this.cache.size,
-      queues: this.assigned.queues().map((st) => ({ mq: st.mq, cachedMessages: st.pq.msgCount, cachedBytes: st.pq.msgSize, paused: st.paused })),
+      queues: this.assigned
+        .queues()
+        .map((st) => ({ mq: st.mq, cachedMessages: st.pq.msgCount, cachedBytes: st.pq.msgSize, paused: st.paused })),
     };
   }
 
@@ -614,7 +690,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
     if (!st || pq.dropped || this.stateValue !== 'RUNNING') return;
     pq.markPulled(this.config.base.clock.now());
     if (st.paused) return this.park(pr, 'pause', PULL_TIME_DELAY_MILLS_WHEN_PAUSE);
-    if (this.cache.size * this.config.pullBatchSize > this.config.pullThresholdForAll) return this.park(pr, 'all', PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
+    if (this.cache.size * this.config.pullBatchSize > this.config.pullThresholdForAll)
+      return this.park(pr, 'all', PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
     const reason = flowControlReason(pq, this.limits);
     if (reason !== null) return this.park(pr, reason, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
     const p = this.doPull(st);
@@ -724,7 +801,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
         // Bodies stay compressed until the tag filter kept them, then inflate within the pull's
         // budget; past it, the rest is pulled again from its offset.
         const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false });
-        let msgs = sub.tagsSet.length > 0 ? messages.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS)) : messages;
+        let msgs =
+          sub.tagsSet.length > 0 ? messages.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS)) : messages;
         const round = inflateMessages(msgs, 0, roundOptions(base.inflate));
         const cut = round.end < msgs.length;
         countRound(this.counters.inflate, round, cut);
@@ -738,17 +816,23 @@ export class LitePullConsumerImpl implements ConsumerInner {
         for (const u of undecodable) {
           if (u.messagesBefore > cutIndex) break;
           const exact = u.recordIntact && u.queueOffset !== undefined;
-          this.events.undecodable(new UndecodableMessageError({
-            topic: mq.topic,
-            brokerName: mq.brokerName,
-            queueId: mq.queueId,
-            queueOffset: exact ? u.queueOffset! : u.messagesBefore > 0 ? messages[u.messagesBefore - 1]!.queueOffset + 1 : offset,
-            physOffset: u.commitLogOffset,
-            recordIntact: exact,
-            bytes: u.length,
-            reason: u.reason,
-            disposition: 'passed',
-          }));
+          this.events.undecodable(
+            new UndecodableMessageError({
+              topic: mq.topic,
+              brokerName: mq.brokerName,
+              queueId: mq.queueId,
+              queueOffset: exact
+                ? u.queueOffset!
+                : u.messagesBefore > 0
+                  ? messages[u.messagesBefore - 1]!.queueOffset + 1
+                  : offset,
+              physOffset: u.commitLogOffset,
+              recordIntact: exact,
+              bytes: u.length,
+              reason: u.reason,
+              disposition: 'passed',
+            }),
+          );
         }
         if (round.refused.length > 0) {
           const refused = new Set<number>();
@@ -792,7 +876,10 @@ export class LitePullConsumerImpl implements ConsumerInner {
       this.events.brokerFailed(mq.brokerName, addr, 'PULL_MESSAGE', err);
       log('pull %o failed: %s', mq, (err as Error)?.message ?? err);
       const flowControl = err instanceof BrokerError && err.code === ResponseCode.FLOW_CONTROL;
-      this.pullService.executePullRequestLater(pr, flowControl ? PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL : base.pullTimeDelayMillsWhenException);
+      this.pullService.executePullRequestLater(
+        pr,
+        flowControl ? PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL : base.pullTimeDelayMillsWhenException,
+      );
     } finally {
       this.pullService.signal.removeEventListener('abort', onShutdown);
       if (st.pullAbort === abort) st.pullAbort = null;
@@ -822,14 +909,17 @@ export class LitePullConsumerImpl implements ConsumerInner {
   async computePullFromWhere(mq: MessageQueue): Promise<number> {
     const last = await this.offsetStore.readOffset(mq, 'memory_then_store');
     if (last >= 0) return last;
-    if (last !== -1) throw new ConsumerStateError(this.stateValue, `the committed offset of ${queueKeyOf(mq)} could not be read`);
+    if (last !== -1)
+      throw new ConsumerStateError(this.stateValue, `the committed offset of ${queueKeyOf(mq)} could not be read`);
     const retry = isRetryTopic(mq.topic);
     switch (this.config.base.consumeFromWhere) {
       case 'CONSUME_FROM_FIRST_OFFSET':
         return 0;
       case 'CONSUME_FROM_TIMESTAMP':
         if (retry) return this.maxOffset(mq);
-        return this.withMaster(mq, (addr) => this.instance!.searchOffsetByTimestamp(addr, mq, this.consumeTimestampMs, ADMIN_OFFSET_TIMEOUT_MS));
+        return this.withMaster(mq, (addr) =>
+          this.instance!.searchOffsetByTimestamp(addr, mq, this.consumeTimestampMs, ADMIN_OFFSET_TIMEOUT_MS),
+        );
       default:
         return retry ? 0 : this.maxOffset(mq);
     }

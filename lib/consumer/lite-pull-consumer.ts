@@ -206,7 +206,10 @@ export class LitePullConsumer {
    * reported with its queue and offset, then passed), 'brokerError', 'brokerReachable',
    * 'nameServerError' and 'nameServerReachable' (see PushConsumerEvents).
    */
-  on<E extends 'undecodable' | 'brokerError' | 'brokerReachable' | 'nameServerError' | 'nameServerReachable'>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
+  on<E extends 'undecodable' | 'brokerError' | 'brokerReachable' | 'nameServerError' | 'nameServerReachable'>(
+    event: E,
+    listener: (...args: PushConsumerEvents[E]) => void,
+  ): () => void {
     this.#impl.events.on(event, listener);
     return () => this.#impl.events.off(event, listener);
   }

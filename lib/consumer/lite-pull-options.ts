@@ -126,11 +126,24 @@ function int(name: string, v: unknown, min: number, max: number): number {
 export function resolveLitePullConsumerOptions(options: LitePullConsumerOptions): LitePullConsumerConfig {
   if (options === null || typeof options !== 'object') throw new ConsumerOptionError('options', 'must be an object');
   const d = litePullConsumerDefaults();
-  const suspend = int('brokerSuspendMaxTimeMs', options.brokerSuspendMaxTimeMs ?? d.brokerSuspendMaxTimeMs, 0, 2147483647);
-  const timeout = int('consumerTimeoutMsWhenSuspend', options.consumerTimeoutMsWhenSuspend ?? d.consumerTimeoutMsWhenSuspend, 1, 2147483647);
+  const suspend = int(
+    'brokerSuspendMaxTimeMs',
+    options.brokerSuspendMaxTimeMs ?? d.brokerSuspendMaxTimeMs,
+    0,
+    2147483647,
+  );
+  const timeout = int(
+    'consumerTimeoutMsWhenSuspend',
+    options.consumerTimeoutMsWhenSuspend ?? d.consumerTimeoutMsWhenSuspend,
+    1,
+    2147483647,
+  );
   // Java's checkConfig: the RPC must outlive the broker's hold, or every long poll times out.
   if (timeout <= suspend) {
-    throw new ConsumerOptionError('consumerTimeoutMsWhenSuspend', `must exceed brokerSuspendMaxTimeMs (${timeout} <= ${suspend})`);
+    throw new ConsumerOptionError(
+      'consumerTimeoutMsWhenSuspend',
+      `must exceed brokerSuspendMaxTimeMs (${timeout} <= ${suspend})`,
+    );
   }
   const pullBatchSize = int('pullBatchSize', options.pullBatchSize ?? d.pullBatchSize, 1, 1024);
   const { subscriptions, ...rest } = options;
@@ -142,15 +155,36 @@ export function resolveLitePullConsumerOptions(options: LitePullConsumerOptions)
     brokerSuspendMaxTimeMs: suspend,
   } as PushConsumerOptions);
   const autoCommit = options.autoCommit ?? d.autoCommit;
-  if (typeof autoCommit !== 'boolean') throw new ConsumerOptionError('autoCommit', `must be a boolean, got ${String(autoCommit)}`);
+  if (typeof autoCommit !== 'boolean')
+    throw new ConsumerOptionError('autoCommit', `must be a boolean, got ${String(autoCommit)}`);
   return {
     base,
     autoCommit,
-    autoCommitIntervalMs: int('autoCommitIntervalMs', options.autoCommitIntervalMs ?? d.autoCommitIntervalMs, 1000, 2147483647),
+    autoCommitIntervalMs: int(
+      'autoCommitIntervalMs',
+      options.autoCommitIntervalMs ?? d.autoCommitIntervalMs,
+      1000,
+      2147483647,
+    ),
     pullBatchSize,
-    pullThresholdForAll: int('pullThresholdForAll', options.pullThresholdForAll ?? d.pullThresholdForAll, 1, Number.MAX_SAFE_INTEGER),
-    pullThresholdForQueue: int('pullThresholdForQueue', options.pullThresholdForQueue ?? d.pullThresholdForQueue, 1, 65535),
-    pullThresholdSizeForQueueMiB: int('pullThresholdSizeForQueueMiB', options.pullThresholdSizeForQueueMiB ?? d.pullThresholdSizeForQueueMiB, 1, 1024),
+    pullThresholdForAll: int(
+      'pullThresholdForAll',
+      options.pullThresholdForAll ?? d.pullThresholdForAll,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    pullThresholdForQueue: int(
+      'pullThresholdForQueue',
+      options.pullThresholdForQueue ?? d.pullThresholdForQueue,
+      1,
+      65535,
+    ),
+    pullThresholdSizeForQueueMiB: int(
+      'pullThresholdSizeForQueueMiB',
+      options.pullThresholdSizeForQueueMiB ?? d.pullThresholdSizeForQueueMiB,
+      1,
+      1024,
+    ),
     consumeMaxSpan: int('consumeMaxSpan', options.consumeMaxSpan ?? d.consumeMaxSpan, 1, 65535),
     pollTimeoutMs: int('pollTimeoutMs', options.pollTimeoutMs ?? d.pollTimeoutMs, 0, 2147483647),
   };

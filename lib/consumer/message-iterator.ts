@@ -33,7 +33,10 @@ interface Pending {
 
 function pushIteration(impl: PushConsumerImpl) {
   if (impl.state !== 'CREATED') {
-    throw new ConsumerStateError(impl.state, 'messages() / batches() start the consumer with their own handler: call them on a consumer not started yet');
+    throw new ConsumerStateError(
+      impl.state,
+      'messages() / batches() start the consumer with their own handler: call them on a consumer not started yet',
+    );
   }
   const ready: Pending[] = [];
   let wake: (() => void) | null = null;
@@ -51,7 +54,10 @@ function pushIteration(impl: PushConsumerImpl) {
     while (ready.length === 0) {
       if (impl.state !== 'RUNNING' && impl.state !== 'STARTING') return null;
       const stop = new AbortController();
-      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), sleep(impl.config.clock, STATE_CHECK_MS, stop.signal)]);
+      await Promise.race([
+        new Promise<void>((resolve) => (wake = resolve)),
+        sleep(impl.config.clock, STATE_CHECK_MS, stop.signal),
+      ]);
       stop.abort();
       wake = null;
     }
@@ -67,7 +73,10 @@ function pushIteration(impl: PushConsumerImpl) {
 }
 
 /** `wrap` puts the consumer's own listener boundary (its namespace) around the iteration's handler. */
-export async function* pushMessages(impl: PushConsumerImpl, wrap: (l: MessageListener) => MessageListener = (l) => l): AsyncGenerator<MessageExt, void, undefined> {
+export async function* pushMessages(
+  impl: PushConsumerImpl,
+  wrap: (l: MessageListener) => MessageListener = (l) => l,
+): AsyncGenerator<MessageExt, void, undefined> {
   const it = pushIteration(impl);
   await impl.start(wrap(it.handler));
   try {
@@ -87,7 +96,10 @@ export async function* pushMessages(impl: PushConsumerImpl, wrap: (l: MessageLis
   }
 }
 
-export async function* pushBatches(impl: PushConsumerImpl, wrap: (l: MessageListener) => MessageListener = (l) => l): AsyncGenerator<MessageExt[], void, undefined> {
+export async function* pushBatches(
+  impl: PushConsumerImpl,
+  wrap: (l: MessageListener) => MessageListener = (l) => l,
+): AsyncGenerator<MessageExt[], void, undefined> {
   const it = pushIteration(impl);
   await impl.start(wrap(it.handler));
   try {
@@ -105,7 +117,8 @@ export async function* pushBatches(impl: PushConsumerImpl, wrap: (l: MessageList
 
 async function startLite(impl: LitePullConsumerImpl): Promise<void> {
   if (impl.state === 'CREATED') await impl.start();
-  else if (impl.state !== 'RUNNING') throw new ConsumerStateError(impl.state, `cannot iterate a consumer in state ${impl.state}`);
+  else if (impl.state !== 'RUNNING')
+    throw new ConsumerStateError(impl.state, `cannot iterate a consumer in state ${impl.state}`);
 }
 
 /** The loop moved past `msg`: commit the offset after it (in memory; persisted every interval and at shutdown). */

@@ -2,7 +2,13 @@ import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import createDebug from '../debug.js';
-import { decodeResetOffsetBody, encodeResetOffsetBody, parseFastjson, queueKey, type MessageQueue } from '../../protocol/internal.js';
+import {
+  decodeResetOffsetBody,
+  encodeResetOffsetBody,
+  parseFastjson,
+  queueKey,
+  type MessageQueue,
+} from '../../protocol/internal.js';
 
 import { OffsetFileError } from './errors.js';
 
@@ -92,7 +98,8 @@ abstract class MemoryOffsetTable {
 
   cloneOffsetTable(topic?: string): Map<string, { mq: MessageQueue; offset: number }> {
     const out = new Map<string, { mq: MessageQueue; offset: number }>();
-    for (const [k, e] of this.table) if (topic === undefined || e.mq.topic === topic) out.set(k, { mq: e.mq, offset: e.offset });
+    for (const [k, e] of this.table)
+      if (topic === undefined || e.mq.topic === topic) out.set(k, { mq: e.mq, offset: e.offset });
     return out;
   }
 }
@@ -162,7 +169,9 @@ export class RemoteBrokerOffsetStore extends MemoryOffsetTable implements Offset
       log('UPDATE_CONSUMER_OFFSET %o=%d failed: %s', mq, offset, (err as Error).message);
       if (!this.commitFailing.has(key)) {
         this.commitFailing.add(key);
-        this.api.warn?.(`committing offset ${offset} of ${mq.topic}@${mq.brokerName}/${mq.queueId} failed: ${(err as Error).message.split('\n')[0]}; it is sent again with the next pull and flush`);
+        this.api.warn?.(
+          `committing offset ${offset} of ${mq.topic}@${mq.brokerName}/${mq.queueId} failed: ${(err as Error).message.split('\n')[0]}; it is sent again with the next pull and flush`,
+        );
       }
     }
   }
@@ -213,7 +222,9 @@ export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetSto
       }
       for (const { mq, offset } of entries) this.updateOffset(mq, offset, false);
       if (f !== this.file && bad.length > 0) {
-        await rename(this.file, `${this.file}.unreadable`).catch((err: unknown) => log('cannot move %s aside: %s', this.file, (err as Error).message));
+        await rename(this.file, `${this.file}.unreadable`).catch((err: unknown) =>
+          log('cannot move %s aside: %s', this.file, (err as Error).message),
+        );
       }
       return;
     }
@@ -251,9 +262,11 @@ export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetSto
 
   private write(entries: Entry[]): Promise<void> {
     // Serialize writers so two flushes never interleave renames.
-    this.writing = this.writing.then(() => writeAtomically(this.file, formatOffsetsFile(entries))).catch((err: unknown) => {
-      log('writing %s failed: %s', this.file, (err as Error).message);
-    });
+    this.writing = this.writing
+      .then(() => writeAtomically(this.file, formatOffsetsFile(entries)))
+      .catch((err: unknown) => {
+        log('writing %s failed: %s', this.file, (err as Error).message);
+      });
     return this.writing;
   }
 }

@@ -1,7 +1,15 @@
-import { resolveAllocateStrategy, type AllocateMessageQueueStrategy, type AllocateStrategyOption } from './allocate-strategy.js';
+import {
+  resolveAllocateStrategy,
+  type AllocateMessageQueueStrategy,
+  type AllocateStrategyOption,
+} from './allocate-strategy.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ConsumerOptionError } from './errors.js';
-import { resolvePopConsumeOptions, type PopConsumeOptions, type ResolvedPopConsumeOptions } from './pop-consume-service.js';
+import {
+  resolvePopConsumeOptions,
+  type PopConsumeOptions,
+  type ResolvedPopConsumeOptions,
+} from './pop-consume-service.js';
 import { resolveInflateOptions, type InflateOptions, type ResolvedInflateOptions } from './inflate.js';
 
 import {
@@ -13,14 +21,25 @@ import { GROUP_MAX_LENGTH, checkTopicName } from '../../protocol/resource-names.
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkSubscriptionExpression, resolveSqlLimits, type SubscriptionExpression } from './sql-subscription.js';
 import type { MetricsOption } from '../metrics/meter.js';
-import { clientInstanceOptions, durationOption, groupOption, namesrvAddrOption, type ClientOptions } from '../client/client-options.js';
+import {
+  clientInstanceOptions,
+  durationOption,
+  groupOption,
+  namesrvAddrOption,
+  type ClientOptions,
+} from '../client/client-options.js';
 import { resolveLogger, type Logger } from '../logger.js';
 
 /**
  * What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional.
  * @category Consuming
  */
-export interface PushConsumerOptions extends ClientOptions, TraceOptions, PopConsumeOptions, MetricsOption, InflateOptions {
+export interface PushConsumerOptions
+  extends ClientOptions,
+    TraceOptions,
+    PopConsumeOptions,
+    MetricsOption,
+    InflateOptions {
   /**
    * The consumer group (required: `group` or its alias `consumerGroup`): at most 120 characters of
    * `%|a-zA-Z0-9_-`, not "DEFAULT_CONSUMER".
@@ -298,8 +317,10 @@ export function consumerDefaults() {
 const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
 
 function int(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new ConsumerOptionError(name, `must be an integer, got ${String(value)}`);
-  if (value < min || value > max) throw new ConsumerOptionError(name, `must be between ${min} and ${max}, got ${value}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw new ConsumerOptionError(name, `must be an integer, got ${String(value)}`);
+  if (value < min || value > max)
+    throw new ConsumerOptionError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 
@@ -320,7 +341,11 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
   // errors name the option the user wrote
   const g = options.group === undefined && options.consumerGroup !== undefined ? 'consumerGroup' : 'group';
   if (group.trim() === '') throw new ConsumerOptionError(g, 'must be a non-blank string');
-  if (group.length > GROUP_MAX_LENGTH) throw new ConsumerOptionError(g, `must be at most ${GROUP_MAX_LENGTH} characters (Validators.checkGroup; the broker refuses longer)`);
+  if (group.length > GROUP_MAX_LENGTH)
+    throw new ConsumerOptionError(
+      g,
+      `must be at most ${GROUP_MAX_LENGTH} characters (Validators.checkGroup; the broker refuses longer)`,
+    );
   if (!GROUP_PATTERN.test(group)) throw new ConsumerOptionError(g, 'may only contain %|a-zA-Z0-9_-');
   if (group === 'DEFAULT_CONSUMER') throw new ConsumerOptionError(g, '"DEFAULT_CONSUMER" is reserved');
   let namesrvAddr: string;
@@ -331,51 +356,110 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
   }
   if (namesrvAddr.trim() === '') throw new ConsumerOptionError('namesrvAddr', 'must be "host:port[;host:port…]"');
   const o = options as Record<string, unknown>;
-  const suspendMs = durationOption<number>(o, 'suspendCurrentQueueTimeMs', 'suspendCurrentQueueTimeMillis', optionError);
-  const pullDelayMs = durationOption<number>(o, 'pullTimeDelayMsWhenException', 'pullTimeDelayMillsWhenException', optionError);
-  const awaitMs = durationOption<number>(o, 'awaitTerminationMsWhenShutdown', 'awaitTerminationMillisWhenShutdown', optionError);
+  const suspendMs = durationOption<number>(
+    o,
+    'suspendCurrentQueueTimeMs',
+    'suspendCurrentQueueTimeMillis',
+    optionError,
+  );
+  const pullDelayMs = durationOption<number>(
+    o,
+    'pullTimeDelayMsWhenException',
+    'pullTimeDelayMillsWhenException',
+    optionError,
+  );
+  const awaitMs = durationOption<number>(
+    o,
+    'awaitTerminationMsWhenShutdown',
+    'awaitTerminationMillisWhenShutdown',
+    optionError,
+  );
   const messageModel = options.messageModel ?? d.messageModel;
   if (messageModel !== 'CLUSTERING' && messageModel !== 'BROADCASTING') {
     throw new ConsumerOptionError('messageModel', `must be CLUSTERING or BROADCASTING, got ${String(messageModel)}`);
   }
   const fromWhere = FROM_WHERE[String(options.consumeFromWhere ?? d.consumeFromWhere)];
-  if (!fromWhere) throw new ConsumerOptionError('consumeFromWhere', `must be last, first or timestamp, got ${String(options.consumeFromWhere)}`);
+  if (!fromWhere)
+    throw new ConsumerOptionError(
+      'consumeFromWhere',
+      `must be last, first or timestamp, got ${String(options.consumeFromWhere)}`,
+    );
   let consumeTimestampMs: number | null = null;
   if (options.consumeTimestampMs !== undefined) {
     consumeTimestampMs = int('consumeTimestampMs', options.consumeTimestampMs, 0, Number.MAX_SAFE_INTEGER);
   }
   const strategy = resolveAllocateStrategy(options.allocateStrategy ?? d.allocateStrategy);
-  if (!strategy) throw new ConsumerOptionError('allocateStrategy', 'must be AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, {config}, a strategy or a function');
+  if (!strategy)
+    throw new ConsumerOptionError(
+      'allocateStrategy',
+      'must be AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, {config}, a strategy or a function',
+    );
   const logger = resolveLogger(options.logger, (m) => new ConsumerOptionError('logger', m));
   const sqlLimits = resolveSqlLimits(options.sqlLimits);
   const subscriptions: Record<string, SubscriptionExpression> = {};
   for (const [topic, expr] of Object.entries(options.subscriptions ?? {})) {
-    if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('subscriptions', 'topic names must be non-empty');
+    if (typeof topic !== 'string' || topic === '')
+      throw new ConsumerOptionError('subscriptions', 'topic names must be non-empty');
     const badTopic = checkTopicName(topic);
     if (badTopic) throw new ConsumerOptionError('subscriptions', badTopic);
     subscriptions[topic] = checkSubscriptionExpression(topic, expr, 'subscriptions', { sqlLimits, logger });
   }
   const consumeThreadMin = int('consumeThreadMin', options.consumeThreadMin ?? d.consumeThreadMin, 1, 1000);
-  const consumeThreadMax = int('consumeThreadMax', options.consumeThreadMax ?? Math.max(d.consumeThreadMax, consumeThreadMin), 1, 1000);
+  const consumeThreadMax = int(
+    'consumeThreadMax',
+    options.consumeThreadMax ?? Math.max(d.consumeThreadMax, consumeThreadMin),
+    1,
+    1000,
+  );
   if (consumeThreadMin > consumeThreadMax) {
-    throw new ConsumerOptionError('consumeThreadMin', `must not exceed consumeThreadMax (${consumeThreadMin} > ${consumeThreadMax})`);
+    throw new ConsumerOptionError(
+      'consumeThreadMin',
+      `must not exceed consumeThreadMax (${consumeThreadMin} > ${consumeThreadMax})`,
+    );
   }
-  const pullThresholdForTopic = int('pullThresholdForTopic', options.pullThresholdForTopic ?? d.pullThresholdForTopic, -1, 6553500);
-  if (pullThresholdForTopic === 0) throw new ConsumerOptionError('pullThresholdForTopic', 'must be -1 (off) or 1..6553500');
-  const pullThresholdSizeForTopicMiB = int('pullThresholdSizeForTopicMiB', options.pullThresholdSizeForTopicMiB ?? d.pullThresholdSizeForTopicMiB, -1, 102400);
-  if (pullThresholdSizeForTopicMiB === 0) throw new ConsumerOptionError('pullThresholdSizeForTopicMiB', 'must be -1 (off) or 1..102400');
+  const pullThresholdForTopic = int(
+    'pullThresholdForTopic',
+    options.pullThresholdForTopic ?? d.pullThresholdForTopic,
+    -1,
+    6553500,
+  );
+  if (pullThresholdForTopic === 0)
+    throw new ConsumerOptionError('pullThresholdForTopic', 'must be -1 (off) or 1..6553500');
+  const pullThresholdSizeForTopicMiB = int(
+    'pullThresholdSizeForTopicMiB',
+    options.pullThresholdSizeForTopicMiB ?? d.pullThresholdSizeForTopicMiB,
+    -1,
+    102400,
+  );
+  if (pullThresholdSizeForTopicMiB === 0)
+    throw new ConsumerOptionError('pullThresholdSizeForTopicMiB', 'must be -1 (off) or 1..102400');
   const maxReconsumeTimes = int('maxReconsumeTimes', options.maxReconsumeTimes ?? d.maxReconsumeTimes, -1, 2147483647);
   let consumeTimeoutMs: number;
-  if (options.consumeTimeoutMs !== undefined) consumeTimeoutMs = int('consumeTimeoutMs', options.consumeTimeoutMs, 1, 2147483647);
-  else consumeTimeoutMs = int('consumeTimeoutMinutes', options.consumeTimeoutMinutes ?? d.consumeTimeoutMinutes, 1, 35791) * 60_000;
+  if (options.consumeTimeoutMs !== undefined)
+    consumeTimeoutMs = int('consumeTimeoutMs', options.consumeTimeoutMs, 1, 2147483647);
+  else
+    consumeTimeoutMs =
+      int('consumeTimeoutMinutes', options.consumeTimeoutMinutes ?? d.consumeTimeoutMinutes, 1, 35791) * 60_000;
   const pullTimeoutMs = int('pullTimeoutMs', options.pullTimeoutMs ?? d.pullTimeoutMs, 1, 2147483647);
-  const brokerSuspendMaxTimeMs = int('brokerSuspendMaxTimeMs', options.brokerSuspendMaxTimeMs ?? d.brokerSuspendMaxTimeMs, 0, 2147483647);
+  const brokerSuspendMaxTimeMs = int(
+    'brokerSuspendMaxTimeMs',
+    options.brokerSuspendMaxTimeMs ?? d.brokerSuspendMaxTimeMs,
+    0,
+    2147483647,
+  );
   if (pullTimeoutMs <= brokerSuspendMaxTimeMs) {
     // The broker holds a pull up to its suspend time (+ its 5 s check period); a shorter RPC timeout loses every long poll.
-    throw new ConsumerOptionError('pullTimeoutMs', `must exceed brokerSuspendMaxTimeMs (${pullTimeoutMs} <= ${brokerSuspendMaxTimeMs})`);
+    throw new ConsumerOptionError(
+      'pullTimeoutMs',
+      `must exceed brokerSuspendMaxTimeMs (${pullTimeoutMs} <= ${brokerSuspendMaxTimeMs})`,
+    );
   }
   const clock = options.clock ?? systemClock;
-  if (typeof clock.now !== 'function' || typeof clock.setTimeout !== 'function' || typeof clock.clearTimeout !== 'function') {
+  if (
+    typeof clock.now !== 'function' ||
+    typeof clock.setTimeout !== 'function' ||
+    typeof clock.clearTimeout !== 'function'
+  ) {
     throw new ConsumerOptionError('clock', 'must have now(), setTimeout() and clearTimeout() methods');
   }
   const badTrace = checkTraceOptions(options);
@@ -392,24 +476,75 @@ export function resolveConsumerOptions(options: PushConsumerOptions): PushConsum
     allocateStrategy: strategy,
     orderly: options.orderly ?? d.orderly,
     pullBatchSize: int('pullBatchSize', options.pullBatchSize ?? d.pullBatchSize, 1, 1024),
-    consumeMessageBatchMaxSize: int('consumeMessageBatchMaxSize', options.consumeMessageBatchMaxSize ?? d.consumeMessageBatchMaxSize, 1, 1024),
+    consumeMessageBatchMaxSize: int(
+      'consumeMessageBatchMaxSize',
+      options.consumeMessageBatchMaxSize ?? d.consumeMessageBatchMaxSize,
+      1,
+      1024,
+    ),
     consumeThreadMin,
     consumeThreadMax,
-    pullThresholdForQueue: int('pullThresholdForQueue', options.pullThresholdForQueue ?? d.pullThresholdForQueue, 1, 65535),
-    pullThresholdSizeForQueueMiB: int('pullThresholdSizeForQueueMiB', options.pullThresholdSizeForQueueMiB ?? d.pullThresholdSizeForQueueMiB, 1, 1024),
+    pullThresholdForQueue: int(
+      'pullThresholdForQueue',
+      options.pullThresholdForQueue ?? d.pullThresholdForQueue,
+      1,
+      65535,
+    ),
+    pullThresholdSizeForQueueMiB: int(
+      'pullThresholdSizeForQueueMiB',
+      options.pullThresholdSizeForQueueMiB ?? d.pullThresholdSizeForQueueMiB,
+      1,
+      1024,
+    ),
     pullThresholdForTopic,
     pullThresholdSizeForTopicMiB,
-    consumeConcurrentlyMaxSpan: int('consumeConcurrentlyMaxSpan', options.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan, 1, 65535),
+    consumeConcurrentlyMaxSpan: int(
+      'consumeConcurrentlyMaxSpan',
+      options.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan,
+      1,
+      65535,
+    ),
     pullIntervalMs: int('pullIntervalMs', options.pullIntervalMs ?? d.pullIntervalMs, 0, 65535),
     maxReconsumeTimes,
     consumeTimeoutMs,
-    suspendCurrentQueueTimeMillis: int(options.suspendCurrentQueueTimeMillis !== undefined ? 'suspendCurrentQueueTimeMillis' : 'suspendCurrentQueueTimeMs', suspendMs ?? d.suspendCurrentQueueTimeMillis, 10, 30000),
-    persistOffsetIntervalMs: int('persistOffsetIntervalMs', options.persistOffsetIntervalMs ?? d.persistOffsetIntervalMs, 1, 2147483647),
-    rebalanceIntervalMs: int('rebalanceIntervalMs', options.rebalanceIntervalMs ?? d.rebalanceIntervalMs, 1, 2147483647),
+    suspendCurrentQueueTimeMillis: int(
+      options.suspendCurrentQueueTimeMillis !== undefined
+        ? 'suspendCurrentQueueTimeMillis'
+        : 'suspendCurrentQueueTimeMs',
+      suspendMs ?? d.suspendCurrentQueueTimeMillis,
+      10,
+      30000,
+    ),
+    persistOffsetIntervalMs: int(
+      'persistOffsetIntervalMs',
+      options.persistOffsetIntervalMs ?? d.persistOffsetIntervalMs,
+      1,
+      2147483647,
+    ),
+    rebalanceIntervalMs: int(
+      'rebalanceIntervalMs',
+      options.rebalanceIntervalMs ?? d.rebalanceIntervalMs,
+      1,
+      2147483647,
+    ),
     pullTimeoutMs,
     brokerSuspendMaxTimeMs,
-    pullTimeDelayMillsWhenException: int(options.pullTimeDelayMillsWhenException !== undefined ? 'pullTimeDelayMillsWhenException' : 'pullTimeDelayMsWhenException', pullDelayMs ?? d.pullTimeDelayMillsWhenException, 0, 2147483647),
-    awaitTerminationMillisWhenShutdown: int(options.awaitTerminationMillisWhenShutdown !== undefined ? 'awaitTerminationMillisWhenShutdown' : 'awaitTerminationMsWhenShutdown', awaitMs ?? d.awaitTerminationMillisWhenShutdown, 0, 2147483647),
+    pullTimeDelayMillsWhenException: int(
+      options.pullTimeDelayMillsWhenException !== undefined
+        ? 'pullTimeDelayMillsWhenException'
+        : 'pullTimeDelayMsWhenException',
+      pullDelayMs ?? d.pullTimeDelayMillsWhenException,
+      0,
+      2147483647,
+    ),
+    awaitTerminationMillisWhenShutdown: int(
+      options.awaitTerminationMillisWhenShutdown !== undefined
+        ? 'awaitTerminationMillisWhenShutdown'
+        : 'awaitTerminationMsWhenShutdown',
+      awaitMs ?? d.awaitTerminationMillisWhenShutdown,
+      0,
+      2147483647,
+    ),
     lockIntervalMs: int('lockIntervalMs', options.lockIntervalMs ?? d.lockIntervalMs, 1, 2147483647),
     offsetStoreDir: options.offsetStoreDir ?? null,
     instanceName: options.instanceName,

@@ -53,7 +53,9 @@ export class PausedQueues {
   }
 
   isPaused(mq: MessageQueue): boolean {
-    return (this.topics.size > 0 && this.topics.has(mq.topic)) || (this.queues.size > 0 && this.queues.has(queueKey(mq)));
+    return (
+      (this.topics.size > 0 && this.topics.has(mq.topic)) || (this.queues.size > 0 && this.queues.has(queueKey(mq)))
+    );
   }
 
   /** Paused topics and queues, as given. */
@@ -77,7 +79,11 @@ export class PausedQueues {
 function targets(target: PauseTarget): (string | MessageQueue)[] {
   const list = Array.isArray(target) ? (target as (string | MessageQueue)[]) : [target as string | MessageQueue];
   for (const t of list) {
-    if (typeof t === 'string' ? t === '' : !t || typeof t.topic !== 'string' || typeof t.brokerName !== 'string' || !Number.isInteger(t.queueId)) {
+    if (
+      typeof t === 'string'
+        ? t === ''
+        : !t || typeof t.topic !== 'string' || typeof t.brokerName !== 'string' || !Number.isInteger(t.queueId)
+    ) {
       throw new ConsumerOptionError('pause', 'takes topic names or { topic, brokerName, queueId } queues');
     }
   }

@@ -1,11 +1,23 @@
 import createDebug from '../debug.js';
 import type { Logger } from '../logger.js';
-import { Operations, ResponseCode, decodeMessagesSkipping, inflateMessages, type MessageQueue } from '../../protocol/internal.js';
+import {
+  Operations,
+  ResponseCode,
+  decodeMessagesSkipping,
+  inflateMessages,
+  type MessageQueue,
+} from '../../protocol/internal.js';
 import { assignReceiptHandles, decodeReceiptHandle, popRealTopic } from '../../protocol/pop-extra-info.js';
 import type { MessageQueueAssignment } from '../../protocol/body/pop-bodies.js';
 import type { MQClientInstance } from '../client/index.js';
 import type { Clock } from '../clock.js';
-import { ConsumeConcurrentlyStatus, concurrentResult, isThenable, type ConsumeConcurrentlyContext, type MessageListenerConcurrently } from './consume-types.js';
+import {
+  ConsumeConcurrentlyStatus,
+  concurrentResult,
+  isThenable,
+  type ConsumeConcurrentlyContext,
+  type MessageListenerConcurrently,
+} from './consume-types.js';
 import { ConsumerOptionError } from './errors.js';
 import type { MessageExt } from './message.js';
 import { UndecodableMessageError } from './consumer-events.js';
@@ -54,11 +66,17 @@ export interface ResolvedPopConsumeOptions {
 
 export function resolvePopConsumeOptions(o: PopConsumeOptions): ResolvedPopConsumeOptions {
   const it = o.popInvisibleTimeMs ?? 60_000;
-  if (!Number.isInteger(it)) throw new ConsumerOptionError('popInvisibleTimeMs', `must be an integer, got ${String(o.popInvisibleTimeMs)}`);
+  if (!Number.isInteger(it))
+    throw new ConsumerOptionError('popInvisibleTimeMs', `must be an integer, got ${String(o.popInvisibleTimeMs)}`);
   const threshold = o.popThresholdForQueue ?? 96;
-  if (!Number.isInteger(threshold) || threshold < 1 || threshold > 65535) throw new ConsumerOptionError('popThresholdForQueue', `must be an integer in [1, 65535], got ${String(o.popThresholdForQueue)}`);
+  if (!Number.isInteger(threshold) || threshold < 1 || threshold > 65535)
+    throw new ConsumerOptionError(
+      'popThresholdForQueue',
+      `must be an integer in [1, 65535], got ${String(o.popThresholdForQueue)}`,
+    );
   const batch = o.popBatchNums ?? 32;
-  if (!Number.isInteger(batch) || batch < 1 || batch > 32) throw new ConsumerOptionError('popBatchNums', `must be an integer in [1, 32], got ${String(o.popBatchNums)}`);
+  if (!Number.isInteger(batch) || batch < 1 || batch > 32)
+    throw new ConsumerOptionError('popBatchNums', `must be an integer in [1, 32], got ${String(o.popBatchNums)}`);
   return {
     clientRebalance: o.clientRebalance ?? true,
     // DefaultMQPushConsumerImpl#popMessage: a value outside 5–300 s falls back to 60 s
@@ -141,7 +159,13 @@ export class PopConsumeService {
         addr,
         Operations.QUERY_ASSIGNMENT,
         {},
-        { topic, consumerGroup: this.host.consumerGroup, clientId: this.host.clientId, strategyName: this.host.strategyName, messageModel: 'CLUSTERING' },
+        {
+          topic,
+          consumerGroup: this.host.consumerGroup,
+          clientId: this.host.clientId,
+          strategyName: this.host.strategyName,
+          messageModel: 'CLUSTERING',
+        },
         { timeoutMs: 3000 },
       );
       assignments = r.body?.messageQueueAssignments ?? null;
@@ -187,10 +211,11 @@ export class PopConsumeService {
 
   shutdown(): void {
     this.stopped = true;
-    for (const m of this.loops.values()) for (const loop of m.values()) {
-      loop.stopped = true;
-      loop.abort.abort();
-    }
+    for (const m of this.loops.values())
+      for (const loop of m.values()) {
+        loop.stopped = true;
+        loop.abort.abort();
+      }
     this.loops.clear();
   }
 
@@ -245,13 +270,24 @@ export class PopConsumeService {
     const h = op.response.decode(res.extFields);
     // Bodies stay compressed here: the receipt handles are made for every message of the answer,
     // then the bodies inflate in rounds within the per-pull budget (consumeRounds).
-    const { messages: msgs, undecodable } = res.body ? decodeMessagesSkipping(res.body, { decompress: false }) : { messages: [], undecodable: [] };
+    const { messages: msgs, undecodable } = res.body
+      ? decodeMessagesSkipping(res.body, { decompress: false })
+      : { messages: [], undecodable: [] };
     for (const u of undecodable) {
       // Damaged bytes without a trustworthy header: not handed over, not acked (redelivered by the broker).
-      this.host.undecodable(new UndecodableMessageError({
-        topic: mq.topic, brokerName: mq.brokerName, queueId: u.queueId ?? mq.queueId, queueOffset: u.queueOffset ?? -1,
-        physOffset: u.commitLogOffset, recordIntact: u.recordIntact && u.queueOffset !== undefined, bytes: u.length, reason: u.reason, disposition: 'left-unacked',
-      }));
+      this.host.undecodable(
+        new UndecodableMessageError({
+          topic: mq.topic,
+          brokerName: mq.brokerName,
+          queueId: u.queueId ?? mq.queueId,
+          queueOffset: u.queueOffset ?? -1,
+          physOffset: u.commitLogOffset,
+          recordIntact: u.recordIntact && u.queueOffset !== undefined,
+          bytes: u.length,
+          reason: u.reason,
+          disposition: 'left-unacked',
+        }),
+      );
     }
     assignReceiptHandles(msgs, h, mq.brokerName, false);
     for (const m of msgs) {
@@ -276,10 +312,18 @@ export class PopConsumeService {
    * reported, neither acked nor handed over, so the broker hands it out again when its invisible
    * time ends and moves it to the DLQ after its retries (Apache's revive path).
    */
-  private async consumeRounds(inst: MQClientInstance, addr: string, mq: MessageQueue, loop: PopLoop, msgs: MessageExt[], invisibleUntil: number): Promise<void> {
+  private async consumeRounds(
+    inst: MQClientInstance,
+    addr: string,
+    mq: MessageQueue,
+    loop: PopLoop,
+    msgs: MessageExt[],
+    invisibleUntil: number,
+  ): Promise<void> {
     let from = 0;
     while (from < msgs.length) {
-      while (from > 0 && loop.heldBytes >= this.host.heldBytesLimit && !loop.stopped) await this.sleep(BACKOFF_THRESHOLD_MS);
+      while (from > 0 && loop.heldBytes >= this.host.heldBytesLimit && !loop.stopped)
+        await this.sleep(BACKOFF_THRESHOLD_MS);
       if (loop.stopped) return;
       const round = inflateMessages(msgs, from, roundOptions(this.host.inflate));
       countRound(this.host.inflateStats, round, round.end < msgs.length);
@@ -287,11 +331,21 @@ export class PopConsumeService {
       for (const r of round.refused) {
         refused.add(r.index);
         const m = msgs[r.index]!;
-        this.host.undecodable(new UndecodableMessageError({
-          topic: mq.topic, brokerName: mq.brokerName, queueId: m.queueId, queueOffset: m.queueOffset, physOffset: m.commitLogOffset,
-          recordIntact: true, bytes: m.storeSize, reason: refusalReason(r, this.host.inflate), disposition: 'left-unacked',
-          option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined, limit: r.tooLarge ? this.host.inflate.maxInflatedBodyBytes : undefined,
-        }));
+        this.host.undecodable(
+          new UndecodableMessageError({
+            topic: mq.topic,
+            brokerName: mq.brokerName,
+            queueId: m.queueId,
+            queueOffset: m.queueOffset,
+            physOffset: m.commitLogOffset,
+            recordIntact: true,
+            bytes: m.storeSize,
+            reason: refusalReason(r, this.host.inflate),
+            disposition: 'left-unacked',
+            option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined,
+            limit: r.tooLarge ? this.host.inflate.maxInflatedBodyBytes : undefined,
+          }),
+        );
       }
       const batch: MessageExt[] = [];
       for (let i = from; i < round.end; i++) if (!refused.has(i)) batch.push(msgs[i]!);
@@ -306,10 +360,20 @@ export class PopConsumeService {
     }
   }
 
-  private async consumeOne(inst: MQClientInstance, addr: string, mq: MessageQueue, m: MessageExt, invisibleUntil: number): Promise<void> {
+  private async consumeOne(
+    inst: MQClientInstance,
+    addr: string,
+    mq: MessageQueue,
+    m: MessageExt,
+    invisibleUntil: number,
+  ): Promise<void> {
     // ConsumeMessagePopConcurrentlyService: a message whose invisible time already ran out is not consumed (someone else has it)
     if (this.host.clock.now() >= invisibleUntil) return;
-    const ctx: ConsumeConcurrentlyContext = { messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId: m.queueId }, delayLevelWhenNextConsume: 0, ackIndex: 2147483647 };
+    const ctx: ConsumeConcurrentlyContext = {
+      messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId: m.queueId },
+      delayLevelWhenNextConsume: 0,
+      ackIndex: 2147483647,
+    };
     // The handler rule of consume-types.ts: nothing or CONSUME_SUCCESS acks, anything else is retried later.
     let status: ConsumeConcurrentlyStatus = ConsumeConcurrentlyStatus.RECONSUME_LATER;
     try {
@@ -332,15 +396,26 @@ export class PopConsumeService {
     };
     try {
       if (status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS) {
-        await inst.remoting.invoke(addr, inst.createOperationRequest(Operations.ACK_MESSAGE, base), { timeoutMs: 3000 });
+        await inst.remoting.invoke(addr, inst.createOperationRequest(Operations.ACK_MESSAGE, base), {
+          timeoutMs: 3000,
+        });
       } else {
         const level = ctx.delayLevelWhenNextConsume > 0 ? ctx.delayLevelWhenNextConsume : m.reconsumeTimes;
         const delayS = POP_DELAY_LEVEL_S[Math.min(Math.max(level, 0), POP_DELAY_LEVEL_S.length - 1)]!;
-        await inst.remoting.invoke(addr, inst.createOperationRequest(Operations.CHANGE_MESSAGE_INVISIBLETIME, { ...base, invisibleTime: delayS * 1000 }), { timeoutMs: 3000 });
+        await inst.remoting.invoke(
+          addr,
+          inst.createOperationRequest(Operations.CHANGE_MESSAGE_INVISIBLETIME, {
+            ...base,
+            invisibleTime: delayS * 1000,
+          }),
+          { timeoutMs: 3000 },
+        );
       }
     } catch (err) {
       const what = status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS ? 'ACK' : 'change of invisible time';
-      this.host.logger.warn(`consumer ${this.host.consumerGroup}: ${what} of message ${m.msgId} (${mq.topic}) at ${addr} failed: ${(err as Error).message.split('\n')[0]}; the broker hands it out again when its invisible time ends`);
+      this.host.logger.warn(
+        `consumer ${this.host.consumerGroup}: ${what} of message ${m.msgId} (${mq.topic}) at ${addr} failed: ${(err as Error).message.split('\n')[0]}; the broker hands it out again when its invisible time ends`,
+      );
     }
   }
 }

@@ -27,13 +27,28 @@ import {
   RemoteBrokerOffsetStore,
   type OffsetStore,
 } from './offset-store.js';
-import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from './options.js';
+import {
+  effectiveMaxReconsumeTimes,
+  resolveConsumerOptions,
+  type PushConsumerConfig,
+  type PushConsumerOptions,
+} from './options.js';
 import type { ProcessQueue } from './process-queue.js';
-import { acquireConsumerInstance, checkNameServerAtStart, consumerIdsOf, subscribeQueuesOf } from './consumer-instance.js';
+import {
+  acquireConsumerInstance,
+  checkNameServerAtStart,
+  consumerIdsOf,
+  subscribeQueuesOf,
+} from './consumer-instance.js';
 import { PullMessageService } from './pull-message-service.js';
 import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-impl.js';
-import { buildSubscription, checkClientInBroker, checkSubscriptionExpression, type SubscriptionExpression } from './sql-subscription.js';
+import {
+  buildSubscription,
+  checkClientInBroker,
+  checkSubscriptionExpression,
+  type SubscriptionExpression,
+} from './sql-subscription.js';
 import { createPopConsumeService, type PopConsumeService } from './pop-consume-service.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../trace/trace-hooks.js';
@@ -112,7 +127,11 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
     this.metricsOptions = options.metrics;
     this.recorder = new ConsumerStatsRecorder(this.config.clock);
-    this.pullService = new PullMessageService((pr) => pullMessage(this, pr), this.config.clock, (pr, err) => this.instr.crashed('pull', err, pr.messageQueue));
+    this.pullService = new PullMessageService(
+      (pr) => pullMessage(this, pr),
+      this.config.clock,
+      (pr, err) => this.instr.crashed('pull', err, pr.messageQueue),
+    );
     this.pausedQueues = new PausedQueues(this.pullService);
     for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
     this.limits = {
@@ -137,7 +156,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       consumerIdList: (topic) =>
         consumerIdsOf(this.instance!, this.config.consumerGroup, topic, {
           answered: (brokerName, addr) => this.events.brokerAnswered(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP'),
-          failed: (brokerName, addr, err) => this.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
+          failed: (brokerName, addr, err) =>
+            this.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
         }),
       computePullFromWhere: (mq) => this.computePullFromWhere(mq),
       lockBatch: (brokerName, mqs) => this.lockBatch(brokerName, mqs),
@@ -147,7 +167,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         for (const pr of prs) this.pullService.executePullRequestImmediately(pr);
       },
       messageQueueChanged: (topic) => this.messageQueueChanged(topic),
-      awaitConsumeIdle: (pq, timeoutMs) => this.orderlyService?.awaitConsumeIdle(pq, timeoutMs) ?? Promise.resolve(true),
+      awaitConsumeIdle: (pq, timeoutMs) =>
+        this.orderlyService?.awaitConsumeIdle(pq, timeoutMs) ?? Promise.resolve(true),
       serverAssignment: this.popService ? (topic) => this.popService!.query(topic) : undefined,
     });
   }
@@ -174,13 +195,17 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (this.stateValue !== 'RUNNING' || this.paused) return;
     this.rebalance.doRebalance().then(
       () => {
-        if (this.rebalanceFailing) this.config.logger.info(`consumer ${this.config.consumerGroup}: rebalance works again`);
+        if (this.rebalanceFailing)
+          this.config.logger.info(`consumer ${this.config.consumerGroup}: rebalance works again`);
         this.rebalanceFailing = false;
       },
       (err: unknown) => {
         log('rebalance failed: %s', (err as Error)?.message ?? err);
         // once per run of failures: the periodic rebalance repeats it every rebalanceIntervalMs
-        if (!this.rebalanceFailing) this.config.logger.warn(`consumer ${this.config.consumerGroup}: rebalance failed: ${(err as Error)?.message ?? String(err)}`);
+        if (!this.rebalanceFailing)
+          this.config.logger.warn(
+            `consumer ${this.config.consumerGroup}: rebalance failed: ${(err as Error)?.message ?? String(err)}`,
+          );
         this.rebalanceFailing = true;
         this.instr.crashed('rebalance', err);
       },
@@ -254,16 +279,20 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   /** Client instance, routes, heartbeat, the first rebalance (awaited), pulls, then the periodic tasks. */
   async start(listener?: MessageListener): Promise<void> {
     if (listener) this.onMessage(listener);
-    if (this.stateValue !== 'CREATED') throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
-    if (!this.listener) throw new ConsumerStateError(this.stateValue, 'no message listener: pass one to start() or onMessage()');
-    if (this.expressions.size === 0) throw new ConsumerStateError(this.stateValue, 'no subscription: call subscribe(topic, expression) first');
+    if (this.stateValue !== 'CREATED')
+      throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
+    if (!this.listener)
+      throw new ConsumerStateError(this.stateValue, 'no message listener: pass one to start() or onMessage()');
+    if (this.expressions.size === 0)
+      throw new ConsumerStateError(this.stateValue, 'no subscription: call subscribe(topic, expression) first');
     this.stateValue = 'STARTING';
     const { config } = this;
     try {
       const now = config.clock.now();
       this.startTimestamp = now;
       this.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
-      for (const [topic, expr] of this.expressions) this.subscriptionInner.set(topic, buildSubscription(topic, expr, now));
+      for (const [topic, expr] of this.expressions)
+        this.subscriptionInner.set(topic, buildSubscription(topic, expr, now));
       if (config.messageModel === 'CLUSTERING') {
         const rt = retryTopic(config.consumerGroup);
         this.subscriptionInner.set(rt, buildSubscriptionData(rt, '*', now));
@@ -291,23 +320,39 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
               updateConsumerOffsetOneway: (mq, offset) => this.updateConsumerOffsetOneway(mq, offset),
               warn: (m) => config.logger.warn(`consumer ${config.consumerGroup}: ${m}`),
             })
-          : new LocalFileOffsetStore(config.offsetStoreDir ?? defaultLocalOffsetStoreDir(), instance.clientId, config.consumerGroup);
+          : new LocalFileOffsetStore(
+              config.offsetStoreDir ?? defaultLocalOffsetStoreDir(),
+              instance.clientId,
+              config.consumerGroup,
+            );
       await this.offsetStoreValue.load();
       if (config.enableTrace) this.trace = startConsumerTrace(config);
-      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, config.consumerGroup, () => this.rebalance.processQueueTable.values());
-      if (config.orderly) this.orderlyService = new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly);
-      else this.concurrently = new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently);
+      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, config.consumerGroup, () =>
+        this.rebalance.processQueueTable.values(),
+      );
+      if (config.orderly)
+        this.orderlyService = new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly);
+      else
+        this.concurrently = new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently);
       await instance.start();
       await Promise.all(
         [...this.subscriptionInner.keys()].map((t) =>
           instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => {
             // A name server that answers (TOPIC_NOT_EXIST, say) is no failure: the route is polled
             // again every pollNameServerIntervalMs, as Java does.
-            if (t !== retryTopic(config.consumerGroup)) config.logger.warn(`consumer ${config.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`);
+            if (t !== retryTopic(config.consumerGroup))
+              config.logger.warn(
+                `consumer ${config.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`,
+              );
           }),
         ),
       );
-      await checkClientInBroker(instance, config.consumerGroup, this.subscriptionInner.values(), config.mqClientApiTimeoutMs);
+      await checkClientInBroker(
+        instance,
+        config.consumerGroup,
+        this.subscriptionInner.values(),
+        config.mqClientApiTimeoutMs,
+      );
       await instance.sendHeartbeatToAllBrokers();
       this.stateValue = 'RUNNING';
       this.pullService.start();
@@ -317,18 +362,31 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       const rebalanceTask = new ScheduledTask(
         'rebalance',
         config.rebalanceIntervalMs,
-        async () => (!this.paused && (await this.rebalance.doRebalance()) ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS),
+        async () =>
+          !this.paused && (await this.rebalance.doRebalance()) ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS,
         log,
         config.clock,
       );
       rebalanceTask.start(balanced ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS);
       this.tasks.push(rebalanceTask);
       if (!config.orderly) {
-        const sweep = new ScheduledTask('cleanExpiredMsg', config.consumeTimeoutMs, () => this.cleanExpiredMsg(), log, config.clock);
+        const sweep = new ScheduledTask(
+          'cleanExpiredMsg',
+          config.consumeTimeoutMs,
+          () => this.cleanExpiredMsg(),
+          log,
+          config.clock,
+        );
         sweep.start(config.consumeTimeoutMs);
         this.tasks.push(sweep);
       } else if (config.messageModel === 'CLUSTERING') {
-        const locks = new ScheduledTask('lockAll', config.lockIntervalMs, () => this.rebalance.lockAll(), log, config.clock);
+        const locks = new ScheduledTask(
+          'lockAll',
+          config.lockIntervalMs,
+          () => this.rebalance.lockAll(),
+          log,
+          config.clock,
+        );
         locks.start(Math.min(1000, config.lockIntervalMs));
         this.tasks.push(locks);
       }
@@ -367,7 +425,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     if (this.orderlyService) await this.orderlyService.shutdown(wait);
     await this.trace?.shutdown();
     if (config.orderly && config.messageModel === 'CLUSTERING' && this.instance) await this.rebalance.unlockAll();
-    if (this.offsetStoreValue) await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
+    if (this.offsetStoreValue)
+      await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.rebalance.dropAll();
     this.recorder.close();
     this.metrics?.close();
@@ -400,7 +459,14 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     return sendMessageBack(this, msg, delayLevel, brokerName);
   }
   invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void {
-    this.events.invalidHandlerResult(value, mq.topic, count, this.config.orderly ? 'nothing, SUCCESS, SUSPEND_CURRENT_QUEUE_A_MOMENT, COMMIT or ROLLBACK' : 'nothing, CONSUME_SUCCESS or RECONSUME_LATER');
+    this.events.invalidHandlerResult(
+      value,
+      mq.topic,
+      count,
+      this.config.orderly
+        ? 'nothing, SUCCESS, SUSPEND_CURRENT_QUEUE_A_MOMENT, COMMIT or ROLLBACK'
+        : 'nothing, CONSUME_SUCCESS or RECONSUME_LATER',
+    );
   }
   republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean> {
     return republishToRetry(this, msg, reconsumeTime);
@@ -427,7 +493,12 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
 
   private async messageQueueChanged(topic: string): Promise<void> {
     this.recorder.rebalances++;
-    this.instr.rebalanced(topic, [...this.rebalance.processQueueTable.values()].filter((e) => e.mq.topic === topic && !e.pq.dropped).map((e) => e.mq));
+    this.instr.rebalanced(
+      topic,
+      [...this.rebalance.processQueueTable.values()]
+        .filter((e) => e.mq.topic === topic && !e.pq.dropped)
+        .map((e) => e.mq),
+    );
     const sub = this.subscriptionInner.get(topic);
     if (sub) sub.subVersion = Math.max(this.config.clock.now(), sub.subVersion + 1);
     const held = this.rebalance.processQueueTable.size;
@@ -457,7 +528,12 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     let addr: string | undefined;
     try {
       addr = await this.masterAddressOrRefresh(mq);
-      const offset = await this.instance!.queryConsumerOffset(addr, this.config.consumerGroup, mq, OFFSET_API_TIMEOUT_MS);
+      const offset = await this.instance!.queryConsumerOffset(
+        addr,
+        this.config.consumerGroup,
+        mq,
+        OFFSET_API_TIMEOUT_MS,
+      );
       this.events.brokerAnswered(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET');
       return offset;
     } catch (err) {
@@ -486,7 +562,12 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         case 'CONSUME_FROM_TIMESTAMP': {
           const addr = await this.masterAddressOrRefresh(mq);
           if (isRetry) return await this.instance!.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
-          return await this.instance!.searchOffsetByTimestamp(addr, mq, this.consumeTimestampMs, ADMIN_OFFSET_TIMEOUT_MS);
+          return await this.instance!.searchOffsetByTimestamp(
+            addr,
+            mq,
+            this.consumeTimestampMs,
+            ADMIN_OFFSET_TIMEOUT_MS,
+          );
         }
         default: {
           if (isRetry) return 0;
@@ -496,7 +577,10 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       }
     } catch (err) {
       log('start offset of %o: %s', mq, (err as Error).message);
-      const request = this.config.consumeFromWhere === 'CONSUME_FROM_TIMESTAMP' && !isRetry ? 'SEARCH_OFFSET_BY_TIMESTAMP' : 'GET_MAX_OFFSET';
+      const request =
+        this.config.consumeFromWhere === 'CONSUME_FROM_TIMESTAMP' && !isRetry
+          ? 'SEARCH_OFFSET_BY_TIMESTAMP'
+          : 'GET_MAX_OFFSET';
       this.events.brokerFailed(mq.brokerName, this.masterAddress(mq.brokerName), request, err);
       return -1;
     }
@@ -539,7 +623,6 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     }
   }
 
-
   // ------------------------------------------------------------------ expiry sweep (§9.7)
 
   private async cleanExpiredMsg(): Promise<void> {
@@ -561,5 +644,4 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       }
     }
   }
-
 }

@@ -49,7 +49,12 @@ export type MessageListenerEither = {
   listener(
     msgs: MessageExt[],
     context: ConsumeConcurrentlyContext | ConsumeOrderlyContext,
-  ): ConsumeConcurrentlyStatus | ConsumeOrderlyStatus | void | undefined | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus | ConsumeOrderlyStatus>>;
+  ):
+    | ConsumeConcurrentlyStatus
+    | ConsumeOrderlyStatus
+    | void
+    | undefined
+    | PromiseLike<AsyncConsumeResult<ConsumeConcurrentlyStatus | ConsumeOrderlyStatus>>;
 }['listener'];
 
 /**
@@ -67,7 +72,11 @@ export interface EachMessageHandler<Orderly extends boolean> {
    */
   eachMessage(
     message: MessageExt,
-    context: boolean extends Orderly ? ConsumeConcurrentlyContext | ConsumeOrderlyContext : Orderly extends true ? ConsumeOrderlyContext : ConsumeConcurrentlyContext,
+    context: boolean extends Orderly
+      ? ConsumeConcurrentlyContext | ConsumeOrderlyContext
+      : Orderly extends true
+        ? ConsumeOrderlyContext
+        : ConsumeConcurrentlyContext,
   ): unknown;
 }
 
@@ -84,7 +93,10 @@ export interface EachBatchHandler<Orderly extends boolean> {
  * What start() and onMessage() take: a batch handler, `{ eachMessage }` or `{ eachBatch }`.
  * @category Consuming
  */
-export type PushConsumerHandler<Orderly extends boolean> = PushConsumerListener<Orderly> | EachMessageHandler<Orderly> | EachBatchHandler<Orderly>;
+export type PushConsumerHandler<Orderly extends boolean> =
+  | PushConsumerListener<Orderly>
+  | EachMessageHandler<Orderly>
+  | EachBatchHandler<Orderly>;
 
 /** The batch listener behind a handler given in any of its three shapes. */
 function toListener(handler: unknown, orderly: boolean): MessageListener | undefined {
@@ -193,7 +205,9 @@ export class PushConsumer<Orderly extends boolean = false> {
   // refuses orderly statuses and handlers, and PushConsumer<false> and <true> stay assignable to
   // PushConsumer<boolean> (the class parameter appears only in the `orderly` getter).
   onMessage<O extends boolean>(this: PushConsumer<O>, handler: PushConsumerHandler<O>): PushConsumer<O> {
-    this.#impl.onMessage(listenerWithoutNamespace(this.#namespace, toListener(handler, this.#impl.config.orderly) as MessageListener));
+    this.#impl.onMessage(
+      listenerWithoutNamespace(this.#namespace, toListener(handler, this.#impl.config.orderly) as MessageListener),
+    );
     return this;
   }
 
@@ -284,7 +298,6 @@ export class PushConsumer<Orderly extends boolean = false> {
     this.#impl.events.off(event, listener);
     return this;
   }
-
 
   /**
    * Async iteration (starts the consumer with its own handler): each message is consumed

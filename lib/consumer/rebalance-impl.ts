@@ -163,7 +163,9 @@ export class RebalancePushImpl {
       log('rebalance changed %s: now %d queues', topic, assigned.length);
       // The heartbeat carrying the new subVersion goes out before the new queues' first pulls, so the
       // broker does not answer them SUBSCRIPTION_NOT_LATEST (Java 4.9 pulls first and retries 1 s later).
-      await this.host.messageQueueChanged(topic).catch((err: unknown) => log('messageQueueChanged failed: %s', (err as Error).message));
+      await this.host
+        .messageQueueChanged(topic)
+        .catch((err: unknown) => log('messageQueueChanged failed: %s', (err as Error).message));
     }
     if (prs.length > 0 && !this.stopped) this.host.dispatchPullRequests(prs);
     const working = new Set<string>();
@@ -171,7 +173,10 @@ export class RebalancePushImpl {
     return working.size === assigned.length && assigned.every((mq) => working.has(queueKey(mq)));
   }
 
-  private async updateProcessQueueTableInRebalance(topic: string, mqSet: MessageQueue[]): Promise<{ changed: boolean; prs: PullRequest[] }> {
+  private async updateProcessQueueTableInRebalance(
+    topic: string,
+    mqSet: MessageQueue[],
+  ): Promise<{ changed: boolean; prs: PullRequest[] }> {
     const { config } = this.host;
     const now = config.clock.now();
     const wanted = new Map(mqSet.map((mq) => [queueKey(mq), mq]));
@@ -278,7 +283,14 @@ export class RebalancePushImpl {
       [...byBroker].map(async ([brokerName, entries]) => {
         let granted: Set<string>;
         try {
-          granted = new Set((await this.host.lockBatch(brokerName, entries.map((e) => e.mq))).map(queueKey));
+          granted = new Set(
+            (
+              await this.host.lockBatch(
+                brokerName,
+                entries.map((e) => e.mq),
+              )
+            ).map(queueKey),
+          );
         } catch (err) {
           // Java keeps the local locks when a renewal fails, for up to 30 s after the last grant. But a
           // master that fails to answer may be restarting, and a restarted master has an empty lock
@@ -286,7 +298,11 @@ export class RebalancePushImpl {
           // its old grant, goes on consuming (seen on a real master+slave cluster: one queue in two
           // consumers' handlers). So a lock that could not be renewed is not consumed under until the
           // broker grants it again (the orderly service asks again at once).
-          log('LOCK_BATCH_MQ to %s failed: %s; its queues are not consumed until locked again', brokerName, (err as Error).message);
+          log(
+            'LOCK_BATCH_MQ to %s failed: %s; its queues are not consumed until locked again',
+            brokerName,
+            (err as Error).message,
+          );
           for (const { pq } of entries) pq.markUnlocked();
           return;
         }
@@ -325,12 +341,18 @@ export class RebalancePushImpl {
   async unlockAll(): Promise<void> {
     await Promise.all(
       [...this.byBroker()].map(([brokerName, entries]) =>
-        this.host.unlockBatch(brokerName, entries.map((e) => e.mq), false).then(
-          () => {
-            for (const e of entries) e.pq.markUnlocked();
-          },
-          (err: unknown) => log('UNLOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message),
-        ),
+        this.host
+          .unlockBatch(
+            brokerName,
+            entries.map((e) => e.mq),
+            false,
+          )
+          .then(
+            () => {
+              for (const e of entries) e.pq.markUnlocked();
+            },
+            (err: unknown) => log('UNLOCK_BATCH_MQ to %s failed: %s', brokerName, (err as Error).message),
+          ),
       ),
     );
   }

@@ -27,7 +27,12 @@ const REPUBLISH_TIMEOUT_MS = 3000;
  * Concurrent path (§9.8): CONSUMER_SEND_MSG_BACK to the master of the queue's broker, falling back to
  * republishing to the retry topic. Resolves true when one of them stored the message.
  */
-export async function sendMessageBack(impl: PushConsumerImpl, msg: MessageExt, delayLevel: number, brokerName: string): Promise<boolean> {
+export async function sendMessageBack(
+  impl: PushConsumerImpl,
+  msg: MessageExt,
+  delayLevel: number,
+  brokerName: string,
+): Promise<boolean> {
   const instance = impl.instance;
   if (!instance) return false;
   try {
@@ -65,7 +70,11 @@ export async function sendMessageBack(impl: PushConsumerImpl, msg: MessageExt, d
  * each retry on a queue of another broker than the one that just failed, retrying transport failures
  * and retriable broker answers only.
  */
-export async function republishToRetry(impl: PushConsumerImpl, msg: MessageExt, reconsumeTime: number): Promise<boolean> {
+export async function republishToRetry(
+  impl: PushConsumerImpl,
+  msg: MessageExt,
+  reconsumeTime: number,
+): Promise<boolean> {
   const instance = impl.instance;
   if (!instance) return false;
   const topic = retryTopic(impl.config.consumerGroup);
@@ -111,7 +120,10 @@ export async function republishToRetry(impl: PushConsumerImpl, msg: MessageExt, 
           queueId: q.queueId,
           // A message refused undecoded (inflate.ts) still carries its stored, compressed body: the
           // copy says so, as the stored record did.
-          sysFlag: (msg.sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0 ? msg.sysFlag & (MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK) : 0,
+          sysFlag:
+            (msg.sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0
+              ? msg.sysFlag & (MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK)
+              : 0,
           bornTimestamp: clock.now(),
           flag: msg.flag ?? 0,
           properties,
@@ -128,8 +140,18 @@ export async function republishToRetry(impl: PushConsumerImpl, msg: MessageExt, 
       return true;
     } catch (err) {
       const e = err as Error;
-      const retriable = (e instanceof RemotingError || e instanceof BrokerError || e instanceof BrokerAddressNotFoundError) && e.retriable;
-      log('republishing %s to %s/%d failed (attempt %d, %s): %s', msg.msgId, q.brokerName, q.queueId, attempt + 1, retriable ? 'retriable' : 'final', e.message);
+      const retriable =
+        (e instanceof RemotingError || e instanceof BrokerError || e instanceof BrokerAddressNotFoundError) &&
+        e.retriable;
+      log(
+        'republishing %s to %s/%d failed (attempt %d, %s): %s',
+        msg.msgId,
+        q.brokerName,
+        q.queueId,
+        attempt + 1,
+        retriable ? 'retriable' : 'final',
+        e.message,
+      );
       if (!retriable) return false;
       lastBrokerName = q.brokerName;
     }

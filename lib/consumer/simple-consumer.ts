@@ -17,7 +17,15 @@ import {
   type ReceiptHandle,
 } from '../../protocol/pop-extra-info.js';
 import type { BatchAck } from '../../protocol/body/pop-bodies.js';
-import { MQClientInstance, clientInstanceOptions, decodeResponseHeader, groupOption, readReply, resolveInstanceName, type ClientOptions } from '../client/index.js';
+import {
+  MQClientInstance,
+  clientInstanceOptions,
+  decodeResponseHeader,
+  groupOption,
+  readReply,
+  resolveInstanceName,
+  type ClientOptions,
+} from '../client/index.js';
 import { brokerErrorFromResponse, BrokerError } from '../remoting/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../metrics/index.js';
@@ -26,7 +34,16 @@ import { instanceHealth } from '../client/health.js';
 import type { ConsumerHealth } from './health.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from './errors.js';
 import { ConsumerEvents, UndecodableMessageError, type PushConsumerEvents } from './consumer-events.js';
-import { countRound, newInflateStats, refusalReason, resolveInflateOptions, roundOptions, type InflateOptions, type InflateStats, type ResolvedInflateOptions } from './inflate.js';
+import {
+  countRound,
+  newInflateStats,
+  refusalReason,
+  resolveInflateOptions,
+  roundOptions,
+  type InflateOptions,
+  type InflateStats,
+  type ResolvedInflateOptions,
+} from './inflate.js';
 import { resolveLogger, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:consumer:pop');
@@ -157,20 +174,30 @@ const POP_TIMEOUT_MARGIN_MS = 10_000;
 
 function intOption(name: string, v: number | undefined, dflt: number, min: number, max: number): number {
   const n = v ?? dflt;
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConsumerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConsumerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
   return n;
 }
 function nameOption(name: string, v: unknown): string {
-  if (typeof v !== 'string' || v === '') throw new ConsumerOptionError(name, `must be a non-empty string, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || v === '')
+    throw new ConsumerOptionError(name, `must be a non-empty string, got ${JSON.stringify(v)}`);
   return v;
 }
 
 /** The options with defaults filled in; ConsumerOptionError naming a bad one. */
 export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved {
-  if (o.initMode !== undefined && o.initMode !== 'MIN' && o.initMode !== 'MAX') throw new ConsumerOptionError('initMode', `must be MIN or MAX, got ${String(o.initMode)}`);
+  if (o.initMode !== undefined && o.initMode !== 'MIN' && o.initMode !== 'MAX')
+    throw new ConsumerOptionError('initMode', `must be MIN or MAX, got ${String(o.initMode)}`);
   return {
     namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
-    consumerGroup: nameOption(o.group === undefined && o.consumerGroup !== undefined ? 'consumerGroup' : 'group', groupOption(o as unknown as Record<string, unknown>, 'consumerGroup', (option, m) => new ConsumerOptionError(option, m))),
+    consumerGroup: nameOption(
+      o.group === undefined && o.consumerGroup !== undefined ? 'consumerGroup' : 'group',
+      groupOption(
+        o as unknown as Record<string, unknown>,
+        'consumerGroup',
+        (option, m) => new ConsumerOptionError(option, m),
+      ),
+    ),
     topic: nameOption('topic', o.topic),
     filterExpression: o.filterExpression ?? '*',
     invisibleDurationMs: intOption('invisibleDurationMs', o.invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS),
@@ -194,7 +221,8 @@ function splitHostPort(addr: string): [string, string] {
 /** Loopback names and every address of this machine's interfaces. */
 function isLocalHost(host: string): boolean {
   if (host === 'localhost' || host.startsWith('127.') || host === '::1') return true;
-  for (const list of Object.values(os.networkInterfaces())) for (const i of list ?? []) if (i.address === host) return true;
+  for (const list of Object.values(os.networkInterfaces()))
+    for (const i of list ?? []) if (i.address === host) return true;
   return false;
 }
 
@@ -253,7 +281,8 @@ export class SimpleConsumer {
    * Connects and fetches the topic's route; a rejected start() releases what it acquired and may be called again.
    */
   async start(): Promise<void> {
-    if (this.state !== 'CREATED') throw new ConsumerStateError(this.state, `cannot start a simple consumer in state ${this.state}`);
+    if (this.state !== 'CREATED')
+      throw new ConsumerStateError(this.state, `cannot start a simple consumer in state ${this.state}`);
     const instance = MQClientInstance.acquire({
       ...this.o.client,
       namesrvAddr: this.o.namesrvAddr,
@@ -291,7 +320,13 @@ export class SimpleConsumer {
   /** What a readiness probe needs, as plain data (no queues: the broker assigns them per receive). */
   health(): ConsumerHealth {
     const inst = instanceHealth(this.instance);
-    return { state: this.state, ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.o.consumerGroup, ...inst, queues: [] };
+    return {
+      state: this.state,
+      ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null,
+      group: this.o.consumerGroup,
+      ...inst,
+      queues: [],
+    };
   }
 
   /** Aborts receives still waiting and releases the client instance. */
@@ -305,7 +340,8 @@ export class SimpleConsumer {
   }
 
   private running(): MQClientInstance {
-    if (this.state !== 'RUNNING' || !this.instance) throw new ConsumerStateError(this.state, `the simple consumer is ${this.state.toLowerCase()}`);
+    if (this.state !== 'RUNNING' || !this.instance)
+      throw new ConsumerStateError(this.state, `the simple consumer is ${this.state.toLowerCase()}`);
     return this.instance;
   }
 
@@ -367,7 +403,10 @@ export class SimpleConsumer {
     } finally {
       this.inflight.delete(abort);
     }
-    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) throw new PopNotSupportedError(addr, 'request-code-not-supported', { cause: brokerErrorFromResponse(res, { addr, requestCode: op.code }) });
+    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+      throw new PopNotSupportedError(addr, 'request-code-not-supported', {
+        cause: brokerErrorFromResponse(res, { addr, requestCode: op.code }),
+      });
     if (res.code !== ResponseCode.SUCCESS) {
       // POLLING_FULL, POLLING_TIMEOUT, PULL_NOT_FOUND: nothing this time (Java's POLLING_* statuses)
       if (op.answers.includes(res.code)) return [];
@@ -376,12 +415,23 @@ export class SimpleConsumer {
     const h = decodeResponseHeader(op, res, addr);
     // Bodies stay compressed until every message has its receipt handle; then they inflate within
     // the budget of one receive (maxInflatedBytesPerPull), the rest waits for the next receive().
-    const { messages: msgs, undecodable } = res.body ? decodeMessagesSkipping(res.body, { decompress: false }) : { messages: [], undecodable: [] };
+    const { messages: msgs, undecodable } = res.body
+      ? decodeMessagesSkipping(res.body, { decompress: false })
+      : { messages: [], undecodable: [] };
     for (const u of undecodable) {
-      this.events.undecodable(new UndecodableMessageError({
-        topic: this.o.topic, brokerName, queueId: u.queueId ?? -1, queueOffset: u.queueOffset ?? -1, physOffset: u.commitLogOffset,
-        recordIntact: u.recordIntact && u.queueOffset !== undefined, bytes: u.length, reason: u.reason, disposition: 'left-unacked',
-      }));
+      this.events.undecodable(
+        new UndecodableMessageError({
+          topic: this.o.topic,
+          brokerName,
+          queueId: u.queueId ?? -1,
+          queueOffset: u.queueOffset ?? -1,
+          physOffset: u.commitLogOffset,
+          recordIntact: u.recordIntact && u.queueOffset !== undefined,
+          bytes: u.length,
+          reason: u.reason,
+          disposition: 'left-unacked',
+        }),
+      );
     }
     this.metrics?.arrived(msgs, this.o.clock.now());
     assignReceiptHandles(msgs, h, brokerName, this.o.orderly);
@@ -408,7 +458,8 @@ export class SimpleConsumer {
     for (;;) {
       const now = this.o.clock.now();
       const live = this.deferred.filter((d) => d.invisibleUntil > now);
-      if (live.length < this.deferred.length) log('%d popped messages became visible again before a receive() took them', this.deferred.length - live.length);
+      if (live.length < this.deferred.length)
+        log('%d popped messages became visible again before a receive() took them', this.deferred.length - live.length);
       this.deferred = live;
       if (live.length === 0) return null;
       const take = live.slice(0, max).map((d) => d.msg);
@@ -418,11 +469,21 @@ export class SimpleConsumer {
       for (const r of round.refused) {
         refused.add(r.index);
         const m = take[r.index]!;
-        this.events.undecodable(new UndecodableMessageError({
-          topic: this.o.topic, brokerName: m.brokerName, queueId: m.queueId, queueOffset: m.queueOffset, physOffset: m.commitLogOffset,
-          recordIntact: true, bytes: m.storeSize, reason: refusalReason(r, this.o.inflate), disposition: 'left-unacked',
-          option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined, limit: r.tooLarge ? this.o.inflate.maxInflatedBodyBytes : undefined,
-        }));
+        this.events.undecodable(
+          new UndecodableMessageError({
+            topic: this.o.topic,
+            brokerName: m.brokerName,
+            queueId: m.queueId,
+            queueOffset: m.queueOffset,
+            physOffset: m.commitLogOffset,
+            recordIntact: true,
+            bytes: m.storeSize,
+            reason: refusalReason(r, this.o.inflate),
+            disposition: 'left-unacked',
+            option: r.tooLarge ? 'maxInflatedBodyBytes' : undefined,
+            limit: r.tooLarge ? this.o.inflate.maxInflatedBodyBytes : undefined,
+          }),
+        );
       }
       this.deferred = live.slice(round.end);
       const out: ReceivedMessage[] = [];
@@ -476,7 +537,9 @@ export class SimpleConsumer {
         offset: rh.queueOffset,
         bname: rh.brokerName,
       };
-      const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), { timeoutMs: this.o.ackTimeoutMs });
+      const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), {
+        timeoutMs: this.o.ackTimeoutMs,
+      });
       return this.ackStatus(res.code, res.remark, addr, op.code);
     }
     const byBroker = new Map<string, Map<string, BatchAck>>();
@@ -507,7 +570,11 @@ export class SimpleConsumer {
       [...byBroker].map(async ([brokerName, acks]) => {
         const addr = this.brokerAddr(inst, brokerName);
         const op = Operations.BATCH_ACK_MESSAGE;
-        const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, {}, { brokerName, acks: [...acks.values()] }), { timeoutMs: this.o.ackTimeoutMs });
+        const res = await inst.remoting.invoke(
+          addr,
+          inst.createOperationRequest(op, {}, { brokerName, acks: [...acks.values()] }),
+          { timeoutMs: this.o.ackTimeoutMs },
+        );
         if (this.ackStatus(res.code, res.remark, addr, op.code) === 'NO_EXIST') status = 'NO_EXIST';
       }),
     );
@@ -517,7 +584,10 @@ export class SimpleConsumer {
   private ackStatus(code: number, remark: string | null, addr: string, requestCode: number): AckStatus {
     if (code === ResponseCode.SUCCESS) return 'OK';
     if (code === ResponseCode.NO_MESSAGE) return 'NO_EXIST';
-    if (code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) throw new PopNotSupportedError(addr, 'request-code-not-supported', { cause: new BrokerError(code, remark, { addr, requestCode }) });
+    if (code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+      throw new PopNotSupportedError(addr, 'request-code-not-supported', {
+        cause: new BrokerError(code, remark, { addr, requestCode }),
+      });
     throw new BrokerError(code, remark, { addr, requestCode });
   }
 
@@ -541,8 +611,11 @@ export class SimpleConsumer {
       invisibleTime: invisibleDurationMs,
       bname: rh.brokerName,
     };
-    const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), { timeoutMs: this.o.ackTimeoutMs });
-    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED) throw new PopNotSupportedError(addr, 'request-code-not-supported');
+    const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), {
+      timeoutMs: this.o.ackTimeoutMs,
+    });
+    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+      throw new PopNotSupportedError(addr, 'request-code-not-supported');
     const h = readReply(op, res, addr).header;
     const next: ReceiptHandle = {
       ckQueueOffset: rh.queueOffset,

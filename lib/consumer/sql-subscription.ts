@@ -1,6 +1,4 @@
-import {
-  BrokerError,
-} from '../remoting/index.js';
+import { BrokerError } from '../remoting/index.js';
 import {
   ExpressionType,
   Operations,
@@ -20,12 +18,16 @@ import type { Logger } from '../logger.js';
 import { ConsumerOptionError } from './errors.js';
 
 /** The consumer's `sqlLimits` option (PushConsumerOptions) checked, defaults filled in; null when not given (then expressions past the defaults are only warned about). */
-export function resolveSqlLimits(o: { maxLength?: number; maxNodes?: number } | undefined): { maxLength: number; maxNodes: number } | null {
+export function resolveSqlLimits(
+  o: { maxLength?: number; maxNodes?: number } | undefined,
+): { maxLength: number; maxNodes: number } | null {
   if (o === undefined) return null;
-  if (o === null || typeof o !== 'object') throw new ConsumerOptionError('sqlLimits', 'must be { maxLength?, maxNodes? }');
+  if (o === null || typeof o !== 'object')
+    throw new ConsumerOptionError('sqlLimits', 'must be { maxLength?, maxNodes? }');
   const int = (k: 'maxLength' | 'maxNodes', dflt: number): number => {
     const v = o[k] ?? dflt;
-    if (!Number.isInteger(v) || v < 1 || v > 16 * 1024 * 1024) throw new ConsumerOptionError(`sqlLimits.${k}`, `must be an integer in [1, 16777216], got ${String(o[k])}`);
+    if (!Number.isInteger(v) || v < 1 || v > 16 * 1024 * 1024)
+      throw new ConsumerOptionError(`sqlLimits.${k}`, `must be an integer in [1, 16777216], got ${String(o[k])}`);
     return v;
   };
   return { maxLength: int('maxLength', SQL92_DEFAULT_MAX_LENGTH), maxNodes: int('maxNodes', SQL92_DEFAULT_MAX_NODES) };
@@ -57,15 +59,25 @@ export type SubscriptionExpression = string | { sql: string };
  * `option` names sqlLimits.maxLength or sqlLimits.maxNodes); without it, one past the embedded
  * broker's defaults is accepted (Apache's broker has no bound) and a warning says so.
  */
-export function checkSubscriptionExpression(topic: string, expr: unknown, option: string, check?: SqlCheckOptions): SubscriptionExpression {
+export function checkSubscriptionExpression(
+  topic: string,
+  expr: unknown,
+  option: string,
+  check?: SqlCheckOptions,
+): SubscriptionExpression {
   if (typeof expr === 'string') return expr;
   if (expr === null || typeof expr !== 'object' || !('sql' in expr)) {
     throw new ConsumerOptionError(option, `expression of ${topic} must be a tag expression string or { sql: string }`);
   }
   const keys = Object.keys(expr).filter((k) => k !== 'sql');
-  if (keys.length > 0) throw new ConsumerOptionError(option, `expression of ${topic}: unknown key ${JSON.stringify(keys[0])} (only "sql")`);
+  if (keys.length > 0)
+    throw new ConsumerOptionError(
+      option,
+      `expression of ${topic}: unknown key ${JSON.stringify(keys[0])} (only "sql")`,
+    );
   const sql = (expr as { sql: unknown }).sql;
-  if (typeof sql !== 'string' || sql.trim() === '') throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} must be a non-empty string`);
+  if (typeof sql !== 'string' || sql.trim() === '')
+    throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} must be a non-empty string`);
   try {
     const { ignoredFrom } = compileSqlSubscription(topic, sql, check);
     if (ignoredFrom !== null) {
@@ -78,19 +90,35 @@ export function checkSubscriptionExpression(topic: string, expr: unknown, option
     }
   } catch (err) {
     if (err instanceof SqlLimitError) throw err;
-    if (err instanceof SqlParseError) throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} does not parse: ${err.message}`, { cause: err });
+    if (err instanceof SqlParseError)
+      throw new ConsumerOptionError('sql', `the SQL92 expression of ${topic} does not parse: ${err.message}`, {
+        cause: err,
+      });
     throw err;
   }
   return { sql };
 }
 
-function compileSqlSubscription(topic: string, sql: string, check: SqlCheckOptions | undefined): ReturnType<typeof compileSql92> {
+function compileSqlSubscription(
+  topic: string,
+  sql: string,
+  check: SqlCheckOptions | undefined,
+): ReturnType<typeof compileSql92> {
   if (check?.sqlLimits) {
     const { maxLength, maxNodes } = check.sqlLimits;
-    return compileSql92(sql, { maxLength, maxNodes, options: { maxLength: 'sqlLimits.maxLength', maxNodes: 'sqlLimits.maxNodes' } });
+    return compileSql92(sql, {
+      maxLength,
+      maxNodes,
+      options: { maxLength: 'sqlLimits.maxLength', maxNodes: 'sqlLimits.maxNodes' },
+    });
   }
   const f = compileSql92(sql);
-  const past = sql.length > SQL92_DEFAULT_MAX_LENGTH ? `${sql.length} characters (maxLength ${SQL92_DEFAULT_MAX_LENGTH})` : f.nodes > SQL92_DEFAULT_MAX_NODES ? `${f.nodes} nodes (maxNodes ${SQL92_DEFAULT_MAX_NODES})` : null;
+  const past =
+    sql.length > SQL92_DEFAULT_MAX_LENGTH
+      ? `${sql.length} characters (maxLength ${SQL92_DEFAULT_MAX_LENGTH})`
+      : f.nodes > SQL92_DEFAULT_MAX_NODES
+        ? `${f.nodes} nodes (maxNodes ${SQL92_DEFAULT_MAX_NODES})`
+        : null;
   if (past && check) {
     check.logger.warn(
       `consumer: the SQL92 expression of topic ${topic} has ${past}, past what a rocketwire broker accepts by default ` +
@@ -125,7 +153,10 @@ export class SqlFilterRefusedError extends RocketwireError {
   readonly propertyFilterDisabled: boolean;
   constructor(topic: string, brokerAddr: string, cause: unknown) {
     const be = cause instanceof BrokerError ? cause : null;
-    const disabled = be !== null && be.code === ResponseCode.SYSTEM_ERROR && (be.remark ?? '').startsWith('The broker does not support consumer to filter');
+    const disabled =
+      be !== null &&
+      be.code === ResponseCode.SYSTEM_ERROR &&
+      (be.remark ?? '').startsWith('The broker does not support consumer to filter');
     const why = be
       ? `${be.remark ?? `code ${be.code}`}${disabled ? ' (start the broker with enablePropertyFilter=true)' : ''}`
       : `CHECK_CLIENT_CONFIG failed: ${(cause as Error)?.message ?? String(cause)}`;
@@ -145,13 +176,24 @@ export class SqlFilterRefusedError extends RocketwireError {
  * clientId, group, subscriptionData) to one broker of the topic (Java assumes the brokers of a
  * cluster are configured alike); a topic with no route yet is skipped. Any failure fails start.
  */
-export async function checkClientInBroker(instance: MQClientInstance, group: string, subs: Iterable<SubscriptionData>, timeoutMs?: number): Promise<void> {
+export async function checkClientInBroker(
+  instance: MQClientInstance,
+  group: string,
+  subs: Iterable<SubscriptionData>,
+  timeoutMs?: number,
+): Promise<void> {
   for (const sd of subs) {
     if (sd.expressionType === ExpressionType.TAG) continue;
     const addr = await brokerAddrByTopic(instance, sd.topic);
     if (addr === undefined) continue;
     try {
-      await instance.invoke(addr, Operations.CHECK_CLIENT_CONFIG, {}, { clientId: instance.clientId, group, subscriptionData: sd }, { timeoutMs });
+      await instance.invoke(
+        addr,
+        Operations.CHECK_CLIENT_CONFIG,
+        {},
+        { clientId: instance.clientId, group, subscriptionData: sd },
+        { timeoutMs },
+      );
     } catch (err) {
       throw new SqlFilterRefusedError(sd.topic, addr, err);
     }

@@ -1,5 +1,11 @@
 import type {
-  HistogramLike, InstrumentOptionsLike, MeterLike, MeterProviderLike, MetricAttributes, ObservableGaugeLike, ObservableResultLike,
+  HistogramLike,
+  InstrumentOptionsLike,
+  MeterLike,
+  MeterProviderLike,
+  MetricAttributes,
+  ObservableGaugeLike,
+  ObservableResultLike,
 } from './otel-types.js';
 
 // The SDK's enums, by value (sdk-metrics' DataPointType, AggregationTemporality; the API's
@@ -53,7 +59,11 @@ class HistogramSeries {
   sum = 0;
   min = Number.POSITIVE_INFINITY;
   max = Number.NEGATIVE_INFINITY;
-  constructor(readonly attributes: MetricAttributes, readonly startMs: number, buckets: number) {
+  constructor(
+    readonly attributes: MetricAttributes,
+    readonly startMs: number,
+    buckets: number,
+  ) {
     this.counts = new Array<number>(buckets).fill(0);
   }
 }
@@ -69,8 +79,16 @@ class AggregatingHistogram implements HistogramLike {
   private readonly byContent = new Map<string, HistogramSeries>();
   private readonly boundaries: readonly number[];
 
-  constructor(readonly name: string, readonly options: InstrumentOptionsLike, private readonly now: () => number) {
-    this.boundaries = [...(options.advice?.explicitBucketBoundaries ?? [0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000])];
+  constructor(
+    readonly name: string,
+    readonly options: InstrumentOptionsLike,
+    private readonly now: () => number,
+  ) {
+    this.boundaries = [
+      ...(options.advice?.explicitBucketBoundaries ?? [
+        0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000,
+      ]),
+    ];
   }
 
   record(value: number, attributes: MetricAttributes = {}): void {
@@ -94,7 +112,8 @@ class AggregatingHistogram implements HistogramLike {
       if (this.byContent.size >= AGGREGATING_CARDINALITY_LIMIT) {
         const overflowKey = contentKey(OVERFLOW);
         s = this.byContent.get(overflowKey);
-        if (s === undefined) this.byContent.set(overflowKey, (s = new HistogramSeries(OVERFLOW, this.now(), this.boundaries.length + 1)));
+        if (s === undefined)
+          this.byContent.set(overflowKey, (s = new HistogramSeries(OVERFLOW, this.now(), this.boundaries.length + 1)));
       } else {
         this.byContent.set(key, (s = new HistogramSeries({ ...attributes }, this.now(), this.boundaries.length + 1)));
       }
@@ -128,7 +147,10 @@ class AggregatingHistogram implements HistogramLike {
 
 class AggregatingGauge implements ObservableGaugeLike {
   private readonly callbacks = new Set<(r: ObservableResultLike) => void>();
-  constructor(readonly name: string, readonly options: InstrumentOptionsLike) {}
+  constructor(
+    readonly name: string,
+    readonly options: InstrumentOptionsLike,
+  ) {}
   addCallback(cb: (r: ObservableResultLike) => void): void {
     this.callbacks.add(cb);
   }
@@ -141,7 +163,8 @@ class AggregatingGauge implements ObservableGaugeLike {
     const points = new Map<string, { attributes: MetricAttributes; value: number }>();
     const result: ObservableResultLike = {
       observe: (value, attributes = {}) => {
-        if (typeof value === 'number' && Number.isFinite(value)) points.set(contentKey(attributes), { attributes: { ...attributes }, value });
+        if (typeof value === 'number' && Number.isFinite(value))
+          points.set(contentKey(attributes), { attributes: { ...attributes }, value });
       },
     };
     for (const cb of this.callbacks) {
@@ -156,19 +179,34 @@ class AggregatingGauge implements ObservableGaugeLike {
       descriptor: descriptor(this.name, this.options),
       aggregationTemporality: CUMULATIVE,
       dataPointType: DATA_POINT_GAUGE,
-      dataPoints: [...points.values()].map((p) => ({ attributes: p.attributes, startTime: t, endTime: t, value: p.value })),
+      dataPoints: [...points.values()].map((p) => ({
+        attributes: p.attributes,
+        startTime: t,
+        endTime: t,
+        value: p.value,
+      })),
     };
   }
 }
 
 function descriptor(name: string, o: InstrumentOptionsLike): unknown {
-  return { name, description: o.description ?? '', unit: o.unit ?? '', valueType: VALUE_TYPE_DOUBLE, advice: o.advice ?? {} };
+  return {
+    name,
+    description: o.description ?? '',
+    unit: o.unit ?? '',
+    valueType: VALUE_TYPE_DOUBLE,
+    advice: o.advice ?? {},
+  };
 }
 
 class AggregatingMeter implements MeterLike {
   readonly histograms = new Map<string, AggregatingHistogram>();
   readonly gauges = new Map<string, AggregatingGauge>();
-  constructor(readonly name: string, readonly version: string | undefined, private readonly now: () => number) {}
+  constructor(
+    readonly name: string,
+    readonly version: string | undefined,
+    private readonly now: () => number,
+  ) {}
 
   // One instrument per name, as the SDK hands back the same storage for a duplicate registration:
   // several clients on one provider record into the same series (their client_id tells them apart).
@@ -236,7 +274,10 @@ export class AggregatingMeterProvider implements MeterProviderLike {
         ...[...m.gauges.values()].map((g) => g.data(end, errors)),
       ].filter((d) => d.dataPoints.length > 0);
       if (metrics.length === 0) continue;
-      scopeMetrics.push({ scope: { name: m.name, ...(m.version !== undefined ? { version: m.version } : {}) }, metrics });
+      scopeMetrics.push({
+        scope: { name: m.name, ...(m.version !== undefined ? { version: m.version } : {}) },
+        metrics,
+      });
     }
     return Promise.resolve({ resourceMetrics: { resource: { attributes: {} }, scopeMetrics }, errors });
   }

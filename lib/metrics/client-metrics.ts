@@ -1,8 +1,18 @@
 import { Gauges, Histograms, InvocationStatus, MetricLabels, type HistogramSpec } from './metric-names.js';
-import type { HistogramLike, MeterLike, MetricAttributes, ObservableGaugeLike, ObservableResultLike } from './otel-types.js';
+import type {
+  HistogramLike,
+  MeterLike,
+  MetricAttributes,
+  ObservableGaugeLike,
+  ObservableResultLike,
+} from './otel-types.js';
 
 function histogram(meter: MeterLike, spec: HistogramSpec): HistogramLike {
-  return meter.createHistogram(spec.name, { description: spec.description, unit: 'ms', advice: { explicitBucketBoundaries: [...spec.boundaries] } });
+  return meter.createHistogram(spec.name, {
+    description: spec.description,
+    unit: 'ms',
+    advice: { explicitBucketBoundaries: [...spec.boundaries] },
+  });
 }
 
 /**

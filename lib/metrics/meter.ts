@@ -33,11 +33,15 @@ export interface MetricsOption {
 /** Checks the option; answers the option at fault and why, or null (the client throws its own option error). */
 export function checkMetricsOptions(o: unknown): { option: string; message: string } | null {
   if (o === undefined || o === false) return null;
-  if (o === null || typeof o !== 'object') return { option: 'metrics', message: `must be false or { meterProvider? }, got ${String(o)}` };
+  if (o === null || typeof o !== 'object')
+    return { option: 'metrics', message: `must be false or { meterProvider? }, got ${String(o)}` };
   const p = (o as { meterProvider?: unknown }).meterProvider;
   if (p === undefined) return null;
   if (p === null || typeof p !== 'object' || typeof (p as { getMeter?: unknown }).getMeter !== 'function') {
-    return { option: 'metrics.meterProvider', message: 'must be an OpenTelemetry MeterProvider (an object with getMeter())' };
+    return {
+      option: 'metrics.meterProvider',
+      message: 'must be an OpenTelemetry MeterProvider (an object with getMeter())',
+    };
   }
   return null;
 }

@@ -33,7 +33,7 @@ export const Histograms = {
   /** Cost of each send attempt (per message of a batch), labels topic, client_id, invocation_status. */
   SEND_COST_TIME: {
     name: 'rocketmq_send_cost_time',
-    description: 'Time a send attempt took, from its start to the broker\'s answer or its failure',
+    description: "Time a send attempt took, from its start to the broker's answer or its failure",
     boundaries: [1, 5, 10, 20, 50, 200, 500],
   },
   /** From the message's store timestamp to its arrival at the consumer (the first message of a pull), labels topic, client_id, consumer_group. */
@@ -45,7 +45,7 @@ export const Histograms = {
   /** From arrival in the consumer's cache to the handler's start (per handler call), labels topic, client_id, consumer_group. */
   AWAIT_TIME: {
     name: 'rocketmq_await_time',
-    description: 'Time a message waited in the consumer\'s cache before its handler started',
+    description: "Time a message waited in the consumer's cache before its handler started",
     boundaries: [1, 5, 20, 100, 1000, 5000, 10000],
   },
   /** The handler's run (per message of the call), labels topic, client_id, consumer_group, invocation_status. */
@@ -58,6 +58,14 @@ export const Histograms = {
 
 /** GaugeEnum: per topic, summed over the consumer's process queues; labels topic, client_id, consumer_group. */
 export const Gauges = {
-  CONSUMER_CACHED_MESSAGES: { name: 'rocketmq_consumer_cached_messages', description: 'Messages in the consumer\'s cache', unit: '{message}' },
-  CONSUMER_CACHED_BYTES: { name: 'rocketmq_consumer_cached_bytes', description: 'Body bytes in the consumer\'s cache', unit: 'By' },
+  CONSUMER_CACHED_MESSAGES: {
+    name: 'rocketmq_consumer_cached_messages',
+    description: "Messages in the consumer's cache",
+    unit: '{message}',
+  },
+  CONSUMER_CACHED_BYTES: {
+    name: 'rocketmq_consumer_cached_bytes',
+    description: "Body bytes in the consumer's cache",
+    unit: 'By',
+  },
 } as const;

@@ -43,7 +43,9 @@ export class SendFailedError extends RocketwireError {
   readonly timedOut: boolean;
   constructor(topic: string, attempts: SendAttemptFailure[], elapsedMs: number, timedOut: boolean) {
     const last = attempts[attempts.length - 1];
-    const why = timedOut ? `time budget used up after ${Math.round(elapsedMs)} ms` : `${attempts.length} attempt(s) in ${Math.round(elapsedMs)} ms`;
+    const why = timedOut
+      ? `time budget used up after ${Math.round(elapsedMs)} ms`
+      : `${attempts.length} attempt(s) in ${Math.round(elapsedMs)} ms`;
     const detail = last ? `; last: ${last.brokerName}: ${last.error.message.split('\n')[0]}` : '';
     super(`send to topic ${topic} failed: ${why}${detail}`, last ? { cause: last.error } : undefined);
     this.topic = topic;

@@ -2,7 +2,12 @@ import { EventEmitter } from 'node:events';
 import createDebug from '../debug.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import { ProducerMetrics, resolveMeter, type MetricsOptions } from '../metrics/index.js';
-import { RemotingEventRelay, type ConnectionEvent, type RemotingClientEvents, type RequestTimeoutEvent } from '../remoting/events.js';
+import {
+  RemotingEventRelay,
+  type ConnectionEvent,
+  type RemotingClientEvents,
+  type RequestTimeoutEvent,
+} from '../remoting/events.js';
 import type { RemotingClient } from '../remoting/index.js';
 import type { SendStatus } from './send-result.js';
 
@@ -79,7 +84,8 @@ export class ProducerInstrumentation {
   private readonly relay = new RemotingEventRelay(
     (event) => this.has(event),
     // The emitter's map has these three entries with the same payloads (RemotingClientEvents).
-    (event, ...args) => (this.emit as (e: keyof RemotingClientEvents, ...a: unknown[]) => void).call(this, event, ...args),
+    (event, ...args) =>
+      (this.emit as (e: keyof RemotingClientEvents, ...a: unknown[]) => void).call(this, event, ...args),
   );
 
   /** At start: observe the client instance's connections and timeouts while someone listens to them. */
@@ -125,7 +131,14 @@ export class ProducerInstrumentation {
     // Java's interceptor: success for every answered attempt (FLUSH_DISK_TIMEOUT & co. stored the message), failure for a throw.
     this.metrics?.sendDone(topic, messages, latencyMs, !failed);
     if (this.emitter.listenerCount('send') > 0) {
-      this.emit('send', { topic, queue, status: failed ? 'FAILED' : result, latencyMs, messages, error: failed ? result : undefined });
+      this.emit('send', {
+        topic,
+        queue,
+        status: failed ? 'FAILED' : result,
+        latencyMs,
+        messages,
+        error: failed ? result : undefined,
+      });
     }
   }
 }

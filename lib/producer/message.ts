@@ -50,11 +50,39 @@ export class MessageValidationError extends RocketwireError {
  * one of these names would change how the broker treats the message.
  */
 const RESERVED = new Set([
-  'KEYS', 'TAGS', 'WAIT', 'DELAY', 'RETRY_TOPIC', 'REAL_TOPIC', 'REAL_QID', 'TRAN_MSG', 'PGROUP', 'MIN_OFFSET',
-  'MAX_OFFSET', 'BUYER_ID', 'ORIGIN_MESSAGE_ID', 'TRANSFER_FLAG', 'CORRECTION_FLAG', 'MQ2_FLAG', 'RECONSUME_TIME',
-  'MSG_REGION', 'TRACE_ON', 'UNIQ_KEY', 'MAX_RECONSUME_TIMES', 'CONSUME_START_TIME', 'TRAN_PREPARED_QUEUE_OFFSET',
-  'TRANSACTION_CHECK_TIMES', 'CHECK_IMMUNITY_TIME_IN_SECONDS', 'INSTANCE_ID', 'CORRELATION_ID', 'REPLY_TO_CLIENT',
-  'TTL', 'ARRIVE_TIME', 'PUSH_REPLY_TIME', 'CLUSTER', 'MSG_TYPE',
+  'KEYS',
+  'TAGS',
+  'WAIT',
+  'DELAY',
+  'RETRY_TOPIC',
+  'REAL_TOPIC',
+  'REAL_QID',
+  'TRAN_MSG',
+  'PGROUP',
+  'MIN_OFFSET',
+  'MAX_OFFSET',
+  'BUYER_ID',
+  'ORIGIN_MESSAGE_ID',
+  'TRANSFER_FLAG',
+  'CORRECTION_FLAG',
+  'MQ2_FLAG',
+  'RECONSUME_TIME',
+  'MSG_REGION',
+  'TRACE_ON',
+  'UNIQ_KEY',
+  'MAX_RECONSUME_TIMES',
+  'CONSUME_START_TIME',
+  'TRAN_PREPARED_QUEUE_OFFSET',
+  'TRANSACTION_CHECK_TIMES',
+  'CHECK_IMMUNITY_TIME_IN_SECONDS',
+  'INSTANCE_ID',
+  'CORRELATION_ID',
+  'REPLY_TO_CLIENT',
+  'TTL',
+  'ARRIVE_TIME',
+  'PUSH_REPLY_TIME',
+  'CLUSTER',
+  'MSG_TYPE',
 ]);
 
 /**
@@ -63,19 +91,33 @@ const RESERVED = new Set([
  * rules the broker applies, protocol/resource-names.ts), and not a topic no client may send to.
  */
 export function validateTopic(topic: unknown, createTopicKey = 'TBW102'): string {
-  if (typeof topic !== 'string' || topic.trim().length === 0) throw new MessageValidationError('topic', 'topic is blank');
-  if (topic.length > TOPIC_MAX_LENGTH) throw new MessageValidationError('topic', `topic "${topic.slice(0, 20)}…" is longer than ${TOPIC_MAX_LENGTH} characters`);
-  if (isTopicOrGroupIllegal(topic)) throw new MessageValidationError('topic', `topic "${topic}" may only contain letters, digits, %, |, _ and -`);
-  if (topic === createTopicKey) throw new MessageValidationError('topic', `topic ${topic} is the auto-create template topic`);
-  if (isNotAllowedSendTopic(topic)) throw new MessageValidationError('topic', `sending message to topic ${topic} is forbidden`);
+  if (typeof topic !== 'string' || topic.trim().length === 0)
+    throw new MessageValidationError('topic', 'topic is blank');
+  if (topic.length > TOPIC_MAX_LENGTH)
+    throw new MessageValidationError(
+      'topic',
+      `topic "${topic.slice(0, 20)}…" is longer than ${TOPIC_MAX_LENGTH} characters`,
+    );
+  if (isTopicOrGroupIllegal(topic))
+    throw new MessageValidationError('topic', `topic "${topic}" may only contain letters, digits, %, |, _ and -`);
+  if (topic === createTopicKey)
+    throw new MessageValidationError('topic', `topic ${topic} is the auto-create template topic`);
+  if (isNotAllowedSendTopic(topic))
+    throw new MessageValidationError('topic', `sending message to topic ${topic} is forbidden`);
   return topic;
 }
 
 /** The body as bytes, checked against maxMessageSize. */
 export function messageBody(msg: Message, maxMessageSize: number): Buffer {
   const b = msg.body;
-  if (b === undefined || b === null) throw new MessageValidationError('body', `message body is missing (got ${String(b)})`);
-  const buf = typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (b === undefined || b === null)
+    throw new MessageValidationError('body', `message body is missing (got ${String(b)})`);
+  const buf =
+    typeof b === 'string'
+      ? Buffer.from(b, 'utf8')
+      : Buffer.isBuffer(b)
+        ? b
+        : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   if (buf.length === 0) throw new MessageValidationError('body', 'message body length is zero');
   if (buf.length > maxMessageSize) {
     throw new MessageValidationError('body', `message body size ${buf.length} exceeds the maximum ${maxMessageSize}`);
@@ -84,7 +126,11 @@ export function messageBody(msg: Message, maxMessageSize: number): Buffer {
 }
 
 /** Property names and values in the order Java's Message puts them into its HashMap. */
-function collectProperties(msg: Message, uniqKey: string | undefined, system?: Readonly<Record<string, string>>): { names: string[]; values: string[] } {
+function collectProperties(
+  msg: Message,
+  uniqKey: string | undefined,
+  system?: Readonly<Record<string, string>>,
+): { names: string[]; values: string[] } {
   const names: string[] = [];
   const values: string[] = [];
   if (msg.tags !== undefined && msg.tags.length > 0) {
@@ -112,7 +158,8 @@ function collectProperties(msg: Message, uniqKey: string | undefined, system?: R
     }
   }
   const level = msg.delayTimeLevel ?? 0;
-  if (!Number.isInteger(level) || level < 0) throw new MessageValidationError('delayTimeLevel', `delay level ${level} is invalid`);
+  if (!Number.isInteger(level) || level < 0)
+    throw new MessageValidationError('delayTimeLevel', `delay level ${level} is invalid`);
   if (level > 0) {
     names.push('DELAY');
     values.push(String(level));
@@ -144,7 +191,11 @@ function collectProperties(msg: Message, uniqKey: string | undefined, system?: R
  * messageProperties2String then walks the HashMap in bucket order (javaHashMapOrder), with no trailing
  * separator.
  */
-export function encodeMessageProperties(msg: Message, uniqKey: string | undefined, system?: Readonly<Record<string, string>>): string {
+export function encodeMessageProperties(
+  msg: Message,
+  uniqKey: string | undefined,
+  system?: Readonly<Record<string, string>>,
+): string {
   const { names, values } = collectProperties(msg, uniqKey, system);
   const perm = hashMapPermutation(names);
   let s = '';

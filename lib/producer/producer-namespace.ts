@@ -33,7 +33,9 @@ export function instanceIdOf(msg: Message): string | undefined {
   return instanceIds.get(msg);
 }
 
-export function namespacedSendOptions<O extends { queue?: { topic: string; brokerName: string; queueId: number } | undefined }>(namespace: string | undefined, opts: O): O {
+export function namespacedSendOptions<
+  O extends { queue?: { topic: string; brokerName: string; queueId: number } | undefined },
+>(namespace: string | undefined, opts: O): O {
   if (!namespace || !opts.queue) return opts;
   return { ...opts, queue: queueWithNamespace(namespace, opts.queue) };
 }

@@ -53,7 +53,9 @@ export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOpt
   sendMessageV1?: boolean;
 }
 
-export type ResolvedProducerOptions = Required<Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics'>> & { client: ClientOptions; traceTopic: string | undefined };
+export type ResolvedProducerOptions = Required<
+  Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics'>
+> & { client: ClientOptions; traceTopic: string | undefined };
 
 /**
  * Raised for a producer option outside its range; `option` names it.
@@ -66,7 +68,6 @@ export class ProducerOptionError extends OptionError {
     super(option, `option ${option}: ${message}`);
   }
 }
-
 
 function int(name: string, value: number | undefined, def: number, min: number, max: number): number {
   const v = value ?? def;
@@ -81,9 +82,12 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
   const group = options.group;
   if (typeof group !== 'string' || group.length === 0) throw new ProducerOptionError('group', 'is required');
   // Validators.checkGroup (develop: at most 120 characters), the rule the broker applies too
-  if (group.length > GROUP_MAX_LENGTH) throw new ProducerOptionError('group', `is longer than ${GROUP_MAX_LENGTH} characters`);
-  if (isTopicOrGroupIllegal(group)) throw new ProducerOptionError('group', `"${group}" may only contain letters, digits, %, |, _ and -`);
-  if (group === 'DEFAULT_PRODUCER') throw new ProducerOptionError('group', 'DEFAULT_PRODUCER is reserved for the client itself');
+  if (group.length > GROUP_MAX_LENGTH)
+    throw new ProducerOptionError('group', `is longer than ${GROUP_MAX_LENGTH} characters`);
+  if (isTopicOrGroupIllegal(group))
+    throw new ProducerOptionError('group', `"${group}" may only contain letters, digits, %, |, _ and -`);
+  if (group === 'DEFAULT_PRODUCER')
+    throw new ProducerOptionError('group', 'DEFAULT_PRODUCER is reserved for the client itself');
   const {
     group: _group,
     sendMsgTimeoutMs,

@@ -30,14 +30,25 @@ import { systemClock, type Clock } from '../clock.js';
 import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
 import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
-import { encodeMessageProperties, messageBody, MessageValidationError, validateTopic, type Message } from './message.js';
+import {
+  encodeMessageProperties,
+  messageBody,
+  MessageValidationError,
+  validateTopic,
+  type Message,
+} from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
 import { isReplyMessage, RequestReply, systemPropertiesOf, type RequestMessageLike } from './request-reply.js';
 import { ProducerTrace } from '../trace/trace-hooks.js';
 import { isDelayed } from './timer-message.js';
-import { namespacedBatchMember, namespacedMessage, namespacedSendOptions, resultWithoutNamespace } from './producer-namespace.js';
+import {
+  namespacedBatchMember,
+  namespacedMessage,
+  namespacedSendOptions,
+  resultWithoutNamespace,
+} from './producer-namespace.js';
 import { messagesIn, ProducerEvents, ProducerInstrumentation, type ProducerEventMap } from './events.js';
 
 const log = createDebug('rocketwire:producer');
@@ -127,7 +138,8 @@ const SEND_STATUS: Record<number, SendStatus> = {
  */
 function checkedProperties(s: string): string {
   const n = Buffer.byteLength(s, 'utf8');
-  if (n > MAX_PROPERTIES_BYTES) throw new MessageValidationError('properties', `properties take ${n} bytes, more than ${MAX_PROPERTIES_BYTES}`);
+  if (n > MAX_PROPERTIES_BYTES)
+    throw new MessageValidationError('properties', `properties take ${n} bytes, more than ${MAX_PROPERTIES_BYTES}`);
   return s;
 }
 
@@ -192,7 +204,8 @@ export class Producer {
 
   /** The client instance (after start()); internal: tests reach it as `producer['clientInstance']`. */
   protected get clientInstance(): MQClientInstance {
-    if (!this.instance) throw new ProducerStateError(this.state, `producer ${this.options.group} is not started: call start() first`);
+    if (!this.instance)
+      throw new ProducerStateError(this.state, `producer ${this.options.group} is not started: call start() first`);
     return this.instance;
   }
 
@@ -201,7 +214,11 @@ export class Producer {
    * connectTimeoutMs, unless startWithoutNameServer; a rejected start() may be called again.
    */
   async start(): Promise<void> {
-    if (this.state !== 'CREATED') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'RUNNING' ? 'already started' : 'shut down'}: start() can be called once`);
+    if (this.state !== 'CREATED')
+      throw new ProducerStateError(
+        this.state,
+        `producer ${this.options.group} is ${this.state === 'RUNNING' ? 'already started' : 'shut down'}: start() can be called once`,
+      );
     const instance = MQClientInstance.acquire({
       ...this.options.client,
       instanceName: resolveInstanceName(this.options.client.instanceName),
@@ -238,7 +255,12 @@ export class Producer {
     this.replies.attach(instance);
     await instance.start();
     this.state = 'RUNNING';
-    if (this.options.enableTrace) this.trace = new ProducerTrace({ client: this.options.client, group: this.options.group, traceTopic: this.options.traceTopic });
+    if (this.options.enableTrace)
+      this.trace = new ProducerTrace({
+        client: this.options.client,
+        group: this.options.group,
+        traceTopic: this.options.traceTopic,
+      });
     await instance.sendHeartbeatToAllBrokers();
     log('producer %s started as %s', this.options.group, instance.clientId);
   }
@@ -272,7 +294,11 @@ export class Producer {
     this.clock.clearTimeout(timer!);
     if (outcome === 'expired') {
       // Only the last user's release is still waiting: no other producer or consumer uses these connections.
-      log('producer %s: brokers did not acknowledge the unregistration within %d ms; closing', this.options.group, timeoutMs);
+      log(
+        'producer %s: brokers did not acknowledge the unregistration within %d ms; closing',
+        this.options.group,
+        timeoutMs,
+      );
       await instance.remoting.close();
       await released;
     }
@@ -299,7 +325,12 @@ export class Producer {
    */
   health(): ProducerHealth {
     const inst = instanceHealth(this.instance);
-    return { state: this.state, ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null, group: this.options.group, ...inst };
+    return {
+      state: this.state,
+      ready: this.state === 'RUNNING' && inst.nameServer.lastAnswer !== null,
+      group: this.options.group,
+      ...inst,
+    };
   }
 
   /** Sends since start: succeeded, failed, retried. */
@@ -323,27 +354,42 @@ export class Producer {
   /** Publish queues of `topic`, asking the name server when not known (auto-create via TBW102 if absent). */
   async fetchPublishMessageQueues(topic: string): Promise<MessageQueue[]> {
     this.ensureRunning();
-    return [...(await this.findPublishInfo(validateTopic(wrapNamespace(this.namespace, topic), this.options.createTopicKey))).queues];
+    return [
+      ...(await this.findPublishInfo(validateTopic(wrapNamespace(this.namespace, topic), this.options.createTopicKey)))
+        .queues,
+    ];
   }
 
   /** Sends one message and waits for the broker's answer (SEND_MESSAGE_V2). */
   async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    const r = (await this.sendPrepared(this.prepareSingle(namespacedMessage(this.namespace, msg)), namespacedSendOptions(this.namespace, opts), false)) as SendResult;
+    const r = (await this.sendPrepared(
+      this.prepareSingle(namespacedMessage(this.namespace, msg)),
+      namespacedSendOptions(this.namespace, opts),
+      false,
+    )) as SendResult;
     return resultWithoutNamespace(this.namespace, r);
   }
 
   /** Sends one message without waiting for an answer; a single attempt, as in Java. */
   async sendOneway(msg: Message, opts: SendOptions = {}): Promise<void> {
     this.ensureRunning();
-    await this.sendPrepared(this.prepareSingle(namespacedMessage(this.namespace, msg)), namespacedSendOptions(this.namespace, opts), true);
+    await this.sendPrepared(
+      this.prepareSingle(namespacedMessage(this.namespace, msg)),
+      namespacedSendOptions(this.namespace, opts),
+      true,
+    );
   }
 
   /** Sends messages of one topic in one SEND_BATCH_MESSAGE (no delay, no retry topics, never compressed). */
   async sendBatch(msgs: readonly Message[], opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
     const ns = this.namespace;
-    const r = (await this.sendPrepared(this.prepareBatch(msgs.map((m) => namespacedBatchMember(ns, m))), namespacedSendOptions(ns, opts), false)) as SendResult;
+    const r = (await this.sendPrepared(
+      this.prepareBatch(msgs.map((m) => namespacedBatchMember(ns, m))),
+      namespacedSendOptions(ns, opts),
+      false,
+    )) as SendResult;
     return resultWithoutNamespace(ns, r);
   }
 
@@ -357,7 +403,11 @@ export class Producer {
    * properties written by `properties` (the message's own plus TRAN_MSG and PGROUP), sysFlag
    * TRANSACTION_PREPARED, as Java's sendKernelImpl sets it for TRAN_MSG=true.
    */
-  protected async sendHalfMessage(msg: Message, properties: (msg: Message, uniqKey: string) => string, opts: SendOptions = {}): Promise<SendResult> {
+  protected async sendHalfMessage(
+    msg: Message,
+    properties: (msg: Message, uniqKey: string) => string,
+    opts: SendOptions = {},
+  ): Promise<SendResult> {
     this.ensureRunning();
     // the namespace wraps the topic as for send (TransactionMQProducer#sendMessageInTransaction)
     const p = this.prepareSingle(namespacedMessage(this.namespace, msg), properties);
@@ -385,10 +435,18 @@ export class Producer {
   }
 
   private ensureRunning(): void {
-    if (this.state !== 'RUNNING') throw new ProducerStateError(this.state, `producer ${this.options.group} is ${this.state === 'CREATED' ? 'not started: call start() first' : 'shut down'}`);
+    if (this.state !== 'RUNNING')
+      throw new ProducerStateError(
+        this.state,
+        `producer ${this.options.group} is ${this.state === 'CREATED' ? 'not started: call start() first' : 'shut down'}`,
+      );
   }
 
-  private prepareSingle(msg: Message, propertiesOf: (msg: Message, uniqKey: string) => string = (m, u) => encodeMessageProperties(m, u, systemPropertiesOf(m))): Prepared {
+  private prepareSingle(
+    msg: Message,
+    propertiesOf: (msg: Message, uniqKey: string) => string = (m, u) =>
+      encodeMessageProperties(m, u, systemPropertiesOf(m)),
+  ): Prepared {
     const topic = validateTopic(msg.topic, this.options.createTopicKey);
     let body = messageBody(msg, this.options.maxMessageSize);
     const uniqKey = this.uniqKeys.next();
@@ -397,14 +455,20 @@ export class Producer {
     // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
     // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
     if (body.length >= this.options.compressMsgBodyOverHowmuch) {
-      body = (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).deflateSync(body, { level: this.options.compressLevel });
+      body = (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).deflateSync(body, {
+        level: this.options.compressLevel,
+      });
       sysFlag |= MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
     }
     return {
       topic,
       op: isReplyMessage(msg)
-        ? (this.options.sendMessageV1 ? Operations.SEND_REPLY_MESSAGE : Operations.SEND_REPLY_MESSAGE_V2)
-        : (this.options.sendMessageV1 ? Operations.SEND_MESSAGE : Operations.SEND_MESSAGE_V2),
+        ? this.options.sendMessageV1
+          ? Operations.SEND_REPLY_MESSAGE
+          : Operations.SEND_REPLY_MESSAGE_V2
+        : this.options.sendMessageV1
+          ? Operations.SEND_MESSAGE
+          : Operations.SEND_MESSAGE_V2,
       body,
       sysFlag,
       flag: msg.flag ?? 0,
@@ -423,17 +487,31 @@ export class Producer {
     const wait = first.waitStoreMsgOK ?? true;
     const ids: string[] = [];
     const records = msgs.map((m) => {
-      if (m.topic !== topic) throw new MessageValidationError('topic', 'the messages of one batch must share one topic');
-      if ((m.delayTimeLevel ?? 0) > 0) throw new MessageValidationError('delayTimeLevel', 'delayed messages are not supported for batching');
-      if (isDelayed(m)) throw new MessageValidationError(m.deliverAt !== undefined ? 'deliverAt' : 'delayMs', 'timer messages are not supported for batching');
-      if ((m.waitStoreMsgOK ?? true) !== wait) throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
+      if (m.topic !== topic)
+        throw new MessageValidationError('topic', 'the messages of one batch must share one topic');
+      if ((m.delayTimeLevel ?? 0) > 0)
+        throw new MessageValidationError('delayTimeLevel', 'delayed messages are not supported for batching');
+      if (isDelayed(m))
+        throw new MessageValidationError(
+          m.deliverAt !== undefined ? 'deliverAt' : 'delayMs',
+          'timer messages are not supported for batching',
+        );
+      if ((m.waitStoreMsgOK ?? true) !== wait)
+        throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
       const uniq = this.uniqKeys.next();
       ids.push(uniq);
-      return { body: messageBody(m, this.options.maxMessageSize), flag: m.flag ?? 0, properties: checkedProperties(encodeMessageProperties(m, uniq)) };
+      return {
+        body: messageBody(m, this.options.maxMessageSize),
+        flag: m.flag ?? 0,
+        properties: checkedProperties(encodeMessageProperties(m, uniq)),
+      };
     });
     const body = encodeBatch(records);
     if (body.length > this.options.maxMessageSize) {
-      throw new MessageValidationError('body', `batch body size ${body.length} exceeds the maximum ${this.options.maxMessageSize}`);
+      throw new MessageValidationError(
+        'body',
+        `batch body size ${body.length} exceeds the maximum ${this.options.maxMessageSize}`,
+      );
     }
     // The batch is itself a Message in Java carrying only WAIT (from the first message). 4.9.8 gives it no
     // UNIQ_KEY; 5.x clients do, and brokers before 5.3.3 append the batch properties to every member, so
@@ -468,20 +546,30 @@ export class Producer {
         timedOut = true;
         break;
       }
-      const mq = opts.queue ?? (opts.selector ? opts.selector(info!.queues, p.msg, opts.arg) : info!.selectOneMessageQueue(lastBrokerName));
+      const mq =
+        opts.queue ??
+        (opts.selector ? opts.selector(info!.queues, p.msg, opts.arg) : info!.selectOneMessageQueue(lastBrokerName));
       // Answered sends only (as Java's 5.x clients, which have no oneway): timed when observed.
       const t0 = !oneway && this.instr.observed ? this.clock.now() : -1;
       try {
         const r = await this.sendKernel(p, mq, budget - elapsed, oneway);
         this.counters.sent++;
-        if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, (r as SendResult).status);
+        if (t0 >= 0)
+          this.instr.sendDone(
+            p.topic,
+            mq,
+            messagesIn(p.batch, p.uniqMsgId),
+            this.clock.now() - t0,
+            (r as SendResult).status,
+          );
         return r;
       } catch (err) {
         const e = err as Error;
         if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, e);
         failures.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: e });
         lastBrokerName = mq.brokerName;
-        const retriable = (e instanceof RemotingError || e instanceof BrokerError || e instanceof NoRouteError) && e.retriable;
+        const retriable =
+          (e instanceof RemotingError || e instanceof BrokerError || e instanceof NoRouteError) && e.retriable;
         log('send to %s/%d failed (%s): %s', mq.brokerName, mq.queueId, retriable ? 'retriable' : 'final', e.message);
         if (!retriable) {
           this.counters.failed++;
@@ -494,7 +582,12 @@ export class Producer {
     throw new SendFailedError(p.topic, failures, this.clock.now() - begin, timedOut);
   }
 
-  private async sendKernel(p: Prepared, mq: MessageQueue, timeoutMs: number, oneway: boolean): Promise<SendResult | void> {
+  private async sendKernel(
+    p: Prepared,
+    mq: MessageQueue,
+    timeoutMs: number,
+    oneway: boolean,
+  ): Promise<SendResult | void> {
     const instance = this.clientInstance;
     let addr = instance.findBrokerMasterAddress(mq.brokerName);
     if (!addr) {
@@ -525,7 +618,14 @@ export class Producer {
     const begin = this.trace ? this.clock.now() : 0;
     const res = await instance.remoting.invoke(addr, request, { timeoutMs });
     const result = this.toSendResult(res, addr, p, mq);
-    this.trace?.onSend({ ...result, topic: p.topic, properties: p.properties, brokerAddr: addr, bodyLength: p.body.length, beginMs: begin });
+    this.trace?.onSend({
+      ...result,
+      topic: p.topic,
+      properties: p.properties,
+      brokerAddr: addr,
+      bodyLength: p.body.length,
+      beginMs: begin,
+    });
     return result;
   }
 
@@ -589,14 +689,20 @@ export class Producer {
       template = await instance.queryTopicRoute(key);
     } catch (err) {
       if (err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST) {
-        throw new NoRouteError(topic, `the name server knows neither it nor the auto-create template ${key}`, { cause: err });
+        throw new NoRouteError(topic, `the name server knows neither it nor the auto-create template ${key}`, {
+          cause: err,
+        });
       }
       throw err;
     }
     const n = this.options.defaultTopicQueueNums;
     const route: TopicRouteData = {
       ...template,
-      queueDatas: template.queueDatas.map((q) => ({ ...q, readQueueNums: Math.min(n, q.readQueueNums), writeQueueNums: Math.min(n, q.readQueueNums) })),
+      queueDatas: template.queueDatas.map((q) => ({
+        ...q,
+        readQueueNums: Math.min(n, q.readQueueNums),
+        writeQueueNums: Math.min(n, q.readQueueNums),
+      })),
     };
     const info = new TopicPublishInfo(topicRouteToPublishQueues(topic, route), true);
     if (!info.ok) throw new NoRouteError(topic, `the template topic ${key} has no writable queue`);

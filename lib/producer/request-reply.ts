@@ -77,23 +77,45 @@ export interface RequestMessageLike {
  * CORRELATION_ID names that (Java builds a reply the broker then refuses).
  * @category Producing
  */
-export function createReplyMessage(request: RequestMessageLike, body: Message['body'], extra: Omit<Message, 'topic' | 'body'> = {}): Message {
+export function createReplyMessage(
+  request: RequestMessageLike,
+  body: Message['body'],
+  extra: Omit<Message, 'topic' | 'body'> = {},
+): Message {
   if (request === null || request === undefined || typeof request !== 'object') {
-    throw new MessageValidationError('request', 'createReplyMessage needs the request message it answers, got ' + String(request));
+    throw new MessageValidationError(
+      'request',
+      'createReplyMessage needs the request message it answers, got ' + String(request),
+    );
   }
   const p = request.properties ?? {};
   const cluster = p.CLUSTER;
   if (cluster === undefined || cluster === '') {
-    throw new MessageValidationError('CLUSTER', 'cannot reply to this message: it has no CLUSTER property (the broker did not store it, or it is not a request)');
+    throw new MessageValidationError(
+      'CLUSTER',
+      'cannot reply to this message: it has no CLUSTER property (the broker did not store it, or it is not a request)',
+    );
   }
   for (const name of ['REPLY_TO_CLIENT', 'CORRELATION_ID'] as const) {
     if (p[name] === undefined || p[name] === '') {
-      throw new MessageValidationError(name, `cannot reply to this message: it has no ${name} property (it was not sent by request())`);
+      throw new MessageValidationError(
+        name,
+        `cannot reply to this message: it has no ${name} property (it was not sent by request())`,
+      );
     }
   }
-  const system: Record<string, string> = { MSG_TYPE: REPLY_MESSAGE_FLAG, CORRELATION_ID: p.CORRELATION_ID!, REPLY_TO_CLIENT: p.REPLY_TO_CLIENT! };
+  const system: Record<string, string> = {
+    MSG_TYPE: REPLY_MESSAGE_FLAG,
+    CORRELATION_ID: p.CORRELATION_ID!,
+    REPLY_TO_CLIENT: p.REPLY_TO_CLIENT!,
+  };
   if (p.TTL !== undefined) system.TTL = p.TTL;
-  const reply: MessageWithSystemProperties = { ...extra, topic: replyTopicOf(cluster), body, [SYSTEM_PROPERTIES]: system };
+  const reply: MessageWithSystemProperties = {
+    ...extra,
+    topic: replyTopicOf(cluster),
+    body,
+    [SYSTEM_PROPERTIES]: system,
+  };
   return reply;
 }
 
@@ -110,8 +132,16 @@ export const MAX_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The timeout of one request, checked: a positive integer of milliseconds (ProducerOptionError naming timeoutMs). */
 export function checkRequestTimeout(timeoutMs: unknown): number {
-  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_REQUEST_TIMEOUT_MS) {
-    throw new ProducerOptionError('timeoutMs', `must be an integer between 1 and ${MAX_REQUEST_TIMEOUT_MS}, got ${String(timeoutMs)}`);
+  if (
+    typeof timeoutMs !== 'number' ||
+    !Number.isInteger(timeoutMs) ||
+    timeoutMs < 1 ||
+    timeoutMs > MAX_REQUEST_TIMEOUT_MS
+  ) {
+    throw new ProducerOptionError(
+      'timeoutMs',
+      `must be an integer between 1 and ${MAX_REQUEST_TIMEOUT_MS}, got ${String(timeoutMs)}`,
+    );
   }
   return timeoutMs;
 }
@@ -133,7 +163,9 @@ export class RequestTimeoutError extends RocketwireError {
   readonly sendOk: boolean;
   constructor(topic: string, correlationId: string, timeoutMs: number, sendOk: boolean) {
     const sent = sendOk ? 'the broker stored the request' : 'the broker had not yet confirmed storing the request';
-    super(`no reply to the request sent to topic ${topic} within ${timeoutMs} ms (${sent}; correlation id ${correlationId})`);
+    super(
+      `no reply to the request sent to topic ${topic} within ${timeoutMs} ms (${sent}; correlation id ${correlationId})`,
+    );
     this.topic = topic;
     this.correlationId = correlationId;
     this.timeoutMs = timeoutMs;
@@ -284,7 +316,13 @@ export class RequestReply {
   detach(): void {
     this.removeListener?.();
     this.removeListener = null;
-    this.table?.failAll((p) => new ProducerStateError('SHUTDOWN', `producer shut down while request ${p.correlationId} to topic ${p.topic} waited for its reply`));
+    this.table?.failAll(
+      (p) =>
+        new ProducerStateError(
+          'SHUTDOWN',
+          `producer shut down while request ${p.correlationId} to topic ${p.topic} waited for its reply`,
+        ),
+    );
   }
 
   async request(msg: Message, timeoutMs: number, opts: Omit<SendOptions, 'timeoutMs'> = {}): Promise<MessageExt> {

@@ -27,22 +27,32 @@ export function timerProperties(msg: Message): Array<[string, string]> {
   if (deliverAt !== undefined) {
     at = deliverAt instanceof Date ? deliverAt.getTime() : deliverAt;
     if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0) {
-      throw new MessageValidationError('deliverAt', `deliverAt must be an epoch time in ms (an integer ≥ 0) or a valid Date, got ${String(deliverAt)}`);
+      throw new MessageValidationError(
+        'deliverAt',
+        `deliverAt must be an epoch time in ms (an integer ≥ 0) or a valid Date, got ${String(deliverAt)}`,
+      );
     }
   }
   if (delayMs !== undefined && (typeof delayMs !== 'number' || !Number.isSafeInteger(delayMs) || delayMs < 0)) {
     throw new MessageValidationError('delayMs', `delayMs must be an integer ≥ 0, got ${String(delayMs)}`);
   }
   if (delayMs !== undefined && at !== undefined) {
-    throw new MessageValidationError('deliverAt', 'set delayMs or deliverAt, not both (the broker would use TIMER_DELAY_MS and ignore TIMER_DELIVER_MS)');
+    throw new MessageValidationError(
+      'deliverAt',
+      'set delayMs or deliverAt, not both (the broker would use TIMER_DELAY_MS and ignore TIMER_DELIVER_MS)',
+    );
   }
   const field = delayMs !== undefined ? 'delayMs' : 'deliverAt';
   if ((msg.delayTimeLevel ?? 0) > 0) {
-    throw new MessageValidationError(field, `${field} cannot be combined with delayTimeLevel (the broker would drop the timer and use the level)`);
+    throw new MessageValidationError(
+      field,
+      `${field} cannot be combined with delayTimeLevel (the broker would drop the timer and use the level)`,
+    );
   }
   const props = msg.properties ?? {};
   for (const name of [TIMER_DELAY_MS, TIMER_DELAY_SEC, TIMER_DELIVER_MS]) {
-    if (props[name] !== undefined) throw new MessageValidationError(field, `${field} cannot be combined with the property ${name}`);
+    if (props[name] !== undefined)
+      throw new MessageValidationError(field, `${field} cannot be combined with the property ${name}`);
   }
   if (delayMs !== undefined) return delayMs > 0 ? [[TIMER_DELAY_MS, String(delayMs)]] : [];
   return [[TIMER_DELIVER_MS, String(at)]];
@@ -52,5 +62,8 @@ export function timerProperties(msg: Message): Array<[string, string]> {
 export function isDelayed(msg: Message): boolean {
   if ((msg.delayTimeLevel ?? 0) > 0 || msg.delayMs !== undefined || msg.deliverAt !== undefined) return true;
   const p = msg.properties;
-  return p !== undefined && (p[TIMER_DELAY_MS] !== undefined || p[TIMER_DELAY_SEC] !== undefined || p[TIMER_DELIVER_MS] !== undefined);
+  return (
+    p !== undefined &&
+    (p[TIMER_DELAY_MS] !== undefined || p[TIMER_DELAY_SEC] !== undefined || p[TIMER_DELIVER_MS] !== undefined)
+  );
 }

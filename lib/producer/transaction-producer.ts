@@ -136,7 +136,8 @@ function describe(err: unknown): string {
 
 function intOption(name: string, value: number | undefined, def: number, min: number, max: number): number {
   const v = value ?? def;
-  if (!Number.isInteger(v) || v < min || v > max) throw new ProducerOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new ProducerOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
   return v;
 }
 
@@ -193,8 +194,16 @@ export class TransactionProducer extends Producer {
     const { transactionListener, checkTimeoutMs, checkConcurrency, checkRequestHoldMax, ...producerOptions } = options;
     super(producerOptions);
     const l = transactionListener as Partial<TransactionListener> | undefined;
-    if (typeof l !== 'object' || l === null || typeof l.executeLocalTransaction !== 'function' || typeof l.checkLocalTransaction !== 'function') {
-      throw new ProducerOptionError('transactionListener', 'must be an object with executeLocalTransaction and checkLocalTransaction functions');
+    if (
+      typeof l !== 'object' ||
+      l === null ||
+      typeof l.executeLocalTransaction !== 'function' ||
+      typeof l.checkLocalTransaction !== 'function'
+    ) {
+      throw new ProducerOptionError(
+        'transactionListener',
+        'must be an object with executeLocalTransaction and checkLocalTransaction functions',
+      );
     }
     this.listener = transactionListener;
     this.checkTimeoutMs = intOption('checkTimeoutMs', checkTimeoutMs, 10_000, 1, 3_600_000);
@@ -207,7 +216,9 @@ export class TransactionProducer extends Producer {
   override async start(): Promise<void> {
     await super.start();
     this.accepting = true;
-    this.clientInstance.transactionCheckers.set(this.options.group, (brokerAddr, msg, header) => this.onCheck({ brokerAddr, msg, header }));
+    this.clientInstance.transactionCheckers.set(this.options.group, (brokerAddr, msg, header) =>
+      this.onCheck({ brokerAddr, msg, header }),
+    );
   }
 
   override async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
@@ -223,7 +234,13 @@ export class TransactionProducer extends Producer {
   /** Transactions ended and check-backs answered since start, by state. */
   transactionStats(): TransactionStats {
     const c = this.txCounters;
-    return { ended: { ...c.ended }, checked: { ...c.checked }, checkFailures: c.checkFailures, checksDropped: c.checksDropped, checksCoalesced: c.checksCoalesced };
+    return {
+      ended: { ...c.ended },
+      checked: { ...c.checked },
+      checkFailures: c.checkFailures,
+      checksDropped: c.checksDropped,
+      checksCoalesced: c.checksCoalesced,
+    };
   }
 
   /**
@@ -266,7 +283,12 @@ export class TransactionProducer extends Producer {
   }
 
   /** DefaultMQProducerImpl#endTransaction. */
-  private async endTransaction(msg: Message, r: SendResult, state: LocalTransactionState, remark: string | null): Promise<void> {
+  private async endTransaction(
+    msg: Message,
+    r: SendResult,
+    state: LocalTransactionState,
+    remark: string | null,
+  ): Promise<void> {
     const instance = this.clientInstance;
     const brokerName = r.messageQueue.brokerName;
     const addr = instance.findBrokerMasterAddress(brokerName);
@@ -278,7 +300,12 @@ export class TransactionProducer extends Producer {
       commitLogOffset = -1;
     }
     if (!addr || commitLogOffset < 0) {
-      log('END_TRANSACTION of %s: no master address of %s or no offset in %s; the check-back will resolve it', r.msgId, brokerName, r.offsetMsgId);
+      log(
+        'END_TRANSACTION of %s: no master address of %s or no offset in %s; the check-back will resolve it',
+        r.msgId,
+        brokerName,
+        r.offsetMsgId,
+      );
       return;
     }
     const header: EndTransactionRequestHeader = {
@@ -296,7 +323,15 @@ export class TransactionProducer extends Producer {
     const props: Record<string, string> = {};
     if (msg.tags !== undefined) props.TAGS = msg.tags;
     if (msg.keys !== undefined) props.KEYS = Array.isArray(msg.keys) ? msg.keys.join(' ') : String(msg.keys);
-    this.traceEndTransaction({ topic: msg.topic, properties: props, brokerAddr: addr, msgId: r.msgId, transactionId: r.transactionId ?? null, transactionState: state, fromTransactionCheck: false });
+    this.traceEndTransaction({
+      topic: msg.topic,
+      properties: props,
+      brokerAddr: addr,
+      msgId: r.msgId,
+      transactionId: r.transactionId ?? null,
+      transactionState: state,
+      fromTransactionCheck: false,
+    });
   }
 
   private async sendEnd(addr: string, header: EndTransactionRequestHeader, remark: string | null): Promise<void> {
@@ -370,9 +405,14 @@ export class TransactionProducer extends Producer {
     let timer: ClockTimer | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => {
-        timer = this.txClock.setTimeout(() => reject(new Error(`checkLocalTransaction did not answer within ${this.checkTimeoutMs} ms`)), this.checkTimeoutMs);
+        timer = this.txClock.setTimeout(
+          () => reject(new Error(`checkLocalTransaction did not answer within ${this.checkTimeoutMs} ms`)),
+          this.checkTimeoutMs,
+        );
       });
-      state = asState(await Promise.race([Promise.resolve().then(() => this.listener.checkLocalTransaction(msg)), timeout]));
+      state = asState(
+        await Promise.race([Promise.resolve().then(() => this.listener.checkLocalTransaction(msg)), timeout]),
+      );
     } catch (err) {
       this.txCounters.checkFailures++;
       log('checkLocalTransaction of %s: %s', msg.msgId, describe(err));
@@ -396,7 +436,15 @@ export class TransactionProducer extends Producer {
     if (header.transactionId !== undefined) end.transactionId = header.transactionId;
     if (header.bname !== undefined) end.bname = header.bname;
     await this.sendEnd(brokerAddr, end, remark);
-    this.traceEndTransaction({ topic: msg.topic, properties: msg.properties, brokerAddr, msgId: end.msgId ?? msg.msgId, transactionId: header.transactionId ?? null, transactionState: state, fromTransactionCheck: true });
+    this.traceEndTransaction({
+      topic: msg.topic,
+      properties: msg.properties,
+      brokerAddr,
+      msgId: end.msgId ?? msg.msgId,
+      transactionId: header.transactionId ?? null,
+      transactionState: state,
+      fromTransactionCheck: true,
+    });
     // counted once the answer is on its way: a command may exit when every check is counted
     this.txCounters.checked[state]++;
   }
@@ -412,6 +460,7 @@ export function halfMessageProperties(msg: Message, uniqKey: string, group: stri
   props.PGROUP = group;
   props.UNIQ_KEY = uniqKey;
   let s = '';
-  for (const k of javaHashMapOrder(Object.keys(props))) s += (s.length === 0 ? '' : '\u0002') + k + '\u0001' + props[k]!;
+  for (const k of javaHashMapOrder(Object.keys(props)))
+    s += (s.length === 0 ? '' : '\u0002') + k + '\u0001' + props[k]!;
   return s;
 }

@@ -3,7 +3,8 @@ import type { RemotingCommand } from '../../protocol/index.js';
 
 // node:crypto is required when a request is signed, not when rocketwire is imported (issue 28).
 let cryptoModule: typeof import('node:crypto') | undefined;
-const crypto = (): typeof import('node:crypto') => (cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));
+const crypto = (): typeof import('node:crypto') =>
+  (cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));
 
 /**
  * ACL 1.0 request signing as Apache RocketMQ's AclClientRPCHook does it (4.9.x and 5.x acl module):

@@ -2,7 +2,12 @@ import type tls from 'node:tls';
 import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } from '../../protocol/internal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { signRequest, type AclCredentials } from './acl.js';
-import { type ConnectOptions, type InvokeOptions, type RemotingConnection, type RequestProcessor } from './connection.js';
+import {
+  type ConnectOptions,
+  type InvokeOptions,
+  type RemotingConnection,
+  type RequestProcessor,
+} from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError, type RemotingError } from './errors.js';
 import { RemotingObservers, requestTimeoutEvent, safely, type RemotingObserver } from './events.js';
@@ -188,7 +193,10 @@ export class RemotingClient {
     checkInt('maxUnmatchedResponses', o.maxUnmatchedResponses, 0);
     if (o.acquireTimeoutMs !== undefined) checkInt('acquireTimeoutMs', o.acquireTimeoutMs, 1);
     if (o.serializeType !== 'JSON' && o.serializeType !== 'ROCKETMQ') {
-      throw new OptionError('serializeType', `RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`);
+      throw new OptionError(
+        'serializeType',
+        `RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`,
+      );
     }
     if (o.acl && (!o.acl.accessKey || !o.acl.secretKey)) {
       throw new OptionError('acl', 'RemotingClient option acl needs accessKey and secretKey');
@@ -307,7 +315,11 @@ export class RemotingClient {
     await Promise.all(pools.map((p) => p.close()));
   }
 
-  private async invokeSlow(pool: ConnectionPool, request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
+  private async invokeSlow(
+    pool: ConnectionPool,
+    request: RemotingCommand,
+    opts?: InvokeOptions,
+  ): Promise<RemotingCommand> {
     const clock = this.options.clock;
     const start = clock.now();
     const signal = opts?.signal;
@@ -321,7 +333,11 @@ export class RemotingClient {
       let onAbort: (() => void) | undefined;
       const aborted = new Promise<never>((_, reject) => {
         onAbort = () =>
-          reject(new RemotingAbortError(pool.addr, request.opaque, request.code, clock.now() - start, { cause: signal.reason }));
+          reject(
+            new RemotingAbortError(pool.addr, request.opaque, request.code, clock.now() - start, {
+              cause: signal.reason,
+            }),
+          );
         signal.addEventListener('abort', onAbort, { once: true });
       });
       acquiring.catch(() => undefined);

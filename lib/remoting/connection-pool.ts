@@ -125,7 +125,10 @@ export class ConnectionPool {
     if (wait > 0 && this.live.size === 0) {
       const why = this.lastError ? this.lastError.message : 'connect failed';
       return Promise.reject(
-        new RemotingConnectError(this.addr, `${why}; next attempt in ${wait} ms`, { cause: this.lastError, retryInMs: wait }),
+        new RemotingConnectError(this.addr, `${why}; next attempt in ${wait} ms`, {
+          cause: this.lastError,
+          retryInMs: wait,
+        }),
       );
     }
     return new Promise<RemotingConnection>((resolve, reject) => {
@@ -182,7 +185,10 @@ export class ConnectionPool {
     let conn: RemotingConnection;
     this.connectAttempts++;
     try {
-      conn = await RemotingConnection.connect(this.addr, { ...this.options.connect, signal: this.closeController.signal });
+      conn = await RemotingConnection.connect(this.addr, {
+        ...this.options.connect,
+        signal: this.closeController.signal,
+      });
     } catch (err) {
       this.failures++;
       const delay = Math.min(

@@ -17,7 +17,14 @@ import {
 } from '../../protocol/internal.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import type { BufferBudget } from './buffer-budget.js';
-import { RemotingAbortError, RemotingBackpressureError, RemotingClosedError, RemotingConnectError, RemotingError, RemotingUnmatchedResponsesError } from './errors.js';
+import {
+  RemotingAbortError,
+  RemotingBackpressureError,
+  RemotingClosedError,
+  RemotingConnectError,
+  RemotingError,
+  RemotingUnmatchedResponsesError,
+} from './errors.js';
 import { formatAddress, parseAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
 import { EARLY_FLUSH_FRAMES, OutboundQueue } from './outbound-queue.js';
@@ -254,13 +261,25 @@ export class RemotingConnection extends EventEmitter {
     const maxQueuedBytes = positive('maxQueuedBytes', options.maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES, 0);
     const maxQueuedFrames = positive('maxQueuedFrames', options.maxQueuedFrames, DEFAULT_MAX_QUEUED_FRAMES, 0);
     this.clock = options.clock ?? systemClock;
-    this.maxUnmatched = positive('maxUnmatchedResponses', options.maxUnmatchedResponses, DEFAULT_MAX_UNMATCHED_RESPONSES, 0);
+    this.maxUnmatched = positive(
+      'maxUnmatchedResponses',
+      options.maxUnmatchedResponses,
+      DEFAULT_MAX_UNMATCHED_RESPONSES,
+      0,
+    );
     this.onPeerMisbehaved = options.onPeerMisbehaved;
     this.budget = options.budget;
     this.inflight = new InFlightCalls(this.remoteAddress, this.clock);
     // A server's end (the one with a budget) counts what it flushed and sends a turn's first answers early.
     const server = this.budget !== undefined;
-    this.out = new OutboundQueue(socket, this.remoteAddress, maxQueuedBytes, maxQueuedFrames, server ? this.onFlushed : undefined, server ? EARLY_FLUSH_FRAMES : 0);
+    this.out = new OutboundQueue(
+      socket,
+      this.remoteAddress,
+      maxQueuedBytes,
+      maxQueuedFrames,
+      server ? this.onFlushed : undefined,
+      server ? EARLY_FLUSH_FRAMES : 0,
+    );
 
     socket.setNoDelay(true);
     this.idleMs = options.idleTimeoutMs === undefined ? 0 : positive('idleTimeoutMs', options.idleTimeoutMs, 0);
@@ -280,7 +299,9 @@ export class RemotingConnection extends EventEmitter {
       log('socket error on %s: %s', this.remoteAddress, err.message);
     });
     socket.on('close', () => {
-      this.close(this.socketError ?? new RemotingError(this.remoteAddress, `connection to ${this.remoteAddress} closed by peer`));
+      this.close(
+        this.socketError ?? new RemotingError(this.remoteAddress, `connection to ${this.remoteAddress} closed by peer`),
+      );
     });
   }
 
@@ -378,14 +399,19 @@ export class RemotingConnection extends EventEmitter {
   invoke(request: RemotingCommand, opts?: InvokeOptions): Promise<RemotingCommand> {
     const start = this.clock.now();
     if (this.isClosed) {
-      return Promise.reject(new RemotingClosedError(this.remoteAddress, request.opaque, request.code, 0, { cause: this.closeReason }));
+      return Promise.reject(
+        new RemotingClosedError(this.remoteAddress, request.opaque, request.code, 0, { cause: this.closeReason }),
+      );
     }
     const signal = opts?.signal;
     if (signal?.aborted) {
-      return Promise.reject(new RemotingAbortError(this.remoteAddress, request.opaque, request.code, 0, { cause: signal.reason }));
+      return Promise.reject(
+        new RemotingAbortError(this.remoteAddress, request.opaque, request.code, 0, { cause: signal.reason }),
+      );
     }
     const timeoutMs = opts?.timeoutMs ?? this.defaultTimeoutMs;
-    if (!(timeoutMs >= 0)) return Promise.reject(new OptionError('timeoutMs', `timeoutMs must be a number >= 0, got ${timeoutMs}`));
+    if (!(timeoutMs >= 0))
+      return Promise.reject(new OptionError('timeoutMs', `timeoutMs must be a number >= 0, got ${timeoutMs}`));
     let opaque = nextOpaque();
     while (this.inflight.has(opaque)) opaque = nextOpaque();
     request.flag &= ~RemotingFlag.ONEWAY;
@@ -421,7 +447,9 @@ export class RemotingConnection extends EventEmitter {
    */
   invokeOneway(request: RemotingCommand): Promise<void> {
     if (this.isClosed) {
-      return Promise.reject(new RemotingClosedError(this.remoteAddress, request.opaque, request.code, 0, { cause: this.closeReason }));
+      return Promise.reject(
+        new RemotingClosedError(this.remoteAddress, request.opaque, request.code, 0, { cause: this.closeReason }),
+      );
     }
     request.flag |= RemotingFlag.ONEWAY;
     try {
@@ -503,7 +531,12 @@ export class RemotingConnection extends EventEmitter {
     this.writeParts(cmd, head, body, done);
   }
 
-  private writeParts(cmd: RemotingCommand, head: Buffer, body: Buffer | null, done: ((err?: Error) => void) | undefined): void {
+  private writeParts(
+    cmd: RemotingCommand,
+    head: Buffer,
+    body: Buffer | null,
+    done: ((err?: Error) => void) | undefined,
+  ): void {
     if (logFrames.enabled) {
       logFrames('%s > %s', this.remoteAddress, describeFrame(cmd, head.length + (body ? body.length : 0)));
     }
@@ -529,7 +562,12 @@ export class RemotingConnection extends EventEmitter {
     const unwritable = this.out.waitingForDrain;
     if (unwritable !== this.pausedForOutput) {
       this.pausedForOutput = unwritable;
-      if (unwritable) log('%s does not read its responses (%d bytes buffered): reading paused', this.remoteAddress, this.out.bufferedBytes);
+      if (unwritable)
+        log(
+          '%s does not read its responses (%d bytes buffered): reading paused',
+          this.remoteAddress,
+          this.out.bufferedBytes,
+        );
       this.updateReading();
     }
   }
@@ -580,13 +618,17 @@ export class RemotingConnection extends EventEmitter {
       this.idleSuspect = true;
       // setImmediate: one turn of the event loop (its poll phase reads the sockets), not a time.
       setImmediate(() => {
-        if (!this.isClosed && this.idleTimer === null) this.idleTimer = this.clock.setTimeout(this.onIdleCheck, Math.min(1000, this.idleMs));
+        if (!this.isClosed && this.idleTimer === null)
+          this.idleTimer = this.clock.setTimeout(this.onIdleCheck, Math.min(1000, this.idleMs));
       });
       return;
     }
-    const held = this.decoder.pendingBytes > 0 ? ` (holding ${this.decoder.pendingBytes} bytes of a partial frame)` : '';
+    const held =
+      this.decoder.pendingBytes > 0 ? ` (holding ${this.decoder.pendingBytes} bytes of a partial frame)` : '';
     log('closing %s: idle for %d ms%s', this.remoteAddress, idleFor, held);
-    this.close(new RemotingError(this.remoteAddress, `connection to ${this.remoteAddress} idle for ${idleFor} ms${held}`));
+    this.close(
+      new RemotingError(this.remoteAddress, `connection to ${this.remoteAddress} idle for ${idleFor} ms${held}`),
+    );
   };
 
   private readonly onFrame = (frame: Buffer, offset: number): void => {
@@ -600,7 +642,12 @@ export class RemotingConnection extends EventEmitter {
       if (p === undefined) {
         if (this.inflight.late(cmd.opaque)) {
           this.lateResponses++;
-          log('dropping late response from %s: opaque %d (code %d) timed out or was aborted', this.remoteAddress, cmd.opaque, cmd.code);
+          log(
+            'dropping late response from %s: opaque %d (code %d) timed out or was aborted',
+            this.remoteAddress,
+            cmd.opaque,
+            cmd.code,
+          );
           return;
         }
         this.unmatched++;
@@ -639,9 +686,13 @@ export class RemotingConnection extends EventEmitter {
       } else {
         // A bug in our own code: do not let it kill the process, but keep the stream consistent by closing.
         this.close(
-          new RemotingError(this.remoteAddress, `error handling data from ${this.remoteAddress}: ${(err as Error).message}`, {
-            cause: err,
-          }),
+          new RemotingError(
+            this.remoteAddress,
+            `error handling data from ${this.remoteAddress}: ${(err as Error).message}`,
+            {
+              cause: err,
+            },
+          ),
         );
       }
     }
@@ -654,7 +705,12 @@ export class RemotingConnection extends EventEmitter {
     const budget = this.budget!;
     if (!this.pausedForRoom && budget.shouldPauseInput(this.decoder.bufferedBytes)) {
       this.pausedForRoom = true;
-      log('%s: %d bytes buffered across connections, over %d: reading paused', this.remoteAddress, budget.bufferedBytes, budget.maxBufferedBytes);
+      log(
+        '%s: %d bytes buffered across connections, over %d: reading paused',
+        this.remoteAddress,
+        budget.bufferedBytes,
+        budget.maxBufferedBytes,
+      );
       budget.waitForRoom(this.resumeForRoom);
       this.updateReading();
     }
@@ -682,7 +738,9 @@ export class RemotingConnection extends EventEmitter {
       log('no processor for request code %d from %s', request.code, this.remoteAddress);
       this.answer(
         request,
-        createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, { remark: ` request type ${request.code} not supported` }),
+        createResponse(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, {
+          remark: ` request type ${request.code} not supported`,
+        }),
       );
       return;
     }
@@ -710,7 +768,8 @@ export class RemotingConnection extends EventEmitter {
   }
 
   private answer(request: RemotingCommand, response: RemotingCommand | null): void {
-    if ((request.flag & RemotingFlag.ONEWAY) !== 0 || response === null || response === undefined || this.isClosed) return;
+    if ((request.flag & RemotingFlag.ONEWAY) !== 0 || response === null || response === undefined || this.isClosed)
+      return;
     response.opaque = request.opaque;
     response.flag = (response.flag | RemotingFlag.RESPONSE) & ~RemotingFlag.ONEWAY;
     response.serializeType = this.responseSerializeType ?? request.serializeType;
@@ -734,7 +793,13 @@ export class RemotingConnection extends EventEmitter {
     if ((request.flag & RemotingFlag.ONEWAY) !== 0 || this.isClosed) return;
     this.busyAnswers++;
     this.budget!.busyAnswers++;
-    log('answering SYSTEM_BUSY to code %d from %s: %d bytes buffered for it, %d for all connections', request.code, this.remoteAddress, held, this.budget!.bufferedBytes);
+    log(
+      'answering SYSTEM_BUSY to code %d from %s: %d bytes buffered for it, %d for all connections',
+      request.code,
+      this.remoteAddress,
+      held,
+      this.budget!.bufferedBytes,
+    );
     const busy = createResponse(request, ResponseCode.SYSTEM_BUSY, { remark: OVERLOAD_REMARK });
     busy.opaque = request.opaque;
     busy.flag = (busy.flag | RemotingFlag.RESPONSE) & ~RemotingFlag.ONEWAY;
@@ -748,7 +813,12 @@ export class RemotingConnection extends EventEmitter {
 }
 
 function describeFrame(cmd: RemotingCommand, size: number): string {
-  const kind = (cmd.flag & RemotingFlag.RESPONSE) !== 0 ? 'response' : (cmd.flag & RemotingFlag.ONEWAY) !== 0 ? 'oneway' : 'request';
+  const kind =
+    (cmd.flag & RemotingFlag.RESPONSE) !== 0
+      ? 'response'
+      : (cmd.flag & RemotingFlag.ONEWAY) !== 0
+        ? 'oneway'
+        : 'request';
   return (
     `${kind} code=${cmd.code} opaque=${cmd.opaque} ${cmd.serializeType} ${size}B` +
     (cmd.remark ? ` remark=${JSON.stringify(cmd.remark)}` : '') +

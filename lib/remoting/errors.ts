@@ -98,7 +98,8 @@ export class RemotingClosedError extends RemotingError {
   readonly elapsedMs: number;
   constructor(addr: string, opaque: number, code: number, elapsedMs: number, options?: { cause?: unknown }) {
     const c = options?.cause;
-    const why = c instanceof ProtocolError ? `: corrupt frame: ${c.message}` : c instanceof Error ? `: ${c.message}` : '';
+    const why =
+      c instanceof ProtocolError ? `: corrupt frame: ${c.message}` : c instanceof Error ? `: ${c.message}` : '';
     super(
       addr,
       `connection to ${addr} closed while ${describeCall(code, opaque)} was in flight for ${Math.round(elapsedMs)} ms${why}`,
@@ -143,7 +144,14 @@ export class RemotingBackpressureError extends RemotingError {
   readonly queuedBytes: number;
   readonly queuedFrames: number;
   readonly frameBytes: number;
-  constructor(addr: string, code: number, queuedBytes: number, queuedFrames: number, frameBytes: number, limit: string) {
+  constructor(
+    addr: string,
+    code: number,
+    queuedBytes: number,
+    queuedFrames: number,
+    frameBytes: number,
+    limit: string,
+  ) {
     super(
       addr,
       `outbound queue to ${addr} is full (${queuedFrames} frames, ${queuedBytes} bytes queued, limit ${limit}); ` +
@@ -199,7 +207,10 @@ export class BrokerError extends RocketwireError {
     const call = options?.requestCode !== undefined ? `${requestCodeName(options.requestCode)} ` : '';
     const from = options?.addr !== undefined ? ` from ${options.addr}` : '';
     const hint = brokerAnswerHint(code, remark);
-    super(`${call}failed${from}: ${responseCodeName(code)} (${code})${remark ? `: ${remark}` : ''}${hint ? ` (${hint})` : ''}`, options);
+    super(
+      `${call}failed${from}: ${responseCodeName(code)} (${code})${remark ? `: ${remark}` : ''}${hint ? ` (${hint})` : ''}`,
+      options,
+    );
     this.code = code;
     this.remark = remark;
     this.retriable = options?.retriable ?? isRetriableResponseCode(code);
@@ -215,7 +226,11 @@ export class BrokerError extends RocketwireError {
  * UNSPECIFIED, but actual type is NORMAL" (measured on 5.5.0, test/interop/real-broker-proxy.test.ts).
  */
 function brokerAnswerHint(code: number, remark: string | null): string | null {
-  if (code === ResponseCode.MESSAGE_ILLEGAL && remark !== null && /TopicMessageType validate failed, the expected type is (UNSPECIFIED|MIXED)/.test(remark)) {
+  if (
+    code === ResponseCode.MESSAGE_ILLEGAL &&
+    remark !== null &&
+    /TopicMessageType validate failed, the expected type is (UNSPECIFIED|MIXED)/.test(remark)
+  ) {
     return "the proxy refuses this topic's message type: create the topic with the attribute +message.type=NORMAL (mqadmin updateTopic -a +message.type=NORMAL); topics the broker auto-creates have none";
   }
   return null;

@@ -39,7 +39,13 @@ export interface RemotingObserver {
 }
 
 export function requestTimeoutEvent(err: RemotingTimeoutError): RequestTimeoutEvent {
-  return { brokerAddr: err.addr, code: err.code, opaque: err.opaque, elapsedMs: err.elapsedMs, timeoutMs: err.timeoutMs };
+  return {
+    brokerAddr: err.addr,
+    code: err.code,
+    opaque: err.opaque,
+    elapsedMs: err.elapsedMs,
+    timeoutMs: err.timeoutMs,
+  };
 }
 
 /** Calls every observer; one that throws does not stop the others nor the remoting client. */

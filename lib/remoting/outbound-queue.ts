@@ -72,7 +72,13 @@ export class OutboundQueue {
   }
 
   /** Write one encoded frame, or queue it while the socket drains; `done` runs once it reached the socket. */
-  write(opaque: number, code: number, head: Buffer, body: Buffer | null, done: ((err?: Error) => void) | undefined): void {
+  write(
+    opaque: number,
+    code: number,
+    head: Buffer,
+    body: Buffer | null,
+    done: ((err?: Error) => void) | undefined,
+  ): void {
     if (this.waitingDrain) {
       const size = head.length + (body ? body.length : 0);
       const frames = this.queue.length - this.head;

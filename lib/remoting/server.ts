@@ -13,7 +13,12 @@ import {
   type BufferBudgetOptions,
   type BufferBudgetStats,
 } from './buffer-budget.js';
-import { RemotingConnection, type RemotingConnectionOptions, type RequestGate, type RequestProcessor } from './connection.js';
+import {
+  RemotingConnection,
+  type RemotingConnectionOptions,
+  type RequestGate,
+  type RequestProcessor,
+} from './connection.js';
 
 const log = createDebug('rocketwire:remoting');
 
@@ -62,10 +67,16 @@ export class RemotingServer extends EventEmitter {
     const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     const perConnection = options.maxOutputBytesPerConnection ?? DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION;
     if (!Number.isInteger(maxBuffered) || maxBuffered < 1) {
-      throw new OptionError('maxBufferedBytes', `maxBufferedBytes must be an integer >= 1, got ${options.maxBufferedBytes}`);
+      throw new OptionError(
+        'maxBufferedBytes',
+        `maxBufferedBytes must be an integer >= 1, got ${options.maxBufferedBytes}`,
+      );
     }
     if (!Number.isInteger(perConnection) || perConnection < 1) {
-      throw new OptionError('maxOutputBytesPerConnection', `maxOutputBytesPerConnection must be an integer >= 1, got ${options.maxOutputBytesPerConnection}`);
+      throw new OptionError(
+        'maxOutputBytesPerConnection',
+        `maxOutputBytesPerConnection must be an integer >= 1, got ${options.maxOutputBytesPerConnection}`,
+      );
     }
     const idle = options.idleTimeoutMs;
     if (idle !== undefined && !(Number.isFinite(idle) && idle >= 0)) {

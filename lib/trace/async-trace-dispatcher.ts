@@ -166,7 +166,11 @@ export class AsyncTraceDispatcher {
       const n = this.size;
       if (n === 0) break;
       const now = this.clock.now();
-      const due = force || n >= this.maxRecordsPerMessage || (n >= this.batchNum && now - this.lastSend >= this.lingerMs) || now - this.lastFlush >= this.flushIntervalMs;
+      const due =
+        force ||
+        n >= this.maxRecordsPerMessage ||
+        (n >= this.batchNum && now - this.lastSend >= this.lingerMs) ||
+        now - this.lastFlush >= this.flushIntervalMs;
       if (!due || this.inFlight >= this.maxInFlight) break;
       // a backlog (records that waited behind trace messages in flight) goes out together
       const batch = this.take(n > this.batchNum ? Math.min(n, this.maxRecordsPerMessage) : this.batchNum);
@@ -257,19 +261,21 @@ export class AsyncTraceDispatcher {
     } catch (err) {
       p = Promise.reject(err);
     }
-    const done = p.then(
-      () => {
-        this.counters.sent += records;
-      },
-      (err: unknown) => {
-        this.counters.failed += records;
-        log('sending %d trace records to %s failed: %s', records, topic, (err as Error)?.message ?? err);
-      },
-    ).finally(() => {
-      this.inFlight--;
-      this.sends.delete(done);
-      if (!this.closed) this.flush(false);
-    });
+    const done = p
+      .then(
+        () => {
+          this.counters.sent += records;
+        },
+        (err: unknown) => {
+          this.counters.failed += records;
+          log('sending %d trace records to %s failed: %s', records, topic, (err as Error)?.message ?? err);
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.sends.delete(done);
+        if (!this.closed) this.flush(false);
+      });
     this.sends.add(done);
   }
 
@@ -293,6 +299,8 @@ export class AsyncTraceDispatcher {
     this.closed = true;
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
-    await this.sender.close().catch((err: unknown) => log('closing the trace producer failed: %s', (err as Error)?.message ?? err));
+    await this.sender
+      .close()
+      .catch((err: unknown) => log('closing the trace producer failed: %s', (err as Error)?.message ?? err));
   }
 }

@@ -36,7 +36,8 @@ export function encodeTraceText(ctx: TraceContext): string {
   switch (ctx.traceType) {
     case 'Pub': {
       const b = beans[0]!;
-      sb = `Pub${S}${ctx.timeStamp}${S}${text(ctx.regionId)}${S}${ctx.groupName}${S}${b.topic}${S}${text(b.msgId)}${S}${text(b.tags)}${S}${text(b.keys)}${S}` +
+      sb =
+        `Pub${S}${ctx.timeStamp}${S}${text(ctx.regionId)}${S}${ctx.groupName}${S}${b.topic}${S}${text(b.msgId)}${S}${text(b.tags)}${S}${text(b.keys)}${S}` +
         `${text(b.storeHost)}${S}${b.bodyLength}${S}${ctx.costTime}${S}${b.msgType}${S}${text(b.offsetMsgId)}${S}${ctx.success}${F}`;
       break;
     }
@@ -55,7 +56,8 @@ export function encodeTraceText(ctx: TraceContext): string {
       break;
     case 'EndTransaction': {
       const b = beans[0]!;
-      sb = `EndTransaction${S}${ctx.timeStamp}${S}${text(ctx.regionId)}${S}${ctx.groupName}${S}${b.topic}${S}${text(b.msgId)}${S}${text(b.tags)}${S}${text(b.keys)}${S}` +
+      sb =
+        `EndTransaction${S}${ctx.timeStamp}${S}${text(ctx.regionId)}${S}${ctx.groupName}${S}${b.topic}${S}${text(b.msgId)}${S}${text(b.tags)}${S}${text(b.keys)}${S}` +
         `${text(b.storeHost)}${S}${b.msgType}${S}${text(b.transactionId)}${S}${text(b.transactionState)}${S}${b.fromTransactionCheck === true}${F}`;
       break;
     }
@@ -88,11 +90,33 @@ function javaSplit(s: string, sep: string): string[] {
 }
 
 function bean(fields: Partial<TraceBean>): TraceBean {
-  return { topic: '', msgId: '', offsetMsgId: '', tags: '', keys: '', storeHost: '', bodyLength: 0, msgType: 0, retryTimes: 0, ...fields };
+  return {
+    topic: '',
+    msgId: '',
+    offsetMsgId: '',
+    tags: '',
+    keys: '',
+    storeHost: '',
+    bodyLength: 0,
+    msgType: 0,
+    retryTimes: 0,
+    ...fields,
+  };
 }
 
 function context(traceType: TraceType, fields: Partial<TraceContext>): TraceContext {
-  return { traceType, timeStamp: 0, regionId: '', groupName: '', costTime: 0, success: true, requestId: '', contextCode: 0, traceBeans: [], ...fields };
+  return {
+    traceType,
+    timeStamp: 0,
+    regionId: '',
+    groupName: '',
+    costTime: 0,
+    success: true,
+    requestId: '',
+    contextCode: 0,
+    traceBeans: [],
+    ...fields,
+  };
 }
 
 /** A record that is not one of Java's, or whose numbers do not parse. */
@@ -115,8 +139,22 @@ export function decodeTraceData(data: string): TraceContext[] {
     const line = javaSplit(rec, S);
     switch (line[0]) {
       case 'Pub': {
-        const b = bean({ topic: line[4], msgId: line[5], tags: line[6], keys: line[7], storeHost: line[8], bodyLength: int(line[9]), msgType: int(line[11]) });
-        const ctx = context('Pub', { timeStamp: int(line[1]), regionId: line[2] ?? null, groupName: line[3] ?? '', costTime: int(line[10]), traceBeans: [b] });
+        const b = bean({
+          topic: line[4],
+          msgId: line[5],
+          tags: line[6],
+          keys: line[7],
+          storeHost: line[8],
+          bodyLength: int(line[9]),
+          msgType: int(line[11]),
+        });
+        const ctx = context('Pub', {
+          timeStamp: int(line[1]),
+          regionId: line[2] ?? null,
+          groupName: line[3] ?? '',
+          costTime: int(line[10]),
+          traceBeans: [b],
+        });
         if (line.length === 13) ctx.success = line[12] === 'true';
         else if (line.length >= 14) {
           b.offsetMsgId = line[12] ?? '';
@@ -126,14 +164,21 @@ export function decodeTraceData(data: string): TraceContext[] {
         break;
       }
       case 'SubBefore':
-        out.push(context('SubBefore', {
-          timeStamp: int(line[1]), regionId: line[2] ?? null, groupName: line[3] ?? '', requestId: line[4] ?? '',
-          traceBeans: [bean({ msgId: line[5], retryTimes: int(line[6]), keys: line[7] ?? '' })],
-        }));
+        out.push(
+          context('SubBefore', {
+            timeStamp: int(line[1]),
+            regionId: line[2] ?? null,
+            groupName: line[3] ?? '',
+            requestId: line[4] ?? '',
+            traceBeans: [bean({ msgId: line[5], retryTimes: int(line[6]), keys: line[7] ?? '' })],
+          }),
+        );
         break;
       case 'SubAfter': {
         const ctx = context('SubAfter', {
-          requestId: line[1] ?? '', costTime: int(line[3]), success: line[4] === 'true',
+          requestId: line[1] ?? '',
+          costTime: int(line[3]),
+          success: line[4] === 'true',
           traceBeans: [bean({ msgId: line[2], keys: line[5] ?? '' })],
         });
         if (line.length >= 7) ctx.contextCode = int(line[6]);
@@ -145,19 +190,37 @@ export function decodeTraceData(data: string): TraceContext[] {
         break;
       }
       case 'EndTransaction':
-        out.push(context('EndTransaction', {
-          timeStamp: int(line[1]), regionId: line[2] ?? null, groupName: line[3] ?? '',
-          traceBeans: [bean({
-            topic: line[4], msgId: line[5], tags: line[6], keys: line[7], storeHost: line[8], msgType: int(line[9]),
-            transactionId: line[10] ?? null, transactionState: line[11] ?? '', fromTransactionCheck: line[12] === 'true',
-          })],
-        }));
+        out.push(
+          context('EndTransaction', {
+            timeStamp: int(line[1]),
+            regionId: line[2] ?? null,
+            groupName: line[3] ?? '',
+            traceBeans: [
+              bean({
+                topic: line[4],
+                msgId: line[5],
+                tags: line[6],
+                keys: line[7],
+                storeHost: line[8],
+                msgType: int(line[9]),
+                transactionId: line[10] ?? null,
+                transactionState: line[11] ?? '',
+                fromTransactionCheck: line[12] === 'true',
+              }),
+            ],
+          }),
+        );
         break;
       case 'Recall':
-        out.push(context('Recall', {
-          timeStamp: int(line[1]), regionId: line[2] ?? null, groupName: line[3] ?? '', success: line[6] === 'true',
-          traceBeans: [bean({ topic: line[4], msgId: line[5] })],
-        }));
+        out.push(
+          context('Recall', {
+            timeStamp: int(line[1]),
+            regionId: line[2] ?? null,
+            groupName: line[3] ?? '',
+            success: line[6] === 'true',
+            traceBeans: [bean({ topic: line[4], msgId: line[5] })],
+          }),
+        );
         break;
       default:
         break;

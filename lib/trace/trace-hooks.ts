@@ -1,7 +1,12 @@
 import { UniqKeyGenerator, type MessageExt } from '../../protocol/index.js';
 import { defaultClientIp, type ClientOptions } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
-import { AsyncTraceDispatcher, RMQ_SYS_TRACE_TOPIC, type TraceDispatcherOptions, type TraceDispatcherStats } from './async-trace-dispatcher.js';
+import {
+  AsyncTraceDispatcher,
+  RMQ_SYS_TRACE_TOPIC,
+  type TraceDispatcherOptions,
+  type TraceDispatcherStats,
+} from './async-trace-dispatcher.js';
 import { TraceProducer, traceProducerGroup, type TraceSender } from './trace-producer.js';
 import { ConsumeReturnType, TraceMessageType, type TraceBean, type TraceContext } from './trace-types.js';
 import { TOPIC_MAX_LENGTH, isTopicOrGroupIllegal } from '../../protocol/resource-names.js';
@@ -28,18 +33,23 @@ export interface TraceOptions {
  * consumer throw it as their own option error (ProducerOptionError, ConsumerOptionError).
  */
 export function checkTraceOptions(o: TraceOptions): { option: 'enableTrace' | 'traceTopic'; message: string } | null {
-  if (o.enableTrace !== undefined && typeof o.enableTrace !== 'boolean') return { option: 'enableTrace', message: `must be true or false, got ${String(o.enableTrace)}` };
+  if (o.enableTrace !== undefined && typeof o.enableTrace !== 'boolean')
+    return { option: 'enableTrace', message: `must be true or false, got ${String(o.enableTrace)}` };
   const t = o.traceTopic;
   if (t === undefined) return null;
-  if (typeof t !== 'string' || t.trim().length === 0) return { option: 'traceTopic', message: 'must be a non-blank topic name' };
-  if (t.length > TOPIC_MAX_LENGTH) return { option: 'traceTopic', message: `is longer than ${TOPIC_MAX_LENGTH} characters` };
-  if (isTopicOrGroupIllegal(t)) return { option: 'traceTopic', message: `"${t}" may only contain letters, digits, %, |, _ and -` };
+  if (typeof t !== 'string' || t.trim().length === 0)
+    return { option: 'traceTopic', message: 'must be a non-blank topic name' };
+  if (t.length > TOPIC_MAX_LENGTH)
+    return { option: 'traceTopic', message: `is longer than ${TOPIC_MAX_LENGTH} characters` };
+  if (isTopicOrGroupIllegal(t))
+    return { option: 'traceTopic', message: `"${t}" may only contain letters, digits, %, |, _ and -` };
   return null;
 }
 
 /** Java's getMsgType in the send path: TRAN_MSG=true is a half message, DELAY or __STARTDELIVERTIME a delayed one. */
 export function traceMessageType(properties: string): TraceMessageType {
-  if (propertyOf(properties, '__STARTDELIVERTIME') !== null || propertyOf(properties, 'DELAY') !== null) return TraceMessageType.Delay_Msg;
+  if (propertyOf(properties, '__STARTDELIVERTIME') !== null || propertyOf(properties, 'DELAY') !== null)
+    return TraceMessageType.Delay_Msg;
   if (propertyOf(properties, 'TRAN_MSG') === 'true') return TraceMessageType.Trans_Msg_Half;
   return TraceMessageType.Normal_Msg;
 }
@@ -176,20 +186,22 @@ export class ProducerTrace extends TraceSession {
         success: true,
         requestId: '',
         contextCode: 0,
-        traceBeans: [{
-          topic: e.topic,
-          msgId: e.msgId,
-          offsetMsgId: '',
-          tags: e.properties.TAGS ?? null,
-          keys: e.properties.KEYS ?? null,
-          storeHost: e.brokerAddr,
-          bodyLength: 0,
-          msgType: TraceMessageType.Trans_msg_Commit,
-          retryTimes: 0,
-          transactionId: e.transactionId,
-          transactionState: e.transactionState,
-          fromTransactionCheck: e.fromTransactionCheck,
-        }],
+        traceBeans: [
+          {
+            topic: e.topic,
+            msgId: e.msgId,
+            offsetMsgId: '',
+            tags: e.properties.TAGS ?? null,
+            keys: e.properties.KEYS ?? null,
+            storeHost: e.brokerAddr,
+            bodyLength: 0,
+            msgType: TraceMessageType.Trans_msg_Commit,
+            retryTimes: 0,
+            transactionId: e.transactionId,
+            transactionState: e.transactionState,
+            fromTransactionCheck: e.fromTransactionCheck,
+          },
+        ],
       });
     } catch {
       // never into the transaction path
@@ -269,7 +281,8 @@ export class ConsumerTrace extends TraceSession {
     try {
       const now = this.clock.now();
       let code: ConsumeReturnType;
-      if (outcome.status === undefined || outcome.status === null) code = outcome.threw ? ConsumeReturnType.EXCEPTION : ConsumeReturnType.RETURNNULL;
+      if (outcome.status === undefined || outcome.status === null)
+        code = outcome.threw ? ConsumeReturnType.EXCEPTION : ConsumeReturnType.RETURNNULL;
       else if (outcome.timedOut) code = ConsumeReturnType.TIME_OUT;
       else if (succeeded(outcome.status)) code = ConsumeReturnType.SUCCESS;
       else code = ConsumeReturnType.FAILED;

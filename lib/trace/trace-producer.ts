@@ -49,7 +49,10 @@ export class TraceProducer implements TraceSender {
   private readonly uniqKeys: UniqKeyGenerator;
   private closed = false;
 
-  constructor(private readonly client: ClientOptions, readonly group: string) {
+  constructor(
+    private readonly client: ClientOptions,
+    readonly group: string,
+  ) {
     this.uniqKeys = new UniqKeyGenerator({ ip: client.clientIp ?? defaultClientIp() });
   }
 
@@ -81,21 +84,25 @@ export class TraceProducer implements TraceSender {
     if (!addr) throw new TraceSendError(topic, `broker ${mq.brokerName} has no master address`);
     const now = (this.client.clock ?? systemClock).now();
     const properties = encodeProperties({ KEYS: keys.join(' '), WAIT: 'true', UNIQ_KEY: this.uniqKeys.next(now) });
-    const request = instance.createOperationRequest(Operations.SEND_MESSAGE_V2, {
-      producerGroup: this.group,
-      topic,
-      defaultTopic: AUTO_CREATE_TOPIC_KEY_TOPIC,
-      defaultTopicQueueNums: 4,
-      queueId: mq.queueId,
-      sysFlag: 0,
-      bornTimestamp: now,
-      flag: 0,
-      properties,
-      reconsumeTimes: 0,
-      unitMode: false,
-      batch: false,
-      bname: mq.brokerName,
-    }, Buffer.from(data, 'utf8'));
+    const request = instance.createOperationRequest(
+      Operations.SEND_MESSAGE_V2,
+      {
+        producerGroup: this.group,
+        topic,
+        defaultTopic: AUTO_CREATE_TOPIC_KEY_TOPIC,
+        defaultTopicQueueNums: 4,
+        queueId: mq.queueId,
+        sysFlag: 0,
+        bornTimestamp: now,
+        flag: 0,
+        properties,
+        reconsumeTimes: 0,
+        unitMode: false,
+        batch: false,
+        bname: mq.brokerName,
+      },
+      Buffer.from(data, 'utf8'),
+    );
     const res = await instance.remoting.invoke(addr, request, { timeoutMs: TRACE_SEND_TIMEOUT_MS });
     if (res.code !== ResponseCode.SUCCESS) {
       // a queue's route may be stale: look it up again next time
@@ -114,7 +121,14 @@ export class TraceProducer implements TraceSender {
       if (!(err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)) throw err;
       // As Java's producer: borrow the brokers of TBW102; the broker creates the topic on the first send.
       const template = await instance.queryTopicRoute(AUTO_CREATE_TOPIC_KEY_TOPIC);
-      route = { ...template, queueDatas: template.queueDatas.map((q) => ({ ...q, readQueueNums: Math.min(4, q.readQueueNums), writeQueueNums: Math.min(4, q.writeQueueNums) })) };
+      route = {
+        ...template,
+        queueDatas: template.queueDatas.map((q) => ({
+          ...q,
+          readQueueNums: Math.min(4, q.readQueueNums),
+          writeQueueNums: Math.min(4, q.writeQueueNums),
+        })),
+      };
       // the instance learns the brokers' addresses from the routes it holds
       instance.setTopicRoute(topic, route);
       log('trace topic %s unknown: sending through %s', topic, AUTO_CREATE_TOPIC_KEY_TOPIC);

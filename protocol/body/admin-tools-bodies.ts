@@ -2,7 +2,17 @@ import { toJavaJson } from '../json/java-json.js';
 import { parseFastjsonBody } from '../json/fastjson-parse.js';
 import { readSubscriptionData, type SubscriptionData } from './heartbeat-data.js';
 import { messageQueueToJson, parseMessageQueueKey, type MessageQueue } from './message-queue.js';
-import { asArray, asObject, bodyError, optBoolean, optNumber, optString, reqNumber, reqString, type Obj } from './shape.js';
+import {
+  asArray,
+  asObject,
+  bodyError,
+  optBoolean,
+  optNumber,
+  optString,
+  reqNumber,
+  reqString,
+  type Obj,
+} from './shape.js';
 
 /**
  * Bodies of the admin requests mqadmin sends (Java's remoting/protocol/body classes of 5.3.3).
@@ -51,7 +61,10 @@ export interface TopicStatsTable {
   topicPutTps?: number | undefined;
 }
 export function encodeTopicStatsTable(s: TopicStatsTable): Buffer {
-  const entries = s.offsetTable.map(([mq, o]) => `${toJavaJson(messageQueueToJson(mq))}:${toJavaJson({ lastUpdateTimestamp: o.lastUpdateTimestamp, maxOffset: o.maxOffset, minOffset: o.minOffset })}`);
+  const entries = s.offsetTable.map(
+    ([mq, o]) =>
+      `${toJavaJson(messageQueueToJson(mq))}:${toJavaJson({ lastUpdateTimestamp: o.lastUpdateTimestamp, maxOffset: o.maxOffset, minOffset: o.minOffset })}`,
+  );
   const tps = s.topicPutTps === undefined ? '' : `,"topicPutTps":${javaDouble(s.topicPutTps)}`;
   return Buffer.from(`{"offsetTable":{${entries.join(',')}}${tps}}`, 'utf8');
 }
@@ -61,11 +74,14 @@ export function decodeTopicStatsTable(body: Buffer | Uint8Array): TopicStatsTabl
   const offsetTable: Array<[MessageQueue, TopicOffset]> = Object.entries(table).map(([key, v]) => {
     const path = `offsetTable[${key}]`;
     const w = asObject(v, path);
-    return [parseMessageQueueKey(key, path), {
-      minOffset: reqNumber(w, 'minOffset', path),
-      maxOffset: reqNumber(w, 'maxOffset', path),
-      lastUpdateTimestamp: optNumber(w, 'lastUpdateTimestamp', path, 0),
-    }];
+    return [
+      parseMessageQueueKey(key, path),
+      {
+        minOffset: reqNumber(w, 'minOffset', path),
+        maxOffset: reqNumber(w, 'maxOffset', path),
+        lastUpdateTimestamp: optNumber(w, 'lastUpdateTimestamp', path, 0),
+      },
+    ];
   });
   const out: TopicStatsTable = { offsetTable };
   if (o.topicPutTps != null) out.topicPutTps = optNumber(o, 'topicPutTps', 'TopicStatsTable', 0);
@@ -95,7 +111,12 @@ export interface ConsumerConnection {
 }
 export function encodeConsumerConnection(c: ConsumerConnection): Buffer {
   return json({
-    connectionSet: c.connectionSet.map((x) => ({ clientAddr: x.clientAddr, clientId: x.clientId, language: x.language, version: x.version })),
+    connectionSet: c.connectionSet.map((x) => ({
+      clientAddr: x.clientAddr,
+      clientId: x.clientId,
+      language: x.language,
+      version: x.version,
+    })),
     consumeFromWhere: c.consumeFromWhere,
     consumeType: c.consumeType,
     messageModel: c.messageModel,
@@ -153,12 +174,25 @@ export interface SubscriptionGroupConfig {
   extra?: Record<string, unknown> | undefined;
 }
 const GROUP_KEYS = new Set([
-  'groupName', 'consumeEnable', 'consumeFromMinEnable', 'consumeBroadcastEnable', 'consumeMessageOrderly', 'retryQueueNums',
-  'retryMaxTimes', 'brokerId', 'whichBrokerWhenConsumeSlowly', 'notifyConsumerIdsChangedEnable', 'groupSysFlag', 'consumeTimeoutMinute',
+  'groupName',
+  'consumeEnable',
+  'consumeFromMinEnable',
+  'consumeBroadcastEnable',
+  'consumeMessageOrderly',
+  'retryQueueNums',
+  'retryMaxTimes',
+  'brokerId',
+  'whichBrokerWhenConsumeSlowly',
+  'notifyConsumerIdsChangedEnable',
+  'groupSysFlag',
+  'consumeTimeoutMinute',
 ]);
 
 /** A group config with Java's defaults for everything not given. */
-export function subscriptionGroupConfig(groupName: string, fields: Partial<Omit<SubscriptionGroupConfig, 'groupName'>> = {}): SubscriptionGroupConfig {
+export function subscriptionGroupConfig(
+  groupName: string,
+  fields: Partial<Omit<SubscriptionGroupConfig, 'groupName'>> = {},
+): SubscriptionGroupConfig {
   return {
     groupName,
     consumeEnable: true,
@@ -195,7 +229,12 @@ export function readSubscriptionGroupConfig(v: unknown, path: string): Subscript
     retryMaxTimes: optNumber(o, 'retryMaxTimes', path, d.retryMaxTimes),
     brokerId: optNumber(o, 'brokerId', path, d.brokerId),
     whichBrokerWhenConsumeSlowly: optNumber(o, 'whichBrokerWhenConsumeSlowly', path, d.whichBrokerWhenConsumeSlowly),
-    notifyConsumerIdsChangedEnable: optBoolean(o, 'notifyConsumerIdsChangedEnable', path, d.notifyConsumerIdsChangedEnable),
+    notifyConsumerIdsChangedEnable: optBoolean(
+      o,
+      'notifyConsumerIdsChangedEnable',
+      path,
+      d.notifyConsumerIdsChangedEnable,
+    ),
     groupSysFlag: optNumber(o, 'groupSysFlag', path, d.groupSysFlag),
     consumeTimeoutMinute: optNumber(o, 'consumeTimeoutMinute', path, d.consumeTimeoutMinute),
   };
@@ -208,7 +247,10 @@ export function encodeSubscriptionGroupConfig(c: SubscriptionGroupConfig): Buffe
 export function decodeSubscriptionGroupConfig(body: Buffer | Uint8Array): SubscriptionGroupConfig {
   return readSubscriptionGroupConfig(parseFastjsonBody(body), 'SubscriptionGroupConfig');
 }
-export const SubscriptionGroupConfig = { encode: encodeSubscriptionGroupConfig, decode: decodeSubscriptionGroupConfig } as const;
+export const SubscriptionGroupConfig = {
+  encode: encodeSubscriptionGroupConfig,
+  decode: decodeSubscriptionGroupConfig,
+} as const;
 
 /**
  * GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201) response body, `SubscriptionGroupWrapper`:
@@ -221,7 +263,11 @@ export interface SubscriptionGroupWrapper {
 export function encodeSubscriptionGroupWrapper(w: SubscriptionGroupWrapper): Buffer {
   const table: Record<string, unknown> = {};
   for (const [k, c] of Object.entries(w.subscriptionGroupTable)) table[k] = groupToJson(c);
-  return json({ dataVersion: w.dataVersion ?? { counter: 0, timestamp: 0 }, forbiddenTable: {}, subscriptionGroupTable: table });
+  return json({
+    dataVersion: w.dataVersion ?? { counter: 0, timestamp: 0 },
+    forbiddenTable: {},
+    subscriptionGroupTable: table,
+  });
 }
 export function decodeSubscriptionGroupWrapper(body: Buffer | Uint8Array): SubscriptionGroupWrapper {
   const p = 'SubscriptionGroupWrapper';
@@ -233,8 +279,14 @@ export function decodeSubscriptionGroupWrapper(body: Buffer | Uint8Array): Subsc
   const out: SubscriptionGroupWrapper = { subscriptionGroupTable };
   if (o.dataVersion != null) {
     const dv = asObject(o.dataVersion, `${p}.dataVersion`);
-    out.dataVersion = { timestamp: optNumber(dv, 'timestamp', `${p}.dataVersion`, 0), counter: typeof dv.counter === 'number' ? dv.counter : 0 };
+    out.dataVersion = {
+      timestamp: optNumber(dv, 'timestamp', `${p}.dataVersion`, 0),
+      counter: typeof dv.counter === 'number' ? dv.counter : 0,
+    };
   }
   return out;
 }
-export const SubscriptionGroupWrapper = { encode: encodeSubscriptionGroupWrapper, decode: decodeSubscriptionGroupWrapper } as const;
+export const SubscriptionGroupWrapper = {
+  encode: encodeSubscriptionGroupWrapper,
+  decode: decodeSubscriptionGroupWrapper,
+} as const;

@@ -116,7 +116,10 @@ export function decodeConsumeStats(body: Buffer | Uint8Array): ConsumeStats {
 
 // `X.encode(v)` / `X.decode(body)` rows for the operation table.
 /** The codec of CheckClientRequestBody: the CHECK_CLIENT_CONFIG request body. */
-export const CheckClientRequestBody = { encode: encodeCheckClientRequestBody, decode: decodeCheckClientRequestBody } as const;
+export const CheckClientRequestBody = {
+  encode: encodeCheckClientRequestBody,
+  decode: decodeCheckClientRequestBody,
+} as const;
 /** The codec of TopicConfigBody: GET_TOPIC_CONFIG's answer (a missing topicFilterType reads as SINGLE_TAG, topicSysFlag 0, order false). */
 export const TopicConfigBody = { encode: encodeTopicConfigBody, decode: decodeTopicConfigBody } as const;
 /** The codec of ConsumeStats: the GET_CONSUME_STATS response body. */

@@ -39,7 +39,12 @@ export type UnlockBatchRequestBody = LockBatchBody;
 
 /** A LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body as JSON bytes (`onlyThisBroker` only when set). */
 export function encodeLockBatchBody(b: LockBatchBody): Buffer {
-  return json({ clientId: b.clientId, consumerGroup: b.consumerGroup, mqSet: b.mqSet.map(messageQueueToJson), onlyThisBroker: b.onlyThisBroker });
+  return json({
+    clientId: b.clientId,
+    consumerGroup: b.consumerGroup,
+    mqSet: b.mqSet.map(messageQueueToJson),
+    onlyThisBroker: b.onlyThisBroker,
+  });
 }
 /** Parse a LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body; consumerGroup and clientId are required, a missing mqSet is empty. */
 export function decodeLockBatchBody(body: Buffer | Uint8Array): LockBatchBody {
@@ -101,7 +106,13 @@ export interface ConsumeMessageDirectlyResult {
 }
 /** A CONSUME_MESSAGE_DIRECTLY response body as JSON bytes (keys sorted, `remark` only when set). */
 export function encodeConsumeMessageDirectlyResult(r: ConsumeMessageDirectlyResult): Buffer {
-  return json({ autoCommit: r.autoCommit, consumeResult: r.consumeResult, order: r.order, remark: r.remark, spentTimeMills: r.spentTimeMills });
+  return json({
+    autoCommit: r.autoCommit,
+    consumeResult: r.consumeResult,
+    order: r.order,
+    remark: r.remark,
+    spentTimeMills: r.spentTimeMills,
+  });
 }
 /**
  * Parse a CONSUME_MESSAGE_DIRECTLY response body. Missing keys take Java's defaults: order false,
@@ -176,8 +187,14 @@ export function decodeConsumerRunningInfo(body: Buffer | Uint8Array): ConsumerRu
   const properties: Record<string, string> = {};
   for (const [k, v] of Object.entries(asObject(o.properties ?? {}, 'properties'))) properties[k] = String(v);
   const statusTable: Record<string, Record<string, unknown>> = {};
-  for (const [k, v] of Object.entries(asObject(o.statusTable ?? {}, 'statusTable'))) statusTable[k] = asObject(v, `statusTable.${k}`);
-  const info: ConsumerRunningInfo = { properties, subscriptionSet: asArray(o.subscriptionSet, 'subscriptionSet'), mqTable, statusTable };
+  for (const [k, v] of Object.entries(asObject(o.statusTable ?? {}, 'statusTable')))
+    statusTable[k] = asObject(v, `statusTable.${k}`);
+  const info: ConsumerRunningInfo = {
+    properties,
+    subscriptionSet: asArray(o.subscriptionSet, 'subscriptionSet'),
+    mqTable,
+    statusTable,
+  };
   const jstack = optString(o, 'jstack', p);
   if (jstack !== undefined) info.jstack = jstack;
   // 5.x's TreeMap<String, String> userConsumerInfo (a 4.x consumer sends none)
@@ -194,7 +211,10 @@ export const ConsumerListBody = { encode: encodeConsumerListBody, decode: decode
 /** The codec of LockBatchBody (encodeLockBatchBody, decodeLockBatchBody): LOCK_BATCH_MQ and UNLOCK_BATCH_MQ request bodies. */
 export const LockBatchBody = { encode: encodeLockBatchBody, decode: decodeLockBatchBody } as const;
 /** The codec of LockBatchResponseBody (encodeLockBatchResponseBody, decodeLockBatchResponseBody). */
-export const LockBatchResponseBody = { encode: encodeLockBatchResponseBody, decode: decodeLockBatchResponseBody } as const;
+export const LockBatchResponseBody = {
+  encode: encodeLockBatchResponseBody,
+  decode: decodeLockBatchResponseBody,
+} as const;
 /** The codec of ResetOffsetBody (encodeResetOffsetBody, decodeResetOffsetBody). */
 export const ResetOffsetBody = { encode: encodeResetOffsetBody, decode: decodeResetOffsetBody } as const;
 /** The codec of ConsumeMessageDirectlyResult (encodeConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult). */

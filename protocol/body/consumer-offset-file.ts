@@ -34,7 +34,9 @@ export function encodeConsumerOffsetFile(file: ConsumerOffsetFile): string {
   const parts: string[] = [];
   if (file.dataVersion) {
     const d = file.dataVersion;
-    parts.push(`\t"dataVersion":{\n\t\t"counter":${d.counter},\n\t\t"stateVersion":${d.stateVersion},\n\t\t"timestamp":${d.timestamp}\n\t}`);
+    parts.push(
+      `\t"dataVersion":{\n\t\t"counter":${d.counter},\n\t\t"stateVersion":${d.stateVersion},\n\t\t"timestamp":${d.timestamp}\n\t}`,
+    );
     const groups = new Map<string, string[]>();
     for (const key of file.offsetTable.keys()) {
       const at = key.lastIndexOf('@');
@@ -47,11 +49,16 @@ export function encodeConsumerOffsetFile(file: ConsumerOffsetFile): string {
     }
     // A group's topics are a java.util.HashSet, which fastjson's PrettyFormat writes inline in
     // the set's iteration order.
-    const g = [...groups.keys()].sort().map((k) => `\t\t${q(k)}:[${javaHashMapOrder(groups.get(k)!).map(q).join(',')}]`);
+    const g = [...groups.keys()]
+      .sort()
+      .map((k) => `\t\t${q(k)}:[${javaHashMapOrder(groups.get(k)!).map(q).join(',')}]`);
     parts.push(g.length ? `\t"groupTopicMap":{\n${g.join(',\n')}\n\t}` : '\t"groupTopicMap":{}');
   }
   const entries = [...file.offsetTable.entries()].map(([key, queues]) => {
-    const inner = [...queues.entries()].sort((a, b) => a[0] - b[0]).map(([id, off]) => `${id}:${off}`).join(',');
+    const inner = [...queues.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([id, off]) => `${id}:${off}`)
+      .join(',');
     return `\t\t${q(key)}:{${inner}\n\t\t}`;
   });
   parts.push(entries.length ? `\t"offsetTable":{\n${entries.join(',\n')}\n\t}` : '\t"offsetTable":{}');
@@ -69,8 +76,10 @@ export function decodeConsumerOffsetFile(text: string): ConsumerOffsetFile {
   for (const [key, v] of Object.entries(asObject(o.offsetTable ?? {}, 'offsetTable'))) {
     const queues = new Map<number, number>();
     for (const [id, off] of Object.entries(asObject(v, `offsetTable.${key}`))) {
-      if (!/^-?\d+$/.test(id)) throw bodyError(`offsetTable.${key}`, `has a non-integer queue id ${JSON.stringify(id)}`);
-      if (typeof off !== 'number' || !Number.isSafeInteger(off)) throw bodyError(`offsetTable.${key}.${id}`, 'is not an offset');
+      if (!/^-?\d+$/.test(id))
+        throw bodyError(`offsetTable.${key}`, `has a non-integer queue id ${JSON.stringify(id)}`);
+      if (typeof off !== 'number' || !Number.isSafeInteger(off))
+        throw bodyError(`offsetTable.${key}.${id}`, 'is not an offset');
       queues.set(Number(id), off);
     }
     offsetTable.set(key, queues);
@@ -80,7 +89,8 @@ export function decodeConsumerOffsetFile(text: string): ConsumerOffsetFile {
     const d = asObject(o.dataVersion, 'dataVersion');
     const num = (k: string): number => {
       const x = d[k];
-      if (x != null && typeof x !== 'number') throw new ProtocolError(`consumerOffset.json: dataVersion.${k} is not a number`, 0);
+      if (x != null && typeof x !== 'number')
+        throw new ProtocolError(`consumerOffset.json: dataVersion.${k} is not a number`, 0);
       return (x as number | undefined) ?? 0;
     };
     file.dataVersion = { counter: num('counter'), stateVersion: num('stateVersion'), timestamp: num('timestamp') };

@@ -18,8 +18,10 @@ export function decodeDelayOffsetFile(text: string): DelayOffsetTable {
   const o = asObject(parseFastjson(text), 'delayOffset.json');
   const table: DelayOffsetTable = new Map();
   for (const [level, off] of Object.entries(asObject(o.offsetTable ?? {}, 'offsetTable'))) {
-    if (!/^-?\d+$/.test(level)) throw bodyError('offsetTable', `has a non-integer delay level ${JSON.stringify(level)}`);
-    if (typeof off !== 'number' || !Number.isSafeInteger(off)) throw bodyError(`offsetTable.${level}`, 'is not an offset');
+    if (!/^-?\d+$/.test(level))
+      throw bodyError('offsetTable', `has a non-integer delay level ${JSON.stringify(level)}`);
+    if (typeof off !== 'number' || !Number.isSafeInteger(off))
+      throw bodyError(`offsetTable.${level}`, 'is not an offset');
     table.set(Number(level), off);
   }
   return table;

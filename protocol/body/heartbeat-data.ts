@@ -2,7 +2,17 @@ import { FilterExpressionError } from '../errors.js';
 import { javaStringHash } from '../java-hash.js';
 import { toJavaJson } from '../json/java-json.js';
 import { parseFastjsonBody } from '../json/fastjson-parse.js';
-import { asArray, asObject, bodyError, optBoolean, optNumber, optString, reqString, stringArray, type Obj } from './shape.js';
+import {
+  asArray,
+  asObject,
+  bodyError,
+  optBoolean,
+  optNumber,
+  optString,
+  reqString,
+  stringArray,
+  type Obj,
+} from './shape.js';
 
 /**
  * One subscription of a consumer group as a heartbeat (or CHECK_CLIENT_CONFIG) carries it: the
@@ -101,13 +111,17 @@ export function buildSubscriptionData(
     expressionType: tag ? 'TAG' : expressionType,
   };
   if (!tag) {
-    if (subString == null || subString === '') throw new FilterExpressionError(`the ${expressionType} expression of topic ${topic} is empty`);
+    if (subString == null || subString === '')
+      throw new FilterExpressionError(`the ${expressionType} expression of topic ${topic} is empty`);
     sd.subString = subString;
     return sd;
   }
   if (subString == null || subString === '' || subString === '*') return sd;
   const parts = subString.split('||');
-  if (parts.every((p) => p === '')) throw new FilterExpressionError(`the tag expression ${JSON.stringify(subString.slice(0, 64))} of topic ${topic} names no tag`);
+  if (parts.every((p) => p === ''))
+    throw new FilterExpressionError(
+      `the tag expression ${JSON.stringify(subString.slice(0, 64))} of topic ${topic} names no tag`,
+    );
   sd.subString = subString;
   const maxTags = options.maxTags ?? Infinity;
   const tags = new Set<string>();
@@ -142,9 +156,12 @@ export function decodeHeartbeatData(body: Buffer | Uint8Array): HeartbeatData {
     producerDataSet: asArray(o.producerDataSet, 'producerDataSet').map((p, i) => ({
       groupName: reqString(asObject(p, `producerDataSet[${i}]`), 'groupName', `producerDataSet[${i}]`),
     })),
-    consumerDataSet: asArray(o.consumerDataSet, 'consumerDataSet').map((c, i) => readConsumerData(c, `consumerDataSet[${i}]`)),
+    consumerDataSet: asArray(o.consumerDataSet, 'consumerDataSet').map((c, i) =>
+      readConsumerData(c, `consumerDataSet[${i}]`),
+    ),
   };
-  if (o.heartbeatFingerprint != null) hb.heartbeatFingerprint = optNumber(o, 'heartbeatFingerprint', 'HeartbeatData', 0);
+  if (o.heartbeatFingerprint != null)
+    hb.heartbeatFingerprint = optNumber(o, 'heartbeatFingerprint', 'HeartbeatData', 0);
   if (o.withoutSub != null) hb.withoutSub = optBoolean(o, 'withoutSub', 'HeartbeatData', false);
   return hb;
 }

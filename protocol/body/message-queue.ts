@@ -31,7 +31,11 @@ export function messageQueueToJson(mq: MessageQueue): { brokerName: string; queu
 
 export function readMessageQueue(v: unknown, path: string): MessageQueue {
   const o = asObject(v, path);
-  return { topic: reqString(o, 'topic', path), brokerName: reqString(o, 'brokerName', path), queueId: reqNumber(o, 'queueId', path) };
+  return {
+    topic: reqString(o, 'topic', path),
+    brokerName: reqString(o, 'brokerName', path),
+    queueId: reqNumber(o, 'queueId', path),
+  };
 }
 
 /**

@@ -74,7 +74,8 @@ export function decodeBatchAckMessageRequestBody(body: Buffer | Uint8Array): Bat
     const raw = a[bitsKey];
     let bytes: Buffer;
     if (typeof raw === 'string') bytes = Buffer.from(raw, 'base64');
-    else if (Array.isArray(raw) && raw.every((x) => typeof x === 'number')) bytes = Buffer.from((raw as number[]).map((x) => x & 0xff));
+    else if (Array.isArray(raw) && raw.every((x) => typeof x === 'number'))
+      bytes = Buffer.from((raw as number[]).map((x) => x & 0xff));
     else if (raw == null) bytes = Buffer.alloc(0);
     else throw bodyError(`${path}.${bitsKey}`, 'is not a byte array');
     return {
@@ -92,7 +93,10 @@ export function decodeBatchAckMessageRequestBody(body: Buffer | Uint8Array): Bat
   return { brokerName: typeof o.brokerName === 'string' ? o.brokerName : '', acks };
 }
 
-export const BatchAckMessageRequestBody = { encode: encodeBatchAckMessageRequestBody, decode: decodeBatchAckMessageRequestBody } as const;
+export const BatchAckMessageRequestBody = {
+  encode: encodeBatchAckMessageRequestBody,
+  decode: decodeBatchAckMessageRequestBody,
+} as const;
 
 /** MessageRequestMode: how a group consumes a topic, set per topic@group on the broker. */
 export type MessageRequestMode = 'PULL' | 'POP';
@@ -117,12 +121,22 @@ export interface QueryAssignmentRequestBody {
 }
 export const QueryAssignmentRequestBody = {
   encode(b: QueryAssignmentRequestBody): Buffer {
-    return Buffer.from(JSON.stringify({ clientId: b.clientId, consumerGroup: b.consumerGroup, messageModel: b.messageModel, strategyName: b.strategyName, topic: b.topic }), 'utf8');
+    return Buffer.from(
+      JSON.stringify({
+        clientId: b.clientId,
+        consumerGroup: b.consumerGroup,
+        messageModel: b.messageModel,
+        strategyName: b.strategyName,
+        topic: b.topic,
+      }),
+      'utf8',
+    );
   },
   decode(body: Buffer | Uint8Array): QueryAssignmentRequestBody {
     const o = asObject(parseFastjsonBody(body), 'QueryAssignmentRequestBody');
     const mm = o.messageModel ?? 'CLUSTERING';
-    if (mm !== 'CLUSTERING' && mm !== 'BROADCASTING') throw bodyError('QueryAssignmentRequestBody.messageModel', 'is not CLUSTERING or BROADCASTING');
+    if (mm !== 'CLUSTERING' && mm !== 'BROADCASTING')
+      throw bodyError('QueryAssignmentRequestBody.messageModel', 'is not CLUSTERING or BROADCASTING');
     return {
       topic: reqString(o, 'topic', 'QueryAssignmentRequestBody'),
       consumerGroup: reqString(o, 'consumerGroup', 'QueryAssignmentRequestBody'),
@@ -149,7 +163,16 @@ export const QueryAssignmentResponseBody = {
       JSON.stringify(
         b.messageQueueAssignments === null
           ? {}
-          : { messageQueueAssignments: b.messageQueueAssignments.map((a) => ({ messageQueue: { brokerName: a.messageQueue.brokerName, queueId: a.messageQueue.queueId, topic: a.messageQueue.topic }, mode: a.mode })) },
+          : {
+              messageQueueAssignments: b.messageQueueAssignments.map((a) => ({
+                messageQueue: {
+                  brokerName: a.messageQueue.brokerName,
+                  queueId: a.messageQueue.queueId,
+                  topic: a.messageQueue.topic,
+                },
+                mode: a.mode,
+              })),
+            },
       ),
       'utf8',
     );
@@ -163,7 +186,11 @@ export const QueryAssignmentResponseBody = {
         const a = asObject(v, path);
         const mq = asObject(a.messageQueue, `${path}.messageQueue`);
         return {
-          messageQueue: { topic: reqString(mq, 'topic', `${path}.messageQueue`), brokerName: reqString(mq, 'brokerName', `${path}.messageQueue`), queueId: reqNumber(mq, 'queueId', `${path}.messageQueue`) },
+          messageQueue: {
+            topic: reqString(mq, 'topic', `${path}.messageQueue`),
+            brokerName: reqString(mq, 'brokerName', `${path}.messageQueue`),
+            queueId: reqNumber(mq, 'queueId', `${path}.messageQueue`),
+          },
           mode: readMode(a, 'mode', path),
         };
       }),
@@ -180,7 +207,15 @@ export interface SetMessageRequestModeRequestBody {
 }
 export const SetMessageRequestModeRequestBody = {
   encode(b: SetMessageRequestModeRequestBody): Buffer {
-    return Buffer.from(JSON.stringify({ consumerGroup: b.consumerGroup, mode: b.mode, popShareQueueNum: b.popShareQueueNum, topic: b.topic }), 'utf8');
+    return Buffer.from(
+      JSON.stringify({
+        consumerGroup: b.consumerGroup,
+        mode: b.mode,
+        popShareQueueNum: b.popShareQueueNum,
+        topic: b.topic,
+      }),
+      'utf8',
+    );
   },
   decode(body: Buffer | Uint8Array): SetMessageRequestModeRequestBody {
     const o = asObject(parseFastjsonBody(body), 'SetMessageRequestModeRequestBody');

@@ -2,7 +2,18 @@ import { toJavaJson } from '../json/java-json.js';
 import { parseFastjsonBody } from '../json/fastjson-parse.js';
 import { isReadable, isWriteable } from '../sys-flag.js';
 import type { MessageQueue } from './message-queue.js';
-import { asArray, asObject, bodyError, optBoolean, optNumber, optString, reqNumber, reqString, stringArray, type Obj } from './shape.js';
+import {
+  asArray,
+  asObject,
+  bodyError,
+  optBoolean,
+  optNumber,
+  optString,
+  reqNumber,
+  reqString,
+  stringArray,
+  type Obj,
+} from './shape.js';
 
 /**
  * One broker group of a route or of ClusterInfo: its cluster, name and the address of each of
@@ -87,7 +98,8 @@ function readQueueData(v: unknown, path: string): QueueData {
     writeQueueNums: reqNumber(o, 'writeQueueNums', path),
     perm: reqNumber(o, 'perm', path),
     // 4.8 and older name the field topicSynFlag.
-    topicSysFlag: o.topicSysFlag != null ? optNumber(o, 'topicSysFlag', path, 0) : optNumber(o, 'topicSynFlag', path, 0),
+    topicSysFlag:
+      o.topicSysFlag != null ? optNumber(o, 'topicSysFlag', path, 0) : optNumber(o, 'topicSynFlag', path, 0),
   };
 }
 
@@ -142,7 +154,10 @@ export function encodeTopicRouteData(route: TopicRouteData, options: TopicRouteE
     })),
     topicQueueMappingByBroker: route.topicQueueMappingByBroker,
   };
-  return Buffer.from(toJavaJson(v, { nonStandard: options.nonStandard === true, escapeNonAscii: options.nonStandard !== true }), 'utf8');
+  return Buffer.from(
+    toJavaJson(v, { nonStandard: options.nonStandard === true, escapeNonAscii: options.nonStandard !== true }),
+    'utf8',
+  );
 }
 
 /** Queues a consumer may subscribe to: every readable QueueData's 0..readQueueNums-1. */
@@ -169,7 +184,9 @@ export function topicRoutePublishQueues(topic: string, route: TopicRouteData): M
     }
     return out;
   }
-  const qds = [...route.queueDatas].sort((a, b) => (a.brokerName < b.brokerName ? -1 : a.brokerName > b.brokerName ? 1 : 0));
+  const qds = [...route.queueDatas].sort((a, b) =>
+    a.brokerName < b.brokerName ? -1 : a.brokerName > b.brokerName ? 1 : 0,
+  );
   for (const q of qds) {
     if (!isWriteable(q.perm)) continue;
     const bd = route.brokerDatas.find((b) => b.brokerName === q.brokerName);
@@ -207,7 +224,10 @@ export function encodeClusterInfo(info: ClusterInfo, options: { nonStandard?: bo
   const table: Record<string, unknown> = {};
   for (const [k, bd] of Object.entries(info.brokerAddrTable)) table[k] = brokerDataToJson(bd, options.v5);
   return Buffer.from(
-    toJavaJson({ brokerAddrTable: table, clusterAddrTable: info.clusterAddrTable }, { nonStandard: options.nonStandard ?? true }),
+    toJavaJson(
+      { brokerAddrTable: table, clusterAddrTable: info.clusterAddrTable },
+      { nonStandard: options.nonStandard ?? true },
+    ),
     'utf8',
   );
 }

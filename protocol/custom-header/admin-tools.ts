@@ -14,7 +14,10 @@ export type GetTopicStatsInfoRequestHeader = HeaderOf<typeof topicStatsSpec>;
 
 /** GET_CONSUMER_CONNECTION_LIST (203), `GetConsumerConnectionListRequestHeader`: consumerGroup String req. */
 const connectionSpec = { consumerGroup: F.string.required() };
-export const GetConsumerConnectionListRequestHeader = defineHeader('GetConsumerConnectionListRequestHeader', connectionSpec);
+export const GetConsumerConnectionListRequestHeader = defineHeader(
+  'GetConsumerConnectionListRequestHeader',
+  connectionSpec,
+);
 export type GetConsumerConnectionListRequestHeader = HeaderOf<typeof connectionSpec>;
 
 /** DELETE_TOPIC_IN_BROKER (215), `DeleteTopicRequestHeader`: topic String req. */
@@ -24,10 +27,16 @@ export type DeleteTopicRequestHeader = HeaderOf<typeof deleteTopicSpec>;
 
 /** DELETE_TOPIC_IN_NAMESRV (216), `DeleteTopicFromNamesrvRequestHeader`: topic String req | clusterName String opt (every cluster when absent). */
 const deleteTopicNamesrvSpec = { topic: F.string.required(), clusterName: F.string.optional() };
-export const DeleteTopicFromNamesrvRequestHeader = defineHeader('DeleteTopicFromNamesrvRequestHeader', deleteTopicNamesrvSpec);
+export const DeleteTopicFromNamesrvRequestHeader = defineHeader(
+  'DeleteTopicFromNamesrvRequestHeader',
+  deleteTopicNamesrvSpec,
+);
 export type DeleteTopicFromNamesrvRequestHeader = HeaderOf<typeof deleteTopicNamesrvSpec>;
 
 /** DELETE_SUBSCRIPTIONGROUP (207), `DeleteSubscriptionGroupRequestHeader`: groupName String req | cleanOffset boolean opt (default false: the offsets stay). */
 const deleteGroupSpec = { groupName: F.string.required(), cleanOffset: F.boolean.optional() };
-export const DeleteSubscriptionGroupRequestHeader = defineHeader('DeleteSubscriptionGroupRequestHeader', deleteGroupSpec);
+export const DeleteSubscriptionGroupRequestHeader = defineHeader(
+  'DeleteSubscriptionGroupRequestHeader',
+  deleteGroupSpec,
+);
 export type DeleteSubscriptionGroupRequestHeader = HeaderOf<typeof deleteGroupSpec>;

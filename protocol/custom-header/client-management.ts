@@ -77,5 +77,8 @@ const directSpec = {
  * consumerGroup req | clientId, msgId, brokerName opt | 5.x topic, topicSysFlag, groupSysFlag.
  * Body: one stored message.
  */
-export const ConsumeMessageDirectlyResultRequestHeader = defineHeader('ConsumeMessageDirectlyResultRequestHeader', directSpec);
+export const ConsumeMessageDirectlyResultRequestHeader = defineHeader(
+  'ConsumeMessageDirectlyResultRequestHeader',
+  directSpec,
+);
 export type ConsumeMessageDirectlyResultRequestHeader = HeaderOf<typeof directSpec>;

@@ -95,7 +95,8 @@ function parseLongField(key: string, v: string): number {
 }
 function parseDoubleField(key: string, v: string): number {
   const n = Number(v);
-  if (v.trim() !== v || v === '' || Number.isNaN(n) && v !== 'NaN') throw new HeaderFieldError(key, `not a double: ${JSON.stringify(v)}`);
+  if (v.trim() !== v || v === '' || (Number.isNaN(n) && v !== 'NaN'))
+    throw new HeaderFieldError(key, `not a double: ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -110,7 +111,8 @@ function encodeValue(key: string, kind: FieldKind, v: unknown): string {
       }
       return String(v);
     case 'long':
-      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new HeaderFieldError(key, `expected a long, got ${String(v)}`);
+      if (typeof v !== 'number' || !Number.isSafeInteger(v))
+        throw new HeaderFieldError(key, `expected a long, got ${String(v)}`);
       return String(v);
     case 'boolean':
       if (typeof v !== 'boolean') throw new HeaderFieldError(key, `expected a boolean, got ${String(v)}`);

@@ -107,5 +107,8 @@ const changeInvisibleResponseSpec = {
   invisibleTime: F.long.required(),
   reviveQid: F.int.required(),
 };
-export const ChangeInvisibleTimeResponseHeader = defineHeader('ChangeInvisibleTimeResponseHeader', changeInvisibleResponseSpec);
+export const ChangeInvisibleTimeResponseHeader = defineHeader(
+  'ChangeInvisibleTimeResponseHeader',
+  changeInvisibleResponseSpec,
+);
 export type ChangeInvisibleTimeResponseHeader = HeaderOf<typeof changeInvisibleResponseSpec>;

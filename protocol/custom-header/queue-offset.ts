@@ -51,5 +51,8 @@ export const GetEarliestMsgStoretimeRequestHeader = defineHeader('GetEarliestMsg
 export type GetEarliestMsgStoretimeRequestHeader = HeaderOf<typeof minSpec>;
 const timestampSpec = { timestamp: F.long.required() };
 /** GET_EARLIEST_MSG_STORETIME response: timestamp (Long ms). */
-export const GetEarliestMsgStoretimeResponseHeader = defineHeader('GetEarliestMsgStoretimeResponseHeader', timestampSpec);
+export const GetEarliestMsgStoretimeResponseHeader = defineHeader(
+  'GetEarliestMsgStoretimeResponseHeader',
+  timestampSpec,
+);
 export type GetEarliestMsgStoretimeResponseHeader = HeaderOf<typeof timestampSpec>;

@@ -79,7 +79,6 @@ export function sendHeaderV2ToV1(ext: Readonly<Record<string, string>>): Record<
   return out;
 }
 
-
 const sendResponseSpec = {
   msgId: F.string.required(),
   queueId: F.int.required(),

@@ -109,15 +109,33 @@ class TolerantParser {
         const e = s[this.p + 1];
         this.p += 2;
         switch (e) {
-          case '"': out += '"'; break;
-          case "'": out += "'"; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
+          case '"':
+            out += '"';
+            break;
+          case "'":
+            out += "'";
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '/':
+            out += '/';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
           case 'u': {
             const h = s.slice(this.p, this.p + 4);
             if (!/^[0-9a-fA-F]{4}$/.test(h)) this.fail('bad \\u escape');

@@ -20,7 +20,9 @@ export class SqlParseError extends RocketwireError {
   /** `hint`, when given, follows the position in the message (what to do about it). */
   constructor(expression: string, position: number, reason: string, hint?: string) {
     const { line, column } = lineColumn(expression, position);
-    super(`SQL92 expression: ${reason} at position ${position} (line ${line}, column ${column})${hint ? `; ${hint}` : ''}`);
+    super(
+      `SQL92 expression: ${reason} at position ${position} (line ${line}, column ${column})${hint ? `; ${hint}` : ''}`,
+    );
     this.expression = expression;
     this.position = position;
     this.line = line;
@@ -49,7 +51,12 @@ export class SqlLimitError extends SqlParseError {
   readonly actual: number;
   readonly option: string;
   constructor(expression: string, position: number, limit: SqlLimitName, max: number, actual: number, option: string) {
-    super(expression, position, `${actual} ${limit === 'maxLength' ? 'characters' : 'nodes'} exceed ${limit} (${max})`, `raise the option ${option}`);
+    super(
+      expression,
+      position,
+      `${actual} ${limit === 'maxLength' ? 'characters' : 'nodes'} exceed ${limit} (${max})`,
+      `raise the option ${option}`,
+    );
     this.limit = limit;
     this.max = max;
     this.actual = actual;

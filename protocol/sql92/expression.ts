@@ -1,4 +1,14 @@
-import { JavaEvalFailure, isJavaNumber, jDouble, jInt, jLong, javaCompare, javaEquals, parseJavaDouble, type JavaValue } from './java-values.js';
+import {
+  JavaEvalFailure,
+  isJavaNumber,
+  jDouble,
+  jInt,
+  jLong,
+  javaCompare,
+  javaEquals,
+  parseJavaDouble,
+  type JavaValue,
+} from './java-values.js';
 
 /**
  * The tree SelectorParser builds, one node per Java expression class, because the parser's
@@ -108,7 +118,12 @@ export function evaluateNode(n: SqlNode, get: PropertyLookup, m: EvalMeter): Jav
       if (n.search.length === 0) return false;
       const v = evaluateNode(n.e, get, m);
       if (typeof v !== 'string') return false;
-      const hit = n.op === 'CONTAINS' ? v.includes(n.search) : n.op === 'STARTSWITH' ? v.startsWith(n.search) : v.endsWith(n.search);
+      const hit =
+        n.op === 'CONTAINS'
+          ? v.includes(n.search)
+          : n.op === 'STARTSWITH'
+            ? v.startsWith(n.search)
+            : v.endsWith(n.search);
       return hit !== n.not;
     }
   }
@@ -119,6 +134,8 @@ function stringToDouble(s: string): JavaValue {
   try {
     return parseJavaDouble(s);
   } catch (e) {
-    throw e instanceof JavaEvalFailure ? new JavaEvalFailure(`It's illegal to compare string by '>=', '>', '<', '<='. ${e.reason}`) : e;
+    throw e instanceof JavaEvalFailure
+      ? new JavaEvalFailure(`It's illegal to compare string by '>=', '>', '<', '<='. ${e.reason}`)
+      : e;
   }
 }

@@ -42,7 +42,20 @@ export interface Token {
   pos: number;
 }
 
-const KEYWORDS = new Set<TokenKind>(['NOT', 'AND', 'OR', 'BETWEEN', 'IN', 'TRUE', 'FALSE', 'NULL', 'IS', 'CONTAINS', 'STARTSWITH', 'ENDSWITH']);
+const KEYWORDS = new Set<TokenKind>([
+  'NOT',
+  'AND',
+  'OR',
+  'BETWEEN',
+  'IN',
+  'TRUE',
+  'FALSE',
+  'NULL',
+  'IS',
+  'CONTAINS',
+  'STARTSWITH',
+  'ENDSWITH',
+]);
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isIdStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;

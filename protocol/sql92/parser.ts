@@ -79,7 +79,8 @@ export class SqlParser {
     if (d + 1 > MAX_SQL_TREE_DEPTH) this.fail(at, `expression deeper than ${MAX_SQL_TREE_DEPTH} operators`);
     this.created++;
     const count = Math.max(size, this.created);
-    if (count > this.maxNodes) throw new SqlLimitError(this.src, at.pos, 'maxNodes', this.maxNodes, count, this.nodesOption);
+    if (count > this.maxNodes)
+      throw new SqlLimitError(this.src, at.pos, 'maxNodes', this.maxNodes, count, this.nodesOption);
     this.depth.set(n, d + 1);
     this.size.set(n, size);
     return n;
@@ -153,8 +154,17 @@ export class SqlParser {
       let kind = t.kind;
       if (kind === 'NOT') {
         kind = this.ts.peek(2).kind;
-        if (kind !== 'CONTAINS' && kind !== 'STARTSWITH' && kind !== 'ENDSWITH' && kind !== 'BETWEEN' && kind !== 'IN') {
-          this.fail(t, `unexpected "NOT" after an operand, expecting NOT BETWEEN, NOT IN, NOT CONTAINS, NOT STARTSWITH or NOT ENDSWITH`);
+        if (
+          kind !== 'CONTAINS' &&
+          kind !== 'STARTSWITH' &&
+          kind !== 'ENDSWITH' &&
+          kind !== 'BETWEEN' &&
+          kind !== 'IN'
+        ) {
+          this.fail(
+            t,
+            `unexpected "NOT" after an operand, expecting NOT BETWEEN, NOT IN, NOT CONTAINS, NOT STARTSWITH or NOT ENDSWITH`,
+          );
         }
         this.ts.consume();
         not = true;
@@ -307,7 +317,11 @@ export class SqlParser {
         if (!(e instanceof JavaEvalFailure)) throw e;
         this.fail(at, `the values of BETWEEN cannot be compared (${e.reason})`);
       }
-      if (c < 0) this.fail(at, `the low value of BETWEEN (${javaValueText(low.v)}) must not be above the high value (${javaValueText(high.v)})`);
+      if (c < 0)
+        this.fail(
+          at,
+          `the low value of BETWEEN (${javaValueText(low.v)}) must not be above the high value (${javaValueText(high.v)})`,
+        );
     }
     const ge = this.createCompare('>=', v, low, at);
     const le = this.createCompare('<=', v, high, at);

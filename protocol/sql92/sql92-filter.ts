@@ -85,7 +85,14 @@ export function compileSql92(expression: string, limits: Sql92Limits = {}): Sql9
   if (typeof expression !== 'string') throw new TypeError('compileSql92: the expression must be a string');
   const maxLength = limits.maxLength ?? Infinity;
   if (expression.length > maxLength) {
-    throw new SqlLimitError(expression, maxLength, 'maxLength', maxLength, expression.length, limits.options?.maxLength ?? 'maxLength');
+    throw new SqlLimitError(
+      expression,
+      maxLength,
+      'maxLength',
+      maxLength,
+      expression.length,
+      limits.options?.maxLength ?? 'maxLength',
+    );
   }
   const parser = new SqlParser(expression, limits.maxNodes ?? Infinity, limits.options?.maxNodes ?? 'maxNodes');
   const root: SqlNode = parser.parse();

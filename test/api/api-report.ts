@@ -111,7 +111,10 @@ export function collectExports(root: string): Map<EntryPoint, ExportedName[]> {
       const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
       return { name: s.getName(), kind: kindsOf(target) };
     });
-    result.set(point, names.sort((a, b) => compare(a.name, b.name)));
+    result.set(
+      point,
+      names.sort((a, b) => compare(a.name, b.name)),
+    );
   });
   return result;
 }

@@ -44,15 +44,38 @@ const modules = path.join(project, 'node_modules');
 let packed: string[] = [];
 
 t.test('npm pack gives a tarball with the built entry points and nothing of tests or benchmarks', async (t) => {
-  const r = run('npm', ['pack', '--ignore-scripts', '--offline', '--json', '--pack-destination', project], root, 120_000);
+  const r = run(
+    'npm',
+    ['pack', '--ignore-scripts', '--offline', '--json', '--pack-destination', project],
+    root,
+    120_000,
+  );
   t.equal(r.status, 0, 'npm pack succeeds', { output: output(r) });
   const info = JSON.parse(r.stdout) as { filename: string; files: { path: string }[] }[];
   const tarball = path.join(project, info[0]!.filename);
   packed = info[0]!.files.map((f) => f.path);
-  const entries = ['package.json', 'LICENSE', 'README.md', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/protocol/index.js', 'dist/protocol/index.d.ts'];
-  entries.push('dist/lib/broker/public.js', 'dist/lib/broker/public.d.ts', 'dist/lib/capture/public.js', 'dist/lib/capture/public.d.ts');
+  const entries = [
+    'package.json',
+    'LICENSE',
+    'README.md',
+    'dist/lib/index.js',
+    'dist/lib/index.d.ts',
+    'dist/protocol/index.js',
+    'dist/protocol/index.d.ts',
+  ];
+  entries.push(
+    'dist/lib/broker/public.js',
+    'dist/lib/broker/public.d.ts',
+    'dist/lib/capture/public.js',
+    'dist/lib/capture/public.d.ts',
+  );
   // the bundles the package's exports point at (npm run bundle: one file per entry point plus shared chunks)
-  entries.push('dist/pkg/lib/index.js', 'dist/pkg/protocol/index.js', 'dist/pkg/lib/broker/public.js', 'dist/pkg/lib/capture/public.js');
+  entries.push(
+    'dist/pkg/lib/index.js',
+    'dist/pkg/protocol/index.js',
+    'dist/pkg/lib/broker/public.js',
+    'dist/pkg/lib/capture/public.js',
+  );
   if (fs.existsSync(path.join(root, 'CHANGELOG.md'))) entries.push('CHANGELOG.md');
   for (const entry of entries) {
     t.ok(packed.includes(entry), `the tarball has ${entry}`);
@@ -62,14 +85,23 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
     [],
     'no tests, benchmarks, source maps or build info in the tarball',
   );
-  t.same(packed.filter((p) => /\.(ts|cts|mts)$/.test(p) && !/\.d\.(ts|cts|mts)$/.test(p)), [], 'no TypeScript sources');
+  t.same(
+    packed.filter((p) => /\.(ts|cts|mts)$/.test(p) && !/\.d\.(ts|cts|mts)$/.test(p)),
+    [],
+    'no TypeScript sources',
+  );
   // tsc never deletes outputs, so a source removed or moved leaves its old .js/.d.ts in dist/ and
   // npm pack would publish it.
   const source = (p: string): string =>
-    p.slice('dist/'.length).replace(/\.d\.cts$|\.cjs$/, '.cts').replace(/\.d\.ts$|\.js$/, '.ts');
+    p
+      .slice('dist/'.length)
+      .replace(/\.d\.cts$|\.cjs$/, '.cts')
+      .replace(/\.d\.ts$|\.js$/, '.ts');
   t.same(
     // dist/pkg holds esbuild's bundles of dist/lib and dist/protocol, rebuilt whole by every build
-    packed.filter((p) => p.startsWith('dist/') && !p.startsWith('dist/pkg/') && !fs.existsSync(path.join(root, source(p)))),
+    packed.filter(
+      (p) => p.startsWith('dist/') && !p.startsWith('dist/pkg/') && !fs.existsSync(path.join(root, source(p))),
+    ),
     [],
     'every file of dist/ in the tarball is built from a current source (else: rm -rf dist && npx tsc -p tsconfig.json)',
   );
@@ -84,7 +116,10 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
     fs.symlinkSync(target, path.join(modules, name), 'dir');
   }
   t.notOk(fs.existsSync(path.join(modules, '@types/debug')), 'the project has no @types/debug');
-  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'fresh', private: true, type: 'module' }, null, 2));
+  fs.writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'fresh', private: true, type: 'module' }, null, 2),
+  );
   fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(project, name)), { recursive: true });
@@ -107,7 +142,9 @@ function staticGraph(dir: string, entry: string): string[] {
     if (seen.has(file)) return;
     seen.add(file);
     const text = fs.readFileSync(path.join(dir, file), 'utf8');
-    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*['"](\.[^'"]+)['"]|^import\s*['"](\.[^'"]+)['"]/gm)) {
+    for (const m of text.matchAll(
+      /^(?:import|export)\s[^;]*?from\s*['"](\.[^'"]+)['"]|^import\s*['"](\.[^'"]+)['"]/gm,
+    )) {
       visit(path.normalize(path.join(path.dirname(file), m[1] ?? m[2]!)));
     }
   };
@@ -117,8 +154,12 @@ function staticGraph(dir: string, entry: string): string[] {
 
 t.test('the installed package: no install script, nothing from tests, benchmarks or devDependencies', async (t) => {
   const dir = path.join(modules, pkg.name);
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => manifest.scripts?.[s] !== undefined);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter(
+    (s) => manifest.scripts?.[s] !== undefined,
+  );
   t.same(installScripts, [], 'no script runs when the tarball is installed (npm warns about install scripts)');
 
   const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
@@ -164,7 +205,11 @@ t.test('the CLI of the installed package: bench needs a clone, decode --msgpack 
   const bench = run(process.execPath, [bin, 'bench'], project, 60_000);
   t.equal(bench.status, 2, 'rocketwire bench exits 2', { output: output(bench) });
   t.equal(bench.stdout, '', 'nothing on stdout');
-  t.match(bench.stderr, /^rocketwire bench: [^\n]*clone[^\n]*\n$/, 'one line on stderr saying the benchmarks need a clone');
+  t.match(
+    bench.stderr,
+    /^rocketwire bench: [^\n]*clone[^\n]*\n$/,
+    'one line on stderr saying the benchmarks need a clone',
+  );
 
   // An empty pcap (the global header, no packets): decoding it needs nothing but the output encoder.
   const pcap = path.join(project, 'empty.pcap');
@@ -175,10 +220,17 @@ t.test('the CLI of the installed package: bench needs a clone, decode --msgpack 
   header.writeUInt32LE(65535, 16);
   header.writeUInt32LE(1, 20);
   fs.writeFileSync(pcap, header);
-  t.notOk(fs.existsSync(path.join(modules, '@msgpack/msgpack')), 'the project has no @msgpack/msgpack (an optional peer dependency)');
+  t.notOk(
+    fs.existsSync(path.join(modules, '@msgpack/msgpack')),
+    'the project has no @msgpack/msgpack (an optional peer dependency)',
+  );
   const decode = run(process.execPath, [bin, 'decode', '--msgpack', pcap], project, 60_000);
   t.not(decode.status, 0, 'decode --msgpack fails', { output: output(decode) });
-  t.match(decode.stderr, /^rocketwire decode: [^\n]*@msgpack\/msgpack[^\n]*\n$/, 'one line naming the package to install');
+  t.match(
+    decode.stderr,
+    /^rocketwire decode: [^\n]*@msgpack\/msgpack[^\n]*\n$/,
+    'one line naming the package to install',
+  );
   const json = run(process.execPath, [bin, 'decode', '--json', pcap], project, 60_000);
   t.equal(json.status, 0, 'decode --json needs no optional package', { output: output(json) });
 });
@@ -209,8 +261,16 @@ t.test('tsc type-checks the user program against the published declarations', as
     'the published declarations type-check in a strict project without skipLibCheck and without @types/debug ' +
       '(a declaration leak: an exported signature names a type of a package the user does not have)',
   );
-  t.equal(of('src/codec.ts'), '', 'rocketwire/protocol: createRequest, encodeCommand, FrameDecoder, decodeCommand, a typed header');
-  t.equal(of('src/concurrent-sync.ts'), '', 'consumer.start((msgs) => ConsumeConcurrentlyStatus.CONSUME_SUCCESS) type-checks');
+  t.equal(
+    of('src/codec.ts'),
+    '',
+    'rocketwire/protocol: createRequest, encodeCommand, FrameDecoder, decodeCommand, a typed header',
+  );
+  t.equal(
+    of('src/concurrent-sync.ts'),
+    '',
+    'consumer.start((msgs) => ConsumeConcurrentlyStatus.CONSUME_SUCCESS) type-checks',
+  );
   t.equal(
     of('src/concurrent-async.ts'),
     '',
@@ -222,10 +282,14 @@ t.test('tsc type-checks the user program against the published declarations', as
     of('src/orderly.ts'),
     '',
     "known problem (a): an orderly consumer's consumer.start(async (msgs) => { …; return 'SUCCESS'; }) must " +
-      "type-check; same cause (see AsyncConsumeResult in lib/consumer/consume-types.ts)",
+      'type-check; same cause (see AsyncConsumeResult in lib/consumer/consume-types.ts)',
   );
   t.equal(of('src/main.ts'), '', 'the program (startBroker, Producer.send, PushConsumer, clock, errors) type-checks');
-  t.equal(of('src/idioms.ts'), '', 'issue 28: an async handler returning nothing, start() against a dead name server, a logger object type-check');
+  t.equal(
+    of('src/idioms.ts'),
+    '',
+    'issue 28: an async handler returning nothing, start() against a dead name server, a logger object type-check',
+  );
   t.equal(r.status, 0, 'tsc exits 0', { output: output(r) });
 });
 
@@ -241,7 +305,7 @@ t.test('node runs the user program: embedded broker, one message produced and co
   t.match(r.stdout, OK_LINE, 'consumed the message with the async, sync and orderly handlers, then closed everything');
 });
 
-t.test('the README\'s first program, in the installed package, against an embedded broker', async (t) => {
+t.test("the README's first program, in the installed package, against an embedded broker", async (t) => {
   const program = readmeProgram(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
   const file = path.join(project, program.lang === 'ts' ? 'readme.mts' : 'readme.mjs');
   fs.writeFileSync(file, program.code);
@@ -268,8 +332,11 @@ t.test('the README\'s first program, in the installed package, against an embedd
   t.equal(r.stderr, '', 'nothing on stderr');
 });
 
-t.test('CommonJS: require(\'rocketwire\') and require(\'rocketwire/broker\') give the classes (Node >= 20.19)', async (t) => {
-  const r = run(process.execPath, [path.join(project, 'src/require.cjs')], project, 30_000);
-  t.equal(r.status, 0, 'exits 0', { output: output(r) });
-  t.match(r.stdout, 'require ok');
-});
+t.test(
+  "CommonJS: require('rocketwire') and require('rocketwire/broker') give the classes (Node >= 20.19)",
+  async (t) => {
+    const r = run(process.execPath, [path.join(project, 'src/require.cjs')], project, 30_000);
+    t.equal(r.status, 0, 'exits 0', { output: output(r) });
+    t.match(r.stdout, 'require ok');
+  },
+);

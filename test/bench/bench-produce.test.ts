@@ -9,7 +9,10 @@ t.test('bench --produce-vs: bad peers, modes and consumer options are one line n
   const cases: [string[], RegExp][] = [
     [['--produce-vs', 'java,kafka'], /--produce-vs takes java, ali-ons \(comma-separated\), got "kafka"/],
     [['--produce-vs', ''], /--produce-vs takes java, ali-ons/],
-    [['--produce-vs', 'ali-ons', '--produce-modes', 'sync-4,burst-8'], /--produce-modes takes sync-N, async-N and batch-N .*got "burst-8"/],
+    [
+      ['--produce-vs', 'ali-ons', '--produce-modes', 'sync-4,burst-8'],
+      /--produce-modes takes sync-N, async-N and batch-N .*got "burst-8"/,
+    ],
     [['--produce-vs', 'ali-ons', '--produce-modes', 'async-0'], /got "async-0"/],
     [['--produce-vs', 'ali-ons', '--produce-modes', 'batch-2000'], /got "batch-2000"/],
     [['--produce-modes', 'sync-1'], /--produce-modes goes with --produce-vs/],
@@ -25,36 +28,78 @@ t.test('bench --produce-vs: bad peers, modes and consumer options are one line n
   }
 });
 
-t.test('bench --produce-vs ali-ons against the embedded broker: every mode, ali-ons sits out the batches', async (t) => {
-  const r = await runCliProcess(['bench', '--produce-vs', 'ali-ons', '--produce-modes', 'sync-2,async-8,batch-4', '--messages', '200', '--size', '64', '--queues', '2', '--rounds', '2', '--warmup', '0', '--json']);
-  t.equal(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout) as Report;
-  t.equal(report.kind, 'produce-vs');
-  t.equal(report.rounds, 2);
-  t.same(Object.keys(report.topics), ['rocketwire', 'ali-ons']);
-  t.not(report.topics.rocketwire, report.topics['ali-ons'], 'each producer has a topic of its own');
-  t.same(report.modes.map((m) => [m.mode, m.kind, m.inFlight, m.batch]), [
-    ['sync-2', 'sync', 2, 1],
-    ['async-8', 'async', 8, 1],
-    ['batch-4', 'batch', 4, 4],
-  ]);
-  for (const m of report.modes) {
-    const names = m.producers.map((p) => p.name);
-    t.same(names, m.kind === 'batch' ? ['rocketwire'] : ['rocketwire', 'ali-ons'], m.mode);
-    for (const p of m.producers) {
-      t.equal(p.acked, 200, `${m.mode} ${p.name}: every send acknowledged`);
-      t.equal(p.failed, 0);
-      t.equal(p.lost, 0, `${m.mode} ${p.name}: every acknowledged message is in the topic`);
-      t.equal(p.msgsPerSecRounds.length, 2, `${m.mode} ${p.name}: one figure per round`);
-      t.ok(p.msgsPerSec > 0 && p.cpuUsPerMsg > 0, `${m.mode} ${p.name}: rate and CPU measured`);
+t.test(
+  'bench --produce-vs ali-ons against the embedded broker: every mode, ali-ons sits out the batches',
+  async (t) => {
+    const r = await runCliProcess([
+      'bench',
+      '--produce-vs',
+      'ali-ons',
+      '--produce-modes',
+      'sync-2,async-8,batch-4',
+      '--messages',
+      '200',
+      '--size',
+      '64',
+      '--queues',
+      '2',
+      '--rounds',
+      '2',
+      '--warmup',
+      '0',
+      '--json',
+    ]);
+    t.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as Report;
+    t.equal(report.kind, 'produce-vs');
+    t.equal(report.rounds, 2);
+    t.same(Object.keys(report.topics), ['rocketwire', 'ali-ons']);
+    t.not(report.topics.rocketwire, report.topics['ali-ons'], 'each producer has a topic of its own');
+    t.same(
+      report.modes.map((m) => [m.mode, m.kind, m.inFlight, m.batch]),
+      [
+        ['sync-2', 'sync', 2, 1],
+        ['async-8', 'async', 8, 1],
+        ['batch-4', 'batch', 4, 4],
+      ],
+    );
+    for (const m of report.modes) {
+      const names = m.producers.map((p) => p.name);
+      t.same(names, m.kind === 'batch' ? ['rocketwire'] : ['rocketwire', 'ali-ons'], m.mode);
+      for (const p of m.producers) {
+        t.equal(p.acked, 200, `${m.mode} ${p.name}: every send acknowledged`);
+        t.equal(p.failed, 0);
+        t.equal(p.lost, 0, `${m.mode} ${p.name}: every acknowledged message is in the topic`);
+        t.equal(p.msgsPerSecRounds.length, 2, `${m.mode} ${p.name}: one figure per round`);
+        t.ok(p.msgsPerSec > 0 && p.cpuUsPerMsg > 0, `${m.mode} ${p.name}: rate and CPU measured`);
+      }
+      if (m.kind === 'batch') t.equal(m.ratios['ali-ons'], null, 'no batch send in ali-ons');
+      else t.ok(m.ratios['ali-ons']! > 0, `${m.mode}: rocketwire ÷ ali-ons`);
     }
-    if (m.kind === 'batch') t.equal(m.ratios['ali-ons'], null, 'no batch send in ali-ons');
-    else t.ok(m.ratios['ali-ons']! > 0, `${m.mode}: rocketwire ÷ ali-ons`);
-  }
 
-  const text = await runCliProcess(['bench', '--produce-vs', 'ali-ons', '--produce-modes', 'batch-8,sync-1', '--messages', '50', '--size', '64', '--queues', '1', '--rounds', '1', '--warmup', '0']);
-  t.equal(text.code, 0, text.stderr);
-  t.match(text.stdout, /mode\s+in flight\s+rocketwire msgs\/s\s+rounds\s+ali-ons msgs\/s\s+rounds\s+rocketwire ÷ ali-ons/);
-  t.match(text.stdout, /batch-8\s+4 × 8\s+[\d,]+\s+[\d,]+\s+n\/a\s+n\/a/);
-  t.match(text.stdout, /sync-1\s+1\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+\d+\.\d\d/);
-});
+    const text = await runCliProcess([
+      'bench',
+      '--produce-vs',
+      'ali-ons',
+      '--produce-modes',
+      'batch-8,sync-1',
+      '--messages',
+      '50',
+      '--size',
+      '64',
+      '--queues',
+      '1',
+      '--rounds',
+      '1',
+      '--warmup',
+      '0',
+    ]);
+    t.equal(text.code, 0, text.stderr);
+    t.match(
+      text.stdout,
+      /mode\s+in flight\s+rocketwire msgs\/s\s+rounds\s+ali-ons msgs\/s\s+rounds\s+rocketwire ÷ ali-ons/,
+    );
+    t.match(text.stdout, /batch-8\s+4 × 8\s+[\d,]+\s+[\d,]+\s+n\/a\s+n\/a/);
+    t.match(text.stdout, /sync-1\s+1\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+\d+\.\d\d/);
+  },
+);

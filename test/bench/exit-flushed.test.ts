@@ -3,7 +3,9 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 
-const helper = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/harness/exit-flushed.js')).href;
+const helper = pathToFileURL(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/harness/exit-flushed.js'),
+).href;
 
 // What the parent of a bench child receives of a 2 MB line written just before the child ends.
 function received(exit: 'helper' | 'plain'): Promise<{ bytes: number; code: number | null }> {

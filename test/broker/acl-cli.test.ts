@@ -12,8 +12,15 @@ import { sendRequest } from './helpers.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
 
-function run(args: string[]): { stdout: Promise<string>; stderr: () => string; exited: Promise<number | null>; kill: () => void } {
-  const child = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[]): {
+  stdout: Promise<string>;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  kill: () => void;
+} {
+  const child = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -40,19 +47,31 @@ t.test('--acl FILE: unsigned refused, signed served', async (t) => {
   const refused = await anon.invoke(ready.broker, sendRequest('CliAcl', 'x'));
   t.equal(refused.code, ResponseCode.SYSTEM_ERROR);
   t.match(refused.remark, /AclException: No accessKey is configured/);
-  const signed = new RemotingClient({ defaultTimeoutMs: 5000, acl: { accessKey: 'cliadmin1', secretKey: 'cli-secret-1' } });
+  const signed = new RemotingClient({
+    defaultTimeoutMs: 5000,
+    acl: { accessKey: 'cliadmin1', secretKey: 'cli-secret-1' },
+  });
   t.teardown(() => signed.close());
   t.equal((await signed.invoke(ready.broker, sendRequest('CliAcl', 'x'))).code, ResponseCode.SUCCESS);
   b.kill();
   t.equal(await b.exited, 0);
-  t.match(b.stderr(), /^rocketwire broker: broker-a refused SEND_MESSAGE_V2 \(310\) from 127\.0\.0\.1:\d+: No accessKey is configured/m);
+  t.match(
+    b.stderr(),
+    /^rocketwire broker: broker-a refused SEND_MESSAGE_V2 \(310\) from 127\.0\.0\.1:\d+: No accessKey is configured/m,
+  );
 });
 
 t.test('--acl with a bad file: one line naming the entry, exit 1', async (t) => {
-  const dir = t.testdir({ 'bad.yml': 'accounts:\n  - accessKey: cliuser1\n    secretKey: cli-secret-1\n    topicPerms:\n      - Orders=WRITE\n' });
+  const dir = t.testdir({
+    'bad.yml':
+      'accounts:\n  - accessKey: cliuser1\n    secretKey: cli-secret-1\n    topicPerms:\n      - Orders=WRITE\n',
+  });
   const b = run(['--acl', path.join(dir, 'bad.yml')]);
   t.equal(await b.exited, 1);
   t.equal(await b.stdout, '', 'no ready line');
-  t.equal(b.stderr(), `rocketwire broker: ACL file ${path.join(dir, 'bad.yml')}: accounts[0].topicPerms[0]: "WRITE" is not a permission: PUB, SUB, PUB|SUB, SUB|PUB or DENY\n`);
+  t.equal(
+    b.stderr(),
+    `rocketwire broker: ACL file ${path.join(dir, 'bad.yml')}: accounts[0].topicPerms[0]: "WRITE" is not a permission: PUB, SUB, PUB|SUB, SUB|PUB or DENY\n`,
+  );
   t.ok(fs.existsSync(dir));
 });

@@ -25,7 +25,10 @@ t.test('seeded mutations of every request code cannot get past the access check'
   });
   t.teardown(() => target.close());
   const b = target.broker.instances[0]!;
-  const topicsBefore = b.topics.all().map((c) => c.topicName).sort();
+  const topicsBefore = b.topics
+    .all()
+    .map((c) => c.topicName)
+    .sort();
   const logEnd = b.messageStore.commitLogEnd;
   const rng = seededRandom(SEED);
   let unsigned = 0;
@@ -41,7 +44,10 @@ t.test('seeded mutations of every request code cannot get past the access check'
       answers.forEach((a, i) => {
         if (a === null) return; // oneway, or a frame the decoder dropped the connection for
         unsigned++;
-        if (a.code !== ResponseCode.SYSTEM_ERROR || !/^org\.apache\.rocketmq\.acl\.common\.AclException: /.test(a.remark ?? '')) {
+        if (
+          a.code !== ResponseCode.SYSTEM_ERROR ||
+          !/^org\.apache\.rocketmq\.acl\.common\.AclException: /.test(a.remark ?? '')
+        ) {
           unexpected.push(`${to} ${op.name} #${i}: ${a.code} ${a.remark}`);
         }
       });
@@ -56,7 +62,10 @@ t.test('seeded mutations of every request code cannot get past the access check'
       answers.forEach((a, i) => {
         if (a === null) return;
         signedAdmin++;
-        if (a.code !== ResponseCode.SYSTEM_ERROR || !/Need admin permission for request code=\d+, but accessKey=hostileapp is not$/.test(a.remark ?? '')) {
+        if (
+          a.code !== ResponseCode.SYSTEM_ERROR ||
+          !/Need admin permission for request code=\d+, but accessKey=hostileapp is not$/.test(a.remark ?? '')
+        ) {
           unexpected.push(`signed ${op.name} #${i}: ${a.code} ${a.remark}`);
         }
       });
@@ -65,11 +74,26 @@ t.test('seeded mutations of every request code cannot get past the access check'
   t.same(unexpected, [], 'every answer is an ACL refusal');
   t.ok(unsigned > 1000, `${unsigned} unsigned mutated requests answered, all refused`);
   t.ok(signedAdmin > 50, `${signedAdmin} signed admin requests of an ordinary account answered, all refused`);
-  t.same(b.topics.all().map((c) => c.topicName).sort(), topicsBefore, 'no topic created or deleted');
+  t.same(
+    b.topics
+      .all()
+      .map((c) => c.topicName)
+      .sort(),
+    topicsBefore,
+    'no topic created or deleted',
+  );
   t.equal(b.messageStore.commitLogEnd, logEnd, 'nothing written to the commit log');
-  t.ok(refusals.length > 0 && refusals.length < 2000, `refusals logged once per peer, key and reason: ${refusals.length} lines`);
+  t.ok(
+    refusals.length > 0 && refusals.length < 2000,
+    `refusals logged once per peer, key and reason: ${refusals.length} lines`,
+  );
 
-  const producer = new Producer({ namesrvAddr: target.namesrvAddr, group: 'HostileAclProducer', acl: APP, retryTimesWhenSendFailed: 0 });
+  const producer = new Producer({
+    namesrvAddr: target.namesrvAddr,
+    group: 'HostileAclProducer',
+    acl: APP,
+    retryTimesWhenSendFailed: 0,
+  });
   t.teardown(() => producer.shutdown());
   await producer.start();
   await producer.send({ topic: 'HostileAclAfter', body: 'still serving' });

@@ -44,10 +44,23 @@ t.test('CLI: ready line, SIGTERM, restart with the same --data keeps messages an
   t.match(first.ready.namesrv, /^127\.0\.0\.1:\d+$/);
   const c = client();
   t.teardown(() => c.close());
-  for (let i = 0; i < 5; i++) t.equal((await c.invoke(first.ready.broker, sendRequest('Durable', `m${i}`, { queueId: 2 }))).code, ResponseCode.SUCCESS);
-  await c.invokeOneway(first.ready.broker, createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, { oneway: true, extFields: { consumerGroup: 'dg', topic: 'Durable', queueId: '2', commitOffset: '3' } }));
+  for (let i = 0; i < 5; i++)
+    t.equal(
+      (await c.invoke(first.ready.broker, sendRequest('Durable', `m${i}`, { queueId: 2 }))).code,
+      ResponseCode.SUCCESS,
+    );
+  await c.invokeOneway(
+    first.ready.broker,
+    createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
+      oneway: true,
+      extFields: { consumerGroup: 'dg', topic: 'Durable', queueId: '2', commitOffset: '3' },
+    }),
+  );
   // a round trip makes sure the oneway update was processed
-  await c.invoke(first.ready.broker, createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic: 'Durable', queueId: '2' } }));
+  await c.invoke(
+    first.ready.broker,
+    createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic: 'Durable', queueId: '2' } }),
+  );
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'clean exit on SIGTERM');
   t.match(fs.readFileSync(path.join(dir, 'config', 'consumerOffset.json'), 'utf8'), '"Durable@dg":{2:3');
@@ -57,12 +70,24 @@ t.test('CLI: ready line, SIGTERM, restart with the same --data keeps messages an
   t.teardown(() => second.child.kill('SIGKILL'));
   const c2 = client();
   t.teardown(() => c2.close());
-  const q = await c2.invoke(second.ready.broker, createRequest(RequestCode.QUERY_CONSUMER_OFFSET, { extFields: { consumerGroup: 'dg', topic: 'Durable', queueId: '2' } }));
+  const q = await c2.invoke(
+    second.ready.broker,
+    createRequest(RequestCode.QUERY_CONSUMER_OFFSET, {
+      extFields: { consumerGroup: 'dg', topic: 'Durable', queueId: '2' },
+    }),
+  );
   t.equal(ext(q, 'offset'), '3', 'committed offset survived');
   const pull = await c2.invoke(second.ready.broker, pullRequest('Durable', { queueId: 2 }));
-  t.same(decode(pull).map((m) => m.body.toString()), ['m0', 'm1', 'm2', 'm3', 'm4'], 'messages survived');
+  t.same(
+    decode(pull).map((m) => m.body.toString()),
+    ['m0', 'm1', 'm2', 'm3', 'm4'],
+    'messages survived',
+  );
   t.equal(decode(pull)[0]!.storeHost.split(':')[0], '127.0.0.1');
-  const route = await c2.invoke(second.ready.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'Durable' } }));
+  const route = await c2.invoke(
+    second.ready.namesrv,
+    createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'Durable' } }),
+  );
   t.equal(route.code, ResponseCode.SUCCESS, 'topic config survived');
   t.match(route.body!.toString(), '"writeQueueNums":4');
   const next = await c2.invoke(second.ready.broker, sendRequest('Durable', 'm5', { queueId: 2 }));
@@ -77,7 +102,11 @@ t.test('CLI: after SIGKILL every acknowledged message is still there', async (t)
   t.teardown(() => first.child.kill('SIGKILL'));
   const c = client();
   t.teardown(() => c.close());
-  for (let i = 0; i < 20; i++) t.equal((await c.invoke(first.ready.broker, sendRequest('Crash', `c${i}`, { queueId: i % 2 }))).code, ResponseCode.SUCCESS);
+  for (let i = 0; i < 20; i++)
+    t.equal(
+      (await c.invoke(first.ready.broker, sendRequest('Crash', `c${i}`, { queueId: i % 2 }))).code,
+      ResponseCode.SUCCESS,
+    );
   first.child.kill('SIGKILL');
   await first.exited;
   await c.close();
@@ -87,7 +116,11 @@ t.test('CLI: after SIGKILL every acknowledged message is still there', async (t)
   t.teardown(() => c2.close());
   for (const q of [0, 1]) {
     const got = decode(await c2.invoke(second.ready.broker, pullRequest('Crash', { queueId: q })));
-    t.same(got.map((m) => m.body.toString()), Array.from({ length: 10 }, (_, i) => `c${i * 2 + q}`), `queue ${q} complete`);
+    t.same(
+      got.map((m) => m.body.toString()),
+      Array.from({ length: 10 }, (_, i) => `c${i * 2 + q}`),
+      `queue ${q} complete`,
+    );
   }
   second.child.kill('SIGTERM');
   t.equal(await second.exited, 0);
@@ -102,7 +135,10 @@ t.test('CLI: --brokers 2 serves two brokers with their own stores', async (t) =>
   t.teardown(() => c.close());
   await c.invoke(run.ready.brokers[1]!, sendRequest('OnB', 'x'));
   t.ok(fs.existsSync(path.join(dir, 'broker-b', 'commitlog')), 'broker-b has its own store');
-  const r = await c.invoke(run.ready.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'TBW102' } }));
+  const r = await c.invoke(
+    run.ready.namesrv,
+    createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'TBW102' } }),
+  );
   t.equal((JSON.parse(r.body!.toString()) as { brokerDatas: unknown[] }).brokerDatas.length, 2);
   run.child.kill('SIGTERM');
   t.equal(await run.exited, 0);
@@ -135,5 +171,8 @@ t.test('a malformed frame closes only that connection', async (t) => {
   t.pass('the bad connection was closed');
   const after = await c.invoke(b.broker, sendRequest('Iso', 'after'));
   t.equal(after.code, ResponseCode.SUCCESS, 'other clients are still served');
-  t.same(decode(await c.invoke(b.broker, pullRequest('Iso'))).map((m) => m.body.toString()), ['before', 'after']);
+  t.same(
+    decode(await c.invoke(b.broker, pullRequest('Iso'))).map((m) => m.body.toString()),
+    ['before', 'after'],
+  );
 });

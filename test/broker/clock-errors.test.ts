@@ -2,7 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import t from 'tap';
 import { RocketwireError } from '../../protocol/index.js';
-import { BrokerOptionError, ChannelExpiredError, MessageStore, NotAFolderError, StoreWriteError, startBroker } from '../../lib/broker/index.js';
+import {
+  BrokerOptionError,
+  ChannelExpiredError,
+  MessageStore,
+  NotAFolderError,
+  StoreWriteError,
+  startBroker,
+} from '../../lib/broker/index.js';
 import { ensureDir } from '../../lib/broker/atomic-file.js';
 import { ManualClock } from '../../lib/clock.js';
 import { socketAddressText } from '../../lib/broker/message-record.js';
@@ -14,7 +21,23 @@ t.test('the store writes its consume queues behind on the injected clock', async
   s.open();
   t.teardown(() => s.close());
   const bornHost = socketAddressText('10.0.0.7:4567');
-  t.equal(s.putMessages([{ topic: 'T', queueId: 0, flag: 0, sysFlag: 0, bornTimestamp: 1, bornHost, reconsumeTimes: 0, preparedTransactionOffset: 0, body: Buffer.from('x'), properties: {} }]).status, 'PUT_OK');
+  t.equal(
+    s.putMessages([
+      {
+        topic: 'T',
+        queueId: 0,
+        flag: 0,
+        sysFlag: 0,
+        bornTimestamp: 1,
+        bornHost,
+        reconsumeTimes: 0,
+        preparedTransactionOffset: 0,
+        body: Buffer.from('x'),
+        properties: {},
+      },
+    ]).status,
+    'PUT_OK',
+  );
   const checkpoint = path.join(dir, 'checkpoint.json');
   clock.advance(59_999);
   t.notOk(fs.existsSync(checkpoint), 'nothing written before the interval');

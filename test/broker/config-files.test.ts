@@ -35,21 +35,31 @@ t.test('hostile group names (issue 13: evil,5:) survive a restart with every oth
   for (const [i, g] of groups.entries()) t.equal(again.query(g, 'T', 0), 100 + i, g);
 });
 
-t.test('an unreadable consumerOffset.json with a good .bak: loaded from the .bak, the bad file kept aside', async (t) => {
-  const dir = t.testdir({});
-  let b = await startBroker({ dataDir: dir, warn: () => undefined });
-  b.instances[0]!.offsets.commit('cg1', 'T', 0, 41);
-  b.instances[0]!.offsets.persist();
-  b.instances[0]!.offsets.commit('cg1', 'T', 0, 42);
-  await b.close();
-  fs.writeFileSync(cfg(dir, 'consumerOffset.json'), '{\n\t"offsetTable":{\n\t\t"T@evil');
-  const warnings: string[] = [];
-  b = await startBroker({ dataDir: dir, warn: (l) => warnings.push(l) });
-  t.teardown(() => b.close());
-  t.equal(b.instances[0]!.offsets.query('cg1', 'T', 0), 41, 'the .bak (one flush older: a redelivery, never a loss)');
-  t.match(warnings.join('\n'), /consumerOffset.json cannot be read .*loaded its backup .*moved the unreadable file to .*consumerOffset.json.unreadable/);
-  t.equal(fs.readFileSync(cfg(dir, 'consumerOffset.json.unreadable'), 'utf8'), '{\n\t"offsetTable":{\n\t\t"T@evil', 'the unreadable file is kept as it was');
-});
+t.test(
+  'an unreadable consumerOffset.json with a good .bak: loaded from the .bak, the bad file kept aside',
+  async (t) => {
+    const dir = t.testdir({});
+    let b = await startBroker({ dataDir: dir, warn: () => undefined });
+    b.instances[0]!.offsets.commit('cg1', 'T', 0, 41);
+    b.instances[0]!.offsets.persist();
+    b.instances[0]!.offsets.commit('cg1', 'T', 0, 42);
+    await b.close();
+    fs.writeFileSync(cfg(dir, 'consumerOffset.json'), '{\n\t"offsetTable":{\n\t\t"T@evil');
+    const warnings: string[] = [];
+    b = await startBroker({ dataDir: dir, warn: (l) => warnings.push(l) });
+    t.teardown(() => b.close());
+    t.equal(b.instances[0]!.offsets.query('cg1', 'T', 0), 41, 'the .bak (one flush older: a redelivery, never a loss)');
+    t.match(
+      warnings.join('\n'),
+      /consumerOffset.json cannot be read .*loaded its backup .*moved the unreadable file to .*consumerOffset.json.unreadable/,
+    );
+    t.equal(
+      fs.readFileSync(cfg(dir, 'consumerOffset.json.unreadable'), 'utf8'),
+      '{\n\t"offsetTable":{\n\t\t"T@evil',
+      'the unreadable file is kept as it was',
+    );
+  },
+);
 
 t.test('the logger option: the same damage report reaches a logger object at warn (issue 28)', async (t) => {
   const dir = t.testdir({});
@@ -61,9 +71,16 @@ t.test('the logger option: the same damage report reaches a logger object at war
   fs.writeFileSync(cfg(dir, 'consumerOffset.json'), '{"offsetTable":{"T@');
   const lines: { level: string; message: string }[] = [];
   const at = (level: string) => (message: string) => void lines.push({ level, message });
-  b = await startBroker({ dataDir: dir, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
+  b = await startBroker({
+    dataDir: dir,
+    logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+  });
   t.teardown(() => b.close());
-  t.equal(lines.filter((l) => l.level === 'warn' && /consumerOffset.json cannot be read/.test(l.message)).length, 1, 'one warn line');
+  t.equal(
+    lines.filter((l) => l.level === 'warn' && /consumerOffset.json cannot be read/.test(l.message)).length,
+    1,
+    'one warn line',
+  );
 });
 
 for (const [name, bad] of [
@@ -101,7 +118,11 @@ t.test('topics.json: unreadable with a good .bak, topics come back from it', asy
   const warnings: string[] = [];
   const again = new TopicConfigManager(dir, (l) => warnings.push(l));
   again.load();
-  t.same(again.get('Orders'), { ...newTopicConfig('Orders', 3), order: true }, 'the .bak has the topic with its settings');
+  t.same(
+    again.get('Orders'),
+    { ...newTopicConfig('Orders', 3), order: true },
+    'the .bak has the topic with its settings',
+  );
   t.equal(again.get('Other'), undefined, 'the .bak is one change older');
   t.match(warnings.join('\n'), /topics.json cannot be read/);
 });
@@ -127,7 +148,18 @@ t.test('a manager whose load failed never writes', async (t) => {
 t.test('committed offsets past what the store holds after a restart are named', async (t) => {
   const dir = t.testdir({});
   let b = await startBroker({ dataDir: dir, warn: () => undefined });
-  const inner = { topic: 'Gone', queueId: 0, flag: 0, sysFlag: 0, bornTimestamp: 1, bornHost: '127.0.0.1:1', reconsumeTimes: 0, preparedTransactionOffset: 0, body: Buffer.from('x'), properties: {} };
+  const inner = {
+    topic: 'Gone',
+    queueId: 0,
+    flag: 0,
+    sysFlag: 0,
+    bornTimestamp: 1,
+    bornHost: '127.0.0.1:1',
+    reconsumeTimes: 0,
+    preparedTransactionOffset: 0,
+    body: Buffer.from('x'),
+    properties: {},
+  };
   for (let i = 0; i < 6; i++) t.equal(b.instances[0]!.messageStore.putMessages([inner]).status, 'PUT_OK');
   b.instances[0]!.offsets.commit('cg', 'Gone', 0, 5);
   await b.close();
@@ -138,16 +170,19 @@ t.test('committed offsets past what the store holds after a restart are named', 
   t.match(warnings.join('\n'), /committed offset 5 of Gone@cg queue 0 is past the queue's max offset 0/);
 });
 
-t.test('an offset the file could not hold exactly is refused, so one commit cannot make the file unreadable', async (t) => {
-  const dir = t.testdir({});
-  const m = new ConsumerOffsetManager(dir, () => undefined);
-  m.load();
-  m.commit('g', 'T', 0, 7);
-  m.commit('g', 'T', 1, 2 ** 60);
-  m.commit('g', 'T', 2, Number.NaN);
-  m.persist();
-  const again = new ConsumerOffsetManager(dir, () => undefined);
-  again.load();
-  t.equal(again.query('g', 'T', 0), 7);
-  t.equal(again.query('g', 'T', 1), undefined);
-});
+t.test(
+  'an offset the file could not hold exactly is refused, so one commit cannot make the file unreadable',
+  async (t) => {
+    const dir = t.testdir({});
+    const m = new ConsumerOffsetManager(dir, () => undefined);
+    m.load();
+    m.commit('g', 'T', 0, 7);
+    m.commit('g', 'T', 1, 2 ** 60);
+    m.commit('g', 'T', 2, Number.NaN);
+    m.persist();
+    const again = new ConsumerOffsetManager(dir, () => undefined);
+    again.load();
+    t.equal(again.query('g', 'T', 0), 7);
+    t.equal(again.query('g', 'T', 1), undefined);
+  },
+);

@@ -1,5 +1,12 @@
 // Shared helpers of the broker tests: raw RemotingClient calls shaped like the Java client's.
-import { RequestCode, createRequest, decodeMessages, type MessageExt, type RemotingCommand, type SerializeTypeName } from '../../protocol/index.js';
+import {
+  RequestCode,
+  createRequest,
+  decodeMessages,
+  type MessageExt,
+  type RemotingCommand,
+  type SerializeTypeName,
+} from '../../protocol/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 
 export const P1 = '\u0001';
@@ -33,7 +40,11 @@ let uniq = 0;
 
 /** SEND_MESSAGE_V2 (default) or V1 with the fields a Java producer sends. */
 export function sendRequest(topic: string, body: Buffer | string, o: SendOpts = {}): RemotingCommand {
-  const p: Record<string, string> = { UNIQ_KEY: `7F000001000000000000000000${String(++uniq).padStart(6, '0')}`, WAIT: 'true', ...(o.properties ?? {}) };
+  const p: Record<string, string> = {
+    UNIQ_KEY: `7F000001000000000000000000${String(++uniq).padStart(6, '0')}`,
+    WAIT: 'true',
+    ...(o.properties ?? {}),
+  };
   if (o.tags) p.TAGS = o.tags;
   if (o.keys) p.KEYS = o.keys;
   const v1 = o.code === RequestCode.SEND_MESSAGE;
@@ -53,8 +64,19 @@ export function sendRequest(topic: string, body: Buffer | string, o: SendOpts = 
   };
   if (o.maxReconsumeTimes !== undefined) f.maxReconsumeTimes = String(o.maxReconsumeTimes);
   const keysV2: Record<string, string> = {
-    producerGroup: 'a', topic: 'b', defaultTopic: 'c', defaultTopicQueueNums: 'd', queueId: 'e', sysFlag: 'f', bornTimestamp: 'g',
-    flag: 'h', properties: 'i', reconsumeTimes: 'j', unitMode: 'k', maxReconsumeTimes: 'l', batch: 'm',
+    producerGroup: 'a',
+    topic: 'b',
+    defaultTopic: 'c',
+    defaultTopicQueueNums: 'd',
+    queueId: 'e',
+    sysFlag: 'f',
+    bornTimestamp: 'g',
+    flag: 'h',
+    properties: 'i',
+    reconsumeTimes: 'j',
+    unitMode: 'k',
+    maxReconsumeTimes: 'l',
+    batch: 'm',
   };
   const ext: Record<string, string> = {};
   for (const [k, v] of Object.entries(f)) ext[v1 ? k : keysV2[k]!] = v;
@@ -122,7 +144,12 @@ export function decode(res: RemotingCommand): MessageExt[] {
   return res.body ? decodeMessages(res.body) : [];
 }
 
-export function heartbeatRequest(clientId: string, group: string, subs: { topic: string; subString?: string; subVersion?: number }[], producerGroup?: string): RemotingCommand {
+export function heartbeatRequest(
+  clientId: string,
+  group: string,
+  subs: { topic: string; subString?: string; subVersion?: number }[],
+  producerGroup?: string,
+): RemotingCommand {
   const consumerDataSet = group
     ? [
         {
@@ -146,7 +173,11 @@ export function heartbeatRequest(clientId: string, group: string, subs: { topic:
         },
       ]
     : [];
-  const body = { clientID: clientId, consumerDataSet, producerDataSet: producerGroup ? [{ groupName: producerGroup }] : [] };
+  const body = {
+    clientID: clientId,
+    consumerDataSet,
+    producerDataSet: producerGroup ? [{ groupName: producerGroup }] : [],
+  };
   return createRequest(RequestCode.HEART_BEAT, { body: Buffer.from(JSON.stringify(body)) });
 }
 

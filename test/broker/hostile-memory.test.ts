@@ -71,7 +71,10 @@ function server(b: EmbeddedBroker): RemotingServer {
 async function normalClientIsAnswered(t: Test, b: EmbeddedBroker): Promise<void> {
   const c = client();
   try {
-    const route = await c.invoke(b.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'TBW102' } }));
+    const route = await c.invoke(
+      b.namesrv,
+      createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'TBW102' } }),
+    );
     t.equal(route.code, ResponseCode.SUCCESS, 'the name server answers a normal client');
     const sent = await c.invoke(b.broker, sendRequest('Normal', 'small'));
     t.equal(sent.code, ResponseCode.SUCCESS, 'the broker takes a normal send');
@@ -99,16 +102,24 @@ t.test('250-style attack: connections holding half of a 16 MiB frame stay under 
   // every connection has either handed all its bytes to the decoder or been paused for room
   await until(
     t,
-    () => srv.connections.size === n && [...srv.connections].every((c) => c.stats().bytesIn === have || c.stats().readingPaused),
+    () =>
+      srv.connections.size === n &&
+      [...srv.connections].every((c) => c.stats().bytesIn === have || c.stats().readingPaused),
     'every attacker is buffered or paused',
   );
   const st = srv.bufferStats();
   // a paused connection holds at most its 64 KiB allowance plus what one read added to it
   const bound = budget + n * 512 * 1024;
-  t.ok(st.bufferedBytes <= bound, `broker holds ${(st.bufferedBytes / MiB).toFixed(1)} MiB for ${n} half frames (budget ${budget / MiB} MiB, bound ${bound / MiB} MiB)`);
+  t.ok(
+    st.bufferedBytes <= bound,
+    `broker holds ${(st.bufferedBytes / MiB).toFixed(1)} MiB for ${n} half frames (budget ${budget / MiB} MiB, bound ${bound / MiB} MiB)`,
+  );
   t.ok(st.pausedConnections > 0, `${st.pausedConnections} connections wait for room`);
   const grown = (await buffers()) - before;
-  t.ok(grown < 64 * MiB, `buffers grew by ${(grown / MiB).toFixed(1)} MiB (bound 64 MiB; ${n} x 16 MiB = ${n * 16} MiB before the fix)`);
+  t.ok(
+    grown < 64 * MiB,
+    `buffers grew by ${(grown / MiB).toFixed(1)} MiB (bound 64 MiB; ${n} x 16 MiB = ${n * 16} MiB before the fix)`,
+  );
   await normalClientIsAnswered(t, b);
 
   const gone = attackers.map((s) => once(s, 'close'));
@@ -123,92 +134,144 @@ t.test('250-style attack: connections holding half of a 16 MiB frame stay under 
   t.equal(srv.bufferStats().bufferedBytes, 0, 'nothing is counted for closed connections');
   await new Promise((r) => setImmediate(r));
   const after = (await buffers()) - before;
-  t.ok(after < 8 * MiB, `buffers back within ${(after / MiB).toFixed(1)} MiB of the start once they closed (bound 8 MiB)`);
-});
-
-t.test('connections that ask for 4 MiB messages and never read: bounded output, SYSTEM_BUSY, a normal client still served', async (t) => {
-  const budget = 48 * MiB;
-  const perConnection = 8 * MiB;
-  const b = await startBroker({ maxBufferedBytes: budget, maxOutputBytesPerConnection: perConnection, maxMessageSize: 5 * MiB });
-  t.teardown(() => b.close());
-  const srv = server(b);
-  const c = client();
-  t.teardown(() => c.close());
-  const sent = await c.invoke(b.broker, sendRequest('Big', Buffer.alloc(4 * MiB, 0x61)));
-  t.equal(sent.code, ResponseCode.SUCCESS, 'a 4 MiB message stored');
-  const before = await buffers();
-
-  const n = 8;
-  const per = 17;
-  const view = encodeCommand(createRequest(RequestCode.VIEW_MESSAGE_BY_ID, { extFields: { offset: '0' } }));
-  const attackers: net.Socket[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = await rawSocket(b.broker, false);
-    s.write(Buffer.concat(Array.from({ length: per }, () => view)));
-    attackers.push(s);
-  }
-  const attackConns = () => [...srv.connections].filter((x) => x.stats().framesIn === per);
-  // every request is answered or waits in the connection's queue: nothing more will happen
-  await until(
-    t,
-    () => attackConns().length === n && attackConns().every((x) => x.stats().framesOut + x.stats().queuedFrames === per),
-    'every request of every attacker answered',
+  t.ok(
+    after < 8 * MiB,
+    `buffers back within ${(after / MiB).toFixed(1)} MiB of the start once they closed (bound 8 MiB)`,
   );
-  const st = srv.bufferStats();
-  t.ok(st.bufferedBytes <= budget, `broker holds ${(st.bufferedBytes / MiB).toFixed(1)} MiB of output for ${n} x ${per} x 4 MiB asked (budget ${budget / MiB} MiB)`);
-  t.ok(st.busyAnswers > 0, `${st.busyAnswers} requests answered SYSTEM_BUSY`);
-  for (const x of attackConns()) {
-    t.ok(x.stats().bufferedOutputBytes <= perConnection + 5 * MiB, 'one connection holds at most its bound and one response');
-    // reading stops while its output backs up; one that got only SYSTEM_BUSY holds nothing much
-    t.ok(x.stats().readingPaused || x.stats().bufferedOutputBytes < 64 * 1024, 'reading paused while its answers back up');
-  }
-  const grown = (await buffers()) - before;
-  t.ok(grown < 96 * MiB, `buffers grew by ${(grown / MiB).toFixed(1)} MiB (bound 96 MiB; ${n * per * 4} MiB before the fix)`);
-  await normalClientIsAnswered(t, b);
-
-  // what a reading client gets back: the message, or SYSTEM_BUSY with Java's remark
-  const reader = await rawSocket(b.broker);
-  const answers: Buffer[] = [];
-  reader.on('data', (d: Buffer) => answers.push(d));
-  reader.write(view);
-  await until(t, () => Buffer.concat(answers).length >= 8 && Buffer.concat(answers).readInt32BE(0) + 4 <= Buffer.concat(answers).length, 'a reader gets an answer');
-  reader.destroy();
-
-  for (const s of attackers) s.destroy();
-  await until(t, () => srv.connections.size === 1, 'the broker saw every attacker go');
-  t.ok(srv.bufferStats().bufferedBytes < 64 * 1024, 'their output is no longer counted');
-  const after = (await buffers()) - before;
-  t.ok(after < 16 * MiB, `buffers back within ${(after / MiB).toFixed(1)} MiB of the start once they closed (bound 16 MiB)`);
 });
+
+t.test(
+  'connections that ask for 4 MiB messages and never read: bounded output, SYSTEM_BUSY, a normal client still served',
+  async (t) => {
+    const budget = 48 * MiB;
+    const perConnection = 8 * MiB;
+    const b = await startBroker({
+      maxBufferedBytes: budget,
+      maxOutputBytesPerConnection: perConnection,
+      maxMessageSize: 5 * MiB,
+    });
+    t.teardown(() => b.close());
+    const srv = server(b);
+    const c = client();
+    t.teardown(() => c.close());
+    const sent = await c.invoke(b.broker, sendRequest('Big', Buffer.alloc(4 * MiB, 0x61)));
+    t.equal(sent.code, ResponseCode.SUCCESS, 'a 4 MiB message stored');
+    const before = await buffers();
+
+    const n = 8;
+    const per = 17;
+    const view = encodeCommand(createRequest(RequestCode.VIEW_MESSAGE_BY_ID, { extFields: { offset: '0' } }));
+    const attackers: net.Socket[] = [];
+    for (let i = 0; i < n; i++) {
+      const s = await rawSocket(b.broker, false);
+      s.write(Buffer.concat(Array.from({ length: per }, () => view)));
+      attackers.push(s);
+    }
+    const attackConns = () => [...srv.connections].filter((x) => x.stats().framesIn === per);
+    // every request is answered or waits in the connection's queue: nothing more will happen
+    await until(
+      t,
+      () =>
+        attackConns().length === n && attackConns().every((x) => x.stats().framesOut + x.stats().queuedFrames === per),
+      'every request of every attacker answered',
+    );
+    const st = srv.bufferStats();
+    t.ok(
+      st.bufferedBytes <= budget,
+      `broker holds ${(st.bufferedBytes / MiB).toFixed(1)} MiB of output for ${n} x ${per} x 4 MiB asked (budget ${budget / MiB} MiB)`,
+    );
+    t.ok(st.busyAnswers > 0, `${st.busyAnswers} requests answered SYSTEM_BUSY`);
+    for (const x of attackConns()) {
+      t.ok(
+        x.stats().bufferedOutputBytes <= perConnection + 5 * MiB,
+        'one connection holds at most its bound and one response',
+      );
+      // reading stops while its output backs up; one that got only SYSTEM_BUSY holds nothing much
+      t.ok(
+        x.stats().readingPaused || x.stats().bufferedOutputBytes < 64 * 1024,
+        'reading paused while its answers back up',
+      );
+    }
+    const grown = (await buffers()) - before;
+    t.ok(
+      grown < 96 * MiB,
+      `buffers grew by ${(grown / MiB).toFixed(1)} MiB (bound 96 MiB; ${n * per * 4} MiB before the fix)`,
+    );
+    await normalClientIsAnswered(t, b);
+
+    // what a reading client gets back: the message, or SYSTEM_BUSY with Java's remark
+    const reader = await rawSocket(b.broker);
+    const answers: Buffer[] = [];
+    reader.on('data', (d: Buffer) => answers.push(d));
+    reader.write(view);
+    await until(
+      t,
+      () =>
+        Buffer.concat(answers).length >= 8 &&
+        Buffer.concat(answers).readInt32BE(0) + 4 <= Buffer.concat(answers).length,
+      'a reader gets an answer',
+    );
+    reader.destroy();
+
+    for (const s of attackers) s.destroy();
+    await until(t, () => srv.connections.size === 1, 'the broker saw every attacker go');
+    t.ok(srv.bufferStats().bufferedBytes < 64 * 1024, 'their output is no longer counted');
+    const after = (await buffers()) - before;
+    t.ok(
+      after < 16 * MiB,
+      `buffers back within ${(after / MiB).toFixed(1)} MiB of the start once they closed (bound 16 MiB)`,
+    );
+  },
+);
 
 t.test('SYSTEM_BUSY carries Java overload remark and the answers keep their opaques', async (t) => {
-  const b = await startBroker({ maxBufferedBytes: 16 * MiB, maxOutputBytesPerConnection: 4 * MiB, maxMessageSize: 5 * MiB });
+  const b = await startBroker({
+    maxBufferedBytes: 16 * MiB,
+    maxOutputBytesPerConnection: 4 * MiB,
+    maxMessageSize: 5 * MiB,
+  });
   t.teardown(() => b.close());
   const c = client();
   t.teardown(() => c.close());
   t.equal((await c.invoke(b.broker, sendRequest('Big', Buffer.alloc(3 * MiB, 0x62)))).code, ResponseCode.SUCCESS);
   const s = await rawSocket(b.broker, false);
   const frames: Buffer[] = [];
-  for (let i = 1; i <= 6; i++) frames.push(encodeCommand(createRequest(RequestCode.VIEW_MESSAGE_BY_ID, { opaque: i, extFields: { offset: '0' } })));
+  for (let i = 1; i <= 6; i++)
+    frames.push(
+      encodeCommand(createRequest(RequestCode.VIEW_MESSAGE_BY_ID, { opaque: i, extFields: { offset: '0' } })),
+    );
   s.write(Buffer.concat(frames));
   const srv = server(b);
-  await until(t, () => [...srv.connections].some((x) => x.stats().framesIn === 6 && x.stats().framesOut + x.stats().queuedFrames === 6), 'all six answered');
+  await until(
+    t,
+    () =>
+      [...srv.connections].some((x) => x.stats().framesIn === 6 && x.stats().framesOut + x.stats().queuedFrames === 6),
+    'all six answered',
+  );
   // now read everything
   const { FrameDecoder, decodeCommand } = await import('../../protocol/index.js');
   const dec = new FrameDecoder();
   const got: { opaque: number; code: number; remark: string | null; body: number }[] = [];
-  s.on('data', (d: Buffer) => dec.push(d, (f) => {
-    const cmd = decodeCommand(f);
-    got.push({ opaque: cmd.opaque, code: cmd.code, remark: cmd.remark, body: cmd.body?.length ?? 0 });
-  }));
+  s.on('data', (d: Buffer) =>
+    dec.push(d, (f) => {
+      const cmd = decodeCommand(f);
+      got.push({ opaque: cmd.opaque, code: cmd.code, remark: cmd.remark, body: cmd.body?.length ?? 0 });
+    }),
+  );
   s.resume();
   await until(t, () => got.length === 6, 'six answers read');
   s.destroy();
   t.same(got.map((g) => g.opaque).sort(), [1, 2, 3, 4, 5, 6]);
   const busy = got.filter((g) => g.code === ResponseCode.SYSTEM_BUSY);
   t.ok(busy.length > 0 && busy.length < 6, `${busy.length} of 6 refused, the others served`);
-  t.ok(busy.every((g) => g.remark === '[OVERLOAD]system busy, start flow control for a while'), "Java's remark");
-  t.ok(got.filter((g) => g.code === ResponseCode.SUCCESS).every((g) => g.body > 3 * MiB), 'the served ones carry the message');
+  t.ok(
+    busy.every((g) => g.remark === '[OVERLOAD]system busy, start flow control for a while'),
+    "Java's remark",
+  );
+  t.ok(
+    got.filter((g) => g.code === ResponseCode.SUCCESS).every((g) => g.body > 3 * MiB),
+    'the served ones carry the message',
+  );
 });
 
 t.test('idle connections are closed after 120 s on the broker clock (name server and broker)', async (t) => {
@@ -281,7 +344,11 @@ t.test('startBroker refuses a negative idle time', async (t) => {
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
 
 t.test('rocketwire broker --idle-timeout S closes a silent connection; a bad value is one line, exit 2', async (t) => {
-  const child = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--idle-timeout', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--idle-timeout', '1'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   t.teardown(() => child.kill('SIGKILL'));
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
   const ready = JSON.parse(line.toString().split('\n')[0]!) as { broker: string };
@@ -291,7 +358,11 @@ t.test('rocketwire broker --idle-timeout S closes a silent connection; a bad val
   t.pass('the broker closed the connection holding a half frame after 1 s of silence');
   child.kill('SIGTERM');
 
-  const bad = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--idle-timeout', '-3'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const bad = spawn(
+    process.execPath,
+    [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', '--idle-timeout', '-3'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let err = '';
   bad.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const [code] = (await once(bad, 'exit')) as [number];

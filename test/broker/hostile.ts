@@ -55,12 +55,18 @@ export interface HostileTarget {
    * One command (or raw bytes) on a fresh connection; the answer, or null when none came within
    * `timeoutMs` (default 2000) or the broker closed the connection.
    */
-  sendRaw(cmd: RemotingCommand | Buffer, o?: { timeoutMs?: number; to?: 'broker' | 'namesrv' }): Promise<RemotingCommand | null>;
+  sendRaw(
+    cmd: RemotingCommand | Buffer,
+    o?: { timeoutMs?: number; to?: 'broker' | 'namesrv' },
+  ): Promise<RemotingCommand | null>;
   /**
    * Commands pipelined on one connection; resolves when every non-oneway one is answered or after
    * `timeoutMs` (default 3000), with the answers by index (null = none). The connection is closed after.
    */
-  sendBatch(cmds: readonly (RemotingCommand | Buffer)[], o?: { timeoutMs?: number; to?: 'broker' | 'namesrv' }): Promise<(RemotingCommand | null)[]>;
+  sendBatch(
+    cmds: readonly (RemotingCommand | Buffer)[],
+    o?: { timeoutMs?: number; to?: 'broker' | 'namesrv' },
+  ): Promise<(RemotingCommand | null)[]>;
   /** Close the broker and start it again on the same store and ports. */
   restart(): Promise<void>;
   /**
@@ -194,7 +200,12 @@ export async function startHostileTarget(options: HostileTargetOptions = {}): Pr
     },
     async healthProducer() {
       if (!producer) {
-        producer = new Producer({ namesrvAddr: broker.namesrv, group: 'HostileHealthProducer', sendMsgTimeoutMs: 1000, retryTimesWhenSendFailed: 0 });
+        producer = new Producer({
+          namesrvAddr: broker.namesrv,
+          group: 'HostileHealthProducer',
+          sendMsgTimeoutMs: 1000,
+          retryTimesWhenSendFailed: 0,
+        });
         await producer.start();
       }
       return producer;
@@ -211,14 +222,26 @@ export async function startHostileTarget(options: HostileTargetOptions = {}): Pr
     try {
       const create = createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
         extFields: Operations.UPDATE_AND_CREATE_TOPIC.request.encode({
-          topic: CANARY_TOPIC, defaultTopic: 'TBW102', readQueueNums: 4, writeQueueNums: 4, perm: 6, topicFilterType: 'SINGLE_TAG', topicSysFlag: 0, order: false,
+          topic: CANARY_TOPIC,
+          defaultTopic: 'TBW102',
+          readQueueNums: 4,
+          writeQueueNums: 4,
+          perm: 6,
+          topicFilterType: 'SINGLE_TAG',
+          topicSysFlag: 0,
+          order: false,
         }),
       });
       const created = await c.invoke(broker.broker, create);
       if (created.code !== ResponseCode.SUCCESS) throw new Error(`canary topic: ${created.code} ${created.remark}`);
       for (const [queueId, commitOffset] of CANARY_OFFSETS.entries()) {
         const commit = createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
-          extFields: Operations.UPDATE_CONSUMER_OFFSET.request.encode({ consumerGroup: CANARY_GROUP, topic: CANARY_TOPIC, queueId, commitOffset }),
+          extFields: Operations.UPDATE_CONSUMER_OFFSET.request.encode({
+            consumerGroup: CANARY_GROUP,
+            topic: CANARY_TOPIC,
+            queueId,
+            commitOffset,
+          }),
         });
         const r = await c.invoke(broker.broker, commit);
         if (r.code !== ResponseCode.SUCCESS) throw new Error(`canary offset: ${r.code} ${r.remark}`);
@@ -238,7 +261,12 @@ export async function canaryOffsets(target: HostileTarget): Promise<number[]> {
     const out: number[] = [];
     for (let queueId = 0; queueId < CANARY_OFFSETS.length; queueId++) {
       const q = createRequest(RequestCode.QUERY_CONSUMER_OFFSET, {
-        extFields: Operations.QUERY_CONSUMER_OFFSET.request.encode({ consumerGroup: CANARY_GROUP, topic: CANARY_TOPIC, queueId, setZeroIfNotFound: false }),
+        extFields: Operations.QUERY_CONSUMER_OFFSET.request.encode({
+          consumerGroup: CANARY_GROUP,
+          topic: CANARY_TOPIC,
+          queueId,
+          setZeroIfNotFound: false,
+        }),
       });
       const r = await c.invoke(target.brokerAddr, q);
       out.push(r.code === ResponseCode.SUCCESS ? Number(r.extFields?.offset) : -1);
@@ -287,9 +315,19 @@ export async function assertHealthy(t: Test, target: HostileTarget, o: HealthOpt
   t.same(fs.readdirSync(target.parentDir), ['data'], `${label}nothing outside the store folder`);
   const cqRoot = path.join(target.dataDir, 'consumequeue');
   const cqFolders = fs.existsSync(cqRoot) ? fs.readdirSync(cqRoot) : [];
-  t.same(cqFolders.filter((n) => checkTopicName(n) !== null), [], `${label}every consume-queue folder is a valid topic name`);
+  t.same(
+    cqFolders.filter((n) => checkTopicName(n) !== null),
+    [],
+    `${label}every consume-queue folder is a valid topic name`,
+  );
   const broker = target.broker.instances[0]!;
-  const badTopics = broker.topics.all().filter((c) => checkTopicName(c.topicName) !== null || !(c.readQueueNums >= 1 && c.readQueueNums <= 1024 && c.writeQueueNums >= 1 && c.writeQueueNums <= 1024));
+  const badTopics = broker.topics
+    .all()
+    .filter(
+      (c) =>
+        checkTopicName(c.topicName) !== null ||
+        !(c.readQueueNums >= 1 && c.readQueueNums <= 1024 && c.writeQueueNums >= 1 && c.writeQueueNums <= 1024),
+    );
   t.same(badTopics, [], `${label}every topic has a valid name and 1 to 1024 queues`);
   const badGroups = [...broker.consumers.groups.keys()].filter((g) => checkGroupName(g) !== null);
   t.same(badGroups, [], `${label}every registered group has a valid name`);
@@ -303,7 +341,12 @@ export async function assertHealthy(t: Test, target: HostileTarget, o: HealthOpt
   const rss = process.memoryUsage.rss();
   const limit = o.rssLimitBytes ?? DEFAULT_RSS_LIMIT_BYTES;
   t.ok(rss < limit, `${label}RSS ${(rss / 2 ** 20).toFixed(0)} MiB under ${(limit / 2 ** 20).toFixed(0)} MiB`);
-  if (o.canary ?? true) t.same(await canaryOffsets(target), CANARY_OFFSETS, `${label}the canary group's offsets are intact${o.restart ? ' after a restart' : ''}`);
+  if (o.canary ?? true)
+    t.same(
+      await canaryOffsets(target),
+      CANARY_OFFSETS,
+      `${label}the canary group's offsets are intact${o.restart ? ' after a restart' : ''}`,
+    );
 }
 
 /** The files of the store, for a before/after comparison. */
@@ -418,17 +461,57 @@ function baselineField(name: string, kind: string): string {
 function baselineBody(code: number): Buffer | null {
   switch (code) {
     case RequestCode.HEART_BEAT:
-      return Buffer.from(JSON.stringify({
-        clientID: 'hostile-client',
-        consumerDataSet: [{ consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET', consumeType: 'CONSUME_PASSIVELY', groupName: 'HostileG', messageModel: 'CLUSTERING', unitMode: false,
-          subscriptionDataSet: [{ classFilterMode: false, codeSet: [97, 98], expressionType: 'TAG', subString: 'a||b', subVersion: 1, tagsSet: ['a', 'b'], topic: 'HostileT' }] }],
-        producerDataSet: [{ groupName: 'HostilePG' }],
-      }));
+      return Buffer.from(
+        JSON.stringify({
+          clientID: 'hostile-client',
+          consumerDataSet: [
+            {
+              consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET',
+              consumeType: 'CONSUME_PASSIVELY',
+              groupName: 'HostileG',
+              messageModel: 'CLUSTERING',
+              unitMode: false,
+              subscriptionDataSet: [
+                {
+                  classFilterMode: false,
+                  codeSet: [97, 98],
+                  expressionType: 'TAG',
+                  subString: 'a||b',
+                  subVersion: 1,
+                  tagsSet: ['a', 'b'],
+                  topic: 'HostileT',
+                },
+              ],
+            },
+          ],
+          producerDataSet: [{ groupName: 'HostilePG' }],
+        }),
+      );
     case RequestCode.LOCK_BATCH_MQ:
     case RequestCode.UNLOCK_BATCH_MQ:
-      return Buffer.from(JSON.stringify({ clientId: 'hostile-client', consumerGroup: 'HostileG', mqSet: [{ brokerName: 'broker-a', queueId: 0, topic: 'HostileT' }] }));
+      return Buffer.from(
+        JSON.stringify({
+          clientId: 'hostile-client',
+          consumerGroup: 'HostileG',
+          mqSet: [{ brokerName: 'broker-a', queueId: 0, topic: 'HostileT' }],
+        }),
+      );
     case RequestCode.CHECK_CLIENT_CONFIG:
-      return Buffer.from(JSON.stringify({ clientId: 'hostile-client', group: 'HostileG', subscriptionData: { classFilterMode: false, codeSet: [], expressionType: 'TAG', subString: '*', subVersion: 1, tagsSet: [], topic: 'HostileT' } }));
+      return Buffer.from(
+        JSON.stringify({
+          clientId: 'hostile-client',
+          group: 'HostileG',
+          subscriptionData: {
+            classFilterMode: false,
+            codeSet: [],
+            expressionType: 'TAG',
+            subString: '*',
+            subVersion: 1,
+            tagsSet: [],
+            topic: 'HostileT',
+          },
+        }),
+      );
     case RequestCode.SEND_MESSAGE:
     case RequestCode.SEND_MESSAGE_V2:
     case RequestCode.SEND_REPLY_MESSAGE:
@@ -453,7 +536,8 @@ function pick<T>(rng: () => number, xs: readonly T[]): T {
 /** Replace the values of a JSON body's string fields named like names with hostile ones (or break the JSON). */
 function mutateBody(rng: () => number, body: Buffer | null): Buffer | null {
   const r = rng();
-  if (body === null || r < 0.1) return r < 0.05 ? null : Buffer.from(Array.from({ length: Math.floor(rng() * 64) }, () => Math.floor(rng() * 256)));
+  if (body === null || r < 0.1)
+    return r < 0.05 ? null : Buffer.from(Array.from({ length: Math.floor(rng() * 64) }, () => Math.floor(rng() * 256)));
   const text = body.toString();
   if (r < 0.2) return Buffer.from(text.slice(0, Math.floor(rng() * text.length)));
   if (!text.startsWith('{')) return Buffer.from(pick(rng, HOSTILE_VALUES));
@@ -485,7 +569,11 @@ function hostileJson(rng: () => number): unknown {
  * unknown field, a changed body, serialize type, version or oneway flag. Never a suspending pull
  * of more than a moment (that is the long-poll hold, not an attack), never the canary group.
  */
-export function mutateRequest(rng: () => number, base: RemotingCommand, nameKeys: readonly string[] = []): RemotingCommand {
+export function mutateRequest(
+  rng: () => number,
+  base: RemotingCommand,
+  nameKeys: readonly string[] = [],
+): RemotingCommand {
   const extFields = { ...(base.extFields ?? {}) };
   const keys = Object.keys(extFields);
   const n = 1 + Math.floor(rng() * 3);
@@ -496,9 +584,11 @@ export function mutateRequest(rng: () => number, base: RemotingCommand, nameKeys
     if (r < 0.15) delete extFields[k];
     else extFields[k] = nameKeys.includes(k) && r < 0.6 ? pick(rng, HOSTILE_NAMES) : pick(rng, HOSTILE_VALUES);
   }
-  if (rng() < 0.1) extFields[pick(rng, ['x', 'topic', 'group', 'consumerGroup', '_UNIQUE_KEY_QUERY'])] = pick(rng, HOSTILE_VALUES);
+  if (rng() < 0.1)
+    extFields[pick(rng, ['x', 'topic', 'group', 'consumerGroup', '_UNIQUE_KEY_QUERY'])] = pick(rng, HOSTILE_VALUES);
   if (extFields.suspendTimeoutMillis !== undefined) extFields.suspendTimeoutMillis = '0';
-  for (const k of Object.keys(extFields)) if (extFields[k]!.includes('Canary') && k !== 'topic') extFields[k] = 'HostileG';
+  for (const k of Object.keys(extFields))
+    if (extFields[k]!.includes('Canary') && k !== 'topic') extFields[k] = 'HostileG';
   const body = rng() < 0.4 ? mutateBody(rng, base.body) : base.body;
   return createRequest(base.code, {
     extFields,
@@ -520,10 +610,14 @@ export function garbageFrames(rng: () => number): Buffer[] {
     body.copy(b, 8 + header.length);
     return b;
   };
-  const json = Buffer.from('{"code":11,"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":409}');
+  const json = Buffer.from(
+    '{"code":11,"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":409}',
+  );
   const notJson = Buffer.from('{not json at all');
   const badCode = Buffer.from(JSON.stringify({ code: 'eleven', opaque: 'x' }));
-  const escaping = Buffer.from(JSON.stringify({ code: 11, flag: 0, opaque: 8, extFields: { topic: 'x/../../../escape_poc', queueId: '0' } }));
+  const escaping = Buffer.from(
+    JSON.stringify({ code: 11, flag: 0, opaque: 8, extFields: { topic: 'x/../../../escape_poc', queueId: '0' } }),
+  );
   return [
     frame(json.length + 10, json),
     frame(notJson.length, notJson),
@@ -545,7 +639,10 @@ const SURFACE_TOPIC = 'HostileSurfaceT';
 const SURFACE_GROUP = 'HostileSurfaceG';
 const SURFACE_PGROUP = 'HostileSurfacePG';
 
-function surfaceSend(properties: Record<string, string>, o: { sysFlag?: number; code?: number; topic?: string } = {}): RemotingCommand {
+function surfaceSend(
+  properties: Record<string, string>,
+  o: { sysFlag?: number; code?: number; topic?: string } = {},
+): RemotingCommand {
   return createRequest(o.code ?? RequestCode.SEND_MESSAGE, {
     extFields: {
       producerGroup: SURFACE_PGROUP,
@@ -556,7 +653,11 @@ function surfaceSend(properties: Record<string, string>, o: { sysFlag?: number; 
       sysFlag: String(o.sysFlag ?? 0),
       bornTimestamp: String(Date.now()),
       flag: '0',
-      properties: encodeProperties({ UNIQ_KEY: `7F00000100000000000000${String(++opaqueSeq).padStart(10, '0')}`, WAIT: 'true', ...properties }),
+      properties: encodeProperties({
+        UNIQ_KEY: `7F00000100000000000000${String(++opaqueSeq).padStart(10, '0')}`,
+        WAIT: 'true',
+        ...properties,
+      }),
       reconsumeTimes: '0',
       unitMode: 'false',
       batch: 'false',
@@ -575,38 +676,72 @@ export async function surfaceBaselines(target: HostileTarget): Promise<SurfaceBa
   const out: SurfaceBaseline[] = [];
   const must = async (label: string, cmd: RemotingCommand): Promise<RemotingCommand> => {
     const r = await target.sendRaw(cmd, { timeoutMs: 5000 });
-    if (r === null || r.code !== ResponseCode.SUCCESS) throw new Error(`surface baseline ${label}: ${r?.code} ${r?.remark}`);
+    if (r === null || r.code !== ResponseCode.SUCCESS)
+      throw new Error(`surface baseline ${label}: ${r?.code} ${r?.remark}`);
     return r;
   };
   // messages with properties for SQL92, and one to pop
   for (let i = 0; i < 4; i++) await must('message', surfaceSend({ a: String(i), b: 'x', TAGS: 't' }));
 
   // transactions: a half message of SURFACE_PGROUP and its END_TRANSACTION
-  const half = await must('half', surfaceSend({ TRAN_MSG: 'true', PGROUP: SURFACE_PGROUP }, { sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE }));
+  const half = await must(
+    'half',
+    surfaceSend({ TRAN_MSG: 'true', PGROUP: SURFACE_PGROUP }, { sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE }),
+  );
   const msgId = half.extFields!.msgId!;
   out.push({
     label: 'END_TRANSACTION of a real half message',
     base: createRequest(RequestCode.END_TRANSACTION, {
       extFields: {
-        producerGroup: SURFACE_PGROUP, tranStateTableOffset: half.extFields!.queueOffset!, commitLogOffset: BigInt('0x' + msgId.slice(-16)).toString(),
-        commitOrRollback: '8', fromTransactionCheck: 'false', msgId, transactionId: msgId, topic: SURFACE_TOPIC,
+        producerGroup: SURFACE_PGROUP,
+        tranStateTableOffset: half.extFields!.queueOffset!,
+        commitLogOffset: BigInt('0x' + msgId.slice(-16)).toString(),
+        commitOrRollback: '8',
+        fromTransactionCheck: 'false',
+        msgId,
+        transactionId: msgId,
+        topic: SURFACE_TOPIC,
       },
     }),
     nameKeys: ['producerGroup', 'topic', 'msgId', 'transactionId'],
   });
-  out.push({ label: 'SEND of a half message', base: surfaceSend({ TRAN_MSG: 'true', PGROUP: SURFACE_PGROUP }, { sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE }), nameKeys: ['producerGroup', 'topic', 'properties'] });
+  out.push({
+    label: 'SEND of a half message',
+    base: surfaceSend(
+      { TRAN_MSG: 'true', PGROUP: SURFACE_PGROUP },
+      { sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE },
+    ),
+    nameKeys: ['producerGroup', 'topic', 'properties'],
+  });
 
   // timers
-  out.push({ label: 'SEND of a timer message (TIMER_DELIVER_MS)', base: surfaceSend({ TIMER_DELIVER_MS: String(Date.now() + 3_600_000) }), nameKeys: ['topic', 'properties'] });
-  out.push({ label: 'SEND of a timer message (TIMER_DELAY_SEC)', base: surfaceSend({ TIMER_DELAY_SEC: '3600' }), nameKeys: ['topic', 'properties'] });
+  out.push({
+    label: 'SEND of a timer message (TIMER_DELIVER_MS)',
+    base: surfaceSend({ TIMER_DELIVER_MS: String(Date.now() + 3_600_000) }),
+    nameKeys: ['topic', 'properties'],
+  });
+  out.push({
+    label: 'SEND of a timer message (TIMER_DELAY_SEC)',
+    base: surfaceSend({ TIMER_DELAY_SEC: '3600' }),
+    nameKeys: ['topic', 'properties'],
+  });
 
   // SQL92: a pull that carries its expression, and a heartbeat that registers one
   out.push({
     label: 'PULL with a SQL92 expression',
     base: createRequest(RequestCode.PULL_MESSAGE, {
       extFields: {
-        consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: '0', queueOffset: '0', maxMsgNums: '4', sysFlag: '4', commitOffset: '-1',
-        suspendTimeoutMillis: '0', subscription: "a BETWEEN 1 AND 2 AND (b = 'x' OR TAGS IN ('t', 'u')) AND c IS NULL", subVersion: '1', expressionType: 'SQL92',
+        consumerGroup: SURFACE_GROUP,
+        topic: SURFACE_TOPIC,
+        queueId: '0',
+        queueOffset: '0',
+        maxMsgNums: '4',
+        sysFlag: '4',
+        commitOffset: '-1',
+        suspendTimeoutMillis: '0',
+        subscription: "a BETWEEN 1 AND 2 AND (b = 'x' OR TAGS IN ('t', 'u')) AND c IS NULL",
+        subVersion: '1',
+        expressionType: 'SQL92',
       },
     }),
     nameKeys: ['consumerGroup', 'topic', 'subscription', 'expressionType'],
@@ -614,34 +749,94 @@ export async function surfaceBaselines(target: HostileTarget): Promise<SurfaceBa
   out.push({
     label: 'HEART_BEAT with a SQL92 subscription',
     base: createRequest(RequestCode.HEART_BEAT, {
-      body: Buffer.from(JSON.stringify({
-        clientID: 'hostile-surface-client',
-        consumerDataSet: [{ consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET', consumeType: 'CONSUME_PASSIVELY', groupName: SURFACE_GROUP, messageModel: 'CLUSTERING', unitMode: false,
-          subscriptionDataSet: [{ classFilterMode: false, codeSet: [], expressionType: 'SQL92', subString: "a > 1 AND b = 'x'", subVersion: 1, tagsSet: [], topic: SURFACE_TOPIC }] }],
-        producerDataSet: [],
-      })),
+      body: Buffer.from(
+        JSON.stringify({
+          clientID: 'hostile-surface-client',
+          consumerDataSet: [
+            {
+              consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+              consumeType: 'CONSUME_PASSIVELY',
+              groupName: SURFACE_GROUP,
+              messageModel: 'CLUSTERING',
+              unitMode: false,
+              subscriptionDataSet: [
+                {
+                  classFilterMode: false,
+                  codeSet: [],
+                  expressionType: 'SQL92',
+                  subString: "a > 1 AND b = 'x'",
+                  subVersion: 1,
+                  tagsSet: [],
+                  topic: SURFACE_TOPIC,
+                },
+              ],
+            },
+          ],
+          producerDataSet: [],
+        }),
+      ),
     }),
     nameKeys: [],
   });
 
   // POP: a real pop, its receipt handle, and the ACK / CHANGE_MESSAGE_INVISIBLETIME of it
-  const popFields = { consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: '0', maxMsgNums: '1', invisibleTime: '60000', pollTime: '0', bornTime: String(Date.now()), initMode: '0' };
+  const popFields = {
+    consumerGroup: SURFACE_GROUP,
+    topic: SURFACE_TOPIC,
+    queueId: '0',
+    maxMsgNums: '1',
+    invisibleTime: '60000',
+    pollTime: '0',
+    bornTime: String(Date.now()),
+    initMode: '0',
+  };
   const pop = await must('pop', createRequest(RequestCode.POP_MESSAGE, { extFields: popFields }));
   const popped = decodeMessages(pop.body!);
   const h = pop.extFields!;
-  assignReceiptHandles(popped, { popTime: Number(h.popTime), invisibleTime: Number(h.invisibleTime), reviveQid: Number(h.reviveQid), startOffsetInfo: h.startOffsetInfo, msgOffsetInfo: h.msgOffsetInfo, orderCountInfo: h.orderCountInfo }, 'broker-a', false);
+  assignReceiptHandles(
+    popped,
+    {
+      popTime: Number(h.popTime),
+      invisibleTime: Number(h.invisibleTime),
+      reviveQid: Number(h.reviveQid),
+      startOffsetInfo: h.startOffsetInfo,
+      msgOffsetInfo: h.msgOffsetInfo,
+      orderCountInfo: h.orderCountInfo,
+    },
+    'broker-a',
+    false,
+  );
   const m = popped[0]!;
   const extraInfo = m.properties.POP_CK!;
-  out.push({ label: 'POP_MESSAGE', base: createRequest(RequestCode.POP_MESSAGE, { extFields: { ...popFields, bornTime: '0' } }), nameKeys: ['consumerGroup', 'topic'] });
+  out.push({
+    label: 'POP_MESSAGE',
+    base: createRequest(RequestCode.POP_MESSAGE, { extFields: { ...popFields, bornTime: '0' } }),
+    nameKeys: ['consumerGroup', 'topic'],
+  });
   out.push({
     label: 'ACK_MESSAGE of a real receipt handle',
-    base: createRequest(RequestCode.ACK_MESSAGE, { extFields: { consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: String(m.queueId), extraInfo, offset: String(m.queueOffset) } }),
+    base: createRequest(RequestCode.ACK_MESSAGE, {
+      extFields: {
+        consumerGroup: SURFACE_GROUP,
+        topic: SURFACE_TOPIC,
+        queueId: String(m.queueId),
+        extraInfo,
+        offset: String(m.queueOffset),
+      },
+    }),
     nameKeys: ['consumerGroup', 'topic', 'extraInfo'],
   });
   out.push({
     label: 'CHANGE_MESSAGE_INVISIBLETIME of a real receipt handle',
     base: createRequest(RequestCode.CHANGE_MESSAGE_INVISIBLETIME, {
-      extFields: { consumerGroup: SURFACE_GROUP, topic: SURFACE_TOPIC, queueId: String(m.queueId), extraInfo, offset: String(m.queueOffset), invisibleTime: '30000' },
+      extFields: {
+        consumerGroup: SURFACE_GROUP,
+        topic: SURFACE_TOPIC,
+        queueId: String(m.queueId),
+        extraInfo,
+        offset: String(m.queueOffset),
+        invisibleTime: '30000',
+      },
     }),
     nameKeys: ['consumerGroup', 'topic', 'extraInfo'],
   });
@@ -650,7 +845,13 @@ export async function surfaceBaselines(target: HostileTarget): Promise<SurfaceBa
   out.push({
     label: 'SEND_REPLY_MESSAGE',
     base: surfaceSend(
-      { CORRELATION_ID: 'hostile-correlation', REPLY_TO_CLIENT: 'hostile-surface-client', MSG_TYPE: 'reply', TTL: '3000', CLUSTER: 'DefaultCluster' },
+      {
+        CORRELATION_ID: 'hostile-correlation',
+        REPLY_TO_CLIENT: 'hostile-surface-client',
+        MSG_TYPE: 'reply',
+        TTL: '3000',
+        CLUSTER: 'DefaultCluster',
+      },
       { code: RequestCode.SEND_REPLY_MESSAGE, topic: 'DefaultCluster_REPLY_TOPIC' },
     ),
     nameKeys: ['producerGroup', 'topic', 'properties'],

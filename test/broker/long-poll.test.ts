@@ -21,7 +21,10 @@ t.test('a held pull is answered with its own opaque as soon as a message arrives
   const res = await pending;
   t.equal(res.opaque, req.opaque, 'same opaque');
   t.equal(res.code, ResponseCode.SUCCESS);
-  t.same(decode(res).map((m) => m.body.toString()), ['second']);
+  t.same(
+    decode(res).map((m) => m.body.toString()),
+    ['second'],
+  );
   t.equal(ext(res, 'nextBeginOffset'), '2');
   t.equal(b.instances[0]!.pullHold.size, 0);
 });
@@ -34,14 +37,19 @@ t.test('a held pull with a tag filter waits for a matching tag', async (t) => {
   const producer = client();
   t.teardown(() => producer.close());
   await producer.invoke(b.broker, sendRequest('HoldTag', 'a', { tags: 'A' }));
-  const pending = c.invoke(b.broker, pullRequest('HoldTag', { offset: 1, sysFlag: 2 | 4, subscription: 'B' }), { timeoutMs: 30000 });
+  const pending = c.invoke(b.broker, pullRequest('HoldTag', { offset: 1, sysFlag: 2 | 4, subscription: 'B' }), {
+    timeoutMs: 30000,
+  });
   await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked');
   await producer.invoke(b.broker, sendRequest('HoldTag', 'not-b', { tags: 'A' }));
   t.equal(b.instances[0]!.pullHold.size, 1, 'a non-matching tag does not wake it');
   await producer.invoke(b.broker, sendRequest('HoldTag', 'b', { tags: 'B' }));
   const res = await pending;
   t.equal(res.code, ResponseCode.SUCCESS);
-  t.same(decode(res).map((m) => m.body.toString()), ['b']);
+  t.same(
+    decode(res).map((m) => m.body.toString()),
+    ['b'],
+  );
   t.equal(ext(res, 'nextBeginOffset'), '3');
 });
 
@@ -75,7 +83,9 @@ t.test('a closed connection drops its held pulls', async (t) => {
   t.teardown(() => b.close());
   const c = client();
   await c.invoke(b.broker, sendRequest('Drop', 'x'));
-  const pending = c.invoke(b.broker, pullRequest('Drop', { offset: 1, sysFlag: 2 | 4 }), { timeoutMs: 30000 }).catch((e: Error) => e);
+  const pending = c
+    .invoke(b.broker, pullRequest('Drop', { offset: 1, sysFlag: 2 | 4 }), { timeoutMs: 30000 })
+    .catch((e: Error) => e);
   await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked');
   await c.close();
   await pending;
@@ -89,7 +99,9 @@ t.test('with the real clock a short suspendTimeoutMillis ends the hold', async (
   const c = client();
   t.teardown(() => c.close());
   await c.invoke(b.broker, sendRequest('Short', 'x'));
-  const res = await c.invoke(b.broker, pullRequest('Short', { offset: 1, sysFlag: 2 | 4, suspendMs: 50 }), { timeoutMs: 10000 });
+  const res = await c.invoke(b.broker, pullRequest('Short', { offset: 1, sysFlag: 2 | 4, suspendMs: 50 }), {
+    timeoutMs: 10000,
+  });
   t.equal(res.code, ResponseCode.PULL_NOT_FOUND);
   t.equal(ext(res, 'nextBeginOffset'), '1');
   t.equal(b.instances[0]!.pullHold.size, 0);

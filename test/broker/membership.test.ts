@@ -1,5 +1,11 @@
 import t from 'tap';
-import { RequestCode, ResponseCode, createRequest, createResponse, type RemotingCommand } from '../../protocol/index.js';
+import {
+  RequestCode,
+  ResponseCode,
+  createRequest,
+  createResponse,
+  type RemotingCommand,
+} from '../../protocol/index.js';
 import { startBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
@@ -16,7 +22,10 @@ function member(): { c: RemotingClient; notified: string[] } {
 }
 
 async function consumerList(c: RemotingClient, addr: string, group: string): Promise<string[] | number> {
-  const r = await c.invoke(addr, createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }));
+  const r = await c.invoke(
+    addr,
+    createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }),
+  );
   if (r.code !== ResponseCode.SUCCESS) return r.code;
   return (JSON.parse(r.body!.toString()) as { consumerIdList: string[] }).consumerIdList;
 }
@@ -41,7 +50,10 @@ t.test('heartbeat, membership and NOTIFY_CONSUMER_IDS_CHANGED on join, leave and
   t.same(await consumerList(observer, b.broker, 'grp'), ['client-a']);
 
   // the retry topic now has a route
-  const route = await observer.invoke(b.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: '%RETRY%grp' } }));
+  const route = await observer.invoke(
+    b.namesrv,
+    createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: '%RETRY%grp' } }),
+  );
   t.equal(route.code, ResponseCode.SUCCESS, 'retry topic routed after the heartbeat');
   t.match(route.body!.toString(), '"readQueueNums":1');
 
@@ -52,7 +64,10 @@ t.test('heartbeat, membership and NOTIFY_CONSUMER_IDS_CHANGED on join, leave and
   // a repeated heartbeat with nothing new notifies nobody
   await a.c.invoke(b.broker, heartbeatRequest('client-a', 'grp', [{ topic: 'T' }, { topic: '%RETRY%grp' }]));
   // UNREGISTER_CLIENT of b notifies a
-  const un = await bb.c.invoke(b.broker, createRequest(RequestCode.UNREGISTER_CLIENT, { extFields: { clientID: 'client-b', consumerGroup: 'grp' } }));
+  const un = await bb.c.invoke(
+    b.broker,
+    createRequest(RequestCode.UNREGISTER_CLIENT, { extFields: { clientID: 'client-b', consumerGroup: 'grp' } }),
+  );
   t.equal(un.code, ResponseCode.SUCCESS);
   await until(() => a.notified.length === 3, 'a notified of b leaving');
   t.equal(bb.notified.length, 1, 'b was not notified again (no longer a member), nor on the no-op heartbeat');
@@ -69,7 +84,11 @@ t.test('heartbeat, membership and NOTIFY_CONSUMER_IDS_CHANGED on join, leave and
   clock.advance(119_000);
   t.same(await consumerList(observer, b.broker, 'grp'), ['client-a'], 'still a member before 120 s');
   clock.advance(11_000);
-  t.equal(await consumerList(observer, b.broker, 'grp'), ResponseCode.SYSTEM_ERROR, 'expired after 120 s without heartbeat');
+  t.equal(
+    await consumerList(observer, b.broker, 'grp'),
+    ResponseCode.SYSTEM_ERROR,
+    'expired after 120 s without heartbeat',
+  );
 });
 
 t.test('subscription checks of PULL_MESSAGE', async (t) => {
@@ -92,12 +111,32 @@ t.test('subscription checks of PULL_MESSAGE', async (t) => {
   t.equal(filtered.code, ResponseCode.PULL_RETRY_IMMEDIATELY, 'registered subscription "B" filters out tag A');
   // an older subVersion does not replace the subscription; a newer one does
   await c.invoke(b.broker, heartbeatRequest('cid', 'sg', [{ topic: 'Sub', subString: 'A', subVersion: 5 }]));
-  t.equal((await c.invoke(b.broker, pullRequest('Sub', { group: 'sg', sysFlag: 0, subVersion: 10 }))).code, ResponseCode.PULL_RETRY_IMMEDIATELY);
+  t.equal(
+    (await c.invoke(b.broker, pullRequest('Sub', { group: 'sg', sysFlag: 0, subVersion: 10 }))).code,
+    ResponseCode.PULL_RETRY_IMMEDIATELY,
+  );
   await c.invoke(b.broker, heartbeatRequest('cid', 'sg', [{ topic: 'Sub', subString: 'A', subVersion: 12 }]));
-  t.equal((await c.invoke(b.broker, pullRequest('Sub', { group: 'sg', sysFlag: 0, subVersion: 12 }))).code, ResponseCode.SUCCESS);
-  const sql = await c.invoke(b.broker, createRequest(RequestCode.CHECK_CLIENT_CONFIG, { body: Buffer.from('{"clientId":"x","group":"sg","subscriptionData":{"expressionType":"SQL92","subString":"a > 1","topic":"Sub"}}') }));
+  t.equal(
+    (await c.invoke(b.broker, pullRequest('Sub', { group: 'sg', sysFlag: 0, subVersion: 12 }))).code,
+    ResponseCode.SUCCESS,
+  );
+  const sql = await c.invoke(
+    b.broker,
+    createRequest(RequestCode.CHECK_CLIENT_CONFIG, {
+      body: Buffer.from(
+        '{"clientId":"x","group":"sg","subscriptionData":{"expressionType":"SQL92","subString":"a > 1","topic":"Sub"}}',
+      ),
+    }),
+  );
   t.equal(sql.code, ResponseCode.SYSTEM_ERROR);
-  const tag = await c.invoke(b.broker, createRequest(RequestCode.CHECK_CLIENT_CONFIG, { body: Buffer.from('{"clientId":"x","group":"sg","subscriptionData":{"expressionType":"TAG","subString":"*","topic":"Sub"}}') }));
+  const tag = await c.invoke(
+    b.broker,
+    createRequest(RequestCode.CHECK_CLIENT_CONFIG, {
+      body: Buffer.from(
+        '{"clientId":"x","group":"sg","subscriptionData":{"expressionType":"TAG","subString":"*","topic":"Sub"}}',
+      ),
+    }),
+  );
   t.equal(tag.code, ResponseCode.SUCCESS);
 });
 
@@ -109,13 +148,25 @@ t.test('LOCK_BATCH_MQ / UNLOCK_BATCH_MQ with a 60 s lock lifetime', async (t) =>
   t.teardown(() => c.close());
   const mq = (q: number) => ({ brokerName: 'broker-a', queueId: q, topic: 'T' });
   const lock = async (clientId: string, qs: number[]) => {
-    const r = await c.invoke(b.broker, createRequest(RequestCode.LOCK_BATCH_MQ, { body: Buffer.from(JSON.stringify({ clientId, consumerGroup: 'og', mqSet: qs.map(mq) })) }));
-    return (JSON.parse(r.body!.toString()) as { lockOKMQSet: { queueId: number }[] }).lockOKMQSet.map((m) => m.queueId).sort();
+    const r = await c.invoke(
+      b.broker,
+      createRequest(RequestCode.LOCK_BATCH_MQ, {
+        body: Buffer.from(JSON.stringify({ clientId, consumerGroup: 'og', mqSet: qs.map(mq) })),
+      }),
+    );
+    return (JSON.parse(r.body!.toString()) as { lockOKMQSet: { queueId: number }[] }).lockOKMQSet
+      .map((m) => m.queueId)
+      .sort();
   };
   t.same(await lock('c1', [0, 1]), [0, 1]);
   t.same(await lock('c2', [1, 2]), [2], 'queue 1 is held by c1');
   t.same(await lock('c1', [0, 1]), [0, 1], 'renewal by the holder');
-  await c.invoke(b.broker, createRequest(RequestCode.UNLOCK_BATCH_MQ, { body: Buffer.from(JSON.stringify({ clientId: 'c1', consumerGroup: 'og', mqSet: [mq(0)] })) }));
+  await c.invoke(
+    b.broker,
+    createRequest(RequestCode.UNLOCK_BATCH_MQ, {
+      body: Buffer.from(JSON.stringify({ clientId: 'c1', consumerGroup: 'og', mqSet: [mq(0)] })),
+    }),
+  );
   t.same(await lock('c2', [0]), [0], 'unlocked queue can be taken');
   clock.advance(60_001);
   t.same(await lock('c2', [1]), [1], 'expired lock can be taken');
@@ -127,13 +178,20 @@ t.test('GET_CONSUMER_RUNNING_INFO is forwarded to the named client', async (t) =
   const consumer = client();
   t.teardown(() => consumer.close());
   consumer.registerProcessor(RequestCode.GET_CONSUMER_RUNNING_INFO, (req: RemotingCommand) =>
-    createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(`{"jstack":"${req.extFields?.jstackEnable}","properties":{}}`) }),
+    createResponse(req, ResponseCode.SUCCESS, {
+      body: Buffer.from(`{"jstack":"${req.extFields?.jstackEnable}","properties":{}}`),
+    }),
   );
   await consumer.invoke(b.broker, heartbeatRequest('the-client', 'rg', [{ topic: 'T' }]));
   const admin = client();
   t.teardown(() => admin.close());
   const ask = (clientId: string) =>
-    admin.invoke(b.broker, createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'rg', clientId, jstackEnable: 'false' } }));
+    admin.invoke(
+      b.broker,
+      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, {
+        extFields: { consumerGroup: 'rg', clientId, jstackEnable: 'false' },
+      }),
+    );
   const r = await ask('the-client');
   t.equal(r.code, ResponseCode.SUCCESS);
   t.equal(r.body!.toString(), '{"jstack":"false","properties":{}}');

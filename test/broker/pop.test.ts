@@ -16,15 +16,34 @@ import { produce, uniqueName } from '../consumer/helpers.js';
 
 const INVISIBLE = 60_000;
 
-async function setup(t: Test, opts: { dataDir?: string; clock?: ManualClock } = {}): Promise<{ b: EmbeddedBroker; clock: ManualClock; topic: string; group: string }> {
+async function setup(
+  t: Test,
+  opts: { dataDir?: string; clock?: ManualClock } = {},
+): Promise<{ b: EmbeddedBroker; clock: ManualClock; topic: string; group: string }> {
   const clock = opts.clock ?? new ManualClock();
   const b = await startBroker({ queues: 4, clock, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
   t.teardown(() => b.close());
   return { b, clock, topic: uniqueName('PopT'), group: uniqueName('PopG') };
 }
 
-function consumer(t: Test, b: EmbeddedBroker, clock: ManualClock, topic: string, group: string, extra: Partial<ConstructorParameters<typeof SimpleConsumer>[0]> = {}): SimpleConsumer {
-  const c = new SimpleConsumer({ namesrvAddr: b.namesrv, consumerGroup: group, topic, initMode: 'MIN', awaitDurationMs: 0, clock, instanceName: uniqueName('i'), ...extra });
+function consumer(
+  t: Test,
+  b: EmbeddedBroker,
+  clock: ManualClock,
+  topic: string,
+  group: string,
+  extra: Partial<ConstructorParameters<typeof SimpleConsumer>[0]> = {},
+): SimpleConsumer {
+  const c = new SimpleConsumer({
+    namesrvAddr: b.namesrv,
+    consumerGroup: group,
+    topic,
+    initMode: 'MIN',
+    awaitDurationMs: 0,
+    clock,
+    instanceName: uniqueName('i'),
+    ...extra,
+  });
   t.teardown(() => c.shutdown());
   return c;
 }
@@ -39,7 +58,10 @@ async function drain(c: SimpleConsumer, rounds = 12): Promise<ReceivedMessage[]>
 /** Every request the broker gets (code, header serialize type), ahead of its processor. */
 function spy(b: EmbeddedBroker): { code: number; serializeType: string }[] {
   const seen: { code: number; serializeType: string }[] = [];
-  const processors = b.instances[0]!.server['processors'] as Map<number, (req: { code: number; serializeType: string }, conn: unknown) => unknown>;
+  const processors = b.instances[0]!.server['processors'] as Map<
+    number,
+    (req: { code: number; serializeType: string }, conn: unknown) => unknown
+  >;
   for (const [code, fn] of processors) {
     processors.set(code, (req, conn) => {
       seen.push({ code, serializeType: req.serializeType });
@@ -75,30 +97,33 @@ t.test('receive hands out every message once with a receipt handle; acked ones n
   t.same(await drain(c, 3), [], 'nothing is delivered again');
 });
 
-t.test('messages not acked come back after the invisible time, from the pop retry topic, and their ack holds', async (t) => {
-  const { b, clock, topic, group } = await setup(t);
-  await produce(b.namesrv, topic, 6, undefined, { single: true });
-  const c = consumer(t, b, clock, topic, group);
-  await c.start();
-  const got = await drain(c);
-  t.equal(got.length, 6);
-  const acked = got.slice(0, 2);
-  for (const m of acked) await c.ack(m);
-  clock.advance(INVISIBLE - 1000);
-  t.same(await drain(c, 3), [], 'still invisible before the invisible time is over');
-  clock.advance(3000);
-  const again = await drain(c);
-  t.same(bodies(again), bodies(got.slice(2)), 'the 4 not acked are delivered again, the acked 2 are not');
-  for (const m of again) {
-    t.equal(m.topic, topic, 'under the topic popped, not the retry topic');
-    t.equal(m.reconsumeTimes, 1);
-    t.equal(decodeReceiptHandle(m.receiptHandle).retry, '1', 'the receipt says it came from %RETRY%group_topic');
-    t.equal(await c.ack(m), 'OK');
-  }
-  clock.advance(INVISIBLE + 2000);
-  t.same(await drain(c, 3), [], 'acked retries never come back');
-  t.ok(b.instances[0]!.topics.get(`%RETRY%${group}_${topic}`), 'the pop retry topic exists');
-});
+t.test(
+  'messages not acked come back after the invisible time, from the pop retry topic, and their ack holds',
+  async (t) => {
+    const { b, clock, topic, group } = await setup(t);
+    await produce(b.namesrv, topic, 6, undefined, { single: true });
+    const c = consumer(t, b, clock, topic, group);
+    await c.start();
+    const got = await drain(c);
+    t.equal(got.length, 6);
+    const acked = got.slice(0, 2);
+    for (const m of acked) await c.ack(m);
+    clock.advance(INVISIBLE - 1000);
+    t.same(await drain(c, 3), [], 'still invisible before the invisible time is over');
+    clock.advance(3000);
+    const again = await drain(c);
+    t.same(bodies(again), bodies(got.slice(2)), 'the 4 not acked are delivered again, the acked 2 are not');
+    for (const m of again) {
+      t.equal(m.topic, topic, 'under the topic popped, not the retry topic');
+      t.equal(m.reconsumeTimes, 1);
+      t.equal(decodeReceiptHandle(m.receiptHandle).retry, '1', 'the receipt says it came from %RETRY%group_topic');
+      t.equal(await c.ack(m), 'OK');
+    }
+    clock.advance(INVISIBLE + 2000);
+    t.same(await drain(c, 3), [], 'acked retries never come back');
+    t.ok(b.instances[0]!.topics.get(`%RETRY%${group}_${topic}`), 'the pop retry topic exists');
+  },
+);
 
 t.test('changeInvisibleDuration moves the deadline; the new receipt acks it', async (t) => {
   const { b, clock, topic, group } = await setup(t);
@@ -155,7 +180,15 @@ t.test('checkpoints survive a broker restart: what was not acked still comes bac
   const group = uniqueName('PopRG');
   let b = await startBroker({ queues: 4, clock, dataDir: dir });
   await produce(b.namesrv, topic, 5, undefined, { single: true });
-  let c = new SimpleConsumer({ namesrvAddr: b.namesrv, consumerGroup: group, topic, initMode: 'MIN', awaitDurationMs: 0, clock, instanceName: uniqueName('i') });
+  let c = new SimpleConsumer({
+    namesrvAddr: b.namesrv,
+    consumerGroup: group,
+    topic,
+    initMode: 'MIN',
+    awaitDurationMs: 0,
+    clock,
+    instanceName: uniqueName('i'),
+  });
   await c.start();
   const got = await drain(c);
   t.equal(got.length, 5);
@@ -197,16 +230,22 @@ t.test('a receive waits (long polling) and is answered as soon as a message arri
   t.same(await empty, []);
 });
 
-t.test('a POP code truncated to int16 (as Java writes 200050 in a ROCKETMQ header) is answered REQUEST_CODE_NOT_SUPPORTED', async (t) => {
-  const { b } = await setup(t);
-  const raw = client('ROCKETMQ');
-  t.teardown(() => raw.close());
-  const truncated = (RequestCode.POP_MESSAGE << 16) >> 16;
-  t.equal(truncated, 3442);
-  const res = await raw.invoke(b.broker, createRequest(truncated, { extFields: { consumerGroup: 'g', topic: 't' }, serializeType: 'ROCKETMQ' }));
-  t.equal(res.code, ResponseCode.REQUEST_CODE_NOT_SUPPORTED);
-  t.equal(res.remark, ' request type 3442 not supported', "Apache's remark");
-});
+t.test(
+  'a POP code truncated to int16 (as Java writes 200050 in a ROCKETMQ header) is answered REQUEST_CODE_NOT_SUPPORTED',
+  async (t) => {
+    const { b } = await setup(t);
+    const raw = client('ROCKETMQ');
+    t.teardown(() => raw.close());
+    const truncated = (RequestCode.POP_MESSAGE << 16) >> 16;
+    t.equal(truncated, 3442);
+    const res = await raw.invoke(
+      b.broker,
+      createRequest(truncated, { extFields: { consumerGroup: 'g', topic: 't' }, serializeType: 'ROCKETMQ' }),
+    );
+    t.equal(res.code, ResponseCode.REQUEST_CODE_NOT_SUPPORTED);
+    t.equal(res.remark, ' request type 3442 not supported', "Apache's remark");
+  },
+);
 
 t.test('a consumer whose serialize type is ROCKETMQ still pops: codes above int16 go with JSON headers', async (t) => {
   const { b, clock, topic, group } = await setup(t);
@@ -231,18 +270,45 @@ t.test('bad input: the broker names what is wrong', async (t) => {
   await c2.start();
   await t.rejects(c2.receive(33), { name: 'ConsumerOptionError', option: 'maxMessages' });
   await t.rejects(c2.receive(1, 10), { name: 'ConsumerOptionError', option: 'invisibleDurationMs' });
-  t.throws(() => new SimpleConsumer({ namesrvAddr: b.namesrv, consumerGroup: group, topic, awaitDurationMs: -1 }), { name: 'ConsumerOptionError', option: 'awaitDurationMs' });
+  t.throws(() => new SimpleConsumer({ namesrvAddr: b.namesrv, consumerGroup: group, topic, awaitDurationMs: -1 }), {
+    name: 'ConsumerOptionError',
+    option: 'awaitDurationMs',
+  });
   const raw = client();
   t.teardown(() => raw.close());
   const pop = (fields: Record<string, string>) =>
-    raw.invoke(b.broker, createRequest(RequestCode.POP_MESSAGE, { extFields: { consumerGroup: group, topic, queueId: '-1', maxMsgNums: '1', invisibleTime: '1000', pollTime: '0', bornTime: '0', initMode: '0', ...fields } }));
+    raw.invoke(
+      b.broker,
+      createRequest(RequestCode.POP_MESSAGE, {
+        extFields: {
+          consumerGroup: group,
+          topic,
+          queueId: '-1',
+          maxMsgNums: '1',
+          invisibleTime: '1000',
+          pollTime: '0',
+          bornTime: '0',
+          initMode: '0',
+          ...fields,
+        },
+      }),
+    );
   t.equal((await pop({ maxMsgNums: '33' })).code, ResponseCode.INVALID_PARAMETER, 'more than 32');
   t.equal((await pop({ topic: 'Nope' })).code, ResponseCode.TOPIC_NOT_EXIST);
   t.equal((await pop({ queueId: '99' })).code, ResponseCode.INVALID_PARAMETER, 'a queue the topic does not have');
-  t.equal((await pop({ bornTime: String(clock.now() - 10_000) })).code, ResponseCode.POLLING_TIMEOUT, 'born too long ago');
+  t.equal(
+    (await pop({ bornTime: String(clock.now() - 10_000) })).code,
+    ResponseCode.POLLING_TIMEOUT,
+    'born too long ago',
+  );
   const noInv = await pop({ invisibleTime: 'x' });
   t.equal(noInv.code, ResponseCode.SYSTEM_ERROR);
   t.match(noInv.remark, /invisibleTime/);
-  const ack = await raw.invoke(b.broker, createRequest(RequestCode.ACK_MESSAGE, { extFields: { consumerGroup: group, topic, queueId: '0', extraInfo: '0 1 2 3 0 broker-a 0 0', offset: '999' } }));
+  const ack = await raw.invoke(
+    b.broker,
+    createRequest(RequestCode.ACK_MESSAGE, {
+      extFields: { consumerGroup: group, topic, queueId: '0', extraInfo: '0 1 2 3 0 broker-a 0 0', offset: '999' },
+    }),
+  );
   t.equal(ack.code, ResponseCode.NO_MESSAGE, 'an offset outside the queue');
 });

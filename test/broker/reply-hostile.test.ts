@@ -30,29 +30,66 @@ async function setup(t: Test, opts: Parameters<typeof startBroker>[0] = {}) {
     await attacker.close();
     await b.close();
   });
-  t.equal((await victim.invoke(b.broker, heartbeatRequest('victim@1', '', [], 'victim_pg'))).code, ResponseCode.SUCCESS);
-  t.equal((await attacker.invoke(b.broker, heartbeatRequest('attacker@2', '', [], 'attacker_pg'))).code, ResponseCode.SUCCESS);
+  t.equal(
+    (await victim.invoke(b.broker, heartbeatRequest('victim@1', '', [], 'victim_pg'))).code,
+    ResponseCode.SUCCESS,
+  );
+  t.equal(
+    (await attacker.invoke(b.broker, heartbeatRequest('attacker@2', '', [], 'attacker_pg'))).code,
+    ResponseCode.SUCCESS,
+  );
   return { clock, b, victim, attacker, pushes };
 }
 
-function request(c: RemotingClient, b: EmbeddedBroker, correlationId: string, clientId: string, ttl = '3000'): Promise<RemotingCommand> {
-  return c.invoke(b.broker, sendRequest(TOPIC, 'question', { properties: { CORRELATION_ID: correlationId, REPLY_TO_CLIENT: clientId, TTL: ttl } }));
+function request(
+  c: RemotingClient,
+  b: EmbeddedBroker,
+  correlationId: string,
+  clientId: string,
+  ttl = '3000',
+): Promise<RemotingCommand> {
+  return c.invoke(
+    b.broker,
+    sendRequest(TOPIC, 'question', {
+      properties: { CORRELATION_ID: correlationId, REPLY_TO_CLIENT: clientId, TTL: ttl },
+    }),
+  );
 }
 
-function reply(c: RemotingClient, b: EmbeddedBroker, correlationId: string | undefined, clientId: string): Promise<RemotingCommand> {
-  const properties: Record<string, string> = { REPLY_TO_CLIENT: clientId, MSG_TYPE: 'reply', TTL: '3000', CLUSTER: 'DefaultCluster' };
+function reply(
+  c: RemotingClient,
+  b: EmbeddedBroker,
+  correlationId: string | undefined,
+  clientId: string,
+): Promise<RemotingCommand> {
+  const properties: Record<string, string> = {
+    REPLY_TO_CLIENT: clientId,
+    MSG_TYPE: 'reply',
+    TTL: '3000',
+    CLUSTER: 'DefaultCluster',
+  };
   if (correlationId !== undefined) properties.CORRELATION_ID = correlationId;
-  return c.invoke(b.broker, sendRequest(REPLY_TOPIC, 'answer', { code: RequestCode.SEND_REPLY_MESSAGE_V2, properties }));
+  return c.invoke(
+    b.broker,
+    sendRequest(REPLY_TOPIC, 'answer', { code: RequestCode.SEND_REPLY_MESSAGE_V2, properties }),
+  );
 }
 
 t.test('L2: a forged reply is refused; the genuine one is pushed once, to its requester only', async (t) => {
   const { clock, b, victim, attacker, pushes } = await setup(t);
   const store = b.instances[0]!.messageStore;
-  t.equal((await request(victim, b, 'c-good', 'victim@1')).code, ResponseCode.SUCCESS, 'the victim\'s request is stored');
+  t.equal(
+    (await request(victim, b, 'c-good', 'victim@1')).code,
+    ResponseCode.SUCCESS,
+    "the victim's request is stored",
+  );
 
   const forged = await reply(attacker, b, 'c-forged', 'victim@1');
   t.equal(forged.code, ResponseCode.NO_PERMISSION, 'a reply to a correlation id nobody asked for: refused');
-  t.equal(forged.remark, 'reply refused: no request with CORRELATION_ID c-forged is waiting (never stored, answered already, or past its TTL)');
+  t.equal(
+    forged.remark,
+    'reply refused: no request with CORRELATION_ID c-forged is waiting (never stored, answered already, or past its TTL)',
+  );
   const none = await reply(attacker, b, undefined, 'victim@1');
   t.equal(none.code, ResponseCode.NO_PERMISSION);
   t.equal(none.remark, 'reply message properties[CORRELATION_ID] is null: a reply answers a request');
@@ -62,15 +99,27 @@ t.test('L2: a forged reply is refused; the genuine one is pushed once, to its re
   t.equal(pushes.length, 0, 'nothing pushed to the victim');
   t.equal(store.getMaxOffset(REPLY_TOPIC, 0), 0, 'nothing stored in the reply topic');
 
-  t.equal((await reply(attacker, b, 'c-good', 'victim@1')).code, ResponseCode.SUCCESS, 'the reply to the waiting request is pushed');
+  t.equal(
+    (await reply(attacker, b, 'c-good', 'victim@1')).code,
+    ResponseCode.SUCCESS,
+    'the reply to the waiting request is pushed',
+  );
   t.equal(pushes.length, 1);
-  t.equal((await reply(attacker, b, 'c-good', 'victim@1')).code, ResponseCode.NO_PERMISSION, 'a second reply to it is refused');
+  t.equal(
+    (await reply(attacker, b, 'c-good', 'victim@1')).code,
+    ResponseCode.NO_PERMISSION,
+    'a second reply to it is refused',
+  );
   t.equal(pushes.length, 1, 'one push in all');
   t.equal(store.getMaxOffset(REPLY_TOPIC, 0), 1, 'one reply stored');
 
   t.equal((await request(victim, b, 'c-slow', 'victim@1', '1000')).code, ResponseCode.SUCCESS);
   clock.advance(1001);
-  t.equal((await reply(attacker, b, 'c-slow', 'victim@1')).code, ResponseCode.NO_PERMISSION, 'a reply past the request\'s TTL is refused');
+  t.equal(
+    (await reply(attacker, b, 'c-slow', 'victim@1')).code,
+    ResponseCode.NO_PERMISSION,
+    "a reply past the request's TTL is refused",
+  );
   t.equal(pushes.length, 1);
 });
 
@@ -83,12 +132,22 @@ t.test('L2: the waiting requests are bounded by maxPendingReplyRequests; the che
   t.equal((await reply(attacker, b, 'r1', 'victim@1')).code, ResponseCode.NO_PERMISSION, 'its reply is refused');
   t.equal((await reply(attacker, b, 'r3', 'victim@1')).code, ResponseCode.SUCCESS);
   t.equal(pushes.length, 1);
-  await t.rejects(startBroker({ maxPendingReplyRequests: 0 }), { name: 'BrokerOptionError', option: 'maxPendingReplyRequests' });
-  await t.rejects(startBroker({ checkReplyRequests: 'yes' as never }), { name: 'BrokerOptionError', option: 'checkReplyRequests' });
+  await t.rejects(startBroker({ maxPendingReplyRequests: 0 }), {
+    name: 'BrokerOptionError',
+    option: 'maxPendingReplyRequests',
+  });
+  await t.rejects(startBroker({ checkReplyRequests: 'yes' as never }), {
+    name: 'BrokerOptionError',
+    option: 'checkReplyRequests',
+  });
 
   const open = await setup(t, { checkReplyRequests: false });
   t.equal(open.b.instances[0]!.replyRequests, null);
-  t.equal((await reply(open.attacker, open.b, 'anything', 'victim@1')).code, ResponseCode.SUCCESS, 'checkReplyRequests: false pushes any reply, as Apache does');
+  t.equal(
+    (await reply(open.attacker, open.b, 'anything', 'victim@1')).code,
+    ResponseCode.SUCCESS,
+    'checkReplyRequests: false pushes any reply, as Apache does',
+  );
   t.equal(open.pushes.length, 1);
 });
 
@@ -100,7 +159,12 @@ t.test('L2: rocketwire request/reply through a cluster of two brokers (one table
   const replier = new Producer({ group: uniqueName('rep_pg'), namesrvAddr: b.namesrv });
   await replier.start();
   t.teardown(() => replier.shutdown());
-  const consumer = new PushConsumer({ consumerGroup: uniqueName('rep_cg'), namesrvAddr: b.namesrv, instanceName: uniqueName('i'), consumeFromWhere: 'first' });
+  const consumer = new PushConsumer({
+    consumerGroup: uniqueName('rep_cg'),
+    namesrvAddr: b.namesrv,
+    instanceName: uniqueName('i'),
+    consumeFromWhere: 'first',
+  });
   consumer.subscribe(topic, '*');
   await consumer.start(async (msgs) => {
     for (const m of msgs) await replier.send(createReplyMessage(m, `re:${m.body.toString()}`));
@@ -112,8 +176,14 @@ t.test('L2: rocketwire request/reply through a cluster of two brokers (one table
   t.teardown(() => requester.shutdown());
   const replies: string[] = [];
   for (let i = 0; i < 8; i++) replies.push((await requester.request({ topic, body: `q${i}` }, 10_000)).body.toString());
-  t.same(replies, Array.from({ length: 8 }, (_, i) => `re:q${i}`), 'every request answered');
-  const brokersWithReplies = b.instances.filter((x) => x.messageStore.getMaxOffset('DefaultCluster_REPLY_TOPIC', 0) > 0).length;
+  t.same(
+    replies,
+    Array.from({ length: 8 }, (_, i) => `re:q${i}`),
+    'every request answered',
+  );
+  const brokersWithReplies = b.instances.filter(
+    (x) => x.messageStore.getMaxOffset('DefaultCluster_REPLY_TOPIC', 0) > 0,
+  ).length;
   t.comment(`replies stored on ${brokersWithReplies} of 2 brokers`);
   t.equal(b.instances[0]!.replyRequests, b.instances[1]!.replyRequests, 'the brokers share one table');
   // the requester has its reply before the broker reads the push's answer: wait for that

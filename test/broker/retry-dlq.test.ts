@@ -33,7 +33,10 @@ t.test('send-back goes through the delay levels into %RETRY%group, then to %DLQ%
   const hb = client();
   t.teardown(() => hb.close());
   await hb.invoke(b.broker, heartbeatRequest('cid', 'rg', [{ topic: 'Work' }, { topic: '%RETRY%rg' }]));
-  const sent = await c.invoke(b.broker, sendRequest('Work', 'payload', { tags: 'T1', properties: { UNIQ_KEY: 'UNIQ-1' } }));
+  const sent = await c.invoke(
+    b.broker,
+    sendRequest('Work', 'payload', { tags: 'T1', properties: { UNIQ_KEY: 'UNIQ-1' } }),
+  );
   t.equal(sent.code, ResponseCode.SUCCESS);
   let current = (await pullAll(c, b, 'Work'))[0]!;
   const firstOffsetMsgId = current.offsetMsgId;
@@ -45,7 +48,11 @@ t.test('send-back goes through the delay levels into %RETRY%group, then to %DLQ%
     const retryBefore = await c.invoke(b.broker, pullRequest('%RETRY%rg', { offset: retryOffset }));
     t.equal(retryBefore.code, ResponseCode.PULL_NOT_FOUND, `#${i + 1} not delivered before its delay`);
     clock.advance(levels[i]! - 1);
-    t.equal((await c.invoke(b.broker, pullRequest('%RETRY%rg', { offset: retryOffset }))).code, ResponseCode.PULL_NOT_FOUND, `#${i + 1} not 1 ms early`);
+    t.equal(
+      (await c.invoke(b.broker, pullRequest('%RETRY%rg', { offset: retryOffset }))).code,
+      ResponseCode.PULL_NOT_FOUND,
+      `#${i + 1} not 1 ms early`,
+    );
     clock.advance(1);
     const got = decode(await c.invoke(b.broker, pullRequest('%RETRY%rg', { offset: retryOffset })));
     t.equal(got.length, 1, `#${i + 1} delivered after ${levels[i]} ms`);
@@ -53,7 +60,11 @@ t.test('send-back goes through the delay levels into %RETRY%group, then to %DLQ%
     retryOffset++;
     t.equal(current.reconsumeTimes, i + 1);
     t.equal(current.properties.RETRY_TOPIC, 'Work');
-    t.equal(current.properties.ORIGIN_MESSAGE_ID, firstOffsetMsgId, 'ORIGIN_MESSAGE_ID: offset msgId of the first delivery');
+    t.equal(
+      current.properties.ORIGIN_MESSAGE_ID,
+      firstOffsetMsgId,
+      'ORIGIN_MESSAGE_ID: offset msgId of the first delivery',
+    );
     t.equal(current.properties.DELAY, undefined, 'DELAY cleared on delivery');
     t.equal(current.properties.REAL_TOPIC, '%RETRY%rg');
     t.equal(current.msgId, 'UNIQ-1', 'UNIQ_KEY kept');
@@ -67,7 +78,10 @@ t.test('send-back goes through the delay levels into %RETRY%group, then to %DLQ%
   t.equal(dlq.length, 1, 'in %DLQ%rg at once');
   t.equal(dlq[0]!.reconsumeTimes, 17);
   t.equal(dlq[0]!.properties.RETRY_TOPIC, 'Work');
-  const route = await c.invoke(b.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: '%DLQ%rg' } }));
+  const route = await c.invoke(
+    b.namesrv,
+    createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: '%DLQ%rg' } }),
+  );
   t.equal(route.code, ResponseCode.SUCCESS, 'the DLQ has a route');
 });
 
@@ -81,10 +95,23 @@ t.test('delayLevel -1 and header maxReconsumeTimes send to the DLQ; unknown offs
   await c.invoke(b.broker, sendRequest('W2', 'b'));
   const [a, bm] = await pullAll(c, b, 'W2');
   t.equal((await c.invoke(b.broker, sendBack(a!, 'g2', -1))).code, ResponseCode.SUCCESS);
-  t.same((await pullAll(c, b, '%DLQ%g2')).map((m) => m.body.toString()), ['a'], 'delayLevel -1 → DLQ');
+  t.same(
+    (await pullAll(c, b, '%DLQ%g2')).map((m) => m.body.toString()),
+    ['a'],
+    'delayLevel -1 → DLQ',
+  );
   t.equal((await c.invoke(b.broker, sendBack(bm!, 'g2', 0, 0))).code, ResponseCode.SUCCESS);
-  t.same((await pullAll(c, b, '%DLQ%g2')).map((m) => m.body.toString()), ['a', 'b'], 'maxReconsumeTimes 0 → DLQ');
-  const bad = await c.invoke(b.broker, createRequest(RequestCode.CONSUMER_SEND_MSG_BACK, { extFields: { offset: '123456789', group: 'g2', delayLevel: '0' } }));
+  t.same(
+    (await pullAll(c, b, '%DLQ%g2')).map((m) => m.body.toString()),
+    ['a', 'b'],
+    'maxReconsumeTimes 0 → DLQ',
+  );
+  const bad = await c.invoke(
+    b.broker,
+    createRequest(RequestCode.CONSUMER_SEND_MSG_BACK, {
+      extFields: { offset: '123456789', group: 'g2', delayLevel: '0' },
+    }),
+  );
   t.equal(bad.code, ResponseCode.SYSTEM_ERROR);
   t.equal(bad.remark, 'look message by offset failed, 123456789');
   // an explicit level: level 1 = 1 s
@@ -111,9 +138,15 @@ t.test('producer DELAY property and client-side resends to %RETRY% past the limi
   const delivered = await pullAll(c, b, 'Later', 3);
   t.equal(delivered.length, 1, 'delivered to REAL_TOPIC / REAL_QID after 5 s');
   // a fallback resend (SEND_MESSAGE_V2 to %RETRY%) whose reconsumeTimes reached the max goes to the DLQ
-  const resend = await c.invoke(b.broker, sendRequest('%RETRY%g3', 'again', { reconsumeTimes: 16, maxReconsumeTimes: 16, properties: { DELAY: '3' } }));
+  const resend = await c.invoke(
+    b.broker,
+    sendRequest('%RETRY%g3', 'again', { reconsumeTimes: 16, maxReconsumeTimes: 16, properties: { DELAY: '3' } }),
+  );
   t.equal(resend.code, ResponseCode.SUCCESS);
-  t.same((await pullAll(c, b, '%DLQ%g3')).map((m) => m.body.toString()), ['again']);
+  t.same(
+    (await pullAll(c, b, '%DLQ%g3')).map((m) => m.body.toString()),
+    ['again'],
+  );
 });
 
 t.test('delayed messages survive a restart and are delivered on time', async (t) => {

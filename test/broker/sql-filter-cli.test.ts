@@ -11,7 +11,9 @@ import { client } from './helpers.js';
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
 
 async function checkWith(args: string[]): Promise<{ code: number; remark: string | null | undefined }> {
-  const child = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'broker', '--namesrv-port', '0', '--broker-port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     const ready = await new Promise<{ broker: string }>((resolve, reject) => {
@@ -25,8 +27,21 @@ async function checkWith(args: string[]): Promise<{ code: number; remark: string
     });
     const c = client();
     try {
-      const subscriptionData = { classFilterMode: false, codeSet: [], expressionType: 'SQL92', subString: 'a > 1', subVersion: 1, tagsSet: [], topic: 'T' };
-      const res = await c.invoke(ready.broker, createRequest(RequestCode.CHECK_CLIENT_CONFIG, { body: Buffer.from(JSON.stringify({ clientId: 'x@y', group: 'g', subscriptionData })) }));
+      const subscriptionData = {
+        classFilterMode: false,
+        codeSet: [],
+        expressionType: 'SQL92',
+        subString: 'a > 1',
+        subVersion: 1,
+        tagsSet: [],
+        topic: 'T',
+      };
+      const res = await c.invoke(
+        ready.broker,
+        createRequest(RequestCode.CHECK_CLIENT_CONFIG, {
+          body: Buffer.from(JSON.stringify({ clientId: 'x@y', group: 'g', subscriptionData })),
+        }),
+      );
       return { code: res.code, remark: res.remark };
     } finally {
       await c.close();
@@ -40,6 +55,12 @@ async function checkWith(args: string[]): Promise<{ code: number; remark: string
 t.test('broker --enable-property-filter serves SQL92; without it the broker refuses', async (t) => {
   t.match(await checkWith(['--enable-property-filter']), { code: ResponseCode.SUCCESS });
   // 'a > 1' is three nodes
-  t.match(await checkWith(['--enable-property-filter', '--sql-max-nodes', '2']), { code: ResponseCode.SUBSCRIPTION_PARSE_FAILED, remark: /3 nodes exceed maxNodes \(2\).*sqlMaxNodes/ });
-  t.match(await checkWith([]), { code: ResponseCode.SYSTEM_ERROR, remark: 'The broker does not support consumer to filter message by SQL92' });
+  t.match(await checkWith(['--enable-property-filter', '--sql-max-nodes', '2']), {
+    code: ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+    remark: /3 nodes exceed maxNodes \(2\).*sqlMaxNodes/,
+  });
+  t.match(await checkWith([]), {
+    code: ResponseCode.SYSTEM_ERROR,
+    remark: 'The broker does not support consumer to filter message by SQL92',
+  });
 });

@@ -27,12 +27,31 @@ export const QUEUES: [string, number][] = [
 ];
 
 export function inner(topic: string, queueId: number, body: string): MessageInner {
-  return { topic, queueId, flag: 0, sysFlag: 0, bornTimestamp: 1000, bornHost, reconsumeTimes: 0, preparedTransactionOffset: 0, body: Buffer.from(body), properties: { UNIQ_KEY: `K-${body}`, TAGS: 'tag' } };
+  return {
+    topic,
+    queueId,
+    flag: 0,
+    sysFlag: 0,
+    bornTimestamp: 1000,
+    bornHost,
+    reconsumeTimes: 0,
+    preparedTransactionOffset: 0,
+    body: Buffer.from(body),
+    properties: { UNIQ_KEY: `K-${body}`, TAGS: 'tag' },
+  };
 }
 
 /** A store with small segments (older ones read from disk) whose warnings land in `warnings`. */
 export function openStore(dir: string, warnings: string[] = []): MessageStore {
-  const s = new MessageStore({ dir, storeHost, clock: new ManualClock(), segmentSize: SEGMENT, cachedSegments: 1, flushIntervalMs: 60_000, warn: (l) => warnings.push(l) });
+  const s = new MessageStore({
+    dir,
+    storeHost,
+    clock: new ManualClock(),
+    segmentSize: SEGMENT,
+    cachedSegments: 1,
+    flushIntervalMs: 60_000,
+    warn: (l) => warnings.push(l),
+  });
   s.open();
   return s;
 }
@@ -57,7 +76,10 @@ export function segmentFile(dir: string, phys: number): string {
 }
 
 export function segments(dir: string): string[] {
-  return fs.readdirSync(path.join(dir, 'commitlog')).sort().map((n) => path.join(dir, 'commitlog', n));
+  return fs
+    .readdirSync(path.join(dir, 'commitlog'))
+    .sort()
+    .map((n) => path.join(dir, 'commitlog', n));
 }
 
 /** Write `bytes` at commit-log offset `phys` (inside one segment file). */
@@ -98,7 +120,11 @@ export function consumable(s: MessageStore): Map<string, string[]> {
 /** The messages of `all` per queue, minus those `lost` says are gone. */
 export function expected(all: Stored[], lost: (m: Stored) => boolean = () => false): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const [topic, q] of QUEUES) out.set(`${topic}@${q}`, all.filter((m) => m.topic === topic && m.queueId === q && !lost(m)).map((m) => m.body));
+  for (const [topic, q] of QUEUES)
+    out.set(
+      `${topic}@${q}`,
+      all.filter((m) => m.topic === topic && m.queueId === q && !lost(m)).map((m) => m.body),
+    );
   return out;
 }
 

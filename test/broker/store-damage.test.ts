@@ -48,11 +48,19 @@ function counts(all: Stored[]): Map<string, number> {
 function sameMaxOffsets(t: Test, s: MessageStore, all: Stored[]): void {
   for (const [key, n] of counts(all)) {
     const [topic, q] = key.split('@') as [string, string];
-    t.equal(s.getMaxOffset(topic, Number(q)), n, `${key}: max offset unchanged (offsets of later messages do not move)`);
+    t.equal(
+      s.getMaxOffset(topic, Number(q)),
+      n,
+      `${key}: max offset unchanged (offsets of later messages do not move)`,
+    );
   }
 }
 
-for (const [where, index] of [['first', 0], ['middle', 1], ['last', -1]] as const) {
+for (const [where, index] of [
+  ['first', 0],
+  ['middle', 1],
+  ['last', -1],
+] as const) {
   t.test(`64 overwritten bytes in the ${where} segment: only the damaged record is lost`, async (t) => {
     const dir = t.testdir({});
     const all = fill(dir);
@@ -83,7 +91,10 @@ for (const [where, index] of [['first', 0], ['middle', 1], ['last', -1]] as cons
   });
 }
 
-for (const [where, index] of [['first', 0], ['middle', 1]] as const) {
+for (const [where, index] of [
+  ['first', 0],
+  ['middle', 1],
+] as const) {
   t.test(`the ${where} segment cut short: only its records after the cut are lost`, async (t) => {
     const dir = t.testdir({});
     const all = fill(dir);
@@ -206,7 +217,12 @@ t.test('a checkpoint of the old layout (no queue counts): a queue missing entrie
 t.test('damage in the commit log and a deleted consume queue together', async (t) => {
   const dir = t.testdir({});
   const all = fill(dir);
-  const victim = inSegment(dir, all.filter((m) => m.topic === 'DamageA' && m.queueId === 1), 1, 0);
+  const victim = inSegment(
+    dir,
+    all.filter((m) => m.topic === 'DamageA' && m.queueId === 1),
+    1,
+    0,
+  );
   overwrite(dir, victim.phys + 40, garbage(64, 11));
   fs.rmSync(cqFile(dir, 'DamageA', 1));
   const { s } = reopen(t, dir);
@@ -223,7 +239,10 @@ t.test('a record damaged after start-up is skipped at read time, with one line',
   t.teardown(() => s.close());
   const victim = inSegment(dir, all, 0, 1);
   overwrite(dir, victim.phys, garbage(8, 5)); // size and magic: the header check sees it
-  t.same(consumable(s), expected(all, (m) => m === victim));
+  t.same(
+    consumable(s),
+    expected(all, (m) => m === victim),
+  );
   consumable(s);
   t.equal(warnings.filter((w) => /no intact record/.test(w)).length, 1, 'said once, not on every pull');
 });
@@ -240,7 +259,13 @@ t.test('the default warning goes to stderr', async (t) => {
   }) as typeof process.stderr.write;
   let s: MessageStore;
   try {
-    s = new MessageStore({ dir, storeHost: socketAddressText('127.0.0.1', 10911), clock: new ManualClock(), segmentSize: SEGMENT, flushIntervalMs: 60_000 });
+    s = new MessageStore({
+      dir,
+      storeHost: socketAddressText('127.0.0.1', 10911),
+      clock: new ManualClock(),
+      segmentSize: SEGMENT,
+      flushIntervalMs: 60_000,
+    });
     s.open();
   } finally {
     process.stderr.write = write;
@@ -288,7 +313,11 @@ t.test('damage the body CRC does not cover (topic and properties lengths) is fou
   const propsLen = Buffer.byteLength(`UNIQ_KEY\u0001K-${victim.body}\u0002TAGS\u0001tag`);
   overwrite(dir, victim.phys + victim.size - propsLen - 2, Buffer.from([0x5a, 0x5a]));
   const { s, warnings } = reopen(t, dir);
-  t.same(consumable(s), expected(all, (m) => m === victim), 'the record is not served; its neighbours are');
+  t.same(
+    consumable(s),
+    expected(all, (m) => m === victim),
+    'the record is not served; its neighbours are',
+  );
   t.match(warnings.join('\n'), /damaged bytes/);
 });
 
@@ -299,9 +328,15 @@ t.test('a segment file deleted from the middle: the others are served, the gap i
   const base = Number(path.basename(seg));
   fs.rmSync(seg);
   const { s, warnings } = reopen(t, dir);
-  t.same(consumable(s), expected(all, (m) => m.phys >= base && m.phys < base + SEGMENT));
+  t.same(
+    consumable(s),
+    expected(all, (m) => m.phys >= base && m.phys < base + SEGMENT),
+  );
   sameMaxOffsets(t, s, all);
-  t.match(warnings.join('\n'), new RegExp(`no segment holds offsets ${base}\\.\\.${base + SEGMENT - 1} \\(1 segment file\\(s\\) missing\\)`));
+  t.match(
+    warnings.join('\n'),
+    new RegExp(`no segment holds offsets ${base}\\.\\.${base + SEGMENT - 1} \\(1 segment file\\(s\\) missing\\)`),
+  );
 });
 
 t.test('header fields the CRC does not cover cannot make the index explode', async (t) => {
@@ -318,7 +353,11 @@ t.test('header fields the CRC does not cover cannot make the index explode', asy
   o.queues['DamageB@0'] = 2 ** 45;
   fs.writeFileSync(cp, JSON.stringify(o));
   const { s, warnings } = reopen(t, dir);
-  t.same(consumable(s), expected(all, (m) => m === victim), 'the misfiled record is not indexed, the rest is');
+  t.same(
+    consumable(s),
+    expected(all, (m) => m === victim),
+    'the misfiled record is not indexed, the rest is',
+  );
   t.ok(s.getMaxOffset(victim.topic, victim.queueId) < 100, 'no million holes');
   t.equal(s.getMaxOffset('DamageB', 0), all.filter((m) => m.topic === 'DamageB').length);
   t.match(warnings.join('\n'), /claims queue offset 1099511627\d+ .*not indexed/);
@@ -332,7 +371,10 @@ t.test('many damaged records: every intact one is kept and the report stays a fe
   for (const v of victims) overwrite(dir, v.phys + 4, garbage(4, v.phys)); // the magic code
   const { s, warnings } = reopen(t, dir);
   t.ok(victims.length > 30, `${victims.length} damaged records`);
-  t.same(consumable(s), expected(all, (m) => victims.includes(m)));
+  t.same(
+    consumable(s),
+    expected(all, (m) => victims.includes(m)),
+  );
   sameMaxOffsets(t, s, all);
   t.ok(warnings.length <= 45, `${warnings.length} lines`);
   t.match(warnings.join('\n'), /more damaged stretches/);

@@ -14,11 +14,29 @@ function inner(topic: string, queueId: number, body: string, tags?: string): Mes
   const properties: Record<string, string> = {};
   if (tags) properties.TAGS = tags;
   properties.UNIQ_KEY = `K-${body.length > 64 ? body.slice(0, 8) : body}`;
-  return { topic, queueId, flag: 0, sysFlag: 0, bornTimestamp: 1000, bornHost, reconsumeTimes: 0, preparedTransactionOffset: 0, body: Buffer.from(body), properties };
+  return {
+    topic,
+    queueId,
+    flag: 0,
+    sysFlag: 0,
+    bornTimestamp: 1000,
+    bornHost,
+    reconsumeTimes: 0,
+    preparedTransactionOffset: 0,
+    body: Buffer.from(body),
+    properties,
+  };
 }
 
 function open(dir: string, segmentSize = 4096, cachedSegments = 4): MessageStore {
-  const s = new MessageStore({ dir, storeHost, clock: new ManualClock(), segmentSize, cachedSegments, flushIntervalMs: 60_000 });
+  const s = new MessageStore({
+    dir,
+    storeHost,
+    clock: new ManualClock(),
+    segmentSize,
+    cachedSegments,
+    flushIntervalMs: 60_000,
+  });
   s.open();
   return s;
 }
@@ -35,7 +53,10 @@ t.test('records decode with the protocol decoder; segments roll over; reads from
   for (let i = 0; i < 40; i++) t.equal(s.putMessages([inner('Roll', i % 2, `${i}-${payload}`)]).status, 'PUT_OK');
   const files = fs.readdirSync(path.join(dir, 'commitlog'));
   t.ok(files.length > 2, `several segments (${files.length})`);
-  t.ok(files.every((f) => /^\d{20}$/.test(f)), 'segments are named by base offset');
+  t.ok(
+    files.every((f) => /^\d{20}$/.test(f)),
+    'segments are named by base offset',
+  );
   // queue 0 holds the even messages, spread over segments, some no longer in memory
   const all: string[] = [];
   for (let off = 0; off < 20; ) {
@@ -44,7 +65,10 @@ t.test('records decode with the protocol decoder; segments roll over; reads from
     for (const rec of r.records) all.push(...decodeMessages(rec).map((m) => m.body.toString().split('-')[0]!));
     off = r.nextBeginOffset;
   }
-  t.same(all, Array.from({ length: 20 }, (_, i) => String(i * 2)));
+  t.same(
+    all,
+    Array.from({ length: 20 }, (_, i) => String(i * 2)),
+  );
   const m = decodeMessages(s.getMessage('Roll', 1, 3, 1, null).records[0]!)[0]!;
   t.equal(m.queueOffset, 3);
   t.equal(m.bornHost, '10.0.0.7:4567');
@@ -70,10 +94,18 @@ t.test('restart: messages and queue offsets survive; a torn tail is cut; lost in
   fs.rmSync(path.join(dir, 'checkpoint.json'));
   s = open(dir, 64 * 1024);
   t.equal(s.getMaxOffset('R', 0), 10, 'index rebuilt from the commit log');
-  t.same(bodies(s, 'R'), Array.from({ length: 10 }, (_, i) => `m${i}`), 'the half-written record is never served');
+  t.same(
+    bodies(s, 'R'),
+    Array.from({ length: 10 }, (_, i) => `m${i}`),
+    'the half-written record is never served',
+  );
   t.equal(s.putMessages([inner('R', 0, 'm10')]).written[0]!.queueOffset, 10, 'offsets continue');
   const tagCode = s.getMessage('R', 0, 0, 32, (code) => code === hash('odd'));
-  t.same(tagCode.records.flatMap((r) => decodeMessages(r)).map((m) => m.body.toString()), ['m1', 'm3', 'm5', 'm7', 'm9'], 'tag codes rebuilt too');
+  t.same(
+    tagCode.records.flatMap((r) => decodeMessages(r)).map((m) => m.body.toString()),
+    ['m1', 'm3', 'm5', 'm7', 'm9'],
+    'tag codes rebuilt too',
+  );
   s.close();
 });
 
@@ -131,12 +163,18 @@ t.test('consumerOffset.json: fastjson layout written atomically, both layouts re
   m.commit('cg1', '%RETRY%cg1', 0, 0);
   m.persist();
   const text = fs.readFileSync(path.join(dir, 'config', 'consumerOffset.json'), 'utf8');
-  t.equal(text, '{\n\t"offsetTable":{\n\t\t"TopicTest@cg1":{0:120,1:98\n\t\t},\n\t\t"%RETRY%cg1@cg1":{0:0\n\t\t}\n\t}\n}');
+  t.equal(
+    text,
+    '{\n\t"offsetTable":{\n\t\t"TopicTest@cg1":{0:120,1:98\n\t\t},\n\t\t"%RETRY%cg1@cg1":{0:0\n\t\t}\n\t}\n}',
+  );
   t.notOk(fs.existsSync(path.join(dir, 'config', 'consumerOffset.json.tmp')), 'no temp file left');
   const again = new ConsumerOffsetManager(dir);
   again.load();
   t.equal(again.query('cg1', 'TopicTest', 1), 98);
-  fs.writeFileSync(path.join(dir, 'config', 'consumerOffset.json'), JSON.stringify({ offsetTable: { 'T@g': { '3': 7 } } }));
+  fs.writeFileSync(
+    path.join(dir, 'config', 'consumerOffset.json'),
+    JSON.stringify({ offsetTable: { 'T@g': { '3': 7 } } }),
+  );
   const std = new ConsumerOffsetManager(dir);
   std.load();
   t.equal(std.query('g', 'T', 3), 7, 'standard JSON read too');

@@ -77,7 +77,10 @@ t.test('the heap: O(log n) moves per insert with descending keys, pops in key or
   for (let i = 0; i < n; i++) h.push(10 * n - 10 * Math.floor(i / 4), i);
   const perInsert = h.moves / n;
   // a sorted array with splice moves n/2 elements per insert on average (50 000 here)
-  t.ok(perInsert <= Math.log2(n) + 2, `moves per insert ${perInsert.toFixed(2)} ≤ log2(n) + 2 = ${(Math.log2(n) + 2).toFixed(2)}`);
+  t.ok(
+    perInsert <= Math.log2(n) + 2,
+    `moves per insert ${perInsert.toFixed(2)} ≤ log2(n) + 2 = ${(Math.log2(n) + 2).toFixed(2)}`,
+  );
   const before = h.moves;
   let ok = true;
   let pAt = -Infinity;
@@ -139,41 +142,47 @@ class CountingClock extends ManualClock {
   }
 }
 
-t.test('100 000 pending timers, cap 10 000: at most 10 000 held, all delivered once in time order, a bounded number per turn', async (t) => {
-  const clock = new CountingClock();
-  const cap = 10_000;
-  const perTick = 256;
-  const eb = await startBroker({ clock, timerMaxInMemory: cap, timerDeliverPerTick: perTick });
-  t.teardown(() => eb.close());
-  const b = eb.instances[0]!;
-  const n = 100_000;
-  const now = clock.now();
-  // descending delivery times (the attack of issue 29), ten on each millisecond: ties keep store order
-  const times = Array.from({ length: n }, (_, i) => now + 1000 + 10 * Math.floor((n - 1 - i) / 10));
-  const setsBefore = clock.sets;
-  park(b, 'Bound', times, now);
-  // Node keeps a list per distinct timer delay for good (160 B of heap each): 100 000 descending
-  // timers must not arm 100 000 clock timers of distinct delays
-  t.ok(clock.sets - setsBefore <= 64, `clock timers armed while parking: ${clock.sets - setsBefore}`);
-  const s0 = b.timers!.stats();
-  t.equal(s0.pending, n, 'all pending');
-  t.equal(s0.held, cap, 'only the cap is held');
-  t.ok(s0.evicted >= n - cap, 'the rest stay in the timer queue');
-  t.ok(s0.heapMoves / n <= Math.log2(cap) + 4, `heap moves per timer ${(s0.heapMoves / n).toFixed(2)}: O(log n), not a splice`);
-  advanceChecking(t, clock, b, 1000 + 10 * n, 5000, cap);
-  const got = delivered(b, 'Bound');
-  t.equal(got.length, n, 'every timer delivered');
-  t.equal(new Set(got.map((g) => g.i)).size, n, 'none twice');
-  t.ok(inOrder(got), 'in (time, store order) order');
-  t.ok(clock.delays.size <= 64, `distinct delays asked of the clock: ${clock.delays.size}`);
-  const s = b.timers!.stats();
-  t.equal(s.pending, 0);
-  t.equal(s.held, 0);
-  t.ok(s.heldPeak <= cap, `peak held ${s.heldPeak} ≤ ${cap}`);
-  t.ok(s.deliveredPerTickPeak <= perTick, `at most ${perTick} delivered per turn (peak ${s.deliveredPerTickPeak})`);
-  // every pass reads at most the whole queue, and one starts only after half the cap was delivered
-  t.ok(s.scans <= 2 * Math.ceil(n / (cap / 2)) + 2, `passes over the queue: ${s.scans}`);
-});
+t.test(
+  '100 000 pending timers, cap 10 000: at most 10 000 held, all delivered once in time order, a bounded number per turn',
+  async (t) => {
+    const clock = new CountingClock();
+    const cap = 10_000;
+    const perTick = 256;
+    const eb = await startBroker({ clock, timerMaxInMemory: cap, timerDeliverPerTick: perTick });
+    t.teardown(() => eb.close());
+    const b = eb.instances[0]!;
+    const n = 100_000;
+    const now = clock.now();
+    // descending delivery times (the attack of issue 29), ten on each millisecond: ties keep store order
+    const times = Array.from({ length: n }, (_, i) => now + 1000 + 10 * Math.floor((n - 1 - i) / 10));
+    const setsBefore = clock.sets;
+    park(b, 'Bound', times, now);
+    // Node keeps a list per distinct timer delay for good (160 B of heap each): 100 000 descending
+    // timers must not arm 100 000 clock timers of distinct delays
+    t.ok(clock.sets - setsBefore <= 64, `clock timers armed while parking: ${clock.sets - setsBefore}`);
+    const s0 = b.timers!.stats();
+    t.equal(s0.pending, n, 'all pending');
+    t.equal(s0.held, cap, 'only the cap is held');
+    t.ok(s0.evicted >= n - cap, 'the rest stay in the timer queue');
+    t.ok(
+      s0.heapMoves / n <= Math.log2(cap) + 4,
+      `heap moves per timer ${(s0.heapMoves / n).toFixed(2)}: O(log n), not a splice`,
+    );
+    advanceChecking(t, clock, b, 1000 + 10 * n, 5000, cap);
+    const got = delivered(b, 'Bound');
+    t.equal(got.length, n, 'every timer delivered');
+    t.equal(new Set(got.map((g) => g.i)).size, n, 'none twice');
+    t.ok(inOrder(got), 'in (time, store order) order');
+    t.ok(clock.delays.size <= 64, `distinct delays asked of the clock: ${clock.delays.size}`);
+    const s = b.timers!.stats();
+    t.equal(s.pending, 0);
+    t.equal(s.held, 0);
+    t.ok(s.heldPeak <= cap, `peak held ${s.heldPeak} ≤ ${cap}`);
+    t.ok(s.deliveredPerTickPeak <= perTick, `at most ${perTick} delivered per turn (peak ${s.deliveredPerTickPeak})`);
+    // every pass reads at most the whole queue, and one starts only after half the cap was delivered
+    t.ok(s.scans <= 2 * Math.ceil(n / (cap / 2)) + 2, `passes over the queue: ${s.scans}`);
+  },
+);
 
 t.test('a million-due burst is delivered a bounded number per turn', async (t) => {
   const clock = new ManualClock();
@@ -181,7 +190,12 @@ t.test('a million-due burst is delivered a bounded number per turn', async (t) =
   t.teardown(() => eb.close());
   const b = eb.instances[0]!;
   const now = clock.now();
-  park(b, 'Burst', Array.from({ length: 5000 }, () => now + 1000), now);
+  park(
+    b,
+    'Burst',
+    Array.from({ length: 5000 }, () => now + 1000),
+    now,
+  );
   clock.advance(1000);
   t.equal(delivered(b, 'Burst').length, 5000, 'all delivered within the same millisecond of the clock');
   t.equal(b.timers!.stats().deliveredPerTickPeak, 100, 'never more than timerDeliverPerTick in one turn');
@@ -228,7 +242,10 @@ t.test('an old checkpoint (delivered offsets listed) is honoured', async (t) => 
   const b = eb.instances[0]!;
   t.equal(b.timers!.stats().pending, 2);
   clock.advance(5000);
-  t.same(delivered(b, 'Old').map((g) => g.i), [1, 3]);
+  t.same(
+    delivered(b, 'Old').map((g) => g.i),
+    [1, 3],
+  );
 });
 
 t.test('a record sent straight to the timer topic naming it as its real topic is dropped, not looped', async (t) => {
@@ -240,7 +257,12 @@ t.test('a record sent straight to the timer topic naming it as its real topic is
     await c.close();
     await eb.close();
   });
-  const r = await c.invoke(eb.broker, sendRequest(TIMER_TOPIC, 'loop', { properties: { TIMER_OUT_MS: String(clock.now() + 10), REAL_TOPIC: TIMER_TOPIC, REAL_QID: '0' } }));
+  const r = await c.invoke(
+    eb.broker,
+    sendRequest(TIMER_TOPIC, 'loop', {
+      properties: { TIMER_OUT_MS: String(clock.now() + 10), REAL_TOPIC: TIMER_TOPIC, REAL_QID: '0' },
+    }),
+  );
   t.equal(r.code, ResponseCode.SUCCESS);
   clock.advance(100);
   const b = eb.instances[0]!;
@@ -269,6 +291,13 @@ t.test('delay levels: a burst falling due together is delivered at most 64 per t
   clock.advance(1000);
   const got = delivered(b, 'Delayed');
   t.equal(got.length, n, 'all delivered when due');
-  t.same(got.slice(0, 3).map((g) => g.i), [0, 1, 2], 'in store order');
-  t.ok(b.delayService!.deliveredPerTickPeak <= 64, `at most 64 per turn (peak ${b.delayService!.deliveredPerTickPeak})`);
+  t.same(
+    got.slice(0, 3).map((g) => g.i),
+    [0, 1, 2],
+    'in store order',
+  );
+  t.ok(
+    b.delayService!.deliveredPerTickPeak <= 64,
+    `at most 64 per turn (peak ${b.delayService!.deliveredPerTickPeak})`,
+  );
 });

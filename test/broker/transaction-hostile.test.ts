@@ -34,7 +34,15 @@ interface Sent {
   res: RemotingCommand;
 }
 
-async function send(c: RemotingClient, b: EmbeddedBroker, clock: ManualClock, topic: string, body: string, properties: Record<string, string>, sysFlag = 0): Promise<Sent> {
+async function send(
+  c: RemotingClient,
+  b: EmbeddedBroker,
+  clock: ManualClock,
+  topic: string,
+  body: string,
+  properties: Record<string, string>,
+  sysFlag = 0,
+): Promise<Sent> {
   const req = sendRequest(topic, body, { properties, sysFlag });
   req.extFields!.g = String(clock.now());
   const res = await c.invoke(b.broker, req);
@@ -43,16 +51,38 @@ async function send(c: RemotingClient, b: EmbeddedBroker, clock: ManualClock, to
   return { res, uniqKey, queueOffset: Number(res.extFields?.queueOffset), commitLogOffset };
 }
 
-function sendHalf(c: RemotingClient, b: EmbeddedBroker, clock: ManualClock, body: string, topic = TOPIC): Promise<Sent> {
+function sendHalf(
+  c: RemotingClient,
+  b: EmbeddedBroker,
+  clock: ManualClock,
+  body: string,
+  topic = TOPIC,
+): Promise<Sent> {
   return send(c, b, clock, topic, body, { TRAN_MSG: 'true', PGROUP: GROUP }, MessageSysFlag.TRANSACTION_PREPARED_TYPE);
 }
 
-function end(c: RemotingClient, b: EmbeddedBroker, h: Sent, commitOrRollback: number, topic = TOPIC, fromTransactionCheck = false): Promise<RemotingCommand> {
+function end(
+  c: RemotingClient,
+  b: EmbeddedBroker,
+  h: Sent,
+  commitOrRollback: number,
+  topic = TOPIC,
+  fromTransactionCheck = false,
+): Promise<RemotingCommand> {
   const fields: EndTransactionRequestHeader = {
-    producerGroup: GROUP, tranStateTableOffset: h.queueOffset, commitLogOffset: h.commitLogOffset, commitOrRollback,
-    fromTransactionCheck, msgId: h.uniqKey, transactionId: h.uniqKey, topic,
+    producerGroup: GROUP,
+    tranStateTableOffset: h.queueOffset,
+    commitLogOffset: h.commitLogOffset,
+    commitOrRollback,
+    fromTransactionCheck,
+    msgId: h.uniqKey,
+    transactionId: h.uniqKey,
+    topic,
   };
-  return c.invoke(b.broker, createRequest(RequestCode.END_TRANSACTION, { extFields: EndTransactionRequestHeader.encode(fields) }));
+  return c.invoke(
+    b.broker,
+    createRequest(RequestCode.END_TRANSACTION, { extFields: EndTransactionRequestHeader.encode(fields) }),
+  );
 }
 
 async function setup(t: Test, opts: Parameters<typeof startBroker>[0] = {}) {
@@ -66,32 +96,49 @@ async function setup(t: Test, opts: Parameters<typeof startBroker>[0] = {}) {
   return { clock, broker, c, b: broker.instances[0]! };
 }
 
-t.test('M1: END_TRANSACTION(commit) of a normal message carrying PGROUP, REAL_TOPIC and REAL_QID is refused and writes nothing', async (t) => {
-  const { clock, broker, c, b } = await setup(t);
-  b.topics.put(newTopicConfig('TxReadOnly', 1, PermName.PERM_READ));
-  b.topics.ensure('%DLQ%victim_cg', 1);
-  // the op topic and the half topic exist once one real transaction ran
-  const real = await sendHalf(c, broker, clock, 'real');
-  t.equal((await end(c, broker, real, ROLLBACK)).code, ResponseCode.SUCCESS);
-  const store = b.messageStore;
-  const before = { ro: store.getMaxOffset('TxReadOnly', 0), op: store.getMaxOffset(OP_TOPIC, 0), dlq: store.getMaxOffset('%DLQ%victim_cg', 0), topic: store.getMaxOffset(TOPIC, 0) };
-  t.same(before, { ro: 0, op: 1, dlq: 0, topic: 0 });
+t.test(
+  'M1: END_TRANSACTION(commit) of a normal message carrying PGROUP, REAL_TOPIC and REAL_QID is refused and writes nothing',
+  async (t) => {
+    const { clock, broker, c, b } = await setup(t);
+    b.topics.put(newTopicConfig('TxReadOnly', 1, PermName.PERM_READ));
+    b.topics.ensure('%DLQ%victim_cg', 1);
+    // the op topic and the half topic exist once one real transaction ran
+    const real = await sendHalf(c, broker, clock, 'real');
+    t.equal((await end(c, broker, real, ROLLBACK)).code, ResponseCode.SUCCESS);
+    const store = b.messageStore;
+    const before = {
+      ro: store.getMaxOffset('TxReadOnly', 0),
+      op: store.getMaxOffset(OP_TOPIC, 0),
+      dlq: store.getMaxOffset('%DLQ%victim_cg', 0),
+      topic: store.getMaxOffset(TOPIC, 0),
+    };
+    t.same(before, { ro: 0, op: 1, dlq: 0, topic: 0 });
 
-  for (const target of ['TxReadOnly', OP_TOPIC, '%DLQ%victim_cg', TOPIC]) {
-    const forged = await send(c, broker, clock, TOPIC, `forged→${target}`, { PGROUP: GROUP, REAL_TOPIC: target, REAL_QID: '0' });
-    t.equal(forged.res.code, ResponseCode.SUCCESS, 'a normal message is stored');
-    const res = await end(c, broker, forged, COMMIT);
-    t.equal(res.code, ResponseCode.SYSTEM_ERROR, `REAL_TOPIC ${target}: refused with Java's bad-request code`);
-    t.match(res.remark, /is not a half message: its topic is not RMQ_SYS_TRANS_HALF_TOPIC/, 'the remark names why');
-    t.equal((await end(c, broker, forged, ROLLBACK)).code, ResponseCode.SYSTEM_ERROR, 'a rollback of it too');
-  }
-  t.same(
-    { ro: store.getMaxOffset('TxReadOnly', 0), op: store.getMaxOffset(OP_TOPIC, 0), dlq: store.getMaxOffset('%DLQ%victim_cg', 0), topic: store.getMaxOffset(TOPIC, 0) },
-    { ro: 0, op: 1, dlq: 0, topic: 4 },
-    'nothing written to the read-only topic, the op topic or the DLQ (the topic holds only the 4 forged sends)',
-  );
-  t.equal(b.tx.end.counters.committed, 0);
-});
+    for (const target of ['TxReadOnly', OP_TOPIC, '%DLQ%victim_cg', TOPIC]) {
+      const forged = await send(c, broker, clock, TOPIC, `forged→${target}`, {
+        PGROUP: GROUP,
+        REAL_TOPIC: target,
+        REAL_QID: '0',
+      });
+      t.equal(forged.res.code, ResponseCode.SUCCESS, 'a normal message is stored');
+      const res = await end(c, broker, forged, COMMIT);
+      t.equal(res.code, ResponseCode.SYSTEM_ERROR, `REAL_TOPIC ${target}: refused with Java's bad-request code`);
+      t.match(res.remark, /is not a half message: its topic is not RMQ_SYS_TRANS_HALF_TOPIC/, 'the remark names why');
+      t.equal((await end(c, broker, forged, ROLLBACK)).code, ResponseCode.SYSTEM_ERROR, 'a rollback of it too');
+    }
+    t.same(
+      {
+        ro: store.getMaxOffset('TxReadOnly', 0),
+        op: store.getMaxOffset(OP_TOPIC, 0),
+        dlq: store.getMaxOffset('%DLQ%victim_cg', 0),
+        topic: store.getMaxOffset(TOPIC, 0),
+      },
+      { ro: 0, op: 1, dlq: 0, topic: 4 },
+      'nothing written to the read-only topic, the op topic or the DLQ (the topic holds only the 4 forged sends)',
+    );
+    t.equal(b.tx.end.counters.committed, 0);
+  },
+);
 
 t.test('M1: a real half message commits only to a topic a producer may write', async (t) => {
   const { clock, broker, c, b } = await setup(t);
@@ -101,7 +148,10 @@ t.test('M1: a real half message commits only to a topic a producer may write', a
   t.equal(toDlq.res.code, ResponseCode.SUCCESS);
   const r1 = await end(c, broker, toDlq, COMMIT, '%DLQ%victim_cg');
   t.equal(r1.code, ResponseCode.SYSTEM_ERROR);
-  t.equal(r1.remark, 'REAL_TOPIC %DLQ%victim_cg is a system, retry or dead-letter topic: a transaction cannot commit to it');
+  t.equal(
+    r1.remark,
+    'REAL_TOPIC %DLQ%victim_cg is a system, retry or dead-letter topic: a transaction cannot commit to it',
+  );
   t.equal(store.getMaxOffset('%DLQ%victim_cg', 0), 0, 'nothing in the DLQ');
 
   // a half whose topic was made read-only before the commit
@@ -122,18 +172,25 @@ t.test('M2: three commits of one half message deliver one message; rollback then
   const { clock, broker, c, b } = await setup(t);
   const store = b.messageStore;
   const h = await sendHalf(c, broker, clock, 'once');
-  for (let i = 0; i < 3; i++) t.equal((await end(c, broker, h, COMMIT)).code, ResponseCode.SUCCESS, `commit ${i + 1} answered SUCCESS`);
+  for (let i = 0; i < 3; i++)
+    t.equal((await end(c, broker, h, COMMIT)).code, ResponseCode.SUCCESS, `commit ${i + 1} answered SUCCESS`);
   t.equal(store.getMaxOffset(TOPIC, 0), 1, 'one message on the topic');
   t.equal(store.getMaxOffset(OP_TOPIC, 0), 1, 'one op record');
   const back = await end(c, broker, h, ROLLBACK);
   t.equal(back.code, ResponseCode.SYSTEM_ERROR, 'a rollback after the commit is refused');
-  t.equal(back.remark, `the half message at queue offset ${h.queueOffset} was already committed: commitOrRollback ignored`);
+  t.equal(
+    back.remark,
+    `the half message at queue offset ${h.queueOffset} was already committed: commitOrRollback ignored`,
+  );
 
   const r = await sendHalf(c, broker, clock, 'never');
   t.equal((await end(c, broker, r, ROLLBACK)).code, ResponseCode.SUCCESS);
   const commit = await end(c, broker, r, COMMIT);
   t.equal(commit.code, ResponseCode.SYSTEM_ERROR);
-  t.equal(commit.remark, `the half message at queue offset ${r.queueOffset} was already rolled back: commitOrRollback ignored`);
+  t.equal(
+    commit.remark,
+    `the half message at queue offset ${r.queueOffset} was already rolled back: commitOrRollback ignored`,
+  );
   t.equal((await end(c, broker, r, ROLLBACK)).code, ResponseCode.SUCCESS, 'a second rollback is answered SUCCESS');
   t.equal(store.getMaxOffset(TOPIC, 0), 1, 'still one message on the topic: the rolled-back one never came');
   t.equal(store.getMaxOffset(OP_TOPIC, 0), 2, 'one op record per half message');
@@ -160,31 +217,46 @@ t.test('M2: ended halves are read back from the op queue at start, bounded by ma
   await t.rejects(startBroker({ maxEndedHalves: 0 }), { name: 'BrokerOptionError', option: 'maxEndedHalves' });
 });
 
-t.test('M2: the half and the check\'s copy of it are one transaction: the producer\'s late commit and its answer to the check deliver one message', async (t) => {
-  const { clock, broker, c, b } = await setup(t, { transactionCheckInterval: 1000, transactionTimeOut: 1000 });
-  const store = b.messageStore;
-  const checks: RemotingCommand[] = [];
-  c.registerProcessor(RequestCode.CHECK_TRANSACTION_STATE, (req) => {
-    checks.push(req);
-    return null;
-  });
-  await c.invoke(broker.broker, heartbeatRequest('raw@tx', '', [], GROUP));
-  const h = await sendHalf(c, broker, clock, 'slow');
-  clock.advance(1000);
-  clock.advance(1000);
-  await until(() => checks.length === 1, 'the check of the half');
-  const hdr = CheckTransactionStateRequestHeader.decode(checks[0]!.extFields);
-  t.not(hdr.commitLogOffset, h.commitLogOffset, 'the check names the re-put copy');
-  t.equal((await end(c, broker, h, COMMIT)).code, ResponseCode.SUCCESS, 'the producer\'s own (late) commit of the half');
-  const copy = { ...h, queueOffset: hdr.tranStateTableOffset, commitLogOffset: hdr.commitLogOffset };
-  t.equal((await end(c, broker, copy, COMMIT, 'RMQ_SYS_TRANS_HALF_TOPIC', true)).code, ResponseCode.SUCCESS, 'its answer to the check: SUCCESS');
-  t.equal(store.getMaxOffset(TOPIC, 0), 1, 'one message delivered');
-  t.equal(store.getMaxOffset(OP_TOPIC, 0), 2, 'an op record for the half and for the copy, so the check loop stops asking');
-  const asked = checks.length;
-  clock.advance(1000);
-  clock.advance(1000);
-  await new Promise((r) => setTimeout(r, 50));
-  t.equal(checks.length, asked, 'not asked again');
-  const back = await end(c, broker, copy, ROLLBACK, 'RMQ_SYS_TRANS_HALF_TOPIC', true);
-  t.equal(back.code, ResponseCode.SYSTEM_ERROR, 'a rollback of the copy after the commit is refused');
-});
+t.test(
+  "M2: the half and the check's copy of it are one transaction: the producer's late commit and its answer to the check deliver one message",
+  async (t) => {
+    const { clock, broker, c, b } = await setup(t, { transactionCheckInterval: 1000, transactionTimeOut: 1000 });
+    const store = b.messageStore;
+    const checks: RemotingCommand[] = [];
+    c.registerProcessor(RequestCode.CHECK_TRANSACTION_STATE, (req) => {
+      checks.push(req);
+      return null;
+    });
+    await c.invoke(broker.broker, heartbeatRequest('raw@tx', '', [], GROUP));
+    const h = await sendHalf(c, broker, clock, 'slow');
+    clock.advance(1000);
+    clock.advance(1000);
+    await until(() => checks.length === 1, 'the check of the half');
+    const hdr = CheckTransactionStateRequestHeader.decode(checks[0]!.extFields);
+    t.not(hdr.commitLogOffset, h.commitLogOffset, 'the check names the re-put copy');
+    t.equal(
+      (await end(c, broker, h, COMMIT)).code,
+      ResponseCode.SUCCESS,
+      "the producer's own (late) commit of the half",
+    );
+    const copy = { ...h, queueOffset: hdr.tranStateTableOffset, commitLogOffset: hdr.commitLogOffset };
+    t.equal(
+      (await end(c, broker, copy, COMMIT, 'RMQ_SYS_TRANS_HALF_TOPIC', true)).code,
+      ResponseCode.SUCCESS,
+      'its answer to the check: SUCCESS',
+    );
+    t.equal(store.getMaxOffset(TOPIC, 0), 1, 'one message delivered');
+    t.equal(
+      store.getMaxOffset(OP_TOPIC, 0),
+      2,
+      'an op record for the half and for the copy, so the check loop stops asking',
+    );
+    const asked = checks.length;
+    clock.advance(1000);
+    clock.advance(1000);
+    await new Promise((r) => setTimeout(r, 50));
+    t.equal(checks.length, asked, 'not asked again');
+    const back = await end(c, broker, copy, ROLLBACK, 'RMQ_SYS_TRANS_HALF_TOPIC', true);
+    t.equal(back.code, ResponseCode.SYSTEM_ERROR, 'a rollback of the copy after the commit is refused');
+  },
+);

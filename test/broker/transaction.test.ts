@@ -32,8 +32,17 @@ interface Half {
   commitLogOffset: number;
 }
 
-async function sendHalf(c: RemotingClient, b: EmbeddedBroker, clock: ManualClock, body: string, extra: Record<string, string> = {}): Promise<Half> {
-  const req = sendRequest(TOPIC, body, { properties: { TRAN_MSG: 'true', PGROUP: GROUP, ...extra }, sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE });
+async function sendHalf(
+  c: RemotingClient,
+  b: EmbeddedBroker,
+  clock: ManualClock,
+  body: string,
+  extra: Record<string, string> = {},
+): Promise<Half> {
+  const req = sendRequest(TOPIC, body, {
+    properties: { TRAN_MSG: 'true', PGROUP: GROUP, ...extra },
+    sysFlag: MessageSysFlag.TRANSACTION_PREPARED_TYPE,
+  });
   req.extFields!.g = String(clock.now()); // bornTimestamp on the broker's clock
   const res = await c.invoke(b.broker, req);
   const uniqKey = /UNIQ_KEY\u0001([0-9A-F]+)/.exec(req.extFields!.i!)![1]!;
@@ -41,10 +50,22 @@ async function sendHalf(c: RemotingClient, b: EmbeddedBroker, clock: ManualClock
   return { res, uniqKey, queueOffset: Number(res.extFields!.queueOffset), commitLogOffset };
 }
 
-function endRequest(h: Half, commitOrRollback: number, over: Partial<EndTransactionRequestHeader> = {}, oneway = false): RemotingCommand {
+function endRequest(
+  h: Half,
+  commitOrRollback: number,
+  over: Partial<EndTransactionRequestHeader> = {},
+  oneway = false,
+): RemotingCommand {
   const fields: EndTransactionRequestHeader = {
-    producerGroup: GROUP, tranStateTableOffset: h.queueOffset, commitLogOffset: h.commitLogOffset, commitOrRollback,
-    fromTransactionCheck: false, msgId: h.uniqKey, transactionId: h.uniqKey, topic: TOPIC, ...over,
+    producerGroup: GROUP,
+    tranStateTableOffset: h.queueOffset,
+    commitLogOffset: h.commitLogOffset,
+    commitOrRollback,
+    fromTransactionCheck: false,
+    msgId: h.uniqKey,
+    transactionId: h.uniqKey,
+    topic: TOPIC,
+    ...over,
   };
   return createRequest(RequestCode.END_TRANSACTION, { extFields: EndTransactionRequestHeader.encode(fields), oneway });
 }
@@ -73,14 +94,34 @@ t.test('half message, op record and END_TRANSACTION answers', async (t) => {
   t.equal(h.res.extFields!.queueId, '0', 'the queue the producer asked for');
   t.same(await pullAll(c, broker, TOPIC), [], 'invisible on the real topic');
   const [half] = await pullAll(c, broker, 'RMQ_SYS_TRANS_HALF_TOPIC');
-  t.equal(half!.queueOffset, h.queueOffset, 'the answer\'s queueOffset is the half queue\'s');
-  t.equal(half!.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK, MessageSysFlag.TRANSACTION_NOT_TYPE, 'stored as type "not a transaction"');
-  t.match(half!.properties, { REAL_TOPIC: TOPIC, REAL_QID: '0', __transactionId__: h.uniqKey, TRAN_MSG: 'true', PGROUP: GROUP });
+  t.equal(half!.queueOffset, h.queueOffset, "the answer's queueOffset is the half queue's");
+  t.equal(
+    half!.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK,
+    MessageSysFlag.TRANSACTION_NOT_TYPE,
+    'stored as type "not a transaction"',
+  );
+  t.match(half!.properties, {
+    REAL_TOPIC: TOPIC,
+    REAL_QID: '0',
+    __transactionId__: h.uniqKey,
+    TRAN_MSG: 'true',
+    PGROUP: GROUP,
+  });
 
   const answers: Array<[string, Partial<EndTransactionRequestHeader>, number, RegExp]> = [
-    ['not found', { commitLogOffset: h.commitLogOffset + 1 }, ResponseCode.SYSTEM_ERROR, /^Find prepared transaction message failed$/],
+    [
+      'not found',
+      { commitLogOffset: h.commitLogOffset + 1 },
+      ResponseCode.SYSTEM_ERROR,
+      /^Find prepared transaction message failed$/,
+    ],
     ['wrong group', { producerGroup: 'other_pg' }, ResponseCode.SYSTEM_ERROR, /^The producer group wrong$/],
-    ['wrong queue offset', { tranStateTableOffset: h.queueOffset + 5 }, ResponseCode.SYSTEM_ERROR, /^The transaction state table offset wrong$/],
+    [
+      'wrong queue offset',
+      { tranStateTableOffset: h.queueOffset + 5 },
+      ResponseCode.SYSTEM_ERROR,
+      /^The transaction state table offset wrong$/,
+    ],
     ['bad commitOrRollback', { commitOrRollback: 5 }, ResponseCode.SYSTEM_ERROR, /commitOrRollback field wrong/],
   ];
   for (const [what, over, code, remark] of answers) {
@@ -113,7 +154,12 @@ t.test('rejectTransactionMessage refuses half messages with NO_PERMISSION', asyn
 });
 
 t.test('bad transaction settings name the option', async (t) => {
-  for (const [option, v] of [['transactionCheckInterval', 0], ['transactionTimeOut', -1], ['transactionCheckMax', 1.5], ['rejectTransactionMessage', 'yes']] as const) {
+  for (const [option, v] of [
+    ['transactionCheckInterval', 0],
+    ['transactionTimeOut', -1],
+    ['transactionCheckMax', 1.5],
+    ['rejectTransactionMessage', 'yes'],
+  ] as const) {
     await t.rejects(startBroker({ [option]: v } as never), { name: 'BrokerOptionError', option }, option);
   }
 });
@@ -159,54 +205,91 @@ t.test('CHECK_TRANSACTION_STATE: header and body; the check loop carries on afte
   b.clock.advance(30_000);
   await until(() => checks2.length === 2);
   const seen = checks2.map((r) => CheckTransactionStateRequestHeader.decode(r.extFields).msgId).sort();
-  t.same(seen, [h1.uniqKey, h2.uniqKey].sort(), 'both asked again after the restart, the first one for the second time');
+  t.same(
+    seen,
+    [h1.uniqKey, h2.uniqKey].sort(),
+    'both asked again after the restart, the first one for the second time',
+  );
   const times = checks2.map((r) => decodeMessages(r.body!)[0]!.properties.TRANSACTION_CHECK_TIMES).sort();
   t.same(times, ['1', '2']);
   // the producer commits the first through the check's copy
-  const copy = CheckTransactionStateRequestHeader.decode(checks2.find((r) => decodeMessages(r.body!)[0]!.properties.UNIQ_KEY === h1.uniqKey)!.extFields);
+  const copy = CheckTransactionStateRequestHeader.decode(
+    checks2.find((r) => decodeMessages(r.body!)[0]!.properties.UNIQ_KEY === h1.uniqKey)!.extFields,
+  );
   const res = await b.c.invoke(
     b.broker.broker,
-    endRequest({ ...h1, queueOffset: copy.tranStateTableOffset, commitLogOffset: copy.commitLogOffset }, 8, { fromTransactionCheck: true, topic: copy.topic! }),
+    endRequest({ ...h1, queueOffset: copy.tranStateTableOffset, commitLogOffset: copy.commitLogOffset }, 8, {
+      fromTransactionCheck: true,
+      topic: copy.topic!,
+    }),
   );
   t.equal(res.code, ResponseCode.SUCCESS);
-  t.same((await pullAll(b.c, b.broker, TOPIC)).map((x) => String(x.body)), ['first']);
+  t.same(
+    (await pullAll(b.c, b.broker, TOPIC)).map((x) => String(x.body)),
+    ['first'],
+  );
   b.clock.advance(30_000);
   await until(() => checks2.length === 3);
-  t.equal(CheckTransactionStateRequestHeader.decode(checks2[2]!.extFields).msgId, h2.uniqKey, 'only the unresolved one is asked again');
+  t.equal(
+    CheckTransactionStateRequestHeader.decode(checks2[2]!.extFields).msgId,
+    h2.uniqKey,
+    'only the unresolved one is asked again',
+  );
 });
 
-t.test('CHECK_IMMUNITY_TIME_IN_SECONDS: not checked before it, and the producer\'s own end after it is ILLEGAL_OPERATION', async (t) => {
-  const { clock, broker, c } = await setup(t);
-  const checks = rawProducer(c);
-  await c.invoke(broker.broker, heartbeatRequest('raw@3', '', [], GROUP));
-  const slow = await sendHalf(c, broker, clock, 'slow', { CHECK_IMMUNITY_TIME_IN_SECONDS: '45' });
-  const fast = await sendHalf(c, broker, clock, 'fast');
-  clock.advance(30_000);
-  await until(() => checks.length === 1);
-  t.equal(CheckTransactionStateRequestHeader.decode(checks[0]!.extFields).msgId, fast.uniqKey, 'at 30 s only the one without immunity is checked (the other moved behind it)');
-  clock.advance(30_000);
-  await until(() => checks.length >= 3);
-  const ids = checks.slice(1).map((r) => CheckTransactionStateRequestHeader.decode(r.extFields).msgId);
-  t.ok(ids.includes(slow.uniqKey), 'at 60 s (past 45 s) the immune one is checked');
-  const late = await c.invoke(broker.broker, endRequest(slow, 8));
-  t.equal(late.code, ResponseCode.ILLEGAL_OPERATION, 'its producer\'s own commit after the immunity time waits for the check');
-});
+t.test(
+  "CHECK_IMMUNITY_TIME_IN_SECONDS: not checked before it, and the producer's own end after it is ILLEGAL_OPERATION",
+  async (t) => {
+    const { clock, broker, c } = await setup(t);
+    const checks = rawProducer(c);
+    await c.invoke(broker.broker, heartbeatRequest('raw@3', '', [], GROUP));
+    const slow = await sendHalf(c, broker, clock, 'slow', { CHECK_IMMUNITY_TIME_IN_SECONDS: '45' });
+    const fast = await sendHalf(c, broker, clock, 'fast');
+    clock.advance(30_000);
+    await until(() => checks.length === 1);
+    t.equal(
+      CheckTransactionStateRequestHeader.decode(checks[0]!.extFields).msgId,
+      fast.uniqKey,
+      'at 30 s only the one without immunity is checked (the other moved behind it)',
+    );
+    clock.advance(30_000);
+    await until(() => checks.length >= 3);
+    const ids = checks.slice(1).map((r) => CheckTransactionStateRequestHeader.decode(r.extFields).msgId);
+    t.ok(ids.includes(slow.uniqKey), 'at 60 s (past 45 s) the immune one is checked');
+    const late = await c.invoke(broker.broker, endRequest(slow, 8));
+    t.equal(
+      late.code,
+      ResponseCode.ILLEGAL_OPERATION,
+      "its producer's own commit after the immunity time waits for the check",
+    );
+  },
+);
 
-t.test('a half message exactly transactionTimeOut old at a round is checked at the next one, not stepped over', async (t) => {
-  // On the millisecond clock a round can find a message at exactly its immunity (messages sent in
-  // the same millisecond all are): Java then looks at the same offset again; stepping past it
-  // committed the check offset beyond it and it was never checked (seen as a flaky CLI test).
-  const { clock, broker, c } = await setup(t, undefined, { transactionCheckInterval: 1000, transactionTimeOut: 1000 });
-  const checks = rawProducer(c);
-  await c.invoke(broker.broker, heartbeatRequest('raw@4', '', [], GROUP));
-  const h = await sendHalf(c, broker, clock, 'on the edge');
-  clock.advance(1000); // the round at born + 1000 ms: age === transactionTimeOut, not yet due
-  await new Promise((r) => setTimeout(r, 50));
-  t.equal(checks.length, 0, 'not checked at exactly its immunity');
-  clock.advance(1000);
-  await until(() => checks.length === 1);
-  t.equal(CheckTransactionStateRequestHeader.decode(checks[0]!.extFields).msgId, h.uniqKey, 'checked one round later');
-});
+t.test(
+  'a half message exactly transactionTimeOut old at a round is checked at the next one, not stepped over',
+  async (t) => {
+    // On the millisecond clock a round can find a message at exactly its immunity (messages sent in
+    // the same millisecond all are): Java then looks at the same offset again; stepping past it
+    // committed the check offset beyond it and it was never checked (seen as a flaky CLI test).
+    const { clock, broker, c } = await setup(t, undefined, {
+      transactionCheckInterval: 1000,
+      transactionTimeOut: 1000,
+    });
+    const checks = rawProducer(c);
+    await c.invoke(broker.broker, heartbeatRequest('raw@4', '', [], GROUP));
+    const h = await sendHalf(c, broker, clock, 'on the edge');
+    clock.advance(1000); // the round at born + 1000 ms: age === transactionTimeOut, not yet due
+    await new Promise((r) => setTimeout(r, 50));
+    t.equal(checks.length, 0, 'not checked at exactly its immunity');
+    clock.advance(1000);
+    await until(() => checks.length === 1);
+    t.equal(
+      CheckTransactionStateRequestHeader.decode(checks[0]!.extFields).msgId,
+      h.uniqKey,
+      'checked one round later',
+    );
+  },
+);
 
 async function until(pred: () => boolean, limitMs = 10_000): Promise<void> {
   const end = Date.now() + limitMs;

@@ -85,7 +85,16 @@ export function ipTcp(t: TcpInit): Buffer {
 }
 
 export type Link = 'ethernet' | 'vlan' | 'qinq' | 'sll' | 'sll2' | 'null' | 'loop' | 'raw';
-export const LINKTYPE: Record<Link, number> = { ethernet: 1, vlan: 1, qinq: 1, sll: 113, sll2: 276, null: 0, loop: 108, raw: 101 };
+export const LINKTYPE: Record<Link, number> = {
+  ethernet: 1,
+  vlan: 1,
+  qinq: 1,
+  sll: 113,
+  sll2: 276,
+  null: 0,
+  loop: 108,
+  raw: 101,
+};
 
 /** Wrap an IP packet in a link-layer header. */
 export function link(kind: Link, ip: Buffer): Buffer {
@@ -176,7 +185,15 @@ export interface PcapOptions {
 /** A classic pcap file. */
 export function pcap(packets: Packet[], o: PcapOptions): Buffer {
   const { u32, u16 } = writers(o.bigEndian ?? false);
-  const parts: Buffer[] = [u32(o.nano ? 0xa1b23c4d : 0xa1b2c3d4), u16(2), u16(4), u32(0), u32(0), u32(o.snaplen ?? 262144), u32(o.linkType)];
+  const parts: Buffer[] = [
+    u32(o.nano ? 0xa1b23c4d : 0xa1b2c3d4),
+    u16(2),
+    u16(4),
+    u32(0),
+    u32(0),
+    u32(o.snaplen ?? 262144),
+    u32(o.linkType),
+  ];
   for (const p of packets) {
     const sec = Math.floor(p.ts);
     const frac = Math.round((p.ts - sec) * (o.nano ? 1e9 : 1e6));
@@ -193,7 +210,11 @@ export interface PcapngInterface {
 }
 
 /** A pcapng file: one section, the given interfaces, enhanced packet blocks (or simple ones). */
-export function pcapng(interfaces: PcapngInterface[], packets: Packet[], o: { bigEndian?: boolean; simple?: boolean; extraBlocks?: boolean } = {}): Buffer {
+export function pcapng(
+  interfaces: PcapngInterface[],
+  packets: Packet[],
+  o: { bigEndian?: boolean; simple?: boolean; extraBlocks?: boolean } = {},
+): Buffer {
   const { u32, u16 } = writers(o.bigEndian ?? false);
   const pad = (b: Buffer): Buffer => (b.length % 4 === 0 ? b : Buffer.concat([b, Buffer.alloc(4 - (b.length % 4))]));
   const block = (type: number, body: Buffer): Buffer => {
@@ -222,7 +243,17 @@ export function pcapng(interfaces: PcapngInterface[], packets: Packet[], o: { bi
       parts.push(block(3, Buffer.concat([u32(p.origLen ?? p.data.length), p.data])));
     } else {
       parts.push(
-        block(6, Buffer.concat([u32(p.iface ?? 0), u32(Number(t >> 32n)), u32(Number(t & 0xffffffffn)), u32(p.data.length), u32(p.origLen ?? p.data.length), p.data])),
+        block(
+          6,
+          Buffer.concat([
+            u32(p.iface ?? 0),
+            u32(Number(t >> 32n)),
+            u32(Number(t & 0xffffffffn)),
+            u32(p.data.length),
+            u32(p.origLen ?? p.data.length),
+            p.data,
+          ]),
+        ),
       );
     }
   }
@@ -255,7 +286,16 @@ export class TcpConnection {
     const b = fromClient ? this.server : this.client;
     const seq = fromClient ? this.clientSeq : this.serverSeq;
     const ack = fromClient ? this.serverSeq : this.clientSeq;
-    const ip = ipTcp({ src: a.ip, dst: b.ip, sport: a.port, dport: b.port, seq, ack, flags, ...(payload ? { payload } : {}) });
+    const ip = ipTcp({
+      src: a.ip,
+      dst: b.ip,
+      sport: a.port,
+      dport: b.port,
+      seq,
+      ack,
+      flags,
+      ...(payload ? { payload } : {}),
+    });
     return { ts: this.tick(), data: ip };
   }
 
@@ -304,7 +344,17 @@ export function linkAll(kind: Link, packets: Packet[]): Packet[] {
 
 // ---- frames ---------------------------------------------------------------------------------
 
-export function pullRequest(opaque: number, o: { topic?: string; group?: string; queueId?: number; queueOffset?: number; commitOffset?: number; sysFlag?: number } = {}): RemotingCommand {
+export function pullRequest(
+  opaque: number,
+  o: {
+    topic?: string;
+    group?: string;
+    queueId?: number;
+    queueOffset?: number;
+    commitOffset?: number;
+    sysFlag?: number;
+  } = {},
+): RemotingCommand {
   return createRequest(RequestCode.PULL_MESSAGE, {
     opaque,
     extFields: {
@@ -323,7 +373,10 @@ export function pullRequest(opaque: number, o: { topic?: string; group?: string;
 }
 
 /** Stored-message records as a pull response body carries them. */
-export function storedMessages(n: number, o: { topic?: string; queueId?: number; firstOffset?: number; bodySize?: number } = {}): Buffer {
+export function storedMessages(
+  n: number,
+  o: { topic?: string; queueId?: number; firstOffset?: number; bodySize?: number } = {},
+): Buffer {
   const recs: Buffer[] = [];
   for (let i = 0; i < n; i++) {
     const off = (o.firstOffset ?? 0) + i;
@@ -345,12 +398,26 @@ export function storedMessages(n: number, o: { topic?: string; queueId?: number;
   return Buffer.concat(recs);
 }
 
-export function pullFound(request: RemotingCommand, n: number, o: { bodySize?: number; firstOffset?: number } = {}): RemotingCommand {
+export function pullFound(
+  request: RemotingCommand,
+  n: number,
+  o: { bodySize?: number; firstOffset?: number } = {},
+): RemotingCommand {
   const first = o.firstOffset ?? Number(request.extFields?.queueOffset ?? 0);
   return createResponse(request, ResponseCode.SUCCESS, {
     remark: 'FOUND',
-    extFields: { nextBeginOffset: String(first + n), minOffset: '0', maxOffset: String(first + n), suggestWhichBrokerId: '0' },
-    body: storedMessages(n, { firstOffset: first, topic: request.extFields?.topic ?? 'TopicTest', queueId: Number(request.extFields?.queueId ?? 0), ...(o.bodySize !== undefined ? { bodySize: o.bodySize } : {}) }),
+    extFields: {
+      nextBeginOffset: String(first + n),
+      minOffset: '0',
+      maxOffset: String(first + n),
+      suggestWhichBrokerId: '0',
+    },
+    body: storedMessages(n, {
+      firstOffset: first,
+      topic: request.extFields?.topic ?? 'TopicTest',
+      queueId: Number(request.extFields?.queueId ?? 0),
+      ...(o.bodySize !== undefined ? { bodySize: o.bodySize } : {}),
+    }),
   });
 }
 

@@ -13,7 +13,14 @@ const cli = decodeCli;
 const dir = mkdtempSync(join(tmpdir(), 'rocketwire-decode-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
-const pull = pullRequest(7, { topic: 'Orders', group: 'cg-orders', queueId: 2, queueOffset: 10, commitOffset: 10, sysFlag: 3 });
+const pull = pullRequest(7, {
+  topic: 'Orders',
+  group: 'cg-orders',
+  queueId: 2,
+  queueOffset: 10,
+  commitOffset: 10,
+  sysFlag: 3,
+});
 const found = pullFound(pull, 3, { bodySize: 32 });
 const hb = heartbeat(8);
 const hbOk = createResponse(hb, ResponseCode.SUCCESS, { serializeType: 'ROCKETMQ' });
@@ -42,11 +49,25 @@ t.test('raw frames: readable table by default', async (t) => {
 t.test('raw frames: --json gives every field', async (t) => {
   const r = await cli([rawFile, '--json']);
   t.equal(r.code, 0);
-  const objs = r.stdout.toString().trimEnd().split('\n').map((l) => JSON.parse(l));
+  const objs = r.stdout
+    .toString()
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.equal(objs.length, 5);
   t.same(objs[0], {
-    kind: 'request', code: 11, name: 'PULL_MESSAGE', opaque: 7, flag: 0, oneway: false, language: 'JAVA', version: 409,
-    serializeType: 'JSON', remark: null, extFields: pull.extFields, bodyLength: 0,
+    kind: 'request',
+    code: 11,
+    name: 'PULL_MESSAGE',
+    opaque: 7,
+    flag: 0,
+    oneway: false,
+    language: 'JAVA',
+    version: 409,
+    serializeType: 'JSON',
+    remark: null,
+    extFields: pull.extFields,
+    bodyLength: 0,
   });
   const rsp = objs[1];
   t.equal(rsp.kind, 'response');
@@ -55,8 +76,20 @@ t.test('raw frames: --json gives every field', async (t) => {
   t.equal(rsp.bodyLength, found.body!.length);
   t.equal(rsp.messages.length, 3);
   t.same(Object.keys(rsp.messages[0]), [
-    'topic', 'queueId', 'queueOffset', 'commitLogOffset', 'sysFlag', 'bornTimestamp', 'bornHost', 'storeTimestamp',
-    'storeHost', 'reconsumeTimes', 'properties', 'msgId', 'offsetMsgId', 'bodyBase64',
+    'topic',
+    'queueId',
+    'queueOffset',
+    'commitLogOffset',
+    'sysFlag',
+    'bornTimestamp',
+    'bornHost',
+    'storeTimestamp',
+    'storeHost',
+    'reconsumeTimes',
+    'properties',
+    'msgId',
+    'offsetMsgId',
+    'bodyBase64',
   ]);
   t.equal(rsp.messages[0].offsetMsgId, '0A00000100002A9F0000000000002710');
   t.equal(Buffer.from(rsp.messages[2].bodyBase64, 'base64').toString(), 'M'.repeat(32));
@@ -69,7 +102,11 @@ t.test('raw frames: --json gives every field', async (t) => {
 });
 
 t.test('raw frames: --msgpack stream of the same objects', async (t) => {
-  const json = (await cli([rawFile, '--json'])).stdout.toString().trimEnd().split('\n').map((l) => JSON.parse(l));
+  const json = (await cli([rawFile, '--json'])).stdout
+    .toString()
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const r = await cli([rawFile, '--msgpack']);
   t.equal(r.code, 0);
   const objs = [...decodeMulti(r.stdout)];
@@ -77,14 +114,19 @@ t.test('raw frames: --msgpack stream of the same objects', async (t) => {
 });
 
 t.test('--hex reads hex text with whitespace, from stdin', async (t) => {
-  const hex = Buffer.concat(frames).toString('hex').replace(/(.{60})/g, '$1\n  ');
+  const hex = Buffer.concat(frames)
+    .toString('hex')
+    .replace(/(.{60})/g, '$1\n  ');
   const r = await cli(['--hex', '--json', '-'], Buffer.from(hex));
   t.equal(r.code, 0);
   t.equal(r.stdout.toString().trimEnd().split('\n').length, 5);
   const bad = await cli(['--hex', '-'], Buffer.from(encodeCommand(hb).toString('hex') + ' zz'));
   t.equal(bad.code, 1);
   t.match(bad.stdout.toString(), /^REQ HEART_BEAT/);
-  t.equal(bad.stderr, `rocketwire decode: hex input: unexpected character "z" at character ${encodeCommand(hb).length * 2 + 1}\n`);
+  t.equal(
+    bad.stderr,
+    `rocketwire decode: hex input: unexpected character "z" at character ${encodeCommand(hb).length * 2 + 1}\n`,
+  );
 });
 
 t.test('stdin is decoded as it streams in', async (t) => {
@@ -114,7 +156,10 @@ t.test('damaged input: earlier frames printed, one line on stderr, non-zero exit
   writeFileSync(cut, Buffer.concat(frames).subarray(0, frames[0]!.length + 20));
   const r2 = await cli([cut]);
   t.equal(r2.code, 1);
-  t.equal(r2.stderr, `rocketwire decode: input ends inside the frame at byte ${frames[0]!.length} (20 of ${frames[1]!.length} bytes)\n`);
+  t.equal(
+    r2.stderr,
+    `rocketwire decode: input ends inside the frame at byte ${frames[0]!.length} (20 of ${frames[1]!.length} bytes)\n`,
+  );
 });
 
 t.test('usage errors and missing files are one line', async (t) => {
@@ -131,18 +176,62 @@ t.test('usage errors and missing files are one line', async (t) => {
 // A capture with two consumers' traffic for --filter and --stats.
 function capture(): Buffer {
   const a = new TcpConnection({ ip: '10.0.0.5', port: 50000 }, { ip: '10.0.0.1', port: 10911 });
-  const b = new TcpConnection({ ip: '10.0.0.6', port: 50001 }, { ip: '10.0.0.1', port: 10911 }, { ts: 1700000000.0005 });
+  const b = new TcpConnection(
+    { ip: '10.0.0.6', port: 50001 },
+    { ip: '10.0.0.1', port: 10911 },
+    { ts: 1700000000.0005 },
+  );
   const pkts = [...a.handshake(), ...b.handshake()];
   for (let i = 0; i < 4; i++) {
-    const p = pullRequest(100 + i, { topic: 'Orders', group: 'cg-orders', queueId: 1, queueOffset: 10 * i, commitOffset: 10 * i, sysFlag: i === 0 ? 2 : 3 });
+    const p = pullRequest(100 + i, {
+      topic: 'Orders',
+      group: 'cg-orders',
+      queueId: 1,
+      queueOffset: 10 * i,
+      commitOffset: 10 * i,
+      sysFlag: i === 0 ? 2 : 3,
+    });
     pkts.push(...a.send(true, encodeCommand(p)));
-    pkts.push(...a.send(false, encodeCommand(i < 3 ? pullFound(p, 10) : createResponse(p, ResponseCode.PULL_NOT_FOUND, { remark: 'OFFSET_OVERFLOW_ONE' }))));
+    pkts.push(
+      ...a.send(
+        false,
+        encodeCommand(
+          i < 3 ? pullFound(p, 10) : createResponse(p, ResponseCode.PULL_NOT_FOUND, { remark: 'OFFSET_OVERFLOW_ONE' }),
+        ),
+      ),
+    );
   }
-  const u = createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, { opaque: 200, oneway: true, extFields: { consumerGroup: 'cg-orders', topic: 'Orders', queueId: '1', commitOffset: '30' } });
+  const u = createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
+    opaque: 200,
+    oneway: true,
+    extFields: { consumerGroup: 'cg-orders', topic: 'Orders', queueId: '1', commitOffset: '30' },
+  });
   pkts.push(...a.send(true, encodeCommand(u)));
-  const s = createRequest(RequestCode.SEND_MESSAGE_V2, { opaque: 300, extFields: { a: 'pg', b: 'Payments', c: 'TBW102', d: '4', e: '0', f: '0', g: '1700000000000', h: '0', i: 'TAGS\u0001x', j: '0', k: 'false', m: 'false' }, body: Buffer.from('pay') });
+  const s = createRequest(RequestCode.SEND_MESSAGE_V2, {
+    opaque: 300,
+    extFields: {
+      a: 'pg',
+      b: 'Payments',
+      c: 'TBW102',
+      d: '4',
+      e: '0',
+      f: '0',
+      g: '1700000000000',
+      h: '0',
+      i: 'TAGS\u0001x',
+      j: '0',
+      k: 'false',
+      m: 'false',
+    },
+    body: Buffer.from('pay'),
+  });
   pkts.push(...b.send(true, encodeCommand(s)));
-  pkts.push(...b.send(false, encodeCommand(createResponse(s, 0, { extFields: { msgId: 'X', queueId: '0', queueOffset: '0' } }))));
+  pkts.push(
+    ...b.send(
+      false,
+      encodeCommand(createResponse(s, 0, { extFields: { msgId: 'X', queueId: '0', queueOffset: '0' } })),
+    ),
+  );
   return pcap(linkAll('ethernet', pkts), { linkType: LINKTYPE.ethernet });
 }
 
@@ -152,7 +241,11 @@ t.test('capture: --json adds ts, src, dst, requestCode and latencyMs', async (t)
   const r = await cli([file, '--json']);
   t.equal(r.code, 0);
   t.equal(r.stderr, '');
-  const objs = r.stdout.toString().trimEnd().split('\n').map((l) => JSON.parse(l));
+  const objs = r.stdout
+    .toString()
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.equal(objs.length, 11);
   for (const o of objs) {
     t.equal(typeof o.ts, 'number');
@@ -203,7 +296,10 @@ t.test('capture: --stats', async (t) => {
   t.equal(q.group, 'cg-orders');
   t.equal(q.queueId, 1);
   t.equal(q.broker, '10.0.0.1:10911');
-  t.same(q.commits.map((c: { offset: number; via: string }) => `${c.offset}/${c.via}`), ['10/pull', '20/pull', '30/pull', '30/update']);
+  t.same(
+    q.commits.map((c: { offset: number; via: string }) => `${c.offset}/${c.via}`),
+    ['10/pull', '20/pull', '30/pull', '30/update'],
+  );
   t.equal(q.advancing, true);
   t.equal(q.pullResults.messages, 30);
   t.equal(q.unanswered, 0, 'every long poll came back');
@@ -220,16 +316,33 @@ t.test('capture: problems are reported and the exit code says data was lost', as
   writeFileSync(file, c.subarray(0, c.length - 5));
   const r = await cli([file]);
   t.equal(r.code, 1);
-  t.match(r.stderr, /^rocketwire decode: capture truncated: packet \d+ at byte \d+ is cut short \(\d+ of \d+ bytes\)\n$/);
-  t.equal(r.stdout.toString().trimEnd().split('\n').filter((l) => !l.startsWith('    ')).length, 10, 'every frame before the cut');
+  t.match(
+    r.stderr,
+    /^rocketwire decode: capture truncated: packet \d+ at byte \d+ is cut short \(\d+ of \d+ bytes\)\n$/,
+  );
+  t.equal(
+    r.stdout
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !l.startsWith('    ')).length,
+    10,
+    'every frame before the cut',
+  );
 });
 
 t.test('--hex also reads a hex dump of a capture', async (t) => {
-  const hex = capture().toString('hex').replace(/(.{64})/g, '$1\n');
+  const hex = capture()
+    .toString('hex')
+    .replace(/(.{64})/g, '$1\n');
   const r = await cli(['--hex', '--json', '-'], Buffer.from(hex));
   t.equal(r.code, 0);
   t.equal(r.stderr, '');
-  const objs = r.stdout.toString().trimEnd().split('\n').map((l) => JSON.parse(l));
+  const objs = r.stdout
+    .toString()
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.equal(objs.length, 11);
   t.equal(objs[0].src, '10.0.0.5:50000');
 });
@@ -238,7 +351,11 @@ t.test('--hex also reads a hex dump of a capture', async (t) => {
 function cutFirstFrame(withHandshake: boolean): Buffer {
   const c = new TcpConnection({ ip: '10.0.0.7', port: 50007 }, { ip: '10.0.0.1', port: 10911 });
   const frame = encodeCommand(pullRequest(1));
-  const pkts = [...(withHandshake ? c.handshake() : []), ...c.send(true, frame.subarray(0, frame.length - 10)), c.fin(true)];
+  const pkts = [
+    ...(withHandshake ? c.handshake() : []),
+    ...c.send(true, frame.subarray(0, frame.length - 10)),
+    c.fin(true),
+  ];
   return pcap(linkAll('ethernet', pkts), { linkType: LINKTYPE.ethernet });
 }
 
@@ -248,7 +365,10 @@ t.test('a flow whose first frame never completes: one line, exit 1 (the connecti
   const r = await cli([file]);
   t.equal(r.code, 1, 'exit 1: a frame was lost');
   t.equal(r.stdout.toString(), '');
-  t.match(r.stderr, /^rocketwire decode: 10\.0\.0\.7:50007 > 10\.0\.0\.1:10911: stream ends inside the frame at byte 0 \(\d+ of \d+ bytes\)[^\n]*\n$/);
+  t.match(
+    r.stderr,
+    /^rocketwire decode: 10\.0\.0\.7:50007 > 10\.0\.0\.1:10911: stream ends inside the frame at byte 0 \(\d+ of \d+ bytes\)[^\n]*\n$/,
+  );
 });
 
 // The capture joined the connection mid-way: the stream framer's end() reports the cut scan

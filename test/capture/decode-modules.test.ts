@@ -22,7 +22,14 @@ const hook =
 
 const dir = mkdtempSync(join(tmpdir(), 'rocketwire-decode-modules-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const pull = pullRequest(7, { topic: 'Orders', group: 'cg', queueId: 2, queueOffset: 10, commitOffset: 10, sysFlag: 3 });
+const pull = pullRequest(7, {
+  topic: 'Orders',
+  group: 'cg',
+  queueId: 2,
+  queueOffset: 10,
+  commitOffset: 10,
+  sysFlag: 3,
+});
 const file = join(dir, 'frames.bin');
 writeFileSync(file, Buffer.concat([encodeCommand(pull), encodeCommand(pullFound(pull, 3, { bodySize: 32 }))]));
 
@@ -32,14 +39,28 @@ function loaded(args: string[]): string[] {
   });
   if (r.status !== 0) throw new Error(`decode exited ${r.status}: ${r.stderr}`);
   // A module is resolved once for every import of it: each counts once.
-  return [...new Set(r.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7)))];
+  return [
+    ...new Set(
+      r.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('LOADED '))
+        .map((l) => l.slice(7)),
+    ),
+  ];
 }
 
 t.test('decode --json and the table load neither the protocol barrel nor the statistics', async (t) => {
   for (const args of [[file, '--json'], [file]]) {
     const urls = loaded(args);
-    t.ok(urls.some((u) => u.endsWith('/lib/capture/describe.js')), `${args.join(' ')}: the decoder ran`);
-    const heavy = urls.filter((u) => /\/protocol\/index\.js$|\/protocol\/(custom-header|body|sql92)\/|\/lib\/capture\/(index|stats|frame-filter)\.js$|\/lib\/capture\/(report|doctor)\//.test(u));
+    t.ok(
+      urls.some((u) => u.endsWith('/lib/capture/describe.js')),
+      `${args.join(' ')}: the decoder ran`,
+    );
+    const heavy = urls.filter((u) =>
+      /\/protocol\/index\.js$|\/protocol\/(custom-header|body|sql92)\/|\/lib\/capture\/(index|stats|frame-filter)\.js$|\/lib\/capture\/(report|doctor)\//.test(
+        u,
+      ),
+    );
     t.same(heavy, [], `${args.join(' ')}: nothing it does not use`);
     // Our own modules only: tap adds its loaders to the processes a test spawns.
     const ours = urls.filter((u) => u.startsWith(distUrl));

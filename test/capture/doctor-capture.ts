@@ -14,7 +14,9 @@ const root = process.getuid?.() === 0;
 
 /** The tap `skip` option of a live doctor test. */
 export const liveSkip: string | false =
-  !required && (!hasTcpdump || !root) ? `tcpdump ${hasTcpdump ? 'needs root' : 'is not installed'} (set ROCKETWIRE_REQUIRE_JAVA to make this test mandatory)` : false;
+  !required && (!hasTcpdump || !root)
+    ? `tcpdump ${hasTcpdump ? 'needs root' : 'is not installed'} (set ROCKETWIRE_REQUIRE_JAVA to make this test mandatory)`
+    : false;
 
 function framesIn(file: string, ports: number[]): number {
   let n = 0;
@@ -34,10 +36,20 @@ export interface Capture {
 
 /** tcpdump on lo for TCP on the given ports, writing `file`; resolves once it listens. */
 export async function startCapture(file: string, ports: number[]): Promise<Capture> {
-  const filter = ['tcp', 'and', '(', ...ports.flatMap((p, i) => (i === 0 ? ['port', String(p)] : ['or', 'port', String(p)])), ')'];
+  const filter = [
+    'tcp',
+    'and',
+    '(',
+    ...ports.flatMap((p, i) => (i === 0 ? ['port', String(p)] : ['or', 'port', String(p)])),
+    ')',
+  ];
   // --immediate-mode and -U: every packet is written as it comes (see tcpdump.test.ts).
   // -B: a 16 MiB capture buffer, so that a burst of large answers on loopback is not dropped.
-  const tcpdump = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '--immediate-mode', '-B', '16384', '-s', '0', '-w', file, ...filter], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const tcpdump = spawn(
+    'tcpdump',
+    ['-i', 'lo', '-n', '-U', '--immediate-mode', '-B', '16384', '-s', '0', '-w', file, ...filter],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   // Never left running by a test that times out.
   const killAtExit = (): void => void tcpdump.kill();
   process.once('exit', killAtExit);
@@ -68,7 +80,11 @@ export async function startCapture(file: string, ports: number[]): Promise<Captu
 }
 
 /** The doctor's findings on a capture file, and how many frames it held. */
-export function diagnoseFile(file: string, ports: number[], options?: DoctorOptions): { findings: Finding[]; frames: number } {
+export function diagnoseFile(
+  file: string,
+  ports: number[],
+  options?: DoctorOptions,
+): { findings: Finding[]; frames: number } {
   const doctor = new CaptureDoctor(options);
   const dec = new CaptureDecoder({ frame: (f) => doctor.add(f), problem: () => {} }, { ports });
   dec.push(readFileSync(file));

@@ -26,7 +26,13 @@ if (await interopReady(t, [V5_VERSION])) {
     const cap = await startCapture(file, ports);
     const { summary } = await javaProduce({ namesrv: broker.namesrv, topic: 'TJavaClean', count: 20 });
     t.equal(summary.sent, 20);
-    const { messages } = await javaConsume({ namesrv: broker.namesrv, topic: 'TJavaClean', group: 'GJavaClean', expect: 20, from: 'first' });
+    const { messages } = await javaConsume({
+      namesrv: broker.namesrv,
+      topic: 'TJavaClean',
+      group: 'GJavaClean',
+      expect: 20,
+      from: 'first',
+    });
     t.equal(new Set(messages.map((m) => m.msgId)).size, 20);
     await cap.stop();
     const d = diagnoseFile(file, ports);

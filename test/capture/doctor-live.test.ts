@@ -55,8 +55,19 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
   closers.push(async () => {
     for (const c of consumers) await c.shutdown();
   });
-  const consumer = (group: string, topic: string, o: Omit<Partial<ConstructorParameters<typeof PushConsumer>[0]>, "orderly"> = {}): PushConsumer<false> => {
-    const c = new PushConsumer<false>({ consumerGroup: group, namesrvAddr, consumeFromWhere: "first", persistOffsetIntervalMs: 200, ...o, orderly: false });
+  const consumer = (
+    group: string,
+    topic: string,
+    o: Omit<Partial<ConstructorParameters<typeof PushConsumer>[0]>, 'orderly'> = {},
+  ): PushConsumer<false> => {
+    const c = new PushConsumer<false>({
+      consumerGroup: group,
+      namesrvAddr,
+      consumeFromWhere: 'first',
+      persistOffsetIntervalMs: 200,
+      ...o,
+      orderly: false,
+    });
     c.subscribe(topic, '*');
     consumers.push(c);
     return c;
@@ -74,7 +85,10 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
       return 'CONSUME_SUCCESS';
     });
     await send('TClean', 20);
-    await until(() => got.size === 21, () => `21 messages (got ${got.size})`);
+    await until(
+      () => got.size === 21,
+      () => `21 messages (got ${got.size})`,
+    );
     await sleep(500); // offsets flushed a few times
     await c.shutdown();
     await cap.stop();
@@ -100,7 +114,12 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
     // lag-growing and flow-control-stall: a handler blocked on one message while the queue fills.
     await send('TStall', 12);
     const release: (() => void)[] = [];
-    const stall = consumer('GStall', 'TStall', { pullBatchSize: 4, pullThresholdForQueue: 4, consumeThreadMin: 1, consumeThreadMax: 1 });
+    const stall = consumer('GStall', 'TStall', {
+      pullBatchSize: 4,
+      pullThresholdForQueue: 4,
+      consumeThreadMin: 1,
+      consumeThreadMax: 1,
+    });
     let handled = 0;
     await stall.start(async (msgs: MessageExt[]) => {
       handled++;
@@ -151,12 +170,39 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
     closers.push(() => rc.close());
     const answers: number[] = [];
     answers.push((await rc.invoke(broker.broker, sendRequest('TReadOnly', 'x'))).code);
-    answers.push((await rc.invoke(broker.broker, heartbeatRequest('errclient@1', 'GErr', [{ topic: 'TErr', subVersion: 1 }]))).code);
-    answers.push((await rc.invoke(broker.broker, pullRequest('TErr', { group: 'GErr', offset: 500, sysFlag: 0, subVersion: 1 }))).code);
+    answers.push(
+      (await rc.invoke(broker.broker, heartbeatRequest('errclient@1', 'GErr', [{ topic: 'TErr', subVersion: 1 }])))
+        .code,
+    );
+    answers.push(
+      (await rc.invoke(broker.broker, pullRequest('TErr', { group: 'GErr', offset: 500, sysFlag: 0, subVersion: 1 })))
+        .code,
+    );
     // The last pull of this client on the queue: a refusal that a next pull heals is transient (transientRefusalHealMs).
-    answers.push((await rc.invoke(broker.broker, pullRequest('TErr', { group: 'GErr', subVersion: 99, sysFlag: 0 }))).code);
-    answers.push((await rc.invoke(broker.broker, createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, { extFields: { consumerGroup: 'GErr', topic: 'TNowhere', queueId: '0', commitOffset: '1' } }))).code);
-    t.same(answers, [ResponseCode.NO_PERMISSION, 0, ResponseCode.PULL_OFFSET_MOVED, ResponseCode.SUBSCRIPTION_NOT_LATEST, ResponseCode.TOPIC_NOT_EXIST], 'the broker refused them');
+    answers.push(
+      (await rc.invoke(broker.broker, pullRequest('TErr', { group: 'GErr', subVersion: 99, sysFlag: 0 }))).code,
+    );
+    answers.push(
+      (
+        await rc.invoke(
+          broker.broker,
+          createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
+            extFields: { consumerGroup: 'GErr', topic: 'TNowhere', queueId: '0', commitOffset: '1' },
+          }),
+        )
+      ).code,
+    );
+    t.same(
+      answers,
+      [
+        ResponseCode.NO_PERMISSION,
+        0,
+        ResponseCode.PULL_OFFSET_MOVED,
+        ResponseCode.SUBSCRIPTION_NOT_LATEST,
+        ResponseCode.TOPIC_NOT_EXIST,
+      ],
+      'the broker refused them',
+    );
 
     await sleep(200);
     await cap.stop();
@@ -165,32 +211,68 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
     t.ok(statSync(file).size < 4 * 1024 * 1024, 'the capture stays small');
 
     const { findings } = diagnoseFile(file, ports, TIGHT);
-    const byCheck = (check: string, group: string) => findings.find((f) => f.check === check && f.evidence.group === group);
-    t.same(found(findings), [
-      'duplicate-delivery GDup',
-      'error-response GErr',
-      'error-response GErr',
-      'error-response GErr',
-      'error-response pg',
-      'flow-control-stall GStall',
-      'lag-growing GStall',
-      'long-poll-loop GLoop',
-      'long-poll-loop GLoop',
-      'offset-backwards GDup',
-      'rebalance-storm GStorm',
-    ], 'each fault found, nothing else');
-    t.same(findings.filter((f) => f.check === 'long-poll-loop').map((f) => f.evidence.queue).sort(), ['%RETRY%GLoop/broker-a/0', 'TLoop/broker-a/0'], 'the topic and the retry topic spin');
+    const byCheck = (check: string, group: string) =>
+      findings.find((f) => f.check === check && f.evidence.group === group);
+    t.same(
+      found(findings),
+      [
+        'duplicate-delivery GDup',
+        'error-response GErr',
+        'error-response GErr',
+        'error-response GErr',
+        'error-response pg',
+        'flow-control-stall GStall',
+        'lag-growing GStall',
+        'long-poll-loop GLoop',
+        'long-poll-loop GLoop',
+        'offset-backwards GDup',
+        'rebalance-storm GStorm',
+      ],
+      'each fault found, nothing else',
+    );
+    t.same(
+      findings
+        .filter((f) => f.check === 'long-poll-loop')
+        .map((f) => f.evidence.queue)
+        .sort(),
+      ['%RETRY%GLoop/broker-a/0', 'TLoop/broker-a/0'],
+      'the topic and the retry topic spin',
+    );
     t.match(byCheck('long-poll-loop', 'GLoop'), { severity: 'warning', meaning: /held at most 0 ms/ });
-    t.match(byCheck('lag-growing', 'GStall'), { severity: 'error', summary: /committed offset of group GStall on TStall\/broker-a\/0 stayed at 2 for .* while the queue held messages up to 17/ });
-    t.match(byCheck('flow-control-stall', 'GStall'), { summary: /still paused when the capture ended/, evidence: { queue: 'TStall/broker-a/0' } });
-    t.match(byCheck('offset-backwards', 'GDup'), { summary: /went backwards once \(first 4 → 0: a pull from offset 0 after 4 was committed; the capture shows an offset reset \(INVOKE_BROKER_TO_RESET_OFFSET\) before it\)/ });
-    t.match(byCheck('duplicate-delivery', 'GDup'), { summary: /^4 messages delivered again to group GDup/, evidence: { count: 4 } });
+    t.match(byCheck('lag-growing', 'GStall'), {
+      severity: 'error',
+      summary:
+        /committed offset of group GStall on TStall\/broker-a\/0 stayed at 2 for .* while the queue held messages up to 17/,
+    });
+    t.match(byCheck('flow-control-stall', 'GStall'), {
+      summary: /still paused when the capture ended/,
+      evidence: { queue: 'TStall/broker-a/0' },
+    });
+    t.match(byCheck('offset-backwards', 'GDup'), {
+      summary:
+        /went backwards once \(first 4 → 0: a pull from offset 0 after 4 was committed; the capture shows an offset reset \(INVOKE_BROKER_TO_RESET_OFFSET\) before it\)/,
+    });
+    t.match(byCheck('duplicate-delivery', 'GDup'), {
+      summary: /^4 messages delivered again to group GDup/,
+      evidence: { count: 4 },
+    });
     // Three members joining and leaving: six changes (fewer only if two came within 50 ms).
     t.ok((byCheck('rebalance-storm', 'GStorm')?.evidence.count ?? 0) >= 5, 'the storm counts the changes');
-    const codes = findings.filter((f) => f.check === 'error-response').map((f) => f.evidence.code).sort((a, b) => a! - b!);
-    t.same(codes, [ResponseCode.NO_PERMISSION, ResponseCode.TOPIC_NOT_EXIST, ResponseCode.PULL_OFFSET_MOVED, ResponseCode.SUBSCRIPTION_NOT_LATEST]);
+    const codes = findings
+      .filter((f) => f.check === 'error-response')
+      .map((f) => f.evidence.code)
+      .sort((a, b) => a! - b!);
+    t.same(codes, [
+      ResponseCode.NO_PERMISSION,
+      ResponseCode.TOPIC_NOT_EXIST,
+      ResponseCode.PULL_OFFSET_MOVED,
+      ResponseCode.SUBSCRIPTION_NOT_LATEST,
+    ]);
     for (const f of findings) {
-      t.ok(f.evidence.firstMs > Date.now() - 120_000 && f.evidence.lastMs >= f.evidence.firstMs, `${f.check}: capture times`);
+      t.ok(
+        f.evidence.firstMs > Date.now() - 120_000 && f.evidence.lastMs >= f.evidence.firstMs,
+        `${f.check}: capture times`,
+      );
       t.ok(f.meaning.length > 40, `${f.check}: a meaning`);
     }
     t.comment(findings.map((f) => `${f.severity} ${f.check}: ${f.summary}`).join('\n'));

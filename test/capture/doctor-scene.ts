@@ -4,7 +4,14 @@
  */
 import { CaptureDecoder } from '../../lib/capture/index.js';
 import { CaptureDoctor, type DoctorOptions, type Finding } from '../../lib/capture/doctor/index.js';
-import { createRequest, createResponse, encodeCommand, RequestCode, ResponseCode, type RemotingCommand } from '../../protocol/index.js';
+import {
+  createRequest,
+  createResponse,
+  encodeCommand,
+  RequestCode,
+  ResponseCode,
+  type RemotingCommand,
+} from '../../protocol/index.js';
 import { LINKTYPE, pcap, TcpConnection, type Packet } from './build-pcap.js';
 
 export const T0 = 1_700_000_000;
@@ -48,12 +55,23 @@ export class Conn {
   }
 
   /** A request sent at `sec` and, unless `rspSec` is null, answered with `code` at `rspSec`. */
-  call(sec: number, code: number, extFields: Record<string, string>, rspSec: number | null, rsp: { code?: number; ext?: Record<string, string>; body?: Buffer; remark?: string } = {}): RemotingCommand {
+  call(
+    sec: number,
+    code: number,
+    extFields: Record<string, string>,
+    rspSec: number | null,
+    rsp: { code?: number; ext?: Record<string, string>; body?: Buffer; remark?: string } = {},
+  ): RemotingCommand {
     const req = this.send(sec, createRequest(code, { opaque: this.newOpaque(), extFields }));
     if (rspSec !== null) {
-      this.answer(rspSec, createResponse(req, rsp.code ?? ResponseCode.SUCCESS, {
-        ...(rsp.ext ? { extFields: rsp.ext } : {}), ...(rsp.body ? { body: rsp.body } : {}), ...(rsp.remark ? { remark: rsp.remark } : {}),
-      }));
+      this.answer(
+        rspSec,
+        createResponse(req, rsp.code ?? ResponseCode.SUCCESS, {
+          ...(rsp.ext ? { extFields: rsp.ext } : {}),
+          ...(rsp.body ? { body: rsp.body } : {}),
+          ...(rsp.remark ? { remark: rsp.remark } : {}),
+        }),
+      );
     }
     return req;
   }
@@ -64,14 +82,29 @@ export class Conn {
 }
 
 /** A pull's extFields the way the push consumer sends them (FLAG_COMMIT_OFFSET | FLAG_SUSPEND when commitOffset > 0). */
-export function pullExt(o: { group?: string; topic?: string; queueId?: number; offset: number; commit?: number; suspendMs?: number | null }): Record<string, string> {
+export function pullExt(o: {
+  group?: string;
+  topic?: string;
+  queueId?: number;
+  offset: number;
+  commit?: number;
+  suspendMs?: number | null;
+}): Record<string, string> {
   const suspend = o.suspendMs === undefined ? 15000 : o.suspendMs;
   const commit = o.commit ?? 0;
   const sysFlag = (commit > 0 ? 1 : 0) | (suspend !== null ? 2 : 0);
   return {
-    consumerGroup: o.group ?? 'cg', topic: o.topic ?? 'T', queueId: String(o.queueId ?? 0), queueOffset: String(o.offset),
-    maxMsgNums: '32', sysFlag: String(sysFlag), commitOffset: String(commit), suspendTimeoutMillis: String(suspend ?? 0),
-    subVersion: '1', expressionType: 'TAG', bname: 'broker-a',
+    consumerGroup: o.group ?? 'cg',
+    topic: o.topic ?? 'T',
+    queueId: String(o.queueId ?? 0),
+    queueOffset: String(o.offset),
+    maxMsgNums: '32',
+    sysFlag: String(sysFlag),
+    commitOffset: String(commit),
+    suspendTimeoutMillis: String(suspend ?? 0),
+    subVersion: '1',
+    expressionType: 'TAG',
+    bname: 'broker-a',
   };
 }
 
@@ -86,5 +119,8 @@ export function diagnoseConns(conns: Conn[], options?: DoctorOptions): Finding[]
 }
 
 export function pcapOf(conns: Conn[]): Buffer {
-  return pcap(conns.flatMap((c) => c.packets).sort((a, b) => a.ts - b.ts), { linkType: LINKTYPE.raw });
+  return pcap(
+    conns.flatMap((c) => c.packets).sort((a, b) => a.ts - b.ts),
+    { linkType: LINKTYPE.raw },
+  );
 }

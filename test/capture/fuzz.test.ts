@@ -17,7 +17,11 @@ function capture(): Buffer[] {
     conn.fin(true),
     conn.fin(false),
   ];
-  return [pcap(linkAll('ethernet', pkts), { linkType: 1 }), pcapng([{ linkType: 1 }], linkAll('ethernet', pkts)), Buffer.concat(pkts.map((p) => p.data.subarray(40)))];
+  return [
+    pcap(linkAll('ethernet', pkts), { linkType: 1 }),
+    pcapng([{ linkType: 1 }], linkAll('ethernet', pkts)),
+    Buffer.concat(pkts.map((p) => p.data.subarray(40))),
+  ];
 }
 
 t.test('random byte damage never throws', async (t) => {

@@ -1,4 +1,11 @@
-import { CaptureDecoder, describeCommand, frameContext, type CaptureDecoderOptions, type CaptureProblem, type FrameDescription } from '../../lib/capture/index.js';
+import {
+  CaptureDecoder,
+  describeCommand,
+  frameContext,
+  type CaptureDecoderOptions,
+  type CaptureProblem,
+  type FrameDescription,
+} from '../../lib/capture/index.js';
 
 export interface Decoded {
   frames: FrameDescription[];
@@ -27,5 +34,8 @@ export function decodeAll(input: Buffer, chunk = 4096, options: CaptureDecoderOp
 
 /** "REQ PULL_MESSAGE #1" style summaries, easy to compare. */
 export function summary(frames: FrameDescription[]): string[] {
-  return frames.map((f) => `${f.kind === 'request' ? 'REQ' : 'RSP'} ${f.name} #${f.opaque}${f.requestCode !== undefined ? ' for ' + f.requestCode : ''}${f.messages ? ' msgs=' + f.messages.length : ''}`);
+  return frames.map(
+    (f) =>
+      `${f.kind === 'request' ? 'REQ' : 'RSP'} ${f.name} #${f.opaque}${f.requestCode !== undefined ? ' for ' + f.requestCode : ''}${f.messages ? ' msgs=' + f.messages.length : ''}`,
+  );
 }

@@ -14,9 +14,26 @@ import {
   type DecodedFrame,
 } from '../../lib/capture/index.js';
 import { OutputBuffer } from '../../lib/capture/output-buffer.js';
-import { createRequest, createResponse, encodeCommand, encodeStoredMessage, RequestCode, ResponseCode, type RemotingCommand } from '../../protocol/index.js';
+import {
+  createRequest,
+  createResponse,
+  encodeCommand,
+  encodeStoredMessage,
+  RequestCode,
+  ResponseCode,
+  type RemotingCommand,
+} from '../../protocol/index.js';
 import { decodeCli } from './decode-cli.js';
-import { heartbeat, linkAll, LINKTYPE, pcap, pullFound, pullRequest, storedMessages, TcpConnection } from './build-pcap.js';
+import {
+  heartbeat,
+  linkAll,
+  LINKTYPE,
+  pcap,
+  pullFound,
+  pullRequest,
+  storedMessages,
+  TcpConnection,
+} from './build-pcap.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rocketwire-output-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,18 +42,41 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 function oddMessages(): Buffer {
   const recs = [
     encodeStoredMessage({
-      topic: 'T "quoted" \\ \u0001 ü €', queueId: 1, queueOffset: 2 ** 40 + 7, commitLogOffset: 2 ** 52 + 3, bornTimestamp: 4, bornHost: '1.2.3.4:5',
-      storeTimestamp: 1_700_000_000_123, storeHost: '[::1]:7', body: Buffer.from('x'),
+      topic: 'T "quoted" \\ \u0001 ü €',
+      queueId: 1,
+      queueOffset: 2 ** 40 + 7,
+      commitLogOffset: 2 ** 52 + 3,
+      bornTimestamp: 4,
+      bornHost: '1.2.3.4:5',
+      storeTimestamp: 1_700_000_000_123,
+      storeHost: '[::1]:7',
+      body: Buffer.from('x'),
       properties: { 'k"1': 'v\n1', UNIQ_KEY: 'U"\u2028\ud800', '7': 'seven', KEYS: 'a b', TAGS: '\u{1f600}' },
     }),
     encodeStoredMessage({
-      topic: 'T', queueId: 2, queueOffset: 999_999_999, commitLogOffset: 1_000_000_000, sysFlag: 0x1 | 0x300, bornTimestamp: 1_999_999_999_999,
-      bornHost: '[fd00::5]:50000', storeTimestamp: 2 ** 31, storeHost: '[fd00::1]:10911', body: deflateSync(Buffer.from('compressed '.repeat(50))),
+      topic: 'T',
+      queueId: 2,
+      queueOffset: 999_999_999,
+      commitLogOffset: 1_000_000_000,
+      sysFlag: 0x1 | 0x300,
+      bornTimestamp: 1_999_999_999_999,
+      bornHost: '[fd00::5]:50000',
+      storeTimestamp: 2 ** 31,
+      storeHost: '[fd00::1]:10911',
+      body: deflateSync(Buffer.from('compressed '.repeat(50))),
       properties: {},
     }),
     encodeStoredMessage({
-      topic: 'T', queueId: 2, queueOffset: 0, commitLogOffset: 0, bornTimestamp: 0, bornHost: '10.0.0.5:1', storeTimestamp: 0, storeHost: '10.0.0.1:10911',
-      body: Buffer.alloc(5000, 0xfe), properties: { TAGS: 'x' },
+      topic: 'T',
+      queueId: 2,
+      queueOffset: 0,
+      commitLogOffset: 0,
+      bornTimestamp: 0,
+      bornHost: '10.0.0.5:1',
+      storeTimestamp: 0,
+      storeHost: '10.0.0.1:10911',
+      body: Buffer.alloc(5000, 0xfe),
+      properties: { TAGS: 'x' },
     }),
   ];
   // A producer may send any bornTimestamp (Long.MAX_VALUE, negative): read leniently, printed as doubles.
@@ -55,16 +95,48 @@ function commands(): { fromClient: boolean; conn: 0 | 1; cmd: RemotingCommand }[
   }
   const odd = pullRequest(50);
   out.push({ fromClient: true, conn: 0, cmd: odd });
-  out.push({ fromClient: false, conn: 0, cmd: createResponse(odd, ResponseCode.SUCCESS, { remark: 'FOUND\t"x"', body: oddMessages() }) });
+  out.push({
+    fromClient: false,
+    conn: 0,
+    cmd: createResponse(odd, ResponseCode.SUCCESS, { remark: 'FOUND\t"x"', body: oddMessages() }),
+  });
   const damaged = pullRequest(51);
   out.push({ fromClient: true, conn: 0, cmd: damaged });
-  out.push({ fromClient: false, conn: 0, cmd: createResponse(damaged, ResponseCode.SUCCESS, { body: storedMessages(2).subarray(0, 150) }) });
+  out.push({
+    fromClient: false,
+    conn: 0,
+    cmd: createResponse(damaged, ResponseCode.SUCCESS, { body: storedMessages(2).subarray(0, 150) }),
+  });
   const hb = heartbeat(60);
   out.push({ fromClient: true, conn: 1, cmd: hb });
-  out.push({ fromClient: false, conn: 1, cmd: createResponse(hb, ResponseCode.SUCCESS, { serializeType: 'ROCKETMQ' }) });
-  out.push({ fromClient: true, conn: 1, cmd: createRequest(999, { opaque: 61, body: Buffer.from([0, 1, 2, 250]), extFields: { '\u2028': '\ud800', k: 'ü' } }) });
-  out.push({ fromClient: true, conn: 1, cmd: createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, { opaque: 62, oneway: true, extFields: { consumerGroup: 'g', topic: 'T', queueId: '0', commitOffset: '3' } }) });
-  out.push({ fromClient: false, conn: 1, cmd: createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, { opaque: 63, body: storedMessages(1) }) });
+  out.push({
+    fromClient: false,
+    conn: 1,
+    cmd: createResponse(hb, ResponseCode.SUCCESS, { serializeType: 'ROCKETMQ' }),
+  });
+  out.push({
+    fromClient: true,
+    conn: 1,
+    cmd: createRequest(999, {
+      opaque: 61,
+      body: Buffer.from([0, 1, 2, 250]),
+      extFields: { '\u2028': '\ud800', k: 'ü' },
+    }),
+  });
+  out.push({
+    fromClient: true,
+    conn: 1,
+    cmd: createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
+      opaque: 62,
+      oneway: true,
+      extFields: { consumerGroup: 'g', topic: 'T', queueId: '0', commitOffset: '3' },
+    }),
+  });
+  out.push({
+    fromClient: false,
+    conn: 1,
+    cmd: createRequest(RequestCode.CONSUME_MESSAGE_DIRECTLY, { opaque: 63, body: storedMessages(1) }),
+  });
   const unpaired = createResponse(pullRequest(64), ResponseCode.SUCCESS, { body: storedMessages(3) });
   out.push({ fromClient: false, conn: 0, cmd: unpaired });
   return out;
@@ -105,7 +177,11 @@ t.test('decode --json and the table print byte for byte what the frame descripti
   for (const mode of ['json', 'text'] as const) {
     const want = reference(capture, mode);
     t.ok(want.split('\n').length > 20, `${mode}: the capture has frames`);
-    t.match(want, mode === 'json' ? /"bodyError":"stored message/ : /body not decoded: stored message/, `${mode}: with a damaged body`);
+    t.match(
+      want,
+      mode === 'json' ? /"bodyError":"stored message/ : /body not decoded: stored message/,
+      `${mode}: with a damaged body`,
+    );
     const r = await cli(mode === 'json' ? [file, '--json'] : [file]);
     t.equal(r.code, 0);
     t.equal(r.stderr, '');
@@ -121,14 +197,48 @@ t.test('writeFrameJson writes frameJson(describeCommand()) and a newline', async
     const out = new OutputBuffer(64); // smaller than most lines: every piece goes to a new buffer
     const context = c.cmd.flag & 1 ? ctx : {};
     writeFrameJson(out, c.cmd, context);
-    t.equal(Buffer.concat(out.take()).toString(), frameJson(describeCommand(c.cmd, context)) + '\n', `opaque ${c.cmd.opaque}`);
+    t.equal(
+      Buffer.concat(out.take()).toString(),
+      frameJson(describeCommand(c.cmd, context)) + '\n',
+      `opaque ${c.cmd.opaque}`,
+    );
   }
 });
 
 t.test('jsonNumber is JSON.stringify for numbers', async (t) => {
-  const xs = [0, -0, 1, -1, 2 ** 31, 2 ** 31 - 1, -(2 ** 31), -(2 ** 31) - 1, 2 ** 53, 2 ** 53 - 1, 2 ** 53 + 2, 1e9, 1e9 - 1, 1e9 + 1, 1e12, 1e12 - 1];
-  xs.push(1.5, -1.5, NaN, Infinity, -Infinity, 9223372036854775807, -9223372036854775808, 1e21, 1e-7, 123456789012345, -1_500_000_000_001);
-  for (let k = 0; k <= 53; k++) for (let i = -2; i <= 2; i++) xs.push(2 ** k + i, k * 1e9 + i, Math.floor(Math.random() * 2 ** k));
+  const xs = [
+    0,
+    -0,
+    1,
+    -1,
+    2 ** 31,
+    2 ** 31 - 1,
+    -(2 ** 31),
+    -(2 ** 31) - 1,
+    2 ** 53,
+    2 ** 53 - 1,
+    2 ** 53 + 2,
+    1e9,
+    1e9 - 1,
+    1e9 + 1,
+    1e12,
+    1e12 - 1,
+  ];
+  xs.push(
+    1.5,
+    -1.5,
+    NaN,
+    Infinity,
+    -Infinity,
+    9223372036854775807,
+    -9223372036854775808,
+    1e21,
+    1e-7,
+    123456789012345,
+    -1_500_000_000_001,
+  );
+  for (let k = 0; k <= 53; k++)
+    for (let i = -2; i <= 2; i++) xs.push(2 ** k + i, k * 1e9 + i, Math.floor(Math.random() * 2 ** k));
   let bad = 0;
   for (const x of xs) if (jsonNumber(x) !== JSON.stringify(x)) bad++;
   t.equal(bad, 0, `${xs.length} numbers`);

@@ -36,7 +36,10 @@ export interface PageErrors {
 
 export class Browser {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >();
   private readonly listeners: ((m: Message) => void)[] = [];
   private buffered = '';
   private exited = false;
@@ -74,7 +77,16 @@ export class Browser {
     const profile = mkdtempSync(join(tmpdir(), 'rocketwire-chromium-'));
     const child = spawn(
       CHROMIUM,
-      ['--headless', '--disable-gpu', '--no-sandbox', '--no-first-run', '--disable-extensions', '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'],
+      [
+        '--headless',
+        '--disable-gpu',
+        '--no-sandbox',
+        '--no-first-run',
+        '--disable-extensions',
+        '--remote-debugging-pipe',
+        `--user-data-dir=${profile}`,
+        'about:blank',
+      ],
       { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
     );
     const b = new Browser(child, profile);
@@ -96,9 +108,15 @@ export class Browser {
    * Open `url` in a new page, wait for its load event, evaluate `expression` there (its value is
    * returned as JSON), and report what went wrong on the way; the page is closed afterwards.
    */
-  async open<T>(url: string, expression: string, screenshot?: (png: Buffer) => void): Promise<{ value: T; errors: PageErrors }> {
+  async open<T>(
+    url: string,
+    expression: string,
+    screenshot?: (png: Buffer) => void,
+  ): Promise<{ value: T; errors: PageErrors }> {
     const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
-    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
+    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as {
+      sessionId: string;
+    };
     const errors: PageErrors = { exceptions: [], consoleErrors: [], logErrors: [], requests: [] };
     let loaded!: () => void;
     const load = new Promise<void>((resolve) => (loaded = resolve));
@@ -106,8 +124,10 @@ export class Browser {
       if (m.sessionId !== sessionId) return;
       const p = m.params ?? {};
       if (m.method === 'Page.loadEventFired') loaded();
-      else if (m.method === 'Runtime.exceptionThrown') errors.exceptions.push(JSON.stringify((p.exceptionDetails as Record<string, unknown>) ?? p));
-      else if (m.method === 'Runtime.consoleAPICalled' && (p.type === 'error' || p.type === 'assert')) errors.consoleErrors.push(JSON.stringify(p.args));
+      else if (m.method === 'Runtime.exceptionThrown')
+        errors.exceptions.push(JSON.stringify((p.exceptionDetails as Record<string, unknown>) ?? p));
+      else if (m.method === 'Runtime.consoleAPICalled' && (p.type === 'error' || p.type === 'assert'))
+        errors.consoleErrors.push(JSON.stringify(p.args));
       else if (m.method === 'Log.entryAdded') {
         const e = p.entry as { level: string; text: string; url?: string };
         if (e.level === 'error') errors.logErrors.push(`${e.text}${e.url ? ' ' + e.url : ''}`);
@@ -122,10 +142,18 @@ export class Browser {
       await this.send('Page.navigate', { url }, sessionId);
       await load;
       if (screenshot) {
-        const { data } = (await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, sessionId)) as { data: string };
+        const { data } = (await this.send(
+          'Page.captureScreenshot',
+          { format: 'png', captureBeyondViewport: true },
+          sessionId,
+        )) as { data: string };
         screenshot(Buffer.from(data, 'base64'));
       }
-      const r = (await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)) as {
+      const r = (await this.send(
+        'Runtime.evaluate',
+        { expression, returnByValue: true, awaitPromise: true },
+        sessionId,
+      )) as {
         result: { value: T };
         exceptionDetails?: unknown;
       };

@@ -7,7 +7,14 @@ function recorder(): { events: string[]; stream: (o?: ConstructorParameters<type
   return {
     events,
     stream: (o) =>
-      new TcpStream({ data: (b) => events.push(`data ${b.toString()}`), gap: (n) => events.push(`gap ${n}`), end: () => events.push('end') }, o),
+      new TcpStream(
+        {
+          data: (b) => events.push(`data ${b.toString()}`),
+          gap: (n) => events.push(`gap ${n}`),
+          end: () => events.push('end'),
+        },
+        o,
+      ),
   };
 }
 const b = (s: string): Buffer => Buffer.from(s);
@@ -58,7 +65,10 @@ t.test('StreamFramer: gap inside a frame of known length keeps the next frame in
   const frames = [1, 2, 3].map((o) => encodeCommand(createRequest(30, { opaque: o, body: Buffer.alloc(100, o) })));
   const got: number[] = [];
   const problems: string[] = [];
-  const f = new StreamFramer({ frame: (c) => got.push(c.opaque), problem: (m, _o, lost) => lost && problems.push(m) }, { start: 'sync' });
+  const f = new StreamFramer(
+    { frame: (c) => got.push(c.opaque), problem: (m, _o, lost) => lost && problems.push(m) },
+    { start: 'sync' },
+  );
   f.push(frames[0]!);
   f.push(frames[1]!.subarray(0, 50));
   f.gap(40);
@@ -76,7 +86,10 @@ t.test('StreamFramer: damage, then the next valid header is found', async (t) =>
   const c = encodeCommand(createRequest(30, { opaque: 2, serializeType: 'ROCKETMQ', extFields: { k: 'v' } }));
   const got: number[] = [];
   const problems: string[] = [];
-  const f = new StreamFramer({ frame: (cmd) => got.push(cmd.opaque), problem: (m) => problems.push(m) }, { start: 'sync' });
+  const f = new StreamFramer(
+    { frame: (cmd) => got.push(cmd.opaque), problem: (m) => problems.push(m) },
+    { start: 'sync' },
+  );
   // A frame head that claims serialize type 9, garbage, then a good binary-header frame.
   f.push(Buffer.concat([a, Buffer.from('0000002009000010', 'hex'), Buffer.from('garbage\u0000\u0000\u0000'), c]));
   t.same(got, [1, 2]);

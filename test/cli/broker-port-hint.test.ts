@@ -30,10 +30,31 @@ t.test('a broker port given as --namesrv: every command says so in one line', as
 });
 
 t.test('the hint names the addresses when there are several, and only that answer gets it', async (t) => {
-  const notSupported = new BrokerError(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ' request type 105 not supported', { addr: 'name server', requestCode: RequestCode.GET_ROUTEINFO_BY_TOPIC });
-  t.match(brokerPortHint(notSupported, 'a:1;b:2')?.message, /^one of a:1;b:2 answered like a broker: is one of them a broker port\? \(GET_ROUTEINFO_BY_TOPIC got REQUEST_CODE_NOT_SUPPORTED/);
+  const notSupported = new BrokerError(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, ' request type 105 not supported', {
+    addr: 'name server',
+    requestCode: RequestCode.GET_ROUTEINFO_BY_TOPIC,
+  });
+  t.match(
+    brokerPortHint(notSupported, 'a:1;b:2')?.message,
+    /^one of a:1;b:2 answered like a broker: is one of them a broker port\? \(GET_ROUTEINFO_BY_TOPIC got REQUEST_CODE_NOT_SUPPORTED/,
+  );
   t.match(brokerPortHint(new Error('wrapped', { cause: notSupported }), 'a:1')?.message, /^a:1 answered like a broker/);
-  t.equal(brokerPortHint(new BrokerError(ResponseCode.TOPIC_NOT_EXIST, 'no route', { addr: 'name server', requestCode: 105 }), 'a:1'), null);
+  t.equal(
+    brokerPortHint(
+      new BrokerError(ResponseCode.TOPIC_NOT_EXIST, 'no route', { addr: 'name server', requestCode: 105 }),
+      'a:1',
+    ),
+    null,
+  );
   // a broker refusing a broker request is a broker's own answer
-  t.equal(brokerPortHint(new BrokerError(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, 'x', { addr: 'a:1', requestCode: RequestCode.POP_MESSAGE }), 'a:1'), null);
+  t.equal(
+    brokerPortHint(
+      new BrokerError(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, 'x', {
+        addr: 'a:1',
+        requestCode: RequestCode.POP_MESSAGE,
+      }),
+      'a:1',
+    ),
+    null,
+  );
 });

@@ -9,12 +9,51 @@ t.test('rocketwire consume --mode pop prints what it pops, acks it, and a second
   const topic = uniqueName('CliPop');
   const group = uniqueName('cg');
   await produce(b.namesrv, topic, 5, undefined, { single: true });
-  const r = await runCli(['consume', '--namesrv', b.namesrv, '--topic', topic, '--group', group, '--mode', 'pop', '--from', 'first', '--limit', '5', '--json', '--invisible-ms', '5000']);
+  const r = await runCli([
+    'consume',
+    '--namesrv',
+    b.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    group,
+    '--mode',
+    'pop',
+    '--from',
+    'first',
+    '--limit',
+    '5',
+    '--json',
+    '--invisible-ms',
+    '5000',
+  ]);
   t.equal(r.code, 0, r.stderr);
-  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { topic: string; body: string; brokerName: string; properties: Record<string, string> });
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map(
+      (l) => JSON.parse(l) as { topic: string; body: string; brokerName: string; properties: Record<string, string> },
+    );
   t.same(lines.map((l) => l.body).sort(), ['message-0', 'message-1', 'message-2', 'message-3', 'message-4']);
-  t.ok(lines.every((l) => l.topic === topic && l.brokerName === 'broker-a' && l.properties.POP_CK), 'same JSON as push, plus the receipt handle in properties');
-  const text = await runCli(['consume', '--namesrv', b.namesrv, '--topic', topic, '--group', group, '--mode', 'pop', '--limit', '1', '--idle-exit', '1']);
+  t.ok(
+    lines.every((l) => l.topic === topic && l.brokerName === 'broker-a' && l.properties.POP_CK),
+    'same JSON as push, plus the receipt handle in properties',
+  );
+  const text = await runCli([
+    'consume',
+    '--namesrv',
+    b.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    group,
+    '--mode',
+    'pop',
+    '--limit',
+    '1',
+    '--idle-exit',
+    '1',
+  ]);
   t.equal(text.code, 0);
   t.equal(text.stdout, '', 'everything was acked');
   t.match(text.stderr, /stopped by --idle-exit 1 before --limit 1: 0 messages consumed/);

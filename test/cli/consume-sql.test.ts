@@ -9,10 +9,31 @@ t.test('consume --sql prints only the messages whose properties match', async (t
   t.teardown(() => broker.close());
   const topic = uniqueName('SqlCli');
   await produce(broker.namesrv, topic, 100, (i) => ({ properties: { a: String(i) } }));
-  const r = await runCli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('g'), '--sql', 'a BETWEEN 10 AND 19', '--from', 'first', '--limit', '10', '--json']);
+  const r = await runCli([
+    'consume',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    uniqueName('g'),
+    '--sql',
+    'a BETWEEN 10 AND 19',
+    '--from',
+    'first',
+    '--limit',
+    '10',
+    '--json',
+  ]);
   t.equal(r.code, 0, r.stderr);
-  const a = r.stdout.trim().split('\n').map((l) => Number((JSON.parse(l) as { properties: Record<string, string> }).properties.a));
-  t.same(a.sort((x, y) => x - y), [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  const a = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => Number((JSON.parse(l) as { properties: Record<string, string> }).properties.a));
+  t.same(
+    a.sort((x, y) => x - y),
+    [10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+  );
 });
 
 t.test('a broker without enablePropertyFilter: one line saying so, exit 1', async (t) => {
@@ -20,10 +41,25 @@ t.test('a broker without enablePropertyFilter: one line saying so, exit 1', asyn
   t.teardown(() => broker.close());
   const topic = uniqueName('SqlCli');
   await produce(broker.namesrv, topic, 1);
-  const r = await runCli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('g'), '--sql', 'a = 1', '--limit', '1']);
+  const r = await runCli([
+    'consume',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    uniqueName('g'),
+    '--sql',
+    'a = 1',
+    '--limit',
+    '1',
+  ]);
   t.equal(r.code, 1);
   t.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  t.match(r.stderr, /refuses the SQL92 subscription of topic .*does not support consumer to filter message by SQL92 \(start the broker with enablePropertyFilter=true\)/);
+  t.match(
+    r.stderr,
+    /refuses the SQL92 subscription of topic .*does not support consumer to filter message by SQL92 \(start the broker with enablePropertyFilter=true\)/,
+  );
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
 });
 

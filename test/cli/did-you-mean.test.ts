@@ -27,7 +27,10 @@ t.test('an unknown command names the nearest one, in one line, exit 2', async (t
 
 t.test('an unknown flag names the nearest flag of that command', async (t) => {
   const cases: [string[], string][] = [
-    [['produce', '--cuont', '3', '--topic', 'T'], 'rocketwire produce: unknown option --cuont: did you mean --count?\n'],
+    [
+      ['produce', '--cuont', '3', '--topic', 'T'],
+      'rocketwire produce: unknown option --cuont: did you mean --count?\n',
+    ],
     [['consume', '--gruop=g', '--topic', 'T'], 'rocketwire consume: unknown option --gruop: did you mean --group?\n'],
     [['offsets', '--namsrv', 'x:1'], 'rocketwire offsets: unknown option --namsrv: did you mean --namesrv?\n'],
     [['decode', '--stast', 'f.pcap'], 'rocketwire decode: unknown option --stast: did you mean --stats?\n'],

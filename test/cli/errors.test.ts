@@ -1,5 +1,12 @@
 import t from 'tap';
-import { HeaderFieldError, OptionError, ProtocolError, RocketwireError, SqlParseError, UnsupportedCompressionError } from '../../protocol/internal.js';
+import {
+  HeaderFieldError,
+  OptionError,
+  ProtocolError,
+  RocketwireError,
+  SqlParseError,
+  UnsupportedCompressionError,
+} from '../../protocol/internal.js';
 import {
   AddressError,
   BrokerError,
@@ -12,16 +19,46 @@ import {
   RemotingError,
   RemotingTimeoutError,
 } from '../../lib/remoting/index.js';
-import { ClientOptionError, MQClientError, NameServerUnavailableError, ResponseFieldError, resolveClientOptions } from '../../lib/client/index.js';
-import { MessageValidationError, NoRouteError, ProducerOptionError, RequestTimeoutError, SendFailedError, resolveProducerOptions } from '../../lib/producer/index.js';
-import { CaptureOptionError, FilterSyntaxError, FrameFilter, HexInputError, HexDecoder } from '../../lib/capture/index.js';
+import {
+  ClientOptionError,
+  MQClientError,
+  NameServerUnavailableError,
+  ResponseFieldError,
+  resolveClientOptions,
+} from '../../lib/client/index.js';
+import {
+  MessageValidationError,
+  NoRouteError,
+  ProducerOptionError,
+  RequestTimeoutError,
+  SendFailedError,
+  resolveProducerOptions,
+} from '../../lib/producer/index.js';
+import {
+  CaptureOptionError,
+  FilterSyntaxError,
+  FrameFilter,
+  HexInputError,
+  HexDecoder,
+} from '../../lib/capture/index.js';
 import { DoctorOptionError } from '../../lib/capture/doctor/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { ConfigFileError, StorePathError } from '../../lib/broker/index.js';
-import { ConsumerBrokerError, OffsetFileError, SqlFilterRefusedError, UndecodableMessageError } from '../../lib/consumer/index.js';
+import {
+  ConsumerBrokerError,
+  OffsetFileError,
+  SqlFilterRefusedError,
+  UndecodableMessageError,
+} from '../../lib/consumer/index.js';
 import { TraceSendError } from '../../lib/trace/index.js';
 import { PopNotSupportedError } from '../../lib/consumer/simple-consumer.js';
-import { AdminPermissionError, MessageNotFoundError, UnknownClusterError, UnknownGroupError, UnknownTopicError } from '../../lib/admin/index.js';
+import {
+  AdminPermissionError,
+  MessageNotFoundError,
+  UnknownClusterError,
+  UnknownGroupError,
+  UnknownTopicError,
+} from '../../lib/admin/index.js';
 
 // One hierarchy for the codec, remoting, client, producer, capture and CLI: every class is a
 // RocketwireError whose name is a literal that survives bundling.
@@ -42,7 +79,11 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['BrokerError', new BrokerError(1, null), []],
   ['MQClientError', new MQClientError('m'), []],
   ['NameServerUnavailableError', new NameServerUnavailableError([]), [MQClientError]],
-  ['ResponseFieldError', new ResponseFieldError('offset', 14, 'a:1', { cause: new HeaderFieldError('offset', 'm') }), [MQClientError]],
+  [
+    'ResponseFieldError',
+    new ResponseFieldError('offset', 14, 'a:1', { cause: new HeaderFieldError('offset', 'm') }),
+    [MQClientError],
+  ],
   ['ClientOptionError', new ClientOptionError('x', 'm'), [OptionError]],
   ['ProducerOptionError', new ProducerOptionError('x', 'm'), [OptionError]],
   ['MessageValidationError', new MessageValidationError('topic', 'm'), []],
@@ -57,7 +98,19 @@ const cases: [string, Error, (abstract new (...a: never[]) => Error)[]][] = [
   ['UsageError', new UsageError('m'), [CliError]],
   ['ConfigFileError', new ConfigFileError('/d/config/topics.json', 'm'), []],
   ['StorePathError', new StorePathError('/d', '..'), []],
-  ['UndecodableMessageError', new UndecodableMessageError({ topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 1, recordIntact: true, bytes: 9, reason: 'r' }), []],
+  [
+    'UndecodableMessageError',
+    new UndecodableMessageError({
+      topic: 'T',
+      brokerName: 'b',
+      queueId: 0,
+      queueOffset: 1,
+      recordIntact: true,
+      bytes: 9,
+      reason: 'r',
+    }),
+    [],
+  ],
   ['ConsumerBrokerError', new ConsumerBrokerError('b', 'a:1', 'PULL_MESSAGE', new Error('m')), []],
   ['OffsetFileError', new OffsetFileError('/d/offsets.json', 'm'), []],
   ['TraceSendError', new TraceSendError('RMQ_SYS_TRACE_TOPIC', 'm'), []],
@@ -79,12 +132,26 @@ t.test('every error class is a RocketwireError with a literal name', async (t) =
 });
 
 t.test('thrown where they are raised', async (t) => {
-  t.throws(() => resolveClientOptions({ namesrvAddr: 'h:1', heartbeatIntervalMs: 0 }), { name: 'ClientOptionError', option: 'heartbeatIntervalMs' });
-  t.throws(() => resolveProducerOptions({ namesrvAddr: 'h:1', group: 'g', sendMsgTimeoutMs: 0 }), { name: 'ProducerOptionError', option: 'sendMsgTimeoutMs' });
-  t.throws(() => new RemotingClient({ poolSize: 0 }), { name: 'OptionError', option: 'poolSize', message: 'RemotingClient option poolSize must be an integer in [1, 1024], got 0' });
+  t.throws(() => resolveClientOptions({ namesrvAddr: 'h:1', heartbeatIntervalMs: 0 }), {
+    name: 'ClientOptionError',
+    option: 'heartbeatIntervalMs',
+  });
+  t.throws(() => resolveProducerOptions({ namesrvAddr: 'h:1', group: 'g', sendMsgTimeoutMs: 0 }), {
+    name: 'ProducerOptionError',
+    option: 'sendMsgTimeoutMs',
+  });
+  t.throws(() => new RemotingClient({ poolSize: 0 }), {
+    name: 'OptionError',
+    option: 'poolSize',
+    message: 'RemotingClient option poolSize must be an integer in [1, 1024], got 0',
+  });
   t.throws(() => new FrameFilter(['nope=1']), FilterSyntaxError);
   t.throws(() => new HexDecoder().push(Buffer.from('zz')), HexInputError);
   const closed = new RemotingClient();
   await closed.close();
-  t.throws(() => closed.invoke('127.0.0.1:1', { code: 1 } as never), { name: 'RemotingClientClosedError', addr: '127.0.0.1:1', message: 'RemotingClient is closed (call to 127.0.0.1:1)' });
+  t.throws(() => closed.invoke('127.0.0.1:1', { code: 1 } as never), {
+    name: 'RemotingClientClosedError',
+    addr: '127.0.0.1:1',
+    message: 'RemotingClient is closed (call to 127.0.0.1:1)',
+  });
 });

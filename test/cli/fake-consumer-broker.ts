@@ -15,9 +15,13 @@ export async function fakeConsumerBroker(onPull: Handler): Promise<FakeNode & { 
     return createResponse(req, ResponseCode.SUCCESS);
   });
   broker.on(RequestCode.UNREGISTER_CLIENT, (req) => createResponse(req, ResponseCode.SUCCESS));
-  broker.on(RequestCode.GET_CONSUMER_LIST_BY_GROUP, (req) => createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(JSON.stringify({ consumerIdList: [clientId] })) }));
+  broker.on(RequestCode.GET_CONSUMER_LIST_BY_GROUP, (req) =>
+    createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(JSON.stringify({ consumerIdList: [clientId] })) }),
+  );
   broker.on(RequestCode.QUERY_CONSUMER_OFFSET, (req) => createResponse(req, ResponseCode.QUERY_NOT_FOUND));
-  broker.on(RequestCode.GET_MAX_OFFSET, (req) => createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: '0' } }));
+  broker.on(RequestCode.GET_MAX_OFFSET, (req) =>
+    createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: '0' } }),
+  );
   broker.on(RequestCode.UPDATE_CONSUMER_OFFSET, (req: RemotingCommand) => {
     broker.committed.set(Number(req.extFields!.queueId), Number(req.extFields!.commitOffset));
     return createResponse(req, ResponseCode.SUCCESS);

@@ -25,7 +25,10 @@ t.test('namesrvOption: the flag, else NAMESRV_ADDR, else ROCKETWIRE_NAMESRV; emp
   t.equal(namesrvOption({}, { NAMESRV_ADDR: 'b:2', ROCKETWIRE_NAMESRV: 'c:3' }), 'b:2');
   t.equal(namesrvOption({}, { NAMESRV_ADDR: '', ROCKETWIRE_NAMESRV: 'c:3' }), 'c:3');
   t.equal(namesrvOption({}, { NAMESRV_ADDR: 'b:2;b:3' }), 'b:2;b:3');
-  t.throws(() => namesrvOption({}, {}), new UsageError('--namesrv is required (or set NAMESRV_ADDR or ROCKETWIRE_NAMESRV)'));
+  t.throws(
+    () => namesrvOption({}, {}),
+    new UsageError('--namesrv is required (or set NAMESRV_ADDR or ROCKETWIRE_NAMESRV)'),
+  );
   t.throws(() => namesrvOption({ namesrv: '' }, { NAMESRV_ADDR: 'b:2' }), { message: '--namesrv must not be empty' });
 });
 
@@ -37,7 +40,10 @@ t.test('without --namesrv every command uses NAMESRV_ADDR, then ROCKETWIRE_NAMES
   await produce(broker.namesrv, topic, 3);
   // A dead port in the variable that must not be used proves which one was read.
   const dead = '127.0.0.1:1';
-  for (const env of [{ NAMESRV_ADDR: broker.namesrv, ROCKETWIRE_NAMESRV: dead }, { ROCKETWIRE_NAMESRV: broker.namesrv }]) {
+  for (const env of [
+    { NAMESRV_ADDR: broker.namesrv, ROCKETWIRE_NAMESRV: dead },
+    { ROCKETWIRE_NAMESRV: broker.namesrv },
+  ]) {
     const which = Object.keys(env).join('+');
     await withEnv(env, async () => {
       const sent = await runCli(['produce', '--topic', topic, '--count', '2', '--json']);
@@ -48,7 +54,18 @@ t.test('without --namesrv every command uses NAMESRV_ADDR, then ROCKETWIRE_NAMES
       const list = await runCli(['admin', 'topic', 'list']);
       t.equal(list.code, 0, `admin (${which}): ${list.stderr}`);
       t.match(list.stdout, topic);
-      const consumed = await runCli(['consume', '--topic', topic, '--group', group, '--from', 'first', '--limit', '1', '--json']);
+      const consumed = await runCli([
+        'consume',
+        '--topic',
+        topic,
+        '--group',
+        group,
+        '--from',
+        'first',
+        '--limit',
+        '1',
+        '--json',
+      ]);
       t.equal(consumed.code, 0, `consume (${which}): ${consumed.stderr}`);
       t.equal(consumed.stdout.trim().split('\n').length, 1);
     });
@@ -74,7 +91,13 @@ t.test('--namesrv wins over the variables', async (t) => {
 
 t.test('with neither the flag nor a variable, one line says how to give it', async (t) => {
   await withEnv({}, async () => {
-    for (const args of [['produce', '--topic', 'T'], ['consume', '--topic', 'T', '--group', 'g'], ['offsets', '--topic', 'T', '--group', 'g'], ['request', '--topic', 'T', '--body', 'x'], ['admin', 'topic', 'list']]) {
+    for (const args of [
+      ['produce', '--topic', 'T'],
+      ['consume', '--topic', 'T', '--group', 'g'],
+      ['offsets', '--topic', 'T', '--group', 'g'],
+      ['request', '--topic', 'T', '--body', 'x'],
+      ['admin', 'topic', 'list'],
+    ]) {
       const r = await runCli(args);
       t.equal(r.code, 2, args[0]);
       t.equal(r.stderr, `rocketwire ${args[0]}: --namesrv is required (or set NAMESRV_ADDR or ROCKETWIRE_NAMESRV)\n`);

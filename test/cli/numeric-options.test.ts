@@ -42,7 +42,10 @@ const cases: [command: string[], flag: string, bad: string, range: RegExp][] = [
 
 t.test('a numeric flag out of its range names the flag and the range (exit 2, one line)', async (t) => {
   for (const [cmd, flag, bad, range] of cases) {
-    for (const args of [[...cmd, `--${flag}`, bad], [...cmd, `--${flag}=${bad}`]]) {
+    for (const args of [
+      [...cmd, `--${flag}`, bad],
+      [...cmd, `--${flag}=${bad}`],
+    ]) {
       const r = await run(args);
       t.equal(r.code, 2, args.join(' '));
       t.equal(r.stderr.trimEnd().split('\n').length, 1, `one line: ${r.stderr}`);

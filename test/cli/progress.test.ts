@@ -18,7 +18,10 @@ function terminal(columns = 120): PassThrough & { isTTY: boolean; columns: numbe
   return s;
 }
 
-async function run(args: string[], stderr: NodeJS.WritableStream & { text?: () => string }): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  args: string[],
+  stderr: NodeJS.WritableStream & { text?: () => string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = new PassThrough();
   let stdout = '';
   let errText = '';
@@ -28,24 +31,51 @@ async function run(args: string[], stderr: NodeJS.WritableStream & { text?: () =
   return { code, stdout, stderr: stderr.text ? stderr.text() : errText };
 }
 
-t.test('the line: only on a terminal and without --json; drawn in place, cut to the width, erased at the end', async (t) => {
-  t.equal(ProgressLine.start(new PassThrough(), false, () => 0, () => 'x'), null, 'not a terminal: no line');
-  t.equal(ProgressLine.start(terminal(), true, () => 0, () => 'x'), null, '--json: no line');
-  let now = 1000;
-  let n = 0;
-  const err = terminal(20);
-  const line = ProgressLine.start(err, false, () => n, (rate, ms) => `n=${n} rate=${rate} ms=${ms} and more text`, () => now)!;
-  t.teardown(() => line.stop());
-  n = 50;
-  now = 1500;
-  line.draw();
-  t.equal(err.text(), '\rn=50 rate=100 ms=50\x1b[K', 'rate over the last interval, cut to 19 columns');
-  line.clear();
-  line.clear();
-  t.equal(err.text(), '\rn=50 rate=100 ms=50\x1b[K\r\x1b[K', 'erased once');
-  line.stop();
-  t.equal(err.text(), '\rn=50 rate=100 ms=50\x1b[K\r\x1b[K', 'nothing to erase');
-});
+t.test(
+  'the line: only on a terminal and without --json; drawn in place, cut to the width, erased at the end',
+  async (t) => {
+    t.equal(
+      ProgressLine.start(
+        new PassThrough(),
+        false,
+        () => 0,
+        () => 'x',
+      ),
+      null,
+      'not a terminal: no line',
+    );
+    t.equal(
+      ProgressLine.start(
+        terminal(),
+        true,
+        () => 0,
+        () => 'x',
+      ),
+      null,
+      '--json: no line',
+    );
+    let now = 1000;
+    let n = 0;
+    const err = terminal(20);
+    const line = ProgressLine.start(
+      err,
+      false,
+      () => n,
+      (rate, ms) => `n=${n} rate=${rate} ms=${ms} and more text`,
+      () => now,
+    )!;
+    t.teardown(() => line.stop());
+    n = 50;
+    now = 1500;
+    line.draw();
+    t.equal(err.text(), '\rn=50 rate=100 ms=50\x1b[K', 'rate over the last interval, cut to 19 columns');
+    line.clear();
+    line.clear();
+    t.equal(err.text(), '\rn=50 rate=100 ms=50\x1b[K\r\x1b[K', 'erased once');
+    line.stop();
+    t.equal(err.text(), '\rn=50 rate=100 ms=50\x1b[K\r\x1b[K', 'nothing to erase');
+  },
+);
 
 /** A cluster whose broker takes 40 ms per send, so a run lasts long enough to see the line. */
 async function slowCluster(t: Test): Promise<string> {
@@ -53,9 +83,18 @@ async function slowCluster(t: Test): Promise<string> {
   let off = 0;
   broker.on(RequestCode.SEND_MESSAGE_V2, async (req) => {
     await sleep(40);
-    return createResponse(req, ResponseCode.SUCCESS, { extFields: { msgId: '7F00000100002A9F' + String(off).padStart(16, '0'), queueId: '0', queueOffset: String(off++), MSG_REGION: 'DefaultRegion' } });
+    return createResponse(req, ResponseCode.SUCCESS, {
+      extFields: {
+        msgId: '7F00000100002A9F' + String(off).padStart(16, '0'),
+        queueId: '0',
+        queueOffset: String(off++),
+        MSG_REGION: 'DefaultRegion',
+      },
+    });
   });
-  const ns = await startFakeNameServer(new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]));
+  const ns = await startFakeNameServer(
+    new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]),
+  );
   t.teardown(async () => {
     await ns.close();
     await broker.close();
@@ -65,7 +104,19 @@ async function slowCluster(t: Test): Promise<string> {
 
 t.test('produce shows sent/of/rate on a terminal, then the summary alone on stdout', async (t) => {
   const ns = await slowCluster(t);
-  const args = ['produce', '--namesrv', ns, '--topic', 'TopicTest', '--count', '20', '--concurrency', '1', '--size', '10'];
+  const args = [
+    'produce',
+    '--namesrv',
+    ns,
+    '--topic',
+    'TopicTest',
+    '--count',
+    '20',
+    '--concurrency',
+    '1',
+    '--size',
+    '10',
+  ];
   const err = terminal();
   const r = await run(args, err);
   t.equal(r.code, 0, r.stderr);

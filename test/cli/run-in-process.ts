@@ -24,7 +24,10 @@ export async function runCli(args: string[]): Promise<CliRun> {
 const BIN = fileURLToPath(new URL('../../../bin/rocketwire.js', import.meta.url));
 
 /** Runs `rocketwire <args>` as a child process (for commands that spawn, exit or run long); SIGKILL after `timeoutMs`. */
-export function runCliProcess(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCliProcess(
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

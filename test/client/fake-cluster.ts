@@ -3,15 +3,13 @@
  * requests it gets and answers through handlers the test sets per request code. Shared by the client,
  * producer and CLI tests.
  */
-import {
-  createResponse,
-  RequestCode,
-  ResponseCode,
-  type RemotingCommand,
-} from '../../protocol/index.js';
+import { createResponse, RequestCode, ResponseCode, type RemotingCommand } from '../../protocol/index.js';
 import { RemotingServer, type RemotingConnection } from '../../lib/remoting/index.js';
 
-export type Handler = (req: RemotingCommand, conn: RemotingConnection) => Promise<RemotingCommand | null> | RemotingCommand | null;
+export type Handler = (
+  req: RemotingCommand,
+  conn: RemotingConnection,
+) => Promise<RemotingCommand | null> | RemotingCommand | null;
 
 export class FakeNode {
   readonly requests: RemotingCommand[] = [];
@@ -28,7 +26,11 @@ export class FakeNode {
     if (!known) {
       this.server.registerProcessor(code, (req, conn) => {
         // Keep a copy: the body is a view into the receive buffer.
-        this.requests.push({ ...req, extFields: req.extFields ? { ...req.extFields } : null, body: req.body ? Buffer.from(req.body) : null });
+        this.requests.push({
+          ...req,
+          extFields: req.extFields ? { ...req.extFields } : null,
+          body: req.body ? Buffer.from(req.body) : null,
+        });
         return this.handlers.get(code)!(req, conn);
       });
     }
@@ -51,7 +53,9 @@ export async function startFakeNode(): Promise<FakeNode> {
 }
 
 /** A route body in the standard JSON a 4.9.8 name server sends to version-409 clients. */
-export function routeJson(brokers: { name: string; addrs: Record<string, string>; queues?: number; perm?: number; readQueues?: number }[]): string {
+export function routeJson(
+  brokers: { name: string; addrs: Record<string, string>; queues?: number; perm?: number; readQueues?: number }[],
+): string {
   const brokerDatas = brokers.map((b) => ({ brokerAddrs: b.addrs, brokerName: b.name, cluster: 'DefaultCluster' }));
   const queueDatas = brokers.map((b) => ({
     brokerName: b.name,
@@ -70,7 +74,9 @@ export async function startFakeNameServer(routes: Map<string, string>): Promise<
     const topic = req.extFields?.topic ?? '';
     const body = routes.get(topic);
     if (body === undefined) {
-      return createResponse(req, ResponseCode.TOPIC_NOT_EXIST, { remark: `No topic route info in name server for the topic: ${topic}` });
+      return createResponse(req, ResponseCode.TOPIC_NOT_EXIST, {
+        remark: `No topic route info in name server for the topic: ${topic}`,
+      });
     }
     return createResponse(req, ResponseCode.SUCCESS, { body: Buffer.from(body) });
   });

@@ -27,7 +27,10 @@ import type { RemotingConnection } from '../../lib/remoting/index.js';
 import { fakeConsumerBroker } from '../cli/fake-consumer-broker.js';
 import { startFakeNameServer, type FakeNode } from './fake-cluster.js';
 
-export type PullScript = (req: RemotingCommand, from: number) => RemotingCommand | null | Promise<RemotingCommand | null>;
+export type PullScript = (
+  req: RemotingCommand,
+  from: number,
+) => RemotingCommand | null | Promise<RemotingCommand | null>;
 
 export interface MaliciousPeer {
   /** The name server: answers GET_ROUTEINFO_BY_TOPIC from `routes` (topic → body text), changeable at any time. */
@@ -45,7 +48,12 @@ export interface MaliciousPeer {
   /** Queue offsets of every pull received, in order. */
   readonly pulledAt: number[];
   /** A pull answer with the given status and header, and `records` as its body (FOUND). */
-  pullAnswer(req: RemotingCommand, status: 'FOUND' | 'NO_NEW_MSG' | 'NO_MATCHED_MSG' | 'OFFSET_ILLEGAL', h: Partial<PullMessageResponseHeader>, records?: Buffer[]): RemotingCommand;
+  pullAnswer(
+    req: RemotingCommand,
+    status: 'FOUND' | 'NO_NEW_MSG' | 'NO_MATCHED_MSG' | 'OFFSET_ILLEGAL',
+    h: Partial<PullMessageResponseHeader>,
+    records?: Buffer[],
+  ): RemotingCommand;
   /** The broker's end of the first client connection (resolves once a client has connected). */
   clientConnection(): Promise<RemotingConnection>;
   /** Bytes straight to the connection's socket (no codec, no queue, no budget). */
@@ -75,8 +83,12 @@ export async function startMaliciousPeer(o: { routes?: Record<string, string> } 
   };
   const broker = await fakeConsumerBroker(onPull);
   broker.on(RequestCode.LITE_PULL_MESSAGE, onPull);
-  broker.on(RequestCode.GET_MIN_OFFSET, (req) => createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: String(peer.minOffset) } }));
-  broker.on(RequestCode.GET_MAX_OFFSET, (req) => createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: String(peer.maxOffset) } }));
+  broker.on(RequestCode.GET_MIN_OFFSET, (req) =>
+    createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: String(peer.minOffset) } }),
+  );
+  broker.on(RequestCode.GET_MAX_OFFSET, (req) =>
+    createResponse(req, ResponseCode.SUCCESS, { extFields: { offset: String(peer.maxOffset) } }),
+  );
   peer = {
     ns,
     routes,
@@ -130,7 +142,10 @@ function socketOf(conn: RemotingConnection): net.Socket {
 }
 
 /** A stored record (what a pull body holds) of topic `T`, queue `queueId`, at `queueOffset`. */
-export function storedRecord(queueOffset: number, o: { queueId?: number; topic?: string; body?: Buffer; properties?: Record<string, string> } = {}): Buffer {
+export function storedRecord(
+  queueOffset: number,
+  o: { queueId?: number; topic?: string; body?: Buffer; properties?: Record<string, string> } = {},
+): Buffer {
   return encodeStoredMessage({
     topic: o.topic ?? 'T',
     queueId: o.queueId ?? 0,

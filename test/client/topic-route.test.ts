@@ -16,7 +16,11 @@ t.test('standard route JSON (4.9.8 name server, version >= 401)', async (t) => {
     '"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}';
   const r = decodeTopicRouteData(Buffer.from(text));
   t.same(r.brokerDatas, [
-    { brokerName: 'broker-a', cluster: 'DefaultCluster', brokerAddrs: { '0': '192.168.1.20:10911', '1': '192.168.1.21:10911' } },
+    {
+      brokerName: 'broker-a',
+      cluster: 'DefaultCluster',
+      brokerAddrs: { '0': '192.168.1.20:10911', '1': '192.168.1.21:10911' },
+    },
   ]);
   t.same(r.queueDatas, [{ brokerName: 'broker-a', perm: 6, readQueueNums: 4, writeQueueNums: 4, topicSysFlag: 0 }]);
 });
@@ -36,20 +40,22 @@ t.test('garbage route body is a ProtocolError, not a crash', async (t) => {
 });
 
 t.test('subscribe = readable queues; publish = writable queues of brokers with a master, sorted by name', async (t) => {
-  const route = decodeTopicRouteData(Buffer.from(
-    JSON.stringify({
-      brokerDatas: [
-        { brokerName: 'broker-c', cluster: 'x', brokerAddrs: { '1': 'slave-only:1' } },
-        { brokerName: 'broker-b', cluster: 'x', brokerAddrs: { '0': 'b:1' } },
-        { brokerName: 'broker-a', cluster: 'x', brokerAddrs: { '0': 'a:1' } },
-      ],
-      queueDatas: [
-        { brokerName: 'broker-c', perm: 6, readQueueNums: 1, writeQueueNums: 1, topicSysFlag: 0 },
-        { brokerName: 'broker-b', perm: 6, readQueueNums: 2, writeQueueNums: 1, topicSysFlag: 0 },
-        { brokerName: 'broker-a', perm: 2, readQueueNums: 3, writeQueueNums: 2, topicSysFlag: 0 },
-      ],
-    }),
-  ));
+  const route = decodeTopicRouteData(
+    Buffer.from(
+      JSON.stringify({
+        brokerDatas: [
+          { brokerName: 'broker-c', cluster: 'x', brokerAddrs: { '1': 'slave-only:1' } },
+          { brokerName: 'broker-b', cluster: 'x', brokerAddrs: { '0': 'b:1' } },
+          { brokerName: 'broker-a', cluster: 'x', brokerAddrs: { '0': 'a:1' } },
+        ],
+        queueDatas: [
+          { brokerName: 'broker-c', perm: 6, readQueueNums: 1, writeQueueNums: 1, topicSysFlag: 0 },
+          { brokerName: 'broker-b', perm: 6, readQueueNums: 2, writeQueueNums: 1, topicSysFlag: 0 },
+          { brokerName: 'broker-a', perm: 2, readQueueNums: 3, writeQueueNums: 2, topicSysFlag: 0 },
+        ],
+      }),
+    ),
+  );
   t.same(
     topicRouteToPublishQueues('T', route).map((q) => `${q.brokerName}/${q.queueId}`),
     ['broker-a/0', 'broker-a/1', 'broker-b/0'],
@@ -63,9 +69,9 @@ t.test('subscribe = readable queues; publish = writable queues of brokers with a
 });
 
 t.test('orderTopicConf replaces the publish list', async (t) => {
-  const route = decodeTopicRouteData(Buffer.from(
-    '{"brokerDatas":[],"queueDatas":[],"orderTopicConf":"broker-x:2;broker-y:1"}',
-  ));
+  const route = decodeTopicRouteData(
+    Buffer.from('{"brokerDatas":[],"queueDatas":[],"orderTopicConf":"broker-x:2;broker-y:1"}'),
+  );
   t.same(
     topicRouteToPublishQueues('T', route).map((q) => `${q.brokerName}/${q.queueId}`),
     ['broker-x/0', 'broker-x/1', 'broker-y/0'],
@@ -91,9 +97,19 @@ t.test('client options: defaults, validation, client id', async (t) => {
     }
     return undefined;
   };
-  t.equal(optionOf(() => resolveClientOptions({ namesrvAddr: 'a:1', heartbeatIntervalMs: 0 })), 'heartbeatIntervalMs');
-  t.equal(optionOf(() => resolveClientOptions({ namesrvAddr: '' })), 'namesrvAddr');
+  t.equal(
+    optionOf(() => resolveClientOptions({ namesrvAddr: 'a:1', heartbeatIntervalMs: 0 })),
+    'heartbeatIntervalMs',
+  );
+  t.equal(
+    optionOf(() => resolveClientOptions({ namesrvAddr: '' })),
+    'namesrvAddr',
+  );
   t.match(resolveInstanceName('DEFAULT'), new RegExp(`^${process.pid}#\\d+$`));
-  t.not(resolveInstanceName(undefined), resolveInstanceName(undefined), 'two producers in one process get distinct names');
+  t.not(
+    resolveInstanceName(undefined),
+    resolveInstanceName(undefined),
+    'two producers in one process get distinct names',
+  );
   t.equal(resolveInstanceName('mine'), 'mine');
 });

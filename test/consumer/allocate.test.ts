@@ -28,8 +28,13 @@ const vectors = JSON.parse(
 
 function shape(queues: number, clients: number) {
   const brokers = ['broker-a', 'broker-b'];
-  const mqAll = Array.from({ length: queues }, (_, q) => messageQueue('TopicTest', brokers[q % 2]!, Math.floor(q / 2))).sort(compareMessageQueue);
-  const cids = Array.from({ length: clients }, (_, c) => `192.168.0.${10 + c}@${1000 + c}#${987654321 * (c + 1)}`).sort();
+  const mqAll = Array.from({ length: queues }, (_, q) =>
+    messageQueue('TopicTest', brokers[q % 2]!, Math.floor(q / 2)),
+  ).sort(compareMessageQueue);
+  const cids = Array.from(
+    { length: clients },
+    (_, c) => `192.168.0.${10 + c}@${1000 + c}#${987654321 * (c + 1)}`,
+  ).sort();
   return { mqAll, cids };
 }
 
@@ -39,7 +44,7 @@ const strategies: Record<string, AllocateMessageQueueStrategy> = {
   CONSISTENT_HASH: allocateConsistentHash(10),
 };
 
-t.test('every strategy gives the Java client\'s result for the same inputs', async (t) => {
+t.test("every strategy gives the Java client's result for the same inputs", async (t) => {
   t.ok(vectors.length >= 60, 'vectors loaded');
   for (const v of vectors) {
     const { mqAll, cids } = shape(v.queues, v.clients);
@@ -50,12 +55,22 @@ t.test('every strategy gives the Java client\'s result for the same inputs', asy
 
 t.test('each queue goes to exactly one member for every strategy', async (t) => {
   for (const [name, s] of Object.entries(strategies)) {
-    for (const [n, c] of [[8, 3], [3, 5], [16, 16], [1, 1]] as const) {
+    for (const [n, c] of [
+      [8, 3],
+      [3, 5],
+      [16, 16],
+      [1, 1],
+    ] as const) {
       const { mqAll, cids } = shape(n, c);
       const owners = new Map<string, number>();
-      for (const cid of cids) for (const mq of s.allocate('g', cid, mqAll, cids)) owners.set(messageQueueToString(mq), (owners.get(messageQueueToString(mq)) ?? 0) + 1);
+      for (const cid of cids)
+        for (const mq of s.allocate('g', cid, mqAll, cids))
+          owners.set(messageQueueToString(mq), (owners.get(messageQueueToString(mq)) ?? 0) + 1);
       t.equal(owners.size, n, `${name} ${n}/${c}: all queues owned`);
-      t.ok([...owners.values()].every((x) => x === 1), `${name} ${n}/${c}: no queue owned twice`);
+      t.ok(
+        [...owners.values()].every((x) => x === 1),
+        `${name} ${n}/${c}: no queue owned twice`,
+      );
     }
   }
 });

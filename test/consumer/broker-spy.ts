@@ -35,10 +35,11 @@ export function spyOnBroker(broker: EmbeddedBroker, clock: ManualClock): Seen[] 
 export async function quiet(broker: EmbeddedBroker, probe: RemotingClient): Promise<void> {
   for (let i = 0; i < 3; i++) {
     await new Promise((r) => setImmediate(r));
-    await probe.invoke(broker.broker, createRequest(RequestCode.GET_BROKER_RUNTIME_INFO), { timeoutMs: 3000 }).catch(() => undefined);
+    await probe
+      .invoke(broker.broker, createRequest(RequestCode.GET_BROKER_RUNTIME_INFO), { timeoutMs: 3000 })
+      .catch(() => undefined);
   }
 }
-
 
 /**
  * An embedded broker (`queues` queues, default 4) and a started consumer on one ManualClock, with
@@ -50,7 +51,12 @@ export async function clockedConsumer(
     messages?: number;
     queues?: number;
     /** Runs after the messages are produced, before the consumer starts. */
-    beforeStart?: (ctx: { broker: EmbeddedBroker; probe: RemotingClient; topic: string; group: string }) => Promise<void>;
+    beforeStart?: (ctx: {
+      broker: EmbeddedBroker;
+      probe: RemotingClient;
+      topic: string;
+      group: string;
+    }) => Promise<void>;
   },
   handler: (msgs: MessageExt[]) => unknown,
 ) {
@@ -65,11 +71,18 @@ export async function clockedConsumer(
   await produce(broker.namesrv, topic, messages);
   await beforeStart?.({ broker, probe, topic, group });
   const seen = spyOnBroker(broker, clock);
-  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', clock, ...rest });
+  const consumer = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    clock,
+    ...rest,
+  });
   consumer.subscribe(topic);
   await (consumer as PushConsumer<boolean>).start(handler as never);
   t.teardown(() => consumer.shutdown());
-  const count = (code: number, where: (s: Seen) => boolean = () => true): number => seen.filter((s) => s.code === code && where(s)).length;
+  const count = (code: number, where: (s: Seen) => boolean = () => true): number =>
+    seen.filter((s) => s.code === code && where(s)).length;
   await quiet(broker, probe);
   return { clock, broker, probe, topic, group, consumer, seen, count, quiet: () => quiet(broker, probe) };
 }

@@ -32,9 +32,25 @@ t.test('consume --json --limit prints N messages, commits no further; offsets sh
     keys: `k${i}`,
     body: i === 3 ? Buffer.from([0xff, 0xfe, 0x00]) : `m${i}`,
   }));
-  const r = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json', '--limit', '10', '--from', 'first']);
+  const r = await cli([
+    'consume',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    group,
+    '--json',
+    '--limit',
+    '10',
+    '--from',
+    'first',
+  ]);
   t.equal(r.code, 0, r.stderr);
-  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   t.equal(lines.length, 10);
   for (const l of lines) {
     t.equal(l.topic, topic);
@@ -45,20 +61,45 @@ t.test('consume --json --limit prints N messages, commits no further; offsets sh
     t.match(l.keys, /^k\d+$/);
     t.equal(l.reconsumeTimes, 0);
     t.type(l.properties, 'object');
-    if (l.keys === 'k3') t.equal(l.bodyBase64, Buffer.from([0xff, 0xfe, 0x00]).toString('base64'), 'binary body as base64');
+    if (l.keys === 'k3')
+      t.equal(l.bodyBase64, Buffer.from([0xff, 0xfe, 0x00]).toString('base64'), 'binary body as base64');
     else t.match(l.body, /^m\d+$/);
   }
   const o = await cli(['offsets', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json']);
   t.equal(o.code, 0, o.stderr);
-  const rows = JSON.parse(o.stdout) as { brokerName: string; queueId: number; committed: number; max: number; lag: number }[];
+  const rows = JSON.parse(o.stdout) as {
+    brokerName: string;
+    queueId: number;
+    committed: number;
+    max: number;
+    lag: number;
+  }[];
   t.equal(rows.length, 4);
-  t.equal(rows.reduce((a, r) => a + r.max, 0), 41);
+  t.equal(
+    rows.reduce((a, r) => a + r.max, 0),
+    41,
+  );
   const committed = rows.reduce((a, r) => a + Math.max(0, r.committed), 0);
   t.ok(committed <= 10, `no offset passes an unprinted message (committed ${committed})`);
-  t.equal(rows.reduce((a, r) => a + r.lag, 0), 41 - committed);
+  t.equal(
+    rows.reduce((a, r) => a + r.lag, 0),
+    41 - committed,
+  );
 
   // Second run: filter TagA only, read the rest, exit when idle; the group's lag ends at 0.
-  const r2 = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--idle-exit', '2', '--expr', 'TagA']);
+  const r2 = await cli([
+    'consume',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    group,
+    '--idle-exit',
+    '2',
+    '--expr',
+    'TagA',
+  ]);
   t.equal(r2.code, 0, r2.stderr);
   const textLines = r2.stdout.trim().split('\n');
   t.ok(textLines.length > 0 && textLines.every((l) => l.includes('tags=TagA')), 'only TagA printed');
@@ -73,7 +114,11 @@ t.test('SIGTERM stops consume cleanly: exit 0, everything printed is committed',
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 100);
-  const child = spawn(process.execPath, [BIN, 'consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let lines = 0;
   child.stdout.on('data', (d: Buffer) => (lines += d.toString().split('\n').length - 1));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -84,7 +129,11 @@ t.test('SIGTERM stops consume cleanly: exit 0, everything printed is committed',
   t.equal(lines, 100);
   const o = await cli(['offsets', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--json']);
   const rows = JSON.parse(o.stdout) as { lag: number }[];
-  t.equal(rows.reduce((a, r) => a + r.lag, 0), 0, 'lag 0 after a clean stop');
+  t.equal(
+    rows.reduce((a, r) => a + r.lag, 0),
+    0,
+    'lag 0 after a clean stop',
+  );
 });
 
 t.test('usage errors are one line and exit 2', async (t) => {
@@ -104,7 +153,25 @@ t.test('consume waits for a full stdout once for all handler calls (no listener 
   await produce(broker.namesrv, topic, 3000, () => ({ body: 'x'.repeat(2048) }));
   // A reader that does not read for a while: the pipe fills and every running handler call finds
   // stdout full at once (20 and more run concurrently).
-  const child = spawn(process.execPath, [BIN, 'consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('cg'), '--from', 'first', '--limit', '3000', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'consume',
+      '--namesrv',
+      broker.namesrv,
+      '--topic',
+      topic,
+      '--group',
+      uniqueName('cg'),
+      '--from',
+      'first',
+      '--limit',
+      '3000',
+      '--json',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdout.pause();
@@ -148,10 +215,38 @@ t.test('consume --limit with --idle-exit that stops first says so on stderr', as
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 3, (i) => ({ body: `m${i}` }));
-  const r = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', group, '--limit', '100', '--idle-exit', '1', '--from', 'first']);
+  const r = await cli([
+    'consume',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    group,
+    '--limit',
+    '100',
+    '--idle-exit',
+    '1',
+    '--from',
+    'first',
+  ]);
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stdout.trim().split('\n').length, 3, 'the 3 messages printed');
   t.equal(r.stderr, 'rocketwire consume: stopped by --idle-exit 1 before --limit 100: 3 messages consumed\n');
-  const full = await cli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('cg'), '--limit', '3', '--idle-exit', '5', '--from', 'first']);
+  const full = await cli([
+    'consume',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    uniqueName('cg'),
+    '--limit',
+    '3',
+    '--idle-exit',
+    '5',
+    '--from',
+    'first',
+  ]);
   t.equal(full.stderr, '', 'nothing said when --limit was reached');
 });

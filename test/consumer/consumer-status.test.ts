@@ -22,7 +22,9 @@ t.test('running info: pull and consume TPS per topic as ConsumerStatsManager com
   const status = async (): Promise<Record<string, Status>> => {
     const res = await s.probe.invoke(
       s.broker.broker,
-      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: s.group, clientId: s.consumer.clientId, jstackEnable: 'false' } }),
+      createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, {
+        extFields: { consumerGroup: s.group, clientId: s.consumer.clientId, jstackEnable: 'false' },
+      }),
       { timeoutMs: 5000 },
     );
     t.equal(res.code, 0, res.remark ?? '');
@@ -31,7 +33,11 @@ t.test('running info: pull and consume TPS per topic as ConsumerStatsManager com
   // The 40 messages came in pulls of 32 and 8 with the clock standing still; the items' first
   // snapshots hold the first pull (32) and the first call (1 message).
   let st = (await status())[s.topic]!;
-  t.equal(st.pullTPS, 3.2, 'right after consuming, Pull TPS is not 0 (before: the 10 s rate of a clock that had not moved)');
+  t.equal(
+    st.pullTPS,
+    3.2,
+    'right after consuming, Pull TPS is not 0 (before: the 10 s rate of a clock that had not moved)',
+  );
   t.equal(st.consumeOKTPS, 0.1);
   s.clock.advance(10_000);
   await s.quiet();
@@ -58,7 +64,13 @@ t.test('RESET_CONSUMER_CLIENT_OFFSET: suspend, drop the queues, settle 10 s, sto
   const reset = impl.resetOffset(s.topic, offsets).then(() => (done = true));
   await s.quiet();
   t.equal(impl.paused, true, 'suspended');
-  t.ok(s.consumer.stats().queues.filter((q) => q.topic === s.topic).every((q) => q.dropped), 'the queues are dropped at once');
+  t.ok(
+    s.consumer
+      .stats()
+      .queues.filter((q) => q.topic === s.topic)
+      .every((q) => q.dropped),
+    'the queues are dropped at once',
+  );
   const p0 = pulls();
   s.clock.advance(9_999);
   await s.quiet();

@@ -9,7 +9,12 @@ t.test('clustering consumer receives every message once and commits the end offs
   await produce(broker.namesrv, topic, 200);
   const group = uniqueName('cg');
   const seen = new Map<string, MessageExt>();
-  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, persistOffsetIntervalMs: 200, consumeFromWhere: 'first' });
+  const consumer = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    persistOffsetIntervalMs: 200,
+    consumeFromWhere: 'first',
+  });
   consumer.subscribe(topic, '*');
   await consumer.start((msgs) => {
     for (const m of msgs) seen.set(m.body.toString(), m);
@@ -26,7 +31,12 @@ t.test('clustering consumer receives every message once and commits the end offs
   // long poll returns (a queue the producer's batches skipped has no offset until then).
   await consumer.shutdown();
   const rows = await brokerOffsets(broker.namesrv, topic, group);
-  t.equal(rows.reduce((a, r) => a + r.max, 0), 200, 'the broker holds the 200 messages');
-  for (const r of rows.filter((r) => r.max > 0)) t.equal(r.committed, r.max, `queue ${r.queueId}: committed = end offset`);
+  t.equal(
+    rows.reduce((a, r) => a + r.max, 0),
+    200,
+    'the broker holds the 200 messages',
+  );
+  for (const r of rows.filter((r) => r.max > 0))
+    t.equal(r.committed, r.max, `queue ${r.queueId}: committed = end offset`);
   t.equal(totalLag(rows), 0, 'no lag left');
 });

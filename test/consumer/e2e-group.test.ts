@@ -18,41 +18,53 @@ const fast: Partial<PushConsumerOptions> = {
 /** True when the consumers' assignments of `topic` partition its `n` queues: each owned by exactly one. */
 function partitioned(consumers: PushConsumer<boolean>[], topic: string, n: number): boolean {
   const owners = new Map<string, number>();
-  for (const c of consumers) for (const mq of c.assignment()) if (mq.topic === topic) owners.set(queueKey(mq), (owners.get(queueKey(mq)) ?? 0) + 1);
+  for (const c of consumers)
+    for (const mq of c.assignment())
+      if (mq.topic === topic) owners.set(queueKey(mq), (owners.get(queueKey(mq)) ?? 0) + 1);
   return owners.size === n && [...owners.values()].every((x) => x === 1);
 }
 
-t.test('three members, one leaves, one joins: every queue owned by exactly one member each time, nothing lost', async (t) => {
-  const broker = await withBroker();
-  t.teardown(() => broker.close());
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await produce(broker.namesrv, topic, 8, () => ({}), { single: true }); // auto-creates the topic with 4 queues
-  const seen = new Set<string>();
-  const make = async (): Promise<PushConsumer<boolean>> => {
-    const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, ...fast });
-    c.subscribe(topic);
-    await c.start((msgs) => {
-      for (const m of msgs) seen.add(m.body.toString());
-      return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-    });
-    return c;
-  };
-  const [c1, c2, c3] = [await make(), await make(), await make()];
-  t.teardown(() => Promise.all([c1.shutdown(), c2.shutdown(), c3.shutdown()]).then(() => undefined));
-  await until(() => partitioned([c1, c2, c3], topic, 4), '3 members partition 4 queues');
-  t.same([c1, c2, c3].map((c) => c.assignment().filter((q) => q.topic === topic).length).sort(), [1, 1, 2], 'AVG split 2/1/1');
-  await produce(broker.namesrv, topic, 300, (i) => ({ body: `a${i}` }), { single: true });
-  await c2.shutdown();
-  await until(() => partitioned([c1, c3], topic, 4), 'after a member left');
-  const c4 = await make();
-  t.teardown(() => c4.shutdown());
-  await until(() => partitioned([c1, c3, c4], topic, 4), 'after a member joined');
-  await produce(broker.namesrv, topic, 300, (i) => ({ body: `b${i}` }), { single: true });
-  await until(() => [...Array(300).keys()].every((i) => seen.has(`a${i}`) && seen.has(`b${i}`)), 'every message consumed at least once');
-  await until(async () => totalLag(await brokerOffsets(broker.namesrv, topic, group)) === 0, 'lag 0');
-  t.pass('lag 0');
-});
+t.test(
+  'three members, one leaves, one joins: every queue owned by exactly one member each time, nothing lost',
+  async (t) => {
+    const broker = await withBroker();
+    t.teardown(() => broker.close());
+    const topic = uniqueName('T');
+    const group = uniqueName('cg');
+    await produce(broker.namesrv, topic, 8, () => ({}), { single: true }); // auto-creates the topic with 4 queues
+    const seen = new Set<string>();
+    const make = async (): Promise<PushConsumer<boolean>> => {
+      const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, ...fast });
+      c.subscribe(topic);
+      await c.start((msgs) => {
+        for (const m of msgs) seen.add(m.body.toString());
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+      });
+      return c;
+    };
+    const [c1, c2, c3] = [await make(), await make(), await make()];
+    t.teardown(() => Promise.all([c1.shutdown(), c2.shutdown(), c3.shutdown()]).then(() => undefined));
+    await until(() => partitioned([c1, c2, c3], topic, 4), '3 members partition 4 queues');
+    t.same(
+      [c1, c2, c3].map((c) => c.assignment().filter((q) => q.topic === topic).length).sort(),
+      [1, 1, 2],
+      'AVG split 2/1/1',
+    );
+    await produce(broker.namesrv, topic, 300, (i) => ({ body: `a${i}` }), { single: true });
+    await c2.shutdown();
+    await until(() => partitioned([c1, c3], topic, 4), 'after a member left');
+    const c4 = await make();
+    t.teardown(() => c4.shutdown());
+    await until(() => partitioned([c1, c3, c4], topic, 4), 'after a member joined');
+    await produce(broker.namesrv, topic, 300, (i) => ({ body: `b${i}` }), { single: true });
+    await until(
+      () => [...Array(300).keys()].every((i) => seen.has(`a${i}`) && seen.has(`b${i}`)),
+      'every message consumed at least once',
+    );
+    await until(async () => totalLag(await brokerOffsets(broker.namesrv, topic, group)) === 0, 'lag 0');
+    t.pass('lag 0');
+  },
+);
 
 t.test('two brokers: members own queues on both and consume from both', async (t) => {
   const broker = await withBroker({ brokers: 2, queues: 4 });
@@ -75,7 +87,13 @@ t.test('two brokers: members own queues on both and consume from both', async (t
   const b = await make();
   t.teardown(() => Promise.all([a.shutdown(), b.shutdown()]).then(() => undefined));
   await until(() => partitioned([a, b], topic, 8), '2 members partition 2 x 4 queues');
-  const brokersOf = (c: PushConsumer<boolean>) => new Set(c.assignment().filter((q) => q.topic === topic).map((q) => q.brokerName));
+  const brokersOf = (c: PushConsumer<boolean>) =>
+    new Set(
+      c
+        .assignment()
+        .filter((q) => q.topic === topic)
+        .map((q) => q.brokerName),
+    );
   t.same([...brokersOf(a)].sort(), ['broker-a'], 'AVG gives the first member broker-a (sorted by broker name)');
   t.same([...brokersOf(b)].sort(), ['broker-b']);
   await until(() => (byBroker.get('broker-a') ?? 0) + (byBroker.get('broker-b') ?? 0) === 80, 'all consumed');
@@ -97,7 +115,12 @@ t.test('broker restart while consuming: the consumer reconnects and loses nothin
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 200, (i) => ({ body: `a${i}` }), { single: true });
   const seen = new Set<string>();
-  const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, ...fast, pollNameServerIntervalMs: 300 });
+  const c = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    ...fast,
+    pollNameServerIntervalMs: 300,
+  });
   c.subscribe(topic);
   await c.start((msgs) => {
     for (const m of msgs) seen.add(m.body.toString());

@@ -9,7 +9,12 @@ t.test('offsets reach the broker by the pull piggyback alone (commit flag), with
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 300);
   // The flush interval is an hour: only FLAG_COMMIT_OFFSET on the next pull can carry the offsets.
-  const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, persistOffsetIntervalMs: 3_600_000, consumeFromWhere: 'first' });
+  const c = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    persistOffsetIntervalMs: 3_600_000,
+    consumeFromWhere: 'first',
+  });
   c.subscribe(topic);
   let n = 0;
   await c.start(() => {
@@ -18,7 +23,10 @@ t.test('offsets reach the broker by the pull piggyback alone (commit flag), with
   });
   t.teardown(() => c.shutdown());
   await until(() => n === 300, 'all consumed');
-  await until(async () => totalLag(await brokerOffsets(broker.namesrv, topic, group)) === 0, 'broker offsets = max via piggyback');
+  await until(
+    async () => totalLag(await brokerOffsets(broker.namesrv, topic, group)) === 0,
+    'broker offsets = max via piggyback',
+  );
   t.pass('broker has every queue committed to its max');
 });
 
@@ -28,7 +36,12 @@ t.test('the periodic flush commits what no pull can carry; without it the broker
   const topic = uniqueName('T');
   await produce(broker.namesrv, topic, 64);
   const run = async (group: string, persistOffsetIntervalMs: number): Promise<PushConsumer> => {
-    const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, persistOffsetIntervalMs, consumeFromWhere: 'first' });
+    const c = new PushConsumer({
+      consumerGroup: group,
+      namesrvAddr: broker.namesrv,
+      persistOffsetIntervalMs,
+      consumeFromWhere: 'first',
+    });
     c.subscribe(topic);
     let n = 0;
     // The handler finishes after the next pull (a long poll that parks) was sent with the old offset.
@@ -43,44 +56,56 @@ t.test('the periodic flush commits what no pull can carry; without it the broker
   const flushed = uniqueName('cg');
   const c1 = await run(flushed, 150);
   t.teardown(() => c1.shutdown());
-  await until(async () => totalLag(await brokerOffsets(broker.namesrv, topic, flushed)) === 0, 'flushed offsets reach the broker');
+  await until(
+    async () => totalLag(await brokerOffsets(broker.namesrv, topic, flushed)) === 0,
+    'flushed offsets reach the broker',
+  );
   const unflushed = uniqueName('cg');
   const c2 = await run(unflushed, 3_600_000);
   t.teardown(() => c2.shutdown());
   await new Promise((r) => setTimeout(r, 500));
-  t.ok(totalLag(await brokerOffsets(broker.namesrv, topic, unflushed)) > 0, 'without a flush the parked pull carried a stale offset');
+  t.ok(
+    totalLag(await brokerOffsets(broker.namesrv, topic, unflushed)) > 0,
+    'without a flush the parked pull carried a stale offset',
+  );
   const held = c2.stats().queues.filter((q) => q.topic === topic && q.pulledOffset > 0);
   t.ok(held.length > 0 && held.every((q) => q.committedOffset === q.pulledOffset), 'the consumer itself is done');
   await c2.shutdown();
   t.equal(totalLag(await brokerOffsets(broker.namesrv, topic, unflushed)), 0, 'shutdown persists the offsets');
 });
 
-t.test('a restarted group resumes from the committed offsets (QUERY_CONSUMER_OFFSET), not from first/last', async (t) => {
-  const broker = await withBroker();
-  t.teardown(() => broker.close());
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await produce(broker.namesrv, topic, 100, (i) => ({ body: `a${i}` }));
-  const seen1: string[] = [];
-  const c1 = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first' });
-  c1.subscribe(topic);
-  await c1.start((msgs) => {
-    for (const m of msgs) seen1.push(m.body.toString());
-    return 'CONSUME_SUCCESS';
-  });
-  await until(() => seen1.length === 100, 'first run');
-  await c1.shutdown();
-  await produce(broker.namesrv, topic, 50, (i) => ({ body: `b${i}` }));
-  const seen2: string[] = [];
-  const c2 = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first' });
-  c2.subscribe(topic);
-  await c2.start((msgs) => {
-    for (const m of msgs) seen2.push(m.body.toString());
-    return 'CONSUME_SUCCESS';
-  });
-  t.teardown(() => c2.shutdown());
-  await until(() => seen2.length >= 50, 'second run');
-  await new Promise((r) => setTimeout(r, 200));
-  t.equal(seen2.length, 50, 'nothing consumed twice');
-  t.ok(seen2.every((b) => b.startsWith('b')), 'only the new messages');
-});
+t.test(
+  'a restarted group resumes from the committed offsets (QUERY_CONSUMER_OFFSET), not from first/last',
+  async (t) => {
+    const broker = await withBroker();
+    t.teardown(() => broker.close());
+    const topic = uniqueName('T');
+    const group = uniqueName('cg');
+    await produce(broker.namesrv, topic, 100, (i) => ({ body: `a${i}` }));
+    const seen1: string[] = [];
+    const c1 = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first' });
+    c1.subscribe(topic);
+    await c1.start((msgs) => {
+      for (const m of msgs) seen1.push(m.body.toString());
+      return 'CONSUME_SUCCESS';
+    });
+    await until(() => seen1.length === 100, 'first run');
+    await c1.shutdown();
+    await produce(broker.namesrv, topic, 50, (i) => ({ body: `b${i}` }));
+    const seen2: string[] = [];
+    const c2 = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first' });
+    c2.subscribe(topic);
+    await c2.start((msgs) => {
+      for (const m of msgs) seen2.push(m.body.toString());
+      return 'CONSUME_SUCCESS';
+    });
+    t.teardown(() => c2.shutdown());
+    await until(() => seen2.length >= 50, 'second run');
+    await new Promise((r) => setTimeout(r, 200));
+    t.equal(seen2.length, 50, 'nothing consumed twice');
+    t.ok(
+      seen2.every((b) => b.startsWith('b')),
+      'only the new messages',
+    );
+  },
+);

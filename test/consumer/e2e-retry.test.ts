@@ -4,31 +4,49 @@ import { FAST_DELAY_LEVELS, produce, uniqueName, until, withBroker } from './hel
 
 const { CONSUME_SUCCESS, RECONSUME_LATER } = ConsumeConcurrentlyStatus;
 
-t.test('RECONSUME_LATER: the message comes back through %RETRY% with reconsumeTimes rising and its own topic', async (t) => {
-  const broker = await withBroker({ messageDelayLevel: FAST_DELAY_LEVELS });
-  t.teardown(() => broker.close());
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await produce(broker.namesrv, topic, 3, (i) => ({ body: `m${i}`, tags: 'TagA' }));
-  const deliveries = new Map<string, MessageExt[]>();
-  const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', rebalanceIntervalMs: 300 });
-  c.subscribe(topic, 'TagA');
-  await c.start((msgs) => {
-    const m = msgs[0]!;
-    const body = m.body.toString();
-    deliveries.set(body, [...(deliveries.get(body) ?? []), m]);
-    return body === 'm1' && m.reconsumeTimes < 3 ? RECONSUME_LATER : CONSUME_SUCCESS;
-  });
-  t.teardown(() => c.shutdown());
-  await until(() => (deliveries.get('m1')?.length ?? 0) === 4, 'm1 delivered 4 times');
-  const m1 = deliveries.get('m1')!;
-  t.same(m1.map((m) => m.reconsumeTimes), [0, 1, 2, 3], 'reconsumeTimes rises by one per delivery');
-  t.ok(m1.every((m) => m.topic === topic), 'retry copies show the original topic');
-  t.ok(m1.every((m) => m.msgId === m1[0]!.msgId), 'same msgId on every delivery');
-  t.equal(deliveries.get('m0')!.length, 1);
-  t.equal(deliveries.get('m2')!.length, 1);
-  t.ok(c.stats().sendBackOk >= 3, 'sent back with CONSUMER_SEND_MSG_BACK');
-});
+t.test(
+  'RECONSUME_LATER: the message comes back through %RETRY% with reconsumeTimes rising and its own topic',
+  async (t) => {
+    const broker = await withBroker({ messageDelayLevel: FAST_DELAY_LEVELS });
+    t.teardown(() => broker.close());
+    const topic = uniqueName('T');
+    const group = uniqueName('cg');
+    await produce(broker.namesrv, topic, 3, (i) => ({ body: `m${i}`, tags: 'TagA' }));
+    const deliveries = new Map<string, MessageExt[]>();
+    const c = new PushConsumer({
+      consumerGroup: group,
+      namesrvAddr: broker.namesrv,
+      consumeFromWhere: 'first',
+      rebalanceIntervalMs: 300,
+    });
+    c.subscribe(topic, 'TagA');
+    await c.start((msgs) => {
+      const m = msgs[0]!;
+      const body = m.body.toString();
+      deliveries.set(body, [...(deliveries.get(body) ?? []), m]);
+      return body === 'm1' && m.reconsumeTimes < 3 ? RECONSUME_LATER : CONSUME_SUCCESS;
+    });
+    t.teardown(() => c.shutdown());
+    await until(() => (deliveries.get('m1')?.length ?? 0) === 4, 'm1 delivered 4 times');
+    const m1 = deliveries.get('m1')!;
+    t.same(
+      m1.map((m) => m.reconsumeTimes),
+      [0, 1, 2, 3],
+      'reconsumeTimes rises by one per delivery',
+    );
+    t.ok(
+      m1.every((m) => m.topic === topic),
+      'retry copies show the original topic',
+    );
+    t.ok(
+      m1.every((m) => m.msgId === m1[0]!.msgId),
+      'same msgId on every delivery',
+    );
+    t.equal(deliveries.get('m0')!.length, 1);
+    t.equal(deliveries.get('m2')!.length, 1);
+    t.ok(c.stats().sendBackOk >= 3, 'sent back with CONSUMER_SEND_MSG_BACK');
+  },
+);
 
 t.test('ackIndex: with a batch, only messages after ackIndex are retried', async (t) => {
   const broker = await withBroker({ messageDelayLevel: FAST_DELAY_LEVELS });
@@ -38,7 +56,12 @@ t.test('ackIndex: with a batch, only messages after ackIndex are retried', async
   await produce(broker.namesrv, topic, 8, (i) => ({ body: `m${i}` }));
   const counts = new Map<string, number>();
   const batches: number[] = [];
-  const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', consumeMessageBatchMaxSize: 4 });
+  const c = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    consumeMessageBatchMaxSize: 4,
+  });
   c.subscribe(topic);
   await c.start((msgs, ctx) => {
     batches.push(msgs.length);
@@ -50,7 +73,10 @@ t.test('ackIndex: with a batch, only messages after ackIndex are retried', async
   await until(() => [...counts.values()].reduce((a, b) => a + b, 0) === 12, '8 first deliveries + 4 retries');
   await new Promise((r) => setTimeout(r, 300));
   t.ok(batches.includes(4), 'batches of 4 were delivered');
-  const twice = [...counts].filter(([, n]) => n === 2).map(([b]) => b).sort();
+  const twice = [...counts]
+    .filter(([, n]) => n === 2)
+    .map(([b]) => b)
+    .sort();
   t.same(twice, ['m2', 'm3', 'm6', 'm7'], 'exactly the messages after ackIndex came back');
 });
 
@@ -74,7 +100,12 @@ t.test('delayLevelWhenNextConsume -1 sends the message straight to %DLQ%group', 
   t.teardown(() => c.shutdown());
   // Read the DLQ with a second group: the failed message is there, once, never redelivered to the first group.
   const dlq: MessageExt[] = [];
-  const reader = new PushConsumer({ consumerGroup: uniqueName('dlqreader'), namesrvAddr: broker.namesrv, consumeFromWhere: 'first', rebalanceIntervalMs: 200 });
+  const reader = new PushConsumer({
+    consumerGroup: uniqueName('dlqreader'),
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    rebalanceIntervalMs: 200,
+  });
   reader.subscribe(`%DLQ%${group}`);
   await until(() => calls === 2, 'both consumed once');
   await reader.start((msgs) => {
@@ -88,32 +119,46 @@ t.test('delayLevelWhenNextConsume -1 sends the message straight to %DLQ%group', 
   t.equal(calls, 2, 'no redelivery to the group');
 });
 
-t.test('expiry sweep: a handler stuck longer than consumeTimeout does not hold the queue; the message is retried', async (t) => {
-  const broker = await withBroker({ messageDelayLevel: FAST_DELAY_LEVELS });
-  t.teardown(() => broker.close());
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await produce(broker.namesrv, topic, 20, (i) => ({ body: `m${i}` }));
-  let release!: () => void;
-  const stuck = new Promise<void>((r) => (release = r));
-  const seen: MessageExt[] = [];
-  const c = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', consumeTimeoutMs: 300 });
-  c.subscribe(topic);
-  await c.start(async (msgs) => {
-    const m = msgs[0]!;
-    seen.push(m);
-    if (m.body.toString() === 'm0' && m.reconsumeTimes === 0) await stuck;
-    return CONSUME_SUCCESS;
-  });
-  t.teardown(async () => {
+t.test(
+  'expiry sweep: a handler stuck longer than consumeTimeout does not hold the queue; the message is retried',
+  async (t) => {
+    const broker = await withBroker({ messageDelayLevel: FAST_DELAY_LEVELS });
+    t.teardown(() => broker.close());
+    const topic = uniqueName('T');
+    const group = uniqueName('cg');
+    await produce(broker.namesrv, topic, 20, (i) => ({ body: `m${i}` }));
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => (release = r));
+    const seen: MessageExt[] = [];
+    const c = new PushConsumer({
+      consumerGroup: group,
+      namesrvAddr: broker.namesrv,
+      consumeFromWhere: 'first',
+      consumeTimeoutMs: 300,
+    });
+    c.subscribe(topic);
+    await c.start(async (msgs) => {
+      const m = msgs[0]!;
+      seen.push(m);
+      if (m.body.toString() === 'm0' && m.reconsumeTimes === 0) await stuck;
+      return CONSUME_SUCCESS;
+    });
+    t.teardown(async () => {
+      release();
+      await c.shutdown();
+    });
+    await until(
+      () => seen.some((m) => m.body.toString() === 'm0' && m.reconsumeTimes === 1),
+      'the stuck message redelivered',
+    );
+    t.equal(c.stats().expired, 1, 'one message expired');
+    const q = c.stats().queues.find((x) => x.topic === topic && x.pulledOffset === 20);
+    await until(
+      () => c.stats().queues.find((x) => x.topic === topic && x.pulledOffset === 20)?.committedOffset === 20,
+      'offset passes the expired message',
+    );
+    t.ok(q, 'the queue with the messages');
+    t.equal(seen.filter((m) => m.reconsumeTimes === 0).length, 20, 'the other messages were consumed meanwhile');
     release();
-    await c.shutdown();
-  });
-  await until(() => seen.some((m) => m.body.toString() === 'm0' && m.reconsumeTimes === 1), 'the stuck message redelivered');
-  t.equal(c.stats().expired, 1, 'one message expired');
-  const q = c.stats().queues.find((x) => x.topic === topic && x.pulledOffset === 20);
-  await until(() => c.stats().queues.find((x) => x.topic === topic && x.pulledOffset === 20)?.committedOffset === 20, 'offset passes the expired message');
-  t.ok(q, 'the queue with the messages');
-  t.equal(seen.filter((m) => m.reconsumeTimes === 0).length, 20, 'the other messages were consumed meanwhile');
-  release();
-});
+  },
+);

@@ -97,8 +97,14 @@ export async function createTopic(brokerAddrs: string[], topic: string, queues: 
         addr,
         createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
           extFields: {
-            topic, defaultTopic: 'TBW102', readQueueNums: String(queues), writeQueueNums: String(queues),
-            perm: '6', topicFilterType: 'SINGLE_TAG', topicSysFlag: '0', order: 'false',
+            topic,
+            defaultTopic: 'TBW102',
+            readQueueNums: String(queues),
+            writeQueueNums: String(queues),
+            perm: '6',
+            topicFilterType: 'SINGLE_TAG',
+            topicSysFlag: '0',
+            order: 'false',
           },
         }),
         { timeoutMs: 3000 },

@@ -4,7 +4,11 @@ import type { AssignedQueue } from '../../lib/consumer/lite-pull-assignment.js';
 import { LitePullCache, type ConsumeRequest } from '../../lib/consumer/lite-pull-cache.js';
 
 const queue = (id: number) => ({ mq: { topic: 'T', brokerName: 'b', queueId: id } }) as unknown as AssignedQueue;
-const req = (q: AssignedQueue, n = 1): ConsumeRequest => ({ msgs: Array.from({ length: n }) as never, queue: q, generation: 0 });
+const req = (q: AssignedQueue, n = 1): ConsumeRequest => ({
+  msgs: Array.from({ length: n }) as never,
+  queue: q,
+  generation: 0,
+});
 
 t.test('take() on an empty cache waits for a put or its timer on the clock, and arms one timer, no loop', async (t) => {
   const clock = new ManualClock(0);
@@ -41,7 +45,7 @@ t.test('FIFO order, removeQueue, close', async (t) => {
   t.equal(cache.size, 3);
   t.equal(await cache.take(0), a1, 'oldest first');
   cache.removeQueue(a);
-  t.equal(cache.size, 1, 'removeQueue drops that queue\'s batches (seek, queue taken away)');
+  t.equal(cache.size, 1, "removeQueue drops that queue's batches (seek, queue taken away)");
   t.equal(await cache.take(0), b1);
   t.equal(await cache.take(0), null, 'take(0) on an empty cache answers at once');
   let woke: ConsumeRequest | null | undefined;

@@ -1,5 +1,11 @@
 import t from 'tap';
-import { ConsumerOptionError, ConsumerStateError, LitePullConsumer, messageQueue, type MessageExt } from '../../lib/consumer/index.js';
+import {
+  ConsumerOptionError,
+  ConsumerStateError,
+  LitePullConsumer,
+  messageQueue,
+  type MessageExt,
+} from '../../lib/consumer/index.js';
 import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
 import { litePullOperation } from '../../lib/consumer/lite-pull-consumer-impl.js';
 import { Operations } from '../../protocol/index.js';
@@ -10,7 +16,11 @@ const broker = await withBroker();
 t.teardown(() => broker.close());
 
 /** Polls until `n` distinct bodies were seen (or fails after the helper's limit). */
-async function pollAll(c: LitePullConsumer, n: number, seen = new Map<string, MessageExt>()): Promise<Map<string, MessageExt>> {
+async function pollAll(
+  c: LitePullConsumer,
+  n: number,
+  seen = new Map<string, MessageExt>(),
+): Promise<Map<string, MessageExt>> {
   await until(async () => {
     for (const m of await c.poll(200)) seen.set(m.body.toString(), m);
     return seen.size >= n;
@@ -18,72 +28,112 @@ async function pollAll(c: LitePullConsumer, n: number, seen = new Map<string, Me
   return seen;
 }
 
-t.test('subscribe: polls every message once in batches of pullBatchSize, commitSync persists the end offsets', async (t) => {
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  // One send per message: batches of 64 each go to one queue, and when the producer's route
-  // refresh restarts its round robin (as Java's does) two can land on one queue and leave another
-  // empty, whose offset nobody commits; every queue must hold messages for the check below.
-  await produce(broker.namesrv, topic, 200, () => ({}), { single: true });
-  const c = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', autoCommit: false });
-  c.subscribe(topic, '*');
-  await c.start();
-  t.teardown(() => c.shutdown());
-  t.equal(c.assignment().length, 4, 'the rebalance gave the only member the 4 queues');
-  const seen = new Map<string, MessageExt>();
-  let largest = 0;
-  let polls = 0;
-  await until(async () => {
-    const msgs = await c.poll(200);
-    polls++;
-    largest = Math.max(largest, msgs.length);
-    if (msgs.length > 0) t.equal(new Set(msgs.map((m) => m.queueId)).size, 1, 'one poll = one queue');
-    for (const m of msgs) {
-      t.notOk(seen.has(m.body.toString()), 'no duplicate');
-      seen.set(m.body.toString(), m);
+t.test(
+  'subscribe: polls every message once in batches of pullBatchSize, commitSync persists the end offsets',
+  async (t) => {
+    const topic = uniqueName('T');
+    const group = uniqueName('cg');
+    // One send per message: batches of 64 each go to one queue, and when the producer's route
+    // refresh restarts its round robin (as Java's does) two can land on one queue and leave another
+    // empty, whose offset nobody commits; every queue must hold messages for the check below.
+    await produce(broker.namesrv, topic, 200, () => ({}), { single: true });
+    const c = new LitePullConsumer({
+      consumerGroup: group,
+      namesrvAddr: broker.namesrv,
+      consumeFromWhere: 'first',
+      autoCommit: false,
+    });
+    c.subscribe(topic, '*');
+    await c.start();
+    t.teardown(() => c.shutdown());
+    t.equal(c.assignment().length, 4, 'the rebalance gave the only member the 4 queues');
+    const seen = new Map<string, MessageExt>();
+    let largest = 0;
+    let polls = 0;
+    await until(async () => {
+      const msgs = await c.poll(200);
+      polls++;
+      largest = Math.max(largest, msgs.length);
+      if (msgs.length > 0) t.equal(new Set(msgs.map((m) => m.queueId)).size, 1, 'one poll = one queue');
+      for (const m of msgs) {
+        t.notOk(seen.has(m.body.toString()), 'no duplicate');
+        seen.set(m.body.toString(), m);
+      }
+      return seen.size === 200;
+    }, '200 messages');
+    t.equal(largest, 10, 'a poll returns up to pullBatchSize (10) messages');
+    t.ok(polls >= 20, 'so 200 messages take at least 20 polls');
+    await c.commitSync({ persist: true });
+    await until(
+      async () => (await brokerOffsets(broker.namesrv, topic, group)).every((r) => r.committed === r.max),
+      'the broker has the end offsets',
+    );
+    for (const mq of c.assignment()) {
+      const rows = await brokerOffsets(broker.namesrv, topic, group);
+      t.equal(
+        await c.committed(mq),
+        rows.find((r) => r.queueId === mq.queueId)!.max,
+        `committed(${mq.queueId}) = end offset`,
+      );
     }
-    return seen.size === 200;
-  }, '200 messages');
-  t.equal(largest, 10, 'a poll returns up to pullBatchSize (10) messages');
-  t.ok(polls >= 20, 'so 200 messages take at least 20 polls');
-  await c.commitSync({ persist: true });
-  await until(async () => (await brokerOffsets(broker.namesrv, topic, group)).every((r) => r.committed === r.max), 'the broker has the end offsets');
-  for (const mq of c.assignment()) {
-    const rows = await brokerOffsets(broker.namesrv, topic, group);
-    t.equal(await c.committed(mq), rows.find((r) => r.queueId === mq.queueId)!.max, `committed(${mq.queueId}) = end offset`);
-  }
-});
+  },
+);
 
-t.test('autoCommit: a poll commits what earlier polls returned once the interval has passed (ManualClock)', async (t) => {
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await produce(broker.namesrv, topic, 40);
-  // The consumer's timers and its autoCommit deadline run on this clock; pulls answered at once need none.
-  const clock = new ManualClock(Date.now());
-  const c = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', autoCommitIntervalMs: 1000, clock });
-  c.subscribe(topic);
-  await c.start();
-  t.teardown(() => c.shutdown());
-  let first: MessageExt[] = [];
-  await until(async () => (first = await c.poll(0)).length > 0, 'a first batch');
-  const mq = messageQueue(topic, first[0]!.brokerName!, first[0]!.queueId);
-  // The broker answers 0 for a group without an offset on a queue whose messages start at 0.
-  t.ok((await c.committed(mq)) <= first[0]!.queueOffset, 'nothing committed past the first batch by the first poll');
-  clock.advance(999);
-  const second = await c.poll(0);
-  t.ok((await c.committed(mq)) <= first[0]!.queueOffset, 'nor by a poll before the interval has passed');
-  clock.advance(1);
-  await c.poll(0);
-  const polled = [...first, ...second].filter((m) => m.queueId === mq.queueId);
-  t.equal(await c.committed(mq), Math.max(...polled.map((m) => m.queueOffset)) + 1, 'the first poll after the interval committed past everything polled before it');
-});
+t.test(
+  'autoCommit: a poll commits what earlier polls returned once the interval has passed (ManualClock)',
+  async (t) => {
+    const topic = uniqueName('T');
+    const group = uniqueName('cg');
+    await produce(broker.namesrv, topic, 40);
+    // The consumer's timers and its autoCommit deadline run on this clock; pulls answered at once need none.
+    const clock = new ManualClock(Date.now());
+    const c = new LitePullConsumer({
+      consumerGroup: group,
+      namesrvAddr: broker.namesrv,
+      consumeFromWhere: 'first',
+      autoCommitIntervalMs: 1000,
+      clock,
+    });
+    c.subscribe(topic);
+    await c.start();
+    t.teardown(() => c.shutdown());
+    let first: MessageExt[] = [];
+    await until(async () => (first = await c.poll(0)).length > 0, 'a first batch');
+    const mq = messageQueue(topic, first[0]!.brokerName!, first[0]!.queueId);
+    // The broker answers 0 for a group without an offset on a queue whose messages start at 0.
+    t.ok((await c.committed(mq)) <= first[0]!.queueOffset, 'nothing committed past the first batch by the first poll');
+    clock.advance(999);
+    const second = await c.poll(0);
+    t.ok((await c.committed(mq)) <= first[0]!.queueOffset, 'nor by a poll before the interval has passed');
+    clock.advance(1);
+    await c.poll(0);
+    const polled = [...first, ...second].filter((m) => m.queueId === mq.queueId);
+    t.equal(
+      await c.committed(mq),
+      Math.max(...polled.map((m) => m.queueOffset)) + 1,
+      'the first poll after the interval committed past everything polled before it',
+    );
+  },
+);
 
 t.test('two lite pull consumers of one group split the queues and consume everything once', async (t) => {
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 400);
-  const a = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', instanceName: 'a', rebalanceIntervalMs: 200 });
-  const b = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', instanceName: 'b', rebalanceIntervalMs: 200 });
+  const a = new LitePullConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    instanceName: 'a',
+    rebalanceIntervalMs: 200,
+  });
+  const b = new LitePullConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    instanceName: 'b',
+    rebalanceIntervalMs: 200,
+  });
   a.subscribe(topic);
   b.subscribe(topic);
   await a.start();
@@ -92,11 +142,17 @@ t.test('two lite pull consumers of one group split the queues and consume everyt
   await until(() => a.assignment().length === 2 && b.assignment().length === 2, 'two queues each');
   const mine = (c: LitePullConsumer) => new Set(c.assignment().map((q) => q.queueId));
   const qa = mine(a);
-  t.notOk([...mine(b)].some((q) => qa.has(q)), 'no queue held by both');
+  t.notOk(
+    [...mine(b)].some((q) => qa.has(q)),
+    'no queue held by both',
+  );
   const seen = new Map<string, string>();
   let dup = 0;
   await until(async () => {
-    for (const [name, c] of [['a', a], ['b', b]] as const) {
+    for (const [name, c] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       for (const m of await c.poll(50)) {
         if (seen.has(m.body.toString())) dup++;
         seen.set(m.body.toString(), name);
@@ -112,7 +168,12 @@ t.test('assign: only the given queues; seek back re-delivers exactly from the of
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 200);
-  const c = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', autoCommit: false });
+  const c = new LitePullConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    autoCommit: false,
+  });
   t.throws(() => c.assign([]), ConsumerOptionError);
   await t.rejects(c.start(), ConsumerStateError, 'nothing to consume');
 });
@@ -121,7 +182,12 @@ t.test('assign mode', async (t) => {
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   await produce(broker.namesrv, topic, 200);
-  const c = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', autoCommit: false });
+  const c = new LitePullConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    autoCommit: false,
+  });
   const probe = new LitePullConsumer({ consumerGroup: uniqueName('probe'), namesrvAddr: broker.namesrv });
   probe.assign([messageQueue(topic, 'x', 0)]);
   await probe.start();
@@ -143,8 +209,15 @@ t.test('assign mode', async (t) => {
     got.push(...(await c.poll(200)));
     return got.length >= max;
   }, 'queue 1 read to its end');
-  t.ok(got.every((m) => m.queueId === mq.queueId), 'only the assigned queue');
-  t.same(got.map((m) => m.queueOffset), Array.from({ length: max }, (_, i) => i), 'in order, every offset once');
+  t.ok(
+    got.every((m) => m.queueId === mq.queueId),
+    'only the assigned queue',
+  );
+  t.same(
+    got.map((m) => m.queueOffset),
+    Array.from({ length: max }, (_, i) => i),
+    'in order, every offset once',
+  );
 
   await c.seek(mq, 7);
   const again: MessageExt[] = [];
@@ -153,7 +226,11 @@ t.test('assign mode', async (t) => {
     return again.length >= max - 7;
   }, 're-delivery after seek');
   t.equal(again[0]!.queueOffset, 7, 'the first message after seek(7) is offset 7');
-  t.same(again.map((m) => m.queueOffset), Array.from({ length: max - 7 }, (_, i) => i + 7), 'then every later offset once');
+  t.same(
+    again.map((m) => m.queueOffset),
+    Array.from({ length: max - 7 }, (_, i) => i + 7),
+    'then every later offset once',
+  );
   await c.commitSync();
   t.equal(await c.committed(mq), max, 'committed the end after re-reading');
 
@@ -162,11 +239,19 @@ t.test('assign mode', async (t) => {
   await until(async () => (batch = await c.poll(200)).length > 0, 'a batch after seek(3)');
   t.equal(batch[0]!.queueOffset, 3, 'seek(3) again: the next batch starts at 3');
   await c.commitSync();
-  t.equal(await c.committed(mq), 3 + batch.length, 'commitSync stores the offset after that batch (committing lower than before)');
+  t.equal(
+    await c.committed(mq),
+    3 + batch.length,
+    'commitSync stores the offset after that batch (committing lower than before)',
+  );
 
   await t.rejects(c.seek(mq, max + 1), ConsumerOptionError, 'past the end');
   // another queue than the assigned one (queue 2 was, whenever the producer had filled it most)
-  await t.rejects(c.seek(messageQueue(topic, mq.brokerName, (mq.queueId + 1) % 4), 0), ConsumerStateError, 'a queue not assigned');
+  await t.rejects(
+    c.seek(messageQueue(topic, mq.brokerName, (mq.queueId + 1) % 4), 0),
+    ConsumerStateError,
+    'a queue not assigned',
+  );
   await c.seekToEnd(mq);
   t.same(await c.poll(100), [], 'nothing after seekToEnd');
   await c.seekToBegin(mq);
@@ -176,7 +261,7 @@ t.test('assign mode', async (t) => {
   t.equal(await c.offsetForTimestamp(mq, ts), 0, 'offsetForTimestamp of the first message is 0');
 });
 
-t.test('pause stops a queue\'s pulls (it stays assigned); resume pulls again', async (t) => {
+t.test("pause stops a queue's pulls (it stays assigned); resume pulls again", async (t) => {
   const topic = uniqueName('T');
   const group = uniqueName('cg');
   const probe = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first' });
@@ -194,7 +279,7 @@ t.test('pause stops a queue\'s pulls (it stays assigned); resume pulls again', a
   await until(async () => {
     got.push(...(await probe.poll(100)));
     return got.length >= 60;
-  }, 'the other queues\' messages');
+  }, "the other queues' messages");
   // The pull held at the broker when pause() was called may still bring one batch.
   const early = got.filter((m) => m.queueId === q0!.queueId).length;
   t.ok(early <= 10, `at most the pull in flight at pause time (${early} ≤ pullBatchSize) from the paused queue`);
@@ -206,44 +291,70 @@ t.test('pause stops a queue\'s pulls (it stays assigned); resume pulls again', a
   await until(async () => {
     got.push(...(await probe.poll(100)));
     return got.length >= 80;
-  }, 'the paused queue\'s messages after resume');
+  }, "the paused queue's messages after resume");
   t.equal(got.filter((m) => m.queueId === q0!.queueId).length, 20, 'all 20 of its messages came after resume');
 });
 
-t.test('pull-ahead stops at the flow-control limits; poll with nothing cached waits without pulling again', async (t) => {
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await produce(broker.namesrv, topic, 800);
-  const c = new LitePullConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', pullThresholdForQueue: 50 });
-  c.subscribe(topic);
-  await c.start();
-  t.teardown(() => c.shutdown());
-  const impl = litePullConsumerImpl(c);
-  await until(() => impl.counters.parks.count > 8, 'every queue parked by flow control');
-  for (const q of impl.cacheStats().queues) {
-    t.ok(q.cachedMessages > 50 && q.cachedMessages <= 50 + 10, `queue ${q.mq.queueId}: cache stopped just over 50 (${q.cachedMessages})`);
-  }
-  const pulled = impl.counters.messagesPulled;
-  await new Promise((r) => setTimeout(r, 200));
-  t.equal(impl.counters.messagesPulled, pulled, 'no more pulled while nothing is polled');
+t.test(
+  'pull-ahead stops at the flow-control limits; poll with nothing cached waits without pulling again',
+  async (t) => {
+    const topic = uniqueName('T');
+    const group = uniqueName('cg');
+    await produce(broker.namesrv, topic, 800);
+    const c = new LitePullConsumer({
+      consumerGroup: group,
+      namesrvAddr: broker.namesrv,
+      consumeFromWhere: 'first',
+      pullThresholdForQueue: 50,
+    });
+    c.subscribe(topic);
+    await c.start();
+    t.teardown(() => c.shutdown());
+    const impl = litePullConsumerImpl(c);
+    await until(() => impl.counters.parks.count > 8, 'every queue parked by flow control');
+    for (const q of impl.cacheStats().queues) {
+      t.ok(
+        q.cachedMessages > 50 && q.cachedMessages <= 50 + 10,
+        `queue ${q.mq.queueId}: cache stopped just over 50 (${q.cachedMessages})`,
+      );
+    }
+    const pulled = impl.counters.messagesPulled;
+    await new Promise((r) => setTimeout(r, 200));
+    t.equal(impl.counters.messagesPulled, pulled, 'no more pulled while nothing is polled');
 
-  const empty = new LitePullConsumer({ consumerGroup: uniqueName('cg'), namesrvAddr: broker.namesrv });
-  empty.subscribe(uniqueName('E'));
-  await empty.start();
-  t.teardown(() => empty.shutdown());
-  const e = litePullConsumerImpl(empty);
-  await new Promise((r) => setTimeout(r, 100));
-  const pulls = e.counters.pulls;
-  t.same(await empty.poll(300), [], 'nothing to poll');
-  t.ok(e.counters.pulls - pulls <= 4, `poll waited on held long polls (${e.counters.pulls - pulls} pulls sent meanwhile)`);
-});
+    const empty = new LitePullConsumer({ consumerGroup: uniqueName('cg'), namesrvAddr: broker.namesrv });
+    empty.subscribe(uniqueName('E'));
+    await empty.start();
+    t.teardown(() => empty.shutdown());
+    const e = litePullConsumerImpl(empty);
+    await new Promise((r) => setTimeout(r, 100));
+    const pulls = e.counters.pulls;
+    t.same(await empty.poll(300), [], 'nothing to poll');
+    t.ok(
+      e.counters.pulls - pulls <= 4,
+      `poll waited on held long polls (${e.counters.pulls - pulls} pulls sent meanwhile)`,
+    );
+  },
+);
 
 t.test('options and states', async (t) => {
   const base = { consumerGroup: 'g', namesrvAddr: '127.0.0.1:1' };
-  t.throws(() => new LitePullConsumer({ ...base, autoCommitIntervalMs: 500 }), { name: 'ConsumerOptionError', option: 'autoCommitIntervalMs' });
-  t.throws(() => new LitePullConsumer({ ...base, brokerSuspendMaxTimeMs: 30000 }), { name: 'ConsumerOptionError', option: 'consumerTimeoutMsWhenSuspend' });
-  t.throws(() => new LitePullConsumer({ ...base, pullBatchSize: 0 }), { name: 'ConsumerOptionError', option: 'pullBatchSize' });
-  t.throws(() => new LitePullConsumer({ ...base, consumerGroup: 'bad group' }), { name: 'ConsumerOptionError', option: 'consumerGroup' });
+  t.throws(() => new LitePullConsumer({ ...base, autoCommitIntervalMs: 500 }), {
+    name: 'ConsumerOptionError',
+    option: 'autoCommitIntervalMs',
+  });
+  t.throws(() => new LitePullConsumer({ ...base, brokerSuspendMaxTimeMs: 30000 }), {
+    name: 'ConsumerOptionError',
+    option: 'consumerTimeoutMsWhenSuspend',
+  });
+  t.throws(() => new LitePullConsumer({ ...base, pullBatchSize: 0 }), {
+    name: 'ConsumerOptionError',
+    option: 'pullBatchSize',
+  });
+  t.throws(() => new LitePullConsumer({ ...base, consumerGroup: 'bad group' }), {
+    name: 'ConsumerOptionError',
+    option: 'consumerGroup',
+  });
   const c = new LitePullConsumer(base);
   await t.rejects(c.poll(), ConsumerStateError, 'poll before start');
   c.assign([messageQueue('T', 'b', 0)]);

@@ -21,29 +21,44 @@ function recordingLogger(): Logger & { lines: { level: string; message: string }
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-
-t.test('an async handler that returns nothing: each message handled once, nothing sent back, the offset covers all, no redelivery', async (t) => {
-  const handled = new Map<string, number>();
-  const c = await clockedConsumer(t, { messages: 20, persistOffsetIntervalMs: 1000 }, async (msgs: MessageExt[]) => {
-    for (const m of msgs) handled.set(m.body.toString(), (handled.get(m.body.toString()) ?? 0) + 1);
-  });
-  await until(() => handled.size === 20, '20 messages handled');
-  // Past the persist interval, and past every retry delay a send-back would have had.
-  for (let i = 0; i < 4; i++) {
-    c.clock.advance(30_000);
-    await c.quiet();
-  }
-  t.equal(c.count(RequestCode.CONSUMER_SEND_MSG_BACK), 0, 'the broker received no CONSUMER_SEND_MSG_BACK');
-  t.ok([...handled.values()].every((n) => n === 1), 'each of the 20 messages handled exactly once');
-  const offsets = await brokerOffsets(c.broker.namesrv, c.topic, c.group);
-  t.equal(offsets.reduce((a, q) => a + q.committed, 0), 20, 'the committed offsets cover all 20');
-});
+t.test(
+  'an async handler that returns nothing: each message handled once, nothing sent back, the offset covers all, no redelivery',
+  async (t) => {
+    const handled = new Map<string, number>();
+    const c = await clockedConsumer(t, { messages: 20, persistOffsetIntervalMs: 1000 }, async (msgs: MessageExt[]) => {
+      for (const m of msgs) handled.set(m.body.toString(), (handled.get(m.body.toString()) ?? 0) + 1);
+    });
+    await until(() => handled.size === 20, '20 messages handled');
+    // Past the persist interval, and past every retry delay a send-back would have had.
+    for (let i = 0; i < 4; i++) {
+      c.clock.advance(30_000);
+      await c.quiet();
+    }
+    t.equal(c.count(RequestCode.CONSUMER_SEND_MSG_BACK), 0, 'the broker received no CONSUMER_SEND_MSG_BACK');
+    t.ok(
+      [...handled.values()].every((n) => n === 1),
+      'each of the 20 messages handled exactly once',
+    );
+    const offsets = await brokerOffsets(c.broker.namesrv, c.topic, c.group);
+    t.equal(
+      offsets.reduce((a, q) => a + q.committed, 0),
+      20,
+      'the committed offsets cover all 20',
+    );
+  },
+);
 
 t.test('a status typo is retried, logged at warn once and emitted each time', async (t) => {
   const logger = recordingLogger();
   const c = await clockedConsumer(t, { messages: 2 }, () => undefined);
   await c.consumer.shutdown();
-  const consumer = new PushConsumer({ group: uniqueName('cg'), namesrvAddr: c.broker.namesrv, consumeFromWhere: 'first', clock: c.clock, logger });
+  const consumer = new PushConsumer({
+    group: uniqueName('cg'),
+    namesrvAddr: c.broker.namesrv,
+    consumeFromWhere: 'first',
+    clock: c.clock,
+    logger,
+  });
   consumer.subscribe(c.topic);
   t.teardown(() => consumer.shutdown());
   const events: { value: string; count: number }[] = [];
@@ -60,7 +75,14 @@ t.test('a status typo is retried, logged at warn once and emitted each time', as
   const warns = logger.lines.filter((l) => l.level === 'warn' && l.message.includes('CONSUME_SUCESS'));
   t.equal(warns.length, 1, 'one warn line for the value');
   t.match(warns[0]?.message, /not a status/);
-  t.same(events, [{ value: 'CONSUME_SUCESS', topic: c.topic, count: 1 }, { value: 'CONSUME_SUCESS', topic: c.topic, count: 1 }], 'an event per call');
+  t.same(
+    events,
+    [
+      { value: 'CONSUME_SUCESS', topic: c.topic, count: 1 },
+      { value: 'CONSUME_SUCESS', topic: c.topic, count: 1 },
+    ],
+    'an event per call',
+  );
 });
 
 t.test('eachMessage: a throw retries that message only', async (t) => {
@@ -68,7 +90,12 @@ t.test('eachMessage: a throw retries that message only', async (t) => {
   let failed = false;
   const c = await clockedConsumer(t, { messages: 6, consumeMessageBatchMaxSize: 1 }, () => undefined);
   await c.consumer.shutdown();
-  const consumer = new PushConsumer({ group: uniqueName('cg'), namesrvAddr: c.broker.namesrv, consumeFromWhere: 'first', clock: c.clock });
+  const consumer = new PushConsumer({
+    group: uniqueName('cg'),
+    namesrvAddr: c.broker.namesrv,
+    consumeFromWhere: 'first',
+    clock: c.clock,
+  });
   consumer.subscribe(c.topic);
   t.teardown(() => consumer.shutdown());
   const before = c.count(RequestCode.CONSUMER_SEND_MSG_BACK);
@@ -95,56 +122,70 @@ t.test('eachMessage: a throw retries that message only', async (t) => {
   t.equal(seen.length, 7);
 });
 
-t.test('start() against a dead name server rejects naming it, stays CREATED, and a second start() works once it is up', async (t) => {
-  const port = await freePort();
-  const addr = `127.0.0.1:${port}`;
-  const topic = uniqueName('T');
-  const consumer = new PushConsumer({ group: uniqueName('cg'), namesrvAddr: addr, logger: false, connectTimeoutMs: 500, consumeFromWhere: 'first' });
-  consumer.subscribe(topic);
-  const err = await consumer.start(async () => undefined).then(
-    () => null,
-    (e: unknown) => e,
-  );
-  t.ok(err instanceof NameServerUnavailableError, 'NameServerUnavailableError');
-  t.match((err as Error).message, addr, 'the error names the address');
-  t.equal((err as NameServerUnavailableError).retriable, true, 'retriable');
-  t.equal((err as NameServerUnavailableError).errorCode, 'ERR_NAMESRV_UNAVAILABLE');
-  t.equal(consumer.state, 'CREATED', 'back in its initial state');
-  const broker = await startBroker({ queues: 2, namesrvPort: port });
-  t.teardown(() => broker.close());
-  await produce(broker.namesrv, topic, 1);
-  let got = 0;
-  await consumer.start(async () => {
-    got++;
-  });
-  t.teardown(() => consumer.shutdown());
-  t.equal(consumer.state, 'RUNNING');
-  await until(() => got === 1, 'the message, after the second start()');
-  const h = consumer.health();
-  t.equal(h.ready, true, 'health() says ready');
-  t.equal(h.nameServer.lastAnswer?.addr, addr);
-});
+t.test(
+  'start() against a dead name server rejects naming it, stays CREATED, and a second start() works once it is up',
+  async (t) => {
+    const port = await freePort();
+    const addr = `127.0.0.1:${port}`;
+    const topic = uniqueName('T');
+    const consumer = new PushConsumer({
+      group: uniqueName('cg'),
+      namesrvAddr: addr,
+      logger: false,
+      connectTimeoutMs: 500,
+      consumeFromWhere: 'first',
+    });
+    consumer.subscribe(topic);
+    const err = await consumer
+      .start(async () => undefined)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    t.ok(err instanceof NameServerUnavailableError, 'NameServerUnavailableError');
+    t.match((err as Error).message, addr, 'the error names the address');
+    t.equal((err as NameServerUnavailableError).retriable, true, 'retriable');
+    t.equal((err as NameServerUnavailableError).errorCode, 'ERR_NAMESRV_UNAVAILABLE');
+    t.equal(consumer.state, 'CREATED', 'back in its initial state');
+    const broker = await startBroker({ queues: 2, namesrvPort: port });
+    t.teardown(() => broker.close());
+    await produce(broker.namesrv, topic, 1);
+    let got = 0;
+    await consumer.start(async () => {
+      got++;
+    });
+    t.teardown(() => consumer.shutdown());
+    t.equal(consumer.state, 'RUNNING');
+    await until(() => got === 1, 'the message, after the second start()');
+    const h = consumer.health();
+    t.equal(h.ready, true, 'health() says ready');
+    t.equal(h.nameServer.lastAnswer?.addr, addr);
+  },
+);
 
-t.test('startWithoutNameServer keeps Java\'s behaviour: start() resolves, the failures are logged and emitted', async (t) => {
-  const port = await freePort();
-  const logger = recordingLogger();
-  const consumer = new PushConsumer({
-    group: uniqueName('cg'),
-    namesrvAddr: `127.0.0.1:${port}`,
-    logger,
-    startWithoutNameServer: true,
-    connectTimeoutMs: 500,
-  });
-  consumer.subscribe(uniqueName('T'));
-  await consumer.start(async () => undefined);
-  t.teardown(() => consumer.shutdown());
-  t.equal(consumer.state, 'RUNNING');
-  t.ok(
-    logger.lines.some((l) => l.level === 'warn' && l.message.includes(`127.0.0.1:${port}`)),
-    'a warn line names the name server',
-  );
-  t.equal(consumer.health().ready, false, 'not ready while no name server answered');
-});
+t.test(
+  "startWithoutNameServer keeps Java's behaviour: start() resolves, the failures are logged and emitted",
+  async (t) => {
+    const port = await freePort();
+    const logger = recordingLogger();
+    const consumer = new PushConsumer({
+      group: uniqueName('cg'),
+      namesrvAddr: `127.0.0.1:${port}`,
+      logger,
+      startWithoutNameServer: true,
+      connectTimeoutMs: 500,
+    });
+    consumer.subscribe(uniqueName('T'));
+    await consumer.start(async () => undefined);
+    t.teardown(() => consumer.shutdown());
+    t.equal(consumer.state, 'RUNNING');
+    t.ok(
+      logger.lines.some((l) => l.level === 'warn' && l.message.includes(`127.0.0.1:${port}`)),
+      'a warn line names the name server',
+    );
+    t.equal(consumer.health().ready, false, 'not ready while no name server answered');
+  },
+);
 
 t.test('a logger hears a broker stop answering (warn) and come back (info)', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-idioms-'));
@@ -155,7 +196,13 @@ t.test('a logger hears a broker stop answering (warn) and come back (info)', asy
   const topic = uniqueName('T');
   await produce(broker.namesrv, topic, 1);
   const logger = recordingLogger();
-  const consumer = new PushConsumer({ group: uniqueName('cg'), namesrvAddr: broker.namesrv, logger, pullTimeDelayMsWhenException: 50, consumeFromWhere: 'first' });
+  const consumer = new PushConsumer({
+    group: uniqueName('cg'),
+    namesrvAddr: broker.namesrv,
+    logger,
+    pullTimeDelayMsWhenException: 50,
+    consumeFromWhere: 'first',
+  });
   consumer.subscribe(topic);
   let got = 0;
   await consumer.start(async () => {
@@ -167,10 +214,15 @@ t.test('a logger hears a broker stop answering (warn) and come back (info)', asy
   });
   await until(() => got === 1, 'the first message');
   await broker.close();
-  const brokerWarn = (l: { level: string; message: string }): boolean => l.level === 'warn' && l.message.includes(': broker ') && l.message.includes('is not answering');
+  const brokerWarn = (l: { level: string; message: string }): boolean =>
+    l.level === 'warn' && l.message.includes(': broker ') && l.message.includes('is not answering');
   await until(() => logger.lines.some(brokerWarn), 'a warn line for the broker');
   broker = await startBroker({ queues: 1, namesrvPort, brokerPort, dataDir: dir });
-  await until(() => logger.lines.some((l) => l.level === 'info' && l.message.includes('answers again')), 'an info line when it is back', 20_000);
+  await until(
+    () => logger.lines.some((l) => l.level === 'info' && l.message.includes('answers again')),
+    'an info line when it is back',
+    20_000,
+  );
   const warn = logger.lines.find(brokerWarn)!;
   t.match(warn.message, `127.0.0.1:${brokerPort}`, 'the warn names the address');
   t.equal(logger.lines.filter(brokerWarn).length, 1, 'one warn line for the episode');

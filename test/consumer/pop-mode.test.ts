@@ -13,7 +13,12 @@ import { produce, uniqueName, until, withBroker } from './helpers.js';
 async function setMode(addr: string, topic: string, group: string, mode: 'POP' | 'PULL'): Promise<number> {
   const c = new RemotingClient();
   try {
-    const res = await c.invoke(addr, createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, { body: SetMessageRequestModeRequestBody.encode({ topic, consumerGroup: group, mode, popShareQueueNum: 0 }) }));
+    const res = await c.invoke(
+      addr,
+      createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, {
+        body: SetMessageRequestModeRequestBody.encode({ topic, consumerGroup: group, mode, popShareQueueNum: 0 }),
+      }),
+    );
     return res.code;
   } finally {
     await c.close();
@@ -27,9 +32,20 @@ t.test('a group switched to POP is popped and acked, never pulled', async (t) =>
   const group = uniqueName('cg');
   await produce(b.namesrv, topic, 1);
   t.equal(await setMode(b.broker, topic, group, 'POP'), ResponseCode.SUCCESS);
-  t.equal(await setMode(b.broker, `%RETRY%${group}`, group, 'POP'), ResponseCode.NO_PERMISSION, 'a retry topic cannot be switched');
+  t.equal(
+    await setMode(b.broker, `%RETRY%${group}`, group, 'POP'),
+    ResponseCode.NO_PERMISSION,
+    'a retry topic cannot be switched',
+  );
   const seen = new Map<string, MessageExt>();
-  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: b.namesrv, subscriptions: { [topic]: '*' }, consumeFromWhere: 'first', clientRebalance: false, popInvisibleTimeMs: 20_000 });
+  const consumer = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: b.namesrv,
+    subscriptions: { [topic]: '*' },
+    consumeFromWhere: 'first',
+    clientRebalance: false,
+    popInvisibleTimeMs: 20_000,
+  });
   await consumer.start((msgs) => {
     for (const m of msgs) seen.set(m.body.toString(), m);
     return 'CONSUME_SUCCESS';
@@ -37,7 +53,10 @@ t.test('a group switched to POP is popped and acked, never pulled', async (t) =>
   t.teardown(() => consumer.shutdown());
   await produce(b.namesrv, topic, 30, (i) => ({ body: `m-${i}` }));
   await until(() => seen.size === 31, '31 messages');
-  t.ok([...seen.values()].every((m) => m.properties.POP_CK), 'every message came by POP (it has a receipt handle)');
+  t.ok(
+    [...seen.values()].every((m) => m.properties.POP_CK),
+    'every message came by POP (it has a receipt handle)',
+  );
   t.equal(consumer.stats().queues.filter((q) => q.topic === topic).length, 0, 'no queue of the topic is pulled');
   const pop = b.instances[0]!.pop;
   await until(() => pop.checkpoints.size === 0, 'every popped message acked');
@@ -51,7 +70,13 @@ t.test('clientRebalance=false with the broker saying PULL (the default) pulls as
   const group = uniqueName('cg');
   await produce(b.namesrv, topic, 20);
   const seen = new Set<string>();
-  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: b.namesrv, subscriptions: { [topic]: '*' }, consumeFromWhere: 'first', clientRebalance: false });
+  const consumer = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: b.namesrv,
+    subscriptions: { [topic]: '*' },
+    consumeFromWhere: 'first',
+    clientRebalance: false,
+  });
   await consumer.start((msgs) => {
     for (const m of msgs) seen.add(m.body.toString());
     return 'CONSUME_SUCCESS';
@@ -62,6 +87,12 @@ t.test('clientRebalance=false with the broker saying PULL (the default) pulls as
 });
 
 t.test('pop-mode options are checked', async (t) => {
-  t.throws(() => new PushConsumer({ consumerGroup: 'g', namesrvAddr: 'h:1', popBatchNums: 33 }), { name: 'ConsumerOptionError', option: 'popBatchNums' });
-  t.throws(() => new PushConsumer({ consumerGroup: 'g', namesrvAddr: 'h:1', popThresholdForQueue: 0 }), { name: 'ConsumerOptionError', option: 'popThresholdForQueue' });
+  t.throws(() => new PushConsumer({ consumerGroup: 'g', namesrvAddr: 'h:1', popBatchNums: 33 }), {
+    name: 'ConsumerOptionError',
+    option: 'popBatchNums',
+  });
+  t.throws(() => new PushConsumer({ consumerGroup: 'g', namesrvAddr: 'h:1', popThresholdForQueue: 0 }), {
+    name: 'ConsumerOptionError',
+    option: 'popThresholdForQueue',
+  });
 });

@@ -5,9 +5,24 @@ import { createMessageExt } from '../../protocol/internal.js';
 
 function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
   return createMessageExt({
-    topic: 'T', queueId: 0, flag: 0, queueOffset, commitLogOffset: queueOffset * 100, sysFlag: 0, bornTimestamp: 0, bornHost: '127.0.0.1:1',
-    storeTimestamp: 0, storeHost: '127.0.0.1:2', reconsumeTimes: 0, preparedTransactionOffset: 0, bodyCRC: 0, storeSize: 0,
-    properties: props, body: Buffer.alloc(bodyLen), msgId: `id${queueOffset}`, offsetMsgId: `id${queueOffset}`,
+    topic: 'T',
+    queueId: 0,
+    flag: 0,
+    queueOffset,
+    commitLogOffset: queueOffset * 100,
+    sysFlag: 0,
+    bornTimestamp: 0,
+    bornHost: '127.0.0.1:1',
+    storeTimestamp: 0,
+    storeHost: '127.0.0.1:2',
+    reconsumeTimes: 0,
+    preparedTransactionOffset: 0,
+    bodyCRC: 0,
+    storeSize: 0,
+    properties: props,
+    body: Buffer.alloc(bodyLen),
+    msgId: `id${queueOffset}`,
+    offsetMsgId: `id${queueOffset}`,
   });
 }
 
@@ -47,7 +62,10 @@ t.test('duplicate offsets are ignored, out-of-order ones are inserted in place',
   pq.putMessage([msg(7)]);
   t.equal(pq.msgCount, 2, 'duplicate ignored');
   pq.putMessage([msg(6)]);
-  t.same([...pq.messages()].map((m) => m.queueOffset), [5, 6, 7]);
+  t.same(
+    [...pq.messages()].map((m) => m.queueOffset),
+    [5, 6, 7],
+  );
   t.equal(pq.queueOffsetMax, 7);
 });
 
@@ -66,17 +84,30 @@ t.test('cleanExpiredMsg sends back the expired head messages only, at most 16', 
   const sent: number[] = [];
   const r = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
   t.same(r, { cleaned: 16, offset: 16 });
-  t.same(sent, Array.from({ length: 16 }, (_, i) => i));
+  t.same(
+    sent,
+    Array.from({ length: 16 }, (_, i) => i),
+  );
   t.equal(pq.minOffset, 16);
   const r2 = await pq.cleanExpiredMsg(1000 + 60_001, 60_000, async (m) => void sent.push(m.queueOffset));
   t.same(r2, { cleaned: 2, offset: 18 }, 'stops at the head that has not expired');
   t.equal(pq.minOffset, 18);
   const pq2 = new ProcessQueue(0);
   pq2.putMessage([msg(1)]);
-  t.same(await pq2.cleanExpiredMsg(1e12, 1, async () => undefined), { cleaned: 0, offset: -1 }, 'never started: never expired');
+  t.same(
+    await pq2.cleanExpiredMsg(1e12, 1, async () => undefined),
+    { cleaned: 0, offset: -1 },
+    'never started: never expired',
+  );
   const pq3 = new ProcessQueue(0);
   pq3.putMessage([msg(1, 1, { CONSUME_START_TIME: '0' })]);
-  t.same(await pq3.cleanExpiredMsg(1e12, 1, async () => { throw new Error('down'); }), { cleaned: 0, offset: -1 }, 'send-back failure keeps it');
+  t.same(
+    await pq3.cleanExpiredMsg(1e12, 1, async () => {
+      throw new Error('down');
+    }),
+    { cleaned: 0, offset: -1 },
+    'send-back failure keeps it',
+  );
   t.equal(pq3.msgCount, 1);
 });
 
@@ -85,13 +116,23 @@ t.test('orderly take/commit/consume-again keeps counts and order', async (t) => 
   t.equal(pq.putMessage([msg(1), msg(2), msg(3)]), true, 'first put dispatches');
   t.equal(pq.putMessage([msg(4)]), false, 'no second dispatch while consuming');
   const a = pq.takeMessages(2, 0);
-  t.same(a.map((m) => m.queueOffset), [1, 2]);
+  t.same(
+    a.map((m) => m.queueOffset),
+    [1, 2],
+  );
   t.equal(pq.msgCount, 4, 'consuming messages still count');
   pq.makeMessageToConsumeAgain(a);
-  t.same(pq.takeMessages(2, 0).map((m) => m.queueOffset), [1, 2], 'retried in order');
+  t.same(
+    pq.takeMessages(2, 0).map((m) => m.queueOffset),
+    [1, 2],
+    'retried in order',
+  );
   t.equal(pq.commit(), 3);
   t.equal(pq.msgCount, 2);
-  t.same(pq.takeMessages(5, 0).map((m) => m.queueOffset), [3, 4]);
+  t.same(
+    pq.takeMessages(5, 0).map((m) => m.queueOffset),
+    [3, 4],
+  );
   t.equal(pq.commit(), 5);
   t.same(pq.takeMessages(5, 0), []);
   t.equal(pq.putMessage([msg(5)]), true, 'dispatches again once drained');

@@ -100,7 +100,9 @@ export async function typeChecks(flag: boolean): Promise<void> {
 
   // the mode known only at run time: either form, either context
   const e = new PushConsumer({ ...base, orderly: flag });
-  await e.start((_msgs, ctx: ConsumeConcurrentlyContext | ConsumeOrderlyContext) => ('ackIndex' in ctx ? 'CONSUME_SUCCESS' : 'SUCCESS'));
+  await e.start((_msgs, ctx: ConsumeConcurrentlyContext | ConsumeOrderlyContext) =>
+    'ackIndex' in ctx ? 'CONSUME_SUCCESS' : 'SUCCESS',
+  );
   await e.start(typed);
   await e.start(typedOrderly);
   // @ts-expect-error not a status of either mode

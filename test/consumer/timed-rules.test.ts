@@ -26,11 +26,18 @@ async function setup(
   await produce(broker.namesrv, topic, opts.messages ?? 4);
   const seen = spyOnBroker(broker, clock);
   const { messages: _m, ...rest } = opts;
-  const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: broker.namesrv, consumeFromWhere: 'first', clock, ...rest });
+  const consumer = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    clock,
+    ...rest,
+  });
   consumer.subscribe(topic);
   await (consumer as PushConsumer<boolean>).start(handler as never);
   t.teardown(() => consumer.shutdown());
-  const count = (code: number, where: (s: Seen) => boolean = () => true): number => seen.filter((s) => s.code === code && where(s)).length;
+  const count = (code: number, where: (s: Seen) => boolean = () => true): number =>
+    seen.filter((s) => s.code === code && where(s)).length;
   const ofGroup = (s: Seen) => s.ext.consumerGroup === group || s.ext.group === group;
   await quiet(broker, probe);
   return { clock, broker, probe, topic, group, consumer, seen, count, ofGroup, quiet: () => quiet(broker, probe) };
@@ -73,74 +80,102 @@ t.test('client instance: heartbeat 1 s after start, then every 30 s', async (t) 
   await until(() => beats() === h0 + 2, 'the heartbeat 30 s after the first');
 });
 
-t.test('offsets are flushed (UPDATE_CONSUMER_OFFSET) 5 s after start and every 5 s, and reach the broker', async (t) => {
-  const s = await setup(t, {}, () => 'CONSUME_SUCCESS');
-  await until(() => s.consumer.stats().messagesConsumed === 4, '4 messages');
-  const flushes = () => s.seen.filter((x) => x.code === RequestCode.UPDATE_CONSUMER_OFFSET && s.ofGroup(x));
-  t.equal(flushes().length, 0);
-  s.clock.advance(4_999);
-  await s.quiet();
-  t.equal(flushes().length, 0, 'nothing at 4.999 s');
-  s.clock.advance(1);
-  await until(() => flushes().length > 0, 'the first flush at 5 s');
-  await s.quiet();
-  const first = flushes();
-  t.ok(first.every((x) => x.at === first[0]!.at), 'one flush, all queues at once');
-  const ofTopic = first.filter((x) => x.ext.topic === s.topic);
-  t.same(new Set(ofTopic.map((x) => x.ext.queueId)).size, ofTopic.length, 'one UPDATE_CONSUMER_OFFSET per queue');
-  t.ok(ofTopic.length >= 1 && ofTopic.length <= 4, `for the held queues of the topic (${ofTopic.length})`);
-  t.equal(ofTopic.reduce((a, x) => a + Number(x.ext.commitOffset), 0), 4, 'the committed offsets cover the 4 messages');
-  s.clock.advance(4_999);
-  await s.quiet();
-  t.equal(flushes().length, first.length, 'nothing 4.999 s later');
-  s.clock.advance(1);
-  await until(() => flushes().length === 2 * first.length, 'the next flush 5 s later');
-});
+t.test(
+  'offsets are flushed (UPDATE_CONSUMER_OFFSET) 5 s after start and every 5 s, and reach the broker',
+  async (t) => {
+    const s = await setup(t, {}, () => 'CONSUME_SUCCESS');
+    await until(() => s.consumer.stats().messagesConsumed === 4, '4 messages');
+    const flushes = () => s.seen.filter((x) => x.code === RequestCode.UPDATE_CONSUMER_OFFSET && s.ofGroup(x));
+    t.equal(flushes().length, 0);
+    s.clock.advance(4_999);
+    await s.quiet();
+    t.equal(flushes().length, 0, 'nothing at 4.999 s');
+    s.clock.advance(1);
+    await until(() => flushes().length > 0, 'the first flush at 5 s');
+    await s.quiet();
+    const first = flushes();
+    t.ok(
+      first.every((x) => x.at === first[0]!.at),
+      'one flush, all queues at once',
+    );
+    const ofTopic = first.filter((x) => x.ext.topic === s.topic);
+    t.same(new Set(ofTopic.map((x) => x.ext.queueId)).size, ofTopic.length, 'one UPDATE_CONSUMER_OFFSET per queue');
+    t.ok(ofTopic.length >= 1 && ofTopic.length <= 4, `for the held queues of the topic (${ofTopic.length})`);
+    t.equal(
+      ofTopic.reduce((a, x) => a + Number(x.ext.commitOffset), 0),
+      4,
+      'the committed offsets cover the 4 messages',
+    );
+    s.clock.advance(4_999);
+    await s.quiet();
+    t.equal(flushes().length, first.length, 'nothing 4.999 s later');
+    s.clock.advance(1);
+    await until(() => flushes().length === 2 * first.length, 'the next flush 5 s later');
+  },
+);
 
-t.test('flow control: a pull over the cache limit is parked 50 ms, and resumed at once when the cache drains', async (t) => {
-  const release: (() => void)[] = [];
-  const s = await setup(t, { pullThresholdForQueue: 1, messages: 8 }, () => new Promise((r) => release.push(() => r('CONSUME_SUCCESS'))));
-  const pauses = () => s.consumer.stats().flowControlPauses.count;
-  const pullsOfTopic = () => s.count(RequestCode.PULL_MESSAGE, (x) => x.ext.topic === s.topic);
-  await until(() => pauses() > 0, 'the queues holding more than 1 message parked');
-  await s.quiet();
-  const parked = pauses();
-  t.equal(parked, s.consumer.stats().queues.filter((q) => q.cachedCount > 1).length, 'one park per queue over the limit');
-  const pulls = pullsOfTopic();
-  s.clock.advance(49);
-  await s.quiet();
-  t.equal(pauses(), parked, 'still parked at 49 ms');
-  s.clock.advance(1);
-  await until(() => pauses() === 2 * parked, 'each re-checked at 50 ms and parked again');
-  await s.quiet();
-  t.equal(pullsOfTopic(), pulls, 'no pull was sent while over the limit');
-  for (const r of release.splice(0)) r();
-  await until(() => pullsOfTopic() === pulls + parked, 'every parked queue pulls again as soon as its cache drained, without the clock moving');
-  await until(() => s.consumer.stats().messagesConsumed === 8, '8 messages');
-});
+t.test(
+  'flow control: a pull over the cache limit is parked 50 ms, and resumed at once when the cache drains',
+  async (t) => {
+    const release: (() => void)[] = [];
+    const s = await setup(
+      t,
+      { pullThresholdForQueue: 1, messages: 8 },
+      () => new Promise((r) => release.push(() => r('CONSUME_SUCCESS'))),
+    );
+    const pauses = () => s.consumer.stats().flowControlPauses.count;
+    const pullsOfTopic = () => s.count(RequestCode.PULL_MESSAGE, (x) => x.ext.topic === s.topic);
+    await until(() => pauses() > 0, 'the queues holding more than 1 message parked');
+    await s.quiet();
+    const parked = pauses();
+    t.equal(
+      parked,
+      s.consumer.stats().queues.filter((q) => q.cachedCount > 1).length,
+      'one park per queue over the limit',
+    );
+    const pulls = pullsOfTopic();
+    s.clock.advance(49);
+    await s.quiet();
+    t.equal(pauses(), parked, 'still parked at 49 ms');
+    s.clock.advance(1);
+    await until(() => pauses() === 2 * parked, 'each re-checked at 50 ms and parked again');
+    await s.quiet();
+    t.equal(pullsOfTopic(), pulls, 'no pull was sent while over the limit');
+    for (const r of release.splice(0)) r();
+    await until(
+      () => pullsOfTopic() === pulls + parked,
+      'every parked queue pulls again as soon as its cache drained, without the clock moving',
+    );
+    await until(() => s.consumer.stats().messagesConsumed === 8, '8 messages');
+  },
+);
 
-t.test('consume timeout: the sweep every 15 min sends back a message whose handler started more than 15 min ago', async (t) => {
-  const s = await setup(t, { messages: 1 }, () => new Promise(() => undefined));
-  await until(() => s.consumer.stats().consumeInFlight === 1, 'the handler is running');
-  const sentBack = () => s.seen.filter((x) => x.code === RequestCode.CONSUMER_SEND_MSG_BACK && x.ext.group === s.group);
-  // Minutes go by in steps of 30 s, each let run, as real time would: in one jump no heartbeat or
-  // long poll would happen in between, the broker would close the consumer's channel as idle, and
-  // the heartbeat on its new connection would rebalance away queues whose last pull looks minutes old.
-  const pass = async (ms: number): Promise<void> => {
-    for (let left = ms; left > 0; left -= 30_000) {
-      s.clock.advance(Math.min(30_000, left));
-      await s.quiet();
-    }
-  };
-  await pass(15 * 60_000);
-  t.equal(sentBack().length, 0, 'the sweep at 15 min finds it started exactly 15 min ago: not expired');
-  await pass(15 * 60_000 - 1);
-  t.equal(sentBack().length, 0, 'no sweep before 30 min');
-  s.clock.advance(1);
-  await until(() => sentBack().length === 1, 'the 30 min sweep sends it back');
-  t.equal(sentBack()[0]!.ext.delayLevel, '3', 'with delay level 3');
-  await until(() => s.consumer.stats().expired === 1, 'counted as expired');
-});
+t.test(
+  'consume timeout: the sweep every 15 min sends back a message whose handler started more than 15 min ago',
+  async (t) => {
+    const s = await setup(t, { messages: 1 }, () => new Promise(() => undefined));
+    await until(() => s.consumer.stats().consumeInFlight === 1, 'the handler is running');
+    const sentBack = () =>
+      s.seen.filter((x) => x.code === RequestCode.CONSUMER_SEND_MSG_BACK && x.ext.group === s.group);
+    // Minutes go by in steps of 30 s, each let run, as real time would: in one jump no heartbeat or
+    // long poll would happen in between, the broker would close the consumer's channel as idle, and
+    // the heartbeat on its new connection would rebalance away queues whose last pull looks minutes old.
+    const pass = async (ms: number): Promise<void> => {
+      for (let left = ms; left > 0; left -= 30_000) {
+        s.clock.advance(Math.min(30_000, left));
+        await s.quiet();
+      }
+    };
+    await pass(15 * 60_000);
+    t.equal(sentBack().length, 0, 'the sweep at 15 min finds it started exactly 15 min ago: not expired');
+    await pass(15 * 60_000 - 1);
+    t.equal(sentBack().length, 0, 'no sweep before 30 min');
+    s.clock.advance(1);
+    await until(() => sentBack().length === 1, 'the 30 min sweep sends it back');
+    t.equal(sentBack()[0]!.ext.delayLevel, '3', 'with delay level 3');
+    await until(() => s.consumer.stats().expired === 1, 'counted as expired');
+  },
+);
 
 t.test('orderly: LOCK_BATCH_MQ 1 s after start and every 20 s', async (t) => {
   const s = await setup(t, { orderly: true }, () => 'SUCCESS');
@@ -186,7 +221,10 @@ t.test('orderly: a queue whose lock was not renewed for 30 s stops consuming unt
   s.clock.advance(1);
   await s.quiet();
   await produce(s.broker.namesrv, s.topic, 1, () => ({ body: 'at 30.001 s' }));
-  await until(() => s.consumer.stats().queues.some((q) => q.topic === s.topic && q.cachedCount === 1), 'the message is pulled');
+  await until(
+    () => s.consumer.stats().queues.some((q) => q.topic === s.topic && q.cachedCount === 1),
+    'the message is pulled',
+  );
   await s.quiet();
   t.same(bodies, ['at 29 s', 'at 30 s'], 'not consumed with an expired lock');
   t.equal(locks(), l0, 'and the lock is asked for again only after 10 ms');
@@ -198,24 +236,31 @@ t.test('orderly: a queue whose lock was not renewed for 30 s stops consuming unt
   await until(() => bodies.length === 3, 'consumed once locked again');
 });
 
-t.test('a queue with no pull for more than 120 s is dropped at the next rebalance and pulled again afresh', async (t) => {
-  // Long polls of 200 s keep every pull in flight, so nothing refreshes lastPullTimestamp.
-  const s = await setup(t, { brokerSuspendMaxTimeMs: 200_000, pullTimeoutMs: 300_000, messages: 1 }, () => 'CONSUME_SUCCESS');
-  await until(() => s.consumer.stats().messagesConsumed === 1, 'the message');
-  await s.quiet();
-  const pullsOfTopic = () => s.count(RequestCode.PULL_MESSAGE, (x) => x.ext.topic === s.topic);
-  const queries = () => s.count(RequestCode.QUERY_CONSUMER_OFFSET, (x) => x.ext.topic === s.topic);
-  const p0 = pullsOfTopic();
-  const q0 = queries();
-  for (let i = 1; i <= 6; i++) {
-    const rebalances = s.count(RequestCode.GET_CONSUMER_LIST_BY_GROUP, s.ofGroup);
-    s.clock.advance(20_000);
-    await until(() => s.count(RequestCode.GET_CONSUMER_LIST_BY_GROUP, s.ofGroup) === rebalances + 2, 'rebalance');
+t.test(
+  'a queue with no pull for more than 120 s is dropped at the next rebalance and pulled again afresh',
+  async (t) => {
+    // Long polls of 200 s keep every pull in flight, so nothing refreshes lastPullTimestamp.
+    const s = await setup(
+      t,
+      { brokerSuspendMaxTimeMs: 200_000, pullTimeoutMs: 300_000, messages: 1 },
+      () => 'CONSUME_SUCCESS',
+    );
+    await until(() => s.consumer.stats().messagesConsumed === 1, 'the message');
     await s.quiet();
-    t.equal(pullsOfTopic(), p0, `rebalance at ${i * 20} s: queues kept (last pull ${i * 20} s ago)`);
-  }
-  t.equal(queries(), q0, 'no queue was re-created');
-  s.clock.advance(20_000);
-  await until(() => pullsOfTopic() === p0 + 4, 'the rebalance at 140 s drops the 4 idle queues and pulls them again');
-  t.equal(queries(), q0 + 4, 'each re-created from the broker offset (QUERY_CONSUMER_OFFSET)');
-});
+    const pullsOfTopic = () => s.count(RequestCode.PULL_MESSAGE, (x) => x.ext.topic === s.topic);
+    const queries = () => s.count(RequestCode.QUERY_CONSUMER_OFFSET, (x) => x.ext.topic === s.topic);
+    const p0 = pullsOfTopic();
+    const q0 = queries();
+    for (let i = 1; i <= 6; i++) {
+      const rebalances = s.count(RequestCode.GET_CONSUMER_LIST_BY_GROUP, s.ofGroup);
+      s.clock.advance(20_000);
+      await until(() => s.count(RequestCode.GET_CONSUMER_LIST_BY_GROUP, s.ofGroup) === rebalances + 2, 'rebalance');
+      await s.quiet();
+      t.equal(pullsOfTopic(), p0, `rebalance at ${i * 20} s: queues kept (last pull ${i * 20} s ago)`);
+    }
+    t.equal(queries(), q0, 'no queue was re-created');
+    s.clock.advance(20_000);
+    await until(() => pullsOfTopic() === p0 + 4, 'the rebalance at 140 s drops the 4 idle queues and pulls them again');
+    t.equal(queries(), q0 + 4, 'each re-created from the broker offset (QUERY_CONSUMER_OFFSET)');
+  },
+);

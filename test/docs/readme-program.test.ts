@@ -19,7 +19,8 @@ const root = repoRoot();
 const KILL_AFTER_MS = 60_000;
 
 t.test('readmeProgram finds the marked block and refuses a README that hides it', async (t) => {
-  const ok = '# x\n\n## Install\n\n```sh\nnpm i\n```\n\n<!-- readme-program -->\n```js\nconsole.log(1);\n```\n\n```js\nlater();\n```\n';
+  const ok =
+    '# x\n\n## Install\n\n```sh\nnpm i\n```\n\n<!-- readme-program -->\n```js\nconsole.log(1);\n```\n\n```js\nlater();\n```\n';
   t.same(readmeProgram(ok), { lang: 'js', code: 'console.log(1);\n' });
   t.throws(() => readmeProgram(ok.replace('<!-- readme-program -->\n', '')), /0 .* markers/);
   t.throws(() => readmeProgram(ok.replace('## Install', '## Setup')), /no "## Install"/);
@@ -43,7 +44,10 @@ function typeErrors(files: string[], options: ts.CompilerOptions = {}): string[]
     ...options,
   });
   return ts.getPreEmitDiagnostics(program).map((d) => {
-    const where = d.file && d.start !== undefined ? `${path.basename(d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : '';
+    const where =
+      d.file && d.start !== undefined
+        ? `${path.basename(d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: `
+        : '';
     return where + ts.flattenDiagnosticMessageText(d.messageText, '\n');
   });
 }

@@ -26,11 +26,15 @@ export function readmeProgram(readme: string): ReadmeProgram {
   if (install > at) throw new Error('the readme-program marker comes before the "## Install" heading');
   const fence = /^```(js|ts|javascript|typescript)\s*$/;
   const earlier = lines.slice(install, at).findIndex((l) => fence.test(l.trim()));
-  if (earlier >= 0) throw new Error(`a js/ts block at line ${install + earlier + 1} comes before the readme-program marker`);
+  if (earlier >= 0)
+    throw new Error(`a js/ts block at line ${install + earlier + 1} comes before the readme-program marker`);
   let open = at + 1;
   while (open < lines.length && lines[open]!.trim() === '') open++;
   const m = fence.exec(lines[open]?.trim() ?? '');
-  if (!m) throw new Error(`the line after the readme-program marker is not a \`\`\`js or \`\`\`ts fence: "${lines[open] ?? ''}"`);
+  if (!m)
+    throw new Error(
+      `the line after the readme-program marker is not a \`\`\`js or \`\`\`ts fence: "${lines[open] ?? ''}"`,
+    );
   const close = lines.findIndex((l, i) => i > open && l.trim() === '```');
   if (close < 0) throw new Error('the readme-program block is not closed');
   return { lang: m[1]!.startsWith('t') ? 'ts' : 'js', code: lines.slice(open + 1, close).join('\n') + '\n' };

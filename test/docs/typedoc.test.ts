@@ -57,13 +57,19 @@ const PROPERTY = 1024;
  * (`@default undefined (no …)` when unset means something) to a line here.
  */
 export const NO_DEFAULT: Readonly<Record<string, string>> = {
-  'PushConsumerOptions.group': 'required; optional in the type only because its alias consumerGroup may be given instead',
-  'LitePullConsumerOptions.group': 'required; optional in the type only because its alias consumerGroup may be given instead',
-  'SimpleConsumerOptions.group': 'required; optional in the type only because its alias consumerGroup may be given instead',
+  'PushConsumerOptions.group':
+    'required; optional in the type only because its alias consumerGroup may be given instead',
+  'LitePullConsumerOptions.group':
+    'required; optional in the type only because its alias consumerGroup may be given instead',
+  'SimpleConsumerOptions.group':
+    'required; optional in the type only because its alias consumerGroup may be given instead',
 };
 
 function text(parts: Array<{ text: string }> | undefined): string {
-  return (parts ?? []).map((p) => p.text).join('').trim();
+  return (parts ?? [])
+    .map((p) => p.text)
+    .join('')
+    .trim();
 }
 
 /**
@@ -72,7 +78,10 @@ function text(parts: Array<{ text: string }> | undefined): string {
  * `@default` too, unless it is a `@deprecated` alias (its default is the option it names) or is
  * listed in `noDefault`. Answers one line per miss, "Interface.property: what is missing".
  */
-export function optionProblems(module: JsonReflection, noDefault: Readonly<Record<string, string>> = NO_DEFAULT): string[] {
+export function optionProblems(
+  module: JsonReflection,
+  noDefault: Readonly<Record<string, string>> = NO_DEFAULT,
+): string[] {
   const out: string[] = [];
   for (const iface of module.children ?? []) {
     if (iface.kind !== INTERFACE || iface.variant === 'reference' || !iface.name.endsWith('Options')) continue;
@@ -109,13 +118,20 @@ export function undocumentedFields(module: JsonReflection): string[] {
 /** Names of a module that are in no category (the reference lists them under "Other"). */
 export function uncategorized(module: JsonReflection): string[] {
   const inCategory = new Set<number>();
-  for (const c of module.categories ?? []) if (c.title !== 'Other') for (const id of c.children ?? []) inCategory.add(id);
-  return (module.children ?? []).filter((c) => c.variant !== 'reference' && !inCategory.has(c.id ?? -1)).map((c) => c.name);
+  for (const c of module.categories ?? [])
+    if (c.title !== 'Other') for (const id of c.children ?? []) inCategory.add(id);
+  return (module.children ?? [])
+    .filter((c) => c.variant !== 'reference' && !inCategory.has(c.id ?? -1))
+    .map((c) => c.name);
 }
 
 function run(cmd: string, args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(cmd, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
@@ -123,59 +139,104 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; output
   });
 }
 
-t.test('typedoc builds the reference of both entry points without a warning, with a page for every exported name', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-typedoc-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const html = path.join(dir, 'api');
-  const json = path.join(dir, 'api.json');
-  const typedoc = path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc');
-  // typedoc.json as committed; only where the output goes changes.
-  const { code, output } = await run(process.execPath, [typedoc, '--options', 'typedoc.json', '--out', html, '--json', json]);
-  t.equal(code, 0, 'typedoc exits 0', { output });
-  t.notMatch(output, /\[warning\]|\[error\]/, 'no warning, no error', { output });
-  if (code !== 0) return;
+t.test(
+  'typedoc builds the reference of both entry points without a warning, with a page for every exported name',
+  async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-typedoc-'));
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const html = path.join(dir, 'api');
+    const json = path.join(dir, 'api.json');
+    const typedoc = path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc');
+    // typedoc.json as committed; only where the output goes changes.
+    const { code, output } = await run(process.execPath, [
+      typedoc,
+      '--options',
+      'typedoc.json',
+      '--out',
+      html,
+      '--json',
+      json,
+    ]);
+    t.equal(code, 0, 'typedoc exits 0', { output });
+    t.notMatch(output, /\[warning\]|\[error\]/, 'no warning, no error', { output });
+    if (code !== 0) return;
 
-  const project = JSON.parse(fs.readFileSync(json, 'utf8')) as JsonReflection;
-  const modules = new Map((project.children ?? []).map((m) => [m.name, m]));
-  const pages = new Set<string>();
-  for (const kindDir of fs.readdirSync(html, { withFileTypes: true })) {
-    if (kindDir.isDirectory()) for (const f of fs.readdirSync(path.join(html, kindDir.name))) pages.add(f);
-  }
-
-  const expected = reportNames(fs.readFileSync(path.join(root, REPORT_FILE), 'utf8'));
-  t.same([...modules.keys()], [...expected.keys()], 'one module per entry point, named as users import it');
-  for (const [specifier, names] of expected) {
-    const inReference = new Set((modules.get(specifier)?.children ?? []).map((c) => c.name));
-    t.same(names.filter((n) => !inReference.has(n)), [], `${specifier}: every name of the API report is in the reference`);
-    t.same([...inReference].filter((n) => !names.includes(n)), [], `${specifier}: nothing else is`);
-    // A name both entry points export (RocketwireError, MessageExt…) has one page, under the
-    // entry point TypeDoc met first; the other lists it as a reference to that page.
-    const hasPage = (n: string): boolean => [...expected.keys()].some((s) => pages.has(`${s.replace(/\//g, '_')}.${n}.html`));
-    t.same(names.filter((n) => !hasPage(n)), [], `${specifier}: every name has its page`);
-  }
-  // What an application or a protocol user imports says what it is, in both entry points. A name
-  // both export is checked where its page is; the other entry point only refers to it. A value and
-  // a type of the same name (a typed header, a body codec) are two reflections, each checked.
-  for (const specifier of expected.keys()) {
-    const own = (modules.get(specifier)?.children ?? []).filter((c) => c.variant !== 'reference');
-    t.ok(own.length > 0, `${specifier}: has names of its own`);
-    t.same(own.filter((c) => !documented(c)).map((c) => c.name), [], `${specifier}: every name has a doc comment`);
-    // Every option says what it does and, when it may be left out, what it then is.
-    t.same(optionProblems(modules.get(specifier) ?? { name: specifier }), [], `${specifier}: every option has a description and its @default`);
-    // The application's entry points are grouped by what a user does (typedoc.json categoryOrder):
-    // a new export needs an @category tag. rocketwire/protocol, the codec, stays listed by kind.
-    if (specifier !== 'rocketwire/protocol') {
-      t.same(uncategorized(modules.get(specifier) ?? { name: specifier }), [], `${specifier}: every name has an @category`);
-      // What the application reads (health(), stats(), events, received messages…) says what each
-      // field is. (The codec's own interfaces are not held to it yet.)
-      t.same(undocumentedFields(modules.get(specifier) ?? { name: specifier }), [], `${specifier}: every field of its interfaces has a doc comment`);
+    const project = JSON.parse(fs.readFileSync(json, 'utf8')) as JsonReflection;
+    const modules = new Map((project.children ?? []).map((m) => [m.name, m]));
+    const pages = new Set<string>();
+    for (const kindDir of fs.readdirSync(html, { withFileTypes: true })) {
+      if (kindDir.isDirectory()) for (const f of fs.readdirSync(path.join(html, kindDir.name))) pages.add(f);
     }
-  }
-  // The exceptions name options that exist.
-  const optionKeys = new Set<string>();
-  for (const m of modules.values()) for (const i of m.children ?? []) for (const p of i.children ?? []) optionKeys.add(`${i.name}.${p.name}`);
-  t.same(Object.keys(NO_DEFAULT).filter((k) => !optionKeys.has(k)), [], 'every NO_DEFAULT entry is an option of the reference');
-});
+
+    const expected = reportNames(fs.readFileSync(path.join(root, REPORT_FILE), 'utf8'));
+    t.same([...modules.keys()], [...expected.keys()], 'one module per entry point, named as users import it');
+    for (const [specifier, names] of expected) {
+      const inReference = new Set((modules.get(specifier)?.children ?? []).map((c) => c.name));
+      t.same(
+        names.filter((n) => !inReference.has(n)),
+        [],
+        `${specifier}: every name of the API report is in the reference`,
+      );
+      t.same(
+        [...inReference].filter((n) => !names.includes(n)),
+        [],
+        `${specifier}: nothing else is`,
+      );
+      // A name both entry points export (RocketwireError, MessageExt…) has one page, under the
+      // entry point TypeDoc met first; the other lists it as a reference to that page.
+      const hasPage = (n: string): boolean =>
+        [...expected.keys()].some((s) => pages.has(`${s.replace(/\//g, '_')}.${n}.html`));
+      t.same(
+        names.filter((n) => !hasPage(n)),
+        [],
+        `${specifier}: every name has its page`,
+      );
+    }
+    // What an application or a protocol user imports says what it is, in both entry points. A name
+    // both export is checked where its page is; the other entry point only refers to it. A value and
+    // a type of the same name (a typed header, a body codec) are two reflections, each checked.
+    for (const specifier of expected.keys()) {
+      const own = (modules.get(specifier)?.children ?? []).filter((c) => c.variant !== 'reference');
+      t.ok(own.length > 0, `${specifier}: has names of its own`);
+      t.same(
+        own.filter((c) => !documented(c)).map((c) => c.name),
+        [],
+        `${specifier}: every name has a doc comment`,
+      );
+      // Every option says what it does and, when it may be left out, what it then is.
+      t.same(
+        optionProblems(modules.get(specifier) ?? { name: specifier }),
+        [],
+        `${specifier}: every option has a description and its @default`,
+      );
+      // The application's entry points are grouped by what a user does (typedoc.json categoryOrder):
+      // a new export needs an @category tag. rocketwire/protocol, the codec, stays listed by kind.
+      if (specifier !== 'rocketwire/protocol') {
+        t.same(
+          uncategorized(modules.get(specifier) ?? { name: specifier }),
+          [],
+          `${specifier}: every name has an @category`,
+        );
+        // What the application reads (health(), stats(), events, received messages…) says what each
+        // field is. (The codec's own interfaces are not held to it yet.)
+        t.same(
+          undocumentedFields(modules.get(specifier) ?? { name: specifier }),
+          [],
+          `${specifier}: every field of its interfaces has a doc comment`,
+        );
+      }
+    }
+    // The exceptions name options that exist.
+    const optionKeys = new Set<string>();
+    for (const m of modules.values())
+      for (const i of m.children ?? []) for (const p of i.children ?? []) optionKeys.add(`${i.name}.${p.name}`);
+    t.same(
+      Object.keys(NO_DEFAULT).filter((k) => !optionKeys.has(k)),
+      [],
+      'every NO_DEFAULT entry is an option of the reference',
+    );
+  },
+);
 
 t.test('optionProblems: an option needs a description, and an optional one a @default', async (t) => {
   const summary = [{ kind: 'text', text: 'What it does.' }];
@@ -199,7 +260,10 @@ t.test('optionProblems: an option needs a description, and an optional one a @de
           prop('noDefault', { summary }),
           prop('emptyDefault', { summary, blockTags: [{ tag: '@default', content: [] }] }),
           prop('tagsOnly', { summary: [], blockTags: [dflt] }),
-          prop('alias', { summary, blockTags: [{ tag: '@deprecated', content: [{ kind: 'text', text: 'use good' }] }] }),
+          prop('alias', {
+            summary,
+            blockTags: [{ tag: '@deprecated', content: [{ kind: 'text', text: 'use good' }] }],
+          }),
           prop('excused', { summary }),
         ],
       },
@@ -207,14 +271,22 @@ t.test('optionProblems: an option needs a description, and an optional one a @de
       { name: 'Bar', kind: INTERFACE, children: [prop('undocumented', undefined)] },
     ],
   };
-  t.same(optionProblems(module, { 'FooOptions.excused': 'a reason' }), [
-    'FooOptions.bare: no description',
-    'FooOptions.bare: no @default',
-    'FooOptions.noDefault: no @default',
-    'FooOptions.emptyDefault: no @default',
-    'FooOptions.tagsOnly: no description',
-  ], 'a required option needs no @default, a @deprecated alias neither; a reference and a non-options interface are not checked');
-  t.same(optionProblems(module, {}).filter((l) => l.startsWith('FooOptions.excused')), ['FooOptions.excused: no @default'], 'an unlisted option without a default fails');
+  t.same(
+    optionProblems(module, { 'FooOptions.excused': 'a reason' }),
+    [
+      'FooOptions.bare: no description',
+      'FooOptions.bare: no @default',
+      'FooOptions.noDefault: no @default',
+      'FooOptions.emptyDefault: no @default',
+      'FooOptions.tagsOnly: no description',
+    ],
+    'a required option needs no @default, a @deprecated alias neither; a reference and a non-options interface are not checked',
+  );
+  t.same(
+    optionProblems(module, {}).filter((l) => l.startsWith('FooOptions.excused')),
+    ['FooOptions.excused: no @default'],
+    'an unlisted option without a default fails',
+  );
 });
 
 t.test('undocumentedFields: interface members without a description', async (t) => {
@@ -228,7 +300,11 @@ t.test('undocumentedFields: interface members without a description', async (t) 
         children: [
           { name: 'ok', kind: PROPERTY, comment },
           { name: 'bare', kind: PROPERTY },
-          { name: 'tagsOnly', kind: PROPERTY, comment: { summary: [], blockTags: [{ tag: '@deprecated', content: [] }] } },
+          {
+            name: 'tagsOnly',
+            kind: PROPERTY,
+            comment: { summary: [], blockTags: [{ tag: '@deprecated', content: [] }] },
+          },
           { name: 'method', kind: 2048, signatures: [{}, { comment }] },
           { name: 'undocumentedMethod', kind: 2048, signatures: [{}] },
         ],
@@ -243,8 +319,16 @@ t.test('undocumentedFields: interface members without a description', async (t) 
 t.test('uncategorized: names in no category, or only in "Other"', async (t) => {
   const module: JsonReflection = {
     name: 'm',
-    children: [{ id: 1, name: 'A' }, { id: 2, name: 'B' }, { id: 3, name: 'C' }, { id: 4, name: 'R', variant: 'reference' }],
-    categories: [{ title: 'Producing', children: [1] }, { title: 'Other', children: [2] }],
+    children: [
+      { id: 1, name: 'A' },
+      { id: 2, name: 'B' },
+      { id: 3, name: 'C' },
+      { id: 4, name: 'R', variant: 'reference' },
+    ],
+    categories: [
+      { title: 'Producing', children: [1] },
+      { title: 'Other', children: [2] },
+    ],
   };
   t.same(uncategorized(module), ['B', 'C']);
 });
@@ -255,10 +339,21 @@ t.test('documented: a comment on the declaration or on one of its signatures, no
   t.equal(documented({ name: 'f', signatures: [{}, { comment }] }), true);
   t.equal(documented({ name: 'B' }), false);
   t.equal(documented({ name: 'g', signatures: [{}] }), false);
-  t.equal(documented({ name: 'C', children: [{ name: 'member', comment }] }), false, 'a documented member does not document its parent');
+  t.equal(
+    documented({ name: 'C', children: [{ name: 'member', comment }] }),
+    false,
+    'a documented member does not document its parent',
+  );
 });
 
 t.test('reportNames reads the sections of the API report', async (t) => {
-  const report = '# header\n\n## rocketwire (dist/lib/index.d.ts): 2 names\n\nA: class\nb: function\n\n## rocketwire/protocol (x): 1 names\n\nC: const + type\n';
-  t.same([...reportNames(report)], [['rocketwire', ['A', 'b']], ['rocketwire/protocol', ['C']]]);
+  const report =
+    '# header\n\n## rocketwire (dist/lib/index.d.ts): 2 names\n\nA: class\nb: function\n\n## rocketwire/protocol (x): 1 names\n\nC: const + type\n';
+  t.same(
+    [...reportNames(report)],
+    [
+      ['rocketwire', ['A', 'b']],
+      ['rocketwire/protocol', ['C']],
+    ],
+  );
 });

@@ -59,14 +59,21 @@ export async function errorClasses(): Promise<ErrorClassInfo[]> {
  * Classes whose retriable is decided per error (docs/errors.md gives the rule instead of yes/no);
  * `RULE_CASES` builds instances on both sides of the rule.
  */
-export const RULE_CLASSES = new Set(['BrokerError', 'SendFailedError', 'ConsumerBrokerError', 'SqlFilterRefusedError', 'TraceSendError']);
+export const RULE_CLASSES = new Set([
+  'BrokerError',
+  'SendFailedError',
+  'ConsumerBrokerError',
+  'SqlFilterRefusedError',
+  'TraceSendError',
+]);
 
 /** Codes two classes share on purpose: none so far. */
 export const SHARED_CODES: ReadonlyMap<string, readonly string[]> = new Map();
 
 type Args = unknown[];
 const timeout = (): RemotingTimeoutError => new RemotingTimeoutError('127.0.0.1:10911', 1, 11, 3001, 3000);
-const denied = (): BrokerError => new BrokerError(ResponseCode.SUBSCRIPTION_NOT_EXIST, 'no subscription', { addr: '127.0.0.1:10911' });
+const denied = (): BrokerError =>
+  new BrokerError(ResponseCode.SUBSCRIPTION_NOT_EXIST, 'no subscription', { addr: '127.0.0.1:10911' });
 
 /** Constructor arguments of one ordinary instance of each class, and its expected retriable. */
 export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> = {
@@ -102,10 +109,41 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ConsumerStateError: { args: () => ['CREATED', 'm'], retriable: false },
   NameServerUnavailableError: { args: () => [[{ addr: 'h:9876', error: new Error('ECONNREFUSED') }]], retriable: true },
   ResponseFieldError: { args: () => ['offset', 14, 'h:1', { cause: new Error('not a long') }], retriable: false },
-  RouteLimitError: { args: () => [{ addr: 'h:9876', topic: 'T', field: 'queueDatas[0].readQueueNums', value: 2 ** 31, limit: 131072, option: 'maxRouteQueues' }], retriable: false },
-  PullOffsetError: { args: () => [{ addr: 'h:1', topic: 'T', queueId: 0, field: 'nextBeginOffset', value: -1, requestOffset: 4, why: 'is negative' }], retriable: true },
-  BrokerRequestRefusedError: { args: () => [{ addr: 'h:1', requestCode: 220, field: 'offsetTable[T@b@0]', value: -1, why: 'is not an offset' }], retriable: false },
-  SendFailedError: { args: () => ['T', [{ brokerName: 'b', queueId: 0, error: timeout() }], 3000, true], retriable: true },
+  RouteLimitError: {
+    args: () => [
+      {
+        addr: 'h:9876',
+        topic: 'T',
+        field: 'queueDatas[0].readQueueNums',
+        value: 2 ** 31,
+        limit: 131072,
+        option: 'maxRouteQueues',
+      },
+    ],
+    retriable: false,
+  },
+  PullOffsetError: {
+    args: () => [
+      {
+        addr: 'h:1',
+        topic: 'T',
+        queueId: 0,
+        field: 'nextBeginOffset',
+        value: -1,
+        requestOffset: 4,
+        why: 'is negative',
+      },
+    ],
+    retriable: true,
+  },
+  BrokerRequestRefusedError: {
+    args: () => [{ addr: 'h:1', requestCode: 220, field: 'offsetTable[T@b@0]', value: -1, why: 'is not an offset' }],
+    retriable: false,
+  },
+  SendFailedError: {
+    args: () => ['T', [{ brokerName: 'b', queueId: 0, error: timeout() }], 3000, true],
+    retriable: true,
+  },
   NoRouteError: { args: () => ['T', 'no route yet'], retriable: true },
   MessageValidationError: { args: () => ['topic', 'm'], retriable: false },
   RequestTimeoutError: { args: () => ['T', 'c-1', 3000, true], retriable: true },
@@ -115,10 +153,19 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   SendBackFailedError: { args: () => ['id'], retriable: true },
   OffsetFileError: { args: () => ['/tmp/o.json', 'unreadable'], retriable: false },
   UndecodableMessageError: {
-    args: () => [{ topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 3, recordIntact: true, bytes: 10, reason: 'bad' }],
+    args: () => [
+      { topic: 'T', brokerName: 'b', queueId: 0, queueOffset: 3, recordIntact: true, bytes: 10, reason: 'bad' },
+    ],
     retriable: false,
   },
-  SqlFilterRefusedError: { args: () => ['T', 'h:1', new BrokerError(ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92')], retriable: false },
+  SqlFilterRefusedError: {
+    args: () => [
+      'T',
+      'h:1',
+      new BrokerError(ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92'),
+    ],
+    retriable: false,
+  },
   PopNotSupportedError: { args: () => ['h:1', 'proxy'], retriable: false },
   TraceSendError: { args: () => ['RMQ_SYS_TRACE_TOPIC', 'no writable queue'], retriable: false },
   UnknownTopicError: { args: () => ['T'], retriable: false },
@@ -131,7 +178,10 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ChannelExpiredError: { args: () => ['g', 'c', 120000], retriable: true },
   ConfigFileError: { args: () => ['topics.json', 'bad JSON'], retriable: false },
   StorePathError: { args: () => ['/store', '..'], retriable: false },
-  AclConfigError: { args: () => ['must be longer than 6 characters', { file: 'plain_acl.yml', field: 'accounts[0].accessKey' }], retriable: false },
+  AclConfigError: {
+    args: () => ['must be longer than 6 characters', { file: 'plain_acl.yml', field: 'accounts[0].accessKey' }],
+    retriable: false,
+  },
   FilterSyntaxError: { args: () => ['m'], retriable: false },
   HexInputError: { args: () => ['m', 0], retriable: false },
   CliError: { args: () => ['m'], retriable: false },
@@ -140,14 +190,29 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
 
 /** The other side of each rule: [class, constructor arguments, expected retriable, what it shows]. */
 export const RULE_CASES: Array<[string, () => Args, boolean, string]> = [
-  ['BrokerError', () => [ResponseCode.SUBSCRIPTION_NOT_EXIST, null], false, 'a response code outside the retriable set'],
+  [
+    'BrokerError',
+    () => [ResponseCode.SUBSCRIPTION_NOT_EXIST, null],
+    false,
+    'a response code outside the retriable set',
+  ],
   ['BrokerError', () => [ResponseCode.TOPIC_NOT_EXIST, null], true, 'TOPIC_NOT_EXIST: no route yet'],
   ['BrokerError', () => [ResponseCode.FLOW_CONTROL, null], true, 'FLOW_CONTROL'],
   ['BrokerError', () => [ResponseCode.SYSTEM_BUSY, null, { retriable: false }], false, 'the caller knows better'],
-  ['SendFailedError', () => ['T', [{ brokerName: 'b', queueId: 0, error: denied() }], 10, false], false, 'last attempt not retriable'],
+  [
+    'SendFailedError',
+    () => ['T', [{ brokerName: 'b', queueId: 0, error: denied() }], 10, false],
+    false,
+    'last attempt not retriable',
+  ],
   ['SendFailedError', () => ['T', [], 3000, true], true, 'time budget used up before any attempt'],
   ['ConsumerBrokerError', () => ['b', 'h:1', 'PULL_MESSAGE', denied()], false, 'a refusal'],
-  ['ConsumerBrokerError', () => ['b', 'h:1', 'PULL_MESSAGE', new Error('plain')], false, 'a cause that is not a RocketwireError'],
+  [
+    'ConsumerBrokerError',
+    () => ['b', 'h:1', 'PULL_MESSAGE', new Error('plain')],
+    false,
+    'a cause that is not a RocketwireError',
+  ],
   ['SqlFilterRefusedError', () => ['T', 'h:1', timeout()], true, 'the broker could not be asked (timeout)'],
   ['TraceSendError', () => ['RMQ_SYS_TRACE_TOPIC', 'send failed', { cause: timeout() }], true, 'a retriable cause'],
 ];

@@ -22,9 +22,19 @@ function rows(markdown: string): Row[] {
   const out: Row[] = [];
   for (const line of markdown.split('\n')) {
     if (!line.startsWith('| `')) continue;
-    const cells = line.slice(1, line.lastIndexOf('|')).split(/(?<!\\)\|/).map((c) => c.trim());
+    const cells = line
+      .slice(1, line.lastIndexOf('|'))
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim());
     const bare = (c: string | undefined): string => (c ?? '').replace(/^`|`$/g, '');
-    out.push({ cls: bare(cells[0]), family: bare(cells[1]), errorCode: bare(cells[2]), retriable: cells[3] ?? '', when: cells[4] ?? '', todo: cells[5] ?? '' });
+    out.push({
+      cls: bare(cells[0]),
+      family: bare(cells[1]),
+      errorCode: bare(cells[2]),
+      retriable: cells[3] ?? '',
+      when: cells[4] ?? '',
+      todo: cells[5] ?? '',
+    });
   }
   return out;
 }
@@ -33,9 +43,21 @@ const table = rows(doc);
 
 t.test('the table has one row per error class, no more', async (t) => {
   const listed = table.map((r) => r.cls);
-  t.same(listed.filter((n, i) => listed.indexOf(n) !== i), [], 'no class listed twice');
-  t.same(classes.map((c) => c.name).filter((n) => !listed.includes(n)), [], 'every class is in docs/errors.md');
-  t.same(listed.filter((n) => !classes.some((c) => c.name === n)), [], 'no row for a class that does not exist');
+  t.same(
+    listed.filter((n, i) => listed.indexOf(n) !== i),
+    [],
+    'no class listed twice',
+  );
+  t.same(
+    classes.map((c) => c.name).filter((n) => !listed.includes(n)),
+    [],
+    'every class is in docs/errors.md',
+  );
+  t.same(
+    listed.filter((n) => !classes.some((c) => c.name === n)),
+    [],
+    'no row for a class that does not exist',
+  );
 });
 
 t.test("each row states the class's family, code and retriable, and says when and what to do", async (t) => {

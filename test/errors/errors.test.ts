@@ -21,8 +21,16 @@ function sample(info: ErrorClassInfo): RocketwireError {
 
 t.test('the sources declare the classes the catalogue knows, and nothing else', async (t) => {
   t.ok(classes.length >= 50, `${classes.length} classes found`);
-  t.same(classes.map((c) => c.name).filter((n) => !SAMPLES[n]), [], 'every class has a sample');
-  t.same(Object.keys(SAMPLES).filter((n) => !classes.some((c) => c.name === n)), [], 'no sample of a class that is gone');
+  t.same(
+    classes.map((c) => c.name).filter((n) => !SAMPLES[n]),
+    [],
+    'every class has a sample',
+  );
+  t.same(
+    Object.keys(SAMPLES).filter((n) => !classes.some((c) => c.name === n)),
+    [],
+    'no sample of a class that is gone',
+  );
   for (const c of classes) t.type(c.ctor, 'function', `${c.name} is exported by ${c.file}`);
 });
 
@@ -38,12 +46,17 @@ t.test('every error class has an ERR_ code of its own and its name', async (t) =
     byCode.set(err.errorCode, [...(byCode.get(err.errorCode) ?? []), info.name]);
   }
   for (const [code, names] of byCode) {
-    if (names.length > 1) t.same(names.sort(), [...(SHARED_CODES.get(code) ?? [])].sort(), `${code} is shared only as SHARED_CODES says`);
+    if (names.length > 1)
+      t.same(names.sort(), [...(SHARED_CODES.get(code) ?? [])].sort(), `${code} is shared only as SHARED_CODES says`);
   }
-  t.equal(byCode.size, classes.length - [...SHARED_CODES.values()].reduce((n, v) => n + v.length - 1, 0), 'one code per class');
+  t.equal(
+    byCode.size,
+    classes.length - [...SHARED_CODES.values()].reduce((n, v) => n + v.length - 1, 0),
+    'one code per class',
+  );
 });
 
-t.test('a subclass has its own code, not its parent\'s', async (t) => {
+t.test("a subclass has its own code, not its parent's", async (t) => {
   const codeOf = new Map(classes.map((c) => [c.name, sample(c).errorCode]));
   for (const c of classes) {
     if (c.parent === 'Error') continue;
@@ -65,11 +78,17 @@ t.test('retriable is what docs/errors.md says', async (t) => {
 });
 
 t.test('every error class the entry points export is in the catalogue', async (t) => {
-  for (const [entry, mod] of [['rocketwire', root], ['rocketwire/protocol', protocol]] as const) {
+  for (const [entry, mod] of [
+    ['rocketwire', root],
+    ['rocketwire/protocol', protocol],
+  ] as const) {
     for (const [name, value] of Object.entries(mod)) {
       if (typeof value !== 'function' || !(value.prototype instanceof Error || value === RocketwireError)) continue;
       t.ok(SAMPLES[name], `${entry} exports ${name}, which the catalogue has`);
-      t.ok(value === RocketwireError || value.prototype instanceof RocketwireError, `${entry}: ${name} is a RocketwireError`);
+      t.ok(
+        value === RocketwireError || value.prototype instanceof RocketwireError,
+        `${entry}: ${name} is a RocketwireError`,
+      );
     }
   }
   t.ok((root as Record<string, unknown>).ProducerStateError, 'ProducerStateError is exported from the root');
@@ -79,7 +98,12 @@ t.test('every error class the entry points export is in the catalogue', async (t
 t.test('the two misplaced classes are under their families', async (t) => {
   const opt = new ConsumerOptionError('pullBatchSize', 'must be an integer in [1, 1024], got 0');
   t.type(opt, OptionError);
-  t.match(opt, { option: 'pullBatchSize', errorCode: 'ERR_CONSUMER_OPTION', retriable: false, message: 'consumer option "pullBatchSize": must be an integer in [1, 1024], got 0' });
+  t.match(opt, {
+    option: 'pullBatchSize',
+    errorCode: 'ERR_CONSUMER_OPTION',
+    retriable: false,
+    message: 'consumer option "pullBatchSize": must be an integer in [1, 1024], got 0',
+  });
   const cause = new Error('inner');
   t.equal(new ConsumerOptionError('sql', 'bad', { cause }).cause, cause, 'cause kept');
 
@@ -95,7 +119,11 @@ t.test('the two misplaced classes are under their families', async (t) => {
   })();
   t.type(closed, RemotingClientClosedError);
   t.type(closed, RemotingError, 'a RemotingError');
-  t.match(closed, { addr: '127.0.0.1:1', errorCode: 'ERR_REMOTING_CLIENT_CLOSED', retriable: false }, 'but not retriable');
+  t.match(
+    closed,
+    { addr: '127.0.0.1:1', errorCode: 'ERR_REMOTING_CLIENT_CLOSED', retriable: false },
+    'but not retriable',
+  );
 
   const state = new ConsumerStateError('RUNNING', 'cannot start a consumer in state RUNNING');
   t.type(state, ClientStateError);
@@ -105,7 +133,13 @@ t.test('the two misplaced classes are under their families', async (t) => {
 
 t.test('ProducerStateError: producer calls before start() and after shutdown()', async (t) => {
   const p = new Producer({ namesrvAddr: '127.0.0.1:1', group: 'errors_pg' });
-  const before = { name: 'ProducerStateError', errorCode: 'ERR_PRODUCER_STATE', retriable: false, state: 'CREATED', message: 'producer errors_pg is not started: call start() first' };
+  const before = {
+    name: 'ProducerStateError',
+    errorCode: 'ERR_PRODUCER_STATE',
+    retriable: false,
+    state: 'CREATED',
+    message: 'producer errors_pg is not started: call start() first',
+  };
   await t.rejects(p.send({ topic: 'T', body: 'x' }), before, 'send');
   await t.rejects(p.sendOneway({ topic: 'T', body: 'x' }), before, 'sendOneway');
   await t.rejects(p.sendBatch([{ topic: 'T', body: 'x' }]), before, 'sendBatch');
@@ -117,13 +151,24 @@ t.test('ProducerStateError: producer calls before start() and after shutdown()',
   t.notOk(err instanceof root.MessageValidationError, 'no longer a MessageValidationError');
 
   await p.shutdown();
-  await t.rejects(p.send({ topic: 'T', body: 'x' }), { name: 'ProducerStateError', state: 'SHUTDOWN', message: 'producer errors_pg is shut down' }, 'send after shutdown');
+  await t.rejects(
+    p.send({ topic: 'T', body: 'x' }),
+    { name: 'ProducerStateError', state: 'SHUTDOWN', message: 'producer errors_pg is shut down' },
+    'send after shutdown',
+  );
   await t.rejects(p.start(), { name: 'ProducerStateError', state: 'SHUTDOWN' }, 'start after shutdown');
 
   const tx = new TransactionProducer({
     namesrvAddr: '127.0.0.1:1',
     group: 'errors_tx',
-    transactionListener: { executeLocalTransaction: () => 'COMMIT_MESSAGE', checkLocalTransaction: () => 'COMMIT_MESSAGE' },
+    transactionListener: {
+      executeLocalTransaction: () => 'COMMIT_MESSAGE',
+      checkLocalTransaction: () => 'COMMIT_MESSAGE',
+    },
   });
-  await t.rejects(tx.sendMessageInTransaction({ topic: 'T', body: 'x' }), { name: 'ProducerStateError', state: 'CREATED' }, 'sendMessageInTransaction');
+  await t.rejects(
+    tx.sendMessageInTransaction({ topic: 'T', body: 'x' }),
+    { name: 'ProducerStateError', state: 'CREATED' },
+    'sendMessageInTransaction',
+  );
 });

@@ -11,7 +11,9 @@ import * as path from 'node:path';
 
 /** The files package.json's exports point at (their `default` condition). */
 export function exportedFiles(root: string): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    exports?: Record<string, unknown>;
+  };
   const out: string[] = [];
   for (const target of Object.values(pkg.exports ?? {})) {
     const file = typeof target === 'string' ? target : (target as { default?: string }).default;
@@ -41,7 +43,10 @@ export function bundlesStale(root: string): string | null {
   if (missing) return `${path.relative(root, missing)} is missing`;
   const built = Math.min(...files.map((f) => fs.statSync(f).mtimeMs));
   const dist = path.join(root, 'dist');
-  const compiled = Math.max(newestJs(path.join(dist, 'lib'), path.join(dist, 'pkg')), newestJs(path.join(dist, 'protocol'), path.join(dist, 'pkg')));
+  const compiled = Math.max(
+    newestJs(path.join(dist, 'lib'), path.join(dist, 'pkg')),
+    newestJs(path.join(dist, 'protocol'), path.join(dist, 'pkg')),
+  );
   return compiled > built ? 'tsc wrote files after the last bundle' : null;
 }
 

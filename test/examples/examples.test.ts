@@ -35,7 +35,11 @@ async function runScript(file: string, namesrv: string): Promise<Run> {
   const source = fs.readFileSync(path.join(examplesDir, file), 'utf8');
   const expect = expectedLine(source);
   // NAMESRV_ADDR is what the scripts read, as Java's clients and mqadmin do.
-  const run = await runNode(path.join(examplesDir, file), { cwd: examplesDir, env: { NAMESRV_ADDR: namesrv }, killAfterMs: KILL_AFTER_MS });
+  const run = await runNode(path.join(examplesDir, file), {
+    cwd: examplesDir,
+    env: { NAMESRV_ADDR: namesrv },
+    killAfterMs: KILL_AFTER_MS,
+  });
   return { file, expect, ...run };
 }
 
@@ -54,13 +58,20 @@ async function runAll(files: string[], namesrv: string, limit: number): Promise<
 }
 
 t.test('every example runs against the embedded broker and prints what it promises', async (t) => {
-  const files = fs.readdirSync(examplesDir).filter((f) => f.endsWith('.mjs')).sort();
+  const files = fs
+    .readdirSync(examplesDir)
+    .filter((f) => f.endsWith('.mjs'))
+    .sort();
   t.ok(files.length >= 13, `examples/ has its scripts (${files.join(', ')})`);
 
   // What the examples need of a broker: SQL92 (enablePropertyFilter, off by default as Apache's),
   // and a transaction check-back within seconds rather than Apache's 6 s + 30 s.
   t.comment(await ensureBundles(repoRoot()));
-  const broker = await startBroker({ enablePropertyFilter: true, transactionCheckInterval: 500, transactionTimeOut: 500 });
+  const broker = await startBroker({
+    enablePropertyFilter: true,
+    transactionCheckInterval: 500,
+    transactionTimeOut: 500,
+  });
   t.teardown(() => broker.close());
 
   const runs = await runAll(files, broker.namesrv, PARALLEL);
@@ -95,7 +106,11 @@ t.test('an example told to stop by SIGTERM shuts down cleanly, at once', async (
   t.equal(run.code, 0, 'it exits 0', diag);
   t.notMatch(run.stdout, /went to %DLQ%/, 'it stopped before finishing its work', diag);
   t.equal(run.stderr, '', 'nothing on stderr', diag);
-  t.ok(Date.now() - started < 20_000, `it ended soon after the signal (${Date.now() - started} ms in all), not at a 30 s timeout`, diag);
+  t.ok(
+    Date.now() - started < 20_000,
+    `it ended soon after the signal (${Date.now() - started} ms in all), not at a 30 s timeout`,
+    diag,
+  );
 });
 
 t.test('expectedLine reads the first line only', async (t) => {

@@ -17,7 +17,12 @@ export interface NodeRun {
  */
 export function runNode(
   file: string,
-  opts: { cwd: string; env?: NodeJS.ProcessEnv; killAfterMs: number; signalAfter?: { output: RegExp; signal: NodeJS.Signals } },
+  opts: {
+    cwd: string;
+    env?: NodeJS.ProcessEnv;
+    killAfterMs: number;
+    signalAfter?: { output: RegExp; signal: NodeJS.Signals };
+  },
 ): Promise<NodeRun> {
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env };

@@ -4,7 +4,14 @@
  * real-broker.test.ts (5.3.3) and real-broker-v4.test.ts (4.9.7); differences are spelled out here.
  */
 import type { Test } from 'tap';
-import { createRequest, decodeMessages, PullMessageRequestHeader, PullMessageResponseHeader, RequestCode, ResponseCode } from '../../protocol/index.js';
+import {
+  createRequest,
+  decodeMessages,
+  PullMessageRequestHeader,
+  PullMessageResponseHeader,
+  RequestCode,
+  ResponseCode,
+} from '../../protocol/index.js';
 import { delay, type RealCluster } from './harness.js';
 import { expectedBody, sha1, type JavaSent } from './java-client.js';
 
@@ -20,7 +27,17 @@ function heartbeat(clientID: string, group: string, topic: string): Buffer {
           consumeType: 'CONSUME_PASSIVELY',
           groupName: group,
           messageModel: 'CLUSTERING',
-          subscriptionDataSet: [{ classFilterMode: false, codeSet: [], expressionType: 'TAG', subString: '*', subVersion: Date.now(), tagsSet: [], topic }],
+          subscriptionDataSet: [
+            {
+              classFilterMode: false,
+              codeSet: [],
+              expressionType: 'TAG',
+              subString: '*',
+              subVersion: Date.now(),
+              tagsSet: [],
+              topic,
+            },
+          ],
           unitMode: false,
         },
       ],
@@ -43,10 +60,12 @@ export async function checkBrokerFacts(t: Tap, cluster: RealCluster, topic: stri
       t.equal(ns.code, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, '5.x name server: REQUEST_CODE_NOT_SUPPORTED');
     } else {
       // 4.9's name server routes unknown codes to its default processor, which returns nothing.
-      const ns = await cluster.invoke(cluster.namesrv, createRequest(9999, { extFields: {} }), { timeoutMs: 1500 }).then(
-        () => 'answered',
-        () => 'no answer',
-      );
+      const ns = await cluster
+        .invoke(cluster.namesrv, createRequest(9999, { extFields: {} }), { timeoutMs: 1500 })
+        .then(
+          () => 'answered',
+          () => 'no answer',
+        );
       t.equal(ns, 'no answer', '4.9 name server: no answer at all');
     }
     const conn = cluster.connect(broker);
@@ -59,10 +78,16 @@ export async function checkBrokerFacts(t: Tap, cluster: RealCluster, topic: stri
 
   await t.test('consumer group membership and NOTIFY_CONSUMER_IDS_CHANGED', async (t) => {
     const group = `facts_cg_${v5 ? 5 : 4}`;
-    const missing = await cluster.invoke(broker, createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }));
+    const missing = await cluster.invoke(
+      broker,
+      createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }),
+    );
     t.equal(missing.code, ResponseCode.SYSTEM_ERROR, 'no member yet: SYSTEM_ERROR');
     t.equal(missing.remark, `no consumer for this group, ${group}`);
-    const retryBefore = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: `%RETRY%${group}` } }));
+    const retryBefore = await cluster.invoke(
+      cluster.namesrv,
+      createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: `%RETRY%${group}` } }),
+    );
     t.equal(retryBefore.code, ResponseCode.TOPIC_NOT_EXIST, 'the retry topic has no route before the first heartbeat');
 
     const a = cluster.connect(broker);
@@ -70,26 +95,49 @@ export async function checkBrokerFacts(t: Tap, cluster: RealCluster, topic: stri
     t.teardown(() => (a.close(), b.close()));
     await a.invoke(createRequest(RequestCode.HEART_BEAT, { body: heartbeat('127.0.0.1@A', group, topic) }));
     await b.invoke(createRequest(RequestCode.HEART_BEAT, { body: heartbeat('127.0.0.1@B', group, topic) }));
-    const list = await a.invoke(createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }));
+    const list = await a.invoke(
+      createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }),
+    );
     t.same(JSON.parse(list.body!.toString()).consumerIdList.sort(), ['127.0.0.1@A', '127.0.0.1@B']);
     await delay(300);
     const notices = a.serverRequests.filter((r) => r.code === RequestCode.NOTIFY_CONSUMER_IDS_CHANGED);
     t.equal(notices.length, 2, 'the first member is notified of its own join and of the second');
-    t.ok(notices.every((n) => n.flag === 2 && n.extFields?.consumerGroup === group), 'oneway, header consumerGroup');
-    t.equal(b.serverRequests.filter((r) => r.code === RequestCode.NOTIFY_CONSUMER_IDS_CHANGED).length, 1, 'the second member: its own join');
+    t.ok(
+      notices.every((n) => n.flag === 2 && n.extFields?.consumerGroup === group),
+      'oneway, header consumerGroup',
+    );
+    t.equal(
+      b.serverRequests.filter((r) => r.code === RequestCode.NOTIFY_CONSUMER_IDS_CHANGED).length,
+      1,
+      'the second member: its own join',
+    );
     b.close();
     const deadline = Date.now() + 5000;
     while (a.serverRequests.length < 3 && Date.now() < deadline) await delay(50);
     t.equal(a.serverRequests.length, 3, 'a member leaving (connection closed) notifies the rest');
-    const left = await a.invoke(createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }));
+    const left = await a.invoke(
+      createRequest(RequestCode.GET_CONSUMER_LIST_BY_GROUP, { extFields: { consumerGroup: group } }),
+    );
     t.same(JSON.parse(left.body!.toString()), { consumerIdList: ['127.0.0.1@A'] });
-    const retryAfter = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: `%RETRY%${group}` } }));
+    const retryAfter = await cluster.invoke(
+      cluster.namesrv,
+      createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: `%RETRY%${group}` } }),
+    );
     t.equal(retryAfter.code, ResponseCode.SUCCESS, 'the heartbeat created the retry topic ...');
-    t.match(JSON.parse(retryAfter.body!.toString()).queueDatas, [{ readQueueNums: 1, writeQueueNums: 1, perm: 6 }], '... with one queue');
+    t.match(
+      JSON.parse(retryAfter.body!.toString()).queueDatas,
+      [{ readQueueNums: 1, writeQueueNums: 1, perm: 6 }],
+      '... with one queue',
+    );
   });
 
   await t.test('UPDATE_CONSUMER_OFFSET for an unknown group', async (t) => {
-    const res = await cluster.invoke(broker, createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, { extFields: { consumerGroup: 'never_seen_cg', topic, queueId: '0', commitOffset: '0' } }));
+    const res = await cluster.invoke(
+      broker,
+      createRequest(RequestCode.UPDATE_CONSUMER_OFFSET, {
+        extFields: { consumerGroup: 'never_seen_cg', topic, queueId: '0', commitOffset: '0' },
+      }),
+    );
     if (v5) {
       t.equal(res.code, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, '5.x checks the group (even with auto-create on)');
       t.equal(res.remark, 'Group never_seen_cg not exist!');
@@ -104,7 +152,13 @@ export async function checkBrokerFacts(t: Tap, cluster: RealCluster, topic: stri
  * `size` bytes): protocol/'s decodeMessages reads the real stored records (CRC checked), and the
  * status table of protocol-facts.md §10.2 holds.
  */
-export async function checkPullFacts(t: Tap, cluster: RealCluster, topic: string, sent: JavaSent[], size: number): Promise<void> {
+export async function checkPullFacts(
+  t: Tap,
+  cluster: RealCluster,
+  topic: string,
+  sent: JavaSent[],
+  size: number,
+): Promise<void> {
   const v5 = cluster.version.startsWith('5.');
   const queue0 = sent.filter((s) => s.queueId === 0).sort((a, b) => a.queueOffset - b.queueOffset);
   const pull = (queueOffset: number, maxMsgNums = 32, queueId = 0) =>
@@ -133,15 +187,27 @@ export async function checkPullFacts(t: Tap, cluster: RealCluster, topic: string
     t.equal(found.code, ResponseCode.SUCCESS);
     t.equal(found.remark, 'FOUND');
     const header = PullMessageResponseHeader.decode(found.extFields ?? {});
-    t.match(header, { suggestWhichBrokerId: 0, minOffset: 0, maxOffset: queue0.length, nextBeginOffset: queue0.length });
-    t.equal('topicSysFlag' in (found.extFields ?? {}), v5, v5 ? '5.x adds topicSysFlag/groupSysFlag' : '4.9 has no topicSysFlag');
+    t.match(header, {
+      suggestWhichBrokerId: 0,
+      minOffset: 0,
+      maxOffset: queue0.length,
+      nextBeginOffset: queue0.length,
+    });
+    t.equal(
+      'topicSysFlag' in (found.extFields ?? {}),
+      v5,
+      v5 ? '5.x adds topicSysFlag/groupSysFlag' : '4.9 has no topicSysFlag',
+    );
     const msgs = decodeMessages(found.body!, { verifyCrc: true });
     t.same(
       msgs.map((m) => [m.msgId, m.offsetMsgId, m.queueOffset, sha1(m.body)]),
       queue0.map((s) => [s.msgId, s.offsetMsgId, s.queueOffset, sha1(expectedBody(s.i, size))]),
       'ids, offsets and (decompressed) bodies of every record on queue 0',
     );
-    t.ok(msgs.every((m) => m.storeHost === cluster.brokers[0] && m.topic === topic && m.queueId === 0), 'store host = the broker address, topic, queue');
+    t.ok(
+      msgs.every((m) => m.storeHost === cluster.brokers[0] && m.topic === topic && m.queueId === 0),
+      'store host = the broker address, topic, queue',
+    );
 
     const two = await pull(0, 2);
     t.equal(decodeMessages(two.body!).length, 2, 'maxMsgNums caps the batch');

@@ -48,7 +48,17 @@ function decode(file: string): Promise<{ code: number | null; frames: DecodedFra
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('close', (code) => done({ code, stderr: err, frames: out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as DecodedFrame) }));
+    child.once('close', (code) =>
+      done({
+        code,
+        stderr: err,
+        frames: out
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as DecodedFrame),
+      }),
+    );
   });
 }
 
@@ -69,7 +79,9 @@ if (skipCapture) {
     const file = join(dir, 'java.pcap');
     const ports = [cluster.namesrv, ...cluster.brokers].map((a) => a.split(':').pop()!);
     const filter = ports.flatMap((p, i) => (i === 0 ? ['tcp', 'port', p] : ['or', 'tcp', 'port', p]));
-    const tcpdump = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '--immediate-mode', '-s', '0', '-w', file, ...filter], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const tcpdump = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '--immediate-mode', '-s', '0', '-w', file, ...filter], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let tcpdumpErr = '';
     await new Promise<void>((ok, fail) => {
       tcpdump.stderr.on('data', (b: Buffer) => {
@@ -88,7 +100,14 @@ if (skipCapture) {
 
     const count = 24;
     const group = 'capture_java_cg';
-    const consumer = await startJavaConsumer({ namesrv: cluster.namesrv, topic, group, expect: count, timeoutMs: 60_000, from: 'first' });
+    const consumer = await startJavaConsumer({
+      namesrv: cluster.namesrv,
+      topic,
+      group,
+      expect: count,
+      timeoutMs: 60_000,
+      from: 'first',
+    });
     const { sent } = await javaProduce({ namesrv: cluster.namesrv, topic, count, size: 200, tag: 'Cap' });
     const { summary, messages: received } = await consumer.done;
     t.equal(sent.length, count, 'the Java producer sent every message');
@@ -114,17 +133,22 @@ if (skipCapture) {
         problems.push(`no send request carries UNIQ_KEY ${s.msgId}`);
         continue;
       }
-      if (req.extFields.a === undefined || req.extFields.g === undefined) problems.push(`${s.msgId}: send header lacks a/g`);
-      if (!(req.extFields.i ?? '').includes('TAGS\u0001Cap')) problems.push(`${s.msgId}: tag missing from the properties`);
+      if (req.extFields.a === undefined || req.extFields.g === undefined)
+        problems.push(`${s.msgId}: send header lacks a/g`);
+      if (!(req.extFields.i ?? '').includes('TAGS\u0001Cap'))
+        problems.push(`${s.msgId}: tag missing from the properties`);
       const rsp = sendResponses.get(`${req.src}|${req.opaque}`);
       if (!rsp) {
         problems.push(`${s.msgId}: no response paired with opaque ${req.opaque}`);
         continue;
       }
       if (rsp.code !== 0) problems.push(`${s.msgId}: response code ${rsp.code}`);
-      if (rsp.extFields.msgId !== s.offsetMsgId) problems.push(`${s.msgId}: response msgId ${rsp.extFields.msgId} != ${s.offsetMsgId}`);
+      if (rsp.extFields.msgId !== s.offsetMsgId)
+        problems.push(`${s.msgId}: response msgId ${rsp.extFields.msgId} != ${s.offsetMsgId}`);
       if (Number(rsp.extFields.queueId) !== s.queueId || Number(rsp.extFields.queueOffset) !== s.queueOffset) {
-        problems.push(`${s.msgId}: response queue ${rsp.extFields.queueId}/${rsp.extFields.queueOffset} != ${s.queueId}/${s.queueOffset}`);
+        problems.push(
+          `${s.msgId}: response queue ${rsp.extFields.queueId}/${rsp.extFields.queueOffset} != ${s.queueId}/${s.queueOffset}`,
+        );
       }
       if (typeof rsp.latencyMs !== 'number') problems.push(`${s.msgId}: no latency on the paired response`);
     }
@@ -136,20 +160,38 @@ if (skipCapture) {
       heartbeats.some((f) => JSON.stringify(f.json ?? {}).includes(`"groupName":"${group}"`)),
       'a HEART_BEAT body names the Java consumer group',
     );
-    t.ok(frames.some((f) => f.kind === 'request' && f.code === 38 && f.extFields.consumerGroup === group), 'GET_CONSUMER_LIST_BY_GROUP for the group');
-    const offsetQueries = frames.filter((f) => f.kind === 'request' && f.code === 14 && f.extFields.consumerGroup === group && f.extFields.topic === topic);
-    t.same([...new Set(offsetQueries.map((f) => f.extFields.queueId))].sort(), ['0', '1', '2', '3'], 'QUERY_CONSUMER_OFFSET for each of the 4 queues');
+    t.ok(
+      frames.some((f) => f.kind === 'request' && f.code === 38 && f.extFields.consumerGroup === group),
+      'GET_CONSUMER_LIST_BY_GROUP for the group',
+    );
+    const offsetQueries = frames.filter(
+      (f) =>
+        f.kind === 'request' && f.code === 14 && f.extFields.consumerGroup === group && f.extFields.topic === topic,
+    );
+    t.same(
+      [...new Set(offsetQueries.map((f) => f.extFields.queueId))].sort(),
+      ['0', '1', '2', '3'],
+      'QUERY_CONSUMER_OFFSET for each of the 4 queues',
+    );
     const pulled = new Map<string, DecodedMessage>();
     for (const f of frames) {
-      if (f.kind === 'response' && f.requestCode === 11) for (const m of f.messages ?? []) if (m.topic === topic) pulled.set(m.msgId, m);
+      if (f.kind === 'response' && f.requestCode === 11)
+        for (const m of f.messages ?? []) if (m.topic === topic) pulled.set(m.msgId, m);
     }
     const missing = received.filter((m) => {
       const p = pulled.get(m.msgId);
       return !p || p.queueId !== m.queueId || p.queueOffset !== m.queueOffset;
     });
-    t.same(missing.map((m) => m.msgId), [], 'every message the Java consumer received is in a decoded pull response, at the same queue and offset');
+    t.same(
+      missing.map((m) => m.msgId),
+      [],
+      'every message the Java consumer received is in a decoded pull response, at the same queue and offset',
+    );
     const pulls = frames.filter((f) => f.kind === 'request' && f.code === 11 && f.extFields.consumerGroup === group);
     t.ok(pulls.length >= 4, `the consumer's PULL_MESSAGE requests are decoded (${pulls.length})`);
-    t.ok(pulls.every((f) => f.extFields.suspendTimeoutMillis === '15000'), 'with the 15 s long-poll suspend');
+    t.ok(
+      pulls.every((f) => f.extFields.suspendTimeoutMillis === '15000'),
+      'with the 15 s long-poll suspend',
+    );
   });
 }

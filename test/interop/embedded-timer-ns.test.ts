@@ -30,16 +30,28 @@ if (await interopReady(t, [V5_VERSION])) {
    * The wheel's own figures: TIMER_DEQUEUE_MS − TIMER_OUT_MS (how late the broker re-wrote the
    * message; never negative) and receive − TIMER_OUT_MS (what the consumer saw, long-poll wake-up included).
    */
-  const lateness = (t: Tap, name: string, msgs: Array<{ properties: Record<string, string>; receiveTime: number }>): void => {
+  const lateness = (
+    t: Tap,
+    name: string,
+    msgs: Array<{ properties: Record<string, string>; receiveTime: number }>,
+  ): void => {
     const out = msgs.map((m) => Number(m.properties.TIMER_OUT_MS));
     figures[`${name} broker dequeue − target ms`] = msgs.map((m, i) => Number(m.properties.TIMER_DEQUEUE_MS) - out[i]!);
     figures[`${name} receive − target ms`] = msgs.map((m, i) => m.receiveTime - out[i]!);
-    t.ok(msgs.every((m, i) => Number(m.properties.TIMER_DEQUEUE_MS) >= out[i]!), `${name}: the broker never delivered early`);
+    t.ok(
+      msgs.every((m, i) => Number(m.properties.TIMER_DEQUEUE_MS) >= out[i]!),
+      `${name}: the broker never delivered early`,
+    );
   };
 
   t.test('Java setDelayTimeMs → embedded broker → rocketwire, and rocketwire delayMs → Java', async (t) => {
     const got: Array<{ m: MessageExt; at: number }> = [];
-    const consumer = new PushConsumer({ consumerGroup: 'emb_timer_cg', namesrvAddr: broker.namesrv, subscriptions: { EmbTimerA: '*' }, consumeFromWhere: 'first' });
+    const consumer = new PushConsumer({
+      consumerGroup: 'emb_timer_cg',
+      namesrvAddr: broker.namesrv,
+      subscriptions: { EmbTimerA: '*' },
+      consumeFromWhere: 'first',
+    });
     await consumer.start((msgs) => {
       const at = Date.now();
       for (const m of msgs) got.push({ m, at });
@@ -53,10 +65,18 @@ if (await interopReady(t, [V5_VERSION])) {
     const late = got.map(({ m, at }) => at - sentAt.get(m.msgId)!);
     figures['Java→embedded→rocketwire send to receive ms'] = late;
     for (const d of late) t.ok(d >= DELAY_MS, `not before its time: ${d} ms`);
-    lateness(t, 'Java→embedded→rocketwire', got.map(({ m, at }) => ({ properties: m.properties, receiveTime: at })));
+    lateness(
+      t,
+      'Java→embedded→rocketwire',
+      got.map(({ m, at }) => ({ properties: m.properties, receiveTime: at })),
+    );
     t.equal(got[0]!.m.properties.TIMER_DELAY_MS, String(DELAY_MS));
 
-    const java = await startJavaTimerConsumer({ namesrv: broker.namesrv, topic: 'EmbTimerB', group: 'emb_timer_java_cg' });
+    const java = await startJavaTimerConsumer({
+      namesrv: broker.namesrv,
+      topic: 'EmbTimerB',
+      group: 'emb_timer_java_cg',
+    });
     t.teardown(() => java.proc.stop());
     const producer = new Producer({ group: 'emb_timer_pg', namesrvAddr: broker.namesrv });
     await producer.start();
@@ -76,7 +96,13 @@ if (await interopReady(t, [V5_VERSION])) {
 
   t.test('namespace NS_e: Java and rocketwire meet on the embedded broker', async (t) => {
     const mine: MessageExt[] = [];
-    const consumer = new PushConsumer({ consumerGroup: 'emb_ns_cg', namespace: 'NS_e', namesrvAddr: broker.namesrv, subscriptions: { EmbNs: '*' }, consumeFromWhere: 'first' });
+    const consumer = new PushConsumer({
+      consumerGroup: 'emb_ns_cg',
+      namespace: 'NS_e',
+      namesrvAddr: broker.namesrv,
+      subscriptions: { EmbNs: '*' },
+      consumeFromWhere: 'first',
+    });
     await consumer.start((msgs) => {
       mine.push(...msgs);
       return 'CONSUME_SUCCESS';
@@ -84,16 +110,34 @@ if (await interopReady(t, [V5_VERSION])) {
     t.teardown(() => consumer.shutdown());
     await javaTimerProduce({ namesrv: broker.namesrv, topic: 'EmbNs', count: 1, namespace: 'NS_e' });
     await waitFor(() => mine.length >= 1, 20_000);
-    t.same(mine.map((m) => [m.topic, m.body.toString()]), [['EmbNs', 'java-0']]);
+    t.same(
+      mine.map((m) => [m.topic, m.body.toString()]),
+      [['EmbNs', 'java-0']],
+    );
 
-    const java = await startJavaTimerConsumer({ namesrv: broker.namesrv, topic: 'EmbNs', group: 'emb_ns_java_cg', namespace: 'NS_e' });
+    const java = await startJavaTimerConsumer({
+      namesrv: broker.namesrv,
+      topic: 'EmbNs',
+      group: 'emb_ns_java_cg',
+      namespace: 'NS_e',
+    });
     t.teardown(() => java.proc.stop());
     const producer = new Producer({ group: 'emb_ns_pg', namespace: 'NS_e', namesrvAddr: broker.namesrv });
     await producer.start();
     t.teardown(() => producer.shutdown());
     await producer.send({ topic: 'EmbNs', body: 'from-rw' });
     await waitFor(() => java.received().length >= 2, 20_000);
-    t.same(java.received().map((m) => [m.topic, m.body]).sort(), [['EmbNs', 'from-rw'], ['EmbNs', 'java-0']], 'Java of NS_e got both, topic unwrapped');
+    t.same(
+      java
+        .received()
+        .map((m) => [m.topic, m.body])
+        .sort(),
+      [
+        ['EmbNs', 'from-rw'],
+        ['EmbNs', 'java-0'],
+      ],
+      'Java of NS_e got both, topic unwrapped',
+    );
   });
 
   t.teardown(() => t.comment(`figures: ${JSON.stringify(figures)}`));

@@ -18,7 +18,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import * as net from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -147,11 +157,18 @@ export interface RealCluster {
    * Poll GET_ROUTEINFO_BY_TOPIC until the route lists the `brokers` broker names (default: all
    * running); with `exact`, until it lists those and no other.
    */
-  waitForRoute(topic: string, options?: { brokers?: string[]; exact?: boolean; timeoutMs?: number }): Promise<TopicRoute>;
+  waitForRoute(
+    topic: string,
+    options?: { brokers?: string[]; exact?: boolean; timeoutMs?: number },
+  ): Promise<TopicRoute>;
   /** A raw connection (signed with the cluster's ACL credentials unless acl: null); close() it. */
   connect(addr: string, options?: { acl?: AclCredentials | null }): RawConnection;
   /** One request on a fresh raw connection (signed with the cluster's ACL credentials unless acl: null). */
-  invoke(addr: string, request: RemotingCommand, options?: { timeoutMs?: number; acl?: AclCredentials | null }): Promise<RemotingCommand>;
+  invoke(
+    addr: string,
+    request: RemotingCommand,
+    options?: { timeoutMs?: number; acl?: AclCredentials | null },
+  ): Promise<RemotingCommand>;
   /** The last lines of every process's stdout, for failure messages. */
   tail(lines?: number): string;
 }
@@ -185,7 +202,9 @@ export function jarsPresent(version: string): boolean {
 /** Run fetch-jars.sh for `versions` (a no-op for versions already fetched). Rejects with its stderr. */
 export async function ensureJars(versions: string[]): Promise<void> {
   if (versions.includes('4.9.8')) {
-    throw new Error(`RocketMQ 4.9.8's broker and name-server jars were never published to Maven Central; use ${V4_VERSION} (V4_VERSION)`);
+    throw new Error(
+      `RocketMQ 4.9.8's broker and name-server jars were never published to Maven Central; use ${V4_VERSION} (V4_VERSION)`,
+    );
   }
   const missing = versions.filter((v) => !jarsPresent(v));
   if (missing.length === 0) return;
@@ -258,7 +277,10 @@ function ensureWatchdog(): string {
     'read _ ; cd "$1" || exit 0; for f in pids/*; do [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null; done; ' +
     'sleep 10; for f in pids/*; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; ' +
     'for f in dirs/*; do [ -f "$f" ] && rm -rf "$(cat "$f")"; done; cd /; rm -rf "$1"';
-  const wd = spawn('sh', ['-c', script, 'rocketwire-watchdog', dir], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  const wd = spawn('sh', ['-c', script, 'rocketwire-watchdog', dir], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
   wd.unref();
   (wd.stdin as unknown as net.Socket | null)?.unref?.();
   wd.on('error', () => undefined);
@@ -335,7 +357,10 @@ export class RawConnection {
   /** Responses whose opaque matched no pending request (e.g. an answer to a oneway request). */
   readonly unmatchedResponses: RemotingCommand[] = [];
   private readonly sock: net.Socket;
-  private readonly pending = new Map<number, { resolve: (c: RemotingCommand) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (c: RemotingCommand) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
   private readonly connected: Promise<void>;
   private failure: Error | null = null;
 
@@ -437,7 +462,10 @@ function signed(req: RemotingCommand, acl: AclCredentials): Record<string, strin
   const fields: Record<string, string> = { ...(req.extFields ?? {}), AccessKey: acl.accessKey };
   delete fields.Signature;
   const keys = Object.keys(fields).sort();
-  const content = Buffer.concat([Buffer.from(keys.map((k) => fields[k]).join(''), 'utf8'), req.body ?? Buffer.alloc(0)]);
+  const content = Buffer.concat([
+    Buffer.from(keys.map((k) => fields[k]).join(''), 'utf8'),
+    req.body ?? Buffer.alloc(0),
+  ]);
   const signature = createHmac('sha1', acl.secretKey).update(content).digest('base64');
   return { ...fields, Signature: signature };
 }
@@ -491,7 +519,13 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   if (v4 && options.acl) writePlainAcl(home, options.acl);
 
   const stopped = { all: false };
-  const jvmStart = (name: string, procHome: string, jvmArgs: string[], mainArgs: string[], classPath = join(lib, '*')): Jvm => {
+  const jvmStart = (
+    name: string,
+    procHome: string,
+    jvmArgs: string[],
+    mainArgs: string[],
+    classPath = join(lib, '*'),
+  ): Jvm => {
     mkdirSync(procHome, { recursive: true });
     const out = join(procHome, 'stdout.log');
     const fd = openSync(out, 'a');
@@ -554,12 +588,24 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
 
   let namesrv = '';
   try {
-    nsJvm = jvmStart('namesrv', nsHome, ['-server', '-Xms64m', '-Xmx192m', '-XX:MaxDirectMemorySize=128m', '-XX:TieredStopAtLevel=1', ...logbackFlag(v4, 'namesrv')], [
-      'org.apache.rocketmq.namesrv.NamesrvStartup',
-      '-c',
-      nsConf,
-    ]);
-    const line = await waitForLine(nsJvm, /The Name Server boot success\. serializeType=\w+(?:, address ([\d.]+:\d+))?/, options.namesrvBootTimeoutMs ?? 30_000);
+    nsJvm = jvmStart(
+      'namesrv',
+      nsHome,
+      [
+        '-server',
+        '-Xms64m',
+        '-Xmx192m',
+        '-XX:MaxDirectMemorySize=128m',
+        '-XX:TieredStopAtLevel=1',
+        ...logbackFlag(v4, 'namesrv'),
+      ],
+      ['org.apache.rocketmq.namesrv.NamesrvStartup', '-c', nsConf],
+    );
+    const line = await waitForLine(
+      nsJvm,
+      /The Name Server boot success\. serializeType=\w+(?:, address ([\d.]+:\d+))?/,
+      options.namesrvBootTimeoutMs ?? 30_000,
+    );
     namesrv = v4 ? `127.0.0.1:${nsPort}` : line[1]!.replace(/^0\.0\.0\.0:/, '127.0.0.1:');
   } catch (err) {
     return cleanupOnFailure(err);
@@ -633,16 +679,28 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       ...aclBrokerConfig(v4, options.acl),
       ...(options.brokerConfig ?? {}),
     };
-    writeFileSync(b.conf, Object.entries(conf).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    writeFileSync(
+      b.conf,
+      Object.entries(conf)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
   };
 
-  const waitForRoute = async (topic: string, o: { brokers?: string[]; exact?: boolean; timeoutMs?: number } = {}): Promise<TopicRoute> => {
+  const waitForRoute = async (
+    topic: string,
+    o: { brokers?: string[]; exact?: boolean; timeoutMs?: number } = {},
+  ): Promise<TopicRoute> => {
     const want = o.brokers ?? brokers.filter((b) => b.jvm && b.jvm.child.exitCode === null).map((b) => b.name);
     const deadline = Date.now() + (o.timeoutMs ?? 30_000);
     let last = '';
     for (;;) {
       try {
-        const res = await rawInvoke(namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic } }), { timeoutMs: 3000 });
+        const res = await rawInvoke(
+          namesrv,
+          createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic } }),
+          { timeoutMs: 3000 },
+        );
         if (res.code === ResponseCode.SUCCESS) {
           const route = parseRouteBody(res.body);
           const names = new Set(route.brokerDatas.map((d) => d.brokerName));
@@ -667,7 +725,10 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     let last = '';
     for (;;) {
       try {
-        const route = await waitForRoute(CLUSTER_NAME, { brokers: [b.name], timeoutMs: Math.max(0, deadline - Date.now()) });
+        const route = await waitForRoute(CLUSTER_NAME, {
+          brokers: [b.name],
+          timeoutMs: Math.max(0, deadline - Date.now()),
+        });
         const addrs = route.brokerDatas.find((d) => d.brokerName === b.name)?.brokerAddrs ?? {};
         if (addrs[String(b.id)] === `127.0.0.1:${b.port}`) return;
         last = `${b.name} lists ${JSON.stringify(addrs)}`;
@@ -684,7 +745,12 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     for (let attempt = 0; ; attempt++) {
       if (b.port === 0) b.port = await pickBrokerPort();
       writeBrokerConf(b);
-      b.jvm = jvmStart(b.master ? `${b.name}-slave` : b.name, b.home, [...brokerJvmArgs, ...logbackFlag(v4, 'broker')], ['org.apache.rocketmq.broker.BrokerStartup', '-c', b.conf]);
+      b.jvm = jvmStart(
+        b.master ? `${b.name}-slave` : b.name,
+        b.home,
+        [...brokerJvmArgs, ...logbackFlag(v4, 'broker')],
+        ['org.apache.rocketmq.broker.BrokerStartup', '-c', b.conf],
+      );
       try {
         await waitForLine(b.jvm, /The broker\[[^\]]*\] boot success/, options.brokerBootTimeoutMs ?? 60_000);
         break;
@@ -708,10 +774,14 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         () => false,
       );
       if (!registered) {
-        await rawInvoke(direct(b), createRequest(RequestCode.UPDATE_BROKER_CONFIG, { body: Buffer.from('brokerPermission=6\n') }), {
-          acl: options.acl ?? null,
-          timeoutMs: 10_000,
-        }).catch(() => undefined); // the periodic registration still comes
+        await rawInvoke(
+          direct(b),
+          createRequest(RequestCode.UPDATE_BROKER_CONFIG, { body: Buffer.from('brokerPermission=6\n') }),
+          {
+            acl: options.acl ?? null,
+            timeoutMs: 10_000,
+          },
+        ).catch(() => undefined); // the periodic registration still comes
       }
     }
     await listed(b, options.brokerBootTimeoutMs ?? 60_000);
@@ -722,9 +792,14 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   const waitForTopicOn = async (b: BrokerSlot, topic: string): Promise<void> => {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const res = await rawInvoke(direct(b), createRequest(RequestCode.GET_ALL_TOPIC_CONFIG), { acl: options.acl ?? null, timeoutMs: 5000 }).catch(() => null);
-      if (res?.code === ResponseCode.SUCCESS && (res.body?.toString('utf8') ?? '').includes(JSON.stringify(topic))) return;
-      if (Date.now() > deadline) throw new Error(`${b.name} (brokerId ${b.id}) never copied topic ${topic} from its master`);
+      const res = await rawInvoke(direct(b), createRequest(RequestCode.GET_ALL_TOPIC_CONFIG), {
+        acl: options.acl ?? null,
+        timeoutMs: 5000,
+      }).catch(() => null);
+      if (res?.code === ResponseCode.SUCCESS && (res.body?.toString('utf8') ?? '').includes(JSON.stringify(topic)))
+        return;
+      if (Date.now() > deadline)
+        throw new Error(`${b.name} (brokerId ${b.id}) never copied topic ${topic} from its master`);
       await delay(250);
     }
   };
@@ -738,7 +813,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     const b = brokerAt(slave ? slaves : brokers, i);
     return b;
   };
-  const running = (b: BrokerSlot): boolean => b.jvm !== null && b.jvm.child.exitCode === null && b.jvm.child.signalCode === null;
+  const running = (b: BrokerSlot): boolean =>
+    b.jvm !== null && b.jvm.child.exitCode === null && b.jvm.child.signalCode === null;
 
   try {
     // Sequential: on two cores, parallel JVM boots take about as long and make failures harder to read.
@@ -773,7 +849,14 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       proxyJvm = jvmStart(
         'proxy',
         pHome,
-        ['-server', '-Xms64m', '-Xmx256m', '-XX:MaxDirectMemorySize=256m', '-XX:TieredStopAtLevel=1', '-Drmq.logback.configurationFile=rmq.proxy.logback.xml'],
+        [
+          '-server',
+          '-Xms64m',
+          '-Xmx256m',
+          '-XX:MaxDirectMemorySize=256m',
+          '-XX:TieredStopAtLevel=1',
+          '-Drmq.logback.configurationFile=rmq.proxy.logback.xml',
+        ],
         ['org.apache.rocketmq.proxy.ProxyStartup', '-pc', pConf, '-pm', 'cluster'],
         `${join(lib, '*')}:${join(dirname(lib), 'proxy', '*')}`,
       );
@@ -815,7 +898,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         rmSync(dir, { recursive: true, force: true });
       }
       untrackDir(dir);
-      for (const b of [...brokers, ...slaves]) [b.port - 2, b.port - 1, b.port, b.port + 1].forEach((p) => reservedPorts.delete(p));
+      for (const b of [...brokers, ...slaves])
+        [b.port - 2, b.port - 1, b.port, b.port + 1].forEach((p) => reservedPorts.delete(p));
     },
     async stopBroker(i, o = {}) {
       await stopJvm(slotOf(i, o.slave).jvm, !o.kill);
@@ -841,9 +925,13 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       const maxOffsets = async (b: BrokerSlot): Promise<number[]> => {
         const out: number[] = [];
         for (let q = 0; q < queues; q++) {
-          const res = await rawInvoke(direct(b), createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: String(q) } }), {
-            acl: options.acl ?? null,
-          });
+          const res = await rawInvoke(
+            direct(b),
+            createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: String(q) } }),
+            {
+              acl: options.acl ?? null,
+            },
+          );
           out.push(res.code === ResponseCode.SUCCESS ? Number(res.extFields?.offset ?? -1) : -1);
         }
         return out;
@@ -868,7 +956,11 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       let last = '';
       for (;;) {
         try {
-          const res = await rawInvoke(namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic } }), { timeoutMs: 3000 });
+          const res = await rawInvoke(
+            namesrv,
+            createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic } }),
+            { timeoutMs: 3000 },
+          );
           if (res.code === ResponseCode.SUCCESS) {
             const route = parseRouteBody(res.body);
             const addrs = route.brokerDatas.find((d) => d.brokerName === name)?.brokerAddrs ?? {};
@@ -881,7 +973,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         } catch (err) {
           last = (err as Error).message;
         }
-        if (Date.now() > deadline) throw new Error(`route of ${topic} never listed brokerIds [${want}] for ${name}: ${last}`);
+        if (Date.now() > deadline)
+          throw new Error(`route of ${topic} never listed brokerIds [${want}] for ${name}: ${last}`);
         await delay(100);
       }
     },
@@ -890,7 +983,10 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       const which = o.brokers ?? brokers.map((_, i) => i);
       // Slaves too: a slave copies its master's topics only every 10 s (SlaveSynchronize), and
       // answers a pull for a topic it does not know with TOPIC_NOT_EXIST.
-      const targets = which.flatMap((i) => [brokerAt(brokers, i), ...(slaves[i] && running(slaves[i]!) ? [slaves[i]!] : [])]);
+      const targets = which.flatMap((i) => [
+        brokerAt(brokers, i),
+        ...(slaves[i] && running(slaves[i]!) ? [slaves[i]!] : []),
+      ]);
       for (const b of targets) {
         const req = createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
           extFields: {
@@ -903,7 +999,13 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
             topicSysFlag: '0',
             order: 'false',
             // 5.x topic attributes, as AttributeParser reads them: "+key=value,+key2=value2".
-            ...(o.attributes ? { attributes: Object.entries(o.attributes).map(([k, v]) => `+${k}=${v}`).join(',') } : {}),
+            ...(o.attributes
+              ? {
+                  attributes: Object.entries(o.attributes)
+                    .map(([k, v]) => `+${k}=${v}`)
+                    .join(','),
+                }
+              : {}),
           },
         });
         const res = await rawInvoke(direct(b), req, { acl: options.acl ?? null, timeoutMs: 10_000 });
@@ -912,7 +1014,8 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
           await waitForTopicOn(b, topic);
           continue;
         }
-        if (res.code !== ResponseCode.SUCCESS) throw new Error(`create topic ${topic} on ${b.name}: code ${res.code} ${res.remark ?? ''}`);
+        if (res.code !== ResponseCode.SUCCESS)
+          throw new Error(`create topic ${topic} on ${b.name}: code ${res.code} ${res.remark ?? ''}`);
       }
       return waitForRoute(topic, { brokers: which.map((i) => brokerAt(brokers, i).name) });
     },
@@ -921,7 +1024,10 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       return new RawConnection(addr, o.acl === undefined ? (options.acl ?? null) : o.acl);
     },
     invoke(addr, request, o = {}) {
-      return rawInvoke(addr, request, { timeoutMs: o.timeoutMs ?? 5000, acl: o.acl === undefined ? (options.acl ?? null) : o.acl });
+      return rawInvoke(addr, request, {
+        timeoutMs: o.timeoutMs ?? 5000,
+        acl: o.acl === undefined ? (options.acl ?? null) : o.acl,
+      });
     },
     tail(lines = 20) {
       return tailOf(allJvms(), lines);
@@ -992,7 +1098,8 @@ function aclBrokerConfig(v4: boolean, acl: AclCredentials | undefined): Record<s
   return {
     authenticationEnabled: true,
     authenticationProvider: 'org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider',
-    authenticationMetadataProvider: 'org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider',
+    authenticationMetadataProvider:
+      'org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider',
     authorizationEnabled: true,
     authorizationProvider: 'org.apache.rocketmq.auth.authorization.provider.DefaultAuthorizationProvider',
     authorizationMetadataProvider: 'org.apache.rocketmq.auth.authorization.provider.LocalAuthorizationMetadataProvider',
@@ -1045,7 +1152,12 @@ export function delay(ms: number): Promise<void> {
 }
 
 /** Run a command to completion, capturing its output (used for fetch-jars.sh and javac). */
-export function run(cmd: string, args: string[], timeoutMs: number, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  timeoutMs: number,
+  cwd?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
     let stdout = '';

@@ -14,12 +14,18 @@ export interface MqadminOutput {
  * Runs mqadmin commands (each a string of space-separated words; "-n NAMESRV" is added) in one JVM
  * (java/MqadminBatchClient.java): one start-up for the lot. Resolves to each command's stdout, in order.
  */
-export async function mqadminBatch(namesrv: string, commands: string[], version = V5_VERSION): Promise<MqadminOutput[]> {
+export async function mqadminBatch(
+  namesrv: string,
+  commands: string[],
+  version = V5_VERSION,
+): Promise<MqadminOutput[]> {
   const p = await spawnRefClient('batch', commands, { namesrv, version, mainClass: 'MqadminBatchClient' });
   const done = await p.done;
   const out = done.lines.filter((l) => l.type === 'mqadmin') as unknown as MqadminOutput[];
   if (out.length !== commands.length) {
-    throw new Error(`mqadmin batch: ${out.length} of ${commands.length} commands answered (exit ${done.code}): ${done.stderr.slice(-2000)}`);
+    throw new Error(
+      `mqadmin batch: ${out.length} of ${commands.length} commands answered (exit ${done.code}): ${done.stderr.slice(-2000)}`,
+    );
   }
   return out;
 }

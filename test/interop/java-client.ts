@@ -122,7 +122,11 @@ export function ensureRefClient(version: string = V5_VERSION): Promise<string> {
  */
 function javaSources(version: string): string[] {
   const dir = join(repoRoot(), 'test', 'interop', 'java');
-  const others = version.startsWith('4.') ? [] : readdirSync(dir).filter((f) => f.endsWith('.java') && f !== 'RefClient.java').sort();
+  const others = version.startsWith('4.')
+    ? []
+    : readdirSync(dir)
+        .filter((f) => f.endsWith('.java') && f !== 'RefClient.java')
+        .sort();
   return ['RefClient.java', ...others].map((f) => join(dir, f));
 }
 
@@ -136,10 +140,16 @@ async function compileRefClient(version: string): Promise<string> {
   if (existsSync(join(out, 'RefClient.class'))) return out;
   mkdirSync(join(out, '..'), { recursive: true });
   const tmp = mkdtempSync(`${out}.tmp-`);
-  const res = await run('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', join(jarsDir(version), '*'), '-d', tmp, ...srcs], 120_000);
+  const res = await run(
+    'javac',
+    ['-nowarn', '-encoding', 'UTF-8', '-cp', join(jarsDir(version), '*'), '-d', tmp, ...srcs],
+    120_000,
+  );
   if (res.code !== 0) {
     rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`javac ${srcs.map((s) => basename(s)).join(' ')} against RocketMQ ${version} failed:\n${res.stderr}${res.stdout}`);
+    throw new Error(
+      `javac ${srcs.map((s) => basename(s)).join(' ')} against RocketMQ ${version} failed:\n${res.stderr}${res.stdout}`,
+    );
   }
   try {
     renameSync(tmp, out);
@@ -165,7 +175,10 @@ export class RefClientProcess {
   private stderr = '';
   private readonly waiters: Array<() => void> = [];
 
-  constructor(readonly child: ChildProcess, readonly command: string) {
+  constructor(
+    readonly child: ChildProcess,
+    readonly command: string,
+  ) {
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
       const s = line.trim();
@@ -201,18 +214,38 @@ export class RefClientProcess {
   }
 
   /** Resolve with the first line matching `pred` (also ones already received). */
-  async waitFor(pred: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  async waitFor(
+    pred: (line: Record<string, unknown>) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const hit = this.lines.find(pred);
       if (hit) return hit;
       const fatal = this.lines.find((l) => l.type === 'fatal');
-      if (fatal) throw new JavaClientError(`RefClient ${this.command}: ${String(fatal.error)}`, this.child.exitCode, this.lines, this.stderr);
+      if (fatal)
+        throw new JavaClientError(
+          `RefClient ${this.command}: ${String(fatal.error)}`,
+          this.child.exitCode,
+          this.lines,
+          this.stderr,
+        );
       if (this.exited && this.child.stdout!.readableEnded) {
-        throw new JavaClientError(`RefClient ${this.command} exited (${this.child.exitCode}) before the expected line`, this.child.exitCode, this.lines, this.stderr);
+        throw new JavaClientError(
+          `RefClient ${this.command} exited (${this.child.exitCode}) before the expected line`,
+          this.child.exitCode,
+          this.lines,
+          this.stderr,
+        );
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new JavaClientError(`RefClient ${this.command}: expected line not seen within ${timeoutMs} ms`, null, this.lines, this.stderr);
+      if (left <= 0)
+        throw new JavaClientError(
+          `RefClient ${this.command}: expected line not seen within ${timeoutMs} ms`,
+          null,
+          this.lines,
+          this.stderr,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 500));
         this.waiters.push(() => {
@@ -237,7 +270,11 @@ export class RefClientProcess {
  * Start RefClient `command` with `args` (already in --key value form); `mainClass` runs another class
  * of test/interop/java/ (5.x only) with the same conventions (command first, JSON lines out).
  */
-export async function spawnRefClient(command: string, args: string[], opts: JavaCommonOptions & { bench?: boolean; mainClass?: string }): Promise<RefClientProcess> {
+export async function spawnRefClient(
+  command: string,
+  args: string[],
+  opts: JavaCommonOptions & { bench?: boolean; mainClass?: string },
+): Promise<RefClientProcess> {
   const version = opts.version ?? V5_VERSION;
   const classes = await ensureRefClient(version);
   const home = homeFor(opts);
@@ -256,7 +293,17 @@ export async function spawnRefClient(command: string, args: string[], opts: Java
   const acl = opts.acl ? ['--ak', opts.acl.accessKey, '--sk', opts.acl.secretKey] : [];
   const child = spawn(
     'java',
-    [...jvm, '-cp', `${classes}:${join(jarsDir(version), '*')}`, opts.mainClass ?? 'RefClient', command, '--namesrv', opts.namesrv, ...args, ...acl],
+    [
+      ...jvm,
+      '-cp',
+      `${classes}:${join(jarsDir(version), '*')}`,
+      opts.mainClass ?? 'RefClient',
+      command,
+      '--namesrv',
+      opts.namesrv,
+      ...args,
+      ...acl,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   trackProcess(child);
@@ -286,13 +333,21 @@ export interface JavaProduceOptions extends JavaCommonOptions {
   timeoutMs?: number;
 }
 
-export async function javaProduce(o: JavaProduceOptions): Promise<{ sent: JavaSent[]; summary: { sent: number; failed: number; elapsedMs: number; msgsPerSec: number } }> {
-  const props = o.props ? Object.entries(o.props).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+export async function javaProduce(
+  o: JavaProduceOptions,
+): Promise<{ sent: JavaSent[]; summary: { sent: number; failed: number; elapsedMs: number; msgsPerSec: number } }> {
+  const props = o.props
+    ? Object.entries(o.props)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',')
+    : undefined;
   const p = await spawnRefClient(
     'produce',
     [
-      '--topic', o.topic,
-      '--count', String(o.count),
+      '--topic',
+      o.topic,
+      '--count',
+      String(o.count),
       ...flag('size', o.size),
       ...flag('tag', o.tag),
       ...flag('keys', o.keys),
@@ -303,13 +358,18 @@ export async function javaProduce(o: JavaProduceOptions): Promise<{ sent: JavaSe
     ],
     o,
   );
-  const summary = await p.waitFor((l) => l.type === 'summary', o.timeoutMs ?? 120_000).catch(async (err) => {
-    await p.stop();
-    throw err;
-  });
+  const summary = await p
+    .waitFor((l) => l.type === 'summary', o.timeoutMs ?? 120_000)
+    .catch(async (err) => {
+      await p.stop();
+      throw err;
+    });
   const { code, lines, stderr } = await p.done;
   if (code !== 0) {
-    const errors = lines.filter((l) => l.type === 'error').slice(0, 3).map((l) => String(l.error));
+    const errors = lines
+      .filter((l) => l.type === 'error')
+      .slice(0, 3)
+      .map((l) => String(l.error));
     throw new JavaClientError(`java produce failed (exit ${code}): ${errors.join('; ')}`, code, lines, stderr);
   }
   return { sent: lines.filter((l) => l.type === 'sent') as unknown as JavaSent[], summary: summary as never };
@@ -353,8 +413,10 @@ export async function startJavaConsumer(o: JavaConsumeOptions): Promise<JavaCons
   const p = await spawnRefClient(
     o.bench ? 'consume-bench' : 'consume',
     [
-      '--topic', o.topic,
-      '--group', o.group,
+      '--topic',
+      o.topic,
+      '--group',
+      o.group,
       ...flag('expect', o.expect),
       ...flag('timeout-ms', o.timeoutMs ?? 60_000),
       ...flag('from', o.from),
@@ -368,15 +430,24 @@ export async function startJavaConsumer(o: JavaConsumeOptions): Promise<JavaCons
     ],
     o,
   );
-  await p.waitFor((l) => l.type === 'started', 60_000).catch(async (err) => {
-    await p.stop();
-    throw err;
-  });
+  await p
+    .waitFor((l) => l.type === 'started', 60_000)
+    .catch(async (err) => {
+      await p.stop();
+      throw err;
+    });
   const done = p.done.then(({ code, lines, stderr }) => {
-    const summary = lines.find((l) => l.type === 'summary' || l.type === 'bench') as unknown as JavaConsumeSummary | undefined;
+    const summary = lines.find((l) => l.type === 'summary' || l.type === 'bench') as unknown as
+      | JavaConsumeSummary
+      | undefined;
     const fatal = lines.find((l) => l.type === 'fatal');
     if (!summary || fatal) {
-      throw new JavaClientError(`java consume failed (exit ${code}): ${fatal ? String(fatal.error) : 'no summary'}`, code, lines, stderr);
+      throw new JavaClientError(
+        `java consume failed (exit ${code}): ${fatal ? String(fatal.error) : 'no summary'}`,
+        code,
+        lines,
+        stderr,
+      );
     }
     return { summary, messages: lines.filter((l) => l.type === 'msg') as unknown as JavaReceived[] };
   });
@@ -392,7 +463,9 @@ export async function startJavaConsumer(o: JavaConsumeOptions): Promise<JavaCons
 }
 
 /** Start a Java push consumer and wait for it to finish. */
-export async function javaConsume(o: JavaConsumeOptions): Promise<{ summary: JavaConsumeSummary; messages: JavaReceived[] }> {
+export async function javaConsume(
+  o: JavaConsumeOptions,
+): Promise<{ summary: JavaConsumeSummary; messages: JavaReceived[] }> {
   const c = await startJavaConsumer(o);
   return c.done;
 }

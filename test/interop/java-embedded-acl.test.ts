@@ -24,7 +24,13 @@ if (await interopReady(t, [V5_VERSION, V4_VERSION])) {
         accounts: [
           { ...ADMIN, admin: true },
           // the producers' and consumer's groups: Apache checks only consumer groups
-          { ...JAVA, defaultTopicPerm: 'DENY', defaultGroupPerm: 'DENY', topicPerms: ['JavaAcl=PUB|SUB'], groupPerms: ['java_acl_cg=SUB'] },
+          {
+            ...JAVA,
+            defaultTopicPerm: 'DENY',
+            defaultGroupPerm: 'DENY',
+            topicPerms: ['JavaAcl=PUB|SUB'],
+            groupPerms: ['java_acl_cg=SUB'],
+          },
         ],
       },
     });
@@ -32,20 +38,44 @@ if (await interopReady(t, [V5_VERSION, V4_VERSION])) {
     const admin = new AdminClient({ namesrvAddr: broker.namesrv, acl: ADMIN });
     t.teardown(() => admin.close());
     await admin.createOrUpdateTopic({ topic: 'JavaAcl', readQueueNums: 2, writeQueueNums: 2 });
-    const stored = (): number => broker.instances[0]!.messageStore.getMaxOffset('JavaAcl', 0) + broker.instances[0]!.messageStore.getMaxOffset('JavaAcl', 1);
+    const stored = (): number =>
+      broker.instances[0]!.messageStore.getMaxOffset('JavaAcl', 0) +
+      broker.instances[0]!.messageStore.getMaxOffset('JavaAcl', 1);
 
-    const consumer = await startJavaConsumer({ acl: JAVA, namesrv: broker.namesrv, topic: 'JavaAcl', group: 'java_acl_cg', expect: 20, from: 'first', timeoutMs: 90_000 });
+    const consumer = await startJavaConsumer({
+      acl: JAVA,
+      namesrv: broker.namesrv,
+      topic: 'JavaAcl',
+      group: 'java_acl_cg',
+      expect: 20,
+      from: 'first',
+      timeoutMs: 90_000,
+    });
     const v5 = await javaProduce({ acl: JAVA, namesrv: broker.namesrv, topic: 'JavaAcl', count: 10 });
     t.equal(v5.sent.length, 10, 'the 5.3.3 producer with the right key sends');
-    const v4 = await javaProduce({ version: V4_VERSION, acl: JAVA, namesrv: broker.namesrv, topic: 'JavaAcl', count: 10 });
+    const v4 = await javaProduce({
+      version: V4_VERSION,
+      acl: JAVA,
+      namesrv: broker.namesrv,
+      topic: 'JavaAcl',
+      count: 10,
+    });
     t.equal(v4.sent.length, 10, 'the 4.9.7 producer with the right key sends');
     const { summary } = await consumer.done;
     t.equal(summary.received, 20, 'the 5.3.3 push consumer with the right key receives all 20');
     t.equal(stored(), 20);
 
     for (const [what, acl, reason] of [
-      ['a wrong secret', { accessKey: JAVA.accessKey, secretKey: 'not-the-secret' }, /broker-a refused SEND_MESSAGE(_V2)? \(\d+\) from .*: Check signature failed for accessKey=javauser1 /],
-      ['an unknown key', { accessKey: 'nobody-here', secretKey: 'java-secret-1' }, /broker-a refused SEND_MESSAGE(_V2)? \(\d+\) from .*: No acl config for nobody-here /],
+      [
+        'a wrong secret',
+        { accessKey: JAVA.accessKey, secretKey: 'not-the-secret' },
+        /broker-a refused SEND_MESSAGE(_V2)? \(\d+\) from .*: Check signature failed for accessKey=javauser1 /,
+      ],
+      [
+        'an unknown key',
+        { accessKey: 'nobody-here', secretKey: 'java-secret-1' },
+        /broker-a refused SEND_MESSAGE(_V2)? \(\d+\) from .*: No acl config for nobody-here /,
+      ],
     ] as const) {
       const err = await javaProduce({ acl, namesrv: broker.namesrv, topic: 'JavaAcl', count: 1 }).then(
         () => null,
@@ -53,8 +83,14 @@ if (await interopReady(t, [V5_VERSION, V4_VERSION])) {
       );
       t.type(err, JavaClientError, `the Java producer with ${what} fails`);
       // RefClient prints MQClientException's message ("Send [3] times, still failed"), not its cause: the broker's log says why
-      t.ok(warnings.some((l) => reason.test(l)), `the broker refused its sends: ${reason}`);
-      t.notOk(warnings.some((l) => /javauser1/.test(l) && !/Check signature failed/.test(l)), 'the right key was never refused');
+      t.ok(
+        warnings.some((l) => reason.test(l)),
+        `the broker refused its sends: ${reason}`,
+      );
+      t.notOk(
+        warnings.some((l) => /javauser1/.test(l) && !/Check signature failed/.test(l)),
+        'the right key was never refused',
+      );
     }
     t.equal(stored(), 20, 'nothing refused was stored');
   });

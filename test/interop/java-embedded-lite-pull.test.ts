@@ -38,19 +38,30 @@ if (await interopReady(t, [V5_VERSION])) {
     // The broker answers offset 0 for a new group on a queue that starts at 0 (as Apache's does), so
     // both may also read the 4 `init-` messages: only the 200 are counted.
     const got = new Map<string, MessageExt>();
-    const javaBodies = (): string[] => java.messages.map((m) => Buffer.from(m.body ?? '', 'base64').toString()).filter((b) => b.startsWith('e-'));
-    await until(async () => {
-      for (const m of await rw.poll(100)) if (m.body.toString().startsWith('e-')) got.set(m.body.toString(), m);
-      return got.size + javaBodies().length >= 200;
-    }, 'the 200 between both', 60_000);
+    const javaBodies = (): string[] =>
+      java.messages.map((m) => Buffer.from(m.body ?? '', 'base64').toString()).filter((b) => b.startsWith('e-'));
+    await until(
+      async () => {
+        for (const m of await rw.poll(100)) if (m.body.toString().startsWith('e-')) got.set(m.body.toString(), m);
+        return got.size + javaBodies().length >= 200;
+      },
+      'the 200 between both',
+      60_000,
+    );
     const javaGot = javaBodies();
     t.equal(got.size + javaGot.length, 200, 'exactly 200 deliveries');
     t.equal(new Set([...got.keys(), ...javaGot]).size, 200, 'every message once');
     t.ok(got.size > 0 && javaGot.length > 0, `both consumed (rocketwire ${got.size}, Java ${javaGot.length})`);
     const lite = seen.filter((s) => s.code === RequestCode.LITE_PULL_MESSAGE);
     t.ok(lite.length > 0, `the Java client's pulls reached the broker as 361 (${lite.length})`);
-    t.ok(lite.every((s) => s.ext.subscription === '*' && (Number(s.ext.sysFlag) & 0x16) === 0x16), 'with the subscription and sysFlag SUSPEND|SUBSCRIPTION|LITE');
+    t.ok(
+      lite.every((s) => s.ext.subscription === '*' && (Number(s.ext.sysFlag) & 0x16) === 0x16),
+      'with the subscription and sysFlag SUSPEND|SUBSCRIPTION|LITE',
+    );
     const codes = litePullConsumerImpl(rw).counters.requestCodes;
-    t.ok((codes[11] ?? 0) > 0 && (codes[361] ?? 0) === 0, `rocketwire sent 11 to the 4.9.8-reporting broker (${JSON.stringify(codes)})`);
+    t.ok(
+      (codes[11] ?? 0) > 0 && (codes[361] ?? 0) === 0,
+      `rocketwire sent 11 to the 4.9.8-reporting broker (${JSON.stringify(codes)})`,
+    );
   });
 }

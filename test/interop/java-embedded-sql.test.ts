@@ -16,7 +16,13 @@ if (await interopReady(t, [V5_VERSION])) {
     const broker = await startBroker({ queues: 1, enablePropertyFilter: true });
     t.teardown(() => broker.close());
     t.equal(await javaSqlProduce({ namesrv: broker.namesrv, topic: 'JavaSqlOnEmbedded', count: 100 }), 100);
-    const got = await javaSqlConsume({ namesrv: broker.namesrv, topic: 'JavaSqlOnEmbedded', group: 'java_sql_embedded_cg', sql: 'a BETWEEN 10 AND 19 OR a = 99', sentinel: '99' });
+    const got = await javaSqlConsume({
+      namesrv: broker.namesrv,
+      topic: 'JavaSqlOnEmbedded',
+      group: 'java_sql_embedded_cg',
+      sql: 'a BETWEEN 10 AND 19 OR a = 99',
+      sentinel: '99',
+    });
     t.same(got.a, [...Array.from({ length: 10 }, (_, i) => String(10 + i)), '99']);
   });
 
@@ -24,7 +30,13 @@ if (await interopReady(t, [V5_VERSION])) {
     const broker = await startBroker({ queues: 1 });
     t.teardown(() => broker.close());
     t.equal(await javaSqlProduce({ namesrv: broker.namesrv, topic: 'JavaSqlOff', count: 1 }), 1);
-    const got = await javaSqlConsume({ namesrv: broker.namesrv, topic: 'JavaSqlOff', group: 'java_sql_off_cg', sql: 'a = 0', sentinel: '0' });
+    const got = await javaSqlConsume({
+      namesrv: broker.namesrv,
+      topic: 'JavaSqlOff',
+      group: 'java_sql_off_cg',
+      sql: 'a = 0',
+      sentinel: '0',
+    });
     t.match(got.refused, { code: 1, error: /The broker does not support consumer to filter message by SQL92/ });
   });
 }

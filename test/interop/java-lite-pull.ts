@@ -12,13 +12,26 @@ export interface JavaLitePullConsumer {
 }
 
 /** Starts a Java lite pull consumer (subscribe mode) and resolves once it has started. */
-export async function startJavaLitePull(o: JavaCommonOptions & { topic: string; group: string; from?: 'first' | 'last'; timeoutMs?: number }): Promise<JavaLitePullConsumer> {
-  const args = ['--topic', o.topic, '--group', o.group, '--from', o.from ?? 'first', '--timeout-ms', String(o.timeoutMs ?? 120_000)];
+export async function startJavaLitePull(
+  o: JavaCommonOptions & { topic: string; group: string; from?: 'first' | 'last'; timeoutMs?: number },
+): Promise<JavaLitePullConsumer> {
+  const args = [
+    '--topic',
+    o.topic,
+    '--group',
+    o.group,
+    '--from',
+    o.from ?? 'first',
+    '--timeout-ms',
+    String(o.timeoutMs ?? 120_000),
+  ];
   const p = await spawnRefClient('subscribe', args, { ...o, mainClass: 'LitePullClient' });
-  await p.waitFor((l) => l.type === 'started', 60_000).catch(async (err) => {
-    await p.stop();
-    throw err;
-  });
+  await p
+    .waitFor((l) => l.type === 'started', 60_000)
+    .catch(async (err) => {
+      await p.stop();
+      throw err;
+    });
   return {
     process: p,
     get messages() {

@@ -3,13 +3,37 @@
  * a group to POP (what `mqadmin setConsumeMode` sends) and Java 5.x's DefaultMQPushConsumer in
  * pop mode (clientRebalance=false).
  */
-import { JavaClientError, spawnRefClient, type JavaCommonOptions, type JavaReceived, type RefClientProcess } from './java-client.js';
+import {
+  JavaClientError,
+  spawnRefClient,
+  type JavaCommonOptions,
+  type JavaReceived,
+  type RefClientProcess,
+} from './java-client.js';
 
 /** SET_MESSAGE_REQUEST_MODE (401) through DefaultMQAdminExt on each of `brokers`. */
-export async function javaSetMessageRequestMode(o: JavaCommonOptions & { brokers: string[]; topic: string; group: string; mode: 'POP' | 'PULL'; popShareQueueNum?: number }): Promise<void> {
+export async function javaSetMessageRequestMode(
+  o: JavaCommonOptions & {
+    brokers: string[];
+    topic: string;
+    group: string;
+    mode: 'POP' | 'PULL';
+    popShareQueueNum?: number;
+  },
+): Promise<void> {
   const p = await spawnRefClient(
     'set-mode',
-    ['--broker', o.brokers.join(','), '--topic', o.topic, '--group', o.group, '--mode', o.mode, ...(o.popShareQueueNum !== undefined ? ['--share', String(o.popShareQueueNum)] : [])],
+    [
+      '--broker',
+      o.brokers.join(','),
+      '--topic',
+      o.topic,
+      '--group',
+      o.group,
+      '--mode',
+      o.mode,
+      ...(o.popShareQueueNum !== undefined ? ['--share', String(o.popShareQueueNum)] : []),
+    ],
     { ...o, mainClass: 'PopClient' },
   );
   await p.waitFor((l) => l.type === 'mode-set', 60_000);
@@ -29,22 +53,30 @@ export interface JavaPopConsumer {
 }
 
 /** Start Java's DefaultMQPushConsumer in pop mode; resolves once started. */
-export async function startJavaPopConsumer(o: JavaCommonOptions & { topic: string; group: string; expect?: number; timeoutMs?: number; invisibleMs?: number }): Promise<JavaPopConsumer> {
+export async function startJavaPopConsumer(
+  o: JavaCommonOptions & { topic: string; group: string; expect?: number; timeoutMs?: number; invisibleMs?: number },
+): Promise<JavaPopConsumer> {
   const p = await spawnRefClient(
     'pop-consume',
     [
-      '--topic', o.topic,
-      '--group', o.group,
-      '--expect', String(o.expect ?? 0),
-      '--timeout-ms', String(o.timeoutMs ?? 60_000),
+      '--topic',
+      o.topic,
+      '--group',
+      o.group,
+      '--expect',
+      String(o.expect ?? 0),
+      '--timeout-ms',
+      String(o.timeoutMs ?? 60_000),
       ...(o.invisibleMs !== undefined ? ['--invisible-ms', String(o.invisibleMs)] : []),
     ],
     { ...o, mainClass: 'PopClient' },
   );
-  await p.waitFor((l) => l.type === 'started', 60_000).catch(async (err) => {
-    await p.stop();
-    throw err;
-  });
+  await p
+    .waitFor((l) => l.type === 'started', 60_000)
+    .catch(async (err) => {
+      await p.stop();
+      throw err;
+    });
   const msgs = (): JavaPopped[] => p.lines.filter((l) => l.type === 'msg') as unknown as JavaPopped[];
   const done = p.done.then(({ code, lines, stderr }) => {
     const summary = lines.find((l) => l.type === 'summary');

@@ -10,9 +10,36 @@ t.setTimeout(120_000);
 
 if (await interopReady(t, [V5_VERSION])) {
   t.test('ProduceBench sends and reports in sync, async and batch modes', async (t) => {
-    const r = await runCliProcess(['bench', '--produce-vs', 'java', '--produce-modes', 'sync-2,async-8,batch-8', '--messages', '300', '--size', '64', '--queues', '2', '--rounds', '1', '--warmup', '0', '--json'], 110_000);
+    const r = await runCliProcess(
+      [
+        'bench',
+        '--produce-vs',
+        'java',
+        '--produce-modes',
+        'sync-2,async-8,batch-8',
+        '--messages',
+        '300',
+        '--size',
+        '64',
+        '--queues',
+        '2',
+        '--rounds',
+        '1',
+        '--warmup',
+        '0',
+        '--json',
+      ],
+      110_000,
+    );
     t.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as { warmup: number; modes: { mode: string; producers: { name: string; acked: number; failed: number; lost: number; msgsPerSec: number }[]; ratios: Record<string, number | null> }[] };
+    const report = JSON.parse(r.stdout) as {
+      warmup: number;
+      modes: {
+        mode: string;
+        producers: { name: string; acked: number; failed: number; lost: number; msgsPerSec: number }[];
+        ratios: Record<string, number | null>;
+      }[];
+    };
     t.equal(report.warmup, 0);
     for (const m of report.modes) {
       const java = m.producers.find((p) => p.name === 'java')!;

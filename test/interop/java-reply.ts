@@ -28,21 +28,40 @@ export interface JavaReplier {
 }
 
 /** Start a Java replier of `topic`; resolves once its consumer has started. */
-export async function startJavaReplier(o: JavaCommonOptions & { topic: string; group: string; count?: number; timeoutMs?: number }): Promise<JavaReplier> {
+export async function startJavaReplier(
+  o: JavaCommonOptions & { topic: string; group: string; count?: number; timeoutMs?: number },
+): Promise<JavaReplier> {
   const p = await spawnRefClient(
     'replier',
-    ['--topic', o.topic, '--group', o.group, '--count', String(o.count ?? 0), '--timeout-ms', String(o.timeoutMs ?? 60_000)],
+    [
+      '--topic',
+      o.topic,
+      '--group',
+      o.group,
+      '--count',
+      String(o.count ?? 0),
+      '--timeout-ms',
+      String(o.timeoutMs ?? 60_000),
+    ],
     { ...o, mainClass: 'ReplyClient' },
   );
-  await p.waitFor((l) => l.type === 'started', 60_000).catch(async (err) => {
-    await p.stop();
-    throw err;
-  });
+  await p
+    .waitFor((l) => l.type === 'started', 60_000)
+    .catch(async (err) => {
+      await p.stop();
+      throw err;
+    });
   const replied = (): JavaReplied[] => p.lines.filter((l) => l.type === 'replied') as unknown as JavaReplied[];
   const done = p.done.then(({ code, lines, stderr }) => {
     const summary = lines.find((l) => l.type === 'summary');
     const fatal = lines.find((l) => l.type === 'fatal');
-    if (!summary || fatal) throw new JavaClientError(`java replier failed (exit ${code}): ${fatal ? String(fatal.error) : 'no summary'}`, code, lines, stderr);
+    if (!summary || fatal)
+      throw new JavaClientError(
+        `java replier failed (exit ${code}): ${fatal ? String(fatal.error) : 'no summary'}`,
+        code,
+        lines,
+        stderr,
+      );
     return { replied: replied(), complete: summary.complete === true };
   });
   done.catch(() => undefined);
@@ -77,16 +96,22 @@ export interface JavaRequesterSummary {
 export async function javaRequester(
   o: JavaCommonOptions & { topic: string; count: number; timeoutMs?: number; onStarted?: (clientId: string) => void },
 ): Promise<{ replies: JavaReply[]; errors: string[]; summary: JavaRequesterSummary }> {
-  const p = await spawnRefClient('requester', ['--topic', o.topic, '--count', String(o.count), '--timeout-ms', String(o.timeoutMs ?? 10_000)], {
-    ...o,
-    mainClass: 'ReplyClient',
-  });
+  const p = await spawnRefClient(
+    'requester',
+    ['--topic', o.topic, '--count', String(o.count), '--timeout-ms', String(o.timeoutMs ?? 10_000)],
+    {
+      ...o,
+      mainClass: 'ReplyClient',
+    },
+  );
   const started = await p.waitFor((l) => l.type === 'started', 60_000);
   o.onStarted?.(String(started.clientId));
-  const summary = await p.waitFor((l) => l.type === 'summary', 120_000 + o.count * (o.timeoutMs ?? 10_000)).catch(async (err) => {
-    await p.stop();
-    throw err;
-  });
+  const summary = await p
+    .waitFor((l) => l.type === 'summary', 120_000 + o.count * (o.timeoutMs ?? 10_000))
+    .catch(async (err) => {
+      await p.stop();
+      throw err;
+    });
   const { lines } = await p.done;
   return {
     replies: lines.filter((l) => l.type === 'reply') as unknown as JavaReply[],

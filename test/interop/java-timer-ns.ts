@@ -17,19 +17,34 @@ export interface JavaTimerReceived {
 }
 
 /** Java producer: `count` messages with setDelayTimeMs(delayMs) (or none), in the namespace if given. */
-export async function javaTimerProduce(o: { namesrv: string; topic: string; count: number; delayMs?: number; namespace?: string; namespaceV2?: string }): Promise<JavaTimerSent[]> {
+export async function javaTimerProduce(o: {
+  namesrv: string;
+  topic: string;
+  count: number;
+  delayMs?: number;
+  namespace?: string;
+  namespaceV2?: string;
+}): Promise<JavaTimerSent[]> {
   const args = ['--topic', o.topic, '--count', String(o.count)];
   if (o.delayMs !== undefined) args.push('--delay-ms', String(o.delayMs));
   if (o.namespace !== undefined) args.push('--namespace', o.namespace);
   if (o.namespaceV2 !== undefined) args.push('--namespace-v2', o.namespaceV2);
   const p = await spawnRefClient('produce', args, { namesrv: o.namesrv, mainClass: 'TimerClient' });
   const { code, lines, stderr } = await p.done;
-  if (code !== 0) throw new Error(`TimerClient produce exited ${code}: ${JSON.stringify(lines.slice(-2))} ${stderr.slice(-400)}`);
+  if (code !== 0)
+    throw new Error(`TimerClient produce exited ${code}: ${JSON.stringify(lines.slice(-2))} ${stderr.slice(-400)}`);
   return lines.filter((l) => l.type === 'sent') as unknown as JavaTimerSent[];
 }
 
 /** Java push consumer (from the first offset), ready once it holds `queues` (default 2) queues of the topic; `received` fills as messages come. */
-export async function startJavaTimerConsumer(o: { namesrv: string; topic: string; group: string; namespace?: string; namespaceV2?: string; queues?: number }): Promise<{ proc: RefClientProcess; received: () => JavaTimerReceived[] }> {
+export async function startJavaTimerConsumer(o: {
+  namesrv: string;
+  topic: string;
+  group: string;
+  namespace?: string;
+  namespaceV2?: string;
+  queues?: number;
+}): Promise<{ proc: RefClientProcess; received: () => JavaTimerReceived[] }> {
   const args = ['--topic', o.topic, '--group', o.group, '--timeout-ms', '120000', '--queues', String(o.queues ?? 2)];
   if (o.namespace !== undefined) args.push('--namespace', o.namespace);
   if (o.namespaceV2 !== undefined) args.push('--namespace-v2', o.namespaceV2);

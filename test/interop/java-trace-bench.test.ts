@@ -17,9 +17,36 @@ if (await interopReady(t, [V5_VERSION])) {
     t.teardown(() => broker.close());
     const topic = uniqueName('BenchJavaTrace');
     const N = 1000;
-    const r = await runCliProcess(['bench', '--namesrv', broker.namesrv, '--topic', topic, '--messages', String(N), '--size', '128', '--queues', '2', '--rounds', '1', '--warmup', '0', '--latency-messages', '0', '--vs', 'java,java-trace', '--json'], 140_000);
+    const r = await runCliProcess(
+      [
+        'bench',
+        '--namesrv',
+        broker.namesrv,
+        '--topic',
+        topic,
+        '--messages',
+        String(N),
+        '--size',
+        '128',
+        '--queues',
+        '2',
+        '--rounds',
+        '1',
+        '--warmup',
+        '0',
+        '--latency-messages',
+        '0',
+        '--vs',
+        'java,java-trace',
+        '--json',
+      ],
+      140_000,
+    );
     t.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as { peers: { name: string; received: number; complete: boolean; msgsPerSec: number }[]; traceRatios?: { rocketwire?: number; java?: number } };
+    const report = JSON.parse(r.stdout) as {
+      peers: { name: string; received: number; complete: boolean; msgsPerSec: number }[];
+      traceRatios?: { rocketwire?: number; java?: number };
+    };
     const java = report.peers.find((p) => p.name === 'java')!;
     const traced = report.peers.find((p) => p.name === 'java-trace')!;
     t.ok(java?.complete && java.received === N, 'java got every message');
@@ -27,7 +54,10 @@ if (await interopReady(t, [V5_VERSION])) {
     t.equal(report.traceRatios?.java, traced.msgsPerSec / java.msgsPerSec, "Java's traced ÷ untraced");
     t.equal(report.traceRatios?.rocketwire, undefined, 'no rocketwire figure without --vs trace');
 
-    const recs = await subRecords(broker.namesrv, (all) => distinctIds(all, 'SubBefore') >= N && distinctIds(all, 'SubAfter') >= N);
+    const recs = await subRecords(
+      broker.namesrv,
+      (all) => distinctIds(all, 'SubBefore') >= N && distinctIds(all, 'SubAfter') >= N,
+    );
     t.equal(distinctIds(recs, 'SubBefore'), N, 'a SubBefore for every message');
     t.equal(distinctIds(recs, 'SubAfter'), N, 'and a SubAfter');
     const groups = [...new Set(recs.map((x) => x.groupName))];

@@ -25,10 +25,17 @@ export interface JavaTraceSent {
 }
 
 /** A DefaultMQProducer with enableMsgTrace sends `count` messages (keys jkey-i) and shuts down (which flushes its trace). */
-export async function javaTraceProduce(o: JavaCommonOptions & { topic: string; count: number; group?: string; traceTopic?: string }): Promise<JavaTraceSent[]> {
-  const p = await spawnRefClient('produce', ['--topic', o.topic, '--count', String(o.count), ...flag('group', o.group), ...flag('trace-topic', o.traceTopic)], { ...o, mainClass: 'TraceClient' });
+export async function javaTraceProduce(
+  o: JavaCommonOptions & { topic: string; count: number; group?: string; traceTopic?: string },
+): Promise<JavaTraceSent[]> {
+  const p = await spawnRefClient(
+    'produce',
+    ['--topic', o.topic, '--count', String(o.count), ...flag('group', o.group), ...flag('trace-topic', o.traceTopic)],
+    { ...o, mainClass: 'TraceClient' },
+  );
   const { code, lines, stderr } = await p.done;
-  if (code !== 0 || !lines.some((l) => l.type === 'done')) throw new JavaClientError(`TraceClient produce failed (exit ${code})`, code, lines, stderr);
+  if (code !== 0 || !lines.some((l) => l.type === 'done'))
+    throw new JavaClientError(`TraceClient produce failed (exit ${code})`, code, lines, stderr);
   return lines.filter((l) => l.type === 'sent') as unknown as JavaTraceSent[];
 }
 
@@ -38,12 +45,22 @@ export async function javaTraceConsume(
 ): Promise<Array<{ msgId: string; region: string | null; traceOn: string | null }>> {
   const p = await spawnRefClient(
     'consume',
-    ['--topic', o.topic, '--group', o.group, '--expect', String(o.expect), ...flag('trace-topic', o.traceTopic), ...flag('timeout-ms', o.timeoutMs)],
+    [
+      '--topic',
+      o.topic,
+      '--group',
+      o.group,
+      '--expect',
+      String(o.expect),
+      ...flag('trace-topic', o.traceTopic),
+      ...flag('timeout-ms', o.timeoutMs),
+    ],
     { ...o, mainClass: 'TraceClient' },
   );
   const { code, lines, stderr } = await p.done;
   const done = lines.find((l) => l.type === 'done');
-  if (code !== 0 || !done || done.complete !== true) throw new JavaClientError(`TraceClient consume failed (exit ${code})`, code, lines, stderr);
+  if (code !== 0 || !done || done.complete !== true)
+    throw new JavaClientError(`TraceClient consume failed (exit ${code})`, code, lines, stderr);
   return lines.filter((l) => l.type === 'msg') as never;
 }
 
@@ -52,8 +69,18 @@ export async function mqadminQueryMsgTraceById(namesrv: string, msgId: string, t
   const r = await run(
     'java',
     [
-      '-Xmx256m', '-XX:TieredStopAtLevel=1', '-Drocketmq.client.logUseSlf4j=false', '-cp', join(jarsDir(V5_VERSION), '*'),
-      'org.apache.rocketmq.tools.command.MQAdminStartup', 'queryMsgTraceById', '-n', namesrv, '-i', msgId, ...(traceTopic ? ['-t', traceTopic] : []),
+      '-Xmx256m',
+      '-XX:TieredStopAtLevel=1',
+      '-Drocketmq.client.logUseSlf4j=false',
+      '-cp',
+      join(jarsDir(V5_VERSION), '*'),
+      'org.apache.rocketmq.tools.command.MQAdminStartup',
+      'queryMsgTraceById',
+      '-n',
+      namesrv,
+      '-i',
+      msgId,
+      ...(traceTopic ? ['-t', traceTopic] : []),
     ],
     120_000,
   );

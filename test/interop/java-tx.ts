@@ -34,7 +34,9 @@ export interface JavaTxChecked {
 }
 
 /** Run TxClient produce and wait for its summary (all check-backs answered, or the timeout). */
-export async function javaTxProduce(o: JavaTxProduceOptions): Promise<{ summary: JavaTxSummary; checked: JavaTxChecked[] }> {
+export async function javaTxProduce(
+  o: JavaTxProduceOptions,
+): Promise<{ summary: JavaTxSummary; checked: JavaTxChecked[] }> {
   const args = ['--topic', o.topic, '--group', o.group];
   for (const k of ['commit', 'rollback', 'check'] as const) if (o[k] !== undefined) args.push(`--${k}`, String(o[k]));
   args.push('--check-timeout-ms', String(o.checkTimeoutMs ?? 60_000));
@@ -43,7 +45,12 @@ export async function javaTxProduce(o: JavaTxProduceOptions): Promise<{ summary:
   const summary = lines.find((l) => l.type === 'summary') as unknown as JavaTxSummary | undefined;
   if (!summary) {
     const fatal = lines.find((l) => l.type === 'fatal' || l.type === 'error');
-    throw new JavaClientError(`TxClient produce failed (exit ${code}): ${fatal ? String(fatal.error) : 'no summary'}`, code, lines, stderr);
+    throw new JavaClientError(
+      `TxClient produce failed (exit ${code}): ${fatal ? String(fatal.error) : 'no summary'}`,
+      code,
+      lines,
+      stderr,
+    );
   }
   return { summary, checked: lines.filter((l) => l.type === 'checked') as unknown as JavaTxChecked[] };
 }

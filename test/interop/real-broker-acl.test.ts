@@ -15,8 +15,18 @@ t.setTimeout(300_000);
 
 const acl = { accessKey: 'rocketwire', secretKey: 'interop-secret' };
 const cases = [
-  { version: V5_VERSION, rejected: ResponseCode.NO_PERMISSION, unsigned: /username cannot be null/, badSignature: /check signature failed/ },
-  { version: V4_VERSION, rejected: ResponseCode.SYSTEM_ERROR, unsigned: /No accessKey is configured/, badSignature: /Check signature failed for accessKey=rocketwire/ },
+  {
+    version: V5_VERSION,
+    rejected: ResponseCode.NO_PERMISSION,
+    unsigned: /username cannot be null/,
+    badSignature: /check signature failed/,
+  },
+  {
+    version: V4_VERSION,
+    rejected: ResponseCode.SYSTEM_ERROR,
+    unsigned: /No accessKey is configured/,
+    badSignature: /Check signature failed for accessKey=rocketwire/,
+  },
 ];
 
 if (await interopReady(t, [V5_VERSION, V4_VERSION])) {
@@ -25,21 +35,43 @@ if (await interopReady(t, [V5_VERSION, V4_VERSION])) {
       const cluster = await startRealCluster({ version: c.version, acl });
       t.teardown(() => cluster.stop({ graceful: false }));
       await cluster.createTopic('InteropAcl', { queues: 2 });
-      const query = createRequest(RequestCode.QUERY_CONSUMER_OFFSET, { extFields: { consumerGroup: 'acl_cg', topic: 'InteropAcl', queueId: '0' } });
+      const query = createRequest(RequestCode.QUERY_CONSUMER_OFFSET, {
+        extFields: { consumerGroup: 'acl_cg', topic: 'InteropAcl', queueId: '0' },
+      });
 
       const signed = await cluster.invoke(cluster.brokers[0]!, query);
       t.not(signed.code, c.rejected, 'a signed request is served');
       const unsigned = await cluster.invoke(cluster.brokers[0]!, query, { acl: null });
       t.equal(unsigned.code, c.rejected, 'an unsigned request is rejected');
       t.match(unsigned.remark, c.unsigned);
-      const wrong = await cluster.invoke(cluster.brokers[0]!, query, { acl: { accessKey: acl.accessKey, secretKey: 'not-the-secret' } });
+      const wrong = await cluster.invoke(cluster.brokers[0]!, query, {
+        acl: { accessKey: acl.accessKey, secretKey: 'not-the-secret' },
+      });
       t.equal(wrong.code, c.rejected, 'a wrong signature is rejected');
       t.match(wrong.remark, c.badSignature);
-      const route = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'InteropAcl' } }), { acl: null });
+      const route = await cluster.invoke(
+        cluster.namesrv,
+        createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: 'InteropAcl' } }),
+        { acl: null },
+      );
       t.equal(route.code, ResponseCode.SUCCESS, 'the name server does not check signatures');
 
-      const consumer = await startJavaConsumer({ version: c.version, acl, namesrv: cluster.namesrv, topic: 'InteropAcl', group: 'acl_cg', expect: 10, timeoutMs: 60_000 });
-      const { sent } = await javaProduce({ version: c.version, acl, namesrv: cluster.namesrv, topic: 'InteropAcl', count: 10 });
+      const consumer = await startJavaConsumer({
+        version: c.version,
+        acl,
+        namesrv: cluster.namesrv,
+        topic: 'InteropAcl',
+        group: 'acl_cg',
+        expect: 10,
+        timeoutMs: 60_000,
+      });
+      const { sent } = await javaProduce({
+        version: c.version,
+        acl,
+        namesrv: cluster.namesrv,
+        topic: 'InteropAcl',
+        count: 10,
+      });
       t.equal(sent.length, 10, 'the Java producer with AclClientRPCHook sends');
       const { summary } = await consumer.done;
       t.equal(summary.received, 10, 'the Java push consumer with AclClientRPCHook receives');
@@ -51,7 +83,13 @@ if (await interopReady(t, [V5_VERSION, V4_VERSION])) {
       const rwGot = new Set<string>();
       let done!: () => void;
       const all = new Promise<void>((r) => (done = r));
-      const rwConsumer = new PushConsumer({ consumerGroup: 'acl_rw_cg', namesrvAddr: cluster.namesrv, acl, subscriptions: { InteropAcl: 'Acl' }, consumeFromWhere: 'first' });
+      const rwConsumer = new PushConsumer({
+        consumerGroup: 'acl_rw_cg',
+        namesrvAddr: cluster.namesrv,
+        acl,
+        subscriptions: { InteropAcl: 'Acl' },
+        consumeFromWhere: 'first',
+      });
       t.teardown(() => rwConsumer.shutdown());
       const timer = setTimeout(done, 60_000);
       await rwConsumer.start((msgs) => {
@@ -61,12 +99,23 @@ if (await interopReady(t, [V5_VERSION, V4_VERSION])) {
       });
       await all;
       clearTimeout(timer);
-      t.equal(rwGot.size, 10, 'rocketwire producer and push consumer with credentials: all 10 signed messages round-trip');
+      t.equal(
+        rwGot.size,
+        10,
+        'rocketwire producer and push consumer with credentials: all 10 signed messages round-trip',
+      );
 
-      const anonymous = new Producer({ group: 'acl_anon_pg', namesrvAddr: cluster.namesrv, retryTimesWhenSendFailed: 0 });
+      const anonymous = new Producer({
+        group: 'acl_anon_pg',
+        namesrvAddr: cluster.namesrv,
+        retryTimesWhenSendFailed: 0,
+      });
       await anonymous.start();
       t.teardown(() => anonymous.shutdown());
-      await t.rejects(anonymous.send({ topic: 'InteropAcl', body: 'unsigned' }), 'rocketwire without credentials is refused');
+      await t.rejects(
+        anonymous.send({ topic: 'InteropAcl', body: 'unsigned' }),
+        'rocketwire without credentials is refused',
+      );
     });
   }
 }

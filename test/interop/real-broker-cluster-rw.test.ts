@@ -36,7 +36,11 @@ if (await interopReady(t, [V5_VERSION])) {
 
   t.test('three rocketwire consumers and a producer over two brokers, one broker stopped and restarted', async (t) => {
     const route = await cluster.createTopic(TOPIC, { queues: 4 });
-    t.same(route.brokerDatas.map((b) => b.brokerName).sort(), ['broker-a', 'broker-b'], 'the topic lives on both brokers');
+    t.same(
+      route.brokerDatas.map((b) => b.brokerName).sort(),
+      ['broker-a', 'broker-b'],
+      'the topic lives on both brokers',
+    );
 
     // ---- three consumers in one group ----
     const received: string[][] = [[], [], []];
@@ -66,7 +70,13 @@ if (await interopReady(t, [V5_VERSION])) {
       return uniqueReceived.size;
     };
 
-    const owned = () => consumers.map((c) => c.assignment().filter((q) => q.topic === TOPIC).map((q) => `${q.brokerName}/${q.queueId}`));
+    const owned = () =>
+      consumers.map((c) =>
+        c
+          .assignment()
+          .filter((q) => q.topic === TOPIC)
+          .map((q) => `${q.brokerName}/${q.queueId}`),
+      );
     const split = () => {
       const o = owned();
       return o.every((qs) => qs.length > 0) && o.flat().length === 8 && new Set(o.flat()).size === 8;
@@ -78,11 +88,22 @@ if (await interopReady(t, [V5_VERSION])) {
     const all = owned().flat();
     t.equal(all.length, 8, 'eight queues owned in all');
     t.equal(new Set(all).size, 8, 'no queue owned twice');
-    t.same([...new Set(all.map((q) => q.split('/')[0]))].sort(), ['broker-a', 'broker-b'], 'queues of both brokers are owned');
-    t.ok(owned().every((qs) => qs.length > 0), 'every consumer holds queues');
+    t.same(
+      [...new Set(all.map((q) => q.split('/')[0]))].sort(),
+      ['broker-a', 'broker-b'],
+      'queues of both brokers are owned',
+    );
+    t.ok(
+      owned().every((qs) => qs.length > 0),
+      'every consumer holds queues',
+    );
 
     // ---- a producer sending all the time ----
-    const producer = new Producer({ group: 'rw_failover_pg', namesrvAddr: cluster.namesrv, pollNameServerIntervalMs: 1000 });
+    const producer = new Producer({
+      group: 'rw_failover_pg',
+      namesrvAddr: cluster.namesrv,
+      pollNameServerIntervalMs: 1000,
+    });
     await producer.start();
     t.teardown(() => producer.shutdown());
     const acked: Acked[] = [];
@@ -109,9 +130,16 @@ if (await interopReady(t, [V5_VERSION])) {
       producing = false;
       await loop;
     });
-    const ackedIn = (ph: Phase, broker?: string) => acked.filter((a) => a.phase === ph && (!broker || a.brokerName === broker));
+    const ackedIn = (ph: Phase, broker?: string) =>
+      acked.filter((a) => a.phase === ph && (!broker || a.brokerName === broker));
 
-    t.ok(await waitFor(() => ackedIn('before', 'broker-a').length >= 50 && ackedIn('before', 'broker-b').length >= 50, 30_000), 'sends go to both brokers');
+    t.ok(
+      await waitFor(
+        () => ackedIn('before', 'broker-a').length >= 50 && ackedIn('before', 'broker-b').length >= 50,
+        30_000,
+      ),
+      'sends go to both brokers',
+    );
     t.ok(await waitFor(() => receivedCount() >= 50, 30_000), 'the consumers are consuming');
 
     t.same(failures.before, [], 'no send failed while both brokers were up');
@@ -124,19 +152,33 @@ if (await interopReady(t, [V5_VERSION])) {
     const ackedBeforeDown = acked.length;
     await delay(4000);
     const duringOutage = acked.slice(ackedBeforeDown);
-    t.ok(duringOutage.length >= 20, `sends keep succeeding while broker-b is down (${duringOutage.length} acknowledged)`);
+    t.ok(
+      duringOutage.length >= 20,
+      `sends keep succeeding while broker-b is down (${duringOutage.length} acknowledged)`,
+    );
     t.same([...new Set(duringOutage.map((a) => a.brokerName))], ['broker-a'], 'and all of them on broker-a');
     const outageIds = duringOutage.map((a) => a.msgId);
     const outageConsumed = () => outageIds.filter((id) => received.some((r) => r.includes(id))).length;
     await waitFor(() => outageConsumed() >= outageIds.length / 2, 10_000);
-    t.ok(receivedCount() > downAt, `consumption continues while broker-b is down (${downAt} → ${receivedCount()} distinct messages)`);
-    t.ok(outageConsumed() > 0, `messages sent during the outage are consumed during it (${outageConsumed()} of ${outageIds.length})`);
-    t.comment(`while stopping broker-b: ${failures.outage.length} failed sends${failures.outage.length ? ` (first: ${failures.outage[0]})` : ''}`);
+    t.ok(
+      receivedCount() > downAt,
+      `consumption continues while broker-b is down (${downAt} → ${receivedCount()} distinct messages)`,
+    );
+    t.ok(
+      outageConsumed() > 0,
+      `messages sent during the outage are consumed during it (${outageConsumed()} of ${outageIds.length})`,
+    );
+    t.comment(
+      `while stopping broker-b: ${failures.outage.length} failed sends${failures.outage.length ? ` (first: ${failures.outage[0]})` : ''}`,
+    );
 
     // ---- broker-b comes back ----
     await cluster.startBroker(1);
     phase = 'restarted';
-    t.ok(await waitFor(() => ackedIn('restarted', 'broker-b').length >= 20, 20_000), 'the restarted broker-b takes sends again');
+    t.ok(
+      await waitFor(() => ackedIn('restarted', 'broker-b').length >= 20, 20_000),
+      'the restarted broker-b takes sends again',
+    );
     t.ok(await waitFor(() => split(), 20_000), `the consumers split all 8 queues again: ${JSON.stringify(owned())}`);
     await delay(1000);
     producing = false;
@@ -155,7 +197,10 @@ if (await interopReady(t, [V5_VERSION])) {
       `every acknowledged message was consumed (${missing.length} of ${acked.length} missing)`,
     );
     const deliveries = received.reduce((n, r) => n + r.length, 0);
-    t.ok(received.every((r) => r.length > 0), 'all three consumers took part');
+    t.ok(
+      received.every((r) => r.length > 0),
+      'all three consumers took part',
+    );
     t.comment(
       `acknowledged ${acked.length} (before ${ackedIn('before').length}, outage ${ackedIn('outage').length} of which ${ackedIn('outage', 'broker-b').length} on broker-b while it stopped, after ${ackedIn('restarted').length}); ` +
         `failed sends: before ${failures.before.length}, outage ${failures.outage.length}, after ${failures.restarted.length}; ` +

@@ -6,7 +6,13 @@
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
-import { createRequest, decodeMessages, PullMessageRequestHeader, RequestCode, ResponseCode } from '../../protocol/index.js';
+import {
+  createRequest,
+  decodeMessages,
+  PullMessageRequestHeader,
+  RequestCode,
+  ResponseCode,
+} from '../../protocol/index.js';
 import { delay, startRealCluster, V4_VERSION, V5_VERSION, type RealCluster } from './harness.js';
 import { interopReady } from './skip.js';
 
@@ -16,7 +22,10 @@ const versions = [V5_VERSION, V4_VERSION];
 
 /** Max offset of queue 0 of `topic` on broker 0, or -1 while the broker does not know the topic. */
 async function maxOffset(cluster: RealCluster, topic: string): Promise<number> {
-  const res = await cluster.invoke(cluster.brokers[0]!, createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: '0' } }));
+  const res = await cluster.invoke(
+    cluster.brokers[0]!,
+    createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: '0' } }),
+  );
   return res.code === ResponseCode.SUCCESS ? Number(res.extFields?.offset) : -1;
 }
 
@@ -37,7 +46,15 @@ interface Delivery {
 }
 
 function record(m: MessageExt, queueTopic: string): Delivery {
-  return { msgId: m.msgId, topic: m.topic, queueTopic, queueId: m.queueId, reconsumeTimes: m.reconsumeTimes, body: m.body.toString(), properties: { ...m.properties } };
+  return {
+    msgId: m.msgId,
+    topic: m.topic,
+    queueTopic,
+    queueId: m.queueId,
+    reconsumeTimes: m.reconsumeTimes,
+    body: m.body.toString(),
+    properties: { ...m.properties },
+  };
 }
 
 if (await interopReady(t, versions)) {
@@ -53,10 +70,21 @@ if (await interopReady(t, versions)) {
 
       t.test('RECONSUME_LATER twice: redelivered from %RETRY%group with reconsumeTimes 1, 2', async (t) => {
         const group = 'rw_retry_twice_cg';
-        const sent = await producer.send({ topic: 'RwRetryTwice', body: 'fail me twice', tags: 'T', keys: 'k1', properties: { n: '7' } });
+        const sent = await producer.send({
+          topic: 'RwRetryTwice',
+          body: 'fail me twice',
+          tags: 'T',
+          keys: 'k1',
+          properties: { n: '7' },
+        });
         t.equal(sent.status, 'SEND_OK');
         const deliveries: Delivery[] = [];
-        const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: cluster.namesrv, subscriptions: { RwRetryTwice: '*' }, consumeFromWhere: 'first' });
+        const consumer = new PushConsumer({
+          consumerGroup: group,
+          namesrvAddr: cluster.namesrv,
+          subscriptions: { RwRetryTwice: '*' },
+          consumeFromWhere: 'first',
+        });
         t.teardown(() => consumer.shutdown());
         await consumer.start((msgs, ctx) => {
           const m = msgs[0]!;
@@ -71,24 +99,62 @@ if (await interopReady(t, versions)) {
         await delay(2500); // a 4th delivery (success not honoured) would be back within 1 s + pull latency
         await consumer.shutdown();
 
-        t.same(deliveries.map((d) => d.reconsumeTimes), [0, 1, 2], 'delivered 3 times, reconsumeTimes 0, 1, 2');
-        t.ok(deliveries.every((d) => d.msgId === sent.msgId), 'always with the msgId the send returned (UNIQ_KEY)');
-        t.ok(deliveries.every((d) => d.topic === 'RwRetryTwice'), 'the handler always sees the original topic');
+        t.same(
+          deliveries.map((d) => d.reconsumeTimes),
+          [0, 1, 2],
+          'delivered 3 times, reconsumeTimes 0, 1, 2',
+        );
+        t.ok(
+          deliveries.every((d) => d.msgId === sent.msgId),
+          'always with the msgId the send returned (UNIQ_KEY)',
+        );
+        t.ok(
+          deliveries.every((d) => d.topic === 'RwRetryTwice'),
+          'the handler always sees the original topic',
+        );
         t.same(
           deliveries.map((d) => d.queueTopic),
           ['RwRetryTwice', `%RETRY%${group}`, `%RETRY%${group}`],
           'the redeliveries were pulled from the %RETRY%group queue',
         );
-        t.same(deliveries.map((d) => d.queueId), [sent.messageQueue.queueId, 0, 0], 'retry topic: one queue, id 0');
-        t.same(deliveries.map((d) => d.properties.RETRY_TOPIC), [undefined, 'RwRetryTwice', 'RwRetryTwice'], 'the broker stamped RETRY_TOPIC = the original topic');
+        t.same(
+          deliveries.map((d) => d.queueId),
+          [sent.messageQueue.queueId, 0, 0],
+          'retry topic: one queue, id 0',
+        );
+        t.same(
+          deliveries.map((d) => d.properties.RETRY_TOPIC),
+          [undefined, 'RwRetryTwice', 'RwRetryTwice'],
+          'the broker stamped RETRY_TOPIC = the original topic',
+        );
         const origin = deliveries.map((d) => d.properties.ORIGIN_MESSAGE_ID);
         t.equal(origin[0], undefined, 'no ORIGIN_MESSAGE_ID on the first delivery');
-        t.ok(origin[1] && origin[2] === origin[1], 'ORIGIN_MESSAGE_ID set on the first retry copy and kept on the second');
+        t.ok(
+          origin[1] && origin[2] === origin[1],
+          'ORIGIN_MESSAGE_ID set on the first retry copy and kept on the second',
+        );
         // The broker takes the msgId of the record it looked up by commit-log offset: the offsetMsgId, not UNIQ_KEY.
-        t.equal(origin[1], sent.offsetMsgId, 'ORIGIN_MESSAGE_ID is the original offsetMsgId (store id), not the UNIQ_KEY');
-        t.same(deliveries.map((d) => d.properties.DELAY), [undefined, '1', '1'], 'the retry copies carry the delay level the handler asked for (DELAY=1)');
+        t.equal(
+          origin[1],
+          sent.offsetMsgId,
+          'ORIGIN_MESSAGE_ID is the original offsetMsgId (store id), not the UNIQ_KEY',
+        );
+        t.same(
+          deliveries.map((d) => d.properties.DELAY),
+          [undefined, '1', '1'],
+          'the retry copies carry the delay level the handler asked for (DELAY=1)',
+        );
         t.comment(`2nd retry copy properties: ${JSON.stringify(deliveries[2]?.properties)}`);
-        t.ok(deliveries.every((d) => d.body === 'fail me twice' && d.properties.n === '7' && d.properties.TAGS === 'T' && d.properties.KEYS === 'k1'), 'body, tags, keys and user properties survive both retry copies');
+        t.ok(
+          deliveries.every(
+            (d) =>
+              d.body === 'fail me twice' &&
+              d.properties.n === '7' &&
+              d.properties.TAGS === 'T' &&
+              d.properties.KEYS === 'k1',
+          ),
+          'body, tags, keys and user properties survive both retry copies',
+        );
       });
 
       t.test('delay level -1: straight to %DLQ%group, no redelivery', async (t) => {
@@ -96,12 +162,25 @@ if (await interopReady(t, versions)) {
         const dlq = `%DLQ%${group}`;
         const n = 3;
         const sent = [];
-        for (let i = 0; i < n; i++) sent.push(await producer.send({ topic: 'RwToDlq', body: `dead letter ${i}`, tags: 'D', properties: { i: String(i) } }));
+        for (let i = 0; i < n; i++)
+          sent.push(
+            await producer.send({
+              topic: 'RwToDlq',
+              body: `dead letter ${i}`,
+              tags: 'D',
+              properties: { i: String(i) },
+            }),
+          );
         t.ok(sent.every((s) => s.status === 'SEND_OK'));
         const ids = sent.map((s) => s.msgId).sort();
 
         const deliveries: Delivery[] = [];
-        const consumer = new PushConsumer({ consumerGroup: group, namesrvAddr: cluster.namesrv, subscriptions: { RwToDlq: '*' }, consumeFromWhere: 'first' });
+        const consumer = new PushConsumer({
+          consumerGroup: group,
+          namesrvAddr: cluster.namesrv,
+          subscriptions: { RwToDlq: '*' },
+          consumeFromWhere: 'first',
+        });
         t.teardown(() => consumer.shutdown());
         await consumer.start((msgs, ctx) => {
           for (const m of msgs) deliveries.push(record(m, ctx.messageQueue.topic));
@@ -114,7 +193,10 @@ if (await interopReady(t, versions)) {
         await delay(3000); // a retry at any delay level ≥ 1 s would show up by now
         await consumer.shutdown();
         t.same(deliveries.map((d) => d.msgId).sort(), ids, 'each message was delivered once ...');
-        t.ok(deliveries.every((d) => d.reconsumeTimes === 0 && d.queueTopic === 'RwToDlq'), '... from its own topic, and never redelivered');
+        t.ok(
+          deliveries.every((d) => d.reconsumeTimes === 0 && d.queueTopic === 'RwToDlq'),
+          '... from its own topic, and never redelivered',
+        );
         t.equal(await maxOffset(cluster, `%RETRY%${group}`), 0, 'nothing went to the retry topic');
 
         // Read the DLQ back with a raw pull (no heartbeat: the subscription rides along, FLAG_SUBSCRIPTION).
@@ -140,24 +222,61 @@ if (await interopReady(t, versions)) {
         const stored = res.body ? decodeMessages(res.body, { verifyCrc: true }) : [];
         t.same(stored.map((m) => m.msgId).sort(), ids, 'the DLQ holds the sent messages (UNIQ_KEY msgIds)');
         const byId = new Map(sent.map((s, i) => [s.msgId, i]));
-        t.ok(stored.every((m) => m.body.toString() === `dead letter ${byId.get(m.msgId)}` && m.properties.i === String(byId.get(m.msgId))), 'bodies and user properties as sent');
-        t.ok(stored.every((m) => m.topic === dlq && m.queueId === 0), `stored under ${dlq}, queue 0`);
-        t.same(stored.map((m) => m.reconsumeTimes), [1, 1, 1], 'reconsumeTimes 1: the failed delivery counts');
-        t.ok(stored.every((m) => m.properties.RETRY_TOPIC === 'RwToDlq'), 'the original topic is kept in RETRY_TOPIC');
+        t.ok(
+          stored.every(
+            (m) =>
+              m.body.toString() === `dead letter ${byId.get(m.msgId)}` && m.properties.i === String(byId.get(m.msgId)),
+          ),
+          'bodies and user properties as sent',
+        );
+        t.ok(
+          stored.every((m) => m.topic === dlq && m.queueId === 0),
+          `stored under ${dlq}, queue 0`,
+        );
+        t.same(
+          stored.map((m) => m.reconsumeTimes),
+          [1, 1, 1],
+          'reconsumeTimes 1: the failed delivery counts',
+        );
+        t.ok(
+          stored.every((m) => m.properties.RETRY_TOPIC === 'RwToDlq'),
+          'the original topic is kept in RETRY_TOPIC',
+        );
         const offsetIds = new Map(sent.map((s) => [s.msgId, s.offsetMsgId]));
-        t.ok(stored.every((m) => m.properties.ORIGIN_MESSAGE_ID === offsetIds.get(m.msgId)), 'ORIGIN_MESSAGE_ID = the original offsetMsgId');
-        t.ok(stored.every((m) => m.properties.TAGS === 'D'), 'tags kept');
+        t.ok(
+          stored.every((m) => m.properties.ORIGIN_MESSAGE_ID === offsetIds.get(m.msgId)),
+          'ORIGIN_MESSAGE_ID = the original offsetMsgId',
+        );
+        t.ok(
+          stored.every((m) => m.properties.TAGS === 'D'),
+          'tags kept',
+        );
         // -1 reaches the broker as delayLevel -1; it writes the DLQ copy with delay level 0 (DELAY=0, not absent).
-        t.ok(stored.every((m) => m.properties.DELAY === '0'), 'the DLQ copy has delay level 0 (property DELAY=0)');
+        t.ok(
+          stored.every((m) => m.properties.DELAY === '0'),
+          'the DLQ copy has delay level 0 (property DELAY=0)',
+        );
         t.comment(`DLQ copy properties: ${JSON.stringify(stored[0]?.properties)}`);
 
-        const route = await cluster.invoke(cluster.namesrv, createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: dlq } }));
+        const route = await cluster.invoke(
+          cluster.namesrv,
+          createRequest(RequestCode.GET_ROUTEINFO_BY_TOPIC, { extFields: { topic: dlq } }),
+        );
         t.equal(route.code, ResponseCode.SUCCESS, 'the broker registered the DLQ topic with the name server');
-        t.match(JSON.parse(route.body?.toString() ?? '{}').queueDatas, [{ readQueueNums: 1, writeQueueNums: 1, perm: 6 }], 'one queue, perm 6 (readable)');
+        t.match(
+          JSON.parse(route.body?.toString() ?? '{}').queueDatas,
+          [{ readQueueNums: 1, writeQueueNums: 1, perm: 6 }],
+          'one queue, perm 6 (readable)',
+        );
 
         // And a rocketwire consumer can subscribe to the DLQ topic itself.
         const readBack: MessageExt[] = [];
-        const reader = new PushConsumer({ consumerGroup: 'rw_dlq_reader_cg', namesrvAddr: cluster.namesrv, subscriptions: { [dlq]: '*' }, consumeFromWhere: 'first' });
+        const reader = new PushConsumer({
+          consumerGroup: 'rw_dlq_reader_cg',
+          namesrvAddr: cluster.namesrv,
+          subscriptions: { [dlq]: '*' },
+          consumeFromWhere: 'first',
+        });
         t.teardown(() => reader.shutdown());
         await reader.start((msgs) => {
           readBack.push(...msgs);
@@ -165,8 +284,15 @@ if (await interopReady(t, versions)) {
         });
         await waitFor(() => readBack.length >= n, 20_000);
         await reader.shutdown();
-        t.same(readBack.map((m) => m.msgId).sort(), ids, 'a rocketwire consumer of the DLQ topic gets the same messages');
-        t.ok(readBack.every((m) => m.topic === dlq && m.properties.RETRY_TOPIC === 'RwToDlq'), 'with the DLQ topic (not reset: not its retry topic) and RETRY_TOPIC');
+        t.same(
+          readBack.map((m) => m.msgId).sort(),
+          ids,
+          'a rocketwire consumer of the DLQ topic gets the same messages',
+        );
+        t.ok(
+          readBack.every((m) => m.topic === dlq && m.properties.RETRY_TOPIC === 'RwToDlq'),
+          'with the DLQ topic (not reset: not its retry topic) and RETRY_TOPIC',
+        );
       });
     });
   }

@@ -53,7 +53,9 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
     const ns = await toxi.createProxy('namesrv', '127.0.0.1:0', cluster.namesrv);
     await toxi.createProxy('broker', cluster.brokers[0]!, cluster.brokerBinds[0]!);
     const proxied = [ns.listen, cluster.brokers[0]!];
-    t.comment(`clients → ${ns.listen} → name server ${cluster.namesrv}; clients → ${cluster.brokers[0]} → broker ${cluster.brokerBinds[0]}`);
+    t.comment(
+      `clients → ${ns.listen} → name server ${cluster.namesrv}; clients → ${cluster.brokers[0]} → broker ${cluster.brokerBinds[0]}`,
+    );
     await cluster.createTopic(TOPIC, { queues: QUEUES });
 
     let phase: Phase = 'clean';
@@ -91,9 +93,16 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
       while (watching) {
         for (let q = 0; q < QUEUES; q++) {
           const res = await cluster
-            .invoke(cluster.brokerBinds[0]!, createRequest(RequestCode.QUERY_CONSUMER_OFFSET, { extFields: { consumerGroup: GROUP, topic: TOPIC, queueId: String(q) } }), { timeoutMs: 2000 })
+            .invoke(
+              cluster.brokerBinds[0]!,
+              createRequest(RequestCode.QUERY_CONSUMER_OFFSET, {
+                extFields: { consumerGroup: GROUP, topic: TOPIC, queueId: String(q) },
+              }),
+              { timeoutMs: 2000 },
+            )
             .catch(() => null);
-          if (res?.code === ResponseCode.SUCCESS) commits.push({ queueId: q, offset: Number(res.extFields?.offset), at: Date.now() });
+          if (res?.code === ResponseCode.SUCCESS)
+            commits.push({ queueId: q, offset: Number(res.extFields?.offset), at: Date.now() });
         }
         await delay(250);
       }
@@ -136,11 +145,15 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
 
     // ---- faults one after the other, 3 s each, then cleared ----
     const faults: Array<[Phase, () => Promise<unknown>]> = [
-      ['latency', async () => {
-        for (const p of ['namesrv', 'broker']) {
-          for (const stream of ['upstream', 'downstream'] as const) await toxi.addToxic(p, { type: 'latency', stream, attributes: { latency: 50, jitter: 25 } });
-        }
-      }],
+      [
+        'latency',
+        async () => {
+          for (const p of ['namesrv', 'broker']) {
+            for (const stream of ['upstream', 'downstream'] as const)
+              await toxi.addToxic(p, { type: 'latency', stream, attributes: { latency: 50, jitter: 25 } });
+          }
+        },
+      ],
       ['bandwidth', () => toxi.addToxic('broker', { type: 'bandwidth', attributes: { rate: 32 } })],
       ['stall', () => toxi.addToxic('broker', { type: 'timeout', attributes: { timeout: 2000 } })],
       ['reset', () => toxi.addToxic('broker', { type: 'reset_peer', attributes: { timeout: 500 } })],
@@ -150,9 +163,14 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
       await apply();
       await delay(3000);
       await toxi.reset();
-      t.comment(`${p}: ${ackedIn(p)} sends acknowledged, ${consumedIn(p)} messages consumed, ${failures.filter((f) => f.phase === p).length} sends failed`);
+      t.comment(
+        `${p}: ${ackedIn(p)} sends acknowledged, ${consumedIn(p)} messages consumed, ${failures.filter((f) => f.phase === p).length} sends failed`,
+      );
     }
-    t.ok(ackedIn('latency') > 0 && consumedIn('latency') > 0, 'sends and consumption go on under 50 ms latency with jitter');
+    t.ok(
+      ackedIn('latency') > 0 && consumedIn('latency') > 0,
+      'sends and consumption go on under 50 ms latency with jitter',
+    );
     t.ok(ackedIn('bandwidth') > 0, 'sends go on under a 32 KB/s bandwidth limit');
 
     // ---- a 30 s partition ----
@@ -178,7 +196,9 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
     const firstSend = acked.find((a) => a.phase === 'healed')!.at - healedAt;
     const ids = healedIds();
     const firstConsume = deliveries.find((d) => ids.has(d.msgId))!.at - healedAt;
-    t.comment(`after the 30 s partition: first acknowledged send ${firstSend} ms, first consumed new message ${firstConsume} ms after the heal`);
+    t.comment(
+      `after the 30 s partition: first acknowledged send ${firstSend} ms, first consumed new message ${firstConsume} ms after the heal`,
+    );
     await delay(2000);
     producing = false;
     await loop;
@@ -191,7 +211,11 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
     }, 60_000);
     const got = consumedIds();
     const lost = acked.filter((a) => !got.has(a.msgId));
-    t.same(lost.slice(0, 10).map((a) => `${a.phase} ${a.msgId}`), [], `no acknowledged message lost (${lost.length} of ${acked.length})`);
+    t.same(
+      lost.slice(0, 10).map((a) => `${a.phase} ${a.msgId}`),
+      [],
+      `no acknowledged message lost (${lost.length} of ${acked.length})`,
+    );
     await delay(2500); // the last commits land
     watching = false;
     await watch;
@@ -200,7 +224,9 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
       for (let o = 0; o < c.offset; o++) {
         const at = consumedAt[c.queueId]!.get(o);
         if (at === undefined || at > c.at) {
-          ahead.push(`queue ${c.queueId}: committed ${c.offset} while offset ${o} was ${at === undefined ? 'never' : 'not yet'} consumed`);
+          ahead.push(
+            `queue ${c.queueId}: committed ${c.offset} while offset ${o} was ${at === undefined ? 'never' : 'not yet'} consumed`,
+          );
           break;
         }
       }
@@ -219,11 +245,16 @@ if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
       const causes = e instanceof SendFailedError ? e.attempts.map((a) => a.error) : [e];
       for (const c of causes) {
         const addr = c instanceof RemotingError || c instanceof BrokerError ? c.addr : undefined;
-        if (addr === undefined || !proxied.includes(addr) || !c.message.includes(addr)) untyped.push(`${f.phase}: ${c.name}: ${c.message}`);
+        if (addr === undefined || !proxied.includes(addr) || !c.message.includes(addr))
+          untyped.push(`${f.phase}: ${c.name}: ${c.message}`);
       }
     }
     t.ok(failures.length > 0, `sends failed during the faults (${failures.length})`);
-    t.same(untyped.slice(0, 5), [], 'every failed send is a typed error (RemotingError/BrokerError) naming the proxied address');
+    t.same(
+      untyped.slice(0, 5),
+      [],
+      'every failed send is a typed error (RemotingError/BrokerError) naming the proxied address',
+    );
     const names = new Map<string, number>();
     for (const f of failures) {
       const causes = f.error instanceof SendFailedError ? f.error.attempts.map((a) => a.error) : [f.error as Error];

@@ -44,7 +44,12 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
   await cluster.createTopic('ReplyJava533', { queues: 1 });
 
   t.test(`rocketwire requester → Java replier: ${ROUND_TRIPS} round trips`, async (t) => {
-    const replier = await startJavaReplier({ namesrv: cluster.namesrv, topic: 'ReplyRwToJava', group: 'java_replier_cg', count: ROUND_TRIPS + 1 });
+    const replier = await startJavaReplier({
+      namesrv: cluster.namesrv,
+      topic: 'ReplyRwToJava',
+      group: 'java_replier_cg',
+      count: ROUND_TRIPS + 1,
+    });
     t.teardown(() => replier.stop());
     const requester = new Producer({ group: 'rw_requester_pg', namesrvAddr: cluster.namesrv });
     await requester.start();
@@ -69,61 +74,110 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
       bodies.push(reply.body.toString());
       first ??= reply.properties;
     }
-    t.same(bodies, Array.from({ length: ROUND_TRIPS }, (_, i) => `re:q${i}`), 'every reply, in order');
-    t.match(first, { MSG_TYPE: 'reply', CORRELATION_ID: UUID, REPLY_TO_CLIENT: clientId, TTL: '10000', PUSH_REPLY_TIME: /^\d+$/, ARRIVE_TIME: /^\d+$/ }, 'the reply as the real broker pushed it');
+    t.same(
+      bodies,
+      Array.from({ length: ROUND_TRIPS }, (_, i) => `re:q${i}`),
+      'every reply, in order',
+    );
+    t.match(
+      first,
+      {
+        MSG_TYPE: 'reply',
+        CORRELATION_ID: UUID,
+        REPLY_TO_CLIENT: clientId,
+        TTL: '10000',
+        PUSH_REPLY_TIME: /^\d+$/,
+        ARRIVE_TIME: /^\d+$/,
+      },
+      'the reply as the real broker pushed it',
+    );
     const { replied, complete } = await replier.done;
     t.ok(complete, 'the Java replier answered every request');
     t.equal(replied.length, ROUND_TRIPS + 1);
     t.same([...new Set(replied.map((r) => r.status))], ['SEND_OK'], 'every reply send is SEND_OK');
     t.same([...new Set(replied.map((r) => r.replyTopic))], ['DefaultCluster_REPLY_TOPIC']);
-    t.match(replied[1]!.requestProperties, { CORRELATION_ID: UUID, REPLY_TO_CLIENT: clientId, TTL: '10000', CLUSTER: 'DefaultCluster' }, 'the request as the Java consumer saw it (after the warm-up one)');
+    t.match(
+      replied[1]!.requestProperties,
+      { CORRELATION_ID: UUID, REPLY_TO_CLIENT: clientId, TTL: '10000', CLUSTER: 'DefaultCluster' },
+      'the request as the Java consumer saw it (after the warm-up one)',
+    );
     const p = percentiles(latencies);
     const later = percentiles(latencies.slice(10));
-    t.comment(`rocketwire request → Java reply, ${ROUND_TRIPS} sequential round trips: median ${fmt(p.median)} ms, p99 ${fmt(p.p99)} ms, max ${fmt(p.max)} ms; without the first 10: median ${fmt(later.median)} ms, p99 ${fmt(later.p99)} ms; before them the warm-up request (route fetch, heartbeat, the Java consumer's first pull): ${fmt(warmMs)} ms`);
+    t.comment(
+      `rocketwire request → Java reply, ${ROUND_TRIPS} sequential round trips: median ${fmt(p.median)} ms, p99 ${fmt(p.p99)} ms, max ${fmt(p.max)} ms; without the first 10: median ${fmt(later.median)} ms, p99 ${fmt(later.p99)} ms; before them the warm-up request (route fetch, heartbeat, the Java consumer's first pull): ${fmt(warmMs)} ms`,
+    );
   });
 
-  t.test(`Java 5.5.0 requester (DefaultMQProducer.request) → rocketwire replier: ${ROUND_TRIPS} round trips`, async (t) => {
-    const replier = new Producer({ group: 'rw_replier_pg', namesrvAddr: cluster.namesrv });
-    await replier.start();
-    t.teardown(() => replier.shutdown());
-    const requests: Record<string, string>[] = [];
-    const statuses = new Set<string>();
-    const offsetMsgIds: string[] = [];
-    const consumer = new PushConsumer({ consumerGroup: 'rw_replier_cg', namesrvAddr: cluster.namesrv, consumeFromWhere: 'first' });
-    consumer.subscribe('ReplyJavaToRw');
-    await consumer.start(async (msgs) => {
-      for (const m of msgs) {
-        requests.push(m.properties);
-        const r = await replier.sendReply(m, `re:${m.body.toString()}`);
-        statuses.add(r.status);
-        offsetMsgIds.push(r.offsetMsgId);
-      }
-      return 'CONSUME_SUCCESS';
-    });
-    t.teardown(() => consumer.shutdown());
-    let javaClientId = '';
-    const { replies, errors, summary } = await javaRequester({
-      version: V55_VERSION,
-      namesrv: cluster.namesrv,
-      topic: 'ReplyJavaToRw',
-      count: ROUND_TRIPS,
-      onStarted: (id) => (javaClientId = id),
-    });
-    t.same(errors, [], 'no request failed');
-    t.equal(summary.replies, ROUND_TRIPS);
-    t.same(replies.map((r) => r.body), Array.from({ length: ROUND_TRIPS }, (_, i) => `re:q${i}`), 'every reply, in order');
-    t.match(replies[0]!.properties, { MSG_TYPE: 'reply', CORRELATION_ID: UUID, PUSH_REPLY_TIME: /^\d+$/, ARRIVE_TIME: /^\d+$/ }, 'the reply as Java received it');
-    t.match(requests[0], { CORRELATION_ID: UUID, REPLY_TO_CLIENT: javaClientId, TTL: '10000', CLUSTER: 'DefaultCluster' }, 'the request as the rocketwire consumer saw it');
-    t.same([...statuses], ['SEND_OK'], 'every reply send is SEND_OK');
-    t.notOk(offsetMsgIds.includes('0'), 'storeReplyMessageEnable (default true): the answer carries the stored offset msgId, not the "0" of a push alone');
-    t.comment(`Java request → rocketwire reply, ${ROUND_TRIPS} sequential round trips (measured in the JVM): median ${fmt(summary.medianUs! / 1000)} ms, p99 ${fmt(summary.p99Us! / 1000)} ms, max ${fmt(summary.maxUs! / 1000)} ms`);
-  });
+  t.test(
+    `Java 5.5.0 requester (DefaultMQProducer.request) → rocketwire replier: ${ROUND_TRIPS} round trips`,
+    async (t) => {
+      const replier = new Producer({ group: 'rw_replier_pg', namesrvAddr: cluster.namesrv });
+      await replier.start();
+      t.teardown(() => replier.shutdown());
+      const requests: Record<string, string>[] = [];
+      const statuses = new Set<string>();
+      const offsetMsgIds: string[] = [];
+      const consumer = new PushConsumer({
+        consumerGroup: 'rw_replier_cg',
+        namesrvAddr: cluster.namesrv,
+        consumeFromWhere: 'first',
+      });
+      consumer.subscribe('ReplyJavaToRw');
+      await consumer.start(async (msgs) => {
+        for (const m of msgs) {
+          requests.push(m.properties);
+          const r = await replier.sendReply(m, `re:${m.body.toString()}`);
+          statuses.add(r.status);
+          offsetMsgIds.push(r.offsetMsgId);
+        }
+        return 'CONSUME_SUCCESS';
+      });
+      t.teardown(() => consumer.shutdown());
+      let javaClientId = '';
+      const { replies, errors, summary } = await javaRequester({
+        version: V55_VERSION,
+        namesrv: cluster.namesrv,
+        topic: 'ReplyJavaToRw',
+        count: ROUND_TRIPS,
+        onStarted: (id) => (javaClientId = id),
+      });
+      t.same(errors, [], 'no request failed');
+      t.equal(summary.replies, ROUND_TRIPS);
+      t.same(
+        replies.map((r) => r.body),
+        Array.from({ length: ROUND_TRIPS }, (_, i) => `re:q${i}`),
+        'every reply, in order',
+      );
+      t.match(
+        replies[0]!.properties,
+        { MSG_TYPE: 'reply', CORRELATION_ID: UUID, PUSH_REPLY_TIME: /^\d+$/, ARRIVE_TIME: /^\d+$/ },
+        'the reply as Java received it',
+      );
+      t.match(
+        requests[0],
+        { CORRELATION_ID: UUID, REPLY_TO_CLIENT: javaClientId, TTL: '10000', CLUSTER: 'DefaultCluster' },
+        'the request as the rocketwire consumer saw it',
+      );
+      t.same([...statuses], ['SEND_OK'], 'every reply send is SEND_OK');
+      t.notOk(
+        offsetMsgIds.includes('0'),
+        'storeReplyMessageEnable (default true): the answer carries the stored offset msgId, not the "0" of a push alone',
+      );
+      t.comment(
+        `Java request → rocketwire reply, ${ROUND_TRIPS} sequential round trips (measured in the JVM): median ${fmt(summary.medianUs! / 1000)} ms, p99 ${fmt(summary.p99Us! / 1000)} ms, max ${fmt(summary.maxUs! / 1000)} ms`,
+      );
+    },
+  );
 
-  t.test('the 5.3.3 Java client\'s sync request() gives up once its request is stored', async (t) => {
+  t.test("the 5.3.3 Java client's sync request() gives up once its request is stored", async (t) => {
     const replier = new Producer({ group: 'rw_replier533_pg', namesrvAddr: cluster.namesrv });
     await replier.start();
     t.teardown(() => replier.shutdown());
-    const consumer = new PushConsumer({ consumerGroup: 'rw_replier533_cg', namesrvAddr: cluster.namesrv, consumeFromWhere: 'first' });
+    const consumer = new PushConsumer({
+      consumerGroup: 'rw_replier533_cg',
+      namesrvAddr: cluster.namesrv,
+      consumeFromWhere: 'first',
+    });
     consumer.subscribe('ReplyJava533');
     let replied = 0;
     await consumer.start(async (msgs) => {
@@ -135,23 +189,43 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
     });
     t.teardown(() => consumer.shutdown());
     const n = 10;
-    const { replies, errors } = await javaRequester({ version: V5_VERSION, namesrv: cluster.namesrv, topic: 'ReplyJava533', count: n });
+    const { replies, errors } = await javaRequester({
+      version: V5_VERSION,
+      namesrv: cluster.namesrv,
+      topic: 'ReplyJava533',
+      count: n,
+    });
     t.equal(replies.length + errors.length, n);
-    for (const e of errors) t.match(e, /^RequestTimeoutException: CODE: 10006 {2}DESC: send request message to <ReplyJava533> OK, but wait reply message timeout, 10000 ms\.$/);
-    t.comment(`5.3.3 client, ${n} requests: ${replies.length} got their reply, ${errors.length} threw RequestTimeoutException right after the send (rocketwire replied to ${replied})`);
+    for (const e of errors)
+      t.match(
+        e,
+        /^RequestTimeoutException: CODE: 10006 {2}DESC: send request message to <ReplyJava533> OK, but wait reply message timeout, 10000 ms\.$/,
+      );
+    t.comment(
+      `5.3.3 client, ${n} requests: ${replies.length} got their reply, ${errors.length} threw RequestTimeoutException right after the send (rocketwire replied to ${replied})`,
+    );
   });
 
-  t.test('a reply to a client the broker does not know: the real broker\'s answer', async (t) => {
+  t.test("a reply to a client the broker does not know: the real broker's answer", async (t) => {
     const p = new Producer({ group: 'rw_lost_pg', namesrvAddr: cluster.namesrv, retryTimesWhenSendFailed: 0 });
     await p.start();
     t.teardown(() => p.shutdown());
-    const request = { properties: { CLUSTER: 'DefaultCluster', CORRELATION_ID: 'c-1', REPLY_TO_CLIENT: '10.9.9.9@gone', TTL: '3000' } };
-    const err = await p.send(createReplyMessage(request, 'x')).then(() => null, (e: unknown) => e);
+    const request = {
+      properties: { CLUSTER: 'DefaultCluster', CORRELATION_ID: 'c-1', REPLY_TO_CLIENT: '10.9.9.9@gone', TTL: '3000' },
+    };
+    const err = await p.send(createReplyMessage(request, 'x')).then(
+      () => null,
+      (e: unknown) => e,
+    );
     t.type(err, SendFailedError);
     const cause = (err as SendFailedError).cause as BrokerError;
     t.type(cause, BrokerError);
     t.equal(cause.code, 1, 'SYSTEM_ERROR');
-    t.equal(cause.remark, 'push reply message fail, channel of <10.9.9.9@gone> not found.', 'the remark the embedded broker gives too');
+    t.equal(
+      cause.remark,
+      'push reply message fail, channel of <10.9.9.9@gone> not found.',
+      'the remark the embedded broker gives too',
+    );
   });
 
   t.test('the embedded broker serves Java requesters and repliers alike (offline)', async (t) => {
@@ -161,41 +235,78 @@ if (await interopReady(t, [V5_VERSION, V55_VERSION])) {
     await createTopic(embedded.brokers, 'EmbeddedJavaToRw', 2);
     const n = 20;
     // Java replier, rocketwire requester
-    const javaReplier = await startJavaReplier({ namesrv: embedded.namesrv, topic: 'EmbeddedRwToJava', group: 'java_replier_cg', count: n });
+    const javaReplier = await startJavaReplier({
+      namesrv: embedded.namesrv,
+      topic: 'EmbeddedRwToJava',
+      group: 'java_replier_cg',
+      count: n,
+    });
     t.teardown(() => javaReplier.stop());
     const requester = new Producer({ group: 'rw_embedded_requester_pg', namesrvAddr: embedded.namesrv });
     await requester.start();
     t.teardown(() => requester.shutdown());
     const bodies: string[] = [];
     // the first reply also waits for the Java consumer's first pull (see the first subtest)
-    for (let i = 0; i < n; i++) bodies.push((await requester.request({ topic: 'EmbeddedRwToJava', body: `q${i}` }, i === 0 ? 60_000 : 15_000)).body.toString());
-    t.same(bodies, Array.from({ length: n }, (_, i) => `re:q${i}`), 'rocketwire requester, Java replier: every reply');
+    for (let i = 0; i < n; i++)
+      bodies.push(
+        (
+          await requester.request({ topic: 'EmbeddedRwToJava', body: `q${i}` }, i === 0 ? 60_000 : 15_000)
+        ).body.toString(),
+      );
+    t.same(
+      bodies,
+      Array.from({ length: n }, (_, i) => `re:q${i}`),
+      'rocketwire requester, Java replier: every reply',
+    );
     const { replied } = await javaReplier.done;
-    t.match(replied[0], { status: 'SEND_OK', replyTopic: 'DefaultCluster_REPLY_TOPIC', requestProperties: { CLUSTER: 'DefaultCluster' } });
+    t.match(replied[0], {
+      status: 'SEND_OK',
+      replyTopic: 'DefaultCluster_REPLY_TOPIC',
+      requestProperties: { CLUSTER: 'DefaultCluster' },
+    });
 
     // Java requester (5.5.0), rocketwire replier
     const replier = new Producer({ group: 'rw_embedded_replier_pg', namesrvAddr: embedded.namesrv });
     await replier.start();
     t.teardown(() => replier.shutdown());
-    const consumer = new PushConsumer({ consumerGroup: 'rw_embedded_replier_cg', namesrvAddr: embedded.namesrv, consumeFromWhere: 'first' });
+    const consumer = new PushConsumer({
+      consumerGroup: 'rw_embedded_replier_cg',
+      namesrvAddr: embedded.namesrv,
+      consumeFromWhere: 'first',
+    });
     consumer.subscribe('EmbeddedJavaToRw');
     await consumer.start(async (msgs) => {
       for (const m of msgs) await replier.sendReply(m, `re:${m.body.toString()}`);
       return 'CONSUME_SUCCESS';
     });
     t.teardown(() => consumer.shutdown());
-    const { replies, errors, summary } = await javaRequester({ version: V55_VERSION, namesrv: embedded.namesrv, topic: 'EmbeddedJavaToRw', count: n, timeoutMs: 15_000 });
+    const { replies, errors, summary } = await javaRequester({
+      version: V55_VERSION,
+      namesrv: embedded.namesrv,
+      topic: 'EmbeddedJavaToRw',
+      count: n,
+      timeoutMs: 15_000,
+    });
     t.same(errors, [], 'Java requester: no request failed');
-    t.same(replies.map((r) => r.body), Array.from({ length: n }, (_, i) => `re:q${i}`), 'Java requester, rocketwire replier: every reply, pushed by the embedded broker');
+    t.same(
+      replies.map((r) => r.body),
+      Array.from({ length: n }, (_, i) => `re:q${i}`),
+      'Java requester, rocketwire replier: every reply, pushed by the embedded broker',
+    );
     t.match(replies[0]!.properties, { MSG_TYPE: 'reply', PUSH_REPLY_TIME: /^\d+$/, ARRIVE_TIME: /^\d+$/ });
-    t.comment(`embedded broker, Java request → rocketwire reply, ${n} round trips: median ${fmt(summary.medianUs! / 1000)} ms, p99 ${fmt(summary.p99Us! / 1000)} ms`);
+    t.comment(
+      `embedded broker, Java request → rocketwire reply, ${n} round trips: median ${fmt(summary.medianUs! / 1000)} ms, p99 ${fmt(summary.p99Us! / 1000)} ms`,
+    );
   });
 
   t.test('a request nobody answers ends in RequestTimeoutError', async (t) => {
     const p = new Producer({ group: 'rw_nobody_pg', namesrvAddr: cluster.namesrv });
     await p.start();
     t.teardown(() => p.shutdown());
-    const err = await p.request({ topic: 'ReplyNobody', body: 'x' }, 1500).then(() => null, (e: unknown) => e);
+    const err = await p.request({ topic: 'ReplyNobody', body: 'x' }, 1500).then(
+      () => null,
+      (e: unknown) => e,
+    );
     t.type(err, RequestTimeoutError);
     t.match(err, { topic: 'ReplyNobody', correlationId: UUID, timeoutMs: 1500, sendOk: true });
   });

@@ -28,8 +28,14 @@ t.setTimeout(180_000);
 async function consumedToEnd(cluster: RealCluster, topic: string, group: string, queues: number): Promise<boolean> {
   for (let q = 0; q < queues; q++) {
     const ext = { topic, queueId: String(q) };
-    const max = await cluster.invoke(cluster.brokers[0]!, createRequest(RequestCode.GET_MAX_OFFSET, { extFields: ext }));
-    const committed = await cluster.invoke(cluster.brokers[0]!, createRequest(RequestCode.QUERY_CONSUMER_OFFSET, { extFields: { ...ext, consumerGroup: group } }));
+    const max = await cluster.invoke(
+      cluster.brokers[0]!,
+      createRequest(RequestCode.GET_MAX_OFFSET, { extFields: ext }),
+    );
+    const committed = await cluster.invoke(
+      cluster.brokers[0]!,
+      createRequest(RequestCode.QUERY_CONSUMER_OFFSET, { extFields: { ...ext, consumerGroup: group } }),
+    );
     const m = Number(max.extFields?.offset ?? -1);
     const c = committed.code === ResponseCode.SUCCESS ? Number(committed.extFields?.offset) : -1;
     if (m > 0 && c !== m) return false;
@@ -75,7 +81,11 @@ if (await interopReady(t, [V5_VERSION])) {
     await cluster.createTopic('RwSqlTable', { queues: 1 });
 
     t.test('Java-produced a = 0..99: rocketwire { sql: a BETWEEN 10 AND 19 } consumes exactly 10', async (t) => {
-      t.equal(await javaSqlProduce({ namesrv: cluster.namesrv, topic: 'RwSqlFromJava', count: 100 }), 100, 'Java sent 100');
+      t.equal(
+        await javaSqlProduce({ namesrv: cluster.namesrv, topic: 'RwSqlFromJava', count: 100 }),
+        100,
+        'Java sent 100',
+      );
       const group = 'rw_sql_cg';
       const seen: MessageExt[] = [];
       const consumer = new PushConsumer({
@@ -93,16 +103,45 @@ if (await interopReady(t, [V5_VERSION])) {
         return 'CONSUME_SUCCESS';
       });
       t.teardown(() => consumer.shutdown());
-      await until(() => consumedToEnd(cluster, 'RwSqlFromJava', group, 4), 'committed offsets at the end of the 4 queues');
+      await until(
+        () => consumedToEnd(cluster, 'RwSqlFromJava', group, 4),
+        'committed offsets at the end of the 4 queues',
+      );
       t.comment(`all 4 queues consumed to their end ${Date.now() - started} ms after start`);
-      t.same(seen.map((m) => m.properties.a).sort((x, y) => Number(x) - Number(y)), range(10, 19), 'exactly a = 10..19');
+      t.same(
+        seen.map((m) => m.properties.a).sort((x, y) => Number(x) - Number(y)),
+        range(10, 19),
+        'exactly a = 10..19',
+      );
       t.ok(seen.every((m) => m.topic === 'RwSqlFromJava' && m.tags === (Number(m.properties.a) % 2 ? 'odd' : 'even')));
       await consumer.shutdown();
 
-      const cli = await runCli(['consume', '--namesrv', cluster.namesrv, '--topic', 'RwSqlFromJava', '--group', 'rw_sql_cli_cg', '--sql', 'a BETWEEN 10 AND 19', '--from', 'first', '--limit', '10', '--json']);
+      const cli = await runCli([
+        'consume',
+        '--namesrv',
+        cluster.namesrv,
+        '--topic',
+        'RwSqlFromJava',
+        '--group',
+        'rw_sql_cli_cg',
+        '--sql',
+        'a BETWEEN 10 AND 19',
+        '--from',
+        'first',
+        '--limit',
+        '10',
+        '--json',
+      ]);
       t.equal(cli.code, 0, cli.stderr);
-      const printed = cli.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { properties: Record<string, string> }).properties.a);
-      t.same(printed.sort((x, y) => Number(x) - Number(y)), range(10, 19), 'rocketwire consume --sql printed a = 10..19');
+      const printed = cli.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { properties: Record<string, string> }).properties.a);
+      t.same(
+        printed.sort((x, y) => Number(x) - Number(y)),
+        range(10, 19),
+        'rocketwire consume --sql printed a = 10..19',
+      );
     });
 
     t.test('rocketwire-produced messages: Java bySql gets exactly the matching ones', async (t) => {
@@ -110,12 +149,23 @@ if (await interopReady(t, [V5_VERSION])) {
       await producer.start();
       t.teardown(() => producer.shutdown());
       for (let i = 0; i < 100; i++) {
-        const r = await producer.send({ topic: 'RwSqlToJava', body: String(i), tags: i % 2 ? 'odd' : 'even', properties: { a: String(i) } });
+        const r = await producer.send({
+          topic: 'RwSqlToJava',
+          body: String(i),
+          tags: i % 2 ? 'odd' : 'even',
+          properties: { a: String(i) },
+        });
         t.equal(r.status, 'SEND_OK');
       }
       // the last message matches too: Java's orderly consumer has seen everything before it when it arrives
       await producer.send({ topic: 'RwSqlToJava', body: 'end', properties: { a: '1000' } });
-      const got = await javaSqlConsume({ namesrv: cluster.namesrv, topic: 'RwSqlToJava', group: 'java_sql_cg', sql: "a BETWEEN 10 AND 19 AND TAGS = 'odd' OR a = 1000", sentinel: '1000' });
+      const got = await javaSqlConsume({
+        namesrv: cluster.namesrv,
+        topic: 'RwSqlToJava',
+        group: 'java_sql_cg',
+        sql: "a BETWEEN 10 AND 19 AND TAGS = 'odd' OR a = 1000",
+        sentinel: '1000',
+      });
       t.same(got.a, ['11', '13', '15', '17', '19', '1000'], 'Java consumed the odd a in 10..19, then the last one');
     });
 
@@ -123,7 +173,23 @@ if (await interopReady(t, [V5_VERSION])) {
       const producer = new Producer({ group: 'rw_sql_table_pg', namesrvAddr: cluster.namesrv });
       await producer.start();
       t.teardown(() => producer.shutdown());
-      const values = ['0', '5', '10', '15', '19', '20', '-3', '5.5', 'abc', '', 'true', 'NaN', '3000000000', '0x10', ' 7'];
+      const values = [
+        '0',
+        '5',
+        '10',
+        '15',
+        '19',
+        '20',
+        '-3',
+        '5.5',
+        'abc',
+        '',
+        'true',
+        'NaN',
+        '3000000000',
+        '0x10',
+        ' 7',
+      ];
       const props: Record<string, string>[] = [];
       for (const [i, a] of values.entries()) {
         const p: Record<string, string> = a === '' ? { b: 'x' } : { a, b: i % 3 === 0 ? 'x' : 'y' };
@@ -159,29 +225,60 @@ if (await interopReady(t, [V5_VERSION])) {
           if (res.body) got.push(...decodeMessages(res.body).map((m) => m.body.toString()));
           offset = Number(res.extFields?.nextBeginOffset);
         }
-        if (JSON.stringify(got) !== JSON.stringify(want)) diffs.push(`${sql}: broker delivered [${got.join(',')}], compileSql92 matches [${want.join(',')}]`);
+        if (JSON.stringify(got) !== JSON.stringify(want))
+          diffs.push(`${sql}: broker delivered [${got.join(',')}], compileSql92 matches [${want.join(',')}]`);
       }
-      t.same(diffs, [], `${expressions.length} expressions over ${values.length} messages: the real broker delivers what compileSql92 matches`);
+      t.same(
+        diffs,
+        [],
+        `${expressions.length} expressions over ${values.length} messages: the real broker delivers what compileSql92 matches`,
+      );
     });
 
     t.test('what the broker answers to expressions it cannot compile', async (t) => {
-      const subscriptionData = { classFilterMode: false, codeSet: [], expressionType: 'SQL92', subString: 'a BETWEEN 19 AND 10', subVersion: 1, tagsSet: [], topic: 'RwSqlTable' };
+      const subscriptionData = {
+        classFilterMode: false,
+        codeSet: [],
+        expressionType: 'SQL92',
+        subString: 'a BETWEEN 19 AND 10',
+        subVersion: 1,
+        tagsSet: [],
+        topic: 'RwSqlTable',
+      };
       const check = await cluster.invoke(
         cluster.brokers[0]!,
-        createRequest(RequestCode.CHECK_CLIENT_CONFIG, { body: Buffer.from(JSON.stringify({ clientId: '127.0.0.1@raw', group: 'raw_g', subscriptionData })) }),
+        createRequest(RequestCode.CHECK_CLIENT_CONFIG, {
+          body: Buffer.from(JSON.stringify({ clientId: '127.0.0.1@raw', group: 'raw_g', subscriptionData })),
+        }),
       );
-      t.equal(check.code, ResponseCode.SUBSCRIPTION_PARSE_FAILED, `CHECK_CLIENT_CONFIG of an expression SelectorParser refuses: ${check.remark}`);
+      t.equal(
+        check.code,
+        ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+        `CHECK_CLIENT_CONFIG of an expression SelectorParser refuses: ${check.remark}`,
+      );
       t.throws(() => compileSql92('a BETWEEN 19 AND 10'), { name: 'SqlParseError' }, 'compileSql92 refuses it too');
       const ok = await cluster.invoke(
         cluster.brokers[0]!,
-        createRequest(RequestCode.CHECK_CLIENT_CONFIG, { body: Buffer.from(JSON.stringify({ clientId: '127.0.0.1@raw', group: 'raw_g', subscriptionData: { ...subscriptionData, subString: 'a BETWEEN 10 AND 19' } })) }),
+        createRequest(RequestCode.CHECK_CLIENT_CONFIG, {
+          body: Buffer.from(
+            JSON.stringify({
+              clientId: '127.0.0.1@raw',
+              group: 'raw_g',
+              subscriptionData: { ...subscriptionData, subString: 'a BETWEEN 10 AND 19' },
+            }),
+          ),
+        }),
       );
       t.equal(ok.code, ResponseCode.SUCCESS);
       // A pull's own expression that does not compile: Java's ConsumerFilterManager.build returns
       // null, and the filter without data lets everything through (the embedded broker refuses instead).
       const pull = await cluster.invoke(cluster.brokers[0]!, sqlPull('RwSqlTable', 'a BETWEEN 19 AND 10', 0));
       const delivered = pull.body ? decodeMessages(pull.body).length : 0;
-      t.equal(pull.code, ResponseCode.SUCCESS, `raw pull with an uncompilable FLAG_SUBSCRIPTION expression: ${pull.remark}`);
+      t.equal(
+        pull.code,
+        ResponseCode.SUCCESS,
+        `raw pull with an uncompilable FLAG_SUBSCRIPTION expression: ${pull.remark}`,
+      );
       t.equal(delivered, 15, 'Java 5.3.3 delivers every message of the queue');
     });
   });

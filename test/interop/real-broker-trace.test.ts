@@ -11,13 +11,23 @@ import { Producer } from '../../lib/producer/index.js';
 import { until } from '../consumer/helpers.js';
 import { TRACE_VECTORS_FILE } from '../trace/trace-vectors.js';
 import { startRealCluster, V5_VERSION } from './harness.js';
-import { javaTraceConsume, javaTraceProduce, javaTraceVectors, mqadminQueryMsgTraceById, traceRows } from './java-trace.js';
+import {
+  javaTraceConsume,
+  javaTraceProduce,
+  javaTraceVectors,
+  mqadminQueryMsgTraceById,
+  traceRows,
+} from './java-trace.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(240_000);
 
 /** queryMsgTraceById until `want` holds (the broker indexes the trace message's keys asynchronously). */
-async function traceOf(namesrv: string, msgId: string, want: (rows: ReturnType<typeof traceRows>) => boolean): Promise<{ rows: ReturnType<typeof traceRows>; text: string }> {
+async function traceOf(
+  namesrv: string,
+  msgId: string,
+  want: (rows: ReturnType<typeof traceRows>) => boolean,
+): Promise<{ rows: ReturnType<typeof traceRows>; text: string }> {
   let last = { rows: [] as ReturnType<typeof traceRows>, text: '' };
   for (let i = 0; i < 10; i++) {
     const text = await mqadminQueryMsgTraceById(namesrv, msgId);
@@ -36,37 +46,74 @@ if (await interopReady(t, [V5_VERSION])) {
   t.test('the golden vectors are what Java 5.3.3 TraceDataEncoder writes today', async (t) => {
     const java = await javaTraceVectors({ namesrv: cluster.namesrv });
     const file = readFileSync(TRACE_VECTORS_FILE, 'utf8').trim().split('\n');
-    t.same(java.map((l) => JSON.parse(l)), file.map((l) => JSON.parse(l)));
+    t.same(
+      java.map((l) => JSON.parse(l)),
+      file.map((l) => JSON.parse(l)),
+    );
   });
 
-  t.test('rocketwire produces and consumes with trace: queryMsgTraceById shows Pub and Sub (rocketwire and Java consumers)', async (t) => {
-    const producer = new Producer({ group: 'rw_trace_pg', namesrvAddr: cluster.namesrv, enableTrace: true });
-    await producer.start();
-    const sent = [];
-    for (let i = 0; i < 3; i++) sent.push(await producer.send({ topic, body: `rw-traced-${i}`, tags: 'TagRw', keys: `rwkey-${i}` }));
-    await producer.shutdown();
-    t.match(sent[0], { regionId: 'DefaultRegion', traceOn: true }, 'the broker answers MSG_REGION and TRACE_ON');
+  t.test(
+    'rocketwire produces and consumes with trace: queryMsgTraceById shows Pub and Sub (rocketwire and Java consumers)',
+    async (t) => {
+      const producer = new Producer({ group: 'rw_trace_pg', namesrvAddr: cluster.namesrv, enableTrace: true });
+      await producer.start();
+      const sent = [];
+      for (let i = 0; i < 3; i++)
+        sent.push(await producer.send({ topic, body: `rw-traced-${i}`, tags: 'TagRw', keys: `rwkey-${i}` }));
+      await producer.shutdown();
+      t.match(sent[0], { regionId: 'DefaultRegion', traceOn: true }, 'the broker answers MSG_REGION and TRACE_ON');
 
-    let consumed = 0;
-    const consumer = new PushConsumer({ consumerGroup: 'rw_trace_cg', namesrvAddr: cluster.namesrv, consumeFromWhere: 'first', enableTrace: true });
-    consumer.subscribe(topic);
-    await consumer.start(() => {
-      consumed++;
-      return 'CONSUME_SUCCESS';
-    });
-    await until(() => consumed >= 3, '3 consumed', 60_000);
-    await consumer.shutdown();
-    const javaGot = await javaTraceConsume({ namesrv: cluster.namesrv, topic, group: 'java_trace_cg', expect: 3 });
-    t.equal(javaGot.length >= 3, true, 'the Java consumer took the three too');
-    t.match(javaGot[0], { region: 'DefaultRegion', traceOn: 'true' }, 'the real broker stored MSG_REGION and TRACE_ON');
+      let consumed = 0;
+      const consumer = new PushConsumer({
+        consumerGroup: 'rw_trace_cg',
+        namesrvAddr: cluster.namesrv,
+        consumeFromWhere: 'first',
+        enableTrace: true,
+      });
+      consumer.subscribe(topic);
+      await consumer.start(() => {
+        consumed++;
+        return 'CONSUME_SUCCESS';
+      });
+      await until(() => consumed >= 3, '3 consumed', 60_000);
+      await consumer.shutdown();
+      const javaGot = await javaTraceConsume({ namesrv: cluster.namesrv, topic, group: 'java_trace_cg', expect: 3 });
+      t.equal(javaGot.length >= 3, true, 'the Java consumer took the three too');
+      t.match(
+        javaGot[0],
+        { region: 'DefaultRegion', traceOn: 'true' },
+        'the real broker stored MSG_REGION and TRACE_ON',
+      );
 
-    const id = sent[0]!.msgId;
-    const { rows, text } = await traceOf(cluster.namesrv, id, (r) => r.some((x) => x.type === 'Pub') && r.filter((x) => x.type === 'Sub').length >= 2);
-    t.comment(text.split('\n').filter((l) => /^(#Type|Pub|Sub)/.test(l)).join('\n'));
-    t.match(rows.find((r) => r.type === 'Pub'), { group: 'rw_trace_pg', status: 'success' }, 'Pub: the rocketwire producer group');
-    t.match(rows.find((r) => r.type === 'Sub' && r.group === 'rw_trace_cg'), { status: 'success' }, 'Sub: the rocketwire consumer group');
-    t.match(rows.find((r) => r.type === 'Sub' && r.group === 'java_trace_cg'), { status: 'success' }, 'Sub: the Java consumer group');
-  });
+      const id = sent[0]!.msgId;
+      const { rows, text } = await traceOf(
+        cluster.namesrv,
+        id,
+        (r) => r.some((x) => x.type === 'Pub') && r.filter((x) => x.type === 'Sub').length >= 2,
+      );
+      t.comment(
+        text
+          .split('\n')
+          .filter((l) => /^(#Type|Pub|Sub)/.test(l))
+          .join('\n'),
+      );
+      t.match(
+        rows.find((r) => r.type === 'Pub'),
+        { group: 'rw_trace_pg', status: 'success' },
+        'Pub: the rocketwire producer group',
+      );
+      t.match(
+        rows.find((r) => r.type === 'Sub' && r.group === 'rw_trace_cg'),
+        { status: 'success' },
+        'Sub: the rocketwire consumer group',
+      );
+      t.match(
+        rows.find((r) => r.type === 'Sub' && r.group === 'java_trace_cg'),
+        { status: 'success' },
+        'Sub: the Java consumer group',
+      );
+    },
+  );
 
   t.test('a Java producer with trace and a rocketwire consumer with trace: queryMsgTraceById shows both', async (t) => {
     const jtopic = 'TraceTopicJ';
@@ -74,7 +121,12 @@ if (await interopReady(t, [V5_VERSION])) {
     const sent = await javaTraceProduce({ namesrv: cluster.namesrv, topic: jtopic, count: 2, group: 'java_trace_pg' });
     t.equal(sent.length, 2);
     let consumed = 0;
-    const consumer = new PushConsumer({ consumerGroup: 'rw_trace_cg2', namesrvAddr: cluster.namesrv, consumeFromWhere: 'first', enableTrace: true });
+    const consumer = new PushConsumer({
+      consumerGroup: 'rw_trace_cg2',
+      namesrvAddr: cluster.namesrv,
+      consumeFromWhere: 'first',
+      enableTrace: true,
+    });
     consumer.subscribe(jtopic);
     await consumer.start(() => {
       consumed++;
@@ -82,9 +134,26 @@ if (await interopReady(t, [V5_VERSION])) {
     });
     await until(() => consumed >= 2, '2 consumed', 60_000);
     await consumer.shutdown();
-    const { rows, text } = await traceOf(cluster.namesrv, sent[1]!.msgId, (r) => r.some((x) => x.type === 'Pub') && r.some((x) => x.type === 'Sub'));
-    t.comment(text.split('\n').filter((l) => /^(#Type|Pub|Sub)/.test(l)).join('\n'));
-    t.match(rows.find((r) => r.type === 'Pub'), { group: 'java_trace_pg', status: 'success' }, 'Pub: the Java producer group');
-    t.match(rows.find((r) => r.type === 'Sub'), { group: 'rw_trace_cg2', status: 'success' }, 'Sub: the rocketwire consumer group');
+    const { rows, text } = await traceOf(
+      cluster.namesrv,
+      sent[1]!.msgId,
+      (r) => r.some((x) => x.type === 'Pub') && r.some((x) => x.type === 'Sub'),
+    );
+    t.comment(
+      text
+        .split('\n')
+        .filter((l) => /^(#Type|Pub|Sub)/.test(l))
+        .join('\n'),
+    );
+    t.match(
+      rows.find((r) => r.type === 'Pub'),
+      { group: 'java_trace_pg', status: 'success' },
+      'Pub: the Java producer group',
+    );
+    t.match(
+      rows.find((r) => r.type === 'Sub'),
+      { group: 'rw_trace_cg2', status: 'success' },
+      'Sub: the rocketwire consumer group',
+    );
   });
 }

@@ -33,7 +33,23 @@ if (await interopReady(t, [V5_VERSION])) {
     const topic = 'RwTxTopic';
     await cluster.createTopic(topic, { queues: 4 });
     const produce = (mode: string, extra: string[] = []) =>
-      runCli(['produce', '--namesrv', cluster.namesrv, '--topic', topic, '--count', String(COUNT), '--body', mode, '--transaction', mode, '--group', `rw_tx_${mode}`, '--json', ...extra]);
+      runCli([
+        'produce',
+        '--namesrv',
+        cluster.namesrv,
+        '--topic',
+        topic,
+        '--count',
+        String(COUNT),
+        '--body',
+        mode,
+        '--transaction',
+        mode,
+        '--group',
+        `rw_tx_${mode}`,
+        '--json',
+        ...extra,
+      ]);
     const began = Date.now();
     const commit = await produce('commit');
     t.equal(commit.code, 0, commit.stderr);
@@ -45,19 +61,40 @@ if (await interopReady(t, [V5_VERSION])) {
     const checkMs = Date.now() - checkBegan;
     const summary = JSON.parse(check.stdout) as { transaction: Record<string, number> };
     t.match(summary.transaction, { checked: COUNT, committed: COUNT / 2, rolledBack: COUNT / 2, unchecked: 0 });
-    t.comment(`rocketwire: 300 transactions in ${Date.now() - began} ms; the check run (send + every check-back answered) took ${checkMs} ms`);
+    t.comment(
+      `rocketwire: 300 transactions in ${Date.now() - began} ms; the check run (send + every check-back answered) took ${checkMs} ms`,
+    );
 
-    const got = await javaConsume({ namesrv: cluster.namesrv, topic, group: 'java_tx_cg', expect: 150, from: 'first', timeoutMs: 60_000 });
+    const got = await javaConsume({
+      namesrv: cluster.namesrv,
+      topic,
+      group: 'java_tx_cg',
+      expect: 150,
+      from: 'first',
+      timeoutMs: 60_000,
+    });
     t.equal(got.summary.received, 150);
-    const seqs = (body: string) => got.messages.filter((m) => Buffer.from(m.body ?? '', 'base64').toString() === body).map((m) => Number(m.properties.seq)).sort((a, b) => a - b);
-    t.same(seqs('commit'), Array.from({ length: COUNT }, (_, i) => i), 'Java sees every committed message once');
+    const seqs = (body: string) =>
+      got.messages
+        .filter((m) => Buffer.from(m.body ?? '', 'base64').toString() === body)
+        .map((m) => Number(m.properties.seq))
+        .sort((a, b) => a - b);
+    t.same(
+      seqs('commit'),
+      Array.from({ length: COUNT }, (_, i) => i),
+      'Java sees every committed message once',
+    );
     t.same(seqs('check'), evens, 'and the 50 even checked ones');
     t.same(seqs('rollback'), [], 'no rolled back one');
     const m = got.messages.find((x) => Buffer.from(x.body ?? '', 'base64').toString() === 'commit')!;
     t.equal(m.sysFlag & 0xc, 8, 'stored as a commit (sysFlag TRANSACTION_COMMIT_TYPE)');
     // 5.3.3's EndTransactionProcessor writes the properties string before it clears these three
     // from the map, so the committed record keeps them (protocol-facts-5x A1 says they are removed)
-    t.match(m.properties, { TRAN_MSG: 'true', REAL_TOPIC: topic, REAL_QID: /^\d$/, __transactionId__: m.properties.UNIQ_KEY }, 'TRAN_MSG, REAL_TOPIC and REAL_QID stay');
+    t.match(
+      m.properties,
+      { TRAN_MSG: 'true', REAL_TOPIC: topic, REAL_QID: /^\d$/, __transactionId__: m.properties.UNIQ_KEY },
+      'TRAN_MSG, REAL_TOPIC and REAL_QID stay',
+    );
     t.equal(m.properties.PGROUP, 'rw_tx_commit');
     const max = (await brokerOffsets(cluster.namesrv, topic, 'java_tx_cg')).reduce((a, q) => a + q.max, 0);
     t.equal(max, 150, 'the broker holds exactly 150 messages on the topic');
@@ -66,13 +103,33 @@ if (await interopReady(t, [V5_VERSION])) {
   t.test('Java TransactionMQProducer producing, rocketwire consuming', async (t) => {
     const topic = 'JavaTxTopic';
     await cluster.createTopic(topic, { queues: 4 });
-    const { summary, checked } = await javaTxProduce({ namesrv: cluster.namesrv, topic, group: 'java_tx_pg', commit: COUNT, rollback: COUNT, check: COUNT });
-    t.match(summary, { sent: 300, failed: 0, checked: COUNT, checkCommitted: COUNT / 2, checkRolledBack: COUNT / 2, unchecked: 0 });
+    const { summary, checked } = await javaTxProduce({
+      namesrv: cluster.namesrv,
+      topic,
+      group: 'java_tx_pg',
+      commit: COUNT,
+      rollback: COUNT,
+      check: COUNT,
+    });
+    t.match(summary, {
+      sent: 300,
+      failed: 0,
+      checked: COUNT,
+      checkCommitted: COUNT / 2,
+      checkRolledBack: COUNT / 2,
+      unchecked: 0,
+    });
     t.equal(checked.filter((c) => c.body !== 'check').length, 0, 'no committed or rolled back message was checked');
-    t.comment(`Java: 300 transactions sent in ${summary.sentMs} ms, every check-back answered ${summary.elapsedMs} ms after the first send`);
+    t.comment(
+      `Java: 300 transactions sent in ${summary.sentMs} ms, every check-back answered ${summary.elapsedMs} ms after the first send`,
+    );
 
     const seen: MessageExt[] = [];
-    const consumer = new PushConsumer({ consumerGroup: 'rw_tx_cg', namesrvAddr: cluster.namesrv, consumeFromWhere: 'first' });
+    const consumer = new PushConsumer({
+      consumerGroup: 'rw_tx_cg',
+      namesrvAddr: cluster.namesrv,
+      consumeFromWhere: 'first',
+    });
     consumer.subscribe(topic);
     await consumer.start((msgs) => {
       seen.push(...msgs);
@@ -80,9 +137,21 @@ if (await interopReady(t, [V5_VERSION])) {
     });
     t.teardown(() => consumer.shutdown());
     await until(() => seen.length >= 150, '150 consumed', 60_000);
-    const seqs = (body: string) => seen.filter((m) => String(m.body) === body).map((m) => Number(m.properties.seq)).sort((a, b) => a - b);
-    t.same(seqs('commit'), Array.from({ length: COUNT }, (_, i) => i), 'rocketwire sees every committed message once');
-    t.same(seqs('check'), evens.map((s) => s + 2 * COUNT), 'and the 50 even checked ones (seq 200..298: the index in the run)');
+    const seqs = (body: string) =>
+      seen
+        .filter((m) => String(m.body) === body)
+        .map((m) => Number(m.properties.seq))
+        .sort((a, b) => a - b);
+    t.same(
+      seqs('commit'),
+      Array.from({ length: COUNT }, (_, i) => i),
+      'rocketwire sees every committed message once',
+    );
+    t.same(
+      seqs('check'),
+      evens.map((s) => s + 2 * COUNT),
+      'and the 50 even checked ones (seq 200..298: the index in the run)',
+    );
     t.same(seqs('rollback'), []);
     const c = seen.find((m) => String(m.body) === 'check')!;
     t.equal(c.properties.TRANSACTION_CHECK_TIMES, '1', 'committed at its first check');

@@ -35,7 +35,8 @@ export function interopSkipReason(versions: string[]): Promise<string | null> {
 
 async function check(versions: string[]): Promise<string | null> {
   for (const cmd of ['java', 'javac']) if (!onPath(cmd)) return `${cmd} not found`;
-  if (versions.some((v) => !jarsPresent(v)) && !onPath('mvn')) return 'mvn not found (needed once to fetch the RocketMQ jars)';
+  if (versions.some((v) => !jarsPresent(v)) && !onPath('mvn'))
+    return 'mvn not found (needed once to fetch the RocketMQ jars)';
   try {
     await ensureJars(versions);
     for (const v of versions) await ensureRefClient(v);

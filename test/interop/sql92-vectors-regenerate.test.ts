@@ -29,6 +29,9 @@ if (await interopReady(t, [V5_VERSION])) {
     });
     t.equal(code, 0, `generate-sql92.sh succeeded${code === 0 ? '' : `: ${output}`}`);
     const file = `sql92-${V5_VERSION}.json`;
-    t.ok(readFileSync(join(repo, 'test', 'fixtures', 'vectors', file)).equals(readFileSync(join(out, file))), `${file} is byte-identical to Java's fresh output`);
+    t.ok(
+      readFileSync(join(repo, 'test', 'fixtures', 'vectors', file)).equals(readFileSync(join(out, file))),
+      `${file} is byte-identical to Java's fresh output`,
+    );
   });
 }

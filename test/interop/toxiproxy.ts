@@ -64,7 +64,13 @@ export class Toxiproxy {
   async addToxic(proxy: string, toxic: ToxicSpec): Promise<string> {
     const stream = toxic.stream ?? 'downstream';
     const name = toxic.name ?? `${toxic.type}_${stream}`;
-    await this.call('POST', `/proxies/${proxy}/toxics`, { name, type: toxic.type, stream, toxicity: toxic.toxicity ?? 1, attributes: toxic.attributes ?? {} });
+    await this.call('POST', `/proxies/${proxy}/toxics`, {
+      name,
+      type: toxic.type,
+      stream,
+      toxicity: toxic.toxicity ?? 1,
+      attributes: toxic.attributes ?? {},
+    });
     return name;
   }
 

@@ -39,8 +39,12 @@ if (noMaven && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {
     });
     t.equal(code, 0, `generate.sh succeeded${code === 0 ? '' : `: ${output}`}`);
     for (const v of versions) {
-      const ours = readdirSync(join(committed, v)).filter((f) => f.endsWith('.json')).sort();
-      const fresh = readdirSync(join(out, v)).filter((f) => f.endsWith('.json')).sort();
+      const ours = readdirSync(join(committed, v))
+        .filter((f) => f.endsWith('.json'))
+        .sort();
+      const fresh = readdirSync(join(out, v))
+        .filter((f) => f.endsWith('.json'))
+        .sort();
       t.same(fresh, ours, `${v}: the generator writes the same set of files`);
       for (const f of ours) {
         const a = readFileSync(join(committed, v, f));

@@ -5,7 +5,13 @@
 import net from 'node:net';
 import t from 'tap';
 import { createRequest } from '../../protocol/index.js';
-import { ConsumerEvents, type FlowControlEvent, type OffsetCommitEvent, type PullEvent, type RebalanceEvent } from '../../lib/consumer/events.js';
+import {
+  ConsumerEvents,
+  type FlowControlEvent,
+  type OffsetCommitEvent,
+  type PullEvent,
+  type RebalanceEvent,
+} from '../../lib/consumer/events.js';
 import { PushConsumer, pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
 import { PullMessageService } from '../../lib/consumer/pull-message-service.js';
 import type { PullRequest } from '../../lib/consumer/pull-request.js';
@@ -21,7 +27,11 @@ t.test('consumer: rebalance, pull and offset commit events; on() returns the rem
   t.teardown(() => broker.close());
   const topic = uniqueName('EvT');
   await produce(broker.namesrv, topic, 8, () => ({}), { single: true });
-  const consumer = new PushConsumer({ consumerGroup: uniqueName('ev_cg'), namesrvAddr: broker.namesrv, consumeFromWhere: 'first' });
+  const consumer = new PushConsumer({
+    consumerGroup: uniqueName('ev_cg'),
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+  });
   consumer.subscribe(topic);
   const rebalances: RebalanceEvent[] = [];
   const pulls: PullEvent[] = [];
@@ -42,7 +52,10 @@ t.test('consumer: rebalance, pull and offset commit events; on() returns the rem
     return 'CONSUME_SUCCESS';
   });
   await until(() => consumed === 8, 'eight messages consumed');
-  await until(() => pulls.filter((p) => p.status === 'FOUND').reduce((n, p) => n + p.found, 0) === 8, 'pull events for every message');
+  await until(
+    () => pulls.filter((p) => p.status === 'FOUND').reduce((n, p) => n + p.found, 0) === 8,
+    'pull events for every message',
+  );
   await consumer.shutdown();
   // How the eight messages spread over the queues depends on when the producer's first route
   // refresh replaced the TBW102 template (a new round-robin start, as Java's TopicPublishInfo):
@@ -56,18 +69,31 @@ t.test('consumer: rebalance, pull and offset commit events; on() returns the rem
   t.same(main!.added, main!.after);
   t.same(main!.removed, []);
   const found = pulls.filter((p) => p.status === 'FOUND' && p.queue.topic === topic);
-  t.ok(found.every((p) => p.found > 0 && p.brokerAddr.length > 0 && p.nextOffset > 0 && p.latencyMs >= 0), 'FOUND pulls carry their count, broker and next offset');
+  t.ok(
+    found.every((p) => p.found > 0 && p.brokerAddr.length > 0 && p.nextOffset > 0 && p.latencyMs >= 0),
+    'FOUND pulls carry their count, broker and next offset',
+  );
   t.same(removed, [], 'the removed listener never ran');
   // The final flush commits every queue that held messages at its end.
   const last = new Map<number, number>();
   for (const c of commits) if (c.queue.topic === topic) last.set(c.queue.queueId, c.offset);
-  t.equal(stored.reduce((n, q) => n + q.max, 0), 8, 'the broker stored the eight messages');
+  t.equal(
+    stored.reduce((n, q) => n + q.max, 0),
+    8,
+    'the broker stored the eight messages',
+  );
   t.same(
     [...last.entries()].filter(([, offset]) => offset > 0).sort((a, b) => a[0] - b[0]),
-    stored.filter((q) => q.max > 0).map((q) => [q.queueId, q.max]).sort((a, b) => a[0]! - b[0]!),
-    'offset commit events with each queue\'s end offset',
+    stored
+      .filter((q) => q.max > 0)
+      .map((q) => [q.queueId, q.max])
+      .sort((a, b) => a[0]! - b[0]!),
+    "offset commit events with each queue's end offset",
   );
-  t.ok(connects.length > 0 && connects.every((c) => typeof c.brokerAddr === 'string'), 'connect events for the connections opened');
+  t.ok(
+    connects.length > 0 && connects.every((c) => typeof c.brokerAddr === 'string'),
+    'connect events for the connections opened',
+  );
 });
 
 t.test('consumer: a second member of the group takes queues away, and the rebalance event says which', async (t) => {
@@ -100,7 +126,13 @@ t.test('consumer: flow control pauses a queue over its cache limit and resumes i
   t.teardown(() => broker.close());
   const topic = uniqueName('EvFlow');
   await produce(broker.namesrv, topic, 10, () => ({}), { single: true });
-  const consumer = new PushConsumer({ consumerGroup: uniqueName('ev_cg'), namesrvAddr: broker.namesrv, consumeFromWhere: 'first', pullThresholdForQueue: 1, consumeThreadMin: 1 });
+  const consumer = new PushConsumer({
+    consumerGroup: uniqueName('ev_cg'),
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+    pullThresholdForQueue: 1,
+    consumeThreadMin: 1,
+  });
   consumer.subscribe(topic);
   const pauses: FlowControlEvent[] = [];
   const resumes: FlowControlEvent[] = [];
@@ -117,7 +149,11 @@ t.test('consumer: flow control pauses a queue over its cache limit and resumes i
   t.teardown(() => consumer.shutdown());
   await until(() => pauses.some((p) => p.queue.topic === topic), 'a pause event');
   const remoting = pushConsumerImpl(consumer).instance!.remoting;
-  t.equal(remoting['observers'].set.size, 0, 'nobody listens to connect/disconnect/requestTimeout: the remoting client is not observed');
+  t.equal(
+    remoting['observers'].set.size,
+    0,
+    'nobody listens to connect/disconnect/requestTimeout: the remoting client is not observed',
+  );
   const stop = consumer.on(ConsumerEvents.REQUEST_TIMEOUT, () => undefined);
   t.equal(remoting['observers'].set.size, 1, 'observed once someone listens');
   stop();
@@ -127,7 +163,10 @@ t.test('consumer: flow control pauses a queue over its cache limit and resumes i
   t.ok(p.cachedBytes > 0);
   t.equal(pauses.filter((x) => x.queue.topic === topic).length, 1, 'one pause however many 50 ms re-checks');
   release();
-  await until(() => consumed === 10 && resumes.some((r) => r.queue.topic === topic), 'the cache drained and the queue resumed');
+  await until(
+    () => consumed === 10 && resumes.some((r) => r.queue.topic === topic),
+    'the cache drained and the queue resumed',
+  );
   const r = resumes.find((x) => x.queue.topic === topic)!;
   t.equal(r.reason, 'count');
   t.ok(r.pausedMs! >= 0, 'how long it was paused');
@@ -144,20 +183,38 @@ t.test('producer: send events for answered and failed attempts; on() returns the
   await producer.start();
   t.teardown(() => producer.shutdown());
   const r = await producer.send({ topic, body: 'one' });
-  await producer.sendBatch([{ topic, body: 'a' }, { topic, body: 'b' }]);
+  await producer.sendBatch([
+    { topic, body: 'a' },
+    { topic, body: 'b' },
+  ]);
   await t.rejects(producer.send({ topic, body: 'x' }, { queue: { topic, brokerName: 'no-such-broker', queueId: 1 } }));
   off();
   await producer.send({ topic, body: 'not seen' });
   const stop = producer.on(ProducerEvents.SEND, () => {
     throw new Error('a listener bug');
   });
-  t.equal((await producer.send({ topic, body: 'still sent' })).status, 'SEND_OK', 'a throwing listener does not fail the send');
+  t.equal(
+    (await producer.send({ topic, body: 'still sent' })).status,
+    'SEND_OK',
+    'a throwing listener does not fail the send',
+  );
   stop();
   t.equal(sends.length, 3, 'three attempts seen, none after the remover ran');
-  t.match(sends[0], { topic, status: 'SEND_OK', messages: 1, queue: { topic, brokerName: r.messageQueue.brokerName, queueId: r.messageQueue.queueId } });
+  t.match(sends[0], {
+    topic,
+    status: 'SEND_OK',
+    messages: 1,
+    queue: { topic, brokerName: r.messageQueue.brokerName, queueId: r.messageQueue.queueId },
+  });
   t.ok(sends[0]!.latencyMs >= 0);
   t.match(sends[1], { topic, status: 'SEND_OK', messages: 2 });
-  t.match(sends[2], { topic, status: 'FAILED', messages: 1, queue: { brokerName: 'no-such-broker', queueId: 1 }, error: { name: 'NoRouteError' } });
+  t.match(sends[2], {
+    topic,
+    status: 'FAILED',
+    messages: 1,
+    queue: { brokerName: 'no-such-broker', queueId: 1 },
+    error: { name: 'NoRouteError' },
+  });
 });
 
 t.test('remoting: connect, disconnect and request timeout reach the observers', async (t) => {
@@ -175,7 +232,11 @@ t.test('remoting: connect, disconnect and request timeout reach the observers', 
   const connected: ConnectionEvent[] = [];
   const disconnected: ConnectionEvent[] = [];
   const timeouts: RequestTimeoutEvent[] = [];
-  const stop = client.observe({ connected: (e) => connected.push(e), disconnected: (e) => disconnected.push(e), timedOut: (e) => timeouts.push(e) });
+  const stop = client.observe({
+    connected: (e) => connected.push(e),
+    disconnected: (e) => disconnected.push(e),
+    timedOut: (e) => timeouts.push(e),
+  });
   await t.rejects(client.invoke(addr, createRequest(105), { timeoutMs: 50 }), { name: 'RemotingTimeoutError' });
   t.same(connected, [{ brokerAddr: addr }]);
   t.equal(timeouts.length, 1);
@@ -190,7 +251,7 @@ t.test('remoting: connect, disconnect and request timeout reach the observers', 
   t.equal(timeouts.length, 1, 'no event after the observer was removed');
 });
 
-t.test('a pull request whose handling throws is reported as a crash of that queue\'s pulls', async (t) => {
+t.test("a pull request whose handling throws is reported as a crash of that queue's pulls", async (t) => {
   const clock = new ManualClock();
   const crashes: { pr: PullRequest; err: unknown }[] = [];
   const handled: PullRequest[] = [];
@@ -203,7 +264,8 @@ t.test('a pull request whose handling throws is reported as a crash of that queu
     (pr, err) => crashes.push({ pr, err }),
   );
   service.start();
-  const pr = (queueId: number) => ({ messageQueue: { topic: 'T', brokerName: 'b', queueId } }) as unknown as PullRequest;
+  const pr = (queueId: number) =>
+    ({ messageQueue: { topic: 'T', brokerName: 'b', queueId } }) as unknown as PullRequest;
   service.executePullRequestImmediately(pr(0));
   service.executePullRequestImmediately(pr(1));
   await until(() => handled.length === 2, 'both handled');

@@ -33,7 +33,11 @@ export function metricsProbe(mode: MetricsMode = 'sdk'): MetricsProbe {
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const aggregating = mode === 'aggregating' ? new AggregatingMeterProvider() : null;
   // A long interval: the test decides when to export (forceFlush), never a timer.
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000, ...(aggregating ? { metricProducers: [aggregating] } : {}) });
+  const reader = new PeriodicExportingMetricReader({
+    exporter,
+    exportIntervalMillis: 3_600_000,
+    ...(aggregating ? { metricProducers: [aggregating] } : {}),
+  });
   const sdk = new MeterProvider({ readers: [reader] });
   const provider = aggregating ?? sdk;
   return {
@@ -43,7 +47,8 @@ export function metricsProbe(mode: MetricsMode = 'sdk'): MetricsProbe {
       exporter.reset();
       await reader.forceFlush();
       const out = new Map<string, MetricData>();
-      for (const rm of exporter.getMetrics()) for (const sm of rm.scopeMetrics) for (const m of sm.metrics) out.set(m.descriptor.name, m);
+      for (const rm of exporter.getMetrics())
+        for (const sm of rm.scopeMetrics) for (const m of sm.metrics) out.set(m.descriptor.name, m);
       return out;
     },
     close: () => sdk.shutdown(),
@@ -51,9 +56,15 @@ export function metricsProbe(mode: MetricsMode = 'sdk'): MetricsProbe {
 }
 
 /** A histogram's points: labels, count, boundaries. */
-export function histogramPoints(m: MetricData | undefined): { attributes: Record<string, unknown>; count: number; boundaries: number[] }[] {
+export function histogramPoints(
+  m: MetricData | undefined,
+): { attributes: Record<string, unknown>; count: number; boundaries: number[] }[] {
   if (!m || m.dataPointType !== DataPointType.HISTOGRAM) return [];
-  return m.dataPoints.map((p) => ({ attributes: { ...p.attributes }, count: p.value.count, boundaries: p.value.buckets.boundaries }));
+  return m.dataPoints.map((p) => ({
+    attributes: { ...p.attributes },
+    count: p.value.count,
+    boundaries: p.value.buckets.boundaries,
+  }));
 }
 
 /** A gauge's points: labels and value. */

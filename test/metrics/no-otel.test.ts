@@ -13,7 +13,11 @@ const root = path.resolve(here, '../../..');
 t.test('without @opentelemetry/api the clients work and record nothing', async (t) => {
   const hooks = pathToFileURL(path.join(root, 'test/metrics/fixtures/hide-otel-hooks.mjs')).href;
   const register = `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', register, path.join(here, 'fixtures/no-otel-child.js')], { timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', register, path.join(here, 'fixtures/no-otel-child.js')],
+    { timeout: 60_000 },
+  );
   const out = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
   t.same(out, { hidden: true, consumed: 2, consumerMetrics: null, producerMetrics: null });
 });

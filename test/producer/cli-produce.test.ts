@@ -20,7 +20,10 @@ const produce = (args: string[]): Promise<CliRun> => runCli(['produce', ...args]
 /** Runs the real command in a child process, as a user would (the process must exit by itself); killed after `limitMs`. */
 function produceProcess(args: string[], limitMs = 15_000): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'produce', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBUG: '' } });
+    const child = spawn(process.execPath, [BIN, 'produce', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DEBUG: '' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -36,7 +39,9 @@ function produceProcess(args: string[], limitMs = 15_000): Promise<Run> {
 
 async function cluster(t: Test): Promise<{ ns: string; broker: Awaited<ReturnType<typeof startFakeBroker>> }> {
   const broker = await startFakeBroker();
-  const ns = await startFakeNameServer(new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]));
+  const ns = await startFakeNameServer(
+    new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]),
+  );
   t.teardown(async () => {
     await ns.close();
     await broker.close();
@@ -55,7 +60,20 @@ function oneErrorLine(t: Test, r: Run, mention: string | RegExp): void {
 
 t.test('sends --count messages of --size bytes and prints the summary', async (t) => {
   const { ns, broker } = await cluster(t);
-  const r = await produce(['--namesrv', ns, '--topic', 'TopicTest', '--count', '5', '--size', '100', '--tag', 'TagA', '--keys', 'k1 k2']);
+  const r = await produce([
+    '--namesrv',
+    ns,
+    '--topic',
+    'TopicTest',
+    '--count',
+    '5',
+    '--size',
+    '100',
+    '--tag',
+    'TagA',
+    '--keys',
+    'k1 k2',
+  ]);
   t.equal(r.code, 0, r.stderr);
   t.match(r.stdout, /^sent 5 failed 0 to TopicTest in [\d.]+ s: \d+ msgs\/s/);
   t.equal(broker.stored.length, 5);
@@ -75,15 +93,32 @@ t.test('--json prints one object; a single message reports its ids', async (t) =
 
 t.test('--batch groups messages into SEND_BATCH_MESSAGE requests', async (t) => {
   const { ns, broker } = await cluster(t);
-  const r = await produce(['--namesrv', ns, '--topic', 'TopicTest', '--count', '7', '--batch', '3', '--concurrency', '1', '--json']);
+  const r = await produce([
+    '--namesrv',
+    ns,
+    '--topic',
+    'TopicTest',
+    '--count',
+    '7',
+    '--batch',
+    '3',
+    '--concurrency',
+    '1',
+    '--json',
+  ]);
   t.equal(r.code, 0, r.stderr);
   t.equal((JSON.parse(r.stdout) as { sent: number }).sent, 7);
-  t.same(broker.stored.map((s) => s.code), [RequestCode.SEND_BATCH_MESSAGE, RequestCode.SEND_BATCH_MESSAGE, RequestCode.SEND_BATCH_MESSAGE]);
+  t.same(
+    broker.stored.map((s) => s.code),
+    [RequestCode.SEND_BATCH_MESSAGE, RequestCode.SEND_BATCH_MESSAGE, RequestCode.SEND_BATCH_MESSAGE],
+  );
 });
 
 t.test('failed sends: summary, one error line, exit 1', async (t) => {
   const { ns, broker } = await cluster(t);
-  broker.on(RequestCode.SEND_MESSAGE_V2, (req) => createResponse(req, ResponseCode.MESSAGE_ILLEGAL, { remark: 'nope' }));
+  broker.on(RequestCode.SEND_MESSAGE_V2, (req) =>
+    createResponse(req, ResponseCode.MESSAGE_ILLEGAL, { remark: 'nope' }),
+  );
   const r = await produce(['--namesrv', ns, '--topic', 'TopicTest', '--count', '3']);
   t.equal(r.code, 1);
   t.match(r.stdout, /^sent 0 failed 3/);
@@ -124,7 +159,13 @@ t.test('a peer that never answers: one line within the timeout', async (t) => {
 });
 
 t.test('usage errors exit 2 with one line', async (t) => {
-  for (const args of [['--topic', 'T'], ['--namesrv', 'h:1'], ['--namesrv', 'nohost', '--topic', 'T'], ['--namesrv', 'h:1', '--topic', 'T', '--count', 'x'], ['--namesrv', 'h:1', '--topic', 'T', '--bogus']]) {
+  for (const args of [
+    ['--topic', 'T'],
+    ['--namesrv', 'h:1'],
+    ['--namesrv', 'nohost', '--topic', 'T'],
+    ['--namesrv', 'h:1', '--topic', 'T', '--count', 'x'],
+    ['--namesrv', 'h:1', '--topic', 'T', '--bogus'],
+  ]) {
     const r = await produce(args);
     t.equal(r.code, 2, args.join(' '));
     t.equal(r.stderr.trimEnd().split('\n').length, 1);
@@ -134,16 +175,34 @@ t.test('usage errors exit 2 with one line', async (t) => {
 t.test('SIGINT stops sending and still prints the summary (exit 130)', async (t) => {
   const broker = await startFakeBroker();
   // A slow broker so that the run is still going when the signal arrives.
-  broker.on(RequestCode.SEND_MESSAGE_V2, (req) => new Promise((resolve) => setTimeout(() => resolve(createResponse(req, ResponseCode.SUCCESS, { extFields: { msgId: 'X', queueId: '0', queueOffset: '0' } })), 20)));
-  const ns = await startFakeNameServer(new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]));
+  broker.on(
+    RequestCode.SEND_MESSAGE_V2,
+    (req) =>
+      new Promise((resolve) =>
+        setTimeout(
+          () =>
+            resolve(
+              createResponse(req, ResponseCode.SUCCESS, { extFields: { msgId: 'X', queueId: '0', queueOffset: '0' } }),
+            ),
+          20,
+        ),
+      ),
+  );
+  const ns = await startFakeNameServer(
+    new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]),
+  );
   t.teardown(async () => {
     await ns.close();
     await broker.close();
   });
-  const child = spawn(process.execPath, [BIN, 'produce', '--namesrv', ns.addr, '--topic', 'TopicTest', '--count', '100000', '--concurrency', '1', '--json'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, DEBUG: '' },
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'produce', '--namesrv', ns.addr, '--topic', 'TopicTest', '--count', '100000', '--concurrency', '1', '--json'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DEBUG: '' },
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

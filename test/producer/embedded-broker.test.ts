@@ -1,5 +1,12 @@
 import t from 'tap';
-import { createRequest, decodeMessages, PullMessageRequestHeader, RequestCode, ResponseCode, type MessageExt } from '../../protocol/index.js';
+import {
+  createRequest,
+  decodeMessages,
+  PullMessageRequestHeader,
+  RequestCode,
+  ResponseCode,
+  type MessageExt,
+} from '../../protocol/index.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { Producer } from '../../lib/producer/index.js';
@@ -11,10 +18,21 @@ async function pullAll(client: RemotingClient, addr: string, topic: string, queu
   let offset = 0;
   for (;;) {
     const header = PullMessageRequestHeader.encode({
-      consumerGroup: 'raw_reader', topic, queueId, queueOffset: offset, maxMsgNums: 32, sysFlag: 0 | 4,
-      commitOffset: 0, suspendTimeoutMillis: 0, subscription: '*', subVersion: 0, expressionType: 'TAG',
+      consumerGroup: 'raw_reader',
+      topic,
+      queueId,
+      queueOffset: offset,
+      maxMsgNums: 32,
+      sysFlag: 0 | 4,
+      commitOffset: 0,
+      suspendTimeoutMillis: 0,
+      subscription: '*',
+      subVersion: 0,
+      expressionType: 'TAG',
     });
-    const res = await client.invoke(addr, createRequest(RequestCode.PULL_MESSAGE, { extFields: header }), { timeoutMs: 3000 });
+    const res = await client.invoke(addr, createRequest(RequestCode.PULL_MESSAGE, { extFields: header }), {
+      timeoutMs: 3000,
+    });
     if (res.code !== ResponseCode.SUCCESS) return out;
     const msgs = decodeMessages(res.body!);
     out.push(...msgs);
@@ -45,7 +63,8 @@ t.test('produce through the embedded broker and read back with raw pulls', async
   await sleep(systemClock, 20);
 
   const sent = [];
-  for (let i = 0; i < 8; i++) sent.push(await producer.send({ topic: 'E2ETopic', body: `m${i}`, tags: i % 2 ? 'odd' : 'even', keys: `k${i}` }));
+  for (let i = 0; i < 8; i++)
+    sent.push(await producer.send({ topic: 'E2ETopic', body: `m${i}`, tags: i % 2 ? 'odd' : 'even', keys: `k${i}` }));
   const big = Buffer.alloc(10_000, 'z');
   sent.push(await producer.send({ topic: 'E2ETopic', body: big, properties: { who: 'big' } }));
   const batch = await producer.sendBatch([1, 2, 3].map((i) => ({ topic: 'E2ETopic', body: `b${i}` })));
@@ -57,7 +76,8 @@ t.test('produce through the embedded broker and read back with raw pulls', async
 
   const got: MessageExt[] = [];
   for (const [i, addr] of broker.brokers.entries()) {
-    for (let q = 0; q < 4; q++) got.push(...(await pullAll(raw, addr, 'E2ETopic', q)).map((m) => ({ ...m, brokerName: `broker-${'ab'[i]}` })));
+    for (let q = 0; q < 4; q++)
+      got.push(...(await pullAll(raw, addr, 'E2ETopic', q)).map((m) => ({ ...m, brokerName: `broker-${'ab'[i]}` })));
   }
   t.equal(got.length, 12, 'every message is stored exactly once');
   const byId = new Map(got.map((m) => [m.msgId, m]));
@@ -68,7 +88,7 @@ t.test('produce through the embedded broker and read back with raw pulls', async
     t.equal(m!.tags, i % 2 ? 'odd' : 'even');
     t.same(m!.keys, [`k${i}`], 'keys as an array, kept by a { ...msg } copy');
     t.equal(m!.queueOffset, r.queueOffset);
-    t.equal(m!.offsetMsgId, r.offsetMsgId, 'the broker\'s id matches the one the send returned');
+    t.equal(m!.offsetMsgId, r.offsetMsgId, "the broker's id matches the one the send returned");
     t.equal(m!.brokerName, r.messageQueue.brokerName);
   }
   const bigMsg = byId.get(sent[8]!.msgId)!;

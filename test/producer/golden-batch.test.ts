@@ -11,18 +11,31 @@ interface GoldenBatch {
 }
 
 // Bytes produced by Apache RocketMQ 4.9.8's MessageDecoder.encodeMessages (test/fixtures/vectors).
-const golden = JSON.parse(readFileSync(new URL('../../../test/fixtures/vectors/4.9.8/batches.json', import.meta.url), 'utf8')) as GoldenBatch[];
+const golden = JSON.parse(
+  readFileSync(new URL('../../../test/fixtures/vectors/4.9.8/batches.json', import.meta.url), 'utf8'),
+) as GoldenBatch[];
 
-t.test('a Java Message\'s properties string, byte for byte (HashMap order)', async (t) => {
+t.test("a Java Message's properties string, byte for byte (HashMap order)", async (t) => {
   const g = golden[0]!;
   const msgs: Message[] = [
     { topic: 'TopicTest', body: 'first', tags: 'TagA', keys: 'key-1' },
-    { topic: 'TopicTest', body: 'second é', flag: 5, tags: 'TagB', keys: ['key-2', 'key-3'], properties: { custom: 'x\u0001y' } },
+    {
+      topic: 'TopicTest',
+      body: 'second é',
+      flag: 5,
+      tags: 'TagB',
+      keys: ['key-2', 'key-3'],
+      properties: { custom: 'x\u0001y' },
+    },
   ];
   for (let i = 0; i < msgs.length; i++) {
     const uniq = g.messages[i]!.properties.find(([k]) => k === 'UNIQ_KEY')![1];
     t.equal(encodeMessageProperties(msgs[i]!, uniq), g.messages[i]!.propertiesString, `message ${i}`);
-    t.equal(encodeProperties(messageProperties(msgs[i]!, uniq)), g.messages[i]!.propertiesString, `message ${i} (as a map)`);
+    t.equal(
+      encodeProperties(messageProperties(msgs[i]!, uniq)),
+      g.messages[i]!.propertiesString,
+      `message ${i} (as a map)`,
+    );
   }
   const records = msgs.map((m, i) => ({
     body: Buffer.from(g.messages[i]!.bodyHex, 'hex'),
@@ -31,7 +44,11 @@ t.test('a Java Message\'s properties string, byte for byte (HashMap order)', asy
   }));
   const javaBytes = Buffer.from(g.hex, 'hex');
   const ours = encodeBatch(records);
-  t.equal(ours.toString('hex'), javaBytes.subarray(0, ours.length).toString('hex'), 'the first two batch records match Java\'s bytes');
+  t.equal(
+    ours.toString('hex'),
+    javaBytes.subarray(0, ours.length).toString('hex'),
+    "the first two batch records match Java's bytes",
+  );
 });
 
 t.test('numeric property names keep HashMap order (no JS object reordering)', async (t) => {

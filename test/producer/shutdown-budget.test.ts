@@ -12,7 +12,9 @@ const BIN = fileURLToPath(new URL('../../../bin/rocketwire.js', import.meta.url)
 async function cluster(t: Test): Promise<{ ns: string; broker: Awaited<ReturnType<typeof startFakeBroker>> }> {
   const broker = await startFakeBroker();
   broker.on(RequestCode.UNREGISTER_CLIENT, () => new Promise(() => undefined));
-  const ns = await startFakeNameServer(new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]));
+  const ns = await startFakeNameServer(
+    new Map([['TopicTest', routeJson([{ name: 'broker-a', addrs: { '0': broker.addr } }])]]),
+  );
   t.teardown(async () => {
     await ns.close();
     await broker.close();
@@ -42,10 +44,14 @@ t.test('produce exits at once when the broker never acknowledges the unregistrat
   // --timeout is far longer than the child is allowed to live: before the fix the process stayed
   // alive for the whole of it after printing its summary, waiting on UNREGISTER_CLIENT.
   const r = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'produce', '--namesrv', ns, '--topic', 'TopicTest', '--count', '2', '--timeout', '120000'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, DEBUG: '' },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'produce', '--namesrv', ns, '--topic', 'TopicTest', '--count', '2', '--timeout', '120000'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, DEBUG: '' },
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);

@@ -4,10 +4,25 @@ import { MessageValidationError, messageProperties, type Message } from '../../l
 // delayMs / deliverAt put the properties Java's setDelayTimeMs / setDeliverTimeMs put, checked up front.
 t.test('properties', async (t) => {
   t.equal(messageProperties({ topic: 'T', body: 'x', delayMs: 3000 }, undefined).TIMER_DELAY_MS, '3000');
-  t.equal(messageProperties({ topic: 'T', body: 'x', deliverAt: 1_700_000_003_000 }, undefined).TIMER_DELIVER_MS, '1700000003000');
-  t.equal(messageProperties({ topic: 'T', body: 'x', deliverAt: new Date(5000) }, undefined).TIMER_DELIVER_MS, '5000', 'a past Date is sent as is');
-  t.equal(messageProperties({ topic: 'T', body: 'x', delayMs: 0 }, undefined).TIMER_DELAY_MS, undefined, '0 sends at once');
-  t.equal(messageProperties({ topic: 'T', body: 'x', properties: { TIMER_DELAY_SEC: '3' } }, undefined).TIMER_DELAY_SEC, '3', 'a raw TIMER_DELAY_SEC passes, as in Java');
+  t.equal(
+    messageProperties({ topic: 'T', body: 'x', deliverAt: 1_700_000_003_000 }, undefined).TIMER_DELIVER_MS,
+    '1700000003000',
+  );
+  t.equal(
+    messageProperties({ topic: 'T', body: 'x', deliverAt: new Date(5000) }, undefined).TIMER_DELIVER_MS,
+    '5000',
+    'a past Date is sent as is',
+  );
+  t.equal(
+    messageProperties({ topic: 'T', body: 'x', delayMs: 0 }, undefined).TIMER_DELAY_MS,
+    undefined,
+    '0 sends at once',
+  );
+  t.equal(
+    messageProperties({ topic: 'T', body: 'x', properties: { TIMER_DELAY_SEC: '3' } }, undefined).TIMER_DELAY_SEC,
+    '3',
+    'a raw TIMER_DELAY_SEC passes, as in Java',
+  );
 });
 
 t.test('bad values name the field', async (t) => {
@@ -22,7 +37,11 @@ t.test('bad values name the field', async (t) => {
     [{ deliverAt: 10, properties: { TIMER_DELIVER_MS: '5' } }, 'deliverAt'],
   ];
   for (const [extra, field] of bad) {
-    t.equal(caught(() => messageProperties({ topic: 'T', body: 'x', ...extra }, undefined)), field, JSON.stringify(extra));
+    t.equal(
+      caught(() => messageProperties({ topic: 'T', body: 'x', ...extra }, undefined)),
+      field,
+      JSON.stringify(extra),
+    );
   }
 });
 

@@ -11,7 +11,10 @@ const base = { group: 'tpg', namesrvAddr: '127.0.0.1:9876' };
 export function typeChecks(flag: boolean): void {
   const listeners: TransactionListener[] = [
     { executeLocalTransaction: async () => 'COMMIT_MESSAGE', checkLocalTransaction: async () => 'UNKNOW' },
-    { executeLocalTransaction: async () => (flag ? 'COMMIT_MESSAGE' : 'ROLLBACK_MESSAGE'), checkLocalTransaction: () => 'UNKNOW' },
+    {
+      executeLocalTransaction: async () => (flag ? 'COMMIT_MESSAGE' : 'ROLLBACK_MESSAGE'),
+      checkLocalTransaction: () => 'UNKNOW',
+    },
     {
       executeLocalTransaction: async (msg) => {
         if (msg.topic === '') return LocalTransactionState.ROLLBACK_MESSAGE;
@@ -19,7 +22,10 @@ export function typeChecks(flag: boolean): void {
       },
       checkLocalTransaction: async () => LocalTransactionState.UNKNOW,
     },
-    { executeLocalTransaction: () => LocalTransactionState.COMMIT_MESSAGE, checkLocalTransaction: () => (flag ? 'COMMIT_MESSAGE' : 'UNKNOW') },
+    {
+      executeLocalTransaction: () => LocalTransactionState.COMMIT_MESSAGE,
+      checkLocalTransaction: () => (flag ? 'COMMIT_MESSAGE' : 'UNKNOW'),
+    },
   ];
   for (const transactionListener of listeners) new TransactionProducer({ ...base, transactionListener });
   // @ts-expect-error a synchronous value is checked by the compiler: not a state
@@ -27,7 +33,11 @@ export function typeChecks(flag: boolean): void {
   void bad;
 }
 
-t.test('the LocalTransactionState constants are Java\'s names', async (t) => {
-  t.same(LocalTransactionState, { COMMIT_MESSAGE: 'COMMIT_MESSAGE', ROLLBACK_MESSAGE: 'ROLLBACK_MESSAGE', UNKNOW: 'UNKNOW' });
+t.test("the LocalTransactionState constants are Java's names", async (t) => {
+  t.same(LocalTransactionState, {
+    COMMIT_MESSAGE: 'COMMIT_MESSAGE',
+    ROLLBACK_MESSAGE: 'ROLLBACK_MESSAGE',
+    UNKNOW: 'UNKNOW',
+  });
   t.type(typeChecks, 'function');
 });

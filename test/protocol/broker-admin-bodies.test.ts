@@ -16,8 +16,14 @@ t.test('ConsumeStats: fastjson object keys, a Java double consumeTps, entries in
   const stats = {
     consumeTps: 0,
     offsetTable: [
-      [{ topic: 'A', brokerName: 'broker-a', queueId: 10 }, { brokerOffset: 5, consumerOffset: 3, lastTimestamp: 1700000000000 }],
-      [{ topic: 'A', brokerName: 'broker-a', queueId: 2 }, { brokerOffset: 0, consumerOffset: 0, lastTimestamp: 0 }],
+      [
+        { topic: 'A', brokerName: 'broker-a', queueId: 10 },
+        { brokerOffset: 5, consumerOffset: 3, lastTimestamp: 1700000000000 },
+      ],
+      [
+        { topic: 'A', brokerName: 'broker-a', queueId: 2 },
+        { brokerOffset: 0, consumerOffset: 0, lastTimestamp: 0 },
+      ],
     ] as Parameters<typeof encodeConsumeStats>[0]['offsetTable'],
   };
   const text = encodeConsumeStats(stats).toString();
@@ -28,13 +34,30 @@ t.test('ConsumeStats: fastjson object keys, a Java double consumeTps, entries in
   );
   t.same(decodeConsumeStats(Buffer.from(text)), stats);
   t.equal(encodeConsumeStats({ consumeTps: 1.5, offsetTable: [] }).toString(), '{"consumeTps":1.5,"offsetTable":{}}');
-  t.throws(() => decodeConsumeStats(Buffer.from('{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:{"consumerOffset":1}}}')), ProtocolError);
+  t.throws(
+    () =>
+      decodeConsumeStats(
+        Buffer.from('{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:{"consumerOffset":1}}}'),
+      ),
+    ProtocolError,
+  );
 });
 
 t.test('TopicConfig body: keys sorted as fastjson writes the bean', async (t) => {
-  const c = { topicName: 'T', readQueueNums: 4, writeQueueNums: 2, perm: 6, topicFilterType: 'SINGLE_TAG', topicSysFlag: 0, order: false };
+  const c = {
+    topicName: 'T',
+    readQueueNums: 4,
+    writeQueueNums: 2,
+    perm: 6,
+    topicFilterType: 'SINGLE_TAG',
+    topicSysFlag: 0,
+    order: false,
+  };
   const text = encodeTopicConfigBody(c).toString();
-  t.equal(text, '{"order":false,"perm":6,"readQueueNums":4,"topicFilterType":"SINGLE_TAG","topicName":"T","topicSysFlag":0,"writeQueueNums":2}');
+  t.equal(
+    text,
+    '{"order":false,"perm":6,"readQueueNums":4,"topicFilterType":"SINGLE_TAG","topicName":"T","topicSysFlag":0,"writeQueueNums":2}',
+  );
   t.same(decodeTopicConfigBody(Buffer.from(text)), c);
 });
 
@@ -48,7 +71,11 @@ t.test('CheckClientRequestBody: the subscription the Java client sends', async (
   t.equal(b.subscriptionData?.expressionType, 'SQL92');
   t.equal(b.subscriptionData?.subString, 'a > 1');
   t.same(decodeCheckClientRequestBody(Buffer.from('{}')), {});
-  t.throws(() => decodeCheckClientRequestBody(Buffer.from('{"subscriptionData":{"subString":"*"}}')), ProtocolError, 'topic is required');
+  t.throws(
+    () => decodeCheckClientRequestBody(Buffer.from('{"subscriptionData":{"subString":"*"}}')),
+    ProtocolError,
+    'topic is required',
+  );
 });
 
 t.test('GET_CONSUME_STATS / GET_TOPIC_CONFIG / CHECK_CLIENT_CONFIG rows', async (t) => {

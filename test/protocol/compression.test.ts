@@ -31,7 +31,8 @@ function smallText(): Buffer {
 }
 function bigText(): Buffer {
   let s = '';
-  for (let i = 0; i < 1100; i++) s += 'message line ' + i + ': the quick brown fox jumps over the lazy dog ' + ((i * 7919) % 1000) + '\n';
+  for (let i = 0; i < 1100; i++)
+    s += 'message line ' + i + ': the quick brown fox jumps over the lazy dog ' + ((i * 7919) % 1000) + '\n';
   return Buffer.from(s);
 }
 
@@ -50,12 +51,20 @@ t.test('checksums match their published check values', async (t) => {
 
 t.test('LZ4 frames written by the lz4 CLI decode', async (t) => {
   t.same(lz4FrameDecompress(fixture('small-default.lz4')), smallText());
-  t.same(lz4FrameDecompress(fixture('big-dependent-blockcrc.lz4')), bigText(), 'linked blocks refer back across blocks');
+  t.same(
+    lz4FrameDecompress(fixture('big-dependent-blockcrc.lz4')),
+    bigText(),
+    'linked blocks refer back across blocks',
+  );
   t.same(lz4FrameDecompress(fixture('big-independent-contentsize.lz4')), bigText());
   const two = Buffer.concat([fixture('small-default.lz4'), fixture('small-default.lz4')]);
   t.same(lz4FrameDecompress(two), Buffer.concat([smallText(), smallText()]), 'concatenated frames');
   const skippable = Buffer.from('502a4d1804000000deadbeef', 'hex');
-  t.same(lz4FrameDecompress(Buffer.concat([skippable, fixture('small-default.lz4')])), smallText(), 'skippable frame skipped');
+  t.same(
+    lz4FrameDecompress(Buffer.concat([skippable, fixture('small-default.lz4')])),
+    smallText(),
+    'skippable frame skipped',
+  );
 });
 
 t.test('zstd frames written by the zstd CLI decode', async (t) => {
@@ -73,20 +82,31 @@ function zstdRleFrame(blocks: number, size: number, byte: number, windowLog = 17
   return Buffer.concat(parts);
 }
 
-t.test('a zstd body that would decompress past 64 MiB is refused before it is decoded (a bomb of RLE blocks)', async (t) => {
-  t.same(decompress(zstdRleFrame(3, 1000, 0x61), 'ZSTD'), Buffer.alloc(3000, 0x61), 'a small RLE frame decodes');
-  t.same(decompress(zstdRleFrame(512, 128 * 1024, 0x62), 'ZSTD').length, 64 * 1024 * 1024, 'exactly 64 MiB is allowed');
-  // 2.4 KB that would become 75 MiB
-  const bomb = zstdRleFrame(600, 128 * 1024, 0);
-  t.ok(bomb.length < 3000);
-  t.throws(() => decompress(bomb, 'ZSTD'), { name: 'InflatedBodyTooLargeError', limit: 64 * 1024 * 1024, message: /ZSTD body: .*exceeds the limit of 67108864 bytes/ });
-  t.throws(() => decompressBody(bomb, 0x201), InflatedBodyTooLargeError, 'through the message path too');
-  // two frames of 40 MiB each: each under the limit, together over it
-  const two = Buffer.concat([zstdRleFrame(320, 128 * 1024, 1), zstdRleFrame(320, 128 * 1024, 2)]);
-  t.throws(() => decompress(two, 'ZSTD'), /exceeds the limit of 67108864 bytes/);
-  // a header declaring a 1 GiB window (fzstd would allocate it before decoding a byte)
-  t.throws(() => decompress(zstdRleFrame(1, 10, 0, 30), 'ZSTD'), /window \(1073741824 bytes\) exceeds/);
-});
+t.test(
+  'a zstd body that would decompress past 64 MiB is refused before it is decoded (a bomb of RLE blocks)',
+  async (t) => {
+    t.same(decompress(zstdRleFrame(3, 1000, 0x61), 'ZSTD'), Buffer.alloc(3000, 0x61), 'a small RLE frame decodes');
+    t.same(
+      decompress(zstdRleFrame(512, 128 * 1024, 0x62), 'ZSTD').length,
+      64 * 1024 * 1024,
+      'exactly 64 MiB is allowed',
+    );
+    // 2.4 KB that would become 75 MiB
+    const bomb = zstdRleFrame(600, 128 * 1024, 0);
+    t.ok(bomb.length < 3000);
+    t.throws(() => decompress(bomb, 'ZSTD'), {
+      name: 'InflatedBodyTooLargeError',
+      limit: 64 * 1024 * 1024,
+      message: /ZSTD body: .*exceeds the limit of 67108864 bytes/,
+    });
+    t.throws(() => decompressBody(bomb, 0x201), InflatedBodyTooLargeError, 'through the message path too');
+    // two frames of 40 MiB each: each under the limit, together over it
+    const two = Buffer.concat([zstdRleFrame(320, 128 * 1024, 1), zstdRleFrame(320, 128 * 1024, 2)]);
+    t.throws(() => decompress(two, 'ZSTD'), /exceeds the limit of 67108864 bytes/);
+    // a header declaring a 1 GiB window (fzstd would allocate it before decoding a byte)
+    t.throws(() => decompress(zstdRleFrame(1, 10, 0, 30), 'ZSTD'), /window \(1073741824 bytes\) exceeds/);
+  },
+);
 
 t.test('damaged LZ4 frames are ProtocolErrors', async (t) => {
   const good = fixture('small-default.lz4');
@@ -152,12 +172,21 @@ t.test('every codec stops at the limit it is given and says so with InflatedBody
   const mib = Buffer.alloc(1024 * 1024, 0x61);
   const zlib = deflateSync(mib);
   t.equal(decompress(zlib, 'ZLIB', 0, 1024 * 1024).length, 1024 * 1024, 'exactly the limit is allowed');
-  t.throws(() => decompress(zlib, 'ZLIB', 100, 1024 * 1024 - 1), { name: 'InflatedBodyTooLargeError', codec: 'ZLIB', limit: 1024 * 1024 - 1, offset: 100 });
+  t.throws(() => decompress(zlib, 'ZLIB', 100, 1024 * 1024 - 1), {
+    name: 'InflatedBodyTooLargeError',
+    codec: 'ZLIB',
+    limit: 1024 * 1024 - 1,
+    offset: 100,
+  });
   t.throws(() => decompressBody(zlib, 0x1, 0, 4096), InflatedBodyTooLargeError, 'through the message path');
   const lz4 = lz4FrameStore(mib);
   t.equal(decompress(lz4, 'LZ4', 0, 1024 * 1024).length, 1024 * 1024);
   t.throws(() => decompress(lz4, 'LZ4', 0, 4096), { name: 'InflatedBodyTooLargeError', codec: 'LZ4', limit: 4096 });
-  t.throws(() => decompress(zstdRleFrame(8, 1000, 1, 10), 'ZSTD', 0, 7999), { name: 'InflatedBodyTooLargeError', codec: 'ZSTD', limit: 7999 });
+  t.throws(() => decompress(zstdRleFrame(8, 1000, 1, 10), 'ZSTD', 0, 7999), {
+    name: 'InflatedBodyTooLargeError',
+    codec: 'ZSTD',
+    limit: 7999,
+  });
   t.equal(decompress(zstdRleFrame(8, 1000, 1, 10), 'ZSTD', 0, 8000).length, 8000);
   // a corrupt body stays a plain ProtocolError: only a body over the limit is "too large"
   t.throws(() => decompress(Buffer.from('not zlib'), 'ZLIB', 0, 10), { name: 'ProtocolError' });

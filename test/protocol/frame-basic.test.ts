@@ -14,8 +14,18 @@ t.test('GET_ROUTEINFO_BY_TOPIC encodes as the fact sheet shows', async (t) => {
   const bin = encodeCommand({ ...req, serializeType: 'ROCKETMQ' });
   t.equal(
     bin.toString('hex'),
-    '0000002d01000029' + '0069' + '00' + '0199' + '00000001' + '00000000' + '00000000' + '00000014' +
-      '0005' + Buffer.from('topic').toString('hex') + '00000009' + Buffer.from('TopicTest').toString('hex'),
+    '0000002d01000029' +
+      '0069' +
+      '00' +
+      '0199' +
+      '00000001' +
+      '00000000' +
+      '00000000' +
+      '00000014' +
+      '0005' +
+      Buffer.from('topic').toString('hex') +
+      '00000009' +
+      Buffer.from('TopicTest').toString('hex'),
   );
   for (const frame of [json, bin]) {
     const d = decodeCommand(frame);

@@ -67,7 +67,9 @@ t.test('JSON header errors are ProtocolErrors at the header offset', async (t) =
 });
 
 t.test('int fields given as digit strings are read as fastjson reads them', async (t) => {
-  const d = decodeCommand(frameOf(0, Buffer.from('{"code":"11","flag":"2","opaque":"-7","version":"409","language":"JAVA"}')));
+  const d = decodeCommand(
+    frameOf(0, Buffer.from('{"code":"11","flag":"2","opaque":"-7","version":"409","language":"JAVA"}')),
+  );
   t.same([d.code, d.flag, d.opaque, d.version], [11, 2, -7, 409]);
   // checked with RemotingCommand.decode of 4.9.8 and 5.3.3: "language":0 reads as JAVA
   t.equal(decodeCommand(frameOf(0, Buffer.from('{"code":11,"language":0}'))).language, 'JAVA');
@@ -97,7 +99,10 @@ t.test('ROCKETMQ header errors point at the bad length field', async (t) => {
 });
 
 t.test('"__proto__" from the network stays an ordinary ext field', async (t) => {
-  const json = frameOf(0, Buffer.from('{"code":1,"extFields":{"__proto__":"x","a":"b"},"flag":0,"opaque":1,"version":1}'));
+  const json = frameOf(
+    0,
+    Buffer.from('{"code":1,"extFields":{"__proto__":"x","a":"b"},"flag":0,"opaque":1,"version":1}'),
+  );
   const cmd = createRequest(1, { extFields: { a: 'b' } });
   Object.defineProperty(cmd.extFields, '__proto__', { value: 'x', enumerable: true });
   for (const frame of [json, encodeCommand({ ...cmd, serializeType: 'ROCKETMQ' })]) {
@@ -110,7 +115,10 @@ t.test('"__proto__" from the network stays an ordinary ext field', async (t) => 
 });
 
 t.test('strings are encoded as Java encodes them', async (t) => {
-  const cmd: RemotingCommand = createRequest(1, { remark: 'a\ud800b\u2028\u0085\u00a0', extFields: { k: '\udc00\ud83d\ude00' } });
+  const cmd: RemotingCommand = createRequest(1, {
+    remark: 'a\ud800b\u2028\u0085\u00a0',
+    extFields: { k: '\udc00\ud83d\ude00' },
+  });
   const json = encodeCommand(cmd).subarray(8).toString('latin1');
   t.match(json, /"remark":"a\?b\\u2028\\u0085\u00c2\u00a0"/, 'lone surrogate -> ?, U+2028 and C1 escaped, NBSP raw');
   t.match(json, /"k":"\?\u00f0\u009f\u0098\u0080"/, 'a surrogate pair stays one 4-byte character');
@@ -123,7 +131,10 @@ t.test('JSON ext key order follows the HashMap capacity asked for', async (t) =>
   const keys = ['i', 'k\u00e9y"\\', 'empty'];
   const ext = Object.fromEntries(keys.map((k) => [k, 'v']));
   const order = (cap?: number): string[] => {
-    const text = encodeCommand(createRequest(1, { extFields: ext }), cap === undefined ? undefined : { extFieldsCapacity: cap })
+    const text = encodeCommand(
+      createRequest(1, { extFields: ext }),
+      cap === undefined ? undefined : { extFieldsCapacity: cap },
+    )
       .subarray(8)
       .toString();
     const inner = JSON.parse(text).extFields as Record<string, string>;
@@ -138,12 +149,21 @@ t.test('JSON ext key order follows the HashMap capacity asked for', async (t) =>
 t.test('the cached HashMap order is the computed one for every key list, capacity and eviction', async (t) => {
   // Lists that share keys in another order, or the same list at another capacity, must not be
   // taken for one another; more lists than the recent-list cache holds come back right too.
-  const lists: string[][] = [['i', 'k\u00e9y"\\', 'empty'], ['empty', 'i', 'k\u00e9y"\\'], ['topic', 'queueId'], ['queueId', 'topic']];
+  const lists: string[][] = [
+    ['i', 'k\u00e9y"\\', 'empty'],
+    ['empty', 'i', 'k\u00e9y"\\'],
+    ['topic', 'queueId'],
+    ['queueId', 'topic'],
+  ];
   for (let n = 0; n < 40; n++) lists.push(Array.from({ length: 1 + (n % 7) }, (_, i) => `f${(n * 7 + i) % 23}`));
   for (let round = 0; round < 3; round++) {
     for (const keys of lists) {
       for (const cap of [16, 256]) {
-        t.same(javaHashMapOrderShared(keys, cap), javaHashMapOrder(keys.slice(), cap), `${keys.join(',')} @${cap}, round ${round}`);
+        t.same(
+          javaHashMapOrderShared(keys, cap),
+          javaHashMapOrder(keys.slice(), cap),
+          `${keys.join(',')} @${cap}, round ${round}`,
+        );
       }
     }
   }
@@ -156,7 +176,11 @@ t.test('the cached HashMap order is the computed one for every key list, capacit
 t.test('frames the length fields cannot describe are refused before allocating', async (t) => {
   const hugeRemark = 'x'.repeat(0x1000000);
   t.throws(() => encodeCommand(createRequest(1, { remark: hugeRemark })), ProtocolError, 'JSON header over 16 MiB - 1');
-  t.throws(() => encodeCommand(createRequest(1, { remark: hugeRemark, serializeType: 'ROCKETMQ' })), ProtocolError, 'ROCKETMQ header too');
+  t.throws(
+    () => encodeCommand(createRequest(1, { remark: hugeRemark, serializeType: 'ROCKETMQ' })),
+    ProtocolError,
+    'ROCKETMQ header too',
+  );
   // a body view claiming 2 GiB: only its length is read
   const fakeBody = { length: 0x80000000 } as unknown as Buffer;
   t.throws(() => encodeCommand({ ...createRequest(1), body: fakeBody }), ProtocolError, 'int32 total length');

@@ -5,7 +5,9 @@ import { loadVectors, type FrameVector } from './vectors-fixtures.js';
 // The streaming splitter against real Java frames: every split point, byte by byte, many frames
 // per chunk, views that stay intact after later reads, and hostile length prefixes.
 
-const vectors = loadVectors<FrameVector[]>('5.3.3', 'frames.json').concat(loadVectors<FrameVector[]>('4.9.8', 'frames.json'));
+const vectors = loadVectors<FrameVector[]>('5.3.3', 'frames.json').concat(
+  loadVectors<FrameVector[]>('4.9.8', 'frames.json'),
+);
 const frames = vectors.map((v) => Buffer.from(v.hex, 'hex'));
 // A stream of a dozen varied frames (JSON and ROCKETMQ, with and without bodies): ~3 KB.
 const sample = frames.filter((_, i) => i % 8 === 0 || i === 6 || i === 7);
@@ -35,8 +37,13 @@ t.test('every single split point of a multi-frame stream', async (t) => {
   for (let i = 0; i <= stream.length; i++) {
     const dec = new FrameDecoder();
     const got = feed(dec, [Buffer.from(stream.subarray(0, i)), Buffer.from(stream.subarray(i))]);
-    if (got.frames.length !== sample.length || !got.frames.every((f, k) => f.equals(sample[k]!)) ||
-        got.offsets.join() !== offsets.join() || dec.pendingBytes !== 0 || dec.bytesRead !== stream.length) {
+    if (
+      got.frames.length !== sample.length ||
+      !got.frames.every((f, k) => f.equals(sample[k]!)) ||
+      got.offsets.join() !== offsets.join() ||
+      dec.pendingBytes !== 0 ||
+      dec.bytesRead !== stream.length
+    ) {
       bad++;
       if (bad < 5) t.fail(`split at ${i} went wrong`);
     }
@@ -54,7 +61,7 @@ t.test('one byte at a time', async (t) => {
 
 t.test('random chunkings (seeded)', async (t) => {
   let seed = 12345;
-  const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const rnd = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
   for (let round = 0; round < 200; round++) {
     const chunks: Buffer[] = [];
     for (let p = 0; p < stream.length; ) {
@@ -88,16 +95,19 @@ t.test('many frames in one chunk, then a straddling one', async (t) => {
   const got = feed(dec, [head, many.subarray(many.length - 5)]);
   t.equal(got.frames.length, 1000);
   t.ok(got.frames.every((f, i) => f.equals(frames[i % frames.length]!)));
-  t.ok(got.frames.every((f) => decodeCommand(f).code !== undefined), 'every frame decodes');
+  t.ok(
+    got.frames.every((f) => decodeCommand(f).code !== undefined),
+    'every frame decodes',
+  );
   t.equal(dec.bytesRead, many.length);
 });
 
 // nats.js's "don't clobber": what was handed out must not change when later bytes arrive.
-t.test("views handed out earlier are not clobbered by later pushes", async (t) => {
+t.test('views handed out earlier are not clobbered by later pushes', async (t) => {
   const dec = new FrameDecoder();
   const kept: { frame: Buffer; snapshot: string }[] = [];
   let seed = 99;
-  const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const rnd = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
   const big = Buffer.concat([stream, stream, stream]);
   for (let p = 0; p < big.length; ) {
     const n = 1 + rnd(300);
@@ -106,11 +116,21 @@ t.test("views handed out earlier are not clobbered by later pushes", async (t) =
     p += n;
   }
   t.equal(kept.length, sample.length * 3);
-  t.ok(kept.every((k) => k.frame.toString('hex') === k.snapshot), 'every frame still holds its bytes');
+  t.ok(
+    kept.every((k) => k.frame.toString('hex') === k.snapshot),
+    'every frame still holds its bytes',
+  );
   t.ok(kept.every((k, i) => k.frame.equals(sample[i % sample.length]!)));
 });
 
-function expectError(t: Test, bytes: Buffer, offset: number, pattern: RegExp, opts?: { maxFrameLength?: number }, goodFrames = 0): void {
+function expectError(
+  t: Test,
+  bytes: Buffer,
+  offset: number,
+  pattern: RegExp,
+  opts?: { maxFrameLength?: number },
+  goodFrames = 0,
+): void {
   const dec = new FrameDecoder(opts);
   let err: unknown;
   let seen = 0;
@@ -146,7 +166,14 @@ t.test('hostile length prefixes are rejected with the right offset', async (t) =
   expectError(t, prefix(10, (0xff << 24) | 2), 4, /unknown serialize type 255/);
   expectError(t, prefix(101), 0, /exceeds the maximum of 100/, { maxFrameLength: 100 });
   // after a good frame the offset counts from the start of the stream
-  expectError(t, Buffer.concat([frames[0]!, prefix(10, (3 << 24) | 2)]), frames[0]!.length + 4, /serialize type 3/, undefined, 1);
+  expectError(
+    t,
+    Buffer.concat([frames[0]!, prefix(10, (3 << 24) | 2)]),
+    frames[0]!.length + 4,
+    /serialize type 3/,
+    undefined,
+    1,
+  );
   expectError(t, Buffer.concat([frames[0]!, prefix(0x7fffffff)]), frames[0]!.length, /exceeds/, undefined, 1);
 });
 
@@ -193,7 +220,14 @@ t.test('a throwing frame handler fails the decoder instead of desynchronising it
   const dec = new FrameDecoder();
   const chunk = Buffer.concat([frames[0]!, frames[1]!.subarray(0, 10)]);
   const boom = new TypeError('handler bug');
-  t.throws(() => dec.push(chunk, () => { throw boom; }), boom, 'the handler error propagates');
+  t.throws(
+    () =>
+      dec.push(chunk, () => {
+        throw boom;
+      }),
+    boom,
+    'the handler error propagates',
+  );
   t.ok(dec.failed instanceof ProtocolError, 'the decoder is failed');
   t.equal(dec.failed!.cause, boom);
   t.equal(dec.failed!.offset, frames[0]!.length, 'where reading stopped');

@@ -43,7 +43,10 @@ t.test('many decoders holding the head of a 16 MiB frame stay within a bound the
   }
   const grown = process.memoryUsage().arrayBuffers - before;
   t.ok(grown < 32 * MiB, `64 half-open 16 MiB frames added ${(grown / MiB).toFixed(1)} MiB of buffers (bound 32 MiB)`);
-  t.equal(decoders.reduce((n, d) => n + d.pendingBytes, 0), 64 * 200);
+  t.equal(
+    decoders.reduce((n, d) => n + d.pendingBytes, 0),
+    64 * 200,
+  );
 });
 
 t.test('the buffer grows with the bytes and the frame comes out whole and exact', async (t) => {
@@ -78,26 +81,29 @@ t.test('a frame handed out is not written by the next one (grown buffers are nev
   t.ok(out[0]!.equals(a) && out[1]!.equals(b));
 });
 
-t.test('a frame dribbled a byte at a time, then in big pieces: held bytes track what arrived, and it comes out exact', async (t) => {
-  // The straddling frame is gathered as views of big pieces and short pieces copied into small
-  // staging buffers: one object per byte would cost ~100 bytes of heap per byte received.
-  const size = 256 * 1024;
-  const frame = headOfFrame(size, size);
-  for (let i = 300; i < size; i++) frame[i] = (i * 31) & 0xff;
-  const dec = new FrameDecoder();
-  const out: Buffer[] = [];
-  let worst = 0;
-  let pos = 0;
-  for (; pos < 64 * 1024; pos++) {
-    dec.push(frame.subarray(pos, pos + 1), (f) => out.push(f));
-    worst = Math.max(worst, dec.bufferedBytes - (pos + 1));
-  }
-  for (; pos < size; pos += 5000) {
-    dec.push(Buffer.from(frame.subarray(pos, Math.min(size, pos + 5000))), (f) => out.push(f));
-    if (out.length === 0) worst = Math.max(worst, dec.bufferedBytes - Math.min(size, pos + 5000));
-  }
-  t.equal(out.length, 1, 'one frame');
-  t.ok(out[0]!.equals(frame), 'byte for byte');
-  t.ok(worst <= 16 * 1024, `at most one 16 KiB staging buffer beyond the bytes received (worst ${worst})`);
-  t.equal(dec.bufferedBytes, 0, 'nothing held once the frame is out');
-});
+t.test(
+  'a frame dribbled a byte at a time, then in big pieces: held bytes track what arrived, and it comes out exact',
+  async (t) => {
+    // The straddling frame is gathered as views of big pieces and short pieces copied into small
+    // staging buffers: one object per byte would cost ~100 bytes of heap per byte received.
+    const size = 256 * 1024;
+    const frame = headOfFrame(size, size);
+    for (let i = 300; i < size; i++) frame[i] = (i * 31) & 0xff;
+    const dec = new FrameDecoder();
+    const out: Buffer[] = [];
+    let worst = 0;
+    let pos = 0;
+    for (; pos < 64 * 1024; pos++) {
+      dec.push(frame.subarray(pos, pos + 1), (f) => out.push(f));
+      worst = Math.max(worst, dec.bufferedBytes - (pos + 1));
+    }
+    for (; pos < size; pos += 5000) {
+      dec.push(Buffer.from(frame.subarray(pos, Math.min(size, pos + 5000))), (f) => out.push(f));
+      if (out.length === 0) worst = Math.max(worst, dec.bufferedBytes - Math.min(size, pos + 5000));
+    }
+    t.equal(out.length, 1, 'one frame');
+    t.ok(out[0]!.equals(frame), 'byte for byte');
+    t.ok(worst <= 16 * 1024, `at most one 16 KiB staging buffer beyond the bytes received (worst ${worst})`);
+    t.equal(dec.bufferedBytes, 0, 'nothing held once the frame is out');
+  },
+);

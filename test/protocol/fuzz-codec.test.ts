@@ -45,7 +45,9 @@ function prng(seed: number): (n: number) => number {
   };
 }
 
-const INTS = [0, 1, -1, 3, 4, 7, 8, 21, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x7fffffff, -0x80000000, 0x01000000, 0x00ffffff];
+const INTS = [
+  0, 1, -1, 3, 4, 7, 8, 21, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x7fffffff, -0x80000000, 0x01000000, 0x00ffffff,
+];
 
 function mutate(src: Buffer, rnd: (n: number) => number): Buffer {
   let b = Buffer.from(src);
@@ -109,7 +111,10 @@ for (const v of VECTOR_VERSIONS) {
 
 /** Largest Buffer allocation made while fn runs (Buffer.alloc / allocUnsafe / allocUnsafeSlow). */
 function largestAllocation(fn: () => void): number {
-  const B = Buffer as unknown as Record<'alloc' | 'allocUnsafe' | 'allocUnsafeSlow', (n: number, ...rest: unknown[]) => Buffer>;
+  const B = Buffer as unknown as Record<
+    'alloc' | 'allocUnsafe' | 'allocUnsafeSlow',
+    (n: number, ...rest: unknown[]) => Buffer
+  >;
   const saved = { alloc: B.alloc, allocUnsafe: B.allocUnsafe, allocUnsafeSlow: B.allocUnsafeSlow };
   let max = 0;
   for (const k of ['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const) {
@@ -216,7 +221,9 @@ t.test('decodeBatch and decodeProperties on mutated input', { timeout: 60_000 },
 t.test('decodeMessages on compressed bodies damaged inside the compressed stream', { timeout: 60_000 }, async (t) => {
   const rnd = prng(SEED ^ 0x27d4eb2f);
   // Records whose sysFlag says COMPRESSED, IPv4 hosts: body length at 84, body from 88.
-  const compressed = bodies.filter((b) => b.length > 92 && (b.readInt32BE(36) & 0x31) === 0x1 && b.readInt32BE(0) === b.length);
+  const compressed = bodies.filter(
+    (b) => b.length > 92 && (b.readInt32BE(36) & 0x31) === 0x1 && b.readInt32BE(0) === b.length,
+  );
   t.ok(compressed.length >= 4, `${compressed.length} compressed records (zlib, LZ4, ZSTD)`);
   const failures: string[] = [];
   let ok = 0;

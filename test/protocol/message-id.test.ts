@@ -1,9 +1,18 @@
 import t from 'tap';
-import { createOffsetMsgId, createUniqKey, decodeOffsetMsgId, ProtocolError, UniqKeyGenerator } from '../../protocol/index.js';
+import {
+  createOffsetMsgId,
+  createUniqKey,
+  decodeOffsetMsgId,
+  ProtocolError,
+  UniqKeyGenerator,
+} from '../../protocol/index.js';
 
 t.test('offset msgId of the fact sheet', async (t) => {
   t.equal(createOffsetMsgId('192.168.1.20:10911', 0x1234), 'C0A8011400002A9F0000000000001234');
-  t.same(decodeOffsetMsgId('C0A8011400002A9F0000000000001234'), { storeHost: '192.168.1.20:10911', commitLogOffset: 0x1234 });
+  t.same(decodeOffsetMsgId('C0A8011400002A9F0000000000001234'), {
+    storeHost: '192.168.1.20:10911',
+    commitLogOffset: 0x1234,
+  });
   const v6 = createOffsetMsgId('[2001:db8::5]:10911', 2 ** 40);
   t.equal(v6.length, 56);
   t.same(decodeOffsetMsgId(v6), { storeHost: '[2001:db8::5]:10911', commitLogOffset: 2 ** 40 });
@@ -11,7 +20,13 @@ t.test('offset msgId of the fact sheet', async (t) => {
 });
 
 t.test('bad offset ids are ProtocolErrors', async (t) => {
-  for (const id of ['', 'XYZ', 'C0A8011400002A9F000000000000123', 'G0A8011400002A9F0000000000001234', 'C0A8011400002A9F7FFFFFFFFFFFFFFF']) {
+  for (const id of [
+    '',
+    'XYZ',
+    'C0A8011400002A9F000000000000123',
+    'G0A8011400002A9F0000000000001234',
+    'C0A8011400002A9F7FFFFFFFFFFFFFFF',
+  ]) {
     t.throws(() => decodeOffsetMsgId(id), ProtocolError, id);
   }
 });

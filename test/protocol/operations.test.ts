@@ -53,14 +53,21 @@ t.test('answers are non-SUCCESS response codes', async (t) => {
 
 t.test('header codecs round-trip every field and reject a missing required one', async (t) => {
   for (const [key, op] of rows) {
-    for (const [side, codec] of [['request', op.request], ['response', op.response]] as const) {
+    for (const [side, codec] of [
+      ['request', op.request],
+      ['response', op.response],
+    ] as const) {
       const keys = codec.fields.map((f) => f.key);
       t.equal(new Set(keys).size, keys.length, `${key} ${side}: extFields keys are distinct`);
       for (const all of [true, false]) {
         const fields = sample(codec, all);
         const ext = codec.encode(fields);
         for (const v of Object.values(ext)) t.type(v, 'string');
-        t.same(Object.keys(ext), codec.fields.filter((f) => all || f.required).map((f) => f.key), `${key} ${side}: keys in spec order`);
+        t.same(
+          Object.keys(ext),
+          codec.fields.filter((f) => all || f.required).map((f) => f.key),
+          `${key} ${side}: keys in spec order`,
+        );
         t.same(codec.decode(ext), fields, `${key} ${side}: decode(encode(x)) = x (${all ? 'all' : 'required'} fields)`);
       }
       for (const f of codec.fields.filter((f) => f.required)) {
@@ -83,7 +90,11 @@ t.test('body specs are raw, none or a codec', async (t) => {
 });
 
 t.test('rows that carry a fact worth pinning', async (t) => {
-  t.same(Operations.PULL_MESSAGE.answers, [ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_RETRY_IMMEDIATELY, ResponseCode.PULL_OFFSET_MOVED]);
+  t.same(Operations.PULL_MESSAGE.answers, [
+    ResponseCode.PULL_NOT_FOUND,
+    ResponseCode.PULL_RETRY_IMMEDIATELY,
+    ResponseCode.PULL_OFFSET_MOVED,
+  ]);
   t.same(Operations.QUERY_CONSUMER_OFFSET.answers, [ResponseCode.QUERY_NOT_FOUND]);
   t.equal(Operations.SEND_MESSAGE_V2.request.keys.producerGroup, 'a', 'V2 one-letter keys');
   t.equal(Operations.SEND_BATCH_MESSAGE.request, Operations.SEND_MESSAGE_V2.request);

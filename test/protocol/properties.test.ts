@@ -18,7 +18,14 @@ t.test('encoding skips null values and follows the trailing-separator option', a
   t.equal(encodeProperties({ A: 'b' }, { trailingSeparator: true }), 'A\u0001b\u0002');
   t.equal(encodeProperties({}), '');
   const props = { TAGS: 'TagA', KEYS: 'k1 k2', UNIQ_KEY: 'ABC' };
-  const javaOrder = encodeProperties({ WAIT: 'true', TAGS: 'a', KEYS: 'k', UNIQ_KEY: 'u', CLUSTER: 'c' }, { javaOrder: true });
-  t.equal(javaOrder, 'KEYS\u0001k\u0002UNIQ_KEY\u0001u\u0002CLUSTER\u0001c\u0002WAIT\u0001true\u0002TAGS\u0001a', 'HashMap iteration order');
+  const javaOrder = encodeProperties(
+    { WAIT: 'true', TAGS: 'a', KEYS: 'k', UNIQ_KEY: 'u', CLUSTER: 'c' },
+    { javaOrder: true },
+  );
+  t.equal(
+    javaOrder,
+    'KEYS\u0001k\u0002UNIQ_KEY\u0001u\u0002CLUSTER\u0001c\u0002WAIT\u0001true\u0002TAGS\u0001a',
+    'HashMap iteration order',
+  );
   t.same(decodeProperties(encodeProperties(props)), props);
 });

@@ -82,10 +82,18 @@ t.test('msgId falls back to the offset id without UNIQ_KEY', async (t) => {
 });
 
 t.test('a pull body of several records decodes in order', async (t) => {
-  const recs = [0, 1, 2].map((i) => encodeStoredMessage(init({ queueOffset: 10 + i, commitLogOffset: 1000 * i, body: Buffer.from(`m${i}`) })));
+  const recs = [0, 1, 2].map((i) =>
+    encodeStoredMessage(init({ queueOffset: 10 + i, commitLogOffset: 1000 * i, body: Buffer.from(`m${i}`) })),
+  );
   const ms = decodeMessages(Buffer.concat(recs));
-  t.same(ms.map((m) => m.queueOffset), [10, 11, 12]);
-  t.same(ms.map((m) => m.body.toString()), ['m0', 'm1', 'm2']);
+  t.same(
+    ms.map((m) => m.queueOffset),
+    [10, 11, 12],
+  );
+  t.same(
+    ms.map((m) => m.body.toString()),
+    ['m0', 'm1', 'm2'],
+  );
   t.same(decodeMessages(Buffer.alloc(0)), [], 'empty body, no messages');
 });
 
@@ -98,14 +106,24 @@ t.test('offset ids of one body follow each record across 2^32 and host changes',
     ['10.0.0.8:10911', 2 ** 52 + 7],
     ['10.0.0.8:10911', 0x1234],
   ];
-  const body = Buffer.concat(cases.map(([storeHost, commitLogOffset]) => encodeStoredMessage(init({ storeHost, commitLogOffset }))));
+  const body = Buffer.concat(
+    cases.map(([storeHost, commitLogOffset]) => encodeStoredMessage(init({ storeHost, commitLogOffset }))),
+  );
   t.same(
     decodeMessages(body).map((m) => m.offsetMsgId),
     cases.map(([storeHost, off]) => createOffsetMsgId(storeHost, off)),
   );
-  t.same(decodeMessages(body).map((m) => m.offsetMsgId.slice(16)), [
-    '00000000FFFFFFFE', '0000000100000000', '0000000100000001', '0000000100000002', '0010000000000007', '0000000000001234',
-  ]);
+  t.same(
+    decodeMessages(body).map((m) => m.offsetMsgId.slice(16)),
+    [
+      '00000000FFFFFFFE',
+      '0000000100000000',
+      '0000000100000001',
+      '0000000100000002',
+      '0010000000000007',
+      '0000000000001234',
+    ],
+  );
 });
 
 t.test('records of different topics and hosts in one body keep their own values', async (t) => {
@@ -115,10 +133,22 @@ t.test('records of different topics and hosts in one body keep their own values'
     encodeStoredMessage(init({ topic: 'TopicBBB', bornHost: '10.0.0.2:2', storeHost: '10.0.0.8:10912' })),
   ]);
   const ms = decodeMessages(body);
-  t.same(ms.map((m) => m.topic), ['TopicAAA', 'TopicBBB', 'TopicBBB']);
-  t.same(ms.map((m) => m.bornHost), ['10.0.0.1:1', '10.0.0.2:1', '10.0.0.2:2']);
-  t.same(ms.map((m) => m.storeHost), ['10.0.0.9:10911', '10.0.0.8:10911', '10.0.0.8:10912']);
-  t.same(ms.map((m) => m.offsetMsgId.slice(0, 16)), ['0A00000900002A9F', '0A00000800002A9F', '0A00000800002AA0']);
+  t.same(
+    ms.map((m) => m.topic),
+    ['TopicAAA', 'TopicBBB', 'TopicBBB'],
+  );
+  t.same(
+    ms.map((m) => m.bornHost),
+    ['10.0.0.1:1', '10.0.0.2:1', '10.0.0.2:2'],
+  );
+  t.same(
+    ms.map((m) => m.storeHost),
+    ['10.0.0.9:10911', '10.0.0.8:10911', '10.0.0.8:10912'],
+  );
+  t.same(
+    ms.map((m) => m.offsetMsgId.slice(0, 16)),
+    ['0A00000900002A9F', '0A00000800002A9F', '0A00000800002AA0'],
+  );
 });
 
 t.test('IPv6 born and store hosts set the sysFlag bits and 20-byte fields', async (t) => {
@@ -162,9 +192,11 @@ t.test('properties with and without the trailing separator decode the same', asy
 t.test('UTF-8 topic, properties and large values survive', async (t) => {
   const [m] = decodeMessages(encodeStoredMessage(init({ topic: 'тема', properties: { KEYS: 'ключ 键', TAGS: 'ü' } })));
   t.equal(m!.topic, 'тема');
-  t.same(m!.keys, ['ключ', '键'], 'keys split on the space, as Java\'s getKeys().split(KEY_SEPARATOR)');
+  t.same(m!.keys, ['ключ', '键'], "keys split on the space, as Java's getKeys().split(KEY_SEPARATOR)");
   const big = 2 ** 53 - 1;
-  const [n] = decodeMessages(encodeStoredMessage(init({ queueOffset: big, commitLogOffset: 2 ** 40 + 5, preparedTransactionOffset: -1 })));
+  const [n] = decodeMessages(
+    encodeStoredMessage(init({ queueOffset: big, commitLogOffset: 2 ** 40 + 5, preparedTransactionOffset: -1 })),
+  );
   t.equal(n!.queueOffset, big);
   t.equal(n!.commitLogOffset, 2 ** 40 + 5);
   t.equal(n!.preparedTransactionOffset, -1);
@@ -172,10 +204,16 @@ t.test('UTF-8 topic, properties and large values survive', async (t) => {
 
 t.test('zlib, lz4 and zstd bodies are decompressed and COMPRESSED cleared', async (t) => {
   const plain = Buffer.from('compress me '.repeat(50));
-  const zlibRec = encodeStoredMessage(init({ body: deflateSync(plain), sysFlag: MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE }));
+  const zlibRec = encodeStoredMessage(
+    init({ body: deflateSync(plain), sysFlag: MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE }),
+  );
   const old = encodeStoredMessage(init({ body: deflateSync(plain), sysFlag: MessageSysFlag.COMPRESSED_FLAG }));
   const lz4Rec = encodeStoredMessage(init({ body: lz4FrameStore(plain), sysFlag: 0x101 }));
-  for (const [name, rec] of [['zlib', zlibRec], ['zlib (type bits 0)', old], ['lz4', lz4Rec]] as const) {
+  for (const [name, rec] of [
+    ['zlib', zlibRec],
+    ['zlib (type bits 0)', old],
+    ['lz4', lz4Rec],
+  ] as const) {
     const [m] = decodeMessages(rec);
     t.equal(m!.body.toString(), plain.toString(), `${name} body`);
     t.equal(m!.sysFlag & MessageSysFlag.COMPRESSED_FLAG, 0, `${name} COMPRESSED cleared`);
@@ -209,7 +247,10 @@ t.test('the body CRC is CRC-32 masked with 0x7FFFFFFF', async (t) => {
 });
 
 t.test('every truncation and garbage input is a ProtocolError with an offset, never a RangeError', async (t) => {
-  const two = Buffer.concat([encodeStoredMessage(init()), encodeStoredMessage(init({ bornHost: '[::2]:1', storeHost: '[::3]:2', magic: 2 }))]);
+  const two = Buffer.concat([
+    encodeStoredMessage(init()),
+    encodeStoredMessage(init({ bornHost: '[::2]:1', storeHost: '[::3]:2', magic: 2 })),
+  ]);
   let errors = 0;
   for (let n = 1; n < two.length; n++) {
     const first = two.readInt32BE(0);
@@ -265,9 +306,27 @@ t.test('encoder validates its input', async (t) => {
 
 t.test('userProperties: only what the producer set, computed once; properties keeps everything', async (t) => {
   const [m] = decodeMessages(
-    encodeStoredMessage(init({ properties: { TAGS: 'a', KEYS: 'k1 k2', UNIQ_KEY: 'U', WAIT: 'true', MIN_OFFSET: '0', CONSUME_START_TIME: '1', orderId: '42', region: 'eu', __SHARDINGKEY: 's' } })),
+    encodeStoredMessage(
+      init({
+        properties: {
+          TAGS: 'a',
+          KEYS: 'k1 k2',
+          UNIQ_KEY: 'U',
+          WAIT: 'true',
+          MIN_OFFSET: '0',
+          CONSUME_START_TIME: '1',
+          orderId: '42',
+          region: 'eu',
+          __SHARDINGKEY: 's',
+        },
+      }),
+    ),
   );
-  t.same(m!.userProperties, { orderId: '42', region: 'eu', __SHARDINGKEY: 's' }, 'the system names of Java\'s STRING_HASH_SET are left out');
+  t.same(
+    m!.userProperties,
+    { orderId: '42', region: 'eu', __SHARDINGKEY: 's' },
+    "the system names of Java's STRING_HASH_SET are left out",
+  );
   t.equal(m!.userProperties, m!.userProperties, 'the same object on every access');
   t.equal(m!.properties.UNIQ_KEY, 'U');
   t.same(m!.keys, ['k1', 'k2']);

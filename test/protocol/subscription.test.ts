@@ -1,13 +1,28 @@
 import t from 'tap';
-import { buildSubscriptionData, FilterExpressionError, javaStringHash, RocketwireError } from '../../protocol/internal.js';
+import {
+  buildSubscriptionData,
+  FilterExpressionError,
+  javaStringHash,
+  RocketwireError,
+} from '../../protocol/internal.js';
 
 // FilterAPI.build / buildSubscriptionData (remoting/.../protocol/filter/FilterAPI.java).
 
 t.test('everything: null, "" and exactly "*"', async (t) => {
   for (const s of [null, undefined, '', '*']) {
-    t.same(buildSubscriptionData('T', s, 5), {
-      classFilterMode: false, topic: 'T', subString: '*', tagsSet: [], codeSet: [], subVersion: 5, expressionType: 'TAG',
-    }, JSON.stringify(s));
+    t.same(
+      buildSubscriptionData('T', s, 5),
+      {
+        classFilterMode: false,
+        topic: 'T',
+        subString: '*',
+        tagsSet: [],
+        codeSet: [],
+        subVersion: 5,
+        expressionType: 'TAG',
+      },
+      JSON.stringify(s),
+    );
   }
 });
 
@@ -41,7 +56,12 @@ t.test('Java refuses an expression made only of "||" and an empty SQL92 expressi
   for (const s of ['||', '||||']) {
     t.throws(() => buildSubscriptionData('T', s, 1), FilterExpressionError, s);
   }
-  t.throws(() => buildSubscriptionData('T', '', 1, 'SQL92'), { name: 'FilterExpressionError', errorCode: 'ERR_FILTER_EXPRESSION', retriable: false, message: 'the SQL92 expression of topic T is empty' });
+  t.throws(() => buildSubscriptionData('T', '', 1, 'SQL92'), {
+    name: 'FilterExpressionError',
+    errorCode: 'ERR_FILTER_EXPRESSION',
+    retriable: false,
+    message: 'the SQL92 expression of topic T is empty',
+  });
   t.type(new FilterExpressionError('x'), RocketwireError);
   t.same(buildSubscriptionData('T', ' || ', 1).tagsSet, [], '" || " splits into blanks, which are dropped');
 });

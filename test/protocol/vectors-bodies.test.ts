@@ -47,7 +47,8 @@ for (const version of VECTOR_VERSIONS) {
       t.ok(parsed !== null && typeof parsed === 'object', `${b.name} parses`);
       // Object keys ({{…}:42) and unquoted numeric keys ({0:120) are fastjson's own; whitespace may
       // stand between (fastjson2's PrettyFormat puts each on its own line).
-      if (!/\{\s*\{/.test(b.text) && !/[{,]\s*\d+:/.test(b.text)) t.same(parsed, JSON.parse(b.text), `${b.name} as standard JSON`);
+      if (!/\{\s*\{/.test(b.text) && !/[{,]\s*\d+:/.test(b.text))
+        t.same(parsed, JSON.parse(b.text), `${b.name} as standard JSON`);
     }
     // object keys become their JSON text; numeric keys their digits
     const reset = parseFastjson(get('reset-offset-body').text) as { offsetTable: Record<string, number> };
@@ -77,8 +78,16 @@ for (const version of VECTOR_VERSIONS) {
     t.same(route.brokerDatas[0]!.brokerAddrs, { '0': '192.168.1.20:10911', '1': '192.168.1.21:10911' });
     t.equal(route.brokerDatas[1]!.cluster, '\u96c6\u7fa4');
     t.equal(route.queueDatas[1]!.perm, 4);
-    t.equal(encodeTopicRouteData(route, { v5 }).toString('utf8'), std.text, 'standard form, non-ASCII as upper-case \\u escapes');
-    t.equal(encodeTopicRouteData(route, { v5, nonStandard: true }).toString('utf8'), plain.text, 'plain form, unquoted ids');
+    t.equal(
+      encodeTopicRouteData(route, { v5 }).toString('utf8'),
+      std.text,
+      'standard form, non-ASCII as upper-case \\u escapes',
+    );
+    t.equal(
+      encodeTopicRouteData(route, { v5, nonStandard: true }).toString('utf8'),
+      plain.text,
+      'plain form, unquoted ids',
+    );
   });
 
   t.test(`${version}: consumer list, lock and unlock bodies`, async (t) => {
@@ -104,19 +113,30 @@ for (const version of VECTOR_VERSIONS) {
     const b = get('reset-offset-body');
     const body = decodeResetOffsetBody(bytes(b));
     const byQueue = new Map(body.offsetTable.map(([mq, off]) => [`${mq.topic}/${mq.brokerName}/${mq.queueId}`, off]));
-    const want = (b.fields as { offsetTable: { brokerName: string; queueId: number; topic: string; offset: number }[] }).offsetTable;
+    const want = (b.fields as { offsetTable: { brokerName: string; queueId: number; topic: string; offset: number }[] })
+      .offsetTable;
     t.equal(byQueue.size, want.length);
     for (const w of want) t.equal(byQueue.get(`${w.topic}/${w.brokerName}/${w.queueId}`), w.offset);
     // Java walks its HashMap; we write a defined order. Both must read back the same table.
     const again = decodeResetOffsetBody(encodeResetOffsetBody(body));
     t.same(new Map(again.offsetTable.map(([mq, off]) => [`${mq.topic}/${mq.brokerName}/${mq.queueId}`, off])), byQueue);
-    t.match(encodeResetOffsetBody(body).toString('utf8'), /^\{"offsetTable":\{\{"brokerName":"broker-a","queueId":\d,"topic":"TopicTest"\}:\d+,/);
+    t.match(
+      encodeResetOffsetBody(body).toString('utf8'),
+      /^\{"offsetTable":\{\{"brokerName":"broker-a","queueId":\d,"topic":"TopicTest"\}:\d+,/,
+    );
   });
 
   t.test(`${version}: the broker's consumerOffset.json and a client's offsets.json`, async (t) => {
     const b = get('consumer-offset-file');
     const file = decodeConsumerOffsetFile(b.text);
-    t.same([...file.offsetTable.get('TopicTest@cg1')!.entries()], [[0, 120], [1, 98], [17, 5000000000]]);
+    t.same(
+      [...file.offsetTable.get('TopicTest@cg1')!.entries()],
+      [
+        [0, 120],
+        [1, 98],
+        [17, 5000000000],
+      ],
+    );
     t.same([...file.offsetTable.get('%RETRY%cg1@cg1')!.entries()], [[0, 0]]);
     if (v5) t.same(file.dataVersion, { counter: 3, stateVersion: 0, timestamp: 1712345600000 });
     else t.equal(file.dataVersion, undefined);
@@ -127,14 +147,17 @@ for (const version of VECTOR_VERSIONS) {
       // beside the commit offsets; fastjson 1 left it out. rocketwire's broker has no such table.
       const { pullOffsetTable, ...java } = parseFastjson(b.text) as Record<string, unknown>;
       t.same(pullOffsetTable, {}, '5.5.0 adds an empty pullOffsetTable');
-      t.same(parseFastjson(ours), java, 'encodes to what Java\'s file holds (fastjson 1 layout, see above)');
+      t.same(parseFastjson(ours), java, "encodes to what Java's file holds (fastjson 1 layout, see above)");
     } else t.equal(ours, b.text, 'encodes back to the bytes Java writes');
     t.same(decodeConsumerOffsetFile(ours), file, 'and reads back the same');
 
     const w = get('offset-serialize-wrapper');
     const parsed = parseFastjson(w.text) as { offsetTable: Record<string, number> };
     t.same(Object.values(parsed.offsetTable), [42]);
-    t.same(JSON.parse(Object.keys(parsed.offsetTable)[0]!), { brokerName: 'broker-a', queueId: 0, topic: 'TopicTest' },
-      'a pretty-printed MessageQueue key reads as its JSON text');
+    t.same(
+      JSON.parse(Object.keys(parsed.offsetTable)[0]!),
+      { brokerName: 'broker-a', queueId: 0, topic: 'TopicTest' },
+      'a pretty-printed MessageQueue key reads as its JSON text',
+    );
   });
 }

@@ -53,10 +53,13 @@ for (const version of VECTOR_VERSIONS) {
       t.equal(d.flag, j.flag, `${c.name}: flag`);
       t.equal(fffd(d.remark), fffd(j.remark ?? null), `${c.name}: remark`);
       t.equal(d.serializeType, j.serializeType, `${c.name}: serializeType`);
-      const ext = d.extFields && Object.keys(d.extFields).length > 0
-        ? Object.fromEntries(Object.entries(d.extFields).map(([k, v]) => [fffd(k), fffd(v)]))
+      const ext =
+        d.extFields && Object.keys(d.extFields).length > 0
+          ? Object.fromEntries(Object.entries(d.extFields).map(([k, v]) => [fffd(k), fffd(v)]))
+          : null;
+      const jext = j.extFields
+        ? Object.fromEntries(Object.entries(j.extFields).map(([k, v]) => [fffd(k), fffd(v)]))
         : null;
-      const jext = j.extFields ? Object.fromEntries(Object.entries(j.extFields).map(([k, v]) => [fffd(k), fffd(v)])) : null;
       t.same(ext, jext, `${c.name}: extFields`);
     }
   });

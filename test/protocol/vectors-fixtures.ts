@@ -93,7 +93,13 @@ export interface BatchVector {
   name: string;
   description: string;
   hex: string;
-  messages: { topic: string; flag: number; bodyHex: string; properties: [string, string][]; propertiesString: string }[];
+  messages: {
+    topic: string;
+    flag: number;
+    bodyHex: string;
+    properties: [string, string][];
+    propertiesString: string;
+  }[];
   decoded: { flag: number; bodyHex: string; properties: Record<string, string> }[];
 }
 

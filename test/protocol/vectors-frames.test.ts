@@ -52,8 +52,16 @@ for (const version of VECTOR_VERSIONS) {
       if (fastjson2 && hasFastjson2Escapes(v)) {
         const ours = decodeCommand(encodeCommand(cmd, opts));
         const java = decodeCommand(Buffer.from(v.hex, 'hex'));
-        t.same([ours.remark, ours.extFields], [java.remark, java.extFields], `${v.name}: fastjson 1 escapes, the fields fastjson2 wrote`);
-        t.not(encodeCommand(cmd, opts).toString('hex'), v.hex, `${v.name}: fastjson2 escapes differently (if this fails, regenerate or drop the rule)`);
+        t.same(
+          [ours.remark, ours.extFields],
+          [java.remark, java.extFields],
+          `${v.name}: fastjson 1 escapes, the fields fastjson2 wrote`,
+        );
+        t.not(
+          encodeCommand(cmd, opts).toString('hex'),
+          v.hex,
+          `${v.name}: fastjson2 escapes differently (if this fails, regenerate or drop the rule)`,
+        );
         continue;
       }
       t.equal(encodeCommand(cmd, opts).toString('hex'), v.hex, v.name);
@@ -84,8 +92,16 @@ for (const version of VECTOR_VERSIONS) {
     for (const v of classic) {
       const bytes = Buffer.from(v.classicEncodeHex!, 'hex');
       const d = decodeCommand(bytes);
-      t.same(d.extFields, decodeCommand(Buffer.from(v.hex, 'hex')).extFields, `${v.name}: same fields as the wire form`);
-      t.equal(encodeCommand({ ...commandOf(v), extFields: d.extFields }).toString('hex'), v.classicEncodeHex, `${v.name}: same bytes given that order`);
+      t.same(
+        d.extFields,
+        decodeCommand(Buffer.from(v.hex, 'hex')).extFields,
+        `${v.name}: same fields as the wire form`,
+      );
+      t.equal(
+        encodeCommand({ ...commandOf(v), extFields: d.extFields }).toString('hex'),
+        v.classicEncodeHex,
+        `${v.name}: same bytes given that order`,
+      );
     }
   });
 

@@ -53,7 +53,13 @@ for (const version of VECTOR_VERSIONS) {
         }
         const known = new Set(Object.values(codec.keys));
         const javaKnown = javaPairs.map(([k]) => k).filter((k) => known.has(k));
-        t.same(Object.keys(ours).filter((k) => javaValues.has(k)).sort(), [...javaKnown].sort(), `${v.name}: same set of keys`);
+        t.same(
+          Object.keys(ours)
+            .filter((k) => javaValues.has(k))
+            .sort(),
+          [...javaKnown].sort(),
+          `${v.name}: same set of keys`,
+        );
         if (fast && type === 'rocketmq') {
           // MSG_REGION and TRACE_ON are not fields of Java's SendMessageResponseHeader but extFields
           // added beside it, which Java appends after the header's own fields in HashMap order.
@@ -69,9 +75,15 @@ t.test('a long beyond 2^53 is refused by name, not rounded', async (t) => {
   // pull-response-not-found carries nextBeginOffset/maxOffset = 2^53 + 1, which Java accepts.
   for (const version of VECTOR_VERSIONS) {
     for (const type of ['json', 'rocketmq']) {
-      const v = loadVectors<FrameVector[]>(version, 'frames.json').find((f) => f.name === `pull-response-not-found.${type}`)!;
+      const v = loadVectors<FrameVector[]>(version, 'frames.json').find(
+        (f) => f.name === `pull-response-not-found.${type}`,
+      )!;
       t.equal(Object.fromEntries(v.fields.extFields).nextBeginOffset, '9007199254740993');
-      t.throws(() => PullMessageResponseHeader.decode(Object.fromEntries(v.fields.extFields)), HeaderFieldError, `${version} ${type}`);
+      t.throws(
+        () => PullMessageResponseHeader.decode(Object.fromEntries(v.fields.extFields)),
+        HeaderFieldError,
+        `${version} ${type}`,
+      );
     }
   }
 });

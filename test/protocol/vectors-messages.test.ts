@@ -76,7 +76,6 @@ function javaHostText(addr: string, port: number): string {
   return addr.includes(':') ? `[${addr}]:${port}` : `${addr}:${port}`;
 }
 
-
 for (const version of VECTOR_VERSIONS) {
   const [vectors] = loadVectors<MessageVectors[]>(version, 'messages.json');
 
@@ -152,7 +151,10 @@ for (const version of VECTOR_VERSIONS) {
         // magic or TOTALSIZE); we refuse the body, and the good records alone decode like Java's.
         t.ok(java.length >= c.goodRecords, `${c.name}: Java kept at least the good records`);
         const prefix = java.slice(0, c.goodRecords).reduce((n, m) => n + m.storeSize, 0);
-        t.ok(failure!.offset >= prefix && failure!.offset < body.length, `${c.name}: error offset ${failure!.offset} inside the damaged record`);
+        t.ok(
+          failure!.offset >= prefix && failure!.offset < body.length,
+          `${c.name}: error offset ${failure!.offset} inside the damaged record`,
+        );
         const good = decodeMessages(body.subarray(0, prefix));
         t.equal(good.length, c.goodRecords, `${c.name}: good records`);
         good.forEach((m, i) => checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version));

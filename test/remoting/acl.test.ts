@@ -47,7 +47,7 @@ t.test('signed content is the values sorted by key (Java TreeMap order), then th
   t.notOk('SecurityToken' in req.extFields!);
 });
 
-t.test('signing does not modify the caller\'s extFields object', async (t) => {
+t.test("signing does not modify the caller's extFields object", async (t) => {
   const shared = { topic: 'T' };
   const req = createRequest(14, { extFields: shared });
   signRequest(req, { accessKey: 'ak', secretKey: 'sk', securityToken: 'tok' });

@@ -40,7 +40,12 @@ t.test('connection refused fails fast with RemotingConnectError naming the addre
   const port = await freePort();
   const addr = `127.0.0.1:${port}`;
   // long connect/acquire timeouts: the error can only come from the refusal itself
-  const client = new RemotingClient({ connectTimeoutMs: 60_000, acquireTimeoutMs: 60_000, reconnectBackoffMs: 5_000, maxReconnectBackoffMs: 5_000 });
+  const client = new RemotingClient({
+    connectTimeoutMs: 60_000,
+    acquireTimeoutMs: 60_000,
+    reconnectBackoffMs: 5_000,
+    maxReconnectBackoffMs: 5_000,
+  });
   t.teardown(() => client.close());
   const err = await client.invoke(addr, createRequest(1)).catch((e: unknown) => e);
   t.type(err, RemotingConnectError);
@@ -63,39 +68,42 @@ t.test('connection refused fails fast with RemotingConnectError naming the addre
   t.equal(client.stats()[addr]!.consecutiveFailures, 1);
 });
 
-t.test('connects lazily, reuses one connection, and reconnects after the server restarts on the same port', async (t) => {
-  let server = echoServer();
-  const { port } = await server.listen();
-  const addr = `127.0.0.1:${port}`;
-  const client = new RemotingClient({ reconnectBackoffMs: 10, maxReconnectBackoffMs: 40 });
-  t.teardown(async () => {
-    await client.close();
+t.test(
+  'connects lazily, reuses one connection, and reconnects after the server restarts on the same port',
+  async (t) => {
+    let server = echoServer();
+    const { port } = await server.listen();
+    const addr = `127.0.0.1:${port}`;
+    const client = new RemotingClient({ reconnectBackoffMs: 10, maxReconnectBackoffMs: 40 });
+    t.teardown(async () => {
+      await client.close();
+      await server.close();
+    });
+    t.equal(server.connections.size, 0, 'no connection before the first call');
+    const first = await client.invoke(addr, createRequest(1, { body: Buffer.from('a') }));
+    t.equal(first.body!.toString(), 'a');
+    await Promise.all([1, 2, 3].map(() => client.invoke(addr, createRequest(1))));
+    t.equal(server.connections.size, 1, 'pool size 1: one connection for all calls');
+    t.equal(client.connectionCount(addr), 1);
+
+    // a call in flight when the server goes away fails at once with the address, opaque and code
+    const req = createRequest(2);
+    const inflight = client.invoke(addr, req, { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    await sleep(5);
     await server.close();
-  });
-  t.equal(server.connections.size, 0, 'no connection before the first call');
-  const first = await client.invoke(addr, createRequest(1, { body: Buffer.from('a') }));
-  t.equal(first.body!.toString(), 'a');
-  await Promise.all([1, 2, 3].map(() => client.invoke(addr, createRequest(1))));
-  t.equal(server.connections.size, 1, 'pool size 1: one connection for all calls');
-  t.equal(client.connectionCount(addr), 1);
+    const err = (await inflight) as RemotingClosedError;
+    t.type(err, RemotingClosedError);
+    t.equal(err.addr, addr);
+    t.equal(err.opaque, req.opaque);
+    t.equal(err.code, 2);
 
-  // a call in flight when the server goes away fails at once with the address, opaque and code
-  const req = createRequest(2);
-  const inflight = client.invoke(addr, req, { timeoutMs: 60_000 }).catch((e: unknown) => e);
-  await sleep(5);
-  await server.close();
-  const err = (await inflight) as RemotingClosedError;
-  t.type(err, RemotingClosedError);
-  t.equal(err.addr, addr);
-  t.equal(err.opaque, req.opaque);
-  t.equal(err.code, 2);
-
-  server = echoServer();
-  await server.listen(port);
-  const res = await eventually(() => client.invoke(addr, createRequest(1, { body: Buffer.from('b') })));
-  t.equal(res.body!.toString(), 'b', 'a new connection was made to the restarted server');
-  t.equal(server.connections.size, 1);
-});
+    server = echoServer();
+    await server.listen(port);
+    const res = await eventually(() => client.invoke(addr, createRequest(1, { body: Buffer.from('b') })));
+    t.equal(res.body!.toString(), 'b', 'a new connection was made to the restarted server');
+    t.equal(server.connections.size, 1);
+  },
+);
 
 t.test('a pool of N opens N connections, spreads calls and replaces a broken one', async (t) => {
   const server = echoServer();
@@ -186,15 +194,25 @@ t.test('a connect that never completes fails after connectTimeoutMs', async (t) 
     silent.close();
   });
   const addr = `127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
-  const client = new RemotingClient({ tls: { rejectUnauthorized: false }, connectTimeoutMs: 50, acquireTimeoutMs: 60_000 });
+  const client = new RemotingClient({
+    tls: { rejectUnauthorized: false },
+    connectTimeoutMs: 50,
+    acquireTimeoutMs: 60_000,
+  });
   t.teardown(() => client.close());
-  const err = (await client.invoke(addr, createRequest(1), { timeoutMs: 60_000 }).catch((e: unknown) => e)) as RemotingConnectError;
+  const err = (await client
+    .invoke(addr, createRequest(1), { timeoutMs: 60_000 })
+    .catch((e: unknown) => e)) as RemotingConnectError;
   t.type(err, RemotingConnectError);
   t.equal(err.addr, addr);
   t.match(err.message, 'no connection within 50 ms');
 
   // an abort signal ends the wait for a connection at once
-  const slow = new RemotingClient({ tls: { rejectUnauthorized: false }, connectTimeoutMs: 60_000, acquireTimeoutMs: 60_000 });
+  const slow = new RemotingClient({
+    tls: { rejectUnauthorized: false },
+    connectTimeoutMs: 60_000,
+    acquireTimeoutMs: 60_000,
+  });
   t.teardown(() => slow.close());
   const ac = new AbortController();
   const call = slow.invoke(addr, createRequest(1), { signal: ac.signal }).catch((e: unknown) => e);

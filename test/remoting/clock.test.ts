@@ -53,21 +53,27 @@ t.test('reconnect back-off is measured on the clock', async (t) => {
   t.equal(client.stats()[addr]!.connectAttempts, 2, 'a new attempt once the clock passed the back-off');
 });
 
-t.test('the default reconnect back-off stops doubling at 3 s, so a healed network is reached within one pull retry (Java has no back-off)', async (t) => {
-  // A 30 s partition used to leave every address refused locally for up to 10 s after the heal,
-  // and the consumer resumed 16 s later (test/interop/real-broker-netfault.test.ts).
-  const clock = new ManualClock();
-  const addr = `127.0.0.1:${await freePort()}`;
-  const client = new RemotingClient({ clock });
-  t.teardown(() => client.close());
-  const waits: number[] = [];
-  for (let i = 0; i < 12; i++) {
-    t.type(await client.invoke(addr, createRequest(1)).catch((e: unknown) => e), RemotingConnectError);
-    const wait = client.stats()[addr]!.retryInMs;
-    waits.push(wait);
-    clock.advance(wait);
-  }
-  t.same(waits.slice(0, 6), [100, 200, 400, 800, 1600, 3000], 'doubling from 100 ms');
-  t.ok(waits.every((w) => w <= 3000), `never more than 3 s: ${waits.join(', ')}`);
-  t.equal(client.stats()[addr]!.connectAttempts, 12, 'one attempt per back-off');
-});
+t.test(
+  'the default reconnect back-off stops doubling at 3 s, so a healed network is reached within one pull retry (Java has no back-off)',
+  async (t) => {
+    // A 30 s partition used to leave every address refused locally for up to 10 s after the heal,
+    // and the consumer resumed 16 s later (test/interop/real-broker-netfault.test.ts).
+    const clock = new ManualClock();
+    const addr = `127.0.0.1:${await freePort()}`;
+    const client = new RemotingClient({ clock });
+    t.teardown(() => client.close());
+    const waits: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      t.type(await client.invoke(addr, createRequest(1)).catch((e: unknown) => e), RemotingConnectError);
+      const wait = client.stats()[addr]!.retryInMs;
+      waits.push(wait);
+      clock.advance(wait);
+    }
+    t.same(waits.slice(0, 6), [100, 200, 400, 800, 1600, 3000], 'doubling from 100 ms');
+    t.ok(
+      waits.every((w) => w <= 3000),
+      `never more than 3 s: ${waits.join(', ')}`,
+    );
+    t.equal(client.stats()[addr]!.connectAttempts, 12, 'one attempt per back-off');
+  },
+);

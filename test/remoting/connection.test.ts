@@ -32,8 +32,14 @@ t.test('responses that arrive out of order reach the right callers', async (t) =
   // answer in reverse order, all in one chunk (many frames in one read)
   peer.socket.write(Buffer.concat([...reqs].reverse().map((r) => reply(r, `answer ${r.extFields!.i}`))));
   const answers = await Promise.all(calls);
-  t.same(answers.map((a) => a.remark), ['answer 1', 'answer 2', 'answer 3']);
-  t.same(answers.map((a) => a.body!.toString()), ['answer 1', 'answer 2', 'answer 3']);
+  t.same(
+    answers.map((a) => a.remark),
+    ['answer 1', 'answer 2', 'answer 3'],
+  );
+  t.same(
+    answers.map((a) => a.body!.toString()),
+    ['answer 1', 'answer 2', 'answer 3'],
+  );
   t.ok(answers.every((a) => (a.flag & RemotingFlag.RESPONSE) !== 0));
   t.equal(conn.inFlight, 0);
 });
@@ -198,19 +204,31 @@ t.test('many calls sharing one abort signal: no listener-leak warning, one abort
   t.teardown(() => conn.close());
   const ac = new AbortController();
   // A consumer's pull service passes one signal to every queue's long poll.
-  const calls = Array.from({ length: 20 }, () => conn.invoke(createRequest(11), { timeoutMs: 60_000, signal: ac.signal }));
+  const calls = Array.from({ length: 20 }, () =>
+    conn.invoke(createRequest(11), { timeoutMs: 60_000, signal: ac.signal }),
+  );
   const peer = await srv.nextPeer();
   const reqs = await peer.waitFor(20);
   t.equal(getEventListeners(ac.signal, 'abort').length, 1, 'one listener for all the calls of the connection');
   peer.socket.write(Buffer.concat(reqs.slice(0, 5).map((r) => reply(r, 'ok'))));
-  t.same((await Promise.all(calls.slice(0, 5))).map((a) => a.remark), ['ok', 'ok', 'ok', 'ok', 'ok']);
+  t.same(
+    (await Promise.all(calls.slice(0, 5))).map((a) => a.remark),
+    ['ok', 'ok', 'ok', 'ok', 'ok'],
+  );
   ac.abort(new Error('shutdown'));
   const errs = (await Promise.all(calls.slice(5).map((c) => c.catch((e: unknown) => e)))) as RemotingAbortError[];
   t.ok(errs.every((e) => e instanceof RemotingAbortError && (e.cause as Error).message === 'shutdown'));
-  t.same(errs.map((e) => e.opaque), reqs.slice(5).map((r) => r.opaque));
+  t.same(
+    errs.map((e) => e.opaque),
+    reqs.slice(5).map((r) => r.opaque),
+  );
   t.equal(conn.inFlight, 0);
   await new Promise((r) => setImmediate(r));
-  t.same(warnings.map((w) => w.name), [], 'no MaxListenersExceededWarning');
+  t.same(
+    warnings.map((w) => w.name),
+    [],
+    'no MaxListenersExceededWarning',
+  );
 
   const ac2 = new AbortController();
   const one = conn.invoke(createRequest(11), { signal: ac2.signal });
@@ -254,7 +272,9 @@ t.test('opaques wrap at 2^31 and stay positive', async (t) => {
 t.test('responses are decoded by their own serialize type byte', async (t) => {
   const srv = await scriptedServer((req, peer) =>
     // a 5.x broker answers in its own type whatever the request used
-    peer.socket.write(encodeCommand({ ...createResponse(req, 0, { extFields: { k: 'v' } }), serializeType: 'ROCKETMQ' })),
+    peer.socket.write(
+      encodeCommand({ ...createResponse(req, 0, { extFields: { k: 'v' } }), serializeType: 'ROCKETMQ' }),
+    ),
   );
   t.teardown(() => srv.close());
   const conn = await RemotingConnection.connect(srv.addr);

@@ -24,7 +24,13 @@ t.test('DEBUG=rocketwire:frames dumps every frame both ways; rocketwire:remoting
   const req = createRequest(105, { extFields: { topic: 'T' } });
   await client.invoke(`127.0.0.1:${port}`, req);
   const frames = lines.filter((l) => l.includes('rocketwire:frames'));
-  t.ok(frames.some((l) => l.includes(`request code=105 opaque=${req.opaque}`) && l.includes('"topic":"T"')), 'request dumped');
-  t.ok(frames.some((l) => l.includes(`response code=0 opaque=${req.opaque}`) && l.includes('remark="ok"')), 'response dumped');
+  t.ok(
+    frames.some((l) => l.includes(`request code=105 opaque=${req.opaque}`) && l.includes('"topic":"T"')),
+    'request dumped',
+  );
+  t.ok(
+    frames.some((l) => l.includes(`response code=0 opaque=${req.opaque}`) && l.includes('remark="ok"')),
+    'response dumped',
+  );
   t.ok(lines.some((l) => l.includes('rocketwire:remoting') && l.includes(`connected to 127.0.0.1:${port}`)));
 });

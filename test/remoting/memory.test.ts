@@ -45,41 +45,64 @@ t.test('a partial frame is counted while held and given back when the connection
   s.write(headOf(8 * MiB, 300_000));
   await until(t, () => [...server.connections].some((c) => c.stats().bytesIn === 300_000), 'bytes read');
   const conn = [...server.connections][0]!;
-  t.ok(conn.stats().bufferedInputBytes >= 300_000 && conn.stats().bufferedInputBytes < 1 * MiB, `${conn.stats().bufferedInputBytes} bytes held for 300 000 of 8 MiB`);
+  t.ok(
+    conn.stats().bufferedInputBytes >= 300_000 && conn.stats().bufferedInputBytes < 1 * MiB,
+    `${conn.stats().bufferedInputBytes} bytes held for 300 000 of 8 MiB`,
+  );
   t.equal(server.bufferStats().inputBytes, conn.stats().bufferedInputBytes, 'counted in the server budget');
   s.destroy();
   await once(conn, 'close');
   t.equal(conn.stats().bufferedInputBytes, 0, 'the closed connection holds nothing, whoever keeps a reference to it');
   t.same(
     { ...server.bufferStats(), peakBufferedBytes: 0, pauses: 0 },
-    { bufferedBytes: 0, inputBytes: 0, outputBytes: 0, maxBufferedBytes: 256 * MiB, peakBufferedBytes: 0, pausedConnections: 0, pauses: 0, busyAnswers: 0 },
+    {
+      bufferedBytes: 0,
+      inputBytes: 0,
+      outputBytes: 0,
+      maxBufferedBytes: 256 * MiB,
+      peakBufferedBytes: 0,
+      pausedConnections: 0,
+      pauses: 0,
+      busyAnswers: 0,
+    },
   );
 });
 
-t.test('past its input half the server stops reading a connection with a partial frame and resumes it when room is made', async (t) => {
-  const { server, port } = await startServer(t, { maxBufferedBytes: 2 * MiB });
-  const first = await raw(port);
-  first.write(headOf(4 * MiB, 1_500_000));
-  await until(t, () => server.bufferStats().pausedConnections === 1, 'the first is paused past 1 MiB of input');
-  const held = server.bufferStats().inputBytes;
-  t.ok(held <= 2 * MiB, `${held} bytes held`);
-  const second = await raw(port);
-  second.write(headOf(4 * MiB, 500_000));
-  await until(t, () => server.bufferStats().pausedConnections === 2, 'the second waits too');
-  // a request in one piece is still served
-  server.registerProcessor(7, (req) => createResponse(req, ResponseCode.SUCCESS));
-  const client = new RemotingClient();
-  t.teardown(() => client.close());
-  t.equal((await client.invoke(`127.0.0.1:${port}`, createRequest(7))).code, ResponseCode.SUCCESS, 'a whole frame needs no room');
-  // closing the first makes room: the second reads again (and holds all it was sent). The server
-  // closes it (as its idle timeout would): a paused socket reads nothing, so it would not see the
-  // peer's FIN.
-  const firstConn = [...server.connections].find((c) => c.stats().bytesIn >= 1 * MiB)!;
-  firstConn.close();
-  first.destroy();
-  await until(t, () => [...server.connections].some((c) => c.stats().bytesIn === 500_000), 'the second resumed and read everything');
-  second.destroy();
-});
+t.test(
+  'past its input half the server stops reading a connection with a partial frame and resumes it when room is made',
+  async (t) => {
+    const { server, port } = await startServer(t, { maxBufferedBytes: 2 * MiB });
+    const first = await raw(port);
+    first.write(headOf(4 * MiB, 1_500_000));
+    await until(t, () => server.bufferStats().pausedConnections === 1, 'the first is paused past 1 MiB of input');
+    const held = server.bufferStats().inputBytes;
+    t.ok(held <= 2 * MiB, `${held} bytes held`);
+    const second = await raw(port);
+    second.write(headOf(4 * MiB, 500_000));
+    await until(t, () => server.bufferStats().pausedConnections === 2, 'the second waits too');
+    // a request in one piece is still served
+    server.registerProcessor(7, (req) => createResponse(req, ResponseCode.SUCCESS));
+    const client = new RemotingClient();
+    t.teardown(() => client.close());
+    t.equal(
+      (await client.invoke(`127.0.0.1:${port}`, createRequest(7))).code,
+      ResponseCode.SUCCESS,
+      'a whole frame needs no room',
+    );
+    // closing the first makes room: the second reads again (and holds all it was sent). The server
+    // closes it (as its idle timeout would): a paused socket reads nothing, so it would not see the
+    // peer's FIN.
+    const firstConn = [...server.connections].find((c) => c.stats().bytesIn >= 1 * MiB)!;
+    firstConn.close();
+    first.destroy();
+    await until(
+      t,
+      () => [...server.connections].some((c) => c.stats().bytesIn === 500_000),
+      'the second resumed and read everything',
+    );
+    second.destroy();
+  },
+);
 
 t.test('idle close runs on the injected clock, for servers and clients', async (t) => {
   const clock = new ManualClock();
@@ -123,12 +146,18 @@ t.test('requests a server sends to a peer that does not read are bounded too: Re
   }
   t.match(refused, { name: 'RemotingBackpressureError', code: 40 });
   t.ok(sent < 64, `${sent} notifications of 1 MiB taken or refused, then stopped`);
-  t.ok(conn.stats().bufferedOutputBytes <= 4 * MiB + MiB, `${conn.stats().bufferedOutputBytes} bytes held for it (bound 4 MiB + one frame)`);
+  t.ok(
+    conn.stats().bufferedOutputBytes <= 4 * MiB + MiB,
+    `${conn.stats().bufferedOutputBytes} bytes held for it (bound 4 MiB + one frame)`,
+  );
   s.destroy();
 });
 
 t.test('bad bounds are option errors naming the option', async (t) => {
   t.throws(() => new RemotingServer({ maxBufferedBytes: 0 }), { name: 'OptionError', option: 'maxBufferedBytes' });
-  t.throws(() => new RemotingServer({ maxOutputBytesPerConnection: -1 }), { name: 'OptionError', option: 'maxOutputBytesPerConnection' });
+  t.throws(() => new RemotingServer({ maxOutputBytesPerConnection: -1 }), {
+    name: 'OptionError',
+    option: 'maxOutputBytesPerConnection',
+  });
   t.throws(() => new RemotingServer({ idleTimeoutMs: -5 }), { name: 'OptionError', option: 'idleTimeoutMs' });
 });

@@ -40,10 +40,17 @@ t.test('the first frames of a turn leave at once; the rest of the turn leaves in
   const q = queueOn(socket);
   for (let i = 0; i < 10; i++) q.write(i, 11, frame(i), null, undefined);
   const early = Array.from({ length: EARLY_FLUSH_FRAMES }, (_, i) => `f${i}`);
-  t.same(socket.writevs, [early], `the first ${EARLY_FLUSH_FRAMES} frames were handed to the kernel before the turn ended`);
+  t.same(
+    socket.writevs,
+    [early],
+    `the first ${EARLY_FLUSH_FRAMES} frames were handed to the kernel before the turn ended`,
+  );
   await endOfTurn();
   t.same(socket.writevs.length, 2, 'the other frames left together when the turn ended');
-  t.same(socket.writevs[1], Array.from({ length: 10 - EARLY_FLUSH_FRAMES }, (_, i) => `f${i + EARLY_FLUSH_FRAMES}`));
+  t.same(
+    socket.writevs[1],
+    Array.from({ length: 10 - EARLY_FLUSH_FRAMES }, (_, i) => `f${i + EARLY_FLUSH_FRAMES}`),
+  );
   t.equal(socket.corks, 0, 'the socket is left uncorked');
 
   // The next turn starts over: its first frames leave at once again.
@@ -51,10 +58,14 @@ t.test('the first frames of a turn leave at once; the rest of the turn leaves in
   t.equal(socket.writevs.length, 3);
   t.same(socket.writevs[2]!.length, EARLY_FLUSH_FRAMES);
   await endOfTurn();
-  t.same(socket.writevs.flat(), Array.from({ length: 13 }, (_, i) => `f${i}`), 'every frame went out once, in order');
+  t.same(
+    socket.writevs.flat(),
+    Array.from({ length: 13 }, (_, i) => `f${i}`),
+    'every frame went out once, in order',
+  );
 });
 
-t.test('without early flushes (a client\'s end) every frame of a turn leaves in one write at its end', async (t) => {
+t.test("without early flushes (a client's end) every frame of a turn leaves in one write at its end", async (t) => {
   const socket = new CorkingSocket();
   const q = queueOn(socket, 0);
   for (let i = 0; i < 6; i++) q.write(i, 11, frame(i), null, undefined);

@@ -18,11 +18,28 @@ t.test('chunks handed out are never written to again, and every read has room', 
   const chunks: Buffer[] = [];
   slab.attach((c) => chunks.push(c));
   // Reads of every size class, more bytes than several slabs hold.
-  const sizes = [300, 70_000, 5, MIN_READ_BYTES, 1, SLAB_BYTES - 1, 40_000, 100_000, SLAB_BYTES, 8, 64_000, 64_000, 64_000];
+  const sizes = [
+    300,
+    70_000,
+    5,
+    MIN_READ_BYTES,
+    1,
+    SLAB_BYTES - 1,
+    40_000,
+    100_000,
+    SLAB_BYTES,
+    8,
+    64_000,
+    64_000,
+    64_000,
+  ];
   sizes.forEach((n, i) => read(slab, Math.min(n, slab.next().length), i + 1));
   t.equal(chunks.length, sizes.length);
   chunks.forEach((c, i) => {
-    t.ok(c.every((b) => b === i + 1), `chunk ${i} (${c.length} bytes) still holds its own bytes`);
+    t.ok(
+      c.every((b) => b === i + 1),
+      `chunk ${i} (${c.length} bytes) still holds its own bytes`,
+    );
   });
   for (let k = 0; k < 20; k++) t.ok(slab.next().length >= MIN_READ_BYTES, 'a read always gets at least 64 KiB');
   const big = chunks.filter((c) => c.length > 65_536);
@@ -36,23 +53,32 @@ t.test('bytes read before a reader is attached are delivered first, in order', a
   const got: number[][] = [];
   slab.attach((c) => got.push([c.length, c[0]!]));
   read(slab, 30, 3);
-  t.same(got, [[10, 1], [20, 2], [30, 3]]);
+  t.same(got, [
+    [10, 1],
+    [20, 2],
+    [30, 3],
+  ]);
 });
 
-t.test('a client connection reads large responses through the slab and frames straddling slabs are whole', async (t) => {
-  const srv = await scriptedServer();
-  t.teardown(() => srv.close());
-  const conn = await RemotingConnection.connect(srv.addr);
-  t.teardown(() => conn.close());
-  const bodies = [40_000, 300_000, 1, 64 * 1024, 1_000_000, 70_000].map((n, i) => Buffer.alloc(n, i + 1));
-  const calls = bodies.map((_, i) => conn.invoke(createRequest(11, { extFields: { i: String(i) } })));
-  const peer = await srv.nextPeer();
-  const reqs = await peer.waitFor(bodies.length);
-  // All answers back to back in one write: the client reads them in slab-sized pieces.
-  peer.socket.write(Buffer.concat(reqs.map((r) => encodeCommand(createResponse(r, 0, { body: bodies[Number(r.extFields!.i)]! })))));
-  const answers = await Promise.all(calls);
-  answers.forEach((a, i) => t.ok(a.body!.equals(bodies[i]!), `answer ${i}: ${bodies[i]!.length} bytes intact`));
-});
+t.test(
+  'a client connection reads large responses through the slab and frames straddling slabs are whole',
+  async (t) => {
+    const srv = await scriptedServer();
+    t.teardown(() => srv.close());
+    const conn = await RemotingConnection.connect(srv.addr);
+    t.teardown(() => conn.close());
+    const bodies = [40_000, 300_000, 1, 64 * 1024, 1_000_000, 70_000].map((n, i) => Buffer.alloc(n, i + 1));
+    const calls = bodies.map((_, i) => conn.invoke(createRequest(11, { extFields: { i: String(i) } })));
+    const peer = await srv.nextPeer();
+    const reqs = await peer.waitFor(bodies.length);
+    // All answers back to back in one write: the client reads them in slab-sized pieces.
+    peer.socket.write(
+      Buffer.concat(reqs.map((r) => encodeCommand(createResponse(r, 0, { body: bodies[Number(r.extFields!.i)]! })))),
+    );
+    const answers = await Promise.all(calls);
+    answers.forEach((a, i) => t.ok(a.body!.equals(bodies[i]!), `answer ${i}: ${bodies[i]!.length} bytes intact`));
+  },
+);
 
 t.test('a frame the server sends at once on accept reaches the processors given to connect', async (t) => {
   const srv = net.createServer((s) => s.write(encodeCommand(createRequest(9999, { extFields: { hello: 'early' } }))));
@@ -61,10 +87,15 @@ t.test('a frame the server sends at once on accept reaches the processors given 
   let resolveSeen: (v: string | undefined) => void = () => undefined;
   const seen = new Promise<string | undefined>((resolve) => (resolveSeen = resolve));
   // Registered before connect resolves: the frame may be read before the connection object exists.
-  const processors = new Map([[9999, (req: RemotingCommand) => {
-    resolveSeen(req.extFields?.hello);
-    return null;
-  }]]);
+  const processors = new Map([
+    [
+      9999,
+      (req: RemotingCommand) => {
+        resolveSeen(req.extFields?.hello);
+        return null;
+      },
+    ],
+  ]);
   const conn = await RemotingConnection.connect(`127.0.0.1:${(srv.address() as net.AddressInfo).port}`, { processors });
   t.teardown(() => conn.close());
   const timer = setTimeout(() => resolveSeen(undefined), 5000);

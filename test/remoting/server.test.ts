@@ -11,7 +11,10 @@ import {
 } from '../../protocol/index.js';
 import { RemotingClient, RemotingConnection, RemotingServer } from '../../lib/remoting/index.js';
 
-async function startServer(t: { teardown(fn: () => unknown): void }, options?: ConstructorParameters<typeof RemotingServer>[0]) {
+async function startServer(
+  t: { teardown(fn: () => unknown): void },
+  options?: ConstructorParameters<typeof RemotingServer>[0],
+) {
   const server = new RemotingServer(options);
   const { port } = await server.listen(0, '127.0.0.1');
   t.teardown(() => server.close());
@@ -119,12 +122,16 @@ t.test('server-initiated requests: answered ones and oneway ones', async (t) => 
   const connected = once(server, 'connection');
   await client.invoke(addr, createRequest(RequestCode.HEART_BEAT));
   const [conn] = (await connected) as [RemotingConnection];
-  const info = await conn.invoke(createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'g' } }));
+  const info = await conn.invoke(
+    createRequest(RequestCode.GET_CONSUMER_RUNNING_INFO, { extFields: { consumerGroup: 'g' } }),
+  );
   t.equal(info.code, ResponseCode.SUCCESS);
   t.equal(info.body!.toString(), '{"running":true}');
   t.equal(info.flag & RemotingFlag.RESPONSE, RemotingFlag.RESPONSE);
 
-  await conn.invokeOneway(createRequest(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, { extFields: { consumerGroup: 'g' } }));
+  await conn.invokeOneway(
+    createRequest(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, { extFields: { consumerGroup: 'g' } }),
+  );
   // a following normal call proves the oneway request was processed and left no answer behind
   const unknown = await conn.invoke(createRequest(4242));
   t.equal(unknown.code, ResponseCode.REQUEST_CODE_NOT_SUPPORTED);

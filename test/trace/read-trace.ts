@@ -9,10 +9,16 @@ import { uniqueName, until } from '../consumer/helpers.js';
  */
 export async function subRecords(namesrv: string, enough: (recs: TraceContext[]) => boolean): Promise<TraceContext[]> {
   const recs: TraceContext[] = [];
-  const reader = new PushConsumer({ consumerGroup: uniqueName('trace_reader'), namesrvAddr: namesrv, consumeFromWhere: 'first' });
+  const reader = new PushConsumer({
+    consumerGroup: uniqueName('trace_reader'),
+    namesrvAddr: namesrv,
+    consumeFromWhere: 'first',
+  });
   reader.subscribe(RMQ_SYS_TRACE_TOPIC);
   await reader.start((msgs: MessageExt[]) => {
-    for (const m of msgs) for (const r of decodeTraceData(m.body.toString('utf8'))) if (r.traceType === 'SubBefore' || r.traceType === 'SubAfter') recs.push(r);
+    for (const m of msgs)
+      for (const r of decodeTraceData(m.body.toString('utf8')))
+        if (r.traceType === 'SubBefore' || r.traceType === 'SubAfter') recs.push(r);
     return 'CONSUME_SUCCESS';
   });
   try {

@@ -11,19 +11,55 @@ t.test('produce --trace and consume --trace-topic write Pub and Sub records', as
   t.teardown(() => broker.close());
   const topic = uniqueName('CliTrace');
   const traceTopic = uniqueName('CliTraceTopic');
-  const p = await runCli(['produce', '--namesrv', broker.namesrv, '--topic', topic, '--count', '3', '--trace', '--trace-topic', traceTopic, '--json']);
+  const p = await runCli([
+    'produce',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--count',
+    '3',
+    '--trace',
+    '--trace-topic',
+    traceTopic,
+    '--json',
+  ]);
   t.equal(p.code, 0, p.stderr);
-  const c = await runCli(['consume', '--namesrv', broker.namesrv, '--topic', topic, '--group', uniqueName('cli_cg'), '--from', 'first', '--limit', '3', '--trace-topic', traceTopic, '--json']);
+  const c = await runCli([
+    'consume',
+    '--namesrv',
+    broker.namesrv,
+    '--topic',
+    topic,
+    '--group',
+    uniqueName('cli_cg'),
+    '--from',
+    'first',
+    '--limit',
+    '3',
+    '--trace-topic',
+    traceTopic,
+    '--json',
+  ]);
   t.equal(c.code, 0, c.stderr);
   const recs: TraceContext[] = [];
-  const reader = new PushConsumer({ consumerGroup: uniqueName('reader'), namesrvAddr: broker.namesrv, consumeFromWhere: 'first' });
+  const reader = new PushConsumer({
+    consumerGroup: uniqueName('reader'),
+    namesrvAddr: broker.namesrv,
+    consumeFromWhere: 'first',
+  });
   reader.subscribe(traceTopic);
   await reader.start((msgs: MessageExt[]) => {
     for (const m of msgs) recs.push(...decodeTraceData(m.body.toString()));
     return 'CONSUME_SUCCESS';
   });
   t.teardown(() => reader.shutdown());
-  await until(() => recs.filter((r) => r.traceType === 'SubAfter').length >= 3 && recs.filter((r) => r.traceType === 'Pub').length >= 3, 'the records');
+  await until(
+    () =>
+      recs.filter((r) => r.traceType === 'SubAfter').length >= 3 &&
+      recs.filter((r) => r.traceType === 'Pub').length >= 3,
+    'the records',
+  );
   t.equal(recs.filter((r) => r.traceType === 'Pub').length, 3, 'three Pub records');
   t.equal(recs.filter((r) => r.traceType === 'SubBefore').length, 3, 'three SubBefore records');
   t.ok(recs.filter((r) => r.traceType === 'Pub').every((r) => r.groupName === 'rocketwire_produce' && r.success));

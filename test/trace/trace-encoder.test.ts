@@ -12,10 +12,22 @@ interface Vector {
   input: TraceContext & { accessChannel: 'LOCAL' | 'CLOUD' | null };
   data: string;
   keys: string[];
-  decoded: Array<{ traceType: string; timeStamp: number | null; groupName: string; requestId: string | null; costTime: number; success: boolean; contextCode: number; traceBeans: Array<{ msgId: string; keys: string; topic: string }> }>;
+  decoded: Array<{
+    traceType: string;
+    timeStamp: number | null;
+    groupName: string;
+    requestId: string | null;
+    costTime: number;
+    success: boolean;
+    contextCode: number;
+    traceBeans: Array<{ msgId: string; keys: string; topic: string }>;
+  }>;
 }
 
-const vectors = readFileSync(TRACE_VECTORS_FILE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Vector);
+const vectors = readFileSync(TRACE_VECTORS_FILE, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Vector);
 
 t.equal(vectors.length, 9, 'every vector Java printed');
 for (const v of vectors) {
@@ -29,9 +41,24 @@ for (const v of vectors) {
     t.equal(back.length, v.decoded.length, 'as many records as Java decodes');
     for (const [i, d] of v.decoded.entries()) {
       const b = back[i]!;
-      t.match(b, { traceType: d.traceType, ...(d.timeStamp === null ? {} : { timeStamp: d.timeStamp }), groupName: d.groupName, costTime: d.costTime, success: d.success, contextCode: d.contextCode }, `record ${i} reads back as in Java`);
+      t.match(
+        b,
+        {
+          traceType: d.traceType,
+          ...(d.timeStamp === null ? {} : { timeStamp: d.timeStamp }),
+          groupName: d.groupName,
+          costTime: d.costTime,
+          success: d.success,
+          contextCode: d.contextCode,
+        },
+        `record ${i} reads back as in Java`,
+      );
       if (d.requestId !== null) t.equal(b.requestId, d.requestId, `record ${i} requestId`);
-      t.same(b.traceBeans.map((x) => ({ msgId: x.msgId, keys: x.keys, topic: x.topic })), d.traceBeans, `record ${i} beans`);
+      t.same(
+        b.traceBeans.map((x) => ({ msgId: x.msgId, keys: x.keys, topic: x.topic })),
+        d.traceBeans,
+        `record ${i} beans`,
+      );
     }
   });
 }

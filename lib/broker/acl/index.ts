@@ -1,6 +1,19 @@
 export { Permission, parsePermission, permissionText, permits, type PermissionBits } from './permission.js';
-export { ADMIN_CODES, TRACE_TOPIC, requestAccess, RequestAccessParseError, type RequestAccess, type ResourceNeed } from './request-access.js';
-export { parseAddressPattern, hostOfRemoteAddress, expandIPv6, AddressPatternError, type AddressPattern } from './remote-address.js';
+export {
+  ADMIN_CODES,
+  TRACE_TOPIC,
+  requestAccess,
+  RequestAccessParseError,
+  type RequestAccess,
+  type ResourceNeed,
+} from './request-access.js';
+export {
+  parseAddressPattern,
+  hostOfRemoteAddress,
+  expandIPv6,
+  AddressPatternError,
+  type AddressPattern,
+} from './remote-address.js';
 export { parseYamlSubset, YamlSubsetError, type YamlValue } from './yaml-subset.js';
 export {
   AclConfigError,

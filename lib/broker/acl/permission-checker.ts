@@ -89,19 +89,24 @@ export class PlainAclChecker implements PermissionChecker {
     }
     if (this.scope === 'namesrv' && !access.admin) return { allowed: true, principal: null, via: 'open' };
     const host = hostOfRemoteAddress(channel.remoteAddress);
-    for (const w of this.data.globalWhite) if (w.matches(host)) return { allowed: true, principal: null, via: 'global-white-address' };
+    for (const w of this.data.globalWhite)
+      if (w.matches(host)) return { allowed: true, principal: null, via: 'global-white-address' };
     const ext = request.extFields;
     const accessKey = ext?.[ACL_ACCESS_KEY];
     if (accessKey == null) return refuse(null, 'No accessKey is configured');
     const account = this.data.accounts.get(accessKey);
     if (!account) return refuse(accessKey, `No acl config for ${accessKey}`);
     if (account.white.matches(host)) return { allowed: true, principal: accessKey, via: 'account-white-address' };
-    if (!signatureMatches(request, account.secretKey)) return refuse(accessKey, `Check signature failed for accessKey=${accessKey}`);
+    if (!signatureMatches(request, account.secretKey))
+      return refuse(accessKey, `Check signature failed for accessKey=${accessKey}`);
     if (access.resources.some((r) => r.kind === 'topic' && r.name === TRACE_TOPIC && r.needed === Permission.PUB)) {
       return { allowed: true, principal: accessKey, via: 'signature' };
     }
     if (access.admin && !account.admin) {
-      return refuse(accessKey, `Need admin permission for request code=${request.code}, but accessKey=${accessKey} is not`);
+      return refuse(
+        accessKey,
+        `Need admin permission for request code=${request.code}, but accessKey=${accessKey} is not`,
+      );
     }
     if (!(account.admin && account.topicPerms === null && account.groupPerms === null)) {
       for (const r of access.resources) {
@@ -115,7 +120,13 @@ export class PlainAclChecker implements PermissionChecker {
 }
 
 function refuse(accessKey: string | null, reason: string): Refused {
-  return { allowed: false, accessKey, responseCode: ResponseCode.SYSTEM_ERROR, remark: `${ACL_EXCEPTION}: ${reason}`, reason };
+  return {
+    allowed: false,
+    accessKey,
+    responseCode: ResponseCode.SYSTEM_ERROR,
+    remark: `${ACL_EXCEPTION}: ${reason}`,
+    reason,
+  };
 }
 
 /** Compares in time independent of where the texts differ (node:crypto is loaded only when signing, issue 28). */
@@ -167,7 +178,9 @@ export function aclRequestGate(checker: PermissionChecker, options: AclGateOptio
     if (options.warn && !logged.has(key)) {
       if (logged.size >= MAX_LOGGED_REFUSALS) logged.clear();
       logged.add(key);
-      options.warn(`${options.server} refused ${requestCodeName(request.code)} (${request.code}) from ${conn.remoteAddress}: ${d.reason} (logged once per peer, key and reason)`);
+      options.warn(
+        `${options.server} refused ${requestCodeName(request.code)} (${request.code}) from ${conn.remoteAddress}: ${d.reason} (logged once per peer, key and reason)`,
+      );
     }
     return createResponse(request, d.responseCode, { remark: d.remark });
   };

@@ -63,8 +63,14 @@ export class AclConfigError extends RocketwireError {
   override readonly errorCode = 'ERR_ACL_CONFIG';
   readonly file: string | undefined;
   readonly field: string | undefined;
-  constructor(message: string, details: { file?: string | undefined; field?: string | undefined; cause?: unknown } = {}) {
-    super(`${details.file ? `ACL file ${details.file}: ` : 'acl option: '}${details.field ? `${details.field}: ` : ''}${message}`, { cause: details.cause });
+  constructor(
+    message: string,
+    details: { file?: string | undefined; field?: string | undefined; cause?: unknown } = {},
+  ) {
+    super(
+      `${details.file ? `ACL file ${details.file}: ` : 'acl option: '}${details.field ? `${details.field}: ` : ''}${message}`,
+      { cause: details.cause },
+    );
     this.file = details.file;
     this.field = details.field;
   }
@@ -93,7 +99,16 @@ export interface PlainAclData {
   source: string | undefined;
 }
 
-const ACCOUNT_KEYS = new Set(['accessKey', 'secretKey', 'whiteRemoteAddress', 'admin', 'defaultTopicPerm', 'defaultGroupPerm', 'topicPerms', 'groupPerms']);
+const ACCOUNT_KEYS = new Set([
+  'accessKey',
+  'secretKey',
+  'whiteRemoteAddress',
+  'admin',
+  'defaultTopicPerm',
+  'defaultGroupPerm',
+  'topicPerms',
+  'groupPerms',
+]);
 // dataVersion is written by Apache's own updates of the file; it carries nothing a check needs
 const TOP_KEYS = new Set(['globalWhiteRemoteAddresses', 'accounts', 'dataVersion']);
 
@@ -116,12 +131,17 @@ export function readAclFile(file: string): AclConfig {
     try {
       value = parseYamlSubset(text) satisfies YamlValue;
     } catch (err) {
-      if (err instanceof YamlSubsetError) throw new AclConfigError(`${err.message} (the broker reads the YAML subset plain_acl.yml files use: see docs/embedded-broker.md)`, { file, cause: err });
+      if (err instanceof YamlSubsetError)
+        throw new AclConfigError(
+          `${err.message} (the broker reads the YAML subset plain_acl.yml files use: see docs/embedded-broker.md)`,
+          { file, cause: err },
+        );
       throw err;
     }
   }
   if (value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new AclConfigError('must be a mapping with globalWhiteRemoteAddresses and accounts', { file });
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new AclConfigError('must be a mapping with globalWhiteRemoteAddresses and accounts', { file });
   return value as AclConfig;
 }
 
@@ -146,7 +166,11 @@ function perm(v: unknown, field: string, file: string | undefined): PermissionBi
   // Apache: a missing default permission is DENY
   if (s === null || s.trim() === '') return Permission.DENY;
   const bits = parsePermission(s);
-  if (bits === undefined) throw new AclConfigError(`${JSON.stringify(s)} is not a permission: PUB, SUB, PUB|SUB, SUB|PUB or DENY`, { file, field });
+  if (bits === undefined)
+    throw new AclConfigError(`${JSON.stringify(s)} is not a permission: PUB, SUB, PUB|SUB, SUB|PUB or DENY`, {
+      file,
+      field,
+    });
   return bits;
 }
 
@@ -158,7 +182,8 @@ function grants(v: unknown, field: string, file: string | undefined): Map<string
     const f = `${field}[${i}]`;
     const s = str(item, f, file)!;
     const parts = s.split('=');
-    if (parts.length !== 2 || parts[0]!.trim() === '') throw new AclConfigError(`${JSON.stringify(s)} is not NAME=PERM (e.g. orders=PUB|SUB)`, { file, field: f });
+    if (parts.length !== 2 || parts[0]!.trim() === '')
+      throw new AclConfigError(`${JSON.stringify(s)} is not NAME=PERM (e.g. orders=PUB|SUB)`, { file, field: f });
     m.set(parts[0]!.trim(), perm(parts[1], f, file));
   });
   return m;
@@ -179,8 +204,11 @@ function address(v: string | null, field: string, file: string | undefined): Add
  * access key given twice (Apache keeps the first and logs a warning) are refused.
  */
 export function compileAclConfig(config: AclConfig, file?: string): PlainAclData {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new AclConfigError('must be an object with globalWhiteRemoteAddresses and accounts', { file });
-  for (const k of Object.keys(config)) if (!TOP_KEYS.has(k)) throw new AclConfigError(`unknown key (known: ${[...TOP_KEYS].join(', ')})`, { file, field: k });
+  if (config === null || typeof config !== 'object' || Array.isArray(config))
+    throw new AclConfigError('must be an object with globalWhiteRemoteAddresses and accounts', { file });
+  for (const k of Object.keys(config))
+    if (!TOP_KEYS.has(k))
+      throw new AclConfigError(`unknown key (known: ${[...TOP_KEYS].join(', ')})`, { file, field: k });
   const globalWhite = list(config.globalWhiteRemoteAddresses, 'globalWhiteRemoteAddresses', file).map((v, i) => {
     const f = `globalWhiteRemoteAddresses[${i}]`;
     return address(str(v, f, file), f, file);
@@ -188,16 +216,29 @@ export function compileAclConfig(config: AclConfig, file?: string): PlainAclData
   const accounts = new Map<string, PlainAccount>();
   list(config.accounts, 'accounts', file).forEach((a, i) => {
     const f = `accounts[${i}]`;
-    if (a === null || typeof a !== 'object' || Array.isArray(a)) throw new AclConfigError('must be a mapping (accessKey, secretKey, …)', { file, field: f });
+    if (a === null || typeof a !== 'object' || Array.isArray(a))
+      throw new AclConfigError('must be a mapping (accessKey, secretKey, …)', { file, field: f });
     const o = a as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (!ACCOUNT_KEYS.has(k)) throw new AclConfigError(`unknown key (known: ${[...ACCOUNT_KEYS].join(', ')})`, { file, field: `${f}.${k}` });
+    for (const k of Object.keys(o))
+      if (!ACCOUNT_KEYS.has(k))
+        throw new AclConfigError(`unknown key (known: ${[...ACCOUNT_KEYS].join(', ')})`, { file, field: `${f}.${k}` });
     const accessKey = str(o.accessKey, `${f}.accessKey`, file)!;
     const secretKey = str(o.secretKey, `${f}.secretKey`, file)!;
-    if (accessKey.length <= ACL_KEY_MIN_LENGTH) throw new AclConfigError(`must be longer than ${ACL_KEY_MIN_LENGTH} characters (Apache's rule)`, { file, field: `${f}.accessKey` });
-    if (secretKey.length <= ACL_KEY_MIN_LENGTH) throw new AclConfigError(`must be longer than ${ACL_KEY_MIN_LENGTH} characters (Apache's rule)`, { file, field: `${f}.secretKey` });
-    if (accounts.has(accessKey)) throw new AclConfigError(`access key ${accessKey} is given twice`, { file, field: `${f}.accessKey` });
+    if (accessKey.length <= ACL_KEY_MIN_LENGTH)
+      throw new AclConfigError(`must be longer than ${ACL_KEY_MIN_LENGTH} characters (Apache's rule)`, {
+        file,
+        field: `${f}.accessKey`,
+      });
+    if (secretKey.length <= ACL_KEY_MIN_LENGTH)
+      throw new AclConfigError(`must be longer than ${ACL_KEY_MIN_LENGTH} characters (Apache's rule)`, {
+        file,
+        field: `${f}.secretKey`,
+      });
+    if (accounts.has(accessKey))
+      throw new AclConfigError(`access key ${accessKey} is given twice`, { file, field: `${f}.accessKey` });
     const admin = o.admin ?? false;
-    if (typeof admin !== 'boolean' && admin !== 'true' && admin !== 'false') throw new AclConfigError(`must be true or false, got ${JSON.stringify(admin)}`, { file, field: `${f}.admin` });
+    if (typeof admin !== 'boolean' && admin !== 'true' && admin !== 'false')
+      throw new AclConfigError(`must be true or false, got ${JSON.stringify(admin)}`, { file, field: `${f}.admin` });
     accounts.set(accessKey, {
       accessKey,
       secretKey,

@@ -61,7 +61,8 @@ export function expandIPv6(address: string): string | null {
 const ALL = new Set(['*', '*.*.*.*', '*:*:*:*:*:*:*:*']);
 
 function octet(pattern: string, s: string): number {
-  if (!/^\d{1,3}$/.test(s) || Number(s) > 255) throw new AddressPatternError(pattern, `${JSON.stringify(s)} is not a number from 0 to 255`);
+  if (!/^\d{1,3}$/.test(s) || Number(s) > 255)
+    throw new AddressPatternError(pattern, `${JSON.stringify(s)} is not a number from 0 to 255`);
   return Number(s);
 }
 
@@ -87,10 +88,19 @@ export function parseAddressPattern(text: string | null | undefined): AddressPat
     const open = pattern.lastIndexOf('{');
     const prefix = pattern.slice(0, open);
     if (open < 0 || pattern.includes(':')) {
-      throw new AddressPatternError(pattern, 'braces are supported for IPv4 only (a.b.c.{x,y}); list IPv6 addresses with commas');
+      throw new AddressPatternError(
+        pattern,
+        'braces are supported for IPv4 only (a.b.c.{x,y}); list IPv6 addresses with commas',
+      );
     }
-    if (prefix.split('.').length !== 4 || !prefix.endsWith('.')) throw new AddressPatternError(pattern, 'braces must hold the last of four parts: a.b.c.{x,y}');
-    const set = new Set(pattern.slice(open + 1, -1).split(',').map((p) => oneAddress(pattern, prefix + p.trim())));
+    if (prefix.split('.').length !== 4 || !prefix.endsWith('.'))
+      throw new AddressPatternError(pattern, 'braces must hold the last of four parts: a.b.c.{x,y}');
+    const set = new Set(
+      pattern
+        .slice(open + 1, -1)
+        .split(',')
+        .map((p) => oneAddress(pattern, prefix + p.trim())),
+    );
     return { text: pattern, matches: (host) => set.has(normalHost(host)) };
   }
   if (pattern.includes(',')) {
@@ -98,9 +108,11 @@ export function parseAddressPattern(text: string | null | undefined): AddressPat
     return { text: pattern, matches: (host) => set.has(normalHost(host)) };
   }
   if (pattern.includes('*') || pattern.includes('-')) {
-    if (pattern.includes(':')) throw new AddressPatternError(pattern, 'IPv6 ranges are not supported; list the addresses with commas');
+    if (pattern.includes(':'))
+      throw new AddressPatternError(pattern, 'IPv6 ranges are not supported; list the addresses with commas');
     const parts = pattern.split('.');
-    if (parts.length !== 4) throw new AddressPatternError(pattern, 'an IPv4 range has four parts, e.g. 192.168.1.* or 192.168.1.1-50');
+    if (parts.length !== 4)
+      throw new AddressPatternError(pattern, 'an IPv4 range has four parts, e.g. 192.168.1.* or 192.168.1.1-50');
     const ranges = parts.map((p): [number, number] => {
       const s = p.trim();
       if (s === '*') return [0, 255];

@@ -70,7 +70,16 @@ export const ADMIN_CODES: ReadonlySet<number> = new Set<number>([
   50, // UPDATE_AND_CREATE_ACL_CONFIG (4.9)
   51, // DELETE_ACL_CONFIG (4.9)
   53, // UPDATE_GLOBAL_WHITE_ADDRS_CONFIG (4.9)
-  3001, 3002, 3003, 3004, 3005, 3006, 3007, 3008, 3009, 3010, // AUTH_* (5.x auth 2.0)
+  3001,
+  3002,
+  3003,
+  3004,
+  3005,
+  3006,
+  3007,
+  3008,
+  3009,
+  3010, // AUTH_* (5.x auth 2.0)
 ]);
 
 /** The trace topic every account may publish to (Apache skips its check for RMQ_SYS_TRACE_TOPIC PUB). */
@@ -152,7 +161,11 @@ export function requestAccess(request: Pick<RemotingCommand, 'code' | 'extFields
     }
     case RequestCode.LOCK_BATCH_MQ:
     case RequestCode.UNLOCK_BATCH_MQ: {
-      const b = parseBody(request.body, decodeLockBatchBody, code === RequestCode.LOCK_BATCH_MQ ? 'LOCK_BATCH_MQ' : 'UNLOCK_BATCH_MQ');
+      const b = parseBody(
+        request.body,
+        decodeLockBatchBody,
+        code === RequestCode.LOCK_BATCH_MQ ? 'LOCK_BATCH_MQ' : 'UNLOCK_BATCH_MQ',
+      );
       group(b.consumerGroup);
       for (const mq of b.mqSet) topic(mq.topic, Permission.SUB);
       break;

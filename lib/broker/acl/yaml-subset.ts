@@ -90,7 +90,8 @@ function scalar(s: string, no: number): YamlValue {
     if (inner === '') return [];
     return splitFlow(inner, no).map((p) => {
       const v = scalar(p, no);
-      if (typeof v === 'object' && v !== null) throw new YamlSubsetError(no, 'nested flow collections are not supported');
+      if (typeof v === 'object' && v !== null)
+        throw new YamlSubsetError(no, 'nested flow collections are not supported');
       return v;
     });
   }
@@ -201,7 +202,8 @@ class Reader {
       const kv = splitKey(l.text, l.no);
       if (!kv) throw new YamlSubsetError(l.no, 'expected "key: value"');
       const [key, rest] = kv;
-      if (Object.prototype.hasOwnProperty.call(out, key)) throw new YamlSubsetError(l.no, `duplicate key ${JSON.stringify(key)}`);
+      if (Object.prototype.hasOwnProperty.call(out, key))
+        throw new YamlSubsetError(l.no, `duplicate key ${JSON.stringify(key)}`);
       this.i++;
       let value: YamlValue;
       if (rest !== '') value = scalar(rest, l.no);

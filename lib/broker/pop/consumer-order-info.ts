@@ -32,15 +32,26 @@ interface OrderInfoFile {
 
 function decodeFile(text: string): Map<string, Map<number, OrderInfo>> {
   const o = JSON.parse(text) as OrderInfoFile;
-  if (!o || typeof o.table !== 'object' || o.table === null) throw new ProtocolError('consumerOrderInfo.json: no "table" object', 0);
+  if (!o || typeof o.table !== 'object' || o.table === null)
+    throw new ProtocolError('consumerOrderInfo.json: no "table" object', 0);
   const out = new Map<string, Map<number, OrderInfo>>();
   for (const [key, queues] of Object.entries(o.table)) {
     const qs = new Map<number, OrderInfo>();
     for (const [qid, info] of Object.entries(queues)) {
-      if (!Number.isSafeInteger(info.popTime) || !Number.isSafeInteger(info.invisibleTime) || !Array.isArray(info.offsets) || !Array.isArray(info.acked)) {
+      if (
+        !Number.isSafeInteger(info.popTime) ||
+        !Number.isSafeInteger(info.invisibleTime) ||
+        !Array.isArray(info.offsets) ||
+        !Array.isArray(info.acked)
+      ) {
         throw new ProtocolError(`consumerOrderInfo.json: table["${key}"]["${qid}"] is not an order info`, 0);
       }
-      qs.set(Number(qid), { ...info, nextVisibleTime: info.nextVisibleTime ?? {}, consumedCount: info.consumedCount ?? {}, attemptId: info.attemptId ?? null });
+      qs.set(Number(qid), {
+        ...info,
+        nextVisibleTime: info.nextVisibleTime ?? {},
+        consumedCount: info.consumedCount ?? {},
+        attemptId: info.attemptId ?? null,
+      });
     }
     out.set(key, qs);
   }
@@ -88,17 +99,37 @@ export class ConsumerOrderInfoManager {
    * entries of the answer: one per offset handed out before, then the queue's smallest count (the
    * entry old clients read).
    */
-  update(attemptId: string | null, retry: PopRetryMark, topic: string, group: string, queueId: number, popTime: number, invisibleTime: number, offsets: readonly number[], now: number): OrderCountEntry[] {
+  update(
+    attemptId: string | null,
+    retry: PopRetryMark,
+    topic: string,
+    group: string,
+    queueId: number,
+    popTime: number,
+    invisibleTime: number,
+    offsets: readonly number[],
+    now: number,
+  ): OrderCountEntry[] {
     const key = `${topic}@${group}`;
     let qs = this.table.get(key);
     if (!qs) this.table.set(key, (qs = new Map()));
     const prev = qs.get(queueId);
-    const info: OrderInfo = { popTime, invisibleTime, offsets: [...offsets], nextVisibleTime: {}, consumedCount: {}, acked: [], attemptId, lastConsumeTimestamp: now };
+    const info: OrderInfo = {
+      popTime,
+      invisibleTime,
+      offsets: [...offsets],
+      nextVisibleTime: {},
+      consumedCount: {},
+      acked: [],
+      attemptId,
+      lastConsumeTimestamp: now,
+    };
     if (prev) {
       if (prev.attemptId !== null && prev.attemptId === attemptId) info.consumedCount = prev.consumedCount;
       else {
         const before = new Set(prev.offsets);
-        for (const o of info.offsets) if (before.has(o)) info.consumedCount[String(o)] = (prev.consumedCount[String(o)] ?? 0) + 1;
+        for (const o of info.offsets)
+          if (before.has(o)) info.consumedCount[String(o)] = (prev.consumedCount[String(o)] ?? 0) + 1;
       }
     }
     qs.set(queueId, info);
@@ -117,7 +148,14 @@ export class ConsumerOrderInfoManager {
   }
 
   /** OrderInfo.needBlock: some offset of the last pop is neither acked nor visible again at `now`. */
-  checkBlock(attemptId: string | null, topic: string, group: string, queueId: number, invisibleTime: number, now: number): boolean {
+  checkBlock(
+    attemptId: string | null,
+    topic: string,
+    group: string,
+    queueId: number,
+    invisibleTime: number,
+    now: number,
+  ): boolean {
     const info = this.get(topic, group, queueId);
     if (!info || info.offsets.length === 0) return false;
     if (info.attemptId !== null && info.attemptId === attemptId) return false;
@@ -136,7 +174,14 @@ export class ConsumerOrderInfoManager {
    * the pop not acked, or past the last), ORDER_ACK_NO_COMMIT for an ack of an older pop of the
    * queue, ORDER_ACK_ILLEGAL for an offset that pop did not hand out.
    */
-  commitAndNext(topic: string, group: string, queueId: number, queueOffset: number, popTime: number, now: number): number {
+  commitAndNext(
+    topic: string,
+    group: string,
+    queueId: number,
+    queueOffset: number,
+    popTime: number,
+    now: number,
+  ): number {
     const qs = this.table.get(`${topic}@${group}`);
     const info = qs?.get(queueId);
     if (!qs || !info) {
@@ -156,10 +201,24 @@ export class ConsumerOrderInfoManager {
   }
 
   /** CHANGE_INVISIBLETIME of an order-popped message: its own next visible time (the pop's popTime must match). */
-  updateNextVisibleTime(topic: string, group: string, queueId: number, queueOffset: number, popTime: number, nextVisibleTime: number): void {
+  updateNextVisibleTime(
+    topic: string,
+    group: string,
+    queueId: number,
+    queueOffset: number,
+    popTime: number,
+    nextVisibleTime: number,
+  ): void {
     const info = this.get(topic, group, queueId);
     if (!info || info.popTime !== popTime) {
-      log('order change invisible %s@%s queue %d offset %d: no order info of pop %d', topic, group, queueId, queueOffset, popTime);
+      log(
+        'order change invisible %s@%s queue %d offset %d: no order info of pop %d',
+        topic,
+        group,
+        queueId,
+        queueOffset,
+        popTime,
+      );
       return;
     }
     info.nextVisibleTime[String(queueOffset)] = nextVisibleTime;

@@ -32,7 +32,13 @@ export interface PopCheckpoint {
 }
 
 /** Java matches acks to checkpoints on t+c+q+so+pt (+ broker name, always this broker here). */
-export function checkpointKey(group: string, topic: string, queueId: number, startOffset: number, popTime: number): string {
+export function checkpointKey(
+  group: string,
+  topic: string,
+  queueId: number,
+  startOffset: number,
+  popTime: number,
+): string {
   return `${topic}@${group}@${queueId}@${startOffset}@${popTime}`;
 }
 
@@ -45,12 +51,15 @@ function decodeFile(text: string): PopCheckpoint[] {
   if (!o || !Array.isArray(o.checkpoints)) throw new ProtocolError('popCheckpoints.json: no "checkpoints" array', 0);
   return o.checkpoints.map((c, i) => {
     for (const k of ['queueId', 'startOffset', 'popTime', 'invisibleTime', 'reviveQid'] as const) {
-      if (!Number.isSafeInteger(c[k])) throw new ProtocolError(`popCheckpoints.json: checkpoints[${i}].${k} is not an integer`, 0);
+      if (!Number.isSafeInteger(c[k]))
+        throw new ProtocolError(`popCheckpoints.json: checkpoints[${i}].${k} is not an integer`, 0);
     }
     for (const k of ['group', 'topic', 'originTopic'] as const) {
-      if (typeof c[k] !== 'string') throw new ProtocolError(`popCheckpoints.json: checkpoints[${i}].${k} is not a string`, 0);
+      if (typeof c[k] !== 'string')
+        throw new ProtocolError(`popCheckpoints.json: checkpoints[${i}].${k} is not a string`, 0);
     }
-    if (!Array.isArray(c.offsets) || !Array.isArray(c.acked)) throw new ProtocolError(`popCheckpoints.json: checkpoints[${i}] has no offsets/acked arrays`, 0);
+    if (!Array.isArray(c.offsets) || !Array.isArray(c.acked))
+      throw new ProtocolError(`popCheckpoints.json: checkpoints[${i}] has no offsets/acked arrays`, 0);
     return { ...c, offsets: c.offsets.map(Number), acked: new Set(c.acked.map(Number)) };
   });
 }
@@ -109,7 +118,8 @@ export class PopCheckpointTable {
   /** Un-acked offsets still invisible on (group, topic, queueId): how many messages are in flight. */
   inFlight(group: string, topic: string, queueId: number): number {
     let n = 0;
-    for (const ck of this.table.values()) if (ck.group === group && ck.topic === topic && ck.queueId === queueId) n += ck.offsets.length - ck.acked.size;
+    for (const ck of this.table.values())
+      if (ck.group === group && ck.topic === topic && ck.queueId === queueId) n += ck.offsets.length - ck.acked.size;
     return n;
   }
 

@@ -83,11 +83,21 @@ export interface PopServiceOptions {
 }
 
 /** The invisible-time bounds of `o`, defaults filled in; BrokerOptionError naming a bad one. */
-export function resolvePopInvisibleBounds(o: Pick<PopServiceOptions, 'minPopInvisibleTimeMs' | 'maxPopInvisibleTimeMs'>): { min: number; max: number } {
+export function resolvePopInvisibleBounds(
+  o: Pick<PopServiceOptions, 'minPopInvisibleTimeMs' | 'maxPopInvisibleTimeMs'>,
+): { min: number; max: number } {
   const min = o.minPopInvisibleTimeMs ?? DEFAULT_MIN_POP_INVISIBLE_TIME_MS;
   const max = o.maxPopInvisibleTimeMs ?? DEFAULT_MAX_POP_INVISIBLE_TIME_MS;
-  if (!Number.isSafeInteger(min) || min < 1) throw new BrokerOptionError('minPopInvisibleTimeMs', `must be an integer ≥ 1, got ${String(o.minPopInvisibleTimeMs)}`);
-  if (!Number.isSafeInteger(max) || max < min) throw new BrokerOptionError('maxPopInvisibleTimeMs', `must be an integer ≥ minPopInvisibleTimeMs (${min}), got ${String(o.maxPopInvisibleTimeMs)}`);
+  if (!Number.isSafeInteger(min) || min < 1)
+    throw new BrokerOptionError(
+      'minPopInvisibleTimeMs',
+      `must be an integer ≥ 1, got ${String(o.minPopInvisibleTimeMs)}`,
+    );
+  if (!Number.isSafeInteger(max) || max < min)
+    throw new BrokerOptionError(
+      'maxPopInvisibleTimeMs',
+      `must be an integer ≥ minPopInvisibleTimeMs (${min}), got ${String(o.maxPopInvisibleTimeMs)}`,
+    );
   return { min, max };
 }
 
@@ -97,10 +107,12 @@ export function resolvePopInvisibleBounds(o: Pick<PopServiceOptions, 'minPopInvi
  * MAX_EXTRA_INFO_LENGTH characters and exactly 8 fields, as every broker writes it.
  */
 export function extraInfoRemark(extraInfo: string): string | null {
-  if (extraInfo.length > MAX_EXTRA_INFO_LENGTH) return `extraInfo is ${extraInfo.length} characters, more than ${MAX_EXTRA_INFO_LENGTH}: not a receipt handle`;
+  if (extraInfo.length > MAX_EXTRA_INFO_LENGTH)
+    return `extraInfo is ${extraInfo.length} characters, more than ${MAX_EXTRA_INFO_LENGTH}: not a receipt handle`;
   let fields = 1;
   for (let i = extraInfo.indexOf(' '); i !== -1; i = extraInfo.indexOf(' ', i + 1)) fields++;
-  if (fields !== EXTRA_INFO_FIELDS) return `extraInfo has ${fields} fields, not ${EXTRA_INFO_FIELDS} (ckQueueOffset popTime invisibleTime reviveQid retry brokerName queueId queueOffset)`;
+  if (fields !== EXTRA_INFO_FIELDS)
+    return `extraInfo has ${fields} fields, not ${EXTRA_INFO_FIELDS} (ckQueueOffset popTime invisibleTime reviveQid retry brokerName queueId queueOffset)`;
   return null;
 }
 
@@ -170,7 +182,9 @@ export class PopService {
   }
 
   register(server: RemotingServer): void {
-    registerOperation(server, Operations.POP_MESSAGE, ({ header, request, conn }) => this.processPop(request, conn, header));
+    registerOperation(server, Operations.POP_MESSAGE, ({ header, request, conn }) =>
+      this.processPop(request, conn, header),
+    );
     registerOperation(server, Operations.ACK_MESSAGE, ({ header, request }) => {
       const badExtra = extraInfoRemark(header.extraInfo);
       if (badExtra) return fail(request, ResponseCode.INVALID_PARAMETER, badExtra);
@@ -178,7 +192,9 @@ export class PopService {
       return r === null ? ok(request) : fail(request, r.code, r.remark);
     });
     registerOperation(server, Operations.BATCH_ACK_MESSAGE, ({ body, request }) => this.processBatchAck(request, body));
-    registerOperation(server, Operations.CHANGE_MESSAGE_INVISIBLETIME, ({ header, request }) => this.processChangeInvisible(request, header));
+    registerOperation(server, Operations.CHANGE_MESSAGE_INVISIBLETIME, ({ header, request }) =>
+      this.processChangeInvisible(request, header),
+    );
     new QueryAssignmentProcessor(this.ctx, this.modes).register(server);
   }
 
@@ -191,7 +207,12 @@ export class PopService {
     const failed = (err: unknown): void => log('pop task failed: %O', err);
     this.stopTasks.push(
       scheduleEvery(this.clock, this.options.reviveIntervalMs ?? 1000, () => this.revive(), failed),
-      scheduleEvery(this.clock, this.options.persistIntervalMs ?? 5000, () => (this.checkpoints.persist(), this.orderInfo.persist()), failed),
+      scheduleEvery(
+        this.clock,
+        this.options.persistIntervalMs ?? 5000,
+        () => (this.checkpoints.persist(), this.orderInfo.persist()),
+        failed,
+      ),
     );
   }
 
@@ -218,34 +239,58 @@ export class PopService {
 
   // ------------------------------------------------------------------ POP_MESSAGE
 
-  private processPop(req: RemotingCommand, conn: RemotingConnection, h: PopMessageRequestHeader): RemotingCommand | Promise<RemotingCommand | null> {
+  private processPop(
+    req: RemotingCommand,
+    conn: RemotingConnection,
+    h: PopMessageRequestHeader,
+  ): RemotingCommand | Promise<RemotingCommand | null> {
     const now = this.clock.now();
     const bornTime = h.bornTime > 0 ? h.bornTime : now;
     if (now - bornTime - h.pollTime > BORN_TIME_SLACK_MS) {
       return this.answer(req, ResponseCode.POLLING_TIMEOUT, h, now, emptyResult(), 'POLLING_TIMEOUT');
     }
     if (h.maxMsgNums > MAX_POP_NUMS) {
-      return fail(req, ResponseCode.INVALID_PARAMETER, `the broker [${this.ctx.brokerName}] pop message is illegal: maxMsgNums ${h.maxMsgNums} > ${MAX_POP_NUMS}`);
+      return fail(
+        req,
+        ResponseCode.INVALID_PARAMETER,
+        `the broker [${this.ctx.brokerName}] pop message is illegal: maxMsgNums ${h.maxMsgNums} > ${MAX_POP_NUMS}`,
+      );
     }
     // not checked by Apache's broker: −1 made every popped message visible again at once
     const { min, max } = this.invisibleBounds;
     if (!(h.invisibleTime >= min && h.invisibleTime <= max)) {
-      return fail(req, ResponseCode.INVALID_PARAMETER, `invisibleTime ${h.invisibleTime} is outside [${min}, ${max}] ms (the broker options minPopInvisibleTimeMs and maxPopInvisibleTimeMs)`);
+      return fail(
+        req,
+        ResponseCode.INVALID_PARAMETER,
+        `invisibleTime ${h.invisibleTime} is outside [${min}, ${max}] ms (the broker options minPopInvisibleTimeMs and maxPopInvisibleTimeMs)`,
+      );
     }
     const config = this.ctx.topics.get(h.topic);
     if (!config) return topicNotExist(req, h.topic);
-    if ((config.perm & PermName.PERM_READ) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${h.topic}] peeking message is forbidden`);
+    if ((config.perm & PermName.PERM_READ) === 0)
+      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${h.topic}] peeking message is forbidden`);
     if (h.queueId >= config.readQueueNums) {
-      return fail(req, ResponseCode.INVALID_PARAMETER, `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${config.readQueueNums}] consumer:[${conn.remoteAddress}]`);
+      return fail(
+        req,
+        ResponseCode.INVALID_PARAMETER,
+        `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${config.readQueueNums}] consumer:[${conn.remoteAddress}]`,
+      );
     }
     let match: ((tagsCode: number) => boolean) | null;
     try {
-      const sub = buildSubscriptionData(h.topic, h.exp ?? '*', 0, h.expType ?? 'TAG', { maxTags: this.ctx.limits.maxTagsPerSubscription });
-      if (sub.expressionType !== 'TAG') return fail(req, ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
+      const sub = buildSubscriptionData(h.topic, h.exp ?? '*', 0, h.expType ?? 'TAG', {
+        maxTags: this.ctx.limits.maxTagsPerSubscription,
+      });
+      if (sub.expressionType !== 'TAG')
+        return fail(req, ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
       match = tagMatcher(sub);
     } catch (err) {
       if (!(err instanceof FilterExpressionError)) throw err;
-      return fail(req, ResponseCode.SUBSCRIPTION_PARSE_FAILED, `parse the consumer's subscription failed: ${err.message}`);
+      return fail(
+        req,
+        ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+        `parse the consumer's subscription failed: ${err.message}`,
+      );
     }
     const run = (): { popTime: number; result: PopResult; reviveQid: number } => {
       const popTime = this.clock.now();
@@ -254,12 +299,29 @@ export class PopService {
     };
     const first = run();
     if (first.result.records.length > 0 || h.pollTime <= 0) {
-      return this.answer(req, first.result.records.length > 0 ? ResponseCode.SUCCESS : ResponseCode.POLLING_TIMEOUT, h, first.popTime, first.result, undefined, first.reviveQid);
+      return this.answer(
+        req,
+        first.result.records.length > 0 ? ResponseCode.SUCCESS : ResponseCode.POLLING_TIMEOUT,
+        h,
+        first.popTime,
+        first.result,
+        undefined,
+        first.reviveQid,
+      );
     }
     const retryTopic = popRetryTopic(h.topic, h.consumerGroup);
     const key = `${h.topic}@${h.consumerGroup}`;
     const set = this.waiting.get(key);
-    if (set && set.size >= MAX_POLLING_PER_KEY) return this.answer(req, ResponseCode.POLLING_FULL, h, first.popTime, first.result, 'POLLING_FULL', first.reviveQid);
+    if (set && set.size >= MAX_POLLING_PER_KEY)
+      return this.answer(
+        req,
+        ResponseCode.POLLING_FULL,
+        h,
+        first.popTime,
+        first.result,
+        'POLLING_FULL',
+        first.reviveQid,
+      );
     const waitMs = Math.max(0, bornTime + h.pollTime - this.clock.now());
     return new Promise((resolve) => {
       const w: WaitingPop = {
@@ -269,11 +331,21 @@ export class PopService {
         resolve,
         retry: () => {
           const r = run();
-          return r.result.records.length > 0 ? this.answer(req, ResponseCode.SUCCESS, h, r.popTime, r.result, undefined, r.reviveQid) : null;
+          return r.result.records.length > 0
+            ? this.answer(req, ResponseCode.SUCCESS, h, r.popTime, r.result, undefined, r.reviveQid)
+            : null;
         },
         expire: () => {
           const r = run();
-          return this.answer(req, r.result.records.length > 0 ? ResponseCode.SUCCESS : ResponseCode.POLLING_TIMEOUT, h, r.popTime, r.result, undefined, r.reviveQid);
+          return this.answer(
+            req,
+            r.result.records.length > 0 ? ResponseCode.SUCCESS : ResponseCode.POLLING_TIMEOUT,
+            h,
+            r.popTime,
+            r.result,
+            undefined,
+            r.reviveQid,
+          );
         },
         timer: this.clock.setTimeout(() => this.finishWaiting(key, w, true), waitMs),
       };
@@ -347,7 +419,13 @@ export class PopService {
    * short batch; the topic's queues from a random one (queueId < 0) or the one asked for. An
    * order pop reads no retry topic (its messages come back in their queue).
    */
-  private popMessages(h: PopMessageRequestHeader, readQueueNums: number, popTime: number, reviveQid: number, match: ((tagsCode: number) => boolean) | null): PopResult {
+  private popMessages(
+    h: PopMessageRequestHeader,
+    readQueueNums: number,
+    popTime: number,
+    reviveQid: number,
+    match: ((tagsCode: number) => boolean) | null,
+  ): PopResult {
     const r = emptyResult();
     const retryTopic = popRetryTopic(h.topic, h.consumerGroup);
     const retryFirst = !h.order && this.random() * 100 < this.retryProbability;
@@ -359,7 +437,8 @@ export class PopService {
     if (retryFirst) popRetry();
     if (h.queueId < 0) {
       const startAt = Math.floor(this.random() * readQueueNums);
-      for (let i = 0; i < readQueueNums; i++) this.popQueue(h, h.topic, (startAt + i) % readQueueNums, popTime, reviveQid, match, r);
+      for (let i = 0; i < readQueueNums; i++)
+        this.popQueue(h, h.topic, (startAt + i) % readQueueNums, popTime, reviveQid, match, r);
     } else {
       this.popQueue(h, h.topic, h.queueId, popTime, reviveQid, match, r);
     }
@@ -393,14 +472,22 @@ export class PopService {
     let offset = this.popOffset(h.consumerGroup, topic, queueId, h.initMode);
     // a queue whose last order pop is neither acked nor visible again gives nothing, and its
     // backlog is not counted in restNum (PopMessageProcessor#popMsgFromQueue)
-    if (h.order && this.orderInfo.checkBlock(h.attemptId ?? null, topic, h.consumerGroup, queueId, h.invisibleTime, popTime)) return;
+    if (
+      h.order &&
+      this.orderInfo.checkBlock(h.attemptId ?? null, topic, h.consumerGroup, queueId, h.invisibleTime, popTime)
+    )
+      return;
     const want = h.maxMsgNums - count(r);
     if (want <= 0) {
       r.restNum += Math.max(0, store.getMaxOffset(topic, queueId) - offset);
       return;
     }
     let got = store.getMessage(topic, queueId, offset, want, match);
-    if (got.status === 'OFFSET_TOO_SMALL' || got.status === 'OFFSET_OVERFLOW_BADLY' || got.status === 'OFFSET_FOUND_NULL') {
+    if (
+      got.status === 'OFFSET_TOO_SMALL' ||
+      got.status === 'OFFSET_OVERFLOW_BADLY' ||
+      got.status === 'OFFSET_FOUND_NULL'
+    ) {
       // the stored offset is not a place in the queue: start again where the store says
       offset = got.nextBeginOffset;
       this.ctx.offsets.commit(h.consumerGroup, topic, queueId, offset);
@@ -426,7 +513,19 @@ export class PopService {
       if (offsets.length > 0 && h.order) {
         // no checkpoint: the group's offset stays at the first offset not acked, so what is not
         // acked in time is handed out again from there (ConsumerOrderInfoManager#update)
-        r.orderCounts.push(...this.orderInfo.update(h.attemptId ?? null, mark, topic, h.consumerGroup, queueId, popTime, h.invisibleTime, offsets, this.clock.now()));
+        r.orderCounts.push(
+          ...this.orderInfo.update(
+            h.attemptId ?? null,
+            mark,
+            topic,
+            h.consumerGroup,
+            queueId,
+            popTime,
+            h.invisibleTime,
+            offsets,
+            this.clock.now(),
+          ),
+        );
         r.start.push({ retry: mark, queueId, startOffset: offset });
         r.msgs.push({ retry: mark, queueId, offsets });
       } else if (offsets.length > 0) {
@@ -457,7 +556,15 @@ export class PopService {
    * A retry-topic record as Apache hands it out (popResponseReturnActualRetryTopic=false): the
    * topic rewritten to the one popped and POP_CK set by the broker, so the client keeps it.
    */
-  private asOriginTopic(record: Buffer, h: PopMessageRequestHeader, ckOffset: number, popTime: number, reviveQid: number, retryTopic: string, queueOffset: number): Buffer {
+  private asOriginTopic(
+    record: Buffer,
+    h: PopMessageRequestHeader,
+    ckOffset: number,
+    popTime: number,
+    reviveQid: number,
+    retryTopic: string,
+    queueOffset: number,
+  ): Buffer {
     const m = decodeMessage(record, 0, { decompress: false });
     m.properties.POP_CK ??= encodeReceiptHandle({
       ckQueueOffset: ckOffset,
@@ -490,28 +597,53 @@ export class PopService {
   // ------------------------------------------------------------------ ACK, BATCH_ACK, CHANGE_INVISIBLETIME
 
   /** Range checks of AckMessageProcessor; null when the offset is in the queue. */
-  private checkAckTarget(topic: string, queueId: number, offset: number, maxInclusive: boolean): { code: number; remark: string } | null {
+  private checkAckTarget(
+    topic: string,
+    queueId: number,
+    offset: number,
+    maxInclusive: boolean,
+  ): { code: number; remark: string } | null {
     const config = this.ctx.topics.get(topic);
-    if (!config) return { code: ResponseCode.TOPIC_NOT_EXIST, remark: `topic[${topic}] not exist, apply first please!` };
+    if (!config)
+      return { code: ResponseCode.TOPIC_NOT_EXIST, remark: `topic[${topic}] not exist, apply first please!` };
     if (queueId < 0 || queueId >= config.readQueueNums) {
-      return { code: ResponseCode.MESSAGE_ILLEGAL, remark: `queueId[${queueId}] is illegal, topic:[${topic}] topicConfig.readQueueNums:[${config.readQueueNums}]` };
+      return {
+        code: ResponseCode.MESSAGE_ILLEGAL,
+        remark: `queueId[${queueId}] is illegal, topic:[${topic}] topicConfig.readQueueNums:[${config.readQueueNums}]`,
+      };
     }
     const min = this.ctx.messageStore.getMinOffset(topic, queueId);
     const max = this.ctx.messageStore.getMaxOffset(topic, queueId);
     if (offset < min || (maxInclusive ? offset > max : offset >= max)) {
-      return { code: ResponseCode.NO_MESSAGE, remark: `offset is illegal, key:${topic}@${queueId}, offset:${offset}, min:${min}, max:${max}` };
+      return {
+        code: ResponseCode.NO_MESSAGE,
+        remark: `offset is illegal, key:${topic}@${queueId}, offset:${offset}, min:${min}, max:${max}`,
+      };
     }
     return null;
   }
 
   /** ACK_MESSAGE: mark one offset of its checkpoint acked. Answers SUCCESS also for a checkpoint already revived, as Apache does. */
-  private ackOne(group: string, topic: string, queueId: number, extraInfo: string, offset: number): { code: number; remark: string } | null {
+  private ackOne(
+    group: string,
+    topic: string,
+    queueId: number,
+    extraInfo: string,
+    offset: number,
+  ): { code: number; remark: string } | null {
     const bad = this.checkAckTarget(topic, queueId, offset, true);
     if (bad) return bad;
     const rh = decodeReceiptHandle(extraInfo);
-    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE) return this.ackOrderly(group, topic, queueId, offset, rh.popTime, rh.invisibleTime);
+    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE)
+      return this.ackOrderly(group, topic, queueId, offset, rh.popTime, rh.invisibleTime);
     if (!this.checkpoints.ack(checkpointKey(group, topic, queueId, rh.ckQueueOffset, rh.popTime), offset)) {
-      log('ack of %s@%s queue %d offset %d: no open checkpoint (acked or revived already)', topic, group, queueId, offset);
+      log(
+        'ack of %s@%s queue %d offset %d: no open checkpoint (acked or revived already)',
+        topic,
+        group,
+        queueId,
+        offset,
+      );
     }
     return null;
   }
@@ -521,22 +653,49 @@ export class PopService {
    * group's offset moves to the first offset of the pop not acked, and a queue no longer blocked
    * wakes the pops waiting on it.
    */
-  private ackOrderly(group: string, topic: string, queueId: number, offset: number, popTime: number, invisibleTime: number): { code: number; remark: string } | null {
+  private ackOrderly(
+    group: string,
+    topic: string,
+    queueId: number,
+    offset: number,
+    popTime: number,
+    invisibleTime: number,
+  ): { code: number; remark: string } | null {
     const old = this.ctx.offsets.query(group, topic, queueId) ?? -1;
     if (offset < old) return null;
     const now = this.clock.now();
     const next = this.orderInfo.commitAndNext(topic, group, queueId, offset, popTime, now);
     if (next === ORDER_ACK_ILLEGAL) {
-      return { code: ResponseCode.MESSAGE_ILLEGAL, remark: `offset is illegal, key:${topic}@${group}@${queueId}, old:${old}, commit:${offset}, next:${next}` };
+      return {
+        code: ResponseCode.MESSAGE_ILLEGAL,
+        remark: `offset is illegal, key:${topic}@${group}@${queueId}, old:${old}, commit:${offset}, next:${next}`,
+      };
     }
     if (next >= 0) {
       this.ctx.offsets.commit(group, topic, queueId, next);
-      if (!this.orderInfo.checkBlock(null, topic, group, queueId, invisibleTime, now)) this.notifyArrival(topic, queueId);
+      if (!this.orderInfo.checkBlock(null, topic, group, queueId, invisibleTime, now))
+        this.notifyArrival(topic, queueId);
     }
     return null;
   }
 
-  private processBatchAck(req: RemotingCommand, body: { brokerName: string; acks: Array<{ consumerGroup: string; topic: string; retry: '0' | '1' | '2'; startOffset: number; queueId: number; reviveQueueId: number; popTime: number; invisibleTime: number; bits: number[] }> }): RemotingCommand {
+  private processBatchAck(
+    req: RemotingCommand,
+    body: {
+      brokerName: string;
+      acks: Array<{
+        consumerGroup: string;
+        topic: string;
+        retry: '0' | '1' | '2';
+        startOffset: number;
+        queueId: number;
+        reviveQueueId: number;
+        popTime: number;
+        invisibleTime: number;
+        bits: number[];
+      }>;
+    },
+  ): RemotingCommand {
     if (body.acks.length === 0) return fail(req, ResponseCode.NO_MESSAGE, 'empty batch ack');
     for (const a of body.acks) {
       const topic = popRealTopic(a.topic, a.consumerGroup, a.retry);
@@ -557,7 +716,14 @@ export class PopService {
 
   private processChangeInvisible(
     req: RemotingCommand,
-    h: { consumerGroup: string; topic: string; queueId: number; extraInfo: string; offset: number; invisibleTime: number },
+    h: {
+      consumerGroup: string;
+      topic: string;
+      queueId: number;
+      extraInfo: string;
+      offset: number;
+      invisibleTime: number;
+    },
   ): RemotingCommand {
     const bad = this.checkAckTarget(h.topic, h.queueId, h.offset, false);
     if (bad) return fail(req, bad.code, bad.remark);
@@ -566,7 +732,11 @@ export class PopService {
     // 0 is fine (visible again now: a Java popDelayLevel of 0 s sends it); a negative or huge time is not
     const max = this.invisibleBounds.max;
     if (!(h.invisibleTime >= 0 && h.invisibleTime <= max)) {
-      return fail(req, ResponseCode.INVALID_PARAMETER, `invisibleTime ${h.invisibleTime} is outside [0, ${max}] ms (the broker option maxPopInvisibleTimeMs)`);
+      return fail(
+        req,
+        ResponseCode.INVALID_PARAMETER,
+        `invisibleTime ${h.invisibleTime} is outside [0, ${max}] ms (the broker option maxPopInvisibleTimeMs)`,
+      );
     }
     const rh = decodeReceiptHandle(h.extraInfo);
     const now = this.clock.now();
@@ -579,7 +749,13 @@ export class PopService {
         visibleAt = now + h.invisibleTime;
         this.orderInfo.updateNextVisibleTime(h.topic, h.consumerGroup, h.queueId, h.offset, rh.popTime, visibleAt);
       }
-      return ok(req, { extFields: { popTime: String(rh.popTime), invisibleTime: String(visibleAt - rh.popTime), reviveQid: String(rh.reviveQid) } });
+      return ok(req, {
+        extFields: {
+          popTime: String(rh.popTime),
+          invisibleTime: String(visibleAt - rh.popTime),
+          reviveQid: String(rh.reviveQid),
+        },
+      });
     }
     const prefix = `${RETRY_GROUP_TOPIC_PREFIX}${h.consumerGroup}_`;
     const originTopic = h.topic.startsWith(prefix) ? h.topic.slice(prefix.length) : h.topic;
@@ -602,7 +778,9 @@ export class PopService {
       acked: new Set(),
     });
     this.checkpoints.ack(checkpointKey(h.consumerGroup, h.topic, h.queueId, rh.ckQueueOffset, rh.popTime), h.offset);
-    return ok(req, { extFields: { popTime: String(popTime), invisibleTime: String(h.invisibleTime), reviveQid: String(rh.reviveQid) } });
+    return ok(req, {
+      extFields: { popTime: String(popTime), invisibleTime: String(h.invisibleTime), reviveQid: String(rh.reviveQid) },
+    });
   }
 
   // ------------------------------------------------------------------ revive

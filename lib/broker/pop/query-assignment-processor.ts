@@ -1,7 +1,16 @@
 import * as path from 'node:path';
 import createDebug from '../../debug.js';
-import { Operations, ResponseCode, RETRY_GROUP_TOPIC_PREFIX, type RemotingCommand } from '../../../protocol/internal.js';
-import type { MessageQueueAssignment, MessageRequestMode, SetMessageRequestModeRequestBody } from '../../../protocol/body/pop-bodies.js';
+import {
+  Operations,
+  ResponseCode,
+  RETRY_GROUP_TOPIC_PREFIX,
+  type RemotingCommand,
+} from '../../../protocol/internal.js';
+import type {
+  MessageQueueAssignment,
+  MessageRequestMode,
+  SetMessageRequestModeRequestBody,
+} from '../../../protocol/body/pop-bodies.js';
 import { QueryAssignmentResponseBody } from '../../../protocol/body/pop-bodies.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
@@ -28,14 +37,26 @@ export class MessageRequestModeManager {
   }
 
   load(): void {
-    const m = loadConfigFile(this.file, (text) => {
-      const o = JSON.parse(text) as { messageRequestModeMap?: Record<string, Record<string, SetMessageRequestModeRequestBody>> };
-      if (!o || typeof o !== 'object') throw new Error('not an object');
-      return o.messageRequestModeMap ?? {};
-    }, this.warn);
+    const m = loadConfigFile(
+      this.file,
+      (text) => {
+        const o = JSON.parse(text) as {
+          messageRequestModeMap?: Record<string, Record<string, SetMessageRequestModeRequestBody>>;
+        };
+        if (!o || typeof o !== 'object') throw new Error('not an object');
+        return o.messageRequestModeMap ?? {};
+      },
+      this.warn,
+    );
     for (const [topic, groups] of Object.entries(m ?? {})) {
       for (const [group, b] of Object.entries(groups)) {
-        if (b.mode === 'POP' || b.mode === 'PULL') this.table.set(`${topic}@${group}`, { topic, consumerGroup: group, mode: b.mode, popShareQueueNum: Number(b.popShareQueueNum) || 0 });
+        if (b.mode === 'POP' || b.mode === 'PULL')
+          this.table.set(`${topic}@${group}`, {
+            topic,
+            consumerGroup: group,
+            mode: b.mode,
+            popShareQueueNum: Number(b.popShareQueueNum) || 0,
+          });
       }
     }
     this.loaded = true;
@@ -77,14 +98,20 @@ export class QueryAssignmentProcessor {
   register(server: RemotingServer): void {
     registerOperation(server, Operations.SET_MESSAGE_REQUEST_MODE, ({ body, request }) => this.setMode(request, body));
     registerOperation(server, Operations.QUERY_ASSIGNMENT, ({ body, request }) => {
-      const mode: MessageRequestMode = body.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) ? 'PULL' : (this.modes.get(body.topic, body.consumerGroup)?.mode ?? 'PULL');
+      const mode: MessageRequestMode = body.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)
+        ? 'PULL'
+        : (this.modes.get(body.topic, body.consumerGroup)?.mode ?? 'PULL');
       const share = this.modes.get(body.topic, body.consumerGroup)?.popShareQueueNum ?? -1;
       const config = this.ctx.topics.get(body.topic);
       let assignments: MessageQueueAssignment[] | null = null;
       const known = body.strategyName === 'AVG' || body.strategyName === 'AVG_BY_CIRCLE';
       if (config && known) {
         const brokerName = this.ctx.brokerName;
-        const all = Array.from({ length: config.readQueueNums }, (_, queueId) => ({ topic: body.topic, brokerName, queueId }));
+        const all = Array.from({ length: config.readQueueNums }, (_, queueId) => ({
+          topic: body.topic,
+          brokerName,
+          queueId,
+        }));
         if (body.messageModel === 'BROADCASTING') {
           assignments = all.map((messageQueue) => ({ messageQueue, mode }));
         } else {
@@ -102,7 +129,8 @@ export class QueryAssignmentProcessor {
   }
 
   private setMode(req: RemotingCommand, b: SetMessageRequestModeRequestBody): RemotingCommand {
-    if (b.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return fail(req, ResponseCode.NO_PERMISSION, 'retry topic is not allowed to set mode');
+    if (b.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+      return fail(req, ResponseCode.NO_PERMISSION, 'retry topic is not allowed to set mode');
     if (!this.ctx.topics.get(b.topic)) return fail(req, ResponseCode.TOPIC_NOT_EXIST, `topic[${b.topic}] not exist`);
     this.modes.set(b);
     log('request mode of %s@%s is now %s (popShareQueueNum %d)', b.topic, b.consumerGroup, b.mode, b.popShareQueueNum);
@@ -113,7 +141,8 @@ export class QueryAssignmentProcessor {
 /** AllocateMessageQueueAveragely for client `index` of `n`. */
 function averagely<T>(all: T[], index: number, n: number): T[] {
   const mod = all.length % n;
-  const size = all.length <= n ? 1 : mod > 0 && index < mod ? Math.floor(all.length / n) + 1 : Math.floor(all.length / n);
+  const size =
+    all.length <= n ? 1 : mod > 0 && index < mod ? Math.floor(all.length / n) + 1 : Math.floor(all.length / n);
   const start = mod > 0 && index < mod ? index * size : index * size + mod;
   const range = Math.min(size, all.length - start);
   const out: T[] = [];

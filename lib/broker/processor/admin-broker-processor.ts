@@ -37,9 +37,14 @@ export class AdminBrokerProcessor {
   constructor(private readonly ctx: BrokerContext) {}
 
   register(server: RemotingServer): void {
-    const offset = (request: RemotingCommand, value: number): RemotingCommand => ok(request, { extFields: GetMaxOffsetResponseHeader.encode({ offset: value }) });
-    registerOperation(server, Operations.GET_MAX_OFFSET, ({ header: h, request }) => offset(request, this.ctx.messageStore.getMaxOffset(h.topic, h.queueId)));
-    registerOperation(server, Operations.GET_MIN_OFFSET, ({ header: h, request }) => offset(request, this.ctx.messageStore.getMinOffset(h.topic, h.queueId)));
+    const offset = (request: RemotingCommand, value: number): RemotingCommand =>
+      ok(request, { extFields: GetMaxOffsetResponseHeader.encode({ offset: value }) });
+    registerOperation(server, Operations.GET_MAX_OFFSET, ({ header: h, request }) =>
+      offset(request, this.ctx.messageStore.getMaxOffset(h.topic, h.queueId)),
+    );
+    registerOperation(server, Operations.GET_MIN_OFFSET, ({ header: h, request }) =>
+      offset(request, this.ctx.messageStore.getMinOffset(h.topic, h.queueId)),
+    );
     registerOperation(server, Operations.SEARCH_OFFSET_BY_TIMESTAMP, ({ header: h, request }) => {
       const b = h.boundaryType;
       const boundary = b === undefined ? undefined : b.toLowerCase() === 'upper' ? 'UPPER' : 'LOWER';
@@ -66,8 +71,12 @@ export class AdminBrokerProcessor {
       if (!c) return topicNotExist(request, h.topic);
       return ok(request, { body: encodeTopicConfigBody(c) });
     });
-    registerOperation(server, Operations.GET_CONSUME_STATS, ({ header, request }) => this.getConsumeStats(request, header));
-    registerOperation(server, Operations.GET_CONSUMER_RUNNING_INFO, ({ header: h, request }) => this.callConsumer(request, h.consumerGroup, h.clientId));
+    registerOperation(server, Operations.GET_CONSUME_STATS, ({ header, request }) =>
+      this.getConsumeStats(request, header),
+    );
+    registerOperation(server, Operations.GET_CONSUMER_RUNNING_INFO, ({ header: h, request }) =>
+      this.callConsumer(request, h.consumerGroup, h.clientId),
+    );
   }
 
   /**
@@ -76,13 +85,26 @@ export class AdminBrokerProcessor {
    */
   private async callConsumer(req: RemotingCommand, group: string, clientId: string): Promise<RemotingCommand> {
     const channel = [...(this.ctx.consumers.find(group)?.channels.values() ?? [])].find((c) => c.clientId === clientId);
-    if (!channel || channel.conn.closed) return fail(req, ResponseCode.SYSTEM_ERROR, `The Consumer <${group}> <${clientId}> not online`);
-    const forward = createRequest(req.code, { extFields: { ...(req.extFields ?? {}) }, body: req.body ? Buffer.from(req.body) : null, version: BROKER_VERSION });
+    if (!channel || channel.conn.closed)
+      return fail(req, ResponseCode.SYSTEM_ERROR, `The Consumer <${group}> <${clientId}> not online`);
+    const forward = createRequest(req.code, {
+      extFields: { ...(req.extFields ?? {}) },
+      body: req.body ? Buffer.from(req.body) : null,
+      version: BROKER_VERSION,
+    });
     try {
       const answer = await channel.conn.invoke(forward, { timeoutMs: CALL_CONSUMER_TIMEOUT_MS });
-      return createResponse(req, answer.code, { remark: answer.remark, body: answer.body ? Buffer.from(answer.body) : null, extFields: answer.extFields });
+      return createResponse(req, answer.code, {
+        remark: answer.remark,
+        body: answer.body ? Buffer.from(answer.body) : null,
+        extFields: answer.extFields,
+      });
     } catch (err) {
-      return fail(req, ResponseCode.SYSTEM_ERROR, `invoke consumer <${group}> <${clientId}> failed: ${(err as Error).message}`);
+      return fail(
+        req,
+        ResponseCode.SYSTEM_ERROR,
+        `invoke consumer <${group}> <${clientId}> failed: ${(err as Error).message}`,
+      );
     }
   }
 
@@ -108,15 +130,23 @@ export class AdminBrokerProcessor {
       total += queues;
     }
     if (total > MAX_CONSUME_STATS_QUEUES) {
-      return fail(req, ResponseCode.SYSTEM_ERROR, `the consume stats of group ${group} span ${total} queues, more than ${MAX_CONSUME_STATS_QUEUES}; ask for one topic at a time`);
+      return fail(
+        req,
+        ResponseCode.SYSTEM_ERROR,
+        `the consume stats of group ${group} span ${total} queues, more than ${MAX_CONSUME_STATS_QUEUES}; ask for one topic at a time`,
+      );
     }
     const offsetTable: Array<[MessageQueue, OffsetWrapper]> = [];
     for (const [topic, queues] of listed) {
       for (let q = 0; q < queues; q++) {
         const brokerOffset = store.getMaxOffset(topic, q);
         const consumerOffset = Math.max(0, this.ctx.offsets.query(group, topic, q) ?? 0);
-        const lastTimestamp = consumerOffset > 0 ? Math.max(0, store.storeTimestampAt(topic, q, consumerOffset - 1)) : 0;
-        offsetTable.push([{ brokerName: this.ctx.brokerName, queueId: q, topic }, { brokerOffset, consumerOffset, lastTimestamp }]);
+        const lastTimestamp =
+          consumerOffset > 0 ? Math.max(0, store.storeTimestampAt(topic, q, consumerOffset - 1)) : 0;
+        offsetTable.push([
+          { brokerName: this.ctx.brokerName, queueId: q, topic },
+          { brokerOffset, consumerOffset, lastTimestamp },
+        ]);
       }
     }
     return ok(req, { body: encodeConsumeStats({ consumeTps: 0, offsetTable }) });

@@ -54,13 +54,26 @@ export class AdminToolsProcessor {
 
   register(server: RemotingServer): void {
     registerOperation(server, Operations.GET_BROKER_RUNTIME_INFO, ({ request }) =>
-      ok(request, { body: encodeKVTable({ table: { brokerVersionDesc: versionDesc(BROKER_VERSION), brokerVersion: String(BROKER_VERSION), brokerName: this.ctx.brokerName } }) }),
+      ok(request, {
+        body: encodeKVTable({
+          table: {
+            brokerVersionDesc: versionDesc(BROKER_VERSION),
+            brokerVersion: String(BROKER_VERSION),
+            brokerName: this.ctx.brokerName,
+          },
+        }),
+      }),
     );
-    registerOperation(server, Operations.GET_TOPIC_STATS_INFO, ({ header: h, request }) => this.topicStats(request, h.topic));
-    registerOperation(server, Operations.GET_CONSUMER_CONNECTION_LIST, ({ header: h, request }) => this.connectionList(request, h.consumerGroup));
+    registerOperation(server, Operations.GET_TOPIC_STATS_INFO, ({ header: h, request }) =>
+      this.topicStats(request, h.topic),
+    );
+    registerOperation(server, Operations.GET_CONSUMER_CONNECTION_LIST, ({ header: h, request }) =>
+      this.connectionList(request, h.consumerGroup),
+    );
     registerOperation(server, Operations.DELETE_TOPIC_IN_BROKER, ({ header: h, request }) => {
       // as Java (validateSystemTopicWhenUpdateTopic, on by default): TBW102, SCHEDULE_TOPIC_XXXX… stay
-      if (isSystemTopic(h.topic)) return fail(request, ResponseCode.INVALID_PARAMETER, `The topic[${h.topic}] is conflict with system topic.`);
+      if (isSystemTopic(h.topic))
+        return fail(request, ResponseCode.INVALID_PARAMETER, `The topic[${h.topic}] is conflict with system topic.`);
       // Java deletes the topic's consume queues and config and answers SUCCESS for an unknown topic too
       this.ctx.topics.delete(h.topic);
       this.ctx.messageStore.deleteTopic(h.topic);
@@ -75,20 +88,32 @@ export class AdminToolsProcessor {
     registerOperation(server, Operations.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, ({ request }) => {
       const table: Record<string, SubscriptionGroupConfig> = {};
       for (const g of [...this.knownGroups()].sort()) table[g] = this.host.groups.get(g) ?? subscriptionGroupConfig(g);
-      return ok(request, { body: encodeSubscriptionGroupWrapper({ subscriptionGroupTable: table, dataVersion: this.host.groups.dataVersion() }) });
+      return ok(request, {
+        body: encodeSubscriptionGroupWrapper({
+          subscriptionGroupTable: table,
+          dataVersion: this.host.groups.dataVersion(),
+        }),
+      });
     });
     registerOperation(server, Operations.DELETE_SUBSCRIPTIONGROUP, ({ header: h, request }) => {
       this.host.groups.delete(h.groupName);
       if (h.cleanOffset === true) this.ctx.offsets.removeGroup(h.groupName);
       return ok(request);
     });
-    registerOperation(server, Operations.INVOKE_BROKER_TO_RESET_OFFSET, ({ header: h, request }) => this.resetOffset(request, h));
+    registerOperation(server, Operations.INVOKE_BROKER_TO_RESET_OFFSET, ({ header: h, request }) =>
+      this.resetOffset(request, h),
+    );
     registerOperation(server, Operations.QUERY_MESSAGE, ({ header: h, request }) => {
       this.host.index.flush();
       const maxNum = h.uniqueKeyQuery === true ? UNIQUE_KEY_QUERY_MAX : h.maxNum;
       const r = this.host.index.query(h.topic, h.key, maxNum, h.beginTimestamp, h.endTimestamp);
-      const extFields = QueryMessageResponseHeader.encode({ indexLastUpdateTimestamp: r.lastTimestamp, indexLastUpdatePhyoffset: r.lastPhys });
-      const records = r.entries.map((e) => this.ctx.messageStore.lookMessageByOffset(e.phys)).filter((b): b is Buffer => b !== null);
+      const extFields = QueryMessageResponseHeader.encode({
+        indexLastUpdateTimestamp: r.lastTimestamp,
+        indexLastUpdatePhyoffset: r.lastPhys,
+      });
+      const records = r.entries
+        .map((e) => this.ctx.messageStore.lookMessageByOffset(e.phys))
+        .filter((b): b is Buffer => b !== null);
       if (records.length === 0) {
         const res = fail(request, ResponseCode.QUERY_NOT_FOUND, 'can not find message, maybe time range not correct');
         res.extFields = extFields;
@@ -105,7 +130,8 @@ export class AdminToolsProcessor {
     for (const [g, info] of this.ctx.consumers.groups) if (info.channels.size > 0) out.add(g);
     // a group's retry topic is made on its first heartbeat and kept: the embedded broker's stand-in
     // for the config Java's broker auto-creates then (autoCreateSubscriptionGroup)
-    for (const t of this.ctx.topics.all()) if (t.topicName.startsWith(RETRY_GROUP_TOPIC_PREFIX)) out.add(t.topicName.slice(RETRY_GROUP_TOPIC_PREFIX.length));
+    for (const t of this.ctx.topics.all())
+      if (t.topicName.startsWith(RETRY_GROUP_TOPIC_PREFIX)) out.add(t.topicName.slice(RETRY_GROUP_TOPIC_PREFIX.length));
     return out;
   }
 
@@ -120,7 +146,10 @@ export class AdminToolsProcessor {
       const minOffset = Math.max(0, store.getMinOffset(topic, q));
       const maxOffset = Math.max(0, store.getMaxOffset(topic, q));
       const lastUpdateTimestamp = maxOffset > 0 ? Math.max(0, store.storeTimestampAt(topic, q, maxOffset - 1)) : 0;
-      offsetTable.push([{ topic, brokerName: this.ctx.brokerName, queueId: q }, { minOffset, maxOffset, lastUpdateTimestamp }]);
+      offsetTable.push([
+        { topic, brokerName: this.ctx.brokerName, queueId: q },
+        { minOffset, maxOffset, lastUpdateTimestamp },
+      ]);
     }
     return ok(req, { body: encodeTopicStatsTable({ offsetTable, topicPutTps: 0 }) });
   }
@@ -128,10 +157,16 @@ export class AdminToolsProcessor {
   /** GET_CONSUMER_CONNECTION_LIST: the group's live clients, or CONSUMER_NOT_ONLINE with Java's remark. */
   private connectionList(req: RemotingCommand, group: string): RemotingCommand {
     const info = this.ctx.consumers.find(group);
-    if (!info || info.channels.size === 0) return fail(req, ResponseCode.CONSUMER_NOT_ONLINE, `the consumer group[${group}] not online`);
+    if (!info || info.channels.size === 0)
+      return fail(req, ResponseCode.CONSUMER_NOT_ONLINE, `the consumer group[${group}] not online`);
     return ok(req, {
       body: encodeConsumerConnection({
-        connectionSet: [...info.channels.values()].map((c) => ({ clientId: c.clientId, clientAddr: c.conn.remoteAddress, language: c.language ?? 'JAVA', version: c.version })),
+        connectionSet: [...info.channels.values()].map((c) => ({
+          clientId: c.clientId,
+          clientAddr: c.conn.remoteAddress,
+          language: c.language ?? 'JAVA',
+          version: c.version,
+        })),
         subscriptionTable: Object.fromEntries(info.subscriptions),
         consumeType: info.consumeType,
         messageModel: info.messageModel,
@@ -151,9 +186,11 @@ export class AdminToolsProcessor {
     const { topic, group } = h;
     const config = this.ctx.topics.get(topic);
     if (!config) return fail(req, ResponseCode.TOPIC_NOT_EXIST, `Topic ${topic} does not exist`);
-    if (!this.knownGroups().has(group)) return fail(req, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, `Group ${group} does not exist`);
+    if (!this.knownGroups().has(group))
+      return fail(req, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, `Group ${group} does not exist`);
     const store = this.ctx.messageStore;
-    const byTime = (q: number): number => (h.timestamp < 0 ? store.getMaxOffset(topic, q) : store.getOffsetByTime(topic, q, h.timestamp, 'LOWER'));
+    const byTime = (q: number): number =>
+      h.timestamp < 0 ? store.getMaxOffset(topic, q) : store.getOffsetByTime(topic, q, h.timestamp, 'LOWER');
     const offsets = new Map<number, number>();
     const queueId = h.queueId ?? -1;
     if (queueId >= 0) {
@@ -161,7 +198,12 @@ export class AdminToolsProcessor {
       if (offset !== -1) {
         const min = store.getMinOffset(topic, queueId);
         const max = store.getMaxOffset(topic, queueId);
-        if ((min >= 0 && offset < min) || offset > max + 1) return fail(req, ResponseCode.SYSTEM_ERROR, `Target offset ${offset} not in consume queue range [${min}-${max}]`);
+        if ((min >= 0 && offset < min) || offset > max + 1)
+          return fail(
+            req,
+            ResponseCode.SYSTEM_ERROR,
+            `Target offset ${offset} not in consume queue range [${min}-${max}]`,
+          );
       } else offset = byTime(queueId);
       offsets.set(queueId, offset);
     } else {
@@ -177,7 +219,12 @@ export class AdminToolsProcessor {
     for (const c of this.ctx.consumers.find(group)?.channels.values() ?? []) {
       if (c.conn.closed) continue;
       const notify = createRequest(Operations.RESET_CONSUMER_CLIENT_OFFSET.code, {
-        extFields: Operations.RESET_CONSUMER_CLIENT_OFFSET.request.encode({ topic, group, timestamp: h.timestamp, isForce: true }),
+        extFields: Operations.RESET_CONSUMER_CLIENT_OFFSET.request.encode({
+          topic,
+          group,
+          timestamp: h.timestamp,
+          isForce: true,
+        }),
         body,
         version: BROKER_VERSION,
         oneway: true,

@@ -1,4 +1,9 @@
-import { ResponseCode, SQL92_DEFAULT_MAX_LENGTH, SQL92_DEFAULT_MAX_NODES, type RemotingCommand } from '../../../protocol/index.js';
+import {
+  ResponseCode,
+  SQL92_DEFAULT_MAX_LENGTH,
+  SQL92_DEFAULT_MAX_NODES,
+  type RemotingCommand,
+} from '../../../protocol/index.js';
 import type { Clock } from '../../clock.js';
 import type { ConsumerManager } from '../consumer-manager.js';
 import type { ConsumerOffsetManager } from '../consumer-offset-manager.js';
@@ -47,17 +52,28 @@ export function resolveBrokerLimits(options: {
 }): BrokerLimits {
   const int = (name: string, v: number | undefined, dflt: number, max: number): number => {
     const n = v ?? dflt;
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
     return n;
   };
   return {
     // 65 535: what a consume-stats body of one topic can list before it passes the frame limit
     maxQueueNums: int('maxQueueNums', options.maxQueueNums, DEFAULT_MAX_QUEUE_NUMS, 65_535),
-    maxTagsPerSubscription: int('maxTagsPerSubscription', options.maxTagsPerSubscription, DEFAULT_MAX_TAGS_PER_SUBSCRIPTION, 1_000_000),
+    maxTagsPerSubscription: int(
+      'maxTagsPerSubscription',
+      options.maxTagsPerSubscription,
+      DEFAULT_MAX_TAGS_PER_SUBSCRIPTION,
+      1_000_000,
+    ),
     // a frame is at most 16 MiB; past it no request can carry the expression anyway
     sqlMaxLength: int('sqlMaxLength', options.sqlMaxLength, SQL92_DEFAULT_MAX_LENGTH, 16 * 1024 * 1024),
     sqlMaxNodes: int('sqlMaxNodes', options.sqlMaxNodes, SQL92_DEFAULT_MAX_NODES, 16 * 1024 * 1024),
-    sqlEvaluationBudget: int('sqlEvaluationBudget', options.sqlEvaluationBudget, DEFAULT_SQL_EVALUATION_BUDGET, 2 ** 31 - 1),
+    sqlEvaluationBudget: int(
+      'sqlEvaluationBudget',
+      options.sqlEvaluationBudget,
+      DEFAULT_SQL_EVALUATION_BUDGET,
+      2 ** 31 - 1,
+    ),
   };
 }
 

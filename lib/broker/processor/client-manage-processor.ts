@@ -64,10 +64,19 @@ export class ClientManageProcessor {
         if (tooMany) return fail(req, ResponseCode.INVALID_PARAMETER, tooMany);
       }
     }
-    this.ctx.topics.ensureMany(data.consumerDataSet.map((cd) => RETRY_GROUP_TOPIC_PREFIX + cd.groupName), 1);
+    this.ctx.topics.ensureMany(
+      data.consumerDataSet.map((cd) => RETRY_GROUP_TOPIC_PREFIX + cd.groupName),
+      1,
+    );
     for (const cd of data.consumerDataSet) {
       const group = cd.groupName;
-      const channel: ClientChannelInfo = { conn, clientId, language: req.language, version: req.version, lastUpdate: now };
+      const channel: ClientChannelInfo = {
+        conn,
+        clientId,
+        language: req.language,
+        version: req.version,
+        lastUpdate: now,
+      };
       const info = this.ctx.consumers.find(group);
       const subs = data.withoutSub === true && info ? [...info.subscriptions.values()] : cd.subscriptionDataSet;
       this.ctx.consumers.register(group, channel, cd.consumeType, cd.messageModel, cd.consumeFromWhere, subs);
@@ -92,8 +101,14 @@ export class ClientManageProcessor {
     const op = Operations.NOTIFY_CONSUMER_IDS_CHANGED;
     for (const ch of channels) {
       if (ch.conn.closed) continue;
-      const notify = createRequest(op.code, { oneway: true, extFields: op.request.encode({ consumerGroup: group }), version: BROKER_VERSION });
-      ch.conn.invokeOneway(notify).catch((err: Error) => log('notify %s of %s failed: %s', ch.clientId, group, err.message));
+      const notify = createRequest(op.code, {
+        oneway: true,
+        extFields: op.request.encode({ consumerGroup: group }),
+        version: BROKER_VERSION,
+      });
+      ch.conn
+        .invokeOneway(notify)
+        .catch((err: Error) => log('notify %s of %s failed: %s', ch.clientId, group, err.message));
     }
   }
 }

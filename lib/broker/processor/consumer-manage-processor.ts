@@ -15,7 +15,9 @@ export class ConsumerManageProcessor {
   constructor(private readonly ctx: BrokerContext) {}
 
   register(server: RemotingServer): void {
-    registerOperation(server, Operations.QUERY_CONSUMER_OFFSET, ({ header, request }) => this.queryConsumerOffset(request, header));
+    registerOperation(server, Operations.QUERY_CONSUMER_OFFSET, ({ header, request }) =>
+      this.queryConsumerOffset(request, header),
+    );
     registerOperation(server, Operations.UPDATE_CONSUMER_OFFSET, ({ header, request }) => {
       const { consumerGroup, topic, queueId } = header;
       // as develop's ConsumerManageProcessor#updateConsumerOffset: an unknown topic is refused (it
@@ -24,7 +26,12 @@ export class ConsumerManageProcessor {
       const config = this.ctx.topics.get(topic);
       if (!config) return fail(request, ResponseCode.TOPIC_NOT_EXIST, `Topic ${topic} not exist!`);
       const queues = Math.max(config.readQueueNums, config.writeQueueNums);
-      if (queueId < 0 || queueId >= queues) return fail(request, ResponseCode.INVALID_PARAMETER, `queueId ${queueId} is out of range, topic ${topic} has queues 0 to ${queues - 1}`);
+      if (queueId < 0 || queueId >= queues)
+        return fail(
+          request,
+          ResponseCode.INVALID_PARAMETER,
+          `queueId ${queueId} is out of range, topic ${topic} has queues 0 to ${queues - 1}`,
+        );
       this.ctx.offsets.commit(consumerGroup, topic, queueId, header.commitOffset);
       return ok(request);
     });
@@ -40,11 +47,17 @@ export class ConsumerManageProcessor {
     const { consumerGroup, topic, queueId } = h;
     const store = this.ctx.messageStore;
     const stored = this.ctx.offsets.query(consumerGroup, topic, queueId);
-    if (stored !== undefined && stored >= 0) return ok(req, { extFields: QueryConsumerOffsetResponseHeader.encode({ offset: stored }) });
+    if (stored !== undefined && stored >= 0)
+      return ok(req, { extFields: QueryConsumerOffsetResponseHeader.encode({ offset: stored }) });
     // Java: a missing setZeroIfNotFound means true
     const zeroAllowed = h.setZeroIfNotFound ?? true;
     // a young queue (first message still in memory) is read from its start: answer 0 (4.9/5.x)
-    if (zeroAllowed && store.getMinOffset(topic, queueId) <= 0 && store.getMaxOffset(topic, queueId) > 0 && store.isInMemory(topic, queueId, 0)) {
+    if (
+      zeroAllowed &&
+      store.getMinOffset(topic, queueId) <= 0 &&
+      store.getMaxOffset(topic, queueId) > 0 &&
+      store.isInMemory(topic, queueId, 0)
+    ) {
       return ok(req, { extFields: QueryConsumerOffsetResponseHeader.encode({ offset: 0 }) });
     }
     return fail(req, ResponseCode.QUERY_NOT_FOUND, 'Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first');

@@ -48,12 +48,18 @@ export class PullMessageProcessor {
     }
   }
 
-  private processPull(req: RemotingCommand, conn: RemotingConnection, h: PullMessageRequestHeader, allowSuspend: boolean): PullAnswer {
+  private processPull(
+    req: RemotingCommand,
+    conn: RemotingConnection,
+    h: PullMessageRequestHeader,
+    allowSuspend: boolean,
+  ): PullAnswer {
     const { topic, queueId, queueOffset, sysFlag } = h;
     const group = h.consumerGroup;
     const config = this.ctx.topics.get(topic);
     if (!config) return topicNotExist(req, topic);
-    if ((config.perm & PermName.PERM_READ) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] pulling message is forbidden`);
+    if ((config.perm & PermName.PERM_READ) === 0)
+      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] pulling message is forbidden`);
     if (queueId < 0 || queueId >= config.readQueueNums) {
       return fail(
         req,
@@ -65,7 +71,9 @@ export class PullMessageProcessor {
     if (sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) {
       // FilterAPI.build: the expression of the request itself (lite pull, postSubscriptionWhenPull)
       try {
-        sub = buildSubscriptionData(topic, h.subscription, h.subVersion, h.expressionType ?? 'TAG', { maxTags: this.ctx.limits.maxTagsPerSubscription });
+        sub = buildSubscriptionData(topic, h.subscription, h.subVersion, h.expressionType ?? 'TAG', {
+          maxTags: this.ctx.limits.maxTagsPerSubscription,
+        });
       } catch (err) {
         if (!(err instanceof FilterExpressionError)) throw err;
         // Java's PullMessageProcessor answers a FilterAPI.build failure so, whatever the cause;
@@ -75,9 +83,15 @@ export class PullMessageProcessor {
       }
     } else {
       const info = this.ctx.consumers.find(group);
-      if (!info) return fail(req, ResponseCode.SUBSCRIPTION_NOT_EXIST, `the consumer's group info not exist${FAQ_APPLY_TOPIC}`);
+      if (!info)
+        return fail(req, ResponseCode.SUBSCRIPTION_NOT_EXIST, `the consumer's group info not exist${FAQ_APPLY_TOPIC}`);
       const registered = info.subscriptions.get(topic);
-      if (!registered) return fail(req, ResponseCode.SUBSCRIPTION_NOT_EXIST, `the consumer's subscription not exist${FAQ_APPLY_TOPIC}`);
+      if (!registered)
+        return fail(
+          req,
+          ResponseCode.SUBSCRIPTION_NOT_EXIST,
+          `the consumer's subscription not exist${FAQ_APPLY_TOPIC}`,
+        );
       if (registered.subVersion < h.subVersion) {
         return fail(req, ResponseCode.SUBSCRIPTION_NOT_LATEST, `the consumer's subscription not latest`);
       }
@@ -88,15 +102,25 @@ export class PullMessageProcessor {
     const match = tagMatcher(sub);
     const r = this.ctx.messageStore.getMessage(topic, queueId, queueOffset, h.maxMsgNums, match, sql.matchRecord);
     let code = PULL_STATUS_CODE[r.status];
-    if ((r.status === 'NO_MATCHED_LOGIC_QUEUE' || r.status === 'NO_MESSAGE_IN_QUEUE') && queueOffset !== 0) code = ResponseCode.PULL_OFFSET_MOVED;
+    if ((r.status === 'NO_MATCHED_LOGIC_QUEUE' || r.status === 'NO_MESSAGE_IN_QUEUE') && queueOffset !== 0)
+      code = ResponseCode.PULL_OFFSET_MOVED;
 
     // the commit piggyback happens on the first processing only, also when the request is parked
-    if (allowSuspend && sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) this.ctx.offsets.commit(group, topic, queueId, h.commitOffset);
+    if (allowSuspend && sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET)
+      this.ctx.offsets.commit(group, topic, queueId, h.commitOffset);
 
     if (code === ResponseCode.PULL_NOT_FOUND && allowSuspend && sysFlag & PullSysFlag.FLAG_SUSPEND) {
-      return this.ctx.pullHold.hold(topic, queueId, conn, queueOffset, Math.max(0, h.suspendTimeoutMillis), match, () => {
-        return this.processPull(req, conn, h, false) as RemotingCommand | null;
-      });
+      return this.ctx.pullHold.hold(
+        topic,
+        queueId,
+        conn,
+        queueOffset,
+        Math.max(0, h.suspendTimeoutMillis),
+        match,
+        () => {
+          return this.processPull(req, conn, h, false) as RemotingCommand | null;
+        },
+      );
     }
     return createResponse(req, code, {
       remark: r.status,
@@ -108,7 +132,12 @@ export class PullMessageProcessor {
         topicSysFlag: 0,
         groupSysFlag: 0,
       }),
-      body: code === ResponseCode.SUCCESS ? (r.records.length === 1 ? r.records[0]! : Buffer.concat(r.records, r.bytes)) : null,
+      body:
+        code === ResponseCode.SUCCESS
+          ? r.records.length === 1
+            ? r.records[0]!
+            : Buffer.concat(r.records, r.bytes)
+          : null,
     });
   }
 }

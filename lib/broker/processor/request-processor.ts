@@ -93,7 +93,11 @@ export function operationProcessor<O extends AnyOperation>(op: O, handler: Opera
 }
 
 /** Register `handler` for the operation's request code. */
-export function registerOperation<O extends AnyOperation>(server: RemotingServer, op: O, handler: OperationHandler<O>): void {
+export function registerOperation<O extends AnyOperation>(
+  server: RemotingServer,
+  op: O,
+  handler: OperationHandler<O>,
+): void {
   server.registerProcessor(op.code, operationProcessor(op, handler));
 }
 

@@ -41,9 +41,16 @@ export class SendMessageProcessor {
 
   register(server: RemotingServer): void {
     for (const op of [Operations.SEND_MESSAGE, Operations.SEND_MESSAGE_V2, Operations.SEND_BATCH_MESSAGE]) {
-      server.registerProcessor(op.code, withTraceFields(operationProcessor(op, ({ header, body, request, conn }) => this.send(request, conn, header, body))));
+      server.registerProcessor(
+        op.code,
+        withTraceFields(
+          operationProcessor(op, ({ header, body, request, conn }) => this.send(request, conn, header, body)),
+        ),
+      );
     }
-    registerOperation(server, Operations.CONSUMER_SEND_MSG_BACK, ({ header, request }) => this.sendMessageBack(request, header));
+    registerOperation(server, Operations.CONSUMER_SEND_MSG_BACK, ({ header, request }) =>
+      this.sendMessageBack(request, header),
+    );
   }
 
   /**
@@ -56,16 +63,23 @@ export class SendMessageProcessor {
     const topics = this.ctx.topics;
     const existing = topics.get(topic);
     if (existing) return existing;
-    if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)) return topics.ensure(topic, 1);
+    if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX))
+      return topics.ensure(topic, 1);
     if (!this.ctx.autoCreateTopic) return null;
     const template = topics.get(defaultTopic) ?? topics.get(AUTO_CREATE_TOPIC_KEY_TOPIC);
     if (!template || (template.perm & PermName.PERM_INHERIT) === 0) return null;
-    if (defaultQueueNums < 1) return `defaultTopicQueueNums ${defaultQueueNums} is out of range, allowing only 1 to ${this.ctx.limits.maxQueueNums}`;
+    if (defaultQueueNums < 1)
+      return `defaultTopicQueueNums ${defaultQueueNums} is out of range, allowing only 1 to ${this.ctx.limits.maxQueueNums}`;
     const n = Math.max(1, Math.min(defaultQueueNums, template.writeQueueNums, this.ctx.limits.maxQueueNums));
     return topics.put(newTopicConfig(topic, n, template.perm & ~PermName.PERM_INHERIT));
   }
 
-  private send(req: RemotingCommand, conn: RemotingConnection, h: SendMessageRequestHeader, body: Buffer): RemotingCommand {
+  private send(
+    req: RemotingCommand,
+    conn: RemotingConnection,
+    h: SendMessageRequestHeader,
+    body: Buffer,
+  ): RemotingCommand {
     // h.producerGroup is required, as in Java, although storing does not use it
     let topic = h.topic;
     const isBatch = req.code === RequestCode.SEND_BATCH_MESSAGE || h.batch === true;
@@ -76,23 +90,37 @@ export class SendMessageProcessor {
     stampTraceProperties(properties);
 
     // the topic's name was checked at the request boundary (resource-names.ts): INVALID_PARAMETER
-    if (NOT_ALLOWED_SEND_TOPICS.has(topic)) return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
+    if (NOT_ALLOWED_SEND_TOPICS.has(topic))
+      return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
     // Java: TRAN_MSG=true, except a consumer's resend of a committed message (reconsumeTimes and DELAY set, clients before 4.6.1)
     const resend = reconsumeTimes > 0 && Number(properties.DELAY ?? '0') > 0;
-    const half = !isBatch && !resend && ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE || properties.TRAN_MSG === 'true');
+    const half =
+      !isBatch &&
+      !resend &&
+      ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE ||
+        properties.TRAN_MSG === 'true');
     if (half && this.ctx.transactions.settings.rejectTransactionMessage) {
-      return fail(req, ResponseCode.NO_PERMISSION, `the broker[${this.ctx.brokerName}] sending transaction message is forbidden`);
+      return fail(
+        req,
+        ResponseCode.NO_PERMISSION,
+        `the broker[${this.ctx.brokerName}] sending transaction message is forbidden`,
+      );
     }
     const config = this.topicForSend(topic, h.defaultTopic, h.defaultTopicQueueNums);
     if (!config) return topicNotExist(req, topic);
     if (typeof config === 'string') return fail(req, ResponseCode.INVALID_PARAMETER, config);
-    if ((config.perm & PermName.PERM_WRITE) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
+    if ((config.perm & PermName.PERM_WRITE) === 0)
+      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
     const maxQueue = Math.max(config.readQueueNums, config.writeQueueNums);
     // a negative queueId asks the broker to pick one (Java's randomQueueId); never a queue below 0,
     // even for a config that a damaged or older topics.json gave no write queue
     if (queueId < 0 && config.writeQueueNums > 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
     if (queueId < 0 || queueId >= maxQueue) {
-      return fail(req, ResponseCode.SYSTEM_ERROR, `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`);
+      return fail(
+        req,
+        ResponseCode.SYSTEM_ERROR,
+        `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`,
+      );
     }
     const bornHost = socketAddressText(conn.remoteAddress);
     const { bornTimestamp } = h;
@@ -100,13 +128,16 @@ export class SendMessageProcessor {
     const responseQueueId = queueId;
 
     if (isBatch) {
-      if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'batch request does not support retry group ' + topic);
-      if (Buffer.byteLength(topic) > 127) return fail(req, ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
+      if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+        return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'batch request does not support retry group ' + topic);
+      if (Buffer.byteLength(topic) > 127)
+        return fail(req, ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
       let items;
       try {
         items = decodeBatch(body, { ignoreTotalSize: true });
       } catch (err) {
-        if (err instanceof ProtocolError) return fail(req, ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
+        if (err instanceof ProtocolError)
+          return fail(req, ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
         throw err;
       }
       if (items.length === 0) return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
@@ -115,14 +146,25 @@ export class SendMessageProcessor {
         for (const pk in properties) setProperty(props, pk, properties[pk]!);
         props.CLUSTER = this.ctx.clusterName;
         return {
-          topic, queueId, flag: it.flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes: 0, preparedTransactionOffset: 0,
-          body: it.body, properties: props,
+          topic,
+          queueId,
+          flag: it.flag,
+          sysFlag,
+          bornTimestamp,
+          bornHost,
+          reconsumeTimes: 0,
+          preparedTransactionOffset: 0,
+          body: it.body,
+          properties: props,
         };
       });
     } else {
       if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
         // client-side fallback resend of a failed message: past the limit it goes to the DLQ
-        const maxRecon = req.version >= MQVersion.V3_4_9 ? (h.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES) : DEFAULT_MAX_RECONSUME_TIMES;
+        const maxRecon =
+          req.version >= MQVersion.V3_4_9
+            ? (h.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES)
+            : DEFAULT_MAX_RECONSUME_TIMES;
         if (reconsumeTimes >= maxRecon) {
           topic = DLQ_GROUP_TOPIC_PREFIX + topic.slice(RETRY_GROUP_TOPIC_PREFIX.length);
           this.ctx.topics.ensure(topic, 1);
@@ -131,10 +173,24 @@ export class SendMessageProcessor {
         }
       }
       properties.CLUSTER = this.ctx.clusterName;
-      inners = [{ topic, queueId, flag: h.flag, sysFlag, bornTimestamp, bornHost, reconsumeTimes, preparedTransactionOffset: 0, body, properties }];
+      inners = [
+        {
+          topic,
+          queueId,
+          flag: h.flag,
+          sysFlag,
+          bornTimestamp,
+          bornHost,
+          reconsumeTimes,
+          preparedTransactionOffset: 0,
+          body,
+          properties,
+        },
+      ];
     }
     // a half message waits on RMQ_SYS_TRANS_HALF_TOPIC (transaction/); the answer carries its UNIQ_KEY as transactionId
-    if (half) return sendResponse(req, this.ctx.transactions.prepareMessage(inners[0]!), responseQueueId, properties.UNIQ_KEY);
+    if (half)
+      return sendResponse(req, this.ctx.transactions.prepareMessage(inners[0]!), responseQueueId, properties.UNIQ_KEY);
     const result = this.putWithDelay(inners);
     // a request (producer.request): its reply will be pushed only to the client it names (reply/)
     if (result.status === 'PUT_OK' && !isBatch) this.ctx.replyRequests?.rememberRequest(properties);
@@ -152,7 +208,12 @@ export class SendMessageProcessor {
       if (refusal) return refusal;
       const level = Number(m.properties.DELAY ?? '0');
       const tx = m.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK;
-      if (Number.isInteger(level) && level > 0 && tx !== MessageSysFlag.TRANSACTION_PREPARED_TYPE && tx !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
+      if (
+        Number.isInteger(level) &&
+        level > 0 &&
+        tx !== MessageSysFlag.TRANSACTION_PREPARED_TYPE &&
+        tx !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE
+      ) {
         const l = Math.min(level, this.ctx.delayLevels.length);
         if (l !== level) m.properties.DELAY = String(l);
         parkUnder(m, SCHEDULE_TOPIC, l - 1);
@@ -174,7 +235,10 @@ export class SendMessageProcessor {
     const orig = decodeMessage(rec, 0, { decompress: false });
     const props = orig.properties;
     if (props.RETRY_TOPIC === undefined) props.RETRY_TOPIC = orig.topic;
-    const maxRecon = req.version >= MQVersion.V3_4_9 ? (h.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES) : DEFAULT_MAX_RECONSUME_TIMES;
+    const maxRecon =
+      req.version >= MQVersion.V3_4_9
+        ? (h.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES)
+        : DEFAULT_MAX_RECONSUME_TIMES;
     let topic = RETRY_GROUP_TOPIC_PREFIX + h.group;
     topics.ensure(topic, 1);
     if (orig.reconsumeTimes >= maxRecon || delayLevel < 0) {
@@ -203,7 +267,11 @@ export class SendMessageProcessor {
     };
     const result = this.putWithDelay([inner]);
     if (result.status === 'PUT_OK') return ok(req);
-    return fail(req, result.status === 'SERVICE_NOT_AVAILABLE' ? ResponseCode.SERVICE_NOT_AVAILABLE : ResponseCode.SYSTEM_ERROR, result.remark ?? result.status);
+    return fail(
+      req,
+      result.status === 'SERVICE_NOT_AVAILABLE' ? ResponseCode.SERVICE_NOT_AVAILABLE : ResponseCode.SYSTEM_ERROR,
+      result.remark ?? result.status,
+    );
   }
 }
 
@@ -219,11 +287,21 @@ function withTraceFields(processor: RequestProcessor): RequestProcessor {
   };
 }
 
-function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: number, transactionId?: string): RemotingCommand {
+function sendResponse(
+  req: RemotingCommand,
+  result: PutMessageResult,
+  queueId: number,
+  transactionId?: string,
+): RemotingCommand {
   switch (result.status) {
     case 'PUT_OK': {
       const w = result.written;
-      const header = { msgId: w.map((x) => x.msgId).join(','), queueId, queueOffset: w[0]!.queueOffset, ...(transactionId === undefined ? {} : { transactionId }) };
+      const header = {
+        msgId: w.map((x) => x.msgId).join(','),
+        queueId,
+        queueOffset: w[0]!.queueOffset,
+        ...(transactionId === undefined ? {} : { transactionId }),
+      };
       return ok(req, { extFields: SendMessageResponseHeader.encode(header) });
     }
     case 'MESSAGE_ILLEGAL':

@@ -20,7 +20,8 @@ type Refusal = { code: number; remark: string };
  */
 export function checkFilterConfig(ctx: BrokerContext, sd: SubscriptionData): Refusal | null {
   if (isTagType(sd.expressionType)) return null;
-  if (!ctx.enablePropertyFilter) return { code: ResponseCode.SYSTEM_ERROR, remark: propertyFilterDisabledRemark(sd.expressionType) };
+  if (!ctx.enablePropertyFilter)
+    return { code: ResponseCode.SYSTEM_ERROR, remark: propertyFilterDisabledRemark(sd.expressionType) };
   const c = compileFilter(sd.expressionType, sd.subString, ctx.limits);
   return c.ok ? null : { code: ResponseCode.SUBSCRIPTION_PARSE_FAILED, remark: c.error.message };
 }
@@ -35,19 +36,29 @@ export function checkFilterConfig(ctx: BrokerContext, sd: SubscriptionData): Ref
  * record matcher the store applies, with this pull's evaluation budget, or null for a TAG
  * subscription.
  */
-export function pullFilter(ctx: BrokerContext, sub: SubscriptionData, fromRequest: boolean): Refusal | { matchRecord: RecordMatch | null } {
+export function pullFilter(
+  ctx: BrokerContext,
+  sub: SubscriptionData,
+  fromRequest: boolean,
+): Refusal | { matchRecord: RecordMatch | null } {
   if (isTagType(sub.expressionType)) return { matchRecord: null };
   // A pull's own expression is not compiled on a broker that serves no property filter: the answer
   // is SYSTEM_ERROR either way, and the parse was the cost any client could make the broker pay
   // (issue 29, H1). A registered subscription was compiled (and cached) when it was registered.
-  if (fromRequest && !ctx.enablePropertyFilter) return { code: ResponseCode.SYSTEM_ERROR, remark: propertyFilterDisabledRemark(sub.expressionType) };
+  if (fromRequest && !ctx.enablePropertyFilter)
+    return { code: ResponseCode.SYSTEM_ERROR, remark: propertyFilterDisabledRemark(sub.expressionType) };
   const c = filterOfSubscription(sub, ctx.limits);
   if (!c.ok && !fromRequest) {
     // Java's remark as is; a bound of ours (Java has none) is named after it
     const why = c.error instanceof SqlLimitError ? ` (${c.error.message})` : '';
     return { code: ResponseCode.FILTER_DATA_NOT_EXIST, remark: FILTER_DATA_NOT_EXIST_REMARK + why };
   }
-  if (!ctx.enablePropertyFilter) return { code: ResponseCode.SYSTEM_ERROR, remark: propertyFilterDisabledRemark(sub.expressionType) };
-  if (!c.ok) return { code: ResponseCode.SUBSCRIPTION_PARSE_FAILED, remark: `parse the consumer's subscription failed: ${c.error.message}` };
+  if (!ctx.enablePropertyFilter)
+    return { code: ResponseCode.SYSTEM_ERROR, remark: propertyFilterDisabledRemark(sub.expressionType) };
+  if (!c.ok)
+    return {
+      code: ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+      remark: `parse the consumer's subscription failed: ${c.error.message}`,
+    };
   return { matchRecord: recordMatcher(c.filter, ctx.limits.sqlEvaluationBudget) };
 }

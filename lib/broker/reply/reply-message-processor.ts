@@ -34,7 +34,8 @@ export function replyTopicOf(clusterName: string): string {
 /** The `storeReplyMessageEnable` broker option: a boolean, default true (BrokerOptionError naming it otherwise). */
 export function resolveStoreReplyMessageEnable(value: unknown): boolean {
   if (value === undefined) return true;
-  if (typeof value !== 'boolean') throw new BrokerOptionError('storeReplyMessageEnable', `must be true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'boolean')
+    throw new BrokerOptionError('storeReplyMessageEnable', `must be true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -42,13 +43,22 @@ export function resolveStoreReplyMessageEnable(value: unknown): boolean {
  * The table of waiting requests for the `checkReplyRequests` / `maxPendingReplyRequests` broker
  * options (null when the check is off); BrokerOptionError naming a bad one.
  */
-export function createReplyRequestTable(o: { checkReplyRequests?: unknown; maxPendingReplyRequests?: unknown }, clock: Clock): ReplyRequestTable | null {
+export function createReplyRequestTable(
+  o: { checkReplyRequests?: unknown; maxPendingReplyRequests?: unknown },
+  clock: Clock,
+): ReplyRequestTable | null {
   if (o.checkReplyRequests !== undefined && typeof o.checkReplyRequests !== 'boolean') {
-    throw new BrokerOptionError('checkReplyRequests', `must be true or false, got ${JSON.stringify(o.checkReplyRequests)}`);
+    throw new BrokerOptionError(
+      'checkReplyRequests',
+      `must be true or false, got ${JSON.stringify(o.checkReplyRequests)}`,
+    );
   }
   const max = o.maxPendingReplyRequests ?? DEFAULT_MAX_PENDING_REPLY_REQUESTS;
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 10_000_000) {
-    throw new BrokerOptionError('maxPendingReplyRequests', `must be an integer in [1, 10000000], got ${String(o.maxPendingReplyRequests)}`);
+    throw new BrokerOptionError(
+      'maxPendingReplyRequests',
+      `must be an integer in [1, 10000000], got ${String(o.maxPendingReplyRequests)}`,
+    );
   }
   return o.checkReplyRequests === false ? null : new ReplyRequestTable(clock, max);
 }
@@ -95,7 +105,12 @@ export class ReplyMessageProcessor {
     }
   }
 
-  private async reply(req: RemotingCommand, conn: RemotingConnection, h: SendMessageRequestHeader, body: Buffer): Promise<RemotingCommand> {
+  private async reply(
+    req: RemotingCommand,
+    conn: RemotingConnection,
+    h: SendMessageRequestHeader,
+    body: Buffer,
+  ): Promise<RemotingCommand> {
     const res = await this.process(req, conn, h, body);
     // as every send answer: the Java client reads both without a null check
     const ext = (res.extFields ??= {});
@@ -104,15 +119,25 @@ export class ReplyMessageProcessor {
     return res;
   }
 
-  private async process(req: RemotingCommand, conn: RemotingConnection, h: SendMessageRequestHeader, body: Buffer): Promise<RemotingCommand> {
+  private async process(
+    req: RemotingCommand,
+    conn: RemotingConnection,
+    h: SendMessageRequestHeader,
+    body: Buffer,
+  ): Promise<RemotingCommand> {
     // msgCheck: the topic must exist and be writable (the reply topic is made at start), the queue be one of its
     const config = this.ctx.topics.get(h.topic);
     if (!config) return topicNotExist(req, h.topic);
-    if ((config.perm & PermName.PERM_WRITE) === 0) return fail(req, ResponseCode.NO_PERMISSION, `the topic[${h.topic}] sending message is forbidden`);
+    if ((config.perm & PermName.PERM_WRITE) === 0)
+      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${h.topic}] sending message is forbidden`);
     let queueId = h.queueId;
     if (queueId < 0 && config.writeQueueNums > 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
     if (queueId < 0 || queueId >= Math.max(config.readQueueNums, config.writeQueueNums)) {
-      return fail(req, ResponseCode.SYSTEM_ERROR, `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`);
+      return fail(
+        req,
+        ResponseCode.SYSTEM_ERROR,
+        `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`,
+      );
     }
     const properties = decodeProperties(h.properties ?? '');
     const pushed = await this.push(conn, h, properties, body);

@@ -49,7 +49,10 @@ export class ReplyRequestTable {
     // a reply carries both too (MSG_TYPE reply); it is not a request
     if (correlationId === undefined || clientId === undefined || properties.MSG_TYPE === 'reply') return;
     const ttlText = properties.TTL;
-    const ttl = ttlText !== undefined && /^\d{1,15}$/.test(ttlText) ? Math.min(Number(ttlText), MAX_REPLY_REQUEST_TTL_MS) : DEFAULT_REPLY_REQUEST_TTL_MS;
+    const ttl =
+      ttlText !== undefined && /^\d{1,15}$/.test(ttlText)
+        ? Math.min(Number(ttlText), MAX_REPLY_REQUEST_TTL_MS)
+        : DEFAULT_REPLY_REQUEST_TTL_MS;
     const now = this.clock.now();
     this.pending.delete(correlationId);
     this.pending.set(correlationId, { clientId, expiresAt: now + ttl });
@@ -65,13 +68,21 @@ export class ReplyRequestTable {
   check(properties: Readonly<Record<string, string>>): ReplyCheck {
     const correlationId = properties.CORRELATION_ID;
     const clientId = properties.REPLY_TO_CLIENT ?? '';
-    if (correlationId === undefined) return { ok: false, remark: 'reply message properties[CORRELATION_ID] is null: a reply answers a request' };
+    if (correlationId === undefined)
+      return { ok: false, remark: 'reply message properties[CORRELATION_ID] is null: a reply answers a request' };
     const p = this.pending.get(correlationId);
     if (!p || p.expiresAt < this.clock.now()) {
       if (p) this.pending.delete(correlationId);
-      return { ok: false, remark: `reply refused: no request with CORRELATION_ID ${correlationId} is waiting (never stored, answered already, or past its TTL)` };
+      return {
+        ok: false,
+        remark: `reply refused: no request with CORRELATION_ID ${correlationId} is waiting (never stored, answered already, or past its TTL)`,
+      };
     }
-    if (p.clientId !== clientId) return { ok: false, remark: `reply refused: the request with CORRELATION_ID ${correlationId} was not sent by client <${clientId}>` };
+    if (p.clientId !== clientId)
+      return {
+        ok: false,
+        remark: `reply refused: the request with CORRELATION_ID ${correlationId} was not sent by client <${clientId}>`,
+      };
     return { ok: true };
   }
 

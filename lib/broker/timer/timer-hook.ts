@@ -12,5 +12,9 @@ export function timerHook(m: MessageInner, settings: TimerSettings, now: number)
   if (tx === MessageSysFlag.TRANSACTION_PREPARED_TYPE || tx === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) return null;
   const refusal = transformTimerMessage(m, settings, now);
   if (!refusal) return null;
-  return { status: refusal.code === ResponseCode.SYSTEM_ERROR ? 'WHEEL_TIMER_NOT_ENABLE' : 'MESSAGE_ILLEGAL', remark: refusal.remark, written: [] };
+  return {
+    status: refusal.code === ResponseCode.SYSTEM_ERROR ? 'WHEEL_TIMER_NOT_ENABLE' : 'MESSAGE_ILLEGAL',
+    remark: refusal.remark,
+    written: [],
+  };
 }

@@ -48,7 +48,8 @@ export function resolveTimerSettings(o: {
 }): TimerSettings {
   const int = (name: string, v: number | undefined, dflt: number, max: number): number => {
     const n = v ?? dflt;
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
     return n;
   };
   return {
@@ -89,9 +90,13 @@ export function transformTimerMessage(m: MessageInner, settings: TimerSettings, 
     return null;
   }
   if (m.topic === TIMER_TOPIC || p.TIMER_OUT_MS !== undefined) return null;
-  if (p.TIMER_DELIVER_MS === undefined && p.TIMER_DELAY_MS === undefined && p.TIMER_DELAY_SEC === undefined) return null;
+  if (p.TIMER_DELIVER_MS === undefined && p.TIMER_DELAY_MS === undefined && p.TIMER_DELAY_SEC === undefined)
+    return null;
   if (!settings.timerWheelEnable) {
-    return { code: ResponseCode.SYSTEM_ERROR, remark: `accurate timer message is not enabled, timerWheelEnable is ${settings.timerWheelEnable}` };
+    return {
+      code: ResponseCode.SYSTEM_ERROR,
+      remark: `accurate timer message is not enabled, timerWheelEnable is ${settings.timerWheelEnable}`,
+    };
   }
   let deliverMs: number;
   if (p.TIMER_DELAY_SEC !== undefined) deliverMs = now + javaLong(p.TIMER_DELAY_SEC) * 1000;
@@ -143,11 +148,16 @@ interface TimerCheckpoint {
 
 function decodeCheckpoint(text: string): TimerCheckpoint {
   const j = JSON.parse(text) as Partial<TimerCheckpoint>;
-  if (!Number.isSafeInteger(j.deliveredBelow) || !Array.isArray(j.delivered) || !j.delivered.every((n) => Number.isSafeInteger(n))) {
+  if (
+    !Number.isSafeInteger(j.deliveredBelow) ||
+    !Array.isArray(j.delivered) ||
+    !j.delivered.every((n) => Number.isSafeInteger(n))
+  ) {
     throw new Error('not a timer checkpoint');
   }
   const upTo = j.deliveredUpTo ?? null;
-  if (upTo !== null && !(Array.isArray(upTo) && upTo.length === 2 && upTo.every((n) => Number.isSafeInteger(n)))) throw new Error('not a timer checkpoint');
+  if (upTo !== null && !(Array.isArray(upTo) && upTo.length === 2 && upTo.every((n) => Number.isSafeInteger(n))))
+    throw new Error('not a timer checkpoint');
   return { deliveredBelow: j.deliveredBelow!, delivered: j.delivered, deliveredUpTo: upTo };
 }
 
@@ -255,7 +265,15 @@ export class TimerMessageStore {
   private persistedAt = -Infinity;
   private loaded = false;
   private closed = false;
-  private readonly counts = { pending: 0, heldPeak: 0, scans: 0, scannedEntries: 0, evicted: 0, delivered: 0, deliveredPerTickPeak: 0 };
+  private readonly counts = {
+    pending: 0,
+    heldPeak: 0,
+    scans: 0,
+    scannedEntries: 0,
+    evicted: 0,
+    delivered: 0,
+    deliveredPerTickPeak: 0,
+  };
 
   constructor(
     private readonly store: MessageStore,
@@ -365,7 +383,8 @@ export class TimerMessageStore {
       if (this.dirty && (!r.more || this.clock.now() - this.persistedAt >= PERSIST_EVERY_MS)) this.persist();
       if (r.retry) next = this.clock.now() + 1000;
       else if (this.scan || r.more) next = this.clock.now();
-      else if (this.heap.size > 0) next = this.due(this.heap.minAt(), this.heap.minOffset()) ? this.clock.now() : this.heap.minAt();
+      else if (this.heap.size > 0)
+        next = this.due(this.heap.minAt(), this.heap.minOffset()) ? this.clock.now() : this.heap.minAt();
       else next = Infinity;
     } finally {
       this.running = false;
@@ -402,7 +421,12 @@ export class TimerMessageStore {
       if (lt(this.kAt, this.kOff, at, off)) (this.kAt = at), (this.kOff = off);
     }
     if (n > this.counts.deliveredPerTickPeak) this.counts.deliveredPerTickPeak = n;
-    const more = !retry && n >= this.deliverPerTick && h.size > 0 && lt(h.minAt(), h.minOffset(), this.rAt, this.rOff) && this.due(h.minAt(), h.minOffset());
+    const more =
+      !retry &&
+      n >= this.deliverPerTick &&
+      h.size > 0 &&
+      lt(h.minAt(), h.minOffset(), this.rAt, this.rOff) &&
+      this.due(h.minAt(), h.minOffset());
     return { moved: n > 0, more, retry };
   }
 
@@ -491,7 +515,8 @@ export class TimerMessageStore {
   private pruneLegacy(): void {
     const cq = this.store.queue(TIMER_TOPIC, 0);
     for (const o of this.legacy) {
-      if (o < this.deliveredBelow || (cq && o < cq.maxOffset && !lt(this.kAt, this.kOff, cq.tagsCodeAt(o), o))) this.legacy.delete(o);
+      if (o < this.deliveredBelow || (cq && o < cq.maxOffset && !lt(this.kAt, this.kOff, cq.tagsCodeAt(o), o)))
+        this.legacy.delete(o);
     }
     this.legacyList = [...this.legacy].sort((a, b) => a - b);
   }

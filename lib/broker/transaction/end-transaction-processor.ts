@@ -8,11 +8,23 @@ import {
   type RemotingCommand,
 } from '../../../protocol/index.js';
 import type { RemotingServer } from '../../remoting/index.js';
-import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX, isNotAllowedSendTopic, isSystemTopic, PermName } from '../../../protocol/internal.js';
+import {
+  DLQ_GROUP_TOPIC_PREFIX,
+  RETRY_GROUP_TOPIC_PREFIX,
+  isNotAllowedSendTopic,
+  isSystemTopic,
+  PermName,
+} from '../../../protocol/internal.js';
 import { unparked } from '../message-record.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation } from '../processor/request-processor.js';
-import { endImmunityTimeMs, resetTransactionValue, transactionKey, TRANS_HALF_TOPIC, type TransactionalMessageService } from './transactional-message-service.js';
+import {
+  endImmunityTimeMs,
+  resetTransactionValue,
+  transactionKey,
+  TRANS_HALF_TOPIC,
+  type TransactionalMessageService,
+} from './transactional-message-service.js';
 
 const log = createDebug('rocketwire:broker:transaction');
 
@@ -62,7 +74,11 @@ export class EndTransactionProcessor {
     }
     // EndTransactionRequestHeader#checkFields
     if (type !== MessageSysFlag.TRANSACTION_COMMIT_TYPE && type !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
-      return fail(req, ResponseCode.SYSTEM_ERROR, 'org.apache.rocketmq.remoting.exception.RemotingCommandException: commitOrRollback field wrong');
+      return fail(
+        req,
+        ResponseCode.SYSTEM_ERROR,
+        'org.apache.rocketmq.remoting.exception.RemotingCommandException: commitOrRollback field wrong',
+      );
     }
     const found = this.service.halfMessageByOffset(h.commitLogOffset);
     if (!found.ok) return fail(req, ResponseCode.SYSTEM_ERROR, found.remark);
@@ -72,7 +88,11 @@ export class EndTransactionProcessor {
     const notHalf = this.checkHalfMessage(half);
     if (notHalf) return fail(req, ResponseCode.SYSTEM_ERROR, notHalf);
     if (this.rejectCommitOrRollback(h, half)) {
-      return fail(req, ResponseCode.ILLEGAL_OPERATION, 'commit or rollback after CHECK_IMMUNITY_TIME_IN_SECONDS: waiting for the check');
+      return fail(
+        req,
+        ResponseCode.ILLEGAL_OPERATION,
+        'commit or rollback after CHECK_IMMUNITY_TIME_IN_SECONDS: waiting for the check',
+      );
     }
     const wrong = checkPrepareMessage(half, h);
     if (wrong) return fail(req, ResponseCode.SYSTEM_ERROR, wrong);
@@ -84,7 +104,11 @@ export class EndTransactionProcessor {
     if (ended !== undefined) {
       this.counters.repeated++;
       if (ended === how || ended === 'ended') return ok(req);
-      return fail(req, ResponseCode.SYSTEM_ERROR, `the half message at queue offset ${half.queueOffset} was already ${ended === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`);
+      return fail(
+        req,
+        ResponseCode.SYSTEM_ERROR,
+        `the half message at queue offset ${half.queueOffset} was already ${ended === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`,
+      );
     }
     // another copy of the same transaction (the half and the check's re-put of it) was ended: this
     // copy gets its op record, so the check loop stops asking about it, and nothing else
@@ -94,7 +118,11 @@ export class EndTransactionProcessor {
       this.counters.repeated++;
       this.service.deletePrepareMessage(half, txEnded);
       if (txEnded === how || txEnded === 'ended') return ok(req);
-      return fail(req, ResponseCode.SYSTEM_ERROR, `transaction ${half.properties.__transactionId__ ?? half.properties.UNIQ_KEY} was already ${txEnded === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`);
+      return fail(
+        req,
+        ResponseCode.SYSTEM_ERROR,
+        `transaction ${half.properties.__transactionId__ ?? half.properties.UNIQ_KEY} was already ${txEnded === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`,
+      );
     }
     if (how === 'rollback') {
       this.service.deletePrepareMessage(half, 'rollback');
@@ -104,10 +132,14 @@ export class EndTransactionProcessor {
     // Apache 5.3.3 means to drop REAL_TOPIC, REAL_QID and TRAN_MSG, but clears them from the map
     // after it wrote the properties string the store uses: the committed record keeps all three
     // (seen on the real broker, test/interop/real-broker-transaction.test.ts), and so does this one.
-    const inner = unparked(half, { ...half.properties }, {
-      sysFlag: resetTransactionValue(half.sysFlag, MessageSysFlag.TRANSACTION_COMMIT_TYPE),
-      preparedTransactionOffset: h.commitLogOffset,
-    });
+    const inner = unparked(
+      half,
+      { ...half.properties },
+      {
+        sysFlag: resetTransactionValue(half.sysFlag, MessageSysFlag.TRANSACTION_COMMIT_TYPE),
+        preparedTransactionOffset: h.commitLogOffset,
+      },
+    );
     if (!inner) return fail(req, ResponseCode.SYSTEM_ERROR, 'the prepared message has no REAL_TOPIC');
     const result = this.ctx.messageStore.putMessages([inner]);
     switch (result.status) {
@@ -130,13 +162,19 @@ export class EndTransactionProcessor {
    * producers' halves) or a %DLQ% topic.
    */
   private checkHalfMessage(half: MessageExt): string | null {
-    if (half.topic !== TRANS_HALF_TOPIC) return `the record at commitLogOffset ${half.commitLogOffset} is not a half message: its topic is not ${TRANS_HALF_TOPIC}`;
+    if (half.topic !== TRANS_HALF_TOPIC)
+      return `the record at commitLogOffset ${half.commitLogOffset} is not a half message: its topic is not ${TRANS_HALF_TOPIC}`;
     if ((half.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) !== MessageSysFlag.TRANSACTION_NOT_TYPE) {
       return `the record at commitLogOffset ${half.commitLogOffset} is not a half message: its sysFlag is not that of a stored prepared message`;
     }
     const topic = half.properties.REAL_TOPIC;
     if (topic === undefined || topic.length === 0) return 'the half message has no REAL_TOPIC';
-    if (isSystemTopic(topic) || isNotAllowedSendTopic(topic) || topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)) {
+    if (
+      isSystemTopic(topic) ||
+      isNotAllowedSendTopic(topic) ||
+      topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) ||
+      topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)
+    ) {
       return `REAL_TOPIC ${topic} is a system, retry or dead-letter topic: a transaction cannot commit to it`;
     }
     const config = this.ctx.topics.get(topic);
@@ -144,7 +182,8 @@ export class EndTransactionProcessor {
     if ((config.perm & PermName.PERM_WRITE) === 0) return `REAL_TOPIC ${topic} is not writable (perm ${config.perm})`;
     const qidText = half.properties.REAL_QID ?? '';
     const qid = /^\d+$/.test(qidText) ? Number(qidText) : -1;
-    if (!(qid >= 0 && qid < Math.max(config.readQueueNums, config.writeQueueNums))) return `REAL_QID ${JSON.stringify(qidText)} is not a queue of ${topic}`;
+    if (!(qid >= 0 && qid < Math.max(config.readQueueNums, config.writeQueueNums)))
+      return `REAL_QID ${JSON.stringify(qidText)} is not a queue of ${topic}`;
     return null;
   }
 
@@ -153,7 +192,9 @@ export class EndTransactionProcessor {
     if (h.fromTransactionCheck === true) return false;
     const text = half.properties.CHECK_IMMUNITY_TIME_IN_SECONDS;
     if (text === undefined || text.length === 0) return false;
-    return this.ctx.clock.now() - half.bornTimestamp > endImmunityTimeMs(text, this.service.settings.transactionTimeOut);
+    return (
+      this.ctx.clock.now() - half.bornTimestamp > endImmunityTimeMs(text, this.service.settings.transactionTimeOut)
+    );
   }
 }
 

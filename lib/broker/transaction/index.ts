@@ -3,7 +3,11 @@ import { BrokerOptionError } from '../errors.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { EndTransactionProcessor } from './end-transaction-processor.js';
 import { TransactionalMessageCheckService } from './transactional-message-check-service.js';
-import { DEFAULT_TRANSACTION_SETTINGS, TransactionalMessageService, type TransactionSettings } from './transactional-message-service.js';
+import {
+  DEFAULT_TRANSACTION_SETTINGS,
+  TransactionalMessageService,
+  type TransactionSettings,
+} from './transactional-message-service.js';
 
 export * from './transactional-message-service.js';
 export { EndTransactionProcessor } from './end-transaction-processor.js';
@@ -50,9 +54,16 @@ export interface Transactions {
   close(): void;
 }
 
-function intSetting(name: keyof TransactionTuning, v: number | undefined, dflt: number, min: number, max: number): number {
+function intSetting(
+  name: keyof TransactionTuning,
+  v: number | undefined,
+  dflt: number,
+  min: number,
+  max: number,
+): number {
   const n = v ?? dflt;
-  if (!Number.isInteger(n) || n < min || n > max) throw new BrokerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new BrokerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
   return n;
 }
 
@@ -60,12 +71,33 @@ function intSetting(name: keyof TransactionTuning, v: number | undefined, dflt: 
 export function resolveTransactionSettings(tuning: TransactionTuning): TransactionSettings {
   const d = DEFAULT_TRANSACTION_SETTINGS;
   if (tuning.rejectTransactionMessage !== undefined && typeof tuning.rejectTransactionMessage !== 'boolean') {
-    throw new BrokerOptionError('rejectTransactionMessage', `must be a boolean, got ${String(tuning.rejectTransactionMessage)}`);
+    throw new BrokerOptionError(
+      'rejectTransactionMessage',
+      `must be a boolean, got ${String(tuning.rejectTransactionMessage)}`,
+    );
   }
   return {
-    transactionCheckInterval: intSetting('transactionCheckInterval', tuning.transactionCheckInterval, d.transactionCheckInterval, 1, 2 ** 31 - 1),
-    transactionTimeOut: intSetting('transactionTimeOut', tuning.transactionTimeOut, d.transactionTimeOut, 0, 2 ** 31 - 1),
-    transactionCheckMax: intSetting('transactionCheckMax', tuning.transactionCheckMax, d.transactionCheckMax, 1, 1_000_000),
+    transactionCheckInterval: intSetting(
+      'transactionCheckInterval',
+      tuning.transactionCheckInterval,
+      d.transactionCheckInterval,
+      1,
+      2 ** 31 - 1,
+    ),
+    transactionTimeOut: intSetting(
+      'transactionTimeOut',
+      tuning.transactionTimeOut,
+      d.transactionTimeOut,
+      0,
+      2 ** 31 - 1,
+    ),
+    transactionCheckMax: intSetting(
+      'transactionCheckMax',
+      tuning.transactionCheckMax,
+      d.transactionCheckMax,
+      1,
+      1_000_000,
+    ),
     rejectTransactionMessage: tuning.rejectTransactionMessage ?? d.rejectTransactionMessage,
     fileReservedTimeMs: d.fileReservedTimeMs,
     maxEndedHalves: intSetting('maxEndedHalves', tuning.maxEndedHalves, d.maxEndedHalves, 1, 10_000_000),

@@ -38,8 +38,11 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
   ) {}
 
   start(): void {
-    this.stop ??= scheduleEvery(this.ctx.clock, this.service.settings.transactionCheckInterval, () => this.service.check(this), (err) =>
-      log('transaction check failed: %O', err),
+    this.stop ??= scheduleEvery(
+      this.ctx.clock,
+      this.service.settings.transactionCheckInterval,
+      () => this.service.check(this),
+      (err) => log('transaction check failed: %O', err),
     );
   }
 
@@ -79,9 +82,16 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
       properties: msg.properties,
     });
     const op = Operations.CHECK_TRANSACTION_STATE;
-    const request = createRequest(op.code, { oneway: true, extFields: { ...op.request.encode(header), bname: header.bname }, body, version: BROKER_VERSION });
+    const request = createRequest(op.code, {
+      oneway: true,
+      extFields: { ...op.request.encode(header), bname: header.bname },
+      body,
+      version: BROKER_VERSION,
+    });
     this.counters.checks++;
-    conn.invokeOneway(request).catch((err: Error) => log('check of %s to %s failed: %s', uniq, conn.remoteAddress, err.message));
+    conn
+      .invokeOneway(request)
+      .catch((err: Error) => log('check of %s to %s failed: %s', uniq, conn.remoteAddress, err.message));
   }
 
   /** DefaultTransactionalMessageCheckListener#resolveDiscardMsg. */
@@ -89,7 +99,13 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
     this.ctx.topics.ensure(TRANS_CHECK_MAX_TIME_TOPIC, 1);
     const res = this.ctx.messageStore.putMessages([copiedTo(msg, TRANS_CHECK_MAX_TIME_TOPIC, 0, msg.properties)]);
     this.counters.discarded++;
-    log('half message %s (%s) checked too often: moved to %s: %s', msg.properties.UNIQ_KEY, msg.properties.REAL_TOPIC, TRANS_CHECK_MAX_TIME_TOPIC, res.status);
+    log(
+      'half message %s (%s) checked too often: moved to %s: %s',
+      msg.properties.UNIQ_KEY,
+      msg.properties.REAL_TOPIC,
+      TRANS_CHECK_MAX_TIME_TOPIC,
+      res.status,
+    );
   }
 
   /**
@@ -111,4 +127,3 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
     return undefined;
   }
 }
-

@@ -1,9 +1,5 @@
 import createDebug from '../../debug.js';
-import {
-  MessageSysFlag,
-  decodeMessage,
-  type MessageExt,
-} from '../../../protocol/index.js';
+import { MessageSysFlag, decodeMessage, type MessageExt } from '../../../protocol/index.js';
 import { copiedTo, parkUnder, type MessageInner } from '../message-record.js';
 import type { PutMessageResult } from '../message-store.js';
 import type { BrokerContext } from '../processor/broker-context.js';
@@ -145,7 +141,12 @@ export class TransactionalMessageService {
    * Every op record of queue `queueId` from offset `from` to the queue's end, decoded (bodies as
    * stored); `onGap(from, to)` for a stretch of the queue that holds no record.
    */
-  private scanOps(queueId: number, from: number, onGap: ((from: number, to: number) => void) | null, onOp: (op: MessageExt) => void): void {
+  private scanOps(
+    queueId: number,
+    from: number,
+    onGap: ((from: number, to: number) => void) | null,
+    onOp: (op: MessageExt) => void,
+  ): void {
     const store = this.ctx.messageStore;
     const max = store.getMaxOffset(TRANS_OP_HALF_TOPIC, queueId);
     let offset = from;
@@ -210,7 +211,8 @@ export class TransactionalMessageService {
         properties: { TAGS: OP_REMOVE_TAG, WAIT: 'false' },
       },
     ]);
-    if (res.status !== 'PUT_OK') log('op record for half offset %d failed: %s', half.queueOffset, res.remark ?? res.status);
+    if (res.status !== 'PUT_OK')
+      log('op record for half offset %d failed: %s', half.queueOffset, res.remark ?? res.status);
     return res.status === 'PUT_OK';
   }
 
@@ -229,8 +231,12 @@ export class TransactionalMessageService {
     const startTime = this.ctx.clock.now();
     for (let queueId = 0; queueId < halfConfig.readQueueNums; queueId++) {
       const halfMax = store.getMaxOffset(TRANS_HALF_TOPIC, queueId);
-      const halfOffset = this.ctx.offsets.query(CID_SYS_RMQ_TRANS, TRANS_HALF_TOPIC, queueId) ?? store.getMinOffset(TRANS_HALF_TOPIC, queueId);
-      const opOffset = this.ctx.offsets.query(CID_SYS_RMQ_TRANS, TRANS_OP_HALF_TOPIC, queueId) ?? store.getMinOffset(TRANS_OP_HALF_TOPIC, queueId);
+      const halfOffset =
+        this.ctx.offsets.query(CID_SYS_RMQ_TRANS, TRANS_HALF_TOPIC, queueId) ??
+        store.getMinOffset(TRANS_HALF_TOPIC, queueId);
+      const opOffset =
+        this.ctx.offsets.query(CID_SYS_RMQ_TRANS, TRANS_OP_HALF_TOPIC, queueId) ??
+        store.getMinOffset(TRANS_OP_HALF_TOPIC, queueId);
       if (halfOffset >= halfMax) continue;
       const ops = this.readOps(queueId, opOffset, halfOffset);
       let i = halfOffset;
@@ -298,7 +304,8 @@ export class TransactionalMessageService {
       }
       if (i !== halfOffset) this.ctx.offsets.commit(CID_SYS_RMQ_TRANS, TRANS_HALF_TOPIC, queueId, i);
       const newOpOffset = ops.nextOpOffset();
-      if (newOpOffset !== opOffset) this.ctx.offsets.commit(CID_SYS_RMQ_TRANS, TRANS_OP_HALF_TOPIC, queueId, newOpOffset);
+      if (newOpOffset !== opOffset)
+        this.ctx.offsets.commit(CID_SYS_RMQ_TRANS, TRANS_OP_HALF_TOPIC, queueId, newOpOffset);
     }
   }
 
@@ -327,7 +334,14 @@ export class TransactionalMessageService {
       log('putting half message %s back failed: %s', msg.properties.UNIQ_KEY, res.remark ?? res.status);
       return null;
     }
-    return { ...msg, properties, queueOffset: w.queueOffset, commitLogOffset: w.physOffset, storeTimestamp: w.storeTimestamp, offsetMsgId: w.msgId };
+    return {
+      ...msg,
+      properties,
+      queueOffset: w.queueOffset,
+      commitLogOffset: w.physOffset,
+      storeTimestamp: w.storeTimestamp,
+      offsetMsgId: w.msgId,
+    };
   }
 
   /**
@@ -439,4 +453,3 @@ export function endImmunityTimeMs(text: string, transactionTimeOut: number): num
   const v = /^[+-]?\d+$/.test(text) ? Number(text) * 1000 : 0;
   return Math.max(v, transactionTimeOut);
 }
-

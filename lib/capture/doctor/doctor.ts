@@ -118,7 +118,12 @@ function evictedFinding(e: { firstMs: number; lastMs: number; flow: string | und
       'recently active ones early: a frame they were inside is lost, their requests were forgotten (a later answer is unpaired) ' +
       'and the other checks saw only part of those connections. A capture of a busy broker may need a higher limit; one of ' +
       'hundreds of thousands of short flows is more often a scan or a SYN flood than RocketMQ clients.',
-    evidence: { firstMs: e.firstMs, lastMs: e.lastMs, ...(e.flow !== undefined ? { flow: e.flow.replace(' > ', ' -> ') } : {}), count: e.count },
+    evidence: {
+      firstMs: e.firstMs,
+      lastMs: e.lastMs,
+      ...(e.flow !== undefined ? { flow: e.flow.replace(' > ', ' -> ') } : {}),
+      count: e.count,
+    },
   };
 }
 

@@ -11,7 +11,18 @@ interface Delivery {
 interface GroupDuplicates {
   group: string;
   count: number;
-  first: { ms: number; lastMs: number; msgId: string; topic: string; queueOffset: number; flow: string; opaque: number; queue: string; code: number; sinceMs: number } | null;
+  first: {
+    ms: number;
+    lastMs: number;
+    msgId: string;
+    topic: string;
+    queueOffset: number;
+    flow: string;
+    opaque: number;
+    queue: string;
+    code: number;
+    sinceMs: number;
+  } | null;
 }
 
 /**
@@ -27,7 +38,14 @@ export class DuplicateDeliveryCheck implements DoctorCheck {
   frame(f: DoctorFrame, ctx: DoctorContext): void {
     const req = f.request;
     const cmd = f.frame.cmd;
-    if (!f.response || !req || !isPull(req.code) || cmd.code !== ResponseCode.SUCCESS || !carriesMessages(cmd, req.code)) return;
+    if (
+      !f.response ||
+      !req ||
+      !isPull(req.code) ||
+      cmd.code !== ResponseCode.SUCCESS ||
+      !carriesMessages(cmd, req.code)
+    )
+      return;
     const q = queueOf(req);
     if (!q) return;
     let messages: MessageExt[];
@@ -53,8 +71,16 @@ export class DuplicateDeliveryCheck implements DoctorCheck {
       g.count++;
       if (!g.first) {
         g.first = {
-          ms: f.ms, lastMs: f.ms, msgId: id, topic: m.topic, queueOffset: m.queueOffset, flow: req.flow, opaque: req.opaque,
-          queue: ctx.queueLabel(q), code: req.code, sinceMs: before.ms,
+          ms: f.ms,
+          lastMs: f.ms,
+          msgId: id,
+          topic: m.topic,
+          queueOffset: m.queueOffset,
+          flow: req.flow,
+          opaque: req.opaque,
+          queue: ctx.queueLabel(q),
+          code: req.code,
+          sinceMs: before.ms,
         };
       } else g.first.lastMs = f.ms;
     }
@@ -75,7 +101,16 @@ export class DuplicateDeliveryCheck implements DoctorCheck {
           'that handed the queue over before the offset was committed, a consumer killed before its 5 s offset flush), or a ' +
           'producer sent it twice after a timeout (one msgId, two stored copies). RocketMQ delivers at least once: handlers must ' +
           'be idempotent.',
-        evidence: defined({ firstMs: d.ms, lastMs: d.lastMs, flow: d.flow, opaque: d.opaque, queue: d.queue, group: g.group, code: d.code, count: g.count }),
+        evidence: defined({
+          firstMs: d.ms,
+          lastMs: d.lastMs,
+          flow: d.flow,
+          opaque: d.opaque,
+          queue: d.queue,
+          group: g.group,
+          code: d.code,
+          count: g.count,
+        }),
       });
     }
     return out;

@@ -50,7 +50,18 @@ export class FlowControlStallCheck implements DoctorCheck {
     }
     if (f.frame.cmd.code !== ResponseCode.SUCCESS) return;
     if (!s) {
-      s = { q, client: req.src ?? '', flow: req.flow, found: null, pauses: 0, longestMs: 0, totalMs: 0, first: null, lastMs: 0, atEnd: false };
+      s = {
+        q,
+        client: req.src ?? '',
+        flow: req.flow,
+        found: null,
+        pauses: 0,
+        longestMs: 0,
+        totalMs: 0,
+        first: null,
+        lastMs: 0,
+        atEnd: false,
+      };
       this.queues.set(key, s);
     }
     s.found = { ms: f.ms, opaque: req.opaque };
@@ -89,7 +100,15 @@ export class FlowControlStallCheck implements DoctorCheck {
           'flow-control limit (pullThresholdForQueue 1000 messages, pullThresholdSizeForQueue 100 MiB, or a span of 2000 offsets) and ' +
           'it retries every 50 ms until the cache drains. Handlers are slower than the queue fills, or one is blocked; add consume ' +
           'threads or fix the handler. (A pullInterval above 0 makes such gaps on purpose.)',
-        evidence: defined({ firstMs: s.first!.ms, lastMs: s.lastMs, flow: s.flow, opaque: s.first!.opaque, queue: label, group: s.q.group, count: s.pauses }),
+        evidence: defined({
+          firstMs: s.first!.ms,
+          lastMs: s.lastMs,
+          flow: s.flow,
+          opaque: s.first!.opaque,
+          queue: label,
+          group: s.q.group,
+          count: s.pauses,
+        }),
       });
     }
     return out;

@@ -11,7 +11,12 @@ export function formatFindings(findings: readonly Finding[], frames: number): st
   const lines = [`${findings.length} problem${findings.length === 1 ? '' : 's'} found in ${frames} frames:`];
   for (const f of findings) {
     const e = f.evidence;
-    const code = e.code === undefined ? undefined : f.check === 'error-response' ? `${responseCodeName(e.code)}(${e.code})` : `${requestCodeName(e.code)}(${e.code})`;
+    const code =
+      e.code === undefined
+        ? undefined
+        : f.check === 'error-response'
+          ? `${responseCodeName(e.code)}(${e.code})`
+          : `${requestCodeName(e.code)}(${e.code})`;
     const at = e.firstMs === e.lastMs ? time(e.firstMs) : `${time(e.firstMs)} … ${time(e.lastMs)}`;
     const ev = [
       `at ${at}`,
@@ -22,7 +27,12 @@ export function formatFindings(findings: readonly Finding[], frames: number): st
       code !== undefined ? `code ${code}` : '',
       `seen ${e.count}x`,
     ].filter(Boolean);
-    lines.push('', `${f.severity.toUpperCase()} ${f.check}: ${f.summary}`, `  ${ev.join(', ')}`, `  means: ${f.meaning}`);
+    lines.push(
+      '',
+      `${f.severity.toUpperCase()} ${f.check}: ${f.summary}`,
+      `  ${ev.join(', ')}`,
+      `  means: ${f.meaning}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

@@ -1,4 +1,10 @@
 export * from './finding.js';
 export { CaptureDoctor, diagnose, DOCTOR_CHECKS } from './doctor.js';
-export { DoctorOptionError, defaultDoctorOptions, resolveDoctorOptions, type DoctorOptions, type ResolvedDoctorOptions } from './options.js';
+export {
+  DoctorOptionError,
+  defaultDoctorOptions,
+  resolveDoctorOptions,
+  type DoctorOptions,
+  type ResolvedDoctorOptions,
+} from './options.js';
 export { formatFindings } from './format.js';

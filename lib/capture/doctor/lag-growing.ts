@@ -47,7 +47,16 @@ export class LagGrowingCheck implements DoctorCheck {
     if (cur) this.close(cur.q, cur.s, ctx);
     this.stretches.set(c.q.key, {
       q: c.q,
-      s: { offset: c.offset, sinceMs: f.ms, lastMs: f.ms, commits: 1, flow: f.request!.flow, opaque: f.request!.opaque, endAtStart: queueEnd, end: queueEnd },
+      s: {
+        offset: c.offset,
+        sinceMs: f.ms,
+        lastMs: f.ms,
+        commits: 1,
+        flow: f.request!.flow,
+        opaque: f.request!.opaque,
+        endAtStart: queueEnd,
+        end: queueEnd,
+      },
     });
   }
 
@@ -77,8 +86,16 @@ export class LagGrowingCheck implements DoctorCheck {
         meaning:
           'The group pulls but does not finish the messages of this queue: the offset a consumer commits is the smallest it still has ' +
           'in process, so one handler call that blocks or keeps failing (an orderly consumer retrying a message) holds it back. ' +
-          'The lag grows until flow control stops the pulls. Look at the consumer\'s handlers (consumer status, thread dump).',
-        evidence: defined({ firstMs: s.sinceMs, lastMs: s.lastMs, flow: s.flow, opaque: s.opaque, queue: label, group: q.group, count: s.commits }),
+          "The lag grows until flow control stops the pulls. Look at the consumer's handlers (consumer status, thread dump).",
+        evidence: defined({
+          firstMs: s.sinceMs,
+          lastMs: s.lastMs,
+          flow: s.flow,
+          opaque: s.opaque,
+          queue: label,
+          group: q.group,
+          count: s.commits,
+        }),
       };
     });
   }

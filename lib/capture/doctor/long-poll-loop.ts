@@ -3,7 +3,11 @@ import { defined, duration, type DoctorCheck } from './check.js';
 import type { Finding } from './finding.js';
 import { isPull, pullSuspendMs, queueOf, type DoctorContext, type DoctorFrame, type QueueRef } from './observe.js';
 
-const EMPTY = new Set<number>([ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_RETRY_IMMEDIATELY, ResponseCode.PULL_OFFSET_MOVED]);
+const EMPTY = new Set<number>([
+  ResponseCode.PULL_NOT_FOUND,
+  ResponseCode.PULL_RETRY_IMMEDIATELY,
+  ResponseCode.PULL_OFFSET_MOVED,
+]);
 
 interface Run {
   q: QueueRef;
@@ -51,8 +55,15 @@ export class LongPollLoopCheck implements DoctorCheck {
       return;
     }
     this.runs.set(key, {
-      q, flow: req.flow, count: 1, firstMs: req.ms, lastMs: f.ms, opaque: req.opaque, codes: new Map([[code, 1]]),
-      unsuspended: suspend === null ? 1 : 0, maxSuspendMs: suspend ?? 0,
+      q,
+      flow: req.flow,
+      count: 1,
+      firstMs: req.ms,
+      lastMs: f.ms,
+      opaque: req.opaque,
+      codes: new Map([[code, 1]]),
+      unsuspended: suspend === null ? 1 : 0,
+      maxSuspendMs: suspend ?? 0,
     });
   }
 
@@ -75,15 +86,19 @@ export class LongPollLoopCheck implements DoctorCheck {
       const label = ctx.queueLabel(run.q);
       let meaning: string;
       if (run.unsuspended === run.count) {
-        meaning = 'The pulls do not ask the broker to hold them (FLAG_SUSPEND is not set), so an empty queue is polled in a tight loop: CPU and network spent for nothing. Long polling is the push consumer\'s default; check the client.';
+        meaning =
+          "The pulls do not ask the broker to hold them (FLAG_SUSPEND is not set), so an empty queue is polled in a tight loop: CPU and network spent for nothing. Long polling is the push consumer's default; check the client.";
       } else if (top === ResponseCode.PULL_OFFSET_MOVED) {
-        meaning = 'The broker keeps answering that the pull offset is illegal (PULL_OFFSET_MOVED) and the client pulls again without adopting nextBeginOffset or correcting its stored offset.';
+        meaning =
+          'The broker keeps answering that the pull offset is illegal (PULL_OFFSET_MOVED) and the client pulls again without adopting nextBeginOffset or correcting its stored offset.';
       } else if (top === ResponseCode.PULL_RETRY_IMMEDIATELY) {
-        meaning = 'The queue holds messages but none matches the subscription (tag or SQL92 filter): the broker answers at once and the consumer pulls again. It stops when it reaches the end of the queue; an endless run means producers keep sending messages no one in the group subscribes to.';
+        meaning =
+          'The queue holds messages but none matches the subscription (tag or SQL92 filter): the broker answers at once and the consumer pulls again. It stops when it reaches the end of the queue; an endless run means producers keep sending messages no one in the group subscribes to.';
       } else if (run.maxSuspendMs < ctx.options.longPollImmediateMs) {
         meaning = `The pulls ask to be held at most ${duration(run.maxSuspendMs)} (suspendTimeoutMillis; the push consumer's brokerSuspendMaxTimeMs), so an empty queue is polled in a tight loop. Java sends 15000.`;
       } else {
-        meaning = 'The broker answers held pulls at once with nothing instead of holding them: long polling is off on the broker (longPollingEnable=false), or the pull offset is past what the broker can hold for.';
+        meaning =
+          'The broker answers held pulls at once with nothing instead of holding them: long polling is off on the broker (longPollingEnable=false), or the pull offset is past what the broker can hold for.';
       }
       return {
         check: this.id,
@@ -92,7 +107,16 @@ export class LongPollLoopCheck implements DoctorCheck {
           `pulls on ${label} (group ${run.q.group}) returned at once with no messages ${run.count} times in a row over ${duration(run.lastMs - run.firstMs)}` +
           ` (${codes.map(([c, n]) => `${responseCodeName(c)} ${n}`).join(', ')})${loops > 1 ? `; ${loops} such runs` : ''}`,
         meaning,
-        evidence: defined({ firstMs: run.firstMs, lastMs: run.lastMs, flow: run.flow, opaque: run.opaque, queue: label, group: run.q.group, code: top, count: run.count }),
+        evidence: defined({
+          firstMs: run.firstMs,
+          lastMs: run.lastMs,
+          flow: run.flow,
+          opaque: run.opaque,
+          queue: label,
+          group: run.q.group,
+          code: top,
+          count: run.count,
+        }),
       };
     });
   }

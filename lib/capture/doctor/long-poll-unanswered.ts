@@ -14,7 +14,10 @@ export class LongPollUnansweredCheck implements DoctorCheck {
   frame(): void {}
 
   finish(ctx: DoctorContext, unanswered: readonly SeenRequestInfo[]): Finding[] {
-    const byQueue = new Map<string, { first: SeenRequestInfo; last: SeenRequestInfo; count: number; label: string; group: string | undefined }>();
+    const byQueue = new Map<
+      string,
+      { first: SeenRequestInfo; last: SeenRequestInfo; count: number; label: string; group: string | undefined }
+    >();
     const end = ctx.endMs;
     for (const r of unanswered) {
       if (!isPull(r.code)) continue;
@@ -44,7 +47,16 @@ export class LongPollUnansweredCheck implements DoctorCheck {
           'The broker did not answer a pull within its suspend time plus its 5 s hold check: the broker is stalled (GC pause, ' +
           'overload, a stopped process) or the connection is broken one way. The consumer waits for its 30 s pull timeout, then ' +
           'pulls again 1 s later; the queue gets no messages meanwhile.',
-        evidence: defined({ firstMs: first.ms, lastMs: last.ms, flow: first.flow, opaque: first.opaque, queue: label, group, code: first.code, count }),
+        evidence: defined({
+          firstMs: first.ms,
+          lastMs: last.ms,
+          flow: first.flow,
+          opaque: first.opaque,
+          queue: label,
+          group,
+          code: first.code,
+          count,
+        }),
       };
     });
   }

@@ -118,12 +118,16 @@ export class DoctorContext {
       if (bname && f.frame.dst !== null && !BROKER_TO_CLIENT.has(cmd.code)) this.brokerNames.set(f.frame.dst, bname);
       return;
     }
-    if (f.request?.code !== RequestCode.GET_ROUTEINFO_BY_TOPIC || cmd.code !== 0 || !cmd.body || cmd.body.length === 0) return;
+    if (f.request?.code !== RequestCode.GET_ROUTEINFO_BY_TOPIC || cmd.code !== 0 || !cmd.body || cmd.body.length === 0)
+      return;
     try {
-      const route = parseFastjson(cmd.body.toString('utf8')) as { brokerDatas?: { brokerName?: unknown; brokerAddrs?: Record<string, unknown> }[] };
+      const route = parseFastjson(cmd.body.toString('utf8')) as {
+        brokerDatas?: { brokerName?: unknown; brokerAddrs?: Record<string, unknown> }[];
+      };
       for (const bd of route.brokerDatas ?? []) {
         if (typeof bd.brokerName !== 'string' || !bd.brokerAddrs) continue;
-        for (const addr of Object.values(bd.brokerAddrs)) if (typeof addr === 'string' && !this.brokerNames.has(addr)) this.brokerNames.set(addr, bd.brokerName);
+        for (const addr of Object.values(bd.brokerAddrs))
+          if (typeof addr === 'string' && !this.brokerNames.has(addr)) this.brokerNames.set(addr, bd.brokerName);
       }
     } catch {
       // not a route after all: names stay unknown
@@ -145,8 +149,13 @@ export class Pairing {
     const response = isResponse(cmd);
     if (!response) {
       const req: SeenRequestInfo = {
-        code: cmd.code, ms, opaque: cmd.opaque, flow: flowOf(frame.src, frame.dst, cmd.code, false) ?? '',
-        src: frame.src, dst: frame.dst, ext: cmd.extFields,
+        code: cmd.code,
+        ms,
+        opaque: cmd.opaque,
+        flow: flowOf(frame.src, frame.dst, cmd.code, false) ?? '',
+        src: frame.src,
+        dst: frame.dst,
+        ext: cmd.extFields,
       };
       const oneway = isOneway(cmd);
       if (!oneway) {
@@ -162,8 +171,13 @@ export class Pairing {
       // Paired by the decoder though we lost it (over maxPending): rebuild what it remembers.
       const r = frame.request;
       req = {
-        code: r.code, ms: r.ts === null ? ms : r.ts * 1000, opaque: cmd.opaque, flow: flowOf(frame.src, frame.dst, r.code, true) ?? '',
-        src: frame.dst, dst: frame.src, ext: r.extFields,
+        code: r.code,
+        ms: r.ts === null ? ms : r.ts * 1000,
+        opaque: cmd.opaque,
+        flow: flowOf(frame.src, frame.dst, r.code, true) ?? '',
+        src: frame.dst,
+        dst: frame.src,
+        ext: r.extFields,
       };
     }
     return { frame, ms, response: true, oneway: false, request: req, latencyMs: req ? ms - req.ms : null };

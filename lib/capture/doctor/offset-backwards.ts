@@ -10,7 +10,17 @@ interface Seen {
   /** The last offset the group committed on the queue. */
   last: number;
   times: number;
-  first?: { ms: number; lastMs: number; from: number; to: number; via: 'commit' | 'pull'; flow: string; opaque: number; code: number; reset: string | null };
+  first?: {
+    ms: number;
+    lastMs: number;
+    from: number;
+    to: number;
+    via: 'commit' | 'pull';
+    flow: string;
+    opaque: number;
+    code: number;
+    reset: string | null;
+  };
 }
 
 /** Requests that move a group's offsets on purpose. */
@@ -32,7 +42,8 @@ export class OffsetBackwardsCheck implements DoctorCheck {
     if (f.response || !req) return;
     if (RESETS.has(req.code)) {
       const { topic, group } = requestTopicAndGroup(req.code, req.ext);
-      if (topic !== undefined && group !== undefined) this.resets.set(`${group}\u0000${topic}`, requestCodeName(req.code));
+      if (topic !== undefined && group !== undefined)
+        this.resets.set(`${group}\u0000${topic}`, requestCodeName(req.code));
       return;
     }
     const c = commitOf(f);
@@ -74,7 +85,10 @@ export class OffsetBackwardsCheck implements DoctorCheck {
       if (!s.first) continue;
       const label = ctx.queueLabel(s.q);
       const d = s.first;
-      const how = d.via === 'commit' ? `a commit of ${d.to} after ${d.from}` : `a pull from offset ${d.to} after ${d.from} was committed`;
+      const how =
+        d.via === 'commit'
+          ? `a commit of ${d.to} after ${d.from}`
+          : `a pull from offset ${d.to} after ${d.from} was committed`;
       out.push({
         check: this.id,
         severity: 'warning',
@@ -84,7 +98,16 @@ export class OffsetBackwardsCheck implements DoctorCheck {
         meaning:
           'An offset reset, or a consumer that lost the queue in a rebalance (or restarted from an older stored offset) committing ' +
           'behind the one before: the messages between the two offsets will be consumed again by the group.',
-        evidence: defined({ firstMs: d.ms, lastMs: d.lastMs, flow: d.flow, opaque: d.opaque, queue: label, group: s.q.group, code: d.code, count: s.times }),
+        evidence: defined({
+          firstMs: d.ms,
+          lastMs: d.lastMs,
+          flow: d.flow,
+          opaque: d.opaque,
+          queue: label,
+          group: s.q.group,
+          code: d.code,
+          count: s.times,
+        }),
       });
     }
     return out;

@@ -81,7 +81,8 @@ export function resolveDoctorOptions(options: DoctorOptions = {}): ResolvedDocto
   for (const [k, v] of Object.entries(options) as [keyof DoctorOptions, unknown][]) {
     if (v === undefined) continue;
     if (!(k in r)) throw new DoctorOptionError(k, 'is not a doctor option');
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new DoctorOptionError(k, `must be a finite number, got ${String(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new DoctorOptionError(k, `must be a finite number, got ${String(v)}`);
     if (k === 'endMs') {
       r.endMs = v;
       continue;

@@ -26,7 +26,8 @@ export class RebalanceStormCheck implements DoctorCheck {
     let g = this.groups.get(group);
     if (!g) this.groups.set(group, (g = { changes: [], lastMs: -Infinity, frames: 0 }));
     g.frames++;
-    if (f.ms - g.lastMs > ctx.options.rebalanceBurstMs) g.changes.push({ ms: f.ms, flow: f.request!.flow, opaque: cmd.opaque });
+    if (f.ms - g.lastMs > ctx.options.rebalanceBurstMs)
+      g.changes.push({ ms: f.ms, flow: f.request!.flow, opaque: cmd.opaque });
     g.lastMs = f.ms;
   }
 
@@ -53,7 +54,15 @@ export class RebalanceStormCheck implements DoctorCheck {
           'Consumers of the group keep joining and leaving: restarts one after another, crashes, clients whose channel expires ' +
           '(no heartbeat for 120 s), or a client flapping between brokers. Each change makes every member rebalance at once, ' +
           'dropping and taking queues again: consumption pauses and messages not yet committed are consumed twice.',
-        evidence: defined({ firstMs: first.ms, lastMs: last.ms, flow: first.flow, opaque: first.opaque, group, code: RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, count: best.n }),
+        evidence: defined({
+          firstMs: first.ms,
+          lastMs: last.ms,
+          flow: first.flow,
+          opaque: first.opaque,
+          group,
+          code: RequestCode.NOTIFY_CONSUMER_IDS_CHANGED,
+          count: best.n,
+        }),
       });
     }
     return out;

@@ -1,7 +1,14 @@
 import { requestCodeName } from '../../../protocol/index.js';
 import { defined, duration, type DoctorCheck } from './check.js';
 import type { Finding } from './finding.js';
-import { isPull, pullSuspendMs, queueOf, type DoctorContext, type DoctorFrame, type SeenRequestInfo } from './observe.js';
+import {
+  isPull,
+  pullSuspendMs,
+  queueOf,
+  type DoctorContext,
+  type DoctorFrame,
+  type SeenRequestInfo,
+} from './observe.js';
 
 /**
  * Slow responses: latency over slowResponseMs. A pull the broker may hold counts only past its
@@ -9,7 +16,10 @@ import { isPull, pullSuspendMs, queueOf, type DoctorContext, type DoctorFrame, t
  */
 export class SlowResponseCheck implements DoctorCheck {
   readonly id = 'slow-response';
-  private readonly codes = new Map<number, { first: SeenRequestInfo; firstLatency: number; lastMs: number; count: number; slowest: number; held: boolean }>();
+  private readonly codes = new Map<
+    number,
+    { first: SeenRequestInfo; firstLatency: number; lastMs: number; count: number; slowest: number; held: boolean }
+  >();
 
   frame(f: DoctorFrame, ctx: DoctorContext): void {
     const req = f.request;
@@ -23,14 +33,23 @@ export class SlowResponseCheck implements DoctorCheck {
       e.lastMs = f.ms;
       e.slowest = Math.max(e.slowest, f.latencyMs);
     } else {
-      this.codes.set(req.code, { first: req, firstLatency: f.latencyMs, lastMs: f.ms, count: 1, slowest: f.latencyMs, held: suspend !== null });
+      this.codes.set(req.code, {
+        first: req,
+        firstLatency: f.latencyMs,
+        lastMs: f.ms,
+        count: 1,
+        slowest: f.latencyMs,
+        held: suspend !== null,
+      });
     }
   }
 
   finish(ctx: DoctorContext): Finding[] {
     return [...this.codes.values()].map(({ first, firstLatency, lastMs, count, slowest, held }) => {
       const q = queueOf(first);
-      const limit = held ? 'their suspend time plus ' + duration(ctx.options.longPollMarginMs) : duration(ctx.options.slowResponseMs);
+      const limit = held
+        ? 'their suspend time plus ' + duration(ctx.options.longPollMarginMs)
+        : duration(ctx.options.slowResponseMs);
       return {
         check: this.id,
         severity: 'warning',
@@ -39,9 +58,18 @@ export class SlowResponseCheck implements DoctorCheck {
           ` (slowest ${duration(slowest)}${count > 1 ? `, first ${duration(firstLatency)}` : ''})`,
         meaning:
           'The broker (or name server) took long to answer: it is busy (disk flush, page cache misses, a full request queue), paused ' +
-          '(GC, a stopped process), or the network is. Sends this slow come close to the producer\'s 3 s timeout and get retried, ' +
+          "(GC, a stopped process), or the network is. Sends this slow come close to the producer's 3 s timeout and get retried, " +
           'which can store a message twice.',
-        evidence: defined({ firstMs: first.ms, lastMs, flow: first.flow, opaque: first.opaque, queue: q ? ctx.queueLabel(q) : undefined, group: q?.group, code: first.code, count }),
+        evidence: defined({
+          firstMs: first.ms,
+          lastMs,
+          flow: first.flow,
+          opaque: first.opaque,
+          queue: q ? ctx.queueLabel(q) : undefined,
+          group: q?.group,
+          code: first.code,
+          count,
+        }),
       };
     });
   }

@@ -29,7 +29,12 @@ export class UnansweredCheck implements DoctorCheck {
     return [...by.values()].map(({ first, lastMs, count }) => {
       const q = queueOf(first);
       const { topic, group } = requestTopicAndGroup(first.code, first.ext);
-      const about = topic !== undefined ? ` (topic ${topic}${group !== undefined ? `, group ${group}` : ''})` : group !== undefined ? ` (group ${group})` : '';
+      const about =
+        topic !== undefined
+          ? ` (topic ${topic}${group !== undefined ? `, group ${group}` : ''})`
+          : group !== undefined
+            ? ` (group ${group})`
+            : '';
       return {
         check: this.id,
         severity: 'error',
@@ -40,7 +45,16 @@ export class UnansweredCheck implements DoctorCheck {
           'No response came back on the connection: the peer is stalled (GC pause, overload, a stopped process, a full disk) or ' +
           'the connection is broken one way, or the capture lost the response (see the capture problems reported). The client ' +
           'gives up after its timeout (3 s for most requests) and retries or fails the call.',
-        evidence: defined({ firstMs: first.ms, lastMs, flow: first.flow, opaque: first.opaque, queue: q ? ctx.queueLabel(q) : undefined, group, code: first.code, count }),
+        evidence: defined({
+          firstMs: first.ms,
+          lastMs,
+          flow: first.flow,
+          opaque: first.opaque,
+          queue: q ? ctx.queueLabel(q) : undefined,
+          group,
+          code: first.code,
+          count,
+        }),
       };
     });
   }

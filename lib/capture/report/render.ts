@@ -46,7 +46,18 @@ interface StatsJson {
   bytes: number;
   firstTs: number | null;
   lastTs: number | null;
-  byCode: Record<string, { code: number; requests: number; requestBytes: number; responses: number; responseBytes: number; responseCodes: Record<string, number>; latencyMs: LatencySummary | null }>;
+  byCode: Record<
+    string,
+    {
+      code: number;
+      requests: number;
+      requestBytes: number;
+      responses: number;
+      responseBytes: number;
+      responseCodes: Record<string, number>;
+      latencyMs: LatencySummary | null;
+    }
+  >;
   pullResults: Record<string, number>;
   topics: string[];
   groups: string[];
@@ -141,7 +152,11 @@ function histogramLabel(i: number): string {
 function evidenceText(f: Finding): string {
   const e = f.evidence;
   const parts: string[] = [];
-  parts.push(e.firstMs === e.lastMs ? new Date(e.firstMs).toISOString() : `${new Date(e.firstMs).toISOString()} … ${new Date(e.lastMs).toISOString()}`);
+  parts.push(
+    e.firstMs === e.lastMs
+      ? new Date(e.firstMs).toISOString()
+      : `${new Date(e.firstMs).toISOString()} … ${new Date(e.lastMs).toISOString()}`,
+  );
   if (e.flow !== undefined) parts.push(`flow ${e.flow}`);
   if (e.opaque !== undefined) parts.push(`opaque ${e.opaque}`);
   if (e.group !== undefined) parts.push(`group ${e.group}`);
@@ -182,7 +197,13 @@ export function renderReport(input: ReportInput): string {
     const h = input.stats.latencyHistogram(row.code);
     if (h) latencyHistograms[name] = h;
   }
-  const data: ReportData = { stats: statsJson, timelines: tl, findings: input.findings, latencyHistograms, latencyHistogramEdgesMs: LATENCY_HISTOGRAM_EDGES_MS };
+  const data: ReportData = {
+    stats: statsJson,
+    timelines: tl,
+    findings: input.findings,
+    latencyHistograms,
+    latencyHistogramEdgesMs: LATENCY_HISTOGRAM_EDGES_MS,
+  };
 
   const span = s.firstTs !== null && s.lastTs !== null ? (s.lastTs - s.firstTs) * 1000 : null;
   const xLabel = (i: number): string =>
@@ -191,7 +212,9 @@ export function renderReport(input: ReportInput): string {
   const title = `rocketwire capture report${input.source !== undefined ? ': ' + input.source : ''}`;
   const scriptHash = createHash('sha256').update(SCRIPT).digest('base64');
   out.push('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">');
-  out.push(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; img-src data:">`);
+  out.push(
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; img-src data:">`,
+  );
   out.push('<meta name="viewport" content="width=device-width, initial-scale=1">');
   out.push(`<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>`);
   out.push(`<h1>${escapeHtml(title)}</h1>`);
@@ -220,7 +243,8 @@ export function renderReport(input: ReportInput): string {
 
   // Findings first: they are why one opens the report.
   out.push('<h2 id="findings">Findings</h2>');
-  if (input.findings === null) out.push('<p class="mute" id="findings-none">The doctor did not run on this capture.</p>');
+  if (input.findings === null)
+    out.push('<p class="mute" id="findings-none">The doctor did not run on this capture.</p>');
   else if (input.findings.length === 0) out.push('<p id="findings-none">The doctor found nothing wrong.</p>');
   else out.push(findingsTable(input.findings));
 
@@ -229,13 +253,22 @@ export function renderReport(input: ReportInput): string {
   const codeRows = Object.entries(s.byCode).map(([name, r]) => {
     const l = r.latencyMs;
     const rate = span !== null && span > 0 ? Math.round((r.requests / (span / 1000)) * 1000) / 1000 : null;
-    const codes = Object.entries(r.responseCodes).map(([k, v]) => `${k} ${v}`).join(', ');
-    const td = (field: string, v: number | null | undefined): string => `<td data-field="${field}" data-sort="${v ?? ''}">${num(v)}</td>`;
+    const codes = Object.entries(r.responseCodes)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    const td = (field: string, v: number | null | undefined): string =>
+      `<td data-field="${field}" data-sort="${v ?? ''}">${num(v)}</td>`;
     return (
       `<tr data-code="${r.code}"><td data-sort="${escapeHtml(name)}"><span data-field="name">${escapeHtml(name)}</span> <span class="mute">(${r.code})</span></td>` +
-      td('requests', r.requests) + td('ratePerSecond', rate) + td('responses', r.responses) +
-      td('latencyMs.p50', l?.p50) + td('latencyMs.p90', l?.p90) + td('latencyMs.p99', l?.p99) + td('latencyMs.max', l?.max) +
-      td('requestBytes', r.requestBytes) + td('responseBytes', r.responseBytes) +
+      td('requests', r.requests) +
+      td('ratePerSecond', rate) +
+      td('responses', r.responses) +
+      td('latencyMs.p50', l?.p50) +
+      td('latencyMs.p90', l?.p90) +
+      td('latencyMs.p99', l?.p99) +
+      td('latencyMs.max', l?.max) +
+      td('requestBytes', r.requestBytes) +
+      td('responseBytes', r.responseBytes) +
       `<td class="l" data-field="responseCodes">${escapeHtml(codes || '-')}</td></tr>`
     );
   });
@@ -253,12 +286,25 @@ export function renderReport(input: ReportInput): string {
       cls: `s${i}`,
       values: r.requests.map((c) => Math.round(c * perSecond * 1000) / 1000),
     }));
-    const unit = tl.unit === 'ms' ? `per second, buckets of ${duration(tl.bucketWidth)}` : `per ${tl.bucketWidth} frames`;
-    out.push(timeChart({ chart: 'request-rates', title: `Requests ${unit}`, series, buckets: tl.buckets, xLabel, zeroBased: true, height: 200 }));
+    const unit =
+      tl.unit === 'ms' ? `per second, buckets of ${duration(tl.bucketWidth)}` : `per ${tl.bucketWidth} frames`;
+    out.push(
+      timeChart({
+        chart: 'request-rates',
+        title: `Requests ${unit}`,
+        series,
+        buckets: tl.buckets,
+        xLabel,
+        zeroBased: true,
+        height: 200,
+      }),
+    );
   }
   const hists = Object.entries(latencyHistograms);
   if (hists.length > 0) {
-    out.push('<h3>Latency histograms <span class="mute">(a bar counts the responses above the label before it, up to its own)</span></h3><div class="hists" id="histograms">');
+    out.push(
+      '<h3>Latency histograms <span class="mute">(a bar counts the responses above the label before it, up to its own)</span></h3><div class="hists" id="histograms">',
+    );
     for (const [name, counts] of hists) {
       const code = s.byCode[name]!.code;
       out.push(
@@ -268,7 +314,11 @@ export function renderReport(input: ReportInput): string {
     out.push('</div>');
   }
   if (Object.keys(s.pullResults).length > 0) {
-    out.push(`<p id="pull-results">Pull results: ${Object.entries(s.pullResults).map(([k, v]) => `${escapeHtml(k)} <b data-status="${escapeHtml(k)}">${v}</b>`).join(', ')}</p>`);
+    out.push(
+      `<p id="pull-results">Pull results: ${Object.entries(s.pullResults)
+        .map(([k, v]) => `${escapeHtml(k)} <b data-status="${escapeHtml(k)}">${v}</b>`)
+        .join(', ')}</p>`,
+    );
   }
 
   // Consumer queues.
@@ -278,8 +328,9 @@ export function renderReport(input: ReportInput): string {
   s.queues.forEach((q, qi) => {
     const t = byKey.get(timelineQueueKey(q));
     const messages = q.pullResults.messages ?? 0;
-    const lastLag = t ? [...t.lag].reverse().find((v) => v !== null) ?? null : null;
-    const n = (field: string, label: string, v: number | null): string => `<span>${escapeHtml(label)} <b data-field="${field}">${num(v)}</b></span>`;
+    const lastLag = t ? ([...t.lag].reverse().find((v) => v !== null) ?? null) : null;
+    const n = (field: string, label: string, v: number | null): string =>
+      `<span>${escapeHtml(label)} <b data-field="${field}">${num(v)}</b></span>`;
     out.push(`<section class="queue" data-queue="${qi}">`);
     out.push(
       `<h3><span data-field="group">${escapeHtml(q.group)}</span> · <span class="mono"><span data-field="topic">${escapeHtml(q.topic)}</span>:<span data-field="queueId">${q.queueId}</span>` +
@@ -287,15 +338,23 @@ export function renderReport(input: ReportInput): string {
     );
     out.push(
       '<div class="nums">' +
-        n('pulls', 'pulls', q.pulls) + n('unanswered', 'unanswered at the end', q.unanswered) + n('messages', 'messages found', messages) +
-        n('commitCount', 'commits', q.commitCount) + n('firstCommit', 'first commit', q.firstCommit) + n('lastCommit', 'last commit', q.lastCommit) +
-        n('regressions', 'went backwards', q.regressions) + n('lag', 'lag at the end', lastLag) +
-        n('pullLatencyMs.p50', 'pull p50 ms', q.pullLatencyMs?.p50 ?? null) + n('pullLatencyMs.max', 'pull max ms', q.pullLatencyMs?.max ?? null) +
+        n('pulls', 'pulls', q.pulls) +
+        n('unanswered', 'unanswered at the end', q.unanswered) +
+        n('messages', 'messages found', messages) +
+        n('commitCount', 'commits', q.commitCount) +
+        n('firstCommit', 'first commit', q.firstCommit) +
+        n('lastCommit', 'last commit', q.lastCommit) +
+        n('regressions', 'went backwards', q.regressions) +
+        n('lag', 'lag at the end', lastLag) +
+        n('pullLatencyMs.p50', 'pull p50 ms', q.pullLatencyMs?.p50 ?? null) +
+        n('pullLatencyMs.max', 'pull max ms', q.pullLatencyMs?.max ?? null) +
         '</div>',
     );
     const onQueue = (input.findings ?? []).filter((f) => findingOnQueue(f, q));
     if (onQueue.length > 0) {
-      out.push(`<ul class="qfind">${onQueue.map((f) => `<li class="sev-${f.severity === 'error' ? 'error' : 'warning'}">${escapeHtml(f.check)}: ${escapeHtml(f.summary)}</li>`).join('')}</ul>`);
+      out.push(
+        `<ul class="qfind">${onQueue.map((f) => `<li class="sev-${f.severity === 'error' ? 'error' : 'warning'}">${escapeHtml(f.check)}: ${escapeHtml(f.summary)}</li>`).join('')}</ul>`,
+      );
     }
     if (t) {
       const carry = (vs: readonly (number | null)[]): (number | null)[] => {
@@ -304,7 +363,11 @@ export function renderReport(input: ReportInput): string {
       };
       out.push(
         timeChart({
-          chart: 'pulls', title: 'Pulls and messages found per bucket', buckets: tl.buckets, xLabel, zeroBased: true,
+          chart: 'pulls',
+          title: 'Pulls and messages found per bucket',
+          buckets: tl.buckets,
+          xLabel,
+          zeroBased: true,
           series: [
             { name: 'pulls', kind: 'bar', cls: 's0', values: t.pulls },
             { name: 'messages', kind: 'bar', cls: 's1', values: t.messages },
@@ -313,7 +376,11 @@ export function renderReport(input: ReportInput): string {
       );
       out.push(
         timeChart({
-          chart: 'offsets', title: 'Offsets: committed and the queue\u2019s max offset', buckets: tl.buckets, xLabel, zeroBased: false,
+          chart: 'offsets',
+          title: 'Offsets: committed and the queue\u2019s max offset',
+          buckets: tl.buckets,
+          xLabel,
+          zeroBased: false,
           series: [
             { name: 'max offset', kind: 'line', cls: 's2', values: carry(t.maxOffset) },
             { name: 'committed', kind: 'line', cls: 's0', values: carry(t.committed) },
@@ -322,7 +389,12 @@ export function renderReport(input: ReportInput): string {
       );
       out.push(
         timeChart({
-          chart: 'lag', title: 'Lag: max offset minus committed', buckets: tl.buckets, xLabel, zeroBased: true, height: 120,
+          chart: 'lag',
+          title: 'Lag: max offset minus committed',
+          buckets: tl.buckets,
+          xLabel,
+          zeroBased: true,
+          height: 120,
           series: [{ name: 'lag', kind: 'area', cls: 's3', values: t.lag }],
         }),
       );
@@ -330,7 +402,9 @@ export function renderReport(input: ReportInput): string {
     out.push('</section>');
   });
   if (s.topics.length > 0 || s.groups.length > 0) {
-    out.push(`<p class="mute">Topics: ${escapeHtml(s.topics.join(', ') || '-')}. Groups: ${escapeHtml(s.groups.join(', ') || '-')}.</p>`);
+    out.push(
+      `<p class="mute">Topics: ${escapeHtml(s.topics.join(', ') || '-')}. Groups: ${escapeHtml(s.groups.join(', ') || '-')}.</p>`,
+    );
   }
   out.push('<p class="mute">Made by rocketwire decode --report.</p>');
   out.push(`<script type="application/json" id="data">${jsonForScript(data)}</script>`);

@@ -16,7 +16,8 @@ export class ReportFile {
 
   static async open(path: string): Promise<ReportFile> {
     // A directory would only fail at the rename, after the whole decode.
-    if ((await stat(path).catch(() => null))?.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
+    if ((await stat(path).catch(() => null))?.isDirectory())
+      throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
     const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
     return new ReportFile(path, tmp, await open(tmp, 'w', 0o644));
   }

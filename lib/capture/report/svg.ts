@@ -64,7 +64,9 @@ export function timeChart(o: TimeChartOptions): string {
     let lx = W - MARGIN.right;
     for (const s of [...o.series].reverse()) {
       lx -= 20 + s.name.length * 7.6;
-      legend.push(`<rect class="${s.cls}" x="${fmt(lx)}" y="6" width="10" height="10"/><text class="lg" x="${fmt(lx + 13)}" y="15">${escapeHtml(s.name)}</text>`);
+      legend.push(
+        `<rect class="${s.cls}" x="${fmt(lx)}" y="6" width="10" height="10"/><text class="lg" x="${fmt(lx + 13)}" y="15">${escapeHtml(s.name)}</text>`,
+      );
     }
   } else {
     let lx = MARGIN.left;
@@ -75,7 +77,9 @@ export function timeChart(o: TimeChartOptions): string {
         lx = MARGIN.left;
         ly += 14;
       }
-      legend.push(`<rect class="${s.cls}" x="${fmt(lx)}" y="${ly}" width="10" height="10"/><text class="lg" x="${fmt(lx + 13)}" y="${ly + 9}">${escapeHtml(s.name)}</text>`);
+      legend.push(
+        `<rect class="${s.cls}" x="${fmt(lx)}" y="${ly}" width="10" height="10"/><text class="lg" x="${fmt(lx + 13)}" y="${ly + 9}">${escapeHtml(s.name)}</text>`,
+      );
       lx += w;
     }
     top = ly + 18;
@@ -107,14 +111,18 @@ export function timeChart(o: TimeChartOptions): string {
   const xc = (i: number): number => MARGIN.left + (i + 0.5) * bw;
 
   const out: string[] = [];
-  out.push(`<svg class="chart" data-chart="${escapeHtml(o.chart)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(o.title)}">`);
+  out.push(
+    `<svg class="chart" data-chart="${escapeHtml(o.chart)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(o.title)}">`,
+  );
   out.push(`<text class="ct" x="${MARGIN.left}" y="14">${escapeHtml(o.title)}</text>`);
   out.push(...legend);
   // Axes and grid.
   for (let v = y0; v <= y1 + step / 2; v += step) {
     const yy = fmt(y(v));
     out.push(`<line class="grid" x1="${MARGIN.left}" x2="${W - MARGIN.right}" y1="${yy}" y2="${yy}"/>`);
-    out.push(`<text class="ax" x="${MARGIN.left - 6}" y="${fmt(y(v) + 3)}" text-anchor="end">${escapeHtml(shortNumber(v))}</text>`);
+    out.push(
+      `<text class="ax" x="${MARGIN.left - 6}" y="${fmt(y(v) + 3)}" text-anchor="end">${escapeHtml(shortNumber(v))}</text>`,
+    );
   }
   const ticks = Math.min(6, n);
   for (let t = 0; t <= ticks; t++) {
@@ -163,16 +171,25 @@ export function timeChart(o: TimeChartOptions): string {
         const last = pts[pts.length - 1]!.split(',')[0]!;
         out.push(`<polygon class="area" points="${first},${base} ${r} ${last},${base}"/>`);
       }
-      out.push(pts.length === 1 ? `<circle class="dot" cx="${pts[0]!.split(',')[0]}" cy="${pts[0]!.split(',')[1]}" r="2"/>` : `<polyline class="line" points="${r}"/>`);
+      out.push(
+        pts.length === 1
+          ? `<circle class="dot" cx="${pts[0]!.split(',')[0]}" cy="${pts[0]!.split(',')[1]}" r="2"/>`
+          : `<polyline class="line" points="${r}"/>`,
+      );
     }
     // Invisible marks that hold each value for tooltips and for reading back.
     s.values.forEach((v, i) => {
       if (v === null) return;
-      out.push(`<circle class="hit" cx="${fmt(xc(i))}" cy="${fmt(y(v))}" r="${fmt(Math.max(2, Math.min(6, bw / 2)))}" data-b="${i}" data-v="${v}"><title>${escapeHtml(`${o.xLabel(i)}: ${s.name} ${v}`)}</title></circle>`);
+      out.push(
+        `<circle class="hit" cx="${fmt(xc(i))}" cy="${fmt(y(v))}" r="${fmt(Math.max(2, Math.min(6, bw / 2)))}" data-b="${i}" data-v="${v}"><title>${escapeHtml(`${o.xLabel(i)}: ${s.name} ${v}`)}</title></circle>`,
+      );
     });
     out.push('</g>');
   }
-  if (empty) out.push(`<text class="none" x="${MARGIN.left + pw / 2}" y="${top + ph / 2}" text-anchor="middle">nothing seen</text>`);
+  if (empty)
+    out.push(
+      `<text class="none" x="${MARGIN.left + pw / 2}" y="${top + ph / 2}" text-anchor="middle">nothing seen</text>`,
+    );
   out.push('</svg>');
   return out.join('');
 }
@@ -200,20 +217,28 @@ export function histogramChart(o: HistogramOptions): string {
   const top = Math.ceil((max * 1.04) / step) * step;
   const y = (v: number): number => 22 + ph - (v / top) * ph;
   const out: string[] = [];
-  out.push(`<svg class="chart hist" data-chart="${escapeHtml(o.chart)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(o.title)}">`);
+  out.push(
+    `<svg class="chart hist" data-chart="${escapeHtml(o.chart)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(o.title)}">`,
+  );
   out.push(`<text class="ct" x="${left}" y="14">${escapeHtml(o.title)}</text>`);
   for (let v = 0; v <= top + step / 2; v += step) {
     out.push(`<line class="grid" x1="${left}" x2="${W - 8}" y1="${fmt(y(v))}" y2="${fmt(y(v))}"/>`);
-    out.push(`<text class="ax" x="${left - 5}" y="${fmt(y(v) + 3)}" text-anchor="end">${escapeHtml(shortNumber(v))}</text>`);
+    out.push(
+      `<text class="ax" x="${left - 5}" y="${fmt(y(v) + 3)}" text-anchor="end">${escapeHtml(shortNumber(v))}</text>`,
+    );
   }
   out.push(`<g class="s0" data-series="responses">`);
   o.counts.forEach((c, i) => {
     const x = left + i * bw;
     const label = escapeHtml(o.labels[i] ?? '');
     if (c > 0) {
-      out.push(`<rect x="${fmt(x + 1)}" y="${fmt(y(c))}" width="${fmt(Math.max(1, bw - 2))}" height="${fmt(Math.max(0.5, y(0) - y(c)))}" data-b="${i}" data-v="${c}"><title>${label} ms: ${c}</title></rect>`);
+      out.push(
+        `<rect x="${fmt(x + 1)}" y="${fmt(y(c))}" width="${fmt(Math.max(1, bw - 2))}" height="${fmt(Math.max(0.5, y(0) - y(c)))}" data-b="${i}" data-v="${c}"><title>${label} ms: ${c}</title></rect>`,
+      );
     }
-    out.push(`<text class="ax" x="${fmt(x + bw / 2)}" y="${H - 24}" text-anchor="end" transform="rotate(-50 ${fmt(x + bw / 2)} ${H - 24})">${label}</text>`);
+    out.push(
+      `<text class="ax" x="${fmt(x + bw / 2)}" y="${H - 24}" text-anchor="end" transform="rotate(-50 ${fmt(x + bw / 2)} ${H - 24})">${label}</text>`,
+    );
   });
   out.push('</g>');
   out.push(`<line class="axis" x1="${left}" x2="${W - 8}" y1="${fmt(y(0))}" y2="${fmt(y(0))}"/>`);

@@ -12,7 +12,10 @@ export const MAX_BUCKETS = 200;
  * Bucket widths (ms, or frames for a file of raw frames), each a whole multiple of the one before
  * so that growing merges whole buckets; after the last one the width doubles.
  */
-const BUCKET_WIDTHS = [1, 5, 10, 50, 100, 500, 1000, 5000, 10_000, 30_000, 60_000, 300_000, 600_000, 1_800_000, 3_600_000, 21_600_000, 86_400_000];
+const BUCKET_WIDTHS = [
+  1, 5, 10, 50, 100, 500, 1000, 5000, 10_000, 30_000, 60_000, 300_000, 600_000, 1_800_000, 3_600_000, 21_600_000,
+  86_400_000,
+];
 
 /** One consumer queue over time; every array has `Timelines.buckets` entries. */
 export interface QueueTimeline {
@@ -112,9 +115,16 @@ export class TimelineCollector {
     let q = this.queues.get(key);
     if (!q) {
       q = {
-        group, topic, queueId, broker,
-        pulls: this.series(true), answered: this.series(true), found: this.series(true), messages: this.series(true),
-        committed: this.series(false), maxOffset: this.series(false),
+        group,
+        topic,
+        queueId,
+        broker,
+        pulls: this.series(true),
+        answered: this.series(true),
+        found: this.series(true),
+        messages: this.series(true),
+        committed: this.series(false),
+        maxOffset: this.series(false),
       };
       this.queues.set(key, q);
     }
@@ -184,7 +194,8 @@ export class TimelineCollector {
         put(q.pulls, 1);
         const sysFlag = int(ext.sysFlag) ?? 0;
         const commitOffset = int(ext.commitOffset);
-        if ((sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0 && commitOffset !== null && commitOffset >= 0) put(q.committed, commitOffset);
+        if ((sysFlag & PullSysFlag.FLAG_COMMIT_OFFSET) !== 0 && commitOffset !== null && commitOffset >= 0)
+          put(q.committed, commitOffset);
       } else if (cmd.code === RequestCode.UPDATE_CONSUMER_OFFSET) {
         const commitOffset = int(ext.commitOffset);
         if (commitOffset !== null) put(this.queue(group, topic, queueId, f.dst).committed, commitOffset);
@@ -222,9 +233,17 @@ export class TimelineCollector {
         lag.push(c !== null && m !== null ? m - c : null);
       }
       return {
-        group: q.group, topic: q.topic, queueId: q.queueId, broker: q.broker,
-        pulls: dense(q.pulls), answered: dense(q.answered), found: dense(q.found), messages: dense(q.messages),
-        committed, maxOffset, lag,
+        group: q.group,
+        topic: q.topic,
+        queueId: q.queueId,
+        broker: q.broker,
+        pulls: dense(q.pulls),
+        answered: dense(q.answered),
+        found: dense(q.found),
+        messages: dense(q.messages),
+        committed,
+        maxOffset,
+        lag,
       };
     });
     const requestRates = [...this.codes.entries()]

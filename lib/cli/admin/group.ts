@@ -27,14 +27,22 @@ export const group: AdminCommandGroup = {
         out.emit(groups, () =>
           out.table(
             ['group', 'consumeEnable', 'broadcast', 'orderly', 'retryQueues', 'retryMaxTimes'],
-            groups.map((g) => [g.groupName, String(g.consumeEnable), String(g.consumeBroadcastEnable), String(g.consumeMessageOrderly), String(g.retryQueueNums), String(g.retryMaxTimes)]),
+            groups.map((g) => [
+              g.groupName,
+              String(g.consumeEnable),
+              String(g.consumeBroadcastEnable),
+              String(g.consumeMessageOrderly),
+              String(g.retryQueueNums),
+              String(g.retryMaxTimes),
+            ]),
           ),
         );
       },
     },
     {
       name: 'progress',
-      summary: 'broker offset, consumer offset, lag and last consume time per queue, and the total lag (mqadmin consumerProgress)',
+      summary:
+        'broker offset, consumer offset, lag and last consume time per queue, and the total lag (mqadmin consumerProgress)',
       options: { group: { type: 'string' }, topic: { type: 'string' } },
       help: ['  --group G        the consumer group', '  --topic T        only this topic'].join('\n'),
       async run(admin, v, out) {
@@ -42,7 +50,15 @@ export const group: AdminCommandGroup = {
         out.emit(p, () => {
           out.table(
             ['topic', 'brokerName', 'queueId', 'brokerOffset', 'consumerOffset', 'lag', 'lastConsumeTime'],
-            p.queues.map((q) => [q.topic, q.brokerName, String(q.queueId), String(q.brokerOffset), String(q.consumerOffset), String(q.lag), timeText(q.lastTimestamp)]),
+            p.queues.map((q) => [
+              q.topic,
+              q.brokerName,
+              String(q.queueId),
+              String(q.brokerOffset),
+              String(q.consumerOffset),
+              String(q.lag),
+              timeText(q.lastTimestamp),
+            ]),
           );
           out.line('');
           out.line(`Consume TPS: ${p.consumeTps.toFixed(2)}`);
@@ -52,15 +68,22 @@ export const group: AdminCommandGroup = {
     },
     {
       name: 'connection',
-      summary: "the group's online clients with language and version, and its subscriptions (mqadmin consumerConnection)",
+      summary:
+        "the group's online clients with language and version, and its subscriptions (mqadmin consumerConnection)",
       options: { group: { type: 'string' } },
       help: '  --group G        the consumer group',
       async run(admin, v, out) {
         const c = await admin.consumerConnection(need(v, 'group'));
         out.emit(c, () => {
-          out.table(['clientId', 'clientAddr', 'language', 'version'], c.clients.map((x) => [x.clientId, x.clientAddr, x.language, versionText(x.version)]));
+          out.table(
+            ['clientId', 'clientAddr', 'language', 'version'],
+            c.clients.map((x) => [x.clientId, x.clientAddr, x.language, versionText(x.version)]),
+          );
           out.line('');
-          out.table(['topic', 'subExpression'], Object.entries(c.subscriptionTable).map(([t, s]) => [t, s.subString]));
+          out.table(
+            ['topic', 'subExpression'],
+            Object.entries(c.subscriptionTable).map(([t, s]) => [t, s.subString]),
+          );
           out.line('');
           out.line(`ConsumeType: ${c.consumeType ?? ''}`);
           out.line(`MessageModel: ${c.messageModel ?? ''}`);
@@ -70,7 +93,8 @@ export const group: AdminCommandGroup = {
     },
     {
       name: 'status',
-      summary: "each online client's running info: type, version, start time, queues held and TPS (mqadmin consumerStatus)",
+      summary:
+        "each online client's running info: type, version, start time, queues held and TPS (mqadmin consumerStatus)",
       options: { group: { type: 'string' }, client: { type: 'string' } },
       help: ['  --group G        the consumer group', '  --client ID      only this client id'].join('\n'),
       async run(admin, v, out) {
@@ -96,7 +120,12 @@ export const group: AdminCommandGroup = {
             out.line(`${clientId}:`);
             out.table(
               ['topic', 'pullRT', 'pullTPS', 'consumeRT', 'consumeOKTPS', 'consumeFailedTPS', 'consumeFailedMsgs'],
-              status.map(([t, s]) => [t, ...['pullRT', 'pullTPS', 'consumeRT', 'consumeOKTPS', 'consumeFailedTPS', 'consumeFailedMsgs'].map((k) => figure(s[k]))]),
+              status.map(([t, s]) => [
+                t,
+                ...['pullRT', 'pullTPS', 'consumeRT', 'consumeOKTPS', 'consumeFailedTPS', 'consumeFailedMsgs'].map(
+                  (k) => figure(s[k]),
+                ),
+              ]),
             );
           }
         });
@@ -104,7 +133,8 @@ export const group: AdminCommandGroup = {
     },
     {
       name: 'create',
-      summary: 'create or update a subscription group on every master, or one cluster or broker (mqadmin updateSubGroup)',
+      summary:
+        'create or update a subscription group on every master, or one cluster or broker (mqadmin updateSubGroup)',
       options: {
         group: { type: 'string' },
         cluster: { type: 'string' },
@@ -148,16 +178,23 @@ export const group: AdminCommandGroup = {
     },
     {
       name: 'delete',
-      summary: "delete a subscription group from every master (and its %RETRY% and %DLQ% topics) (mqadmin deleteSubGroup)",
+      summary:
+        'delete a subscription group from every master (and its %RETRY% and %DLQ% topics) (mqadmin deleteSubGroup)',
       options: { group: { type: 'string' }, cluster: { type: 'string' }, 'clean-offset': { type: 'boolean' } },
-      help: ['  --group G        the group', '  --cluster C      only the masters of cluster C', '  --clean-offset   also drop its committed offsets'].join('\n'),
+      help: [
+        '  --group G        the group',
+        '  --cluster C      only the masters of cluster C',
+        '  --clean-offset   also drop its committed offsets',
+      ].join('\n'),
       async run(admin, v, out) {
         const g = need(v, 'group');
         const opts: { cleanOffset?: boolean; clusterName?: string } = { cleanOffset: v['clean-offset'] === true };
         const c = stringOption(v, 'cluster');
         if (c !== undefined) opts.clusterName = c;
         const addrs = await admin.deleteGroup(g, opts);
-        out.emit({ group: g, brokers: addrs }, () => out.line(`delete subscription group ${g} from ${addrs.join(', ')}`));
+        out.emit({ group: g, brokers: addrs }, () =>
+          out.line(`delete subscription group ${g} from ${addrs.join(', ')}`),
+        );
       },
     },
   ],

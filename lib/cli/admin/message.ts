@@ -2,7 +2,10 @@ import { intOption, stringOption } from '../common.js';
 import { messageJson, need, printMessage, type AdminCommandGroup } from './shared.js';
 import type { FoundMessage } from '../../admin/index.js';
 
-function emitMessages(out: Parameters<AdminCommandGroup['subcommands'][number]['run']>[2], found: FoundMessage[]): void {
+function emitMessages(
+  out: Parameters<AdminCommandGroup['subcommands'][number]['run']>[2],
+  found: FoundMessage[],
+): void {
   out.emit(
     found.map((f) => messageJson(f.message, { brokerName: f.brokerName, brokerAddr: f.brokerAddr })),
     () => {
@@ -23,7 +26,10 @@ export const message: AdminCommandGroup = {
       name: 'id',
       summary: 'by offset msgId (VIEW_MESSAGE_BY_ID), or by unique key with --topic (mqadmin queryMsgById)',
       options: { id: { type: 'string' }, topic: { type: 'string' } },
-      help: ['  --id ID          offset msgId or the producer\'s msgId (UNIQ_KEY)', '  --topic T        the topic (needed for a UNIQ_KEY msgId)'].join('\n'),
+      help: [
+        "  --id ID          offset msgId or the producer's msgId (UNIQ_KEY)",
+        '  --topic T        the topic (needed for a UNIQ_KEY msgId)',
+      ].join('\n'),
       async run(admin, v, out) {
         emitMessages(out, await admin.messageById(need(v, 'id'), stringOption(v, 'topic')));
       },
@@ -31,7 +37,13 @@ export const message: AdminCommandGroup = {
     {
       name: 'key',
       summary: 'by key over the key index (QUERY_MESSAGE; mqadmin queryMsgByKey)',
-      options: { topic: { type: 'string' }, key: { type: 'string' }, max: { type: 'string' }, begin: { type: 'string' }, end: { type: 'string' } },
+      options: {
+        topic: { type: 'string' },
+        key: { type: 'string' },
+        max: { type: 'string' },
+        begin: { type: 'string' },
+        end: { type: 'string' },
+      },
       help: [
         '  --topic T        the topic',
         '  --key K          one key of the messages (KEYS) or a UNIQ_KEY',
@@ -51,10 +63,25 @@ export const message: AdminCommandGroup = {
     {
       name: 'offset',
       summary: 'the message at one queue offset (mqadmin queryMsgByOffset)',
-      options: { topic: { type: 'string' }, broker: { type: 'string' }, queue: { type: 'string' }, offset: { type: 'string' } },
-      help: ['  --topic T        the topic', '  --broker NAME    broker name (broker-a)', '  --queue N        queue id', '  --offset N       queue offset'].join('\n'),
+      options: {
+        topic: { type: 'string' },
+        broker: { type: 'string' },
+        queue: { type: 'string' },
+        offset: { type: 'string' },
+      },
+      help: [
+        '  --topic T        the topic',
+        '  --broker NAME    broker name (broker-a)',
+        '  --queue N        queue id',
+        '  --offset N       queue offset',
+      ].join('\n'),
       async run(admin, v, out) {
-        const f = await admin.messageByOffset(need(v, 'topic'), need(v, 'broker'), intOption('queue', need(v, 'queue'), 0, 0, 65_535), intOption('offset', need(v, 'offset'), 0));
+        const f = await admin.messageByOffset(
+          need(v, 'topic'),
+          need(v, 'broker'),
+          intOption('queue', need(v, 'queue'), 0, 0, 65_535),
+          intOption('offset', need(v, 'offset'), 0),
+        );
         emitMessages(out, [f]);
       },
     },

@@ -17,16 +17,24 @@ export const offset: AdminCommandGroup = {
   subcommands: [
     {
       name: 'reset',
-      summary: 'set every queue of the topic to its first or last offset, or to the first message stored at or after a time',
+      summary:
+        'set every queue of the topic to its first or last offset, or to the first message stored at or after a time',
       options: { group: { type: 'string' }, topic: { type: 'string' }, to: { type: 'string' } },
-      help: ['  --group G        the consumer group (running or stopped)', '  --topic T        the topic', '  --to WHERE       first | last | timestamp:MS'].join('\n'),
+      help: [
+        '  --group G        the consumer group (running or stopped)',
+        '  --topic T        the topic',
+        '  --to WHERE       first | last | timestamp:MS',
+      ].join('\n'),
       async run(admin, v, out) {
         const group = need(v, 'group');
         const topic = need(v, 'topic');
         const to = target(need(v, 'to'));
         const r = await admin.resetOffset(group, topic, to);
         out.emit({ group, topic, ...r }, () => {
-          out.table(['brokerName', 'queueId', 'offset'], r.queues.map((q) => [q.brokerName, String(q.queueId), String(q.offset)]));
+          out.table(
+            ['brokerName', 'queueId', 'offset'],
+            r.queues.map((q) => [q.brokerName, String(q.queueId), String(q.offset)]),
+          );
           if (r.mode === 'offline') out.line('(no client online: offsets written with UPDATE_CONSUMER_OFFSET)');
         });
       },

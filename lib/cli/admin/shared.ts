@@ -50,7 +50,10 @@ export function makeOutput(io: CliIO, json: boolean): AdminOutput {
 /** mqadmin's time format (UtilAll.YYYY_MM_DD_HH_MM_SS), in UTC, or "N/A" for 0. */
 export function timeText(ms: number): string {
   if (!ms) return 'N/A';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '');
 }
 
 /** A required string option, naming it when missing. */
@@ -103,7 +106,12 @@ export function printMessage(out: AdminOutput, m: MessageExt, brokerName: string
     ['Born Host', m.bornHost],
     ['Store Host', m.storeHost],
     ['System Flag', String(m.sysFlag)],
-    ['Properties', Object.entries(m.properties).map(([k, v]) => `${k}=${v}`).join(', ')],
+    [
+      'Properties',
+      Object.entries(m.properties)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', '),
+    ],
     ['Message Body', m.body.toString('utf8')],
   ];
   for (const [k, v] of rows) out.line(`${k.padEnd(20)}${v}`);

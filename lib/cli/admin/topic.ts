@@ -41,7 +41,15 @@ export const topic: AdminCommandGroup = {
         out.emit(rows, () =>
           out.table(
             ['brokerName', 'cluster', 'master', 'readQueues', 'writeQueues', 'perm', 'sysFlag'],
-            rows.map((r) => [r.brokerName, r.cluster, r.addrs['0'] ?? '-', String(r.readQueueNums), String(r.writeQueueNums), `${r.perm} (${r.permText})`, String(r.topicSysFlag)]),
+            rows.map((r) => [
+              r.brokerName,
+              r.cluster,
+              r.addrs['0'] ?? '-',
+              String(r.readQueueNums),
+              String(r.writeQueueNums),
+              `${r.perm} (${r.permText})`,
+              String(r.topicSysFlag),
+            ]),
           ),
         );
       },
@@ -56,7 +64,13 @@ export const topic: AdminCommandGroup = {
         out.emit(rows, () =>
           out.table(
             ['brokerName', 'queueId', 'minOffset', 'maxOffset', 'lastUpdated'],
-            rows.map((r) => [r.brokerName, String(r.queueId), String(r.minOffset), String(r.maxOffset), r.lastUpdateTimestamp ? timeText(r.lastUpdateTimestamp) : '']),
+            rows.map((r) => [
+              r.brokerName,
+              String(r.queueId),
+              String(r.minOffset),
+              String(r.maxOffset),
+              r.lastUpdateTimestamp ? timeText(r.lastUpdateTimestamp) : '',
+            ]),
           ),
         );
       },
@@ -94,15 +108,34 @@ export const topic: AdminCommandGroup = {
           brokerAddr: stringOption(v, 'broker'),
         };
         const addrs = await admin.createOrUpdateTopic(args);
-        out.emit({ topic: t, brokers: addrs, readQueueNums: args.readQueueNums, writeQueueNums: args.writeQueueNums, perm: args.perm, order: args.order }, () => {
-          for (const a of addrs) out.line(`create topic ${t} on ${a}: ${args.readQueueNums} read / ${args.writeQueueNums} write queues, perm ${args.perm}, order ${args.order}`);
-        });
+        out.emit(
+          {
+            topic: t,
+            brokers: addrs,
+            readQueueNums: args.readQueueNums,
+            writeQueueNums: args.writeQueueNums,
+            perm: args.perm,
+            order: args.order,
+          },
+          () => {
+            for (const a of addrs)
+              out.line(
+                `create topic ${t} on ${a}: ${args.readQueueNums} read / ${args.writeQueueNums} write queues, perm ${args.perm}, order ${args.order}`,
+              );
+          },
+        );
       },
     },
     {
       name: 'update',
       summary: "change an existing topic's queue counts, perm or order on the brokers that have it",
-      options: { topic: { type: 'string' }, 'read-queues': { type: 'string' }, 'write-queues': { type: 'string' }, perm: { type: 'string' }, order: { type: 'string' } },
+      options: {
+        topic: { type: 'string' },
+        'read-queues': { type: 'string' },
+        'write-queues': { type: 'string' },
+        perm: { type: 'string' },
+        order: { type: 'string' },
+      },
       help: [
         '  --topic T              the topic (must exist)',
         '  --read-queues N        read queues per broker',
@@ -132,11 +165,16 @@ export const topic: AdminCommandGroup = {
       name: 'delete',
       summary: 'delete a topic from its brokers (or one cluster) and the name servers (mqadmin deleteTopic)',
       options: { topic: { type: 'string' }, cluster: { type: 'string' } },
-      help: ['  --topic T        the topic', '  --cluster C      the masters of cluster C (default: the brokers of its route)'].join('\n'),
+      help: [
+        '  --topic T        the topic',
+        '  --cluster C      the masters of cluster C (default: the brokers of its route)',
+      ].join('\n'),
       async run(admin, v, out) {
         const t = need(v, 'topic');
         const addrs = await admin.deleteTopic(t, stringOption(v, 'cluster'));
-        out.emit({ topic: t, brokers: addrs }, () => out.line(`delete topic ${t} from ${addrs.join(', ')} and the name server`));
+        out.emit({ topic: t, brokers: addrs }, () =>
+          out.line(`delete topic ${t} from ${addrs.join(', ')} and the name server`),
+        );
       },
     },
   ],
