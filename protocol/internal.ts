@@ -34,3 +34,4 @@ export * from './body/delay-offset-file.js';
 export * from './operations.js';
 export * from './resource-names.js';
 export * from './sql92/index.js';
+export * from './operation-codec.js';

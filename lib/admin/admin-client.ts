@@ -22,7 +22,7 @@ import {
   type ConsumerConnection,
   type SubscriptionGroupConfig,
 } from '../../protocol/body/admin-tools-bodies.js';
-import { MQClientInstance, readReply, type ClientOptions, type Reply } from '../client/index.js';
+import { MQClientInstance, type ClientOptions, type Reply } from '../client/index.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { Producer } from '../producer/index.js';
 import {
@@ -231,9 +231,8 @@ export class AdminClient {
   }
 
   private async nameServer<O extends Operation>(op: O, header: OperationRequest<O>): Promise<Reply<O>> {
-    const res = await this.instance.invokeNameServer(this.instance.createOperationRequest(op, header));
     try {
-      return readReply(op, res, 'name server');
+      return await this.instance.callNameServer(op, header);
     } catch (err) {
       throw permissionError(err, op.name, 'name server');
     }
@@ -768,16 +767,15 @@ export class AdminClient {
     const out: FoundMessage[] = [];
     for (const { brokerName, addr } of this.masters(route)) {
       const header = { topic, key, maxNum, beginTimestamp: begin, endTimestamp: end, uniqueKeyQuery: unique };
-      const res = await this.instance.remoting.invoke(addr, this.instance.createOperationRequest(op, header), {
-        timeoutMs: this.instance.options.mqClientApiTimeoutMs,
-      });
-      if (res.code === ResponseCode.QUERY_NOT_FOUND) continue;
       let r;
       try {
-        r = readReply(op, res, addr);
+        r = await this.instance.call(addr, op, header, undefined, {
+          timeoutMs: this.instance.options.mqClientApiTimeoutMs,
+        });
       } catch (err) {
         throw permissionError(err, op.name, addr);
       }
+      if (r.code === ResponseCode.QUERY_NOT_FOUND) continue;
       for (const m of r.body ? decodeMessages(r.body) : []) {
         if (m.topic !== topic) continue;
         const keys = (m.properties[MessageConst.PROPERTY_KEYS] ?? '').split(MessageConst.KEY_SEPARATOR);

@@ -11,3 +11,4 @@ export * from './topic-route.js';
 export * from './transaction-check.js';
 export * from './namespace.js';
 export * from './health.js';
+export * from './broker-requests.js';

@@ -13,14 +13,14 @@ import {
   type PullMessageRequestHeader,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { brokerErrorFromResponse, type RemotingClient } from '../remoting/index.js';
+import type { RemotingClient } from '../remoting/index.js';
 import { PullOffsetError } from './errors.js';
 import {
-  decodeResponseHeader,
+  call,
   invokeOperation,
   operationRequest,
-  readReply,
   type CallOptions,
+  type CallReply,
   type Reply,
   type RequestStamp,
 } from './operation-call.js';
@@ -116,6 +116,23 @@ export class MQClientAPI {
     });
   }
 
+  /**
+   * The call path (operation-call.ts's `call`) with this client's stamp: SUCCESS or one of the
+   * row's answer codes, for the caller to switch on `reply.code`; any other code a BrokerError.
+   */
+  call<O extends Operation>(
+    addr: string,
+    op: O,
+    header: OperationRequest<O>,
+    body?: OperationRequestBody<O>,
+    opts?: CallOptions,
+  ): Promise<CallReply<O>> {
+    return call(this.ctx.remoting, this.ctx, addr, op, header, body, {
+      timeoutMs: opts?.timeoutMs ?? this.ctx.apiTimeoutMs,
+      signal: opts?.signal,
+    });
+  }
+
   /** Send `op` oneway: resolves once the frame is handed to the socket. */
   invokeOneway<O extends Operation>(
     addr: string,
@@ -123,7 +140,7 @@ export class MQClientAPI {
     header: OperationRequest<O>,
     body?: OperationRequestBody<O>,
   ): Promise<void> {
-    return this.ctx.remoting.invokeOneway(addr, operationRequest(op, header, body, this.ctx, true));
+    return call(this.ctx.remoting, this.ctx, addr, op, header, body, { oneway: true });
   }
 
   /** The request of `op` (row codecs), stamped with this client's language, version and serialize type. */
@@ -153,13 +170,11 @@ export class MQClientAPI {
   ): Promise<number> {
     const op = Operations.QUERY_CONSUMER_OFFSET;
     const header = { consumerGroup: group, topic: mq.topic, queueId: mq.queueId, bname: mq.brokerName };
-    const res = await this.ctx.remoting.invoke(brokerAddr, operationRequest(op, header, undefined, this.ctx), {
-      timeoutMs,
-    });
+    const reply = await this.call(brokerAddr, op, header, undefined, { timeoutMs });
     // Decided by the code, header unread, as Java's MQClientAPIImpl.queryConsumerOffset does (it
     // throws OffsetNotFoundException for QUERY_NOT_FOUND whatever the answer carries).
-    if (res.code === ResponseCode.QUERY_NOT_FOUND) return -1;
-    return readReply(op, res, brokerAddr).header.offset;
+    if (reply.code === ResponseCode.QUERY_NOT_FOUND) return -1;
+    return reply.header.offset;
   }
 
   /** UPDATE_CONSUMER_OFFSET, oneway as the push consumer sends it. */
@@ -242,8 +257,7 @@ export class MQClientAPI {
 
   /**
    * PULL_MESSAGE (or LITE_PULL_MESSAGE, same header and answer: `op`). `timeoutMs` must exceed suspendTimeoutMillis plus the broker's check period.
-   * The hot path: it uses the row's pieces directly (no Reply object per pull), and its answers
-   * (PULL_NOT_FOUND…) carry the same header as SUCCESS, decoded as strictly.
+   * Its answers (PULL_NOT_FOUND…) carry the same header as SUCCESS, decoded as strictly.
    */
   async pullMessage(
     brokerAddr: string,
@@ -252,20 +266,12 @@ export class MQClientAPI {
     signal?: AbortSignal,
     op: typeof Operations.PULL_MESSAGE | typeof Operations.LITE_PULL_MESSAGE = Operations.PULL_MESSAGE,
   ): Promise<PullResult> {
-    const req = operationRequest(op, header, undefined, this.ctx);
-    const res = await this.ctx.remoting.invoke(brokerAddr, req, signal ? { timeoutMs, signal } : { timeoutMs });
-    const status = PULL_STATUS[res.code];
-    if (status === undefined) throw brokerErrorFromResponse(res, { addr: brokerAddr, requestCode: op.code });
-    const h = decodeResponseHeader(op, res, brokerAddr);
-    checkPullOffsets(brokerAddr, header, status, h, res.remark, status === 'FOUND' ? res.body : null);
-    return new DecodedPullResult(
-      status,
-      h.nextBeginOffset,
-      h.minOffset,
-      h.maxOffset,
-      h.suggestWhichBrokerId,
-      status === 'FOUND' ? res.body : null,
-    );
+    const reply = await this.call(brokerAddr, op, header, undefined, { timeoutMs, signal });
+    const status = PULL_STATUS[reply.code]!;
+    const h = reply.header;
+    const found = status === 'FOUND' ? reply.body : null;
+    checkPullOffsets(brokerAddr, header, status, h, reply.remark, found);
+    return new DecodedPullResult(status, h.nextBeginOffset, h.minOffset, h.maxOffset, h.suggestWhichBrokerId, found);
   }
 
   /** LOCK_BATCH_MQ: the queues the broker granted to this client. */

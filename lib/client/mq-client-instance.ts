@@ -1,15 +1,10 @@
 import createDebug from '../debug.js';
 import {
-  createResponse,
-  decodeMessages,
-  messageQueueToJson,
-  toJavaJson,
-  type MessageQueue,
   Operations,
-  queueKey,
   ResponseCode,
   type HeartbeatData,
-  type MessageExt,
+  type Operation,
+  type OperationRequest,
   type RemotingCommand,
   type TopicRouteData,
 } from '../../protocol/internal.js';
@@ -22,14 +17,22 @@ import {
   type ResolvedClientOptions,
 } from './client-options.js';
 import type { ConsumerInner } from './consumer-inner.js';
-import { BrokerRequestRefusedError, MQClientError, NameServerUnavailableError } from './errors.js';
+import { MQClientError, NameServerUnavailableError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
 import { checkTopicRoute } from './topic-route.js';
 import { MQClientAPI } from './mq-client-api.js';
-import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply } from './operation-call.js';
+import {
+  call,
+  encodeRequestBody,
+  operationRequest,
+  readCallReply,
+  readReply,
+  type CallReply,
+} from './operation-call.js';
 import { registerReplyMessageProcessor, type ReplyListener } from './reply-message.js';
 import { ScheduledTask } from './scheduled-task.js';
-import { serveCheckTransactionState, type TransactionCheckHandler } from './transaction-check.js';
+import type { TransactionCheckHandler } from './transaction-check.js';
+import { serveBrokerRequests } from './broker-requests.js';
 import { LoggerSet, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:client');
@@ -256,23 +259,17 @@ export class MQClientInstance extends MQClientAPI {
   // ---------------------------------------------------------------- name server and routes
 
   /**
-   * Sends a request to the name servers, starting with the last one that answered and moving on to the
-   * next on a transport failure (refused, timeout, closed). A broker-style answer (any response) ends it.
+   * Sends `op` to the name servers, encoded by its row, starting with the last one that answered
+   * and moving on to the next on a transport failure (refused, timeout, closed). A broker-style
+   * answer (any response) ends it; the caller reads it (readCallReply), with the address that answered.
    */
-  async invokeNameServer(
-    request: RemotingCommand,
-    timeoutMs = this.options.mqClientApiTimeoutMs,
-    quiet = false,
-  ): Promise<RemotingCommand> {
-    return (await this.invokeNameServerFrom(request, timeoutMs, quiet)).res;
-  }
-
-  /** invokeNameServer, with the address of the name server that answered. */
-  private async invokeNameServerFrom(
-    request: RemotingCommand,
+  private async nameServerRequest<O extends Operation>(
+    op: O,
+    header: OperationRequest<O>,
     timeoutMs = this.options.mqClientApiTimeoutMs,
     quiet = false,
   ): Promise<{ res: RemotingCommand; addr: string }> {
+    const request = operationRequest(op, header, undefined, this.ctx);
     const addrs = this.options.namesrvAddrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
@@ -291,6 +288,16 @@ export class MQClientInstance extends MQClientAPI {
     }
     this.namesrvIndex = (this.namesrvIndex + 1) % addrs.length;
     throw new NameServerUnavailableError(failures);
+  }
+
+  /**
+   * The call path to the name servers (see nameServerRequest for the failover): SUCCESS or one of
+   * the row's answer codes, any other code a BrokerError. Errors say "name server" rather than
+   * the address that answered, as they always have.
+   */
+  async callNameServer<O extends Operation>(op: O, header: OperationRequest<O>): Promise<CallReply<O>> {
+    const { res } = await this.nameServerRequest(op, header);
+    return readCallReply(op, res, 'name server');
   }
 
   private nameServerAnswered(addr: string): void {
@@ -323,11 +330,7 @@ export class MQClientInstance extends MQClientAPI {
   async checkNameServer(topic: string): Promise<void> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
     // quiet: the caller's start() rejects with the failures, which is their report
-    await this.invokeNameServer(
-      operationRequest(op, { topic }, undefined, this.ctx),
-      this.options.connectTimeoutMs,
-      true,
-    );
+    await this.nameServerRequest(op, { topic }, this.options.connectTimeoutMs, true);
   }
 
   /**
@@ -355,7 +358,7 @@ export class MQClientInstance extends MQClientAPI {
   /** GET_ROUTEINFO_BY_TOPIC without touching the caches (used for the TBW102 template route). */
   async queryTopicRoute(topic: string): Promise<TopicRouteData> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    const { res, addr } = await this.invokeNameServerFrom(operationRequest(op, { topic }, undefined, this.ctx));
+    const { res, addr } = await this.nameServerRequest(op, { topic });
     // Errors say "name server" rather than the address, as they always have.
     const route = readReply(op, res, 'name server').body;
     if (route === null) {
@@ -592,9 +595,11 @@ export class MQClientInstance extends MQClientAPI {
   ): Promise<Error | null> {
     const op = Operations.HEART_BEAT;
     try {
-      const req = encodedOperationRequest(op, {}, body, this.ctx);
-      const res = await this.remoting.invoke(addr, req, { timeoutMs: this.ctx.apiTimeoutMs });
-      this.brokerVersionTable.set(addr, readReply(op, res, addr).version);
+      const reply = await call(this.remoting, this.ctx, addr, op, {}, undefined, {
+        timeoutMs: this.ctx.apiTimeoutMs,
+        encodedBody: body,
+      });
+      this.brokerVersionTable.set(addr, reply.version);
       this.lastHeartbeatAnswer.set(addr, this.options.clock.now());
       return null;
     } catch (err) {
@@ -644,170 +649,16 @@ export class MQClientInstance extends MQClientAPI {
 
   // ---------------------------------------------------------------- broker-initiated requests (§5.11)
 
-  // Request headers are decoded by the table's codecs: a missing required field throws, which the
-  // connection answers with SYSTEM_ERROR (Java's decodeCommandCustomHeader throws the same way).
   private registerBrokerRequestProcessors(): void {
     registerReplyMessageProcessor(this.remoting, this.replyListeners, this.options.clock);
-    const notify = Operations.NOTIFY_CONSUMER_IDS_CHANGED;
-    this.remoting.registerProcessor(notify.code, (req) => {
-      const { consumerGroup } = notify.request.decode(req.extFields);
-      log('NOTIFY_CONSUMER_IDS_CHANGED for %s', consumerGroup);
-      this.consumers.get(consumerGroup)?.doRebalance();
-      return null;
-    });
-    const running = Operations.GET_CONSUMER_RUNNING_INFO;
-    this.remoting.registerProcessor(running.code, (req) => {
-      const { consumerGroup } = running.request.decode(req.extFields);
-      const c = this.consumers.get(consumerGroup);
-      if (!c) return groupNotExist(req, consumerGroup);
-      return createResponse(req, ResponseCode.SUCCESS, { body: c.runningInfo() });
-    });
-    const direct = Operations.CONSUME_MESSAGE_DIRECTLY;
-    this.remoting.registerProcessor(direct.code, async (req, conn) => {
-      const h = direct.request.decode(req.extFields);
-      const c = this.consumers.get(h.consumerGroup);
-      if (!c) return groupNotExist(req, h.consumerGroup);
-      const msg = req.body ? decodeMessages(req.body)[0] : undefined;
-      if (!msg) return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'no message in the request body' });
-      const refused = directTopicRefused(conn.remoteAddress, h.consumerGroup, msg, c);
-      if (refused) {
-        this.logger.warn(refused.message);
-        return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: refused.message });
-      }
-      const result = await c.consumeMessageDirectly(msg, h.brokerName ?? '');
-      return createResponse(req, ResponseCode.SUCCESS, { body: direct.responseBody.encode(result) });
-    });
-    const status = Operations.GET_CONSUMER_STATUS_FROM_CLIENT;
-    this.remoting.registerProcessor(status.code, (req) => {
-      const { topic, group } = status.request.decode(req.extFields);
-      // Java answers SUCCESS with an empty table for a group it does not hold (getConsumerStatus).
-      const table = this.consumers.get(group)?.consumerStatus(topic) ?? [];
-      return createResponse(req, ResponseCode.SUCCESS, { body: encodeGetConsumerStatusBody(table) });
-    });
-    this.remoting.registerProcessor(Operations.CHECK_TRANSACTION_STATE.code, (req, conn) =>
-      serveCheckTransactionState(req, conn.remoteAddress, this.transactionCheckers),
-    );
-    const reset = Operations.RESET_CONSUMER_CLIENT_OFFSET;
-    this.remoting.registerProcessor(reset.code, async (req, conn) => {
-      const { group, topic } = reset.request.decode(req.extFields);
-      const c = this.consumers.get(group);
-      if (!c) {
-        log('RESET_CONSUMER_CLIENT_OFFSET for unknown group %s', group);
-        return null;
-      }
-      const offsets = new Map<string, number>();
-      if (req.body && req.body.length > 0) {
-        for (const [mq, offset] of reset.requestBody.decode(req.body).offsetTable) offsets.set(queueKey(mq), offset);
-      }
-      try {
-        await this.checkResetOffsets(conn.remoteAddress, group, topic, offsets, c);
-      } catch (err) {
-        this.logger.warn((err as Error).message);
-        return null;
-      }
-      await c.resetOffset(topic, offsets);
-      return null;
+    serveBrokerRequests(this.remoting, {
+      consumers: this.consumers,
+      transactionCheckers: this.transactionCheckers,
+      logger: this.logger,
+      maxRouteQueues: this.options.maxRouteQueues,
+      findBrokerAddress: (brokerName) => this.findBrokerAddress(brokerName),
+      getMinOffset: (addr, mq) => this.getMinOffset(addr, mq),
+      getMaxOffset: (addr, mq) => this.getMaxOffset(addr, mq),
     });
   }
-
-  /**
-   * RESET_CONSUMER_CLIENT_OFFSET as Java's resetOffset semantics allow it: each offset of a queue
-   * the consumer holds lies within the queue's [minOffset, maxOffset] on its broker (what the
-   * broker's own resetOffsetByTimestamp computes: a search clamped to the queue), else the whole
-   * reset is refused (BrokerRequestRefusedError) and no offset moves. A table larger than
-   * maxRouteQueues is refused before anything is asked. Java's client applies any offset it is sent.
-   */
-  private async checkResetOffsets(
-    addr: string,
-    group: string,
-    topic: string,
-    offsets: Map<string, number>,
-    c: ConsumerInner,
-  ): Promise<void> {
-    const code = Operations.RESET_CONSUMER_CLIENT_OFFSET.code;
-    const refuse = (field: string, value: string | number, why: string, option?: string): never => {
-      throw new BrokerRequestRefusedError({
-        addr,
-        requestCode: code,
-        field,
-        value,
-        why: `${why} (group ${group}, topic ${topic}); the offsets stay where they are`,
-        option,
-      });
-    };
-    if (offsets.size > this.options.maxRouteQueues) {
-      refuse(
-        'offsetTable.size',
-        offsets.size,
-        `exceeds maxRouteQueues (${this.options.maxRouteQueues}); raise the option maxRouteQueues`,
-        'maxRouteQueues',
-      );
-    }
-    for (const [key, offset] of offsets) {
-      if (!Number.isSafeInteger(offset) || offset < 0)
-        refuse(`offsetTable[${key}]`, offset, 'is not an offset (a non-negative integer below 2^53)');
-    }
-    const held = c.consumerStatus(topic).filter(([mq]) => offsets.has(queueKey(mq)));
-    await Promise.all(
-      held.map(async ([mq]) => {
-        const key = queueKey(mq);
-        const offset = offsets.get(key)!;
-        const brokerAddr = this.findBrokerAddress(mq.brokerName) ?? addr;
-        let min: number;
-        let max: number;
-        try {
-          [min, max] = await Promise.all([this.getMinOffset(brokerAddr, mq), this.getMaxOffset(brokerAddr, mq)]);
-        } catch (err) {
-          refuse(
-            `offsetTable[${key}]`,
-            offset,
-            `cannot be checked: the queue's min/max offsets from ${brokerAddr} failed: ${(err as Error).message.split('\n')[0]}`,
-          );
-          return;
-        }
-        if (offset < min || offset > max)
-          refuse(`offsetTable[${key}]`, offset, `is outside the queue's [${min}, ${max}] on ${brokerAddr}`);
-      }),
-    );
-  }
-}
-
-/**
- * GetConsumerStatusBody as the Java client writes it: `{"consumerTable":{},"messageQueueTable":
- * {{MessageQueue}:offset,…}}` (fastjson, fields in name order, MessageQueue objects as map keys).
- * protocol/ has no codec for it (the row's response body is raw); the broker reads messageQueueTable.
- */
-function encodeGetConsumerStatusBody(table: [MessageQueue, number][]): Buffer {
-  const messageQueueTable = new Map(table.map(([mq, offset]) => [messageQueueToJson(mq), offset]));
-  return Buffer.from(toJavaJson({ consumerTable: {}, messageQueueTable }, { nonStandard: true }), 'utf8');
-}
-
-/**
- * CONSUME_MESSAGE_DIRECTLY hands a message to the group's handler: only one of a topic the group
- * subscribes (its own retry topic included, whose messages carry RETRY_TOPIC, the topic they were
- * first sent to). Anything else would run the application's handler on a message it never asked
- * for. Java's consumeMessageDirectly does not look.
- */
-function directTopicRefused(
-  addr: string,
-  group: string,
-  msg: MessageExt,
-  c: ConsumerInner,
-): BrokerRequestRefusedError | null {
-  const topics = new Set(c.subscriptions().map((s) => s.topic));
-  if (topics.has(msg.topic)) return null;
-  return new BrokerRequestRefusedError({
-    addr,
-    requestCode: Operations.CONSUME_MESSAGE_DIRECTLY.code,
-    field: 'topic',
-    value: msg.topic,
-    why: `is not subscribed by consumer group ${group}; the message was not handed to the handler`,
-  });
-}
-
-/** Java's answer for a group this process does not hold. */
-function groupNotExist(req: RemotingCommand, group: string): RemotingCommand {
-  return createResponse(req, ResponseCode.SYSTEM_ERROR, {
-    remark: `The Consumer Group <${group}> not exist in this consumer`,
-  });
 }

@@ -1,24 +1,39 @@
 import {
-  createRequest,
+  decodeOperationRequest,
+  decodeOperationResponseBody,
+  encodeOperationRequest,
+  encodeOperationResponse,
+  encodeRequestBody,
   HeaderFieldError,
   ResponseCode,
   type BodySpec,
   type HeaderCodec,
   type Operation,
+  type OperationAnswer,
+  type OperationAnswerCode,
   type OperationRequest,
   type OperationRequestBody,
   type OperationResponse,
   type RemotingCommand,
   type SerializeTypeName,
-} from '../../protocol/index.js';
-import { brokerErrorFromResponse, type RemotingClient } from '../remoting/index.js';
+} from '../../protocol/internal.js';
+import {
+  brokerErrorFromResponse,
+  type RemotingClient,
+  type RemotingConnection,
+  type RequestProcessor,
+} from '../remoting/index.js';
 import { ResponseFieldError } from './errors.js';
 import { stampNamespaceV2 } from './namespace.js';
 
 /**
- * Calls built from protocol's operation table: the row's codecs encode the request header and
- * body and decode the response, so no caller builds `extFields` or parses them by hand.
+ * The client's one call path and one serve path, both built from protocol's operation table: the
+ * row's codecs encode the request header and body and decode the answer (`call`), or decode a
+ * broker-initiated request and encode its answer (`serve`), so no caller builds `extFields` or
+ * parses them by hand.
  */
+
+export { encodeRequestBody };
 
 /** What a client stamps on every request it builds. */
 export interface RequestStamp {
@@ -40,7 +55,7 @@ export type ReplyBody<B> = B extends { decode(body: Buffer | Uint8Array): infer 
     ? Buffer | null
     : undefined;
 export type OperationReplyBody<O> =
-  O extends Operation<unknown, unknown, BodySpec<unknown>, infer B> ? ReplyBody<B> : never;
+  O extends Operation<unknown, unknown, BodySpec<unknown>, infer B, number> ? ReplyBody<B> : never;
 
 /** A decoded answer: its code, remark and version, the header by the row's response codec, the body by its body spec. */
 export interface Reply<O> {
@@ -52,9 +67,25 @@ export interface Reply<O> {
   readonly body: OperationReplyBody<O>;
 }
 
+/**
+ * What `call` resolves to: SUCCESS or one of the row's answer codes, so a caller switches on
+ * `reply.code`. A SUCCESS header is decoded before the call resolves (a missing field is a
+ * ResponseFieldError then); an answer code's header is decoded when first read, since some
+ * answers carry none (QUERY_NOT_FOUND is decided by its code alone, as Java's
+ * MQClientAPIImpl.queryConsumerOffset does).
+ */
+export type CallReply<O> = Reply<O> & { readonly code: typeof ResponseCode.SUCCESS | OperationAnswerCode<O> };
+
 export interface CallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+}
+
+/** Options of `call`: oneway resolves once the frame is handed to the socket, with no reply. */
+export interface CallPathOptions extends CallOptions {
+  oneway?: boolean;
+  /** The request body already encoded by the row's codec (one heartbeat body for every broker); replaces `body`. */
+  encodedBody?: Buffer | null;
 }
 
 /** The request of `op`: header by its request codec, body by its request body spec, stamped as `stamp` says. */
@@ -68,15 +99,6 @@ export function operationRequest<O extends Operation>(
   return encodedOperationRequest(op, header, encodeRequestBody(op, body), stamp, oneway);
 }
 
-/** The request body of `op` by its spec: the codec's bytes, the raw bytes, or null for none. */
-export function encodeRequestBody<O extends Operation>(
-  op: O,
-  body: OperationRequestBody<O> | undefined,
-): Buffer | null {
-  const spec = op.requestBody as BodySpec<unknown>;
-  return spec === 'none' || body === undefined ? null : spec === 'raw' ? (body as Buffer) : spec.encode(body);
-}
-
 /** operationRequest with the body already encoded (one heartbeat body for every broker). */
 export function encodedOperationRequest<O extends Operation>(
   op: O,
@@ -85,18 +107,13 @@ export function encodedOperationRequest<O extends Operation>(
   stamp: RequestStamp,
   oneway = false,
 ): RemotingCommand {
-  const ext = (op.request as HeaderCodec<OperationRequest<O>>).encode(header);
-  if (stamp.namespaceV2) stampNamespaceV2(ext, stamp.namespaceV2);
-  return createRequest(op.code, {
-    // The codec's output is used as is: ACL signing writes the signed fields to a copy. A header
-    // without fields travels as no extFields at all, as the 4.9 client sends HEART_BEAT and
-    // LOCK_BATCH_MQ (a 5.x client sends `{}`; brokers read both alike).
-    extFields: hasAnyKey(ext) ? ext : null,
-    body: bytes,
+  const ns = stamp.namespaceV2;
+  return encodeOperationRequest(op, header, bytes, {
     language: stamp.language,
     version: stamp.version,
     serializeType: stamp.serializeType,
     oneway,
+    stampExtFields: ns ? (ext) => stampNamespaceV2(ext, ns) : undefined,
   });
 }
 
@@ -119,10 +136,7 @@ export function decodeResponseHeader<O extends Operation>(
 
 /** The response body by the row's spec (see ReplyBody). A body that does not parse is the codec's ProtocolError. */
 export function decodeResponseBody<O extends Operation>(op: O, res: RemotingCommand): OperationReplyBody<O> {
-  const spec = op.responseBody as BodySpec<unknown>;
-  if (spec === 'none') return undefined as OperationReplyBody<O>;
-  if (spec === 'raw') return res.body as OperationReplyBody<O>;
-  return (res.body === null || res.body.length === 0 ? null : spec.decode(res.body)) as OperationReplyBody<O>;
+  return decodeOperationResponseBody(op, res) as OperationReplyBody<O>;
 }
 
 /** A SUCCESS response decoded; any other code is a BrokerError naming the peer and the request. */
@@ -137,17 +151,83 @@ export function readReply<O extends Operation>(op: O, res: RemotingCommand, addr
   };
 }
 
+/**
+ * A response read as `call` reads it: SUCCESS as readReply does, a row's answer code with its
+ * header decoded on first read, anything else a BrokerError.
+ */
+export function readCallReply<O extends Operation>(op: O, res: RemotingCommand, addr: string): CallReply<O> {
+  if (res.code === ResponseCode.SUCCESS) return readReply(op, res, addr) as CallReply<O>;
+  if (!op.answers.includes(res.code)) throw brokerErrorFromResponse(res, { addr, requestCode: op.code });
+  return new AnswerReply(op, res, addr) as unknown as CallReply<O>;
+}
+
+/** A non-SUCCESS answer of the row: the body decoded now, the header when first read. */
+class AnswerReply<O extends Operation> implements Reply<O> {
+  readonly code: number;
+  readonly remark: string | null;
+  readonly version: number;
+  readonly body: OperationReplyBody<O>;
+  private decoded: { header: OperationResponse<O> } | null = null;
+  constructor(
+    private readonly op: O,
+    private readonly res: RemotingCommand,
+    private readonly addr: string,
+  ) {
+    this.code = res.code;
+    this.remark = res.remark;
+    this.version = res.version;
+    this.body = decodeResponseBody(op, res);
+  }
+  get header(): OperationResponse<O> {
+    this.decoded ??= { header: decodeResponseHeader(this.op, this.res, this.addr) };
+    return this.decoded.header;
+  }
+}
+
 /** Whether `code` answers `op` (SUCCESS or one of the row's `answers`). */
 export function isAnswer(op: Operation, code: number): boolean {
   return code === ResponseCode.SUCCESS || op.answers.includes(code);
 }
 
-function hasAnyKey(o: Record<string, string>): boolean {
-  for (const _ in o) return true;
-  return false;
+/**
+ * The client's one call path: send `op` to `addr` encoded by its row and read the answer by it.
+ * Resolves to SUCCESS or one of the row's answer codes (CallReply); any other code is a
+ * BrokerError, a garbled SUCCESS header a ResponseFieldError. `oneway` sends without a reply.
+ */
+export function call<O extends Operation>(
+  remoting: RemotingClient,
+  stamp: RequestStamp,
+  addr: string,
+  op: O,
+  header: OperationRequest<O>,
+  body: OperationRequestBody<O> | undefined,
+  opts: CallPathOptions & { oneway: true },
+): Promise<void>;
+export function call<O extends Operation>(
+  remoting: RemotingClient,
+  stamp: RequestStamp,
+  addr: string,
+  op: O,
+  header: OperationRequest<O>,
+  body: OperationRequestBody<O> | undefined,
+  opts?: CallPathOptions & { oneway?: false },
+): Promise<CallReply<O>>;
+export async function call<O extends Operation>(
+  remoting: RemotingClient,
+  stamp: RequestStamp,
+  addr: string,
+  op: O,
+  header: OperationRequest<O>,
+  body: OperationRequestBody<O> | undefined,
+  opts: CallPathOptions = {},
+): Promise<CallReply<O> | void> {
+  const bytes = opts.encodedBody !== undefined ? opts.encodedBody : encodeRequestBody(op, body);
+  if (opts.oneway) return remoting.invokeOneway(addr, encodedOperationRequest(op, header, bytes, stamp, true));
+  const res = await remoting.invoke(addr, encodedOperationRequest(op, header, bytes, stamp), invokeOptions(opts));
+  return readCallReply(op, res, addr);
 }
 
-/** Send `op` to `addr` and decode its SUCCESS answer. */
+/** Send `op` to `addr` and decode its SUCCESS answer (a row's answer code is a BrokerError here too). */
 export async function invokeOperation<O extends Operation>(
   remoting: RemotingClient,
   stamp: RequestStamp,
@@ -159,4 +239,53 @@ export async function invokeOperation<O extends Operation>(
 ): Promise<Reply<O>> {
   const res = await remoting.invoke(addr, operationRequest(op, header, body, stamp), opts);
   return readReply(op, res, addr);
+}
+
+function invokeOptions(opts: CallOptions): CallOptions {
+  return opts.signal ? { timeoutMs: opts.timeoutMs, signal: opts.signal } : { timeoutMs: opts.timeoutMs };
+}
+
+/**
+ * A broker-initiated request as a client handler sees it: the header by the row's codec, the
+ * body by its spec (null when the request carries none, as Java's ClientRemotingProcessor skips
+ * decoding a null body), the request and the connection it came on.
+ */
+export interface ServedRequest<O> {
+  readonly header: OperationRequest<O>;
+  readonly body: OperationRequestBody<O> | null;
+  readonly request: RemotingCommand;
+  readonly conn: RemotingConnection;
+}
+
+/** A client handler of a broker-initiated request: its answer, or null for none (oneway requests). */
+export type ServeHandler<O> = (r: ServedRequest<O>) => OperationAnswer<O> | null | Promise<OperationAnswer<O> | null>;
+
+/**
+ * The processor of `op` for broker-initiated requests: decode with the row, call the handler,
+ * encode its answer with the row. A header that does not decode throws HeaderFieldError, which
+ * the connection answers with SYSTEM_ERROR (Java's decodeCommandCustomHeader throws the same way).
+ */
+export function serveProcessor<O extends Operation>(op: O, handler: ServeHandler<O>): RequestProcessor {
+  const bodyless = { ...op, requestBody: 'none' as const };
+  return (request, conn) => {
+    const empty = request.body === null || request.body.length === 0;
+    const decoded =
+      empty && typeof op.requestBody === 'object'
+        ? { header: decodeOperationRequest(bodyless, request).header as OperationRequest<O>, body: null }
+        : decodeOperationRequest(op, request);
+    const answer = handler({ header: decoded.header, body: decoded.body, request, conn });
+    if (answer === null) return null;
+    if (answer instanceof Promise)
+      return answer.then((a) => (a === null ? null : encodeOperationResponse(op, request, a)));
+    return encodeOperationResponse(op, request, answer);
+  };
+}
+
+/** Serve `op` on `remoting` (broker-initiated requests) with `handler`, through the row's codecs. */
+export function serve<O extends Operation>(
+  remoting: Pick<RemotingClient, 'registerProcessor'>,
+  op: O,
+  handler: ServeHandler<O>,
+): void {
+  remoting.registerProcessor(op.code, serveProcessor(op, handler));
 }

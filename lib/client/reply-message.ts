@@ -1,7 +1,6 @@
 import createDebug from '../debug.js';
 import {
   createMessageExt,
-  createResponse,
   decodeProperties,
   decompressBody,
   MessageSysFlag,
@@ -10,9 +9,11 @@ import {
   setProperty,
   type MessageExt,
   type RemotingCommand,
+  type ReplyMessageRequestHeader,
 } from '../../protocol/internal.js';
 import type { Clock } from '../clock.js';
 import type { RemotingClient } from '../remoting/index.js';
+import { serve } from './operation-call.js';
 
 const log = createDebug('rocketwire:client');
 
@@ -29,8 +30,12 @@ export type ReplyListener = (reply: MessageExt) => boolean;
  * A pushed reply has no queue offset or commit-log offset (0, as in Java's MessageExt).
  */
 export function replyMessageFromPush(req: RemotingCommand, receivedAt: number): MessageExt {
-  const h = Operations.PUSH_REPLY_MESSAGE_TO_CLIENT.request.decode(req.extFields);
-  let body: Buffer = req.body ?? Buffer.alloc(0);
+  return replyMessage(Operations.PUSH_REPLY_MESSAGE_TO_CLIENT.request.decode(req.extFields), req.body, receivedAt);
+}
+
+/** replyMessageFromPush from the request's decoded header and its body. */
+function replyMessage(h: ReplyMessageRequestHeader, pushed: Buffer | null, receivedAt: number): MessageExt {
+  let body: Buffer = pushed ?? Buffer.alloc(0);
   let sysFlag = h.sysFlag;
   if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0) {
     body = decompressBody(body, sysFlag);
@@ -73,16 +78,14 @@ export function registerReplyMessageProcessor(
   listeners: ReadonlySet<ReplyListener>,
   clock: Clock,
 ): void {
-  const op = Operations.PUSH_REPLY_MESSAGE_TO_CLIENT;
-  remoting.registerProcessor(op.code, (req, conn) => {
+  serve(remoting, Operations.PUSH_REPLY_MESSAGE_TO_CLIENT, ({ header, body, conn }) => {
     const receivedAt = clock.now();
-    op.request.decode(req.extFields);
     let reply: MessageExt;
     try {
-      reply = replyMessageFromPush(req, receivedAt);
+      reply = replyMessage(header, body, receivedAt);
     } catch (err) {
       log('PUSH_REPLY_MESSAGE_TO_CLIENT from %s: %s', conn.remoteAddress, (err as Error).message);
-      return createResponse(req, ResponseCode.SYSTEM_ERROR, { remark: 'process reply message fail' });
+      return { code: ResponseCode.SYSTEM_ERROR, remark: 'process reply message fail' };
     }
     let taken = false;
     for (const l of listeners) {
@@ -97,6 +100,6 @@ export function registerReplyMessageProcessor(
     }
     if (!taken)
       log('reply matches no request: CORRELATION_ID %s from %s', reply.properties.CORRELATION_ID, reply.bornHost);
-    return createResponse(req, ResponseCode.SUCCESS);
+    return {};
   });
 }

@@ -1,6 +1,7 @@
 import createDebug from '../debug.js';
 import {
   decodeMessages,
+  decodeOperationRequest,
   Operations,
   type CheckTransactionStateRequestHeader,
   type MessageExt,
@@ -17,7 +18,7 @@ const log = createDebug('rocketwire:client');
 export type TransactionCheckHandler = (
   brokerAddr: string,
   msg: MessageExt,
-  header: CheckTransactionStateRequestHeader & { bname?: string },
+  header: CheckTransactionStateRequestHeader,
 ) => void;
 
 /**
@@ -31,11 +32,20 @@ export function serveCheckTransactionState(
   brokerAddr: string,
   handlers: ReadonlyMap<string, TransactionCheckHandler>,
 ): null {
-  const op = Operations.CHECK_TRANSACTION_STATE;
-  const header = op.request.decode(req.extFields);
+  const { header, body } = decodeOperationRequest(Operations.CHECK_TRANSACTION_STATE, req);
+  return checkTransactionState(header, body, brokerAddr, handlers);
+}
+
+/** serveCheckTransactionState with the request decoded by its row (header, raw body). */
+export function checkTransactionState(
+  header: CheckTransactionStateRequestHeader,
+  body: Buffer | null,
+  brokerAddr: string,
+  handlers: ReadonlyMap<string, TransactionCheckHandler>,
+): null {
   let msg: MessageExt | undefined;
   try {
-    msg = req.body ? decodeMessages(req.body)[0] : undefined;
+    msg = body && body.length > 0 ? decodeMessages(body)[0] : undefined;
   } catch (err) {
     log('CHECK_TRANSACTION_STATE from %s: body does not decode: %s', brokerAddr, (err as Error).message);
     return null;
@@ -50,7 +60,6 @@ export function serveCheckTransactionState(
     log('CHECK_TRANSACTION_STATE from %s: no transaction producer of group %s here', brokerAddr, group);
     return null;
   }
-  const bname = req.extFields?.bname;
-  handler(brokerAddr, msg, bname === undefined ? header : { ...header, bname });
+  handler(brokerAddr, msg, header);
   return null;
 }

@@ -144,7 +144,7 @@ function intOption(name: string, value: number | undefined, def: number, min: nu
 interface PendingCheck {
   brokerAddr: string;
   msg: MessageExt;
-  header: CheckTransactionStateRequestHeader & { bname?: string };
+  header: CheckTransactionStateRequestHeader;
   /** In the queue, not yet handed to the listener. */
   waiting?: boolean;
   /** Its checkKey when it was taken on (the entry of checksByKey it owns). */

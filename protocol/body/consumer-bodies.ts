@@ -95,6 +95,32 @@ export function decodeResetOffsetBody(body: Buffer | Uint8Array): ResetOffsetBod
   return { offsetTable };
 }
 
+/**
+ * GET_CONSUMER_STATUS_FROM_CLIENT response body, Java's GetConsumerStatusBody:
+ * `{"consumerTable":{},"messageQueueTable":{{MessageQueue}:offset,…}}` (fastjson, fields in name
+ * order, MessageQueue objects as map keys). The client answers with its in-memory offset of each
+ * queue of the topic; `consumerTable` (per client, filled by the broker's aggregation) is sent empty.
+ */
+export interface GetConsumerStatusBody {
+  messageQueueTable: Array<[MessageQueue, number]>;
+}
+/** A GetConsumerStatusBody as JSON bytes, with an empty consumerTable as the Java client writes it. */
+export function encodeGetConsumerStatusBody(b: GetConsumerStatusBody): Buffer {
+  const messageQueueTable = new Map(b.messageQueueTable.map(([mq, offset]) => [messageQueueToJson(mq), offset]));
+  return json({ consumerTable: {}, messageQueueTable }, true);
+}
+/** Parse a GetConsumerStatusBody's messageQueueTable; a non-numeric offset throws a ProtocolError. */
+export function decodeGetConsumerStatusBody(body: Buffer | Uint8Array): GetConsumerStatusBody {
+  const o = asObject(parseFastjsonBody(body), 'GetConsumerStatusBody');
+  const table = asObject(o.messageQueueTable ?? {}, 'messageQueueTable');
+  const messageQueueTable: Array<[MessageQueue, number]> = [];
+  for (const [k, v] of Object.entries(table)) {
+    if (typeof v !== 'number') throw bodyError(`messageQueueTable[${k}]`, 'is not a number');
+    messageQueueTable.push([parseMessageQueueKey(k, 'messageQueueTable key'), v]);
+  }
+  return { messageQueueTable };
+}
+
 /** CONSUME_MESSAGE_DIRECTLY response body. consumeResult is a CMResult name. */
 export interface ConsumeMessageDirectlyResult {
   order: boolean;
@@ -217,6 +243,11 @@ export const LockBatchResponseBody = {
 } as const;
 /** The codec of ResetOffsetBody (encodeResetOffsetBody, decodeResetOffsetBody). */
 export const ResetOffsetBody = { encode: encodeResetOffsetBody, decode: decodeResetOffsetBody } as const;
+/** The codec of GetConsumerStatusBody (encodeGetConsumerStatusBody, decodeGetConsumerStatusBody). */
+export const GetConsumerStatusBody = {
+  encode: encodeGetConsumerStatusBody,
+  decode: decodeGetConsumerStatusBody,
+} as const;
 /** The codec of ConsumeMessageDirectlyResult (encodeConsumeMessageDirectlyResult, decodeConsumeMessageDirectlyResult). */
 export const ConsumeMessageDirectlyResult = {
   encode: encodeConsumeMessageDirectlyResult,

@@ -97,10 +97,12 @@ const checkTxSpec = {
   transactionId: F.string.optional(),
   offsetMsgId: F.string.optional(),
   topic: F.string.optional(),
+  bname: F.string.optional(),
 };
 /**
  * CHECK_TRANSACTION_STATE (39), broker → producer: tranStateTableOffset, commitLogOffset Long
- * req | msgId, transactionId, offsetMsgId String opt | 5.x topic. Body: one stored message.
+ * req | msgId, transactionId, offsetMsgId String opt | 5.x topic | bname (RpcRequestHeader's
+ * field: the broker that asks, so the END_TRANSACTION goes back to it). Body: one stored message.
  */
 export const CheckTransactionStateRequestHeader = defineHeader('CheckTransactionStateRequestHeader', checkTxSpec);
 export type CheckTransactionStateRequestHeader = HeaderOf<typeof checkTxSpec>;

@@ -28,6 +28,21 @@ export type UnregisterClientRequestHeader = HeaderOf<typeof unregisterSpec>;
  * does for LOCK_BATCH_MQ and UNLOCK_BATCH_MQ below); the HeartbeatData body carries everything.
  */
 export const HeartbeatRequestHeader = defineHeader('HeartbeatRequestHeader', {});
+const heartbeatResponseSpec = {
+  isSupportHeartBeatV2: F.boolean.optional('IS_SUPPORT_HEART_BEAT_V2'),
+  isSubChange: F.boolean.optional('IS_SUB_CHANGE'),
+};
+/**
+ * HEART_BEAT (34) response of a 5.x broker: Java's ClientManageProcessor#heartBeat adds the
+ * extFields MixAll.IS_SUPPORT_HEART_BEAT_V2 and MixAll.IS_SUB_CHANGE ("true"/"false"), which a 5.x
+ * client's sendHeartbeatToBrokerV2 reads; a 4.9 broker answers with no fields.
+ *
+ * | key | type | meaning |
+ * | IS_SUPPORT_HEART_BEAT_V2 | Boolean | the broker takes heartbeats that omit unchanged subscriptions |
+ * | IS_SUB_CHANGE | Boolean | the subscriptions this heartbeat carried changed the group |
+ */
+export const HeartbeatResponseHeader = defineHeader('HeartbeatResponseHeader', heartbeatResponseSpec);
+export type HeartbeatResponseHeader = HeaderOf<typeof heartbeatResponseSpec>;
 /** LOCK_BATCH_MQ (41): no header fields; the queues to lock travel in a LockBatchBody. */
 export const LockBatchMqRequestHeader = defineHeader('LockBatchMqRequestHeader', {});
 /** UNLOCK_BATCH_MQ (42): no header fields; the queues to unlock travel in an UnlockBatchRequestBody. */
