@@ -87,6 +87,8 @@ export interface OperationAnswer<O> {
   /** The body already encoded by the row's codec (a body built once and answered many times). */
   readonly bodyBytes?: Buffer | null;
   readonly version?: number;
+  /** Never set: keeps an encoded RemotingCommand from passing for an answer. */
+  readonly opaque?: never;
 }
 
 /** The response of `op` to `request`, encoded with the row: the only builder of a served answer. */

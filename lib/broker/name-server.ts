@@ -3,9 +3,6 @@ import {
   MQVersion,
   Operations,
   ResponseCode,
-  createResponse,
-  encodeClusterInfo,
-  encodeTopicList,
   encodeTopicRouteData,
   type BrokerData,
   type ClusterInfo,
@@ -16,7 +13,7 @@ import {
 } from '../../protocol/internal.js';
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
-import { registerOperation } from './processor/request-processor.js';
+import { fail, ok, registerOperation, type Answer } from './processor/request-processor.js';
 import { registerNameServerAdminTools } from './processor/admin-tools-processor.js';
 import { DEFAULT_MAX_QUEUE_NUMS } from './processor/broker-context.js';
 import { checkTopicConfigRequest, topicConfigFromHeader, type TopicConfig } from './topic-config.js';
@@ -64,14 +61,10 @@ export class NameServer {
     registerOperation(this.server, Operations.GET_ROUTEINFO_BY_TOPIC, ({ header, request }) =>
       this.getRouteInfo(request, header),
     );
-    registerOperation(this.server, Operations.GET_BROKER_CLUSTER_INFO, ({ request }) =>
-      createResponse(request, ResponseCode.SUCCESS, { body: encodeClusterInfo(this.clusterInfo()) }),
-    );
-    registerOperation(this.server, Operations.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, ({ request }) =>
-      createResponse(request, ResponseCode.SUCCESS, {
-        body: encodeTopicList({ topicList: [...this.topicQueues.keys()].sort() }),
-      }),
-    );
+    registerOperation(this.server, Operations.GET_BROKER_CLUSTER_INFO, () => ({ body: this.clusterInfo() }));
+    registerOperation(this.server, Operations.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, () => ({
+      body: { topicList: [...this.topicQueues.keys()].sort() },
+    }));
     registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header, request }) =>
       this.createTopic(request, header),
     );
@@ -137,16 +130,18 @@ export class NameServer {
     };
   }
 
-  private getRouteInfo(req: RemotingCommand, h: GetRouteInfoRequestHeader): RemotingCommand {
+  private getRouteInfo(req: RemotingCommand, h: GetRouteInfoRequestHeader): Answer {
     // Standard JSON for clients >= V4_9_4 or when asked; older clients get fastjson's unquoted keys.
     const standard = req.version >= MQVersion.V4_9_4 || h.acceptStandardJsonOnly === true;
     const route = this.route(h.topic);
     if (route === null) {
-      return createResponse(req, ResponseCode.TOPIC_NOT_EXIST, {
-        remark: `No topic route info in name server for the topic: ${h.topic}${FAQ_APPLY_TOPIC}`,
-      });
+      return fail(
+        ResponseCode.TOPIC_NOT_EXIST,
+        `No topic route info in name server for the topic: ${h.topic}${FAQ_APPLY_TOPIC}`,
+      );
     }
-    return createResponse(req, ResponseCode.SUCCESS, { body: encodeTopicRouteData(route, { nonStandard: !standard }) });
+    // the row's codec writes standard JSON only; an older client's fastjson keys are encoded here
+    return ok({ body: encodeTopicRouteData(route, { nonStandard: !standard }) });
   }
 
   /** ClusterInfo; like Java, written with fastjson's unquoted numeric brokerAddrs keys. */
@@ -161,12 +156,12 @@ export class NameServer {
   }
 
   /** Creates the topic on every broker (mqadmin sends this to brokers; the embedded name server fans it out). */
-  private createTopic(req: RemotingCommand, h: CreateTopicRequestHeader): RemotingCommand {
+  private createTopic(req: RemotingCommand, h: CreateTopicRequestHeader): Answer {
     const config = topicConfigFromHeader(h);
     const bad = checkTopicConfigRequest(config, this.maxQueueNums);
-    if (bad) return createResponse(req, ResponseCode.INVALID_PARAMETER, { remark: bad });
+    if (bad) return fail(ResponseCode.INVALID_PARAMETER, bad);
     for (const b of this.brokers.values()) b.createTopic(config);
-    return createResponse(req, ResponseCode.SUCCESS);
+    return ok();
   }
 }
 

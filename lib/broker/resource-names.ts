@@ -7,7 +7,7 @@ import {
   type LockBatchBody,
 } from '../../protocol/internal.js';
 import type { SubscriptionGroupConfig } from '../../protocol/body/admin-tools-bodies.js';
-import type { AnyOperation } from './processor/request-processor.js';
+import type { AnyOperation } from '../../protocol/operation.js';
 
 /**
  * The one check of topic and group names at the broker's (and the name server's) request

@@ -102,6 +102,15 @@ const sendResponseSpec = {
 export const SendMessageResponseHeader = defineHeader('SendMessageResponseHeader', sendResponseSpec);
 export type SendMessageResponseHeader = HeaderOf<typeof sendResponseSpec>;
 
+const sendTraceFieldsSpec = { MSG_REGION: F.string.required(), TRACE_ON: F.string.required() };
+/**
+ * The two extFields a broker adds to every send answer, failures included (Java's
+ * SendMessageProcessor: `response.addExtField(MessageConst.PROPERTY_MSG_REGION, …)` and
+ * PROPERTY_TRACE_SWITCH), written after the answer's own header fields.
+ */
+export const SendResponseTraceFields = defineHeader('SendResponseTraceFields', sendTraceFieldsSpec);
+export type SendResponseTraceFields = HeaderOf<typeof sendTraceFieldsSpec>;
+
 const sendBackSpec = {
   offset: F.long.required(),
   group: F.string.required(),

@@ -6,13 +6,12 @@ import {
   ResponseCode,
   RETRY_GROUP_TOPIC_PREFIX,
   buildSubscriptionData,
-  createResponse,
   decodeMessage,
   encodeStoredMessage,
   readInt64,
   type RemotingCommand,
 } from '../../../protocol/internal.js';
-import { PopMessageResponseHeader, type PopMessageRequestHeader } from '../../../protocol/custom-header/pop.js';
+import { type PopMessageRequestHeader } from '../../../protocol/custom-header/pop.js';
 import {
   POP_ORDER_REVIVE_QUEUE,
   decodeReceiptHandle,
@@ -34,7 +33,7 @@ import { tagMatcher } from '../message-filter.js';
 import type { MessageInner } from '../message-record.js';
 import { scheduleEvery } from '../periodic-task.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
-import { fail, ok, registerOperation } from '../processor/request-processor.js';
+import { answerTo, fail, ok, registerOperation, type Answer } from '../processor/request-processor.js';
 import { ConsumerOrderInfoManager, ORDER_ACK_ILLEGAL } from './consumer-order-info.js';
 import { PopCheckpointTable, checkpointKey, type PopCheckpoint } from './pop-checkpoints.js';
 import { MessageRequestModeManager, QueryAssignmentProcessor } from './query-assignment-processor.js';
@@ -187,9 +186,9 @@ export class PopService {
     );
     registerOperation(server, Operations.ACK_MESSAGE, ({ header, request }) => {
       const badExtra = extraInfoRemark(header.extraInfo);
-      if (badExtra) return fail(request, ResponseCode.INVALID_PARAMETER, badExtra);
+      if (badExtra) return fail(ResponseCode.INVALID_PARAMETER, badExtra);
       const r = this.ackOne(header.consumerGroup, header.topic, header.queueId, header.extraInfo, header.offset);
-      return r === null ? ok(request) : fail(request, r.code, r.remark);
+      return r === null ? ok() : fail(r.code, r.remark);
     });
     registerOperation(server, Operations.BATCH_ACK_MESSAGE, ({ body, request }) => this.processBatchAck(request, body));
     registerOperation(server, Operations.CHANGE_MESSAGE_INVISIBLETIME, ({ header, request }) =>
@@ -243,7 +242,7 @@ export class PopService {
     req: RemotingCommand,
     conn: RemotingConnection,
     h: PopMessageRequestHeader,
-  ): RemotingCommand | Promise<RemotingCommand | null> {
+  ): Answer | RemotingCommand | Promise<RemotingCommand | null> {
     const now = this.clock.now();
     const bornTime = h.bornTime > 0 ? h.bornTime : now;
     if (now - bornTime - h.pollTime > BORN_TIME_SLACK_MS) {
@@ -251,7 +250,6 @@ export class PopService {
     }
     if (h.maxMsgNums > MAX_POP_NUMS) {
       return fail(
-        req,
         ResponseCode.INVALID_PARAMETER,
         `the broker [${this.ctx.brokerName}] pop message is illegal: maxMsgNums ${h.maxMsgNums} > ${MAX_POP_NUMS}`,
       );
@@ -260,7 +258,6 @@ export class PopService {
     const { min, max } = this.invisibleBounds;
     if (!(h.invisibleTime >= min && h.invisibleTime <= max)) {
       return fail(
-        req,
         ResponseCode.INVALID_PARAMETER,
         `invisibleTime ${h.invisibleTime} is outside [${min}, ${max}] ms (the broker options minPopInvisibleTimeMs and maxPopInvisibleTimeMs)`,
       );
@@ -268,10 +265,9 @@ export class PopService {
     const config = this.ctx.topics.get(h.topic);
     if (!config) return topicNotExist(req, h.topic);
     if ((config.perm & PermName.PERM_READ) === 0)
-      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${h.topic}] peeking message is forbidden`);
+      return fail(ResponseCode.NO_PERMISSION, `the topic[${h.topic}] peeking message is forbidden`);
     if (h.queueId >= config.readQueueNums) {
       return fail(
-        req,
         ResponseCode.INVALID_PARAMETER,
         `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${config.readQueueNums}] consumer:[${conn.remoteAddress}]`,
       );
@@ -282,15 +278,11 @@ export class PopService {
         maxTags: this.ctx.limits.maxTagsPerSubscription,
       });
       if (sub.expressionType !== 'TAG')
-        return fail(req, ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
+        return fail(ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
       match = tagMatcher(sub);
     } catch (err) {
       if (!(err instanceof FilterExpressionError)) throw err;
-      return fail(
-        req,
-        ResponseCode.SUBSCRIPTION_PARSE_FAILED,
-        `parse the consumer's subscription failed: ${err.message}`,
-      );
+      return fail(ResponseCode.SUBSCRIPTION_PARSE_FAILED, `parse the consumer's subscription failed: ${err.message}`);
     }
     const run = (): { popTime: number; result: PopResult; reviveQid: number } => {
       const popTime = this.clock.now();
@@ -399,9 +391,11 @@ export class PopService {
     remark?: string,
     reviveQid = 0,
   ): RemotingCommand {
-    return createResponse(req, code, {
+    // encoded now: a held pop answers later, on its connection, with this frame
+    return answerTo(Operations.POP_MESSAGE, req, {
+      code,
       remark: remark ?? (code === ResponseCode.SUCCESS ? 'FOUND' : 'NO_MESSAGE_IN_QUEUE'),
-      extFields: PopMessageResponseHeader.encode({
+      header: {
         popTime,
         invisibleTime: h.invisibleTime,
         reviveQid,
@@ -409,9 +403,9 @@ export class PopService {
         startOffsetInfo: encodeStartOffsetInfo(r.start),
         msgOffsetInfo: encodeMsgOffsetInfo(r.msgs),
         ...(h.order && r.orderCounts.length > 0 ? { orderCountInfo: encodeOrderCountInfo(r.orderCounts) } : {}),
-      }),
-      body: code === ResponseCode.SUCCESS ? Buffer.concat(r.records, r.bytes) : null,
-    });
+      },
+      body: code === ResponseCode.SUCCESS ? Buffer.concat(r.records, r.bytes) : undefined,
+    }) as RemotingCommand;
   }
 
   /**
@@ -695,8 +689,8 @@ export class PopService {
         bits: number[];
       }>;
     },
-  ): RemotingCommand {
-    if (body.acks.length === 0) return fail(req, ResponseCode.NO_MESSAGE, 'empty batch ack');
+  ): Answer {
+    if (body.acks.length === 0) return fail(ResponseCode.NO_MESSAGE, 'empty batch ack');
     for (const a of body.acks) {
       const topic = popRealTopic(a.topic, a.consumerGroup, a.retry);
       const key = checkpointKey(a.consumerGroup, topic, a.queueId, a.startOffset, a.popTime);
@@ -707,11 +701,11 @@ export class PopService {
         if (a.reviveQueueId === POP_ORDER_REVIVE_QUEUE) {
           // Apache answers a batch's order acks with the last one's result
           const bad = this.ackOrderly(a.consumerGroup, topic, a.queueId, offset, a.popTime, a.invisibleTime);
-          if (bad) return fail(req, bad.code, bad.remark);
+          if (bad) return fail(bad.code, bad.remark);
         } else this.checkpoints.ack(key, offset);
       }
     }
-    return ok(req);
+    return ok();
   }
 
   private processChangeInvisible(
@@ -724,16 +718,15 @@ export class PopService {
       offset: number;
       invisibleTime: number;
     },
-  ): RemotingCommand {
+  ): Answer {
     const bad = this.checkAckTarget(h.topic, h.queueId, h.offset, false);
-    if (bad) return fail(req, bad.code, bad.remark);
+    if (bad) return fail(bad.code, bad.remark);
     const badExtra = extraInfoRemark(h.extraInfo);
-    if (badExtra) return fail(req, ResponseCode.INVALID_PARAMETER, badExtra);
+    if (badExtra) return fail(ResponseCode.INVALID_PARAMETER, badExtra);
     // 0 is fine (visible again now: a Java popDelayLevel of 0 s sends it); a negative or huge time is not
     const max = this.invisibleBounds.max;
     if (!(h.invisibleTime >= 0 && h.invisibleTime <= max)) {
       return fail(
-        req,
         ResponseCode.INVALID_PARAMETER,
         `invisibleTime ${h.invisibleTime} is outside [0, ${max}] ms (the broker option maxPopInvisibleTimeMs)`,
       );
@@ -749,13 +742,7 @@ export class PopService {
         visibleAt = now + h.invisibleTime;
         this.orderInfo.updateNextVisibleTime(h.topic, h.consumerGroup, h.queueId, h.offset, rh.popTime, visibleAt);
       }
-      return ok(req, {
-        extFields: {
-          popTime: String(rh.popTime),
-          invisibleTime: String(visibleAt - rh.popTime),
-          reviveQid: String(rh.reviveQid),
-        },
-      });
+      return { header: { popTime: rh.popTime, invisibleTime: visibleAt - rh.popTime, reviveQid: rh.reviveQid } };
     }
     const prefix = `${RETRY_GROUP_TOPIC_PREFIX}${h.consumerGroup}_`;
     const originTopic = h.topic.startsWith(prefix) ? h.topic.slice(prefix.length) : h.topic;
@@ -778,9 +765,7 @@ export class PopService {
       acked: new Set(),
     });
     this.checkpoints.ack(checkpointKey(h.consumerGroup, h.topic, h.queueId, rh.ckQueueOffset, rh.popTime), h.offset);
-    return ok(req, {
-      extFields: { popTime: String(popTime), invisibleTime: String(h.invisibleTime), reviveQid: String(rh.reviveQid) },
-    });
+    return { header: { popTime, invisibleTime: h.invisibleTime, reviveQid: rh.reviveQid } };
   }
 
   // ------------------------------------------------------------------ revive

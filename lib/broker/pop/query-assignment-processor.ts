@@ -15,7 +15,7 @@ import { QueryAssignmentResponseBody } from '../../../protocol/body/pop-bodies.j
 import type { RemotingServer } from '../../remoting/index.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
 import type { BrokerContext } from '../processor/broker-context.js';
-import { fail, ok, registerOperation } from '../processor/request-processor.js';
+import { fail, ok, registerOperation, type Answer } from '../processor/request-processor.js';
 
 const log = createDebug('rocketwire:broker:pop');
 
@@ -124,17 +124,17 @@ export class QueryAssignmentProcessor {
           }
         }
       }
-      return ok(request, { body: QueryAssignmentResponseBody.encode({ messageQueueAssignments: assignments }) });
+      return ok({ body: QueryAssignmentResponseBody.encode({ messageQueueAssignments: assignments }) });
     });
   }
 
-  private setMode(req: RemotingCommand, b: SetMessageRequestModeRequestBody): RemotingCommand {
+  private setMode(req: RemotingCommand, b: SetMessageRequestModeRequestBody): Answer {
     if (b.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
-      return fail(req, ResponseCode.NO_PERMISSION, 'retry topic is not allowed to set mode');
-    if (!this.ctx.topics.get(b.topic)) return fail(req, ResponseCode.TOPIC_NOT_EXIST, `topic[${b.topic}] not exist`);
+      return fail(ResponseCode.NO_PERMISSION, 'retry topic is not allowed to set mode');
+    if (!this.ctx.topics.get(b.topic)) return fail(ResponseCode.TOPIC_NOT_EXIST, `topic[${b.topic}] not exist`);
     this.modes.set(b);
     log('request mode of %s@%s is now %s (popShareQueueNum %d)', b.topic, b.consumerGroup, b.mode, b.popShareQueueNum);
-    return ok(req);
+    return ok();
   }
 }
 

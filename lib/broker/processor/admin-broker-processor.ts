@@ -1,6 +1,4 @@
 import {
-  GetEarliestMsgStoretimeResponseHeader,
-  GetMaxOffsetResponseHeader,
   Operations,
   ResponseCode,
   createRequest,
@@ -16,7 +14,7 @@ import type { RemotingServer } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
 import { checkTopicConfigRequest, topicConfigFromHeader } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
-import { fail, ok, registerOperation } from './request-processor.js';
+import { fail, ok, registerOperation, type Answer } from './request-processor.js';
 
 /**
  * Most queues one GET_CONSUME_STATS answer lists (about 10 MB of JSON, under the 16 MiB frame a
@@ -37,8 +35,8 @@ export class AdminBrokerProcessor {
   constructor(private readonly ctx: BrokerContext) {}
 
   register(server: RemotingServer): void {
-    const offset = (request: RemotingCommand, value: number): RemotingCommand =>
-      ok(request, { extFields: GetMaxOffsetResponseHeader.encode({ offset: value }) });
+    // GET_MAX_OFFSET, GET_MIN_OFFSET and SEARCH_OFFSET_BY_TIMESTAMP answer the same header: one `offset`
+    const offset = (_request: RemotingCommand, value: number): Answer => ({ header: { offset: value } });
     registerOperation(server, Operations.GET_MAX_OFFSET, ({ header: h, request }) =>
       offset(request, this.ctx.messageStore.getMaxOffset(h.topic, h.queueId)),
     );
@@ -52,24 +50,24 @@ export class AdminBrokerProcessor {
     });
     registerOperation(server, Operations.GET_EARLIEST_MSG_STORETIME, ({ header: h, request }) => {
       const timestamp = this.ctx.messageStore.getEarliestMessageTime(h.topic, h.queueId);
-      return ok(request, { extFields: GetEarliestMsgStoretimeResponseHeader.encode({ timestamp }) });
+      return { header: { timestamp } };
     });
     registerOperation(server, Operations.VIEW_MESSAGE_BY_ID, ({ header: h, request }) => {
       const rec = this.ctx.messageStore.lookMessageByOffset(h.offset);
-      if (!rec) return fail(request, ResponseCode.SYSTEM_ERROR, `can not find message by the offset, ${h.offset}`);
-      return ok(request, { body: Buffer.from(rec) });
+      if (!rec) return fail(ResponseCode.SYSTEM_ERROR, `can not find message by the offset, ${h.offset}`);
+      return ok({ body: Buffer.from(rec) });
     });
     registerOperation(server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header: h, request }) => {
       const config = topicConfigFromHeader(h);
       const bad = checkTopicConfigRequest(config, this.ctx.limits.maxQueueNums);
-      if (bad) return fail(request, ResponseCode.INVALID_PARAMETER, bad);
+      if (bad) return fail(ResponseCode.INVALID_PARAMETER, bad);
       this.ctx.topics.put(config);
-      return ok(request);
+      return ok();
     });
     registerOperation(server, Operations.GET_TOPIC_CONFIG, ({ header: h, request }) => {
       const c = this.ctx.topics.get(h.topic);
       if (!c) return topicNotExist(request, h.topic);
-      return ok(request, { body: encodeTopicConfigBody(c) });
+      return ok({ body: encodeTopicConfigBody(c) });
     });
     registerOperation(server, Operations.GET_CONSUME_STATS, ({ header, request }) =>
       this.getConsumeStats(request, header),
@@ -83,10 +81,10 @@ export class AdminBrokerProcessor {
    * GET_CONSUMER_RUNNING_INFO from an admin tool: forwarded to the named client's connection (as
    * Java's Broker2Client.callClient does) and its answer relayed.
    */
-  private async callConsumer(req: RemotingCommand, group: string, clientId: string): Promise<RemotingCommand> {
+  private async callConsumer(req: RemotingCommand, group: string, clientId: string): Promise<RemotingCommand | Answer> {
     const channel = [...(this.ctx.consumers.find(group)?.channels.values() ?? [])].find((c) => c.clientId === clientId);
     if (!channel || channel.conn.closed)
-      return fail(req, ResponseCode.SYSTEM_ERROR, `The Consumer <${group}> <${clientId}> not online`);
+      return fail(ResponseCode.SYSTEM_ERROR, `The Consumer <${group}> <${clientId}> not online`);
     const forward = createRequest(req.code, {
       extFields: { ...(req.extFields ?? {}) },
       body: req.body ? Buffer.from(req.body) : null,
@@ -101,7 +99,6 @@ export class AdminBrokerProcessor {
       });
     } catch (err) {
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         `invoke consumer <${group}> <${clientId}> failed: ${(err as Error).message}`,
       );
@@ -113,7 +110,7 @@ export class AdminBrokerProcessor {
    * offset, the committed offset (0 when none) and the store time of the last consumed message.
    * Topics the online group no longer subscribes to are skipped, as in Java.
    */
-  private getConsumeStats(req: RemotingCommand, h: GetConsumeStatsRequestHeader): RemotingCommand {
+  private getConsumeStats(req: RemotingCommand, h: GetConsumeStatsRequestHeader): Answer {
     const group = h.consumerGroup;
     const store = this.ctx.messageStore;
     const topics = h.topic ? [h.topic] : [...this.ctx.offsets.groupOffsets(group).keys()];
@@ -131,7 +128,6 @@ export class AdminBrokerProcessor {
     }
     if (total > MAX_CONSUME_STATS_QUEUES) {
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         `the consume stats of group ${group} span ${total} queues, more than ${MAX_CONSUME_STATS_QUEUES}; ask for one topic at a time`,
       );
@@ -149,6 +145,6 @@ export class AdminBrokerProcessor {
         ]);
       }
     }
-    return ok(req, { body: encodeConsumeStats({ consumeTps: 0, offsetTable }) });
+    return ok({ body: encodeConsumeStats({ consumeTps: 0, offsetTable }) });
   }
 }

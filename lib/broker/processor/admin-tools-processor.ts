@@ -1,11 +1,9 @@
 import {
   MQVersion,
   Operations,
-  QueryMessageResponseHeader,
   RETRY_GROUP_TOPIC_PREFIX,
   isSystemTopic,
   ResponseCode,
-  createRequest,
   encodeResetOffsetBody,
   type MessageQueue,
   type RemotingCommand,
@@ -26,7 +24,7 @@ import { UNIQUE_KEY_QUERY_MAX, type IndexService } from '../index-service.js';
 import type { NameServer } from '../name-server.js';
 import type { SubscriptionGroupManager } from '../subscription-group-manager.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
-import { fail, ok, registerOperation } from './request-processor.js';
+import { callClient, fail, ok, registerOperation, type Answer } from './request-processor.js';
 
 /** What the admin tools need of a broker beyond the processors' shared context. */
 export interface AdminToolsHost {
@@ -54,7 +52,7 @@ export class AdminToolsProcessor {
 
   register(server: RemotingServer): void {
     registerOperation(server, Operations.GET_BROKER_RUNTIME_INFO, ({ request }) =>
-      ok(request, {
+      ok({
         body: encodeKVTable({
           table: {
             brokerVersionDesc: versionDesc(BROKER_VERSION),
@@ -73,22 +71,22 @@ export class AdminToolsProcessor {
     registerOperation(server, Operations.DELETE_TOPIC_IN_BROKER, ({ header: h, request }) => {
       // as Java (validateSystemTopicWhenUpdateTopic, on by default): TBW102, SCHEDULE_TOPIC_XXXX… stay
       if (isSystemTopic(h.topic))
-        return fail(request, ResponseCode.INVALID_PARAMETER, `The topic[${h.topic}] is conflict with system topic.`);
+        return fail(ResponseCode.INVALID_PARAMETER, `The topic[${h.topic}] is conflict with system topic.`);
       // Java deletes the topic's consume queues and config and answers SUCCESS for an unknown topic too
       this.ctx.topics.delete(h.topic);
       this.ctx.messageStore.deleteTopic(h.topic);
       this.host.namesrv.unregisterTopic(h.topic, this.ctx.brokerName);
-      return ok(request);
+      return ok();
     });
     registerOperation(server, Operations.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, ({ body, request }) => {
       // the group name was checked with every request's names (resource-names.ts)
       this.host.groups.put(body);
-      return ok(request);
+      return ok();
     });
     registerOperation(server, Operations.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, ({ request }) => {
       const table: Record<string, SubscriptionGroupConfig> = {};
       for (const g of [...this.knownGroups()].sort()) table[g] = this.host.groups.get(g) ?? subscriptionGroupConfig(g);
-      return ok(request, {
+      return ok({
         body: encodeSubscriptionGroupWrapper({
           subscriptionGroupTable: table,
           dataVersion: this.host.groups.dataVersion(),
@@ -98,7 +96,7 @@ export class AdminToolsProcessor {
     registerOperation(server, Operations.DELETE_SUBSCRIPTIONGROUP, ({ header: h, request }) => {
       this.host.groups.delete(h.groupName);
       if (h.cleanOffset === true) this.ctx.offsets.removeGroup(h.groupName);
-      return ok(request);
+      return ok();
     });
     registerOperation(server, Operations.INVOKE_BROKER_TO_RESET_OFFSET, ({ header: h, request }) =>
       this.resetOffset(request, h),
@@ -107,19 +105,15 @@ export class AdminToolsProcessor {
       this.host.index.flush();
       const maxNum = h.uniqueKeyQuery === true ? UNIQUE_KEY_QUERY_MAX : h.maxNum;
       const r = this.host.index.query(h.topic, h.key, maxNum, h.beginTimestamp, h.endTimestamp);
-      const extFields = QueryMessageResponseHeader.encode({
-        indexLastUpdateTimestamp: r.lastTimestamp,
-        indexLastUpdatePhyoffset: r.lastPhys,
-      });
+      const header = { indexLastUpdateTimestamp: r.lastTimestamp, indexLastUpdatePhyoffset: r.lastPhys };
       const records = r.entries
         .map((e) => this.ctx.messageStore.lookMessageByOffset(e.phys))
         .filter((b): b is Buffer => b !== null);
       if (records.length === 0) {
-        const res = fail(request, ResponseCode.QUERY_NOT_FOUND, 'can not find message, maybe time range not correct');
-        res.extFields = extFields;
-        return res;
+        const remark = 'can not find message, maybe time range not correct';
+        return { code: ResponseCode.QUERY_NOT_FOUND, remark, header };
       }
-      return ok(request, { extFields, body: Buffer.concat(records) });
+      return { header, body: Buffer.concat(records) };
     });
   }
 
@@ -136,7 +130,7 @@ export class AdminToolsProcessor {
   }
 
   /** GET_TOPIC_STATS_INFO: min and max offset and last store time of every queue (AdminBrokerProcessor#getTopicStatsInfo). */
-  private topicStats(req: RemotingCommand, topic: string): RemotingCommand {
+  private topicStats(req: RemotingCommand, topic: string): Answer {
     const config = this.ctx.topics.get(topic);
     if (!config) return topicNotExist(req, topic);
     const store = this.ctx.messageStore;
@@ -151,15 +145,15 @@ export class AdminToolsProcessor {
         { minOffset, maxOffset, lastUpdateTimestamp },
       ]);
     }
-    return ok(req, { body: encodeTopicStatsTable({ offsetTable, topicPutTps: 0 }) });
+    return ok({ body: encodeTopicStatsTable({ offsetTable, topicPutTps: 0 }) });
   }
 
   /** GET_CONSUMER_CONNECTION_LIST: the group's live clients, or CONSUMER_NOT_ONLINE with Java's remark. */
-  private connectionList(req: RemotingCommand, group: string): RemotingCommand {
+  private connectionList(req: RemotingCommand, group: string): Answer {
     const info = this.ctx.consumers.find(group);
     if (!info || info.channels.size === 0)
-      return fail(req, ResponseCode.CONSUMER_NOT_ONLINE, `the consumer group[${group}] not online`);
-    return ok(req, {
+      return fail(ResponseCode.CONSUMER_NOT_ONLINE, `the consumer group[${group}] not online`);
+    return ok({
       body: encodeConsumerConnection({
         connectionSet: [...info.channels.values()].map((c) => ({
           clientId: c.clientId,
@@ -182,12 +176,12 @@ export class AdminToolsProcessor {
    * PULL_OFFSET_MOVED; here every online client of the group also gets RESET_CONSUMER_CLIENT_OFFSET
    * (the 4.9 way, Broker2Client#resetOffset), which Java's and rocketwire's consumers both follow.
    */
-  private resetOffset(req: RemotingCommand, h: ResetOffsetRequestHeader): RemotingCommand {
+  private resetOffset(req: RemotingCommand, h: ResetOffsetRequestHeader): Answer {
     const { topic, group } = h;
     const config = this.ctx.topics.get(topic);
-    if (!config) return fail(req, ResponseCode.TOPIC_NOT_EXIST, `Topic ${topic} does not exist`);
+    if (!config) return fail(ResponseCode.TOPIC_NOT_EXIST, `Topic ${topic} does not exist`);
     if (!this.knownGroups().has(group))
-      return fail(req, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, `Group ${group} does not exist`);
+      return fail(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, `Group ${group} does not exist`);
     const store = this.ctx.messageStore;
     const byTime = (q: number): number =>
       h.timestamp < 0 ? store.getMaxOffset(topic, q) : store.getOffsetByTime(topic, q, h.timestamp, 'LOWER');
@@ -199,17 +193,13 @@ export class AdminToolsProcessor {
         const min = store.getMinOffset(topic, queueId);
         const max = store.getMaxOffset(topic, queueId);
         if ((min >= 0 && offset < min) || offset > max + 1)
-          return fail(
-            req,
-            ResponseCode.SYSTEM_ERROR,
-            `Target offset ${offset} not in consume queue range [${min}-${max}]`,
-          );
+          return fail(ResponseCode.SYSTEM_ERROR, `Target offset ${offset} not in consume queue range [${min}-${max}]`);
       } else offset = byTime(queueId);
       offsets.set(queueId, offset);
     } else {
       for (let q = 0; q < Math.min(config.readQueueNums, this.ctx.limits.maxQueueNums); q++) offsets.set(q, byTime(q));
     }
-    if (offsets.size === 0) return fail(req, ResponseCode.SYSTEM_ERROR, 'No queues to reset.');
+    if (offsets.size === 0) return fail(ResponseCode.SYSTEM_ERROR, 'No queues to reset.');
     const offsetTable: Array<[MessageQueue, number]> = [];
     for (const [q, offset] of offsets) {
       this.ctx.offsets.commit(group, topic, q, offset);
@@ -218,20 +208,11 @@ export class AdminToolsProcessor {
     const body = encodeResetOffsetBody({ offsetTable });
     for (const c of this.ctx.consumers.find(group)?.channels.values() ?? []) {
       if (c.conn.closed) continue;
-      const notify = createRequest(Operations.RESET_CONSUMER_CLIENT_OFFSET.code, {
-        extFields: Operations.RESET_CONSUMER_CLIENT_OFFSET.request.encode({
-          topic,
-          group,
-          timestamp: h.timestamp,
-          isForce: true,
-        }),
-        body,
-        version: BROKER_VERSION,
-        oneway: true,
-      });
-      void c.conn.invokeOneway(notify).catch(() => undefined);
+      const header = { topic, group, timestamp: h.timestamp, isForce: true };
+      const op = Operations.RESET_CONSUMER_CLIENT_OFFSET;
+      void callClient(c.conn, op, header, body, { version: BROKER_VERSION, oneway: true }).catch(() => undefined);
     }
-    return ok(req, { body });
+    return ok({ body });
   }
 }
 
@@ -239,6 +220,6 @@ export class AdminToolsProcessor {
 export function registerNameServerAdminTools(server: RemotingServer, namesrv: NameServer): void {
   registerOperation(server, Operations.DELETE_TOPIC_IN_NAMESRV, ({ header: h, request }) => {
     namesrv.unregisterTopic(h.topic);
-    return ok(request);
+    return ok();
   });
 }

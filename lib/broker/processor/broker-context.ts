@@ -15,7 +15,7 @@ import type { ReplyRequestTable } from '../reply/reply-request-table.js';
 import type { TopicConfigManager } from '../topic-config.js';
 import type { TransactionalMessageService } from '../transaction/transactional-message-service.js';
 import { BrokerOptionError } from '../errors.js';
-import { fail } from './request-processor.js';
+import { fail, type Answer } from './request-processor.js';
 import type { TimerSettings } from '../timer/index.js';
 
 /**
@@ -105,6 +105,6 @@ export interface BrokerContext {
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */
-export function topicNotExist(req: RemotingCommand, topic: string): RemotingCommand {
-  return fail(req, ResponseCode.TOPIC_NOT_EXIST, `topic[${topic}] not exist, apply first please!${FAQ_APPLY_TOPIC}`);
+export function topicNotExist(req: RemotingCommand, topic: string): Answer {
+  return fail(ResponseCode.TOPIC_NOT_EXIST, `topic[${topic}] not exist, apply first please!${FAQ_APPLY_TOPIC}`);
 }

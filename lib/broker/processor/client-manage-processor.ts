@@ -3,7 +3,6 @@ import {
   Operations,
   RETRY_GROUP_TOPIC_PREFIX,
   ResponseCode,
-  createRequest,
   encodeLockBatchResponseBody,
   type HeartbeatData,
   type RemotingCommand,
@@ -13,7 +12,7 @@ import type { RemotingConnection, RemotingServer } from '../../remoting/index.js
 import { BROKER_VERSION } from '../broker-version.js';
 import type { ClientChannelInfo } from '../consumer-manager.js';
 import type { BrokerContext } from './broker-context.js';
-import { fail, ok, registerOperation } from './request-processor.js';
+import { callClient, fail, ok, registerOperation, type Answer } from './request-processor.js';
 import { checkFilterConfig } from './sql-filter-checks.js';
 
 const log = createDebug('rocketwire:broker');
@@ -31,21 +30,21 @@ export class ClientManageProcessor {
     registerOperation(server, Operations.UNREGISTER_CLIENT, ({ header, request, conn }) => {
       if (header.producerGroup) this.ctx.consumers.unregisterProducer(header.producerGroup, conn);
       if (header.consumerGroup) this.ctx.consumers.unregister(header.consumerGroup, conn);
-      return ok(request);
+      return ok();
     });
     registerOperation(server, Operations.CHECK_CLIENT_CONFIG, ({ body, request }) => {
       const tooMany = body.subscriptionData ? this.tooManyTags(body.subscriptionData, 'subscriptionData') : null;
-      if (tooMany) return fail(request, ResponseCode.INVALID_PARAMETER, tooMany);
+      if (tooMany) return fail(ResponseCode.INVALID_PARAMETER, tooMany);
       const refused = body.subscriptionData ? checkFilterConfig(this.ctx, body.subscriptionData) : null;
-      return refused ? fail(request, refused.code, refused.remark) : ok(request);
+      return refused ? fail(refused.code, refused.remark) : ok();
     });
     registerOperation(server, Operations.LOCK_BATCH_MQ, ({ body, request }) => {
       const granted = this.ctx.locks.tryLockBatch(body.consumerGroup, body.mqSet, body.clientId, this.ctx.clock.now());
-      return ok(request, { body: encodeLockBatchResponseBody({ lockOKMQSet: granted }) });
+      return ok({ body: encodeLockBatchResponseBody({ lockOKMQSet: granted }) });
     });
     registerOperation(server, Operations.UNLOCK_BATCH_MQ, ({ body, request }) => {
       this.ctx.locks.unlockBatch(body.consumerGroup, body.mqSet, body.clientId);
-      return ok(request);
+      return ok();
     });
   }
 
@@ -54,14 +53,14 @@ export class ClientManageProcessor {
    * them (Java's ConsumerManager.registerConsumer); a 5.x heartbeat `withoutSub` only refreshes
    * the channel of a known group and keeps its subscriptions.
    */
-  private heartbeat(req: RemotingCommand, conn: RemotingConnection, data: HeartbeatData): RemotingCommand {
+  private heartbeat(req: RemotingCommand, conn: RemotingConnection, data: HeartbeatData): Answer {
     const clientId = data.clientID;
     const now = this.ctx.clock.now();
     // checked before anything is registered: a refused heartbeat changes nothing
     for (const [i, cd] of data.consumerDataSet.entries()) {
       for (const [j, sd] of cd.subscriptionDataSet.entries()) {
         const tooMany = this.tooManyTags(sd, `consumerDataSet[${i}].subscriptionDataSet[${j}]`);
-        if (tooMany) return fail(req, ResponseCode.INVALID_PARAMETER, tooMany);
+        if (tooMany) return fail(ResponseCode.INVALID_PARAMETER, tooMany);
       }
     }
     this.ctx.topics.ensureMany(
@@ -82,7 +81,7 @@ export class ClientManageProcessor {
       this.ctx.consumers.register(group, channel, cd.consumeType, cd.messageModel, cd.consumeFromWhere, subs);
     }
     for (const pd of data.producerDataSet) this.ctx.consumers.registerProducer(pd.groupName, conn, clientId, now);
-    return ok(req, { version: BROKER_VERSION, extFields: { IS_SUPPORT_HEART_BEAT_V2: 'true', IS_SUB_CHANGE: 'true' } });
+    return { version: BROKER_VERSION, header: { isSupportHeartBeatV2: true, isSubChange: true } };
   }
 
   /**
@@ -101,14 +100,9 @@ export class ClientManageProcessor {
     const op = Operations.NOTIFY_CONSUMER_IDS_CHANGED;
     for (const ch of channels) {
       if (ch.conn.closed) continue;
-      const notify = createRequest(op.code, {
-        oneway: true,
-        extFields: op.request.encode({ consumerGroup: group }),
-        version: BROKER_VERSION,
-      });
-      ch.conn
-        .invokeOneway(notify)
-        .catch((err: Error) => log('notify %s of %s failed: %s', ch.clientId, group, err.message));
+      callClient(ch.conn, op, { consumerGroup: group }, null, { version: BROKER_VERSION, oneway: true }).catch(
+        (err: Error) => log('notify %s of %s failed: %s', ch.clientId, group, err.message),
+      );
     }
   }
 }

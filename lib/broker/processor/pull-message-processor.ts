@@ -2,12 +2,10 @@ import {
   FilterExpressionError,
   Operations,
   PermName,
-  PullMessageResponseHeader,
   PullSysFlag,
   ResponseCode,
   TOO_MANY_TAGS,
   buildSubscriptionData,
-  createResponse,
   type PullMessageRequestHeader,
   type RemotingCommand,
   type SubscriptionData,
@@ -17,7 +15,7 @@ import { tagMatcher } from '../message-filter.js';
 import type { GetMessageStatus } from '../message-store.js';
 import { FAQ_APPLY_TOPIC } from '../name-server.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
-import { fail, registerOperation } from './request-processor.js';
+import { answerTo, fail, registerOperation, type Answer } from './request-processor.js';
 import { pullFilter } from './sql-filter-checks.js';
 
 const PULL_STATUS_CODE: Record<GetMessageStatus, number> = {
@@ -32,7 +30,8 @@ const PULL_STATUS_CODE: Record<GetMessageStatus, number> = {
   OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
 };
 
-type PullAnswer = RemotingCommand | Promise<RemotingCommand | null> | null;
+type PullAnswer = Answer | Promise<RemotingCommand | null> | null;
+type PullOperation = typeof Operations.PULL_MESSAGE | typeof Operations.LITE_PULL_MESSAGE;
 
 /**
  * PullMessageProcessor: PULL_MESSAGE and 5.x's LITE_PULL_MESSAGE (same header, same answer). A
@@ -44,11 +43,12 @@ export class PullMessageProcessor {
 
   register(server: RemotingServer): void {
     for (const op of [Operations.PULL_MESSAGE, Operations.LITE_PULL_MESSAGE]) {
-      registerOperation(server, op, ({ header, request, conn }) => this.processPull(request, conn, header, true));
+      registerOperation(server, op, ({ header, request, conn }) => this.processPull(op, request, conn, header, true));
     }
   }
 
   private processPull(
+    op: PullOperation,
     req: RemotingCommand,
     conn: RemotingConnection,
     h: PullMessageRequestHeader,
@@ -59,10 +59,9 @@ export class PullMessageProcessor {
     const config = this.ctx.topics.get(topic);
     if (!config) return topicNotExist(req, topic);
     if ((config.perm & PermName.PERM_READ) === 0)
-      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] pulling message is forbidden`);
+      return fail(ResponseCode.NO_PERMISSION, `the topic[${topic}] pulling message is forbidden`);
     if (queueId < 0 || queueId >= config.readQueueNums) {
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         `queueId[${queueId}] is illegal, topic:[${topic}] topicConfig.readQueueNums:[${config.readQueueNums}] consumer:[${conn.remoteAddress}]`,
       );
@@ -79,26 +78,22 @@ export class PullMessageProcessor {
         // Java's PullMessageProcessor answers a FilterAPI.build failure so, whatever the cause;
         // our own bound (Java has none) says which it is
         const why = err.message.startsWith(TOO_MANY_TAGS) ? `: ${err.message} (maxTagsPerSubscription)` : '';
-        return fail(req, ResponseCode.SUBSCRIPTION_PARSE_FAILED, `parse the consumer's subscription failed${why}`);
+        return fail(ResponseCode.SUBSCRIPTION_PARSE_FAILED, `parse the consumer's subscription failed${why}`);
       }
     } else {
       const info = this.ctx.consumers.find(group);
       if (!info)
-        return fail(req, ResponseCode.SUBSCRIPTION_NOT_EXIST, `the consumer's group info not exist${FAQ_APPLY_TOPIC}`);
+        return fail(ResponseCode.SUBSCRIPTION_NOT_EXIST, `the consumer's group info not exist${FAQ_APPLY_TOPIC}`);
       const registered = info.subscriptions.get(topic);
       if (!registered)
-        return fail(
-          req,
-          ResponseCode.SUBSCRIPTION_NOT_EXIST,
-          `the consumer's subscription not exist${FAQ_APPLY_TOPIC}`,
-        );
+        return fail(ResponseCode.SUBSCRIPTION_NOT_EXIST, `the consumer's subscription not exist${FAQ_APPLY_TOPIC}`);
       if (registered.subVersion < h.subVersion) {
-        return fail(req, ResponseCode.SUBSCRIPTION_NOT_LATEST, `the consumer's subscription not latest`);
+        return fail(ResponseCode.SUBSCRIPTION_NOT_LATEST, `the consumer's subscription not latest`);
       }
       sub = registered;
     }
     const sql = pullFilter(this.ctx, sub, (sysFlag & PullSysFlag.FLAG_SUBSCRIPTION) !== 0);
-    if ('code' in sql) return fail(req, sql.code, sql.remark);
+    if ('code' in sql) return fail(sql.code, sql.remark);
     const match = tagMatcher(sub);
     const r = this.ctx.messageStore.getMessage(topic, queueId, queueOffset, h.maxMsgNums, match, sql.matchRecord);
     let code = PULL_STATUS_CODE[r.status];
@@ -118,26 +113,27 @@ export class PullMessageProcessor {
         Math.max(0, h.suspendTimeoutMillis),
         match,
         () => {
-          return this.processPull(req, conn, h, false) as RemotingCommand | null;
+          return answerTo(op, req, this.processPull(op, req, conn, h, false) as Answer | null);
         },
       );
     }
-    return createResponse(req, code, {
+    return {
+      code,
       remark: r.status,
-      extFields: PullMessageResponseHeader.encode({
+      header: {
         suggestWhichBrokerId: 0,
         nextBeginOffset: r.nextBeginOffset,
         minOffset: r.minOffset,
         maxOffset: r.maxOffset,
         topicSysFlag: 0,
         groupSysFlag: 0,
-      }),
+      },
       body:
         code === ResponseCode.SUCCESS
           ? r.records.length === 1
             ? r.records[0]!
             : Buffer.concat(r.records, r.bytes)
-          : null,
-    });
+          : undefined,
+    };
   }
 }

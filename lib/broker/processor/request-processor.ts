@@ -1,15 +1,17 @@
 import createDebug from '../../debug.js';
 import {
+  decodeOperationRequest,
+  encodeOperationRequest,
+  encodeOperationResponse,
   HeaderFieldError,
   ProtocolError,
   ResponseCode,
-  createResponse,
-  type BodySpec,
-  type Operation,
+  type AnyOperation,
+  type OperationAnswer,
   type OperationRequest,
   type OperationRequestBody,
   type RemotingCommand,
-} from '../../../protocol/index.js';
+} from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer, RequestProcessor } from '../../remoting/index.js';
 import { requestNameError } from '../resource-names.js';
 
@@ -23,12 +25,19 @@ export interface IncomingRequest<O> {
   conn: RemotingConnection;
 }
 
-export type OperationHandler<O> = (r: IncomingRequest<O>) => RemotingCommand | null | Promise<RemotingCommand | null>;
+/**
+ * What a handler answers: the fields of its answer (code, header, body, remark; see
+ * protocol's OperationAnswer), which `serve` encodes with the row; a response the row already
+ * encoded (`answerTo`: a long-poll hold that answers later); or null for no answer.
+ */
+export type ServeResult<O> = OperationAnswer<O> | RemotingCommand | null;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation = Operation<any, any, BodySpec<any>, BodySpec<any>>;
+export type OperationHandler<O> = (r: IncomingRequest<O>) => ServeResult<O> | Promise<ServeResult<O>>;
 
-const EMPTY = Buffer.alloc(0);
+export type { AnyOperation };
+
+/** An answer of any row (a helper's answer that several handlers return). */
+export type Answer = OperationAnswer<AnyOperation>;
 
 /**
  * What Java's RemotingCommandException says (RemotingCommand.decodeCommandCustomHeader /
@@ -51,12 +60,6 @@ export function undecodableBodyRemark(err: ProtocolError): string {
   return `${REMOTING_COMMAND_EXCEPTION}: ${err.message}`;
 }
 
-function decodeBody(spec: BodySpec<unknown>, body: Buffer | null): unknown {
-  if (spec === 'none') return undefined;
-  if (spec === 'raw') return body ?? EMPTY;
-  return spec.decode(body ?? EMPTY);
-}
-
 /**
  * The one wrapper every broker processor goes through: decode the request header (and the body,
  * where the row has a codec) with the operation's codecs, call the typed handler, and answer a
@@ -70,41 +73,95 @@ export function operationProcessor<O extends AnyOperation>(op: O, handler: Opera
     let header: OperationRequest<O>;
     let body: OperationRequestBody<O>;
     try {
-      header = op.request.decode(request.extFields) as OperationRequest<O>;
-      body = decodeBody(op.requestBody, request.body) as OperationRequestBody<O>;
+      ({ header, body } = decodeOperationRequest(op, request));
     } catch (err) {
       if (err instanceof HeaderFieldError) {
         log('%s from %s: %s', op.name, conn.remoteAddress, err.message);
-        return fail(request, ResponseCode.SYSTEM_ERROR, undecodableHeaderRemark(err));
+        return answerTo(op, request, fail(ResponseCode.SYSTEM_ERROR, undecodableHeaderRemark(err)));
       }
       if (err instanceof ProtocolError) {
         log('%s from %s: %s', op.name, conn.remoteAddress, err.message);
-        return fail(request, ResponseCode.SYSTEM_ERROR, undecodableBodyRemark(err));
+        return answerTo(op, request, fail(ResponseCode.SYSTEM_ERROR, undecodableBodyRemark(err)));
       }
       throw err;
     }
     const badName = requestNameError(op, header as Record<string, unknown>, body);
     if (badName) {
       log('%s from %s: %s', op.name, conn.remoteAddress, badName);
-      return fail(request, ResponseCode.INVALID_PARAMETER, badName);
+      return answerTo(op, request, fail(ResponseCode.INVALID_PARAMETER, badName));
     }
-    return handler({ header, body, request, conn });
+    const result = handler({ header, body, request, conn });
+    if (result instanceof Promise) return result.then((r) => answerTo(op, request, r));
+    return answerTo(op, request, result);
   };
 }
 
-/** Register `handler` for the operation's request code. */
-export function registerOperation<O extends AnyOperation>(
-  server: RemotingServer,
+/**
+ * A handler's result as the response frame: an answer encoded with the row (protocol's
+ * encodeOperationResponse), a response already encoded by it passed through, null for none.
+ */
+export function answerTo<O extends AnyOperation>(
   op: O,
-  handler: OperationHandler<O>,
-): void {
+  request: RemotingCommand,
+  result: ServeResult<O>,
+): RemotingCommand | null {
+  if (result === null) return null;
+  if (isCommand(result)) return result;
+  return encodeOperationResponse(op, request, result);
+}
+
+function isCommand(r: object): r is RemotingCommand {
+  return 'opaque' in r;
+}
+
+/**
+ * The broker's one serve path: register `handler` for the operation's request code; the request
+ * is decoded and the answer encoded with the row (operationProcessor).
+ */
+export function serve<O extends AnyOperation>(server: RemotingServer, op: O, handler: OperationHandler<O>): void {
   server.registerProcessor(op.code, operationProcessor(op, handler));
 }
 
-export function ok(req: RemotingCommand, init: Parameters<typeof createResponse>[2] = {}): RemotingCommand {
-  return createResponse(req, ResponseCode.SUCCESS, init);
+/** serve, by its older name. */
+export const registerOperation = serve;
+
+/** A SUCCESS answer without a header: a body already encoded by the row's codec, a version to stamp. */
+export function ok(init: { body?: Buffer | null; version?: number; remark?: string } = {}): OperationAnswer<never> {
+  return { bodyBytes: init.body, version: init.version, remark: init.remark };
 }
 
-export function fail(req: RemotingCommand, code: number, remark: string): RemotingCommand {
-  return createResponse(req, code, { remark });
+/** A failure answer: `code` and its remark, no header, no body. */
+export function fail(code: number, remark: string): OperationAnswer<never> {
+  return { code, remark };
+}
+
+/**
+ * The broker's call path to a client, over the connection the client opened (Java's Broker2Client):
+ * `op` encoded with its row, stamped with the broker's version. Oneway resolves once the frame is
+ * handed to the socket; otherwise the client's answer is returned as it came.
+ */
+export function callClient<O extends AnyOperation>(
+  conn: RemotingConnection,
+  op: O,
+  header: OperationRequest<O>,
+  body: Buffer | null,
+  opts: { version: number; oneway: true },
+): Promise<void>;
+export function callClient<O extends AnyOperation>(
+  conn: RemotingConnection,
+  op: O,
+  header: OperationRequest<O>,
+  body: Buffer | null,
+  opts: { version: number; oneway?: false; timeoutMs: number },
+): Promise<RemotingCommand>;
+export function callClient<O extends AnyOperation>(
+  conn: RemotingConnection,
+  op: O,
+  header: OperationRequest<O>,
+  body: Buffer | null,
+  opts: { version: number; oneway?: boolean; timeoutMs?: number },
+): Promise<RemotingCommand | void> {
+  const request = encodeOperationRequest(op, header, body, { version: opts.version, oneway: opts.oneway });
+  if (opts.oneway) return conn.invokeOneway(request);
+  return conn.invoke(request, { timeoutMs: opts.timeoutMs });
 }

@@ -10,7 +10,7 @@ import {
   RequestCode,
   ResponseCode,
   SCHEDULE_TOPIC,
-  SendMessageResponseHeader,
+  SendResponseTraceFields,
   decodeBatch,
   decodeMessage,
   decodeProperties,
@@ -25,7 +25,7 @@ import type { PutMessageResult } from '../message-store.js';
 import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, type TopicConfig } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { timerHook } from '../timer/timer-hook.js';
-import { fail, ok, operationProcessor, registerOperation } from './request-processor.js';
+import { fail, ok, operationProcessor, registerOperation, type Answer } from './request-processor.js';
 import { DEFAULT_REGION_ID, stampTraceProperties } from '../trace-topic.js';
 
 /** Java's default maxReconsumeTimes (clients before 3.4.9 cannot send their own). */
@@ -74,12 +74,7 @@ export class SendMessageProcessor {
     return topics.put(newTopicConfig(topic, n, template.perm & ~PermName.PERM_INHERIT));
   }
 
-  private send(
-    req: RemotingCommand,
-    conn: RemotingConnection,
-    h: SendMessageRequestHeader,
-    body: Buffer,
-  ): RemotingCommand {
+  private send(req: RemotingCommand, conn: RemotingConnection, h: SendMessageRequestHeader, body: Buffer): Answer {
     // h.producerGroup is required, as in Java, although storing does not use it
     let topic = h.topic;
     const isBatch = req.code === RequestCode.SEND_BATCH_MESSAGE || h.batch === true;
@@ -91,7 +86,7 @@ export class SendMessageProcessor {
 
     // the topic's name was checked at the request boundary (resource-names.ts): INVALID_PARAMETER
     if (NOT_ALLOWED_SEND_TOPICS.has(topic))
-      return fail(req, ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
+      return fail(ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
     // Java: TRAN_MSG=true, except a consumer's resend of a committed message (reconsumeTimes and DELAY set, clients before 4.6.1)
     const resend = reconsumeTimes > 0 && Number(properties.DELAY ?? '0') > 0;
     const half =
@@ -101,23 +96,21 @@ export class SendMessageProcessor {
         properties.TRAN_MSG === 'true');
     if (half && this.ctx.transactions.settings.rejectTransactionMessage) {
       return fail(
-        req,
         ResponseCode.NO_PERMISSION,
         `the broker[${this.ctx.brokerName}] sending transaction message is forbidden`,
       );
     }
     const config = this.topicForSend(topic, h.defaultTopic, h.defaultTopicQueueNums);
     if (!config) return topicNotExist(req, topic);
-    if (typeof config === 'string') return fail(req, ResponseCode.INVALID_PARAMETER, config);
+    if (typeof config === 'string') return fail(ResponseCode.INVALID_PARAMETER, config);
     if ((config.perm & PermName.PERM_WRITE) === 0)
-      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
+      return fail(ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
     const maxQueue = Math.max(config.readQueueNums, config.writeQueueNums);
     // a negative queueId asks the broker to pick one (Java's randomQueueId); never a queue below 0,
     // even for a config that a damaged or older topics.json gave no write queue
     if (queueId < 0 && config.writeQueueNums > 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
     if (queueId < 0 || queueId >= maxQueue) {
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`,
       );
@@ -129,18 +122,18 @@ export class SendMessageProcessor {
 
     if (isBatch) {
       if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
-        return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'batch request does not support retry group ' + topic);
+        return fail(ResponseCode.MESSAGE_ILLEGAL, 'batch request does not support retry group ' + topic);
       if (Buffer.byteLength(topic) > 127)
-        return fail(req, ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
+        return fail(ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
       let items;
       try {
         items = decodeBatch(body, { ignoreTotalSize: true });
       } catch (err) {
         if (err instanceof ProtocolError)
-          return fail(req, ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
+          return fail(ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
         throw err;
       }
-      if (items.length === 0) return fail(req, ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
+      if (items.length === 0) return fail(ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
       inners = items.map((it) => {
         const props = it.properties;
         for (const pk in properties) setProperty(props, pk, properties[pk]!);
@@ -226,12 +219,12 @@ export class SendMessageProcessor {
    * CONSUMER_SEND_MSG_BACK: the consumed message (found by commit-log offset) goes to the group's
    * retry topic with a delay level, or to its DLQ past maxReconsumeTimes or for delayLevel < 0.
    */
-  private sendMessageBack(req: RemotingCommand, h: ConsumerSendMsgBackRequestHeader): RemotingCommand {
+  private sendMessageBack(req: RemotingCommand, h: ConsumerSendMsgBackRequestHeader): Answer {
     const store = this.ctx.messageStore;
     const topics = this.ctx.topics;
     let delayLevel = h.delayLevel;
     const rec = store.lookMessageByOffset(h.offset);
-    if (!rec) return fail(req, ResponseCode.SYSTEM_ERROR, `look message by offset failed, ${h.offset}`);
+    if (!rec) return fail(ResponseCode.SYSTEM_ERROR, `look message by offset failed, ${h.offset}`);
     const orig = decodeMessage(rec, 0, { decompress: false });
     const props = orig.properties;
     if (props.RETRY_TOPIC === undefined) props.RETRY_TOPIC = orig.topic;
@@ -266,33 +259,29 @@ export class SendMessageProcessor {
       properties: props,
     };
     const result = this.putWithDelay([inner]);
-    if (result.status === 'PUT_OK') return ok(req);
+    if (result.status === 'PUT_OK') return ok();
     return fail(
-      req,
       result.status === 'SERVICE_NOT_AVAILABLE' ? ResponseCode.SERVICE_NOT_AVAILABLE : ResponseCode.SYSTEM_ERROR,
       result.remark ?? result.status,
     );
   }
 }
 
+const SEND_TRACE_FIELDS = SendResponseTraceFields.encode({ MSG_REGION: DEFAULT_REGION_ID, TRACE_ON: 'true' });
+
 /** Every send answer carries MSG_REGION and TRACE_ON: the Java client reads them without a null check. */
 function withTraceFields(processor: RequestProcessor): RequestProcessor {
-  return (req, conn) => {
-    const res = processor(req, conn) as RemotingCommand;
-    // the answer's fields were just built for it: add to them rather than copying them
-    const ext = (res.extFields ??= {});
-    ext.MSG_REGION = DEFAULT_REGION_ID;
-    ext.TRACE_ON = 'true';
-    return res;
-  };
+  return (req, conn) => addTraceFields(processor(req, conn) as RemotingCommand);
 }
 
-function sendResponse(
-  req: RemotingCommand,
-  result: PutMessageResult,
-  queueId: number,
-  transactionId?: string,
-): RemotingCommand {
+/** MSG_REGION and TRACE_ON added to a send answer's fields. */
+export function addTraceFields(res: RemotingCommand | null): RemotingCommand | null {
+  // the answer's fields were just built for it: add to them rather than copying them
+  if (res !== null) Object.assign((res.extFields ??= {}), SEND_TRACE_FIELDS);
+  return res;
+}
+
+function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: number, transactionId?: string): Answer {
   switch (result.status) {
     case 'PUT_OK': {
       const w = result.written;
@@ -302,14 +291,14 @@ function sendResponse(
         queueOffset: w[0]!.queueOffset,
         ...(transactionId === undefined ? {} : { transactionId }),
       };
-      return ok(req, { extFields: SendMessageResponseHeader.encode(header) });
+      return { header };
     }
     case 'MESSAGE_ILLEGAL':
     case 'PROPERTIES_SIZE_EXCEEDED':
-      return fail(req, ResponseCode.MESSAGE_ILLEGAL, result.remark ?? result.status);
+      return fail(ResponseCode.MESSAGE_ILLEGAL, result.remark ?? result.status);
     case 'WHEEL_TIMER_NOT_ENABLE':
-      return fail(req, ResponseCode.SYSTEM_ERROR, result.remark ?? result.status);
+      return fail(ResponseCode.SYSTEM_ERROR, result.remark ?? result.status);
     default:
-      return fail(req, ResponseCode.SERVICE_NOT_AVAILABLE, result.remark ?? 'service not available now');
+      return fail(ResponseCode.SERVICE_NOT_AVAILABLE, result.remark ?? 'service not available now');
   }
 }

@@ -1,12 +1,10 @@
 import createDebug from '../../debug.js';
 import {
-  createRequest,
   decodeProperties,
   encodeProperties,
   Operations,
   PermName,
   ResponseCode,
-  SendMessageResponseHeader,
   setProperty,
   type RemotingCommand,
   type SendMessageRequestHeader,
@@ -18,7 +16,8 @@ import { BrokerOptionError } from '../errors.js';
 import type { ConsumerManager } from '../consumer-manager.js';
 import { socketAddressText, type MessageInner } from '../message-record.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
-import { fail, ok, registerOperation } from '../processor/request-processor.js';
+import { answerTo, callClient, fail, registerOperation, type Answer } from '../processor/request-processor.js';
+import { addTraceFields } from '../processor/send-message-processor.js';
 import { DEFAULT_MAX_PENDING_REPLY_REQUESTS, ReplyRequestTable } from './reply-request-table.js';
 
 const log = createDebug('rocketwire:broker');
@@ -101,22 +100,12 @@ export class ReplyMessageProcessor {
 
   register(server: RemotingServer): void {
     for (const op of [Operations.SEND_REPLY_MESSAGE, Operations.SEND_REPLY_MESSAGE_V2]) {
-      registerOperation(server, op, ({ header, body, request, conn }) => this.reply(request, conn, header, body));
+      // as every send answer: the Java client reads MSG_REGION and TRACE_ON without a null check
+      // (on the handler's answers only: an undecodable request is answered without them)
+      registerOperation(server, op, async ({ header, body, request, conn }) =>
+        addTraceFields(answerTo(op, request, await this.process(request, conn, header, body))),
+      );
     }
-  }
-
-  private async reply(
-    req: RemotingCommand,
-    conn: RemotingConnection,
-    h: SendMessageRequestHeader,
-    body: Buffer,
-  ): Promise<RemotingCommand> {
-    const res = await this.process(req, conn, h, body);
-    // as every send answer: the Java client reads both without a null check
-    const ext = (res.extFields ??= {});
-    ext.MSG_REGION = 'DefaultRegion';
-    ext.TRACE_ON = 'true';
-    return res;
   }
 
   private async process(
@@ -124,17 +113,16 @@ export class ReplyMessageProcessor {
     conn: RemotingConnection,
     h: SendMessageRequestHeader,
     body: Buffer,
-  ): Promise<RemotingCommand> {
+  ): Promise<Answer> {
     // msgCheck: the topic must exist and be writable (the reply topic is made at start), the queue be one of its
     const config = this.ctx.topics.get(h.topic);
     if (!config) return topicNotExist(req, h.topic);
     if ((config.perm & PermName.PERM_WRITE) === 0)
-      return fail(req, ResponseCode.NO_PERMISSION, `the topic[${h.topic}] sending message is forbidden`);
+      return fail(ResponseCode.NO_PERMISSION, `the topic[${h.topic}] sending message is forbidden`);
     let queueId = h.queueId;
     if (queueId < 0 && config.writeQueueNums > 0) queueId = Math.floor(Math.random() * config.writeQueueNums);
     if (queueId < 0 || queueId >= Math.max(config.readQueueNums, config.writeQueueNums)) {
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         `request queueId[${queueId}] is illegal, ${JSON.stringify(config)} Producer: ${conn.remoteAddress}`,
       );
@@ -143,11 +131,11 @@ export class ReplyMessageProcessor {
     const pushed = await this.push(conn, h, properties, body);
     if (pushed.ok === 'refused') {
       log('reply from %s refused: %s', conn.remoteAddress, pushed.remark);
-      return fail(req, ResponseCode.NO_PERMISSION, pushed.remark);
+      return fail(ResponseCode.NO_PERMISSION, pushed.remark);
     }
-    let response = pushed.ok
-      ? ok(req, { extFields: SendMessageResponseHeader.encode({ msgId: '0', queueId, queueOffset: 0 }) })
-      : fail(req, ResponseCode.SYSTEM_ERROR, pushed.remark);
+    let response: Answer = pushed.ok
+      ? { header: { msgId: '0', queueId, queueOffset: 0 } }
+      : fail(ResponseCode.SYSTEM_ERROR, pushed.remark);
     if (this.storeReplyMessageEnable) {
       const inner: MessageInner = {
         topic: h.topic,
@@ -165,8 +153,7 @@ export class ReplyMessageProcessor {
       const put = this.ctx.messageStore.putMessages([inner]);
       const w = put.written[0];
       if (put.status === 'PUT_OK' && w) {
-        const fields = SendMessageResponseHeader.encode({ msgId: w.msgId, queueId, queueOffset: w.queueOffset });
-        response.extFields = { ...response.extFields, ...fields };
+        response = { ...response, header: { msgId: w.msgId, queueId, queueOffset: w.queueOffset } };
       } else {
         log('reply to %s not stored: %s', h.topic, put.remark ?? put.status);
       }
@@ -194,30 +181,29 @@ export class ReplyMessageProcessor {
     if (checked && !checked.ok) return { ok: 'refused', remark: checked.remark };
     setProperty(properties, 'PUSH_REPLY_TIME', String(this.ctx.clock.now()));
     const op = Operations.PUSH_REPLY_MESSAGE_TO_CLIENT;
-    const push = createRequest(op.code, {
-      version: BROKER_VERSION,
-      extFields: op.request.encode({
-        producerGroup: h.producerGroup,
-        topic: h.topic,
-        defaultTopic: h.defaultTopic,
-        defaultTopicQueueNums: h.defaultTopicQueueNums,
-        queueId: h.queueId,
-        sysFlag: h.sysFlag,
-        bornTimestamp: h.bornTimestamp,
-        flag: h.flag,
-        properties: encodeProperties(properties, { javaOrder: true }),
-        reconsumeTimes: h.reconsumeTimes,
-        unitMode: h.unitMode ?? false,
-        bornHost: socketAddressText(from.remoteAddress),
-        storeHost: this.ctx.address,
-        storeTimestamp: this.ctx.clock.now(),
-      }),
-      body,
-    });
+    const header = {
+      producerGroup: h.producerGroup,
+      topic: h.topic,
+      defaultTopic: h.defaultTopic,
+      defaultTopicQueueNums: h.defaultTopicQueueNums,
+      queueId: h.queueId,
+      sysFlag: h.sysFlag,
+      bornTimestamp: h.bornTimestamp,
+      flag: h.flag,
+      properties: encodeProperties(properties, { javaOrder: true }),
+      reconsumeTimes: h.reconsumeTimes,
+      unitMode: h.unitMode ?? false,
+      bornHost: socketAddressText(from.remoteAddress),
+      storeHost: this.ctx.address,
+      storeTimestamp: this.ctx.clock.now(),
+    };
     // Apache's remark has no space before "fail" ("push reply message to <id>fail."); kept as it is
     const failed = `push reply message to ${clientId}fail.`;
     try {
-      const res = await channel.invoke(push, { timeoutMs: PUSH_REPLY_TIMEOUT_MS });
+      const res = await callClient(channel, op, header, body, {
+        version: BROKER_VERSION,
+        timeoutMs: PUSH_REPLY_TIMEOUT_MS,
+      });
       if (res.code === ResponseCode.SUCCESS) {
         if (properties.CORRELATION_ID !== undefined) table?.answered(properties.CORRELATION_ID);
         return { ok: true };

@@ -17,7 +17,7 @@ import {
 } from '../../../protocol/internal.js';
 import { unparked } from '../message-record.js';
 import type { BrokerContext } from '../processor/broker-context.js';
-import { fail, ok, registerOperation } from '../processor/request-processor.js';
+import { fail, ok, registerOperation, type Answer } from '../processor/request-processor.js';
 import {
   endImmunityTimeMs,
   resetTransactionValue,
@@ -66,7 +66,7 @@ export class EndTransactionProcessor {
     });
   }
 
-  private endTransaction(req: RemotingCommand, h: EndTransactionRequestHeader): RemotingCommand | null {
+  private endTransaction(req: RemotingCommand, h: EndTransactionRequestHeader): Answer | null {
     const type = h.commitOrRollback;
     if (type === MessageSysFlag.TRANSACTION_NOT_TYPE) {
       this.counters.unknown++;
@@ -75,27 +75,25 @@ export class EndTransactionProcessor {
     // EndTransactionRequestHeader#checkFields
     if (type !== MessageSysFlag.TRANSACTION_COMMIT_TYPE && type !== MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         'org.apache.rocketmq.remoting.exception.RemotingCommandException: commitOrRollback field wrong',
       );
     }
     const found = this.service.halfMessageByOffset(h.commitLogOffset);
-    if (!found.ok) return fail(req, ResponseCode.SYSTEM_ERROR, found.remark);
+    if (!found.ok) return fail(ResponseCode.SYSTEM_ERROR, found.remark);
     const half = found.msg;
     // not in Java (5.3.3 commits whatever record the offset names): only a half message, and only
     // to a topic a producer may send to
     const notHalf = this.checkHalfMessage(half);
-    if (notHalf) return fail(req, ResponseCode.SYSTEM_ERROR, notHalf);
+    if (notHalf) return fail(ResponseCode.SYSTEM_ERROR, notHalf);
     if (this.rejectCommitOrRollback(h, half)) {
       return fail(
-        req,
         ResponseCode.ILLEGAL_OPERATION,
         'commit or rollback after CHECK_IMMUNITY_TIME_IN_SECONDS: waiting for the check',
       );
     }
     const wrong = checkPrepareMessage(half, h);
-    if (wrong) return fail(req, ResponseCode.SYSTEM_ERROR, wrong);
+    if (wrong) return fail(ResponseCode.SYSTEM_ERROR, wrong);
     const how = type === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE ? 'rollback' : 'commit';
     // a second end writes nothing (Java writes the message again for every commit): the same end
     // again, or one only known from its op record, is SUCCESS; the other one is refused
@@ -103,9 +101,8 @@ export class EndTransactionProcessor {
     const ended = endedHalves.get(half.queueId, half.queueOffset);
     if (ended !== undefined) {
       this.counters.repeated++;
-      if (ended === how || ended === 'ended') return ok(req);
+      if (ended === how || ended === 'ended') return ok();
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         `the half message at queue offset ${half.queueOffset} was already ${ended === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`,
       );
@@ -117,9 +114,8 @@ export class EndTransactionProcessor {
     if (txEnded !== undefined) {
       this.counters.repeated++;
       this.service.deletePrepareMessage(half, txEnded);
-      if (txEnded === how || txEnded === 'ended') return ok(req);
+      if (txEnded === how || txEnded === 'ended') return ok();
       return fail(
-        req,
         ResponseCode.SYSTEM_ERROR,
         `transaction ${half.properties.__transactionId__ ?? half.properties.UNIQ_KEY} was already ${txEnded === 'commit' ? 'committed' : 'rolled back'}: commitOrRollback ignored`,
       );
@@ -127,7 +123,7 @@ export class EndTransactionProcessor {
     if (how === 'rollback') {
       this.service.deletePrepareMessage(half, 'rollback');
       this.counters.rolledBack++;
-      return ok(req);
+      return ok();
     }
     // Apache 5.3.3 means to drop REAL_TOPIC, REAL_QID and TRAN_MSG, but clears them from the map
     // after it wrote the properties string the store uses: the committed record keeps all three
@@ -140,18 +136,18 @@ export class EndTransactionProcessor {
         preparedTransactionOffset: h.commitLogOffset,
       },
     );
-    if (!inner) return fail(req, ResponseCode.SYSTEM_ERROR, 'the prepared message has no REAL_TOPIC');
+    if (!inner) return fail(ResponseCode.SYSTEM_ERROR, 'the prepared message has no REAL_TOPIC');
     const result = this.ctx.messageStore.putMessages([inner]);
     switch (result.status) {
       case 'PUT_OK':
         this.service.deletePrepareMessage(half, 'commit');
         this.counters.committed++;
-        return ok(req);
+        return ok();
       case 'MESSAGE_ILLEGAL':
       case 'PROPERTIES_SIZE_EXCEEDED':
-        return fail(req, ResponseCode.MESSAGE_ILLEGAL, result.remark ?? result.status);
+        return fail(ResponseCode.MESSAGE_ILLEGAL, result.remark ?? result.status);
       default:
-        return fail(req, ResponseCode.SERVICE_NOT_AVAILABLE, 'Service not available now.');
+        return fail(ResponseCode.SERVICE_NOT_AVAILABLE, 'Service not available now.');
     }
   }
 

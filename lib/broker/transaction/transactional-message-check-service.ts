@@ -1,7 +1,6 @@
 import createDebug from '../../debug.js';
 import {
   Operations,
-  createRequest,
   encodeStoredMessage,
   type CheckTransactionStateRequestHeader,
   type MessageExt,
@@ -11,6 +10,7 @@ import { BROKER_VERSION } from '../broker-version.js';
 import { copiedTo } from '../message-record.js';
 import { scheduleEvery } from '../periodic-task.js';
 import type { BrokerContext } from '../processor/broker-context.js';
+import { callClient } from '../processor/request-processor.js';
 import {
   TRANS_CHECK_MAX_TIME_TOPIC,
   type TransactionCheckListener,
@@ -61,7 +61,7 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
       return;
     }
     const uniq = msg.properties.UNIQ_KEY;
-    const header: CheckTransactionStateRequestHeader & { bname: string } = {
+    const header: CheckTransactionStateRequestHeader = {
       topic: msg.topic,
       commitLogOffset: msg.commitLogOffset,
       offsetMsgId: msg.offsetMsgId,
@@ -82,16 +82,10 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
       properties: msg.properties,
     });
     const op = Operations.CHECK_TRANSACTION_STATE;
-    const request = createRequest(op.code, {
-      oneway: true,
-      extFields: { ...op.request.encode(header), bname: header.bname },
-      body,
-      version: BROKER_VERSION,
-    });
     this.counters.checks++;
-    conn
-      .invokeOneway(request)
-      .catch((err: Error) => log('check of %s to %s failed: %s', uniq, conn.remoteAddress, err.message));
+    callClient(conn, op, header, body, { version: BROKER_VERSION, oneway: true }).catch((err: Error) =>
+      log('check of %s to %s failed: %s', uniq, conn.remoteAddress, err.message),
+    );
   }
 
   /** DefaultTransactionalMessageCheckListener#resolveDiscardMsg. */
