@@ -139,8 +139,9 @@ export class MQClientAPI {
     op: O,
     header: OperationRequest<O>,
     body?: OperationRequestBody<O>,
+    opts?: { remark?: string | null },
   ): Promise<void> {
-    return call(this.ctx.remoting, this.ctx, addr, op, header, body, { oneway: true });
+    return call(this.ctx.remoting, this.ctx, addr, op, header, body, { oneway: true, remark: opts?.remark });
   }
 
   /** The request of `op` (row codecs), stamped with this client's language, version and serialize type. */

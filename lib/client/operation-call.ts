@@ -86,6 +86,8 @@ export interface CallPathOptions extends CallOptions {
   oneway?: boolean;
   /** The request body already encoded by the row's codec (one heartbeat body for every broker); replaces `body`. */
   encodedBody?: Buffer | null;
+  /** The request's remark (END_TRANSACTION carries the producer's reason there). */
+  remark?: string | null;
 }
 
 /** The request of `op`: header by its request codec, body by its request body spec, stamped as `stamp` says. */
@@ -222,8 +224,10 @@ export async function call<O extends Operation>(
   opts: CallPathOptions = {},
 ): Promise<CallReply<O> | void> {
   const bytes = opts.encodedBody !== undefined ? opts.encodedBody : encodeRequestBody(op, body);
-  if (opts.oneway) return remoting.invokeOneway(addr, encodedOperationRequest(op, header, bytes, stamp, true));
-  const res = await remoting.invoke(addr, encodedOperationRequest(op, header, bytes, stamp), invokeOptions(opts));
+  const request = encodedOperationRequest(op, header, bytes, stamp, opts.oneway === true);
+  if (opts.remark !== undefined) request.remark = opts.remark;
+  if (opts.oneway) return remoting.invokeOneway(addr, request);
+  const res = await remoting.invoke(addr, request, invokeOptions(opts));
   return readCallReply(op, res, addr);
 }
 

@@ -11,24 +11,23 @@ import {
   UniqKeyGenerator,
   type MessageExt,
   type MessageQueue,
-  type RemotingCommand,
   type SendMessageRequestHeader,
   type TopicRouteData,
 } from '../../protocol/index.js';
 import { javaStringHash } from '../../protocol/java-hash.js';
 import {
-  decodeResponseHeader,
   defaultClientIp,
   MQClientInstance,
   resolveInstanceName,
   takeNamespace,
   wrapNamespace,
+  type CallReply,
   type NamespaceOption,
   topicRouteToPublishQueues,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
-import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
+import { BrokerError, RemotingError } from '../remoting/index.js';
 import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import {
   encodeMessageProperties,
@@ -610,14 +609,13 @@ export class Producer {
       batch: p.batch,
       bname: mq.brokerName,
     };
-    const request = instance.createOperationRequest(p.op, fields, p.body, oneway);
     if (oneway) {
-      await instance.remoting.invokeOneway(addr, request);
+      await instance.invokeOneway(addr, p.op, fields, p.body);
       return;
     }
     const begin = this.trace ? this.clock.now() : 0;
-    const res = await instance.remoting.invoke(addr, request, { timeoutMs });
-    const result = this.toSendResult(res, addr, p, mq);
+    const reply = await instance.call(addr, p.op, fields, p.body, { timeoutMs });
+    const result = this.toSendResult(reply, p, mq);
     this.trace?.onSend({
       ...result,
       topic: p.topic,
@@ -634,10 +632,9 @@ export class Producer {
    * SendMessageResponseHeader, read strictly as Java's processSendResponse does: a missing msgId,
    * queueId or queueOffset is a ResponseFieldError.
    */
-  private toSendResult(res: RemotingCommand, addr: string, p: Prepared, mq: MessageQueue): SendResult {
-    const status = SEND_STATUS[res.code];
-    if (status === undefined) throw brokerErrorFromResponse(res, { addr, requestCode: p.op.code });
-    const h = decodeResponseHeader(p.op, res, addr);
+  private toSendResult(reply: CallReply<Prepared['op']>, p: Prepared, mq: MessageQueue): SendResult {
+    const status = SEND_STATUS[reply.code]!;
+    const h = reply.header;
     const result: SendResult = {
       status,
       msgId: p.uniqMsgId,

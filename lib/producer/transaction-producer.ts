@@ -336,10 +336,8 @@ export class TransactionProducer extends Producer {
 
   private async sendEnd(addr: string, header: EndTransactionRequestHeader, remark: string | null): Promise<void> {
     const instance = this.clientInstance;
-    const request = instance.createOperationRequest(Operations.END_TRANSACTION, header, undefined, true);
-    request.remark = remark;
     try {
-      await instance.remoting.invokeOneway(addr, request);
+      await instance.invokeOneway(addr, Operations.END_TRANSACTION, header, undefined, { remark });
     } catch (err) {
       log('END_TRANSACTION of %s to %s failed: %s', header.msgId, addr, (err as Error).message);
     }

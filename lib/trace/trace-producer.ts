@@ -8,7 +8,13 @@ import {
   type MessageQueue,
   type TopicRouteData,
 } from '../../protocol/index.js';
-import { defaultClientIp, MQClientInstance, topicRouteToPublishQueues, type ClientOptions } from '../client/index.js';
+import {
+  defaultClientIp,
+  MQClientInstance,
+  topicRouteToPublishQueues,
+  type CallReply,
+  type ClientOptions,
+} from '../client/index.js';
 import { systemClock } from '../clock.js';
 import { BrokerError, brokerErrorFromResponse } from '../remoting/index.js';
 import { TraceSendError } from './errors.js';
@@ -84,30 +90,34 @@ export class TraceProducer implements TraceSender {
     if (!addr) throw new TraceSendError(topic, `broker ${mq.brokerName} has no master address`);
     const now = (this.client.clock ?? systemClock).now();
     const properties = encodeProperties({ KEYS: keys.join(' '), WAIT: 'true', UNIQ_KEY: this.uniqKeys.next(now) });
-    const request = instance.createOperationRequest(
-      Operations.SEND_MESSAGE_V2,
-      {
-        producerGroup: this.group,
-        topic,
-        defaultTopic: AUTO_CREATE_TOPIC_KEY_TOPIC,
-        defaultTopicQueueNums: 4,
-        queueId: mq.queueId,
-        sysFlag: 0,
-        bornTimestamp: now,
-        flag: 0,
-        properties,
-        reconsumeTimes: 0,
-        unitMode: false,
-        batch: false,
-        bname: mq.brokerName,
-      },
-      Buffer.from(data, 'utf8'),
-    );
-    const res = await instance.remoting.invoke(addr, request, { timeoutMs: TRACE_SEND_TIMEOUT_MS });
-    if (res.code !== ResponseCode.SUCCESS) {
+    const op = Operations.SEND_MESSAGE_V2;
+    const header = {
+      producerGroup: this.group,
+      topic,
+      defaultTopic: AUTO_CREATE_TOPIC_KEY_TOPIC,
+      defaultTopicQueueNums: 4,
+      queueId: mq.queueId,
+      sysFlag: 0,
+      bornTimestamp: now,
+      flag: 0,
+      properties,
+      reconsumeTimes: 0,
+      unitMode: false,
+      batch: false,
+      bname: mq.brokerName,
+    };
+    let reply: CallReply<typeof op>;
+    try {
+      reply = await instance.call(addr, op, header, Buffer.from(data, 'utf8'), { timeoutMs: TRACE_SEND_TIMEOUT_MS });
+    } catch (err) {
       // a queue's route may be stale: look it up again next time
+      if (err instanceof BrokerError) this.queues.delete(topic);
+      throw err;
+    }
+    if (reply.code !== ResponseCode.SUCCESS) {
+      // a store's partial success (FLUSH_DISK_TIMEOUT…) is a failed trace send too
       this.queues.delete(topic);
-      throw brokerErrorFromResponse(res, { addr, requestCode: Operations.SEND_MESSAGE_V2.code });
+      throw brokerErrorFromResponse(reply, { addr, requestCode: op.code });
     }
   }
 
