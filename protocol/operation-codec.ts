@@ -124,6 +124,15 @@ export function decodeOperationResponseBody<O extends Operation>(op: O, res: Pic
   return res.body === null || res.body.length === 0 ? null : spec.decode(res.body);
 }
 
+/**
+ * Adds fields a second codec encoded (`SendResponseTraceFields.encode(…)`) after a frame's own, in
+ * place: the fields every send answer carries whatever its code, or an RPC hook's request fields.
+ */
+export function appendHeaderFields(cmd: RemotingCommand, encoded: Readonly<Record<string, string>>): RemotingCommand {
+  Object.assign((cmd.extFields ??= {}), encoded);
+  return cmd;
+}
+
 const EMPTY = Buffer.alloc(0);
 
 function hasAnyKey(o: Record<string, string>): boolean {

@@ -14,14 +14,11 @@ import {
 import { RemotingServer, formatAddress, type RemotingServerOptions } from '../remoting/index.js';
 import { advertisedHost } from './advertised-host.js';
 import { fail, ok, registerOperation, type Answer } from './processor/request-processor.js';
-import { registerNameServerAdminTools } from './processor/admin-tools-processor.js';
+import { FAQ_APPLY_TOPIC } from './faq-remarks.js';
 import { DEFAULT_MAX_QUEUE_NUMS } from './processor/broker-context.js';
 import { checkTopicConfigRequest, topicConfigFromHeader, type TopicConfig } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
-
-/** FAQUrl.suggestTodo(APPLY_TOPIC_URL), appended by Java to topic errors. */
-export const FAQ_APPLY_TOPIC = '\nSee http://rocketmq.apache.org/docs/faq/ for further details.';
 
 interface BrokerEntry {
   clusterName: string;
@@ -68,7 +65,11 @@ export class NameServer {
     registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header, request }) =>
       this.createTopic(request, header),
     );
-    registerNameServerAdminTools(this.server, this);
+    // DELETE_TOPIC_IN_NAMESRV: the topic's route goes (from one cluster's brokers, or all)
+    registerOperation(this.server, Operations.DELETE_TOPIC_IN_NAMESRV, ({ header }) => {
+      this.unregisterTopic(header.topic);
+      return ok();
+    });
   }
 
   async listen(port: number, host: string): Promise<string> {

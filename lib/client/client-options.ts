@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
-import { OptionError, type SerializeTypeName } from '../../protocol/internal.js';
+import type { SerializeTypeName } from '../../protocol/internal.js';
+import { ClientOptionError } from './errors.js';
 import type { AclCredentials } from '../remoting/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { resolveNamespace } from './namespace.js';
@@ -147,18 +148,6 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl
   acl: AclCredentials | undefined;
   tls: ConnectionOptions | TlsOptions | boolean | undefined;
   namesrvAddrs: string[];
-}
-
-/**
- * Raised for a client option outside its range; `option` names it.
- * @category Errors
- */
-export class ClientOptionError extends OptionError {
-  override readonly name = 'ClientOptionError';
-  override readonly errorCode = 'ERR_CLIENT_OPTION';
-  constructor(option: string, message: string) {
-    super(option, `option ${option}: ${message}`);
-  }
 }
 
 function positiveInt(name: string, value: number | undefined, def: number, min = 1, max = 24 * 3600_000): number {

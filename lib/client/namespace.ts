@@ -3,8 +3,9 @@ import {
   RETRY_GROUP_TOPIC_PREFIX,
   SYSTEM_TOPICS,
   SYSTEM_TOPIC_PREFIX,
+  NamespaceV2Fields,
 } from '../../protocol/internal.js';
-import { ClientOptionError } from './client-options.js';
+import { ClientOptionError } from './errors.js';
 
 /**
  * Namespaces (protocol-facts-5x §A5), the rules of Apache's NamespaceUtil as the Java client's
@@ -111,6 +112,5 @@ export function takeNamespace<T extends NamespaceOption>(
 
 /** NamespaceRpcHook#doBeforeRequest: MixAll.RPC_REQUEST_HEADER_NAMESPACED_FIELD ("nsd") and _NAMESPACE_FIELD ("ns"). */
 export function stampNamespaceV2(ext: Record<string, string>, namespaceV2: string): void {
-  ext.nsd = 'true';
-  ext.ns = namespaceV2;
+  Object.assign(ext, NamespaceV2Fields.encode({ nsd: true, ns: namespaceV2 }));
 }

@@ -69,3 +69,17 @@ export class NoRouteError extends RocketwireError {
     this.topic = topic;
   }
 }
+
+/**
+ * A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit.
+ * @category Errors
+ */
+export class MessageValidationError extends RocketwireError {
+  override readonly name = 'MessageValidationError';
+  override readonly errorCode = 'ERR_MESSAGE_INVALID';
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}

@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './message.js';
+export * from './message-encoding.js';
 export * from './producer.js';
 export * from './producer-options.js';
 export * from './send-result.js';

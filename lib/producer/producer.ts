@@ -14,7 +14,6 @@ import {
   type SendMessageRequestHeader,
   type TopicRouteData,
 } from '../../protocol/index.js';
-import { javaStringHash } from '../../protocol/java-hash.js';
 import {
   defaultClientIp,
   MQClientInstance,
@@ -28,14 +27,15 @@ import {
 import { systemClock, type Clock } from '../clock.js';
 import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
-import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import {
-  encodeMessageProperties,
-  messageBody,
   MessageValidationError,
-  validateTopic,
-  type Message,
-} from './message.js';
+  NoRouteError,
+  ProducerStateError,
+  SendFailedError,
+  type SendAttemptFailure,
+} from './errors.js';
+import { validateTopic, type Message } from './message.js';
+import { encodeMessageProperties, messageBody } from './message-encoding.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';
@@ -52,47 +52,9 @@ import { messagesIn, ProducerEvents, ProducerInstrumentation, type ProducerEvent
 
 const log = createDebug('rocketwire:producer');
 
-/**
- * Picks the queue of an ordered send (MessageQueueSelector in Java).
- * @category Producing
- */
-export type MessageQueueSelector = (queues: readonly MessageQueue[], msg: Message, arg: unknown) => MessageQueue;
+import type { SendOptions } from './send-options.js';
 
-/**
- * Selector that keeps messages with the same `arg` on one queue (Java's SelectMessageQueueByHash).
- * @category Producing
- */
-export const selectMessageQueueByHash: MessageQueueSelector = (queues, _msg, arg) => {
-  const h = Math.abs(javaStringHash(String(arg)));
-  return queues[h % queues.length]!;
-};
-
-/**
- * Options of one send: which queue (a selector and its argument, or the queue itself) and its timeout.
- * @category Producing
- */
-export interface SendOptions {
-  /**
-   * Ordered send: choose the queue from the topic's publish queues (one attempt, no retry elsewhere).
-   * @default undefined (queues taken in turn, retried on another broker after a failure)
-   */
-  selector?: MessageQueueSelector;
-  /**
-   * Argument handed to the selector.
-   * @default undefined
-   */
-  arg?: unknown;
-  /**
-   * Send to exactly this queue (one attempt).
-   * @default undefined (the producer chooses)
-   */
-  queue?: MessageQueue;
-  /**
-   * Budget of this call including retries, in milliseconds.
-   * @default the producer's sendMsgTimeoutMs
-   */
-  timeoutMs?: number;
-}
+export { selectMessageQueueByHash, type MessageQueueSelector, type SendOptions } from './send-options.js';
 
 /**
  * Producer.health(): plain data for a readiness probe.

@@ -3,10 +3,10 @@ import createDebug from '../debug.js';
 import { RocketwireError, type MessageExt, type MessageQueue } from '../../protocol/index.js';
 import type { MQClientInstance } from '../client/index.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
-import { ProducerStateError } from './errors.js';
-import { MessageValidationError, validateTopic, type Message } from './message.js';
+import { MessageValidationError, ProducerStateError } from './errors.js';
+import { validateTopic, type Message } from './message.js';
 import { ProducerOptionError, type ResolvedProducerOptions } from './producer-options.js';
-import type { SendOptions } from './producer.js';
+import type { SendOptions } from './send-options.js';
 import type { SendResult } from './send-result.js';
 
 const log = createDebug('rocketwire:producer');

@@ -1,4 +1,5 @@
-import { MessageValidationError, type Message } from './message.js';
+import { MessageValidationError } from './errors.js';
+import type { Message } from './message.js';
 
 /**
  * 5.x timer messages (protocol-facts-5x §A2). Java's Message#setDelayTimeMs / #setDeliverTimeMs put

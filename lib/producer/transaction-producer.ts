@@ -9,7 +9,8 @@ import {
 } from '../../protocol/index.js';
 import { javaHashMapOrder } from '../../protocol/java-hash.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
-import { messageProperties, type Message } from './message.js';
+import type { Message } from './message.js';
+import { messageProperties } from './message-encoding.js';
 import { Producer, type SendOptions } from './producer.js';
 import { ProducerOptionError, type ProducerOptions } from './producer-options.js';
 import type { SendResult } from './send-result.js';

@@ -97,3 +97,12 @@ export const ConsumeMessageDirectlyResultRequestHeader = defineHeader(
   directSpec,
 );
 export type ConsumeMessageDirectlyResultRequestHeader = HeaderOf<typeof directSpec>;
+
+const namespaceV2Spec = { nsd: F.boolean.required(), ns: F.string.required() };
+/**
+ * The fields Java's NamespaceRpcHook#doBeforeRequest adds to every request of a client with a
+ * namespaceV2 (RpcRequestHeader's `nsd`, MixAll.RPC_REQUEST_HEADER_NAMESPACED_FIELD, and `ns`,
+ * _NAMESPACE_FIELD), after the request's own fields; the open-source broker never reads them.
+ */
+export const NamespaceV2Fields = defineHeader('NamespaceV2Fields', namespaceV2Spec);
+export type NamespaceV2Fields = HeaderOf<typeof namespaceV2Spec>;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MessageValidationError, messageProperties, type Message } from '../../lib/producer/message.js';
+import { MessageValidationError, messageProperties, type Message } from '../../lib/producer/index.js';
 
 // delayMs / deliverAt put the properties Java's setDelayTimeMs / setDeliverTimeMs put, checked up front.
 t.test('properties', async (t) => {

@@ -215,11 +215,3 @@ export class AdminToolsProcessor {
     return ok({ body });
   }
 }
-
-/** DELETE_TOPIC_IN_NAMESRV on the embedded name server: the topic's route goes (from one cluster's brokers, or all). */
-export function registerNameServerAdminTools(server: RemotingServer, namesrv: NameServer): void {
-  registerOperation(server, Operations.DELETE_TOPIC_IN_NAMESRV, ({ header: h, request }) => {
-    namesrv.unregisterTopic(h.topic);
-    return ok();
-  });
-}

@@ -8,7 +8,7 @@ import type { Clock } from '../../clock.js';
 import type { ConsumerManager } from '../consumer-manager.js';
 import type { ConsumerOffsetManager } from '../consumer-offset-manager.js';
 import type { MessageStore } from '../message-store.js';
-import { FAQ_APPLY_TOPIC } from '../name-server.js';
+import { FAQ_APPLY_TOPIC } from '../faq-remarks.js';
 import type { PullRequestHoldService } from '../pull-request-hold.js';
 import type { RebalanceLockManager } from '../rebalance-lock-manager.js';
 import type { ReplyRequestTable } from '../reply/reply-request-table.js';

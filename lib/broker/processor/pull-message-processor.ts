@@ -13,7 +13,7 @@ import {
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
 import { tagMatcher } from '../message-filter.js';
 import type { GetMessageStatus } from '../message-store.js';
-import { FAQ_APPLY_TOPIC } from '../name-server.js';
+import { FAQ_APPLY_TOPIC } from '../faq-remarks.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { answerTo, fail, registerOperation, type Answer } from './request-processor.js';
 import { pullFilter } from './sql-filter-checks.js';

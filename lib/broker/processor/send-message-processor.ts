@@ -11,6 +11,7 @@ import {
   ResponseCode,
   SCHEDULE_TOPIC,
   SendResponseTraceFields,
+  appendHeaderFields,
   decodeBatch,
   decodeMessage,
   decodeProperties,
@@ -277,8 +278,7 @@ function withTraceFields(processor: RequestProcessor): RequestProcessor {
 /** MSG_REGION and TRACE_ON added to a send answer's fields. */
 export function addTraceFields(res: RemotingCommand | null): RemotingCommand | null {
   // the answer's fields were just built for it: add to them rather than copying them
-  if (res !== null) Object.assign((res.extFields ??= {}), SEND_TRACE_FIELDS);
-  return res;
+  return res === null ? null : appendHeaderFields(res, SEND_TRACE_FIELDS);
 }
 
 function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: number, transactionId?: string): Answer {

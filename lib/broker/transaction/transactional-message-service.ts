@@ -1,8 +1,18 @@
 import createDebug from '../../debug.js';
 import { MessageSysFlag, decodeMessage, type MessageExt } from '../../../protocol/index.js';
 import { copiedTo, parkUnder, type MessageInner } from '../message-record.js';
-import type { PutMessageResult } from '../message-store.js';
-import type { BrokerContext } from '../processor/broker-context.js';
+import type { MessageStore, PutMessageResult } from '../message-store.js';
+import type { Clock } from '../../clock.js';
+import type { ConsumerOffsetManager } from '../consumer-offset-manager.js';
+import type { TopicConfigManager } from '../topic-config.js';
+
+/** What the transaction store needs of the broker: its store, topics, offsets and clock. */
+export interface TransactionStoreContext {
+  readonly messageStore: MessageStore;
+  readonly topics: TopicConfigManager;
+  readonly offsets: ConsumerOffsetManager;
+  readonly clock: Clock;
+}
 
 const log = createDebug('rocketwire:broker:transaction');
 
@@ -112,7 +122,7 @@ export class TransactionalMessageService {
   readonly endedHalves: EndedHalves;
 
   constructor(
-    private readonly ctx: BrokerContext,
+    private readonly ctx: TransactionStoreContext,
     readonly settings: TransactionSettings,
   ) {
     this.endedHalves = new EndedHalves(settings.maxEndedHalves);
