@@ -83,3 +83,13 @@ export class StorePathError extends RocketwireError {
     this.part = part;
   }
 }
+
+/**
+ * A file the broker wrote (topics.json, a checkpoint, the request-mode table) holds something it
+ * never writes; the message says what. Its loader catches it and falls back (a `.bak`, a rebuild
+ * from the commit log), so it names the content, not the file.
+ */
+export class StoreFileFormatError extends RocketwireError {
+  override readonly name = 'StoreFileFormatError';
+  override readonly errorCode = 'ERR_STORE_FILE_FORMAT';
+}

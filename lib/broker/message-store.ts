@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import createDebug from '../debug.js';
 import type { Clock } from '../clock.js';
 import { CommitLog, lostBytes } from './commit-log.js';
-import { StorePathError, StoreWriteError } from './errors.js';
+import { StoreFileFormatError, StorePathError, StoreWriteError } from './errors.js';
 import { scheduleEvery } from './periodic-task.js';
 import { ConsumeQueue } from './consume-queue.js';
 import { readTextFile, stderrWarn, storePath, writeFileAtomic, type StoreWarn } from './atomic-file.js';
@@ -238,15 +238,15 @@ export class MessageStore {
     try {
       const o = JSON.parse(text) as { dispatched?: unknown; queues?: unknown };
       if (typeof o.dispatched !== 'number' || !Number.isSafeInteger(o.dispatched) || o.dispatched < 0)
-        throw new Error('no "dispatched" offset');
+        throw new StoreFileFormatError('no "dispatched" offset');
       let queues: Map<string, number> | null = null;
       if (o.queues !== undefined) {
         if (typeof o.queues !== 'object' || o.queues === null || Array.isArray(o.queues))
-          throw new Error('"queues" is not an object');
+          throw new StoreFileFormatError('"queues" is not an object');
         queues = new Map();
         for (const [k, v] of Object.entries(o.queues)) {
           if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-            throw new Error(`"queues.${k}" is not a count`);
+            throw new StoreFileFormatError(`"queues.${k}" is not a count`);
           queues.set(k, v);
         }
       }

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import createDebug from '../debug.js';
 import { PermName, type CreateTopicRequestHeader, type TopicConfigBody } from '../../protocol/index.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
+import { StoreFileFormatError } from './errors.js';
 import { checkTopicName, isSystemTopic, parseFastjson } from '../../protocol/internal.js';
 
 const log = createDebug('rocketwire:broker');
@@ -81,18 +82,19 @@ function decodeTopicsFile(text: string): Map<string, TopicConfig> {
     table === null ||
     Array.isArray(table)
   ) {
-    throw new Error('no topicConfigTable object');
+    throw new StoreFileFormatError('no topicConfigTable object');
   }
   const out = new Map<string, TopicConfig>();
   for (const [name, c] of Object.entries(table as Record<string, unknown>)) {
-    if (typeof c !== 'object' || c === null) throw new Error(`topic ${JSON.stringify(name)} is not an object`);
+    if (typeof c !== 'object' || c === null)
+      throw new StoreFileFormatError(`topic ${JSON.stringify(name)} is not an object`);
     const config = { ...newTopicConfig(name, 1), ...(c as Partial<TopicConfig>), topicName: name };
     if (
       !Number.isInteger(config.readQueueNums) ||
       !Number.isInteger(config.writeQueueNums) ||
       !Number.isInteger(config.perm)
     ) {
-      throw new Error(`topic ${JSON.stringify(name)} has non-integer queue counts or perm`);
+      throw new StoreFileFormatError(`topic ${JSON.stringify(name)} has non-integer queue counts or perm`);
     }
     out.set(name, config);
   }

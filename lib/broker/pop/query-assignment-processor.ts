@@ -14,6 +14,7 @@ import type {
 import { QueryAssignmentResponseBody } from '../../../protocol/body/pop-bodies.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
+import { StoreFileFormatError } from '../errors.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation, type Answer } from '../processor/request-processor.js';
 
@@ -43,7 +44,7 @@ export class MessageRequestModeManager {
         const o = JSON.parse(text) as {
           messageRequestModeMap?: Record<string, Record<string, SetMessageRequestModeRequestBody>>;
         };
-        if (!o || typeof o !== 'object') throw new Error('not an object');
+        if (!o || typeof o !== 'object') throw new StoreFileFormatError('not an object');
         return o.messageRequestModeMap ?? {};
       },
       this.warn,

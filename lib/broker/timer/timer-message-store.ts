@@ -3,7 +3,7 @@ import createDebug from '../../debug.js';
 import { ResponseCode, decodeMessage } from '../../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
-import { BrokerOptionError } from '../errors.js';
+import { BrokerOptionError, StoreFileFormatError } from '../errors.js';
 import { parkUnder, unparked, type MessageInner } from '../message-record.js';
 import type { MessageStore } from '../message-store.js';
 import { TimerHeap } from './timer-heap.js';
@@ -153,11 +153,11 @@ function decodeCheckpoint(text: string): TimerCheckpoint {
     !Array.isArray(j.delivered) ||
     !j.delivered.every((n) => Number.isSafeInteger(n))
   ) {
-    throw new Error('not a timer checkpoint');
+    throw new StoreFileFormatError('not a timer checkpoint');
   }
   const upTo = j.deliveredUpTo ?? null;
   if (upTo !== null && !(Array.isArray(upTo) && upTo.length === 2 && upTo.every((n) => Number.isSafeInteger(n))))
-    throw new Error('not a timer checkpoint');
+    throw new StoreFileFormatError('not a timer checkpoint');
   return { deliveredBelow: j.deliveredBelow!, delivered: j.delivered, deliveredUpTo: upTo };
 }
 
