@@ -1,14 +1,12 @@
 import createDebug from '../debug.js';
 import {
   Operations,
-  ResponseCode,
   type HeartbeatData,
   type Operation,
   type OperationRequest,
-  type RemotingCommand,
   type TopicRouteData,
 } from '../../protocol/internal.js';
-import { BrokerError, RemotingClient } from '../remoting/index.js';
+import { RemotingClient } from '../remoting/index.js';
 import {
   buildClientId,
   resolveClientOptions,
@@ -16,40 +14,25 @@ import {
   type ResolvedClientOptions,
 } from './client-options.js';
 import type { ConsumerInner } from './consumer-inner.js';
-import { ClientOptionError, MQClientError, NameServerUnavailableError } from './errors.js';
+import { ClientOptionError, MQClientError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
-import { checkTopicRoute } from './topic-route.js';
+import { sendHeartbeatTo } from './heartbeat.js';
 import { MQClientAPI } from './mq-client-api.js';
-import {
-  call,
-  encodeRequestBody,
-  operationRequest,
-  readCallReply,
-  readReply,
-  type CallReply,
-} from './operation-call.js';
+import { encodeRequestBody, readCallReply, type CallReply } from './operation-call.js';
 import { registerReplyMessageProcessor, type ReplyListener } from './reply-message.js';
 import { ScheduledTask } from './scheduled-task.js';
 import type { TransactionCheckHandler } from './transaction-check.js';
 import { serveBrokerRequests } from './broker-requests.js';
+import { BrokerAddressTable } from './broker-address-table.js';
+import { NameServerClient, type NameServerStatus } from './name-server-client.js';
+import { TopicRouteTable, type RouteListener } from './topic-route-table.js';
 import { LoggerSet, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:client');
 
-/**
- * A name server stopped answering (`error` set) or answers again after failing (`error` undefined):
- * the clients' `'nameServerError'` and `'nameServerReachable'` events.
- * @category Shared by every client
- */
-export interface NameServerStatus {
-  /** The name server's address ("host:port"). */
-  addr: string;
-  /** Why it did not answer; absent when it answered. */
-  error?: Error;
-}
+export type { NameServerStatus } from './name-server-client.js';
 
-/** Called with a topic's new route whenever a fetch returns something different from the cache. */
-export type RouteListener = (topic: string, route: TopicRouteData) => void;
+export type { RouteListener } from './topic-route-table.js';
 
 const instances = new Map<string, MQClientInstance>();
 
@@ -84,18 +67,14 @@ export class MQClientInstance extends MQClientAPI {
   private refCount = 0;
   private startPromise: Promise<void> | null = null;
   private shutdownPromise: Promise<void> | null = null;
-  private namesrvIndex = 0;
-  private readonly topicRouteTable = new Map<string, TopicRouteData>();
-  private readonly routeFetches = new Map<string, Promise<TopicRouteData>>();
-  /** brokerName → (broker id → address), merged from every route read. */
-  private readonly brokerAddrTable = new Map<string, Record<string, string>>();
+  private readonly brokerAddrTable = new BrokerAddressTable();
   /** Broker address → the `version` its last heartbeat answer carried. */
-  private readonly brokerVersionTable = new Map<string, number>();
+  readonly brokerVersionTable = new Map<string, number>();
   private readonly producers = new Set<string>();
   /** Transaction producers' check-back handlers by group (CHECK_TRANSACTION_STATE, transaction-check.ts). */
   readonly transactionCheckers = new Map<string, TransactionCheckHandler>();
   private readonly consumers = new Map<string, ConsumerInner>();
-  private readonly routeListeners = new Set<RouteListener>();
+  private readonly routes: TopicRouteTable;
   private readonly replyListeners = new Set<ReplyListener>();
   private readonly pending = new Set<Promise<unknown>>();
   /** Heartbeat rounds (sendHeartbeat) under way: Java's lockHeartbeat, held. */
@@ -108,13 +87,7 @@ export class MQClientInstance extends MQClientAPI {
    * distinct one (lib/logger.ts).
    */
   readonly logger = new LoggerSet();
-  /** Name server and topic ("addr\0topic") whose last route was refused (RouteLimitError): logged once. */
-  private readonly routesRefused = new Set<string>();
-  /** Name servers whose last request failed: an episode is logged when it starts and when it ends. */
-  private readonly namesrvFailing = new Set<string>();
-  private readonly namesrvListeners = new Set<(status: NameServerStatus) => void>();
-  /** The last name-server answer: address and clock time (health()). */
-  lastNameServerAnswer: { addr: string; atMs: number } | null = null;
+  private readonly nameServers: NameServerClient;
   /** Broker address → clock time of its last answered heartbeat (health()). */
   readonly lastHeartbeatAnswer = new Map<string, number>();
 
@@ -182,6 +155,19 @@ export class MQClientInstance extends MQClientAPI {
     this.remoting = remoting;
     this.clientId = clientId;
     this.options = options;
+    this.nameServers = new NameServerClient({
+      remoting,
+      stamp: this.ctx,
+      options,
+      logger: this.logger,
+      shuttingDown: () => this.shutdownPromise !== null,
+    });
+    this.routes = new TopicRouteTable({
+      nameServers: this.nameServers,
+      brokerAddrTable: this.brokerAddrTable,
+      options,
+      logger: this.logger,
+    });
     this.tasks = [
       new ScheduledTask(
         'updateTopicRouteInfoFromNameServer',
@@ -258,67 +244,13 @@ export class MQClientInstance extends MQClientAPI {
   // ---------------------------------------------------------------- name server and routes
 
   /**
-   * Sends `op` to the name servers, encoded by its row, starting with the last one that answered
-   * and moving on to the next on a transport failure (refused, timeout, closed). A broker-style
-   * answer (any response) ends it; the caller reads it (readCallReply), with the address that answered.
-   */
-  private async nameServerRequest<O extends Operation>(
-    op: O,
-    header: OperationRequest<O>,
-    timeoutMs = this.options.mqClientApiTimeoutMs,
-    quiet = false,
-  ): Promise<{ res: RemotingCommand; addr: string }> {
-    const request = operationRequest(op, header, undefined, this.ctx);
-    const addrs = this.options.namesrvAddrs;
-    const failures: { addr: string; error: Error }[] = [];
-    for (let i = 0; i < addrs.length; i++) {
-      const idx = (this.namesrvIndex + i) % addrs.length;
-      const addr = addrs[idx]!;
-      try {
-        const res = await this.remoting.invoke(addr, request, { timeoutMs });
-        this.namesrvIndex = idx;
-        this.nameServerAnswered(addr);
-        return { res, addr };
-      } catch (err) {
-        log('name server %s failed: %s', addr, (err as Error).message);
-        failures.push({ addr, error: err as Error });
-        if (!quiet) this.nameServerFailed(addr, err as Error);
-      }
-    }
-    this.namesrvIndex = (this.namesrvIndex + 1) % addrs.length;
-    throw new NameServerUnavailableError(failures);
-  }
-
-  /**
    * The call path to the name servers (see nameServerRequest for the failover): SUCCESS or one of
    * the row's answer codes, any other code a BrokerError. Errors say "name server" rather than
    * the address that answered, as they always have.
    */
   async callNameServer<O extends Operation>(op: O, header: OperationRequest<O>): Promise<CallReply<O>> {
-    const { res } = await this.nameServerRequest(op, header);
+    const { res } = await this.nameServers.request(op, header);
     return readCallReply(op, res, 'name server');
-  }
-
-  private nameServerAnswered(addr: string): void {
-    this.lastNameServerAnswer = { addr, atMs: this.options.clock.now() };
-    if (!this.namesrvFailing.delete(addr)) return;
-    this.logger.info(`name server ${addr} answers again`);
-    for (const l of this.namesrvListeners) l({ addr });
-  }
-
-  private nameServerFailed(addr: string, error: Error): void {
-    if (this.shutdownPromise) return;
-    if (!this.namesrvFailing.has(addr)) {
-      this.namesrvFailing.add(addr);
-      this.logger.warn(`name server ${addr} is not answering: ${error.message.split('\n')[0]}`);
-    }
-    for (const l of this.namesrvListeners) l({ addr, error });
-  }
-
-  /** Registers a listener for name-server failures and recoveries; returns the function that removes it. */
-  onNameServerStatus(listener: (status: NameServerStatus) => void): () => void {
-    this.namesrvListeners.add(listener);
-    return () => this.namesrvListeners.delete(listener);
   }
 
   /**
@@ -329,80 +261,7 @@ export class MQClientInstance extends MQClientAPI {
   async checkNameServer(topic: string): Promise<void> {
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
     // quiet: the caller's start() rejects with the failures, which is their report
-    await this.nameServerRequest(op, { topic }, this.options.connectTimeoutMs, true);
-  }
-
-  /**
-   * The topic's route, from the cache unless `refresh` or not cached. A topic the name server does not
-   * know raises BrokerError with code TOPIC_NOT_EXIST (17).
-   */
-  getTopicRoute(topic: string, opts?: { refresh?: boolean }): Promise<TopicRouteData> {
-    if (!opts?.refresh) {
-      const cached = this.topicRouteTable.get(topic);
-      if (cached) return Promise.resolve(cached);
-    }
-    let p = this.routeFetches.get(topic);
-    if (!p) {
-      p = this.fetchTopicRoute(topic).finally(() => this.routeFetches.delete(topic));
-      this.routeFetches.set(topic, p);
-    }
-    return p;
-  }
-
-  /** The route of `topic` as last fetched, without asking anybody. */
-  cachedTopicRoute(topic: string): TopicRouteData | undefined {
-    return this.topicRouteTable.get(topic);
-  }
-
-  /** GET_ROUTEINFO_BY_TOPIC without touching the caches (used for the TBW102 template route). */
-  async queryTopicRoute(topic: string): Promise<TopicRouteData> {
-    const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    const { res, addr } = await this.nameServerRequest(op, { topic });
-    // Errors say "name server" rather than the address, as they always have.
-    const route = readReply(op, res, 'name server').body;
-    if (route === null) {
-      throw new BrokerError(ResponseCode.TOPIC_NOT_EXIST, `empty route for topic ${topic}`, { requestCode: op.code });
-    }
-    try {
-      checkTopicRoute(topic, route, addr, this.options);
-    } catch (err) {
-      // Once per name server and topic until a good route comes: the periodic refresh asks every 30 s.
-      const key = `${addr}\u0000${topic}`;
-      if (!this.routesRefused.has(key)) {
-        this.routesRefused.add(key);
-        this.logger.warn((err as Error).message);
-      }
-      throw err;
-    }
-    this.routesRefused.delete(`${addr}\u0000${topic}`);
-    this.mergeBrokerAddrs(route);
-    return route;
-  }
-
-  private async fetchTopicRoute(topic: string): Promise<TopicRouteData> {
-    const route = await this.queryTopicRoute(topic);
-    const old = this.topicRouteTable.get(topic);
-    this.topicRouteTable.set(topic, route);
-    if (!old || JSON.stringify(old) !== JSON.stringify(route)) {
-      for (const l of this.routeListeners) {
-        try {
-          l(topic, route);
-        } catch (err) {
-          log('route listener failed: %s', (err as Error).message);
-        }
-      }
-    }
-    return route;
-  }
-
-  private mergeBrokerAddrs(route: TopicRouteData): void {
-    for (const b of route.brokerDatas) this.brokerAddrTable.set(b.brokerName, { ...b.brokerAddrs });
-  }
-
-  /** Registers a listener for route changes; returns the function that removes it. */
-  onRouteChange(listener: RouteListener): () => void {
-    this.routeListeners.add(listener);
-    return () => this.routeListeners.delete(listener);
+    await this.nameServers.request(op, { topic }, this.options.connectTimeoutMs, true);
   }
 
   /** Registers a taker of pushed replies (request–reply, reply-message.ts); returns the function that removes it. */
@@ -412,18 +271,36 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   /**
-   * Records a route learnt elsewhere without notifying listeners: the producer stores the TBW102 template
-   * route under an auto-created topic's name, as Java does, so that its brokers get heartbeats and the
-   * periodic refresh asks for the topic until the name server knows it.
+   * The topic's route, from the cache unless `refresh` or not cached. A topic the name server does not
+   * know raises BrokerError with code TOPIC_NOT_EXIST (17).
    */
+  getTopicRoute(topic: string, opts?: { refresh?: boolean }): Promise<TopicRouteData> {
+    return this.routes.get(topic, opts);
+  }
+
+  /** The route of `topic` as last fetched, without asking anybody. */
+  cachedTopicRoute(topic: string): TopicRouteData | undefined {
+    return this.routes.cached(topic);
+  }
+
+  /** GET_ROUTEINFO_BY_TOPIC without touching the caches (used for the TBW102 template route). */
+  queryTopicRoute(topic: string): Promise<TopicRouteData> {
+    return this.routes.query(topic);
+  }
+
+  /** Registers a listener for route changes; returns the function that removes it. */
+  onRouteChange(listener: RouteListener): () => void {
+    return this.routes.onChange(listener);
+  }
+
+  /** A route learnt elsewhere, recorded without notifying listeners (TopicRouteTable.set). */
   setTopicRoute(topic: string, route: TopicRouteData): void {
-    this.topicRouteTable.set(topic, route);
-    this.mergeBrokerAddrs(route);
+    this.routes.set(topic, route);
   }
 
   /** Refreshes the routes of every cached topic and every topic a consumer subscribes to (§9.3). */
   async refreshAllRoutes(): Promise<void> {
-    const topics = new Set(this.topicRouteTable.keys());
+    const topics = new Set(this.routes.topics());
     for (const c of this.consumers.values()) for (const s of c.subscriptions()) topics.add(s.topic);
     await Promise.all(
       [...topics].map((t) =>
@@ -434,63 +311,38 @@ export class MQClientInstance extends MQClientAPI {
     );
   }
 
+  /** The last name-server answer: address and clock time (health()). */
+  get lastNameServerAnswer(): { addr: string; atMs: number } | null {
+    return this.nameServers.lastAnswer;
+  }
+
+  /** Registers a listener for name-server failures and recoveries; returns the function that removes it. */
+  onNameServerStatus(listener: (status: NameServerStatus) => void): () => void {
+    return this.nameServers.onStatus(listener);
+  }
+
   /** Master address (id 0) of a broker, else any of its addresses. */
   findBrokerAddress(brokerName: string): string | undefined {
-    const addrs = this.brokerAddrTable.get(brokerName);
-    if (!addrs) return undefined;
-    return addrs['0'] ?? Object.values(addrs)[0];
+    return this.brokerAddrTable.findBrokerAddress(brokerName);
   }
 
   /** Master address only (sends and offset queries go to masters). */
   findBrokerMasterAddress(brokerName: string): string | undefined {
-    return this.brokerAddrTable.get(brokerName)?.['0'];
+    return this.brokerAddrTable.findBrokerMasterAddress(brokerName);
   }
 
-  /**
-   * Address of broker `brokerId` (a pull's suggestWhichBrokerId), as Java's findBrokerAddressInSubscribe:
-   * that id exactly; for a slave id, else the next id (id + 1, the other slave of a group with two);
-   * else, unless `onlyThisBroker`, the broker's first address in id order (the master when it is
-   * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
-   */
+  /** Address of broker `brokerId` (a pull's suggestWhichBrokerId): BrokerAddressTable.findBrokerAddressInSubscribe. */
   findBrokerAddressInSubscribe(
     brokerName: string,
     brokerId: number,
     onlyThisBroker = false,
   ): { addr: string; slave: boolean } | undefined {
-    const addrs = this.brokerAddrTable.get(brokerName);
-    if (!addrs) return undefined;
-    const exact = addrs[String(brokerId)];
-    if (exact) return { addr: exact, slave: brokerId !== 0 };
-    if (brokerId !== 0) {
-      const next = addrs[String(brokerId + 1)];
-      if (next) return { addr: next, slave: true };
-    }
-    if (onlyThisBroker) return undefined;
-    // Java iterates a HashMap<Long, String>: small ids come out in ascending order, as integer-like keys do here.
-    const [id, addr] = Object.entries(addrs)[0] ?? [];
-    return addr ? { addr, slave: id !== '0' } : undefined;
-  }
-
-  /**
-   * Drops broker addresses that no cached route mentions any more (Java's cleanOfflineBroker, run before
-   * each heartbeat), so that a broker removed from the cluster stops getting heartbeats.
-   */
-  private cleanOfflineBrokers(): void {
-    if (this.routeFetches.size > 0) return;
-    const live = new Set<string>();
-    for (const route of this.topicRouteTable.values()) {
-      for (const b of route.brokerDatas)
-        for (const a of Object.values(b.brokerAddrs)) live.add(`${b.brokerName}\u0000${a}`);
-    }
-    for (const [name, addrs] of this.brokerAddrTable) {
-      for (const [id, addr] of Object.entries(addrs)) if (!live.has(`${name}\u0000${addr}`)) delete addrs[id];
-      if (Object.keys(addrs).length === 0) this.brokerAddrTable.delete(name);
-    }
+    return this.brokerAddrTable.findBrokerAddressInSubscribe(brokerName, brokerId, onlyThisBroker);
   }
 
   /** A snapshot of brokerName → (id → address). */
   brokerAddresses(): Map<string, Record<string, string>> {
-    return new Map([...this.brokerAddrTable].map(([k, v]) => [k, { ...v }]));
+    return this.brokerAddrTable.snapshot();
   }
 
   /** The version the broker at `addr` reported in its last heartbeat answer. */
@@ -530,7 +382,7 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   private async unregisterFromAllBrokers(groups: { producerGroup?: string; consumerGroup?: string }): Promise<void> {
-    const addrs = [...this.brokerAddrTable.values()].flatMap((a) => Object.values(a));
+    const addrs = this.brokerAddrTable.addresses(false);
     await Promise.all(
       addrs.map((addr) =>
         this.unregisterClient(addr, groups).catch((err: unknown) => {
@@ -542,9 +394,7 @@ export class MQClientInstance extends MQClientAPI {
 
   /** Every broker address of the routes read so far (health()). */
   knownBrokerAddrs(): string[] {
-    const out: string[] = [];
-    for (const addrs of this.brokerAddrTable.values()) out.push(...Object.values(addrs));
-    return out;
+    return this.brokerAddrTable.addresses(false);
   }
 
   /** The HeartbeatData this process would send now (§8.1). */
@@ -564,13 +414,10 @@ export class MQClientInstance extends MQClientAPI {
   /** sendHeartbeatToAllBrokers with the outcome per address. */
   async sendHeartbeat(): Promise<{ ok: string[]; failed: { addr: string; error: Error }[] }> {
     const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
-    this.cleanOfflineBrokers();
+    this.routes.cleanOfflineBrokers();
     if (this.producers.size === 0 && this.consumers.size === 0) return result;
-    const mastersOnly = this.consumers.size === 0;
-    const targets: string[] = [];
-    for (const addrs of this.brokerAddrTable.values()) {
-      for (const [id, addr] of Object.entries(addrs)) if (!mastersOnly || id === '0') targets.push(addr);
-    }
+    // producers only: masters take their heartbeats; a consumer's go to slaves too
+    const targets = this.brokerAddrTable.addresses(this.consumers.size === 0);
     const body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData());
     this.heartbeating++;
     try {
@@ -587,24 +434,9 @@ export class MQClientInstance extends MQClientAPI {
     return result;
   }
 
-  /** One HEART_BEAT to `addr`; the error, or null when the broker took it. */
-  private async heartbeatTo(
-    addr: string,
-    body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData()),
-  ): Promise<Error | null> {
-    const op = Operations.HEART_BEAT;
-    try {
-      const reply = await call(this.remoting, this.ctx, addr, op, {}, undefined, {
-        timeoutMs: this.ctx.apiTimeoutMs,
-        encodedBody: body,
-      });
-      this.brokerVersionTable.set(addr, reply.version);
-      this.lastHeartbeatAnswer.set(addr, this.options.clock.now());
-      return null;
-    } catch (err) {
-      log('heartbeat to %s failed: %s', addr, (err as Error).message);
-      return err as Error;
-    }
+  /** One HEART_BEAT to `addr` (heartbeat.ts); the error, or null when the broker took it. */
+  private heartbeatTo(addr: string, body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData())) {
+    return sendHeartbeatTo(this, this.ctx, addr, body);
   }
 
   /**
@@ -619,12 +451,7 @@ export class MQClientInstance extends MQClientAPI {
   private onBrokerConnected(addr: string): void {
     if (!this.startPromise || this.shutdownPromise || this.heartbeating > 0 || this.connectBeats.has(addr)) return;
     if (this.producers.size === 0 && this.consumers.size === 0) return;
-    let known = false;
-    for (const addrs of this.brokerAddrTable.values()) {
-      for (const [id, a] of Object.entries(addrs))
-        if (a === addr && (this.consumers.size > 0 || id === '0')) known = true;
-    }
-    if (!known) return;
+    if (!this.brokerAddrTable.addresses(this.consumers.size === 0).includes(addr)) return;
     this.connectBeats.add(addr);
     void this.track(
       this.heartbeatTo(addr).then((error) => {
