@@ -14,106 +14,48 @@ import {
 import { type PopMessageRequestHeader } from '../../../protocol/custom-header/pop.js';
 import {
   POP_ORDER_REVIVE_QUEUE,
-  decodeReceiptHandle,
   encodeMsgOffsetInfo,
   encodeOrderCountInfo,
   encodeReceiptHandle,
   encodeStartOffsetInfo,
-  popRealTopic,
   popRetryMarkOf,
   popRetryTopic,
   type MsgOffsetEntry,
   type OrderCountEntry,
   type StartOffsetEntry,
 } from '../../../protocol/pop-extra-info.js';
-import type { Clock, ClockTimer } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
-import { BrokerOptionError } from '../errors.js';
 import { tagMatcher } from '../message-filter.js';
-import type { MessageInner } from '../message-record.js';
 import { scheduleEvery } from '../periodic-task.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
-import { answerTo, fail, ok, registerOperation, type Answer } from '../processor/request-processor.js';
-import { ConsumerOrderInfoManager, ORDER_ACK_ILLEGAL } from './consumer-order-info.js';
-import { PopCheckpointTable, checkpointKey, type PopCheckpoint } from './pop-checkpoints.js';
+import { answerTo, fail, registerOperation, type Answer } from '../processor/request-processor.js';
+import { ConsumerOrderInfoManager } from './consumer-order-info.js';
+import { PopCheckpointTable, type PopCheckpoint } from './pop-checkpoints.js';
 import { MessageRequestModeManager, QueryAssignmentProcessor } from './query-assignment-processor.js';
+import { AckMessageProcessor } from './ack-message-processor.js';
+import {
+  BORN_TIME_SLACK_MS,
+  MAX_POLLING_PER_KEY,
+  MAX_POP_NUMS,
+  POP_FROM_RETRY_PROBABILITY,
+  REVIVE_QUEUE_NUM,
+  resolvePopInvisibleBounds,
+  type PopServiceOptions,
+} from './pop-options.js';
+import { reviveCheckpoints } from './pop-revive.js';
+import { PopLongPolling } from './pop-long-polling.js';
+
+export {
+  DEFAULT_MAX_POP_INVISIBLE_TIME_MS,
+  DEFAULT_MIN_POP_INVISIBLE_TIME_MS,
+  MAX_EXTRA_INFO_LENGTH,
+  extraInfoRemark,
+  resolvePopInvisibleBounds,
+  type PopServiceOptions,
+} from './pop-options.js';
 
 const log = createDebug('rocketwire:broker:pop');
-
-/**
- * Bounds of a POP's invisibleTime (minPopInvisibleTimeMs / maxPopInvisibleTimeMs). Apache's broker
- * checks none (its proxy: 10 s – 12 h for a receive); the Java client pops with 5 s – 300 s and
- * rocketwire's SimpleConsumer with 1 s – 12 h, so 1 s – 12 h refuses only nonsense such as −1 (a
- * message visible again at once) and never what a real client sends.
- */
-export const DEFAULT_MIN_POP_INVISIBLE_TIME_MS = 1000;
-export const DEFAULT_MAX_POP_INVISIBLE_TIME_MS = 12 * 3600_000;
-/**
- * Longest extraInfo (receipt handle) an ACK or CHANGE_INVISIBLETIME may carry: eight fields of
- * which only the broker name is text (at most a few dozen characters in any real cluster).
- */
-export const MAX_EXTRA_INFO_LENGTH = 1024;
-/** The fields of a receipt handle every 5.x broker writes and every client sends back. */
-const EXTRA_INFO_FIELDS = 8;
-
-/** PopAckConstants / BrokerConfig defaults of Apache 5.x. */
-const REVIVE_QUEUE_NUM = 8;
-const MAX_POP_NUMS = 32;
-/** BrokerConfig.popFromRetryProbability: the share of pops that read the retry topic first. */
-const POP_FROM_RETRY_PROBABILITY = 20;
-/** PopMessageProcessor: a request born longer than pollTime + 500 ms ago is answered 210 at once. */
-const BORN_TIME_SLACK_MS = 500;
-/** PopLongPollingService: most waiting pops on one topic. */
-const MAX_POLLING_PER_KEY = 1024;
-
-export interface PopServiceOptions {
-  /** How often the revive scan runs (ms on the broker's clock). Default 1000. */
-  reviveIntervalMs?: number | undefined;
-  /** How often checkpoints are written to disk. Default 5000 (the consumer offsets' period). */
-  persistIntervalMs?: number | undefined;
-  /** Percent of pops that read the pop retry topic first (popFromRetryProbability). Default 20. */
-  popFromRetryProbability?: number | undefined;
-  /** Random source in [0, 1) for the queue to start at and the retry draw. Default Math.random. */
-  random?: (() => number) | undefined;
-  /** Smallest invisibleTime a POP_MESSAGE may ask for (ms). Default 1000. */
-  minPopInvisibleTimeMs?: number | undefined;
-  /** Largest invisibleTime a POP_MESSAGE or CHANGE_INVISIBLETIME may ask for (ms). Default 43 200 000 (12 h). */
-  maxPopInvisibleTimeMs?: number | undefined;
-}
-
-/** The invisible-time bounds of `o`, defaults filled in; BrokerOptionError naming a bad one. */
-export function resolvePopInvisibleBounds(
-  o: Pick<PopServiceOptions, 'minPopInvisibleTimeMs' | 'maxPopInvisibleTimeMs'>,
-): { min: number; max: number } {
-  const min = o.minPopInvisibleTimeMs ?? DEFAULT_MIN_POP_INVISIBLE_TIME_MS;
-  const max = o.maxPopInvisibleTimeMs ?? DEFAULT_MAX_POP_INVISIBLE_TIME_MS;
-  if (!Number.isSafeInteger(min) || min < 1)
-    throw new BrokerOptionError(
-      'minPopInvisibleTimeMs',
-      `must be an integer ≥ 1, got ${String(o.minPopInvisibleTimeMs)}`,
-    );
-  if (!Number.isSafeInteger(max) || max < min)
-    throw new BrokerOptionError(
-      'maxPopInvisibleTimeMs',
-      `must be an integer ≥ minPopInvisibleTimeMs (${min}), got ${String(o.maxPopInvisibleTimeMs)}`,
-    );
-  return { min, max };
-}
-
-/**
- * Why an extraInfo (receipt handle) is refused before it is read, or null. Apache splits any
- * string on spaces and reads its first fields (100 000 fields pass); here it is at most
- * MAX_EXTRA_INFO_LENGTH characters and exactly 8 fields, as every broker writes it.
- */
-export function extraInfoRemark(extraInfo: string): string | null {
-  if (extraInfo.length > MAX_EXTRA_INFO_LENGTH)
-    return `extraInfo is ${extraInfo.length} characters, more than ${MAX_EXTRA_INFO_LENGTH}: not a receipt handle`;
-  let fields = 1;
-  for (let i = extraInfo.indexOf(' '); i !== -1; i = extraInfo.indexOf(' ', i + 1)) fields++;
-  if (fields !== EXTRA_INFO_FIELDS)
-    return `extraInfo has ${fields} fields, not ${EXTRA_INFO_FIELDS} (ckQueueOffset popTime invisibleTime reviveQid retry brokerName queueId queueOffset)`;
-  return null;
-}
 
 interface PopResult {
   records: Buffer[];
@@ -123,18 +65,6 @@ interface PopResult {
   /** Order pops: the orderCountInfo entries. */
   orderCounts: OrderCountEntry[];
   restNum: number;
-}
-
-interface WaitingPop {
-  topics: readonly string[];
-  queueId: number;
-  timer: ClockTimer;
-  conn: RemotingConnection;
-  /** The pop run again: an answer, or null to keep waiting. */
-  retry: () => RemotingCommand | null;
-  /** The answer when the poll time is over. */
-  expire: () => RemotingCommand;
-  resolve: (r: RemotingCommand | null) => void;
 }
 
 /**
@@ -156,7 +86,7 @@ export class PopService {
   readonly orderInfo: ConsumerOrderInfoManager;
   /** Request mode per topic@group (QUERY_ASSIGNMENT / SET_MESSAGE_REQUEST_MODE). */
   readonly modes: MessageRequestModeManager;
-  private readonly waiting = new Map<string, Set<WaitingPop>>();
+  private readonly polling: PopLongPolling;
   private readonly stopTasks: Array<() => void> = [];
   private ckCounter = 0;
   private readonly random: () => number;
@@ -174,6 +104,7 @@ export class PopService {
     this.random = options.random ?? Math.random;
     this.retryProbability = options.popFromRetryProbability ?? POP_FROM_RETRY_PROBABILITY;
     this.invisibleBounds = resolvePopInvisibleBounds(options);
+    this.polling = new PopLongPolling(ctx.clock);
   }
 
   private get clock(): Clock {
@@ -184,16 +115,8 @@ export class PopService {
     registerOperation(server, Operations.POP_MESSAGE, ({ header, request, conn }) =>
       this.processPop(request, conn, header),
     );
-    registerOperation(server, Operations.ACK_MESSAGE, ({ header, request }) => {
-      const badExtra = extraInfoRemark(header.extraInfo);
-      if (badExtra) return fail(ResponseCode.INVALID_PARAMETER, badExtra);
-      const r = this.ackOne(header.consumerGroup, header.topic, header.queueId, header.extraInfo, header.offset);
-      return r === null ? ok() : fail(r.code, r.remark);
-    });
-    registerOperation(server, Operations.BATCH_ACK_MESSAGE, ({ body, request }) => this.processBatchAck(request, body));
-    registerOperation(server, Operations.CHANGE_MESSAGE_INVISIBLETIME, ({ header, request }) =>
-      this.processChangeInvisible(request, header),
-    );
+    const notify = (topic: string, queueId: number): void => this.polling.notifyArrival(topic, queueId);
+    new AckMessageProcessor(this.ctx, this.checkpoints, this.orderInfo, this.invisibleBounds, notify).register(server);
     new QueryAssignmentProcessor(this.ctx, this.modes).register(server);
   }
 
@@ -202,7 +125,7 @@ export class PopService {
     this.checkpoints.load();
     this.orderInfo.load();
     this.modes.load();
-    this.ctx.messageStore.onArrival((topic, queueId) => this.notifyArrival(topic, queueId));
+    this.ctx.messageStore.onArrival((topic, queueId) => this.polling.notifyArrival(topic, queueId));
     const failed = (err: unknown): void => log('pop task failed: %O', err);
     this.stopTasks.push(
       scheduleEvery(this.clock, this.options.reviveIntervalMs ?? 1000, () => this.revive(), failed),
@@ -218,22 +141,14 @@ export class PopService {
   close(): void {
     for (const stop of this.stopTasks) stop();
     this.stopTasks.length = 0;
-    for (const set of this.waiting.values()) {
-      for (const w of set) {
-        this.clock.clearTimeout(w.timer);
-        w.resolve(null);
-      }
-    }
-    this.waiting.clear();
+    this.polling.close();
     this.checkpoints.persist(true);
     this.orderInfo.persist(true);
   }
 
   /** Number of pops waiting for messages (POLLING_INFO's pollingNum, summed). */
   get pollingNum(): number {
-    let n = 0;
-    for (const s of this.waiting.values()) n += s.size;
-    return n;
+    return this.polling.pollingNum;
   }
 
   // ------------------------------------------------------------------ POP_MESSAGE
@@ -303,8 +218,7 @@ export class PopService {
     }
     const retryTopic = popRetryTopic(h.topic, h.consumerGroup);
     const key = `${h.topic}@${h.consumerGroup}`;
-    const set = this.waiting.get(key);
-    if (set && set.size >= MAX_POLLING_PER_KEY)
+    if (this.polling.count(key) >= MAX_POLLING_PER_KEY)
       return this.answer(
         req,
         ResponseCode.POLLING_FULL,
@@ -316,7 +230,7 @@ export class PopService {
       );
     const waitMs = Math.max(0, bornTime + h.pollTime - this.clock.now());
     return new Promise((resolve) => {
-      const w: WaitingPop = {
+      this.polling.wait(key, waitMs, {
         topics: [h.topic, retryTopic],
         queueId: h.queueId,
         conn,
@@ -339,47 +253,8 @@ export class PopService {
             r.reviveQid,
           );
         },
-        timer: this.clock.setTimeout(() => this.finishWaiting(key, w, true), waitMs),
-      };
-      let s = this.waiting.get(key);
-      if (!s) this.waiting.set(key, (s = new Set()));
-      s.add(w);
+      });
     });
-  }
-
-  private finishWaiting(key: string, w: WaitingPop, expired: boolean): void {
-    if (!expired) {
-      if (w.conn.closed) {
-        this.dropWaiting(key, w);
-        w.resolve(null);
-        return;
-      }
-      const r = w.retry();
-      if (r === null) return;
-      this.dropWaiting(key, w);
-      w.resolve(r);
-      return;
-    }
-    this.dropWaiting(key, w);
-    w.resolve(w.conn.closed ? null : w.expire());
-  }
-
-  private dropWaiting(key: string, w: WaitingPop): void {
-    this.clock.clearTimeout(w.timer);
-    const s = this.waiting.get(key);
-    if (!s) return;
-    s.delete(w);
-    if (s.size === 0) this.waiting.delete(key);
-  }
-
-  private notifyArrival(topic: string, queueId: number): void {
-    for (const [key, set] of [...this.waiting]) {
-      for (const w of [...set]) {
-        if (!w.topics.includes(topic)) continue;
-        if (w.queueId >= 0 && topic === w.topics[0] && w.queueId !== queueId) continue;
-        this.finishWaiting(key, w, false);
-      }
-    }
   }
 
   private answer(
@@ -588,245 +463,9 @@ export class PopService {
     });
   }
 
-  // ------------------------------------------------------------------ ACK, BATCH_ACK, CHANGE_INVISIBLETIME
-
-  /** Range checks of AckMessageProcessor; null when the offset is in the queue. */
-  private checkAckTarget(
-    topic: string,
-    queueId: number,
-    offset: number,
-    maxInclusive: boolean,
-  ): { code: number; remark: string } | null {
-    const config = this.ctx.topics.get(topic);
-    if (!config)
-      return { code: ResponseCode.TOPIC_NOT_EXIST, remark: `topic[${topic}] not exist, apply first please!` };
-    if (queueId < 0 || queueId >= config.readQueueNums) {
-      return {
-        code: ResponseCode.MESSAGE_ILLEGAL,
-        remark: `queueId[${queueId}] is illegal, topic:[${topic}] topicConfig.readQueueNums:[${config.readQueueNums}]`,
-      };
-    }
-    const min = this.ctx.messageStore.getMinOffset(topic, queueId);
-    const max = this.ctx.messageStore.getMaxOffset(topic, queueId);
-    if (offset < min || (maxInclusive ? offset > max : offset >= max)) {
-      return {
-        code: ResponseCode.NO_MESSAGE,
-        remark: `offset is illegal, key:${topic}@${queueId}, offset:${offset}, min:${min}, max:${max}`,
-      };
-    }
-    return null;
-  }
-
-  /** ACK_MESSAGE: mark one offset of its checkpoint acked. Answers SUCCESS also for a checkpoint already revived, as Apache does. */
-  private ackOne(
-    group: string,
-    topic: string,
-    queueId: number,
-    extraInfo: string,
-    offset: number,
-  ): { code: number; remark: string } | null {
-    const bad = this.checkAckTarget(topic, queueId, offset, true);
-    if (bad) return bad;
-    const rh = decodeReceiptHandle(extraInfo);
-    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE)
-      return this.ackOrderly(group, topic, queueId, offset, rh.popTime, rh.invisibleTime);
-    if (!this.checkpoints.ack(checkpointKey(group, topic, queueId, rh.ckQueueOffset, rh.popTime), offset)) {
-      log(
-        'ack of %s@%s queue %d offset %d: no open checkpoint (acked or revived already)',
-        topic,
-        group,
-        queueId,
-        offset,
-      );
-    }
-    return null;
-  }
-
-  /**
-   * AckMessageProcessor#ackOrderly: an offset below the group's is acked already; otherwise the
-   * group's offset moves to the first offset of the pop not acked, and a queue no longer blocked
-   * wakes the pops waiting on it.
-   */
-  private ackOrderly(
-    group: string,
-    topic: string,
-    queueId: number,
-    offset: number,
-    popTime: number,
-    invisibleTime: number,
-  ): { code: number; remark: string } | null {
-    const old = this.ctx.offsets.query(group, topic, queueId) ?? -1;
-    if (offset < old) return null;
-    const now = this.clock.now();
-    const next = this.orderInfo.commitAndNext(topic, group, queueId, offset, popTime, now);
-    if (next === ORDER_ACK_ILLEGAL) {
-      return {
-        code: ResponseCode.MESSAGE_ILLEGAL,
-        remark: `offset is illegal, key:${topic}@${group}@${queueId}, old:${old}, commit:${offset}, next:${next}`,
-      };
-    }
-    if (next >= 0) {
-      this.ctx.offsets.commit(group, topic, queueId, next);
-      if (!this.orderInfo.checkBlock(null, topic, group, queueId, invisibleTime, now))
-        this.notifyArrival(topic, queueId);
-    }
-    return null;
-  }
-
-  private processBatchAck(
-    req: RemotingCommand,
-    body: {
-      brokerName: string;
-      acks: Array<{
-        consumerGroup: string;
-        topic: string;
-        retry: '0' | '1' | '2';
-        startOffset: number;
-        queueId: number;
-        reviveQueueId: number;
-        popTime: number;
-        invisibleTime: number;
-        bits: number[];
-      }>;
-    },
-  ): Answer {
-    if (body.acks.length === 0) return fail(ResponseCode.NO_MESSAGE, 'empty batch ack');
-    for (const a of body.acks) {
-      const topic = popRealTopic(a.topic, a.consumerGroup, a.retry);
-      const key = checkpointKey(a.consumerGroup, topic, a.queueId, a.startOffset, a.popTime);
-      // AckMessageProcessor#processRequest: bits out of [min, max] are skipped without a word
-      for (const bit of a.bits) {
-        const offset = a.startOffset + bit;
-        if (this.checkAckTarget(topic, a.queueId, offset, true)) continue;
-        if (a.reviveQueueId === POP_ORDER_REVIVE_QUEUE) {
-          // Apache answers a batch's order acks with the last one's result
-          const bad = this.ackOrderly(a.consumerGroup, topic, a.queueId, offset, a.popTime, a.invisibleTime);
-          if (bad) return fail(bad.code, bad.remark);
-        } else this.checkpoints.ack(key, offset);
-      }
-    }
-    return ok();
-  }
-
-  private processChangeInvisible(
-    req: RemotingCommand,
-    h: {
-      consumerGroup: string;
-      topic: string;
-      queueId: number;
-      extraInfo: string;
-      offset: number;
-      invisibleTime: number;
-    },
-  ): Answer {
-    const bad = this.checkAckTarget(h.topic, h.queueId, h.offset, false);
-    if (bad) return fail(bad.code, bad.remark);
-    const badExtra = extraInfoRemark(h.extraInfo);
-    if (badExtra) return fail(ResponseCode.INVALID_PARAMETER, badExtra);
-    // 0 is fine (visible again now: a Java popDelayLevel of 0 s sends it); a negative or huge time is not
-    const max = this.invisibleBounds.max;
-    if (!(h.invisibleTime >= 0 && h.invisibleTime <= max)) {
-      return fail(
-        ResponseCode.INVALID_PARAMETER,
-        `invisibleTime ${h.invisibleTime} is outside [0, ${max}] ms (the broker option maxPopInvisibleTimeMs)`,
-      );
-    }
-    const rh = decodeReceiptHandle(h.extraInfo);
-    const now = this.clock.now();
-    if (rh.reviveQid === POP_ORDER_REVIVE_QUEUE) {
-      // ChangeInvisibleTimeProcessor#processChangeInvisibleTimeForOrder: the message's own next
-      // visible time; the receipt keeps its popTime, its invisible time counts from that
-      const old = this.ctx.offsets.query(h.consumerGroup, h.topic, h.queueId) ?? -1;
-      let visibleAt = rh.popTime + rh.invisibleTime;
-      if (h.offset >= old) {
-        visibleAt = now + h.invisibleTime;
-        this.orderInfo.updateNextVisibleTime(h.topic, h.consumerGroup, h.queueId, h.offset, rh.popTime, visibleAt);
-      }
-      return { header: { popTime: rh.popTime, invisibleTime: visibleAt - rh.popTime, reviveQid: rh.reviveQid } };
-    }
-    const prefix = `${RETRY_GROUP_TOPIC_PREFIX}${h.consumerGroup}_`;
-    const originTopic = h.topic.startsWith(prefix) ? h.topic.slice(prefix.length) : h.topic;
-    // a change in the pop's own millisecond of its first offset would give the new checkpoint the
-    // old one's key (group, topic, queue, start offset, popTime): the old one, with every other
-    // message of the pop, was replaced and then acked. The new one starts a millisecond later.
-    let popTime = now;
-    while (this.checkpoints.get(checkpointKey(h.consumerGroup, h.topic, h.queueId, h.offset, popTime))) popTime++;
-    // Apache writes the new checkpoint first, then acks the old one (ChangeInvisibleTimeProcessor)
-    this.checkpoints.add({
-      group: h.consumerGroup,
-      topic: h.topic,
-      originTopic,
-      queueId: h.queueId,
-      startOffset: h.offset,
-      popTime,
-      invisibleTime: h.invisibleTime,
-      reviveQid: rh.reviveQid,
-      offsets: [h.offset],
-      acked: new Set(),
-    });
-    this.checkpoints.ack(checkpointKey(h.consumerGroup, h.topic, h.queueId, rh.ckQueueOffset, rh.popTime), h.offset);
-    return { header: { popTime, invisibleTime: h.invisibleTime, reviveQid: rh.reviveQid } };
-  }
-
-  // ------------------------------------------------------------------ revive
-
-  /** The retry copy of one popped message, or null when it cannot be read any more (dropped, logged). */
-  private retryMessage(ck: PopCheckpoint, offset: number, target: string): MessageInner | null {
-    const got = this.ctx.messageStore.getMessage(ck.topic, ck.queueId, offset, 1, null);
-    const rec = got.status === 'FOUND' ? got.records[0] : undefined;
-    if (!rec) {
-      log('revive %s@%s queue %d offset %d: the message is gone', ck.topic, ck.group, ck.queueId, offset);
-      return null;
-    }
-    const m = decodeMessage(rec, 0, { decompress: false });
-    const props = { ...m.properties };
-    delete props.POP_CK;
-    if (m.reconsumeTimes === 0 || props['1ST_POP_TIME'] === undefined) props['1ST_POP_TIME'] = String(ck.popTime);
-    return {
-      topic: target,
-      queueId: 0,
-      flag: m.flag,
-      sysFlag: m.sysFlag,
-      bornTimestamp: m.bornTimestamp,
-      bornHost: m.bornHost,
-      reconsumeTimes: m.reconsumeTimes + 1,
-      preparedTransactionOffset: 0,
-      body: m.body,
-      properties: props,
-    };
-  }
-
-  /**
-   * PopReviveService: every message of a checkpoint whose invisible time is over and that was not
-   * acked goes to the pop retry topic (queue 0, reconsumeTimes + 1, 1ST_POP_TIME kept or set),
-   * created with one queue; there is no DLQ step. A checkpoint of the retry topic itself is
-   * revived into the same retry topic. A message that cannot be read any more is dropped.
-   */
+  /** PopReviveService (pop-revive.ts): unacked messages of expired checkpoints to the pop retry topic. */
   revive(): number {
-    let revived = 0;
-    for (const ck of this.checkpoints.due(this.clock.now())) {
-      const target = ck.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) ? ck.topic : popRetryTopic(ck.originTopic, ck.group);
-      this.ctx.topics.ensure(target, 1);
-      let failed = false;
-      for (const offset of ck.offsets) {
-        if (ck.acked.has(offset)) continue;
-        const inner = this.retryMessage(ck, offset, target);
-        if (inner) {
-          const res = this.ctx.messageStore.putMessages([inner]);
-          if (res.status !== 'PUT_OK') {
-            // kept for the next scan (Apache backs off and tries again)
-            failed = true;
-            log('revive into %s failed: %s', target, res.remark ?? res.status);
-            continue;
-          }
-          revived++;
-        }
-        // revived (or gone): never again for this checkpoint
-        ck.acked.add(offset);
-      }
-      if (!failed) this.checkpoints.remove(ck);
-    }
-    return revived;
+    return reviveCheckpoints(this.ctx, this.checkpoints);
   }
 }
 
