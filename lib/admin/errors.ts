@@ -1,4 +1,5 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { ResponseCode, RocketwireError } from '../../protocol/index.js';
+import { BrokerError } from '../remoting/index.js';
 
 /** A topic neither the name server nor any broker knows. */
 export class UnknownTopicError extends RocketwireError {
@@ -59,4 +60,11 @@ export class UnknownClusterError extends RocketwireError {
   constructor(readonly clusterName: string) {
     super(`unknown cluster ${clusterName}`);
   }
+}
+
+/** NO_PERMISSION as AdminPermissionError naming the operation and the peer; anything else as it is. */
+export function permissionError(err: unknown, operation: string, addr: string): unknown {
+  if (err instanceof BrokerError && err.code === ResponseCode.NO_PERMISSION)
+    return new AdminPermissionError(operation, addr, err.remark, { cause: err });
+  return err;
 }
