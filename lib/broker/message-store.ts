@@ -3,89 +3,38 @@ import * as path from 'node:path';
 import createDebug from '../debug.js';
 import type { Clock } from '../clock.js';
 import { CommitLog, lostBytes } from './commit-log.js';
-import { StoreFileFormatError, StorePathError, StoreWriteError } from './errors.js';
+import { StorePathError, StoreWriteError } from './errors.js';
 import { scheduleEvery } from './periodic-task.js';
 import { ConsumeQueue } from './consume-queue.js';
-import { readTextFile, stderrWarn, storePath, writeFileAtomic, type StoreWarn } from './atomic-file.js';
+import { stderrWarn, storePath, writeFileAtomic, type StoreWarn } from './atomic-file.js';
 import {
   MAX_PROPERTIES_BYTES,
   ProtocolError,
   storedMessageSize,
   createOffsetMsgId,
-  decodeMessage,
   encodeProperties,
-  type MessageExt,
 } from '../../protocol/index.js';
 import { hexInt64 } from '../../protocol/message-id.js';
+import {
+  MAX_TRANSFER_BYTES,
+  MAX_TRANSFER_COUNT,
+  type ArrivalListener,
+  type GetMessageResult,
+  type MessageStoreOptions,
+  type PutMessageResult,
+} from './message-store-types.js';
+import { readStoreCheckpoint, replayCommitLog } from './message-store-recovery.js';
+import { offsetByTime } from './offset-by-time.js';
 import { type MessageInner, prepareRecord, recordStoreTimestamp, stampRecord, tagsCodeOf } from './message-record.js';
 
 const log = createDebug('rocketwire:broker');
 
-/** Store statuses of a read; the names are what the broker sends as the pull response remark. */
-export type GetMessageStatus =
-  | 'FOUND'
-  | 'NO_MATCHED_MESSAGE'
-  | 'MESSAGE_WAS_REMOVING'
-  | 'OFFSET_FOUND_NULL'
-  | 'OFFSET_OVERFLOW_BADLY'
-  | 'OFFSET_OVERFLOW_ONE'
-  | 'OFFSET_TOO_SMALL'
-  | 'NO_MATCHED_LOGIC_QUEUE'
-  | 'NO_MESSAGE_IN_QUEUE';
+export * from './message-store-types.js';
 
-export interface GetMessageResult {
-  status: GetMessageStatus;
-  nextBeginOffset: number;
-  minOffset: number;
-  maxOffset: number;
-  /** Stored records in queue order, adjacent ones in one buffer (views of the commit log when in memory). */
-  records: Buffer[];
-  bytes: number;
-}
-
-export type PutMessageStatus =
-  | 'PUT_OK'
-  | 'MESSAGE_ILLEGAL'
-  | 'PROPERTIES_SIZE_EXCEEDED'
-  | 'SERVICE_NOT_AVAILABLE'
-  | 'WHEEL_TIMER_NOT_ENABLE';
-
-export interface PutMessageResult {
-  status: PutMessageStatus;
-  remark?: string;
-  /** One per message written, in order. */
-  written: { physOffset: number; queueOffset: number; msgId: string; storeTimestamp: number }[];
-}
-
-/** Called after messages are written and indexed (long polling, delayed delivery). */
-export type ArrivalListener = (topic: string, queueId: number, maxOffset: number, tagsCodes: number[]) => void;
-
-export interface MessageStoreOptions {
-  dir: string;
-  /** "ip:port" or "[v6]:port" written into every record (socketAddressText). */
-  storeHost: string;
-  clock: Clock;
-  /** Largest body accepted (Java maxMessageSize). Default 4 MiB. */
-  maxMessageSize?: number;
-  segmentSize?: number;
-  cachedSegments?: number;
-  /** How often consume queues are written behind. Default 500 ms. */
-  flushIntervalMs?: number;
-  /** Where start-up says what it found damaged and repaired (one line each). Default: stderr. */
-  warn?: StoreWarn;
-  /** Consume-queue tag code of a message; SCHEDULE_TOPIC_XXXX stores the delivery time there instead. */
-  tagsCode?: (topic: string, properties: Readonly<Record<string, string>>, storeTimestamp: number) => number;
-}
-
-/** Per pull, like Java's store reading from memory: at most 32 messages / 256 KiB (first always taken). */
-export const MAX_TRANSFER_COUNT = 32;
-export const MAX_TRANSFER_BYTES = 256 * 1024;
 /** Java examines at most max(16000 bytes, maxMsgNums × 20) / 20 consume-queue entries per pull. */
 const MIN_FILTER_ENTRIES = 800;
 /** The smallest stored record (IPv4 hosts, empty body, 1-byte topic, no properties). */
 const MIN_RECORD_BYTES = storedMessageSize(0, 1, 0);
-/** Lines about lost queue offsets said one by one before a summary. */
-const MAX_GAP_LINES = 20;
 
 /**
  * Commit log + one consume queue per (topic, queueId). Recovery trusts the consume-queue files up
@@ -141,7 +90,7 @@ export class MessageStore {
     fs.mkdirSync(this.dir, { recursive: true });
     const started = Date.now();
     const warn = this.warn;
-    const cp = this.readCheckpoint();
+    const cp = readStoreCheckpoint(this.checkpointFile, this.warn);
     const scan = this.commitLog.open(warn);
     const end = this.commitLog.maxOffset;
     let from = Math.min(cp.dispatched, end);
@@ -203,7 +152,18 @@ export class MessageStore {
       repaired = true;
       from = 0;
     }
-    const replayed = this.replay(from, cp.queues, holeBudget);
+    const replayed = replayCommitLog(
+      {
+        commitLog: this.commitLog,
+        queues: this.queues,
+        queue: (topic, queueId, create) => this.queue(topic, queueId, create),
+        tagsCode: this.tagsCodeFn,
+        warn: this.warn,
+      },
+      from,
+      cp.queues,
+      holeBudget,
+    );
     if (repaired || replayed.holes > 0) {
       warn(
         `recovery: indexed ${replayed.indexed} messages from commit-log offset ${from}` +
@@ -218,147 +178,6 @@ export class MessageStore {
       () => this.flush(false),
       (err) => log('flush failed: %O', err),
     );
-  }
-
-  /**
-   * checkpoint.json: how far the commit log is indexed on disk and how many entries each consume
-   * queue had then. Derived data: when it cannot be read, the whole commit log is indexed again.
-   */
-  private readCheckpoint(): { dispatched: number; queues: Map<string, number> | null; unreadable: boolean } {
-    let text: string | null;
-    try {
-      text = readTextFile(this.checkpointFile);
-    } catch (err) {
-      this.warn(
-        `${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`,
-      );
-      return { dispatched: 0, queues: null, unreadable: true };
-    }
-    if (text === null) return { dispatched: 0, queues: null, unreadable: false };
-    try {
-      const o = JSON.parse(text) as { dispatched?: unknown; queues?: unknown };
-      if (typeof o.dispatched !== 'number' || !Number.isSafeInteger(o.dispatched) || o.dispatched < 0)
-        throw new StoreFileFormatError('no "dispatched" offset');
-      let queues: Map<string, number> | null = null;
-      if (o.queues !== undefined) {
-        if (typeof o.queues !== 'object' || o.queues === null || Array.isArray(o.queues))
-          throw new StoreFileFormatError('"queues" is not an object');
-        queues = new Map();
-        for (const [k, v] of Object.entries(o.queues)) {
-          if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-            throw new StoreFileFormatError(`"queues.${k}" is not a count`);
-          queues.set(k, v);
-        }
-      }
-      return { dispatched: o.dispatched, queues, unreadable: false };
-    } catch (err) {
-      this.warn(
-        `${this.checkpointFile} cannot be read (${(err as Error).message}); indexing the whole commit log again`,
-      );
-      return { dispatched: 0, queues: null, unreadable: true };
-    }
-  }
-
-  /**
-   * Index the commit log's records from `from`: a record whose queue offset a queue already has is
-   * skipped, the next one is appended. A record whose queue offset is past the queue's end means
-   * entries are missing: when the replay started at 0 (every record seen) their records are lost
-   * and holes keep the offsets; otherwise the queue is indexed again in a second pass from 0.
-   * Finally a queue shorter than the checkpoint recorded gets holes up to that count.
-   */
-  private replay(
-    from: number,
-    expected: Map<string, number> | null,
-    holeBudget: number,
-  ): { indexed: number; holes: number } {
-    let indexed = 0;
-    let holes = 0;
-    let gaps = 0;
-    const refused = new Set<string>();
-    // a queue whose entries were trusted up to the replay's start has every record before it
-    // indexed: a gap after that is a lost record, not a lost entry
-    const complete = new Set<string>();
-    for (const [key, cq] of this.queues)
-      if (cq.indexedEnd >= from || (from === 0 && cq.maxOffset === 0)) complete.add(key);
-    const pass = (start: number, only: Set<string> | null, deferred: Set<string> | null): void => {
-      for (const { offset, record } of this.commitLog.records(start)) {
-        let r: MessageExt;
-        try {
-          r = decodeMessage(record, 0, { decompress: false });
-        } catch (err) {
-          this.warn(
-            `commit log: the record at ${offset} passed its checks but does not decode (${(err as Error).message}); not indexed`,
-          );
-          continue;
-        }
-        const key = `${r.topic}@${r.queueId}`;
-        if ((only && !only.has(key)) || deferred?.has(key) || refused.has(r.topic)) continue;
-        let cq: ConsumeQueue;
-        try {
-          cq = this.queue(r.topic, r.queueId, true)!;
-        } catch (err) {
-          refused.add(r.topic);
-          this.warn(
-            `commit log: records of topic ${JSON.stringify(r.topic)} are not indexed: ${(err as Error).message}`,
-          );
-          continue;
-        }
-        if (cq.maxOffset > r.queueOffset) continue;
-        if (cq.maxOffset < r.queueOffset) {
-          if (deferred && !complete.has(key)) {
-            deferred.add(key);
-            continue;
-          }
-          if (r.queueOffset - cq.maxOffset > holeBudget - holes) {
-            // the header fields outside the body have no checksum: a damaged queue offset must
-            // not make the index grow by millions of holes
-            this.warn(
-              `commit log: the record at ${offset} claims queue offset ${r.queueOffset} of ${key}, which has ${cq.maxOffset} entries; more than the damage found can explain, so it is not indexed`,
-            );
-            continue;
-          }
-          if (++gaps <= MAX_GAP_LINES) {
-            this.warn(
-              `consume queue ${key}: queue offsets ${cq.maxOffset}..${r.queueOffset - 1} have no intact record in the commit log; consumers move past them`,
-            );
-          }
-          while (cq.maxOffset < r.queueOffset) {
-            cq.appendHole();
-            holes++;
-          }
-        }
-        cq.append(offset, r.storeSize, this.tagsCodeFn(r.topic, r.properties, r.storeTimestamp));
-        indexed++;
-      }
-    };
-    const deferred = from > 0 ? new Set<string>() : null;
-    pass(from, null, deferred);
-    if (deferred && deferred.size > 0) {
-      this.warn(
-        `consume queues ${[...deferred].join(', ')} miss entries before the checkpoint; indexing them again from the start of the commit log`,
-      );
-      pass(0, deferred, null);
-    }
-    for (const [key, n] of expected ?? []) {
-      const cq = this.queues.get(key);
-      if (!cq || cq.maxOffset >= n) continue;
-      if (n - cq.maxOffset > holeBudget - holes) {
-        this.warn(
-          `checkpoint.json: ${key} was recorded with ${n} entries, but the commit log holds ${cq.maxOffset} and the damage found explains fewer lost; not filling the difference`,
-        );
-        continue;
-      }
-      this.warn(
-        `consume queue ${key}: queue offsets ${cq.maxOffset}..${n - 1} have no intact record in the commit log; consumers move past them`,
-      );
-      while (cq.maxOffset < n) {
-        cq.appendHole();
-        holes++;
-      }
-    }
-    if (gaps > MAX_GAP_LINES)
-      this.warn(`… and ${gaps - MAX_GAP_LINES} more runs of queue offsets with no intact record`);
-    return { indexed, holes };
   }
 
   /** Write consume queues behind and record how far the commit log is indexed on disk. */
@@ -665,32 +484,6 @@ export class MessageStore {
   getOffsetByTime(topic: string, queueId: number, ts: number, boundary?: 'LOWER' | 'UPPER'): number {
     const cq = this.queue(topic, queueId);
     if (!cq || cq.maxOffset === 0) return 0;
-    const min = cq.minOffset;
-    const max = cq.maxOffset;
-    const at = (o: number): number => this.storeTimestampAt(topic, queueId, o);
-    // first offset with store time >= ts
-    let lo = min;
-    let hi = max;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (at(mid) >= ts) hi = mid;
-      else lo = mid + 1;
-    }
-    const firstGe = lo;
-    if (boundary === 'LOWER') return firstGe;
-    // last offset with store time <= ts
-    let lo2 = min;
-    let hi2 = max;
-    while (lo2 < hi2) {
-      const mid = Math.floor((lo2 + hi2) / 2);
-      if (at(mid) > ts) hi2 = mid;
-      else lo2 = mid + 1;
-    }
-    const lastLe = lo2 - 1;
-    if (boundary === 'UPPER') return Math.max(min, lastLe);
-    if (firstGe < max && at(firstGe) === ts) return firstGe;
-    if (lastLe < min) return firstGe < max ? firstGe : 0;
-    if (firstGe >= max) return lastLe;
-    return ts - at(lastLe) <= at(firstGe) - ts ? lastLe : firstGe;
+    return offsetByTime(cq.minOffset, cq.maxOffset, (o) => this.storeTimestampAt(topic, queueId, o), ts, boundary);
   }
 }
