@@ -1,18 +1,11 @@
-import { createRequire } from 'node:module';
 import createDebug from '../debug.js';
 import {
-  encodeBatch,
-  encodeProperties,
-  isRetryTopic,
-  MAX_PROPERTIES_BYTES,
   MessageSysFlag,
-  Operations,
   ResponseCode,
   UniqKeyGenerator,
   type MessageExt,
   type MessageQueue,
   type SendMessageRequestHeader,
-  type TopicRouteData,
 } from '../../protocol/index.js';
 import {
   defaultClientIp,
@@ -22,26 +15,18 @@ import {
   wrapNamespace,
   type CallReply,
   type NamespaceOption,
-  topicRouteToPublishQueues,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
-import {
-  MessageValidationError,
-  NoRouteError,
-  ProducerStateError,
-  SendFailedError,
-  type SendAttemptFailure,
-} from './errors.js';
+import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { validateTopic, type Message } from './message.js';
-import { encodeMessageProperties, messageBody } from './message-encoding.js';
+import { prepareBatch, prepareSingle, type Prepared } from './send-preparation.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
-import { TopicPublishInfo } from './topic-publish-info.js';
-import { isReplyMessage, RequestReply, systemPropertiesOf, type RequestMessageLike } from './request-reply.js';
+import { PublishInfoTable } from './publish-info-table.js';
+import { RequestReply, type RequestMessageLike } from './request-reply.js';
 import { ProducerTrace } from '../trace/trace-hooks.js';
-import { isDelayed } from './timer-message.js';
 import {
   namespacedBatchMember,
   namespacedMessage,
@@ -94,39 +79,6 @@ const SEND_STATUS: Record<number, SendStatus> = {
 };
 
 /**
- * The stored record keeps the properties behind a signed int16 length, so a broker answers
- * MESSAGE_ILLEGAL beyond 32767 bytes; failing here names the cause and saves the round trip.
- */
-function checkedProperties(s: string): string {
-  const n = Buffer.byteLength(s, 'utf8');
-  if (n > MAX_PROPERTIES_BYTES)
-    throw new MessageValidationError('properties', `properties take ${n} bytes, more than ${MAX_PROPERTIES_BYTES}`);
-  return s;
-}
-
-/** A prepared send: everything but the queue. */
-/** The send rows: V1 (long keys), V2 (one-letter keys) and the batch; the same fields in all three. */
-type SendOperation =
-  | typeof Operations.SEND_MESSAGE
-  | typeof Operations.SEND_MESSAGE_V2
-  | typeof Operations.SEND_BATCH_MESSAGE
-  | typeof Operations.SEND_REPLY_MESSAGE
-  | typeof Operations.SEND_REPLY_MESSAGE_V2;
-
-interface Prepared {
-  topic: string;
-  op: SendOperation;
-  body: Buffer;
-  sysFlag: number;
-  flag: number;
-  properties: string;
-  batch: boolean;
-  uniqMsgId: string;
-  /** The message handed to a selector. */
-  msg: Message;
-}
-
-/**
  * A producer (DefaultMQProducer): routes from the shared client instance, round-robin queue selection,
  * retries on another broker, zlib compression of large bodies, batches and the TBW102 auto-create flow.
  * @category Producing
@@ -136,7 +88,7 @@ export class Producer {
   readonly options: ResolvedProducerOptions;
   private instance: MQClientInstance | null = null;
   private state: 'CREATED' | 'RUNNING' | 'SHUTDOWN' = 'CREATED';
-  private readonly publishInfo = new Map<string, TopicPublishInfo>();
+  private readonly publishInfo: PublishInfoTable;
   private readonly uniqKeys: UniqKeyGenerator;
   private removeRouteListener: (() => void) | null = null;
   private readonly counters: ProducerStats = { sent: 0, failed: 0, retries: 0 };
@@ -157,6 +109,7 @@ export class Producer {
     const { namespace, rest } = takeNamespace(options);
     this.namespace = namespace;
     this.options = resolveProducerOptions(namespace ? { ...rest, group: wrapNamespace(namespace, rest.group) } : rest);
+    this.publishInfo = new PublishInfoTable(this.options);
     this.clock = this.options.client.clock ?? systemClock;
     this.metricsOptions = options.metrics;
     // UNIQ_KEY starts with the host's address, as MessageClientIDSetter's does.
@@ -204,7 +157,7 @@ export class Producer {
     this.instance = instance;
     this.instr.attach(instance.remoting);
     await this.instr.start(this.metricsOptions, instance.clientId);
-    const stopRoutes = instance.onRouteChange((topic, route) => this.onRouteChange(topic, route));
+    const stopRoutes = instance.onRouteChange((topic, route) => this.publishInfo.onRouteChange(topic, route));
     const stopNameServer = instance.onNameServerStatus((s) => {
       if (s.error) this.instr.emit('nameServerError', { addr: s.addr, error: s.error });
       else this.instr.emit('nameServerReachable', { addr: s.addr });
@@ -316,8 +269,12 @@ export class Producer {
   async fetchPublishMessageQueues(topic: string): Promise<MessageQueue[]> {
     this.ensureRunning();
     return [
-      ...(await this.findPublishInfo(validateTopic(wrapNamespace(this.namespace, topic), this.options.createTopicKey)))
-        .queues,
+      ...(
+        await this.publishInfo.find(
+          this.instance!,
+          validateTopic(wrapNamespace(this.namespace, topic), this.options.createTopicKey),
+        )
+      ).queues,
     ];
   }
 
@@ -325,7 +282,7 @@ export class Producer {
   async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
     const r = (await this.sendPrepared(
-      this.prepareSingle(namespacedMessage(this.namespace, msg)),
+      prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, msg)),
       namespacedSendOptions(this.namespace, opts),
       false,
     )) as SendResult;
@@ -336,7 +293,7 @@ export class Producer {
   async sendOneway(msg: Message, opts: SendOptions = {}): Promise<void> {
     this.ensureRunning();
     await this.sendPrepared(
-      this.prepareSingle(namespacedMessage(this.namespace, msg)),
+      prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, msg)),
       namespacedSendOptions(this.namespace, opts),
       true,
     );
@@ -347,7 +304,11 @@ export class Producer {
     this.ensureRunning();
     const ns = this.namespace;
     const r = (await this.sendPrepared(
-      this.prepareBatch(msgs.map((m) => namespacedBatchMember(ns, m))),
+      prepareBatch(
+        this.options,
+        this.uniqKeys,
+        msgs.map((m) => namespacedBatchMember(ns, m)),
+      ),
       namespacedSendOptions(ns, opts),
       false,
     )) as SendResult;
@@ -371,7 +332,7 @@ export class Producer {
   ): Promise<SendResult> {
     this.ensureRunning();
     // the namespace wraps the topic as for send (TransactionMQProducer#sendMessageInTransaction)
-    const p = this.prepareSingle(namespacedMessage(this.namespace, msg), properties);
+    const p = prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, msg), properties);
     p.sysFlag |= MessageSysFlag.TRANSACTION_PREPARED_TYPE;
     const r = (await this.sendPrepared(p, namespacedSendOptions(this.namespace, opts), false)) as SendResult;
     return resultWithoutNamespace(this.namespace, r);
@@ -403,98 +364,10 @@ export class Producer {
       );
   }
 
-  private prepareSingle(
-    msg: Message,
-    propertiesOf: (msg: Message, uniqKey: string) => string = (m, u) =>
-      encodeMessageProperties(m, u, systemPropertiesOf(m)),
-  ): Prepared {
-    const topic = validateTopic(msg.topic, this.options.createTopicKey);
-    let body = messageBody(msg, this.options.maxMessageSize);
-    const uniqKey = this.uniqKeys.next();
-    const properties = checkedProperties(propertiesOf(msg, uniqKey));
-    let sysFlag = 0;
-    // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
-    // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
-    if (body.length >= this.options.compressMsgBodyOverHowmuch) {
-      body = (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).deflateSync(body, {
-        level: this.options.compressLevel,
-      });
-      sysFlag |= MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
-    }
-    return {
-      topic,
-      op: isReplyMessage(msg)
-        ? this.options.sendMessageV1
-          ? Operations.SEND_REPLY_MESSAGE
-          : Operations.SEND_REPLY_MESSAGE_V2
-        : this.options.sendMessageV1
-          ? Operations.SEND_MESSAGE
-          : Operations.SEND_MESSAGE_V2,
-      body,
-      sysFlag,
-      flag: msg.flag ?? 0,
-      properties,
-      batch: false,
-      uniqMsgId: uniqKey,
-      msg,
-    };
-  }
-
-  private prepareBatch(msgs: readonly Message[]): Prepared {
-    if (msgs.length === 0) throw new MessageValidationError('messages', 'a batch needs at least one message');
-    const first = msgs[0]!;
-    const topic = validateTopic(first.topic, this.options.createTopicKey);
-    if (isRetryTopic(topic)) throw new MessageValidationError('topic', 'retry topics are not supported for batching');
-    const wait = first.waitStoreMsgOK ?? true;
-    const ids: string[] = [];
-    const records = msgs.map((m) => {
-      if (m.topic !== topic)
-        throw new MessageValidationError('topic', 'the messages of one batch must share one topic');
-      if ((m.delayTimeLevel ?? 0) > 0)
-        throw new MessageValidationError('delayTimeLevel', 'delayed messages are not supported for batching');
-      if (isDelayed(m))
-        throw new MessageValidationError(
-          m.deliverAt !== undefined ? 'deliverAt' : 'delayMs',
-          'timer messages are not supported for batching',
-        );
-      if ((m.waitStoreMsgOK ?? true) !== wait)
-        throw new MessageValidationError('waitStoreMsgOK', 'the messages of one batch must share waitStoreMsgOK');
-      const uniq = this.uniqKeys.next();
-      ids.push(uniq);
-      return {
-        body: messageBody(m, this.options.maxMessageSize),
-        flag: m.flag ?? 0,
-        properties: checkedProperties(encodeMessageProperties(m, uniq)),
-      };
-    });
-    const body = encodeBatch(records);
-    if (body.length > this.options.maxMessageSize) {
-      throw new MessageValidationError(
-        'body',
-        `batch body size ${body.length} exceeds the maximum ${this.options.maxMessageSize}`,
-      );
-    }
-    // The batch is itself a Message in Java carrying only WAIT (from the first message). 4.9.8 gives it no
-    // UNIQ_KEY; 5.x clients do, and brokers before 5.3.3 append the batch properties to every member, so
-    // that id then replaces each member's own on consumption (apache/rocketmq#9416).
-    const batchProps = { WAIT: String(wait) };
-    return {
-      topic,
-      op: Operations.SEND_BATCH_MESSAGE,
-      body,
-      sysFlag: 0,
-      flag: 0,
-      properties: encodeProperties(batchProps),
-      batch: true,
-      uniqMsgId: ids.join(','),
-      msg: first,
-    };
-  }
-
   private async sendPrepared(p: Prepared, opts: SendOptions, oneway: boolean): Promise<SendResult | void> {
     const begin = this.clock.now();
     const budget = opts.timeoutMs ?? this.options.sendMsgTimeoutMs;
-    const info = opts.queue ? null : await this.findPublishInfo(p.topic);
+    const info = opts.queue ? null : await this.publishInfo.find(this.instance!, p.topic);
     // As in Java, only sends that pick their own queue are retried: a oneway send, or one to a queue the
     // caller chose (ordered sends), gets a single attempt so that it never lands on another queue.
     const times = oneway || opts.selector || opts.queue ? 1 : 1 + this.options.retryTimesWhenSendFailed;
@@ -608,66 +481,5 @@ export class Producer {
     if (h.TRACE_ON !== undefined) result.traceOn = h.TRACE_ON === 'true';
     if (h.transactionId !== undefined) result.transactionId = h.transactionId;
     return result;
-  }
-
-  // ---------------------------------------------------------------- routes
-
-  private onRouteChange(topic: string, route: TopicRouteData): void {
-    if (!this.publishInfo.has(topic)) return;
-    const queues = topicRouteToPublishQueues(topic, route);
-    if (queues.length > 0) this.publishInfo.set(topic, new TopicPublishInfo(queues));
-  }
-
-  private async findPublishInfo(topic: string): Promise<TopicPublishInfo> {
-    const cached = this.publishInfo.get(topic);
-    if (cached?.ok) return cached;
-    const instance = this.instance!;
-    try {
-      const route = await instance.getTopicRoute(topic, { refresh: cached !== undefined });
-      const info = new TopicPublishInfo(topicRouteToPublishQueues(topic, route));
-      // A topic the name server knows is never auto-created, even when none of its queues is writable now.
-      if (!info.ok) throw new NoRouteError(topic, 'no writable queue on a broker with a master');
-      this.publishInfo.set(topic, info);
-      return info;
-    } catch (err) {
-      if (!(err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST)) throw err;
-    }
-    return this.autoCreatePublishInfo(topic);
-  }
-
-  /**
-   * The topic is unknown to the name server: borrow the brokers of the template topic (TBW102) with
-   * min(defaultTopicQueueNums, template queues) queues each, as Java does; the broker creates the topic
-   * on the first send, and the route refresh then replaces these queues with the real ones.
-   */
-  private async autoCreatePublishInfo(topic: string): Promise<TopicPublishInfo> {
-    const instance = this.instance!;
-    const key = this.options.createTopicKey;
-    let template: TopicRouteData;
-    try {
-      template = await instance.queryTopicRoute(key);
-    } catch (err) {
-      if (err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST) {
-        throw new NoRouteError(topic, `the name server knows neither it nor the auto-create template ${key}`, {
-          cause: err,
-        });
-      }
-      throw err;
-    }
-    const n = this.options.defaultTopicQueueNums;
-    const route: TopicRouteData = {
-      ...template,
-      queueDatas: template.queueDatas.map((q) => ({
-        ...q,
-        readQueueNums: Math.min(n, q.readQueueNums),
-        writeQueueNums: Math.min(n, q.readQueueNums),
-      })),
-    };
-    const info = new TopicPublishInfo(topicRouteToPublishQueues(topic, route), true);
-    if (!info.ok) throw new NoRouteError(topic, `the template topic ${key} has no writable queue`);
-    this.publishInfo.set(topic, info);
-    instance.setTopicRoute(topic, route);
-    log('topic %s unknown: sending through the %s template (%d queues)', topic, key, info.queues.length);
-    return info;
   }
 }
