@@ -82,7 +82,7 @@ const EXCEPTIONS: readonly Exception[] = [
     reason: "the client's call path itself: the request is encoded by the row just before",
   },
   {
-    file: 'lib/client/mq-client-instance.ts',
+    file: 'lib/client/name-server-client.ts',
     rules: ['raw-send'],
     reason:
       'name-server failover: one request, encoded by the row, tried on each name server in turn; the answer is read by readCallReply',
