@@ -34,6 +34,19 @@ t.test('the committed API report matches the built declarations', async (t) => {
   );
 });
 
+t.test('the report carries the declaration of each export, so a changed signature changes it', async (t) => {
+  for (const [point, names] of exportsByEntry)
+    t.same(
+      names.filter((n) => n.signature.trim() === '').map((n) => n.name),
+      [],
+      `${point.specifier}: every name has its declaration`,
+    );
+  const report = renderReport(exportsByEntry);
+  t.match(report, /^ {4}class Producer\b/m, 'a class is listed with its declaration');
+  t.match(report, /^ {8}send\(/m, 'and its public methods with their parameters');
+  t.notMatch(report, /^\s+private\b/m, 'private members are not the surface');
+});
+
 t.test('the entry points list their exports by name', async (t) => {
   for (const entry of ['lib/index.ts', 'lib/broker/public.ts', 'lib/capture/public.ts', 'protocol/index.ts']) {
     const text = fs.readFileSync(path.join(root, entry), 'utf8');
