@@ -1,4 +1,4 @@
-import type { DecodedFrame } from './capture-decoder.js';
+import type { DecodedFrame } from './capture-options.js';
 import { RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { isOneway, isResponse, type RemotingCommand } from '../../protocol/command.js';
 import { UnsupportedCompressionError } from '../../protocol/errors.js';

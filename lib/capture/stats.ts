@@ -9,7 +9,7 @@ import {
   ResponseCode,
   responseCodeName,
 } from '../../protocol/index.js';
-import type { DecodedFrame } from './capture-decoder.js';
+import type { DecodedFrame } from './capture-options.js';
 import type { CaptureProblem } from './packet.js';
 import { escapeControl } from './format-text.js';
 
