@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_FLOWS,
   DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
   DEFAULT_MAX_TOTAL_PENDING_REQUESTS,
+  detectFormat,
   newCaptureCounters,
   ROCKETMQ_PORTS,
   type CaptureCounters,
@@ -15,7 +16,6 @@ import {
   type InputFormat,
   type SeenRequest,
 } from './capture-options.js';
-import { detectFormat } from './detect-format.js';
 import { Direction, remember, type DirectionHost, type Flow } from './flow.js';
 import type { CaptureProblem, CapturedPacket, RecordReader } from './packet.js';
 import { PcapReader } from './pcap-reader.js';

@@ -1,6 +1,7 @@
 import type { RemotingCommand } from '../../protocol/command.js';
 import { CaptureOptionError } from './errors.js';
 import type { CaptureProblem } from './packet.js';
+import { PCAP_MAGIC_MICRO, PCAP_MAGIC_NANO } from './pcap-reader.js';
 
 /** Name server, broker, broker VIP port, and the proxy's remoting ports. */
 export const ROCKETMQ_PORTS: readonly number[] = [9876, 10911, 10909, 8080, 8081];
@@ -143,13 +144,22 @@ export function checkedInt(
   return v;
 }
 
-/** What a CaptureDecoder counted, for --stats and the progress line. */
+/**
+ * What a CaptureDecoder counted (its `counters`), for --stats and the progress line.
+ * @category Capture
+ */
 export interface CaptureCounters {
+  /** Capture records read (packets of a pcap or pcapng file). */
   packets: number;
+  /** TCP segments among them. */
   tcpSegments: number;
+  /** Remoting frames decoded. */
   frames: number;
+  /** TCP flows opened. */
   flows: number;
+  /** Flows that turned out not to carry RocketMQ remoting, and were ignored. */
   ignoredFlows: number;
+  /** Input bytes read. */
   bytes: number;
   /** Frames a stream (or the input) ended inside: a flow whose first frame never completed counts here. */
   incompleteFrames: number;
@@ -198,4 +208,15 @@ export function newCaptureCounters(): CaptureCounters {
     /** Requests forgotten to stay within maxTotalPendingRequests (their answers are unpaired). */
     pendingRequestsForgotten: 0,
   };
+}
+
+/** pcap and pcapng by magic number; anything else is taken as concatenated frames. */
+export function detectFormat(head: Buffer): InputFormat {
+  if (head.length < 4) return 'raw';
+  const be = head.readUInt32BE(0);
+  const le = head.readUInt32LE(0);
+  if (be === PCAP_MAGIC_MICRO || be === PCAP_MAGIC_NANO || le === PCAP_MAGIC_MICRO || le === PCAP_MAGIC_NANO)
+    return 'pcap';
+  if (be === 0x0a0d0d0a) return 'pcapng';
+  return 'raw';
 }

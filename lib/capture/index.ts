@@ -6,7 +6,6 @@ export * from './tcp-stream.js';
 export * from './stream-framer.js';
 export * from './capture-decoder.js';
 export * from './capture-options.js';
-export * from './detect-format.js';
 export * from './errors.js';
 export * from './describe.js';
 export * from './stats.js';

@@ -12,6 +12,7 @@
 export { CaptureDecoder } from './capture-decoder.js';
 export { CaptureOptionError } from './errors.js';
 export type {
+  CaptureCounters,
   CaptureDecoderOptions,
   CaptureDecoderHandlers,
   DecodedFrame,

@@ -91,6 +91,22 @@ function variableKind(symbol: ts.Symbol): string {
 const printer = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
 
 /**
+ * The members of every object type literal in name order. tsc writes an inferred type's members in
+ * the order its checker met them, which differs between a clean and an incremental build; the
+ * report must not.
+ */
+function sortTypeLiterals(node: ts.Node): ts.Node {
+  const name = (m: ts.TypeElement): string => (m.name !== undefined && ts.isIdentifier(m.name) ? m.name.text : '');
+  const visit = (n: ts.Node): ts.Node => {
+    const v = ts.visitEachChild(n, visit, undefined);
+    if (!ts.isTypeLiteralNode(v)) return v;
+    const members = [...v.members].sort((a, b) => compare(name(a), name(b)));
+    return ts.factory.updateTypeLiteralNode(v, ts.factory.createNodeArray(members));
+  };
+  return visit(node);
+}
+
+/**
  * The declarations of an exported symbol, normalized: printed without comments by the compiler's
  * printer (so formatting and doc edits do not show), `export`/`declare` dropped, a variable with its
  * type. A changed parameter, member or type then changes the report.
@@ -101,7 +117,7 @@ function signatureOf(symbol: ts.Symbol): string {
     const sf = d.getSourceFile();
     let node: ts.Node = d;
     if (ts.isVariableDeclaration(d)) node = d.parent.parent;
-    let text = printer.printNode(ts.EmitHint.Unspecified, node, sf);
+    let text = printer.printNode(ts.EmitHint.Unspecified, sortTypeLiterals(node), sf);
     text = text.replace(/^(export )?(declare )?/, '');
     // Private members are not the surface: a refactor that renames one must not change the report.
     text = text
