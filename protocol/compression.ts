@@ -11,7 +11,8 @@ const zlib = (): typeof import('node:zlib') => (zlibModule ??= requireHere('node
 let zstdDecompress: typeof import('fzstd').decompress | undefined;
 
 /**
- * Message body compression (§7.4): ZLIB = zlib stream (Java Deflater), LZ4 = LZ4 *frame* format,
+ * Message body compression
+ * (docs/protocol-facts.md#what-a-producer-sends): ZLIB = zlib stream (Java Deflater), LZ4 = LZ4 *frame* format,
  * ZSTD = zstd frame. zlib runs through node:zlib's synchronous calls (pure computation, no I/O);
  * LZ4 frames are decoded by our own lz4-frame.ts; zstd by `fzstd`, a small dependency-free
  * pure-JS decoder, because a zstd decoder (FSE + Huffman) is a lot of code to own for a codec

@@ -254,7 +254,7 @@ export interface BrokerOptions extends BrokerTuning {
  * It wires the store and the managers (topics, offsets, consumers, long-poll hold, locks) to the
  * request processors (processor/, named after Apache RocketMQ's SendMessageProcessor,
  * PullMessageProcessor, ConsumerManageProcessor, ClientManageProcessor and AdminBrokerProcessor;
- * see protocol-facts §10), each registered from the operation table, and owns start and close.
+ * see docs/protocol-facts.md#broker), each registered from the operation table, and owns start and close.
  */
 export class Broker implements BrokerContext {
   readonly brokerName: string;

@@ -166,7 +166,7 @@ export function recordMatcher(filter: Sql92Filter, budget: number): RecordMatch 
 }
 
 /**
- * The properties string of one stored record (§7.1 layout): after the fixed fields, the two
+ * The properties string of one stored record (docs/protocol-facts.md#stored-record): after the fixed fields, the two
  * hosts (8 or 20 bytes by the sys flags), the body, the topic (1-byte length in magic v1, 2 in
  * v2) and a 2-byte properties length. Null if the lengths run past the record.
  */

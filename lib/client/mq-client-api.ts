@@ -26,7 +26,7 @@ import {
 } from './operation-call.js';
 
 /**
- * Fields of PULL_MESSAGE's PullMessageRequestHeader (§5.1): protocol's header type. Its
+ * Fields of PULL_MESSAGE's PullMessageRequestHeader (docs/protocol-facts.md#pull): protocol's header type. Its
  * `suspendTimeoutMillis` keeps the Java wire key.
  */
 export type PullMessageRequest = PullMessageRequestHeader;
@@ -201,7 +201,7 @@ export class MQClientAPI {
     return (await this.invoke(brokerAddr, Operations.GET_MIN_OFFSET, header, undefined, { timeoutMs })).header.offset;
   }
 
-  /** SEARCH_OFFSET_BY_TIMESTAMP (semantics differ between 4.9 and 5.x, §5.7). */
+  /** SEARCH_OFFSET_BY_TIMESTAMP (semantics differ between 4.9 and 5.x, docs/protocol-facts.md#offset-look-ups). */
   async searchOffsetByTimestamp(
     brokerAddr: string,
     mq: MessageQueue,
@@ -213,7 +213,7 @@ export class MQClientAPI {
       .header.offset;
   }
 
-  /** CONSUMER_SEND_MSG_BACK (§5.3): `offset` is the message's commit-log offset. */
+  /** CONSUMER_SEND_MSG_BACK (docs/protocol-facts.md#send-back): `offset` is the message's commit-log offset. */
   async consumerSendMessageBack(
     brokerAddr: string,
     args: {

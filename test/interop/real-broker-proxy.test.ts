@@ -250,7 +250,8 @@ if (await interopReady(t, [V55_VERSION])) {
       message: /RocketMQ proxy: POP over remoting does not work through the 5\.x proxy/,
     });
     t.comment(`the proxy's route names it at ${(err as { addr?: string }).addr} (dialled as ${proxy})`);
-    // what a POP sent anyway gets (protocol-facts-5x §B6 inferred it from the code: an NPE in PullMessageActivity)
+    // what a POP sent anyway gets (read from the proxy's code,
+    // docs/protocol-facts.md#the-5x-proxy: an NPE in PullMessageActivity)
     const res = await cluster.invoke(
       proxy,
       createRequest(RequestCode.POP_MESSAGE, {

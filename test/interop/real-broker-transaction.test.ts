@@ -89,7 +89,7 @@ if (await interopReady(t, [V5_VERSION])) {
     const m = got.messages.find((x) => Buffer.from(x.body ?? '', 'base64').toString() === 'commit')!;
     t.equal(m.sysFlag & 0xc, 8, 'stored as a commit (sysFlag TRANSACTION_COMMIT_TYPE)');
     // 5.3.3's EndTransactionProcessor writes the properties string before it clears these three
-    // from the map, so the committed record keeps them (protocol-facts-5x A1 says they are removed)
+    // from the map, so the committed record keeps them (docs/protocol-facts.md#transaction-commit)
     t.match(
       m.properties,
       { TRAN_MSG: 'true', REAL_TOPIC: topic, REAL_QID: /^\d$/, __transactionId__: m.properties.UNIQ_KEY },
