@@ -4,7 +4,7 @@ import { lz4FrameDecompress, lz4FrameStore } from './lz4-frame.js';
 import { compressionTypeOf, type CompressionType } from './sys-flag.js';
 
 // node:zlib and fzstd are required on the first compressed body, not when the package is imported
-// (issue 28: import cost). fzstd's CommonJS build: a synchronous require, as decoding is synchronous.
+// (import cost). fzstd's CommonJS build: a synchronous require, as decoding is synchronous.
 const requireHere = createRequire(import.meta.url);
 let zlibModule: typeof import('node:zlib') | undefined;
 const zlib = (): typeof import('node:zlib') => (zlibModule ??= requireHere('node:zlib') as typeof import('node:zlib'));

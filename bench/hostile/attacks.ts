@@ -1,4 +1,4 @@
-// The requests of bench/hostile's broker attacks (issue 29), built with the protocol codec: what a
+// The requests of bench/hostile's broker attacks (docs/hardening.md), built with the protocol codec: what a
 // hostile client sends, byte for byte, without a rocketwire client's checks in between.
 import * as zlib from 'node:zlib';
 import {

@@ -372,7 +372,7 @@ export class Broker implements BrokerContext {
       this.adminTools.index.add(inner.topic, inner.properties, phys, size, ts);
     this.adminTools.index.open(this.store);
     // Each throws ConfigFileError when its file and the .bak are unreadable: the broker does not
-    // start rather than overwrite them (issue 13).
+    // start rather than overwrite them with empty tables at its next flush.
     this.topics.load();
     this.offsets.load();
     this.adminTools.groups.load();

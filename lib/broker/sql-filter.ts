@@ -138,7 +138,7 @@ export function resetSqlEvaluationCounts(): void {
  * Java evaluates on a pull thread pool; here it runs on the broker's only event loop, so one pull
  * spends at most `budget` steps (a node evaluated, or 4 properties bytes decoded): a record whose
  * worst case (the filter's nodes and its properties) would pass the budget is left for the next
- * pull (issue 29, H2: a 65 536-comparison OR over 800 records held the loop 8 s). The first
+ * pull (a 65 536-comparison OR over 800 records would hold the loop 8 s). The first
  * record of a pull is always evaluated, so every pull moves on.
  */
 export function recordMatcher(filter: Sql92Filter, budget: number): RecordMatch {

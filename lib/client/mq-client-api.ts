@@ -52,11 +52,11 @@ export interface PullResult {
 
 /**
  * A PullResult whose messages are decoded on first access and kept in a field of this (young) object.
- * It used to be an object literal whose `messages` getter closed over a variable of the async
- * pullMessage call. Measured with --trace-gc-nvp: with that closure nearly every decoded message
+ * Not an object literal whose `messages` getter closes over a variable of the async
+ * pullMessage call: measured with --trace-gc-nvp, with such a closure nearly every decoded message
  * survived two scavenges and was promoted (150 MB promoted per 300 000 messages, a mark-compact
  * every ~70 ms) and the consumer spent about a quarter of its CPU in the garbage collector; with
- * this class almost nothing is promoted (see bench/README.md). Keep decoded messages out of
+ * this class almost nothing is promoted (docs/bench-log/consume.md). Keep decoded messages out of
  * closures and objects that outlive the pull.
  */
 class DecodedPullResult implements PullResult {

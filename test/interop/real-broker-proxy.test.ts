@@ -4,7 +4,7 @@
 //  - producer and push consumer (concurrent and orderly); offsets checked on the broker behind it;
 //  - the retry path (RECONSUME_LATER → CONSUMER_SEND_MSG_BACK through the proxy → redelivery);
 //  - a topic without `+message.type=NORMAL`: the proxy refuses the send; what it answers is pinned;
-//  - POP through the proxy: the SimpleConsumer refuses it with PopNotSupportedError (issue 16).
+//  - POP through the proxy: the SimpleConsumer refuses it with PopNotSupportedError.
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js';

@@ -1,4 +1,4 @@
-// Issue 15, transactions, proven on a real Apache RocketMQ 5.3.3 broker with the stock Java client
+// Transactions, proven on a real Apache RocketMQ 5.3.3 broker with the stock Java client
 // both ways: 100 committed + 100 rolled back + 100 left unknown and answered at the check-back
 // (commit for an even seq, rollback for an odd one). A consumer of the other side sees exactly the
 // 100 committed and the 50 even checked ones.
