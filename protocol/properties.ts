@@ -3,7 +3,8 @@ import { javaHashMapOrder } from './java-hash.js';
 import { putOwn } from './own-key.js';
 
 /**
- * The properties string of a message (§7.3): `name \u0001 value \u0002 name \u0001 value …`.
+ * The properties string of a message
+ * (docs/protocol-facts.md#properties-string): `name \u0001 value \u0002 name \u0001 value …`.
  * 4.9.0–4.9.3 and 5.2.0+ end it with a `\u0002`, 4.9.4–5.1.4 do not; both parse the same.
  */
 const NAME_VALUE = '\u0001';

@@ -133,7 +133,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const ports = ((values.port as string[] | undefined) ?? [])
     .flatMap((p) => p.split(','))
     .map((p) => intOption('port', p, 0, 1, 65535));
-  // The decoder's bounds on a hostile capture (issue 29 M4), each a CaptureDecoderOptions field.
+  // The decoder's bounds on a hostile capture (docs/hardening.md), each a CaptureDecoderOptions field.
   const maxFlows = intOption('max-flows', values['max-flows'] as string | undefined, DEFAULT_MAX_FLOWS, 1);
   const maxTotalBufferedBytes = intOption(
     'max-buffered-bytes',
@@ -400,7 +400,7 @@ export const command: CliCommand = {
   run,
 };
 
-/** `@msgpack/msgpack` is an optional peer dependency (issue 28): only `--msgpack` needs it. */
+/** `@msgpack/msgpack` is an optional peer dependency: only `--msgpack` needs it. */
 async function msgpackEncoder(): Promise<(value: unknown) => Uint8Array> {
   try {
     return (await import('@msgpack/msgpack')).encode;

@@ -549,7 +549,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     this.instr.offsetCommitted(mq, offset, addr);
   }
 
-  /** §9.5: the start offset of a newly assigned queue; negative = skip it this round. */
+  /** docs/protocol-facts.md#start-offset: the start offset of a newly assigned queue; negative = skip it this round. */
   async computePullFromWhere(mq: MessageQueue): Promise<number> {
     const last = await this.offsetStore.readOffset(mq, 'store');
     if (last >= 0) return last;
@@ -623,7 +623,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     }
   }
 
-  // ------------------------------------------------------------------ expiry sweep (§9.7)
+  // ------------------------------------------------------ expiry sweep (docs/protocol-facts.md#process-queue-and-expiry)
 
   private async cleanExpiredMsg(): Promise<void> {
     const timeout = this.config.consumeTimeoutMs;
