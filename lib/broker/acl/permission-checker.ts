@@ -4,7 +4,8 @@ import type { RequestGate } from '../../remoting/connection.js';
 import { Permission, permits } from './permission.js';
 import { type PlainAclData } from './plain-acl-config.js';
 import { hostOfRemoteAddress } from './remote-address.js';
-import { RequestAccessParseError, TRACE_TOPIC, requestAccess, type RequestAccess } from './request-access.js';
+import { RequestAccessParseError } from './errors.js';
+import { TRACE_TOPIC, requestAccess, type RequestAccess } from './request-access.js';
 
 /** What the checker knows of the connection a request came on. */
 export interface ChannelInfo {
