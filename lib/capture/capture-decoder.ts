@@ -233,7 +233,7 @@ export class CaptureDecoder {
     if (flow && syn && (seg.flags & TcpFlag.ACK) === 0) {
       // A new connection reusing the 4-tuple of one we still track.
       const d = flow.dirs[0]?.src === seg.src ? flow.dirs[0] : flow.dirs[1]?.src === seg.src ? flow.dirs[1] : null;
-      if (d && d.stream.started) {
+      if (d?.stream.started) {
         this.closeFlow(flow);
         flow = undefined;
       }
