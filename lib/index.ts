@@ -110,7 +110,7 @@ export {
   type SimpleConsumerOptions,
   type ReceivedMessage,
   type AckStatus,
-} from './consumer/simple-consumer.js';
+} from './consumer/pop/simple-consumer.js';
 
 // Producer.
 export {

@@ -14,8 +14,8 @@ import {
 } from '../../protocol/index.js';
 import { MQClientInstance } from '../../lib/client/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
-import { PushConsumerImpl } from '../../lib/consumer/push-consumer-impl.js';
-import { sendMessageBack } from '../../lib/consumer/send-back.js';
+import { PushConsumerImpl } from '../../lib/consumer/push/push-consumer-impl.js';
+import { sendMessageBack } from '../../lib/consumer/push/send-back.js';
 import {
   refusedAddress,
   routeJson,

@@ -6,7 +6,7 @@ import {
   PopNotSupportedError,
   SimpleConsumer,
   resolveSimpleConsumerOptions,
-} from '../../lib/consumer/simple-consumer.js';
+} from '../../lib/consumer/pop/simple-consumer.js';
 import { uniqueName } from './helpers.js';
 
 // Peers that cannot serve POP over remoting, scripted: a 5.x proxy (its route names itself as
