@@ -2,7 +2,6 @@ import { systemClock, type Clock } from '../../clock.js';
 import { newInflateStats, type InflateStats } from './inflate.js';
 import { ConsumerStatsManager } from './consumer-stats-manager.js';
 import type { FlowControlReason } from './flow-control.js';
-import type { PushConsumerImpl } from '../push/push-consumer-impl.js';
 
 const WINDOW_SECONDS = 10;
 
@@ -183,54 +182,4 @@ export interface ConsumerStats {
   consumeBacklog: number;
   /** Per held queue: its cache and offsets. */
   queues: QueueStats[];
-}
-
-/** PushConsumer.stats(): counters, rates over the last 10 s and per-queue cache figures. */
-export function consumerStats(impl: PushConsumerImpl): ConsumerStats {
-  const now = impl.config.clock.now();
-  const s = impl.recorder;
-  const queues: QueueStats[] = [];
-  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) {
-    const pr = pq.pullRequest;
-    queues.push({
-      topic: mq.topic,
-      brokerName: mq.brokerName,
-      queueId: mq.queueId,
-      cachedCount: pq.msgCount,
-      cachedBytes: pq.msgSize,
-      peakCachedBytes: pq.peakMsgSize,
-      span: pq.maxSpan,
-      committedOffset: impl.offsetStoreValue?.readMemory(mq) ?? -1,
-      pulledOffset: pr?.nextOffset ?? -1,
-      flowControlPauses: { ...(pr?.flowControlPauses ?? { count: 0, size: 0, span: 0 }) },
-      locked: pq.locked,
-      dropped: pq.dropped,
-    });
-  }
-  return {
-    consumerGroup: impl.config.consumerGroup,
-    clientId: impl.clientIdValue,
-    pulls: s.pulls.total,
-    pullsFound: s.pullsFound,
-    pullErrors: s.pullErrors,
-    messagesPulled: s.pulledMessages.total,
-    messagesConsumed: s.consumedOk.total,
-    messagesFailed: s.consumedFailed.total,
-    sendBackOk: s.sendBackOk,
-    sendBackFailed: s.sendBackFailed,
-    republished: s.republished,
-    localRetries: s.localRetries,
-    expired: s.expired,
-    rebalances: s.rebalances,
-    flowControlPauses: { ...s.flowControl },
-    inflate: { ...s.inflate },
-    pullTps: s.pulls.rate(now),
-    pulledMsgTps: s.pulledMessages.rate(now),
-    consumeOkTps: s.consumedOk.rate(now),
-    consumeFailedTps: s.consumedFailed.rate(now),
-    consumeRtMs: s.consumeRtCount === 0 ? 0 : s.consumeRtSum / s.consumeRtCount,
-    consumeInFlight: impl.concurrently?.inFlightCount ?? impl.orderlyService?.inFlightCount ?? 0,
-    consumeBacklog: impl.concurrently?.backlogCount ?? impl.orderlyService?.backlogCount ?? 0,
-    queues,
-  };
 }

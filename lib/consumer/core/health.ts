@@ -1,6 +1,5 @@
-import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../../client/health.js';
+import type { BrokerHealth, NameServerHealth } from '../../client/health.js';
 import type { FlowControlReason } from './flow-control.js';
-import type { PushConsumerImpl } from '../push/push-consumer-impl.js';
 
 export type { BrokerHealth, NameServerHealth };
 
@@ -46,32 +45,4 @@ export interface ConsumerHealth {
   brokers: BrokerHealth[];
   /** Per held queue: last pull answered, lag, cache, paused and flow-controlled state. */
   queues: QueueHealth[];
-}
-
-export function pushConsumerHealth(impl: PushConsumerImpl): ConsumerHealth {
-  const queues: QueueHealth[] = [];
-  for (const { mq, pq } of impl.rebalance.processQueueTable.values()) {
-    if (pq.dropped) continue;
-    const pr = pq.pullRequest;
-    const committed = impl.offsetStoreValue?.readMemory(mq) ?? -1;
-    const max = pr?.brokerMaxOffset ?? -1;
-    queues.push({
-      topic: mq.topic,
-      brokerName: mq.brokerName,
-      queueId: mq.queueId,
-      lastPullAnsweredAtMs: pr?.lastAnsweredAtMs ?? null,
-      lag: max >= 0 && committed >= 0 ? Math.max(0, max - committed) : -1,
-      cached: pq.msgCount,
-      paused: impl.paused || impl.pausedQueues.isPaused(mq),
-      flowControlled: pr?.parkReason ?? null,
-    });
-  }
-  const inst = instanceHealth(impl.instance);
-  return {
-    state: impl.state,
-    ready: impl.state === 'RUNNING' && inst.nameServer.lastAnswer !== null,
-    group: impl.config.consumerGroup,
-    ...inst,
-    queues,
-  };
 }

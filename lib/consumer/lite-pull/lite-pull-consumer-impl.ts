@@ -48,8 +48,8 @@ import {
   type OffsetStore,
 } from '../core/offset-store.js';
 import { ProcessQueue } from '../core/process-queue.js';
-import { processQueueInfo, subscriptionInfo } from '../push/consumer-admin.js';
-import { pullTarget } from '../push/consume-pull.js';
+import { processQueueInfo, subscriptionInfo } from '../core/running-info.js';
+import { pullTarget } from '../core/pull-target.js';
 import { instanceHealth } from '../../client/health.js';
 import type { ConsumerHealth, QueueHealth } from '../core/health.js';
 import {
@@ -170,15 +170,15 @@ export class LitePullConsumerImpl implements ConsumerInner {
         );
       this.subscribe(topic, expr);
     }
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
+    const consumer = this;
     this.rebalance = new RebalancePushImpl({
       config: base,
+      // getters: both are read when the rebalance runs, after start() made them
       get clientId() {
-        return self.clientIdValue;
+        return consumer.clientIdValue;
       },
       get offsetStore() {
-        return self.offsetStore;
+        return consumer.offsetStore;
       },
       subscriptionTable: () => this.subscriptionInner,
       subscribeQueues: (topic) => subscribeQueuesOf(this.instance!, topic),

@@ -4,7 +4,7 @@ import type { PushConsumerEvents } from '../core/consumer-events.js';
 import { LitePullConsumerImpl, type LitePullConsumerState } from './lite-pull-consumer-impl.js';
 import type { LitePullConsumerOptions } from './lite-pull-options.js';
 import type { MessageExt } from '../core/message.js';
-import { liteBatches, liteMessages } from '../core/message-iterator.js';
+import { liteBatches, liteMessages } from './lite-pull-iterator.js';
 
 export type { LitePullConsumerState } from './lite-pull-consumer-impl.js';
 

@@ -9,10 +9,10 @@ import {
   type SubscriptionData,
   type UndecodableRecord,
 } from '../../../protocol/index.js';
-import type { MQClientInstance, PullResult } from '../../client/index.js';
+import type { PullResult } from '../../client/index.js';
+import { pullTarget } from '../core/pull-target.js';
 import { BrokerError } from '../../remoting/index.js';
 import { UndecodableMessageError } from '../core/consumer-events.js';
-import { BrokerAddressNotFoundError } from '../errors.js';
 import { countRound, markRefused, refusedMessageError, roundOptions } from '../core/inflate.js';
 import {
   flowControlReason,
@@ -22,11 +22,33 @@ import {
   PULL_TIME_DELAY_MILLS_WHEN_SUSPEND,
 } from '../core/flow-control.js';
 import type { ProcessQueue } from '../core/process-queue.js';
-import type { PushConsumerImpl } from './push-consumer-impl.js';
+import type { PushHost } from './push-host.js';
 import type { PullRequest } from '../core/pull-request.js';
 import { tagMatches } from '../core/subscription.js';
 
 const log = createDebug('rocketwire:consumer');
+
+/** What the pull path reads of the consumer. */
+export type PullHost = Pick<
+  PushHost,
+  | 'config'
+  | 'state'
+  | 'paused'
+  | 'pullService'
+  | 'pausedQueues'
+  | 'limits'
+  | 'instr'
+  | 'subscriptionInner'
+  | 'inflightPulls'
+  | 'recorder'
+  | 'events'
+  | 'run'
+  | 'offsetStore'
+  | 'metrics'
+  | 'rebalance'
+  | 'computePullFromWhere'
+  | 'doRebalance'
+>;
 /** Flow-control warnings: the 1st, 1001st, 2001st… hit, as Java's pullMessage logs them (log.warn every 1000th). */
 const flowLog = createDebug('rocketwire:consumer:flow-control');
 const FLOW_CONTROL_LOG_EVERY = 1000;
@@ -41,25 +63,7 @@ function queueName(pr: PullRequest): string {
 // The push consumer's pull path (§9.6, DefaultMQPushConsumerImpl.pullMessage and its PullCallback):
 // flow control, the PULL_MESSAGE request, and what each pull status does to the queue.
 
-/**
- * The broker a pull of `pr` goes to (Java's findBrokerAddressInSubscribe with the broker's suggested
- * id), after one route refresh when the cached route lacks it; BrokerAddressNotFoundError when none.
- */
-export async function pullTarget(
-  instance: MQClientInstance,
-  pr: PullRequest,
-): Promise<{ addr: string; slave: boolean }> {
-  const mq = pr.messageQueue;
-  let target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
-  if (!target) {
-    await instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-    target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
-  }
-  if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
-  return target;
-}
-
-export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
+export function pullMessage(impl: PullHost, pr: PullRequest): void {
   const pq = pr.processQueue;
   if (pq.dropped) return;
   const { config } = impl;
@@ -97,7 +101,7 @@ export function pullMessage(impl: PushConsumerImpl, pr: PullRequest): void {
 }
 
 /** A flow-control hit: counted, logged every 1000th time, and the pull parked for 50 ms. */
-function parkForFlowControl(impl: PushConsumerImpl, pr: PullRequest, reason: FlowControlReason): void {
+function parkForFlowControl(impl: PullHost, pr: PullRequest, reason: FlowControlReason): void {
   const fc = impl.recorder.flowControl;
   // Java counts count and size hits together (queueFlowControlTimes) and span hits apart.
   const times = reason === 'span' ? fc.span : fc.count + fc.size;
@@ -118,9 +122,9 @@ function parkForFlowControl(impl: PushConsumerImpl, pr: PullRequest, reason: Flo
   impl.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
 }
 
-async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: SubscriptionData): Promise<void> {
+async function doPull(impl: PullHost, pr: PullRequest, sub: SubscriptionData): Promise<void> {
   const { config } = impl;
-  const instance = impl.instance!;
+  const instance = impl.run.instance;
   const mq = pr.messageQueue;
   const pq = pr.processQueue;
   let addr: string | undefined;
@@ -184,7 +188,7 @@ async function doPull(impl: PushConsumerImpl, pr: PullRequest, sub: Subscription
 }
 
 function onPullResult(
-  impl: PushConsumerImpl,
+  impl: PullHost,
   pr: PullRequest,
   sub: SubscriptionData,
   result: PullResult,
@@ -262,7 +266,7 @@ function onPullResult(
       const metrics = impl.metrics;
       if (metrics) {
         metrics.arrived(msgs, now);
-        if (impl.orderlyService) for (let i = 0; i < msgs.length; i++) metrics.track(msgs[i]!, now);
+        if (impl.run.consume.orderly) for (let i = 0; i < msgs.length; i++) metrics.track(msgs[i]!, now);
       }
       const dispatchToConsume = pq.putMessage(msgs);
       // The span as the next pull's check sees it in Java, where the batch just pulled is still cached
@@ -270,22 +274,23 @@ function onPullResult(
       // before the next pull is checked, so past a held message the span would never be seen over its
       // limit and the pulls would run to the end of the queue without the 50 ms backoff.
       const spanOver = !config.orderly && pq.maxSpan > impl.limits.consumeConcurrentlyMaxSpan;
-      if (impl.concurrently) {
+      const consume = impl.run.consume;
+      if (!consume.orderly) {
         // Refused messages sit in the cache (no offset passes them) until the broker took them back.
         if (refused !== null) {
-          impl.concurrently.sendBackRefused(refused, pq, mq);
+          consume.service.sendBackRefused(refused, pq, mq);
           if (refused.length < msgs.length)
-            impl.concurrently.submitConsumeRequest(
+            consume.service.submitConsumeRequest(
               msgs.filter((m) => !refused.includes(m)),
               pq,
               mq,
               now,
             );
         } else {
-          impl.concurrently.submitConsumeRequest(msgs, pq, mq, now);
+          consume.service.submitConsumeRequest(msgs, pq, mq, now);
         }
       } else {
-        impl.orderlyService!.submitConsumeRequest(msgs, pq, mq, dispatchToConsume);
+        consume.service.submitConsumeRequest(msgs, pq, mq, dispatchToConsume);
       }
       if (spanOver && !pq.dropped) parkForFlowControl(impl, pr, 'span');
       else if (config.pullIntervalMs > 0) impl.pullService.executePullRequestLater(pr, config.pullIntervalMs);
@@ -321,12 +326,7 @@ function onPullResult(
   }
 }
 
-function logFlowControl(
-  impl: PushConsumerImpl,
-  pr: PullRequest,
-  reason: 'count' | 'size' | 'span',
-  times: number,
-): void {
+function logFlowControl(impl: PullHost, pr: PullRequest, reason: 'count' | 'size' | 'span', times: number): void {
   const pq = pr.processQueue;
   const l = impl.limits;
   const range = `minOffset=${pq.msgCount > 0 ? pq.minOffset : -1}, maxOffset=${pq.msgCount > 0 ? pq.queueOffsetMax : -1}`;
@@ -368,7 +368,7 @@ function logFlowControl(
 const skippedTail = new WeakMap<ProcessQueue, number>();
 
 /** The cache drained: commit past the undecodable records that ended the last pull, if any. */
-function commitSkippedTail(impl: PushConsumerImpl, pq: ProcessQueue): void {
+function commitSkippedTail(impl: PullHost, pq: ProcessQueue): void {
   const offset = skippedTail.get(pq);
   if (offset === undefined || pq.msgCount > 0) return;
   skippedTail.delete(pq);
@@ -377,12 +377,7 @@ function commitSkippedTail(impl: PushConsumerImpl, pq: ProcessQueue): void {
 }
 
 /** One 'undecodable' event per skipped record, located by its own header or by its neighbours. */
-function reportUndecodable(
-  impl: PushConsumerImpl,
-  pr: PullRequest,
-  decoded: MessageExt[],
-  skipped: UndecodableRecord[],
-): void {
+function reportUndecodable(impl: PullHost, pr: PullRequest, decoded: MessageExt[], skipped: UndecodableRecord[]): void {
   const mq = pr.messageQueue;
   for (const u of skipped) {
     const before = u.messagesBefore > 0 ? decoded[u.messagesBefore - 1]!.queueOffset + 1 : pr.nextOffset;
@@ -406,7 +401,7 @@ function reportUndecodable(
  * One 'undecodable' event (and warn line) for a message whose body could not be inflated: sent back
  * as a failed message in CLUSTERING, dropped as every failed message is in BROADCASTING.
  */
-function reportRefused(impl: PushConsumerImpl, pr: PullRequest, m: MessageExt, r: RefusedMessage): void {
+function reportRefused(impl: PullHost, pr: PullRequest, m: MessageExt, r: RefusedMessage): void {
   const mq = pr.messageQueue;
   const err = refusedMessageError(
     mq,
@@ -426,7 +421,7 @@ function reportRefused(impl: PushConsumerImpl, pr: PullRequest, m: MessageExt, r
  * batch is consumed, so an early wake would turn the backoff into a pull every few hundred
  * microseconds past a held message (measured: 158 pulls in 0.1 s, against Java's one per ~50 ms).
  */
-export function onConsumed(impl: PushConsumerImpl, pq: ProcessQueue): void {
+export function onConsumed(impl: PullHost, pq: ProcessQueue): void {
   commitSkippedTail(impl, pq);
   const pr = pq.pullRequest;
   // Cheap check first: only a pull parked for its count or size is worth re-evaluating.

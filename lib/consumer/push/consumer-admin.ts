@@ -7,7 +7,6 @@ import {
   type CMResultName,
   type ConsumeMessageDirectlyResult,
   type MessageQueue,
-  type SubscriptionData,
 } from '../../../protocol/internal.js';
 import { sleep } from '../../clock.js';
 import { resetRetryTopic } from '../core/consume-host.js';
@@ -20,15 +19,20 @@ import {
   type MessageListenerOrderly,
 } from '../core/consume-types.js';
 import type { MessageExt } from '../core/message.js';
-import type { ProcessQueue } from '../core/process-queue.js';
-import type { PushConsumerImpl } from './push-consumer-impl.js';
+import type { PushHost } from './push-host.js';
+import { processQueueInfo, subscriptionInfo } from '../core/running-info.js';
 
 const log = createDebug('rocketwire:consumer');
 
 // Requests a broker relays from mqadmin to this consumer (§5.11).
 
 /** GET_CONSUMER_RUNNING_INFO: the ConsumerRunningInfo body Java's mqadmin consumerStatus reads. */
-export function runningInfo(impl: PushConsumerImpl): Buffer {
+export function runningInfo(
+  impl: Pick<
+    PushHost,
+    'config' | 'startTimestamp' | 'limits' | 'rebalance' | 'running' | 'subscriptionInner' | 'recorder'
+  >,
+): Buffer {
   const { config } = impl;
   const props: Record<string, string> = {
     PROP_CLIENT_VERSION: 'V4_9_8',
@@ -59,7 +63,7 @@ export function runningInfo(impl: PushConsumerImpl): Buffer {
   };
   const mqTable: [MessageQueue, Record<string, unknown>][] = [];
   for (const { mq, pq } of impl.rebalance.processQueueTable.values())
-    mqTable.push([mq, processQueueInfo(pq, impl.offsetStoreValue?.readMemory(mq) ?? -1)]);
+    mqTable.push([mq, processQueueInfo(pq, impl.running?.offsetStore.readMemory(mq) ?? -1)]);
   const statusTable: Record<string, Record<string, unknown>> = {};
   for (const topic of impl.subscriptionInner.keys())
     statusTable[topic] = { ...impl.recorder.manager.consumeStatus(topic) };
@@ -70,7 +74,7 @@ export function runningInfo(impl: PushConsumerImpl): Buffer {
 
 /** CONSUME_MESSAGE_DIRECTLY: one message straight to the handler, outside the process queues. */
 export async function consumeMessageDirectly(
-  impl: PushConsumerImpl,
+  impl: Pick<PushHost, 'config' | 'listener'>,
   msg: MessageExt,
   brokerName: string,
 ): Promise<ConsumeMessageDirectlyResult> {
@@ -135,7 +139,11 @@ export const RESET_OFFSET_SETTLE_MS = 10_000;
  * flight on them settle for 10 s (their results no longer count), then store each new offset, persist
  * it and remove the queue, and resume, which rebalances and re-creates the queues from the new offsets.
  */
-export async function resetOffset(impl: PushConsumerImpl, topic: string, offsets: Map<string, number>): Promise<void> {
+export async function resetOffset(
+  impl: Pick<PushHost, 'state' | 'suspend' | 'resume' | 'rebalance' | 'config' | 'pullService' | 'offsetStore'>,
+  topic: string,
+  offsets: Map<string, number>,
+): Promise<void> {
   if (impl.state !== 'RUNNING') return;
   impl.suspend();
   try {
@@ -158,37 +166,4 @@ export async function resetOffset(impl: PushConsumerImpl, topic: string, offsets
   } finally {
     impl.resume();
   }
-}
-
-/** ProcessQueue#fillProcessQueueInfo: a queue's row of ConsumerRunningInfo's mqTable. */
-export function processQueueInfo(pq: ProcessQueue, commitOffset: number): Record<string, unknown> {
-  return {
-    cachedMsgCount: pq.msgCount,
-    cachedMsgMaxOffset: pq.msgCount > 0 ? pq.queueOffsetMax : 0,
-    cachedMsgMinOffset: pq.msgCount > 0 ? Math.max(0, pq.minOffset) : 0,
-    cachedMsgSizeInMiB: Math.floor(pq.msgSize / (1024 * 1024)),
-    commitOffset,
-    droped: pq.dropped,
-    lastConsumeTimestamp: pq.lastConsumeTimestamp,
-    lastLockTimestamp: pq.lastLockTimestamp,
-    lastPullTimestamp: pq.lastPullTimestamp,
-    locked: pq.locked,
-    transactionMsgCount: 0,
-    transactionMsgMaxOffset: 0,
-    transactionMsgMinOffset: 0,
-    tryUnlockTimes: pq.tryUnlockTimes,
-  };
-}
-
-/** A subscription as ConsumerRunningInfo's subscriptionSet lists it. */
-export function subscriptionInfo(d: SubscriptionData): Record<string, unknown> {
-  return {
-    classFilterMode: d.classFilterMode,
-    codeSet: d.codeSet,
-    expressionType: d.expressionType,
-    subString: d.subString,
-    subVersion: d.subVersion,
-    tagsSet: d.tagsSet,
-    topic: d.topic,
-  };
 }

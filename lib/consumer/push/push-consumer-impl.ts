@@ -10,14 +10,14 @@ import {
 } from '../../../protocol/internal.js';
 import { checkTopicName } from '../../../protocol/resource-names.js';
 import { MQClientInstance, ScheduledTask, type ConsumerInner } from '../../client/index.js';
-import type { ConsumeHost } from '../core/consume-host.js';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
 import { ConsumeMessageOrderlyService } from './consume-message-orderly-service.js';
 import type { MessageListener, MessageListenerConcurrently, MessageListenerOrderly } from '../core/consume-types.js';
 import { onConsumed, pullMessage } from './consume-pull.js';
 import { consumeMessageDirectly, resetOffset, runningInfo } from './consumer-admin.js';
 import { ConsumerEvents } from '../core/consumer-events.js';
-import { consumerStats, ConsumerStatsRecorder, type ConsumerStats } from '../core/consumer-stats.js';
+import { ConsumerStatsRecorder, type ConsumerStats } from '../core/consumer-stats.js';
+import { consumerStats } from './push-stats.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError, SendBackFailedError } from '../errors.js';
 import { queueLimitsFromTopic, type FlowLimits } from '../core/flow-control.js';
 import type { MessageExt } from '../core/message.js';
@@ -54,8 +54,13 @@ import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../../trace/trace-hooks.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
 import { ConsumerInstrumentation, startConsumerMetrics } from '../core/events.js';
+import type { ConsumerState } from '../core/lifecycle.js';
+import type { PushHost } from './push-host.js';
+import type { PushConsumeService, PushRunning } from './push-running.js';
 
 const log = createDebug('rocketwire:consumer');
+
+type StartingParts = { -readonly [K in keyof PushRunning]?: PushRunning[K] };
 
 /** Java's consumeTimestamp default: 30 minutes before start. */
 const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
@@ -65,41 +70,34 @@ const LOCK_TIMEOUT_MS = 1000;
 /** 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the retry after an unbalanced round. */
 const REBALANCE_MIN_INTERVAL_MS = 1000;
 
-/**
- * Lifecycle of a push consumer, as Java's ServiceState (STARTING and SHUTTING_DOWN while start() / shutdown() run).
- * @category Consuming
- */
-export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
+export type { ConsumerState };
 
 /**
  * The push consumer's machinery (DefaultMQPushConsumerImpl): what the client instance (ConsumerInner)
  * and the consume services (ConsumeHost) talk to. Internal: users hold the thin PushConsumer, which
- * keeps this in a private field. Members without `private` are read by the modules of the same
- * folder that hold the pull path (consume-pull.ts), send-backs (send-back.ts) and the
- * broker-initiated requests (consumer-admin.ts).
+ * keeps this in a private field. The modules of the same folder that hold the pull path
+ * (consume-pull.ts), send-backs (send-back.ts) and the broker-initiated requests (consumer-admin.ts)
+ * see it through PushHost (push-host.ts); what start() makes is one PushRunning (push-running.ts).
  */
-export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
+export class PushConsumerImpl implements ConsumerInner, PushHost {
   readonly config: PushConsumerConfig;
   readonly recorder: ConsumerStatsRecorder;
   /** The 'undecodable', 'brokerError' and 'brokerReachable' events (PushConsumer.on). */
   readonly events = new ConsumerEvents();
   /** The instrumentation events' state (events.ts) and the metrics (lib/metrics; null when off). */
   readonly instr = new ConsumerInstrumentation(this.events, () => this.config.clock.now());
-  metrics: ConsumerMetrics | null = null;
   private readonly metricsOptions: MetricsOptions | undefined;
   private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   listener: MessageListener | null = null;
   private stateValue: ConsumerState = 'CREATED';
   paused = false;
-  instance: MQClientInstance | null = null;
   /** POP mode (clientRebalance=false): the topics the broker hands out by pop. */
   readonly popService: PopConsumeService | null;
-  offsetStoreValue: OffsetStore | null = null;
-  concurrently: ConsumeMessageConcurrentlyService | null = null;
-  orderlyService: ConsumeMessageOrderlyService | null = null;
-  /** enableTrace: the SubBefore/SubAfter records' dispatcher (lib/trace). */
-  trace: ConsumerTrace | null = null;
+  /** What start() made: the client instance, offset store, consume service, trace and metrics. */
+  private runningValue: PushRunning | null = null;
+  /** While start() runs: what it has made so far, which a failed start's shutdown() releases. */
+  private startingParts: StartingParts | null = null;
   readonly pullService: PullMessageService;
   /** pause(topicOrQueues) / resume(...): queues whose pulls are parked (pause.ts). */
   readonly pausedQueues: PausedQueues;
@@ -112,9 +110,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   private consumeTimestampMs = 0;
   /** Round-robin index over the retry topic's queues for republished messages. */
   publishIndex = 0;
-  clientIdValue = '';
   private shutdownPromise: Promise<void> | null = null;
-  private stopNameServerEvents: (() => void) | null = null;
   /** The last rebalance threw: the next failure is not logged again, a success is (info). */
   private rebalanceFailing = false;
   private resetChain: Promise<void> = Promise.resolve();
@@ -140,21 +136,21 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       consumeConcurrentlyMaxSpan: this.config.consumeConcurrentlyMaxSpan,
       orderly: this.config.orderly,
     };
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
     this.popService = createPopConsumeService(this);
+    const consumer = this;
     this.rebalance = new RebalancePushImpl({
       config: this.config,
+      // getters: both are read when the rebalance runs, after start() made them
       get clientId() {
-        return self.clientIdValue;
+        return consumer.clientId;
       },
       get offsetStore() {
-        return self.offsetStore;
+        return consumer.offsetStore;
       },
       subscriptionTable: () => this.subscriptionInner,
-      subscribeQueues: (topic) => subscribeQueuesOf(this.instance!, topic),
+      subscribeQueues: (topic) => subscribeQueuesOf(this.run.instance, topic),
       consumerIdList: (topic) =>
-        consumerIdsOf(this.instance!, this.config.consumerGroup, topic, {
+        consumerIdsOf(this.run.instance, this.config.consumerGroup, topic, {
           answered: (brokerName, addr) => this.events.brokerAnswered(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP'),
           failed: (brokerName, addr, err) =>
             this.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
@@ -168,7 +164,9 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       },
       messageQueueChanged: (topic) => this.messageQueueChanged(topic),
       awaitConsumeIdle: (pq, timeoutMs) =>
-        this.orderlyService?.awaitConsumeIdle(pq, timeoutMs) ?? Promise.resolve(true),
+        this.runningValue?.consume.orderly
+          ? this.runningValue.consume.service.awaitConsumeIdle(pq, timeoutMs)
+          : Promise.resolve(true),
       serverAssignment: this.popService ? (topic) => this.popService!.query(topic) : undefined,
     });
   }
@@ -213,8 +211,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   }
 
   async persistOffsets(): Promise<void> {
-    if (!this.offsetStoreValue) return;
-    await this.offsetStoreValue.persistAll(this.rebalance.heldQueues());
+    if (!this.runningValue) return;
+    await this.runningValue.offsetStore.persistAll(this.rebalance.heldQueues());
   }
 
   // ------------------------------------------------------------------ what PushConsumer exposes
@@ -225,12 +223,37 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
 
   /** The client id the group sees (ip@instance), known after start. */
   get clientId(): string {
-    return this.clientIdValue;
+    return this.runningValue?.clientId ?? '';
+  }
+
+  /** What start() made; null before start(). */
+  get running(): PushRunning | null {
+    return this.runningValue;
+  }
+
+  /** What start() made, for the paths that run only once started. */
+  get run(): PushRunning {
+    if (!this.runningValue) throw new ConsumerStateError(this.stateValue, 'the consumer is not started');
+    return this.runningValue;
+  }
+
+  /** The client instance once started, else null. */
+  get instance(): MQClientInstance | null {
+    return this.runningValue?.instance ?? null;
   }
 
   get offsetStore(): OffsetStore {
-    if (!this.offsetStoreValue) throw new ConsumerStateError(this.stateValue, 'the consumer is not started');
-    return this.offsetStoreValue;
+    return this.run.offsetStore;
+  }
+
+  /** enableTrace: the SubBefore/SubAfter records' dispatcher (lib/trace); null when off or not started. */
+  get trace(): ConsumerTrace | null {
+    return this.runningValue?.trace ?? null;
+  }
+
+  /** The metrics (lib/metrics); null when off or not started. */
+  get metrics(): ConsumerMetrics | null {
+    return this.runningValue?.metrics ?? null;
   }
 
   get maxReconsumeTimes(): number {
@@ -246,7 +269,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     this.expressions.set(topic, expression);
     if (this.stateValue === 'RUNNING') {
       this.subscriptionInner.set(topic, buildSubscription(topic, expression, this.config.clock.now()));
-      this.instance!.sendHeartbeatToAllBrokers().then(
+      this.run.instance.sendHeartbeatToAllBrokers().then(
         () => this.doRebalance(),
         (err: unknown) => log('heartbeat after subscribe failed: %s', (err as Error)?.message ?? err),
       );
@@ -309,11 +332,12 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         this.stateValue = 'CREATED';
         throw err;
       }
-      this.instance = instance;
-      this.clientIdValue = instance.clientId;
+      // What a start that fails from here on has made, for shutdown() to release.
+      const parts: StartingParts = { instance, clientId: instance.clientId };
+      this.startingParts = parts;
       this.instr.attach(instance.remoting);
-      this.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
-      this.offsetStoreValue =
+      parts.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
+      const offsetStore: OffsetStore =
         config.messageModel === 'CLUSTERING'
           ? new RemoteBrokerOffsetStore({
               queryConsumerOffset: (mq) => this.queryConsumerOffset(mq),
@@ -325,15 +349,30 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
               instance.clientId,
               config.consumerGroup,
             );
-      await this.offsetStoreValue.load();
-      if (config.enableTrace) this.trace = startConsumerTrace(config);
-      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, config.consumerGroup, () =>
+      parts.offsetStore = offsetStore;
+      await offsetStore.load();
+      const trace = config.enableTrace ? startConsumerTrace(config) : null;
+      parts.trace = trace;
+      const metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, config.consumerGroup, () =>
         this.rebalance.processQueueTable.values(),
       );
-      if (config.orderly)
-        this.orderlyService = new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly);
-      else
-        this.concurrently = new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently);
+      parts.metrics = metrics;
+      const consume: PushConsumeService = config.orderly
+        ? { orderly: true, service: new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly) }
+        : {
+            orderly: false,
+            service: new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently),
+          };
+      this.runningValue = {
+        instance,
+        clientId: instance.clientId,
+        offsetStore,
+        consume,
+        trace,
+        metrics,
+        stopNameServerEvents: parts.stopNameServerEvents,
+      };
+      this.startingParts = null;
       await instance.start();
       await Promise.all(
         [...this.subscriptionInner.keys()].map((t) =>
@@ -390,7 +429,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         locks.start(Math.min(1000, config.lockIntervalMs));
         this.tasks.push(locks);
       }
-      log('consumer %s started as %s', config.consumerGroup, this.clientIdValue);
+      log('consumer %s started as %s', config.consumerGroup, instance.clientId);
     } catch (err) {
       if (this.stateValue === 'STARTING' || this.stateValue === 'RUNNING') {
         await this.shutdown().catch(() => undefined);
@@ -415,26 +454,29 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     }
     this.stateValue = 'SHUTTING_DOWN';
     const { config } = this;
+    // A start that failed half-way made only some of the parts.
+    const r: StartingParts = this.runningValue ?? this.startingParts ?? {};
     await Promise.all(this.tasks.map((t) => t.stop()));
     this.popService?.shutdown();
     await this.rebalance.shutdown();
     await this.pullService.shutdown();
     await Promise.allSettled([...this.inflightPulls]);
     const wait = config.awaitTerminationMillisWhenShutdown;
-    if (this.concurrently) await this.concurrently.shutdown(wait);
-    if (this.orderlyService) await this.orderlyService.shutdown(wait);
-    await this.trace?.shutdown();
-    if (config.orderly && config.messageModel === 'CLUSTERING' && this.instance) await this.rebalance.unlockAll();
-    if (this.offsetStoreValue)
-      await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
+    if (r.consume) await r.consume.service.shutdown(wait);
+    await r.trace?.shutdown();
+    if (config.orderly && config.messageModel === 'CLUSTERING' && r.instance) await this.rebalance.unlockAll();
+    if (r.offsetStore)
+      await r.offsetStore
+        .persistAll(this.rebalance.heldQueues())
+        .catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.rebalance.dropAll();
     this.recorder.close();
-    this.metrics?.close();
-    if (this.instance) {
-      await this.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
-      await this.instance.release(config.logger);
+    r.metrics?.close();
+    if (r.instance) {
+      await r.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
+      await r.instance.release(config.logger);
     }
-    this.stopNameServerEvents?.();
+    r.stopNameServerEvents?.();
     this.instr.detach();
     this.stateValue = 'SHUTDOWN';
     log('consumer %s shut down', config.consumerGroup);
@@ -485,8 +527,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   }
   /** GET_CONSUMER_STATUS_FROM_CLIENT: the in-memory offsets of `topic`'s queues (Java's cloneOffsetTable). */
   consumerStatus(topic: string): [MessageQueue, number][] {
-    if (!this.offsetStoreValue) return [];
-    return [...this.offsetStoreValue.cloneOffsetTable(topic).values()].map((e) => [e.mq, e.offset]);
+    if (!this.runningValue) return [];
+    return [...this.runningValue.offsetStore.cloneOffsetTable(topic).values()].map((e) => [e.mq, e.offset]);
   }
 
   // ------------------------------------------------------------------ rebalance host
@@ -506,18 +548,18 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
       const l = queueLimitsFromTopic(this.config, this.config, held);
       this.limits = { ...this.limits, ...l };
     }
-    await this.instance!.sendHeartbeatToAllBrokers();
+    await this.run.instance.sendHeartbeatToAllBrokers();
   }
 
   /** Master address, else any address of the broker (Java's findBrokerAddressInSubscribe(name, MASTER_ID, false): offsets). */
   private masterAddress(brokerName: string): string | undefined {
-    return this.instance!.findBrokerMasterAddress(brokerName) ?? this.instance!.findBrokerAddress(brokerName);
+    return this.run.instance.findBrokerMasterAddress(brokerName) ?? this.run.instance.findBrokerAddress(brokerName);
   }
 
   async masterAddressOrRefresh(mq: MessageQueue): Promise<string> {
     let addr = this.masterAddress(mq.brokerName);
     if (!addr) {
-      await this.instance!.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
+      await this.run.instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
       addr = this.masterAddress(mq.brokerName);
     }
     if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
@@ -528,7 +570,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
     let addr: string | undefined;
     try {
       addr = await this.masterAddressOrRefresh(mq);
-      const offset = await this.instance!.queryConsumerOffset(
+      const offset = await this.run.instance.queryConsumerOffset(
         addr,
         this.config.consumerGroup,
         mq,
@@ -545,7 +587,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   private async updateConsumerOffsetOneway(mq: MessageQueue, offset: number): Promise<void> {
     const addr = this.masterAddress(mq.brokerName);
     if (!addr) return;
-    await this.instance!.updateConsumerOffsetOneway(addr, this.config.consumerGroup, mq, offset);
+    await this.run.instance.updateConsumerOffsetOneway(addr, this.config.consumerGroup, mq, offset);
     this.instr.offsetCommitted(mq, offset, addr);
   }
 
@@ -561,8 +603,8 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
           return 0;
         case 'CONSUME_FROM_TIMESTAMP': {
           const addr = await this.masterAddressOrRefresh(mq);
-          if (isRetry) return await this.instance!.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
-          return await this.instance!.searchOffsetByTimestamp(
+          if (isRetry) return await this.run.instance.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
+          return await this.run.instance.searchOffsetByTimestamp(
             addr,
             mq,
             this.consumeTimestampMs,
@@ -572,7 +614,7 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
         default: {
           if (isRetry) return 0;
           const addr = await this.masterAddressOrRefresh(mq);
-          return await this.instance!.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
+          return await this.run.instance.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
         }
       }
     } catch (err) {
@@ -592,10 +634,10 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
    * could both "own" an ordered queue. Without a master the lock is not granted.
    */
   private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
-    const addr = this.instance!.findBrokerMasterAddress(brokerName);
+    const addr = this.run.instance.findBrokerMasterAddress(brokerName);
     try {
       if (!addr) throw new BrokerAddressNotFoundError(brokerName);
-      const granted = await this.instance!.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
+      const granted = await this.run.instance.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
       this.events.brokerAnswered(brokerName, addr, 'LOCK_BATCH_MQ');
       return granted;
     } catch (err) {
@@ -606,9 +648,9 @@ export class PushConsumerImpl implements ConsumerInner, ConsumeHost {
   }
 
   private async unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void> {
-    const addr = this.instance!.findBrokerMasterAddress(brokerName);
+    const addr = this.run.instance.findBrokerMasterAddress(brokerName);
     if (!addr) return;
-    await this.instance!.unlockBatchMQ(addr, this.config.consumerGroup, mqs, oneway, LOCK_TIMEOUT_MS);
+    await this.run.instance.unlockBatchMQ(addr, this.config.consumerGroup, mqs, oneway, LOCK_TIMEOUT_MS);
   }
 
   /** ConsumeHost (orderly): lock one queue again after the lock was lost. */

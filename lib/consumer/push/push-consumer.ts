@@ -11,7 +11,8 @@ import {
   type MessageListenerOrderly,
 } from '../core/consume-types.js';
 import { ConsumerOptionError } from '../errors.js';
-import { pushConsumerHealth, type ConsumerHealth } from '../core/health.js';
+import type { ConsumerHealth } from '../core/health.js';
+import { pushConsumerHealth } from './push-health.js';
 
 const log = createDebug('rocketwire:consumer');
 import type { PushConsumerEvents } from '../core/consumer-events.js';
@@ -21,7 +22,7 @@ import type { MessageExt } from '../core/message.js';
 import type { MessageQueue } from '../../../protocol/index.js';
 import type { PushConsumerOptions } from '../core/options.js';
 import { PushConsumerImpl, type ConsumerState } from './push-consumer-impl.js';
-import { pushBatches, pushMessages } from '../core/message-iterator.js';
+import { pushBatches, pushMessages } from './push-iterator.js';
 import type { PauseTarget } from './pause.js';
 import { takeNamespace, type NamespaceOption } from '../../client/index.js';
 import { consumerGroupWithNamespace, listenerWithoutNamespace, topicWithNamespace } from './consumer-namespace.js';
@@ -303,7 +304,7 @@ export class PushConsumer<Orderly extends boolean = false> {
    * Async iteration (starts the consumer with its own handler): each message is consumed
    * (CONSUME_SUCCESS) when the loop asks for the next one, so a slow loop body holds the pulls at the
    * flow-control limits. `break`, `return` or a throw shut the consumer down; the message being
-   * handled and those not yet taken are not committed and are delivered again (message-iterator.ts).
+   * handled and those not yet taken are not committed and are delivered again (push-iterator.ts).
    */
   messages(): AsyncGenerator<MessageExt, void, undefined> {
     return pushMessages(this.#impl, (l) => listenerWithoutNamespace(this.#namespace, l));

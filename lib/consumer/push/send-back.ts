@@ -12,9 +12,12 @@ import { topicRouteToPublishQueues } from '../../client/index.js';
 import { BrokerError, RemotingError } from '../../remoting/index.js';
 import { BrokerAddressNotFoundError, NoRetryQueueError } from '../errors.js';
 import type { MessageExt } from '../core/message.js';
-import type { PushConsumerImpl } from './push-consumer-impl.js';
+import type { PushHost } from './push-host.js';
 
 const log = createDebug('rocketwire:consumer');
+
+/** What sending a message back reads of the consumer (the client instance, once started). */
+export type SendBackHost = Pick<PushHost, 'config' | 'recorder' | 'maxReconsumeTimes' | 'instance' | 'publishIndex'>;
 
 const SEND_MSG_BACK_TIMEOUT_MS = 5000;
 /** The internal producer's defaults (DefaultMQProducer): 1 + retryTimesWhenSendFailed (2) attempts within sendMsgTimeout (3 s). */
@@ -28,7 +31,7 @@ const REPUBLISH_TIMEOUT_MS = 3000;
  * republishing to the retry topic. Resolves true when one of them stored the message.
  */
 export async function sendMessageBack(
-  impl: PushConsumerImpl,
+  impl: SendBackHost,
   msg: MessageExt,
   delayLevel: number,
   brokerName: string,
@@ -70,11 +73,7 @@ export async function sendMessageBack(
  * each retry on a queue of another broker than the one that just failed, retrying transport failures
  * and retriable broker answers only.
  */
-export async function republishToRetry(
-  impl: PushConsumerImpl,
-  msg: MessageExt,
-  reconsumeTime: number,
-): Promise<boolean> {
+export async function republishToRetry(impl: SendBackHost, msg: MessageExt, reconsumeTime: number): Promise<boolean> {
   const instance = impl.instance;
   if (!instance) return false;
   const topic = retryTopic(impl.config.consumerGroup);
@@ -160,7 +159,7 @@ export async function republishToRetry(
 }
 
 /** TopicPublishInfo.selectOneMessageQueue(lastBrokerName): round robin, skipping the broker that just failed when another has a queue. */
-function selectQueue(impl: PushConsumerImpl, queues: MessageQueue[], lastBrokerName: string | undefined): MessageQueue {
+function selectQueue(impl: SendBackHost, queues: MessageQueue[], lastBrokerName: string | undefined): MessageQueue {
   if (lastBrokerName !== undefined) {
     for (let i = 0; i < queues.length; i++) {
       const q = queues[impl.publishIndex++ % queues.length]!;
