@@ -18,7 +18,17 @@ const log = createDebug('rocketwire:consumer');
  * error thrown. Used by the push and the lite pull consumer.
  */
 export async function acquireConsumerInstance(
-  config: PushConsumerConfig,
+  config: Pick<
+    PushConsumerConfig,
+    | 'messageModel'
+    | 'instanceName'
+    | 'client'
+    | 'namesrvAddr'
+    | 'persistOffsetIntervalMs'
+    | 'clock'
+    | 'consumerGroup'
+    | 'logger'
+  >,
   consumer: ConsumerInner,
 ): Promise<MQClientInstance> {
   const instanceName =

@@ -1,6 +1,13 @@
 import { queueKey, type MessageQueue } from '../../../protocol/internal.js';
 import type { ProcessQueue } from '../core/process-queue.js';
 import type { PullRequest } from '../core/pull-request.js';
+import type { OffsetStore } from '../core/offset-store.js';
+import { ConsumerOptionError } from '../errors.js';
+
+/** A queue as the lite pull consumer's messages name it. */
+export function queueKeyOf(mq: MessageQueue): string {
+  return `${mq.topic}/${mq.brokerName}/${mq.queueId}`;
+}
 
 /**
  * One queue the lite pull consumer works on (Java's AssignedMessageQueue.MessageQueueState). Offsets
@@ -86,5 +93,26 @@ export class LitePullAssignment {
 
   dropAll(): void {
     for (const st of this.table.values()) st.pq.drop();
+  }
+
+  /**
+   * commit(offsets): each held queue's offset into the offset store (in memory); returns the queues
+   * committed. Throws ConsumerOptionError at the first offset that is not a non-negative integer.
+   */
+  commit(offsets: Iterable<readonly [MessageQueue, number]>, store: OffsetStore): MessageQueue[] {
+    const mqs: MessageQueue[] = [];
+    for (const [mq, offset] of offsets) {
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new ConsumerOptionError(
+          'offsets',
+          `offset of ${queueKeyOf(mq)} must be a non-negative integer, got ${String(offset)}`,
+        );
+      const st = this.get(mq);
+      if (st) {
+        store.updateOffset(st.mq, offset, false);
+        mqs.push(st.mq);
+      }
+    }
+    return mqs;
   }
 }

@@ -83,4 +83,16 @@ export class LitePullCache {
     this.items = [];
     this.head = 0;
   }
+
+  /** The next batch of a queue neither dropped nor sought since, waiting up to `timeoutMs`; null when none came. */
+  async takeLive(timeoutMs: number): Promise<ConsumeRequest | null> {
+    const { clock } = this;
+    const end = clock.now() + timeoutMs;
+    for (;;) {
+      const req = await this.take(Math.max(0, end - clock.now()));
+      if (req === null) return null;
+      if (!req.queue.pq.dropped && req.generation === req.queue.generation) return req;
+      if (clock.now() >= end) return null;
+    }
+  }
 }

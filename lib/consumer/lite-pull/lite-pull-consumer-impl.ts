@@ -1,76 +1,42 @@
 import createDebug from '../../debug.js';
 import {
   buildSubscriptionData,
-  decodeMessagesSkipping,
-  encodeConsumerRunningInfo,
-  inflateMessages,
-  isRetryTopic,
   messageQueue,
   queueKey,
-  Operations,
-  PullSysFlag,
-  ResponseCode,
   type ConsumeMessageDirectlyResult,
   type MessageQueue,
   type SubscriptionData,
 } from '../../../protocol/internal.js';
 import { checkTopicName } from '../../../protocol/resource-names.js';
-import {
-  MQClientInstance,
-  ScheduledTask,
-  topicRouteToSubscribeQueues,
-  type ConsumerInner,
-} from '../../client/index.js';
-import { BrokerError } from '../../remoting/index.js';
-import { ConsumerEvents, UndecodableMessageError } from '../core/consumer-events.js';
-import { countRound, newInflateStats, refusedMessageError, roundOptions } from '../core/inflate.js';
+import type { ConsumerInner, MQClientInstance } from '../../client/index.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
+import { ConsumerEvents } from '../core/consumer-events.js';
 import { startConsumerMetrics } from '../core/events.js';
-import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from '../errors.js';
-import {
-  flowControlReason,
-  PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL,
-  PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL,
-  type FlowLimits,
-} from '../core/flow-control.js';
-import { LitePullAssignment, type AssignedQueue } from './lite-pull-assignment.js';
+import type { ConsumerHealth } from '../core/health.js';
+import { newInflateStats } from '../core/inflate.js';
+import { ConsumerLifecycle, DEFAULT_CONSUME_TIMESTAMP_LAG_MS } from '../core/lifecycle.js';
+import type { MessageExt } from '../core/message.js';
+import type { OffsetStore } from '../core/offset-store.js';
+import { ProcessQueue } from '../core/process-queue.js';
+import { PullMessageService } from '../core/pull-message-service.js';
+import { newPullRequest } from '../core/pull-request.js';
+import { ConsumerOptionError, ConsumerStateError } from '../errors.js';
+import { LitePullAssignment, queueKeyOf, type AssignedQueue } from './lite-pull-assignment.js';
+import { LitePullBrokerCalls, type LitePullBrokerCallsHost } from './lite-pull-broker-calls.js';
 import { LitePullCache, type ConsumeRequest } from './lite-pull-cache.js';
 import {
   resolveLitePullConsumerOptions,
   type LitePullConsumerConfig,
   type LitePullConsumerOptions,
 } from './lite-pull-options.js';
-import type { MessageExt } from '../core/message.js';
-import {
-  defaultLocalOffsetStoreDir,
-  LocalFileOffsetStore,
-  RemoteBrokerOffsetStore,
-  type OffsetStore,
-} from '../core/offset-store.js';
-import { ProcessQueue } from '../core/process-queue.js';
-import { processQueueInfo, subscriptionInfo } from '../core/running-info.js';
-import { pullTarget } from '../core/pull-target.js';
-import { instanceHealth } from '../../client/health.js';
-import type { ConsumerHealth, QueueHealth } from '../core/health.js';
-import {
-  acquireConsumerInstance,
-  checkNameServerAtStart,
-  consumerIdsOf,
-  subscribeQueuesOf,
-} from '../core/consumer-instance.js';
-import { PullMessageService } from '../core/pull-message-service.js';
-import { newPullRequest, type PullRequest } from '../core/pull-request.js';
-import { RebalancePushImpl } from '../core/rebalance-impl.js';
-import { tagMatches } from '../core/subscription.js';
+import type { LitePullRunning } from './lite-pull-running.js';
+import { LitePullTask, type LitePullCounters, type LitePullTaskHost } from './lite-pull-task.js';
+import { RebalanceLitePullImpl, type RebalanceLitePullOwner } from './rebalance-lite-pull-impl.js';
+import { litePullHealth, litePullRunningInfo, type LitePullInfoHost } from './lite-pull-info.js';
 
 const log = createDebug('rocketwire:consumer:lite');
 
-/** DefaultLitePullConsumerImpl's back-offs: a paused queue is looked at again after 1 s, a failed offset lookup after 3 s. */
-export const PULL_TIME_DELAY_MILLS_WHEN_PAUSE = 1000;
-export const PULL_TIME_DELAY_MILLS_ON_EXCEPTION = 3000;
-const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
-const ADMIN_OFFSET_TIMEOUT_MS = 6000;
-const REBALANCE_MIN_INTERVAL_MS = 1000;
+type StartingParts = { -readonly [K in keyof LitePullRunning]?: LitePullRunning[K] };
 
 /**
  * Lifecycle of a lite pull consumer, as Java's ServiceState.
@@ -79,62 +45,39 @@ const REBALANCE_MIN_INTERVAL_MS = 1000;
 export type LitePullConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
 /**
- * The request code of a lite pull. Java's 5.x client sends LITE_PULL_MESSAGE (361) whenever the lite
- * bit is set (MQClientAPIImpl.pullMessage) and 4.9's sends PULL_MESSAGE (11) with the same bit; a 4.9
- * broker does not know 361 (REQUEST_CODE_NOT_SUPPORTED). So: 361 to a broker whose heartbeat answer
- * says 5.0.0 or later, 11 to older ones and to a broker not heard from yet.
- */
-export function litePullOperation(
-  brokerVersion: number | undefined,
-): typeof Operations.PULL_MESSAGE | typeof Operations.LITE_PULL_MESSAGE {
-  return brokerVersion !== undefined && brokerVersion >= MQVersion_V5_0_0
-    ? Operations.LITE_PULL_MESSAGE
-    : Operations.PULL_MESSAGE;
-}
-/** MQVersion.Version.V5_0_0.ordinal(). */
-const MQVersion_V5_0_0 = 413;
-
-/** Why a lite pull waits: the shared cache is full (pullThresholdForAll) or the queue's own limits. */
-type LiteParkReason = 'all' | 'count' | 'size' | 'span' | 'pause';
-
-/**
  * The lite pull consumer's machinery (DefaultLitePullConsumerImpl). Pulls run ahead of poll(): one
- * PullRequest per held queue goes round the push consumer's PullMessageService; each FOUND batch is
- * put in the queue's ProcessQueue and in the shared cache (LitePullCache), and poll() takes batches
- * from it. Subscribe mode reuses the push consumer's rebalance (RebalancePushImpl, same allocation
- * strategies, so it shares a group with Java's lite pull and push consumers); assign mode holds the
+ * PullRequest per held queue goes round the PullMessageService (lite-pull-task.ts); each FOUND batch
+ * is put in the queue's ProcessQueue and in the shared cache (LitePullCache), and poll() takes
+ * batches from it. Subscribe mode rebalances with RebalanceLitePullImpl (the allocation strategies of the push
+ * consumer, so it shares a group with Java's lite pull and push consumers); assign mode holds the
  * queues it was given.
  */
-export class LitePullConsumerImpl implements ConsumerInner {
+export class LitePullConsumerImpl
+  implements ConsumerInner, LitePullTaskHost, LitePullBrokerCallsHost, RebalanceLitePullOwner, LitePullInfoHost
+{
   readonly config: LitePullConsumerConfig;
   readonly events = new ConsumerEvents();
-  private stopNameServerEvents: (() => void) | null = null;
-  /** Delivery latency, await time (arrival to poll) and the cache gauges (lib/metrics); null when off. */
-  metrics: ConsumerMetrics | null = null;
   private readonly metricsOptions: MetricsOptions | undefined;
   readonly consumeType = 'CONSUME_ACTIVELY' as const;
   readonly assigned = new LitePullAssignment();
   readonly cache: LitePullCache;
   readonly pullService: PullMessageService;
-  readonly rebalance: RebalancePushImpl;
+  readonly rebalance: RebalanceLitePullImpl;
   private readonly expressions = new Map<string, string>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   private mode: 'NONE' | 'SUBSCRIBE' | 'ASSIGN' = 'NONE';
   private assignedQueues: MessageQueue[] = [];
-  private stateValue: LitePullConsumerState = 'CREATED';
-  instance: MQClientInstance | null = null;
-  private offsetStoreValue: OffsetStore | null = null;
-  private readonly tasks: ScheduledTask[] = [];
-  private readonly inflight = new Set<Promise<void>>();
-  private readonly parked = new Map<PullRequest, LiteParkReason>();
-  private readonly limits: FlowLimits;
+  private readonly lifecycle: ConsumerLifecycle;
+  private readonly brokerCalls: LitePullBrokerCalls;
+  private readonly task: LitePullTask;
+  /** What start() made: the client instance, offset store and metrics. */
+  private runningValue: LitePullRunning | null = null;
+  /** While start() runs: what it has made so far, which a failed start's shutdown() releases. */
+  private startingParts: StartingParts | null = null;
   private nextAutoCommitDeadline = -1;
-  private consumeTimestampMs = 0;
   startTimestamp = 0;
-  private clientIdValue = '';
-  private shutdownPromise: Promise<void> | null = null;
   /** Pulls sent, batches cached, and flow-control parks by reason (tests and the benchmark read them). */
-  readonly counters = {
+  readonly counters: LitePullCounters = {
     pulls: 0,
     found: 0,
     messagesPulled: 0,
@@ -154,13 +97,10 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.metricsOptions = options.metrics;
     const base = this.config.base;
     this.cache = new LitePullCache(base.clock);
-    this.pullService = new PullMessageService((pr) => this.pullMessage(pr), base.clock);
-    this.limits = {
-      pullThresholdForQueue: this.config.pullThresholdForQueue,
-      pullThresholdSizeForQueueMiB: this.config.pullThresholdSizeForQueueMiB,
-      consumeConcurrentlyMaxSpan: this.config.consumeMaxSpan,
-      orderly: false,
-    };
+    this.lifecycle = new ConsumerLifecycle(base, log);
+    this.brokerCalls = new LitePullBrokerCalls(this);
+    this.task = new LitePullTask(this);
+    this.pullService = new PullMessageService((pr) => this.task.pullMessage(pr), base.clock);
     for (const [topic, expr] of Object.entries(base.subscriptions)) {
       // SQL92 ({ sql }) is a push-consumer subscription for now (its pulls send TAG expressions)
       if (typeof expr !== 'string')
@@ -170,37 +110,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
         );
       this.subscribe(topic, expr);
     }
-    const consumer = this;
-    this.rebalance = new RebalancePushImpl({
-      config: base,
-      // getters: both are read when the rebalance runs, after start() made them
-      get clientId() {
-        return consumer.clientIdValue;
-      },
-      get offsetStore() {
-        return consumer.offsetStore;
-      },
-      subscriptionTable: () => this.subscriptionInner,
-      subscribeQueues: (topic) => subscribeQueuesOf(this.instance!, topic),
-      consumerIdList: (topic) => consumerIdsOf(this.instance!, this.config.base.consumerGroup, topic),
-      computePullFromWhere: (mq) => this.computePullFromWhere(mq).catch(() => -1),
-      lockBatch: () => Promise.resolve([]),
-      unlockBatch: () => Promise.resolve(),
-      dispatchPullRequests: (prs) => {
-        for (const pr of prs) {
-          this.assigned.add(pr, pr.nextOffset);
-          this.pullService.executePullRequestImmediately(pr);
-        }
-      },
-      messageQueueChanged: async () => {
-        // RebalanceLitePullImpl only tells the listener; queues taken away are forgotten here.
-        this.assigned.prune();
-      },
-      awaitConsumeIdle: () => Promise.resolve(true),
-    });
+    this.rebalance = new RebalanceLitePullImpl(this);
   }
-
-  // ------------------------------------------------------------------ ConsumerInner
 
   get groupName(): string {
     return this.config.base.consumerGroup;
@@ -217,46 +128,23 @@ export class LitePullConsumerImpl implements ConsumerInner {
   }
 
   doRebalance(): void {
-    if (this.stateValue !== 'RUNNING' || this.mode !== 'SUBSCRIBE') return;
+    if (this.state !== 'RUNNING' || this.mode !== 'SUBSCRIBE') return;
     this.rebalance.doRebalance().catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
   }
 
   async persistOffsets(): Promise<void> {
-    if (!this.offsetStoreValue) return;
-    await this.offsetStoreValue.persistAll(this.assignment());
+    if (!this.runningValue) return;
+    await this.runningValue.offsetStore.persistAll(this.assignment());
   }
 
   runningInfo(): Buffer {
-    const c = this.config;
-    const properties: Record<string, string> = {
-      PROP_CLIENT_VERSION: 'V4_9_8',
-      PROP_CONSUMER_START_TIMESTAMP: String(this.startTimestamp),
-      PROP_CONSUME_TYPE: 'CONSUME_ACTIVELY',
-      PROP_NAMESERVER_ADDR: c.base.namesrvAddr,
-      allocateMessageQueueStrategy: c.base.allocateStrategy.name,
-      autoCommit: String(c.autoCommit),
-      autoCommitIntervalMillis: String(c.autoCommitIntervalMs),
-      consumeMaxSpan: String(c.consumeMaxSpan),
-      consumerGroup: c.base.consumerGroup,
-      messageModel: c.base.messageModel,
-      pollTimeoutMillis: String(c.pollTimeoutMs),
-      pullBatchSize: String(c.pullBatchSize),
-      pullThresholdForAll: String(c.pullThresholdForAll),
-      pullThresholdForQueue: String(c.pullThresholdForQueue),
-      pullThresholdSizeForQueue: String(c.pullThresholdSizeForQueueMiB),
-    };
-    const mqTable: [MessageQueue, Record<string, unknown>][] = this.assigned
-      .queues()
-      .map(({ mq, pq }) => [mq, processQueueInfo(pq, this.offsetStoreValue?.readMemory(mq) ?? -1)]);
-    const subscriptionSet = this.subscriptions().map(subscriptionInfo);
-    // The lite pull consumer sends no statusTable (it has no consume statistics).
-    return encodeConsumerRunningInfo({ jstack: '', mqTable, properties, statusTable: {}, subscriptionSet });
+    return litePullRunningInfo(this);
   }
 
   /** Java's MQClientInstance answers CONSUME_MESSAGE_DIRECTLY only for push consumers. */
   consumeMessageDirectly(): Promise<ConsumeMessageDirectlyResult> {
     return Promise.reject(
-      new ConsumerStateError(this.stateValue, 'a lite pull consumer has no handler to consume a message directly'),
+      new ConsumerStateError(this.state, 'a lite pull consumer has no handler to consume a message directly'),
     );
   }
 
@@ -266,32 +154,47 @@ export class LitePullConsumerImpl implements ConsumerInner {
       if (st.mq.topic !== topic) continue;
       const offset = offsets.get(queueKey(st.mq));
       if (offset === undefined) continue;
-      this.seekNow(st, offset);
+      this.task.seek(st, offset);
       this.offsetStore.updateOffset(st.mq, offset, false);
     }
   }
 
   consumerStatus(topic: string): [MessageQueue, number][] {
-    if (!this.offsetStoreValue) return [];
-    return [...this.offsetStoreValue.cloneOffsetTable(topic).values()].map((e) => [e.mq, e.offset]);
+    if (!this.runningValue) return [];
+    return [...this.runningValue.offsetStore.cloneOffsetTable(topic).values()].map((e) => [e.mq, e.offset]);
   }
-
-  // ------------------------------------------------------------------ what LitePullConsumer exposes
 
   get state(): LitePullConsumerState {
-    return this.stateValue;
+    return this.lifecycle.state;
   }
+  /** The client id the group sees (ip@instance), known after start. */
   get clientId(): string {
-    return this.clientIdValue;
+    return this.runningValue?.clientId ?? '';
+  }
+  /** What start() made; null before start(). */
+  get running(): LitePullRunning | null {
+    return this.runningValue;
+  }
+  /** What start() made, for the paths that run only once started. */
+  get run(): LitePullRunning {
+    if (!this.runningValue) throw new ConsumerStateError(this.state, 'the consumer is not started');
+    return this.runningValue;
+  }
+  /** The client instance once started, else null. */
+  get instance(): MQClientInstance | null {
+    return this.runningValue?.instance ?? null;
   }
   get offsetStore(): OffsetStore {
-    if (!this.offsetStoreValue) throw new ConsumerStateError(this.stateValue, 'the consumer is not started');
-    return this.offsetStoreValue;
+    return this.run.offsetStore;
+  }
+  /** Delivery latency, await time (arrival to poll) and the cache gauges (lib/metrics); null when off or not started. */
+  get metrics(): ConsumerMetrics | null {
+    return this.runningValue?.metrics ?? null;
   }
 
   private setMode(mode: 'SUBSCRIBE' | 'ASSIGN'): void {
     if (this.mode !== 'NONE' && this.mode !== mode) {
-      throw new ConsumerStateError(this.stateValue, 'subscribe() and assign() are mutually exclusive on one consumer');
+      throw new ConsumerStateError(this.state, 'subscribe() and assign() are mutually exclusive on one consumer');
     }
     this.mode = mode;
   }
@@ -304,8 +207,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.setMode('SUBSCRIBE');
     this.expressions.set(topic, expression);
     this.subscriptionInner.set(topic, buildSubscriptionData(topic, expression, this.config.base.clock.now()));
-    if (this.stateValue === 'RUNNING') {
-      this.instance!.sendHeartbeatToAllBrokers().then(
+    if (this.state === 'RUNNING') {
+      this.run.instance.sendHeartbeatToAllBrokers().then(
         () => this.doRebalance(),
         (err: unknown) => log('heartbeat after subscribe failed: %s', (err as Error)?.message ?? err),
       );
@@ -328,7 +231,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     }
     this.setMode('ASSIGN');
     this.assignedQueues = queues.map((q) => messageQueue(q.topic, q.brokerName, q.queueId));
-    if (this.stateValue === 'RUNNING') this.applyAssign();
+    if (this.state === 'RUNNING') this.applyAssign();
   }
 
   private applyAssign(): void {
@@ -345,28 +248,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
 
   /** The consumer's health(): as the push consumer's, the lag counted from the committed offsets. */
   health(): ConsumerHealth {
-    const inst = instanceHealth(this.instance);
-    const queues: QueueHealth[] = this.assigned.queues().map((st) => {
-      const committed = this.offsetStoreValue?.readMemory(st.mq) ?? -1;
-      const max = st.pr.brokerMaxOffset;
-      return {
-        topic: st.mq.topic,
-        brokerName: st.mq.brokerName,
-        queueId: st.mq.queueId,
-        lastPullAnsweredAtMs: st.pr.lastAnsweredAtMs,
-        lag: max >= 0 && committed >= 0 ? Math.max(0, max - committed) : -1,
-        cached: st.pq.msgCount,
-        paused: st.paused,
-        flowControlled: null,
-      };
-    });
-    return {
-      state: this.stateValue,
-      ready: this.stateValue === 'RUNNING' && inst.nameServer.lastAnswer !== null,
-      group: this.config.base.consumerGroup,
-      ...inst,
-      queues,
-    };
+    return litePullHealth(this);
   }
 
   /** The queues held now (subscribe mode: the rebalance's share; assign mode: those given). */
@@ -375,124 +257,84 @@ export class LitePullConsumerImpl implements ConsumerInner {
   }
 
   async start(): Promise<void> {
-    if (this.stateValue !== 'CREATED')
-      throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
+    const { lifecycle } = this;
+    lifecycle.checkCreated();
     if (this.mode === 'NONE')
-      throw new ConsumerStateError(
-        this.stateValue,
-        'nothing to consume: call subscribe(topic, expression) or assign(queues) first',
-      );
-    this.stateValue = 'STARTING';
+      lifecycle.refuse('nothing to consume: call subscribe(topic, expression) or assign(queues) first');
+    await lifecycle.start(
+      () => this.doStart(),
+      () => this.shutdown(),
+    );
+  }
+
+  private async doStart(): Promise<void> {
+    const { lifecycle } = this;
     const base = this.config.base;
-    try {
-      const now = base.clock.now();
-      this.startTimestamp = now;
-      this.consumeTimestampMs = base.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
-      const instance = await acquireConsumerInstance(base, this);
-      const firstTopic =
-        this.mode === 'SUBSCRIBE' ? this.subscriptionInner.keys().next().value : this.assignedQueues[0]?.topic;
-      try {
-        await checkNameServerAtStart(instance, base, firstTopic ?? base.consumerGroup);
-      } catch (err) {
-        // Nothing else was acquired: back to CREATED, so that start() may be called again.
-        await instance.unregisterConsumer(base.consumerGroup).catch(() => undefined);
-        await instance.release(base.logger);
-        this.stateValue = 'CREATED';
-        throw err;
-      }
-      this.instance = instance;
-      this.clientIdValue = instance.clientId;
-      this.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
-      this.offsetStoreValue =
-        base.messageModel === 'CLUSTERING'
-          ? new RemoteBrokerOffsetStore({
-              queryConsumerOffset: (mq) =>
-                this.withMaster(mq, (addr) => instance.queryConsumerOffset(addr, base.consumerGroup, mq, 5000)),
-              updateConsumerOffsetOneway: async (mq, offset) => {
-                const addr = this.masterAddress(mq.brokerName);
-                if (addr) await instance.updateConsumerOffsetOneway(addr, base.consumerGroup, mq, offset);
-              },
-            })
-          : new LocalFileOffsetStore(
-              base.offsetStoreDir ?? defaultLocalOffsetStoreDir(),
-              instance.clientId,
-              base.consumerGroup,
-            );
-      await this.offsetStoreValue.load();
-      this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, base.consumerGroup, () =>
-        this.assigned.queues(),
-      );
-      await instance.start();
-      const topics =
-        this.mode === 'SUBSCRIBE'
-          ? [...this.subscriptionInner.keys()]
-          : [...new Set(this.assignedQueues.map((q) => q.topic))];
-      await Promise.all(
-        topics.map((t) =>
-          instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => {
-            base.logger.warn(
-              `lite pull consumer ${base.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`,
-            );
-          }),
-        ),
-      );
-      await instance.sendHeartbeatToAllBrokers();
-      this.stateValue = 'RUNNING';
-      this.pullService.start();
-      if (this.mode === 'ASSIGN') {
-        this.applyAssign();
-      } else {
-        const balanced = await this.rebalance.doRebalance();
-        const task = new ScheduledTask(
-          'rebalance',
-          base.rebalanceIntervalMs,
-          async () => ((await this.rebalance.doRebalance()) ? base.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS),
-          log,
-          base.clock,
-        );
-        task.start(balanced ? base.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS);
-        this.tasks.push(task);
-      }
-      log('lite pull consumer %s started as %s (%s)', base.consumerGroup, this.clientIdValue, this.mode);
-    } catch (err) {
-      if (this.stateValue === 'STARTING' || this.stateValue === 'RUNNING') await this.shutdown().catch(() => undefined);
-      throw err;
-    }
+    const now = base.clock.now();
+    this.startTimestamp = now;
+    this.brokerCalls.consumeTimestampMs = base.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
+    const firstTopic =
+      this.mode === 'SUBSCRIBE' ? this.subscriptionInner.keys().next().value : this.assignedQueues[0]?.topic;
+    const instance = await lifecycle.acquire(this, firstTopic ?? base.consumerGroup);
+    // What a start that fails from here on has made, for shutdown() to release.
+    const parts: StartingParts = { instance, clientId: instance.clientId };
+    this.startingParts = parts;
+    const stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
+    parts.stopNameServerEvents = stopNameServerEvents;
+    const offsetStore = this.brokerCalls.newOffsetStore(instance);
+    parts.offsetStore = offsetStore;
+    await offsetStore.load();
+    const metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, base.consumerGroup, () =>
+      this.assigned.queues(),
+    );
+    this.runningValue = { instance, clientId: instance.clientId, offsetStore, metrics, stopNameServerEvents };
+    this.startingParts = null;
+    await instance.start();
+    const topics =
+      this.mode === 'SUBSCRIBE'
+        ? [...this.subscriptionInner.keys()]
+        : [...new Set(this.assignedQueues.map((q) => q.topic))];
+    await lifecycle.refreshRoutes(instance, topics, (t, reason) =>
+      base.logger.warn(
+        `lite pull consumer ${base.consumerGroup}: no route for topic ${t} yet (${reason}); polling for it`,
+      ),
+    );
+    await instance.sendHeartbeatToAllBrokers();
+    lifecycle.running();
+    this.pullService.start();
+    if (this.mode === 'ASSIGN') this.applyAssign();
+    else lifecycle.scheduleRebalance(await this.rebalance.doRebalance(), () => this.rebalance.doRebalance());
+    log('lite pull consumer %s started as %s (%s)', base.consumerGroup, instance.clientId, this.mode);
   }
 
   /** Stops the pulls, wakes waiting polls (with nothing), persists the committed offsets, unregisters. */
   shutdown(): Promise<void> {
-    this.shutdownPromise ??= this.doShutdown();
-    return this.shutdownPromise;
+    return this.lifecycle.shutdown(() => this.doShutdown());
   }
 
   private async doShutdown(): Promise<void> {
-    if (this.stateValue === 'CREATED') {
-      this.stateValue = 'SHUTDOWN';
-      return;
-    }
-    this.stateValue = 'SHUTTING_DOWN';
-    await Promise.all(this.tasks.map((t) => t.stop()));
+    // A start that failed half-way made only some of the parts.
+    const r: StartingParts = this.runningValue ?? this.startingParts ?? {};
     await this.rebalance.shutdown();
     await this.pullService.shutdown();
-    await Promise.allSettled([...this.inflight]);
+    await this.task.settled();
     this.cache.close();
-    this.metrics?.close();
+    r.metrics?.close();
     // Java's shutdown persists the committed offsets; what poll() returned since the last commit is not committed.
-    if (this.offsetStoreValue)
-      await this.persistOffsets().catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
+    if (r.offsetStore)
+      await r.offsetStore
+        .persistAll(this.assignment())
+        .catch((err: unknown) => log('final offset flush failed: %s', (err as Error).message));
     this.assigned.dropAll();
-    if (this.instance) {
-      await this.instance.unregisterConsumer(this.config.base.consumerGroup).catch(() => undefined);
-      await this.instance.release(this.config.base.logger);
-      this.stopNameServerEvents?.();
+    if (r.instance) {
+      await this.lifecycle.release(r.instance);
+      r.stopNameServerEvents?.();
     }
-    this.stateValue = 'SHUTDOWN';
   }
 
   private checkRunning(what: string): void {
-    if (this.stateValue !== 'RUNNING')
-      throw new ConsumerStateError(this.stateValue, `${what} needs a running consumer (state ${this.stateValue})`);
+    if (this.state !== 'RUNNING')
+      throw new ConsumerStateError(this.state, `${what} needs a running consumer (state ${this.state})`);
   }
 
   /**
@@ -513,15 +355,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
   }
 
   /** The next live batch, removed from its ProcessQueue but not counted as consumed (the iterators commit per message). */
-  async takeRequest(timeoutMs: number): Promise<ConsumeRequest | null> {
-    const clock = this.config.base.clock;
-    const end = clock.now() + timeoutMs;
-    for (;;) {
-      const req = await this.cache.take(Math.max(0, end - clock.now()));
-      if (req === null) return null;
-      if (!req.queue.pq.dropped && req.generation === req.queue.generation) return req;
-      if (clock.now() >= end) return null;
-    }
+  takeRequest(timeoutMs: number): Promise<ConsumeRequest | null> {
+    return this.cache.takeLive(timeoutMs);
   }
 
   /** Takes a polled batch out of its ProcessQueue; returns the offset after it (or the smallest still cached). */
@@ -529,7 +364,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     const pq = req.queue.pq;
     pq.removeMessage(req.msgs);
     pq.markConsumed(this.config.base.clock.now());
-    this.releaseParked();
+    this.task.releaseParked();
     // Computed here rather than from removeMessage's answer: after a seek back the ProcessQueue's
     // highest offset ever cached is past what it holds now.
     return pq.msgCount > 0 ? pq.minOffset : req.msgs[req.msgs.length - 1]!.queueOffset + 1;
@@ -557,19 +392,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
 
   async commit(offsets: Iterable<readonly [MessageQueue, number]>, persist: boolean): Promise<void> {
     this.checkRunning('commit()');
-    const mqs: MessageQueue[] = [];
-    for (const [mq, offset] of offsets) {
-      if (!Number.isInteger(offset) || offset < 0)
-        throw new ConsumerOptionError(
-          'offsets',
-          `offset of ${queueKeyOf(mq)} must be a non-negative integer, got ${String(offset)}`,
-        );
-      const st = this.assigned.get(mq);
-      if (st) {
-        this.offsetStore.updateOffset(st.mq, offset, false);
-        mqs.push(st.mq);
-      }
-    }
+    const mqs = this.assigned.commit(offsets, this.offsetStore);
     if (persist && mqs.length > 0) await this.offsetStore.persistAll(mqs);
   }
 
@@ -579,7 +402,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     const offset = await this.offsetStore.readOffset(mq, 'memory_then_store');
     if (offset === -2)
       throw new ConsumerStateError(
-        this.stateValue,
+        this.state,
         `the committed offset of ${queueKeyOf(mq)} could not be read from the broker`,
       );
     return offset;
@@ -589,10 +412,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
     const st = this.assigned.get(mq);
     if (!st) {
       const why = this.mode === 'SUBSCRIBE' ? ' (it may be rebalancing)' : '';
-      throw new ConsumerStateError(
-        this.stateValue,
-        `${what}: ${queueKeyOf(mq)} is not assigned to this consumer${why}`,
-      );
+      throw new ConsumerStateError(this.state, `${what}: ${queueKeyOf(mq)} is not assigned to this consumer${why}`);
     }
     return st;
   }
@@ -601,31 +421,20 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.checkRunning('seek()');
     const st = this.heldOrThrow(mq, 'seek()');
     if (!Number.isInteger(offset)) throw new ConsumerOptionError('offset', `must be an integer, got ${String(offset)}`);
-    const [min, max] = await Promise.all([this.minOffset(mq), this.maxOffset(mq)]);
+    const [min, max] = await Promise.all([this.brokerCalls.minOffset(mq), this.brokerCalls.maxOffset(mq)]);
     if (offset < min || offset > max)
       throw new ConsumerOptionError('offset', `seek offset ${offset} is outside ${min}..${max} of ${queueKeyOf(mq)}`);
-    this.seekNow(st, offset);
-  }
-
-  /** Clears the queue's cache and makes its next pull start at `offset` (a pull in flight is discarded). */
-  private seekNow(st: AssignedQueue, offset: number): void {
-    st.pq.clear();
-    this.cache.removeQueue(st);
-    st.seekOffset = offset;
-    st.generation++;
-    st.pullAbort?.abort();
-    this.parked.delete(st.pr);
-    this.pullService.resume(st.pr);
+    this.task.seek(st, offset);
   }
 
   async seekToBegin(mq: MessageQueue): Promise<void> {
     this.checkRunning('seekToBegin()');
-    await this.seek(mq, await this.minOffset(mq));
+    await this.seek(mq, await this.brokerCalls.minOffset(mq));
   }
 
   async seekToEnd(mq: MessageQueue): Promise<void> {
     this.checkRunning('seekToEnd()');
-    await this.seek(mq, await this.maxOffset(mq));
+    await this.seek(mq, await this.brokerCalls.maxOffset(mq));
   }
 
   pause(mqs: readonly MessageQueue[]): void {
@@ -641,10 +450,7 @@ export class LitePullConsumerImpl implements ConsumerInner {
       const st = this.assigned.get(mq);
       if (!st || !st.paused) continue;
       st.paused = false;
-      if (this.parked.get(st.pr) === 'pause') {
-        this.parked.delete(st.pr);
-        this.pullService.resume(st.pr);
-      }
+      this.task.resumePaused(st.pr);
     }
   }
 
@@ -656,22 +462,12 @@ export class LitePullConsumerImpl implements ConsumerInner {
     this.checkRunning('offsetForTimestamp()');
     if (!Number.isInteger(timestampMs) || timestampMs < 0)
       throw new ConsumerOptionError('timestampMs', `must be a non-negative integer, got ${String(timestampMs)}`);
-    return this.withMaster(mq, (addr) =>
-      this.instance!.searchOffsetByTimestamp(addr, mq, timestampMs, ADMIN_OFFSET_TIMEOUT_MS),
-    );
+    return this.brokerCalls.offsetForTimestamp(mq, timestampMs);
   }
 
   async fetchMessageQueues(topic: string): Promise<MessageQueue[]> {
     this.checkRunning('fetchMessageQueues()');
-    const route = await this.instance!.getTopicRoute(topic, { refresh: true });
-    return topicRouteToSubscribeQueues(topic, route).map((q) => messageQueue(q.topic, q.brokerName, q.queueId));
-  }
-
-  private minOffset(mq: MessageQueue): Promise<number> {
-    return this.withMaster(mq, (addr) => this.instance!.getMinOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS));
-  }
-  private maxOffset(mq: MessageQueue): Promise<number> {
-    return this.withMaster(mq, (addr) => this.instance!.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS));
+    return this.brokerCalls.fetchMessageQueues(topic);
   }
 
   /** Flow-control figures of the held queues and the shared cache. */
@@ -687,250 +483,8 @@ export class LitePullConsumerImpl implements ConsumerInner {
     };
   }
 
-  // ------------------------------------------------------------------ the pull path (PullTaskImpl)
-
-  private pullMessage(pr: PullRequest): void {
-    const st = this.assigned.ofPullRequest(pr);
-    const pq = pr.processQueue;
-    if (!st || pq.dropped || this.stateValue !== 'RUNNING') return;
-    pq.markPulled(this.config.base.clock.now());
-    if (st.paused) return this.park(pr, 'pause', PULL_TIME_DELAY_MILLS_WHEN_PAUSE);
-    if (this.cache.size * this.config.pullBatchSize > this.config.pullThresholdForAll)
-      return this.park(pr, 'all', PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
-    const reason = flowControlReason(pq, this.limits);
-    if (reason !== null) return this.park(pr, reason, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
-    const p = this.doPull(st);
-    this.inflight.add(p);
-    p.then(() => this.inflight.delete(p));
+  /** Where a queue's first pull starts (LitePullBrokerCalls.computePullFromWhere). */
+  computePullFromWhere(mq: MessageQueue): Promise<number> {
+    return this.brokerCalls.computePullFromWhere(mq);
   }
-
-  private park(pr: PullRequest, reason: LiteParkReason, delayMs: number): void {
-    this.counters.parks[reason]++;
-    this.parked.set(pr, reason);
-    this.pullService.executePullRequestLater(pr, delayMs);
-  }
-
-  /** poll() took a batch: a pull parked for the cache's count, size or the shared limit goes again once under it. */
-  private releaseParked(): void {
-    if (this.parked.size === 0) return;
-    const overAll = this.cache.size * this.config.pullBatchSize > this.config.pullThresholdForAll;
-    for (const [pr, reason] of this.parked) {
-      if (pr.processQueue.dropped) {
-        this.parked.delete(pr);
-        continue;
-      }
-      if (reason === 'pause' || reason === 'span' || pr.parkTimer === null) continue;
-      if (reason === 'all' ? overAll : flowControlReason(pr.processQueue, this.limits) !== null) continue;
-      this.parked.delete(pr);
-      this.pullService.resume(pr);
-    }
-  }
-
-  private async nextPullOffset(st: AssignedQueue): Promise<number> {
-    if (st.seekOffset !== -1) {
-      const offset = st.seekOffset;
-      st.consumeOffset = offset;
-      st.seekOffset = -1;
-      return offset;
-    }
-    if (st.pullOffset !== -1) return st.pullOffset;
-    return this.computePullFromWhere(st.mq);
-  }
-
-  private async doPull(st: AssignedQueue): Promise<void> {
-    const { pr, pq, mq } = st;
-    const base = this.config.base;
-    const instance = this.instance!;
-    const generation = st.generation;
-    let offset: number;
-    try {
-      offset = await this.nextPullOffset(st);
-    } catch (err) {
-      log('next pull offset of %o: %s', mq, (err as Error)?.message ?? err);
-      this.pullService.executePullRequestLater(pr, PULL_TIME_DELAY_MILLS_ON_EXCEPTION);
-      return;
-    }
-    if (pq.dropped) return;
-    if (generation !== st.generation) {
-      this.pullService.executePullRequestImmediately(pr);
-      return;
-    }
-    // One controller per pull, so seek() can abandon a long poll held at the broker without
-    // touching the other queues' pulls (AbortSignal.any is Node 20.3+; engines say >=20).
-    const abort = new AbortController();
-    const onShutdown = (): void => abort.abort();
-    this.pullService.signal.addEventListener('abort', onShutdown, { once: true });
-    st.pullAbort = abort;
-    const sub = this.subscriptionInner.get(mq.topic) ?? buildSubscriptionData(mq.topic, '*', 0);
-    let addr: string | undefined;
-    try {
-      const target = await pullTarget(instance, pr);
-      addr = target.addr;
-      this.counters.pulls++;
-      const op = litePullOperation(instance.brokerVersion(target.addr));
-      this.counters.requestCodes[op.code] = (this.counters.requestCodes[op.code] ?? 0) + 1;
-      // sysFlag SUSPEND | SUBSCRIPTION | LITE (0x16), commitOffset 0: a lite pull never commits through
-      // the pull (DefaultLitePullConsumerImpl.pullSyncImpl); TAG subscriptions send subVersion 0.
-      const result = await instance.pullMessage(
-        target.addr,
-        {
-          consumerGroup: base.consumerGroup,
-          topic: mq.topic,
-          queueId: mq.queueId,
-          queueOffset: offset,
-          maxMsgNums: this.config.pullBatchSize,
-          sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION | PullSysFlag.FLAG_LITE_PULL_MESSAGE,
-          commitOffset: 0,
-          suspendTimeoutMillis: base.brokerSuspendMaxTimeMs,
-          subscription: sub.subString,
-          subVersion: 0,
-          expressionType: 'TAG',
-          bname: mq.brokerName,
-        },
-        base.pullTimeoutMs,
-        abort.signal,
-        op,
-      );
-      this.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
-      if (pq.dropped || this.pullService.signal.aborted) return;
-      pr.suggestWhichBrokerId = result.suggestWhichBrokerId;
-      pr.lastAnsweredAtMs = base.clock.now();
-      if (result.maxOffset >= 0) pr.brokerMaxOffset = result.maxOffset;
-      if (generation !== st.generation) {
-        // seek() ran while this pull was in flight: what it brought is from before the seek.
-        this.pullService.executePullRequestImmediately(pr);
-        return;
-      }
-      let nextOffset = result.nextBeginOffset;
-      if (result.status === 'FOUND' && result.bodyBytes) {
-        // Bodies stay compressed until the tag filter kept them, then inflate within the pull's
-        // budget; past it, the rest is pulled again from its offset.
-        const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false });
-        let msgs =
-          sub.tagsSet.length > 0 ? messages.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS)) : messages;
-        const round = inflateMessages(msgs, 0, roundOptions(base.inflate));
-        const cut = round.end < msgs.length;
-        countRound(this.counters.inflate, round, cut);
-        let cutIndex = messages.length;
-        if (cut) {
-          nextOffset = msgs[round.end]!.queueOffset;
-          cutIndex = messages.indexOf(msgs[round.end]!);
-          msgs = msgs.slice(0, round.end);
-        }
-        // Reported before anything after them is cached: the consumer moves past them only then.
-        for (const u of undecodable) {
-          if (u.messagesBefore > cutIndex) break;
-          const exact = u.recordIntact && u.queueOffset !== undefined;
-          this.events.undecodable(
-            new UndecodableMessageError({
-              topic: mq.topic,
-              brokerName: mq.brokerName,
-              queueId: mq.queueId,
-              queueOffset: exact
-                ? u.queueOffset!
-                : u.messagesBefore > 0
-                  ? messages[u.messagesBefore - 1]!.queueOffset + 1
-                  : offset,
-              physOffset: u.commitLogOffset,
-              recordIntact: exact,
-              bytes: u.length,
-              reason: u.reason,
-              disposition: 'passed',
-            }),
-          );
-        }
-        if (round.refused.length > 0) {
-          const refused = new Set<number>();
-          for (const r of round.refused) {
-            const m = msgs[r.index]!;
-            refused.add(r.index);
-            this.events.undecodable(refusedMessageError(mq, m, r, base.inflate, 'passed'));
-          }
-          msgs = msgs.filter((_, i) => !refused.has(i));
-        }
-        if (msgs.length > 0 && st.seekOffset === -1) {
-          const minText = String(result.minOffset);
-          const maxText = String(result.maxOffset);
-          for (const m of msgs) {
-            m.properties.MIN_OFFSET = minText;
-            m.properties.MAX_OFFSET = maxText;
-            m.brokerName = mq.brokerName;
-          }
-          this.counters.found++;
-          this.counters.messagesPulled += msgs.length;
-          if (this.metrics) {
-            const now = base.clock.now();
-            this.metrics.arrived(msgs, now);
-            this.metrics.track(msgs, now);
-          }
-          pq.putMessage(msgs);
-          this.cache.put({ msgs, queue: st, generation });
-        }
-      } else if (result.status === 'OFFSET_ILLEGAL') {
-        log('pull %o: offset %d illegal, the broker says %d', mq, offset, result.nextBeginOffset);
-      }
-      if (st.seekOffset === -1) st.pullOffset = nextOffset;
-      this.pullService.executePullRequestImmediately(pr);
-    } catch (err) {
-      if (this.pullService.signal.aborted || pq.dropped) return;
-      if (generation !== st.generation) {
-        // Abandoned by seek(): pull again from the offset it set.
-        this.pullService.executePullRequestImmediately(pr);
-        return;
-      }
-      this.events.brokerFailed(mq.brokerName, addr, 'PULL_MESSAGE', err);
-      log('pull %o failed: %s', mq, (err as Error)?.message ?? err);
-      const flowControl = err instanceof BrokerError && err.code === ResponseCode.FLOW_CONTROL;
-      this.pullService.executePullRequestLater(
-        pr,
-        flowControl ? PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL : base.pullTimeDelayMillsWhenException,
-      );
-    } finally {
-      this.pullService.signal.removeEventListener('abort', onShutdown);
-      if (st.pullAbort === abort) st.pullAbort = null;
-    }
-  }
-
-  // ------------------------------------------------------------------ rebalance host and broker calls
-
-  private masterAddress(brokerName: string): string | undefined {
-    return this.instance!.findBrokerMasterAddress(brokerName) ?? this.instance!.findBrokerAddress(brokerName);
-  }
-
-  private async withMaster<T>(mq: MessageQueue, call: (addr: string) => Promise<T>): Promise<T> {
-    let addr = this.masterAddress(mq.brokerName);
-    if (!addr) {
-      await this.instance!.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-      addr = this.masterAddress(mq.brokerName);
-    }
-    if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
-    return call(addr);
-  }
-
-  /**
-   * RebalanceLitePullImpl.computePullFromWhereWithException: the committed offset (memory first, then
-   * the broker), else where consumeFromWhere says. Throws when the broker cannot be asked.
-   */
-  async computePullFromWhere(mq: MessageQueue): Promise<number> {
-    const last = await this.offsetStore.readOffset(mq, 'memory_then_store');
-    if (last >= 0) return last;
-    if (last !== -1)
-      throw new ConsumerStateError(this.stateValue, `the committed offset of ${queueKeyOf(mq)} could not be read`);
-    const retry = isRetryTopic(mq.topic);
-    switch (this.config.base.consumeFromWhere) {
-      case 'CONSUME_FROM_FIRST_OFFSET':
-        return 0;
-      case 'CONSUME_FROM_TIMESTAMP':
-        if (retry) return this.maxOffset(mq);
-        return this.withMaster(mq, (addr) =>
-          this.instance!.searchOffsetByTimestamp(addr, mq, this.consumeTimestampMs, ADMIN_OFFSET_TIMEOUT_MS),
-        );
-      default:
-        return retry ? 0 : this.maxOffset(mq);
-    }
-  }
-}
-
-function queueKeyOf(mq: MessageQueue): string {
-  return `${mq.topic}/${mq.brokerName}/${mq.queueId}`;
 }

@@ -1,7 +1,6 @@
 import createDebug from '../../debug.js';
 import {
   buildSubscriptionData,
-  isRetryTopic,
   queueKey,
   retryTopic,
   type ConsumeMessageDirectlyResult,
@@ -9,7 +8,7 @@ import {
   type SubscriptionData,
 } from '../../../protocol/internal.js';
 import { checkTopicName } from '../../../protocol/resource-names.js';
-import { MQClientInstance, ScheduledTask, type ConsumerInner } from '../../client/index.js';
+import type { ConsumerInner, MQClientInstance } from '../../client/index.js';
 import { ConsumeMessageConcurrentlyService } from './consume-message-concurrently-service.js';
 import { ConsumeMessageOrderlyService } from './consume-message-orderly-service.js';
 import type { MessageListener, MessageListenerConcurrently, MessageListenerOrderly } from '../core/consume-types.js';
@@ -18,15 +17,10 @@ import { consumeMessageDirectly, resetOffset, runningInfo } from './consumer-adm
 import { ConsumerEvents } from '../core/consumer-events.js';
 import { ConsumerStatsRecorder, type ConsumerStats } from '../core/consumer-stats.js';
 import { consumerStats } from './push-stats.js';
-import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError, SendBackFailedError } from '../errors.js';
+import { ConsumerOptionError, ConsumerStateError } from '../errors.js';
 import { queueLimitsFromTopic, type FlowLimits } from '../core/flow-control.js';
 import type { MessageExt } from '../core/message.js';
-import {
-  defaultLocalOffsetStoreDir,
-  LocalFileOffsetStore,
-  RemoteBrokerOffsetStore,
-  type OffsetStore,
-} from '../core/offset-store.js';
+import type { OffsetStore } from '../core/offset-store.js';
 import {
   effectiveMaxReconsumeTimes,
   resolveConsumerOptions,
@@ -34,15 +28,10 @@ import {
   type PushConsumerOptions,
 } from '../core/options.js';
 import type { ProcessQueue } from '../core/process-queue.js';
-import {
-  acquireConsumerInstance,
-  checkNameServerAtStart,
-  consumerIdsOf,
-  subscribeQueuesOf,
-} from '../core/consumer-instance.js';
+import { consumerIdsOf, subscribeQueuesOf } from '../core/consumer-instance.js';
 import { PullMessageService } from '../core/pull-message-service.js';
 import { PausedQueues } from './pause.js';
-import { RebalancePushImpl } from '../core/rebalance-impl.js';
+import { RebalancePushImpl } from './rebalance-push-impl.js';
 import {
   buildSubscription,
   checkClientInBroker,
@@ -54,21 +43,15 @@ import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../../trace/trace-hooks.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
 import { ConsumerInstrumentation, startConsumerMetrics } from '../core/events.js';
-import type { ConsumerState } from '../core/lifecycle.js';
+import { ConsumerLifecycle, DEFAULT_CONSUME_TIMESTAMP_LAG_MS, type ConsumerState } from '../core/lifecycle.js';
+import { PushBrokerCalls } from './push-broker-calls.js';
+import { cleanExpiredMsg } from './expiry-sweep.js';
 import type { PushHost } from './push-host.js';
 import type { PushConsumeService, PushRunning } from './push-running.js';
 
 const log = createDebug('rocketwire:consumer');
 
 type StartingParts = { -readonly [K in keyof PushRunning]?: PushRunning[K] };
-
-/** Java's consumeTimestamp default: 30 minutes before start. */
-const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
-const OFFSET_API_TIMEOUT_MS = 5000;
-const ADMIN_OFFSET_TIMEOUT_MS = 6000;
-const LOCK_TIMEOUT_MS = 1000;
-/** 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the retry after an unbalanced round. */
-const REBALANCE_MIN_INTERVAL_MS = 1000;
 
 export type { ConsumerState };
 
@@ -90,10 +73,12 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   listener: MessageListener | null = null;
-  private stateValue: ConsumerState = 'CREATED';
   paused = false;
   /** POP mode (clientRebalance=false): the topics the broker hands out by pop. */
   readonly popService: PopConsumeService | null;
+  private readonly lifecycle: ConsumerLifecycle;
+  /** Consumer offsets and queue locks at the masters. */
+  private readonly brokerCalls: PushBrokerCalls;
   /** What start() made: the client instance, offset store, consume service, trace and metrics. */
   private runningValue: PushRunning | null = null;
   /** While start() runs: what it has made so far, which a failed start's shutdown() releases. */
@@ -102,15 +87,12 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   /** pause(topicOrQueues) / resume(...): queues whose pulls are parked (pause.ts). */
   readonly pausedQueues: PausedQueues;
   readonly rebalance: RebalancePushImpl;
-  private readonly tasks: ScheduledTask[] = [];
   /** Pulls sent and OFFSET_ILLEGAL handling under way; shutdown waits for them. */
   readonly inflightPulls = new Set<Promise<void>>();
   limits: FlowLimits;
   startTimestamp = 0;
-  private consumeTimestampMs = 0;
   /** Round-robin index over the retry topic's queues for republished messages. */
   publishIndex = 0;
-  private shutdownPromise: Promise<void> | null = null;
   /** The last rebalance threw: the next failure is not logged again, a success is (info). */
   private rebalanceFailing = false;
   private resetChain: Promise<void> = Promise.resolve();
@@ -123,6 +105,8 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
     this.metricsOptions = options.metrics;
     this.recorder = new ConsumerStatsRecorder(this.config.clock);
+    this.lifecycle = new ConsumerLifecycle(this.config, log);
+    this.brokerCalls = new PushBrokerCalls(this);
     this.pullService = new PullMessageService(
       (pr) => pullMessage(this, pr),
       this.config.clock,
@@ -136,7 +120,8 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
       consumeConcurrentlyMaxSpan: this.config.consumeConcurrentlyMaxSpan,
       orderly: this.config.orderly,
     };
-    this.popService = createPopConsumeService(this);
+    const pop = createPopConsumeService(this);
+    this.popService = pop;
     const consumer = this;
     this.rebalance = new RebalancePushImpl({
       config: this.config,
@@ -155,10 +140,10 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
           failed: (brokerName, addr, err) =>
             this.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
         }),
-      computePullFromWhere: (mq) => this.computePullFromWhere(mq),
-      lockBatch: (brokerName, mqs) => this.lockBatch(brokerName, mqs),
+      computePullFromWhere: (mq) => this.brokerCalls.computePullFromWhere(mq),
+      lockBatch: (brokerName, mqs) => this.brokerCalls.lockBatch(brokerName, mqs),
       hasMaster: (brokerName) => this.instance?.findBrokerMasterAddress(brokerName) != null,
-      unlockBatch: (brokerName, mqs, oneway) => this.unlockBatch(brokerName, mqs, oneway),
+      unlockBatch: (brokerName, mqs, oneway) => this.brokerCalls.unlockBatch(brokerName, mqs, oneway),
       dispatchPullRequests: (prs) => {
         for (const pr of prs) this.pullService.executePullRequestImmediately(pr);
       },
@@ -167,7 +152,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
         this.runningValue?.consume.orderly
           ? this.runningValue.consume.service.awaitConsumeIdle(pq, timeoutMs)
           : Promise.resolve(true),
-      serverAssignment: this.popService ? (topic) => this.popService!.query(topic) : undefined,
+      serverAssignment: pop ? (topic) => pop.query(topic) : undefined,
     });
   }
 
@@ -190,7 +175,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
 
   /** Rebalance now (NOTIFY_CONSUMER_IDS_CHANGED, resume, subscribe after start). */
   doRebalance(): void {
-    if (this.stateValue !== 'RUNNING' || this.paused) return;
+    if (this.lifecycle.state !== 'RUNNING' || this.paused) return;
     this.rebalance.doRebalance().then(
       () => {
         if (this.rebalanceFailing)
@@ -218,7 +203,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   // ------------------------------------------------------------------ what PushConsumer exposes
 
   get state(): ConsumerState {
-    return this.stateValue;
+    return this.lifecycle.state;
   }
 
   /** The client id the group sees (ip@instance), known after start. */
@@ -233,7 +218,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
 
   /** What start() made, for the paths that run only once started. */
   get run(): PushRunning {
-    if (!this.runningValue) throw new ConsumerStateError(this.stateValue, 'the consumer is not started');
+    if (!this.runningValue) throw new ConsumerStateError(this.lifecycle.state, 'the consumer is not started');
     return this.runningValue;
   }
 
@@ -267,7 +252,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     if (badTopic) throw new ConsumerOptionError('topic', badTopic);
     expression = checkSubscriptionExpression(topic, expression, 'expression', this.config);
     this.expressions.set(topic, expression);
-    if (this.stateValue === 'RUNNING') {
+    if (this.lifecycle.state === 'RUNNING') {
       this.subscriptionInner.set(topic, buildSubscription(topic, expression, this.config.clock.now()));
       this.run.instance.sendHeartbeatToAllBrokers().then(
         () => this.doRebalance(),
@@ -302,140 +287,87 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   /** Client instance, routes, heartbeat, the first rebalance (awaited), pulls, then the periodic tasks. */
   async start(listener?: MessageListener): Promise<void> {
     if (listener) this.onMessage(listener);
-    if (this.stateValue !== 'CREATED')
-      throw new ConsumerStateError(this.stateValue, `cannot start a consumer in state ${this.stateValue}`);
-    if (!this.listener)
-      throw new ConsumerStateError(this.stateValue, 'no message listener: pass one to start() or onMessage()');
-    if (this.expressions.size === 0)
-      throw new ConsumerStateError(this.stateValue, 'no subscription: call subscribe(topic, expression) first');
-    this.stateValue = 'STARTING';
-    const { config } = this;
-    try {
-      const now = config.clock.now();
-      this.startTimestamp = now;
-      this.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
-      for (const [topic, expr] of this.expressions)
-        this.subscriptionInner.set(topic, buildSubscription(topic, expr, now));
-      if (config.messageModel === 'CLUSTERING') {
-        const rt = retryTopic(config.consumerGroup);
-        this.subscriptionInner.set(rt, buildSubscriptionData(rt, '*', now));
-      }
-      const instance = await acquireConsumerInstance(config, this);
-      try {
-        await checkNameServerAtStart(instance, config, this.expressions.keys().next().value!);
-      } catch (err) {
-        // Nothing else was acquired yet: give the instance back and start over from CREATED, so
-        // that start() may be called again once a name server is up.
-        await instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
-        await instance.release(config.logger);
-        this.subscriptionInner.clear();
-        this.stateValue = 'CREATED';
-        throw err;
-      }
-      // What a start that fails from here on has made, for shutdown() to release.
-      const parts: StartingParts = { instance, clientId: instance.clientId };
-      this.startingParts = parts;
-      this.instr.attach(instance.remoting);
-      parts.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
-      const offsetStore: OffsetStore =
-        config.messageModel === 'CLUSTERING'
-          ? new RemoteBrokerOffsetStore({
-              queryConsumerOffset: (mq) => this.queryConsumerOffset(mq),
-              updateConsumerOffsetOneway: (mq, offset) => this.updateConsumerOffsetOneway(mq, offset),
-              warn: (m) => config.logger.warn(`consumer ${config.consumerGroup}: ${m}`),
-            })
-          : new LocalFileOffsetStore(
-              config.offsetStoreDir ?? defaultLocalOffsetStoreDir(),
-              instance.clientId,
-              config.consumerGroup,
-            );
-      parts.offsetStore = offsetStore;
-      await offsetStore.load();
-      const trace = config.enableTrace ? startConsumerTrace(config) : null;
-      parts.trace = trace;
-      const metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, config.consumerGroup, () =>
-        this.rebalance.processQueueTable.values(),
+    const { lifecycle } = this;
+    lifecycle.checkCreated();
+    const handler = this.listener ?? lifecycle.refuse('no message listener: pass one to start() or onMessage()');
+    if (this.expressions.size === 0) lifecycle.refuse('no subscription: call subscribe(topic, expression) first');
+    await lifecycle.start(
+      () => this.doStart(handler),
+      () => this.shutdown(),
+    );
+  }
+
+  private async doStart(listener: MessageListener): Promise<void> {
+    const { config, lifecycle } = this;
+    const now = config.clock.now();
+    this.startTimestamp = now;
+    this.brokerCalls.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
+    for (const [topic, expr] of this.expressions)
+      this.subscriptionInner.set(topic, buildSubscription(topic, expr, now));
+    const retry = retryTopic(config.consumerGroup);
+    if (config.messageModel === 'CLUSTERING') this.subscriptionInner.set(retry, buildSubscriptionData(retry, '*', now));
+    const instance = await lifecycle.acquire(this, this.expressions.keys().next().value!, () =>
+      this.subscriptionInner.clear(),
+    );
+    // What a start that fails from here on has made, for shutdown() to release.
+    const parts: StartingParts = { instance, clientId: instance.clientId };
+    this.startingParts = parts;
+    this.instr.attach(instance.remoting);
+    parts.stopNameServerEvents = instance.onNameServerStatus((s) => this.events.nameServerStatus(s));
+    const offsetStore = this.brokerCalls.newOffsetStore(instance);
+    parts.offsetStore = offsetStore;
+    await offsetStore.load();
+    const trace = config.enableTrace ? startConsumerTrace(config) : null;
+    parts.trace = trace;
+    const metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, config.consumerGroup, () =>
+      this.rebalance.processQueueTable.values(),
+    );
+    parts.metrics = metrics;
+    const consume: PushConsumeService = config.orderly
+      ? { orderly: true, service: new ConsumeMessageOrderlyService(this, listener as MessageListenerOrderly) }
+      : {
+          orderly: false,
+          service: new ConsumeMessageConcurrentlyService(this, listener as MessageListenerConcurrently),
+        };
+    this.runningValue = {
+      instance,
+      clientId: instance.clientId,
+      offsetStore,
+      consume,
+      trace,
+      metrics,
+      stopNameServerEvents: parts.stopNameServerEvents,
+    };
+    this.startingParts = null;
+    await instance.start();
+    await lifecycle.refreshRoutes(instance, this.subscriptionInner.keys(), (t, reason) => {
+      if (t !== retry)
+        config.logger.warn(`consumer ${config.consumerGroup}: no route for topic ${t} yet (${reason}); polling for it`);
+    });
+    await checkClientInBroker(
+      instance,
+      config.consumerGroup,
+      this.subscriptionInner.values(),
+      config.mqClientApiTimeoutMs,
+    );
+    await instance.sendHeartbeatToAllBrokers();
+    lifecycle.running();
+    this.pullService.start();
+    // A suspended consumer does not rebalance (Java's tryRebalance answers "not balanced").
+    lifecycle.scheduleRebalance(
+      await this.rebalance.doRebalance(),
+      async () => !this.paused && (await this.rebalance.doRebalance()),
+    );
+    if (!config.orderly) {
+      lifecycle.schedule('cleanExpiredMsg', config.consumeTimeoutMs, config.consumeTimeoutMs, () =>
+        cleanExpiredMsg(this),
       );
-      parts.metrics = metrics;
-      const consume: PushConsumeService = config.orderly
-        ? { orderly: true, service: new ConsumeMessageOrderlyService(this, this.listener as MessageListenerOrderly) }
-        : {
-            orderly: false,
-            service: new ConsumeMessageConcurrentlyService(this, this.listener as MessageListenerConcurrently),
-          };
-      this.runningValue = {
-        instance,
-        clientId: instance.clientId,
-        offsetStore,
-        consume,
-        trace,
-        metrics,
-        stopNameServerEvents: parts.stopNameServerEvents,
-      };
-      this.startingParts = null;
-      await instance.start();
-      await Promise.all(
-        [...this.subscriptionInner.keys()].map((t) =>
-          instance.getTopicRoute(t, { refresh: true }).catch((err: unknown) => {
-            // A name server that answers (TOPIC_NOT_EXIST, say) is no failure: the route is polled
-            // again every pollNameServerIntervalMs, as Java does.
-            if (t !== retryTopic(config.consumerGroup))
-              config.logger.warn(
-                `consumer ${config.consumerGroup}: no route for topic ${t} yet (${(err as Error).message.split('\n')[0]}); polling for it`,
-              );
-          }),
-        ),
+    } else if (config.messageModel === 'CLUSTERING') {
+      lifecycle.schedule('lockAll', config.lockIntervalMs, Math.min(1000, config.lockIntervalMs), () =>
+        this.rebalance.lockAll(),
       );
-      await checkClientInBroker(
-        instance,
-        config.consumerGroup,
-        this.subscriptionInner.values(),
-        config.mqClientApiTimeoutMs,
-      );
-      await instance.sendHeartbeatToAllBrokers();
-      this.stateValue = 'RUNNING';
-      this.pullService.start();
-      const balanced = await this.rebalance.doRebalance();
-      // 5.x RebalanceService: the next round after 1 s when this one did not balance, else after the
-      // interval. A suspended consumer does not rebalance (Java's tryRebalance answers "not balanced").
-      const rebalanceTask = new ScheduledTask(
-        'rebalance',
-        config.rebalanceIntervalMs,
-        async () =>
-          !this.paused && (await this.rebalance.doRebalance()) ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS,
-        log,
-        config.clock,
-      );
-      rebalanceTask.start(balanced ? config.rebalanceIntervalMs : REBALANCE_MIN_INTERVAL_MS);
-      this.tasks.push(rebalanceTask);
-      if (!config.orderly) {
-        const sweep = new ScheduledTask(
-          'cleanExpiredMsg',
-          config.consumeTimeoutMs,
-          () => this.cleanExpiredMsg(),
-          log,
-          config.clock,
-        );
-        sweep.start(config.consumeTimeoutMs);
-        this.tasks.push(sweep);
-      } else if (config.messageModel === 'CLUSTERING') {
-        const locks = new ScheduledTask(
-          'lockAll',
-          config.lockIntervalMs,
-          () => this.rebalance.lockAll(),
-          log,
-          config.clock,
-        );
-        locks.start(Math.min(1000, config.lockIntervalMs));
-        this.tasks.push(locks);
-      }
-      log('consumer %s started as %s', config.consumerGroup, instance.clientId);
-    } catch (err) {
-      if (this.stateValue === 'STARTING' || this.stateValue === 'RUNNING') {
-        await this.shutdown().catch(() => undefined);
-      }
-      throw err;
     }
+    log('consumer %s started as %s', config.consumerGroup, instance.clientId);
   }
 
   /**
@@ -443,20 +375,13 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
    * (orderly), persists offsets, unregisters from the brokers and releases the client instance.
    */
   shutdown(): Promise<void> {
-    this.shutdownPromise ??= this.doShutdown();
-    return this.shutdownPromise;
+    return this.lifecycle.shutdown(() => this.doShutdown());
   }
 
   private async doShutdown(): Promise<void> {
-    if (this.stateValue === 'CREATED') {
-      this.stateValue = 'SHUTDOWN';
-      return;
-    }
-    this.stateValue = 'SHUTTING_DOWN';
     const { config } = this;
     // A start that failed half-way made only some of the parts.
     const r: StartingParts = this.runningValue ?? this.startingParts ?? {};
-    await Promise.all(this.tasks.map((t) => t.stop()));
     this.popService?.shutdown();
     await this.rebalance.shutdown();
     await this.pullService.shutdown();
@@ -472,13 +397,9 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     this.rebalance.dropAll();
     this.recorder.close();
     r.metrics?.close();
-    if (r.instance) {
-      await r.instance.unregisterConsumer(config.consumerGroup).catch(() => undefined);
-      await r.instance.release(config.logger);
-    }
+    if (r.instance) await this.lifecycle.release(r.instance);
     r.stopNameServerEvents?.();
     this.instr.detach();
-    this.stateValue = 'SHUTDOWN';
     log('consumer %s shut down', config.consumerGroup);
   }
 
@@ -551,139 +472,20 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     await this.run.instance.sendHeartbeatToAllBrokers();
   }
 
-  /** Master address, else any address of the broker (Java's findBrokerAddressInSubscribe(name, MASTER_ID, false): offsets). */
-  private masterAddress(brokerName: string): string | undefined {
-    return this.run.instance.findBrokerMasterAddress(brokerName) ?? this.run.instance.findBrokerAddress(brokerName);
-  }
-
-  async masterAddressOrRefresh(mq: MessageQueue): Promise<string> {
-    let addr = this.masterAddress(mq.brokerName);
-    if (!addr) {
-      await this.run.instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-      addr = this.masterAddress(mq.brokerName);
-    }
-    if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
-    return addr;
-  }
-
-  private async queryConsumerOffset(mq: MessageQueue): Promise<number> {
-    let addr: string | undefined;
-    try {
-      addr = await this.masterAddressOrRefresh(mq);
-      const offset = await this.run.instance.queryConsumerOffset(
-        addr,
-        this.config.consumerGroup,
-        mq,
-        OFFSET_API_TIMEOUT_MS,
-      );
-      this.events.brokerAnswered(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET');
-      return offset;
-    } catch (err) {
-      this.events.brokerFailed(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET', err);
-      throw err;
-    }
-  }
-
-  private async updateConsumerOffsetOneway(mq: MessageQueue, offset: number): Promise<void> {
-    const addr = this.masterAddress(mq.brokerName);
-    if (!addr) return;
-    await this.run.instance.updateConsumerOffsetOneway(addr, this.config.consumerGroup, mq, offset);
-    this.instr.offsetCommitted(mq, offset, addr);
-  }
-
   /** §9.5: the start offset of a newly assigned queue; negative = skip it this round. */
-  async computePullFromWhere(mq: MessageQueue): Promise<number> {
-    const last = await this.offsetStore.readOffset(mq, 'store');
-    if (last >= 0) return last;
-    if (last !== -1) return -1;
-    const isRetry = isRetryTopic(mq.topic);
-    try {
-      switch (this.config.consumeFromWhere) {
-        case 'CONSUME_FROM_FIRST_OFFSET':
-          return 0;
-        case 'CONSUME_FROM_TIMESTAMP': {
-          const addr = await this.masterAddressOrRefresh(mq);
-          if (isRetry) return await this.run.instance.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
-          return await this.run.instance.searchOffsetByTimestamp(
-            addr,
-            mq,
-            this.consumeTimestampMs,
-            ADMIN_OFFSET_TIMEOUT_MS,
-          );
-        }
-        default: {
-          if (isRetry) return 0;
-          const addr = await this.masterAddressOrRefresh(mq);
-          return await this.run.instance.getMaxOffset(addr, mq, ADMIN_OFFSET_TIMEOUT_MS);
-        }
-      }
-    } catch (err) {
-      log('start offset of %o: %s', mq, (err as Error).message);
-      const request =
-        this.config.consumeFromWhere === 'CONSUME_FROM_TIMESTAMP' && !isRetry
-          ? 'SEARCH_OFFSET_BY_TIMESTAMP'
-          : 'GET_MAX_OFFSET';
-      this.events.brokerFailed(mq.brokerName, this.masterAddress(mq.brokerName), request, err);
-      return -1;
-    }
-  }
-
-  /**
-   * Locks live on the master only (Java's lock/unlock ask findBrokerAddressInSubscribe(name, MASTER_ID,
-   * true)): a slave answers LOCK_BATCH_MQ from its own lock table, so during a failover two consumers
-   * could both "own" an ordered queue. Without a master the lock is not granted.
-   */
-  private async lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]> {
-    const addr = this.run.instance.findBrokerMasterAddress(brokerName);
-    try {
-      if (!addr) throw new BrokerAddressNotFoundError(brokerName);
-      const granted = await this.run.instance.lockBatchMQ(addr, this.config.consumerGroup, mqs, LOCK_TIMEOUT_MS);
-      this.events.brokerAnswered(brokerName, addr, 'LOCK_BATCH_MQ');
-      return granted;
-    } catch (err) {
-      // An orderly queue is not pulled until locked: without this a refused lock was silent.
-      this.events.brokerFailed(brokerName, addr, 'LOCK_BATCH_MQ', err);
-      throw err;
-    }
-  }
-
-  private async unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void> {
-    const addr = this.run.instance.findBrokerMasterAddress(brokerName);
-    if (!addr) return;
-    await this.run.instance.unlockBatchMQ(addr, this.config.consumerGroup, mqs, oneway, LOCK_TIMEOUT_MS);
+  computePullFromWhere(mq: MessageQueue): Promise<number> {
+    return this.brokerCalls.computePullFromWhere(mq);
   }
 
   /** ConsumeHost (orderly): lock one queue again after the lock was lost. */
   async lockQueue(mq: MessageQueue): Promise<boolean> {
     try {
-      const granted = await this.lockBatch(mq.brokerName, [mq]);
+      const granted = await this.brokerCalls.lockBatch(mq.brokerName, [mq]);
       const ok = granted.some((g) => queueKey(g) === queueKey(mq));
       if (ok) this.rebalance.lockGranted(mq);
       return ok;
     } catch {
       return false;
-    }
-  }
-
-  // ------------------------------------------------------------------ expiry sweep (§9.7)
-
-  private async cleanExpiredMsg(): Promise<void> {
-    const timeout = this.config.consumeTimeoutMs;
-    for (const { mq, pq } of [...this.rebalance.processQueueTable.values()]) {
-      if (pq.dropped) continue;
-      const { cleaned, offset } = await pq.cleanExpiredMsg(this.config.clock.now(), timeout, async (msg) => {
-        // Java sends expired messages back with delay level 3 through the same path as failures.
-        const ok = await this.sendMessageBack(msg, 3, mq.brokerName);
-        if (!ok) throw new SendBackFailedError(msg.msgId);
-      });
-      if (cleaned > 0) {
-        this.recorder.expired += cleaned;
-        // Java leaves the offset to the next completed call; when every other message is already done
-        // there is none, and the queue would stay committed before the expired (already retried) message.
-        if (offset >= 0 && !pq.dropped) this.offsetStore.updateOffset(mq, offset, true);
-        log('expired %d messages of %o', cleaned, mq);
-        this.onConsumed(pq);
-      }
     }
   }
 }

@@ -9,7 +9,7 @@ import type { FlowLimits } from '../core/flow-control.js';
 import type { ConsumerState } from '../core/lifecycle.js';
 import type { PushConsumerConfig } from '../core/options.js';
 import type { PullMessageService } from '../core/pull-message-service.js';
-import type { RebalancePushImpl } from '../core/rebalance-impl.js';
+import type { RebalancePushImpl } from './rebalance-push-impl.js';
 import type { PausedQueues } from './pause.js';
 import type { PushRunning } from './push-running.js';
 
