@@ -1,14 +1,6 @@
 export * from './core/allocate-strategy.js';
 export * from './core/consume-types.js';
-export {
-  ConsumerBrokerError,
-  UndecodableMessageError,
-  type UndecodableDisposition,
-  type BrokerReachable,
-  type ConsumerBrokerRequest,
-  type PushConsumerEvents,
-  type HandlerResultInvalid,
-} from './core/consumer-events.js';
+export type { BrokerReachable, PushConsumerEvents, HandlerResultInvalid } from './core/consumer-events.js';
 export type { ConsumerHealth, QueueHealth, BrokerHealth, NameServerHealth } from './core/health.js';
 export type { ConsumerStats, QueueStats } from './core/consumer-stats.js';
 export * from './errors.js';
@@ -17,6 +9,7 @@ export type { MessageExt } from './core/message.js';
 export { messageQueue, messageQueueToString, type MessageQueue } from '../../protocol/internal.js';
 export * from './core/offset-store.js';
 export * from './core/options.js';
+export * from './core/consumer-config.js';
 export {
   PushConsumer,
   type ConsumerState,
@@ -41,5 +34,5 @@ export {
   type CrashEvent,
   type CrashedPart,
 } from './core/events.js';
-export { SqlFilterRefusedError, type SubscriptionExpression } from './core/sql-subscription.js';
+export type { SubscriptionExpression } from './core/sql-subscription.js';
 export type { InflateOptions, InflateStats } from './core/inflate.js';

@@ -2,14 +2,14 @@ import type { ConsumerStatsRecorder } from './consumer-stats.js';
 import type { MessageExt } from './message.js';
 import type { MessageQueue } from '../../../protocol/index.js';
 import type { OffsetStore } from './offset-store.js';
-import type { PushConsumerConfig } from './options.js';
+import type { ConsumerConfig } from './consumer-config.js';
 import type { ProcessQueue } from './process-queue.js';
 import type { ConsumerTrace } from '../../trace/trace-hooks.js';
 import type { ConsumerMetrics } from '../../metrics/index.js';
 
 /** What the consume services need from the consumer that owns them. */
 export interface ConsumeHost {
-  readonly config: PushConsumerConfig;
+  readonly config: ConsumerConfig;
   readonly offsetStore: OffsetStore;
   readonly recorder: ConsumerStatsRecorder;
   readonly maxReconsumeTimes: number;

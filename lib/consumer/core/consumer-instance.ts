@@ -6,7 +6,7 @@ import {
   topicRouteToSubscribeQueues,
   type ConsumerInner,
 } from '../../client/index.js';
-import type { PushConsumerConfig } from './options.js';
+import type { ConsumerConfig } from './consumer-config.js';
 
 const log = createDebug('rocketwire:consumer');
 
@@ -19,7 +19,7 @@ const log = createDebug('rocketwire:consumer');
  */
 export async function acquireConsumerInstance(
   config: Pick<
-    PushConsumerConfig,
+    ConsumerConfig,
     | 'messageModel'
     | 'instanceName'
     | 'client'
@@ -58,7 +58,7 @@ export async function acquireConsumerInstance(
  */
 export async function checkNameServerAtStart(
   instance: MQClientInstance,
-  config: Pick<PushConsumerConfig, 'startWithoutNameServer'>,
+  config: Pick<ConsumerConfig, 'startWithoutNameServer'>,
   topic: string,
 ): Promise<void> {
   if (config.startWithoutNameServer) return;

@@ -1,6 +1,6 @@
 import { MAX_DECOMPRESSED_BODY, type MessageExt } from '../../../protocol/internal.js';
 import { ConsumerOptionError } from '../errors.js';
-import { UndecodableMessageError, type UndecodableDisposition } from './consumer-events.js';
+import { UndecodableMessageError, type UndecodableDisposition } from '../errors.js';
 
 const MIB = 1024 * 1024;
 

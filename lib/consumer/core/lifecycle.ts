@@ -2,7 +2,7 @@ import type { Debugger } from '../../debug.js';
 import { ScheduledTask, type ConsumerInner, type MQClientInstance } from '../../client/index.js';
 import { ConsumerStateError } from '../errors.js';
 import { acquireConsumerInstance, checkNameServerAtStart } from './consumer-instance.js';
-import type { PushConsumerConfig } from './options.js';
+import type { ConsumerConfig } from './consumer-config.js';
 
 /**
  * Lifecycle of a consumer, as Java's ServiceState (STARTING and SHUTTING_DOWN while start() / shutdown() run).
@@ -17,7 +17,7 @@ export const REBALANCE_MIN_INTERVAL_MS = 1000;
 export const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
 
 type LifecycleConfig = Pick<
-  PushConsumerConfig,
+  ConsumerConfig,
   | 'clock'
   | 'logger'
   | 'consumerGroup'

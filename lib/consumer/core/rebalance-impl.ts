@@ -2,7 +2,7 @@ import createDebug from '../../debug.js';
 import { compareMessageQueue, isRetryTopic, queueKey } from '../../../protocol/internal.js';
 import type { MessageQueue } from '../../../protocol/index.js';
 import type { OffsetStore } from './offset-store.js';
-import type { PushConsumerConfig } from './options.js';
+import type { ConsumerConfig } from './consumer-config.js';
 import { ProcessQueue } from './process-queue.js';
 import { newPullRequest, type PullRequest } from './pull-request.js';
 import type { SubscriptionData } from './subscription.js';
@@ -11,7 +11,7 @@ const log = createDebug('rocketwire:consumer');
 
 /** What every rebalance needs from its consumer (Java's RebalanceImpl fields and its consumer's calls). */
 export interface RebalanceBaseHost {
-  readonly config: Pick<PushConsumerConfig, 'clock' | 'messageModel' | 'consumerGroup' | 'allocateStrategy'>;
+  readonly config: Pick<ConsumerConfig, 'clock' | 'messageModel' | 'consumerGroup' | 'allocateStrategy'>;
   readonly clientId: string;
   readonly offsetStore: OffsetStore;
   subscriptionTable(): Map<string, SubscriptionData>;

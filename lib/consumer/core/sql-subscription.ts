@@ -1,15 +1,12 @@
-import { BrokerError } from '../../remoting/index.js';
+import { SqlFilterRefusedError } from '../errors.js';
 import {
   ExpressionType,
   Operations,
-  ResponseCode,
-  RocketwireError,
   SQL92_DEFAULT_MAX_LENGTH,
   SQL92_DEFAULT_MAX_NODES,
   SqlLimitError,
   SqlParseError,
   buildSubscriptionData,
-  isRetriableError,
   compileSql92,
   type SubscriptionData,
 } from '../../../protocol/internal.js';
@@ -133,41 +130,6 @@ export function buildSubscription(topic: string, expr: SubscriptionExpression, s
   return typeof expr === 'string'
     ? buildSubscriptionData(topic, expr, subVersion)
     : buildSubscriptionData(topic, expr.sql, subVersion, ExpressionType.SQL92);
-}
-
-/**
- * The broker refused a SQL92 subscription at start (CHECK_CLIENT_CONFIG), or could not be asked.
- * `propertyFilterDisabled` is true when the broker runs without enablePropertyFilter; `code` and
- * `remark` are its answer (undefined when the request failed on the way).
- * @category Errors
- */
-export class SqlFilterRefusedError extends RocketwireError {
-  override readonly name = 'SqlFilterRefusedError';
-  override readonly errorCode = 'ERR_SQL_FILTER_REFUSED';
-  /** False when the broker answered (its refusal stands); as the cause's when it could not be asked. */
-  override readonly retriable: boolean;
-  readonly topic: string;
-  readonly brokerAddr: string;
-  readonly code: number | undefined;
-  readonly remark: string | undefined;
-  readonly propertyFilterDisabled: boolean;
-  constructor(topic: string, brokerAddr: string, cause: unknown) {
-    const be = cause instanceof BrokerError ? cause : null;
-    const disabled =
-      be !== null &&
-      be.code === ResponseCode.SYSTEM_ERROR &&
-      (be.remark ?? '').startsWith('The broker does not support consumer to filter');
-    const why = be
-      ? `${be.remark ?? `code ${be.code}`}${disabled ? ' (start the broker with enablePropertyFilter=true)' : ''}`
-      : `CHECK_CLIENT_CONFIG failed: ${(cause as Error)?.message ?? String(cause)}`;
-    super(`broker ${brokerAddr} refuses the SQL92 subscription of topic ${topic}: ${why}`, { cause });
-    this.topic = topic;
-    this.brokerAddr = brokerAddr;
-    this.code = be?.code;
-    this.remark = be?.remark ?? undefined;
-    this.propertyFilterDisabled = disabled;
-    this.retriable = be === null && isRetriableError(cause);
-  }
 }
 
 /**

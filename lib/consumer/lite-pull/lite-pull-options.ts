@@ -1,5 +1,6 @@
 import { ConsumerOptionError } from '../errors.js';
-import { resolveConsumerOptions, type PushConsumerConfig, type PushConsumerOptions } from '../core/options.js';
+import { resolveConsumerOptions, type ConsumerConfig } from '../core/consumer-config.js';
+import type { PushConsumerOptions } from '../core/options.js';
 import type { ClientOptions } from '../../client/client-options.js';
 import type { InflateOptions } from '../core/inflate.js';
 
@@ -88,7 +89,7 @@ export interface LitePullConsumerOptions
 
 export interface LitePullConsumerConfig {
   /** The settings shared with the push consumer (its rebalance and client instance read them). */
-  base: PushConsumerConfig;
+  base: ConsumerConfig;
   autoCommit: boolean;
   autoCommitIntervalMs: number;
   pullBatchSize: number;

@@ -10,7 +10,8 @@ import {
 } from '../../../protocol/internal.js';
 import { BrokerError } from '../../remoting/index.js';
 import type { ConsumerMetrics } from '../../metrics/index.js';
-import { type ConsumerEvents, UndecodableMessageError } from '../core/consumer-events.js';
+import type { ConsumerEvents } from '../core/consumer-events.js';
+import { UndecodableMessageError } from '../errors.js';
 import { countRound, refusedMessageError, roundOptions, type InflateStats } from '../core/inflate.js';
 import {
   flowControlReason,

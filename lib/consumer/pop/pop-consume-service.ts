@@ -10,6 +10,7 @@ import {
 import { assignReceiptHandles, decodeReceiptHandle, popRealTopic } from '../../../protocol/pop-extra-info.js';
 import type { MessageQueueAssignment } from '../../../protocol/body/pop-bodies.js';
 import type { MQClientInstance } from '../../client/index.js';
+import { BrokerError } from '../../remoting/index.js';
 import type { Clock } from '../../clock.js';
 import {
   ConsumeConcurrentlyStatus,
@@ -18,9 +19,9 @@ import {
   type ConsumeConcurrentlyContext,
   type MessageListenerConcurrently,
 } from '../core/consume-types.js';
-import { ConsumerOptionError } from '../errors.js';
 import type { MessageExt } from '../core/message.js';
-import { UndecodableMessageError } from '../core/consumer-events.js';
+import { UndecodableMessageError } from '../errors.js';
+import type { ResolvedPopConsumeOptions } from '../core/pop-consume-options.js';
 import {
   countRound,
   refusalReason,
@@ -31,66 +32,7 @@ import {
 
 const log = createDebug('rocketwire:consumer:pop');
 
-/**
- * The push consumer in POP mode (Java 5.x's DefaultMQPushConsumer with clientRebalance=false):
- * every rebalance asks a broker of the topic QUERY_ASSIGNMENT; when the group was switched to POP
- * for the topic (SET_MESSAGE_REQUEST_MODE, `mqadmin setConsumeMode`), the consumer pops from the
- * queues assigned (queueId −1: all of a broker's) instead of pulling them, acks what the handler
- * consumed and moves what it did not back by CHANGE_INVISIBLETIME, so it never pulls queues the
- * broker hands out by pop. PULL assignments go on with the client's own rebalance.
- */
-export interface PopConsumeOptions {
-  /**
-   * false: ask the broker how to consume (QUERY_ASSIGNMENT; 5.x brokers may then assign POP), as
-   * Java's setClientRebalance(false).
-   * @default true (client rebalance, PULL only)
-   */
-  clientRebalance?: boolean;
-  /**
-   * POP invisible time, in milliseconds; outside 5 s–300 s it is 60 s, as Java's.
-   * @default 60000
-   */
-  popInvisibleTimeMs?: number;
-  /**
-   * Most un-acked messages per popped queue before the next pop waits 50 ms.
-   * @default 96
-   */
-  popThresholdForQueue?: number;
-  /**
-   * Messages per pop, 1–32.
-   * @default 32
-   */
-  popBatchNums?: number;
-}
-
-export interface ResolvedPopConsumeOptions {
-  clientRebalance: boolean;
-  popInvisibleTimeMs: number;
-  popThresholdForQueue: number;
-  popBatchNums: number;
-}
-
-export function resolvePopConsumeOptions(o: PopConsumeOptions): ResolvedPopConsumeOptions {
-  const it = o.popInvisibleTimeMs ?? 60_000;
-  if (!Number.isInteger(it))
-    throw new ConsumerOptionError('popInvisibleTimeMs', `must be an integer, got ${String(o.popInvisibleTimeMs)}`);
-  const threshold = o.popThresholdForQueue ?? 96;
-  if (!Number.isInteger(threshold) || threshold < 1 || threshold > 65535)
-    throw new ConsumerOptionError(
-      'popThresholdForQueue',
-      `must be an integer in [1, 65535], got ${String(o.popThresholdForQueue)}`,
-    );
-  const batch = o.popBatchNums ?? 32;
-  if (!Number.isInteger(batch) || batch < 1 || batch > 32)
-    throw new ConsumerOptionError('popBatchNums', `must be an integer in [1, 32], got ${String(o.popBatchNums)}`);
-  return {
-    clientRebalance: o.clientRebalance ?? true,
-    // DefaultMQPushConsumerImpl#popMessage: a value outside 5–300 s falls back to 60 s
-    popInvisibleTimeMs: it < 5000 || it > 300_000 ? 60_000 : it,
-    popThresholdForQueue: threshold,
-    popBatchNums: batch,
-  };
-}
+// The push consumer in POP mode: core/pop-consume-options.ts says what it does and its options.
 
 /** ConsumeMessagePopConcurrentlyService's popDelayLevel, seconds: the next invisible time of a failed message by reconsumeTimes. */
 const POP_DELAY_LEVEL_S = [10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200];
@@ -272,7 +214,8 @@ export class PopConsumeService {
     const res = await inst.remoting.invoke(addr, req, { timeoutMs: POP_TIMEOUT_MS, signal: loop.abort.signal });
     if (res.code === ResponseCode.POLLING_FULL) return BACKOFF_ERROR_MS;
     if (res.code === ResponseCode.POLLING_TIMEOUT || res.code === ResponseCode.PULL_NOT_FOUND) return 0;
-    if (res.code !== ResponseCode.SUCCESS) throw new Error(`POP answered ${res.code}: ${res.remark ?? ''}`);
+    if (res.code !== ResponseCode.SUCCESS)
+      throw new BrokerError(res.code, res.remark ?? null, { addr, requestCode: op.code });
     const h = op.response.decode(res.extFields);
     // Bodies stay compressed here: the receipt handles are made for every message of the answer,
     // then the bodies inflate in rounds within the per-pull budget (consumeRounds).

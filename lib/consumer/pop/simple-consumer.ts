@@ -1,10 +1,8 @@
-import * as os from 'node:os';
 import createDebug from '../../debug.js';
 import {
   Operations,
   PermName,
   ResponseCode,
-  RocketwireError,
   decodeMessagesSkipping,
   inflateMessages,
   type MessageExt,
@@ -17,99 +15,26 @@ import {
   type ReceiptHandle,
 } from '../../../protocol/pop-extra-info.js';
 import type { BatchAck } from '../../../protocol/body/pop-bodies.js';
-import {
-  MQClientInstance,
-  clientInstanceOptions,
-  decodeResponseHeader,
-  groupOption,
-  readReply,
-  resolveInstanceName,
-  type ClientOptions,
-} from '../../client/index.js';
+import { MQClientInstance, decodeResponseHeader, readReply, resolveInstanceName } from '../../client/index.js';
 import { brokerErrorFromResponse, BrokerError } from '../../remoting/index.js';
-import { systemClock, type Clock } from '../../clock.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
 import { startConsumerMetrics } from '../core/events.js';
 import { instanceHealth } from '../../client/health.js';
 import type { ConsumerHealth } from '../core/health.js';
 import { BrokerAddressNotFoundError, ConsumerOptionError, ConsumerStateError } from '../errors.js';
-import { ConsumerEvents, UndecodableMessageError, type PushConsumerEvents } from '../core/consumer-events.js';
+import { ConsumerEvents, type PushConsumerEvents } from '../core/consumer-events.js';
+import { PopNotSupportedError, UndecodableMessageError } from '../errors.js';
+import { sameEndpoint } from './proxy-endpoint.js';
 import {
-  countRound,
-  newInflateStats,
-  refusalReason,
-  resolveInflateOptions,
-  roundOptions,
-  type InflateOptions,
-  type InflateStats,
-  type ResolvedInflateOptions,
-} from '../core/inflate.js';
-import { resolveLogger, type Logger } from '../../logger.js';
+  intOption,
+  MAX_INVISIBLE_MS,
+  resolveSimpleConsumerOptions,
+  type ResolvedSimpleConsumerOptions,
+  type SimpleConsumerOptions,
+} from './simple-consumer-options.js';
+import { countRound, newInflateStats, refusalReason, roundOptions, type InflateStats } from '../core/inflate.js';
 
 const log = createDebug('rocketwire:consumer:pop');
-
-/**
- * POP consumption over remoting (5.0+ brokers): a consumer that asks the broker for messages
- * (POP_MESSAGE), which keeps them invisible to the group for a while and hands them out again if
- * they are not acked in time. No rebalance, no offsets on the client: the broker does both. The
- * API follows Apache's 5.x SimpleConsumer (receive / ack / changeInvisibleDuration), which Java
- * only offers over gRPC through the proxy; over remoting Java's DefaultMQPushConsumer does the
- * same calls in its pop mode (C/impl/MQClientAPIImpl#popMessageAsync, ackMessageAsync,
- * changeInvisibleTimeAsync).
- * @category Consuming
- */
-export interface SimpleConsumerOptions extends ClientOptions, InflateOptions {
-  /** The consumer group (required: `group` or its alias `consumerGroup`). */
-  group?: string;
-  /**
-   * Java's name of `group`.
-   * @deprecated use `group`
-   */
-  consumerGroup?: string;
-  /** The topic every receive() pops from. */
-  topic: string;
-  /**
-   * TAG expression ("TagA || TagB") the broker filters with.
-   * @default "*" (every message)
-   */
-  filterExpression?: string | undefined;
-  /**
-   * How long received messages stay invisible when receive() is not told, in milliseconds (Java's
-   * popInvisibleTime).
-   * @default 60000
-   */
-  invisibleDurationMs?: number | undefined;
-  /**
-   * Long-poll time of a receive that finds nothing (POP's pollTime), in milliseconds, 0..300000;
-   * 0 answers at once.
-   * @default 15000
-   */
-  awaitDurationMs?: number | undefined;
-  /**
-   * Where a group without an offset starts: MIN (the oldest message) or MAX (the newest, as Java's
-   * CONSUME_FROM_LAST_OFFSET).
-   * @default "MAX"
-   */
-  initMode?: 'MIN' | 'MAX' | undefined;
-  /**
-   * Order pop (`order=true`, for orderly topics): the broker hands out a queue's messages in order
-   * and none of the queue's later messages while any of them is neither acked nor back to visible;
-   * a redelivery carries reconsumeTimes from the broker's orderCountInfo.
-   * @default false
-   */
-  orderly?: boolean | undefined;
-  /**
-   * Timeout of ACK and CHANGE_INVISIBLETIME calls, in milliseconds (Java's ack timeout).
-   * @default 3000
-   */
-  ackTimeoutMs?: number | undefined;
-  /**
-   * OpenTelemetry metrics (lib/metrics): rocketmq_delivery_latency per receive, as Java's
-   * SimpleConsumer; false turns them off.
-   * @default undefined (the global meter provider, when `@opentelemetry/api` is installed)
-   */
-  metrics?: MetricsOptions | undefined;
-}
 
 /**
  * A popped message: the stored message plus what ack and changeInvisibleDuration need.
@@ -127,116 +52,8 @@ export interface ReceivedMessage extends MessageExt {
  */
 export type AckStatus = 'OK' | 'NO_EXIST';
 
-/**
- * The peer cannot serve POP over remoting: a 5.x proxy (its route lists itself as every broker,
- * and its remoting POP path does not work, see protocol-facts-5x §B6), or a broker that answers
- * REQUEST_CODE_NOT_SUPPORTED (a 4.x broker, or a POP code that arrived truncated).
- * @category Errors
- */
-export class PopNotSupportedError extends RocketwireError {
-  override readonly name = 'PopNotSupportedError';
-  override readonly errorCode = 'ERR_POP_NOT_SUPPORTED';
-  readonly addr: string;
-  readonly reason: 'proxy' | 'request-code-not-supported';
-  constructor(addr: string, reason: 'proxy' | 'request-code-not-supported', options?: { cause?: unknown }) {
-    super(
-      reason === 'proxy'
-        ? `${addr} is a RocketMQ proxy: POP over remoting does not work through the 5.x proxy; point the consumer at the brokers' name server`
-        : `${addr} does not support POP (REQUEST_CODE_NOT_SUPPORTED): POP needs a 5.x broker`,
-      options,
-    );
-    this.addr = addr;
-    this.reason = reason;
-  }
-}
-
-interface Resolved {
-  namesrvAddr: string;
-  consumerGroup: string;
-  topic: string;
-  filterExpression: string;
-  invisibleDurationMs: number;
-  awaitDurationMs: number;
-  initMode: 0 | 1;
-  ackTimeoutMs: number;
-  orderly: boolean;
-  instanceName: string | undefined;
-  clock: Clock;
-  /** The connection options passed on to the client instance (acl, tls, connectTimeoutMs, logger, …). */
-  client: Omit<ClientOptions, 'namesrvAddr' | 'instanceName'>;
-  inflate: ResolvedInflateOptions;
-  logger: Logger;
-}
-
-const MAX_INVISIBLE_MS = 12 * 3600_000;
 /** The receive's RPC timeout beyond its poll time (Java: 15 s poll, 25 s timeout). */
 const POP_TIMEOUT_MARGIN_MS = 10_000;
-
-function intOption(name: string, v: number | undefined, dflt: number, min: number, max: number): number {
-  const n = v ?? dflt;
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new ConsumerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
-  return n;
-}
-function nameOption(name: string, v: unknown): string {
-  if (typeof v !== 'string' || v === '')
-    throw new ConsumerOptionError(name, `must be a non-empty string, got ${JSON.stringify(v)}`);
-  return v;
-}
-
-/** The options with defaults filled in; ConsumerOptionError naming a bad one. */
-export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved {
-  if (o.initMode !== undefined && o.initMode !== 'MIN' && o.initMode !== 'MAX')
-    throw new ConsumerOptionError('initMode', `must be MIN or MAX, got ${String(o.initMode)}`);
-  return {
-    namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
-    consumerGroup: nameOption(
-      o.group === undefined && o.consumerGroup !== undefined ? 'consumerGroup' : 'group',
-      groupOption(
-        o as unknown as Record<string, unknown>,
-        'consumerGroup',
-        (option, m) => new ConsumerOptionError(option, m),
-      ),
-    ),
-    topic: nameOption('topic', o.topic),
-    filterExpression: o.filterExpression ?? '*',
-    invisibleDurationMs: intOption('invisibleDurationMs', o.invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS),
-    awaitDurationMs: intOption('awaitDurationMs', o.awaitDurationMs, 15_000, 0, 300_000),
-    initMode: o.initMode === 'MIN' ? 0 : 1,
-    ackTimeoutMs: intOption('ackTimeoutMs', o.ackTimeoutMs, 3000, 1, 300_000),
-    orderly: o.orderly === true,
-    instanceName: o.instanceName,
-    clock: o.clock ?? systemClock,
-    client: clientInstanceOptions(o),
-    inflate: resolveInflateOptions(o),
-    logger: resolveLogger(o.logger, (m) => new ConsumerOptionError('logger', m)),
-  };
-}
-
-function splitHostPort(addr: string): [string, string] {
-  const i = addr.lastIndexOf(':');
-  return i < 0 ? [addr, ''] : [addr.slice(0, i).replace(/^\[|\]$/g, ''), addr.slice(i + 1)];
-}
-
-/** Loopback names and every address of this machine's interfaces. */
-function isLocalHost(host: string): boolean {
-  if (host === 'localhost' || host.startsWith('127.') || host === '::1') return true;
-  for (const list of Object.values(os.networkInterfaces()))
-    for (const i of list ?? []) if (i.address === host) return true;
-  return false;
-}
-
-/**
- * Whether two "host:port" name one endpoint. The 5.x proxy names itself in its routes at the
- * machine's own address (its `localServeAddr`), not the one the client dialled (127.0.0.1 for a
- * proxy on this machine): the same port on two addresses of this machine is one process.
- */
-function sameEndpoint(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [ha, pa] = splitHostPort(a);
-  const [hb, pb] = splitHostPort(b);
-  return pa !== '' && pa === pb && isLocalHost(ha) && isLocalHost(hb);
-}
 
 type State = 'CREATED' | 'RUNNING' | 'SHUTDOWN';
 
@@ -247,7 +64,7 @@ type State = 'CREATED' | 'RUNNING' | 'SHUTDOWN';
  * @category Consuming
  */
 export class SimpleConsumer {
-  private readonly o: Resolved;
+  private readonly o: ResolvedSimpleConsumerOptions;
   private instance: MQClientInstance | null = null;
   private state: State = 'CREATED';
   private brokerIndex = 0;

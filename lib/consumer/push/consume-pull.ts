@@ -12,7 +12,7 @@ import {
 import type { PullResult } from '../../client/index.js';
 import { pullTarget } from '../core/pull-target.js';
 import { BrokerError } from '../../remoting/index.js';
-import { UndecodableMessageError } from '../core/consumer-events.js';
+import { UndecodableMessageError } from '../errors.js';
 import { countRound, markRefused, refusedMessageError, roundOptions } from '../core/inflate.js';
 import {
   flowControlReason,

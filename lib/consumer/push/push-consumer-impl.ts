@@ -21,17 +21,13 @@ import { ConsumerOptionError, ConsumerStateError } from '../errors.js';
 import { queueLimitsFromTopic, type FlowLimits } from '../core/flow-control.js';
 import type { MessageExt } from '../core/message.js';
 import type { OffsetStore } from '../core/offset-store.js';
-import {
-  effectiveMaxReconsumeTimes,
-  resolveConsumerOptions,
-  type PushConsumerConfig,
-  type PushConsumerOptions,
-} from '../core/options.js';
+import { effectiveMaxReconsumeTimes, resolveConsumerOptions, type ConsumerConfig } from '../core/consumer-config.js';
+import type { PushConsumerOptions } from '../core/options.js';
 import type { ProcessQueue } from '../core/process-queue.js';
-import { consumerIdsOf, subscribeQueuesOf } from '../core/consumer-instance.js';
 import { PullMessageService } from '../core/pull-message-service.js';
 import { PausedQueues } from './pause.js';
 import { RebalancePushImpl } from './rebalance-push-impl.js';
+import { pushRebalanceHost } from './push-rebalance-host.js';
 import {
   buildSubscription,
   checkClientInBroker,
@@ -63,7 +59,7 @@ export type { ConsumerState };
  * see it through PushHost (push-host.ts); what start() makes is one PushRunning (push-running.ts).
  */
 export class PushConsumerImpl implements ConsumerInner, PushHost {
-  readonly config: PushConsumerConfig;
+  readonly config: ConsumerConfig;
   readonly recorder: ConsumerStatsRecorder;
   /** The 'undecodable', 'brokerError' and 'brokerReachable' events (PushConsumer.on). */
   readonly events = new ConsumerEvents();
@@ -72,8 +68,8 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   private readonly metricsOptions: MetricsOptions | undefined;
   private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
-  listener: MessageListener | null = null;
-  paused = false;
+  private listenerValue: MessageListener | null = null;
+  private pausedValue = false;
   /** POP mode (clientRebalance=false): the topics the broker hands out by pop. */
   readonly popService: PopConsumeService | null;
   private readonly lifecycle: ConsumerLifecycle;
@@ -89,8 +85,8 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   readonly rebalance: RebalancePushImpl;
   /** Pulls sent and OFFSET_ILLEGAL handling under way; shutdown waits for them. */
   readonly inflightPulls = new Set<Promise<void>>();
-  limits: FlowLimits;
-  startTimestamp = 0;
+  private limitsValue: FlowLimits;
+  private startTimestampValue = 0;
   /** Round-robin index over the retry topic's queues for republished messages. */
   publishIndex = 0;
   /** The last rebalance threw: the next failure is not logged again, a success is (info). */
@@ -114,7 +110,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     );
     this.pausedQueues = new PausedQueues(this.pullService);
     for (const [topic, expr] of Object.entries(this.config.subscriptions)) this.expressions.set(topic, expr);
-    this.limits = {
+    this.limitsValue = {
       pullThresholdForQueue: this.config.pullThresholdForQueue,
       pullThresholdSizeForQueueMiB: this.config.pullThresholdSizeForQueueMiB,
       consumeConcurrentlyMaxSpan: this.config.consumeConcurrentlyMaxSpan,
@@ -122,38 +118,9 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     };
     const pop = createPopConsumeService(this);
     this.popService = pop;
-    const consumer = this;
-    this.rebalance = new RebalancePushImpl({
-      config: this.config,
-      // getters: both are read when the rebalance runs, after start() made them
-      get clientId() {
-        return consumer.clientId;
-      },
-      get offsetStore() {
-        return consumer.offsetStore;
-      },
-      subscriptionTable: () => this.subscriptionInner,
-      subscribeQueues: (topic) => subscribeQueuesOf(this.run.instance, topic),
-      consumerIdList: (topic) =>
-        consumerIdsOf(this.run.instance, this.config.consumerGroup, topic, {
-          answered: (brokerName, addr) => this.events.brokerAnswered(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP'),
-          failed: (brokerName, addr, err) =>
-            this.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
-        }),
-      computePullFromWhere: (mq) => this.brokerCalls.computePullFromWhere(mq),
-      lockBatch: (brokerName, mqs) => this.brokerCalls.lockBatch(brokerName, mqs),
-      hasMaster: (brokerName) => this.instance?.findBrokerMasterAddress(brokerName) != null,
-      unlockBatch: (brokerName, mqs, oneway) => this.brokerCalls.unlockBatch(brokerName, mqs, oneway),
-      dispatchPullRequests: (prs) => {
-        for (const pr of prs) this.pullService.executePullRequestImmediately(pr);
-      },
-      messageQueueChanged: (topic) => this.messageQueueChanged(topic),
-      awaitConsumeIdle: (pq, timeoutMs) =>
-        this.runningValue?.consume.orderly
-          ? this.runningValue.consume.service.awaitConsumeIdle(pq, timeoutMs)
-          : Promise.resolve(true),
-      serverAssignment: pop ? (topic) => pop.query(topic) : undefined,
-    });
+    this.rebalance = new RebalancePushImpl(
+      pushRebalanceHost(this, this.brokerCalls, (topic) => this.messageQueueChanged(topic), pop),
+    );
   }
 
   // ------------------------------------------------------------------ ConsumerInner (lib/client)
@@ -209,6 +176,23 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   /** The client id the group sees (ip@instance), known after start. */
   get clientId(): string {
     return this.runningValue?.clientId ?? '';
+  }
+
+  /** The handler given to start() or onMessage(); null before. */
+  get listener(): MessageListener | null {
+    return this.listenerValue;
+  }
+  /** suspend() was called and resume() not yet. */
+  get paused(): boolean {
+    return this.pausedValue;
+  }
+  /** The flow-control limits in force (per-topic limits divide among the queues held). */
+  get limits(): FlowLimits {
+    return this.limitsValue;
+  }
+  /** Clock time start() began (GET_CONSUMER_RUNNING_INFO). */
+  get startTimestamp(): number {
+    return this.startTimestampValue;
   }
 
   /** What start() made; null before start(). */
@@ -271,16 +255,16 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
 
   onMessage(listener: MessageListener): this {
     if (typeof listener !== 'function') throw new ConsumerOptionError('listener', 'must be a function');
-    this.listener = listener;
+    this.listenerValue = listener;
     return this;
   }
 
   /** Pauses pulling and the periodic rebalance (running handler calls finish); resume() rebalances and pulls again. */
   suspend(): void {
-    this.paused = true;
+    this.pausedValue = true;
   }
   resume(): void {
-    this.paused = false;
+    this.pausedValue = false;
     this.doRebalance();
   }
 
@@ -300,7 +284,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   private async doStart(listener: MessageListener): Promise<void> {
     const { config, lifecycle } = this;
     const now = config.clock.now();
-    this.startTimestamp = now;
+    this.startTimestampValue = now;
     this.brokerCalls.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
     for (const [topic, expr] of this.expressions)
       this.subscriptionInner.set(topic, buildSubscription(topic, expr, now));
@@ -467,7 +451,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     const held = this.rebalance.processQueueTable.size;
     if (held > 0) {
       const l = queueLimitsFromTopic(this.config, this.config, held);
-      this.limits = { ...this.limits, ...l };
+      this.limitsValue = { ...this.limits, ...l };
     }
     await this.run.instance.sendHeartbeatToAllBrokers();
   }

@@ -7,7 +7,7 @@ import type { ConsumerStatsRecorder } from '../core/consumer-stats.js';
 import type { ConsumerInstrumentation } from '../core/events.js';
 import type { FlowLimits } from '../core/flow-control.js';
 import type { ConsumerState } from '../core/lifecycle.js';
-import type { PushConsumerConfig } from '../core/options.js';
+import type { ConsumerConfig } from '../core/consumer-config.js';
 import type { PullMessageService } from '../core/pull-message-service.js';
 import type { RebalancePushImpl } from './rebalance-push-impl.js';
 import type { PausedQueues } from './pause.js';
@@ -19,7 +19,7 @@ import type { PushRunning } from './push-running.js';
  * `Pick<PushHost, …>`, so none of them depends on PushConsumerImpl, which implements this.
  */
 export interface PushHost extends ConsumeHost {
-  readonly config: PushConsumerConfig;
+  readonly config: ConsumerConfig;
   readonly state: ConsumerState;
   /** suspend() was called and resume() not yet. */
   readonly paused: boolean;

@@ -2,7 +2,7 @@ import createDebug from '../../debug.js';
 import type { ClockTimer } from '../../clock.js';
 import { queueKey } from '../../../protocol/internal.js';
 import type { MessageQueue } from '../../../protocol/index.js';
-import type { PushConsumerConfig } from '../core/options.js';
+import type { ConsumerConfig } from '../core/consumer-config.js';
 import type { ProcessQueue } from '../core/process-queue.js';
 import { RebalanceImpl, type RebalanceBaseHost } from '../core/rebalance-impl.js';
 
@@ -18,7 +18,7 @@ export const CONSUME_LOCK_WAIT_MS = 1000;
 
 /** What the push consumer's rebalance needs from the consumer. */
 export interface RebalanceHost extends RebalanceBaseHost {
-  readonly config: PushConsumerConfig;
+  readonly config: ConsumerConfig;
   lockBatch(brokerName: string, mqs: MessageQueue[]): Promise<MessageQueue[]>;
   /**
    * Orderly: whether the broker group has a master in the route now (locks live on the master only).
