@@ -75,7 +75,7 @@ export class LitePullConsumerImpl
   /** While start() runs: what it has made so far, which a failed start's shutdown() releases. */
   private startingParts: StartingParts | null = null;
   private nextAutoCommitDeadline = -1;
-  startTimestamp = 0;
+  private startTimestampValue = 0;
   /** Pulls sent, batches cached, and flow-control parks by reason (tests and the benchmark read them). */
   readonly counters: LitePullCounters = {
     pulls: 0,
@@ -170,6 +170,10 @@ export class LitePullConsumerImpl
   /** The client id the group sees (ip@instance), known after start. */
   get clientId(): string {
     return this.runningValue?.clientId ?? '';
+  }
+  /** Clock time start() began (GET_CONSUMER_RUNNING_INFO). */
+  get startTimestamp(): number {
+    return this.startTimestampValue;
   }
   /** What start() made; null before start(). */
   get running(): LitePullRunning | null {
@@ -271,7 +275,7 @@ export class LitePullConsumerImpl
     const { lifecycle } = this;
     const base = this.config.base;
     const now = base.clock.now();
-    this.startTimestamp = now;
+    this.startTimestampValue = now;
     this.brokerCalls.consumeTimestampMs = base.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
     const firstTopic =
       this.mode === 'SUBSCRIBE' ? this.subscriptionInner.keys().next().value : this.assignedQueues[0]?.topic;
