@@ -58,7 +58,7 @@ export {
   type PauseTarget,
   ConsumerEvents,
 } from './consumer/index.js';
-// Node's idioms (issue 28): handler shapes, health(), the logger option.
+// Node's idioms: handler shapes, health(), the logger option.
 export type {
   PushConsumerHandler,
   EachMessageHandler,

@@ -76,7 +76,7 @@ import {
   GetTopicConfigRequestHeader,
 } from './custom-header/broker-admin.js';
 import { CheckClientRequestBody, ConsumeStats, TopicConfigBody, TopicList } from './body/broker-admin-bodies.js';
-// admin tools (issue 17, rocketwire admin)
+// admin tools (rocketwire admin)
 import {
   DeleteSubscriptionGroupRequestHeader,
   DeleteTopicFromNamesrvRequestHeader,
@@ -468,7 +468,7 @@ export const Operations = {
     requestBody: 'none',
     responseBody: 'raw',
   }),
-  // ---- admin tools (issue 17: what mqadmin sends; lib/admin calls them, lib/broker's AdminToolsProcessor serves them)
+  // ---- admin tools (what mqadmin sends; lib/admin calls them, lib/broker's AdminToolsProcessor serves them)
   GET_BROKER_RUNTIME_INFO: op('GET_BROKER_RUNTIME_INFO', {
     request: EmptyHeader,
     response: EmptyHeader,

@@ -138,7 +138,7 @@ export function resetSqlEvaluationCounts(): void {
  * Java evaluates on a pull thread pool; here it runs on the broker's only event loop, so one pull
  * spends at most `budget` steps (a node evaluated, or 4 properties bytes decoded): a record whose
  * worst case (the filter's nodes and its properties) would pass the budget is left for the next
- * pull (issue 29, H2: a 65 536-comparison OR over 800 records held the loop 8 s). The first
+ * pull (a 65 536-comparison OR over 800 records would hold the loop 8 s). The first
  * record of a pull is always evaluated, so every pull moves on.
  */
 export function recordMatcher(filter: Sql92Filter, budget: number): RecordMatch {
@@ -166,7 +166,7 @@ export function recordMatcher(filter: Sql92Filter, budget: number): RecordMatch 
 }
 
 /**
- * The properties string of one stored record (§7.1 layout): after the fixed fields, the two
+ * The properties string of one stored record (docs/protocol-facts.md#stored-record): after the fixed fields, the two
  * hosts (8 or 20 bytes by the sys flags), the body, the topic (1-byte length in magic v1, 2 in
  * v2) and a 2-byte properties length. Null if the lengths run past the record.
  */

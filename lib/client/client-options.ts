@@ -34,7 +34,7 @@ export interface ClientOptions {
   startWithoutNameServer?: boolean;
   /**
    * Instance name, the part after "@" in the clientId. "DEFAULT" is left as is here; producers and
-   * clustering consumers call `resolveInstanceName` first, as the Java client does (§9.10).
+   * clustering consumers call `resolveInstanceName` first, as the Java client does (docs/protocol-facts.md#client-id).
    * @default "DEFAULT" (producers and clustering consumers then use "<pid>#<nanotime>")
    */
   instanceName?: string;
@@ -184,7 +184,8 @@ export function parseNamesrvAddr(addr: string): string[] {
 }
 
 /**
- * The clientIP of §9.10: first non-internal IPv4 that is not 192.168.x.x, else the last IPv4 found,
+ * The clientIP of docs/protocol-facts.md#client-id: first non-internal IPv4 that is not 192.168.x.x,
+ * else the last IPv4 found,
  * else 127.0.0.1. It only needs to be unique inside a consumer group.
  */
 export function defaultClientIp(): string {
@@ -327,7 +328,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   };
 }
 
-/** clientId = clientIp@instanceName (§9.10). */
+/** clientId = clientIp@instanceName (docs/protocol-facts.md#client-id). */
 export function buildClientId(o: Pick<ResolvedClientOptions, 'clientIp' | 'instanceName'>): string {
   return `${o.clientIp}@${o.instanceName}`;
 }

@@ -215,7 +215,8 @@ export class MQClientInstance extends MQClientAPI {
     if (this.shutdownPromise) return Promise.reject(new MQClientError(`client instance ${this.clientId} is shut down`));
     this.startPromise ??= Promise.resolve().then(() => {
       const [routes, heartbeat, persist] = this.tasks;
-      // First runs as in Java (§9.3), capped by the configured period so short test periods apply.
+      // First runs as in Java (docs/protocol-facts.md#scheduled-tasks), capped by the configured period so short
+      // test periods apply.
       routes!.start(Math.min(10, this.options.pollNameServerIntervalMs));
       heartbeat!.start(Math.min(1000, this.options.heartbeatIntervalMs));
       persist!.start(Math.min(10_000, this.options.persistOffsetIntervalMs));
@@ -419,7 +420,10 @@ export class MQClientInstance extends MQClientAPI {
     this.mergeBrokerAddrs(route);
   }
 
-  /** Refreshes the routes of every cached topic and every topic a consumer subscribes to (§9.3). */
+  /**
+   * Refreshes the routes of every cached topic and every topic a consumer subscribes to
+   * (MQClientInstance.updateTopicRouteInfoFromNameServer).
+   */
   async refreshAllRoutes(): Promise<void> {
     const topics = new Set(this.topicRouteTable.keys());
     for (const c of this.consumers.values()) for (const s of c.subscriptions()) topics.add(s.topic);
@@ -448,7 +452,7 @@ export class MQClientInstance extends MQClientAPI {
    * Address of broker `brokerId` (a pull's suggestWhichBrokerId), as Java's findBrokerAddressInSubscribe:
    * that id exactly; for a slave id, else the next id (id + 1, the other slave of a group with two);
    * else, unless `onlyThisBroker`, the broker's first address in id order (the master when it is
-   * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
+   * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (docs/protocol-facts.md#flags-and-enums).
    */
   findBrokerAddressInSubscribe(
     brokerName: string,
@@ -545,7 +549,7 @@ export class MQClientInstance extends MQClientAPI {
     return out;
   }
 
-  /** The HeartbeatData this process would send now (§8.1). */
+  /** The HeartbeatData this process would send now (docs/protocol-facts.md#heartbeat-data). */
   heartbeatData(): HeartbeatData {
     return buildHeartbeatData(this.clientId, this.producers, this.consumers.values());
   }
@@ -642,7 +646,7 @@ export class MQClientInstance extends MQClientAPI {
     );
   }
 
-  // ---------------------------------------------------------------- broker-initiated requests (§5.11)
+  // -------------------------------------------------------------- broker-initiated requests (ClientRemotingProcessor)
 
   // Request headers are decoded by the table's codecs: a missing required field throws, which the
   // connection answers with SYSTEM_ERROR (Java's decodeCommandCustomHeader throws the same way).

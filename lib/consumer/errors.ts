@@ -251,7 +251,7 @@ export class SqlFilterRefusedError extends RocketwireError {
 
 /**
  * The peer cannot serve POP over remoting: a 5.x proxy (its route lists itself as every broker,
- * and its remoting POP path does not work, see protocol-facts-5x §B6), or a broker that answers
+ * and its remoting POP path does not work, see docs/protocol-facts.md#the-5x-proxy), or a broker that answers
  * REQUEST_CODE_NOT_SUPPORTED (a 4.x broker, or a POP code that arrived truncated).
  * @category Errors
  */

@@ -77,7 +77,7 @@ function int(name: string, value: number | undefined, def: number, min: number, 
   return v;
 }
 
-/** The defaults of DefaultMQProducer (§7.4), in a fresh object, validated. */
+/** The defaults of DefaultMQProducer (docs/protocol-facts.md#what-a-producer-sends), in a fresh object, validated. */
 export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
   const group = options.group;
   if (typeof group !== 'string' || group.length === 0) throw new ProducerOptionError('group', 'is required');

@@ -1,7 +1,7 @@
 import { MessageValidationError, type Message } from './message.js';
 
 /**
- * 5.x timer messages (protocol-facts-5x §A2). Java's Message#setDelayTimeMs / #setDeliverTimeMs put
+ * 5.x timer messages (docs/protocol-facts.md#timer-messages). Java's Message#setDelayTimeMs / #setDeliverTimeMs put
  * TIMER_DELAY_MS / TIMER_DELIVER_MS and its client checks nothing; the broker
  * (HookUtils#handleScheduleMessage) then parks the message on rmq_sys_wheel_timer until then. We
  * check what Java leaves to the broker's silence:

@@ -31,7 +31,7 @@ import { EARLY_FLUSH_FRAMES, OutboundQueue } from './outbound-queue.js';
 import { ReadSlab, slabReadOptions } from './read-slab.js';
 
 // node:tls (with the crypto it loads, about 4 MB) is required when a connection uses TLS, not when
-// rocketwire is imported (issue 28: import cost).
+// rocketwire is imported (import cost).
 const loadTls = (): typeof tls => createRequire(import.meta.url)('node:tls') as typeof tls;
 
 const log = createDebug('rocketwire:remoting');

@@ -12,7 +12,7 @@ import { ManualClock } from '../../lib/clock.js';
 import type { RemotingServer } from '../../lib/remoting/index.js';
 import { client, sendRequest } from './helpers.js';
 
-// Issue 13 item 3, as a hostile client does it over loopback: connections that hold half of a
+// Memory held for hostile clients, over loopback: connections that hold half of a
 // 16 MiB frame, connections that ask for 4 MiB messages and never read the answers, connections
 // that say nothing. The broker must bound what it holds for all of them together, give it back when
 // they close, close the silent ones after the idle time, and keep answering a normal client.

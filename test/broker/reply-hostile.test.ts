@@ -1,4 +1,4 @@
-// Issue 29 L2: the embedded broker pushes a reply (SEND_REPLY_MESSAGE_V2) only to the client whose
+// The embedded broker pushes a reply (SEND_REPLY_MESSAGE_V2) only to the client whose
 // request with that CORRELATION_ID it stored, within the request's TTL, once. Raw clients: a
 // "victim" requester that counts the PUSH_REPLY_MESSAGE_TO_CLIENT it gets, and an attacker that
 // heartbeats as a producer too. rocketwire's own request/reply across two brokers still works.

@@ -1,5 +1,5 @@
-// Issue 13 items 2 and 6 through the `rocketwire broker` command: the hostile offset commit of the
-// issue, a garbage offsets file, and a damaged commit log, with the broker's real stderr.
+// Store damage through the `rocketwire broker` command: a hostile offset commit, a garbage offsets
+// file, and a damaged commit log, with the broker's real stderr.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

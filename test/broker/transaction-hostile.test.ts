@@ -1,4 +1,4 @@
-// Issue 29 M1 and M2: END_TRANSACTION on the embedded broker ends only a half message of the named
+// END_TRANSACTION on the embedded broker ends only a half message of the named
 // producer group, commits only to a topic a producer may write, and a second end of one half
 // message writes nothing. Counts of stored records, on a ManualClock.
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 15: the embedded broker's transactions at the request level, on a ManualClock: how half
+// The embedded broker's transactions at the request level, on a ManualClock: how half
 // messages and op records are stored, END_TRANSACTION's answers (Apache's EndTransactionProcessor),
 // CHECK_TRANSACTION_STATE to a raw producer channel, CHECK_IMMUNITY_TIME_IN_SECONDS, and a check
 // loop that carries on after a restart from the offsets it keeps under CID_RMQ_SYS_TRANS.

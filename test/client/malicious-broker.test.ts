@@ -1,4 +1,4 @@
-// The client against a malicious broker or name server (issue 29 item 3): each case a hostile
+// The client against a malicious broker or name server: each case a hostile
 // answer or request from test/client/malicious-peer.ts, and what the client must do about it: a
 // typed error naming the peer (addr) and the field, bounded work and memory (asserted as counts and
 // sizes, never times), and no offset committed past a message not consumed.

@@ -1,4 +1,4 @@
-// Issue 14 item 8: the per-topic figures of GET_CONSUMER_RUNNING_INFO as Java's ConsumerStatsManager
+// The per-topic figures of GET_CONSUMER_RUNNING_INFO as Java's ConsumerStatsManager
 // computes them (StatsItem snapshots every 10 s, kept 7; every 10 min, kept 7), on a ManualClock.
 import t from 'tap';
 import { ManualClock } from '../../lib/clock.js';

@@ -1,4 +1,4 @@
-// Issue 14 item 8 on the embedded broker and a ManualClock: GET_CONSUMER_RUNNING_INFO carries Java's
+// A consumer's status on the embedded broker and a ManualClock: GET_CONSUMER_RUNNING_INFO carries Java's
 // ConsumerStatsManager figures (measured on the real 5.3.3 broker before: Pull TPS 0.00 and ConsumeOK
 // TPS 0.00 right after 20 000 messages), and RESET_CONSUMER_CLIENT_OFFSET suspends, lets the calls in
 // flight settle for 10 s and resumes, as Java's MQClientInstance.resetOffset does.

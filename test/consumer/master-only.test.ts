@@ -1,4 +1,4 @@
-// Issue 14 items 1 and 2: what must reach a broker group's master never goes to its slave. Orderly
+// What must reach a broker group's master never goes to its slave. Orderly
 // LOCK_BATCH_MQ / UNLOCK_BATCH_MQ (a slave answers locks from its own table, so during a failover two
 // consumers could both own a queue) and CONSUMER_SEND_MSG_BACK; the republish fallback is sent as
 // Java's default producer sends (masters only, 3 attempts, each retry on another broker).

@@ -1,4 +1,4 @@
-// Issue 15 offline: the Java 5.3.3 client against rocketwire's embedded broker (system clock):
+// Timer messages and namespaces offline: the Java 5.3.3 client against rocketwire's embedded broker (system clock):
 //  - Java setDelayTimeMs(1000) and rocketwire delayMs 1000, each seen by the other side's consumer:
 //    never before its time (the embedded wheel delivers on the millisecond, no precision floor);
 //  - a Java producer and a rocketwire consumer of namespace NS_e meet in NS_e%topic, and a Java

@@ -1,4 +1,4 @@
-// Issue 16, lite pull, proven on a real Apache RocketMQ 5.3.3 broker with Java's own
+// Lite pull, proven on a real Apache RocketMQ 5.3.3 broker with Java's own
 // DefaultLitePullConsumer (test/interop/java/LitePullClient.java): a rocketwire LitePullConsumer and a
 // Java one in one group split the queues and consume everything once; each takes over the other's
 // queues from the offsets the other committed; seek back re-delivers exactly from the offset asked

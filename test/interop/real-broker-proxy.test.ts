@@ -4,7 +4,7 @@
 //  - producer and push consumer (concurrent and orderly); offsets checked on the broker behind it;
 //  - the retry path (RECONSUME_LATER → CONSUMER_SEND_MSG_BACK through the proxy → redelivery);
 //  - a topic without `+message.type=NORMAL`: the proxy refuses the send; what it answers is pinned;
-//  - POP through the proxy: the SimpleConsumer refuses it with PopNotSupportedError (issue 16).
+//  - POP through the proxy: the SimpleConsumer refuses it with PopNotSupportedError.
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js';
@@ -250,7 +250,8 @@ if (await interopReady(t, [V55_VERSION])) {
       message: /RocketMQ proxy: POP over remoting does not work through the 5\.x proxy/,
     });
     t.comment(`the proxy's route names it at ${(err as { addr?: string }).addr} (dialled as ${proxy})`);
-    // what a POP sent anyway gets (protocol-facts-5x §B6 inferred it from the code: an NPE in PullMessageActivity)
+    // what a POP sent anyway gets (read from the proxy's code,
+    // docs/protocol-facts.md#the-5x-proxy: an NPE in PullMessageActivity)
     const res = await cluster.invoke(
       proxy,
       createRequest(RequestCode.POP_MESSAGE, {

@@ -1,4 +1,5 @@
-// Issue 15 on one real 5.3.3 broker (timerWheelEnable=true, timerPrecisionMs=100) with the Java client
+// Timer messages and namespaces on one real 5.3.3 broker (timerWheelEnable=true, timerPrecisionMs=100)
+// with the Java client
 // (test/interop/java/TimerClient.java):
 //  - timer messages delayed 3 s, rocketwire → Java and Java → rocketwire: each arrives no earlier than
 //    the broker's precision allows (Java's TimerMessageStore floors the time to timerPrecisionMs) and

@@ -1,4 +1,4 @@
-// Issue 15, transactions, on the embedded broker and one ManualClock: sendMessageInTransaction
+// Transactions on the embedded broker and one ManualClock: sendMessageInTransaction
 // commits, rolls back or leaves a half message to the check-back, which the broker sends every
 // transactionCheckInterval and the producer answers with its listener's checkLocalTransaction.
 import t, { type Test } from 'tap';

@@ -5,7 +5,7 @@ import { ResponseCode, createRequest, createResponse, encodeCommand } from '../.
 import { ManualClock } from '../../lib/clock.js';
 import { RemotingClient, RemotingServer } from '../../lib/remoting/index.js';
 
-// The remoting side of issue 13 item 3: what a server holds for its connections is counted and
+// The remoting side of a broker's memory bound: what a server holds for its connections is counted and
 // bounded, given back when a connection closes, and idle connections close on the injected clock.
 
 const MiB = 1024 * 1024;

@@ -8,7 +8,7 @@ import { Permission, type PermissionBits } from './permission.js';
  * What a request needs, whoever asks: the resources it touches with the permission each needs, and
  * whether only an administrator may send it. This is the half of access control that does not
  * depend on how users and their grants are stored: ACL 1.0's plain accounts (plain-acl-checker.ts)
- * read it today; 5.x auth (users and ACLs managed with AUTH_* 3001–3010, issue 22) reads the same.
+ * read it; 5.x auth (users and ACLs managed with AUTH_* 3001–3010) would read the same.
  */
 export interface RequestAccess {
   code: number;

@@ -82,7 +82,10 @@ export interface ConsumerConfig {
   inflate: ResolvedInflateOptions;
 }
 
-/** Java's DefaultMQPushConsumer defaults (fact sheet §9.1), in one place. Returns a fresh object. */
+/**
+ * Java's DefaultMQPushConsumer defaults
+ * (docs/protocol-facts.md#consumer-defaults), in one place. Returns a fresh object.
+ */
 export function consumerDefaults() {
   return {
     messageModel: 'CLUSTERING' as MessageModel,

@@ -26,7 +26,8 @@ export interface FlowLimits {
 }
 
 /**
- * Decides whether a queue's next pull must wait (steps 4-5 of §9.6): the cache holds more than
+ * Decides whether a queue's next pull must wait (steps 4-5 of
+ * docs/protocol-facts.md#pull-loop): the cache holds more than
  * pullThresholdForQueue messages, more than pullThresholdSizeForQueue whole MiB of bodies, or (concurrent)
  * its offsets span more than consumeConcurrentlyMaxSpan. Returns the reason, or null to pull now.
  */

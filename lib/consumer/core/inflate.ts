@@ -5,7 +5,8 @@ import { UndecodableMessageError, type UndecodableDisposition } from '../errors.
 const MIB = 1024 * 1024;
 
 /**
- * How much a consumer inflates: a bound per body and a budget per pull (issue 29, H3). Shared by
+ * How much a consumer inflates: a bound per body and a budget per pull, so that a pull of zip bombs
+ * cannot take the process's memory (docs/hardening.md). Shared by
  * the push, lite pull and simple consumers.
  * @category Consuming
  */

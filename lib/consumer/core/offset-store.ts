@@ -135,7 +135,8 @@ export class RemoteBrokerOffsetStore extends MemoryOffsetTable implements Offset
       if (o >= 0) this.updateOffset(mq, o, false);
       return o;
     } catch (err) {
-      // 5.x: any failure other than QUERY_NOT_FOUND is −2, so the queue is skipped this round (§9.5).
+      // 5.x: any failure other than QUERY_NOT_FOUND is −2, so the queue is skipped this round
+      // (docs/protocol-facts.md#start-offset).
       log('QUERY_CONSUMER_OFFSET %o failed: %s', mq, (err as Error).message);
       return -2;
     }
@@ -186,7 +187,8 @@ export function defaultLocalOffsetStoreDir(): string {
 
 /**
  * BROADCASTING offsets (LocalFileOffsetStore): `<dir>/<clientId>/<group>/offsets.json` in Java's shape,
- * `{"offsetTable":{{"brokerName":…,"queueId":…,"topic":…}:offset}}` (object keys, §8.5), written
+ * `{"offsetTable":{{"brokerName":…,"queueId":…,"topic":…}:offset}}` (object keys,
+ * docs/protocol-facts.md#non-standard-json-from-fastjson), written
  * atomically (temp file, fsync, rename) with the previous file kept as `.bak`.
  */
 export class LocalFileOffsetStore extends MemoryOffsetTable implements OffsetStore {

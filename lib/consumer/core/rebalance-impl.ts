@@ -19,7 +19,7 @@ export interface RebalanceBaseHost {
   subscribeQueues(topic: string): Promise<MessageQueue[] | null>;
   /** Client ids of the group from a broker of the topic; null when unknown. */
   consumerIdList(topic: string): Promise<string[] | null>;
-  /** §9.5; a negative result means "skip this queue this round". */
+  /** docs/protocol-facts.md#start-offset; a negative result means "skip this queue this round". */
   computePullFromWhere(mq: MessageQueue): Promise<number>;
   dispatchPullRequests(prs: PullRequest[]): void;
   /** Called when a round changed the queues of a topic; awaited before the new queues' first pulls. */

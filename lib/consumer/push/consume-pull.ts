@@ -60,7 +60,8 @@ function queueName(pr: PullRequest): string {
   return `${mq.topic}@${mq.brokerName}/${mq.queueId}`;
 }
 
-// The push consumer's pull path (§9.6, DefaultMQPushConsumerImpl.pullMessage and its PullCallback):
+// The push consumer's pull path
+// (docs/protocol-facts.md#pull-loop, DefaultMQPushConsumerImpl.pullMessage and its PullCallback):
 // flow control, the PULL_MESSAGE request, and what each pull status does to the queue.
 
 export function pullMessage(impl: PullHost, pr: PullRequest): void {
@@ -135,7 +136,8 @@ async function doPull(impl: PullHost, pr: PullRequest, sub: SubscriptionData): P
         return;
       }
       if (!pr.previouslyLocked) {
-        // First pull since the lock was granted: start from the broker's committed offset (§9.6 step 5).
+        // First pull since the lock was granted: start from the broker's committed offset
+        // (docs/protocol-facts.md#pull-loop, step 5).
         const offset = await impl.computePullFromWhere(mq);
         if (offset < 0) {
           impl.pullService.executePullRequestLater(pr, config.pullTimeDelayMillsWhenException);

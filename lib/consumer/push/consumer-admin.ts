@@ -24,7 +24,7 @@ import { processQueueInfo, subscriptionInfo } from '../core/running-info.js';
 
 const log = createDebug('rocketwire:consumer');
 
-// Requests a broker relays from mqadmin to this consumer (§5.11).
+// Requests a broker relays from mqadmin to this consumer (docs/protocol-facts.md#broker-initiated-requests).
 
 /** GET_CONSUMER_RUNNING_INFO: the ConsumerRunningInfo body Java's mqadmin consumerStatus reads. */
 export function runningInfo(

@@ -5,8 +5,9 @@ import type { PushHost } from './push-host.js';
 const log = createDebug('rocketwire:consumer');
 
 /**
- * The expiry sweep (§9.7, ConsumeMessageConcurrentlyService.cleanExpireMsg), every consumeTimeoutMs:
- * up to 16 of the oldest messages of each queue whose handler started too long ago are sent back.
+ * The expiry sweep (docs/protocol-facts.md#process-queue-and-expiry, Java's
+ * ConsumeMessageConcurrentlyService.cleanExpireMsg), every consumeTimeoutMs: up to 16 of the oldest
+ * messages of each queue whose handler started too long ago are sent back.
  */
 export async function cleanExpiredMsg(
   impl: Pick<PushHost, 'config' | 'rebalance' | 'recorder' | 'offsetStore' | 'sendMessageBack' | 'onConsumed'>,

@@ -85,7 +85,7 @@ export class PushBrokerCalls {
     this.host.instr.offsetCommitted(mq, offset, addr);
   }
 
-  /** §9.5: the start offset of a newly assigned queue; negative = skip it this round. */
+  /** docs/protocol-facts.md#start-offset: the start offset of a newly assigned queue; negative = skip it this round. */
   async computePullFromWhere(mq: MessageQueue): Promise<number> {
     const last = await this.host.offsetStore.readOffset(mq, 'store');
     if (last >= 0) return last;

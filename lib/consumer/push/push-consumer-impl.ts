@@ -456,7 +456,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     await this.run.instance.sendHeartbeatToAllBrokers();
   }
 
-  /** §9.5: the start offset of a newly assigned queue; negative = skip it this round. */
+  /** docs/protocol-facts.md#start-offset: the start offset of a newly assigned queue; negative = skip it this round. */
   computePullFromWhere(mq: MessageQueue): Promise<number> {
     return this.brokerCalls.computePullFromWhere(mq);
   }

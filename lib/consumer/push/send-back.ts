@@ -24,10 +24,12 @@ const SEND_MSG_BACK_TIMEOUT_MS = 5000;
 const REPUBLISH_ATTEMPTS = 3;
 const REPUBLISH_TIMEOUT_MS = 3000;
 
-// Failed messages back to the broker (§9.8, §9.11): CONSUMER_SEND_MSG_BACK, else the internal producer.
+// Failed messages back to the broker
+// (docs/protocol-facts.md#concurrent-consumption-and-send-back): CONSUMER_SEND_MSG_BACK, else the internal producer.
 
 /**
- * Concurrent path (§9.8): CONSUMER_SEND_MSG_BACK to the master of the queue's broker, falling back to
+ * Concurrent path (ConsumeMessageConcurrentlyService.sendMessageBack): CONSUMER_SEND_MSG_BACK to the master of the
+ * queue's broker, falling back to
  * republishing to the retry topic. Resolves true when one of them stored the message.
  */
 export async function sendMessageBack(
