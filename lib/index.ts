@@ -104,13 +104,9 @@ export {
 // Lite pull consumer (DefaultLitePullConsumer).
 export { LitePullConsumer, type LitePullConsumerOptions, type LitePullConsumerState } from './consumer/index.js';
 // POP consumer (5.x brokers): receive / ack / changeInvisibleDuration.
-export {
-  SimpleConsumer,
-  PopNotSupportedError,
-  type SimpleConsumerOptions,
-  type ReceivedMessage,
-  type AckStatus,
-} from './consumer/simple-consumer.js';
+export { SimpleConsumer, type ReceivedMessage, type AckStatus } from './consumer/pop/simple-consumer.js';
+export type { SimpleConsumerOptions } from './consumer/pop/simple-consumer-options.js';
+export { PopNotSupportedError } from './consumer/errors.js';
 
 // Producer.
 export {

@@ -7,7 +7,7 @@ import { LatencyHistogram } from './histogram.js';
 import { TenthPeaks } from './proc-stats.js';
 import type { ProgressBar } from './progress.js';
 import { consumeRocketwirePop } from './pop.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import type { TraceDispatcherStats } from '../../lib/trace/index.js';
 
 export interface BenchOptions {

@@ -13,7 +13,7 @@ import {
   type ConsumerInner,
 } from '../../lib/client/index.js';
 import { LitePullConsumer, PushConsumer, type ConsumerBrokerError } from '../../lib/consumer/index.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { TransactionProducer } from '../../lib/producer/index.js';
 import { RemotingConnection, RemotingUnmatchedResponsesError, RemotingClosedError } from '../../lib/remoting/index.js';
 import {

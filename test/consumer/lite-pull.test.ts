@@ -6,8 +6,8 @@ import {
   messageQueue,
   type MessageExt,
 } from '../../lib/consumer/index.js';
-import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
-import { litePullOperation } from '../../lib/consumer/lite-pull-consumer-impl.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
+import { litePullOperation } from '../../lib/consumer/lite-pull/lite-pull-operation.js';
 import { Operations } from '../../protocol/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { brokerOffsets, produce, uniqueName, until, withBroker } from './helpers.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ConsumerOptionError, PushConsumer, messageQueue, type MessageExt } from '../../lib/consumer/index.js';
 import { ManualClock } from '../../lib/clock.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { produce, uniqueName, until, withBroker } from './helpers.js';
 
 const broker = await withBroker();

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { MessageExt } from '../../lib/consumer/index.js';
-import { ProcessQueue } from '../../lib/consumer/process-queue.js';
+import { ProcessQueue } from '../../lib/consumer/core/process-queue.js';
 import { createMessageExt } from '../../protocol/internal.js';
 
 function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {

@@ -9,7 +9,7 @@ import {
   resolveConsumerOptions,
   type MessageQueue,
 } from '../../lib/consumer/index.js';
-import { RebalancePushImpl } from '../../lib/consumer/rebalance-impl.js';
+import { RebalancePushImpl } from '../../lib/consumer/push/rebalance-push-impl.js';
 import {
   buildSubscriptionData,
   createRequest,

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { PushConsumer } from '../../lib/consumer/index.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { Producer, type Message } from '../../lib/producer/index.js';
 import { brokerOffsets, totalLag, until } from '../consumer/helpers.js';
 import { jarsDir, run, startRealCluster, V5_VERSION } from './harness.js';

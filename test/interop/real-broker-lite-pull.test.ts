@@ -5,7 +5,7 @@
 // for; and rocketwire's pulls to the 5.x broker are LITE_PULL_MESSAGE (361), as Java's.
 import t from 'tap';
 import { LitePullConsumer, messageQueue, type MessageExt } from '../../lib/consumer/index.js';
-import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import { brokerOffsets, until } from '../consumer/helpers.js';
 import { startRealCluster, V5_VERSION } from './harness.js';

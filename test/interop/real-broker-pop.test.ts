@@ -11,7 +11,7 @@ import t from 'tap';
 import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.js';
 import { decodeReceiptHandle } from '../../protocol/pop-extra-info.js';
 import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
-import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/pop/simple-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { delay, startRealCluster, V5_VERSION } from './harness.js';

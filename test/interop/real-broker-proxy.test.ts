@@ -9,7 +9,7 @@ import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js';
 import { BrokerError } from '../../lib/index.js';
-import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { delay, startRealCluster, V55_VERSION } from './harness.js';
 import { interopReady } from './skip.js';

@@ -7,7 +7,7 @@ import {
   decodeDelayOffsetFile,
   encodeDelayOffsetFile,
 } from '../../protocol/internal.js';
-import { formatOffsetsFile, parseOffsetsFile } from '../../lib/consumer/offset-store.js';
+import { formatOffsetsFile, parseOffsetsFile } from '../../lib/consumer/core/offset-store.js';
 
 const HOSTILE = [
   'evil,5:',
