@@ -122,7 +122,15 @@ export class LitePullTask {
     if (reason !== null) return this.park(pr, reason, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL);
     const p = this.doPull(st);
     this.inflight.add(p);
-    p.then(() => this.inflight.delete(p));
+    // doPull reports its own failures; a rejection here is a bug, kept visible in the debug log
+    // rather than left unhandled (which would end the process).
+    p.then(
+      () => this.inflight.delete(p),
+      (err: unknown) => {
+        this.inflight.delete(p);
+        log('pull of %o failed: %s', st.mq, (err as Error)?.message ?? err);
+      },
+    );
   }
 
   private park(pr: PullRequest, reason: LiteParkReason, delayMs: number): void {

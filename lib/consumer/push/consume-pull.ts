@@ -98,7 +98,15 @@ export function pullMessage(impl: PullHost, pr: PullRequest): void {
   }
   const p = doPull(impl, pr, sub);
   impl.inflightPulls.add(p);
-  p.then(() => impl.inflightPulls.delete(p));
+  // doPull reports its own failures; a rejection here is a bug, kept visible in the debug log
+  // rather than left unhandled (which would end the process).
+  p.then(
+    () => impl.inflightPulls.delete(p),
+    (err: unknown) => {
+      impl.inflightPulls.delete(p);
+      log('pull of %o failed: %s', pr.messageQueue, (err as Error)?.message ?? err);
+    },
+  );
 }
 
 /** A flow-control hit: counted, logged every 1000th time, and the pull parked for 50 ms. */
@@ -322,7 +330,7 @@ function onPullResult(
           impl.doRebalance();
         })().catch((err: unknown) => log('OFFSET_ILLEGAL handling of %o failed: %s', mq, (err as Error).message));
         impl.inflightPulls.add(p);
-        p.then(() => impl.inflightPulls.delete(p));
+        void p.then(() => impl.inflightPulls.delete(p)); // p ends in a catch: it never rejects
       }
       return;
   }
