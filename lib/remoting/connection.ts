@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { createRequire } from 'node:module';
 import type tls from 'node:tls';
@@ -16,6 +15,7 @@ import {
   type SerializeTypeName,
 } from '../../protocol/internal.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { TypedEmitter } from '../emitter.js';
 import type { BufferBudget } from './buffer-budget.js';
 import {
   RemotingAbortError,
@@ -193,12 +193,18 @@ function positive(name: string, v: number | undefined, dflt: number, min = 1): n
   return x;
 }
 
+/** The events of a RemotingConnection. */
+export interface RemotingConnectionEvents {
+  /** The connection closed (once): `reason` is why, undefined when it was closed on purpose. */
+  close: [reason?: Error];
+}
+
 /**
  * One TCP or TLS connection carrying remoting frames in both directions: calls we make (correlated
  * by opaque in one in-flight map, timed out by one sweeper timer) and requests the peer makes
  * (dispatched to processors by code). Emits 'close'(reason?) once.
  */
-export class RemotingConnection extends EventEmitter {
+export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
   readonly remoteAddress: string;
   private readonly socket: net.Socket;
   private readonly decoder: FrameDecoder;

@@ -1,10 +1,10 @@
-import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { createRequire } from 'node:module';
 import type tls from 'node:tls';
 import createDebug from '../debug.js';
 import type { SerializeTypeName } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
+import { TypedEmitter } from '../emitter.js';
 import { OptionError } from '../../protocol/index.js';
 import {
   BufferBudget,
@@ -49,16 +49,24 @@ export interface RemotingServerOptions extends BufferBudgetOptions {
   clock?: Clock;
 }
 
+/** The events of a RemotingServer. */
+export interface RemotingServerEvents {
+  /** A connection was accepted. */
+  connection: [conn: RemotingConnection];
+  /** An accepted connection closed. */
+  disconnect: [conn: RemotingConnection];
+}
+
 /**
  * Accepts remoting connections and wraps each in a RemotingConnection that dispatches the peer's
  * requests to the processors registered here. Emits 'connection'(conn) and 'disconnect'(conn).
  */
-export class RemotingServer extends EventEmitter {
+export class RemotingServer extends TypedEmitter<RemotingServerEvents> {
   private readonly options: RemotingServerOptions;
   private readonly processors = new Map<number, RequestProcessor>();
   private readonly conns = new Set<RemotingConnection>();
   private readonly server: net.Server;
-  private listening = false;
+  private bound = false;
   private readonly budget: BufferBudget;
 
   constructor(options: RemotingServerOptions = {}) {
@@ -116,7 +124,7 @@ export class RemotingServer extends EventEmitter {
       this.server.once('error', onError);
       this.server.listen(port, host, () => {
         this.server.off('error', onError);
-        this.listening = true;
+        this.bound = true;
         const a = this.server.address() as net.AddressInfo;
         log('listening on %s:%d', a.address, a.port);
         resolve({ host: a.address, port: a.port });
@@ -127,8 +135,8 @@ export class RemotingServer extends EventEmitter {
   /** Stop accepting, close every connection (failing their in-flight calls), and wait for the listener to close. */
   close(): Promise<void> {
     for (const c of [...this.conns]) c.close();
-    if (!this.listening) return Promise.resolve();
-    this.listening = false;
+    if (!this.bound) return Promise.resolve();
+    this.bound = false;
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import net from 'node:net';
-import { once } from 'node:events';
+import { once } from '../../lib/emitter.js';
 import { ResponseCode, createRequest, createResponse } from '../../protocol/index.js';
 import {
   RemotingClient,

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { once } from 'node:events';
+import { once } from '../../lib/emitter.js';
 import net from 'node:net';
 import { ResponseCode, createRequest, createResponse, encodeCommand } from '../../protocol/index.js';
 import { ManualClock } from '../../lib/clock.js';
