@@ -1,4 +1,4 @@
-import { RocketwireError, requestCodeName } from '../../protocol/index.js';
+import { OptionError, RocketwireError, requestCodeName } from '../../protocol/index.js';
 
 /**
  * A client-side failure that is not a broker answer (no route, group clash, no name server).
@@ -181,5 +181,17 @@ export class BrokerRequestRefusedError extends MQClientError {
     this.field = f.field;
     this.value = String(f.value);
     this.option = f.option;
+  }
+}
+
+/**
+ * Raised for a client option outside its range; `option` names it.
+ * @category Errors
+ */
+export class ClientOptionError extends OptionError {
+  override readonly name = 'ClientOptionError';
+  override readonly errorCode = 'ERR_CLIENT_OPTION';
+  constructor(option: string, message: string) {
+    super(option, `option ${option}: ${message}`);
   }
 }

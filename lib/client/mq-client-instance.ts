@@ -16,13 +16,12 @@ import {
 import { BrokerError, RemotingClient } from '../remoting/index.js';
 import {
   buildClientId,
-  ClientOptionError,
   resolveClientOptions,
   type ClientOptions,
   type ResolvedClientOptions,
 } from './client-options.js';
 import type { ConsumerInner } from './consumer-inner.js';
-import { BrokerRequestRefusedError, MQClientError, NameServerUnavailableError } from './errors.js';
+import { BrokerRequestRefusedError, ClientOptionError, MQClientError, NameServerUnavailableError } from './errors.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
 import { checkTopicRoute } from './topic-route.js';
 import { MQClientAPI } from './mq-client-api.js';

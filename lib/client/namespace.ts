@@ -4,7 +4,7 @@ import {
   SYSTEM_TOPICS,
   SYSTEM_TOPIC_PREFIX,
 } from '../../protocol/internal.js';
-import { ClientOptionError } from './client-options.js';
+import { ClientOptionError } from './errors.js';
 
 /**
  * Namespaces (docs/protocol-facts.md#namespaces), the rules of Apache's NamespaceUtil as the Java client's

@@ -1,5 +1,17 @@
-import { RocketwireError, isRetriableError } from '../../protocol/errors.js';
+import { OptionError, RocketwireError, isRetriableError } from '../../protocol/errors.js';
 import { ClientStateError } from '../client/errors.js';
+
+/**
+ * Raised for a producer option outside its range; `option` names it.
+ * @category Errors
+ */
+export class ProducerOptionError extends OptionError {
+  override readonly name = 'ProducerOptionError';
+  override readonly errorCode = 'ERR_PRODUCER_OPTION';
+  constructor(option: string, message: string) {
+    super(option, `option ${option}: ${message}`);
+  }
+}
 
 /**
  * A producer call made before `start()` resolved or after `shutdown()` (send, request, sendReply,

@@ -5,7 +5,7 @@ import type { MQClientInstance } from '../client/index.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import { ProducerStateError } from './errors.js';
 import { MessageValidationError, validateTopic, type Message } from './message.js';
-import { ProducerOptionError, type ResolvedProducerOptions } from './producer-options.js';
+import { producerOptionCheck, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendOptions } from './producer.js';
 import type { SendResult } from './send-result.js';
 
@@ -132,18 +132,7 @@ export const MAX_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The timeout of one request, checked: a positive integer of milliseconds (ProducerOptionError naming timeoutMs). */
 export function checkRequestTimeout(timeoutMs: unknown): number {
-  if (
-    typeof timeoutMs !== 'number' ||
-    !Number.isInteger(timeoutMs) ||
-    timeoutMs < 1 ||
-    timeoutMs > MAX_REQUEST_TIMEOUT_MS
-  ) {
-    throw new ProducerOptionError(
-      'timeoutMs',
-      `must be an integer between 1 and ${MAX_REQUEST_TIMEOUT_MS}, got ${String(timeoutMs)}`,
-    );
-  }
-  return timeoutMs;
+  return producerOptionCheck.intIn('timeoutMs', timeoutMs, 1, MAX_REQUEST_TIMEOUT_MS);
 }
 
 /**

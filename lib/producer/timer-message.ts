@@ -1,3 +1,4 @@
+import { optionValidator } from '../validate.js';
 import { MessageValidationError, type Message } from './message.js';
 
 /**
@@ -16,6 +17,11 @@ import { MessageValidationError, type Message } from './message.js';
  * is its MESSAGE_ILLEGAL, not ours.
  */
 export const TIMER_DELAY_MS = 'TIMER_DELAY_MS';
+
+/** A message field's check: MessageValidationError whose message starts with the field's name. */
+const fieldCheck = optionValidator((field, message) => new MessageValidationError(field, `${field} ${message}`), {
+  atLeast: '≥',
+});
 export const TIMER_DELAY_SEC = 'TIMER_DELAY_SEC';
 export const TIMER_DELIVER_MS = 'TIMER_DELIVER_MS';
 
@@ -33,9 +39,7 @@ export function timerProperties(msg: Message): Array<[string, string]> {
       );
     }
   }
-  if (delayMs !== undefined && (typeof delayMs !== 'number' || !Number.isSafeInteger(delayMs) || delayMs < 0)) {
-    throw new MessageValidationError('delayMs', `delayMs must be an integer ≥ 0, got ${String(delayMs)}`);
-  }
+  if (delayMs !== undefined) fieldCheck.safeIntAtLeast('delayMs', delayMs, 0);
   if (delayMs !== undefined && at !== undefined) {
     throw new MessageValidationError(
       'deliverAt',

@@ -16,6 +16,7 @@ import {
 } from '../../protocol/internal.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import { TypedEmitter } from '../emitter.js';
+import { optionValidator } from '../validate.js';
 import type { BufferBudget } from './buffer-budget.js';
 import {
   RemotingAbortError,
@@ -187,10 +188,11 @@ const DEFAULT_MAX_QUEUED_FRAMES = 100_000;
  */
 export const DEFAULT_MAX_UNMATCHED_RESPONSES = 1000;
 
+/** A connection's options: errors are OptionErrors whose message starts with the option's name. */
+const check = optionValidator((option, message) => new OptionError(option, `${option} ${message}`));
+
 function positive(name: string, v: number | undefined, dflt: number, min = 1): number {
-  const x = v ?? dflt;
-  if (!Number.isFinite(x) || x < min) throw new OptionError(name, `${name} must be a number >= ${min}, got ${v}`);
-  return x;
+  return check.numberAtLeast(name, v ?? dflt, min);
 }
 
 /** The events of a RemotingConnection. */
@@ -416,8 +418,7 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
       );
     }
     const timeoutMs = opts?.timeoutMs ?? this.defaultTimeoutMs;
-    if (!(timeoutMs >= 0))
-      return Promise.reject(new OptionError('timeoutMs', `timeoutMs must be a number >= 0, got ${timeoutMs}`));
+    if (!(timeoutMs >= 0)) return Promise.reject(check.error('timeoutMs', `must be a number >= 0, got ${timeoutMs}`));
     let opaque = nextOpaque();
     while (this.inflight.has(opaque)) opaque = nextOpaque();
     request.flag &= ~RemotingFlag.ONEWAY;

@@ -5,6 +5,7 @@ import createDebug from '../debug.js';
 import type { SerializeTypeName } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import { TypedEmitter } from '../emitter.js';
+import { optionValidator } from '../validate.js';
 import { OptionError } from '../../protocol/index.js';
 import {
   BufferBudget,
@@ -72,24 +73,14 @@ export class RemotingServer extends TypedEmitter<RemotingServerEvents> {
   constructor(options: RemotingServerOptions = {}) {
     super();
     this.options = { ...options };
-    const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-    const perConnection = options.maxOutputBytesPerConnection ?? DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION;
-    if (!Number.isInteger(maxBuffered) || maxBuffered < 1) {
-      throw new OptionError(
-        'maxBufferedBytes',
-        `maxBufferedBytes must be an integer >= 1, got ${options.maxBufferedBytes}`,
-      );
-    }
-    if (!Number.isInteger(perConnection) || perConnection < 1) {
-      throw new OptionError(
-        'maxOutputBytesPerConnection',
-        `maxOutputBytesPerConnection must be an integer >= 1, got ${options.maxOutputBytesPerConnection}`,
-      );
-    }
-    const idle = options.idleTimeoutMs;
-    if (idle !== undefined && !(Number.isFinite(idle) && idle >= 0)) {
-      throw new OptionError('idleTimeoutMs', `idleTimeoutMs must be a number >= 0, got ${idle}`);
-    }
+    const check = optionValidator((option, message) => new OptionError(option, `${option} ${message}`));
+    const maxBuffered = check.intAtLeast('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES, 1);
+    const perConnection = check.intAtLeast(
+      'maxOutputBytesPerConnection',
+      options.maxOutputBytesPerConnection ?? DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION,
+      1,
+    );
+    if (options.idleTimeoutMs !== undefined) check.numberAtLeast('idleTimeoutMs', options.idleTimeoutMs, 0);
     this.budget = new BufferBudget(maxBuffered, perConnection);
     const onSocket = (socket: net.Socket): void => this.accept(socket);
     if (options.tls) {
