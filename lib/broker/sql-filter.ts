@@ -7,14 +7,12 @@ import {
   type Sql92Filter,
   type SubscriptionData,
 } from '../../protocol/internal.js';
-import { BrokerOptionError } from './errors.js';
+import { brokerSwitchCheck } from './option-check.js';
 
 /** The broker's enablePropertyFilter option: a boolean, default false (Apache's BrokerConfig). */
 export function resolveEnablePropertyFilter(v: unknown): boolean {
   if (v === undefined) return false;
-  if (typeof v !== 'boolean')
-    throw new BrokerOptionError('enablePropertyFilter', `must be a boolean, got ${JSON.stringify(v)}`);
-  return v;
+  return brokerSwitchCheck.boolean('enablePropertyFilter', v);
 }
 
 /** ExpressionType.isTagType: null, "" and "TAG" are tag subscriptions; anything else is a property filter. */

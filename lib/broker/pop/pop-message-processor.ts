@@ -30,6 +30,7 @@ import {
 import type { Clock, ClockTimer } from '../../clock.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
 import { BrokerOptionError } from '../errors.js';
+import { optionValidator } from '../../validate.js';
 import { tagMatcher } from '../message-filter.js';
 import type { MessageInner } from '../message-record.js';
 import { scheduleEvery } from '../periodic-task.js';
@@ -88,16 +89,9 @@ export function resolvePopInvisibleBounds(
 ): { min: number; max: number } {
   const min = o.minPopInvisibleTimeMs ?? DEFAULT_MIN_POP_INVISIBLE_TIME_MS;
   const max = o.maxPopInvisibleTimeMs ?? DEFAULT_MAX_POP_INVISIBLE_TIME_MS;
-  if (!Number.isSafeInteger(min) || min < 1)
-    throw new BrokerOptionError(
-      'minPopInvisibleTimeMs',
-      `must be an integer ≥ 1, got ${String(o.minPopInvisibleTimeMs)}`,
-    );
-  if (!Number.isSafeInteger(max) || max < min)
-    throw new BrokerOptionError(
-      'maxPopInvisibleTimeMs',
-      `must be an integer ≥ minPopInvisibleTimeMs (${min}), got ${String(o.maxPopInvisibleTimeMs)}`,
-    );
+  const check = optionValidator(BrokerOptionError, { atLeast: '≥' });
+  check.safeIntAtLeast('minPopInvisibleTimeMs', min, 1);
+  check.safeIntAtLeast('maxPopInvisibleTimeMs', max, min, `minPopInvisibleTimeMs (${min})`);
   return { min, max };
 }
 

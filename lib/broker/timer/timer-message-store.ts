@@ -3,7 +3,7 @@ import createDebug from '../../debug.js';
 import { ResponseCode, decodeMessage } from '../../../protocol/internal.js';
 import type { Clock, ClockTimer } from '../../clock.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
-import { BrokerOptionError } from '../errors.js';
+import { brokerOptionCheck } from '../option-check.js';
 import { parkUnder, unparked, type MessageInner } from '../message-record.js';
 import type { MessageStore } from '../message-store.js';
 import { TimerHeap } from './timer-heap.js';
@@ -46,12 +46,8 @@ export function resolveTimerSettings(o: {
   timerMaxInMemory?: number | undefined;
   timerDeliverPerTick?: number | undefined;
 }): TimerSettings {
-  const int = (name: string, v: number | undefined, dflt: number, max: number): number => {
-    const n = v ?? dflt;
-    if (!Number.isInteger(n) || n < 1 || n > max)
-      throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
-    return n;
-  };
+  const int = (name: string, v: number | undefined, dflt: number, max: number): number =>
+    brokerOptionCheck.intIn(name, v ?? dflt, 1, max);
   return {
     timerWheelEnable: o.timerWheelEnable ?? true,
     timerPrecisionMs: int('timerPrecisionMs', o.timerPrecisionMs, 1, 60_000),
