@@ -29,9 +29,16 @@ import { encodedOperationRequest, encodeRequestBody, operationRequest, readReply
 import { registerReplyMessageProcessor, type ReplyListener } from './reply-message.js';
 import { ScheduledTask } from './scheduled-task.js';
 import { serveCheckTransactionState, type TransactionCheckHandler } from './transaction-check.js';
+import { TypedEmitter } from '../emitter.js';
 import { LoggerSet, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:client');
+
+/** What a client instance tells its clients (the producer and consumers). */
+interface ClientInstanceEvents {
+  nameServerStatus: [status: NameServerStatus];
+  routeChange: [topic: string, route: TopicRouteData];
+}
 
 /**
  * A name server stopped answering (`error` set) or answers again after failing (`error` undefined):
@@ -92,7 +99,6 @@ export class MQClientInstance extends MQClientAPI {
   /** Transaction producers' check-back handlers by group (CHECK_TRANSACTION_STATE, transaction-check.ts). */
   readonly transactionCheckers = new Map<string, TransactionCheckHandler>();
   private readonly consumers = new Map<string, ConsumerInner>();
-  private readonly routeListeners = new Set<RouteListener>();
   private readonly replyListeners = new Set<ReplyListener>();
   private readonly pending = new Set<Promise<unknown>>();
   /** Heartbeat rounds (sendHeartbeat) under way: Java's lockHeartbeat, held. */
@@ -109,7 +115,8 @@ export class MQClientInstance extends MQClientAPI {
   private readonly routesRefused = new Set<string>();
   /** Name servers whose last request failed: an episode is logged when it starts and when it ends. */
   private readonly namesrvFailing = new Set<string>();
-  private readonly namesrvListeners = new Set<(status: NameServerStatus) => void>();
+  /** Name-server failures and recoveries, route changes (onNameServerStatus, onRouteChange). */
+  private readonly events = new TypedEmitter<ClientInstanceEvents>();
   /** The last name-server answer: address and clock time (health()). */
   lastNameServerAnswer: { addr: string; atMs: number } | null = null;
   /** Broker address → clock time of its last answered heartbeat (health()). */
@@ -297,7 +304,7 @@ export class MQClientInstance extends MQClientAPI {
     this.lastNameServerAnswer = { addr, atMs: this.options.clock.now() };
     if (!this.namesrvFailing.delete(addr)) return;
     this.logger.info(`name server ${addr} answers again`);
-    for (const l of this.namesrvListeners) l({ addr });
+    this.events.emit('nameServerStatus', { addr });
   }
 
   private nameServerFailed(addr: string, error: Error): void {
@@ -306,13 +313,12 @@ export class MQClientInstance extends MQClientAPI {
       this.namesrvFailing.add(addr);
       this.logger.warn(`name server ${addr} is not answering: ${error.message.split('\n')[0]}`);
     }
-    for (const l of this.namesrvListeners) l({ addr, error });
+    this.events.emit('nameServerStatus', { addr, error });
   }
 
   /** Registers a listener for name-server failures and recoveries; returns the function that removes it. */
   onNameServerStatus(listener: (status: NameServerStatus) => void): () => void {
-    this.namesrvListeners.add(listener);
-    return () => this.namesrvListeners.delete(listener);
+    return this.events.on('nameServerStatus', listener);
   }
 
   /**
@@ -381,15 +387,8 @@ export class MQClientInstance extends MQClientAPI {
     const route = await this.queryTopicRoute(topic);
     const old = this.topicRouteTable.get(topic);
     this.topicRouteTable.set(topic, route);
-    if (!old || JSON.stringify(old) !== JSON.stringify(route)) {
-      for (const l of this.routeListeners) {
-        try {
-          l(topic, route);
-        } catch (err) {
-          log('route listener failed: %s', (err as Error).message);
-        }
-      }
-    }
+    if (this.events.listening('routeChange') && (!old || JSON.stringify(old) !== JSON.stringify(route)))
+      this.events.emit('routeChange', topic, route);
     return route;
   }
 
@@ -399,8 +398,14 @@ export class MQClientInstance extends MQClientAPI {
 
   /** Registers a listener for route changes; returns the function that removes it. */
   onRouteChange(listener: RouteListener): () => void {
-    this.routeListeners.add(listener);
-    return () => this.routeListeners.delete(listener);
+    // A listener that throws is logged; the route is stored and the other listeners still run.
+    return this.events.on('routeChange', (topic, route) => {
+      try {
+        listener(topic, route);
+      } catch (err) {
+        log('route listener failed: %s', (err as Error).message);
+      }
+    });
   }
 
   /** Registers a taker of pushed replies (request–reply, reply-message.ts); returns the function that removes it. */
