@@ -22,8 +22,12 @@ export type OptionErrorClass = new (option: string, message: string) => Error;
 
 /** How a validator words its messages. */
 export interface Wording {
-  /** An integer range: `in [1, 10]` (brackets, the default), `between 1 and 10`, or `in 1..10` (dots). */
-  range?: 'brackets' | 'between' | 'dots';
+  /**
+   * An integer range: `in [1, 10]` (brackets, the default), `between 1 and 10`, `in 1..10` (dots),
+   * or separate: "must be an integer" for a value that is not one, "must be between 1 and 10" for
+   * one out of range.
+   */
+  range?: 'brackets' | 'between' | 'dots' | 'separate';
   /** The sign of "at least": `>=` (the default) or `≥`. */
   atLeast?: '>=' | '≥';
   /** What a boolean option must be: `a boolean` (the default) or `true or false`. */
@@ -89,9 +93,10 @@ export function optionValidator(error: OptionErrorClass | OptionErrorFactory, wo
   return {
     error: make,
     intIn(option, value, min, max) {
-      if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
-        fail(option, `an integer ${rangeText(range, min, max)}`, value);
-      return value as number;
+      const integer = Number.isInteger(value);
+      if (integer && (value as number) >= min && (value as number) <= max) return value as number;
+      if (range !== 'separate') return fail(option, `an integer ${rangeText(range, min, max)}`, value);
+      return fail(option, integer ? `between ${min} and ${max}` : 'an integer', value);
     },
     intAtLeast: atLeast(false),
     safeIntAtLeast: atLeast(true),
@@ -128,7 +133,7 @@ export function optionValidator(error: OptionErrorClass | OptionErrorFactory, wo
 }
 
 /** `[1, 10]`, `between 1 and 10` or `1..10`, after "an integer". */
-function rangeText(range: 'brackets' | 'between' | 'dots', min: number, max: number): string {
+function rangeText(range: 'brackets' | 'between' | 'dots' | 'separate', min: number, max: number): string {
   if (range === 'between') return `between ${min} and ${max}`;
   if (range === 'dots') return `in ${min}..${max}`;
   return `in [${min}, ${max}]`;

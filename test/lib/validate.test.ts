@@ -33,6 +33,10 @@ t.test('intIn: integers in range pass and come back; the wording is the callerâ€
     t.throws(() => brackets.intIn('n', bad, 1, 10), TestOptionError, String(bad));
   const between = optionValidator(TestOptionError, { range: 'between' });
   t.throws(() => between.intIn('n', 0, 1, 10), { message: 'option n: must be an integer between 1 and 10, got 0' });
+  const separate = optionValidator(TestOptionError, { range: 'separate' });
+  t.throws(() => separate.intIn('n', 'x', 1, 10), { message: 'option n: must be an integer, got x' });
+  t.throws(() => separate.intIn('n', 11, 1, 10), { message: 'option n: must be between 1 and 10, got 11' });
+  t.equal(separate.intIn('n', 10, 1, 10), 10);
   const dots = optionValidator(TestOptionError, { range: 'dots' });
   t.throws(() => dots.intIn('n', 'x', 1, 10), { message: 'option n: must be an integer in 1..10, got x' });
   t.end();
