@@ -81,3 +81,44 @@ export class NoRouteError extends RocketwireError {
     this.topic = topic;
   }
 }
+
+/**
+ * A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit.
+ * @category Errors
+ */
+export class MessageValidationError extends RocketwireError {
+  override readonly name = 'MessageValidationError';
+  override readonly errorCode = 'ERR_MESSAGE_INVALID';
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/**
+ * No reply came within the request's timeout (Java's RequestTimeoutException). Retriable: the
+ * replier may only have been slow, but a new request is a new message it will handle again. `sendOk` says whether
+ * the broker had confirmed the request message by then; `correlationId` is the request's
+ * CORRELATION_ID, by which a late reply could be matched in the replier's logs.
+ * @category Errors
+ */
+export class RequestTimeoutError extends RocketwireError {
+  override readonly name = 'RequestTimeoutError';
+  override readonly errorCode = 'ERR_REQUEST_TIMEOUT';
+  override readonly retriable: boolean = true;
+  readonly topic: string;
+  readonly correlationId: string;
+  readonly timeoutMs: number;
+  readonly sendOk: boolean;
+  constructor(topic: string, correlationId: string, timeoutMs: number, sendOk: boolean) {
+    const sent = sendOk ? 'the broker stored the request' : 'the broker had not yet confirmed storing the request';
+    super(
+      `no reply to the request sent to topic ${topic} within ${timeoutMs} ms (${sent}; correlation id ${correlationId})`,
+    );
+    this.topic = topic;
+    this.correlationId = correlationId;
+    this.timeoutMs = timeoutMs;
+    this.sendOk = sendOk;
+  }
+}

@@ -1,4 +1,4 @@
-import { RocketwireError } from '../../protocol/index.js';
+import { MessageValidationError } from './errors.js';
 import { javaHashMapOrder } from '../../protocol/java-hash.js';
 import { timerProperties } from './timer-message.js';
 import { instanceIdOf } from './producer-namespace.js';
@@ -29,20 +29,6 @@ export interface Message {
   flag?: number;
   /** Property WAIT: the broker answers after the store succeeded (default true). */
   waitStoreMsgOK?: boolean;
-}
-
-/**
- * A message that fails the checks Java's Validators.checkMessage makes; `field` names the culprit.
- * @category Errors
- */
-export class MessageValidationError extends RocketwireError {
-  override readonly name = 'MessageValidationError';
-  override readonly errorCode = 'ERR_MESSAGE_INVALID';
-  readonly field: string;
-  constructor(field: string, message: string) {
-    super(message);
-    this.field = field;
-  }
 }
 
 /**

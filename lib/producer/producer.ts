@@ -29,14 +29,14 @@ import {
 import { systemClock, type Clock } from '../clock.js';
 import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
 import { BrokerError, RemotingError, brokerErrorFromResponse } from '../remoting/index.js';
-import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import {
-  encodeMessageProperties,
-  messageBody,
   MessageValidationError,
-  validateTopic,
-  type Message,
-} from './message.js';
+  NoRouteError,
+  ProducerStateError,
+  SendFailedError,
+  type SendAttemptFailure,
+} from './errors.js';
+import { encodeMessageProperties, messageBody, validateTopic, type Message } from './message.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult, SendStatus } from './send-result.js';
 import { TopicPublishInfo } from './topic-publish-info.js';

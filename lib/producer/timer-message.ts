@@ -1,5 +1,6 @@
 import { optionValidator } from '../validate.js';
-import { MessageValidationError, type Message } from './message.js';
+import { MessageValidationError } from './errors.js';
+import type { Message } from './message.js';
 
 /**
  * 5.x timer messages (docs/protocol-facts.md#timer-messages). Java's Message#setDelayTimeMs / #setDeliverTimeMs put
