@@ -28,8 +28,8 @@ export interface Wording {
    * one out of range.
    */
   range?: 'brackets' | 'between' | 'dots' | 'separate';
-  /** The sign of "at least": `>=` (the default) or `≥`. */
-  atLeast?: '>=' | '≥';
+  /** The sign of "at least": `>=` (the default) or `≥`; `non-negative` words an integer ≥ 0 so. */
+  atLeast?: '>=' | '≥' | 'non-negative';
   /** What a boolean option must be: `a boolean` (the default) or `true or false`. */
   boolean?: 'a boolean' | 'true or false';
   /** How a wrong value is shown after "got": String(value) (the default) or JSON.stringify(value). */
@@ -87,8 +87,10 @@ export function optionValidator(error: OptionErrorClass | OptionErrorFactory, wo
   };
   const atLeast = (safe: boolean) => (option: string, value: unknown, min: number, minText?: string) => {
     const ok = safe ? Number.isSafeInteger(value) : Number.isInteger(value);
-    if (!ok || (value as number) < min) fail(option, `an integer ${ge} ${minText ?? min}`, value);
-    return value as number;
+    if (ok && (value as number) >= min) return value as number;
+    if (ge === 'non-negative' && min === 0 && minText === undefined)
+      return fail(option, 'a non-negative integer', value);
+    return fail(option, `an integer ${ge === 'non-negative' ? '>=' : ge} ${minText ?? min}`, value);
   };
   return {
     error: make,
@@ -101,7 +103,8 @@ export function optionValidator(error: OptionErrorClass | OptionErrorFactory, wo
     intAtLeast: atLeast(false),
     safeIntAtLeast: atLeast(true),
     numberAtLeast(option, value, min) {
-      if (!Number.isFinite(value) || (value as number) < min) fail(option, `a number ${ge} ${min}`, value);
+      if (!Number.isFinite(value) || (value as number) < min)
+        fail(option, `a number ${ge === 'non-negative' ? '>=' : ge} ${min}`, value);
       return value as number;
     },
     oneOf<T>(option: string, value: unknown, allowed: readonly T[]): T {

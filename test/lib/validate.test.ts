@@ -51,6 +51,11 @@ t.test('intAtLeast, safeIntAtLeast and numberAtLeast', (t) => {
   t.throws(() => sign.safeIntAtLeast('max', 5, 10, 'min (10)'), {
     message: 'option max: must be an integer ≥ min (10), got 5',
   });
+  const nonNegative = optionValidator(TestOptionError, { atLeast: 'non-negative' });
+  t.throws(() => nonNegative.intAtLeast('timeoutMs', -1, 0), {
+    message: 'option timeoutMs: must be a non-negative integer, got -1',
+  });
+  t.throws(() => nonNegative.intAtLeast('n', 0, 1), { message: 'option n: must be an integer >= 1, got 0' });
   t.equal(check.numberAtLeast('ms', 0.5, 0), 0.5);
   t.throws(() => check.numberAtLeast('ms', -1, 0), { message: 'option ms: must be a number >= 0, got -1' });
   t.throws(() => check.numberAtLeast('ms', Number.POSITIVE_INFINITY, 0), TestOptionError, 'not finite');
