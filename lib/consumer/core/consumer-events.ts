@@ -1,8 +1,8 @@
-import { EventEmitter } from 'node:events';
 import type { ConsumerInstrumentationEvents } from './events.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { NameServerStatus } from '../../client/mq-client-instance.js';
 import { ConsumerBrokerError, type ConsumerBrokerRequest, type UndecodableMessageError } from '../errors.js';
+import { TypedEmitter } from '../../emitter.js';
 
 /**
  * A broker answered again (or for the first time): the `'brokerReachable'` event.
@@ -66,7 +66,7 @@ const MAX_REMEMBERED_UNDECODABLE = 10_000;
 
 /** The consumer's event emitter and the little state behind its events. Internal. */
 export class ConsumerEvents {
-  private readonly emitter = new EventEmitter();
+  private readonly emitter = new TypedEmitter<PushConsumerEvents>();
   /** Where warn lines go; set by the consumer once its options are resolved. */
   logger: Logger = silentLogger;
   /** "consumer <group>", the start of every log line. */
@@ -78,15 +78,16 @@ export class ConsumerEvents {
   /** Brokers that answered a pull. */
   private readonly pulled = new Set<string>();
 
-  on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): void {
-    this.emitter.on(event, listener as (...args: unknown[]) => void);
+  /** Adds a listener; returns its remover. */
+  on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
+    return this.emitter.on(event, listener);
   }
   off<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): void {
-    this.emitter.off(event, listener as (...args: unknown[]) => void);
+    this.emitter.off(event, listener);
   }
   /** Someone listens to `event` (events.ts builds no payload otherwise). */
   has(event: keyof PushConsumerEvents): boolean {
-    return this.emitter.listenerCount(event) > 0;
+    return this.emitter.listening(event);
   }
   emit<E extends keyof PushConsumerEvents>(event: E, ...args: PushConsumerEvents[E]): void {
     this.emitter.emit(event, ...args);
@@ -111,7 +112,7 @@ export class ConsumerEvents {
       );
     }
     this.health.set(brokerName, true);
-    if (this.emitter.listenerCount('brokerError') > 0)
+    if (this.emitter.listening('brokerError'))
       this.emitter.emit('brokerError', new ConsumerBrokerError(brokerName, addr, request, cause));
   }
 

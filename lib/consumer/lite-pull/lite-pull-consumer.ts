@@ -210,8 +210,7 @@ export class LitePullConsumer {
     event: E,
     listener: (...args: PushConsumerEvents[E]) => void,
   ): () => void {
-    this.#impl.events.on(event, listener);
-    return () => this.#impl.events.off(event, listener);
+    return this.#impl.events.on(event, listener);
   }
 
   /** Removes a listener added with on(). */

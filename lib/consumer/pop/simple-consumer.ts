@@ -315,8 +315,7 @@ export class SimpleConsumer {
    * Returns the function that removes the listener.
    */
   on(event: 'undecodable', listener: (...args: PushConsumerEvents['undecodable']) => void): () => void {
-    this.events.on(event, listener);
-    return () => this.events.off(event, listener);
+    return this.events.on(event, listener);
   }
 
   /**

@@ -284,9 +284,9 @@ export class PushConsumer<Orderly extends boolean = false> {
    * removes this listener.
    */
   on<E extends keyof PushConsumerEvents>(event: E, listener: (...args: PushConsumerEvents[E]) => void): () => void {
-    this.#impl.events.on(event, listener);
+    const remove = this.#impl.events.on(event, listener);
     this.#impl.instr.listening();
-    return () => this.#impl.events.off(event, listener);
+    return remove;
   }
 
   /** The events' names, as KafkaJS's `consumer.events`: `consumer.on(consumer.events.REBALANCE, …)`. */
