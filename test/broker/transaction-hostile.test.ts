@@ -19,7 +19,8 @@ import {
   ResponseCode,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { client, heartbeatRequest, sendRequest, until } from './helpers.js';
+import { client, heartbeatRequest, sendRequest } from './helpers.js';
+import { until } from '../support/until.js';
 
 const TOPIC = 'TxHostile';
 const GROUP = 'tx_hostile_pg';
@@ -231,7 +232,7 @@ t.test(
     const h = await sendHalf(c, broker, clock, 'slow');
     clock.advance(1000);
     clock.advance(1000);
-    await until(() => checks.length === 1, 'the check of the half');
+    await until(() => checks.length === 1, 'the check of the half', 3000);
     const hdr = CheckTransactionStateRequestHeader.decode(checks[0]!.extFields);
     t.not(hdr.commitLogOffset, h.commitLogOffset, 'the check names the re-put copy');
     t.equal(

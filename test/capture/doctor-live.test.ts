@@ -11,6 +11,7 @@ import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.j
 import { heartbeatRequest, pullRequest, sendRequest } from '../broker/helpers.js';
 import { diagnoseFile, found, liveSkip, startCapture } from './doctor-capture.js';
 import { runCli } from '../cli/run-in-process.js';
+import { until } from '../support/until.js';
 
 // The doctor on captures of faults really happening: rocketwire's producer, push consumer, admin
 // client and remoting client against the embedded broker, recorded with tcpdump on loopback. One
@@ -18,13 +19,6 @@ import { runCli } from '../cli/run-in-process.js';
 // several faults, each made by the group of its own name.
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-async function until(fn: () => boolean, what: string | (() => string), limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await sleep(10);
-  }
-}
 
 t.test('the doctor on real captures of the embedded broker', { skip: liveSkip }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'rocketwire-doctor-live-'));
