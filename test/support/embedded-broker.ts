@@ -1,10 +1,14 @@
 /**
  * The embedded broker as tests use it: start one (four queues unless told), fill a topic, read a
- * group's progress the way the broker sees it, create a topic on several brokers.
+ * group's progress the way the broker sees it, create a topic on several brokers, and the events a
+ * test awaits instead of sleeping (a consumer drained, a round trip on a connection).
  */
 import net from 'node:net';
 import { startBroker, type EmbeddedBroker, type StartBrokerOptions } from '../../lib/broker/index.js';
+import type { ConsumerStats } from '../../lib/consumer/index.js';
 import { Producer, type Message } from '../../lib/producer/index.js';
+import type { RemotingClient } from '../../lib/remoting/index.js';
+import { createRequest, RequestCode, SCHEDULE_TOPIC } from '../../protocol/index.js';
 import { uniqueName } from './names.js';
 
 export async function withBroker(opts: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
@@ -73,6 +77,58 @@ export async function brokerOffsets(namesrv: string, topic: string, group: strin
 
 export function totalLag(rows: QueueOffsets[]): number {
   return rows.reduce((a, r) => a + (r.max - Math.max(0, r.committed)), 0);
+}
+
+/**
+ * Whether a push consumer has nothing more to deliver on `topics`: it holds every queue of them,
+ * has pulled each to the broker's end and has no message left in its cache (none in a handler).
+ * From then on a check that nothing more comes (no duplicate, no redelivery) is settled: only a
+ * new message or a send-back could bring one.
+ */
+export async function drained(
+  consumer: { stats(): ConsumerStats },
+  namesrv: string,
+  group: string,
+  topics: string[],
+): Promise<boolean> {
+  const held = consumer.stats().queues;
+  for (const topic of topics) {
+    for (const q of await brokerOffsets(namesrv, topic, group)) {
+      const s = held.find((h) => h.topic === topic && h.brokerName === q.brokerName && h.queueId === q.queueId);
+      if (!s || s.dropped || s.cachedCount > 0 || s.pulledOffset < q.max) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether every message waiting out a delay in the broker's schedule (SCHEDULE_TOPIC_XXXX, where
+ * send-backs go) has been put on its %RETRY% topic: with `drained` on those topics, no redelivery
+ * is on its way. For a broker whose scheduled messages are all send-backs.
+ */
+export function scheduleDelivered(broker: EmbeddedBroker): boolean {
+  let scheduled = 0;
+  let retried = 0;
+  for (const b of broker.instances) {
+    for (const tc of b.topics.all()) {
+      const retry = tc.topicName.startsWith('%RETRY%');
+      if (tc.topicName !== SCHEDULE_TOPIC && !retry) continue;
+      let n = 0;
+      for (let q = 0; q < Math.max(tc.readQueueNums, tc.writeQueueNums); q++)
+        n += b.messageStore.getMaxOffset(tc.topicName, q);
+      if (retry) retried += n;
+      else scheduled += n;
+    }
+  }
+  return scheduled === retried;
+}
+
+/**
+ * One request and its answer on `client`'s connection to `addr`: whatever the broker wrote to that
+ * connection before (a oneway check, a notification) has been read and dispatched once this resolves.
+ */
+export async function roundTrip(client: RemotingClient, addr: string): Promise<void> {
+  await client.invoke(addr, createRequest(RequestCode.GET_BROKER_RUNTIME_INFO), { timeoutMs: 3000 });
 }
 
 /** UPDATE_AND_CREATE_TOPIC on every broker (what mqadmin updateTopic does), so a topic spans all brokers. */
