@@ -21,6 +21,7 @@ import {
   type RemotingCommand,
 } from '../../protocol/index.js';
 import { client, decode, heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
+import { roundTrip } from '../support/embedded-broker.js';
 import { until } from '../support/until.js';
 
 const TOPIC = 'TxRaw';
@@ -280,7 +281,7 @@ t.test(
     await c.invoke(broker.broker, heartbeatRequest('raw@4', '', [], GROUP));
     const h = await sendHalf(c, broker, clock, 'on the edge');
     clock.advance(1000); // the round at born + 1000 ms: age === transactionTimeOut, not yet due
-    await new Promise((r) => setTimeout(r, 50));
+    await roundTrip(c, broker.broker); // a check the round sent would have come before this answer
     t.equal(checks.length, 0, 'not checked at exactly its immunity');
     clock.advance(1000);
     await until(() => checks.length === 1, 'the first check');

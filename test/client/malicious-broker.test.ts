@@ -910,7 +910,8 @@ t.test('NOTIFY_CONSUMER_IDS_CHANGED storm: one rebalance in flight, the rest coa
     () => peer.broker.requestsOf(RequestCode.GET_CONSUMER_LIST_BY_GROUP).length >= asked + 2,
     'the coalesced one',
   );
-  await new Promise((r) => setTimeout(r, 50));
+  // A third round would start inside the same run, before it ends.
+  await until(() => pushConsumerImpl(consumer).rebalance['running'] === null, 'the coalesced round to end');
   t.equal(counts.runs - runsBefore, 2, '5001 notifications, two rebalances: the one in flight and one more');
   t.equal(peer.broker.requestsOf(RequestCode.GET_CONSUMER_LIST_BY_GROUP).length - asked, 2);
   void RemotingFlag;
