@@ -135,8 +135,6 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     return cleanupOnFailure(err);
   }
 
-  // The proxy (5.x): cluster mode, remoting and gRPC on picked ports, its classes in rmq-<v>/proxy.
-
   // The proxy (5.x): cluster mode in front of the brokers, which must be up first.
   let proxyAddr = '';
   if (options.proxy) {
