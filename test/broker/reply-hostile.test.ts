@@ -9,7 +9,8 @@ import { createReplyMessage, Producer } from '../../lib/producer/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
 import { RequestCode, ResponseCode, createResponse, type RemotingCommand } from '../../protocol/index.js';
-import { client, heartbeatRequest, sendRequest, until } from './helpers.js';
+import { client, heartbeatRequest, sendRequest } from './helpers.js';
+import { until } from '../support/until.js';
 import { createTopic, uniqueName } from '../consumer/helpers.js';
 
 const TOPIC = 'ReqTopic';
@@ -187,6 +188,6 @@ t.test('L2: rocketwire request/reply through a cluster of two brokers (one table
   t.comment(`replies stored on ${brokersWithReplies} of 2 brokers`);
   t.equal(b.instances[0]!.replyRequests, b.instances[1]!.replyRequests, 'the brokers share one table');
   // the requester has its reply before the broker reads the push's answer: wait for that
-  await until(() => b.instances[0]!.replyRequests!.size === 0, 'the last push answered');
+  await until(() => b.instances[0]!.replyRequests!.size === 0, 'the last push answered', 3000);
   t.equal(b.instances[0]!.replyRequests!.size, 0, 'every answered request forgotten');
 });

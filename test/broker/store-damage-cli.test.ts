@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.js';
-import { client, sendRequest, until } from './helpers.js';
+import { client, sendRequest } from './helpers.js';
+import { until } from '../support/until.js';
 import { garbage } from './store-damage-helpers.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
@@ -131,7 +132,7 @@ t.test('a damaged commit log: the restarted broker says on stderr what it found 
   const second = await runBroker(dir);
   t.teardown(() => second.child.kill('SIGKILL'));
   // stderr and stdout are separate pipes: the lines may arrive after the ready line
-  await until(() => /recovery: indexed/.test(second.stderr()), 'the recovery line on stderr');
+  await until(() => /recovery: indexed/.test(second.stderr()), 'the recovery line on stderr', 3000);
   t.match(
     second.stderr(),
     /rocketwire broker: commit log .*damaged bytes at offset \d+ .*kept every intact record after them/,

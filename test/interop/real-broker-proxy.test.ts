@@ -11,18 +11,13 @@ import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js'
 import { BrokerError } from '../../lib/index.js';
 import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
-import { delay, startRealCluster, V55_VERSION } from './harness.js';
+import { startRealCluster, V55_VERSION } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(300_000);
 
 const NORMAL = { 'message.type': 'NORMAL' };
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await delay(100);
-  return cond();
-}
 
 if (await interopReady(t, [V55_VERSION])) {
   const started = Date.now();

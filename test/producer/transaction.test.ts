@@ -13,7 +13,8 @@ import {
   type TransactionProducerOptions,
 } from '../../lib/producer/index.js';
 import { decodeOffsetMsgId, MessageSysFlag, type MessageExt } from '../../protocol/index.js';
-import { pullTopic, until } from './transaction-helpers.js';
+import { pullTopic } from './transaction-helpers.js';
+import { until } from '../support/until.js';
 
 let n = 0;
 const uniq = (p: string): string => `${p}_${process.pid}_${n++}`;
