@@ -106,3 +106,11 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Runs `fn` after one turn of the event loop (its poll phase reads the sockets): an order, not a
+ * time, so it is not the clock's. The runtime's one use of setImmediate lives here with the timers.
+ */
+export function nextTurn(fn: () => void): void {
+  setImmediate(fn);
+}

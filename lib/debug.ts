@@ -1,7 +1,7 @@
 // The `debug` package's createDebug, loaded on first use. Every module of lib/ makes its loggers at
 // import time (`const log = createDebug('rocketwire:…')`); importing `debug` itself there cost about
 // 10 ms of CPU of `import 'rocketwire'` (a CommonJS package imported from ES modules, with its
-// dependencies: issue 28, import cost). Here a logger requires `debug` on its first call or first
+// dependencies; bench/import-cost measures it). Here a logger requires `debug` on its first call or first
 // `enabled` check, which in practice is when a client starts. Behaviour is `debug`'s own: the same
 // module instance (so `createDebug.enable()`, `createDebug.log` and DEBUG work as before), the same
 // namespaces; only the moment `debug` reads DEBUG moves from the import to the first log call.

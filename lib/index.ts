@@ -58,7 +58,7 @@ export {
   type PauseTarget,
   ConsumerEvents,
 } from './consumer/index.js';
-// Node's idioms (issue 28): handler shapes, health(), the logger option.
+// Node's idioms: handler shapes, health(), the logger option.
 export type {
   PushConsumerHandler,
   EachMessageHandler,
@@ -104,13 +104,9 @@ export {
 // Lite pull consumer (DefaultLitePullConsumer).
 export { LitePullConsumer, type LitePullConsumerOptions, type LitePullConsumerState } from './consumer/index.js';
 // POP consumer (5.x brokers): receive / ack / changeInvisibleDuration.
-export {
-  SimpleConsumer,
-  PopNotSupportedError,
-  type SimpleConsumerOptions,
-  type ReceivedMessage,
-  type AckStatus,
-} from './consumer/simple-consumer.js';
+export { SimpleConsumer, type ReceivedMessage, type AckStatus } from './consumer/pop/simple-consumer.js';
+export type { SimpleConsumerOptions } from './consumer/pop/simple-consumer-options.js';
+export { PopNotSupportedError } from './consumer/errors.js';
 
 // Producer.
 export {

@@ -2,10 +2,10 @@ import { ProtocolError } from './errors.js';
 import { decodeProperties, encodeProperties, MAX_PROPERTIES_BYTES } from './properties.js';
 
 /**
- * SEND_BATCH_MESSAGE body (§7.5): one short record per message,
+ * SEND_BATCH_MESSAGE body (docs/protocol-facts.md#batch-body): one short record per message,
  *   int32 TOTALSIZE (includes itself) | int32 MAGICCODE = 0 | int32 BODYCRC = 0 | int32 FLAG |
  *   int32 bodyLen + body | int16 propsLen + properties.
- * TOTALSIZE = 22 + bodyLen + propsLen (protocol-facts §7.5 says 20; Java's encodeMessage and
+ * TOTALSIZE = 22 + bodyLen + propsLen (an earlier summary said 20; Java's encodeMessage and
  * the golden vectors say 22). Batches are never compressed; all messages share one topic.
  */
 export interface BatchMessage {
@@ -79,8 +79,8 @@ export interface DecodeBatchOptions {
   baseOffset?: number;
   /**
    * Walk by the body and properties lengths and ignore TOTALSIZE, as a broker does: senders
-   * disagree on whether it counts the 2-byte properties length (Java's encoder does, protocol-facts
-   * §7.5 says it does not).
+   * disagree on whether it counts the 2-byte properties length (Java's encoder does, an earlier summary
+   * of the protocol said it does not).
    * @default false (the record must end where TOTALSIZE says)
    */
   ignoreTotalSize?: boolean;

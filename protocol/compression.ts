@@ -4,14 +4,15 @@ import { lz4FrameDecompress, lz4FrameStore } from './lz4-frame.js';
 import { compressionTypeOf, type CompressionType } from './sys-flag.js';
 
 // node:zlib and fzstd are required on the first compressed body, not when the package is imported
-// (issue 28: import cost). fzstd's CommonJS build: a synchronous require, as decoding is synchronous.
+// (import cost). fzstd's CommonJS build: a synchronous require, as decoding is synchronous.
 const requireHere = createRequire(import.meta.url);
 let zlibModule: typeof import('node:zlib') | undefined;
 const zlib = (): typeof import('node:zlib') => (zlibModule ??= requireHere('node:zlib') as typeof import('node:zlib'));
 let zstdDecompress: typeof import('fzstd').decompress | undefined;
 
 /**
- * Message body compression (§7.4): ZLIB = zlib stream (Java Deflater), LZ4 = LZ4 *frame* format,
+ * Message body compression
+ * (docs/protocol-facts.md#what-a-producer-sends): ZLIB = zlib stream (Java Deflater), LZ4 = LZ4 *frame* format,
  * ZSTD = zstd frame. zlib runs through node:zlib's synchronous calls (pure computation, no I/O);
  * LZ4 frames are decoded by our own lz4-frame.ts; zstd by `fzstd`, a small dependency-free
  * pure-JS decoder, because a zstd decoder (FSE + Huffman) is a lot of code to own for a codec

@@ -1,4 +1,4 @@
-// Enum names that travel as JSON strings in heartbeats and running info (fact sheet §6.3).
+// Enum names that travel as JSON strings in heartbeats and running info (docs/protocol-facts.md#flags-and-enums).
 
 /** Where a consumer group with no committed offset on a queue starts: ConsumerData.consumeFromWhere. */
 export const ConsumeFromWhere = {

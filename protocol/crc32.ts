@@ -44,7 +44,7 @@ export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, seed = 0
 }
 
 type NativeCrc32 = (data: Uint8Array, value?: number) => number;
-// node:zlib is required on the first CRC, not when the package is imported (issue 28: import cost).
+// node:zlib is required on the first CRC, not when the package is imported (import cost).
 let nativeCrc32: NativeCrc32 | undefined | null = null;
 
 /** CRC-32 of bytes[start, end): native zlib.crc32 when available, else the table version. */

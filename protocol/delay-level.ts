@@ -2,7 +2,7 @@ import { OptionError } from './errors.js';
 
 /**
  * The broker's default `messageDelayLevel` table, 1-based: level L delays by DELAY_LEVELS_MS[L - 1].
- * A delayed message is parked in SCHEDULE_TOPIC_XXXX queue L - 1 (fact sheet §9.11).
+ * A delayed message is parked in SCHEDULE_TOPIC_XXXX queue L - 1 (docs/protocol-facts.md#retry-dlq-and-delay-levels).
  */
 export const DELAY_LEVEL_TEXT = '1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h';
 

@@ -119,3 +119,20 @@ export class FilterExpressionError extends RocketwireError {
   override readonly name = 'FilterExpressionError';
   override readonly errorCode = 'ERR_FILTER_EXPRESSION';
 }
+
+/**
+ * A properties string with more entries than decodeProperties' `maxEntries`: refused after
+ * counting `limit` + 1 of them (no more work than that). `field` is `properties`.
+ * @category Errors
+ */
+export class PropertiesLimitError extends ProtocolError {
+  override readonly name = 'PropertiesLimitError';
+  override readonly errorCode = 'ERR_PROPERTIES_LIMIT';
+  readonly field = 'properties';
+  readonly option = 'maxEntries';
+  readonly limit: number;
+  constructor(limit: number, length: number) {
+    super(`properties string of ${length} characters has more than maxEntries (${limit}) entries; refused`, 0);
+    this.limit = limit;
+  }
+}

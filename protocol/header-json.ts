@@ -108,8 +108,8 @@ export function decodeJsonHeader(bytes: Buffer, offset = 0): Omit<RemotingComman
 }
 
 /**
- * decodeJsonHeader plus the frame's body, built as one object: decodeCommand's hot path, which
- * used to copy the header's fields into a second object to add the body.
+ * decodeJsonHeader plus the frame's body, built as one object: decodeCommand's hot path, so the
+ * header's fields are never copied into a second object to add the body.
  */
 export function decodeJsonCommand(bytes: Buffer, offset: number, body: Buffer | null): RemotingCommand {
   let obj: unknown;

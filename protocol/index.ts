@@ -27,6 +27,7 @@ export {
   UnsupportedCompressionError,
   InflatedBodyTooLargeError,
   FilterExpressionError,
+  PropertiesLimitError,
 } from './errors.js';
 
 // Frames and commands: build, encode (JSON or ROCKETMQ headers), split a byte stream, decode.
@@ -156,11 +157,13 @@ export {
   countStoredRecords,
   decodeMessage,
   type DecodeMessagesOptions,
+} from './message-decoder.js';
+export {
   inflateMessages,
   type InflateRoundOptions,
   type InflateRound,
   type RefusedMessage,
-} from './message-decoder.js';
+} from './message-inflate.js';
 export { encodeStoredMessage } from './message-encoder.js';
 export {
   storedMessageSize,
@@ -170,7 +173,6 @@ export {
 export {
   encodeProperties,
   decodeProperties,
-  PropertiesLimitError,
   MAX_PROPERTIES_ENTRIES,
   MAX_PROPERTIES_BYTES,
   type EncodePropertiesOptions,

@@ -20,6 +20,7 @@ export * from './message-id.js';
 export * from './message-ext.js';
 export * from './message-record.js';
 export * from './message-decoder.js';
+export * from './message-inflate.js';
 export * from './message-encoder.js';
 export * from './lz4-frame.js';
 export * from './compression.js';

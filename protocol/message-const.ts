@@ -1,6 +1,6 @@
 /**
  * Property names (MessageConst in Apache RocketMQ) and topic-name conventions. The names are the
- * on-wire keys of the properties string (§7.3).
+ * on-wire keys of the properties string (docs/protocol-facts.md#properties-string).
  */
 export const MessageConst = {
   PROPERTY_KEYS: 'KEYS',

@@ -30,7 +30,8 @@ function checkInt32(n: number, field: string): void {
 }
 
 /**
- * Encode one commit-log record (§7.1), exactly as a broker stores it and returns it in pull
+ * Encode one commit-log record
+ * (docs/protocol-facts.md#stored-record), exactly as a broker stores it and returns it in pull
  * bodies. The SYSFLAG IPv6 bits follow the host addresses; BODYCRC is computed unless given.
  */
 export function encodeStoredMessage(init: StoredMessageInit): Buffer {

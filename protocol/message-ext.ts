@@ -1,6 +1,7 @@
 /**
  * A stored message as a consumer receives it (MessageExt in Java), decoded from the commit-log
- * record of §7.1. `body` is a view into the pull response body unless it was decompressed.
+ * record of docs/protocol-facts.md#stored-record. `body` is a view into the pull response body unless it
+ * was decompressed.
  * @category Consuming
  */
 export interface MessageExt {
@@ -213,7 +214,7 @@ export interface StoredMessageInit {
   preparedTransactionOffset?: number;
   /** The body as stored (already compressed when sysFlag says so). */
   body: Uint8Array;
-  /** A properties string (§7.3) or a map encoded in key order. */
+  /** A properties string (docs/protocol-facts.md#properties-string) or a map encoded in key order. */
   properties?: string | Readonly<Record<string, string>>;
   /** 1 or 2; default 2 only when the topic is longer than 127 UTF-8 bytes, as 5.x brokers do. */
   magic?: 1 | 2;

@@ -2,7 +2,7 @@ import { ProtocolError } from './errors.js';
 import { formatSocketAddress, parseSocketAddress, writeSocketAddress } from './socket-address.js';
 
 /**
- * Message ids (§7.2).
+ * Message ids (docs/protocol-facts.md#message-ids).
  * - offsetMsgId (the broker's): upper-case hex of store host IP (4/16 bytes) + port (int32) +
  *   commit-log offset (int64): 32 characters for IPv4, 56 for IPv6.
  * - UNIQ_KEY (the producer's): upper-case hex of IP (4/16) + pid (int16) + class-loader hash

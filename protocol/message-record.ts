@@ -1,4 +1,4 @@
-// Constants of the stored-message record (§7.1).
+// Constants of the stored-message record (docs/protocol-facts.md#stored-record).
 /** MAGICCODE of a stored-message record whose topic length is one byte: every 4.9 record, most 5.x ones. */
 export const MESSAGE_MAGIC_CODE_V1 = 0xdaa320a7 | 0; // -626843481
 /** MAGICCODE of a record whose topic length is two bytes: written only by 5.x brokers, for topics longer than 127 bytes. */

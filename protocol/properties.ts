@@ -1,9 +1,10 @@
-import { ProtocolError } from './errors.js';
+import { PropertiesLimitError } from './errors.js';
 import { javaHashMapOrder } from './java-hash.js';
 import { putOwn } from './own-key.js';
 
 /**
- * The properties string of a message (§7.3): `name \u0001 value \u0002 name \u0001 value …`.
+ * The properties string of a message
+ * (docs/protocol-facts.md#properties-string): `name \u0001 value \u0002 name \u0001 value …`.
  * 4.9.0–4.9.3 and 5.2.0+ end it with a `\u0002`, 4.9.4–5.1.4 do not; both parse the same.
  */
 const NAME_VALUE = '\u0001';
@@ -19,23 +20,6 @@ export const MAX_PROPERTIES_BYTES = 32767;
  * cannot make millions of entries.
  */
 export const MAX_PROPERTIES_ENTRIES = 16_384;
-
-/**
- * A properties string with more entries than decodeProperties' `maxEntries`: refused after
- * counting `limit` + 1 of them (no more work than that). `field` is `properties`.
- * @category Errors
- */
-export class PropertiesLimitError extends ProtocolError {
-  override readonly name = 'PropertiesLimitError';
-  override readonly errorCode = 'ERR_PROPERTIES_LIMIT';
-  readonly field = 'properties';
-  readonly option = 'maxEntries';
-  readonly limit: number;
-  constructor(limit: number, length: number) {
-    super(`properties string of ${length} characters has more than maxEntries (${limit}) entries; refused`, 0);
-    this.limit = limit;
-  }
-}
 
 /** How encodeProperties writes a message's properties string (name\u0001value\u0002…). */
 export interface EncodePropertiesOptions {

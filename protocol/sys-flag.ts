@@ -1,7 +1,7 @@
 /**
  * Bit flags carried as plain ints: the stored message's / send header's SYSFLAG (MessageSysFlag),
  * the pull header's sysFlag (PullSysFlag) and topic permissions (PermName). Values as in Apache
- * RocketMQ 4.9 and 5.x (fact sheet §6).
+ * RocketMQ 4.9 and 5.x (docs/protocol-facts.md#flags-and-enums).
  */
 export const MessageSysFlag = {
   COMPRESSED_FLAG: 0x1,

@@ -68,7 +68,10 @@ function decode(
   const timelines = new TimelineCollector();
   const t0 = performance.now();
   const d = new CaptureDecoder({
-    frame: (f) => (stats.add(f), withTimelines && timelines.add(f)),
+    frame: (f) => {
+      stats.add(f);
+      if (withTimelines) timelines.add(f);
+    },
     problem: (p) => stats.addProblem(p),
   });
   for (let i = 0; i < input.length; i += 1 << 20) d.push(input.subarray(i, i + (1 << 20)));

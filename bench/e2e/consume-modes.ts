@@ -1,5 +1,5 @@
 /**
- * Consume modes against Java on the real broker, in one run (issue 16): one Apache RocketMQ 5.3.3
+ * Consume modes against Java on the real broker, in one run: one Apache RocketMQ 5.3.3
  * broker (jars from Maven Central through the interop harness, the timer wheel on because its POP
  * needs it), one topic produced once, then `rocketwire bench` consumes it with rocketwire's push
  * consumer, LitePullConsumer and SimpleConsumer (POP) and with Java's DefaultMQPushConsumer,

@@ -12,7 +12,7 @@ const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b'
 
 function niceStep(range: number, ticks: number): number {
   const raw = range / Math.max(1, ticks);
-  const mag = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+  const mag = 10 ** Math.floor(Math.log10(raw || 1));
   const norm = raw / mag;
   return (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
 }

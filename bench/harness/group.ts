@@ -246,7 +246,9 @@ async function runGroup(
 
     // 3. Stop every process and merge what they handled.
     for (const c of children) c.proc.stdin!.end('stop\n');
-    const killTimer = setTimeout(() => children.forEach((c) => c.proc.kill('SIGKILL')), 60_000);
+    const killTimer = setTimeout(() => {
+      for (const c of children) c.proc.kill('SIGKILL');
+    }, 60_000);
     await Promise.all(children.map((c) => c.closed));
     clearTimeout(killTimer);
     const missing = children.find((c) => c.final === null);

@@ -49,6 +49,6 @@ export class LatencyHistogram {
   }
   private upper(i: number): number {
     if (i === 0) return 1e-3;
-    return Math.pow(10, i / LatencyHistogram.SUB - 3);
+    return 10 ** (i / LatencyHistogram.SUB - 3);
   }
 }

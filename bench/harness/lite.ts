@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LitePullConsumer } from '../../lib/consumer/index.js';
-import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { CliError } from '../../lib/cli/common.js';
 import { JAVA_PEER_VERSION, prepareJava, runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';

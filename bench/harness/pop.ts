@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
 import { prepareJavaWith } from './lite.js';
 import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import type { ProgressBar } from './progress.js';

@@ -7,7 +7,7 @@ import { LatencyHistogram } from './histogram.js';
 import { TenthPeaks } from './proc-stats.js';
 import type { ProgressBar } from './progress.js';
 import { consumeRocketwirePop } from './pop.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import type { TraceDispatcherStats } from '../../lib/trace/index.js';
 
 export interface BenchOptions {
@@ -220,9 +220,9 @@ export class RssSampler {
 }
 
 /**
- * rocketwire's handler calls at once in the bench unless --consume-threads says otherwise: 64, as
- * the consumer ran before its pool followed Java's (20), so that figures stay comparable across
- * sessions.
+ * rocketwire's handler calls at once in the bench unless --consume-threads says otherwise: 64, not
+ * the consumer's default of 20 (Java's), so that figures stay comparable with the recorded ones
+ * (docs/bench-log/).
  */
 export const BENCH_CONSUME_THREADS = 64;
 

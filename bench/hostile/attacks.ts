@@ -1,4 +1,4 @@
-// The requests of bench/hostile's broker attacks (issue 29), built with the protocol codec: what a
+// The requests of bench/hostile's broker attacks (docs/hardening.md), built with the protocol codec: what a
 // hostile client sends, byte for byte, without a rocketwire client's checks in between.
 import * as zlib from 'node:zlib';
 import {
@@ -41,7 +41,7 @@ export function sendMessage(
   });
 }
 
-/** A PULL_MESSAGE that carries its own SQL92 expression (FLAG_SUBSCRIPTION), as the hostile client of H1/H2 sends. */
+/** A PULL_MESSAGE that carries its own SQL92 expression (FLAG_SUBSCRIPTION), as a hostile client sends it. */
 export function sqlPull(
   topic: string,
   expression: string,
@@ -74,19 +74,19 @@ export function balancedOr(leaves: number, leaf: (i: number) => string): string 
   return build(0, leaves);
 }
 
-/** H1: the 165 KB expression whose leaves are `a=----…1`: every `--` starts a comment. */
+/** The lexer attack (sql-lex): the 165 KB expression whose leaves are `a=----…1`: every `--` starts a comment. */
 export function dashExpression(leaves = 1024, targetBytes = 165_000): string {
   const dashes = Math.max(2, Math.floor(targetBytes / leaves) - 12);
   return balancedOr(leaves, () => `a=${'-'.repeat(dashes)}1`);
 }
 
-/** H2: a balanced OR of `leaves` comparisons none of which matches `a` = 0..n (852 KB at 65 536). */
+/** The evaluation attack (sql-eval): a balanced OR of `leaves` comparisons, none matching `a` = 0..n (852 KB at 65 536). */
 export function comparisonExpression(leaves = 65_536): string {
   return balancedOr(leaves, (i) => `a = ${1_000_000 + i}`);
 }
 
 /**
- * H3: a zlib body of about `compressedBytes` that inflates to about 1032× its size (zeros), stored
+ * The zip bomb (bomb-*): a zlib body of about `compressedBytes` that inflates to about 1032× its size (zeros), stored
  * with the COMPRESSED sysFlag as any producer may store it.
  */
 export function zlibBomb(inflatedBytes = 63 * 1024 * 1024): Buffer {

@@ -1,4 +1,4 @@
-// A consumer process for bench/hostile's H3 attack: it consumes a topic holding zlib bombs among
+// A consumer process for bench/hostile's zip-bomb attack: it consumes a topic holding zlib bombs among
 // ordinary messages with one consumer kind (push, lite pull or POP) and prints one JSON line with
 // its peak RSS. A watchdog ends it (exit 3) when RSS passes `--rss-limit-mb`, as the kernel's OOM
 // killer would have ended it later.

@@ -1,5 +1,5 @@
 /**
- * Hostile capture (issue 29 M4): a pcap of many TCP flows, each showing one partial frame, decoded
+ * Hostile capture: a pcap of many TCP flows, each showing one partial frame, decoded
  * by the `rocketwire decode` CLI in a child process per mode (frames, --stats, --doctor,
  * --report), measuring the child's peak RSS (process.resourceUsage().maxRSS at exit), its exit
  * code and wall time. The baseline in the same run is the same mode on a capture of `baselineFlows`

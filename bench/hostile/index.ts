@@ -1,4 +1,4 @@
-// bench/hostile: issue 29's attacks measured as a user would feel them. For each attack on the
+// bench/hostile: the attacks of docs/hardening.md measured as a user would feel them. For each attack on the
 // broker, an embedded broker runs as a child process, a second child (canary.ts) asks it a cheap
 // question after another, and the longest round trip while the attack runs is set beside the
 // longest in an idle window of the same run: the excess is how long one hostile request held

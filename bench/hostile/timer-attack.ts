@@ -1,4 +1,4 @@
-// Issue 29 M3: the timer attack. A broker in a child process; one client pipelines `timers` timer
+// The timer attack. A broker in a child process; one client pipelines `timers` timer
 // sends with descending delivery times (each new one falls due before all the earlier ones, the worst
 // case of a sorted array), while a victim client sends one plain message at a time. Reported: the
 // victim's round trips during an idle baseline and during the attack (max, p99), the broker's own

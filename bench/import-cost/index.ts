@@ -1,5 +1,5 @@
 /**
- * What `import 'rocketwire'` costs a user, and what the packed tarball holds (issue 28 §1).
+ * What `import 'rocketwire'` costs a user, and what the packed tarball holds.
  *
  * Import cost: the median wall time of N cold runs (default 11) of
  * `node --input-type=module -e "await import('rocketwire')"` minus the median of the same with an

@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import { startChildBroker } from '../harness/embedded.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import type { TraceDispatcherStats } from '../../lib/trace/index.js';
 import { abOrder, median, produceThenConsume } from '../overhead/produce-consume.js';

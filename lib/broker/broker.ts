@@ -254,7 +254,7 @@ export interface BrokerOptions extends BrokerTuning {
  * It wires the store and the managers (topics, offsets, consumers, long-poll hold, locks) to the
  * request processors (processor/, named after Apache RocketMQ's SendMessageProcessor,
  * PullMessageProcessor, ConsumerManageProcessor, ClientManageProcessor and AdminBrokerProcessor;
- * see protocol-facts §10), each registered from the operation table, and owns start and close.
+ * see docs/protocol-facts.md#broker), each registered from the operation table, and owns start and close.
  */
 export class Broker implements BrokerContext {
   readonly brokerName: string;
@@ -372,7 +372,7 @@ export class Broker implements BrokerContext {
       this.adminTools.index.add(inner.topic, inner.properties, phys, size, ts);
     this.adminTools.index.open(this.store);
     // Each throws ConfigFileError when its file and the .bak are unreadable: the broker does not
-    // start rather than overwrite them (issue 13).
+    // start rather than overwrite them with empty tables at its next flush.
     this.topics.load();
     this.offsets.load();
     this.adminTools.groups.load();

@@ -54,7 +54,7 @@ export class ChannelExpiredError extends RocketwireError {
 /**
  * A file the broker loads at start (consumerOffset.json, topics.json, delayOffset.json) and its
  * `.bak` could not be read. The broker refuses to start rather than start empty and overwrite the
- * file at its next flush (which is how one unreadable file became a permanent loss, issue 13).
+ * file at its next flush (which would turn one unreadable file into a permanent loss).
  */
 export class ConfigFileError extends RocketwireError {
   override readonly name = 'ConfigFileError';

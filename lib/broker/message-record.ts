@@ -6,7 +6,8 @@ import { MessageRecordOffset } from '../../protocol/message-record.js';
 import { parseIPv4 } from '../../protocol/socket-address.js';
 
 /**
- * What the broker adds to protocol's stored-record codec (§7.1: encodeStoredMessage writes a
+ * What the broker adds to protocol's stored-record codec
+ * (docs/protocol-facts.md#stored-record; encodeStoredMessage writes a
  * record, decodeMessage reads one back): records are encoded before the store assigns their
  * offsets, then stamped in place, and a few fields are read without decoding the whole record.
  */

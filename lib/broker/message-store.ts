@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import createDebug from '../debug.js';
 import type { Clock } from '../clock.js';
+import { TypedEmitter } from '../emitter.js';
 import { CommitLog, lostBytes } from './commit-log.js';
 import { StorePathError, StoreWriteError } from './errors.js';
 import { scheduleEvery } from './periodic-task.js';
@@ -48,7 +49,10 @@ export class MessageStore {
   private readonly clock: Clock;
   private readonly commitLog: CommitLog;
   private readonly queues = new Map<string, ConsumeQueue>();
-  private readonly listeners: ArrivalListener[] = [];
+  /** A listener that throws is logged; the write and the other listeners go on. */
+  private readonly arrivals = new TypedEmitter<{ arrival: Parameters<ArrivalListener> }>({
+    isolate: (err) => log('arrival listener failed: %O', err),
+  });
   private readonly maxMessageSize: number;
   private readonly tagsCodeFn: NonNullable<MessageStoreOptions['tagsCode']>;
   private readonly flushIntervalMs: number;
@@ -207,8 +211,9 @@ export class MessageStore {
     this.commitLog.close();
   }
 
-  onArrival(listener: ArrivalListener): void {
-    this.listeners.push(listener);
+  /** Calls `listener` after every write (the held pulls' and POPs' wake-up); returns its remover. */
+  onArrival(listener: ArrivalListener): () => void {
+    return this.arrivals.on('arrival', listener);
   }
 
   /** Called for every record written, with its commit-log position (the key index of index-service.ts). */
@@ -328,13 +333,7 @@ export class MessageStore {
     for (let i = 0; i < bufs.length; i++) cq.append(written[i]!.physOffset, bufs[i]!.length, codes[i]!);
     if (this.onStored)
       for (let i = 0; i < bufs.length; i++) this.onStored(inners[i]!, written[i]!.physOffset, bufs[i]!.length, now);
-    for (const l of this.listeners) {
-      try {
-        l(first.topic, first.queueId, cq.maxOffset, codes);
-      } catch (err) {
-        log('arrival listener failed: %O', err);
-      }
-    }
+    this.arrivals.emit('arrival', first.topic, first.queueId, cq.maxOffset, codes);
     return { status: 'PUT_OK', written };
   }
 

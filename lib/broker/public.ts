@@ -13,7 +13,7 @@
  * @module rocketwire/broker
  */
 // The `rocketwire/broker` entry point (package.json `exports`). Kept out of `rocketwire` so that an
-// application that only produces and consumes never loads the broker (issue 28: import cost).
+// application that only produces and consumes never loads the broker (import cost).
 // test/api/api-report.txt lists what is exported here; lib/broker/index.ts is the folder's own
 // index, with the runtime that tests import by path.
 export {

@@ -14,7 +14,7 @@ import type { AnyOperation } from '../../protocol/operation.js';
  * boundary: `operationProcessor` runs it on every request it decodes, for every request code,
  * before any handler sees the request. Topics name consume-queue folders and groups name their
  * `%RETRY%` / `%DLQ%` topics and consumerOffset.json keys, so a name such as `x/../T2` must never
- * reach the store (issue 13). Topics follow TopicValidator, groups Validators.checkGroup
+ * reach the store. Topics follow TopicValidator, groups Validators.checkGroup
  * (protocol/resource-names.ts); Apache's broker checks topics only on send and topic creation and
  * groups nowhere but in develop's subscription-group auto-creation.
  */

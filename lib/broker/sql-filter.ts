@@ -7,14 +7,12 @@ import {
   type Sql92Filter,
   type SubscriptionData,
 } from '../../protocol/internal.js';
-import { BrokerOptionError } from './errors.js';
+import { brokerSwitchCheck } from './option-check.js';
 
 /** The broker's enablePropertyFilter option: a boolean, default false (Apache's BrokerConfig). */
 export function resolveEnablePropertyFilter(v: unknown): boolean {
   if (v === undefined) return false;
-  if (typeof v !== 'boolean')
-    throw new BrokerOptionError('enablePropertyFilter', `must be a boolean, got ${JSON.stringify(v)}`);
-  return v;
+  return brokerSwitchCheck.boolean('enablePropertyFilter', v);
 }
 
 /** ExpressionType.isTagType: null, "" and "TAG" are tag subscriptions; anything else is a property filter. */
@@ -138,7 +136,7 @@ export function resetSqlEvaluationCounts(): void {
  * Java evaluates on a pull thread pool; here it runs on the broker's only event loop, so one pull
  * spends at most `budget` steps (a node evaluated, or 4 properties bytes decoded): a record whose
  * worst case (the filter's nodes and its properties) would pass the budget is left for the next
- * pull (issue 29, H2: a 65 536-comparison OR over 800 records held the loop 8 s). The first
+ * pull (a 65 536-comparison OR over 800 records would hold the loop 8 s). The first
  * record of a pull is always evaluated, so every pull moves on.
  */
 export function recordMatcher(filter: Sql92Filter, budget: number): RecordMatch {
@@ -166,7 +164,7 @@ export function recordMatcher(filter: Sql92Filter, budget: number): RecordMatch 
 }
 
 /**
- * The properties string of one stored record (§7.1 layout): after the fixed fields, the two
+ * The properties string of one stored record (docs/protocol-facts.md#stored-record): after the fixed fields, the two
  * hosts (8 or 20 bytes by the sys flags), the body, the topic (1-byte length in magic v1, 2 in
  * v2) and a 2-byte properties length. Null if the lengths run past the record.
  */

@@ -5,6 +5,7 @@ import { ensureDir } from './atomic-file.js';
 import { Broker, DEFAULT_IDLE_TIMEOUT_MS, type BrokerTuning } from './broker.js';
 import { systemClock, type Clock } from '../clock.js';
 import { BrokerOptionError } from './errors.js';
+import { brokerOptionCheck } from './option-check.js';
 import { NameServer } from './name-server.js';
 import { createReplyRequestTable } from './reply/reply-message-processor.js';
 import { stderrWarn } from './atomic-file.js';
@@ -104,12 +105,8 @@ export function brokerName(i: number): string {
  */
 export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
   const host = options.host ?? '127.0.0.1';
-  const count = options.brokers ?? 1;
-  if (!Number.isInteger(count) || count < 1 || count > 64)
-    throw new BrokerOptionError('brokers', `must be an integer in [1, 64], got ${options.brokers}`);
-  const queues = options.queues ?? 8;
-  if (!Number.isInteger(queues) || queues < 1 || queues > 1024)
-    throw new BrokerOptionError('queues', `must be an integer in [1, 1024], got ${options.queues}`);
+  const count = brokerOptionCheck.intIn('brokers', options.brokers ?? 1, 1, 64);
+  const queues = brokerOptionCheck.intIn('queues', options.queues ?? 8, 1, 1024);
   const tempDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);
@@ -118,9 +115,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
     options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
   const warn = options.warn ?? (logger ? (line: string) => logger.warn(`broker: ${line}`) : stderrWarn);
   const acl = options.acl === undefined ? null : loadAclOption(options.acl);
-  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  if (!Number.isFinite(idleTimeoutMs) || idleTimeoutMs < 0)
-    throw new BrokerOptionError('idleTimeoutMs', `must be a number >= 0, got ${options.idleTimeoutMs}`);
+  const idleTimeoutMs = brokerOptionCheck.numberAtLeast(
+    'idleTimeoutMs',
+    options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    0,
+  );
   const nameServer = new NameServer({
     serializeType: options.serializeType ?? 'JSON',
     clock,

@@ -1,4 +1,4 @@
-import type { DecodedFrame } from './capture-decoder.js';
+import type { DecodedFrame } from './capture-options.js';
 import { RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { isOneway, isResponse, type RemotingCommand } from '../../protocol/command.js';
 import { UnsupportedCompressionError } from '../../protocol/errors.js';
@@ -84,7 +84,7 @@ export interface FrameDescription {
   bodyError?: string;
 }
 
-/** Responses whose successful body is a run of stored messages (§7.1). */
+/** Responses whose successful body is a run of stored messages (docs/protocol-facts.md#stored-record). */
 const MESSAGE_RESPONSES = new Set<number>([
   RequestCode.PULL_MESSAGE,
   RequestCode.LITE_PULL_MESSAGE,

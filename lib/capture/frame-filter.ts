@@ -1,15 +1,9 @@
 import { RequestCode, requestCodeName, ResponseCode, responseCodeName } from '../../protocol/codes.js';
 import { isResponse } from '../../protocol/command.js';
-import { RocketwireError } from '../../protocol/errors.js';
-import type { DecodedFrame } from './capture-decoder.js';
+import type { DecodedFrame } from './capture-options.js';
 import type { FrameDescription } from './describe.js';
+import { FilterSyntaxError } from './errors.js';
 import { requestTopicAndGroup } from './stats.js';
-
-/** A filter term could not be understood. */
-export class FilterSyntaxError extends RocketwireError {
-  override readonly name = 'FilterSyntaxError';
-  override readonly errorCode = 'ERR_CAPTURE_FILTER';
-}
 
 /**
  * `--filter` terms: `code=N|NAME`, `topic=T`, `group=G`, `addr=IP[:PORT]`; a bare number or code

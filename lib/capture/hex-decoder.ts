@@ -1,18 +1,4 @@
-import { RocketwireError } from '../../protocol/errors.js';
-
-/** Bad hex text. `offset` is the character position in the input. */
-export class HexInputError extends RocketwireError {
-  override readonly name = 'HexInputError';
-  override readonly errorCode = 'ERR_HEX_INPUT';
-  readonly offset: number;
-  /** Bytes decoded from the chunk before the bad character: they are still good input. */
-  readonly decoded: Buffer;
-  constructor(message: string, offset: number, decoded: Buffer = Buffer.alloc(0)) {
-    super(message);
-    this.offset = offset;
-    this.decoded = decoded;
-  }
-}
+import { HexInputError } from './errors.js';
 
 const NIBBLE = new Int8Array(256).fill(-1);
 for (let i = 0; i < 10; i++) NIBBLE[0x30 + i] = i;

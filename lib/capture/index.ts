@@ -5,6 +5,8 @@ export * from './tcp-segment.js';
 export * from './tcp-stream.js';
 export * from './stream-framer.js';
 export * from './capture-decoder.js';
+export * from './capture-options.js';
+export * from './errors.js';
 export * from './describe.js';
 export * from './stats.js';
 export * from './frame-filter.js';

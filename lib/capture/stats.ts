@@ -9,7 +9,7 @@ import {
   ResponseCode,
   responseCodeName,
 } from '../../protocol/index.js';
-import type { DecodedFrame } from './capture-decoder.js';
+import type { DecodedFrame } from './capture-options.js';
 import type { CaptureProblem } from './packet.js';
 import { escapeControl } from './format-text.js';
 
@@ -172,7 +172,7 @@ export class DecodeStats {
   lostProblems = 0;
   incompleteFrames = 0;
   bufferLimitDrops = 0;
-  /** Flows the decoder evicted because more than its maxFlows were open (issue 29 M4). */
+  /** Flows the decoder evicted because more than its maxFlows were open. */
   flowsEvicted = 0;
 
   /** A problem the decoder reported (pass every one: only those that lost data are counted). */

@@ -1,4 +1,4 @@
-// `rocketwire bench`: the benchmark harness lives in bench/harness/ (issue 28: it reaches into
+// `rocketwire bench`: the benchmark harness lives in bench/harness/ (it reaches into
 // test/interop and needs the devDependency ali-ons, so it is not published). In a clone, built by
 // `npx tsc -p tsconfig.json`, it is dist/bench/harness/command.js and this module hands the command
 // over to it; in an installed package that file is absent and the command says it needs a clone.

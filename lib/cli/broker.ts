@@ -81,7 +81,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const acl = str('acl');
   if (acl !== undefined && !acl.trim()) throw new UsageError('--acl needs a file name');
 
-  let embedded;
+  let embedded: Awaited<ReturnType<typeof startBroker>>;
   try {
     embedded = await startBroker({
       host,

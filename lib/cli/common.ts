@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
-import { RocketwireError } from '../../protocol/errors.js';
 import { didYouMean } from './did-you-mean.js';
+import { UsageError } from './errors.js';
+
+export { CliError, UsageError } from './errors.js';
 
 /** Option declarations as node:util parseArgs takes them. */
 export type OptionSpec = Record<
@@ -9,26 +11,6 @@ export type OptionSpec = Record<
 >;
 /** Parsed option values. */
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
-
-/** An error the CLI reports as one line (no stack) and an exit code. */
-export class CliError extends RocketwireError {
-  override readonly name: string = 'CliError';
-  override readonly errorCode: string = 'ERR_CLI';
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1, options?: { cause?: unknown }) {
-    super(message, options);
-    this.exitCode = exitCode;
-  }
-}
-
-/** Usage errors exit with 2. */
-export class UsageError extends CliError {
-  override readonly name = 'UsageError';
-  override readonly errorCode = 'ERR_CLI_USAGE';
-  constructor(message: string) {
-    super(message, 2);
-  }
-}
 
 /** Streams a command writes to; tests pass their own. */
 export interface CliIO {

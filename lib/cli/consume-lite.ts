@@ -3,7 +3,7 @@
 // explicit commit per batch), so messages past --limit stay uncommitted, as with the push consumer.
 import { LitePullConsumer, messageQueue, type LitePullConsumerOptions, type MessageExt } from '../consumer/index.js';
 import { CliError, UsageError, type CliIO } from './common.js';
-import { ConsumeReporter } from './consume.js';
+import { ConsumeReporter } from './consume-reporter.js';
 import { clearingWrites, consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
 
 export interface LiteConsumeArgs {

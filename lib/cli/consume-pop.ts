@@ -1,4 +1,4 @@
-import { SimpleConsumer, type ReceivedMessage } from '../consumer/simple-consumer.js';
+import { SimpleConsumer, type ReceivedMessage } from '../consumer/pop/simple-consumer.js';
 import { UsageError, intOption, stringOption, type CliIO, type OptionValues } from './common.js';
 import { consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
 

@@ -3,18 +3,19 @@ import { stat } from 'node:fs/promises';
 // The capture modules one by one rather than through lib/capture/index.js, and the filter and
 // the statistics only when asked for: every module loaded is part of every start (Node's ESM
 // loader takes about half a millisecond a module), and a decode of a small capture is mostly start.
+import { CaptureDecoder } from '../capture/capture-decoder.js';
 import {
-  CaptureDecoder,
   DEFAULT_FLOW_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_FLOWS,
   DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
   type DecodedFrame,
-} from '../capture/capture-decoder.js';
+} from '../capture/capture-options.js';
 import { describeCommand, frameContext, type FrameDescription } from '../capture/describe.js';
 import type { DecodeStats } from '../capture/stats.js';
 import type { FrameFilter } from '../capture/frame-filter.js';
 import { escapeControl, formatFrameText } from '../capture/format-text.js';
-import { HexDecoder, HexInputError } from '../capture/hex-decoder.js';
+import { HexInputError } from '../capture/errors.js';
+import { HexDecoder } from '../capture/hex-decoder.js';
 import { frameJson, writeFrameJson } from '../capture/json-line.js';
 import type { CaptureProblem } from '../capture/packet.js';
 import { OutputBuffer } from '../capture/output-buffer.js';
@@ -132,7 +133,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const ports = ((values.port as string[] | undefined) ?? [])
     .flatMap((p) => p.split(','))
     .map((p) => intOption('port', p, 0, 1, 65535));
-  // The decoder's bounds on a hostile capture (issue 29 M4), each a CaptureDecoderOptions field.
+  // The decoder's bounds on a hostile capture (docs/hardening.md), each a CaptureDecoderOptions field.
   const maxFlows = intOption('max-flows', values['max-flows'] as string | undefined, DEFAULT_MAX_FLOWS, 1);
   const maxTotalBufferedBytes = intOption(
     'max-buffered-bytes',
@@ -151,7 +152,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let filter: FrameFilter | null = null;
   const terms = (values.filter as string[] | undefined) ?? [];
   if (terms.length > 0) {
-    const { FilterSyntaxError, FrameFilter } = await import('../capture/frame-filter.js');
+    const [{ FrameFilter }, { FilterSyntaxError }] = await Promise.all([
+      import('../capture/frame-filter.js'),
+      import('../capture/errors.js'),
+    ]);
     try {
       const f = new FrameFilter(terms);
       if (!f.empty) filter = f;
@@ -396,7 +400,7 @@ export const command: CliCommand = {
   run,
 };
 
-/** `@msgpack/msgpack` is an optional peer dependency (issue 28): only `--msgpack` needs it. */
+/** `@msgpack/msgpack` is an optional peer dependency: only `--msgpack` needs it. */
 async function msgpackEncoder(): Promise<(value: unknown) => Uint8Array> {
   try {
     return (await import('@msgpack/msgpack')).encode;

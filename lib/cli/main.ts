@@ -76,7 +76,7 @@ export async function main(argv: string[], io: CliIO = stdio()): Promise<number>
   } catch (err) {
     const e = err as Error & { exitCode?: number };
     // One line, no stack trace, unless the user asked for debug output.
-    const message = (e && e.message ? e.message : String(err)).split('\n')[0];
+    const message = (e?.message ? e.message : String(err)).split('\n')[0];
     io.stderr.write(`rocketwire${known ? ' ' + name : ''}: ${message}\n`);
     if (createDebug.enabled('rocketwire:cli') || createDebug.enabled('rocketwire:*')) {
       io.stderr.write(`${e?.stack ?? ''}\n`);

@@ -37,7 +37,7 @@ export class BrokerAddressTable {
    * Address of broker `brokerId` (a pull's suggestWhichBrokerId), as Java's findBrokerAddressInSubscribe:
    * that id exactly; for a slave id, else the next id (id + 1, the other slave of a group with two);
    * else, unless `onlyThisBroker`, the broker's first address in id order (the master when it is
-   * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (§6.1).
+   * known). `slave` tells the caller to clear FLAG_COMMIT_OFFSET (docs/protocol-facts.md#flags-and-enums).
    */
   findBrokerAddressInSubscribe(
     brokerName: string,

@@ -1,11 +1,12 @@
 import os from 'node:os';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import type { SerializeTypeName } from '../../protocol/internal.js';
-import { ClientOptionError } from './errors.js';
 import type { AclCredentials } from '../remoting/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { resolveNamespace } from './namespace.js';
 import { resolveLogger, type Logger, type LoggerOption } from '../logger.js';
+import { aliasOption, optionValidator } from '../validate.js';
+import { ClientOptionError } from './errors.js';
 
 /**
  * Options of a client instance. All consumers and producers of one process that end up with the same
@@ -35,7 +36,7 @@ export interface ClientOptions {
   startWithoutNameServer?: boolean;
   /**
    * Instance name, the part after "@" in the clientId. "DEFAULT" is left as is here; producers and
-   * clustering consumers call `resolveInstanceName` first, as the Java client does (§9.10).
+   * clustering consumers call `resolveInstanceName` first, as the Java client does (docs/protocol-facts.md#client-id).
    * @default "DEFAULT" (producers and clustering consumers then use "<pid>#<nanotime>")
    */
   instanceName?: string;
@@ -150,12 +151,11 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl
   namesrvAddrs: string[];
 }
 
+/** The client's option checks (ClientOptionError "option <name>: must be an integer between …"). */
+const clientOptionCheck = optionValidator(ClientOptionError, { range: 'between' });
+
 function positiveInt(name: string, value: number | undefined, def: number, min = 1, max = 24 * 3600_000): number {
-  const v = value ?? def;
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new ClientOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
-  }
-  return v;
+  return clientOptionCheck.intIn(name, value ?? def, min, max);
 }
 
 /** Splits "h:p;h:p" (also accepts "," and whitespace) and checks each entry has a port. */
@@ -173,7 +173,8 @@ export function parseNamesrvAddr(addr: string): string[] {
 }
 
 /**
- * The clientIP of §9.10: first non-internal IPv4 that is not 192.168.x.x, else the last IPv4 found,
+ * The clientIP of docs/protocol-facts.md#client-id: first non-internal IPv4 that is not 192.168.x.x,
+ * else the last IPv4 found,
  * else 127.0.0.1. It only needs to be unique inside a consumer group.
  */
 export function defaultClientIp(): string {
@@ -219,14 +220,15 @@ export function groupOption(
   alias: string,
   error: (option: string, message: string) => Error,
 ): string | undefined {
-  const group = options.group;
-  const other = options[alias];
-  if (group !== undefined && other !== undefined && group !== other) {
-    throw error(alias, `is an alias of group and differs from it (${String(other)} vs ${String(group)}): give one`);
-  }
-  const v = group ?? other;
+  const v = aliasOption(
+    options,
+    'group',
+    alias,
+    error,
+    (group, other) => `is an alias of group and differs from it (${String(other)} vs ${String(group)}): give one`,
+  );
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw error(group !== undefined ? 'group' : alias, 'must be a string');
+  if (typeof v !== 'string') throw error(options.group !== undefined ? 'group' : alias, 'must be a string');
   return v;
 }
 
@@ -240,15 +242,13 @@ export function durationOption<T>(
   javaName: string,
   error: (option: string, message: string) => Error,
 ): T | undefined {
-  const v = options[name];
-  const old = options[javaName];
-  if (v !== undefined && old !== undefined && v !== old) {
-    throw error(
-      javaName,
-      `is the deprecated name of ${name} and differs from it (${String(old)} vs ${String(v)}): give ${name}`,
-    );
-  }
-  return (v ?? old) as T | undefined;
+  return aliasOption(
+    options,
+    name,
+    javaName,
+    error,
+    (v, old) => `is the deprecated name of ${name} and differs from it (${String(old)} vs ${String(v)}): give ${name}`,
+  ) as T | undefined;
 }
 
 /** The ClientOptions a client passes on to its client instance, copied from its own options. */
@@ -284,9 +284,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const namesrvAddrs = parseNamesrvAddr(namesrvAddr);
   const language = options.language ?? 'JAVA';
   const serializeType = options.serializeType ?? 'JSON';
-  if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ') {
-    throw new ClientOptionError('serializeType', `must be JSON or ROCKETMQ, got ${String(serializeType)}`);
-  }
+  clientOptionCheck.oneOf('serializeType', serializeType, ['JSON', 'ROCKETMQ']);
   const instanceName = options.instanceName ?? 'DEFAULT';
   if (instanceName.length === 0 || instanceName.includes('@')) {
     throw new ClientOptionError('instanceName', 'must be non-empty and contain no "@"');
@@ -316,7 +314,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   };
 }
 
-/** clientId = clientIp@instanceName (§9.10). */
+/** clientId = clientIp@instanceName (docs/protocol-facts.md#client-id). */
 export function buildClientId(o: Pick<ResolvedClientOptions, 'clientIp' | 'instanceName'>): string {
   return `${o.clientIp}@${o.instanceName}`;
 }

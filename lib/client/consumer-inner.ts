@@ -13,7 +13,7 @@ export interface ConsumerInner {
   /** CONSUME_PASSIVELY: push consumer; CONSUME_ACTIVELY: lite pull consumer. */
   readonly consumeType: 'CONSUME_PASSIVELY' | 'CONSUME_ACTIVELY';
   readonly consumeFromWhere: string;
-  /** Subscriptions as the heartbeat carries them (§8.1), retry topic included. */
+  /** Subscriptions as the heartbeat carries them (docs/protocol-facts.md#heartbeat-data), retry topic included. */
   subscriptions(): SubscriptionData[];
   /** Called on NOTIFY_CONSUMER_IDS_CHANGED. */
   doRebalance(): void;

@@ -2,7 +2,8 @@ import { CLIENT_INNER_PRODUCER_GROUP, type HeartbeatData } from '../../protocol/
 import type { ConsumerInner } from './consumer-inner.js';
 
 /**
- * HeartbeatData of a 4.9 client (§8.1): producers by group, one ConsumerData per consumer, and
+ * HeartbeatData of a 4.9 client
+ * (docs/protocol-facts.md#heartbeat-data): producers by group, one ConsumerData per consumer, and
  * CLIENT_INNER_PRODUCER whenever a consumer exists (Java's consumer process always starts it).
  */
 export function buildHeartbeatData(

@@ -26,7 +26,7 @@ import {
 } from './operation-call.js';
 
 /**
- * Fields of PULL_MESSAGE's PullMessageRequestHeader (§5.1): protocol's header type. Its
+ * Fields of PULL_MESSAGE's PullMessageRequestHeader (docs/protocol-facts.md#pull): protocol's header type. Its
  * `suspendTimeoutMillis` keeps the Java wire key.
  */
 export type PullMessageRequest = PullMessageRequestHeader;
@@ -52,11 +52,11 @@ export interface PullResult {
 
 /**
  * A PullResult whose messages are decoded on first access and kept in a field of this (young) object.
- * It used to be an object literal whose `messages` getter closed over a variable of the async
- * pullMessage call. Measured with --trace-gc-nvp: with that closure nearly every decoded message
+ * Not an object literal whose `messages` getter closes over a variable of the async
+ * pullMessage call: measured with --trace-gc-nvp, with such a closure nearly every decoded message
  * survived two scavenges and was promoted (150 MB promoted per 300 000 messages, a mark-compact
  * every ~70 ms) and the consumer spent about a quarter of its CPU in the garbage collector; with
- * this class almost nothing is promoted (see bench/README.md). Keep decoded messages out of
+ * this class almost nothing is promoted (docs/bench-log/consume.md). Keep decoded messages out of
  * closures and objects that outlive the pull.
  */
 class DecodedPullResult implements PullResult {
@@ -217,7 +217,7 @@ export class MQClientAPI {
     return (await this.invoke(brokerAddr, Operations.GET_MIN_OFFSET, header, undefined, { timeoutMs })).header.offset;
   }
 
-  /** SEARCH_OFFSET_BY_TIMESTAMP (semantics differ between 4.9 and 5.x, §5.7). */
+  /** SEARCH_OFFSET_BY_TIMESTAMP (semantics differ between 4.9 and 5.x, docs/protocol-facts.md#offset-look-ups). */
   async searchOffsetByTimestamp(
     brokerAddr: string,
     mq: MessageQueue,
@@ -229,7 +229,7 @@ export class MQClientAPI {
       .header.offset;
   }
 
-  /** CONSUMER_SEND_MSG_BACK (§5.3): `offset` is the message's commit-log offset. */
+  /** CONSUMER_SEND_MSG_BACK (docs/protocol-facts.md#send-back): `offset` is the message's commit-log offset. */
   async consumerSendMessageBack(
     brokerAddr: string,
     args: {

@@ -203,7 +203,8 @@ export class MQClientInstance extends MQClientAPI {
     if (this.shutdownPromise) return Promise.reject(new MQClientError(`client instance ${this.clientId} is shut down`));
     this.startPromise ??= Promise.resolve().then(() => {
       const [routes, heartbeat, persist] = this.tasks;
-      // First runs as in Java (§9.3), capped by the configured period so short test periods apply.
+      // First runs as in Java (docs/protocol-facts.md#scheduled-tasks), capped by the configured period so short
+      // test periods apply.
       routes!.start(Math.min(10, this.options.pollNameServerIntervalMs));
       heartbeat!.start(Math.min(1000, this.options.heartbeatIntervalMs));
       persist!.start(Math.min(10_000, this.options.persistOffsetIntervalMs));
@@ -298,7 +299,10 @@ export class MQClientInstance extends MQClientAPI {
     this.routes.set(topic, route);
   }
 
-  /** Refreshes the routes of every cached topic and every topic a consumer subscribes to (§9.3). */
+  /**
+   * Refreshes the routes of every cached topic and every topic a consumer subscribes to
+   * (MQClientInstance.updateTopicRouteInfoFromNameServer).
+   */
   async refreshAllRoutes(): Promise<void> {
     const topics = new Set(this.routes.topics());
     for (const c of this.consumers.values()) for (const s of c.subscriptions()) topics.add(s.topic);
@@ -397,7 +401,7 @@ export class MQClientInstance extends MQClientAPI {
     return this.brokerAddrTable.addresses(false);
   }
 
-  /** The HeartbeatData this process would send now (§8.1). */
+  /** The HeartbeatData this process would send now (docs/protocol-facts.md#heartbeat-data). */
   heartbeatData(): HeartbeatData {
     return buildHeartbeatData(this.clientId, this.producers, this.consumers.values());
   }
@@ -473,7 +477,7 @@ export class MQClientInstance extends MQClientAPI {
     );
   }
 
-  // ---------------------------------------------------------------- broker-initiated requests (§5.11)
+  // -------------------------------------------------------------- broker-initiated requests (ClientRemotingProcessor)
 
   private registerBrokerRequestProcessors(): void {
     registerReplyMessageProcessor(this.remoting, this.replyListeners, this.options.clock);

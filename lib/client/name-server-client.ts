@@ -3,6 +3,7 @@ import type { Operation, OperationRequest, RemotingCommand } from '../../protoco
 import type { RemotingClient } from '../remoting/index.js';
 import type { ResolvedClientOptions } from './client-options.js';
 import { NameServerUnavailableError } from './errors.js';
+import { TypedEmitter } from '../emitter.js';
 import type { LoggerSet } from '../logger.js';
 import { operationRequest, type RequestStamp } from './operation-call.js';
 
@@ -38,7 +39,8 @@ export class NameServerClient {
   private index = 0;
   /** Name servers whose last request failed: an episode is logged when it starts and when it ends. */
   private readonly failing = new Set<string>();
-  private readonly listeners = new Set<(status: NameServerStatus) => void>();
+  /** Name-server failures and recoveries (onStatus). */
+  private readonly events = new TypedEmitter<{ nameServerStatus: [status: NameServerStatus] }>();
   /** The last name-server answer: address and clock time (health()). */
   lastAnswer: { addr: string; atMs: number } | null = null;
 
@@ -80,7 +82,7 @@ export class NameServerClient {
     this.lastAnswer = { addr, atMs: this.host.options.clock.now() };
     if (!this.failing.delete(addr)) return;
     this.host.logger.info(`name server ${addr} answers again`);
-    for (const l of this.listeners) l({ addr });
+    this.events.emit('nameServerStatus', { addr });
   }
 
   private failed(addr: string, error: Error): void {
@@ -89,12 +91,11 @@ export class NameServerClient {
       this.failing.add(addr);
       this.host.logger.warn(`name server ${addr} is not answering: ${error.message.split('\n')[0]}`);
     }
-    for (const l of this.listeners) l({ addr, error });
+    this.events.emit('nameServerStatus', { addr, error });
   }
 
   /** Registers a listener for name-server failures and recoveries; returns the function that removes it. */
   onStatus(listener: (status: NameServerStatus) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.on('nameServerStatus', listener);
   }
 }

@@ -8,7 +8,7 @@ import {
 import { ClientOptionError } from './errors.js';
 
 /**
- * Namespaces (protocol-facts-5x §A5), the rules of Apache's NamespaceUtil as the Java client's
+ * Namespaces (docs/protocol-facts.md#namespaces), the rules of Apache's NamespaceUtil as the Java client's
  * `setNamespace` applies them (ClientConfig#withNamespace / #withoutNamespace / #queueWithNamespace):
  *
  * * a topic or group `x` becomes `NS%x`; `%RETRY%G` becomes `%RETRY%NS%G`, `%DLQ%G` `%DLQ%NS%G`;

@@ -3,6 +3,7 @@ import { Operations, ResponseCode, type TopicRouteData } from '../../protocol/in
 import { BrokerError } from '../remoting/index.js';
 import type { BrokerAddressTable } from './broker-address-table.js';
 import type { ResolvedClientOptions } from './client-options.js';
+import { TypedEmitter } from '../emitter.js';
 import type { LoggerSet } from '../logger.js';
 import type { NameServerClient } from './name-server-client.js';
 import { readReply } from './operation-call.js';
@@ -28,7 +29,8 @@ export interface TopicRouteHost {
 export class TopicRouteTable {
   private readonly table = new Map<string, TopicRouteData>();
   private readonly fetches = new Map<string, Promise<TopicRouteData>>();
-  private readonly listeners = new Set<RouteListener>();
+  /** Route changes (onChange). */
+  private readonly events = new TypedEmitter<{ routeChange: [topic: string, route: TopicRouteData] }>();
   /** Name server and topic ("addr\0topic") whose last route was refused (RouteLimitError): logged once. */
   private readonly refused = new Set<string>();
 
@@ -98,23 +100,23 @@ export class TopicRouteTable {
     const route = await this.query(topic);
     const old = this.table.get(topic);
     this.table.set(topic, route);
-    if (!old || JSON.stringify(old) !== JSON.stringify(route)) {
-      for (const l of this.listeners) {
-        try {
-          l(topic, route);
-        } catch (err) {
-          log('route listener failed: %s', (err as Error).message);
-        }
-      }
-    }
+    if (this.events.listening('routeChange') && (!old || JSON.stringify(old) !== JSON.stringify(route)))
+      this.events.emit('routeChange', topic, route);
     return route;
   }
 
   /** Registers a listener for route changes; returns the function that removes it. */
   onChange(listener: RouteListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    // A listener that throws is logged; the route is stored and the other listeners still run.
+    return this.events.on('routeChange', (topic, route) => {
+      try {
+        listener(topic, route);
+      } catch (err) {
+        log('route listener failed: %s', (err as Error).message);
+      }
+    });
   }
+
 
   /**
    * Records a route learnt elsewhere without notifying listeners: the producer stores the TBW102 template

@@ -7,13 +7,17 @@ import {
 } from '../../protocol/index.js';
 import { RouteLimitError } from './errors.js';
 
-/** Subscribe set (§8.2): queues 0..readQueueNums-1 of every readable QueueData, in Java's MessageQueue order. */
+/**
+ * Subscribe set (docs/protocol-facts.md#topic-route): queues 0..readQueueNums-1 of every readable QueueData, in Java's
+ * MessageQueue order.
+ */
 export function topicRouteToSubscribeQueues(topic: string, route: TopicRouteData): MessageQueue[] {
   return topicRouteSubscribeQueues(topic, route).sort(compareMessageQueue);
 }
 
 /**
- * Publish list (§8.2): QueueDatas sorted by broker name; writable ones whose broker has a master give
+ * Publish list (docs/protocol-facts.md#topic-route): QueueDatas sorted by broker name; writable ones
+ * whose broker has a master give
  * queues 0..writeQueueNums-1. orderTopicConf ("brokerName:nums;...") replaces this when present.
  */
 export function topicRouteToPublishQueues(topic: string, route: TopicRouteData): MessageQueue[] {

@@ -1,22 +1,15 @@
-export * from './allocate-strategy.js';
-export * from './consume-types.js';
-export {
-  ConsumerBrokerError,
-  UndecodableMessageError,
-  type UndecodableDisposition,
-  type BrokerReachable,
-  type ConsumerBrokerRequest,
-  type PushConsumerEvents,
-  type HandlerResultInvalid,
-} from './consumer-events.js';
-export type { ConsumerHealth, QueueHealth, BrokerHealth, NameServerHealth } from './health.js';
-export type { ConsumerStats, QueueStats } from './consumer-stats.js';
+export * from './core/allocate-strategy.js';
+export * from './core/consume-types.js';
+export type { BrokerReachable, PushConsumerEvents, HandlerResultInvalid } from './core/consumer-events.js';
+export type { ConsumerHealth, QueueHealth, BrokerHealth, NameServerHealth } from './core/health.js';
+export type { ConsumerStats, QueueStats } from './core/consumer-stats.js';
 export * from './errors.js';
-export * from './flow-control.js';
-export type { MessageExt } from './message.js';
+export * from './core/flow-control.js';
+export type { MessageExt } from './core/message.js';
 export { messageQueue, messageQueueToString, type MessageQueue } from '../../protocol/internal.js';
-export * from './offset-store.js';
-export * from './options.js';
+export * from './core/offset-store.js';
+export * from './core/options.js';
+export * from './core/consumer-config.js';
 export {
   PushConsumer,
   type ConsumerState,
@@ -25,11 +18,11 @@ export {
   type PushConsumerHandler,
   type EachMessageHandler,
   type EachBatchHandler,
-} from './push-consumer.js';
-export { tagMatches } from './subscription.js';
-export { LitePullConsumer, type LitePullConsumerState } from './lite-pull-consumer.js';
-export { litePullConsumerDefaults, type LitePullConsumerOptions } from './lite-pull-options.js';
-export type { PauseTarget } from './pause.js';
+} from './push/push-consumer.js';
+export { tagMatches } from './core/subscription.js';
+export { LitePullConsumer, type LitePullConsumerState } from './lite-pull/lite-pull-consumer.js';
+export { litePullConsumerDefaults, type LitePullConsumerOptions } from './lite-pull/lite-pull-options.js';
+export type { PauseTarget } from './push/pause.js';
 export {
   ConsumerEvents,
   type RebalanceEvent,
@@ -40,6 +33,6 @@ export {
   type ConnectionEvent,
   type CrashEvent,
   type CrashedPart,
-} from './events.js';
-export { SqlFilterRefusedError, type SubscriptionExpression } from './sql-subscription.js';
-export type { InflateOptions, InflateStats } from './inflate.js';
+} from './core/events.js';
+export type { SubscriptionExpression } from './core/sql-subscription.js';
+export type { InflateOptions, InflateStats } from './core/inflate.js';

@@ -28,6 +28,7 @@ interface MetricDataShape {
  * assignable to the SDK's `MetricProducer` in an application's TypeScript without a cast, while the
  * package's own types never import `@opentelemetry/sdk-metrics`.
  */
+// biome-ignore lint/suspicious/noExplicitAny: `any` is what lets the SDK's MetricProducer accept it without a cast (above)
 export type AggregatedCollection = { resourceMetrics: { resource: any; scopeMetrics: any[] }; errors: unknown[] };
 
 /** OpenTelemetry's HrTime: [seconds, nanoseconds]. */

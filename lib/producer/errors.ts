@@ -1,5 +1,17 @@
-import { RocketwireError, isRetriableError } from '../../protocol/errors.js';
+import { OptionError, RocketwireError, isRetriableError } from '../../protocol/errors.js';
 import { ClientStateError } from '../client/errors.js';
+
+/**
+ * Raised for a producer option outside its range; `option` names it.
+ * @category Errors
+ */
+export class ProducerOptionError extends OptionError {
+  override readonly name = 'ProducerOptionError';
+  override readonly errorCode = 'ERR_PRODUCER_OPTION';
+  constructor(option: string, message: string) {
+    super(option, `option ${option}: ${message}`);
+  }
+}
 
 /**
  * A producer call made before `start()` resolved or after `shutdown()` (send, request, sendReply,
@@ -81,5 +93,32 @@ export class MessageValidationError extends RocketwireError {
   constructor(field: string, message: string) {
     super(message);
     this.field = field;
+  }
+}
+
+/**
+ * No reply came within the request's timeout (Java's RequestTimeoutException). Retriable: the
+ * replier may only have been slow, but a new request is a new message it will handle again. `sendOk` says whether
+ * the broker had confirmed the request message by then; `correlationId` is the request's
+ * CORRELATION_ID, by which a late reply could be matched in the replier's logs.
+ * @category Errors
+ */
+export class RequestTimeoutError extends RocketwireError {
+  override readonly name = 'RequestTimeoutError';
+  override readonly errorCode = 'ERR_REQUEST_TIMEOUT';
+  override readonly retriable: boolean = true;
+  readonly topic: string;
+  readonly correlationId: string;
+  readonly timeoutMs: number;
+  readonly sendOk: boolean;
+  constructor(topic: string, correlationId: string, timeoutMs: number, sendOk: boolean) {
+    const sent = sendOk ? 'the broker stored the request' : 'the broker had not yet confirmed storing the request';
+    super(
+      `no reply to the request sent to topic ${topic} within ${timeoutMs} ms (${sent}; correlation id ${correlationId})`,
+    );
+    this.topic = topic;
+    this.correlationId = correlationId;
+    this.timeoutMs = timeoutMs;
+    this.sendOk = sendOk;
   }
 }

@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
 import createDebug from '../debug.js';
+import { TypedEmitter } from '../emitter.js';
 import type { MessageQueue } from '../../protocol/index.js';
 import { ProducerMetrics, resolveMeter, type MetricsOptions } from '../metrics/index.js';
 import {
@@ -72,13 +72,12 @@ export interface ProducerEventMap {
 
 /** The producer's emitter, metrics and the calls its send path makes. Internal. */
 export class ProducerInstrumentation {
-  private readonly emitter = new EventEmitter();
+  // A listener added for connect, disconnect or requestTimeout starts observing the remoting client.
+  private readonly emitter = new TypedEmitter<ProducerEventMap>({ onListen: () => this.relay.listening() });
   metrics: ProducerMetrics | null = null;
 
   on<E extends keyof ProducerEventMap>(event: E, listener: (...args: ProducerEventMap[E]) => void): () => void {
-    this.emitter.on(event, listener as (...args: unknown[]) => void);
-    this.listening();
-    return () => this.emitter.off(event, listener as (...args: unknown[]) => void);
+    return this.emitter.on(event, listener);
   }
 
   private readonly relay = new RemotingEventRelay(
@@ -93,16 +92,12 @@ export class ProducerInstrumentation {
     this.relay.attach(remoting);
   }
 
-  private listening(): void {
-    this.relay.listening();
-  }
-
   detach(): void {
     this.relay.detach();
   }
 
   has(event: keyof ProducerEventMap): boolean {
-    return this.emitter.listenerCount(event) > 0;
+    return this.emitter.listening(event);
   }
 
   /** Emits; a listener that throws is logged and never turns a send into a failure. */
@@ -122,7 +117,7 @@ export class ProducerInstrumentation {
 
   /** Whether a send attempt must be timed (the clock is read only then). */
   get observed(): boolean {
-    return this.metrics !== null || this.emitter.listenerCount('send') > 0;
+    return this.metrics !== null || this.emitter.listening('send');
   }
 
   /** A send attempt of `messages` messages ended: `result` is the status, or the error it threw. */
@@ -130,7 +125,7 @@ export class ProducerInstrumentation {
     const failed = result instanceof Error;
     // Java's interceptor: success for every answered attempt (FLUSH_DISK_TIMEOUT & co. stored the message), failure for a throw.
     this.metrics?.sendDone(topic, messages, latencyMs, !failed);
-    if (this.emitter.listenerCount('send') > 0) {
+    if (this.emitter.listening('send')) {
       this.emit('send', {
         topic,
         queue,

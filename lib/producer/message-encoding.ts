@@ -128,7 +128,8 @@ function collectProperties(
 }
 
 /**
- * The properties string (§7.3) of a message as a 4.9.8 Java producer writes it: Java puts TAGS, KEYS and
+ * The properties string
+ * (docs/protocol-facts.md#properties-string) of a message as a 4.9.8 Java producer writes it: Java puts TAGS, KEYS and
  * WAIT in Message's constructor, then user properties and DELAY, and the producer adds UNIQ_KEY last;
  * messageProperties2String then walks the HashMap in bucket order (javaHashMapOrder), with no trailing
  * separator.

@@ -1,7 +1,9 @@
-import { GROUP_MAX_LENGTH, OptionError, isTopicOrGroupIllegal } from '../../protocol/internal.js';
+import { GROUP_MAX_LENGTH } from '../../protocol/internal.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkMetricsOptions, type MetricsOption } from '../metrics/meter.js';
+import { optionValidator } from '../validate.js';
+import { ProducerOptionError } from './errors.js';
 
 /**
  * Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too.
@@ -57,37 +59,22 @@ export type ResolvedProducerOptions = Required<
   Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics'>
 > & { client: ClientOptions; traceTopic: string | undefined };
 
-/**
- * Raised for a producer option outside its range; `option` names it.
- * @category Errors
- */
-export class ProducerOptionError extends OptionError {
-  override readonly name = 'ProducerOptionError';
-  override readonly errorCode = 'ERR_PRODUCER_OPTION';
-  constructor(option: string, message: string) {
-    super(option, `option ${option}: ${message}`);
-  }
-}
+/** The producer's option checks (ProducerOptionError "option <name>: must be an integer between …"). */
+export const producerOptionCheck = optionValidator(ProducerOptionError, { range: 'between' });
 
 function int(name: string, value: number | undefined, def: number, min: number, max: number): number {
-  const v = value ?? def;
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new ProducerOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
-  }
-  return v;
+  return producerOptionCheck.intIn(name, value ?? def, min, max);
 }
 
-/** The defaults of DefaultMQProducer (§7.4), in a fresh object, validated. */
+/** The defaults of DefaultMQProducer (docs/protocol-facts.md#what-a-producer-sends), in a fresh object, validated. */
 export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
-  const group = options.group;
-  if (typeof group !== 'string' || group.length === 0) throw new ProducerOptionError('group', 'is required');
   // Validators.checkGroup (develop: at most 120 characters), the rule the broker applies too
-  if (group.length > GROUP_MAX_LENGTH)
-    throw new ProducerOptionError('group', `is longer than ${GROUP_MAX_LENGTH} characters`);
-  if (isTopicOrGroupIllegal(group))
-    throw new ProducerOptionError('group', `"${group}" may only contain letters, digits, %, |, _ and -`);
-  if (group === 'DEFAULT_PRODUCER')
-    throw new ProducerOptionError('group', 'DEFAULT_PRODUCER is reserved for the client itself');
+  const group = producerOptionCheck.groupName('group', options.group, {
+    missing: 'is required',
+    tooLong: `is longer than ${GROUP_MAX_LENGTH} characters`,
+    illegal: (g) => `"${g}" may only contain letters, digits, %, |, _ and -`,
+    reserved: { name: 'DEFAULT_PRODUCER', message: 'DEFAULT_PRODUCER is reserved for the client itself' },
+  });
   const {
     group: _group,
     sendMsgTimeoutMs,

@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
 import createDebug from '../debug.js';
-import { RocketwireError, type MessageExt, type MessageQueue } from '../../protocol/index.js';
+import type { MessageExt, MessageQueue } from '../../protocol/index.js';
 import type { MQClientInstance } from '../client/index.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
-import { MessageValidationError, ProducerStateError } from './errors.js';
+import { MessageValidationError, ProducerStateError, RequestTimeoutError } from './errors.js';
 import { validateTopic, type Message } from './message.js';
-import { ProducerOptionError, type ResolvedProducerOptions } from './producer-options.js';
+import { producerOptionCheck, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendOptions } from './send-options.js';
 import type { SendResult } from './send-result.js';
 
@@ -132,45 +132,7 @@ export const MAX_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The timeout of one request, checked: a positive integer of milliseconds (ProducerOptionError naming timeoutMs). */
 export function checkRequestTimeout(timeoutMs: unknown): number {
-  if (
-    typeof timeoutMs !== 'number' ||
-    !Number.isInteger(timeoutMs) ||
-    timeoutMs < 1 ||
-    timeoutMs > MAX_REQUEST_TIMEOUT_MS
-  ) {
-    throw new ProducerOptionError(
-      'timeoutMs',
-      `must be an integer between 1 and ${MAX_REQUEST_TIMEOUT_MS}, got ${String(timeoutMs)}`,
-    );
-  }
-  return timeoutMs;
-}
-
-/**
- * No reply came within the request's timeout (Java's RequestTimeoutException). Retriable: the
- * replier may only have been slow, but a new request is a new message it will handle again. `sendOk` says whether
- * the broker had confirmed the request message by then; `correlationId` is the request's
- * CORRELATION_ID, by which a late reply could be matched in the replier's logs.
- * @category Errors
- */
-export class RequestTimeoutError extends RocketwireError {
-  override readonly name = 'RequestTimeoutError';
-  override readonly errorCode = 'ERR_REQUEST_TIMEOUT';
-  override readonly retriable: boolean = true;
-  readonly topic: string;
-  readonly correlationId: string;
-  readonly timeoutMs: number;
-  readonly sendOk: boolean;
-  constructor(topic: string, correlationId: string, timeoutMs: number, sendOk: boolean) {
-    const sent = sendOk ? 'the broker stored the request' : 'the broker had not yet confirmed storing the request';
-    super(
-      `no reply to the request sent to topic ${topic} within ${timeoutMs} ms (${sent}; correlation id ${correlationId})`,
-    );
-    this.topic = topic;
-    this.correlationId = correlationId;
-    this.timeoutMs = timeoutMs;
-    this.sendOk = sendOk;
-  }
+  return producerOptionCheck.intIn('timeoutMs', timeoutMs, 1, MAX_REQUEST_TIMEOUT_MS);
 }
 
 interface PendingRequest {

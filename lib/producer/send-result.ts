@@ -3,7 +3,7 @@ import type { MessageQueue } from '../../protocol/index.js';
 /**
  * Outcome of a stored send. Anything but SEND_OK means the message was stored but the broker could
  * not confirm the flush or the replication in time (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT,
- * SLAVE_NOT_AVAILABLE answers, §5.4).
+ * SLAVE_NOT_AVAILABLE answers, docs/protocol-facts.md#send).
  * @category Producing
  */
 export type SendStatus = 'SEND_OK' | 'FLUSH_DISK_TIMEOUT' | 'FLUSH_SLAVE_TIMEOUT' | 'SLAVE_NOT_AVAILABLE';

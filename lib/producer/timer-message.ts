@@ -1,8 +1,9 @@
+import { optionValidator } from '../validate.js';
 import { MessageValidationError } from './errors.js';
 import type { Message } from './message.js';
 
 /**
- * 5.x timer messages (protocol-facts-5x §A2). Java's Message#setDelayTimeMs / #setDeliverTimeMs put
+ * 5.x timer messages (docs/protocol-facts.md#timer-messages). Java's Message#setDelayTimeMs / #setDeliverTimeMs put
  * TIMER_DELAY_MS / TIMER_DELIVER_MS and its client checks nothing; the broker
  * (HookUtils#handleScheduleMessage) then parks the message on rmq_sys_wheel_timer until then. We
  * check what Java leaves to the broker's silence:
@@ -17,6 +18,11 @@ import type { Message } from './message.js';
  * is its MESSAGE_ILLEGAL, not ours.
  */
 export const TIMER_DELAY_MS = 'TIMER_DELAY_MS';
+
+/** A message field's check: MessageValidationError whose message starts with the field's name. */
+const fieldCheck = optionValidator((field, message) => new MessageValidationError(field, `${field} ${message}`), {
+  atLeast: '≥',
+});
 export const TIMER_DELAY_SEC = 'TIMER_DELAY_SEC';
 export const TIMER_DELIVER_MS = 'TIMER_DELIVER_MS';
 
@@ -34,9 +40,7 @@ export function timerProperties(msg: Message): Array<[string, string]> {
       );
     }
   }
-  if (delayMs !== undefined && (typeof delayMs !== 'number' || !Number.isSafeInteger(delayMs) || delayMs < 0)) {
-    throw new MessageValidationError('delayMs', `delayMs must be an integer ≥ 0, got ${String(delayMs)}`);
-  }
+  if (delayMs !== undefined) fieldCheck.safeIntAtLeast('delayMs', delayMs, 0);
   if (delayMs !== undefined && at !== undefined) {
     throw new MessageValidationError(
       'deliverAt',

@@ -12,7 +12,7 @@ import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import type { Message } from './message.js';
 import { messageProperties } from './message-encoding.js';
 import { Producer, type SendOptions } from './producer.js';
-import { ProducerOptionError, type ProducerOptions } from './producer-options.js';
+import { producerOptionCheck, type ProducerOptions } from './producer-options.js';
 import type { SendResult } from './send-result.js';
 
 const log = createDebug('rocketwire:producer');
@@ -135,13 +135,6 @@ function describe(err: unknown): string {
   return String(err);
 }
 
-function intOption(name: string, value: number | undefined, def: number, min: number, max: number): number {
-  const v = value ?? def;
-  if (!Number.isInteger(v) || v < min || v > max)
-    throw new ProducerOptionError(name, `must be an integer between ${min} and ${max}, got ${String(value)}`);
-  return v;
-}
-
 interface PendingCheck {
   brokerAddr: string;
   msg: MessageExt;
@@ -201,15 +194,20 @@ export class TransactionProducer extends Producer {
       typeof l.executeLocalTransaction !== 'function' ||
       typeof l.checkLocalTransaction !== 'function'
     ) {
-      throw new ProducerOptionError(
+      throw producerOptionCheck.error(
         'transactionListener',
         'must be an object with executeLocalTransaction and checkLocalTransaction functions',
       );
     }
     this.listener = transactionListener;
-    this.checkTimeoutMs = intOption('checkTimeoutMs', checkTimeoutMs, 10_000, 1, 3_600_000);
-    this.checkConcurrency = intOption('checkConcurrency', checkConcurrency, 1, 1, 1000);
-    this.checkRequestHoldMax = intOption('checkRequestHoldMax', checkRequestHoldMax, 2000, 1, 1_000_000);
+    this.checkTimeoutMs = producerOptionCheck.intIn('checkTimeoutMs', checkTimeoutMs ?? 10_000, 1, 3_600_000);
+    this.checkConcurrency = producerOptionCheck.intIn('checkConcurrency', checkConcurrency ?? 1, 1, 1000);
+    this.checkRequestHoldMax = producerOptionCheck.intIn(
+      'checkRequestHoldMax',
+      checkRequestHoldMax ?? 2000,
+      1,
+      1_000_000,
+    );
     this.txClock = this.options.client.clock ?? systemClock;
   }
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { RemotingCommand } from '../../protocol/index.js';
 
-// node:crypto is required when a request is signed, not when rocketwire is imported (issue 28).
+// node:crypto is required when a request is signed, not when rocketwire is imported (import cost).
 let cryptoModule: typeof import('node:crypto') | undefined;
 const crypto = (): typeof import('node:crypto') =>
   (cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));

@@ -1,19 +1,5 @@
 import net from 'node:net';
-import { RocketwireError } from '../../protocol/index.js';
-
-/**
- * A remoting address that is not "host:port" (or "[v6]:port"); `addr` is the text given.
- * @category Errors
- */
-export class AddressError extends RocketwireError {
-  override readonly name = 'AddressError';
-  override readonly errorCode = 'ERR_ADDRESS';
-  readonly addr: string;
-  constructor(addr: string, what: string) {
-    super(`address "${addr}" ${what}`);
-    this.addr = addr;
-  }
-}
+import { AddressError } from './errors.js';
 
 /**
  * Remoting addresses are "host:port" as RocketMQ writes them (name server lists, broker addresses in

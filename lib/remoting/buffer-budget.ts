@@ -3,7 +3,7 @@
  * buffers) and output not yet taken by the kernel (the socket's buffer and the outbound queue).
  * Java's broker bounds none of this across channels (only Netty's per-channel write-buffer water
  * marks, which stop reading from an unwritable channel); a few hundred hostile connections took our
- * broker to gigabytes (issue 13). Every RemotingConnection of a RemotingServer reports what it holds
+ * broker to gigabytes. Every RemotingConnection of a RemotingServer reports what it holds
  * here. Half of the bound is for input, half for output, so peers that hold half frames cannot stop
  * the answers of everyone else, nor peers that do not read stop everyone's requests:
  *  - input: past its half, a connection holding more than INPUT_ALLOWANCE_BYTES of a partial frame

@@ -1,6 +1,7 @@
 import type tls from 'node:tls';
 import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } from '../../protocol/internal.js';
 import { systemClock, type Clock } from '../clock.js';
+import { optionValidator } from '../validate.js';
 import { signRequest, type AclCredentials } from './acl.js';
 import {
   type ConnectOptions,
@@ -144,10 +145,13 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
   };
 }
 
+/** A RemotingClient's options: errors are OptionErrors whose message starts "RemotingClient option <name>". */
+const check = optionValidator(
+  (option, message) => new OptionError(option, `RemotingClient option ${option} ${message}`),
+);
+
 function checkInt(name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new OptionError(name, `RemotingClient option ${name} must be an integer in [${min}, ${max}], got ${v}`);
-  }
+  check.intIn(name, v, min, max);
 }
 
 /**
@@ -192,15 +196,8 @@ export class RemotingClient {
     checkInt('idleTimeoutMs', o.idleTimeoutMs, 0);
     checkInt('maxUnmatchedResponses', o.maxUnmatchedResponses, 0);
     if (o.acquireTimeoutMs !== undefined) checkInt('acquireTimeoutMs', o.acquireTimeoutMs, 1);
-    if (o.serializeType !== 'JSON' && o.serializeType !== 'ROCKETMQ') {
-      throw new OptionError(
-        'serializeType',
-        `RemotingClient option serializeType must be JSON or ROCKETMQ, got ${String(o.serializeType)}`,
-      );
-    }
-    if (o.acl && (!o.acl.accessKey || !o.acl.secretKey)) {
-      throw new OptionError('acl', 'RemotingClient option acl needs accessKey and secretKey');
-    }
+    check.oneOf('serializeType', o.serializeType, ['JSON', 'ROCKETMQ']);
+    if (o.acl && (!o.acl.accessKey || !o.acl.secretKey)) throw check.error('acl', 'needs accessKey and secretKey');
     this.options = Object.freeze(o);
     const acl = o.acl;
     const hook = o.rpcHook;

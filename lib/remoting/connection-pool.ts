@@ -7,7 +7,7 @@ import { RemotingConnectError } from './errors.js';
 import type { RemotingObserver } from './events.js';
 
 // generic-pool (CommonJS, 18 files) is required on the first pool, when the first connection is
-// made, not when `rocketwire` is imported (issue 28: import cost).
+// made, not when `rocketwire` is imported (import cost).
 let createPoolFn: typeof import('generic-pool').createPool | undefined;
 function createPool<T>(...args: Parameters<typeof import('generic-pool').createPool<T>>): Pool<T> {
   createPoolFn ??= (createRequire(import.meta.url)('generic-pool') as typeof import('generic-pool')).createPool;

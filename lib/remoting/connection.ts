@@ -1,7 +1,4 @@
-import { EventEmitter } from 'node:events';
-import net from 'node:net';
-import { createRequire } from 'node:module';
-import type tls from 'node:tls';
+import type net from 'node:net';
 import createDebug from '../debug.js';
 import {
   FrameDecoder,
@@ -15,24 +12,22 @@ import {
   type RemotingCommand,
   type SerializeTypeName,
 } from '../../protocol/internal.js';
-import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { nextTurn, systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { TypedEmitter } from '../emitter.js';
+import { optionValidator } from '../validate.js';
 import type { BufferBudget } from './buffer-budget.js';
 import {
   RemotingAbortError,
   RemotingBackpressureError,
   RemotingClosedError,
-  RemotingConnectError,
   RemotingError,
   RemotingUnmatchedResponsesError,
 } from './errors.js';
-import { formatAddress, parseAddress } from './address.js';
+import { formatAddress } from './address.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
 import { EARLY_FLUSH_FRAMES, OutboundQueue } from './outbound-queue.js';
-import { ReadSlab, slabReadOptions } from './read-slab.js';
-
-// node:tls (with the crypto it loads, about 4 MB) is required when a connection uses TLS, not when
-// rocketwire is imported (issue 28: import cost).
-const loadTls = (): typeof tls => createRequire(import.meta.url)('node:tls') as typeof tls;
+import type { ReadSlab } from './read-slab.js';
+import { openSocket, type SocketOptions } from './connect.js';
 
 const log = createDebug('rocketwire:remoting');
 const logFrames = createDebug('rocketwire:frames');
@@ -124,16 +119,7 @@ export interface RemotingConnectionOptions {
   budget?: BufferBudget;
 }
 
-export interface ConnectOptions extends RemotingConnectionOptions {
-  /** Default 3000 ms. */
-  connectTimeoutMs?: number;
-  /** TLS client options; when given the connection uses TLS. Server-style TlsOptions are accepted too. */
-  tls?: tls.ConnectionOptions | tls.TlsOptions;
-  /** TCP keep-alive initial delay. Default 30 000 ms. */
-  keepAliveDelayMs?: number;
-  /** Aborts a connect attempt in progress. */
-  signal?: AbortSignal;
-}
+export interface ConnectOptions extends RemotingConnectionOptions, SocketOptions {}
 
 export interface ConnectionStats {
   inFlight: number;
@@ -187,10 +173,17 @@ const DEFAULT_MAX_QUEUED_FRAMES = 100_000;
  */
 export const DEFAULT_MAX_UNMATCHED_RESPONSES = 1000;
 
+/** A connection's options: errors are OptionErrors whose message starts with the option's name. */
+const check = optionValidator((option, message) => new OptionError(option, `${option} ${message}`));
+
 function positive(name: string, v: number | undefined, dflt: number, min = 1): number {
-  const x = v ?? dflt;
-  if (!Number.isFinite(x) || x < min) throw new OptionError(name, `${name} must be a number >= ${min}, got ${v}`);
-  return x;
+  return check.numberAtLeast(name, v ?? dflt, min);
+}
+
+/** The events of a RemotingConnection. */
+export interface RemotingConnectionEvents {
+  /** The connection closed (once): `reason` is why, undefined when it was closed on purpose. */
+  close: [reason?: Error];
 }
 
 /**
@@ -198,7 +191,7 @@ function positive(name: string, v: number | undefined, dflt: number, min = 1): n
  * by opaque in one in-flight map, timed out by one sweeper timer) and requests the peer makes
  * (dispatched to processors by code). Emits 'close'(reason?) once.
  */
-export class RemotingConnection extends EventEmitter {
+export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
   readonly remoteAddress: string;
   private readonly socket: net.Socket;
   private readonly decoder: FrameDecoder;
@@ -307,61 +300,9 @@ export class RemotingConnection extends EventEmitter {
 
   /** Open a connection to "host:port" (or "[v6]:port"). Rejects with RemotingConnectError naming the address. */
   static connect(addr: string, options: ConnectOptions = {}): Promise<RemotingConnection> {
-    const connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs, 3000);
-    let host: string;
-    let port: number;
-    try {
-      ({ host, port } = parseAddress(addr));
-    } catch (err) {
-      return Promise.reject(new RemotingConnectError(addr, (err as Error).message, { cause: err }));
-    }
-    return new Promise((resolve, reject) => {
-      let slab: ReadSlab | undefined;
-      const socket: net.Socket = options.tls
-        ? loadTls().connect({
-            ...(options.tls as tls.ConnectionOptions),
-            host,
-            port,
-            servername: (options.tls as tls.ConnectionOptions).servername ?? (net.isIP(host) ? undefined : host),
-          })
-        : net.connect({ host, port, ...slabReadOptions((slab = new ReadSlab())) });
-      const readyEvent = options.tls ? 'secureConnect' : 'connect';
-      const clock = options.clock ?? systemClock;
-      const timer = clock.setTimeout(() => {
-        fail(new RemotingConnectError(addr, `no connection within ${connectTimeoutMs} ms`));
-      }, connectTimeoutMs);
-      const onError = (err: Error): void => fail(new RemotingConnectError(addr, err.message, { cause: err }));
-      const onClose = (): void => fail(new RemotingConnectError(addr, 'socket closed before the connection was ready'));
-      const signal = options.signal;
-      const onAbort = (): void => fail(new RemotingConnectError(addr, 'connect aborted', { cause: signal?.reason }));
-      if (signal?.aborted) {
-        queueMicrotask(onAbort);
-      } else {
-        signal?.addEventListener('abort', onAbort, { once: true });
-      }
-      function cleanup(): void {
-        clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        socket.off('error', onError);
-        socket.off('close', onClose);
-        socket.off(readyEvent, onReady);
-      }
-      function fail(err: RemotingConnectError): void {
-        cleanup();
-        socket.destroy();
-        log('connect to %s failed: %s', addr, err.message);
-        reject(err);
-      }
-      function onReady(): void {
-        cleanup();
-        socket.setKeepAlive(true, options.keepAliveDelayMs ?? 30_000);
-        log('connected to %s', addr);
-        const { signal: _s, tls: _t, connectTimeoutMs: _c, keepAliveDelayMs: _k, ...connOptions } = options;
-        resolve(new RemotingConnection(socket, { ...connOptions, remoteAddress: options.remoteAddress ?? addr }, slab));
-      }
-      socket.once('error', onError);
-      socket.once('close', onClose);
-      socket.once(readyEvent, onReady);
+    return openSocket(addr, options).then(({ socket, slab }) => {
+      const { signal: _s, tls: _t, connectTimeoutMs: _c, keepAliveDelayMs: _k, ...connOptions } = options;
+      return new RemotingConnection(socket, { ...connOptions, remoteAddress: options.remoteAddress ?? addr }, slab);
     });
   }
 
@@ -410,8 +351,7 @@ export class RemotingConnection extends EventEmitter {
       );
     }
     const timeoutMs = opts?.timeoutMs ?? this.defaultTimeoutMs;
-    if (!(timeoutMs >= 0))
-      return Promise.reject(new OptionError('timeoutMs', `timeoutMs must be a number >= 0, got ${timeoutMs}`));
+    if (!(timeoutMs >= 0)) return Promise.reject(check.error('timeoutMs', `must be a number >= 0, got ${timeoutMs}`));
     let opaque = nextOpaque();
     while (this.inflight.has(opaque)) opaque = nextOpaque();
     request.flag &= ~RemotingFlag.ONEWAY;
@@ -616,8 +556,8 @@ export class RemotingConnection extends EventEmitter {
     }
     if (!this.idleSuspect) {
       this.idleSuspect = true;
-      // setImmediate: one turn of the event loop (its poll phase reads the sockets), not a time.
-      setImmediate(() => {
+      // One turn of the event loop (its poll phase reads the sockets), not a time.
+      nextTurn(() => {
         if (!this.isClosed && this.idleTimer === null)
           this.idleTimer = this.clock.setTimeout(this.onIdleCheck, Math.min(1000, this.idleMs));
       });

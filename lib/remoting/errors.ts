@@ -288,3 +288,17 @@ export class RemotingUnmatchedResponsesError extends RemotingError {
     this.code = code;
   }
 }
+
+/**
+ * A remoting address that is not "host:port" (or "[v6]:port"); `addr` is the text given.
+ * @category Errors
+ */
+export class AddressError extends RocketwireError {
+  override readonly name = 'AddressError';
+  override readonly errorCode = 'ERR_ADDRESS';
+  readonly addr: string;
+  constructor(addr: string, what: string) {
+    super(`address "${addr}" ${what}`);
+    this.addr = addr;
+  }
+}

@@ -10,4 +10,4 @@ export { RemotingServer, type RemotingServerOptions } from './server.js';
 export { RemotingClient, defaultRemotingClientOptions, type RemotingClientOptions } from './client.js';
 export * from './errors.js';
 export * from './acl.js';
-export { parseAddress, formatAddress, AddressError } from './address.js';
+export { parseAddress, formatAddress } from './address.js';

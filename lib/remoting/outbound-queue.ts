@@ -132,11 +132,11 @@ export class OutboundQueue {
     // The socket stays corked until the process.nextTick queue runs, i.e. when the JavaScript that
     // wrote this frame (a chunk's responses and the calls and answers they release) has returned:
     // frames written meanwhile leave in one writev, header and body as separate buffers, the body
-    // never copied (46c6454: four times the round trips at 256 in flight of a write per frame).
+    // never copied (four times the round trips at 256 in flight of a write per frame).
     // A server's end sends the first `earlyFlushFrames` answers of a turn as soon as they are
     // written: the clients start on them while it works on the rest, where one writev at the end of
     // the turn made both ends take turns (the embedded broker's sends with 4 in flight: about 2.3
-    // times the rate; bench/README, session 9). A client's requests keep one writev per turn: sent early
+    // times the rate; docs/bench-log/performance-targets.md). A client's requests keep one writev per turn: sent early
     // too, a consumer's pulls cost a Java broker and the consumer more writes and reads for fewer
     // messages (10 % fewer messages a second, 20 % more CPU).
     if (!this.corked) {

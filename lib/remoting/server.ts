@@ -1,10 +1,11 @@
-import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { createRequire } from 'node:module';
 import type tls from 'node:tls';
 import createDebug from '../debug.js';
 import type { SerializeTypeName } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
+import { TypedEmitter } from '../emitter.js';
+import { optionValidator } from '../validate.js';
 import { OptionError } from '../../protocol/index.js';
 import {
   BufferBudget,
@@ -49,39 +50,37 @@ export interface RemotingServerOptions extends BufferBudgetOptions {
   clock?: Clock;
 }
 
+/** The events of a RemotingServer. */
+export interface RemotingServerEvents {
+  /** A connection was accepted. */
+  connection: [conn: RemotingConnection];
+  /** An accepted connection closed. */
+  disconnect: [conn: RemotingConnection];
+}
+
 /**
  * Accepts remoting connections and wraps each in a RemotingConnection that dispatches the peer's
  * requests to the processors registered here. Emits 'connection'(conn) and 'disconnect'(conn).
  */
-export class RemotingServer extends EventEmitter {
+export class RemotingServer extends TypedEmitter<RemotingServerEvents> {
   private readonly options: RemotingServerOptions;
   private readonly processors = new Map<number, RequestProcessor>();
   private readonly conns = new Set<RemotingConnection>();
   private readonly server: net.Server;
-  private listening = false;
+  private bound = false;
   private readonly budget: BufferBudget;
 
   constructor(options: RemotingServerOptions = {}) {
     super();
     this.options = { ...options };
-    const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-    const perConnection = options.maxOutputBytesPerConnection ?? DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION;
-    if (!Number.isInteger(maxBuffered) || maxBuffered < 1) {
-      throw new OptionError(
-        'maxBufferedBytes',
-        `maxBufferedBytes must be an integer >= 1, got ${options.maxBufferedBytes}`,
-      );
-    }
-    if (!Number.isInteger(perConnection) || perConnection < 1) {
-      throw new OptionError(
-        'maxOutputBytesPerConnection',
-        `maxOutputBytesPerConnection must be an integer >= 1, got ${options.maxOutputBytesPerConnection}`,
-      );
-    }
-    const idle = options.idleTimeoutMs;
-    if (idle !== undefined && !(Number.isFinite(idle) && idle >= 0)) {
-      throw new OptionError('idleTimeoutMs', `idleTimeoutMs must be a number >= 0, got ${idle}`);
-    }
+    const check = optionValidator((option, message) => new OptionError(option, `${option} ${message}`));
+    const maxBuffered = check.intAtLeast('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES, 1);
+    const perConnection = check.intAtLeast(
+      'maxOutputBytesPerConnection',
+      options.maxOutputBytesPerConnection ?? DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION,
+      1,
+    );
+    if (options.idleTimeoutMs !== undefined) check.numberAtLeast('idleTimeoutMs', options.idleTimeoutMs, 0);
     this.budget = new BufferBudget(maxBuffered, perConnection);
     const onSocket = (socket: net.Socket): void => this.accept(socket);
     if (options.tls) {
@@ -116,7 +115,7 @@ export class RemotingServer extends EventEmitter {
       this.server.once('error', onError);
       this.server.listen(port, host, () => {
         this.server.off('error', onError);
-        this.listening = true;
+        this.bound = true;
         const a = this.server.address() as net.AddressInfo;
         log('listening on %s:%d', a.address, a.port);
         resolve({ host: a.address, port: a.port });
@@ -127,8 +126,8 @@ export class RemotingServer extends EventEmitter {
   /** Stop accepting, close every connection (failing their in-flight calls), and wait for the listener to close. */
   close(): Promise<void> {
     for (const c of [...this.conns]) c.close();
-    if (!this.listening) return Promise.resolve();
-    this.listening = false;
+    if (!this.bound) return Promise.resolve();
+    this.bound = false;
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 

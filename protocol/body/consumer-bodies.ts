@@ -7,7 +7,10 @@ function json(v: unknown, nonStandard = false): Buffer {
   return Buffer.from(toJavaJson(v, { nonStandard }), 'utf8');
 }
 
-/** GET_CONSUMER_LIST_BY_GROUP response body (§8.3): `{"consumerIdList":[…]}`. */
+/**
+ * GET_CONSUMER_LIST_BY_GROUP response body
+ * (docs/protocol-facts.md#consumer-list-and-locks): `{"consumerIdList":[…]}`.
+ */
 export interface ConsumerListBody {
   consumerIdList: string[];
 }
@@ -22,7 +25,7 @@ export function decodeConsumerListBody(body: Buffer | Uint8Array): ConsumerListB
 }
 
 /**
- * LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body (§8.4):
+ * LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body (docs/protocol-facts.md#consumer-list-and-locks):
  * `{"clientId":…,"consumerGroup":…,"mqSet":[MessageQueue…]}`, 5.x adds `"onlyThisBroker":false`.
  */
 export interface LockBatchBody {

@@ -4,7 +4,8 @@ import { ProtocolError } from '../errors.js';
 import { asObject, bodyError } from './shape.js';
 
 /**
- * The broker's `config/consumerOffset.json` (§10.3): `"<topic>@<group>"` → (queueId → next
+ * The broker's `config/consumerOffset.json`
+ * (docs/protocol-facts.md#consumer-offset-file): `"<topic>@<group>"` → (queueId → next
  * offset to consume), written by fastjson's PrettyFormat with tab indentation and unquoted
  * integer keys. 5.x adds dataVersion and the derived groupTopicMap.
  */

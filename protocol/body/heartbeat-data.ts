@@ -50,7 +50,8 @@ export interface ProducerData {
 }
 
 /**
- * HEART_BEAT body (§8.1): the client's id and the groups it produces and consumes for. Keys are
+ * HEART_BEAT body (docs/protocol-facts.md#heartbeat-data): the client's id and the groups it produces and
+ * consumes for. Keys are
  * written sorted, so the 4.9 literal example comes out byte for byte; the 5.x fields
  * (heartbeatFingerprint, withoutSub) are written only when set.
  */

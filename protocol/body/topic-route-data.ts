@@ -43,7 +43,8 @@ export interface QueueData {
 }
 
 /**
- * GET_ROUTEINFO_BY_TOPIC body (§8.2): the topic's brokers and queues. Read both the standard form
+ * GET_ROUTEINFO_BY_TOPIC body
+ * (docs/protocol-facts.md#topic-route): the topic's brokers and queues. Read both the standard form
  * (quoted broker-id keys) and the plain-fastjson form (`{0:"addr"}`), and QueueData's 4.8 field
  * name `topicSynFlag`.
  */

@@ -57,7 +57,8 @@ const resetSpec = {
   offset: F.long.optional(),
 };
 /**
- * RESET_CONSUMER_CLIENT_OFFSET (220), broker → client, `ResetOffsetRequestHeader` (§5.11):
+ * RESET_CONSUMER_CLIENT_OFFSET (220), broker → client, `ResetOffsetRequestHeader`
+ * (docs/protocol-facts.md#broker-initiated-requests):
  * topic, group String req | timestamp Long req | isForce boolean req (the key really is
  * "isForce") | 5.x queueId Integer (default -1), offset Long. Body: ResetOffsetBody.
  */

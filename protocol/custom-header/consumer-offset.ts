@@ -8,7 +8,7 @@ const querySpec = {
   bname: F.string.optional(),
 };
 /**
- * QUERY_CONSUMER_OFFSET (14), `QueryConsumerOffsetRequestHeader` (§5.2):
+ * QUERY_CONSUMER_OFFSET (14), `QueryConsumerOffsetRequestHeader` (docs/protocol-facts.md#consumer-offsets):
  * consumerGroup String req | topic String req | queueId Integer req |
  * setZeroIfNotFound Boolean opt (5.x) | bname String opt.
  */

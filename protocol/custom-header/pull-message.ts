@@ -18,7 +18,7 @@ const pullRequestSpec = {
   bname: F.string.optional(),
 };
 /**
- * PULL_MESSAGE (11) / LITE_PULL_MESSAGE (361) request, `PullMessageRequestHeader` (§5.1).
+ * PULL_MESSAGE (11) / LITE_PULL_MESSAGE (361) request, `PullMessageRequestHeader` (docs/protocol-facts.md#pull).
  *
  * | key | type | req | meaning |
  * | consumerGroup | String | yes | group |

@@ -1,7 +1,8 @@
 import { defineHeader, F, type HeaderOf } from './define.js';
 
 /**
- * Offset look-ups sent to a broker master (§5.7). Requests carry topic (String) and queueId
+ * Offset look-ups sent to a broker master
+ * (docs/protocol-facts.md#offset-look-ups). Requests carry topic (String) and queueId
  * (Integer), both required, plus bname; responses carry one Long.
  */
 

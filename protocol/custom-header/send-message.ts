@@ -18,7 +18,8 @@ const v1Spec = {
 };
 /**
  * SEND_MESSAGE (10) `SendMessageRequestHeader` and SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE
- * (320) `SendMessageRequestHeaderV2` (§5.4). Both carry the same fields; V2 under one-letter keys.
+ * (320) `SendMessageRequestHeaderV2`
+ * (docs/protocol-facts.md#send). Both carry the same fields; V2 under one-letter keys.
  *
  * | V2 | V1 key | type | req | meaning |
  * | a | producerGroup | String | yes | |
@@ -122,7 +123,7 @@ const sendBackSpec = {
   bname: F.string.optional(),
 };
 /**
- * CONSUMER_SEND_MSG_BACK (36), `ConsumerSendMsgBackRequestHeader` (§5.3):
+ * CONSUMER_SEND_MSG_BACK (36), `ConsumerSendMsgBackRequestHeader` (docs/protocol-facts.md#send-back):
  * offset Long req (commit-log offset) | group String req | delayLevel Integer req |
  * originMsgId, originTopic String opt | unitMode boolean (always sent, "false") |
  * maxReconsumeTimes Integer opt | bname opt.

@@ -3,7 +3,7 @@ import { putOwn } from '../own-key.js';
 import { toJavaJson } from './java-json.js';
 
 /**
- * A JSON reader tolerant of what fastjson writes (§8.5):
+ * A JSON reader tolerant of what fastjson writes (docs/protocol-facts.md#non-standard-json-from-fastjson):
  *  - map keys that are numbers, unquoted: `{0:"addr",1:"addr"}` → key "0", "1";
  *  - map keys that are objects: `{{"brokerName":"b","queueId":0,"topic":"T"}:100}` → the key is the
  *    canonical JSON text of that object (sorted keys, see toJavaJson), so it can be parsed back;

@@ -74,7 +74,7 @@ export class TokenStream {
   /**
    * The first CR or LF at or after `lineEndFrom` (the length when there is none). The "--" rule
    * needs the line end after each "--"; searching afresh for every one made `a=----…1` quadratic
-   * (issue 29, H1: 165 KB held a broker's event loop 14.7 s). Scan positions only grow, so the
+   * (165 KB held a broker's event loop 14.7 s). Scan positions only grow, so the
    * searches cover disjoint stretches and add up to one pass over the expression.
    */
   private lineEndAt = -1;

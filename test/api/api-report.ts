@@ -28,6 +28,8 @@ export interface ExportedName {
   name: string;
   /** `class`, `function`, `const`, `interface`, `type`, `enum`…; merged declarations join with ` + `. */
   kind: string;
+  /** Its declarations as the built `.d.ts` has them, comments removed and printed by the compiler's printer. */
+  signature: string;
 }
 
 /** The directory holding package.json, found upwards from this file (it runs from dist/test/api). */
@@ -86,6 +88,47 @@ function variableKind(symbol: ts.Symbol): string {
   return 'var';
 }
 
+const printer = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
+
+/**
+ * The members of every object type literal in name order. tsc writes an inferred type's members in
+ * the order its checker met them, which differs between a clean and an incremental build; the
+ * report must not.
+ */
+function sortTypeLiterals(node: ts.Node): ts.Node {
+  const name = (m: ts.TypeElement): string => (m.name !== undefined && ts.isIdentifier(m.name) ? m.name.text : '');
+  const visit = (n: ts.Node): ts.Node => {
+    const v = ts.visitEachChild(n, visit, undefined);
+    if (!ts.isTypeLiteralNode(v)) return v;
+    const members = [...v.members].sort((a, b) => compare(name(a), name(b)));
+    return ts.factory.updateTypeLiteralNode(v, ts.factory.createNodeArray(members));
+  };
+  return visit(node);
+}
+
+/**
+ * The declarations of an exported symbol, normalized: printed without comments by the compiler's
+ * printer (so formatting and doc edits do not show), `export`/`declare` dropped, a variable with its
+ * type. A changed parameter, member or type then changes the report.
+ */
+function signatureOf(symbol: ts.Symbol): string {
+  const parts: string[] = [];
+  for (const d of symbol.declarations ?? []) {
+    const sf = d.getSourceFile();
+    let node: ts.Node = d;
+    if (ts.isVariableDeclaration(d)) node = d.parent.parent;
+    let text = printer.printNode(ts.EmitHint.Unspecified, sortTypeLiterals(node), sf);
+    text = text.replace(/^(export )?(declare )?/, '');
+    // Private members are not the surface: a refactor that renames one must not change the report.
+    text = text
+      .split('\n')
+      .filter((l) => !/^\s+(private\b|#private;)/.test(l))
+      .join('\n');
+    parts.push(text.trim());
+  }
+  return parts.join('\n');
+}
+
 /** Every name exported by each entry point, sorted; entry points in specifier order. */
 export function collectExports(root: string): Map<EntryPoint, ExportedName[]> {
   const points = entryPoints(root);
@@ -109,7 +152,7 @@ export function collectExports(root: string): Map<EntryPoint, ExportedName[]> {
     if (!moduleSymbol) throw new Error(`${point.types} is not a module`);
     const names = checker.getExportsOfModule(moduleSymbol).map((s) => {
       const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
-      return { name: s.getName(), kind: kindsOf(target) };
+      return { name: s.getName(), kind: kindsOf(target), signature: signatureOf(target) };
     });
     result.set(
       point,
@@ -121,13 +164,17 @@ export function collectExports(root: string): Map<EntryPoint, ExportedName[]> {
 
 export function renderReport(exports: Map<EntryPoint, ExportedName[]>): string {
   const lines = [
-    '# The public API of rocketwire: every exported name of each entry point, with its kind.',
+    '# The public API of rocketwire: every exported name of each entry point, with its kind and its',
+    '# declaration as the built .d.ts has it (comments removed, printed by the TypeScript printer).',
     `# Generated from the built declarations by test/api/api-report.ts; do not edit, run \`${UPDATE_COMMAND}\`.`,
   ];
   for (const [point, names] of exports) {
     lines.push('', `## ${point.specifier} (${point.types}): ${names.length} names`, '');
     // No column alignment: adding a long name must not re-indent every other line of the diff.
-    for (const n of names) lines.push(`${n.name}: ${n.kind}`);
+    for (const n of names) {
+      lines.push(`${n.name}: ${n.kind}`);
+      for (const l of n.signature.split('\n')) lines.push(`    ${l}`);
+    }
   }
   return lines.join('\n') + '\n';
 }

@@ -276,13 +276,13 @@ t.test('tsc type-checks the user program against the published declarations', as
     '',
     "known problem (a): consumer.start(async (msgs) => { …; return 'CONSUME_SUCCESS'; }) must type-check. " +
       "TypeScript widens a lone literal returned from an async handler unless the handler type's promise accepts " +
-      'any string (see AsyncConsumeResult in lib/consumer/consume-types.ts)',
+      'any string (see AsyncConsumeResult in lib/consumer/core/consume-types.ts)',
   );
   t.equal(
     of('src/orderly.ts'),
     '',
     "known problem (a): an orderly consumer's consumer.start(async (msgs) => { …; return 'SUCCESS'; }) must " +
-      'type-check; same cause (see AsyncConsumeResult in lib/consumer/consume-types.ts)',
+      'type-check; same cause (see AsyncConsumeResult in lib/consumer/core/consume-types.ts)',
   );
   t.equal(of('src/main.ts'), '', 'the program (startBroker, Producer.send, PushConsumer, clock, errors) type-checks');
   t.equal(

@@ -81,7 +81,7 @@ export async function startOrderlyConsumer(consumer: PushConsumer<true>, receive
   });
 }
 `,
-  // Issue 28's proof, as a user would check it. Small waits poll for an event; no wall-clock wait
+  // The Node idioms, as a user would check them. Small waits poll for an event; no wall-clock wait
   // stands in for a timer: retry delays and offset flushes run on a ManualClock the broker shares.
   'src/idioms.ts': `
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// `rocketwire broker --acl FILE` (issue 29 M5): a good plain_acl.yml turns access control on (an
+// `rocketwire broker --acl FILE`: a good plain_acl.yml turns access control on (an
 // unsigned send is refused, a signed one served, the refusal is one stderr line); a bad one is one
 // line naming the file and the entry, exit 1, before anything listens.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The pieces of the embedded broker's access control (issue 29 M5) on their own: the YAML subset
+// The pieces of the embedded broker's access control on their own: the YAML subset
 // reader of plain_acl.yml, white-address patterns, what each request code needs, and requests
 // built to confuse the checker (no body, a huge key, an undecodable heartbeat).
 import t from 'tap';

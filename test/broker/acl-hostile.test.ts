@@ -1,5 +1,5 @@
-// The hostile-client machinery (test/broker/hostile.ts) against a broker with access control
-// (issue 29 M5): seeded mutations of every request code, unsigned, never reach a processor (each is
+// The hostile-client machinery (test/broker/hostile.ts) against a broker with access control:
+// seeded mutations of every request code, unsigned, never reach a processor (each is
 // refused with Apache's AclException remark or, oneway, not answered, and nothing is written); the
 // same mutations signed by an ordinary account never run an admin code. The broker then serves a
 // signed producer as before.

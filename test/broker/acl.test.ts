@@ -1,4 +1,4 @@
-// Access control of the embedded broker (issue 29 M5): Apache's ACL 1.0 plain_acl.yml, checked
+// Access control of the embedded broker: Apache's ACL 1.0 plain_acl.yml, checked
 // before every request's processor. rocketwire's own clients (Producer, PushConsumer, AdminClient,
 // raw RemotingClient) with the `acl` option are served with the right key and refused with a wrong
 // secret, an unknown key or none; grants per topic and group; admin codes for admin accounts only;

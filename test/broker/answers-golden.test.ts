@@ -7,9 +7,9 @@ import { ManualClock } from '../../lib/clock.js';
 // The answers a client sees (code, remark, version, flag, extFields in wire order, JSON bodies) for
 // one well-formed request of each kind the broker serves, recorded before the broker was split
 // into processors over the operation table; the split keeps them byte for byte. Addresses and
-// ports are masked; pulled records are compared by length (the store writes them). Since issue 15
-// every stored record carries MSG_REGION and TRACE_ON as Java's broker stores them (message trace),
-// which moved the later offset msgIds and the pulled lengths.
+// ports are masked; pulled records are compared by length (the store writes them). Every
+// stored record carries MSG_REGION and TRACE_ON as Java's broker stores them (message trace),
+// which the later offset msgIds and the pulled lengths include.
 const EXPECTED = [
   '{"label":"send-v1-JSON","code":0,"remark":null,"version":409,"flag":1,"ext":[["queueId","0"],["TRACE_ON","true"],["MSG_REGION","DefaultRegion"],["msgId","7F000001PORTHEX0000000000000000"],["queueOffset","0"]],"body":null}',
   '{"label":"send-v2-JSON","code":0,"remark":null,"version":409,"flag":1,"ext":[["queueId","0"],["TRACE_ON","true"],["MSG_REGION","DefaultRegion"],["msgId","7F000001PORTHEX00000000000000BB"],["queueOffset","1"]],"body":null}',

@@ -1,4 +1,4 @@
-// Issue 13 item 2: a config file the broker cannot read is never replaced. The broker loads the
+// A config file the broker cannot read is never replaced. The broker loads the
 // .bak (Java's ConfigManager does too) and says so, or refuses to start with one line naming the
 // file; every write keeps the previous file as .bak.
 import * as fs from 'node:fs';

@@ -190,12 +190,3 @@ export function javaHash(s: string): number {
 export function ext(res: RemotingCommand, key: string): string | undefined {
   return res.extFields?.[key];
 }
-
-/** Wait until `fn` is true, checking every few ms (for effects that travel over a socket). */
-export async function until(fn: () => boolean, what: string, limitMs = 3000): Promise<void> {
-  const start = Date.now();
-  while (!fn()) {
-    if (Date.now() - start > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

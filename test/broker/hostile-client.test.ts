@@ -1,4 +1,4 @@
-// The embedded broker under a hostile client (issue 13): the requests the issue found, then seeded
+// The embedded broker under a hostile client: requests known to have harmed it, then seeded
 // mutations of every request code the broker and name server serve. After each batch the broker
 // must be alive, serve a real Producer within 1 s (its send timeout), keep the process's RSS under
 // DEFAULT_RSS_LIMIT_BYTES, have touched nothing next to its store folder, and keep the canary

@@ -11,8 +11,9 @@ import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { RemotingServer } from '../../lib/remoting/index.js';
 import { client, sendRequest } from './helpers.js';
+import { passWhen } from '../support/until.js';
 
-// Issue 13 item 3, as a hostile client does it over loopback: connections that hold half of a
+// Memory held for hostile clients, over loopback: connections that hold half of a
 // 16 MiB frame, connections that ask for 4 MiB messages and never read the answers, connections
 // that say nothing. The broker must bound what it holds for all of them together, give it back when
 // they close, close the silent ones after the idle time, and keep answering a normal client.
@@ -32,14 +33,6 @@ async function buffers(): Promise<number> {
     await new Promise((r) => setTimeout(r, 10));
   }
   return process.memoryUsage().arrayBuffers;
-}
-
-async function until(t: Test, cond: () => boolean, what: string): Promise<void> {
-  // Bounded by tap's timeout: the condition is a state the broker reaches, not a time.
-  while (!cond()) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  t.pass(what);
 }
 
 /** A raw socket to the broker that does whatever the test writes, and reads only when told. */
@@ -100,7 +93,7 @@ t.test('250-style attack: connections holding half of a 16 MiB frame stay under 
     attackers.push(s);
   }
   // every connection has either handed all its bytes to the decoder or been paused for room
-  await until(
+  await passWhen(
     t,
     () =>
       srv.connections.size === n &&
@@ -130,7 +123,7 @@ t.test('250-style attack: connections holding half of a 16 MiB frame stay under 
   clock.advance(120_000);
   await new Promise((r) => setImmediate(r));
   clock.advance(1_000);
-  await until(t, () => srv.connections.size === 0, 'the broker saw every attacker go');
+  await passWhen(t, () => srv.connections.size === 0, 'the broker saw every attacker go');
   t.equal(srv.bufferStats().bufferedBytes, 0, 'nothing is counted for closed connections');
   await new Promise((r) => setImmediate(r));
   const after = (await buffers()) - before;
@@ -169,7 +162,7 @@ t.test(
     }
     const attackConns = () => [...srv.connections].filter((x) => x.stats().framesIn === per);
     // every request is answered or waits in the connection's queue: nothing more will happen
-    await until(
+    await passWhen(
       t,
       () =>
         attackConns().length === n && attackConns().every((x) => x.stats().framesOut + x.stats().queuedFrames === per),
@@ -204,7 +197,7 @@ t.test(
     const answers: Buffer[] = [];
     reader.on('data', (d: Buffer) => answers.push(d));
     reader.write(view);
-    await until(
+    await passWhen(
       t,
       () =>
         Buffer.concat(answers).length >= 8 &&
@@ -214,7 +207,7 @@ t.test(
     reader.destroy();
 
     for (const s of attackers) s.destroy();
-    await until(t, () => srv.connections.size === 1, 'the broker saw every attacker go');
+    await passWhen(t, () => srv.connections.size === 1, 'the broker saw every attacker go');
     t.ok(srv.bufferStats().bufferedBytes < 64 * 1024, 'their output is no longer counted');
     const after = (await buffers()) - before;
     t.ok(
@@ -242,7 +235,7 @@ t.test('SYSTEM_BUSY carries Java overload remark and the answers keep their opaq
     );
   s.write(Buffer.concat(frames));
   const srv = server(b);
-  await until(
+  await passWhen(
     t,
     () =>
       [...srv.connections].some((x) => x.stats().framesIn === 6 && x.stats().framesOut + x.stats().queuedFrames === 6),
@@ -259,7 +252,7 @@ t.test('SYSTEM_BUSY carries Java overload remark and the answers keep their opaq
     }),
   );
   s.resume();
-  await until(t, () => got.length === 6, 'six answers read');
+  await passWhen(t, () => got.length === 6, 'six answers read');
   s.destroy();
   t.same(got.map((g) => g.opaque).sort(), [1, 2, 3, 4, 5, 6]);
   const busy = got.filter((g) => g.code === ResponseCode.SYSTEM_BUSY);
@@ -286,7 +279,11 @@ t.test('idle connections are closed after 120 s on the broker clock (name server
   let closed = 0;
   void halfClosed.then(() => closed++);
   void silentClosed.then(() => closed++);
-  await until(t, () => server(b).connections.size === 1 && b.nameServer.server.connections.size === 1, 'both accepted');
+  await passWhen(
+    t,
+    () => server(b).connections.size === 1 && b.nameServer.server.connections.size === 1,
+    'both accepted',
+  );
   const turn = () => new Promise((r) => setImmediate(r));
   clock.advance(119_999);
   await turn();
@@ -298,7 +295,7 @@ t.test('idle connections are closed after 120 s on the broker clock (name server
   clock.advance(1_000);
   await Promise.all([halfClosed, silentClosed]);
   t.equal(closed, 2, 'both closed once idle for 120 s (and a second look 1 s later)');
-  await until(t, () => server(b).connections.size === 0, 'the broker forgot the connection');
+  await passWhen(t, () => server(b).connections.size === 0, 'the broker forgot the connection');
   t.equal(server(b).bufferStats().bufferedBytes, 0, 'its half frame is no longer counted');
 });
 
@@ -316,7 +313,11 @@ t.test('a connection that talks stays open; the idle time is configurable and 0 
   for (let i = 0; i < 4; i++) {
     clock.advance(4_000);
     s.write(ping);
-    await until(t, () => [...server(b).connections].some((x) => x.stats().framesIn === i + 1), `request ${i + 1} read`);
+    await passWhen(
+      t,
+      () => [...server(b).connections].some((x) => x.stats().framesIn === i + 1),
+      `request ${i + 1} read`,
+    );
   }
   t.equal(closedAt.length, 0, '16 s of clock with a request every 4 s: still open');
   clock.advance(5_000);
@@ -328,7 +329,7 @@ t.test('a connection that talks stays open; the idle time is configurable and 0 
   const never = await startBroker({ clock, idleTimeoutMs: 0 });
   t.teardown(() => never.close());
   const q = await rawSocket(never.broker);
-  await until(t, () => server(never).connections.size === 1, 'accepted');
+  await passWhen(t, () => server(never).connections.size === 1, 'accepted');
   clock.advance(3600_000);
   await turn();
   clock.advance(3600_000);

@@ -2,7 +2,8 @@ import t from 'tap';
 import { ResponseCode } from '../../protocol/index.js';
 import { startBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
-import { client, decode, ext, pullRequest, sendRequest, until } from './helpers.js';
+import { client, decode, ext, pullRequest, sendRequest } from './helpers.js';
+import { until } from '../support/until.js';
 
 t.test('a held pull is answered with its own opaque as soon as a message arrives', async (t) => {
   const b = await startBroker();
@@ -15,7 +16,7 @@ t.test('a held pull is answered with its own opaque as soon as a message arrives
   const req = pullRequest('Hold', { offset: 1, sysFlag: 2 | 4, suspendMs: 20000 });
   let settled = false;
   const pending = c.invoke(b.broker, req, { timeoutMs: 30000 }).finally(() => (settled = true));
-  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked');
+  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked', 3000);
   t.equal(settled, false, 'no answer while nothing is there');
   await producer.invoke(b.broker, sendRequest('Hold', 'second'));
   const res = await pending;
@@ -40,7 +41,7 @@ t.test('a held pull with a tag filter waits for a matching tag', async (t) => {
   const pending = c.invoke(b.broker, pullRequest('HoldTag', { offset: 1, sysFlag: 2 | 4, subscription: 'B' }), {
     timeoutMs: 30000,
   });
-  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked');
+  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked', 3000);
   await producer.invoke(b.broker, sendRequest('HoldTag', 'not-b', { tags: 'A' }));
   t.equal(b.instances[0]!.pullHold.size, 1, 'a non-matching tag does not wake it');
   await producer.invoke(b.broker, sendRequest('HoldTag', 'b', { tags: 'B' }));
@@ -65,7 +66,7 @@ t.test('expiry answers PULL_NOT_FOUND with nextBeginOffset = queueOffset; no par
   t.equal(noSuspend.remark, 'OFFSET_OVERFLOW_ONE');
   const req = pullRequest('Expire', { offset: 1, sysFlag: 1 | 2 | 4, suspendMs: 1000, commitOffset: 1, group: 'g' });
   const pending = c.invoke(b.broker, req, { timeoutMs: 30000 });
-  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked');
+  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked', 3000);
   t.equal(b.instances[0]!.offsets.query('g', 'Expire', 0), 1, 'the piggyback is stored when the request is parked');
   clock.advance(999);
   t.equal(b.instances[0]!.pullHold.size, 1, 'still held before its suspend time');
@@ -86,10 +87,10 @@ t.test('a closed connection drops its held pulls', async (t) => {
   const pending = c
     .invoke(b.broker, pullRequest('Drop', { offset: 1, sysFlag: 2 | 4 }), { timeoutMs: 30000 })
     .catch((e: Error) => e);
-  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked');
+  await until(() => b.instances[0]!.pullHold.size === 1, 'the pull to be parked', 3000);
   await c.close();
   await pending;
-  await until(() => b.instances[0]!.pullHold.size === 0, 'the held pull to be dropped');
+  await until(() => b.instances[0]!.pullHold.size === 0, 'the held pull to be dropped', 3000);
   t.pass('dropped');
 });
 

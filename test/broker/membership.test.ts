@@ -9,7 +9,8 @@ import {
 import { startBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
-import { client, ext, heartbeatRequest, pullRequest, sendRequest, until } from './helpers.js';
+import { client, ext, heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
+import { until } from '../support/until.js';
 
 function member(): { c: RemotingClient; notified: string[] } {
   const c = client();
@@ -46,7 +47,7 @@ t.test('heartbeat, membership and NOTIFY_CONSUMER_IDS_CHANGED on join, leave and
   t.equal(hb.code, ResponseCode.SUCCESS);
   t.ok(hb.version >= 232, 'broker version >= V4_1_0_SNAPSHOT');
   t.equal(ext(hb, 'IS_SUPPORT_HEART_BEAT_V2'), 'true');
-  await until(() => a.notified.length === 1, 'a notified of its own join');
+  await until(() => a.notified.length === 1, 'a notified of its own join', 3000);
   t.same(await consumerList(observer, b.broker, 'grp'), ['client-a']);
 
   // the retry topic now has a route
@@ -58,7 +59,7 @@ t.test('heartbeat, membership and NOTIFY_CONSUMER_IDS_CHANGED on join, leave and
   t.match(route.body!.toString(), '"readQueueNums":1');
 
   await bb.c.invoke(b.broker, heartbeatRequest('client-b', 'grp', [{ topic: 'T' }, { topic: '%RETRY%grp' }]));
-  await until(() => a.notified.length === 2 && bb.notified.length === 1, 'both notified of b joining');
+  await until(() => a.notified.length === 2 && bb.notified.length === 1, 'both notified of b joining', 3000);
   t.same(await consumerList(observer, b.broker, 'grp'), ['client-a', 'client-b']);
 
   // a repeated heartbeat with nothing new notifies nobody
@@ -69,15 +70,15 @@ t.test('heartbeat, membership and NOTIFY_CONSUMER_IDS_CHANGED on join, leave and
     createRequest(RequestCode.UNREGISTER_CLIENT, { extFields: { clientID: 'client-b', consumerGroup: 'grp' } }),
   );
   t.equal(un.code, ResponseCode.SUCCESS);
-  await until(() => a.notified.length === 3, 'a notified of b leaving');
+  await until(() => a.notified.length === 3, 'a notified of b leaving', 3000);
   t.equal(bb.notified.length, 1, 'b was not notified again (no longer a member), nor on the no-op heartbeat');
   t.same(await consumerList(observer, b.broker, 'grp'), ['client-a']);
 
   // b joins again, then its connection closes: a is told at once
   await bb.c.invoke(b.broker, heartbeatRequest('client-b', 'grp', [{ topic: 'T' }, { topic: '%RETRY%grp' }]));
-  await until(() => a.notified.length === 4, 'a notified of b re-joining');
+  await until(() => a.notified.length === 4, 'a notified of b re-joining', 3000);
   await bb.c.close();
-  await until(() => a.notified.length === 5, 'a notified of b disconnecting');
+  await until(() => a.notified.length === 5, 'a notified of b disconnecting', 3000);
   t.same(await consumerList(observer, b.broker, 'grp'), ['client-a']);
 
   // a stops heartbeating: after 120 s (checked every 10 s) it is expired

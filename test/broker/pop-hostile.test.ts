@@ -1,4 +1,4 @@
-// Issue 29 L1: the embedded broker refuses a POP with invisibleTime −1 (every message visible
+// The embedded broker refuses a POP with invisibleTime −1 (every message visible
 // again at once), a CHANGE_INVISIBLETIME to a negative time, and an ACK or CHANGE_INVISIBLETIME
 // whose extraInfo is not an 8-field receipt handle (Apache reads the first fields of any string:
 // 100 000 fields pass). Counts of open checkpoints, on a ManualClock.

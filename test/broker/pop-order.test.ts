@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { decodeReceiptHandle, POP_ORDER_REVIVE_QUEUE } from '../../protocol/pop-extra-info.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
-import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/pop/simple-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import { uniqueName } from '../consumer/helpers.js';
 

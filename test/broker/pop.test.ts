@@ -6,7 +6,7 @@ import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.j
 import { decodeReceiptHandle } from '../../protocol/pop-extra-info.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
-import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/pop/simple-consumer.js';
 import { client } from './helpers.js';
 import { produce, uniqueName } from '../consumer/helpers.js';
 

@@ -1,4 +1,4 @@
-// Issue 29 L2: the embedded broker pushes a reply (SEND_REPLY_MESSAGE_V2) only to the client whose
+// The embedded broker pushes a reply (SEND_REPLY_MESSAGE_V2) only to the client whose
 // request with that CORRELATION_ID it stored, within the request's TTL, once. Raw clients: a
 // "victim" requester that counts the PUSH_REPLY_MESSAGE_TO_CLIENT it gets, and an attacker that
 // heartbeats as a producer too. rocketwire's own request/reply across two brokers still works.
@@ -9,7 +9,8 @@ import { createReplyMessage, Producer } from '../../lib/producer/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import type { RemotingClient } from '../../lib/remoting/index.js';
 import { RequestCode, ResponseCode, createResponse, type RemotingCommand } from '../../protocol/index.js';
-import { client, heartbeatRequest, sendRequest, until } from './helpers.js';
+import { client, heartbeatRequest, sendRequest } from './helpers.js';
+import { until } from '../support/until.js';
 import { createTopic, uniqueName } from '../consumer/helpers.js';
 
 const TOPIC = 'ReqTopic';
@@ -187,6 +188,6 @@ t.test('L2: rocketwire request/reply through a cluster of two brokers (one table
   t.comment(`replies stored on ${brokersWithReplies} of 2 brokers`);
   t.equal(b.instances[0]!.replyRequests, b.instances[1]!.replyRequests, 'the brokers share one table');
   // the requester has its reply before the broker reads the push's answer: wait for that
-  await until(() => b.instances[0]!.replyRequests!.size === 0, 'the last push answered');
+  await until(() => b.instances[0]!.replyRequests!.size === 0, 'the last push answered', 3000);
   t.equal(b.instances[0]!.replyRequests!.size, 0, 'every answered request forgotten');
 });

@@ -203,7 +203,7 @@ t.test('an expression is compiled once, however many pulls and checks carry it',
   t.match(compileFilter('FOO', 'a = 1', L), { ok: false }, 'no filter for another type');
 });
 
-/** A balanced OR of `n` comparisons `a=<10000 + k>` (issue 29, H2's shape: 65 536 of them are 852 KB). */
+/** A balanced OR of `n` comparisons `a=<10000 + k>` (the budget attack's shape: 65 536 of them are 852 KB). */
 function balancedOr(n: number, lo = 0): string {
   return n === 1 ? `a=${10000 + lo}` : `(${balancedOr(n >> 1, lo)} OR ${balancedOr(n - (n >> 1), lo + (n >> 1))})`;
 }

@@ -1,12 +1,13 @@
-// Issue 13 items 2 and 6 through the `rocketwire broker` command: the hostile offset commit of the
-// issue, a garbage offsets file, and a damaged commit log, with the broker's real stderr.
+// Store damage through the `rocketwire broker` command: a hostile offset commit, a garbage offsets
+// file, and a damaged commit log, with the broker's real stderr.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.js';
-import { client, sendRequest, until } from './helpers.js';
+import { client, sendRequest } from './helpers.js';
+import { until } from '../support/until.js';
 import { garbage } from './store-damage-helpers.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rocketwire.js');
@@ -131,7 +132,7 @@ t.test('a damaged commit log: the restarted broker says on stderr what it found 
   const second = await runBroker(dir);
   t.teardown(() => second.child.kill('SIGKILL'));
   // stderr and stdout are separate pipes: the lines may arrive after the ready line
-  await until(() => /recovery: indexed/.test(second.stderr()), 'the recovery line on stderr');
+  await until(() => /recovery: indexed/.test(second.stderr()), 'the recovery line on stderr', 3000);
   t.match(
     second.stderr(),
     /rocketwire broker: commit log .*damaged bytes at offset \d+ .*kept every intact record after them/,

@@ -1,4 +1,4 @@
-// The store-damage suite (issue 13 items 2, 6, 7): for each kind of damage a disk or a person does
+// The store-damage suite: for each kind of damage a disk or a person does
 // to the store's files, every intact message is still consumable after a restart, queue offsets do
 // not move, and the broker says what it found and repaired.
 import * as fs from 'node:fs';

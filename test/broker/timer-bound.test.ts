@@ -10,7 +10,7 @@ import { TIMER_TOPIC, TimerHeap, resolveTimerSettings, transformTimerMessage } f
 import { ManualClock } from '../../lib/clock.js';
 import { client, sendRequest } from './helpers.js';
 
-// Issue 29 M3: the timer store holds at most timerMaxInMemory timers (the earliest), reads the rest
+// The timer store holds at most timerMaxInMemory timers (the earliest), reads the rest
 // back from the timer queue, inserts in O(log n), delivers a bounded number per turn, and a restart
 // loses none and delivers none twice. Counts, not times.
 
@@ -153,7 +153,7 @@ t.test(
     const b = eb.instances[0]!;
     const n = 100_000;
     const now = clock.now();
-    // descending delivery times (the attack of issue 29), ten on each millisecond: ties keep store order
+    // descending delivery times (the timer attack), ten on each millisecond: ties keep store order
     const times = Array.from({ length: n }, (_, i) => now + 1000 + 10 * Math.floor((n - 1 - i) / 10));
     const setsBefore = clock.sets;
     park(b, 'Bound', times, now);
@@ -235,7 +235,7 @@ t.test('an old checkpoint (delivered offsets listed) is honoured', async (t) => 
   let eb = await startBroker({ clock, dataDir: dir });
   park(eb.instances[0]!, 'Old', [now + 1000, now + 2000, now + 3000, now + 4000], now);
   await eb.close();
-  // the format before issue 29: offset 0 and the listed offset 2 were delivered
+  // the earlier checkpoint format: offset 0 and the listed offset 2 were delivered
   fs.writeFileSync(path.join(dir, 'config', 'timerCheck.json'), JSON.stringify({ deliveredBelow: 1, delivered: [2] }));
   eb = await startBroker({ clock, dataDir: dir });
   t.teardown(() => eb.close());

@@ -1,4 +1,4 @@
-// Issue 15: the embedded broker's transactions at the request level, on a ManualClock: how half
+// The embedded broker's transactions at the request level, on a ManualClock: how half
 // messages and op records are stored, END_TRANSACTION's answers (Apache's EndTransactionProcessor),
 // CHECK_TRANSACTION_STATE to a raw producer channel, CHECK_IMMUNITY_TIME_IN_SECONDS, and a check
 // loop that carries on after a restart from the offsets it keeps under CID_RMQ_SYS_TRANS.
@@ -21,6 +21,8 @@ import {
   type RemotingCommand,
 } from '../../protocol/index.js';
 import { client, decode, heartbeatRequest, pullRequest, sendRequest } from './helpers.js';
+import { roundTrip } from '../support/embedded-broker.js';
+import { until } from '../support/until.js';
 
 const TOPIC = 'TxRaw';
 const GROUP = 'tx_raw_pg';
@@ -182,7 +184,7 @@ t.test('CHECK_TRANSACTION_STATE: header and body; the check loop carries on afte
   await a.c.invoke(a.broker.broker, heartbeatRequest('raw@1', '', [], GROUP));
   const h1 = await sendHalf(a.c, a.broker, a.clock, 'first');
   a.clock.advance(30_000);
-  await until(() => checks.length === 1);
+  await until(() => checks.length === 1, 'the first check');
   const req = checks[0]!;
   const hdr = CheckTransactionStateRequestHeader.decode(req.extFields);
   t.equal(hdr.topic, 'RMQ_SYS_TRANS_HALF_TOPIC', 'topic: the half topic (the doc\'s "derived")');
@@ -203,7 +205,7 @@ t.test('CHECK_TRANSACTION_STATE: header and body; the check loop carries on afte
   const checks2 = rawProducer(b.c);
   await b.c.invoke(b.broker.broker, heartbeatRequest('raw@2', '', [], GROUP));
   b.clock.advance(30_000);
-  await until(() => checks2.length === 2);
+  await until(() => checks2.length === 2, 'the second check');
   const seen = checks2.map((r) => CheckTransactionStateRequestHeader.decode(r.extFields).msgId).sort();
   t.same(
     seen,
@@ -229,7 +231,7 @@ t.test('CHECK_TRANSACTION_STATE: header and body; the check loop carries on afte
     ['first'],
   );
   b.clock.advance(30_000);
-  await until(() => checks2.length === 3);
+  await until(() => checks2.length === 3, 'the third check');
   t.equal(
     CheckTransactionStateRequestHeader.decode(checks2[2]!.extFields).msgId,
     h2.uniqKey,
@@ -246,14 +248,14 @@ t.test(
     const slow = await sendHalf(c, broker, clock, 'slow', { CHECK_IMMUNITY_TIME_IN_SECONDS: '45' });
     const fast = await sendHalf(c, broker, clock, 'fast');
     clock.advance(30_000);
-    await until(() => checks.length === 1);
+    await until(() => checks.length === 1, 'the first check');
     t.equal(
       CheckTransactionStateRequestHeader.decode(checks[0]!.extFields).msgId,
       fast.uniqKey,
       'at 30 s only the one without immunity is checked (the other moved behind it)',
     );
     clock.advance(30_000);
-    await until(() => checks.length >= 3);
+    await until(() => checks.length >= 3, 'three checks');
     const ids = checks.slice(1).map((r) => CheckTransactionStateRequestHeader.decode(r.extFields).msgId);
     t.ok(ids.includes(slow.uniqKey), 'at 60 s (past 45 s) the immune one is checked');
     const late = await c.invoke(broker.broker, endRequest(slow, 8));
@@ -279,10 +281,10 @@ t.test(
     await c.invoke(broker.broker, heartbeatRequest('raw@4', '', [], GROUP));
     const h = await sendHalf(c, broker, clock, 'on the edge');
     clock.advance(1000); // the round at born + 1000 ms: age === transactionTimeOut, not yet due
-    await new Promise((r) => setTimeout(r, 50));
+    await roundTrip(c, broker.broker); // a check the round sent would have come before this answer
     t.equal(checks.length, 0, 'not checked at exactly its immunity');
     clock.advance(1000);
-    await until(() => checks.length === 1);
+    await until(() => checks.length === 1, 'the first check');
     t.equal(
       CheckTransactionStateRequestHeader.decode(checks[0]!.extFields).msgId,
       h.uniqKey,
@@ -290,11 +292,3 @@ t.test(
     );
   },
 );
-
-async function until(pred: () => boolean, limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -50,8 +50,8 @@ t.test(
     t.equal(noTopic.remark, `${RCE}the custom field <b> is null`);
     t.equal(noTopic.extFields?.MSG_REGION, 'DefaultRegion');
 
-    // a body that does not decode: the path of the bad field is named (it used to be answered
-    // SUCCESS with `"topic":undefined` in the lock body, which no JSON reader accepts)
+    // a body that does not decode: the path of the bad field is named (not answered SUCCESS with
+    // `"topic":undefined` in the lock body, which no JSON reader accepts)
     const lock = await c.invoke(
       b.broker,
       createRequest(RequestCode.LOCK_BATCH_MQ, {

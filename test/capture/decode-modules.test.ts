@@ -2,7 +2,7 @@
 // loader (about half a millisecond a module), so the command reads the capture and protocol
 // modules it uses one by one and loads the filter, the statistics, the report and the doctor only
 // when asked for. Through protocol/index.js every start loaded some 80 modules instead of 40
-// (`decode --help` 141 → 106 ms, bench/README.md, "Issue 18 in session 11").
+// (`decode --help` 141 → 106 ms, docs/bench-log/performance-targets.md).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,6 +8,7 @@ import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { diagnoseFile, liveSkip, startCapture } from './doctor-capture.js';
+import { until } from '../support/until.js';
 
 // The doctor on a capture of a broker that stops answering: `rocketwire broker` in a child
 // process, frozen with SIGSTOP (as a long GC pause or a stopped VM freezes one), first for 1.5 s
@@ -80,7 +81,8 @@ t.test(
 
     const file = join(dir, 'frozen.pcap');
     const cap = await startCapture(file, ports);
-    await sleep(600); // a few 400 ms long polls come and go
+    const pulls = consumer.stats().pulls;
+    await until(() => consumer.stats().pulls >= pulls + 2, 'a few 400 ms long polls come and go');
 
     // A pause of 1.5 s: the send and the held pull are answered once the broker runs again.
     child.kill('SIGSTOP');
@@ -90,7 +92,8 @@ t.test(
     await slowSend;
     for (let i = 0; !got.includes('slow') && i < 500; i++) await sleep(20);
     t.ok(got.includes('slow'), 'delivered after the pause');
-    await sleep(300);
+    const afterSlow = consumer.stats().pulls;
+    await until(() => consumer.stats().pulls > afterSlow, 'one more long poll come and gone');
 
     // Frozen until the capture ends: the hasty producer's send times out, the consumer's pull stays out.
     child.kill('SIGSTOP');

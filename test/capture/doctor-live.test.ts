@@ -11,6 +11,9 @@ import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.j
 import { heartbeatRequest, pullRequest, sendRequest } from '../broker/helpers.js';
 import { diagnoseFile, found, liveSkip, startCapture } from './doctor-capture.js';
 import { runCli } from '../cli/run-in-process.js';
+import { ManualClock } from '../../lib/clock.js';
+import { spyOnBroker } from '../consumer/broker-spy.js';
+import { until } from '../support/until.js';
 
 // The doctor on captures of faults really happening: rocketwire's producer, push consumer, admin
 // client and remoting client against the embedded broker, recorded with tcpdump on loopback. One
@@ -18,13 +21,6 @@ import { runCli } from '../cli/run-in-process.js';
 // several faults, each made by the group of its own name.
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-async function until(fn: () => boolean, what: string | (() => string), limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await sleep(10);
-  }
-}
 
 t.test('the doctor on real captures of the embedded broker', { skip: liveSkip }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'rocketwire-doctor-live-'));
@@ -39,6 +35,16 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
     await broker.close();
   });
   const ports = [broker.namesrv, broker.broker].map((a) => Number(a.split(':')[1]));
+  // The spy reads its clock only to stamp what it records.
+  const seen = spyOnBroker(broker, new ManualClock(0));
+  /** UPDATE_CONSUMER_OFFSET requests of `group` the broker got (at `offset`). */
+  const commits = (group: string, offset?: number): number =>
+    seen.filter(
+      (s) =>
+        s.code === RequestCode.UPDATE_CONSUMER_OFFSET &&
+        s.ext.consumerGroup === group &&
+        (offset === undefined || Number(s.ext.commitOffset) === offset),
+    ).length;
   const namesrvAddr = broker.namesrv;
   const admin = new AdminClient({ namesrvAddr });
   closers.push(() => admin.close());
@@ -89,7 +95,7 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
       () => got.size === 21,
       () => `21 messages (got ${got.size})`,
     );
-    await sleep(500); // offsets flushed a few times
+    await until(() => commits('GClean') >= 3, 'offsets flushed a few times');
     await c.shutdown();
     await cap.stop();
     const d = diagnoseFile(file, ports);
@@ -142,7 +148,7 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
       return 'CONSUME_SUCCESS';
     });
     await until(() => dupSeen.length === 4, 'the first 4 deliveries');
-    await sleep(300);
+    await until(() => commits('GDup', 4) > 0, 'the commit of the 4');
     await d1.shutdown();
     await admin.resetOffset('GDup', 'TDup', { to: 'first' });
     const d2 = consumer('GDup', 'TDup');
@@ -151,7 +157,8 @@ t.test('the doctor on real captures of the embedded broker', { skip: liveSkip },
       return 'CONSUME_SUCCESS';
     });
     await until(() => dupSeen.length === 8, 'the 4 again');
-    await sleep(300);
+    const committed = commits('GDup', 4);
+    await until(() => commits('GDup', 4) > committed, 'the commit of the 4 again');
     await d2.shutdown();
 
     // rebalance-storm: members of one group joining and leaving, one after another.

@@ -19,10 +19,10 @@ import {
 } from './build-pcap.js';
 import { decodeCli } from './decode-cli.js';
 
-// Issue 29 M4: the decoder kept state for every TCP flow it saw until the flow's FIN or the end of
-// the capture. 200 000 flows of one partial frame each took 565 MB, 1 M flows (an 82 MB pcap) over
-// 1 GB. Flows are now bounded (maxFlows, least recently active evicted) and finished after
-// flowIdleTimeoutMs of capture time; what they hold is bounded as before (maxTotalBufferedBytes).
+// State kept for every TCP flow until its FIN or the end of the capture would let 200 000 flows of
+// one partial frame each take 565 MB, 1 M flows (an 82 MB pcap) over 1 GB. Flows are bounded
+// (maxFlows, least recently active evicted) and finished after
+// flowIdleTimeoutMs of capture time; what they hold is bounded too (maxTotalBufferedBytes).
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

@@ -5,9 +5,9 @@ import { CaptureDecoder, DecodeStats, type CaptureProblem } from '../../lib/capt
 import { createRequest, encodeCommand, linkAll, pcap, TcpConnection, type Packet } from './build-pcap.js';
 import { decodeAll, summary } from './helpers.js';
 
-// Issue 13 item 3: `decode` reached 130 GB of virtual memory on a capture of 8 000 flows each
-// showing the first packet of a large frame (the frame's announced size was reserved at once), and
-// exited 0 on a flow whose first frame never completes. Memory must follow the bytes seen, be
+// `decode` must not reserve a frame's announced size at once (a capture of 8 000 flows each showing
+// the first packet of a large frame would take 130 GB of virtual memory), nor exit 0 on a flow
+// whose first frame never completes. Memory must follow the bytes seen, be
 // bounded across flows, and every incomplete frame be reported.
 
 v8.setFlagsFromString('--expose-gc');

@@ -18,6 +18,9 @@ import {
   type RemotingCommand,
 } from '../../protocol/index.js';
 import { CaptureDecoder } from '../../lib/capture/index.js';
+import { PcapReader } from '../../lib/capture/pcap-reader.js';
+import { SegmentParser, TcpFlag } from '../../lib/capture/tcp-segment.js';
+import { waitFor } from '../support/until.js';
 import { heartbeat, pullFound, pullRequest } from './build-pcap.js';
 
 // A real capture: tcpdump on the loopback interface records a plain net server and client that
@@ -138,9 +141,25 @@ t.test(
       }
       return n;
     };
-    for (let waited = 0; framesInFile() < 9 && waited < 10_000; waited += 50)
-      await new Promise((r) => setTimeout(r, 50));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // and the closing packets
+    // and the closing packets: a FIN from each side
+    const finsInFile = (): number => {
+      const from = new Set<string>();
+      const segments = new SegmentParser(() => {});
+      const reader = new PcapReader(
+        (pkt) => {
+          const seg = segments.parse(pkt);
+          if (seg && seg.flags & TcpFlag.FIN) from.add(seg.src);
+        },
+        () => {},
+      );
+      try {
+        reader.push(readFileSync(file));
+      } catch {
+        return 0;
+      }
+      return from.size;
+    };
+    await waitFor(() => framesInFile() >= 9 && finsInFile() === 2, 10_000);
     const exited = new Promise((resolve) => tcpdump.once('exit', resolve));
     tcpdump.kill('SIGINT');
     await exited;

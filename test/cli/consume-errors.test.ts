@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
 import { runCli, type CliRun } from './run-in-process.js';
-import { ConsumeReporter } from '../../lib/cli/consume.js';
+import { ConsumeReporter } from '../../lib/cli/consume-reporter.js';
 import { ConsumerBrokerError } from '../../lib/consumer/index.js';
 import { RemotingConnectError } from '../../lib/remoting/index.js';
 import { createResponse, RequestCode, ResponseCode } from '../../protocol/index.js';

@@ -51,7 +51,7 @@ import {
   UndecodableMessageError,
 } from '../../lib/consumer/index.js';
 import { TraceSendError } from '../../lib/trace/index.js';
-import { PopNotSupportedError } from '../../lib/consumer/simple-consumer.js';
+import { PopNotSupportedError } from '../../lib/consumer/errors.js';
 import {
   AdminPermissionError,
   MessageNotFoundError,

@@ -11,8 +11,8 @@ async function run(args: string[]): Promise<{ code: number; stderr: string }> {
 }
 
 const NS = ['--namesrv', '127.0.0.1:1'];
-// Every numeric flag of every command: a negative value (which parseArgs used to refuse as
-// "argument is ambiguous" before the range check saw it), zero or a value past the range, and
+// Every numeric flag of every command: a negative value (which parseArgs alone refuses as
+// "argument is ambiguous" before a range check sees it), zero or a value past the range, and
 // text. Each must be a usage error (exit 2) in one line that names the flag and its range.
 const cases: [command: string[], flag: string, bad: string, range: RegExp][] = [
   [['produce', ...NS, '--topic', 'T'], 'count', '-1', /an integer of at least 1, got -1/],

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { once } from '../../lib/emitter.js';
 import t from 'tap';
 import {
   createRequest,

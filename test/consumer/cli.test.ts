@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
+import { ManualClock } from '../../lib/clock.js';
+import { RequestCode } from '../../protocol/index.js';
+import { until } from '../support/until.js';
+import { spyOnBroker } from './broker-spy.js';
 import { produce, uniqueName, withBroker } from './helpers.js';
 
 const BIN = new URL('../../../bin/rocketwire.js', import.meta.url).pathname;
@@ -151,6 +155,8 @@ t.test('consume waits for a full stdout once for all handler calls (no listener 
   t.teardown(() => broker.close());
   const topic = uniqueName('T');
   await produce(broker.namesrv, topic, 3000, () => ({ body: 'x'.repeat(2048) }));
+  // The spy reads its clock only to stamp what it records.
+  const seen = spyOnBroker(broker, new ManualClock(0));
   // A reader that does not read for a while: the pipe fills and every running handler call finds
   // stdout full at once (20 and more run concurrently).
   const child = spawn(
@@ -175,7 +181,18 @@ t.test('consume waits for a full stdout once for all handler calls (no listener 
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdout.pause();
-  await new Promise((r) => setTimeout(r, 1500));
+  // The child pulls every message while nothing reads its stdout: the pipe filled after a few dozen
+  // lines, and every handler call since waits on it.
+  const store = broker.instances[0]!.messageStore;
+  const atEnd = (q: number): boolean =>
+    seen.some(
+      (s) =>
+        s.code === RequestCode.PULL_MESSAGE &&
+        s.ext.topic === topic &&
+        Number(s.ext.queueId) === q &&
+        Number(s.ext.queueOffset) >= store.getMaxOffset(topic, q),
+    );
+  await until(() => [0, 1, 2, 3].every(atEnd), 'the child to pull every queue to its end');
   let lines = 0;
   let rest = '';
   child.stdout.on('data', (d: Buffer) => {

@@ -7,9 +7,9 @@ import {
   type MessageExt,
   type MessageListenerConcurrently,
 } from '../../lib/consumer/index.js';
-import { ProcessQueue } from '../../lib/consumer/process-queue.js';
-import { ConsumeMessageConcurrentlyService } from '../../lib/consumer/consume-message-concurrently-service.js';
-import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
+import { ProcessQueue } from '../../lib/consumer/core/process-queue.js';
+import { ConsumeMessageConcurrentlyService } from '../../lib/consumer/push/consume-message-concurrently-service.js';
+import { ConsumerStatsRecorder } from '../../lib/consumer/core/consumer-stats.js';
 import { ManualClock } from '../../lib/clock.js';
 import { createMessageExt } from '../../protocol/internal.js';
 

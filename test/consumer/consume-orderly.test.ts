@@ -7,9 +7,9 @@ import {
   type MessageExt,
   type MessageListenerOrderly,
 } from '../../lib/consumer/index.js';
-import { ConsumeMessageOrderlyService } from '../../lib/consumer/consume-message-orderly-service.js';
-import { ConsumerStatsRecorder } from '../../lib/consumer/consumer-stats.js';
-import { ProcessQueue } from '../../lib/consumer/process-queue.js';
+import { ConsumeMessageOrderlyService } from '../../lib/consumer/push/consume-message-orderly-service.js';
+import { ConsumerStatsRecorder } from '../../lib/consumer/core/consumer-stats.js';
+import { ProcessQueue } from '../../lib/consumer/core/process-queue.js';
 import { createMessageExt } from '../../protocol/internal.js';
 
 function msg(queueOffset: number): MessageExt {

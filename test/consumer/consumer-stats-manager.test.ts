@@ -1,8 +1,8 @@
-// Issue 14 item 8: the per-topic figures of GET_CONSUMER_RUNNING_INFO as Java's ConsumerStatsManager
+// The per-topic figures of GET_CONSUMER_RUNNING_INFO as Java's ConsumerStatsManager
 // computes them (StatsItem snapshots every 10 s, kept 7; every 10 min, kept 7), on a ManualClock.
 import t from 'tap';
 import { ManualClock } from '../../lib/clock.js';
-import { ConsumerStatsManager } from '../../lib/consumer/consumer-stats-manager.js';
+import { ConsumerStatsManager } from '../../lib/consumer/core/consumer-stats-manager.js';
 
 t.test("TPS from snapshots: the first one (at the item's creation) sits on a zero one 10 s earlier", async (t) => {
   const clock = new ManualClock();

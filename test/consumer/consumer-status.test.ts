@@ -1,14 +1,14 @@
-// Issue 14 item 8 on the embedded broker and a ManualClock: GET_CONSUMER_RUNNING_INFO carries Java's
+// A consumer's status on the embedded broker and a ManualClock: GET_CONSUMER_RUNNING_INFO carries Java's
 // ConsumerStatsManager figures (measured on the real 5.3.3 broker before: Pull TPS 0.00 and ConsumeOK
 // TPS 0.00 right after 20 000 messages), and RESET_CONSUMER_CLIENT_OFFSET suspends, lets the calls in
 // flight settle for 10 s and resumes, as Java's MQClientInstance.resetOffset does.
 import t from 'tap';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import type { PushConsumer } from '../../lib/consumer/index.js';
 import { createRequest, parseFastjson, queueKey, RequestCode } from '../../protocol/internal.js';
 import { clockedConsumer } from './broker-spy.js';
 import { until } from './helpers.js';
-import type { ConsumeStatus } from '../../lib/consumer/consumer-stats-manager.js';
+import type { ConsumeStatus } from '../../lib/consumer/core/consumer-stats-manager.js';
 
 type Status = ConsumeStatus;
 

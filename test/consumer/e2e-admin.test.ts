@@ -1,5 +1,5 @@
 import t from 'tap';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { createRequest, parseFastjson, RequestCode } from '../../protocol/internal.js';

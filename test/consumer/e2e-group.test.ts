@@ -132,7 +132,7 @@ t.test('broker restart while consuming: the consumer reconnects and loses nothin
   });
   await until(() => seen.size === 200, 'first half');
   await broker.close();
-  await new Promise((r) => setTimeout(r, 300));
+  await until(() => c.stats().pullErrors > 0, 'a pull failing while the broker is away');
   broker = await startBroker({ queues: 4, dataDir, namesrvPort, brokerPort });
   await produce(broker.namesrv, topic, 200, (i) => ({ body: `b${i}` }), { single: true });
   await until(() => seen.size === 400, 'second half after the restart', 20_000);

@@ -9,6 +9,7 @@ import {
   parseOffsetsFile,
   type MessageExt,
 } from '../../lib/consumer/index.js';
+import { drained } from '../support/embedded-broker.js';
 import { FAST_DELAY_LEVELS, produce, uniqueName, until, withBroker } from './helpers.js';
 
 t.test(
@@ -167,7 +168,7 @@ t.test(
     await ca2.start(handler(a2));
     t.teardown(() => ca2.shutdown());
     await until(() => a2.length === 10, 'restarted member resumes from the file');
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => drained(ca2, broker.namesrv, group, [topic]), 'every queue pulled to its end and consumed');
     t.same(a2.sort(), Array.from({ length: 10 }, (_, i) => `n${i}`).sort(), 'only the new messages');
   },
 );

@@ -1,5 +1,9 @@
 import t from 'tap';
 import { ConsumeConcurrentlyStatus, PushConsumer } from '../../lib/consumer/index.js';
+import { ManualClock } from '../../lib/clock.js';
+import { RequestCode } from '../../protocol/index.js';
+import { drained } from '../support/embedded-broker.js';
+import { spyOnBroker } from './broker-spy.js';
 import { brokerOffsets, produce, totalLag, uniqueName, until, withBroker } from './helpers.js';
 
 t.test('offsets reach the broker by the pull piggyback alone (commit flag), without any flush', async (t) => {
@@ -35,6 +39,17 @@ t.test('the periodic flush commits what no pull can carry; without it the broker
   t.teardown(() => broker.close());
   const topic = uniqueName('T');
   await produce(broker.namesrv, topic, 64);
+  // The spy reads its clock only to stamp what it records.
+  const seen = spyOnBroker(broker, new ManualClock(0));
+  const pulledPast = (group: string, queueId: number, offset: number): boolean =>
+    seen.some(
+      (s) =>
+        s.code === RequestCode.PULL_MESSAGE &&
+        s.ext.consumerGroup === group &&
+        s.ext.topic === topic &&
+        Number(s.ext.queueId) === queueId &&
+        Number(s.ext.queueOffset) > offset,
+    );
   const run = async (group: string, persistOffsetIntervalMs: number): Promise<PushConsumer> => {
     const c = new PushConsumer({
       consumerGroup: group,
@@ -45,8 +60,9 @@ t.test('the periodic flush commits what no pull can carry; without it the broker
     c.subscribe(topic);
     let n = 0;
     // The handler finishes after the next pull (a long poll that parks) was sent with the old offset.
-    await c.start(async () => {
-      await new Promise((r) => setTimeout(r, 100));
+    await c.start(async (msgs) => {
+      const m = msgs[0]!;
+      await until(() => pulledPast(group, m.queueId, m.queueOffset), 'the next pull of its queue at the broker');
       n++;
       return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
     });
@@ -63,7 +79,14 @@ t.test('the periodic flush commits what no pull can carry; without it the broker
   const unflushed = uniqueName('cg');
   const c2 = await run(unflushed, 3_600_000);
   t.teardown(() => c2.shutdown());
-  await new Promise((r) => setTimeout(r, 500));
+  // Every handler returned after the pull past its message reached the broker: the last pull is
+  // parked there with the offsets of before, and no flush comes within the hour. Once the consumer
+  // has taken in the last handler's result, nothing can move the broker's offsets.
+  const done = () => c2.stats().queues.filter((q) => q.topic === topic && q.pulledOffset > 0);
+  await until(
+    () => done().length > 0 && done().every((q) => q.committedOffset === q.pulledOffset),
+    'the consumer done with every message',
+  );
   t.ok(
     totalLag(await brokerOffsets(broker.namesrv, topic, unflushed)) > 0,
     'without a flush the parked pull carried a stale offset',
@@ -101,7 +124,7 @@ t.test(
     });
     t.teardown(() => c2.shutdown());
     await until(() => seen2.length >= 50, 'second run');
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => drained(c2, broker.namesrv, group, [topic]), 'every queue pulled to its end and consumed');
     t.equal(seen2.length, 50, 'nothing consumed twice');
     t.ok(
       seen2.every((b) => b.startsWith('b')),

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
+import { drained, scheduleDelivered } from '../support/embedded-broker.js';
 import { FAST_DELAY_LEVELS, produce, uniqueName, until, withBroker } from './helpers.js';
 
 const { CONSUME_SUCCESS, RECONSUME_LATER } = ConsumeConcurrentlyStatus;
@@ -71,7 +72,10 @@ t.test('ackIndex: with a batch, only messages after ackIndex are retried', async
   });
   t.teardown(() => c.shutdown());
   await until(() => [...counts.values()].reduce((a, b) => a + b, 0) === 12, '8 first deliveries + 4 retries');
-  await new Promise((r) => setTimeout(r, 300));
+  await until(
+    async () => scheduleDelivered(broker) && (await drained(c, broker.namesrv, group, [topic, `%RETRY%${group}`])),
+    'no retry left in the schedule, every queue pulled to its end and consumed',
+  );
   t.ok(batches.includes(4), 'batches of 4 were delivered');
   const twice = [...counts]
     .filter(([, n]) => n === 2)
@@ -115,7 +119,10 @@ t.test('delayLevelWhenNextConsume -1 sends the message straight to %DLQ%group', 
   t.teardown(() => reader.shutdown());
   await until(() => dlq.length === 1, 'message in the DLQ');
   t.equal(dlq[0]!.body.toString(), 'm1');
-  await new Promise((r) => setTimeout(r, 300));
+  await until(
+    async () => scheduleDelivered(broker) && (await drained(c, broker.namesrv, group, [topic])),
+    'no retry left in the schedule, the topic pulled to its end and consumed',
+  );
   t.equal(calls, 2, 'no redelivery to the group');
 });
 

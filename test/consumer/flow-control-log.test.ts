@@ -1,4 +1,4 @@
-// Issue 14 item 9: flow control is visible. Each hit is counted (stats().flowControlPauses, per queue
+// Flow control is visible. Each hit is counted (stats().flowControlPauses, per queue
 // and per consumer) and, as Java's pullMessage logs a warning on every 1000th hit, the 1st, 1001st…
 // hit writes one line on the `rocketwire:consumer:flow-control` debug namespace naming the limit,
 // the cache and the number of hits so far.

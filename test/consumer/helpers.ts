@@ -1,126 +1,13 @@
-import net from 'node:net';
-import { startBroker, type EmbeddedBroker, type StartBrokerOptions } from '../../lib/broker/index.js';
-import { Producer, type Message } from '../../lib/producer/index.js';
-
-let seq = 0;
-/** A fresh name per test so groups and topics never collide between tests of one file. */
-export function uniqueName(prefix: string): string {
-  return `${prefix}_${process.pid}_${Date.now() % 100000}_${seq++}`;
-}
-
-export async function withBroker(opts: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
-  return startBroker({ queues: 4, ...opts });
-}
-
-/** Sends `n` messages (batches of up to 64 per queue round) and returns once all are stored. */
-export async function produce(
-  namesrv: string,
-  topic: string,
-  n: number,
-  make: (i: number) => Partial<Message> = () => ({}),
-  opts: { single?: boolean } = {},
-): Promise<void> {
-  const producer = new Producer({ namesrvAddr: namesrv, group: uniqueName('pg') });
-  await producer.start();
-  try {
-    let i = 0;
-    while (i < n) {
-      const batch: Message[] = [];
-      for (let k = 0; k < 64 && i < n; k++, i++) {
-        batch.push({ topic, body: `message-${i}`, ...make(i) });
-      }
-      if (opts.single || batch.some((m) => m.delayTimeLevel) || batch.length === 1) {
-        for (const m of batch) await producer.send(m);
-      } else {
-        await producer.sendBatch(batch);
-      }
-    }
-  } finally {
-    await producer.shutdown();
-  }
-}
-
-/** Polls `fn` every 20 ms until it is true or `limitMs` passes (then throws naming `what`). */
-export async function until(fn: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** 18 delay levels of 100 ms, so retries come back at once in tests. */
-export const FAST_DELAY_LEVELS = Array.from({ length: 18 }, () => '100ms').join(' ');
-
-export interface QueueOffsets {
-  brokerName: string;
-  queueId: number;
-  committed: number;
-  max: number;
-}
-
-/** The broker's view of a group's progress on every queue of a topic (QUERY_CONSUMER_OFFSET, GET_MAX_OFFSET). */
-export async function brokerOffsets(namesrv: string, topic: string, group: string): Promise<QueueOffsets[]> {
-  const { MQClientInstance, topicRouteToSubscribeQueues } = await import('../../lib/client/index.js');
-  const inst = MQClientInstance.acquire({ namesrvAddr: namesrv, instanceName: uniqueName('probe') });
-  try {
-    const route = await inst.getTopicRoute(topic, { refresh: true });
-    const out: QueueOffsets[] = [];
-    for (const mq of topicRouteToSubscribeQueues(topic, route)) {
-      const addr = inst.findBrokerAddress(mq.brokerName)!;
-      out.push({
-        brokerName: mq.brokerName,
-        queueId: mq.queueId,
-        committed: await inst.queryConsumerOffset(addr, group, mq),
-        max: await inst.getMaxOffset(addr, mq),
-      });
-    }
-    return out;
-  } finally {
-    await inst.release();
-  }
-}
-
-export function totalLag(rows: QueueOffsets[]): number {
-  return rows.reduce((a, r) => a + (r.max - Math.max(0, r.committed)), 0);
-}
-
-/** UPDATE_AND_CREATE_TOPIC on every broker (what mqadmin updateTopic does), so a topic spans all brokers. */
-export async function createTopic(brokerAddrs: string[], topic: string, queues: number): Promise<void> {
-  const { RemotingClient } = await import('../../lib/remoting/index.js');
-  const { createRequest, RequestCode } = await import('../../protocol/index.js');
-  const client = new RemotingClient();
-  try {
-    for (const addr of brokerAddrs) {
-      const res = await client.invoke(
-        addr,
-        createRequest(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-          extFields: {
-            topic,
-            defaultTopic: 'TBW102',
-            readQueueNums: String(queues),
-            writeQueueNums: String(queues),
-            perm: '6',
-            topicFilterType: 'SINGLE_TAG',
-            topicSysFlag: '0',
-            order: 'false',
-          },
-        }),
-        { timeoutMs: 3000 },
-      );
-      if (res.code !== 0) throw new Error(`UPDATE_AND_CREATE_TOPIC at ${addr}: ${res.code} ${res.remark}`);
-    }
-  } finally {
-    await client.close();
-  }
-}
-
-/** A loopback port that was free a moment ago (for a server a test starts later on a known port). */
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+// The consumer tests' helpers live in test/support; re-exported here so their many importers keep one import line.
+export {
+  brokerOffsets,
+  createTopic,
+  FAST_DELAY_LEVELS,
+  freePort,
+  produce,
+  totalLag,
+  withBroker,
+  type QueueOffsets,
+} from '../support/embedded-broker.js';
+export { uniqueName } from '../support/names.js';
+export { until } from '../support/until.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { ConsumerStateError, LitePullConsumer, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
-import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { brokerOffsets, produce, uniqueName, withBroker } from './helpers.js';
 
 const broker = await withBroker();

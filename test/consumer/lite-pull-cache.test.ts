@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ManualClock } from '../../lib/clock.js';
-import type { AssignedQueue } from '../../lib/consumer/lite-pull-assignment.js';
-import { LitePullCache, type ConsumeRequest } from '../../lib/consumer/lite-pull-cache.js';
+import type { AssignedQueue } from '../../lib/consumer/lite-pull/lite-pull-assignment.js';
+import { LitePullCache, type ConsumeRequest } from '../../lib/consumer/lite-pull/lite-pull-cache.js';
 
 const queue = (id: number) => ({ mq: { topic: 'T', brokerName: 'b', queueId: id } }) as unknown as AssignedQueue;
 const req = (q: AssignedQueue, n = 1): ConsumeRequest => ({

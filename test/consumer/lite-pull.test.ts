@@ -6,8 +6,8 @@ import {
   messageQueue,
   type MessageExt,
 } from '../../lib/consumer/index.js';
-import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
-import { litePullOperation } from '../../lib/consumer/lite-pull-consumer-impl.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
+import { litePullOperation } from '../../lib/consumer/lite-pull/lite-pull-operation.js';
 import { Operations } from '../../protocol/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { brokerOffsets, produce, uniqueName, until, withBroker } from './helpers.js';
@@ -271,6 +271,7 @@ t.test("pause stops a queue's pulls (it stays assigned); resume pulls again", as
   t.teardown(() => probe.shutdown());
   await pollAll(probe, 8);
   const [q0, ...rest] = probe.assignment().sort((x, y) => x.queueId - y.queueId);
+  const pausedParks = litePullConsumerImpl(probe).counters.parks.pause;
   probe.pause([q0!]);
   t.ok(probe.isPaused(q0!));
   t.notOk(probe.isPaused(rest[0]!));
@@ -283,7 +284,8 @@ t.test("pause stops a queue's pulls (it stays assigned); resume pulls again", as
   // The pull held at the broker when pause() was called may still bring one batch.
   const early = got.filter((m) => m.queueId === q0!.queueId).length;
   t.ok(early <= 10, `at most the pull in flight at pause time (${early} ≤ pullBatchSize) from the paused queue`);
-  await new Promise((r) => setTimeout(r, 300));
+  // Once its pull loop has come round and parked for the pause, the queue pulls nothing until resume().
+  await until(() => litePullConsumerImpl(probe).counters.parks.pause > pausedParks, 'the paused queue parked');
   got.push(...(await probe.poll(0)));
   t.equal(got.filter((m) => m.queueId === q0!.queueId).length, early, 'nothing more from it while paused');
   t.equal(probe.assignment().length, 4, 'the paused queue is still assigned');
@@ -319,15 +321,26 @@ t.test(
       );
     }
     const pulled = impl.counters.messagesPulled;
-    await new Promise((r) => setTimeout(r, 200));
+    // Every queue's pull loop comes round on its flow-control timer twice more, and parks again.
+    const parks = impl.counters.parks.count;
+    await until(
+      () => impl.counters.parks.count >= parks + 2 * impl.cacheStats().queues.length,
+      'two more rounds of parks',
+    );
     t.equal(impl.counters.messagesPulled, pulled, 'no more pulled while nothing is polled');
 
-    const empty = new LitePullConsumer({ consumerGroup: uniqueName('cg'), namesrvAddr: broker.namesrv });
+    const warned: string[] = [];
+    const empty = new LitePullConsumer({
+      consumerGroup: uniqueName('cg'),
+      namesrvAddr: broker.namesrv,
+      logger: { debug: () => {}, info: () => {}, warn: (m) => warned.push(m), error: (m) => warned.push(m) },
+    });
     empty.subscribe(uniqueName('E'));
     await empty.start();
     t.teardown(() => empty.shutdown());
     const e = litePullConsumerImpl(empty);
-    await new Promise((r) => setTimeout(r, 100));
+    // Its start-up route lookup came back: the topic has no route yet, and the consumer polls for it.
+    await until(() => warned.some((m) => m.includes('no route for topic')), 'the route lookup answered');
     const pulls = e.counters.pulls;
     t.same(await empty.poll(300), [], 'nothing to poll');
     t.ok(

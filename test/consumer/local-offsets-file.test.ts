@@ -1,6 +1,6 @@
 import t from 'tap';
 import { decodeResetOffsetBody } from '../../protocol/index.js';
-import { formatOffsetsFile, parseOffsetsFile } from '../../lib/consumer/offset-store.js';
+import { formatOffsetsFile, parseOffsetsFile } from '../../lib/consumer/core/offset-store.js';
 
 // The BROADCASTING offsets file is Java's OffsetSerializeWrapper, written by protocol's
 // ResetOffsetBody codec (object map keys, fastjson's escapes) and read back by the tolerant reader.
@@ -26,7 +26,7 @@ t.test(
 t.test(
   'an unreadable offsets file: the .bak is loaded and kept; both unreadable refuse to start and touch nothing',
   async (t) => {
-    const { LocalFileOffsetStore } = await import('../../lib/consumer/offset-store.js');
+    const { LocalFileOffsetStore } = await import('../../lib/consumer/core/offset-store.js');
     const { OffsetFileError } = await import('../../lib/consumer/errors.js');
     const { mkdirSync, readFileSync, writeFileSync, existsSync } = await import('node:fs');
     const { join } = await import('node:path');

@@ -1,4 +1,4 @@
-// Issue 14 items 1 and 2: what must reach a broker group's master never goes to its slave. Orderly
+// What must reach a broker group's master never goes to its slave. Orderly
 // LOCK_BATCH_MQ / UNLOCK_BATCH_MQ (a slave answers locks from its own table, so during a failover two
 // consumers could both own a queue) and CONSUMER_SEND_MSG_BACK; the republish fallback is sent as
 // Java's default producer sends (masters only, 3 attempts, each retry on another broker).
@@ -14,8 +14,8 @@ import {
 } from '../../protocol/index.js';
 import { MQClientInstance } from '../../lib/client/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
-import { PushConsumerImpl } from '../../lib/consumer/push-consumer-impl.js';
-import { sendMessageBack } from '../../lib/consumer/send-back.js';
+import { PushConsumerImpl } from '../../lib/consumer/push/push-consumer-impl.js';
+import { sendMessageBack, type SendBackHost } from '../../lib/consumer/push/send-back.js';
 import {
   refusedAddress,
   routeJson,
@@ -25,6 +25,17 @@ import {
 } from '../client/fake-cluster.js';
 import { uniqueName, until } from './helpers.js';
 import { createMessageExt } from '../../protocol/internal.js';
+
+/** What sendMessageBack reads of a consumer that was not started, with the client instance given. */
+function sendBackHost(impl: PushConsumerImpl, instance: MQClientInstance): SendBackHost {
+  return {
+    config: impl.config,
+    recorder: impl.recorder,
+    maxReconsumeTimes: impl.maxReconsumeTimes,
+    instance,
+    publishIndex: 0,
+  };
+}
 
 /** A broker node that plays the group's side of an orderly consumer: consumer list, locks, offsets, empty pulls. */
 async function orderlyBroker(): Promise<FakeNode> {
@@ -167,7 +178,6 @@ t.test(
     );
     const impl = new PushConsumerImpl({ consumerGroup: group, namesrvAddr: ns.addr });
     const instance = MQClientInstance.acquire({ namesrvAddr: ns.addr, instanceName: uniqueName('i') });
-    impl.instance = instance;
     t.teardown(async () => {
       await instance.release();
       await ns.close();
@@ -176,7 +186,7 @@ t.test(
     });
     await instance.getTopicRoute(topic);
     // The first queue picked is broker-b's (the round robin starts at 0): its attempt fails, the retry goes elsewhere.
-    const ok = await sendMessageBack(impl, failedMessage(topic), 0, 'broker-a');
+    const ok = await sendMessageBack(sendBackHost(impl, instance), failedMessage(topic), 0, 'broker-a');
     t.equal(ok, true, 'stored by the republish (before: one attempt, to the dead broker)');
     t.equal(slave.requests.length, 0, 'the slave got nothing');
     const [sent, ...more] = good.stored;
@@ -222,14 +232,12 @@ t.test('the republish stops at 3 attempts, and at once on an answer that is not 
   }) as typeof instance.invoke;
 
   const impl = new PushConsumerImpl({ consumerGroup: group, namesrvAddr: ns.addr });
-  impl.instance = instance;
-  t.equal(await sendMessageBack(impl, failedMessage('T'), 0, 'broker-0'), false);
+  t.equal(await sendMessageBack(sendBackHost(impl, instance), failedMessage('T'), 0, 'broker-0'), false);
   t.equal(sends.length, 3, 'three attempts');
   t.equal(new Set(sends).size, 3, 'each on another broker');
 
   sends.length = 0;
   const impl2 = new PushConsumerImpl({ consumerGroup: group2, namesrvAddr: ns.addr });
-  impl2.instance = instance;
-  t.equal(await sendMessageBack(impl2, failedMessage('T'), 0, 'broker-q'), false);
+  t.equal(await sendMessageBack(sendBackHost(impl2, instance), failedMessage('T'), 0, 'broker-q'), false);
   t.same(sends, [refusing.addr], 'MESSAGE_ILLEGAL ends it after one attempt');
 });

@@ -1,4 +1,4 @@
-// Issue 28's handler rule and visible failures, on the embedded broker: an async handler that
+// The handler rule and visible failures, on the embedded broker: an async handler that
 // returns nothing acknowledges, eachMessage retries only what threw, an unknown status is logged
 // and emitted, a dead name server fails start() (and a second start() works), a logger hears a
 // broker go away and come back, health() says what a readiness probe needs.

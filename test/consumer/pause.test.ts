@@ -1,13 +1,23 @@
 import t from 'tap';
 import { ConsumerOptionError, PushConsumer, messageQueue, type MessageExt } from '../../lib/consumer/index.js';
 import { ManualClock } from '../../lib/clock.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { produce, uniqueName, until, withBroker } from './helpers.js';
 
 const broker = await withBroker();
 t.teardown(() => broker.close());
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * How many pull requests of `topic` (queue `queueId`) are parked because they are paused: a parked
+ * request is looked at again every second and parked again, so its queue pulls nothing until resume().
+ */
+function parkedFor(c: PushConsumer, topic: string, queueId?: number): number {
+  return [...pushConsumerImpl(c).pausedQueues['parked']].filter(
+    (pr) => pr.messageQueue.topic === topic && (queueId === undefined || pr.messageQueue.queueId === queueId),
+  ).length;
+}
 
 async function started(topics: string[], got: MessageExt[], extra: Record<string, unknown> = {}) {
   const c = new PushConsumer({
@@ -42,7 +52,7 @@ t.test(
     // The pull held at the broker when pause() came may still bring one batch (up to 32) of queue 0.
     const early = got.filter((m) => m.queueId === 0).length;
     t.ok(early <= 20, `queue 0: at most the pull in flight at pause time (${early})`);
-    await tick(300);
+    await until(() => parkedFor(c, topic, 0) === 1, 'the pull of queue 0 back and parked');
     t.equal(got.filter((m) => m.queueId === 0).length, early, 'nothing more from queue 0 while paused');
     t.equal(c.assignment().filter((q) => q.topic === topic).length, 4, 'queue 0 is still assigned');
     const s = c.stats().queues.find((q) => q.topic === topic && q.queueId === 0)!;
@@ -65,13 +75,12 @@ t.test('pause(topic) stops every queue of that topic only; resume(topic) also en
   await until(() => got.length === 8, 'the first 8');
   c.pause(a);
   c.pause([messageQueue(a, c.assignment().find((q) => q.topic === a)!.brokerName, 1)]);
-  await tick(100); // let the pulls held at pause time come back empty-handed or not
   got.length = 0;
   await produce(broker.namesrv, a, 40, undefined, { single: true });
   await produce(broker.namesrv, b, 40, undefined, { single: true });
   await until(() => got.filter((m) => m.topic === b).length === 40, 'topic B goes on');
   const early = got.filter((m) => m.topic === a).length;
-  await tick(300);
+  await until(() => parkedFor(c, a) === 4, "the pulls of topic A's 4 queues back and parked");
   t.equal(got.filter((m) => m.topic === a).length, early, 'nothing more of topic A while paused');
   t.ok(early <= 4 * 32, 'at most the pulls that were in flight');
   c.resume(a);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { MessageExt } from '../../lib/consumer/index.js';
-import { ProcessQueue } from '../../lib/consumer/process-queue.js';
+import { ProcessQueue } from '../../lib/consumer/core/process-queue.js';
 import { createMessageExt } from '../../protocol/internal.js';
 
 function msg(queueOffset: number, bodyLen = 10, props: Record<string, string> = {}): MessageExt {
@@ -139,9 +139,9 @@ t.test('orderly take/commit/consume-again keeps counts and order', async (t) => 
 });
 
 t.test('orderly: with a steady backlog, the cache arrays stay proportional to the cached messages', async (t) => {
-  // A queue that always has 100 messages waiting: take one, commit it, a new one arrives. Taking
-  // used to leave a hole before the head that nothing reclaimed, so the arrays grew by one slot per
-  // message consumed for as long as the backlog lasted.
+  // A queue that always has 100 messages waiting: take one, commit it, a new one arrives. A hole
+  // left before the head and never reclaimed would grow the arrays by one slot per message
+  // consumed for as long as the backlog lasts.
   const pq = new ProcessQueue(0);
   pq.putMessage(Array.from({ length: 100 }, (_, i) => msg(i)));
   let taken = 0;

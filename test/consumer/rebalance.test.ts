@@ -1,4 +1,4 @@
-// Issue 14 items 5 and 6: the rebalance as Java's. An orderly queue whose removal gives up (its
+// The rebalance as Java's. An orderly queue whose removal gives up (its
 // handler call did not end within 1 s) stays dropped; a round that did not balance is retried after
 // 1 s (5.x RebalanceService), and a suspended consumer does not rebalance on its period.
 import t from 'tap';
@@ -9,7 +9,7 @@ import {
   resolveConsumerOptions,
   type MessageQueue,
 } from '../../lib/consumer/index.js';
-import { RebalancePushImpl } from '../../lib/consumer/rebalance-impl.js';
+import { RebalancePushImpl } from '../../lib/consumer/push/rebalance-push-impl.js';
 import {
   buildSubscriptionData,
   createRequest,

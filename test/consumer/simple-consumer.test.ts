@@ -2,11 +2,9 @@ import * as os from 'node:os';
 import t, { type Test } from 'tap';
 import { RequestCode, ResponseCode, TopicRouteData, createResponse } from '../../protocol/index.js';
 import { RemotingServer } from '../../lib/remoting/index.js';
-import {
-  PopNotSupportedError,
-  SimpleConsumer,
-  resolveSimpleConsumerOptions,
-} from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
+import { resolveSimpleConsumerOptions } from '../../lib/consumer/pop/simple-consumer-options.js';
+import { PopNotSupportedError } from '../../lib/consumer/errors.js';
 import { uniqueName } from './helpers.js';
 
 // Peers that cannot serve POP over remoting, scripted: a 5.x proxy (its route names itself as

@@ -1,4 +1,4 @@
-// Issue 14 item 0: past consumeConcurrentlyMaxSpan the pull backs off 50 ms each time, as the seed and
+// Past consumeConcurrentlyMaxSpan the pull backs off 50 ms each time, as the seed and
 // Java's DefaultMQPushConsumer do, instead of being woken as soon as the last batch is consumed. The
 // scenario measured on the wire: one queue of 5000 messages, the handler holding offset 0 while
 // every other message is consumed at once. On a ManualClock a pull past the span can only happen when

@@ -57,7 +57,7 @@ export async function typeChecks(flag: boolean): Promise<void> {
   await c.start(() => 'BOGUS');
   // @ts-expect-error a status is a string
   await c.start(async () => 42);
-  // the KafkaJS habit: an async handler that returns nothing acknowledges (issue 28)
+  // the KafkaJS habit: an async handler that returns nothing acknowledges
   await c.start(async () => {});
   await c.start(async (msgs) => {
     for (const m of msgs) m.body.toString();

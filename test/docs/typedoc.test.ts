@@ -3,8 +3,7 @@
 // the surface mentions but does not export without saying so), and every name of the committed
 // API report (test/api/api-report.txt) must be in it, in its entry point, with a page. Every option
 // (a property of an `…Options` interface) has a description and its `@default`; every name of the
-// application's entry points has a category, and every field of their interfaces a description
-// (issue 28 §5).
+// application's entry points has a category, and every field of their interfaces a description.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { until } from '../support/until.js';
 
 /** The files package.json's exports point at (their `default` condition). */
 export function exportedFiles(root: string): string[] {
@@ -66,21 +67,27 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number |
  */
 export async function ensureBundles(root: string): Promise<string> {
   const lock = path.join(root, 'dist', '.bundle.lock');
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (bundlesStale(root) === null) return 'the bundles are up to date';
-    try {
-      fs.mkdirSync(lock);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      // Another test bundles; a lock left by a killed run is older than any bundling takes.
-      const age = Date.now() - fs.statSync(lock).mtimeMs;
-      if (age > 120_000) fs.rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`waited 120 s for ${lock}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  let upToDate = false;
+  // Another test may be bundling: wait for its lock to go (a lock left by a killed run is older than
+  // any bundling takes).
+  await until(
+    () => {
+      if (bundlesStale(root) === null) return (upToDate = true);
+      try {
+        fs.mkdirSync(lock);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const age = Date.now() - fs.statSync(lock).mtimeMs;
+        if (age > 120_000) fs.rmSync(lock, { recursive: true, force: true });
+        return false;
+      }
+    },
+    `the lock ${lock}`,
+    120_000,
+    20,
+  );
+  if (upToDate) return 'the bundles are up to date';
   try {
     const why = bundlesStale(root);
     if (why === null) return 'the bundles are up to date';

@@ -150,7 +150,7 @@ export async function checkBrokerFacts(t: Tap, cluster: RealCluster, topic: stri
 /**
  * Raw PULL_MESSAGE on queue 0 of `topic`, whose messages the Java producer sent (`sent`, bodies of
  * `size` bytes): protocol/'s decodeMessages reads the real stored records (CRC checked), and the
- * status table of protocol-facts.md §10.2 holds.
+ * status table of docs/protocol-facts.md#pull-processing holds.
  */
 export async function checkPullFacts(
   t: Tap,

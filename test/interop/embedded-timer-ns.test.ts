@@ -1,4 +1,4 @@
-// Issue 15 offline: the Java 5.3.3 client against rocketwire's embedded broker (system clock):
+// Timer messages and namespaces offline: the Java 5.3.3 client against rocketwire's embedded broker (system clock):
 //  - Java setDelayTimeMs(1000) and rocketwire delayMs 1000, each seen by the other side's consumer:
 //    never before its time (the embedded wheel delivers on the millisecond, no precision floor);
 //  - a Java producer and a rocketwire consumer of namespace NS_e meet in NS_e%topic, and a Java
@@ -7,18 +7,14 @@ import t, { type Test as Tap } from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
-import { delay, V5_VERSION } from './harness.js';
+import { V5_VERSION } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { javaTimerProduce, startJavaTimerConsumer } from './java-timer-ns.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(120_000);
 
 const DELAY_MS = 1000;
-
-async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await delay(20);
-}
 
 if (await interopReady(t, [V5_VERSION])) {
   const broker = await startBroker({ queues: 2 });

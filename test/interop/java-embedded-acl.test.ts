@@ -1,5 +1,5 @@
 // The stock Java client's AclClientRPCHook (test/interop/java/RefClient.java --ak/--sk) against
-// rocketwire's embedded broker with an ACL 1.0 plain_acl.yml (issue 29 M5): the 5.3.3 and 4.9.7
+// rocketwire's embedded broker with an ACL 1.0 plain_acl.yml: the 5.3.3 and 4.9.7
 // producers and the 5.3.3 push consumer are served with the right key; a wrong secret or an
 // unknown key is refused (the broker logs why), and nothing is stored.
 import t from 'tap';

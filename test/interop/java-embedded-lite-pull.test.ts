@@ -6,7 +6,7 @@
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { LitePullConsumer, type MessageExt } from '../../lib/consumer/index.js';
-import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { ManualClock } from '../../lib/clock.js';
 import { RequestCode } from '../../protocol/index.js';
 import { spyOnBroker } from '../consumer/broker-spy.js';

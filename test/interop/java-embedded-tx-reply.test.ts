@@ -1,9 +1,10 @@
-// Issue 29 M1, M2, L1 and L2 against the stock Java client (5.3.3 / 5.5.0 jars) on rocketwire's
-// embedded broker: a Java TransactionMQProducer's commits, rollbacks and check-backs still end as
-// they should now that END_TRANSACTION ends only half messages, once each; and Java's
-// request/reply both ways still works now that a reply is pushed only to the client whose request
-// the broker stored; and Java's pop consumer still pops and acks now that POP checks invisibleTime
-// and extraInfo.
+// The broker's checks of transaction ends and replies against the stock Java client (5.3.3 / 5.5.0
+// jars) on rocketwire's
+// embedded broker: a Java TransactionMQProducer's commits, rollbacks and check-backs end as they
+// should while END_TRANSACTION ends only half messages, once each; and Java's
+// request/reply works both ways while a reply is pushed only to the client whose request the
+// broker stored; and Java's pop consumer pops and acks while POP checks invisibleTime and
+// extraInfo.
 import t from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';

@@ -1,4 +1,4 @@
-// TS side of test/interop/java/TimerClient.java (issue 15: timer messages and namespaces).
+// TS side of test/interop/java/TimerClient.java (timer messages and namespaces).
 import { spawnRefClient, type RefClientProcess } from './java-client.js';
 
 export interface JavaTimerSent {

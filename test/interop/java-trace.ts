@@ -1,4 +1,4 @@
-// TS wrappers of TraceClient.java (message trace, issue 15): Java's encoder vectors, and a Java
+// TS wrappers of TraceClient.java (message trace): Java's encoder vectors, and a Java
 // producer / push consumer with enableMsgTrace.
 import { join } from 'node:path';
 import { jarsDir, run, V5_VERSION } from './harness.js';

@@ -1,4 +1,4 @@
-// TS wrapper of test/interop/java/TxClient.java: a stock TransactionMQProducer (issue 15).
+// TS wrapper of test/interop/java/TxClient.java: a stock TransactionMQProducer.
 import { JavaClientError, spawnRefClient, type JavaCommonOptions } from './java-client.js';
 
 export interface JavaTxProduceOptions extends JavaCommonOptions {

@@ -1,4 +1,4 @@
-// Issue 17: `rocketwire admin` against a real Apache RocketMQ 5.3.3 cluster, each subcommand's
+// `rocketwire admin` against a real Apache RocketMQ 5.3.3 cluster, each subcommand's
 // facts compared with what Java's own mqadmin (MQAdminStartup of the tools jar) prints on the same
 // cluster in the same test: broker names, addresses and versions, topic lists, queue counts and
 // perm, min/max offsets, consumer offsets and lags, client ids, message ids, and offset resets and

@@ -7,6 +7,7 @@ import t from 'tap';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { delay, startRealCluster, V5_VERSION } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(240_000);
@@ -20,13 +21,6 @@ interface Acked {
   msgId: string;
   brokerName: string;
   phase: Phase;
-}
-
-/** Polls `cond` every 100 ms until it holds or `ms` have passed; returns its last value. */
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await delay(100);
-  return cond();
 }
 
 if (await interopReady(t, [V5_VERSION])) {

@@ -1,4 +1,4 @@
-// Issue 14 item 8, proven with Java's own admin tool: mqadmin (MQAdminStartup from the
+// A consumer's status as mqadmin shows it, proven with Java's own admin tool: mqadmin (MQAdminStartup from the
 // rocketmq-tools jar) against a rocketwire push consumer on a real Apache RocketMQ 5.3.3 broker.
 // consumerConnection lists the rocketwire client and its subscription, consumerProgress shows its
 // committed offsets with no lag left, and consumerStatus (GET_CONSUMER_RUNNING_INFO relayed by the
@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { PushConsumer } from '../../lib/consumer/index.js';
-import { pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { Producer, type Message } from '../../lib/producer/index.js';
 import { brokerOffsets, totalLag, until } from '../consumer/helpers.js';
 import { jarsDir, run, startRealCluster, V5_VERSION } from './harness.js';

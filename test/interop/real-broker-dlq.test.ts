@@ -14,6 +14,7 @@ import {
   ResponseCode,
 } from '../../protocol/index.js';
 import { delay, startRealCluster, V4_VERSION, V5_VERSION, type RealCluster } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(180_000);
@@ -27,12 +28,6 @@ async function maxOffset(cluster: RealCluster, topic: string): Promise<number> {
     createRequest(RequestCode.GET_MAX_OFFSET, { extFields: { topic, queueId: '0' } }),
   );
   return res.code === ResponseCode.SUCCESS ? Number(res.extFields?.offset) : -1;
-}
-
-/** Resolves when `cond()` holds, or after `ms` (the assertions that follow then say what was missing). */
-async function waitFor(cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond()) && Date.now() < deadline) await delay(100);
 }
 
 interface Delivery {
@@ -188,7 +183,7 @@ if (await interopReady(t, versions)) {
           return 'RECONSUME_LATER';
         });
         await waitFor(() => deliveries.length >= n, 30_000);
-        await waitFor(async () => (await maxOffset(cluster, dlq)) >= n, 10_000);
+        await waitFor(async () => (await maxOffset(cluster, dlq)) >= n, 10_000, 100);
         t.equal(await maxOffset(cluster, dlq), n, `${dlq} queue 0 holds exactly ${n} messages`);
         await delay(3000); // a retry at any delay level ≥ 1 s would show up by now
         await consumer.shutdown();

@@ -16,19 +16,13 @@ import { PushConsumer } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { delay, startRealCluster, V4_VERSION, V5_VERSION, type RealCluster } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { startJavaConsumer } from './java-client.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(900_000);
 
 const versions = [V5_VERSION, V4_VERSION];
-
-/** Polls `cond` every 100 ms until it holds or `ms` have passed; returns its last value. */
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await delay(100);
-  return cond();
-}
 
 /** The group's committed offset of one queue as `addr` holds it; -1 when it has none (QUERY_NOT_FOUND) or is down. */
 async function committedOffset(

@@ -1,11 +1,11 @@
-// Issue 16, lite pull, proven on a real Apache RocketMQ 5.3.3 broker with Java's own
+// Lite pull, proven on a real Apache RocketMQ 5.3.3 broker with Java's own
 // DefaultLitePullConsumer (test/interop/java/LitePullClient.java): a rocketwire LitePullConsumer and a
 // Java one in one group split the queues and consume everything once; each takes over the other's
 // queues from the offsets the other committed; seek back re-delivers exactly from the offset asked
 // for; and rocketwire's pulls to the 5.x broker are LITE_PULL_MESSAGE (361), as Java's.
 import t from 'tap';
 import { LitePullConsumer, messageQueue, type MessageExt } from '../../lib/consumer/index.js';
-import { litePullConsumerImpl } from '../../lib/consumer/lite-pull-consumer.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import { brokerOffsets, until } from '../consumer/helpers.js';
 import { startRealCluster, V5_VERSION } from './harness.js';

@@ -13,6 +13,7 @@ import { BrokerError, RemotingError, RocketwireError, SendFailedError } from '..
 import { Producer } from '../../lib/producer/index.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { delay, startRealCluster, V5_VERSION } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { interopReady } from './skip.js';
 import { startToxiproxy, toxiproxyBinary, toxiproxyPresent } from './toxiproxy.js';
 
@@ -34,12 +35,6 @@ function quietly(what: string, step: () => Promise<unknown>): () => Promise<void
       process.stderr.write(`netfault teardown: ${what} failed: ${(err as Error).stack ?? String(err)}\n`);
     }
   };
-}
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await delay(100);
-  return cond();
 }
 
 if (!toxiproxyPresent() && process.env.ROCKETWIRE_REQUIRE_JAVA !== '1') {

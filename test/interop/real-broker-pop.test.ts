@@ -1,5 +1,5 @@
 // POP consumption against the real Apache RocketMQ 5.3.3 broker (directly, not through the proxy:
-// remoting POP does not work through the 5.x proxy, protocol-facts-5x §B6):
+// remoting POP does not work through the 5.x proxy, docs/protocol-facts.md#the-5x-proxy):
 //  - rocketwire's SimpleConsumer: receive with long polling, ACK, BATCH_ACK, CHANGE_INVISIBLETIME;
 //    what is not acked comes back after the invisible time (from %RETRY%group_topic, under the
 //    topic popped, reconsumeTimes 1), what is acked never does;
@@ -11,7 +11,7 @@ import t from 'tap';
 import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.js';
 import { decodeReceiptHandle } from '../../protocol/pop-extra-info.js';
 import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
-import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer, type ReceivedMessage } from '../../lib/consumer/pop/simple-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { delay, startRealCluster, V5_VERSION } from './harness.js';

@@ -4,25 +4,20 @@
 //  - producer and push consumer (concurrent and orderly); offsets checked on the broker behind it;
 //  - the retry path (RECONSUME_LATER → CONSUMER_SEND_MSG_BACK through the proxy → redelivery);
 //  - a topic without `+message.type=NORMAL`: the proxy refuses the send; what it answers is pinned;
-//  - POP through the proxy: the SimpleConsumer refuses it with PopNotSupportedError (issue 16).
+//  - POP through the proxy: the SimpleConsumer refuses it with PopNotSupportedError.
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer, selectMessageQueueByHash } from '../../lib/producer/index.js';
 import { BrokerError } from '../../lib/index.js';
-import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
+import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
-import { delay, startRealCluster, V55_VERSION } from './harness.js';
+import { startRealCluster, V55_VERSION } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { interopReady } from './skip.js';
 
 t.setTimeout(300_000);
 
 const NORMAL = { 'message.type': 'NORMAL' };
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await delay(100);
-  return cond();
-}
 
 if (await interopReady(t, [V55_VERSION])) {
   const started = Date.now();
@@ -250,7 +245,8 @@ if (await interopReady(t, [V55_VERSION])) {
       message: /RocketMQ proxy: POP over remoting does not work through the 5\.x proxy/,
     });
     t.comment(`the proxy's route names it at ${(err as { addr?: string }).addr} (dialled as ${proxy})`);
-    // what a POP sent anyway gets (protocol-facts-5x §B6 inferred it from the code: an NPE in PullMessageActivity)
+    // what a POP sent anyway gets (read from the proxy's code,
+    // docs/protocol-facts.md#the-5x-proxy: an NPE in PullMessageActivity)
     const res = await cluster.invoke(
       proxy,
       createRequest(RequestCode.POP_MESSAGE, {

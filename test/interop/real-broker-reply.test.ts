@@ -1,4 +1,4 @@
-// Issue 15, request–reply, proven on a real Apache RocketMQ 5.3.3 broker against the stock Java
+// Request–reply, proven on a real Apache RocketMQ 5.3.3 broker against the stock Java
 // client in both directions: a rocketwire requester (Producer.request) with a Java replier
 // (MessageUtil.createReplyMessage + producer.send), and a Java requester (DefaultMQProducer.request)
 // with a rocketwire replier (createReplyMessage / sendReply over SEND_REPLY_MESSAGE_V2): 100 round

@@ -18,7 +18,8 @@ import {
   type MessageExt,
 } from '../../protocol/index.js';
 import { runCli } from '../cli/run-in-process.js';
-import { delay, startRealCluster, V5_VERSION, type RealCluster } from './harness.js';
+import { startRealCluster, V5_VERSION, type RealCluster } from './harness.js';
+import { until } from '../support/until.js';
 import { javaSqlConsume, javaSqlProduce } from './java-sql.js';
 import { interopReady } from './skip.js';
 
@@ -41,14 +42,6 @@ async function consumedToEnd(cluster: RealCluster, topic: string, group: string,
     if (m > 0 && c !== m) return false;
   }
   return true;
-}
-
-async function until(cond: () => Promise<boolean> | boolean, what: string, ms = 40_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(100);
-  }
 }
 
 /** A raw PULL_MESSAGE carrying its own SQL92 expression (FLAG_SUBSCRIPTION), queue 0 from `offset`. */
@@ -106,6 +99,8 @@ if (await interopReady(t, [V5_VERSION])) {
       await until(
         () => consumedToEnd(cluster, 'RwSqlFromJava', group, 4),
         'committed offsets at the end of the 4 queues',
+        40_000,
+        100,
       );
       t.comment(`all 4 queues consumed to their end ${Date.now() - started} ms after start`);
       t.same(

@@ -1,4 +1,5 @@
-// Issue 15 on one real 5.3.3 broker (timerWheelEnable=true, timerPrecisionMs=100) with the Java client
+// Timer messages and namespaces on one real 5.3.3 broker (timerWheelEnable=true, timerPrecisionMs=100)
+// with the Java client
 // (test/interop/java/TimerClient.java):
 //  - timer messages delayed 3 s, rocketwire → Java and Java → rocketwire: each arrives no earlier than
 //    the broker's precision allows (Java's TimerMessageStore floors the time to timerPrecisionMs) and
@@ -9,7 +10,8 @@
 import t from 'tap';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
-import { delay, startRealCluster, V5_VERSION } from './harness.js';
+import { startRealCluster, V5_VERSION } from './harness.js';
+import { waitFor } from '../support/until.js';
 import { javaTimerProduce, startJavaTimerConsumer } from './java-timer-ns.js';
 import { interopReady } from './skip.js';
 
@@ -17,12 +19,6 @@ t.setTimeout(150_000);
 
 const DELAY_MS = 3000;
 const PRECISION_MS = 100;
-
-/** Resolves when `cond()` holds, or after `ms` (the assertions that follow then say what was missing). */
-async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await delay(50);
-}
 
 if (await interopReady(t, [V5_VERSION])) {
   const cluster = await startRealCluster({

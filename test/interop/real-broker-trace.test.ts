@@ -1,4 +1,4 @@
-// Issue 15, message trace, proven with Java's own tools on a real Apache RocketMQ 5.3.3 broker
+// Message trace, proven with Java's own tools on a real Apache RocketMQ 5.3.3 broker
 // started with traceTopicEnable=true: `mqadmin queryMsgTraceById` (which looks the trace messages
 // up by msgId key on RMQ_SYS_TRACE_TOPIC and decodes them with Java's TraceDataEncoder) shows the
 // Pub and Sub records of messages rocketwire produced and consumed with enableTrace, and of a Java

@@ -1,4 +1,4 @@
-// Issue 15, transactions, proven on a real Apache RocketMQ 5.3.3 broker with the stock Java client
+// Transactions, proven on a real Apache RocketMQ 5.3.3 broker with the stock Java client
 // both ways: 100 committed + 100 rolled back + 100 left unknown and answered at the check-back
 // (commit for an even seq, rollback for an odd one). A consumer of the other side sees exactly the
 // 100 committed and the 50 even checked ones.
@@ -89,7 +89,7 @@ if (await interopReady(t, [V5_VERSION])) {
     const m = got.messages.find((x) => Buffer.from(x.body ?? '', 'base64').toString() === 'commit')!;
     t.equal(m.sysFlag & 0xc, 8, 'stored as a commit (sysFlag TRANSACTION_COMMIT_TYPE)');
     // 5.3.3's EndTransactionProcessor writes the properties string before it clears these three
-    // from the map, so the committed record keeps them (protocol-facts-5x A1 says they are removed)
+    // from the map, so the committed record keeps them (docs/protocol-facts.md#transaction-commit)
     t.match(
       m.properties,
       { TRAN_MSG: 'true', REAL_TOPIC: topic, REAL_QID: /^\d$/, __transactionId__: m.properties.UNIQ_KEY },

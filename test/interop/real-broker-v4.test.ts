@@ -1,6 +1,7 @@
 // The harness against real Apache RocketMQ 4.9.7 (the newest 4.x whose server jars are on Maven
 // Central): Java producer → broker → Java push consumer with bodies above the 4 KiB compression
-// threshold, and the places where 4.9 answers differently from 5.x (protocol-facts.md §1.2, §5.8, §10.4).
+// threshold, and the places where 4.9 answers differently from 5.x
+// (docs/protocol-facts.md: which-serialization-an-answer-uses, heartbeat, query-consumer-offset-answer).
 import t from 'tap';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { startRealCluster, V4_VERSION } from './harness.js';

@@ -1,6 +1,7 @@
 // Proves the interop harness against a real Apache RocketMQ 5.3.3 name server and broker: the stock
 // Java producer and push consumer exchange 100 messages through it, and a few wire facts that
-// rocketwire relies on (protocol-facts.md §5.2, §5.8, §8.2, §10.4) hold on the real thing.
+// rocketwire relies on (docs/protocol-facts.md: consumer-offsets, heartbeat, topic-route,
+// query-consumer-offset-answer) hold on the real thing.
 import t from 'tap';
 import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { parseRouteBody, startRealCluster, V5_VERSION } from './harness.js';

@@ -56,13 +56,11 @@ t.test("histograms export the same data points as the SDK's for the same records
   const labelsA = { topic: 'T', client_id: 'c', consumer_group: 'g', invocation_status: 'success' };
   const values = [0, 0, 1, 1.5, 5, 7, 10, 11, 99.5, 100, 101, 999, 1000, 1001, 60000, 60001, 123456, 3, 3, 3];
   const histograms = [sdk, agg].map((s) =>
-    s.provider
-      .getMeter('m')
-      .createHistogram('rocketmq_process_time', {
-        description: 'd',
-        unit: 'ms',
-        advice: { explicitBucketBoundaries: boundaries },
-      }),
+    s.provider.getMeter('m').createHistogram('rocketmq_process_time', {
+      description: 'd',
+      unit: 'ms',
+      advice: { explicitBucketBoundaries: boundaries },
+    }),
   );
   for (const h of histograms) {
     // the same labels as a fresh object each time, as the SDK keys by content: so must the aggregating meter

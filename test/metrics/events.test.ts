@@ -11,10 +11,10 @@ import {
   type OffsetCommitEvent,
   type PullEvent,
   type RebalanceEvent,
-} from '../../lib/consumer/events.js';
-import { PushConsumer, pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
-import { PullMessageService } from '../../lib/consumer/pull-message-service.js';
-import type { PullRequest } from '../../lib/consumer/pull-request.js';
+} from '../../lib/consumer/core/events.js';
+import { PushConsumer, pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
+import { PullMessageService } from '../../lib/consumer/core/pull-message-service.js';
+import type { PullRequest } from '../../lib/consumer/core/pull-request.js';
 import { ManualClock } from '../../lib/clock.js';
 import { Producer } from '../../lib/producer/index.js';
 import { ProducerEvents, type SendEvent } from '../../lib/producer/events.js';

@@ -4,10 +4,10 @@
 // messages, and nothing at all when no provider is set or metrics are turned off.
 import t from 'tap';
 import { metrics } from '@opentelemetry/api';
-import { PushConsumer, pushConsumerImpl } from '../../lib/consumer/push-consumer.js';
+import { PushConsumer, pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
-import { LitePullConsumer } from '../../lib/consumer/lite-pull-consumer.js';
-import { SimpleConsumer } from '../../lib/consumer/simple-consumer.js';
+import { LitePullConsumer } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
+import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
 import { produce } from '../consumer/helpers.js';
 import { uniqueName, until, withBroker } from '../consumer/helpers.js';
 import { METRICS_MODES, gaugePoints, histogramPoints, metricsProbe } from './helpers.js';

@@ -1,4 +1,4 @@
-// Issue 28 §3: a producer's start() checks that a name server answers (else it rejects with
+// A producer's start() checks that a name server answers (else it rejects with
 // NameServerUnavailableError and may be called again), connect()/close() and `await using`, and
 // health() for a readiness probe.
 import { freePort, until } from '../consumer/helpers.js';

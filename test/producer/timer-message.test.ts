@@ -1,5 +1,7 @@
 import t from 'tap';
-import { MessageValidationError, messageProperties, type Message } from '../../lib/producer/index.js';
+import { MessageValidationError } from '../../lib/producer/errors.js';
+import { messageProperties } from '../../lib/producer/message-encoding.js';
+import type { Message } from '../../lib/producer/message.js';
 
 // delayMs / deliverAt put the properties Java's setDelayTimeMs / setDeliverTimeMs put, checked up front.
 t.test('properties', async (t) => {

@@ -1,4 +1,4 @@
-// Shared by the transaction tests: raw pulls of a whole topic from the embedded broker, and waiting.
+// Shared by the transaction tests: raw pulls of a whole topic from the embedded broker.
 import {
   createRequest,
   decodeMessages,
@@ -42,13 +42,4 @@ export async function pullTopic(
     }
   }
   return out;
-}
-
-/** Resolve once `pred` holds (checked every 5 ms of real time: socket round trips, not clock rules). */
-export async function until(pred: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

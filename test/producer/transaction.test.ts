@@ -1,4 +1,4 @@
-// Issue 15, transactions, on the embedded broker and one ManualClock: sendMessageInTransaction
+// Transactions on the embedded broker and one ManualClock: sendMessageInTransaction
 // commits, rolls back or leaves a half message to the check-back, which the broker sends every
 // transactionCheckInterval and the producer answers with its listener's checkLocalTransaction.
 import t, { type Test } from 'tap';
@@ -13,7 +13,8 @@ import {
   type TransactionProducerOptions,
 } from '../../lib/producer/index.js';
 import { decodeOffsetMsgId, MessageSysFlag, type MessageExt } from '../../protocol/index.js';
-import { pullTopic, until } from './transaction-helpers.js';
+import { pullTopic } from './transaction-helpers.js';
+import { until } from '../support/until.js';
 
 let n = 0;
 const uniq = (p: string): string => `${p}_${process.pid}_${n++}`;

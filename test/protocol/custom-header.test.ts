@@ -18,7 +18,7 @@ import {
 } from '../../protocol/index.js';
 import { parseBoundaryType } from '../../protocol/custom-header/queue-offset.js';
 
-// The 4.9 JSON example of §5.1.
+// The 4.9 JSON example of docs/protocol-facts.md#pull.
 const pullExt = {
   queueId: '0',
   maxMsgNums: '32',

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createRequest, decodeCommand, encodeCommand, FrameDecoder } from '../../protocol/index.js';
 
-// The worked examples of protocol-facts.md §1: GET_ROUTEINFO_BY_TOPIC in both serialize types.
+// The worked examples of docs/protocol-facts.md#frames: GET_ROUTEINFO_BY_TOPIC in both serialize types.
 t.test('GET_ROUTEINFO_BY_TOPIC encodes as the fact sheet shows', async (t) => {
   const req = createRequest(105, { opaque: 1, version: 409, extFields: { topic: 'TopicTest' } });
   const json = encodeCommand(req);

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { createRequest, decodeCommand, encodeCommand, FrameDecoder } from '../../protocol/index.js';
 
-// Issue 13 item 3: a frame header announcing 16 MiB used to reserve 16 MiB at once, so 250
-// connections each sending the first bytes of such a frame held 4 GB. The buffer of a frame that
+// A frame header announcing 16 MiB must not reserve 16 MiB at once: 250 connections each
+// sending the first bytes of such a frame would hold 4 GB. The buffer of a frame that
 // straddles chunks must grow with the bytes that arrive.
 
 const MiB = 1024 * 1024;

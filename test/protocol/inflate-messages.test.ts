@@ -8,7 +8,7 @@ import {
   MessageSysFlag,
 } from '../../protocol/index.js';
 
-// inflateMessages (issue 29 H3): the bodies of one pull inflate within a budget; a body over the
+// inflateMessages: the bodies of one pull inflate within a budget; a body over the
 // per-body limit is refused without stopping the round; the first body of a round may always use
 // the whole per-body limit, so a round makes progress and produces at most max(budget, limit).
 

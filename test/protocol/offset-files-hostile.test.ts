@@ -1,5 +1,5 @@
-// Issue 13 item 2: the offsets files round-trip whatever a group, topic or broker name holds (a
-// regex over the text read `evil,5:` as a queue id and lost every group's offsets).
+// The offsets files round-trip whatever a group, topic or broker name holds (a regex over the
+// text would read `evil,5:` as a queue id and lose every group's offsets).
 import t from 'tap';
 import {
   decodeConsumerOffsetFile,
@@ -7,7 +7,7 @@ import {
   decodeDelayOffsetFile,
   encodeDelayOffsetFile,
 } from '../../protocol/internal.js';
-import { formatOffsetsFile, parseOffsetsFile } from '../../lib/consumer/offset-store.js';
+import { formatOffsetsFile, parseOffsetsFile } from '../../lib/consumer/core/offset-store.js';
 
 const HOSTILE = [
   'evil,5:',

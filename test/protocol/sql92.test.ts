@@ -56,7 +56,7 @@ t.test('nesting and tree depth are bounded, so a hostile expression cannot overf
   t.equal(compileSql92(fewer).matches({ a: '399' }), true);
 });
 
-/** A balanced OR of `n` comparisons `a=<k>` (issue 29, H2's shape). */
+/** A balanced OR of `n` comparisons `a=<k>`: the shape of the evaluation-budget attack. */
 function balancedOr(n: number, lo = 0): string {
   return n === 1 ? `a=${10000 + lo}` : `(${balancedOr(n >> 1, lo)} OR ${balancedOr(n - (n >> 1), lo + (n >> 1))})`;
 }

@@ -183,7 +183,7 @@ for (const version of VECTOR_VERSIONS) {
         })),
       );
       // Java's record is 22 + body + properties bytes (4 size, 4 magic, 4 crc, 4 flag, 4 body
-      // length, 2 properties length); protocol-facts §7.5 says 20.
+      // length, 2 properties length); docs/protocol-facts.md#batch-body.
       t.equal(ours.toString('hex'), v.hex, `${v.name}: encodeBatch`);
       const back = decodeBatch(Buffer.from(v.hex, 'hex'));
       t.equal(back.length, v.decoded.length);

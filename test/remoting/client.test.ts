@@ -1,6 +1,6 @@
 import t from 'tap';
 import net from 'node:net';
-import { once } from 'node:events';
+import { once } from '../../lib/emitter.js';
 import { ResponseCode, createRequest, createResponse } from '../../protocol/index.js';
 import {
   RemotingClient,
@@ -11,6 +11,7 @@ import {
   type RemotingConnection,
 } from '../../lib/remoting/index.js';
 import { freePort } from './scripted-server.js';
+import { eventually } from '../support/until.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -21,19 +22,6 @@ function echoServer(): RemotingServer {
   );
   server.registerProcessor(2, () => new Promise<null>(() => undefined)); // never answers
   return server;
-}
-
-/** Retry `fn` until it resolves, for at most `ms` (reconnect back-off is in tens of ms in these tests). */
-async function eventually<T>(fn: () => Promise<T>, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await sleep(10);
-    }
-  }
 }
 
 t.test('connection refused fails fast with RemotingConnectError naming the address, then backs off', async (t) => {

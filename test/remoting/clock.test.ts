@@ -56,8 +56,8 @@ t.test('reconnect back-off is measured on the clock', async (t) => {
 t.test(
   'the default reconnect back-off stops doubling at 3 s, so a healed network is reached within one pull retry (Java has no back-off)',
   async (t) => {
-    // A 30 s partition used to leave every address refused locally for up to 10 s after the heal,
-    // and the consumer resumed 16 s later (test/interop/real-broker-netfault.test.ts).
+    // After a 30 s partition no address may stay refused locally for up to 10 s after the heal, nor
+    // the consumer resume 16 s later (test/interop/real-broker-netfault.test.ts).
     const clock = new ManualClock();
     const addr = `127.0.0.1:${await freePort()}`;
     const client = new RemotingClient({ clock });

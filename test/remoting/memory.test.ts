@@ -1,20 +1,16 @@
 import t, { type Test } from 'tap';
-import { once } from 'node:events';
+import { once } from '../../lib/emitter.js';
 import net from 'node:net';
 import { ResponseCode, createRequest, createResponse, encodeCommand } from '../../protocol/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { RemotingClient, RemotingServer } from '../../lib/remoting/index.js';
+import { passWhen } from '../support/until.js';
 
-// The remoting side of issue 13 item 3: what a server holds for its connections is counted and
+// The remoting side of a broker's memory bound: what a server holds for its connections is counted and
 // bounded, given back when a connection closes, and idle connections close on the injected clock.
 
 const MiB = 1024 * 1024;
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
-
-async function until(t: Test, cond: () => boolean, what: string): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 5));
-  t.pass(what);
-}
 
 async function startServer(t: Test, options?: ConstructorParameters<typeof RemotingServer>[0]) {
   const server = new RemotingServer(options);
@@ -43,7 +39,7 @@ t.test('a partial frame is counted while held and given back when the connection
   const { server, port } = await startServer(t);
   const s = await raw(port);
   s.write(headOf(8 * MiB, 300_000));
-  await until(t, () => [...server.connections].some((c) => c.stats().bytesIn === 300_000), 'bytes read');
+  await passWhen(t, () => [...server.connections].some((c) => c.stats().bytesIn === 300_000), 'bytes read');
   const conn = [...server.connections][0]!;
   t.ok(
     conn.stats().bufferedInputBytes >= 300_000 && conn.stats().bufferedInputBytes < 1 * MiB,
@@ -74,12 +70,12 @@ t.test(
     const { server, port } = await startServer(t, { maxBufferedBytes: 2 * MiB });
     const first = await raw(port);
     first.write(headOf(4 * MiB, 1_500_000));
-    await until(t, () => server.bufferStats().pausedConnections === 1, 'the first is paused past 1 MiB of input');
+    await passWhen(t, () => server.bufferStats().pausedConnections === 1, 'the first is paused past 1 MiB of input');
     const held = server.bufferStats().inputBytes;
     t.ok(held <= 2 * MiB, `${held} bytes held`);
     const second = await raw(port);
     second.write(headOf(4 * MiB, 500_000));
-    await until(t, () => server.bufferStats().pausedConnections === 2, 'the second waits too');
+    await passWhen(t, () => server.bufferStats().pausedConnections === 2, 'the second waits too');
     // a request in one piece is still served
     server.registerProcessor(7, (req) => createResponse(req, ResponseCode.SUCCESS));
     const client = new RemotingClient();
@@ -95,7 +91,7 @@ t.test(
     const firstConn = [...server.connections].find((c) => c.stats().bytesIn >= 1 * MiB)!;
     firstConn.close();
     first.destroy();
-    await until(
+    await passWhen(
       t,
       () => [...server.connections].some((c) => c.stats().bytesIn === 500_000),
       'the second resumed and read everything',
@@ -110,7 +106,7 @@ t.test('idle close runs on the injected clock, for servers and clients', async (
   server.registerProcessor(7, (req) => createResponse(req, ResponseCode.SUCCESS));
   const s = await raw(port);
   const closed = once(s, 'close');
-  await until(t, () => server.connections.size === 1, 'accepted');
+  await passWhen(t, () => server.connections.size === 1, 'accepted');
   clock.advance(59_999);
   await turn();
   t.equal(server.connections.size, 1, 'open before 60 s');
@@ -127,14 +123,14 @@ t.test('idle close runs on the injected clock, for servers and clients', async (
   clock.advance(30_000);
   await turn();
   clock.advance(1000);
-  await until(t, () => client.connectionCount(addr) === 0, 'the client closed its idle connection on its clock');
+  await passWhen(t, () => client.connectionCount(addr) === 0, 'the client closed its idle connection on its clock');
 });
 
 t.test('requests a server sends to a peer that does not read are bounded too: RemotingBackpressureError', async (t) => {
   const { server, port } = await startServer(t, { maxOutputBytesPerConnection: 4 * MiB });
   const s = await raw(port);
   s.pause(); // never reads
-  await until(t, () => server.connections.size === 1, 'accepted');
+  await passWhen(t, () => server.connections.size === 1, 'accepted');
   const conn = [...server.connections][0]!;
   let sent = 0;
   let refused: Error | null = null;

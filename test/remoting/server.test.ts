@@ -1,5 +1,5 @@
 import t from 'tap';
-import { once } from 'node:events';
+import { once } from '../../lib/emitter.js';
 import net from 'node:net';
 import {
   RemotingFlag,

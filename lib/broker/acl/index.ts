@@ -1,9 +1,9 @@
+export { AclConfigError, AddressPatternError, RequestAccessParseError, YamlSubsetError } from './errors.js';
 export { Permission, parsePermission, permissionText, permits, type PermissionBits } from './permission.js';
 export {
   ADMIN_CODES,
   TRACE_TOPIC,
   requestAccess,
-  RequestAccessParseError,
   type RequestAccess,
   type ResourceNeed,
 } from './request-access.js';
@@ -11,12 +11,10 @@ export {
   parseAddressPattern,
   hostOfRemoteAddress,
   expandIPv6,
-  AddressPatternError,
   type AddressPattern,
 } from './remote-address.js';
-export { parseYamlSubset, YamlSubsetError, type YamlValue } from './yaml-subset.js';
+export { parseYamlSubset, type YamlValue } from './yaml-subset.js';
 export {
-  AclConfigError,
   ACL_KEY_MIN_LENGTH,
   compileAclConfig,
   loadAclOption,

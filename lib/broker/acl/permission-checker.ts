@@ -4,7 +4,8 @@ import type { RequestGate } from '../../remoting/connection.js';
 import { Permission, permits } from './permission.js';
 import { type PlainAclData } from './plain-acl-config.js';
 import { hostOfRemoteAddress } from './remote-address.js';
-import { RequestAccessParseError, TRACE_TOPIC, requestAccess, type RequestAccess } from './request-access.js';
+import { RequestAccessParseError } from './errors.js';
+import { TRACE_TOPIC, requestAccess, type RequestAccess } from './request-access.js';
 
 /** What the checker knows of the connection a request came on. */
 export interface ChannelInfo {
@@ -38,7 +39,7 @@ export type Decision = Allowed | Refused;
 /**
  * Decides whether a request may reach its processor. The broker and the name server ask one before
  * every request (the RemotingServer's requestGate); ACL 1.0's plain accounts are one implementation
- * (PlainAclChecker), and issue 22's 5.x auth (users and ACLs managed with AUTH_* 3001–3010) is meant
+ * (PlainAclChecker), and 5.x auth (users and ACLs managed with AUTH_* 3001–3010) is meant
  * to be another, reading the same RequestAccess (request-access.ts) for what a request needs.
  */
 export interface PermissionChecker {
@@ -129,7 +130,7 @@ function refuse(accessKey: string | null, reason: string): Refused {
   };
 }
 
-/** Compares in time independent of where the texts differ (node:crypto is loaded only when signing, issue 28). */
+/** Compares in time independent of where the texts differ (node:crypto is loaded only when signing). */
 function sameText(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;

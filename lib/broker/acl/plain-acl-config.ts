@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
-import { RocketwireError } from '../../../protocol/index.js';
 import { parsePermission, Permission, type PermissionBits } from './permission.js';
-import { AddressPatternError, parseAddressPattern, type AddressPattern } from './remote-address.js';
-import { parseYamlSubset, YamlSubsetError, type YamlValue } from './yaml-subset.js';
+import { parseAddressPattern, type AddressPattern } from './remote-address.js';
+import { parseYamlSubset, type YamlValue } from './yaml-subset.js';
+import { AclConfigError, AddressPatternError, YamlSubsetError } from './errors.js';
 
 /**
  * One account of Apache's ACL 1.0 plain_acl.yml (PlainAccessConfig).
@@ -50,30 +50,6 @@ export interface AclConfig {
   globalWhiteRemoteAddresses?: string[] | null;
   /** The accounts: access key, secret key, admin flag, white address and grants. */
   accounts?: AclAccount[] | null;
-}
-
-/**
- * The ACL configuration (the `acl` option / `--acl FILE`) cannot be used: the file does not read,
- * is outside the YAML subset the broker reads, or an entry is wrong. `field` is the path of the
- * entry ("accounts[1].topicPerms[0]"), `file` the file when there is one. The broker does not start.
- * @category Errors
- */
-export class AclConfigError extends RocketwireError {
-  override readonly name = 'AclConfigError';
-  override readonly errorCode = 'ERR_ACL_CONFIG';
-  readonly file: string | undefined;
-  readonly field: string | undefined;
-  constructor(
-    message: string,
-    details: { file?: string | undefined; field?: string | undefined; cause?: unknown } = {},
-  ) {
-    super(
-      `${details.file ? `ACL file ${details.file}: ` : 'acl option: '}${details.field ? `${details.field}: ` : ''}${message}`,
-      { cause: details.cause },
-    );
-    this.file = details.file;
-    this.field = details.field;
-  }
 }
 
 /** Apache's AclConstants.ACCESS_KEY_MIN_LENGTH / SECRET_KEY_MIN_LENGTH: keys must be longer than 6. */

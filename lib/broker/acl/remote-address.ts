@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { AddressPatternError } from './errors.js';
 
 /**
  * White-listed remote addresses (plain_acl.yml's globalWhiteRemoteAddresses and an account's
@@ -20,17 +21,6 @@ export interface AddressPattern {
   /** The pattern as written. */
   readonly text: string;
   matches(host: string): boolean;
-}
-
-/** A whitelist entry that is none of the forms above; `pattern` is the entry. */
-export class AddressPatternError extends Error {
-  override readonly name = 'AddressPatternError';
-  constructor(
-    readonly pattern: string,
-    reason: string,
-  ) {
-    super(`white address ${JSON.stringify(pattern)}: ${reason}`);
-  }
 }
 
 /** The host of a connection's "host:port" / "[v6]:port" remote address. */

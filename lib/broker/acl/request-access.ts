@@ -3,12 +3,13 @@ import { decodeHeartbeatData } from '../../../protocol/body/heartbeat-data.js';
 import { decodeLockBatchBody } from '../../../protocol/body/consumer-bodies.js';
 import { decodeBatchAckMessageRequestBody } from '../../../protocol/body/pop-bodies.js';
 import { Permission, type PermissionBits } from './permission.js';
+import { RequestAccessParseError } from './errors.js';
 
 /**
  * What a request needs, whoever asks: the resources it touches with the permission each needs, and
  * whether only an administrator may send it. This is the half of access control that does not
  * depend on how users and their grants are stored: ACL 1.0's plain accounts (plain-acl-checker.ts)
- * read it today; 5.x auth (users and ACLs managed with AUTH_* 3001–3010, issue 22) reads the same.
+ * read it; 5.x auth (users and ACLs managed with AUTH_* 3001–3010) would read the same.
  */
 export interface RequestAccess {
   code: number;
@@ -84,11 +85,6 @@ export const ADMIN_CODES: ReadonlySet<number> = new Set<number>([
 
 /** The trace topic every account may publish to (Apache skips its check for RMQ_SYS_TRACE_TOPIC PUB). */
 export const TRACE_TOPIC = 'RMQ_SYS_TRACE_TOPIC';
-
-/** A request whose resources cannot be read (a heartbeat body that does not parse). */
-export class RequestAccessParseError extends Error {
-  override readonly name = 'RequestAccessParseError';
-}
 
 function groupOfRetryTopic(topic: string): string | null {
   return topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) ? topic.slice(RETRY_GROUP_TOPIC_PREFIX.length) : null;

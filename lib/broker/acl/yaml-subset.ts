@@ -1,3 +1,5 @@
+import { YamlSubsetError } from './errors.js';
+
 /**
  * A reader for the part of YAML that plain_acl.yml files use, so that the broker needs no YAML
  * dependency. It reads:
@@ -16,17 +18,6 @@
  * plain scalars, tabs in indentation) is refused with its line number rather than misread.
  */
 export type YamlValue = string | boolean | null | YamlValue[] | { [key: string]: YamlValue };
-
-/** A document outside the subset, or malformed; `line` is 1-based. */
-export class YamlSubsetError extends Error {
-  override readonly name = 'YamlSubsetError';
-  constructor(
-    readonly line: number,
-    reason: string,
-  ) {
-    super(`line ${line}: ${reason}`);
-  }
-}
 
 interface Line {
   no: number;

@@ -1,4 +1,5 @@
 import { BrokerOptionError } from '../errors.js';
+import { optionValidator } from '../../validate.js';
 
 /**
  * Bounds of a POP's invisibleTime (minPopInvisibleTimeMs / maxPopInvisibleTimeMs). Apache's broker
@@ -47,16 +48,9 @@ export function resolvePopInvisibleBounds(
 ): { min: number; max: number } {
   const min = o.minPopInvisibleTimeMs ?? DEFAULT_MIN_POP_INVISIBLE_TIME_MS;
   const max = o.maxPopInvisibleTimeMs ?? DEFAULT_MAX_POP_INVISIBLE_TIME_MS;
-  if (!Number.isSafeInteger(min) || min < 1)
-    throw new BrokerOptionError(
-      'minPopInvisibleTimeMs',
-      `must be an integer ≥ 1, got ${String(o.minPopInvisibleTimeMs)}`,
-    );
-  if (!Number.isSafeInteger(max) || max < min)
-    throw new BrokerOptionError(
-      'maxPopInvisibleTimeMs',
-      `must be an integer ≥ minPopInvisibleTimeMs (${min}), got ${String(o.maxPopInvisibleTimeMs)}`,
-    );
+  const check = optionValidator(BrokerOptionError, { atLeast: '≥' });
+  check.safeIntAtLeast('minPopInvisibleTimeMs', min, 1);
+  check.safeIntAtLeast('maxPopInvisibleTimeMs', max, min, `minPopInvisibleTimeMs (${min})`);
   return { min, max };
 }
 

@@ -14,7 +14,7 @@ import type { RebalanceLockManager } from '../rebalance-lock-manager.js';
 import type { ReplyRequestTable } from '../reply/reply-request-table.js';
 import type { TopicConfigManager } from '../topic-config.js';
 import type { TransactionalMessageService } from '../transaction/transactional-message-service.js';
-import { BrokerOptionError } from '../errors.js';
+import { brokerOptionCheck } from '../option-check.js';
 import { fail, type Answer } from './request-processor.js';
 import type { TimerSettings } from '../timer/index.js';
 
@@ -50,12 +50,8 @@ export function resolveBrokerLimits(options: {
   sqlMaxNodes?: number | undefined;
   sqlEvaluationBudget?: number | undefined;
 }): BrokerLimits {
-  const int = (name: string, v: number | undefined, dflt: number, max: number): number => {
-    const n = v ?? dflt;
-    if (!Number.isInteger(n) || n < 1 || n > max)
-      throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
-    return n;
-  };
+  const int = (name: string, v: number | undefined, dflt: number, max: number): number =>
+    brokerOptionCheck.intIn(name, v ?? dflt, 1, max);
   return {
     // 65 535: what a consume-stats body of one topic can list before it passes the frame limit
     maxQueueNums: int('maxQueueNums', options.maxQueueNums, DEFAULT_MAX_QUEUE_NUMS, 65_535),

@@ -44,7 +44,8 @@ export function pullFilter(
   if (isTagType(sub.expressionType)) return { matchRecord: null };
   // A pull's own expression is not compiled on a broker that serves no property filter: the answer
   // is SYSTEM_ERROR either way, and the parse was the cost any client could make the broker pay
-  // (issue 29, H1). A registered subscription was compiled (and cached) when it was registered.
+  // (a long expression's parse held the event loop). A registered subscription was compiled (and
+  // cached) when it was registered.
   if (fromRequest && !ctx.enablePropertyFilter)
     return { code: ResponseCode.SYSTEM_ERROR, remark: propertyFilterDisabledRemark(sub.expressionType) };
   const c = filterOfSubscription(sub, ctx.limits);

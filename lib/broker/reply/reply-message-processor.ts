@@ -12,7 +12,12 @@ import {
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
 import type { Clock } from '../../clock.js';
 import { BROKER_VERSION } from '../broker-version.js';
+import { optionValidator } from '../../validate.js';
 import { BrokerOptionError } from '../errors.js';
+import { brokerOptionCheck } from '../option-check.js';
+
+/** The reply options' switches: `must be true or false, got "yes"`. */
+const switchCheck = optionValidator(BrokerOptionError, { boolean: 'true or false', shown: 'json' });
 import type { ConsumerManager } from '../consumer-manager.js';
 import { socketAddressText, type MessageInner } from '../message-record.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
@@ -33,9 +38,7 @@ export function replyTopicOf(clusterName: string): string {
 /** The `storeReplyMessageEnable` broker option: a boolean, default true (BrokerOptionError naming it otherwise). */
 export function resolveStoreReplyMessageEnable(value: unknown): boolean {
   if (value === undefined) return true;
-  if (typeof value !== 'boolean')
-    throw new BrokerOptionError('storeReplyMessageEnable', `must be true or false, got ${JSON.stringify(value)}`);
-  return value;
+  return switchCheck.boolean('storeReplyMessageEnable', value);
 }
 
 /**
@@ -46,19 +49,13 @@ export function createReplyRequestTable(
   o: { checkReplyRequests?: unknown; maxPendingReplyRequests?: unknown },
   clock: Clock,
 ): ReplyRequestTable | null {
-  if (o.checkReplyRequests !== undefined && typeof o.checkReplyRequests !== 'boolean') {
-    throw new BrokerOptionError(
-      'checkReplyRequests',
-      `must be true or false, got ${JSON.stringify(o.checkReplyRequests)}`,
-    );
-  }
-  const max = o.maxPendingReplyRequests ?? DEFAULT_MAX_PENDING_REPLY_REQUESTS;
-  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 10_000_000) {
-    throw new BrokerOptionError(
-      'maxPendingReplyRequests',
-      `must be an integer in [1, 10000000], got ${String(o.maxPendingReplyRequests)}`,
-    );
-  }
+  if (o.checkReplyRequests !== undefined) switchCheck.boolean('checkReplyRequests', o.checkReplyRequests);
+  const max = brokerOptionCheck.intIn(
+    'maxPendingReplyRequests',
+    o.maxPendingReplyRequests ?? DEFAULT_MAX_PENDING_REPLY_REQUESTS,
+    1,
+    10_000_000,
+  );
   return o.checkReplyRequests === false ? null : new ReplyRequestTable(clock, max);
 }
 

@@ -22,7 +22,7 @@ const log = createDebug('rocketwire:broker');
 
 /**
  * The checkpoint of config/timerCheck.json. A timer is delivered when its queue offset is below
- * `deliveredBelow`, when it is listed in `delivered` (the list of the format before issue 29: a later
+ * `deliveredBelow`, when it is listed in `delivered` (the list of the earlier format: a later
  * offset may fall due earlier; no longer written to, only kept until it is covered), or when its key
  * (delivery time, offset) is at most `deliveredUpTo`: timers are delivered in key order, so one key
  * says what was delivered however the times and offsets interleave.

@@ -1,5 +1,5 @@
 import { ResponseCode } from '../../../protocol/internal.js';
-import { BrokerOptionError } from '../errors.js';
+import { brokerOptionCheck } from '../option-check.js';
 import { parkUnder, type MessageInner } from '../message-record.js';
 
 /** TimerMessageStore.TIMER_TOPIC: TopicValidator.SYSTEM_TOPIC_PREFIX + "wheel_timer". */
@@ -38,12 +38,8 @@ export function resolveTimerSettings(o: {
   timerMaxInMemory?: number | undefined;
   timerDeliverPerTick?: number | undefined;
 }): TimerSettings {
-  const int = (name: string, v: number | undefined, dflt: number, max: number): number => {
-    const n = v ?? dflt;
-    if (!Number.isInteger(n) || n < 1 || n > max)
-      throw new BrokerOptionError(name, `must be an integer in [1, ${max}], got ${String(v)}`);
-    return n;
-  };
+  const int = (name: string, v: number | undefined, dflt: number, max: number): number =>
+    brokerOptionCheck.intIn(name, v ?? dflt, 1, max);
   return {
     timerWheelEnable: o.timerWheelEnable ?? true,
     timerPrecisionMs: int('timerPrecisionMs', o.timerPrecisionMs, 1, 60_000),

@@ -1,5 +1,5 @@
 import type { RemotingServer } from '../../remoting/index.js';
-import { BrokerOptionError } from '../errors.js';
+import { brokerOptionCheck } from '../option-check.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { EndTransactionProcessor } from './end-transaction-processor.js';
 import { TransactionalMessageCheckService } from './transactional-message-check-service.js';
@@ -61,21 +61,14 @@ function intSetting(
   min: number,
   max: number,
 ): number {
-  const n = v ?? dflt;
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new BrokerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
-  return n;
+  return brokerOptionCheck.intIn(name, v ?? dflt, min, max);
 }
 
 /** The settings of `tuning`, defaults filled in; BrokerOptionError naming a value out of range. */
 export function resolveTransactionSettings(tuning: TransactionTuning): TransactionSettings {
   const d = DEFAULT_TRANSACTION_SETTINGS;
-  if (tuning.rejectTransactionMessage !== undefined && typeof tuning.rejectTransactionMessage !== 'boolean') {
-    throw new BrokerOptionError(
-      'rejectTransactionMessage',
-      `must be a boolean, got ${String(tuning.rejectTransactionMessage)}`,
-    );
-  }
+  if (tuning.rejectTransactionMessage !== undefined)
+    brokerOptionCheck.boolean('rejectTransactionMessage', tuning.rejectTransactionMessage);
   return {
     transactionCheckInterval: intSetting(
       'transactionCheckInterval',

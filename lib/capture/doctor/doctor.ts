@@ -1,4 +1,5 @@
-import type { DecodedFrame } from '../capture-decoder.js';
+import type { DecodedFrame } from '../capture-options.js';
+import { CaptureStateError } from '../errors.js';
 import type { CaptureProblem } from '../packet.js';
 import type { DoctorCheck } from './check.js';
 import { DuplicateDeliveryCheck } from './duplicate-delivery.js';
@@ -61,7 +62,7 @@ export class CaptureDoctor {
   }
 
   add(frame: DecodedFrame): void {
-    if (this.finished) throw new Error('CaptureDoctor.add after finish');
+    if (this.finished) throw new CaptureStateError('CaptureDoctor.add after finish');
     this.frames++;
     const f = this.pairing.see(frame);
     if (frame.ts !== null) {

@@ -1,7 +1,7 @@
 export * from './finding.js';
 export { CaptureDoctor, diagnose, DOCTOR_CHECKS } from './doctor.js';
+export { DoctorOptionError } from '../errors.js';
 export {
-  DoctorOptionError,
   defaultDoctorOptions,
   resolveDoctorOptions,
   type DoctorOptions,

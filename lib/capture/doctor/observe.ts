@@ -1,5 +1,5 @@
 import { isOneway, isResponse, parseFastjson, PullSysFlag, RequestCode } from '../../../protocol/index.js';
-import type { DecodedFrame } from '../capture-decoder.js';
+import type { DecodedFrame } from '../capture-options.js';
 import { requestTopicAndGroup } from '../stats.js';
 import type { ResolvedDoctorOptions } from './options.js';
 

@@ -1,13 +1,4 @@
-import { OptionError } from '../../../protocol/index.js';
-
-/** A DoctorOptions value outside its range; `option` names it. */
-export class DoctorOptionError extends OptionError {
-  override readonly name = 'DoctorOptionError';
-  override readonly errorCode = 'ERR_DOCTOR_OPTION';
-  constructor(option: string, message: string) {
-    super(option, `doctor option ${option}: ${message}`);
-  }
-}
+import { DoctorOptionError } from '../errors.js';
 
 /**
  * Thresholds of the capture doctor's checks. Every one has a default that follows the Java

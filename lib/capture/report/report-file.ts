@@ -1,5 +1,6 @@
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { CaptureStateError } from '../errors.js';
 
 /**
  * The report's file, written atomically: a temporary file beside it is opened before decoding
@@ -24,7 +25,7 @@ export class ReportFile {
 
   async commit(html: string): Promise<void> {
     const h = this.handle;
-    if (!h) throw new Error('report file already closed');
+    if (!h) throw new CaptureStateError('report file already closed');
     this.handle = null;
     try {
       try {

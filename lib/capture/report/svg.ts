@@ -158,7 +158,10 @@ export function timeChart(o: TimeChartOptions): string {
       cur = [];
     };
     s.values.forEach((v, i) => {
-      if (v === null) return flush();
+      if (v === null) {
+        flush();
+        return;
+      }
       cur.push(`${fmt(xc(i))},${fmt(y(v))}`);
     });
     flush();

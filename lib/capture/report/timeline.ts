@@ -1,5 +1,5 @@
 import { countStoredRecords, isResponse, PullSysFlag, RequestCode, requestCodeName } from '../../../protocol/index.js';
-import type { DecodedFrame } from '../capture-decoder.js';
+import type { DecodedFrame } from '../capture-options.js';
 import { pullStatus, requestTopicAndGroup } from '../stats.js';
 
 /**

@@ -1,0 +1,257 @@
+import createDebug from '../../debug.js';
+import { compareMessageQueue, isRetryTopic, queueKey } from '../../../protocol/internal.js';
+import type { MessageQueue } from '../../../protocol/index.js';
+import type { OffsetStore } from './offset-store.js';
+import type { ConsumerConfig } from './consumer-config.js';
+import { ProcessQueue } from './process-queue.js';
+import { newPullRequest, type PullRequest } from './pull-request.js';
+import type { SubscriptionData } from './subscription.js';
+
+const log = createDebug('rocketwire:consumer');
+
+/** What every rebalance needs from its consumer (Java's RebalanceImpl fields and its consumer's calls). */
+export interface RebalanceBaseHost {
+  readonly config: Pick<ConsumerConfig, 'clock' | 'messageModel' | 'consumerGroup' | 'allocateStrategy'>;
+  readonly clientId: string;
+  readonly offsetStore: OffsetStore;
+  subscriptionTable(): Map<string, SubscriptionData>;
+  /** Readable queues of the topic from its route; null when there is no route. */
+  subscribeQueues(topic: string): Promise<MessageQueue[] | null>;
+  /** Client ids of the group from a broker of the topic; null when unknown. */
+  consumerIdList(topic: string): Promise<string[] | null>;
+  /** docs/protocol-facts.md#start-offset; a negative result means "skip this queue this round". */
+  computePullFromWhere(mq: MessageQueue): Promise<number>;
+  dispatchPullRequests(prs: PullRequest[]): void;
+  /** Called when a round changed the queues of a topic; awaited before the new queues' first pulls. */
+  messageQueueChanged(topic: string): Promise<void>;
+}
+
+/**
+ * Java's RebalanceImpl: owns the table of held queues and their process queues, computes the
+ * assignment per subscribed topic and applies the difference. The push consumer's subclass
+ * (push/rebalance-push-impl.ts) adds the orderly locks and POP topics; the lite pull consumer's
+ * (lite-pull/rebalance-lite-pull-impl.ts) only tells its assignment.
+ */
+export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseHost> {
+  readonly processQueueTable = new Map<string, { mq: MessageQueue; pq: ProcessQueue }>();
+  private running: Promise<boolean> | null = null;
+  private again = false;
+  /**
+   * Rounds run (rebalanceOnce) and rounds asked for (doRebalance calls): a storm of
+   * NOTIFY_CONSUMER_IDS_CHANGED asks many times, runs one round at a time and at most one more.
+   */
+  readonly counts = { requested: 0, runs: 0 };
+  protected stopped = false;
+
+  constructor(protected readonly host: H) {}
+
+  /**
+   * Runs a rebalance now; calls during a run coalesce into one more run after it. Resolves whether the
+   * last round balanced (5.x RebalanceImpl.doRebalance): every topic's assignment is what this
+   * consumer now works on. A lock refused, a start offset missing or a removal that gave up leaves it
+   * unbalanced, and the periodic task then tries again after 1 s instead of 20 s.
+   */
+  doRebalance(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(true);
+    this.counts.requested++;
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      let balanced = true;
+      try {
+        do {
+          this.again = false;
+          this.counts.runs++;
+          balanced = await this.rebalanceOnce();
+        } while (this.again && !this.stopped);
+      } finally {
+        this.running = null;
+      }
+      return balanced;
+    })();
+    return this.running;
+  }
+
+  private async rebalanceOnce(): Promise<boolean> {
+    const subs = this.host.subscriptionTable();
+    let balanced = true;
+    for (const topic of subs.keys()) {
+      if (this.stopped) return balanced;
+      try {
+        if (!(await this.rebalanceByTopic(topic))) balanced = false;
+      } catch (err) {
+        log('rebalance of %s failed: %s', topic, (err as Error).message);
+        // As Java, a failure on the retry topic (often not created yet) does not count.
+        if (!isRetryTopic(topic)) balanced = false;
+      }
+    }
+    this.afterRound();
+    // Drop queues of topics no longer subscribed.
+    for (const [key, { mq, pq }] of this.processQueueTable) {
+      if (!subs.has(mq.topic)) {
+        pq.drop();
+        this.processQueueTable.delete(key);
+        pq.markRemoved();
+        log('dropped %o: topic no longer subscribed', mq);
+      }
+    }
+    return balanced;
+  }
+
+  /**
+   * False when the topic did not balance. No route or no consumer list counts as balanced, as in Java
+   * (there is nothing to work on until the next period).
+   */
+  private async rebalanceByTopic(topic: string): Promise<boolean> {
+    const { config } = this.host;
+    // A topic the broker hands out by POP is popped (PopConsumeService) and none of its queues is
+    // pulled, so the consumer never mixes pull and pop in a group the broker switched.
+    if (!isRetryTopic(topic) && (await this.handedOutByPop(topic))) {
+      await this.updateProcessQueueTableInRebalance(topic, []);
+      return true;
+    }
+    const mqSet = await this.host.subscribeQueues(topic);
+    if (mqSet === null) {
+      log('rebalance: no route for %s yet', topic);
+      return true;
+    }
+    let assigned: MessageQueue[];
+    if (config.messageModel === 'BROADCASTING') {
+      assigned = mqSet;
+    } else {
+      const cidAll = await this.host.consumerIdList(topic);
+      if (cidAll === null || cidAll.length === 0) {
+        log('rebalance: no consumer id list for %s/%s', config.consumerGroup, topic);
+        return true;
+      }
+      const mqAll = mqSet.slice().sort(compareMessageQueue);
+      const cids = cidAll.slice().sort(compareJavaStrings);
+      try {
+        assigned = config.allocateStrategy.allocate(config.consumerGroup, this.host.clientId, mqAll, cids);
+      } catch (err) {
+        log('allocate strategy %s failed: %s', config.allocateStrategy.name, (err as Error).message);
+        return false;
+      }
+    }
+    const { changed, prs } = await this.updateProcessQueueTableInRebalance(topic, assigned);
+    if (changed) {
+      log('rebalance changed %s: now %d queues', topic, assigned.length);
+      // The heartbeat carrying the new subVersion goes out before the new queues' first pulls, so the
+      // broker does not answer them SUBSCRIPTION_NOT_LATEST (Java 4.9 pulls first and retries 1 s later).
+      await this.host
+        .messageQueueChanged(topic)
+        .catch((err: unknown) => log('messageQueueChanged failed: %s', (err as Error).message));
+    }
+    if (prs.length > 0 && !this.stopped) this.host.dispatchPullRequests(prs);
+    const working = new Set<string>();
+    for (const [key, { mq, pq }] of this.processQueueTable) if (mq.topic === topic && !pq.dropped) working.add(key);
+    return working.size === assigned.length && assigned.every((mq) => working.has(queueKey(mq)));
+  }
+
+  private async updateProcessQueueTableInRebalance(
+    topic: string,
+    mqSet: MessageQueue[],
+  ): Promise<{ changed: boolean; prs: PullRequest[] }> {
+    const { config } = this.host;
+    const now = config.clock.now();
+    const wanted = new Map(mqSet.map((mq) => [queueKey(mq), mq]));
+    let changed = false;
+    for (const [key, { mq, pq }] of this.processQueueTable) {
+      if (mq.topic !== topic) continue;
+      const expired = !wanted.has(key) ? false : pq.isPullExpired(now);
+      if (!wanted.has(key) || expired) {
+        pq.drop();
+        if (await this.removeUnnecessaryMessageQueue(mq, pq)) {
+          this.processQueueTable.delete(key);
+          pq.markRemoved();
+          changed = true;
+          log('rebalance removed %o%s', mq, expired ? ' (pull expired)' : '');
+        }
+      }
+    }
+    const prs: PullRequest[] = [];
+    for (const [key, mq] of wanted) {
+      if (this.processQueueTable.has(key)) continue;
+      if (!(await this.admit(mq))) continue;
+      this.host.offsetStore.removeOffset(mq);
+      const pq = new ProcessQueue(now);
+      const nextOffset = await this.host.computePullFromWhere(mq);
+      if (nextOffset < 0) {
+        log('rebalance: no start offset for %o, skipping it this round', mq);
+        continue;
+      }
+      if (this.processQueueTable.has(key)) continue;
+      this.admitted(pq);
+      this.processQueueTable.set(key, { mq, pq });
+      const pr = newPullRequest(mq, pq, nextOffset);
+      prs.push(pr);
+      changed = true;
+      log('rebalance added %o from offset %d', mq, nextOffset);
+    }
+    return { changed, prs };
+  }
+
+  /**
+   * Forgets a queue: persist its offset (oneway) and drop it from the offset table. False when the
+   * queue could not be removed this round (it then stays dropped in the table until a later one).
+   */
+  async removeUnnecessaryMessageQueue(mq: MessageQueue, _pq: ProcessQueue): Promise<boolean> {
+    const { offsetStore } = this.host;
+    await offsetStore.persist(mq);
+    offsetStore.removeOffset(mq);
+    return true;
+  }
+
+  /** Whether the broker hands the topic out by POP (then none of its queues is pulled). */
+  protected async handedOutByPop(_topic: string): Promise<boolean> {
+    return false;
+  }
+
+  /** Whether a newly assigned queue may be taken this round (orderly: its lock was granted). */
+  protected async admit(_mq: MessageQueue): Promise<boolean> {
+    return true;
+  }
+
+  /** A newly assigned queue was taken, before its first pull. */
+  protected admitted(_pq: ProcessQueue): void {}
+
+  /** After every round, before the queues of topics no longer subscribed are dropped. */
+  protected afterRound(): void {}
+
+  /** Removes one queue at once (OFFSET_ILLEGAL handling, offset reset). */
+  async removeProcessQueue(mq: MessageQueue): Promise<void> {
+    const key = queueKey(mq);
+    const entry = this.processQueueTable.get(key);
+    if (!entry) return;
+    this.processQueueTable.delete(key);
+    entry.pq.drop();
+    entry.pq.markRemoved();
+    await this.removeUnnecessaryMessageQueue(mq, entry.pq);
+  }
+
+  /** Drops a held queue now (OFFSET_ILLEGAL, offset reset); its removal follows through removeProcessQueue. */
+  dropProcessQueue(pq: ProcessQueue): void {
+    pq.drop();
+  }
+
+  /** Shutdown: every held queue is dropped, so nothing pulled or consumed after it counts. */
+  dropAll(): void {
+    for (const { pq } of this.processQueueTable.values()) pq.drop();
+  }
+
+  heldQueues(): MessageQueue[] {
+    return [...this.processQueueTable.values()].map((e) => e.mq);
+  }
+
+  async shutdown(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+}
+
+/** Java string order (UTF-16 code units), as the client ids of a group are sorted. */
+function compareJavaStrings(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}

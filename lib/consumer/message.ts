@@ -1,2 +1,0 @@
-/** The consumer hands user code protocol's decoded stored message (MessageExt). */
-export type { MessageExt } from '../../protocol/index.js';

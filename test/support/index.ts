@@ -1,0 +1,3 @@
+export * from './embedded-broker.js';
+export * from './names.js';
+export * from './until.js';
