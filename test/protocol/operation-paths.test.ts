@@ -96,13 +96,13 @@ const EXCEPTIONS: readonly Exception[] = [
  */
 const CONSUMER_EXCEPTIONS: readonly Exception[] = [
   {
-    file: 'lib/consumer/pop-consume-service.ts',
+    file: 'lib/consumer/pop/pop-consume-service.ts',
     rules: ['raw-send'],
     reason:
       'POP_MESSAGE (answer codes POLLING_FULL…), ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME sent with remoting.invoke and createOperationRequest; to become MQClientAPI.call',
   },
   {
-    file: 'lib/consumer/simple-consumer.ts',
+    file: 'lib/consumer/pop/simple-consumer.ts',
     rules: ['raw-send'],
     reason:
       'POP_MESSAGE, ACK_MESSAGE, BATCH_ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME sent with remoting.invoke, answers read with decodeResponseHeader / readReply; to become MQClientAPI.call',
