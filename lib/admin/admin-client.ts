@@ -344,14 +344,6 @@ export class AdminClient {
   // ------------------------------------------------------------------ consumer groups and offsets (admin-groups.ts)
 
   /**
-   * `consumerStatus`: GET_CONSUMER_RUNNING_INFO relayed by the broker to each online client of the
-   * group (or only `clientId`).
-   */
-  consumerStatus(group: string, clientId?: string): Promise<Array<{ clientId: string; info: ConsumerRunningInfo }>> {
-    return this.groups.consumerStatus(group, clientId);
-  }
-
-  /**
    * `consumerProgress`: GET_CONSUME_STATS on every master of the group's retry-topic route, per
    * queue the broker offset, the committed offset, the lag and the last consume time, and the total
    * lag (mqadmin's "Diff Total"). With `topic`, that topic only.
@@ -363,6 +355,14 @@ export class AdminClient {
   /** `consumerConnection`: GET_CONSUMER_CONNECTION_LIST from the first broker of the group's route that has the group online. */
   consumerConnection(group: string): Promise<GroupConnection> {
     return this.groups.consumerConnection(group);
+  }
+
+  /**
+   * `consumerStatus`: GET_CONSUMER_RUNNING_INFO relayed by the broker to each online client of the
+   * group (or only `clientId`).
+   */
+  consumerStatus(group: string, clientId?: string): Promise<Array<{ clientId: string; info: ConsumerRunningInfo }>> {
+    return this.groups.consumerStatus(group, clientId);
   }
 
   /** `consumerProgress -g`'s list: GET_ALL_SUBSCRIPTIONGROUP_CONFIG of every master, merged by name. */
