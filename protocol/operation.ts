@@ -52,6 +52,7 @@ export interface Operation<
 }
 
 /** Any row of the table, whatever its codecs (for code that handles rows generically). */
+// biome-ignore lint/suspicious/noExplicitAny: a row of any codec types; each use narrows it again
 export type AnyOperation = Operation<any, any, BodySpec<any>, BodySpec<any>, number>;
 
 /** Request header fields of an operation. */

@@ -10,7 +10,7 @@ import {
   type TopicConfigBody,
   type TopicRouteData,
 } from '../../protocol/internal.js';
-import { type SubscriptionGroupConfig } from '../../protocol/body/admin-tools-bodies.js';
+import type { SubscriptionGroupConfig } from '../../protocol/body/admin-tools-bodies.js';
 import { MQClientInstance, type Reply } from '../client/index.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { AdminMessages } from './admin-messages.js';

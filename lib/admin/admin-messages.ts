@@ -11,7 +11,7 @@ import {
   type OperationRequestBody,
   type TopicRouteData,
 } from '../../protocol/internal.js';
-import type { MQClientInstance, Reply } from '../client/index.js';
+import type { CallReply, MQClientInstance, Reply } from '../client/index.js';
 import { Producer } from '../producer/index.js';
 import {
   DEFAULT_QUERY_MAX,
@@ -113,7 +113,7 @@ export class AdminMessages {
     const out: FoundMessage[] = [];
     for (const { brokerName, addr } of this.host.masters(route)) {
       const header = { topic, key, maxNum, beginTimestamp: begin, endTimestamp: end, uniqueKeyQuery: unique };
-      let r;
+      let r: CallReply<typeof op>;
       try {
         r = await this.host.instance.call(addr, op, header, undefined, {
           timeoutMs: this.host.instance.options.mqClientApiTimeoutMs,

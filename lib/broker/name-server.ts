@@ -62,9 +62,7 @@ export class NameServer {
     registerOperation(this.server, Operations.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, () => ({
       body: { topicList: [...this.topicQueues.keys()].sort() },
     }));
-    registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header, request }) =>
-      this.createTopic(request, header),
-    );
+    registerOperation(this.server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header }) => this.createTopic(header));
     // DELETE_TOPIC_IN_NAMESRV: the topic's route goes (from one cluster's brokers, or all)
     registerOperation(this.server, Operations.DELETE_TOPIC_IN_NAMESRV, ({ header }) => {
       this.unregisterTopic(header.topic);
@@ -157,7 +155,7 @@ export class NameServer {
   }
 
   /** Creates the topic on every broker (mqadmin sends this to brokers; the embedded name server fans it out). */
-  private createTopic(req: RemotingCommand, h: CreateTopicRequestHeader): Answer {
+  private createTopic(h: CreateTopicRequestHeader): Answer {
     const config = topicConfigFromHeader(h);
     const bad = checkTopicConfigRequest(config, this.maxQueueNums);
     if (bad) return fail(ResponseCode.INVALID_PARAMETER, bad);

@@ -1,10 +1,5 @@
 import createDebug from '../../debug.js';
-import {
-  Operations,
-  ResponseCode,
-  RETRY_GROUP_TOPIC_PREFIX,
-  type RemotingCommand,
-} from '../../../protocol/internal.js';
+import { Operations, ResponseCode, RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/internal.js';
 import { POP_ORDER_REVIVE_QUEUE, decodeReceiptHandle, popRealTopic } from '../../../protocol/pop-extra-info.js';
 import type { Clock } from '../../clock.js';
 import type { RemotingServer } from '../../remoting/index.js';
@@ -41,9 +36,9 @@ export class AckMessageProcessor {
       const r = this.ackOne(header.consumerGroup, header.topic, header.queueId, header.extraInfo, header.offset);
       return r === null ? ok() : fail(r.code, r.remark);
     });
-    registerOperation(server, Operations.BATCH_ACK_MESSAGE, ({ body, request }) => this.processBatchAck(request, body));
-    registerOperation(server, Operations.CHANGE_MESSAGE_INVISIBLETIME, ({ header, request }) =>
-      this.processChangeInvisible(request, header),
+    registerOperation(server, Operations.BATCH_ACK_MESSAGE, ({ body }) => this.processBatchAck(body));
+    registerOperation(server, Operations.CHANGE_MESSAGE_INVISIBLETIME, ({ header }) =>
+      this.processChangeInvisible(header),
     );
   }
 
@@ -130,23 +125,20 @@ export class AckMessageProcessor {
     return null;
   }
 
-  private processBatchAck(
-    req: RemotingCommand,
-    body: {
-      brokerName: string;
-      acks: Array<{
-        consumerGroup: string;
-        topic: string;
-        retry: '0' | '1' | '2';
-        startOffset: number;
-        queueId: number;
-        reviveQueueId: number;
-        popTime: number;
-        invisibleTime: number;
-        bits: number[];
-      }>;
-    },
-  ): Answer {
+  private processBatchAck(body: {
+    brokerName: string;
+    acks: Array<{
+      consumerGroup: string;
+      topic: string;
+      retry: '0' | '1' | '2';
+      startOffset: number;
+      queueId: number;
+      reviveQueueId: number;
+      popTime: number;
+      invisibleTime: number;
+      bits: number[];
+    }>;
+  }): Answer {
     if (body.acks.length === 0) return fail(ResponseCode.NO_MESSAGE, 'empty batch ack');
     for (const a of body.acks) {
       const topic = popRealTopic(a.topic, a.consumerGroup, a.retry);
@@ -165,17 +157,14 @@ export class AckMessageProcessor {
     return ok();
   }
 
-  private processChangeInvisible(
-    req: RemotingCommand,
-    h: {
-      consumerGroup: string;
-      topic: string;
-      queueId: number;
-      extraInfo: string;
-      offset: number;
-      invisibleTime: number;
-    },
-  ): Answer {
+  private processChangeInvisible(h: {
+    consumerGroup: string;
+    topic: string;
+    queueId: number;
+    extraInfo: string;
+    offset: number;
+    invisibleTime: number;
+  }): Answer {
     const bad = this.checkAckTarget(h.topic, h.queueId, h.offset, false);
     if (bad) return fail(bad.code, bad.remark);
     const badExtra = extraInfoRemark(h.extraInfo);

@@ -178,7 +178,7 @@ export class PopService {
       );
     }
     const config = this.ctx.topics.get(h.topic);
-    if (!config) return topicNotExist(req, h.topic);
+    if (!config) return topicNotExist(h.topic);
     if ((config.perm & PermName.PERM_READ) === 0)
       return fail(ResponseCode.NO_PERMISSION, `the topic[${h.topic}] peeking message is forbidden`);
     if (h.queueId >= config.readQueueNums) {

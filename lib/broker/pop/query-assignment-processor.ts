@@ -1,11 +1,6 @@
 import * as path from 'node:path';
 import createDebug from '../../debug.js';
-import {
-  Operations,
-  ResponseCode,
-  RETRY_GROUP_TOPIC_PREFIX,
-  type RemotingCommand,
-} from '../../../protocol/internal.js';
+import { Operations, ResponseCode, RETRY_GROUP_TOPIC_PREFIX } from '../../../protocol/internal.js';
 import type {
   MessageQueueAssignment,
   MessageRequestMode,
@@ -97,8 +92,8 @@ export class QueryAssignmentProcessor {
   ) {}
 
   register(server: RemotingServer): void {
-    registerOperation(server, Operations.SET_MESSAGE_REQUEST_MODE, ({ body, request }) => this.setMode(request, body));
-    registerOperation(server, Operations.QUERY_ASSIGNMENT, ({ body, request }) => {
+    registerOperation(server, Operations.SET_MESSAGE_REQUEST_MODE, ({ body }) => this.setMode(body));
+    registerOperation(server, Operations.QUERY_ASSIGNMENT, ({ body }) => {
       const mode: MessageRequestMode = body.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)
         ? 'PULL'
         : (this.modes.get(body.topic, body.consumerGroup)?.mode ?? 'PULL');
@@ -129,7 +124,7 @@ export class QueryAssignmentProcessor {
     });
   }
 
-  private setMode(req: RemotingCommand, b: SetMessageRequestModeRequestBody): Answer {
+  private setMode(b: SetMessageRequestModeRequestBody): Answer {
     if (b.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
       return fail(ResponseCode.NO_PERMISSION, 'retry topic is not allowed to set mode');
     if (!this.ctx.topics.get(b.topic)) return fail(ResponseCode.TOPIC_NOT_EXIST, `topic[${b.topic}] not exist`);

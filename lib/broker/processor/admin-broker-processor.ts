@@ -48,30 +48,28 @@ export class AdminBrokerProcessor {
       const boundary = b === undefined ? undefined : b.toLowerCase() === 'upper' ? 'UPPER' : 'LOWER';
       return offset(request, this.ctx.messageStore.getOffsetByTime(h.topic, h.queueId, h.timestamp, boundary));
     });
-    registerOperation(server, Operations.GET_EARLIEST_MSG_STORETIME, ({ header: h, request }) => {
+    registerOperation(server, Operations.GET_EARLIEST_MSG_STORETIME, ({ header: h }) => {
       const timestamp = this.ctx.messageStore.getEarliestMessageTime(h.topic, h.queueId);
       return { header: { timestamp } };
     });
-    registerOperation(server, Operations.VIEW_MESSAGE_BY_ID, ({ header: h, request }) => {
+    registerOperation(server, Operations.VIEW_MESSAGE_BY_ID, ({ header: h }) => {
       const rec = this.ctx.messageStore.lookMessageByOffset(h.offset);
       if (!rec) return fail(ResponseCode.SYSTEM_ERROR, `can not find message by the offset, ${h.offset}`);
       return ok({ body: Buffer.from(rec) });
     });
-    registerOperation(server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header: h, request }) => {
+    registerOperation(server, Operations.UPDATE_AND_CREATE_TOPIC, ({ header: h }) => {
       const config = topicConfigFromHeader(h);
       const bad = checkTopicConfigRequest(config, this.ctx.limits.maxQueueNums);
       if (bad) return fail(ResponseCode.INVALID_PARAMETER, bad);
       this.ctx.topics.put(config);
       return ok();
     });
-    registerOperation(server, Operations.GET_TOPIC_CONFIG, ({ header: h, request }) => {
+    registerOperation(server, Operations.GET_TOPIC_CONFIG, ({ header: h }) => {
       const c = this.ctx.topics.get(h.topic);
-      if (!c) return topicNotExist(request, h.topic);
+      if (!c) return topicNotExist(h.topic);
       return ok({ body: encodeTopicConfigBody(c) });
     });
-    registerOperation(server, Operations.GET_CONSUME_STATS, ({ header, request }) =>
-      this.getConsumeStats(request, header),
-    );
+    registerOperation(server, Operations.GET_CONSUME_STATS, ({ header }) => this.getConsumeStats(header));
     registerOperation(server, Operations.GET_CONSUMER_RUNNING_INFO, ({ header: h, request }) =>
       this.callConsumer(request, h.consumerGroup, h.clientId),
     );
@@ -110,7 +108,7 @@ export class AdminBrokerProcessor {
    * offset, the committed offset (0 when none) and the store time of the last consumed message.
    * Topics the online group no longer subscribes to are skipped, as in Java.
    */
-  private getConsumeStats(req: RemotingCommand, h: GetConsumeStatsRequestHeader): Answer {
+  private getConsumeStats(h: GetConsumeStatsRequestHeader): Answer {
     const group = h.consumerGroup;
     const store = this.ctx.messageStore;
     const topics = h.topic ? [h.topic] : [...this.ctx.offsets.groupOffsets(group).keys()];

@@ -6,7 +6,6 @@ import {
   ResponseCode,
   encodeResetOffsetBody,
   type MessageQueue,
-  type RemotingCommand,
   type ResetOffsetRequestHeader,
 } from '../../../protocol/internal.js';
 import {
@@ -51,7 +50,7 @@ export class AdminToolsProcessor {
   ) {}
 
   register(server: RemotingServer): void {
-    registerOperation(server, Operations.GET_BROKER_RUNTIME_INFO, ({ request }) =>
+    registerOperation(server, Operations.GET_BROKER_RUNTIME_INFO, () =>
       ok({
         body: encodeKVTable({
           table: {
@@ -62,13 +61,11 @@ export class AdminToolsProcessor {
         }),
       }),
     );
-    registerOperation(server, Operations.GET_TOPIC_STATS_INFO, ({ header: h, request }) =>
-      this.topicStats(request, h.topic),
+    registerOperation(server, Operations.GET_TOPIC_STATS_INFO, ({ header: h }) => this.topicStats(h.topic));
+    registerOperation(server, Operations.GET_CONSUMER_CONNECTION_LIST, ({ header: h }) =>
+      this.connectionList(h.consumerGroup),
     );
-    registerOperation(server, Operations.GET_CONSUMER_CONNECTION_LIST, ({ header: h, request }) =>
-      this.connectionList(request, h.consumerGroup),
-    );
-    registerOperation(server, Operations.DELETE_TOPIC_IN_BROKER, ({ header: h, request }) => {
+    registerOperation(server, Operations.DELETE_TOPIC_IN_BROKER, ({ header: h }) => {
       // as Java (validateSystemTopicWhenUpdateTopic, on by default): TBW102, SCHEDULE_TOPIC_XXXX… stay
       if (isSystemTopic(h.topic))
         return fail(ResponseCode.INVALID_PARAMETER, `The topic[${h.topic}] is conflict with system topic.`);
@@ -78,12 +75,12 @@ export class AdminToolsProcessor {
       this.host.namesrv.unregisterTopic(h.topic, this.ctx.brokerName);
       return ok();
     });
-    registerOperation(server, Operations.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, ({ body, request }) => {
+    registerOperation(server, Operations.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, ({ body }) => {
       // the group name was checked with every request's names (resource-names.ts)
       this.host.groups.put(body);
       return ok();
     });
-    registerOperation(server, Operations.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, ({ request }) => {
+    registerOperation(server, Operations.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, () => {
       const table: Record<string, SubscriptionGroupConfig> = {};
       for (const g of [...this.knownGroups()].sort()) table[g] = this.host.groups.get(g) ?? subscriptionGroupConfig(g);
       return ok({
@@ -93,15 +90,13 @@ export class AdminToolsProcessor {
         }),
       });
     });
-    registerOperation(server, Operations.DELETE_SUBSCRIPTIONGROUP, ({ header: h, request }) => {
+    registerOperation(server, Operations.DELETE_SUBSCRIPTIONGROUP, ({ header: h }) => {
       this.host.groups.delete(h.groupName);
       if (h.cleanOffset === true) this.ctx.offsets.removeGroup(h.groupName);
       return ok();
     });
-    registerOperation(server, Operations.INVOKE_BROKER_TO_RESET_OFFSET, ({ header: h, request }) =>
-      this.resetOffset(request, h),
-    );
-    registerOperation(server, Operations.QUERY_MESSAGE, ({ header: h, request }) => {
+    registerOperation(server, Operations.INVOKE_BROKER_TO_RESET_OFFSET, ({ header: h }) => this.resetOffset(h));
+    registerOperation(server, Operations.QUERY_MESSAGE, ({ header: h }) => {
       this.host.index.flush();
       const maxNum = h.uniqueKeyQuery === true ? UNIQUE_KEY_QUERY_MAX : h.maxNum;
       const r = this.host.index.query(h.topic, h.key, maxNum, h.beginTimestamp, h.endTimestamp);
@@ -130,9 +125,9 @@ export class AdminToolsProcessor {
   }
 
   /** GET_TOPIC_STATS_INFO: min and max offset and last store time of every queue (AdminBrokerProcessor#getTopicStatsInfo). */
-  private topicStats(req: RemotingCommand, topic: string): Answer {
+  private topicStats(topic: string): Answer {
     const config = this.ctx.topics.get(topic);
-    if (!config) return topicNotExist(req, topic);
+    if (!config) return topicNotExist(topic);
     const store = this.ctx.messageStore;
     const queues = Math.min(Math.max(config.readQueueNums, config.writeQueueNums), this.ctx.limits.maxQueueNums);
     const offsetTable: Array<[MessageQueue, TopicOffset]> = [];
@@ -149,7 +144,7 @@ export class AdminToolsProcessor {
   }
 
   /** GET_CONSUMER_CONNECTION_LIST: the group's live clients, or CONSUMER_NOT_ONLINE with Java's remark. */
-  private connectionList(req: RemotingCommand, group: string): Answer {
+  private connectionList(group: string): Answer {
     const info = this.ctx.consumers.find(group);
     if (!info || info.channels.size === 0)
       return fail(ResponseCode.CONSUMER_NOT_ONLINE, `the consumer group[${group}] not online`);
@@ -176,7 +171,7 @@ export class AdminToolsProcessor {
    * PULL_OFFSET_MOVED; here every online client of the group also gets RESET_CONSUMER_CLIENT_OFFSET
    * (the 4.9 way, Broker2Client#resetOffset), which Java's and rocketwire's consumers both follow.
    */
-  private resetOffset(req: RemotingCommand, h: ResetOffsetRequestHeader): Answer {
+  private resetOffset(h: ResetOffsetRequestHeader): Answer {
     const { topic, group } = h;
     const config = this.ctx.topics.get(topic);
     if (!config) return fail(ResponseCode.TOPIC_NOT_EXIST, `Topic ${topic} does not exist`);

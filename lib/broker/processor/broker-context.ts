@@ -1,9 +1,4 @@
-import {
-  ResponseCode,
-  SQL92_DEFAULT_MAX_LENGTH,
-  SQL92_DEFAULT_MAX_NODES,
-  type RemotingCommand,
-} from '../../../protocol/index.js';
+import { ResponseCode, SQL92_DEFAULT_MAX_LENGTH, SQL92_DEFAULT_MAX_NODES } from '../../../protocol/index.js';
 import type { Clock } from '../../clock.js';
 import type { ConsumerManager } from '../consumer-manager.js';
 import type { ConsumerOffsetManager } from '../consumer-offset-manager.js';
@@ -101,6 +96,6 @@ export interface BrokerContext {
 }
 
 /** TOPIC_NOT_EXIST with Java's remark. */
-export function topicNotExist(req: RemotingCommand, topic: string): Answer {
+export function topicNotExist(topic: string): Answer {
   return fail(ResponseCode.TOPIC_NOT_EXIST, `topic[${topic}] not exist, apply first please!${FAQ_APPLY_TOPIC}`);
 }

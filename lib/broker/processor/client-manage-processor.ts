@@ -27,22 +27,22 @@ export class ClientManageProcessor {
 
   register(server: RemotingServer): void {
     registerOperation(server, Operations.HEART_BEAT, ({ body, request, conn }) => this.heartbeat(request, conn, body));
-    registerOperation(server, Operations.UNREGISTER_CLIENT, ({ header, request, conn }) => {
+    registerOperation(server, Operations.UNREGISTER_CLIENT, ({ header, conn }) => {
       if (header.producerGroup) this.ctx.consumers.unregisterProducer(header.producerGroup, conn);
       if (header.consumerGroup) this.ctx.consumers.unregister(header.consumerGroup, conn);
       return ok();
     });
-    registerOperation(server, Operations.CHECK_CLIENT_CONFIG, ({ body, request }) => {
+    registerOperation(server, Operations.CHECK_CLIENT_CONFIG, ({ body }) => {
       const tooMany = body.subscriptionData ? this.tooManyTags(body.subscriptionData, 'subscriptionData') : null;
       if (tooMany) return fail(ResponseCode.INVALID_PARAMETER, tooMany);
       const refused = body.subscriptionData ? checkFilterConfig(this.ctx, body.subscriptionData) : null;
       return refused ? fail(refused.code, refused.remark) : ok();
     });
-    registerOperation(server, Operations.LOCK_BATCH_MQ, ({ body, request }) => {
+    registerOperation(server, Operations.LOCK_BATCH_MQ, ({ body }) => {
       const granted = this.ctx.locks.tryLockBatch(body.consumerGroup, body.mqSet, body.clientId, this.ctx.clock.now());
       return ok({ body: encodeLockBatchResponseBody({ lockOKMQSet: granted }) });
     });
-    registerOperation(server, Operations.UNLOCK_BATCH_MQ, ({ body, request }) => {
+    registerOperation(server, Operations.UNLOCK_BATCH_MQ, ({ body }) => {
       this.ctx.locks.unlockBatch(body.consumerGroup, body.mqSet, body.clientId);
       return ok();
     });

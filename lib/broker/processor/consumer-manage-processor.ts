@@ -3,7 +3,6 @@ import {
   ResponseCode,
   encodeConsumerListBody,
   type QueryConsumerOffsetRequestHeader,
-  type RemotingCommand,
 } from '../../../protocol/index.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import type { BrokerContext } from './broker-context.js';
@@ -14,10 +13,8 @@ export class ConsumerManageProcessor {
   constructor(private readonly ctx: BrokerContext) {}
 
   register(server: RemotingServer): void {
-    registerOperation(server, Operations.QUERY_CONSUMER_OFFSET, ({ header, request }) =>
-      this.queryConsumerOffset(request, header),
-    );
-    registerOperation(server, Operations.UPDATE_CONSUMER_OFFSET, ({ header, request }) => {
+    registerOperation(server, Operations.QUERY_CONSUMER_OFFSET, ({ header }) => this.queryConsumerOffset(header));
+    registerOperation(server, Operations.UPDATE_CONSUMER_OFFSET, ({ header }) => {
       const { consumerGroup, topic, queueId } = header;
       // as develop's ConsumerManageProcessor#updateConsumerOffset: an unknown topic is refused (it
       // has no subscription groups to check); the queueId, which Java does not check, must be one
@@ -33,7 +30,7 @@ export class ConsumerManageProcessor {
       this.ctx.offsets.commit(consumerGroup, topic, queueId, header.commitOffset);
       return ok();
     });
-    registerOperation(server, Operations.GET_CONSUMER_LIST_BY_GROUP, ({ header, request }) => {
+    registerOperation(server, Operations.GET_CONSUMER_LIST_BY_GROUP, ({ header }) => {
       const group = header.consumerGroup;
       const ids = this.ctx.consumers.find(group)?.clientIds() ?? [];
       if (ids.length === 0) return fail(ResponseCode.SYSTEM_ERROR, `no consumer for this group, ${group}`);
@@ -41,7 +38,7 @@ export class ConsumerManageProcessor {
     });
   }
 
-  private queryConsumerOffset(req: RemotingCommand, h: QueryConsumerOffsetRequestHeader): Answer {
+  private queryConsumerOffset(h: QueryConsumerOffsetRequestHeader): Answer {
     const { consumerGroup, topic, queueId } = h;
     const store = this.ctx.messageStore;
     const stored = this.ctx.offsets.query(consumerGroup, topic, queueId);

@@ -57,7 +57,7 @@ export class PullMessageProcessor {
     const { topic, queueId, queueOffset, sysFlag } = h;
     const group = h.consumerGroup;
     const config = this.ctx.topics.get(topic);
-    if (!config) return topicNotExist(req, topic);
+    if (!config) return topicNotExist(topic);
     if ((config.perm & PermName.PERM_READ) === 0)
       return fail(ResponseCode.NO_PERMISSION, `the topic[${topic}] pulling message is forbidden`);
     if (queueId < 0 || queueId >= config.readQueueNums) {

@@ -102,7 +102,7 @@ export class SendMessageProcessor {
       );
     }
     const config = this.topicForSend(topic, h.defaultTopic, h.defaultTopicQueueNums);
-    if (!config) return topicNotExist(req, topic);
+    if (!config) return topicNotExist(topic);
     if (typeof config === 'string') return fail(ResponseCode.INVALID_PARAMETER, config);
     if ((config.perm & PermName.PERM_WRITE) === 0)
       return fail(ResponseCode.NO_PERMISSION, `the topic[${topic}] sending message is forbidden`);
@@ -184,11 +184,11 @@ export class SendMessageProcessor {
     }
     // a half message waits on RMQ_SYS_TRANS_HALF_TOPIC (transaction/); the answer carries its UNIQ_KEY as transactionId
     if (half)
-      return sendResponse(req, this.ctx.transactions.prepareMessage(inners[0]!), responseQueueId, properties.UNIQ_KEY);
+      return sendResponse(this.ctx.transactions.prepareMessage(inners[0]!), responseQueueId, properties.UNIQ_KEY);
     const result = this.putWithDelay(inners);
     // a request (producer.request): its reply will be pushed only to the client it names (reply/)
     if (result.status === 'PUT_OK' && !isBatch) this.ctx.replyRequests?.rememberRequest(properties);
-    return sendResponse(req, result, responseQueueId);
+    return sendResponse(result, responseQueueId);
   }
 
   /**
@@ -281,7 +281,7 @@ export function addTraceFields(res: RemotingCommand | null): RemotingCommand | n
   return res === null ? null : appendHeaderFields(res, SEND_TRACE_FIELDS);
 }
 
-function sendResponse(req: RemotingCommand, result: PutMessageResult, queueId: number, transactionId?: string): Answer {
+function sendResponse(result: PutMessageResult, queueId: number, transactionId?: string): Answer {
   switch (result.status) {
     case 'PUT_OK': {
       const w = result.written;

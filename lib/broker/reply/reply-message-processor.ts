@@ -6,7 +6,6 @@ import {
   PermName,
   ResponseCode,
   setProperty,
-  type RemotingCommand,
   type SendMessageRequestHeader,
 } from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
@@ -100,20 +99,15 @@ export class ReplyMessageProcessor {
       // as every send answer: the Java client reads MSG_REGION and TRACE_ON without a null check
       // (on the handler's answers only: an undecodable request is answered without them)
       registerOperation(server, op, async ({ header, body, request, conn }) =>
-        addTraceFields(answerTo(op, request, await this.process(request, conn, header, body))),
+        addTraceFields(answerTo(op, request, await this.process(conn, header, body))),
       );
     }
   }
 
-  private async process(
-    req: RemotingCommand,
-    conn: RemotingConnection,
-    h: SendMessageRequestHeader,
-    body: Buffer,
-  ): Promise<Answer> {
+  private async process(conn: RemotingConnection, h: SendMessageRequestHeader, body: Buffer): Promise<Answer> {
     // msgCheck: the topic must exist and be writable (the reply topic is made at start), the queue be one of its
     const config = this.ctx.topics.get(h.topic);
-    if (!config) return topicNotExist(req, h.topic);
+    if (!config) return topicNotExist(h.topic);
     if ((config.perm & PermName.PERM_WRITE) === 0)
       return fail(ResponseCode.NO_PERMISSION, `the topic[${h.topic}] sending message is forbidden`);
     let queueId = h.queueId;

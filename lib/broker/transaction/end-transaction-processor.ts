@@ -5,7 +5,6 @@ import {
   ResponseCode,
   type EndTransactionRequestHeader,
   type MessageExt,
-  type RemotingCommand,
 } from '../../../protocol/index.js';
 import type { RemotingServer } from '../../remoting/index.js';
 import {
@@ -56,8 +55,8 @@ export class EndTransactionProcessor {
   ) {}
 
   register(server: RemotingServer): void {
-    registerOperation(server, Operations.END_TRANSACTION, ({ header, request, conn }) => {
-      const res = this.endTransaction(request, header);
+    registerOperation(server, Operations.END_TRANSACTION, ({ header, conn }) => {
+      const res = this.endTransaction(header);
       if (res && res.code !== ResponseCode.SUCCESS) {
         this.counters.refused++;
         log('END_TRANSACTION %s from %s: %d %s', header.msgId, conn.remoteAddress, res.code, res.remark);
@@ -66,7 +65,7 @@ export class EndTransactionProcessor {
     });
   }
 
-  private endTransaction(req: RemotingCommand, h: EndTransactionRequestHeader): Answer | null {
+  private endTransaction(h: EndTransactionRequestHeader): Answer | null {
     const type = h.commitOrRollback;
     if (type === MessageSysFlag.TRANSACTION_NOT_TYPE) {
       this.counters.unknown++;
