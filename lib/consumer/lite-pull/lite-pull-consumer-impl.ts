@@ -452,7 +452,7 @@ export class LitePullConsumerImpl
   resume(mqs: readonly MessageQueue[]): void {
     for (const mq of mqs) {
       const st = this.assigned.get(mq);
-      if (!st || !st.paused) continue;
+      if (!st?.paused) continue;
       st.paused = false;
       this.task.resumePaused(st.pr);
     }
