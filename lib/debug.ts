@@ -36,6 +36,7 @@ function createDebug(namespace: string): Debugger {
   // `arguments` rather than a rest parameter: a disabled logger on a hot path allocates nothing.
   const log = function (this: unknown): void {
     const d = get();
+    // biome-ignore lint/complexity/noArguments: a rest parameter would allocate an array on every call, logged or not
     if (d.enabled) d.apply(this, arguments as unknown as [unknown, ...unknown[]]);
   } as unknown as Debugger;
   Object.defineProperties(log, {

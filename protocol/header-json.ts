@@ -83,7 +83,6 @@ ESCAPES[0x0c] = '\\f';
 ESCAPES[0x0d] = '\\r';
 ESCAPES[0x22] = '\\"';
 ESCAPES[0x5c] = '\\\\';
-// eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u007f-\u009f\u2028\u2029]/;
 
 export function fastjsonString(s: string): string {

@@ -13,7 +13,6 @@
  *
  * ali-ons is a development dependency of rocketwire, used only here.
  */
-/* eslint-disable @typescript-eslint/no-require-imports */
 import { benchBody, benchTemplate, driveSends, newDriveResult } from './produce-driver.cjs';
 
 const producing = process.argv[2] === 'produce';

@@ -3,12 +3,8 @@ import { MQVersion, OptionError, type RemotingCommand, type SerializeTypeName } 
 import { systemClock, type Clock } from '../clock.js';
 import { optionValidator } from '../validate.js';
 import { signRequest, type AclCredentials } from './acl.js';
-import {
-  type ConnectOptions,
-  type InvokeOptions,
-  type RemotingConnection,
-  type RequestProcessor,
-} from './connection.js';
+import type { ConnectOptions, RemotingConnection, RequestProcessor } from './connection.js';
+import type { InvokeOptions } from './connection-options.js';
 import { ConnectionPool } from './connection-pool.js';
 import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError, type RemotingError } from './errors.js';
 import { RemotingObservers, requestTimeoutEvent, safely, type RemotingObserver } from './events.js';

@@ -1,11 +1,10 @@
 export {
   RemotingConnection,
   type RequestProcessor,
-  type InvokeOptions,
   type RemotingConnectionOptions,
   type ConnectOptions,
-  type ConnectionStats,
 } from './connection.js';
+export type { InvokeOptions, ConnectionStats } from './connection-options.js';
 export { RemotingServer, type RemotingServerOptions } from './server.js';
 export { RemotingClient, defaultRemotingClientOptions, type RemotingClientOptions } from './client.js';
 export * from './errors.js';

@@ -1,4 +1,4 @@
-import net from 'node:net';
+import type net from 'node:net';
 
 /** Bytes of one slab that socket reads are made into. */
 export const SLAB_BYTES = 256 * 1024;

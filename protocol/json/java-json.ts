@@ -31,7 +31,6 @@ export function toJavaJson(value: unknown, options: JavaJsonOptions = {}): strin
 function str(s: string, ascii: boolean): string {
   const q = fastjsonString(s);
   if (!ascii) return q;
-  // eslint-disable-next-line no-control-regex
   return q.replace(/[^\u0000-\u007f]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0'));
 }
 

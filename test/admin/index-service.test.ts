@@ -108,7 +108,10 @@ t.test('a restart reads the commit log only after what the index file covers, ke
   const asked: number[] = [];
   const source = {
     commitLogEnd: at,
-    records: (from: number) => (asked.push(from), log.filter((x) => x.offset >= from)),
+    records: (from: number) => {
+      asked.push(from);
+      return log.filter((x) => x.offset >= from);
+    },
   };
   const first = new IndexService(dir, () => undefined);
   first.open(source);
@@ -198,7 +201,13 @@ t.test('full index files are sealed to disk and still answer, across a restart',
   t.ok(sealed.length >= 10, `200 keys in files of 16 entries: ${sealed.length} sealed`);
   const asked: number[] = [];
   const second = new IndexService(dir, () => undefined, tuning);
-  second.open({ commitLogEnd: at, records: (from) => (asked.push(from), log.filter((x) => x.offset >= from)) });
+  second.open({
+    commitLogEnd: at,
+    records: (from) => {
+      asked.push(from);
+      return log.filter((x) => x.offset >= from);
+    },
+  });
   t.same(asked, [at], 'nothing indexed again after a clean close');
   t.same(phys(second, 'k1'), expectK1);
   t.same(phys(second, 'only-99'), [log[99]!.offset]);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import t, { type Test } from 'tap';
 import { startBroker } from '../../lib/broker/index.js';
 import {
-  AclConfigError,
+  type AclConfigError,
   PlainAclChecker,
   compileAclConfig,
   loadAclOption,

@@ -103,7 +103,10 @@ t.test('the heap: O(log n) moves per insert with descending keys, pops in key or
 
 t.test('the heap against a sorted reference: random pushes, popMin and popMax', (t) => {
   let seed = 29;
-  const rnd = (m: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % m);
+  const rnd = (m: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % m;
+  };
   const h = new TimerHeap(4);
   const ref: Array<[number, number]> = [];
   const cmp = (a: [number, number], b: [number, number]): number => a[0] - b[0] || a[1] - b[1];

@@ -26,7 +26,7 @@ function ipBytes(addr: string): Buffer {
     const t = tail ? tail.split(':') : [];
     const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
     const b = Buffer.alloc(16);
-    groups.forEach((g, i) => b.writeUInt16BE(parseInt(g || '0', 16), i * 2));
+    for (const [i, g] of groups.entries()) b.writeUInt16BE(parseInt(g || '0', 16), i * 2);
     return b;
   }
   return Buffer.from(addr.split('.').map(Number));

@@ -40,7 +40,7 @@ t.test('raw frames: readable table by default', async (t) => {
   const lines = r.stdout.toString().trimEnd().split('\n');
   t.match(lines[0], /^REQ PULL_MESSAGE\(11\) #7 .*topic=Orders.* body=0$/);
   t.match(lines[1], /^RSP SUCCESS\(0\) #7 PULL_MESSAGE "FOUND" .* msgs=3$/);
-  t.match(lines[2], /^    msg Orders:2 queueOffset=10 msgId=UNIQ00000010 /);
+  t.match(lines[2], /^ {4}msg Orders:2 queueOffset=10 msgId=UNIQ00000010 /);
   t.match(lines[5], /^REQ HEART_BEAT\(34\) #8 body=\d+ json=\{"clientID"/);
   t.match(lines[6], /^RSP SUCCESS\(0\) #8 HEART_BEAT \[ROCKETMQ\] body=0$/);
   t.match(lines[7], /^ONEWAY UPDATE_CONSUMER_OFFSET\(15\) #9 /);

@@ -208,7 +208,13 @@ export function reportCapture(): Buffer {
 export function decodeForReport(input: Buffer): { stats: DecodeStats; timelines: TimelineCollector } {
   const stats = new DecodeStats();
   const timelines = new TimelineCollector();
-  const d = new CaptureDecoder({ frame: (f) => (stats.add(f), timelines.add(f)), problem: (p) => stats.addProblem(p) });
+  const d = new CaptureDecoder({
+    frame: (f) => {
+      stats.add(f);
+      timelines.add(f);
+    },
+    problem: (p) => stats.addProblem(p),
+  });
   d.push(input);
   d.end();
   return { stats, timelines };

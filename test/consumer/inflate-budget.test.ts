@@ -1,7 +1,12 @@
 import { deflateSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { LitePullConsumer, PushConsumer, UndecodableMessageError, type MessageExt } from '../../lib/consumer/index.js';
+import {
+  LitePullConsumer,
+  PushConsumer,
+  type UndecodableMessageError,
+  type MessageExt,
+} from '../../lib/consumer/index.js';
 import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { RemotingClient } from '../../lib/remoting/index.js';

@@ -83,7 +83,7 @@ t.test(
     huge.writeBigInt64BE(0x7fffffffffffffffn, 40); // bornTimestamp: Java's broker stores what the producer sent
     const r = decodeMessagesSkipping(Buffer.concat([huge, good(1)]));
     t.equal(r.undecodable.length, 0, 'a Long.MAX_VALUE bornTimestamp is no reason to drop a message');
-    t.equal(r.messages[0]!.bornTimestamp, 9223372036854775807, 'read as the nearest double');
+    t.equal(r.messages[0]!.bornTimestamp, Number(9223372036854775807n), 'read as the nearest double');
     t.equal(r.messages[0]!.body.toString(), 'born in the far future');
 
     const badOffset = good(2);

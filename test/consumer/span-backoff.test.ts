@@ -18,8 +18,18 @@ for (const kind of ['synchronous', 'asynchronous'] as const)
       const held = new Promise<string>((r) => (release = () => r('CONSUME_SUCCESS')));
       let consumed = 0;
       const s = await clockedConsumer(t, { messages: 5000, queues: 1 }, (msgs) => {
-        if (msgs[0]!.queueOffset === 0) return held.then((st) => (consumed++, st));
-        if (kind === 'asynchronous') return new Promise((r) => setImmediate(() => (consumed++, r('CONSUME_SUCCESS'))));
+        if (msgs[0]!.queueOffset === 0)
+          return held.then((st) => {
+            consumed++;
+            return st;
+          });
+        if (kind === 'asynchronous')
+          return new Promise((r) =>
+            setImmediate(() => {
+              consumed++;
+              r('CONSUME_SUCCESS');
+            }),
+          );
         consumed++;
         return 'CONSUME_SUCCESS';
       });

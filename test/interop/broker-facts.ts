@@ -92,7 +92,10 @@ export async function checkBrokerFacts(t: Tap, cluster: RealCluster, topic: stri
 
     const a = cluster.connect(broker);
     const b = cluster.connect(broker);
-    t.teardown(() => (a.close(), b.close()));
+    t.teardown(() => {
+      a.close();
+      return b.close();
+    });
     await a.invoke(createRequest(RequestCode.HEART_BEAT, { body: heartbeat('127.0.0.1@A', group, topic) }));
     await b.invoke(createRequest(RequestCode.HEART_BEAT, { body: heartbeat('127.0.0.1@B', group, topic) }));
     const list = await a.invoke(

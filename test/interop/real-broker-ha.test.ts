@@ -197,7 +197,7 @@ if (await interopReady(t, versions)) {
             while (polling) {
               if (cluster.isRunning(0)) {
                 const c = await committedOffsets(cluster, master, group, topic, queues);
-                c.forEach((x, q) => x >= 0 && masterSeen[q]!.push(x));
+                for (const [q, x] of c.entries()) if (x >= 0) masterSeen[q]!.push(x);
               }
               await delay(200);
             }
@@ -222,7 +222,7 @@ if (await interopReady(t, versions)) {
           })();
           polling = false;
           await poll;
-          final.forEach((x, q) => masterSeen[q]!.push(x));
+          for (const [q, x] of final.entries()) masterSeen[q]!.push(x);
           t.same(final, endC, 'commits reach the master again: its committed offset = max offset on every queue');
           const backwards = masterSeen.flatMap((seq, q) =>
             seq.flatMap((x, k) => (k > 0 && x < seq[k - 1]! ? [`queue ${q}: ${seq[k - 1]} → ${x}`] : [])),
@@ -455,7 +455,11 @@ if (await interopReady(t, versions)) {
             // Re-deliveries after a rebalance may repeat steps; the first sight of each step must come in order, without gaps.
             const firsts: number[] = [];
             const seen = new Set<number>();
-            for (const x of seq) if (!seen.has(x)) seen.add(x), firsts.push(x);
+            for (const x of seq) {
+              if (seen.has(x)) continue;
+              seen.add(x);
+              firsts.push(x);
+            }
             const bad = firsts.findIndex((x, i) => x !== i);
             if (bad >= 0) broken.push(`${key}: step ${firsts[bad]} at position ${bad}`);
           }
@@ -580,13 +584,12 @@ if (await interopReady(t, versions)) {
             t.equal(ids.length, members, `${label}: ${members} members in the group`);
             const rwIds = rw.map((c) => c.clientId);
             const javaIds = ids.filter((id) => !rwIds.includes(id));
-            rw.forEach((c, i) =>
+            for (const [i, c] of rw.entries())
               t.same(
                 rwHolds(i),
                 averagely(allQueues, ids, c.clientId).sort(),
                 `${label}: rocketwire ${i} holds its averagely share`,
-              ),
-            );
+              );
             // Java consumers: what they consume from now on must come only from their own share.
             const since = Date.now() + 1000;
             await delay(4000);

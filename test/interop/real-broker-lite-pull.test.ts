@@ -153,7 +153,14 @@ if (await interopReady(t, [V5_VERSION])) {
       const max = (await brokerOffsets(cluster.namesrv, topic, 'rw_lite_seek')).find((r) => r.queueId === 3)!.max;
       t.ok(max > 20, `queue 3 holds ${max} messages`);
       const first: MessageExt[] = [];
-      await until(async () => (first.push(...(await rw.poll(100))), first.length >= max), 'queue 3 to its end', 60_000);
+      await until(
+        async () => {
+          first.push(...(await rw.poll(100)));
+          return first.length >= max;
+        },
+        'queue 3 to its end',
+        60_000,
+      );
       t.same(
         first.map((m) => m.queueOffset),
         Array.from({ length: max }, (_, i) => i),
@@ -162,7 +169,10 @@ if (await interopReady(t, [V5_VERSION])) {
       await rw.seek(mq, 17);
       const again: MessageExt[] = [];
       await until(
-        async () => (again.push(...(await rw.poll(100))), again.length >= max - 17),
+        async () => {
+          again.push(...(await rw.poll(100)));
+          return again.length >= max - 17;
+        },
         're-delivery from 17',
         60_000,
       );

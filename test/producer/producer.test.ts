@@ -4,7 +4,7 @@ import { createResponse, decodeBatch, decodeProperties, RequestCode, ResponseCod
 import {
   MessageValidationError,
   Producer,
-  ProducerOptionError,
+  type ProducerOptionError,
   SendFailedError,
   resolveProducerOptions,
   selectMessageQueueByHash,

@@ -300,7 +300,10 @@ t.test('shutdown fails the requests still waiting', async (t) => {
   const topic = uniqueName('RQ');
   await createTopic(broker.brokers, topic, 2);
   const got = deferred<MessageExt>();
-  await startReplier(t, broker.namesrv, topic, (m) => (got.resolve(m), null));
+  await startReplier(t, broker.namesrv, topic, (m) => {
+    got.resolve(m);
+    return null;
+  });
   const p = new Producer({ namesrvAddr: broker.namesrv, group: uniqueName('pg'), instanceName: uniqueName('i') });
   await p.start();
   const pending = p.request({ topic, body: 'x' }, 60_000).then(
@@ -395,7 +398,10 @@ t.test('the client answers a PUSH_REPLY_MESSAGE_TO_CLIENT it cannot read as Java
   const instance = MQClientInstance.acquire({ namesrvAddr: '127.0.0.1:1', instanceName: uniqueName('i') });
   t.teardown(() => instance.release());
   const taken: MessageExt[] = [];
-  instance.onReplyMessage((m) => (taken.push(m), true));
+  instance.onReplyMessage((m) => {
+    taken.push(m);
+    return true;
+  });
   const processor = (
     instance.remoting as unknown as {
       processors: Map<number, (r: unknown, c: unknown) => Promise<{ code: number; remark: string | null }>>;

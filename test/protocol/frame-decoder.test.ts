@@ -13,12 +13,19 @@ const frames = vectors.map((v) => Buffer.from(v.hex, 'hex'));
 const sample = frames.filter((_, i) => i % 8 === 0 || i === 6 || i === 7);
 const stream = Buffer.concat(sample);
 const offsets: number[] = [];
-sample.reduce((at, f) => (offsets.push(at), at + f.length), 0);
+sample.reduce((at, f) => {
+  offsets.push(at);
+  return at + f.length;
+}, 0);
 
 function feed(dec: FrameDecoder, chunks: Buffer[]): { frames: Buffer[]; offsets: number[] } {
   const out: Buffer[] = [];
   const at: number[] = [];
-  for (const c of chunks) dec.push(c, (f, o) => (out.push(f), at.push(o)));
+  for (const c of chunks)
+    dec.push(c, (f, o) => {
+      out.push(f);
+      at.push(o);
+    });
   return { frames: out, offsets: at };
 }
 

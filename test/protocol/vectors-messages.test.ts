@@ -92,7 +92,7 @@ for (const version of VECTOR_VERSIONS) {
     const pull = vectors!.pullBody;
     const msgs = decodeMessages(Buffer.from(pull.hex, 'hex'));
     t.equal(msgs.length, pull.decodedList.length);
-    msgs.forEach((m, i) => checkMessage(t, m, pull.decodedList[i]!, `${pull.name}[${i}]`, version));
+    for (const [i, m] of msgs.entries()) checkMessage(t, m, pull.decodedList[i]!, `${pull.name}[${i}]`, version);
   });
 
   t.test(`${version}: encodeStoredMessage writes the same record`, async (t) => {
@@ -130,8 +130,9 @@ for (const version of VECTOR_VERSIONS) {
         // 5.x reads the v2 record; 4.9 reads its 2-byte topic length as 1 byte and gets garbage.
         const ours = decodeMessages(body);
         t.equal(ours.length, 2);
-        if (version.startsWith('5')) ours.forEach((m, i) => checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version));
-        else t.not(ours[1]!.topic, java[1]!.topic, '4.9.8 misreads a v2 record; we read it as 5.x does');
+        if (version.startsWith('5')) {
+          for (const [i, m] of ours.entries()) checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version);
+        } else t.not(ours[1]!.topic, java[1]!.topic, '4.9.8 misreads a v2 record; we read it as 5.x does');
         t.equal(ours[1]!.topic.length, 208);
         continue;
       }
@@ -145,7 +146,7 @@ for (const version of VECTOR_VERSIONS) {
       }
       if (ours) {
         t.equal(ours.length, java.length, `${c.name}: decoded as many as Java`);
-        ours.forEach((m, i) => checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version));
+        for (const [i, m] of ours.entries()) checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version);
       } else {
         // Java keeps what it decoded before the damage (4.9.8 even reads records with a wrong
         // magic or TOTALSIZE); we refuse the body, and the good records alone decode like Java's.
@@ -157,7 +158,7 @@ for (const version of VECTOR_VERSIONS) {
         );
         const good = decodeMessages(body.subarray(0, prefix));
         t.equal(good.length, c.goodRecords, `${c.name}: good records`);
-        good.forEach((m, i) => checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version));
+        for (const [i, m] of good.entries()) checkMessage(t, m, java[i]!, `${c.name}[${i}]`, version);
       }
     }
   });

@@ -17,7 +17,10 @@ t.test('a call times out when the clock passes its deadline, not before', async 
   let settled = false;
   const call = client.invoke(server.addr, createRequest(11), { timeoutMs: 60_000 }).then(
     () => t.fail('no answer was sent'),
-    (e: unknown) => ((settled = true), e),
+    (e: unknown) => {
+      settled = true;
+      return e;
+    },
   );
   const peer = await server.nextPeer();
   await peer.waitFor(1);

@@ -14,7 +14,7 @@ import {
   RemotingConnection,
   RemotingTimeoutError,
 } from '../../lib/remoting/index.js';
-import { setOpaqueCounterForTest } from '../../lib/remoting/connection.js';
+import { setOpaqueCounterForTest } from '../../lib/remoting/opaque.js';
 import { scriptedServer } from './scripted-server.js';
 
 function reply(req: RemotingCommand, text: string): Buffer {

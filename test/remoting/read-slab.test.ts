@@ -33,7 +33,7 @@ t.test('chunks handed out are never written to again, and every read has room', 
     64_000,
     64_000,
   ];
-  sizes.forEach((n, i) => read(slab, Math.min(n, slab.next().length), i + 1));
+  for (const [i, n] of sizes.entries()) read(slab, Math.min(n, slab.next().length), i + 1);
   t.equal(chunks.length, sizes.length);
   chunks.forEach((c, i) => {
     t.ok(
@@ -76,7 +76,8 @@ t.test(
       Buffer.concat(reqs.map((r) => encodeCommand(createResponse(r, 0, { body: bodies[Number(r.extFields!.i)]! })))),
     );
     const answers = await Promise.all(calls);
-    answers.forEach((a, i) => t.ok(a.body!.equals(bodies[i]!), `answer ${i}: ${bodies[i]!.length} bytes intact`));
+    for (const [i, a] of answers.entries())
+      t.ok(a.body!.equals(bodies[i]!), `answer ${i}: ${bodies[i]!.length} bytes intact`);
   },
 );
 

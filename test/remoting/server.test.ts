@@ -9,7 +9,7 @@ import {
   createResponse,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { RemotingClient, RemotingConnection, RemotingServer } from '../../lib/remoting/index.js';
+import { RemotingClient, type RemotingConnection, RemotingServer } from '../../lib/remoting/index.js';
 
 async function startServer(
   t: { teardown(fn: () => unknown): void },

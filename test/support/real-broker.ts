@@ -36,7 +36,7 @@ export async function pickBrokerPort(): Promise<number> {
     let ok = true;
     for (const x of block) if (!(await portFree(x))) ok = false;
     if (!ok) continue;
-    block.forEach((x) => reservedPorts.add(x));
+    for (const x of block) reservedPorts.add(x);
     return p;
   }
   throw new Error('no free block of 4 ports found for a broker');
@@ -54,7 +54,7 @@ export async function pickPort(): Promise<number> {
 
 /** Give back the four ports of a broker slot (when its cluster stops). */
 export function releaseBrokerPorts(b: BrokerSlot): void {
-  [b.port - 2, b.port - 1, b.port, b.port + 1].forEach((p) => reservedPorts.delete(p));
+  for (const p of [b.port - 2, b.port - 1, b.port, b.port + 1]) reservedPorts.delete(p);
 }
 
 /** broker.conf of slot `b`: the harness's keys, then the ACL ones, then the test's `brokerConfig`. */

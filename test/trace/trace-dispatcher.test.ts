@@ -184,7 +184,10 @@ t.test(
     t.equal(sender.sent.length, 1, 'the first batch goes at once');
     let armed = 0;
     const setTimeout = clock.setTimeout.bind(clock);
-    clock.setTimeout = (fn, ms) => (armed++, setTimeout(fn, ms));
+    clock.setTimeout = (fn, ms) => {
+      armed++;
+      return setTimeout(fn, ms);
+    };
     for (let i = 2; i < 6; i++) d.append(pub(i));
     t.equal(armed, 1, 'one timer (the flush interval) for 4 records while the one trace message allowed is in flight');
     sender.hanging.shift()!();

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { messageQueueToString, type MessageQueue } from '../../../protocol/internal.js';
 import { ConsumerOptionError } from '../errors.js';
+import { optionValidator } from '../../validate.js';
 
 /**
  * How the queues of one topic are split among the members of a group (AllocateMessageQueueStrategy).
@@ -75,9 +76,7 @@ export function consistentHashMd5(key: string): number {
  * with the same hash replaces an earlier one, as in Java's TreeMap.put.
  */
 export function allocateConsistentHash(virtualNodeCnt = 10): AllocateMessageQueueStrategy {
-  if (!Number.isInteger(virtualNodeCnt) || virtualNodeCnt < 0) {
-    throw new ConsumerOptionError('virtualNodeCnt', `must be a non-negative integer, got ${virtualNodeCnt}`);
-  }
+  optionValidator(ConsumerOptionError, { atLeast: 'non-negative' }).intAtLeast('virtualNodeCnt', virtualNodeCnt, 0);
   return {
     name: 'CONSISTENT_HASH',
     allocate(_group, currentCID, mqAll, cidAll) {

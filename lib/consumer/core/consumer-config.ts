@@ -24,6 +24,7 @@ import {
 } from '../../client/client-options.js';
 import { resolveLogger, type Logger } from '../../logger.js';
 import type { PushConsumerOptions } from './options.js';
+import { optionValidator } from '../../validate.js';
 
 /**
  * The validated, complete configuration of a consumer: the push consumer's, and the lite pull
@@ -115,15 +116,9 @@ export function consumerDefaults() {
   };
 }
 
-const GROUP_PATTERN = /^[%|a-zA-Z0-9_-]+$/;
-
-function int(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value))
-    throw new ConsumerOptionError(name, `must be an integer, got ${String(value)}`);
-  if (value < min || value > max)
-    throw new ConsumerOptionError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
+/** The consumer's options: "must be an integer, got x", then "must be between 1 and 1024, got x". */
+const check = optionValidator(ConsumerOptionError, { range: 'separate' });
+const int = (name: string, value: unknown, min: number, max: number): number => check.intIn(name, value, min, max);
 
 /** The short names, then every Java enum name as itself. */
 const FROM_WHERE: Record<string, ConsumeFromWhere> = {
@@ -141,14 +136,13 @@ export function resolveConsumerOptions(options: PushConsumerOptions): ConsumerCo
   const group = groupOption(options as Record<string, unknown>, 'consumerGroup', optionError) ?? '';
   // errors name the option the user wrote
   const g = options.group === undefined && options.consumerGroup !== undefined ? 'consumerGroup' : 'group';
-  if (group.trim() === '') throw new ConsumerOptionError(g, 'must be a non-blank string');
-  if (group.length > GROUP_MAX_LENGTH)
-    throw new ConsumerOptionError(
-      g,
-      `must be at most ${GROUP_MAX_LENGTH} characters (Validators.checkGroup; the broker refuses longer)`,
-    );
-  if (!GROUP_PATTERN.test(group)) throw new ConsumerOptionError(g, 'may only contain %|a-zA-Z0-9_-');
-  if (group === 'DEFAULT_CONSUMER') throw new ConsumerOptionError(g, '"DEFAULT_CONSUMER" is reserved');
+  check.groupName(g, group, {
+    missing: 'must be a non-blank string',
+    blank: 'must be a non-blank string',
+    tooLong: `must be at most ${GROUP_MAX_LENGTH} characters (Validators.checkGroup; the broker refuses longer)`,
+    illegal: () => 'may only contain %|a-zA-Z0-9_-',
+    reserved: { name: 'DEFAULT_CONSUMER', message: '"DEFAULT_CONSUMER" is reserved' },
+  });
   let namesrvAddr: string;
   try {
     namesrvAddr = namesrvAddrOption(options.namesrvAddr);
@@ -175,10 +169,10 @@ export function resolveConsumerOptions(options: PushConsumerOptions): ConsumerCo
     'awaitTerminationMillisWhenShutdown',
     optionError,
   );
-  const messageModel = options.messageModel ?? d.messageModel;
-  if (messageModel !== 'CLUSTERING' && messageModel !== 'BROADCASTING') {
-    throw new ConsumerOptionError('messageModel', `must be CLUSTERING or BROADCASTING, got ${String(messageModel)}`);
-  }
+  const messageModel = check.oneOf('messageModel', options.messageModel ?? d.messageModel, [
+    'CLUSTERING',
+    'BROADCASTING',
+  ] as const);
   const fromWhere = FROM_WHERE[String(options.consumeFromWhere ?? d.consumeFromWhere)];
   if (!fromWhere)
     throw new ConsumerOptionError(

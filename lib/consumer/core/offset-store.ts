@@ -57,7 +57,7 @@ abstract class MemoryOffsetTable {
 
   private entry(mq: MessageQueue): Entry | undefined {
     const e = this.byRef.get(mq);
-    if (e !== undefined && e.live) return e;
+    if (e?.live) return e;
     const found = this.table.get(queueKey(mq));
     if (found !== undefined) this.byRef.set(mq, found);
     else this.byRef.delete(mq);

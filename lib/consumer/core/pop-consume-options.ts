@@ -1,4 +1,5 @@
 import { ConsumerOptionError } from '../errors.js';
+import { optionValidator } from '../../validate.js';
 
 /**
  * The push consumer in POP mode (Java 5.x's DefaultMQPushConsumer with clientRebalance=false):
@@ -39,19 +40,14 @@ export interface ResolvedPopConsumeOptions {
   popBatchNums: number;
 }
 
+/** "must be an integer in [1, 32], got x". */
+const check = optionValidator(ConsumerOptionError);
+
 export function resolvePopConsumeOptions(o: PopConsumeOptions): ResolvedPopConsumeOptions {
   const it = o.popInvisibleTimeMs ?? 60_000;
-  if (!Number.isInteger(it))
-    throw new ConsumerOptionError('popInvisibleTimeMs', `must be an integer, got ${String(o.popInvisibleTimeMs)}`);
-  const threshold = o.popThresholdForQueue ?? 96;
-  if (!Number.isInteger(threshold) || threshold < 1 || threshold > 65535)
-    throw new ConsumerOptionError(
-      'popThresholdForQueue',
-      `must be an integer in [1, 65535], got ${String(o.popThresholdForQueue)}`,
-    );
-  const batch = o.popBatchNums ?? 32;
-  if (!Number.isInteger(batch) || batch < 1 || batch > 32)
-    throw new ConsumerOptionError('popBatchNums', `must be an integer in [1, 32], got ${String(o.popBatchNums)}`);
+  if (!Number.isInteger(it)) throw check.error('popInvisibleTimeMs', `must be an integer, got ${String(it)}`);
+  const threshold = check.intIn('popThresholdForQueue', o.popThresholdForQueue ?? 96, 1, 65535);
+  const batch = check.intIn('popBatchNums', o.popBatchNums ?? 32, 1, 32);
   return {
     clientRebalance: o.clientRebalance ?? true,
     // DefaultMQPushConsumerImpl#popMessage: a value outside 5–300 s falls back to 60 s

@@ -13,6 +13,7 @@ import {
 import type { MQClientInstance } from '../../client/index.js';
 import type { Logger } from '../../logger.js';
 import { ConsumerOptionError } from '../errors.js';
+import { optionValidator } from '../../validate.js';
 
 /** The consumer's `sqlLimits` option (PushConsumerOptions) checked, defaults filled in; null when not given (then expressions past the defaults are only warned about). */
 export function resolveSqlLimits(
@@ -22,10 +23,7 @@ export function resolveSqlLimits(
   if (o === null || typeof o !== 'object')
     throw new ConsumerOptionError('sqlLimits', 'must be { maxLength?, maxNodes? }');
   const int = (k: 'maxLength' | 'maxNodes', dflt: number): number => {
-    const v = o[k] ?? dflt;
-    if (!Number.isInteger(v) || v < 1 || v > 16 * 1024 * 1024)
-      throw new ConsumerOptionError(`sqlLimits.${k}`, `must be an integer in [1, 16777216], got ${String(o[k])}`);
-    return v;
+    return optionValidator(ConsumerOptionError).intIn(`sqlLimits.${k}`, o[k] ?? dflt, 1, 16 * 1024 * 1024);
   };
   return { maxLength: int('maxLength', SQL92_DEFAULT_MAX_LENGTH), maxNodes: int('maxNodes', SQL92_DEFAULT_MAX_NODES) };
 }

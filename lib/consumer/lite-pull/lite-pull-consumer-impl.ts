@@ -33,6 +33,7 @@ import type { LitePullRunning } from './lite-pull-running.js';
 import { LitePullTask, type LitePullCounters, type LitePullTaskHost } from './lite-pull-task.js';
 import { RebalanceLitePullImpl, type RebalanceLitePullOwner } from './rebalance-lite-pull-impl.js';
 import { litePullHealth, litePullRunningInfo, type LitePullInfoHost } from './lite-pull-info.js';
+import { optionValidator } from '../../validate.js';
 
 const log = createDebug('rocketwire:consumer:lite');
 
@@ -52,6 +53,9 @@ export type LitePullConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTI
  * consumer, so it shares a group with Java's lite pull and push consumers); assign mode holds the
  * queues it was given.
  */
+/** "must be a non-negative integer, got x". */
+const nonNegative = optionValidator(ConsumerOptionError, { atLeast: 'non-negative' });
+
 export class LitePullConsumerImpl
   implements ConsumerInner, LitePullTaskHost, LitePullBrokerCallsHost, RebalanceLitePullOwner, LitePullInfoHost
 {
@@ -347,8 +351,7 @@ export class LitePullConsumerImpl
    */
   async poll(timeoutMs = this.config.pollTimeoutMs): Promise<MessageExt[]> {
     this.checkRunning('poll()');
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 0)
-      throw new ConsumerOptionError('timeoutMs', `must be a non-negative integer, got ${String(timeoutMs)}`);
+    nonNegative.intAtLeast('timeoutMs', timeoutMs, 0);
     if (this.config.autoCommit) this.maybeAutoCommit();
     const req = await this.takeRequest(timeoutMs);
     if (req === null) return [];
@@ -452,7 +455,7 @@ export class LitePullConsumerImpl
   resume(mqs: readonly MessageQueue[]): void {
     for (const mq of mqs) {
       const st = this.assigned.get(mq);
-      if (!st || !st.paused) continue;
+      if (!st?.paused) continue;
       st.paused = false;
       this.task.resumePaused(st.pr);
     }
@@ -464,8 +467,7 @@ export class LitePullConsumerImpl
 
   async offsetForTimestamp(mq: MessageQueue, timestampMs: number): Promise<number> {
     this.checkRunning('offsetForTimestamp()');
-    if (!Number.isInteger(timestampMs) || timestampMs < 0)
-      throw new ConsumerOptionError('timestampMs', `must be a non-negative integer, got ${String(timestampMs)}`);
+    nonNegative.intAtLeast('timestampMs', timestampMs, 0);
     return this.brokerCalls.offsetForTimestamp(mq, timestampMs);
   }
 

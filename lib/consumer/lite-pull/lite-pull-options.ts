@@ -3,6 +3,7 @@ import { resolveConsumerOptions, type ConsumerConfig } from '../core/consumer-co
 import type { PushConsumerOptions } from '../core/options.js';
 import type { ClientOptions } from '../../client/client-options.js';
 import type { InflateOptions } from '../core/inflate.js';
+import { optionValidator } from '../../validate.js';
 
 /**
  * What a user may pass to `new LitePullConsumer(options)`: the options the push consumer shares with
@@ -116,12 +117,9 @@ export function litePullConsumerDefaults() {
   };
 }
 
-function int(name: string, v: unknown, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw new ConsumerOptionError(name, `must be an integer in ${min}..${max}, got ${String(v)}`);
-  }
-  return v;
-}
+/** The lite pull consumer's own options: "must be an integer in 1..1024, got x". */
+const check = optionValidator(ConsumerOptionError, { range: 'dots' });
+const int = (name: string, v: unknown, min: number, max: number): number => check.intIn(name, v, min, max);
 
 /** Validates the options (each bad one raises ConsumerOptionError naming it) and fills in the defaults. */
 export function resolveLitePullConsumerOptions(options: LitePullConsumerOptions): LitePullConsumerConfig {

@@ -4,6 +4,7 @@ import type { MetricsOptions } from '../../metrics/index.js';
 import { resolveLogger, type Logger } from '../../logger.js';
 import { resolveInflateOptions, type InflateOptions, type ResolvedInflateOptions } from '../core/inflate.js';
 import { ConsumerOptionError } from '../errors.js';
+import { optionValidator } from '../../validate.js';
 
 /**
  * POP consumption over remoting (5.0+ brokers): a consumer that asks the broker for messages
@@ -87,15 +88,15 @@ export interface ResolvedSimpleConsumerOptions {
   logger: Logger;
 }
 
+/** The POP consumers' options: "must be an integer in [1, 32], got x". */
+const check = optionValidator(ConsumerOptionError);
+
 /** The longest invisible time a receive or changeInvisibleDuration may ask for. */
 export const MAX_INVISIBLE_MS = 12 * 3600_000;
 
 /** An integer option within [min, max] (dflt when undefined); ConsumerOptionError naming it otherwise. */
 export function intOption(name: string, v: number | undefined, dflt: number, min: number, max: number): number {
-  const n = v ?? dflt;
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new ConsumerOptionError(name, `must be an integer in [${min}, ${max}], got ${String(v)}`);
-  return n;
+  return check.intIn(name, v ?? dflt, min, max);
 }
 function nameOption(name: string, v: unknown): string {
   if (typeof v !== 'string' || v === '')

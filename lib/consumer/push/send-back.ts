@@ -81,7 +81,7 @@ export async function republishToRetry(impl: SendBackHost, msg: MessageExt, reco
   const topic = retryTopic(impl.config.consumerGroup);
   const { clock } = impl.config;
   const begin = clock.now();
-  let queues;
+  let queues: MessageQueue[];
   try {
     // Only brokers with a master carry publish queues (topicRouteData2TopicPublishInfo).
     queues = topicRouteToPublishQueues(topic, await instance.getTopicRoute(topic));
