@@ -48,7 +48,7 @@ const EXCEPTIONS: readonly Exception[] = [
       "the public RemotingClient raw-request API (invoke / invokeOneway of any RemotingCommand): what the table's call path is built on, and what users call for a request code rocketwire has no row for",
   },
   {
-    file: 'lib/remoting/connection.ts',
+    file: 'lib/remoting/request-dispatch.ts',
     rules: ['raw-frame'],
     reason:
       'the transport answers a request before any row is looked up, for every code: REQUEST_CODE_NOT_SUPPORTED, a processor that threw (SYSTEM_ERROR), overload (SYSTEM_BUSY)',
