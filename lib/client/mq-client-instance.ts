@@ -365,7 +365,8 @@ export class MQClientInstance extends MQClientAPI {
 
   unregisterProducer(group: string): void {
     if (!this.producers.delete(group)) return;
-    this.track(this.unregisterFromAllBrokers({ producerGroup: group }));
+    // Never rejects: each broker's failure is caught and logged (unregisterFromAllBrokers).
+    void this.track(this.unregisterFromAllBrokers({ producerGroup: group }));
   }
 
   registerConsumer(group: string, consumer: ConsumerInner): void {

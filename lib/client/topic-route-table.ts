@@ -117,7 +117,6 @@ export class TopicRouteTable {
     });
   }
 
-
   /**
    * Records a route learnt elsewhere without notifying listeners: the producer stores the TBW102 template
    * route under an auto-created topic's name, as Java does, so that its brokers get heartbeats and the

@@ -385,7 +385,8 @@ export class TransactionProducer extends Producer {
   private runCheck(check: PendingCheck): void {
     this.active++;
     check.waiting = false;
-    this.answerCheck(check)
+    // The catch takes every failure of the check; finally only counts it out.
+    void this.answerCheck(check)
       .catch((err: unknown) => log('check of %s failed: %s', check.msg.msgId, describe(err)))
       .finally(() => {
         this.active--;
