@@ -171,7 +171,7 @@ export function stringFields(ext: Record<string, unknown>): Record<string, strin
  */
 function jsonLanguage(v: unknown): string | null {
   if (v === undefined) return 'JAVA';
-  if (typeof v === 'string') return Object.prototype.hasOwnProperty.call(LanguageCode, v) ? v : null;
+  if (typeof v === 'string') return Object.hasOwn(LanguageCode, v) ? v : null;
   if (typeof v === 'number') return languageName(v);
   return null;
 }

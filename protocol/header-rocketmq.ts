@@ -39,7 +39,7 @@ export function rocketmqHeaderLayout(cmd: RemotingCommand): RocketmqHeaderLayout
   let extBytes = 0;
   if (cmd.extFields) {
     for (const k in cmd.extFields) {
-      if (!Object.prototype.hasOwnProperty.call(cmd.extFields, k)) continue;
+      if (!Object.hasOwn(cmd.extFields, k)) continue;
       const v = cmd.extFields[k];
       if (v == null) continue;
       const ks = javaString(k);

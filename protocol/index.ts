@@ -47,7 +47,7 @@ export {
   type FrameDecoderOptions,
   FrameDecoder,
 } from './frame.js';
-export { type HeaderEncodeOptions } from './header-json.js';
+export type { HeaderEncodeOptions } from './header-json.js';
 
 // Request, response, language and serialize codes; RemotingCommand flag bits; MQVersion.
 export {
@@ -145,9 +145,9 @@ export {
 } from './operations.js';
 
 // Stored messages (pull bodies, commit log records), batches, properties, compression, flags and ids.
-export {
-  type MessageExt,
-  type StoredMessageInit,
+export type {
+  MessageExt,
+  StoredMessageInit,
 } from './message-ext.js';
 export {
   decodeMessages,

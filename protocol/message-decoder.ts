@@ -221,7 +221,6 @@ export function decodeMessagesSkipping(body: Buffer, options?: DecodeMessagesOpt
       const m = decodeRecord(body, p, end, decompress, verifyCrc, base, cache);
       messages.push(m);
       p += m.storeSize;
-      continue;
     } catch (e) {
       // Whatever went wrong inside one record (a ProtocolError, or anything a decompressor throws),
       // it is that record's problem, not the pull's.

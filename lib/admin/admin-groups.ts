@@ -22,6 +22,7 @@ import type {
   ResetTarget,
 } from './admin-types.js';
 import { UnknownGroupError, UnknownTopicError, permissionError } from './errors.js';
+import type { ConsumeStats } from '../../protocol/body/broker-admin-bodies.js';
 
 /** What the group and offset commands need of their AdminClient. */
 export interface AdminGroupsHost {
@@ -66,7 +67,7 @@ export class AdminGroups {
     const queues: QueueProgress[] = [];
     let consumeTps = 0;
     for (const { addr } of this.host.masters(route)) {
-      let stats;
+      let stats: ConsumeStats | null;
       try {
         stats = (
           await this.host.call(

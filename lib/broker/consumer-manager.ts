@@ -134,7 +134,7 @@ export class ConsumerManager {
   /** Remove one connection from one group (UNREGISTER_CLIENT); notifies the rest. */
   unregister(group: string, conn: RemotingConnection): void {
     const info = this.groups.get(group);
-    if (!info || !info.channels.delete(conn)) return;
+    if (!info?.channels.delete(conn)) return;
     if (info.channels.size === 0) this.groups.delete(group);
     else this.onChange(group, [...info.channels.values()]);
   }

@@ -68,7 +68,10 @@ export class ConsumerOffsetManager {
   /** Forget every offset of a group (DELETE_SUBSCRIPTIONGROUP with cleanOffset). */
   removeGroup(group: string): void {
     for (const key of [...this.table.keys()])
-      if (key.slice(key.lastIndexOf('@') + 1) === group) this.table.delete(key), (this.dirty = true);
+      if (key.slice(key.lastIndexOf('@') + 1) === group) {
+        this.table.delete(key);
+        this.dirty = true;
+      }
   }
 
   /** All offsets of a group, "topic" → queueId → offset. */

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import createDebug from '../debug.js';
 import { decodeMessage, MessageConst } from '../../protocol/internal.js';
 import { stderrWarn, type StoreWarn } from './atomic-file.js';
+import type { MessageExt } from '../../protocol/message-ext.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -182,7 +183,7 @@ export class IndexService {
     this.writtenEnd = this.indexedEnd;
     let rebuilt = 0;
     for (const { offset, record } of source.records(this.indexedEnd)) {
-      let r;
+      let r: MessageExt;
       try {
         r = decodeMessage(record, 0, { decompress: false });
       } catch {

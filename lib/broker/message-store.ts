@@ -223,7 +223,11 @@ export class MessageStore {
 
   /** Drop a topic's consume queues and their files (DELETE_TOPIC_IN_BROKER); its commit-log records stay until the log is cleaned. */
   deleteTopic(topic: string): void {
-    for (const [key, cq] of this.queues) if (cq.topic === topic) cq.close(), this.queues.delete(key);
+    for (const [key, cq] of this.queues) {
+      if (cq.topic !== topic) continue;
+      cq.close();
+      this.queues.delete(key);
+    }
     fs.rmSync(storePath(this.cqRoot, topic), { recursive: true, force: true });
     // the checkpoint must stop listing the queues, or the next open would rebuild them from the log
     this.flush(true);
@@ -286,7 +290,7 @@ export class MessageStore {
           written: [],
         };
       }
-      let buf;
+      let buf: Buffer;
       try {
         buf = prepareRecord(inner, this.storeHost, props);
       } catch (err) {

@@ -35,13 +35,13 @@ type Name = readonly [kind: 'topic' | 'group', path: string, value: unknown];
 export const BODY_NAMES: Readonly<Partial<Record<number, (body: never) => Name[]>>> = {
   [RequestCode.HEART_BEAT]: (hb: HeartbeatData) => {
     const out: Name[] = [];
-    hb.consumerDataSet.forEach((cd, i) => {
+    for (const [i, cd] of hb.consumerDataSet.entries()) {
       out.push(['group', `consumerDataSet[${i}].groupName`, cd.groupName]);
-      cd.subscriptionDataSet.forEach((sd, j) =>
-        out.push(['topic', `consumerDataSet[${i}].subscriptionDataSet[${j}].topic`, sd.topic]),
-      );
-    });
-    hb.producerDataSet.forEach((pd, i) => out.push(['group', `producerDataSet[${i}].groupName`, pd.groupName]));
+      for (const [j, sd] of cd.subscriptionDataSet.entries())
+        out.push(['topic', `consumerDataSet[${i}].subscriptionDataSet[${j}].topic`, sd.topic]);
+    }
+    for (const [i, pd] of hb.producerDataSet.entries())
+      out.push(['group', `producerDataSet[${i}].groupName`, pd.groupName]);
     return out;
   },
   [RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP]: (c: SubscriptionGroupConfig) => [

@@ -35,8 +35,7 @@ export const F = {
   double: field('double'),
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyDef = FieldDef<any, boolean>;
+type AnyDef = FieldDef<unknown, boolean>;
 type Spec = Record<string, AnyDef>;
 type RequiredKeys<S extends Spec> = { [K in keyof S]: S[K] extends FieldDef<unknown, true> ? K : never }[keyof S];
 type OptionalKeys<S extends Spec> = Exclude<keyof S, RequiredKeys<S>>;

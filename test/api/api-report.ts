@@ -91,14 +91,20 @@ function variableKind(symbol: ts.Symbol): string {
 const printer = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
 
 /**
- * The members of every object type literal in name order. tsc writes an inferred type's members in
- * the order its checker met them, which differs between a clean and an incremental build; the
- * report must not.
+ * The members of every object type literal in name order, and of every union by their text. tsc
+ * writes an inferred type's members in the order its checker met them, which differs between a
+ * clean and an incremental build; the report must not.
  */
-function sortTypeLiterals(node: ts.Node): ts.Node {
+function sortTypeLiterals(node: ts.Node, sf: ts.SourceFile): ts.Node {
   const name = (m: ts.TypeElement): string => (m.name !== undefined && ts.isIdentifier(m.name) ? m.name.text : '');
   const visit = (n: ts.Node): ts.Node => {
     const v = ts.visitEachChild(n, visit, undefined);
+    // A union's members likewise (`12 | 10 | 11` and `10 | 11 | 12` are one type): by their text.
+    if (ts.isUnionTypeNode(v)) {
+      const text = (t: ts.TypeNode): string => printer.printNode(ts.EmitHint.Unspecified, t, sf);
+      const types = [...v.types].sort((a, b) => compare(text(a), text(b)));
+      return ts.factory.updateUnionTypeNode(v, ts.factory.createNodeArray(types));
+    }
     if (!ts.isTypeLiteralNode(v)) return v;
     const members = [...v.members].sort((a, b) => compare(name(a), name(b)));
     return ts.factory.updateTypeLiteralNode(v, ts.factory.createNodeArray(members));
@@ -117,7 +123,7 @@ function signatureOf(symbol: ts.Symbol): string {
     const sf = d.getSourceFile();
     let node: ts.Node = d;
     if (ts.isVariableDeclaration(d)) node = d.parent.parent;
-    let text = printer.printNode(ts.EmitHint.Unspecified, sortTypeLiterals(node), sf);
+    let text = printer.printNode(ts.EmitHint.Unspecified, sortTypeLiterals(node, sf), sf);
     text = text.replace(/^(export )?(declare )?/, '');
     // Private members are not the surface: a refactor that renames one must not change the report.
     text = text

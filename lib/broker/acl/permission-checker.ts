@@ -2,7 +2,7 @@ import { ResponseCode, createResponse, requestCodeName, type RemotingCommand } f
 import { ACL_ACCESS_KEY, ACL_SIGNATURE, aclSignature, aclSignedContent } from '../../remoting/acl.js';
 import type { RequestGate } from '../../remoting/connection.js';
 import { Permission, permits } from './permission.js';
-import { type PlainAclData } from './plain-acl-config.js';
+import type { PlainAclData } from './plain-acl-config.js';
 import { hostOfRemoteAddress } from './remote-address.js';
 import { RequestAccessParseError } from './errors.js';
 import { TRACE_TOPIC, requestAccess, type RequestAccess } from './request-access.js';

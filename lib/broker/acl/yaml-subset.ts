@@ -34,7 +34,7 @@ function stripComment(s: string): string {
       if (c === '\\' && quote === '"') i++;
       else if (c === quote) quote = null;
     } else if (c === '"' || c === "'") {
-      if (i === 0 || /[\s:[,\-]/.test(s[i - 1]!)) quote = c;
+      if (i === 0 || /[\s:[,-]/.test(s[i - 1]!)) quote = c;
     } else if (c === '#' && (i === 0 || s[i - 1] === ' ' || s[i - 1] === '\t')) {
       return s.slice(0, i);
     }
@@ -193,8 +193,7 @@ class Reader {
       const kv = splitKey(l.text, l.no);
       if (!kv) throw new YamlSubsetError(l.no, 'expected "key: value"');
       const [key, rest] = kv;
-      if (Object.prototype.hasOwnProperty.call(out, key))
-        throw new YamlSubsetError(l.no, `duplicate key ${JSON.stringify(key)}`);
+      if (Object.hasOwn(out, key)) throw new YamlSubsetError(l.no, `duplicate key ${JSON.stringify(key)}`);
       this.i++;
       let value: YamlValue;
       if (rest !== '') value = scalar(rest, l.no);

@@ -101,7 +101,7 @@ export class PopCheckpointTable {
   /** Mark `offset` of the checkpoint acked; drops the checkpoint once every offset is. False when there is no such checkpoint or offset. */
   ack(key: string, offset: number): boolean {
     const ck = this.table.get(key);
-    if (!ck || !ck.offsets.includes(offset)) return false;
+    if (!ck?.offsets.includes(offset)) return false;
     ck.acked.add(offset);
     if (ck.acked.size >= ck.offsets.length) this.table.delete(key);
     this.dirty = true;

@@ -11,7 +11,7 @@ import {
   readInt64,
   type RemotingCommand,
 } from '../../../protocol/internal.js';
-import { type PopMessageRequestHeader } from '../../../protocol/custom-header/pop.js';
+import type { PopMessageRequestHeader } from '../../../protocol/custom-header/pop.js';
 import {
   POP_ORDER_REVIVE_QUEUE,
   encodeMsgOffsetInfo,
@@ -132,7 +132,10 @@ export class PopService {
       scheduleEvery(
         this.clock,
         this.options.persistIntervalMs ?? 5000,
-        () => (this.checkpoints.persist(), this.orderInfo.persist()),
+        () => {
+          this.checkpoints.persist();
+          this.orderInfo.persist();
+        },
         failed,
       ),
     );

@@ -28,6 +28,7 @@ import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { timerHook } from '../timer/timer-hook.js';
 import { fail, ok, operationProcessor, registerOperation, type Answer } from './request-processor.js';
 import { DEFAULT_REGION_ID, stampTraceProperties } from '../trace-topic.js';
+import type { DecodedBatchMessage } from '../../../protocol/batch.js';
 
 /** Java's default maxReconsumeTimes (clients before 3.4.9 cannot send their own). */
 const DEFAULT_MAX_RECONSUME_TIMES = 16;
@@ -126,7 +127,7 @@ export class SendMessageProcessor {
         return fail(ResponseCode.MESSAGE_ILLEGAL, 'batch request does not support retry group ' + topic);
       if (Buffer.byteLength(topic) > 127)
         return fail(ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
-      let items;
+      let items: DecodedBatchMessage[];
       try {
         items = decodeBatch(body, { ignoreTotalSize: true });
       } catch (err) {

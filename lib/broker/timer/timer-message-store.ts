@@ -251,8 +251,14 @@ export class TimerMessageStore {
   }
 
   private lowerBound(at: number, off: number): void {
-    if (lt(at, off, this.bAt, this.bOff)) (this.bAt = at), (this.bOff = off);
-    if (lt(at, off, this.rAt, this.rOff)) (this.rAt = at), (this.rOff = off);
+    if (lt(at, off, this.bAt, this.bOff)) {
+      this.bAt = at;
+      this.bOff = off;
+    }
+    if (lt(at, off, this.rAt, this.rOff)) {
+      this.rAt = at;
+      this.rOff = off;
+    }
   }
 
   /** One turn: a bounded part of a pass, a bounded number of deliveries, then the next wake-up. */
@@ -305,7 +311,10 @@ export class TimerMessageStore {
       n++;
       this.counts.pending--;
       this.counts.delivered++;
-      if (lt(this.kAt, this.kOff, at, off)) (this.kAt = at), (this.kOff = off);
+      if (lt(this.kAt, this.kOff, at, off)) {
+        this.kAt = at;
+        this.kOff = off;
+      }
     }
     if (n > this.counts.deliveredPerTickPeak) this.counts.deliveredPerTickPeak = n;
     const more =
