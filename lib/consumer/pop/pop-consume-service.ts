@@ -9,7 +9,7 @@ import {
 } from '../../../protocol/internal.js';
 import { assignReceiptHandles, decodeReceiptHandle, popRealTopic } from '../../../protocol/pop-extra-info.js';
 import type { MessageQueueAssignment } from '../../../protocol/body/pop-bodies.js';
-import type { MQClientInstance } from '../../client/index.js';
+import { ResponseFieldError, type MQClientInstance } from '../../client/index.js';
 import { BrokerError } from '../../remoting/index.js';
 import type { Clock } from '../../clock.js';
 import {
@@ -197,7 +197,7 @@ export class PopConsumeService {
     if (!addr) return BACKOFF_ERROR_MS;
     const op = Operations.POP_MESSAGE;
     const invisibleTime = this.host.pop.popInvisibleTimeMs;
-    const req = inst.createOperationRequest(op, {
+    const header = {
       consumerGroup: this.host.consumerGroup,
       topic: mq.topic,
       queueId: mq.queueId,
@@ -210,17 +210,23 @@ export class PopConsumeService {
       exp: this.host.expression(mq.topic),
       order: false,
       bname: mq.brokerName,
+    };
+    const reply = await inst.call(addr, op, header, undefined, {
+      timeoutMs: POP_TIMEOUT_MS,
+      signal: loop.abort.signal,
     });
-    const res = await inst.remoting.invoke(addr, req, { timeoutMs: POP_TIMEOUT_MS, signal: loop.abort.signal });
-    if (res.code === ResponseCode.POLLING_FULL) return BACKOFF_ERROR_MS;
-    if (res.code === ResponseCode.POLLING_TIMEOUT || res.code === ResponseCode.PULL_NOT_FOUND) return 0;
-    if (res.code !== ResponseCode.SUCCESS)
-      throw new BrokerError(res.code, res.remark ?? null, { addr, requestCode: op.code });
-    const h = op.response.decode(res.extFields);
+    switch (reply.code) {
+      case ResponseCode.POLLING_FULL:
+        return BACKOFF_ERROR_MS;
+      case ResponseCode.POLLING_TIMEOUT:
+      case ResponseCode.PULL_NOT_FOUND:
+        return 0;
+    }
+    const h = reply.header;
     // Bodies stay compressed here: the receipt handles are made for every message of the answer,
     // then the bodies inflate in rounds within the per-pull budget (consumeRounds).
-    const { messages: msgs, undecodable } = res.body
-      ? decodeMessagesSkipping(res.body, { decompress: false })
+    const { messages: msgs, undecodable } = reply.body
+      ? decodeMessagesSkipping(reply.body, { decompress: false })
       : { messages: [], undecodable: [] };
     for (const u of undecodable) {
       // Damaged bytes without a trustworthy header: not handed over, not acked (redelivered by the broker).
@@ -345,19 +351,13 @@ export class PopConsumeService {
     };
     try {
       if (status === ConsumeConcurrentlyStatus.CONSUME_SUCCESS) {
-        await inst.remoting.invoke(addr, inst.createOperationRequest(Operations.ACK_MESSAGE, base), {
-          timeoutMs: 3000,
-        });
+        await answered(inst.call(addr, Operations.ACK_MESSAGE, base, undefined, { timeoutMs: 3000 }));
       } else {
         const level = ctx.delayLevelWhenNextConsume > 0 ? ctx.delayLevelWhenNextConsume : m.reconsumeTimes;
         const delayS = POP_DELAY_LEVEL_S[Math.min(Math.max(level, 0), POP_DELAY_LEVEL_S.length - 1)]!;
-        await inst.remoting.invoke(
-          addr,
-          inst.createOperationRequest(Operations.CHANGE_MESSAGE_INVISIBLETIME, {
-            ...base,
-            invisibleTime: delayS * 1000,
-          }),
-          { timeoutMs: 3000 },
+        const header = { ...base, invisibleTime: delayS * 1000 };
+        await answered(
+          inst.call(addr, Operations.CHANGE_MESSAGE_INVISIBLETIME, header, undefined, { timeoutMs: 3000 }),
         );
       }
     } catch (err) {
@@ -366,6 +366,19 @@ export class PopConsumeService {
         `consumer ${this.host.consumerGroup}: ${what} of message ${m.msgId} (${mq.topic}) at ${addr} failed: ${(err as Error).message.split('\n')[0]}; the broker hands it out again when its invisible time ends`,
       );
     }
+  }
+}
+
+/**
+ * A call whose answer, whatever its code or header, ends the matter: the broker hands the message
+ * out again when its invisible time ends either way, so only a call that got no answer is worth a
+ * warning.
+ */
+async function answered(reply: Promise<unknown>): Promise<void> {
+  try {
+    await reply;
+  } catch (err) {
+    if (!(err instanceof BrokerError) && !(err instanceof ResponseFieldError)) throw err;
   }
 }
 

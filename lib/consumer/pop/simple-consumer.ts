@@ -15,8 +15,8 @@ import {
   type ReceiptHandle,
 } from '../../../protocol/pop-extra-info.js';
 import type { BatchAck } from '../../../protocol/body/pop-bodies.js';
-import { MQClientInstance, decodeResponseHeader, readReply, resolveInstanceName } from '../../client/index.js';
-import { brokerErrorFromResponse, BrokerError } from '../../remoting/index.js';
+import { MQClientInstance, resolveInstanceName, type CallReply } from '../../client/index.js';
+import { BrokerError } from '../../remoting/index.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
 import { startConsumerMetrics } from '../core/events.js';
 import { instanceHealth } from '../../client/health.js';
@@ -211,29 +211,24 @@ export class SimpleConsumer {
     };
     const abort = new AbortController();
     this.inflight.add(abort);
-    let res;
+    let reply: CallReply<typeof op>;
     try {
-      res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), {
+      reply = await inst.call(addr, op, header, undefined, {
         timeoutMs: this.o.awaitDurationMs + POP_TIMEOUT_MARGIN_MS,
         signal: abort.signal,
       });
+    } catch (err) {
+      throw popNotSupported(err, addr, true);
     } finally {
       this.inflight.delete(abort);
     }
-    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-      throw new PopNotSupportedError(addr, 'request-code-not-supported', {
-        cause: brokerErrorFromResponse(res, { addr, requestCode: op.code }),
-      });
-    if (res.code !== ResponseCode.SUCCESS) {
-      // POLLING_FULL, POLLING_TIMEOUT, PULL_NOT_FOUND: nothing this time (Java's POLLING_* statuses)
-      if (op.answers.includes(res.code)) return [];
-      throw brokerErrorFromResponse(res, { addr, requestCode: op.code });
-    }
-    const h = decodeResponseHeader(op, res, addr);
+    // POLLING_FULL, POLLING_TIMEOUT, PULL_NOT_FOUND: nothing this time (Java's POLLING_* statuses)
+    if (reply.code !== ResponseCode.SUCCESS) return [];
+    const h = reply.header;
     // Bodies stay compressed until every message has its receipt handle; then they inflate within
     // the budget of one receive (maxInflatedBytesPerPull), the rest waits for the next receive().
-    const { messages: msgs, undecodable } = res.body
-      ? decodeMessagesSkipping(res.body, { decompress: false })
+    const { messages: msgs, undecodable } = reply.body
+      ? decodeMessagesSkipping(reply.body, { decompress: false })
       : { messages: [], undecodable: [] };
     for (const u of undecodable) {
       this.events.undecodable(
@@ -353,10 +348,7 @@ export class SimpleConsumer {
         offset: rh.queueOffset,
         bname: rh.brokerName,
       };
-      const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), {
-        timeoutMs: this.o.ackTimeoutMs,
-      });
-      return this.ackStatus(res.code, res.remark, addr, op.code);
+      return this.ackStatus(inst.call(addr, op, header, undefined, { timeoutMs: this.o.ackTimeoutMs }), addr, op.code);
     }
     const byBroker = new Map<string, Map<string, BatchAck>>();
     for (const m of list) {
@@ -386,18 +378,33 @@ export class SimpleConsumer {
       [...byBroker].map(async ([brokerName, acks]) => {
         const addr = this.brokerAddr(inst, brokerName);
         const op = Operations.BATCH_ACK_MESSAGE;
-        const res = await inst.remoting.invoke(
+        const reply = inst.call(
           addr,
-          inst.createOperationRequest(op, {}, { brokerName, acks: [...acks.values()] }),
+          op,
+          {},
+          { brokerName, acks: [...acks.values()] },
           { timeoutMs: this.o.ackTimeoutMs },
         );
-        if (this.ackStatus(res.code, res.remark, addr, op.code) === 'NO_EXIST') status = 'NO_EXIST';
+        if ((await this.ackStatus(reply, addr, op.code)) === 'NO_EXIST') status = 'NO_EXIST';
       }),
     );
     return status;
   }
 
-  private ackStatus(code: number, remark: string | null, addr: string, requestCode: number): AckStatus {
+  /** The ack's answer: SUCCESS is OK, NO_MESSAGE (the row's answer) NO_EXIST; any other code throws. */
+  private async ackStatus(
+    reply: Promise<{ readonly code: number }>,
+    addr: string,
+    requestCode: number,
+  ): Promise<AckStatus> {
+    let code: number;
+    let remark: string | null = null;
+    try {
+      ({ code } = await reply);
+    } catch (err) {
+      if (!(err instanceof BrokerError)) throw err;
+      ({ code, remark } = err);
+    }
     if (code === ResponseCode.SUCCESS) return 'OK';
     if (code === ResponseCode.NO_MESSAGE) return 'NO_EXIST';
     if (code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
@@ -427,12 +434,17 @@ export class SimpleConsumer {
       invisibleTime: invisibleDurationMs,
       bname: rh.brokerName,
     };
-    const res = await inst.remoting.invoke(addr, inst.createOperationRequest(op, header), {
-      timeoutMs: this.o.ackTimeoutMs,
-    });
-    if (res.code === ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-      throw new PopNotSupportedError(addr, 'request-code-not-supported');
-    const h = readReply(op, res, addr).header;
+    let reply: CallReply<typeof op>;
+    try {
+      reply = await inst.call(addr, op, header, undefined, { timeoutMs: this.o.ackTimeoutMs });
+    } catch (err) {
+      throw popNotSupported(err, addr, false);
+    }
+    // Only SUCCESS changes it (Java's processChangeInvisibleTimeResponse): NO_MESSAGE, the
+    // message gone, fails as any other code does.
+    if (reply.code !== ResponseCode.SUCCESS)
+      throw new BrokerError(reply.code, reply.remark, { addr, requestCode: op.code });
+    const h = reply.header;
     const next: ReceiptHandle = {
       ckQueueOffset: rh.queueOffset,
       popTime: h.popTime,
@@ -446,4 +458,13 @@ export class SimpleConsumer {
     const receiptHandle = encodeReceiptHandle(next);
     return { ...message, properties: { ...message.properties, POP_CK: receiptHandle }, receiptHandle };
   }
+}
+
+/**
+ * A broker without POP (4.x) answers REQUEST_CODE_NOT_SUPPORTED: that BrokerError becomes
+ * PopNotSupportedError (with it as cause when `withCause`); any other error is returned as it is.
+ */
+function popNotSupported(err: unknown, addr: string, withCause: boolean): unknown {
+  if (!(err instanceof BrokerError) || err.code !== ResponseCode.REQUEST_CODE_NOT_SUPPORTED) return err;
+  return new PopNotSupportedError(addr, 'request-code-not-supported', withCause ? { cause: err } : undefined);
 }
