@@ -178,6 +178,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ChannelExpiredError: { args: () => ['g', 'c', 120000], retriable: true },
   ConfigFileError: { args: () => ['topics.json', 'bad JSON'], retriable: false },
   StorePathError: { args: () => ['/store', '..'], retriable: false },
+  StoreFileFormatError: { args: () => ['no topicConfigTable object'], retriable: false },
   AddressPatternError: { args: () => ['10.0.0.*.1', 'an IPv4 range has four parts'], retriable: false },
   YamlSubsetError: { args: () => [3, 'tabs are not allowed in indentation'], retriable: false },
   RequestAccessParseError: { args: () => ['the heartbeat body cannot be read'], retriable: false },
