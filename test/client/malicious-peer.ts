@@ -74,7 +74,6 @@ export async function startMaliciousPeer(o: { routes?: Record<string, string> } 
   const routes = new Map(Object.entries(o.routes ?? {}));
   const ns = await startFakeNameServer(routes);
   const pulledAt: number[] = [];
-  // eslint-disable-next-line prefer-const
   let peer: MaliciousPeer;
   const onPull = (req: RemotingCommand): RemotingCommand | null | Promise<RemotingCommand | null> => {
     const from = Number(req.extFields!.queueOffset);
