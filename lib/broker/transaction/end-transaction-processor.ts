@@ -57,7 +57,8 @@ export class EndTransactionProcessor {
   register(server: RemotingServer): void {
     registerOperation(server, Operations.END_TRANSACTION, ({ header, conn }) => {
       const res = this.endTransaction(header);
-      if (res && res.code !== ResponseCode.SUCCESS) {
+      // An answer without a code is SUCCESS (ok() and the serve path's default).
+      if (res && (res.code ?? ResponseCode.SUCCESS) !== ResponseCode.SUCCESS) {
         this.counters.refused++;
         log('END_TRANSACTION %s from %s: %d %s', header.msgId, conn.remoteAddress, res.code, res.remark);
       }
