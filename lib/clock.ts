@@ -85,6 +85,12 @@ export class ManualClock implements Clock {
     }
     this.time = end;
   }
+  /** When the earliest waiting timer falls due (epoch ms), or undefined when none waits. */
+  nextTimerAt(): number | undefined {
+    let at: number | undefined;
+    for (const t of this.timers) if (!t.cancelled && (at === undefined || t.at < at)) at = t.at;
+    return at;
+  }
   /** Number of timers waiting. */
   get pending(): number {
     return this.timers.filter((t) => !t.cancelled).length;

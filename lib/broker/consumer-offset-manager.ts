@@ -49,6 +49,7 @@ export class ConsumerOffsetManager {
     const prev = m.get(queueId);
     if (prev !== undefined && offset < prev)
       log('offset of %s queue %d goes back from %d to %d', key, queueId, prev, offset);
+    if (prev === offset) return; // a consumer commits every few seconds while idle: nothing to rewrite
     m.set(queueId, offset);
     this.dirty = true;
   }

@@ -48,7 +48,13 @@ t.test('the report carries the declaration of each export, so a changed signatur
 });
 
 t.test('the entry points list their exports by name', async (t) => {
-  for (const entry of ['lib/index.ts', 'lib/broker/public.ts', 'lib/capture/public.ts', 'protocol/index.ts']) {
+  for (const entry of [
+    'lib/index.ts',
+    'lib/broker/public.ts',
+    'lib/capture/public.ts',
+    'lib/testing/public.ts',
+    'protocol/index.ts',
+  ]) {
     const text = fs.readFileSync(path.join(root, entry), 'utf8');
     t.notMatch(text, /^\s*export\s+(type\s+)?\*/m, `${entry} has no export *`);
   }
@@ -72,7 +78,7 @@ t.test('rocketwire stays small and every name has a known kind', async (t) => {
   }
   t.same(
     [...exportsByEntry.keys()].map((p) => p.specifier),
-    ['rocketwire', 'rocketwire/broker', 'rocketwire/capture', 'rocketwire/protocol'],
-    'the entry points are those of package.json exports (the broker and the capture decoder are subpaths, issue 28)',
+    ['rocketwire', 'rocketwire/broker', 'rocketwire/capture', 'rocketwire/protocol', 'rocketwire/testing'],
+    'the entry points are those of package.json exports (the broker, the capture decoder and the test cluster are subpaths)',
   );
 });

@@ -68,6 +68,8 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
     'dist/lib/broker/public.d.ts',
     'dist/lib/capture/public.js',
     'dist/lib/capture/public.d.ts',
+    'dist/lib/testing/public.js',
+    'dist/lib/testing/public.d.ts',
   );
   // the bundles the package's exports point at (npm run bundle: one file per entry point plus shared chunks)
   entries.push(
@@ -75,6 +77,7 @@ t.test('npm pack gives a tarball with the built entry points and nothing of test
     'dist/pkg/protocol/index.js',
     'dist/pkg/lib/broker/public.js',
     'dist/pkg/lib/capture/public.js',
+    'dist/pkg/lib/testing/public.js',
   );
   if (fs.existsSync(path.join(root, 'CHANGELOG.md'))) entries.push('CHANGELOG.md');
   for (const entry of entries) {

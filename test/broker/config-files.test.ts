@@ -35,6 +35,21 @@ t.test('hostile group names (issue 13: evil,5:) survive a restart with every oth
   for (const [i, g] of groups.entries()) t.equal(again.query(g, 'T', 0), 100 + i, g);
 });
 
+t.test('an offset committed again unchanged does not rewrite the file', async (t) => {
+  const dir = t.testdir();
+  const m = new ConsumerOffsetManager(dir, () => undefined);
+  m.load();
+  m.commit('g', 'T', 0, 7);
+  m.persist();
+  const written = fs.statSync(cfg(dir, 'consumerOffset.json')).ino;
+  m.commit('g', 'T', 0, 7);
+  m.persist();
+  t.equal(fs.statSync(cfg(dir, 'consumerOffset.json')).ino, written, 'the same file: no rewrite, no fsync');
+  m.commit('g', 'T', 0, 8);
+  m.persist();
+  t.not(fs.statSync(cfg(dir, 'consumerOffset.json')).ino, written, 'a moved offset is written');
+});
+
 t.test(
   'an unreadable consumerOffset.json with a good .bak: loaded from the .bak, the bad file kept aside',
   async (t) => {

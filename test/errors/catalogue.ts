@@ -83,6 +83,8 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ProducerOptionError: { args: () => ['o', 'm'], retriable: false },
   ConsumerOptionError: { args: () => ['o', 'm'], retriable: false },
   BrokerOptionError: { args: () => ['o', 'm'], retriable: false },
+  TestClusterOptionError: { args: () => ['advance', 'm'], retriable: false },
+  WaitTimeoutError: { args: () => ['the message', 5000], retriable: false },
   DoctorOptionError: { args: () => ['o', 'm'], retriable: false },
   CaptureOptionError: { args: () => ['maxFlows', 0, 1], retriable: false },
   ProtocolError: { args: () => ['m', 0], retriable: false },
