@@ -87,7 +87,7 @@ export type { NameServerStatus } from './client/index.js';
 
 // Metrics (OpenTelemetry, the RocketMQ 5.x clients' instruments) and the events' names; the
 // payload types are PushConsumerEvents[E][0] and ProducerEventMap[E][0].
-export type { MetricsOptions } from './metrics/index.js';
+export type { MetricsOptions, TracingOptions } from './metrics/index.js';
 // The pre-aggregating provider: the same instruments at a bucket increment per record, handed to
 // an SDK reader as a metric producer (lib/metrics/README.md).
 export { AggregatingMeterProvider } from './metrics/aggregating-meter.js';

@@ -2,6 +2,7 @@ import { GROUP_MAX_LENGTH } from '../../protocol/internal.js';
 import { resolveClientOptions, type ClientOptions } from '../client/index.js';
 import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkMetricsOptions, type MetricsOption } from '../metrics/meter.js';
+import { checkTracingOptions, type TracingOption, type TracingOptions } from '../metrics/tracing.js';
 import { optionValidator } from '../validate.js';
 import { ProducerOptionError } from './errors.js';
 
@@ -9,7 +10,7 @@ import { ProducerOptionError } from './errors.js';
  * Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too.
  * @category Producing
  */
-export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption {
+export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption, TracingOption {
   /** Producer group (required; not "DEFAULT_PRODUCER"). */
   group: string;
   /**
@@ -56,8 +57,8 @@ export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOpt
 }
 
 export type ResolvedProducerOptions = Required<
-  Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics'>
-> & { client: ClientOptions; traceTopic: string | undefined };
+  Omit<ProducerOptions, keyof ClientOptions | 'traceTopic' | 'metrics' | 'tracing'>
+> & { client: ClientOptions; traceTopic: string | undefined; tracing: TracingOptions | undefined };
 
 /** The producer's option checks (ProducerOptionError "option <name>: must be an integer between …"). */
 export const producerOptionCheck = optionValidator(ProducerOptionError, { range: 'between' });
@@ -88,8 +89,11 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     enableTrace,
     traceTopic,
     metrics,
+    tracing,
     ...client
   } = options;
+  const badTracing = checkTracingOptions(tracing);
+  if (badTracing) throw new ProducerOptionError(badTracing.option, badTracing.message);
   const badMetrics = checkMetricsOptions(metrics);
   if (badMetrics) throw new ProducerOptionError(badMetrics.option, badMetrics.message);
   const badTrace = checkTraceOptions({ enableTrace, traceTopic });
@@ -108,6 +112,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     sendMessageV1: sendMessageV1 ?? false,
     enableTrace: enableTrace ?? false,
     traceTopic,
+    tracing,
     client,
   };
 }

@@ -27,6 +27,8 @@ import type { SendResult, SendStatus } from './send-result.js';
 import { PublishInfoTable } from './publish-info-table.js';
 import { RequestReply, type RequestMessageLike } from './request-reply.js';
 import { ProducerTrace } from '../trace/trace-hooks.js';
+import type { MessagingTracing } from '../metrics/index.js';
+import { producerTracing, tracedSend } from './traced-send.js';
 import {
   namespacedBatchMember,
   namespacedMessage,
@@ -98,6 +100,8 @@ export class Producer {
   private readonly replies: RequestReply = new RequestReply(this);
   /** enableTrace: the Pub records' dispatcher (lib/trace). */
   private trace: ProducerTrace | null = null;
+  /** The `tracing` option's spans (lib/metrics/tracing.ts); null when off. */
+  private tracing: MessagingTracing | null = null;
 
   /** The `namespace` option (producer-namespace.ts). */
   private readonly namespace: string | undefined;
@@ -133,6 +137,7 @@ export class Producer {
         this.state,
         `producer ${this.options.group} is ${this.state === 'RUNNING' ? 'already started' : 'shut down'}: start() can be called once`,
       );
+    this.tracing = await producerTracing(this.options);
     const instance = MQClientInstance.acquire({
       ...this.options.client,
       instanceName: resolveInstanceName(this.options.client.instanceName),
@@ -281,22 +286,26 @@ export class Producer {
   /** Sends one message and waits for the broker's answer (SEND_MESSAGE_V2). */
   async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    const r = (await this.sendPrepared(
-      prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, msg)),
-      namespacedSendOptions(this.namespace, opts),
-      false,
-    )) as SendResult;
-    return resultWithoutNamespace(this.namespace, r);
+    return tracedSend(this.tracing, msg, async (m) => {
+      const r = (await this.sendPrepared(
+        prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, m)),
+        namespacedSendOptions(this.namespace, opts),
+        false,
+      )) as SendResult;
+      return resultWithoutNamespace(this.namespace, r);
+    });
   }
 
   /** Sends one message without waiting for an answer; a single attempt, as in Java. */
   async sendOneway(msg: Message, opts: SendOptions = {}): Promise<void> {
     this.ensureRunning();
-    await this.sendPrepared(
-      prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, msg)),
-      namespacedSendOptions(this.namespace, opts),
-      true,
-    );
+    await tracedSend(this.tracing, msg, async (m) => {
+      await this.sendPrepared(
+        prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, m)),
+        namespacedSendOptions(this.namespace, opts),
+        true,
+      );
+    });
   }
 
   /** Sends messages of one topic in one SEND_BATCH_MESSAGE (no delay, no retry topics, never compressed). */

@@ -1,6 +1,9 @@
 import { OptionError, RocketwireError } from '../../protocol/index.js';
 
-/** A condition a test waited on with `cluster.waitFor` that did not hold before its deadline. */
+/**
+ * A condition a test waited on with `cluster.waitFor` that did not hold before its deadline.
+ * @category Errors
+ */
 export class WaitTimeoutError extends RocketwireError {
   override readonly name = 'WaitTimeoutError';
   override readonly errorCode = 'ERR_WAIT_TIMEOUT';
@@ -12,7 +15,10 @@ export class WaitTimeoutError extends RocketwireError {
   }
 }
 
-/** A duration given to `cluster.advance` or an option of `startTestCluster` that cannot be used. */
+/**
+ * A duration given to `cluster.advance` or an option of `startTestCluster` that cannot be used.
+ * @category Errors
+ */
 export class TestClusterOptionError extends OptionError {
   override readonly name = 'TestClusterOptionError';
   override readonly errorCode = 'ERR_TEST_CLUSTER_OPTION';

@@ -24,5 +24,6 @@ export {
   type TestCluster,
   type TestClusterOptions,
   type Duration,
+  type ClusterClientOptions,
 } from './index.js';
 export { ManualClock } from '../clock.js';

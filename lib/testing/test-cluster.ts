@@ -59,8 +59,12 @@ export interface TestClusterOptions extends Omit<StartBrokerOptions, 'clock'> {
   turnsPerTimer?: number;
 }
 
-/** The options a client factory of the cluster takes: the client's own, with the cluster's address and clock filled in. */
-type Without<T> = Omit<T, 'namesrvAddr' | 'clock'>;
+/**
+ * The options a client factory of the cluster takes: the client's own, without the name server
+ * address and the clock, which the cluster fills in.
+ * @category Testing your application
+ */
+export type ClusterClientOptions<T> = Omit<T, 'namesrvAddr' | 'clock'>;
 
 /**
  * An embedded name server and broker plus every client a test makes from it, all on one
@@ -76,19 +80,19 @@ export interface TestCluster {
   /** The name server's "host:port", for a client made by hand (give it `clock` too). */
   readonly namesrvAddr: string;
   /** A Producer on this cluster (not started). */
-  producer(options: Without<ProducerOptions>): Producer;
+  producer(options: ClusterClientOptions<ProducerOptions>): Producer;
   /** A TransactionProducer on this cluster (not started). */
-  transactionProducer(options: Without<TransactionProducerOptions>): TransactionProducer;
+  transactionProducer(options: ClusterClientOptions<TransactionProducerOptions>): TransactionProducer;
   /** A PushConsumer on this cluster (not started). */
   pushConsumer<Orderly extends boolean = false>(
-    options: Without<PushConsumerOptions> & { orderly?: Orderly },
+    options: ClusterClientOptions<PushConsumerOptions> & { orderly?: Orderly },
   ): PushConsumer<Orderly>;
   /** A LitePullConsumer on this cluster (not started). */
-  litePullConsumer(options: Without<LitePullConsumerOptions>): LitePullConsumer;
+  litePullConsumer(options: ClusterClientOptions<LitePullConsumerOptions>): LitePullConsumer;
   /** A SimpleConsumer (POP) on this cluster (not started). */
-  simpleConsumer(options: Without<SimpleConsumerOptions>): SimpleConsumer;
+  simpleConsumer(options: ClusterClientOptions<SimpleConsumerOptions>): SimpleConsumer;
   /** An AdminClient on this cluster. */
-  admin(options?: Without<AdminClientOptions>): AdminClient;
+  admin(options?: ClusterClientOptions<AdminClientOptions>): AdminClient;
   /**
    * Moves the clock forward, firing every timer that falls due in time order and giving the
    * sockets a few event-loop turns after each, so what a timer sends is answered before the next

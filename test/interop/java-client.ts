@@ -333,9 +333,12 @@ export interface JavaProduceOptions extends JavaCommonOptions {
   timeoutMs?: number;
 }
 
-export async function javaProduce(
-  o: JavaProduceOptions,
-): Promise<{ sent: JavaSent[]; summary: { sent: number; failed: number; elapsedMs: number; msgsPerSec: number } }> {
+export async function javaProduce(o: JavaProduceOptions): Promise<{
+  sent: JavaSent[];
+  summary: { sent: number; failed: number; elapsedMs: number; msgsPerSec: number };
+  /** The JVM's stderr (its last 32 KiB or more), for what a Java agent logged. */
+  stderr: string;
+}> {
   const props = o.props
     ? Object.entries(o.props)
         .map(([k, v]) => `${k}=${v}`)
@@ -372,7 +375,7 @@ export async function javaProduce(
       .map((l) => String(l.error));
     throw new JavaClientError(`java produce failed (exit ${code}): ${errors.join('; ')}`, code, lines, stderr);
   }
-  return { sent: lines.filter((l) => l.type === 'sent') as unknown as JavaSent[], summary: summary as never };
+  return { sent: lines.filter((l) => l.type === 'sent') as unknown as JavaSent[], summary: summary as never, stderr };
 }
 
 export interface JavaConsumeOptions extends JavaCommonOptions {
@@ -404,7 +407,7 @@ export interface JavaConsumer {
   /** Messages so far (empty for bench runs). */
   readonly messages: JavaReceived[];
   /** Resolves when the consumer exits (expect reached or timeout); rejects on a fatal error. */
-  readonly done: Promise<{ summary: JavaConsumeSummary; messages: JavaReceived[] }>;
+  readonly done: Promise<{ summary: JavaConsumeSummary; messages: JavaReceived[]; stderr: string }>;
   stop(): Promise<void>;
 }
 
@@ -449,7 +452,7 @@ export async function startJavaConsumer(o: JavaConsumeOptions): Promise<JavaCons
         stderr,
       );
     }
-    return { summary, messages: lines.filter((l) => l.type === 'msg') as unknown as JavaReceived[] };
+    return { summary, messages: lines.filter((l) => l.type === 'msg') as unknown as JavaReceived[], stderr };
   });
   done.catch(() => undefined); // observed by the caller through `done`
   return {
@@ -465,7 +468,7 @@ export async function startJavaConsumer(o: JavaConsumeOptions): Promise<JavaCons
 /** Start a Java push consumer and wait for it to finish. */
 export async function javaConsume(
   o: JavaConsumeOptions,
-): Promise<{ summary: JavaConsumeSummary; messages: JavaReceived[] }> {
+): Promise<{ summary: JavaConsumeSummary; messages: JavaReceived[]; stderr: string }> {
   const c = await startJavaConsumer(o);
   return c.done;
 }

@@ -1,6 +1,6 @@
 // @opentelemetry/api is an optional peer dependency: with it missing (hidden by a resolve hook in a
 // child process), clients start, send and consume as usual, nothing throws, and no metrics object
-// is built.
+// is built; a client that asked for `tracing` refuses to start, naming the option.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,5 +19,11 @@ t.test('without @opentelemetry/api the clients work and record nothing', async (
     { timeout: 60_000 },
   );
   const out = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-  t.same(out, { hidden: true, consumed: 2, consumerMetrics: null, producerMetrics: null });
+  t.same(out, {
+    hidden: true,
+    consumed: 2,
+    consumerMetrics: null,
+    producerMetrics: null,
+    tracingRefused: 'ProducerOptionError tracing',
+  });
 });

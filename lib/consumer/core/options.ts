@@ -8,6 +8,7 @@ import type {
 import type { TraceOptions } from '../../trace/trace-hooks.js';
 import type { SubscriptionExpression } from './sql-subscription.js';
 import type { MetricsOption } from '../../metrics/meter.js';
+import type { TracingOption } from '../../metrics/tracing.js';
 import type { ClientOptions } from '../../client/client-options.js';
 
 /**
@@ -19,6 +20,7 @@ export interface PushConsumerOptions
     TraceOptions,
     PopConsumeOptions,
     MetricsOption,
+    TracingOption,
     InflateOptions {
   /**
    * The consumer group (required: `group` or its alias `consumerGroup`): at most 120 characters of

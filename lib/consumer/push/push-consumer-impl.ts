@@ -37,7 +37,15 @@ import {
 import { createPopConsumeService, type PopConsumeService } from '../pop/pop-consume-service.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
 import { startConsumerTrace, type ConsumerTrace } from '../../trace/trace-hooks.js';
-import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
+import {
+  checkMetricsOptions,
+  checkTracingOptions,
+  resolveTracing,
+  type ConsumerMetrics,
+  type MetricsOptions,
+  type TracingOptions,
+} from '../../metrics/index.js';
+import { tracedListener } from '../core/traced-listener.js';
 import { ConsumerInstrumentation, startConsumerMetrics } from '../core/events.js';
 import { ConsumerLifecycle, DEFAULT_CONSUME_TIMESTAMP_LAG_MS, type ConsumerState } from '../core/lifecycle.js';
 import { PushBrokerCalls } from './push-broker-calls.js';
@@ -66,6 +74,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   /** The instrumentation events' state (events.ts) and the metrics (lib/metrics; null when off). */
   readonly instr = new ConsumerInstrumentation(this.events, () => this.config.clock.now());
   private readonly metricsOptions: MetricsOptions | undefined;
+  private readonly tracingOptions: TracingOptions | undefined;
   private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   private listenerValue: MessageListener | null = null;
@@ -100,6 +109,9 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     const badMetrics = checkMetricsOptions(options.metrics);
     if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
     this.metricsOptions = options.metrics;
+    const badTracing = checkTracingOptions(options.tracing);
+    if (badTracing) throw new ConsumerOptionError(badTracing.option, badTracing.message);
+    this.tracingOptions = options.tracing;
     this.recorder = new ConsumerStatsRecorder(this.config.clock);
     this.lifecycle = new ConsumerLifecycle(this.config, log);
     this.brokerCalls = new PushBrokerCalls(this);
@@ -281,8 +293,13 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     );
   }
 
-  private async doStart(listener: MessageListener): Promise<void> {
+  private async doStart(given: MessageListener): Promise<void> {
     const { config, lifecycle } = this;
+    const tracing = await resolveTracing(this.tracingOptions, config.consumerGroup);
+    if (tracing === 'unavailable') throw new ConsumerOptionError('tracing', 'needs @opentelemetry/api installed');
+    // the POP service reads the listener from here too
+    const listener = tracing ? tracedListener(tracing, given) : given;
+    this.listenerValue = listener;
     const now = config.clock.now();
     this.startTimestampValue = now;
     this.brokerCalls.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;

@@ -19,6 +19,7 @@ import type { PushConsumerEvents } from '../core/consumer-events.js';
 import { ConsumerEvents } from '../core/events.js';
 import type { ConsumerStats } from '../core/consumer-stats.js';
 import type { MessageExt } from '../core/message.js';
+import { EACH_MESSAGE, type EachMessageHolder } from '../core/traced-listener.js';
 import type { MessageQueue } from '../../../protocol/index.js';
 import type { PushConsumerOptions } from '../core/options.js';
 import { PushConsumerImpl, type ConsumerState } from './push-consumer-impl.js';
@@ -109,17 +110,20 @@ function toListener(handler: unknown, orderly: boolean): MessageListener | undef
   if (typeof each !== 'function' || h.eachBatch !== undefined) {
     throw new ConsumerOptionError('handler', 'must be a function, { eachMessage } or { eachBatch }');
   }
+  // the `tracing` option wraps the per-message function, so each message gets its own span (traced-listener.ts)
+  const holder: EachMessageHolder = { each: each as EachMessageHolder['each'] };
   if (orderly) {
-    return (async (msgs: MessageExt[], ctx: ConsumeOrderlyContext) => {
+    const listener = async (msgs: MessageExt[], ctx: ConsumeOrderlyContext) => {
       // A throw suspends the queue: the whole call is handed over again, in order.
-      for (const m of msgs) await each(m, ctx);
+      for (const m of msgs) await holder.each(m, ctx);
       return ConsumeOrderlyStatus.SUCCESS;
-    }) as MessageListener;
+    };
+    return Object.assign(listener, { [EACH_MESSAGE]: holder }) as MessageListener;
   }
-  return (async (msgs: MessageExt[], ctx: ConsumeConcurrentlyContext) => {
+  const listener = async (msgs: MessageExt[], ctx: ConsumeConcurrentlyContext) => {
     for (let i = 0; i < msgs.length; i++) {
       try {
-        await each(msgs[i]!, ctx);
+        await holder.each(msgs[i]!, ctx);
       } catch (err) {
         log('eachMessage threw for %s: %s', msgs[i]!.msgId, (err as Error)?.message ?? err);
         // the ones before it are acknowledged; it and those not yet handled go back for a retry
@@ -128,7 +132,8 @@ function toListener(handler: unknown, orderly: boolean): MessageListener | undef
       }
     }
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-  }) as MessageListener;
+  };
+  return Object.assign(listener, { [EACH_MESSAGE]: holder }) as MessageListener;
 }
 
 let implOf: (consumer: PushConsumer<boolean>) => PushConsumerImpl;
