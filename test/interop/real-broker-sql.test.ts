@@ -69,7 +69,11 @@ const range = (from: number, to: number): string[] => Array.from({ length: to - 
 
 if (await interopReady(t, [V5_VERSION])) {
   t.test(`real RocketMQ ${V5_VERSION} with enablePropertyFilter=true: SQL92 filters`, async (t) => {
-    const cluster = await startRealCluster({ version: V5_VERSION, brokerConfig: { enablePropertyFilter: true } });
+    // timerWheelEnable: a 5.3.3 broker refuses POP without it ("pop message is forbidden because timerWheelEnable is false")
+    const cluster = await startRealCluster({
+      version: V5_VERSION,
+      brokerConfig: { enablePropertyFilter: true, timerWheelEnable: true },
+    });
     t.teardown(() => cluster.stop({ graceful: false }));
     await cluster.createTopic('RwSqlFromJava', { queues: 4 });
     await cluster.createTopic('RwSqlToJava', { queues: 1 });

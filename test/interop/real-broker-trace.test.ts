@@ -42,7 +42,11 @@ async function traceOf(
 }
 
 if (await interopReady(t, [V5_VERSION])) {
-  const cluster = await startRealCluster({ version: V5_VERSION, brokerConfig: { traceTopicEnable: true } });
+  // timerWheelEnable: a 5.3.3 broker refuses POP without it ("pop message is forbidden because timerWheelEnable is false")
+  const cluster = await startRealCluster({
+    version: V5_VERSION,
+    brokerConfig: { traceTopicEnable: true, timerWheelEnable: true },
+  });
   t.teardown(() => cluster.stop({ graceful: false }));
   const topic = 'TraceTopic';
   await cluster.createTopic(topic, { queues: 2 });
