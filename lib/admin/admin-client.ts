@@ -11,7 +11,13 @@ import {
   type TopicRouteData,
 } from '../../protocol/internal.js';
 import type { SubscriptionGroupConfig } from '../../protocol/body/admin-tools-bodies.js';
-import { MQClientInstance, takeNamespace, type Reply } from '../client/index.js';
+import {
+  MQClientInstance,
+  takeNamespace,
+  type ClientOptions,
+  type NamespaceOption,
+  type Reply,
+} from '../client/index.js';
 import { applyAdminNamespace } from './admin-namespace.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { AdminMessages } from './admin-messages.js';
@@ -32,7 +38,7 @@ import {
   type TopicRouteBroker,
 } from './admin-types.js';
 import { permissionError, UnknownClusterError, UnknownTopicError } from './errors.js';
-import { queryMessageTrace, type MessageTraceQuery, type MessageTraceView } from './admin-trace.js';
+import { formatMessageTrace, queryMessageTrace, type MessageTraceQuery, type MessageTraceView } from './admin-trace.js';
 
 /**
  * The operations of Apache's mqadmin (DefaultMQAdminExt), one method each, over one
@@ -51,7 +57,8 @@ export class AdminClient {
   private readonly messages: AdminMessages;
   private readonly groups: AdminGroups;
 
-  constructor(adminOptions: AdminClientOptions) {
+  /** `namespace` (admin-namespace.ts): operations take and answer the application's names. */
+  constructor(adminOptions: ClientOptions & NamespaceOption) {
     const { namespace, rest: options } = takeNamespace(adminOptions);
     // One instance of its own: the admin client's name server list and credentials are its own.
     this.instance = MQClientInstance.acquire({
@@ -452,5 +459,10 @@ export class AdminClient {
    */
   messageTrace(msgId: string, query: MessageTraceQuery = {}): Promise<MessageTraceView[]> {
     return queryMessageTrace((topic, key, opts) => this.messageByKey(topic, key, opts), msgId, query);
+  }
+
+  /** The records of messageTrace() as `mqadmin queryMsgTraceById` prints them (its columns, Pub first, then SubAfter per group). */
+  static formatMessageTrace(views: readonly MessageTraceView[]): string {
+    return formatMessageTrace(views);
   }
 }

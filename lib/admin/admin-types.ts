@@ -1,10 +1,10 @@
 import type { MessageExt } from '../../protocol/internal.js';
 import type { ConsumerConnection } from '../../protocol/body/admin-tools-bodies.js';
-import type { ClientOptions, NamespaceOption } from '../client/index.js';
+import type { ClientOptions } from '../client/index.js';
 import { PermName } from '../../protocol/internal.js';
 
 /** How an AdminClient reaches the cluster: the client options of lib/client (namesrvAddr, acl, tls, timeouts). */
-export type AdminClientOptions = ClientOptions & NamespaceOption;
+export type AdminClientOptions = ClientOptions;
 
 /** One broker of `clusterList` (ClusterListSubCommand): its cluster, name, id, address and version. */
 export interface ClusterBroker {

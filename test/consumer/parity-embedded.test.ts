@@ -8,6 +8,7 @@ import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.j
 import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
 import { LitePullConsumer, PushConsumer, SqlFilterRefusedError, type MessageExt } from '../../lib/consumer/index.js';
 import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
+import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { subRecords } from '../trace/read-trace.js';
@@ -55,6 +56,37 @@ t.test('LitePullConsumer with { sql }: the broker filters, start() fails where t
   t.equal(refused.state, 'SHUTDOWN');
   t.throws(() => refused.subscribe(topic, { sql: 'a = ' }), { name: 'ConsumerOptionError' });
 });
+
+t.test(
+  'LitePullConsumer: a { sql } subscribe on a running consumer that the broker refuses is dropped, with a warning',
+  async (t) => {
+    const b = await withBroker();
+    t.teardown(() => b.close());
+    const tagTopic = uniqueName('LiteTag');
+    const sqlTopic = uniqueName('LiteSqlLate');
+    await produceNumbered(b.namesrv, tagTopic, 1);
+    await produceNumbered(b.namesrv, sqlTopic, 1);
+    const warnings: string[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (m: string) => warnings.push(m),
+      error: (m: string) => warnings.push(m),
+    };
+    const c = new LitePullConsumer({ group: uniqueName('lite_late'), namesrvAddr: b.namesrv, logger });
+    c.subscribe(tagTopic);
+    await c.start();
+    t.teardown(() => c.shutdown());
+    c.subscribe(sqlTopic, SQL);
+    await until(() => warnings.some((w) => w.includes(`subscribing to ${sqlTopic} failed`)), 'the warning');
+    t.match(
+      warnings.find((w) => w.includes(sqlTopic)),
+      /enablePropertyFilter/,
+    );
+    t.notOk(litePullConsumerImpl(c).subscriptionInner.has(sqlTopic), 'the refused subscription is gone');
+    t.ok(litePullConsumerImpl(c).subscriptionInner.has(tagTopic), 'the other stays');
+  },
+);
 
 t.test('LitePullConsumer with a namespace: wrapped on the broker, the application names come back', async (t) => {
   const b = await withBroker();
