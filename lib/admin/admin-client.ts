@@ -25,7 +25,6 @@ import { AdminGroups } from './admin-groups.js';
 export * from './admin-types.js';
 import {
   permText,
-  type AdminClientOptions,
   type ClusterBroker,
   type CreateTopicArgs,
   type DlqResendResult,
