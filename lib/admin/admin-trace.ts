@@ -10,32 +10,54 @@ import type { FoundMessage } from './admin-types.js';
 export interface MessageTraceView {
   /** Pub, SubBefore, SubAfter, EndTransaction or Recall. */
   type: string;
+  /** The traced message's msgId (UNIQ_KEY). */
   msgId: string;
+  /** Its topic (Pub records name it; Sub records carry none, so it is empty). */
   topic: string;
+  /** Its tags, as the record has them. */
   tags: string | null;
+  /** Its keys, space-separated, as the record has them. */
   keys: string | null;
   /** The producer or consumer group that wrote the record. */
   groupName: string;
   /** The host (IP) the trace message was sent from: the traced client's (Java's getBornHostString). */
   clientHost: string;
+  /** The broker that stored it (Pub records). */
   storeHost: string | null;
+  /** Its offset msgId (Pub records). */
   offsetMsgId: string | null;
   /** When the send began (Pub) or the consumption began (SubBefore) or ended (SubAfter), ms since the epoch. */
   timeStamp: number;
+  /** Milliseconds: the send (Pub), or the handler call per message (SubAfter). */
   costTime: number;
   /** success or failed, as the record says. */
   status: 'success' | 'failed';
 }
 
-/** Where to look (QueryMsgTraceByIdSubCommand's options and defaults). */
+/**
+ * Where to look (QueryMsgTraceByIdSubCommand's options and defaults).
+ * @category Admin
+ */
 export interface MessageTraceQuery {
-  /** @default "RMQ_SYS_TRACE_TOPIC" */
-  traceTopic?: string;
-  /** @default 64 */
+  /**
+   * The trace topic (mqadmin -t).
+   * @default "RMQ_SYS_TRACE_TOPIC"
+   */
+  traceTopic?: string | undefined;
+  /**
+   * Most trace messages per broker (mqadmin -c).
+   * @default 64
+   */
   maxNum?: number;
-  /** @default 0 */
+  /**
+   * Trace messages stored at or after, ms since the epoch (mqadmin -b).
+   * @default 0
+   */
   beginTimestamp?: number;
-  /** @default no bound */
+  /**
+   * Trace messages stored at or before, ms since the epoch (mqadmin -e).
+   * @default no bound
+   */
   endTimestamp?: number;
 }
 
