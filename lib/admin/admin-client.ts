@@ -11,14 +11,20 @@ import {
   type TopicRouteData,
 } from '../../protocol/internal.js';
 import type { SubscriptionGroupConfig } from '../../protocol/body/admin-tools-bodies.js';
-import { MQClientInstance, type Reply } from '../client/index.js';
+import {
+  MQClientInstance,
+  takeNamespace,
+  type ClientOptions,
+  type NamespaceOption,
+  type Reply,
+} from '../client/index.js';
+import { applyAdminNamespace } from './admin-namespace.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { AdminMessages } from './admin-messages.js';
 import { AdminGroups } from './admin-groups.js';
 export * from './admin-types.js';
 import {
   permText,
-  type AdminClientOptions,
   type ClusterBroker,
   type CreateTopicArgs,
   type DlqResendResult,
@@ -31,6 +37,7 @@ import {
   type TopicRouteBroker,
 } from './admin-types.js';
 import { permissionError, UnknownClusterError, UnknownTopicError } from './errors.js';
+import { formatMessageTrace, queryMessageTrace, type MessageTraceQuery, type MessageTraceView } from './admin-trace.js';
 
 /**
  * The operations of Apache's mqadmin (DefaultMQAdminExt), one method each, over one
@@ -49,12 +56,15 @@ export class AdminClient {
   private readonly messages: AdminMessages;
   private readonly groups: AdminGroups;
 
-  constructor(options: AdminClientOptions) {
+  /** `namespace` (admin-namespace.ts): operations take and answer the application's names. */
+  constructor(adminOptions: ClientOptions & NamespaceOption) {
+    const { namespace, rest: options } = takeNamespace(adminOptions);
     // One instance of its own: the admin client's name server list and credentials are its own.
     this.instance = MQClientInstance.acquire({
       instanceName: `admin-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
       ...options,
     });
+    applyAdminNamespace(this, namespace);
     this.groups = new AdminGroups({
       instance: this.instance,
       call: (addr, op, header, body) => this.call(addr, op, header, body),
@@ -439,5 +449,19 @@ export class AdminClient {
    */
   dlqResend(group: string, opts: { fromOffset?: number; maxMessages?: number } = {}): Promise<DlqResendResult> {
     return this.messages.dlqResend(group, opts);
+  }
+
+  /**
+   * `queryMsgTraceById`: the trace records of one message (Pub, SubBefore, SubAfter, …) from the
+   * trace topic, as mqadmin finds and reads them (admin-trace.ts); formatMessageTrace prints them
+   * as mqadmin does.
+   */
+  messageTrace(msgId: string, query: MessageTraceQuery = {}): Promise<MessageTraceView[]> {
+    return queryMessageTrace((topic, key, opts) => this.messageByKey(topic, key, opts), msgId, query);
+  }
+
+  /** The records of messageTrace() as `mqadmin queryMsgTraceById` prints them (its columns, Pub first, then SubAfter per group). */
+  static formatMessageTrace(views: readonly MessageTraceView[]): string {
+    return formatMessageTrace(views);
   }
 }

@@ -95,7 +95,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     }
     args = rest;
   }
-  const { values } = parseOptions(args, { ...SHARED, ...sub.options });
+  const { values, positionals } = parseOptions(args, { ...SHARED, ...sub.options }, sub.positional !== undefined);
+  if (positionals.length > 1)
+    throw new UsageError(`admin ${g.name} ${sub.name} takes one argument, got ${positionals.length}`);
+  if (positionals.length === 1 && sub.positional !== undefined) {
+    if (values[sub.positional] !== undefined)
+      throw new UsageError(`give --${sub.positional} or the argument, not both`);
+    values[sub.positional] = positionals[0]!;
+  }
   const namesrv = namesrvOption(values);
   const timeoutMs = intOption('timeout', stringOption(values, 'timeout'), 3000, 1, 3_600_000);
   let admin: AdminClient;

@@ -1,7 +1,13 @@
 // `rocketwire consume --mode lite`: the same command with a LitePullConsumer in a poll loop instead
 // of the push consumer. Only what poll() returned and was printed is committed (autoCommit off, an
 // explicit commit per batch), so messages past --limit stay uncommitted, as with the push consumer.
-import { LitePullConsumer, messageQueue, type LitePullConsumerOptions, type MessageExt } from '../consumer/index.js';
+import {
+  LitePullConsumer,
+  messageQueue,
+  type LitePullConsumerOptions,
+  type MessageExt,
+  type SubscriptionExpression,
+} from '../consumer/index.js';
 import { CliError, UsageError, type CliIO } from './common.js';
 import { ConsumeReporter } from './consume-reporter.js';
 import { clearingWrites, consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
@@ -10,7 +16,10 @@ export interface LiteConsumeArgs {
   namesrv: string;
   topic: string;
   group: string;
-  expr: string;
+  expr: SubscriptionExpression;
+  namespace: string | undefined;
+  enableTrace: boolean;
+  traceTopic: string | undefined;
   broadcast: boolean;
   limit: number;
   idleExitS: number;
@@ -28,6 +37,9 @@ export async function consumeLite(a: LiteConsumeArgs, io: CliIO): Promise<number
       consumerGroup: a.group,
       namesrvAddr: a.namesrv,
       subscriptions: { [a.topic]: a.expr },
+      ...(a.namespace !== undefined ? { namespace: a.namespace } : {}),
+      enableTrace: a.enableTrace,
+      ...(a.traceTopic !== undefined ? { traceTopic: a.traceTopic } : {}),
       messageModel: a.broadcast ? 'BROADCASTING' : 'CLUSTERING',
       autoCommit: false,
       mqClientApiTimeoutMs: a.timeoutMs,

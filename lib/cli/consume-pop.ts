@@ -1,4 +1,5 @@
 import { SimpleConsumer, type ReceivedMessage } from '../consumer/pop/simple-consumer.js';
+import type { SubscriptionExpression } from '../consumer/index.js';
 import { UsageError, intOption, stringOption, type CliIO, type OptionValues } from './common.js';
 import { consumeInterrupted, consumeProgress, type ProgressLine } from './progress.js';
 
@@ -19,6 +20,8 @@ export async function runPopConsume(
     timeoutMs: number;
     json: boolean;
     check: () => Promise<void>;
+    /** --expr or --sql. */
+    filter: SubscriptionExpression;
   },
   format: (m: ReceivedMessage, json: boolean) => string,
 ): Promise<number> {
@@ -35,7 +38,10 @@ export async function runPopConsume(
       namesrvAddr: o.namesrv,
       consumerGroup: o.group,
       topic: o.topic,
-      filterExpression: stringOption(values, 'expr') ?? '*',
+      filterExpression: o.filter,
+      ...(stringOption(values, 'namespace') !== undefined ? { namespace: stringOption(values, 'namespace') } : {}),
+      enableTrace: values.trace === true || stringOption(values, 'trace-topic') !== undefined,
+      ...(stringOption(values, 'trace-topic') !== undefined ? { traceTopic: stringOption(values, 'trace-topic') } : {}),
       initMode: from === 'first' ? 'MIN' : 'MAX',
       invisibleDurationMs: invisibleMs,
       // short polls, so --idle-exit and a signal are seen soon

@@ -83,7 +83,7 @@ options:
                        group's consumer list, offsets, the unregistration at exit (default 3000)
   --mode MODE          push (default); lite: a LitePullConsumer polls instead (not with --orderly);
                        pop: POP over remoting (5.x brokers: each printed message is acked; --from first
-                       or last only). --sql, --reply, --trace and --namespace are push-mode options
+                       or last only). --reply is a push-mode option
   --invisible-ms MS    with --mode pop: how long a received message stays invisible (default 60000)
   --json               one JSON object per message: topic, brokerName, queueId, queueOffset, msgId, tags,
                        keys, reconsumeTimes, properties, and body (UTF-8) or bodyBase64
@@ -189,7 +189,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (mode !== 'push' && mode !== 'lite' && mode !== 'pop')
     throw new UsageError(`--mode must be push, lite or pop, got "${mode}"`);
   if (mode !== 'push') {
-    for (const flag of ['sql', 'reply', 'trace', 'trace-topic', 'namespace'] as const) {
+    for (const flag of ['reply'] as const) {
       if (values[flag] !== undefined)
         throw new UsageError(`--${flag} is a push consumer option: not with --mode ${mode}`);
     }
@@ -200,7 +200,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       namesrv,
       topic,
       group,
-      expr: str('expr') ?? '*',
+      expr: sqlOrTagExpression(str('sql'), str('expr')),
+      namespace: str('namespace'),
+      enableTrace: values.trace === true || str('trace-topic') !== undefined,
+      traceTopic: str('trace-topic'),
       broadcast: values.broadcast === true,
       limit,
       idleExitS,
@@ -220,9 +223,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   }
   if (mode === 'pop') {
     const check = (): Promise<void> => checkNameServer(namesrv, topic, timeoutMs);
-    return runPopConsume(values, io, { namesrv, topic, group, limit, idleExitS, timeoutMs, json, check }, (m, j) =>
-      j ? messageToJson(m) : messageToText(m),
-    );
+    const filter = sqlOrTagExpression(str('sql'), str('expr'));
+    const pop = { namesrv, topic, group, limit, idleExitS, timeoutMs, json, check, filter };
+    return runPopConsume(values, io, pop, (m, j) => (j ? messageToJson(m) : messageToText(m)));
   }
 
   let consumer: PushConsumer<boolean>;

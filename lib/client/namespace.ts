@@ -96,7 +96,10 @@ export function queueWithoutNamespace<Q extends { topic: string }>(namespace: st
 
 /** The `namespace` option of Producer and PushConsumer (Java's ClientConfig#setNamespace). */
 export interface NamespaceOption {
-  /** Wraps every topic and group as `NS%name` on the way out and strips it from what comes back. */
+  /**
+   * Wraps every topic and group as `NS%name` on the way out and strips it from what comes back.
+   * @default undefined (no namespace)
+   */
   namespace?: string;
 }
 

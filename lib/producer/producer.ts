@@ -104,7 +104,7 @@ export class Producer {
   private tracing: MessagingTracing | null = null;
 
   /** The `namespace` option (producer-namespace.ts). */
-  private readonly namespace: string | undefined;
+  protected readonly namespace: string | undefined;
   /** The 'send', 'connect', 'disconnect', 'requestTimeout' events and the metrics (events.ts). */
   private readonly instr = new ProducerInstrumentation();
   private readonly metricsOptions: ProducerOptions['metrics'];

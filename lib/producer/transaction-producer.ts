@@ -14,6 +14,7 @@ import { messageProperties } from './message-encoding.js';
 import { Producer, type SendOptions } from './producer.js';
 import { producerOptionCheck, type ProducerOptions } from './producer-options.js';
 import type { SendResult } from './send-result.js';
+import { withoutNamespace, type NamespaceOption } from '../client/index.js';
 
 const log = createDebug('rocketwire:producer');
 
@@ -64,7 +65,7 @@ export interface TransactionListener {
  * the broker's check-backs.
  * @category Producing
  */
-export interface TransactionProducerOptions extends ProducerOptions {
+export interface TransactionProducerOptions extends ProducerOptions, NamespaceOption {
   /**
    * Runs the local transaction of each sendMessageInTransaction() and answers the broker's
    * check-backs (required).
@@ -409,7 +410,12 @@ export class TransactionProducer extends Producer {
         );
       });
       state = asState(
-        await Promise.race([Promise.resolve().then(() => this.listener.checkLocalTransaction(msg)), timeout]),
+        await Promise.race([
+          Promise.resolve().then(() =>
+            this.listener.checkLocalTransaction(checkedWithoutNamespace(this.namespace, msg)),
+          ),
+          timeout,
+        ]),
       );
     } catch (err) {
       this.txCounters.checkFailures++;
@@ -461,4 +467,14 @@ export function halfMessageProperties(msg: Message, uniqKey: string, group: stri
   for (const k of javaHashMapOrder(Object.keys(props)))
     s += (s.length === 0 ? '' : '\u0002') + k + '\u0001' + props[k]!;
   return s;
+}
+
+/**
+ * ClientRemotingProcessor#checkTransactionState: the listener sees the half message's topic
+ * without the producer's namespace, as the application named it when it sent it.
+ */
+function checkedWithoutNamespace(namespace: string | undefined, msg: MessageExt): MessageExt {
+  if (!namespace) return msg;
+  const topic = withoutNamespace(namespace, msg.topic);
+  return topic === msg.topic ? msg : { ...msg, topic };
 }

@@ -1,5 +1,5 @@
 import { UniqKeyGenerator, type MessageExt } from '../../protocol/index.js';
-import { defaultClientIp, type ClientOptions } from '../client/index.js';
+import { defaultClientIp, namespaceOf, withoutNamespace, type ClientOptions } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import {
   AsyncTraceDispatcher,
@@ -243,7 +243,7 @@ export class ConsumerTrace extends TraceSession {
       for (const m of msgs) {
         if (m.properties.TRACE_ON === 'false') continue;
         beans.push({
-          topic: m.topic,
+          topic: anyNamespaceStripped(m.topic),
           msgId: m.msgId,
           offsetMsgId: '',
           tags: m.tags ?? null,
@@ -261,7 +261,7 @@ export class ConsumerTrace extends TraceSession {
         traceType: 'SubBefore',
         timeStamp: now,
         regionId,
-        groupName: this.group,
+        groupName: anyNamespaceStripped(this.group),
         costTime: 0,
         success: true,
         requestId: this.requestIds.next(now),
@@ -302,6 +302,26 @@ export class ConsumerTrace extends TraceSession {
       // never into the consume path
     }
   }
+}
+
+/**
+ * NamespaceUtil.withoutNamespace(resource), as ConsumeMessageTraceHookImpl writes group and topic:
+ * whatever namespace the name carries is left out, so a namespaced consumer's records name the
+ * group and topic as its code does.
+ */
+function anyNamespaceStripped(resource: string): string {
+  return withoutNamespace(namespaceOf(resource), resource);
+}
+
+/**
+ * A consumer without a handler (DefaultLitePullConsumerImpl#poll, and the SimpleConsumer's receive):
+ * the hooks run back to back around the hand-over, as Java's lite pull consumer runs them. SubBefore
+ * then SubAfter with success true and no return type (contextCode 0, SUCCESS), cost 0 per message.
+ */
+export function traceHandedOver(trace: ConsumerTrace | null, msgs: readonly MessageExt[]): void {
+  if (trace === null || msgs.length === 0) return;
+  const before = trace.before(msgs);
+  trace.after(before, msgs.length, { status: 'CONSUME_SUCCESS', threw: false, timedOut: false });
 }
 
 /** The consumer's trace from its resolved configuration (the connection options its trace producer shares). */

@@ -72,3 +72,49 @@ t.test('bad --mode pop usage is one line, exit 2', async (t) => {
     t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
   }
 });
+
+t.test(
+  'consume --sql and --namespace in --mode pop and --mode lite: only the matches, the topic as named',
+  async (t) => {
+    const b = await startBroker({ queues: 2, enablePropertyFilter: true });
+    t.teardown(() => b.close());
+    const topic = uniqueName('CliSql');
+    const { Producer } = await import('../../lib/producer/index.js');
+    const p = new Producer({ namesrvAddr: b.namesrv, group: uniqueName('pg'), namespace: 'nsCli' });
+    await p.start();
+    for (let i = 0; i < 10; i++) await p.send({ topic, body: `m${i}`, properties: { a: String(i) } });
+    await p.shutdown();
+    for (const mode of ['pop', 'lite']) {
+      const r = await runCli([
+        'consume',
+        '--namesrv',
+        b.namesrv,
+        '--topic',
+        topic,
+        '--group',
+        uniqueName(`cg_${mode}`),
+        '--namespace',
+        'nsCli',
+        '--mode',
+        mode,
+        '--from',
+        'first',
+        '--sql',
+        'a >= 7',
+        '--limit',
+        '3',
+        '--json',
+      ]);
+      t.equal(r.code, 0, r.stderr);
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { topic: string; body: string });
+      t.same(lines.map((l) => l.body).sort(), ['m7', 'm8', 'm9'], `--mode ${mode}: the three matches`);
+      t.ok(
+        lines.every((l) => l.topic === topic),
+        `--mode ${mode}: the topic without the namespace`,
+      );
+    }
+  },
+);

@@ -117,7 +117,8 @@ t.test('options are checked and named', async (t) => {
     invisibleDurationMs: 60_000,
     awaitDurationMs: 15_000,
     initMode: 1,
-    filterExpression: '*',
+    expType: 'TAG',
+    exp: '*',
     ackTimeoutMs: 3000,
   });
   t.throws(() => resolveSimpleConsumerOptions({ ...base, topic: '' }), {

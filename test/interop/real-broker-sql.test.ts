@@ -2,11 +2,13 @@
 // with the stock Java client on the other side (test/interop/java/SqlClient.java):
 //  - Java-produced messages with property a = 0..99: rocketwire's consumer subscribed with
 //    { sql: 'a BETWEEN 10 AND 19' } consumes exactly 10 (and `rocketwire consume --sql` prints them);
+//    so does the LitePullConsumer with { sql }, and the SimpleConsumer's POP with the SQL92 expType;
 //  - rocketwire-produced messages: Java's consumer with MessageSelector.bySql gets exactly the matches;
 //  - the broker's own filtering of a table of expressions equals compileSql92's over the same
 //    messages, and its CHECK_CLIENT_CONFIG / FLAG_SUBSCRIPTION answers to expressions it refuses.
 import t from 'tap';
-import { PushConsumer } from '../../lib/consumer/index.js';
+import { LitePullConsumer, PushConsumer } from '../../lib/consumer/index.js';
+import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
 import {
   compileSql92,
@@ -67,7 +69,11 @@ const range = (from: number, to: number): string[] => Array.from({ length: to - 
 
 if (await interopReady(t, [V5_VERSION])) {
   t.test(`real RocketMQ ${V5_VERSION} with enablePropertyFilter=true: SQL92 filters`, async (t) => {
-    const cluster = await startRealCluster({ version: V5_VERSION, brokerConfig: { enablePropertyFilter: true } });
+    // timerWheelEnable: a 5.3.3 broker refuses POP without it ("pop message is forbidden because timerWheelEnable is false")
+    const cluster = await startRealCluster({
+      version: V5_VERSION,
+      brokerConfig: { enablePropertyFilter: true, timerWheelEnable: true },
+    });
     t.teardown(() => cluster.stop({ graceful: false }));
     await cluster.createTopic('RwSqlFromJava', { queues: 4 });
     await cluster.createTopic('RwSqlToJava', { queues: 1 });
@@ -138,6 +144,65 @@ if (await interopReady(t, [V5_VERSION])) {
         'rocketwire consume --sql printed a = 10..19',
       );
     });
+
+    t.test(
+      'the same Java-produced messages: LitePullConsumer and SimpleConsumer with { sql } get exactly 10',
+      async (t) => {
+        // RwSqlFromJava holds a = 0..99 from the test before
+        const lite = new LitePullConsumer({
+          group: 'rw_sql_lite_cg',
+          namesrvAddr: cluster.namesrv,
+          consumeFromWhere: 'first',
+          subscriptions: { RwSqlFromJava: { sql: 'a BETWEEN 10 AND 19' } },
+        });
+        await lite.start();
+        t.teardown(() => lite.shutdown());
+        const polled: MessageExt[] = [];
+        await until(
+          async () => {
+            polled.push(...(await lite.poll(500)));
+            return polled.length >= 10;
+          },
+          '10 polled',
+          40_000,
+        );
+        t.equal((await lite.poll(1000)).length, 0, 'nothing more');
+        t.same(
+          polled.map((m) => m.properties.a).sort((x, y) => Number(x) - Number(y)),
+          range(10, 19),
+          'lite pull: exactly a = 10..19 (the broker filtered its pulls, FLAG_SUBSCRIPTION with expressionType SQL92)',
+        );
+        await lite.shutdown();
+
+        const simple = new SimpleConsumer({
+          group: 'rw_sql_simple_cg',
+          namesrvAddr: cluster.namesrv,
+          topic: 'RwSqlFromJava',
+          filterExpression: { sql: 'a BETWEEN 10 AND 19' },
+          initMode: 'MIN',
+          awaitDurationMs: 1000,
+        });
+        await simple.start();
+        t.teardown(() => simple.shutdown());
+        const popped: MessageExt[] = [];
+        await until(
+          async () => {
+            const got = await simple.receive(32, 60_000);
+            popped.push(...got);
+            if (got.length > 0) t.equal(await simple.ack(got), 'OK');
+            return popped.length >= 10;
+          },
+          '10 popped',
+          40_000,
+        );
+        t.equal((await simple.receive(32, 60_000)).length, 0, 'nothing more');
+        t.same(
+          popped.map((m) => m.properties.a).sort((x, y) => Number(x) - Number(y)),
+          range(10, 19),
+          "SimpleConsumer: exactly a = 10..19 (Apache's PopMessageProcessor filtered by the POP header's SQL92)",
+        );
+      },
+    );
 
     t.test('rocketwire-produced messages: Java bySql gets exactly the matching ones', async (t) => {
       const producer = new Producer({ group: 'rw_sql_pg', namesrvAddr: cluster.namesrv });

@@ -6,9 +6,13 @@
 //    within 1 s after its time;
 //  - namespaces: rocketwire and Java clients with the same namespace exchange messages both ways (the
 //    topic shows without the namespace on both sides); a client without it sees nothing;
+//    the lite pull consumer and the SimpleConsumer with the namespace see the same messages and keep
+//    their offsets and POP state under the wrapped names, as Java's clients do;
 //  - namespaceV2 (5.2+) changes no name: the broker takes the nsd/ns fields and separates nothing.
 import t from 'tap';
-import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
+import { LitePullConsumer, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
+import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
+import { createRequest, RequestCode, ResponseCode } from '../../protocol/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { startRealCluster, V5_VERSION } from './harness.js';
 import { waitFor } from '../support/until.js';
@@ -173,6 +177,79 @@ if (await interopReady(t, [V5_VERSION])) {
     );
     t.same(plain, [], 'a consumer of RwNsTopic without the namespace saw nothing');
     figures['namespace messages exchanged'] = [java.received().length, mine.length, plain.length];
+  });
+
+  t.test('namespace NS1 on the lite pull and simple consumers: the same three messages, names unwrapped', async (t) => {
+    // the three messages of NS1%RwNsTopic the test before exchanged (one rocketwire, two Java)
+    const want = ['from-rw', 'java-0', 'java-1'];
+    const lite = new LitePullConsumer({
+      group: 'ns_lite_cg',
+      namespace: 'NS1',
+      namesrvAddr: cluster.namesrv,
+      consumeFromWhere: 'first',
+    });
+    lite.subscribe('RwNsTopic');
+    await lite.start();
+    t.teardown(() => lite.shutdown());
+    const polled: MessageExt[] = [];
+    await waitFor(async () => {
+      polled.push(...(await lite.poll(500)));
+      return polled.length >= 3;
+    }, 30_000);
+    t.same(
+      polled.map((m) => [m.topic, m.body.toString()]).sort(),
+      want.map((b) => ['RwNsTopic', b]),
+      'lite pull with NS1: the three, topic unwrapped',
+    );
+    const queues = await lite.fetchMessageQueues('RwNsTopic');
+    t.same(
+      [...new Set(queues.map((q) => q.topic))],
+      ['RwNsTopic'],
+      'fetchMessageQueues names the topic without the namespace',
+    );
+    await lite.commitSync({ persist: true });
+    let committed = 0;
+    await waitFor(async () => {
+      committed = 0;
+      for (let q = 0; q < 2; q++) {
+        const res = await cluster.invoke(
+          cluster.brokers[0]!,
+          createRequest(RequestCode.QUERY_CONSUMER_OFFSET, {
+            extFields: { topic: 'NS1%RwNsTopic', queueId: String(q), consumerGroup: 'NS1%ns_lite_cg' },
+          }),
+        );
+        if (res.code === ResponseCode.SUCCESS) committed += Number(res.extFields?.offset ?? 0);
+      }
+      return committed === 3;
+    }, 20_000);
+    t.equal(
+      committed,
+      3,
+      "the broker holds the offsets under NS1%ns_lite_cg and NS1%RwNsTopic, as Java's lite pull consumer",
+    );
+
+    const simple = new SimpleConsumer({
+      group: 'ns_simple_cg',
+      namespace: 'NS1',
+      namesrvAddr: cluster.namesrv,
+      topic: 'RwNsTopic',
+      initMode: 'MIN',
+      awaitDurationMs: 2000,
+    });
+    await simple.start();
+    t.teardown(() => simple.shutdown());
+    const received: MessageExt[] = [];
+    await waitFor(async () => {
+      const got = await simple.receive(32, 60_000);
+      received.push(...got);
+      if (got.length > 0) await simple.ack(got);
+      return received.length >= 3;
+    }, 30_000);
+    t.same(
+      received.map((m) => [m.topic, m.body.toString()]).sort(),
+      want.map((b) => ['RwNsTopic', b]),
+      'SimpleConsumer with NS1: the three by POP of NS1%RwNsTopic as NS1%ns_simple_cg, topic unwrapped',
+    );
   });
 
   t.test('namespaceV2 NS2: no name changes, so the open-source broker does not separate anything', async (t) => {

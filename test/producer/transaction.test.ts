@@ -218,6 +218,30 @@ t.test('a local transaction that throws ends UNKNOW and the check-back commits i
   await until(async () => (await s.visible()).length === 1, 'committed by the check-back');
 });
 
+t.test(
+  'with a namespace (typed on its options): the half message lives in NS%topic, the check-back sees the topic as sent',
+  async (t) => {
+    const checkedTopics: string[] = [];
+    const s = await setup(
+      t,
+      {
+        executeLocalTransaction: () => 'UNKNOW',
+        checkLocalTransaction: (msg) => {
+          checkedTopics.push(msg.topic);
+          return 'COMMIT_MESSAGE';
+        },
+      },
+      { namespace: 'txNs' },
+    );
+    const r = await s.producer.sendMessageInTransaction({ topic: s.topic, body: 'x' });
+    t.equal(r.messageQueue.topic, s.topic, 'the send result names the topic without the namespace');
+    s.clock.advance(30_000);
+    await until(async () => (await pullTopic(s.raw, s.broker.broker, `txNs%${s.topic}`, 2)).length === 1, 'committed');
+    t.same(checkedTopics, [s.topic], 'the listener saw the topic as the application named it');
+    t.equal((await s.visible()).length, 0, 'nothing under the bare topic');
+  },
+);
+
 t.test('no live producer of the group: the check round finds no channel and asks nobody', async (t) => {
   const s = await setup(t, { executeLocalTransaction: () => 'UNKNOW', checkLocalTransaction: () => 'COMMIT_MESSAGE' });
   await s.producer.sendMessageInTransaction({ topic: s.topic, body: 'orphan' });

@@ -1,11 +1,9 @@
 import createDebug from '../../debug.js';
 import {
-  FilterExpressionError,
   Operations,
   PermName,
   ResponseCode,
   RETRY_GROUP_TOPIC_PREFIX,
-  buildSubscriptionData,
   decodeMessage,
   encodeStoredMessage,
   readInt64,
@@ -26,7 +24,8 @@ import {
 } from '../../../protocol/pop-extra-info.js';
 import type { Clock } from '../../clock.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
-import { tagMatcher } from '../message-filter.js';
+import { popFilter } from './pop-filter.js';
+import type { RecordMatch } from '../sql-filter.js';
 import { scheduleEvery } from '../periodic-task.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
 import { answerTo, fail, registerOperation, type Answer } from '../processor/request-processor.js';
@@ -190,25 +189,20 @@ export class PopService {
         `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${config.readQueueNums}] consumer:[${conn.remoteAddress}]`,
       );
     }
-    let match: ((tagsCode: number) => boolean) | null;
-    try {
-      const sub = buildSubscriptionData(h.topic, h.exp ?? '*', 0, h.expType ?? 'TAG', {
-        maxTags: this.ctx.limits.maxTagsPerSubscription,
-      });
-      if (sub.expressionType !== 'TAG')
-        return fail(ResponseCode.SYSTEM_ERROR, 'The broker does not support consumer to filter message by SQL92');
-      match = tagMatcher(sub);
-    } catch (err) {
-      if (!(err instanceof FilterExpressionError)) throw err;
-      return fail(ResponseCode.SUBSCRIPTION_PARSE_FAILED, `parse the consumer's subscription failed: ${err.message}`);
-    }
-    const run = (): { popTime: number; result: PopResult; reviveQid: number } => {
+    const filter = popFilter(this.ctx, h);
+    if ('code' in filter) return fail(filter.code, filter.remark);
+    const run = (): { popTime: number; result: PopResult; reviveQid: number; budgetSpent: boolean } => {
       const popTime = this.clock.now();
       const reviveQid = h.order ? POP_ORDER_REVIVE_QUEUE : this.ckCounter++ % REVIVE_QUEUE_NUM;
-      return { popTime, reviveQid, result: this.popMessages(h, config.readQueueNums, popTime, reviveQid, match) };
+      const sql = filter.newRecordMatcher?.() ?? null;
+      const m: QueueMatch = { tags: filter.match, record: sql?.match ?? null };
+      const result = this.popMessages(h, config.readQueueNums, popTime, reviveQid, m);
+      return { popTime, reviveQid, result, budgetSpent: sql?.budgetSpent ?? false };
     };
     const first = run();
-    if (first.result.records.length > 0 || h.pollTime <= 0) {
+    // a pop whose SQL92 budget ran out before it found a match answers at once (nothing, restNum
+    // counting what it left), so the client's next pop goes on evaluating instead of waiting here
+    if (first.result.records.length > 0 || h.pollTime <= 0 || first.budgetSpent) {
       return this.answer(
         req,
         first.result.records.length > 0 ? ResponseCode.SUCCESS : ResponseCode.POLLING_TIMEOUT,
@@ -296,7 +290,7 @@ export class PopService {
     readQueueNums: number,
     popTime: number,
     reviveQid: number,
-    match: ((tagsCode: number) => boolean) | null,
+    match: QueueMatch,
   ): PopResult {
     const r = emptyResult();
     const retryTopic = popRetryTopic(h.topic, h.consumerGroup);
@@ -337,7 +331,7 @@ export class PopService {
     queueId: number,
     popTime: number,
     reviveQid: number,
-    match: ((tagsCode: number) => boolean) | null,
+    match: QueueMatch,
     r: PopResult,
   ): void {
     const store = this.ctx.messageStore;
@@ -354,7 +348,7 @@ export class PopService {
       r.restNum += Math.max(0, store.getMaxOffset(topic, queueId) - offset);
       return;
     }
-    let got = store.getMessage(topic, queueId, offset, want, match);
+    let got = store.getMessage(topic, queueId, offset, want, match.tags, match.record);
     if (
       got.status === 'OFFSET_TOO_SMALL' ||
       got.status === 'OFFSET_OVERFLOW_BADLY' ||
@@ -363,7 +357,7 @@ export class PopService {
       // the stored offset is not a place in the queue: start again where the store says
       offset = got.nextBeginOffset;
       this.ctx.offsets.commit(h.consumerGroup, topic, queueId, offset);
-      got = store.getMessage(topic, queueId, offset, want, match);
+      got = store.getMessage(topic, queueId, offset, want, match.tags, match.record);
     }
     if (got.status === 'FOUND') {
       const offsets: number[] = [];
@@ -470,6 +464,12 @@ export class PopService {
   revive(): number {
     return reviveCheckpoints(this.ctx, this.checkpoints);
   }
+}
+
+/** The filter of one pop attempt: the tag codes, and for SQL92 the record matcher whose budget the whole pop shares. */
+interface QueueMatch {
+  tags: ((tagsCode: number) => boolean) | null;
+  record: RecordMatch | null;
 }
 
 function emptyResult(): PopResult {

@@ -1,6 +1,7 @@
 import { intOption, stringOption } from '../common.js';
 import { messageJson, need, printMessage, type AdminCommandGroup } from './shared.js';
 import type { FoundMessage } from '../../admin/index.js';
+import { messageTrace } from './message-trace.js';
 
 function emitMessages(
   out: Parameters<AdminCommandGroup['subcommands'][number]['run']>[2],
@@ -17,10 +18,10 @@ function emitMessages(
   );
 }
 
-/** `rocketwire admin message id|key|offset`. */
+/** `rocketwire admin message id|key|offset|trace`. */
 export const message: AdminCommandGroup = {
   name: 'message',
-  summary: 'look messages up by id, key or queue offset and print headers, properties and body',
+  summary: 'look messages up by id, key or queue offset and print headers, properties and body; a message trace',
   subcommands: [
     {
       name: 'id',
@@ -85,5 +86,6 @@ export const message: AdminCommandGroup = {
         emitMessages(out, [f]);
       },
     },
+    messageTrace,
   ],
 };

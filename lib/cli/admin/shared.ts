@@ -20,6 +20,8 @@ export interface AdminSubcommand {
   readonly options: OptionSpec;
   /** Lines describing those options. */
   readonly help: string;
+  /** The option a lone positional argument fills (`admin message trace MSGID` fills --id). */
+  readonly positional?: string;
   run(admin: AdminClient, values: OptionValues, out: AdminOutput): Promise<void>;
 }
 

@@ -1,13 +1,11 @@
 import createDebug from '../../debug.js';
 import {
-  buildSubscriptionData,
   messageQueue,
   queueKey,
   type ConsumeMessageDirectlyResult,
   type MessageQueue,
   type SubscriptionData,
 } from '../../../protocol/internal.js';
-import { checkTopicName } from '../../../protocol/resource-names.js';
 import type { ConsumerInner, MQClientInstance } from '../../client/index.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
 import { ConsumerEvents } from '../core/consumer-events.js';
@@ -34,6 +32,9 @@ import { LitePullTask, type LitePullCounters, type LitePullTaskHost } from './li
 import { RebalanceLitePullImpl, type RebalanceLitePullOwner } from './rebalance-lite-pull-impl.js';
 import { litePullHealth, litePullRunningInfo, type LitePullInfoHost } from './lite-pull-info.js';
 import { optionValidator } from '../../validate.js';
+import { checkClientInBroker, type SubscriptionExpression } from '../core/sql-subscription.js';
+import { startConsumerTrace, traceHandedOver } from '../../trace/trace-hooks.js';
+import { liteSubscription, subscribedWhileRunning } from './lite-pull-subscription.js';
 
 const log = createDebug('rocketwire:consumer:lite');
 
@@ -67,7 +68,6 @@ export class LitePullConsumerImpl
   readonly cache: LitePullCache;
   readonly pullService: PullMessageService;
   readonly rebalance: RebalanceLitePullImpl;
-  private readonly expressions = new Map<string, string>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   private mode: 'NONE' | 'SUBSCRIBE' | 'ASSIGN' = 'NONE';
   private assignedQueues: MessageQueue[] = [];
@@ -105,15 +105,7 @@ export class LitePullConsumerImpl
     this.brokerCalls = new LitePullBrokerCalls(this);
     this.task = new LitePullTask(this);
     this.pullService = new PullMessageService((pr) => this.task.pullMessage(pr), base.clock);
-    for (const [topic, expr] of Object.entries(base.subscriptions)) {
-      // SQL92 ({ sql }) is a push-consumer subscription for now (its pulls send TAG expressions)
-      if (typeof expr !== 'string')
-        throw new ConsumerOptionError(
-          'subscriptions',
-          `${topic}: LitePullConsumer takes tag expressions; SQL92 subscriptions need a PushConsumer`,
-        );
-      this.subscribe(topic, expr);
-    }
+    for (const [topic, expr] of Object.entries(base.subscriptions)) this.subscribe(topic, expr);
     this.rebalance = new RebalanceLitePullImpl(this);
   }
 
@@ -207,24 +199,14 @@ export class LitePullConsumerImpl
     this.mode = mode;
   }
 
-  subscribe(topic: string, expression = '*'): void {
-    if (typeof topic !== 'string' || topic === '') throw new ConsumerOptionError('topic', 'must be a non-empty string');
-    const bad = checkTopicName(topic);
-    if (bad) throw new ConsumerOptionError('topic', bad);
-    if (typeof expression !== 'string') throw new ConsumerOptionError('expression', 'must be a string');
+  subscribe(topic: string, expression: SubscriptionExpression = '*'): void {
+    const sd = liteSubscription(topic, expression, this.config.base);
     this.setMode('SUBSCRIBE');
-    this.expressions.set(topic, expression);
-    this.subscriptionInner.set(topic, buildSubscriptionData(topic, expression, this.config.base.clock.now()));
-    if (this.state === 'RUNNING') {
-      this.run.instance.sendHeartbeatToAllBrokers().then(
-        () => this.doRebalance(),
-        (err: unknown) => log('heartbeat after subscribe failed: %s', (err as Error)?.message ?? err),
-      );
-    }
+    this.subscriptionInner.set(topic, sd);
+    if (this.state === 'RUNNING') subscribedWhileRunning(this, sd, log);
   }
 
   unsubscribe(topic: string): void {
-    this.expressions.delete(topic);
     this.subscriptionInner.delete(topic);
     for (const st of this.assigned.retain([], topic)) this.cache.removeQueue(st);
   }
@@ -295,7 +277,8 @@ export class LitePullConsumerImpl
     const metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, base.consumerGroup, () =>
       this.assigned.queues(),
     );
-    this.runningValue = { instance, clientId: instance.clientId, offsetStore, metrics, stopNameServerEvents };
+    const trace = base.enableTrace ? startConsumerTrace(base) : null;
+    this.runningValue = { instance, clientId: instance.clientId, offsetStore, metrics, stopNameServerEvents, trace };
     this.startingParts = null;
     await instance.start();
     const topics =
@@ -307,6 +290,9 @@ export class LitePullConsumerImpl
         `lite pull consumer ${base.consumerGroup}: no route for topic ${t} yet (${reason}); polling for it`,
       ),
     );
+    // MQClientInstance.checkClientInBroker, as DefaultLitePullConsumerImpl runs it at start: a SQL92
+    // subscription the broker refuses fails start() before the group's first heartbeat carries it
+    await checkClientInBroker(instance, base.consumerGroup, this.subscriptionInner.values(), base.mqClientApiTimeoutMs);
     await instance.sendHeartbeatToAllBrokers();
     lifecycle.running();
     this.pullService.start();
@@ -328,6 +314,7 @@ export class LitePullConsumerImpl
     await this.task.settled();
     this.cache.close();
     r.metrics?.close();
+    await r.trace?.shutdown();
     // Java's shutdown persists the committed offsets; what poll() returned since the last commit is not committed.
     if (r.offsetStore)
       await r.offsetStore
@@ -372,6 +359,7 @@ export class LitePullConsumerImpl
     pq.removeMessage(req.msgs);
     pq.markConsumed(this.config.base.clock.now());
     this.task.releaseParked();
+    traceHandedOver(this.runningValue?.trace ?? null, req.msgs);
     // Computed here rather than from removeMessage's answer: after a seek back the ProcessQueue's
     // highest offset ever cached is past what it holds now.
     return pq.msgCount > 0 ? pq.minOffset : req.msgs[req.msgs.length - 1]!.queueOffset + 1;

@@ -5,6 +5,10 @@ import { LitePullConsumerImpl, type LitePullConsumerState } from './lite-pull-co
 import type { LitePullConsumerOptions } from './lite-pull-options.js';
 import type { MessageExt } from '../core/message.js';
 import { liteBatches, liteMessages } from './lite-pull-iterator.js';
+import { takeNamespace } from '../../client/index.js';
+import type { SubscriptionExpression } from '../core/sql-subscription.js';
+import { consumerGroupWithNamespace, topicWithNamespace } from '../push/consumer-namespace.js';
+import { iterateOut, messagesOut, queueIn, queuesIn, queuesOut } from './lite-pull-namespace.js';
 
 export type { LitePullConsumerState } from './lite-pull-consumer-impl.js';
 
@@ -29,13 +33,17 @@ let implOf: (consumer: LitePullConsumer) => LitePullConsumerImpl;
  */
 export class LitePullConsumer {
   readonly #impl: LitePullConsumerImpl;
+  /** The `namespace` option (lite-pull-namespace.ts). */
+  readonly #ns: string | undefined;
 
   static {
     implOf = (consumer) => consumer.#impl;
   }
 
   constructor(options: LitePullConsumerOptions) {
-    this.#impl = new LitePullConsumerImpl(options);
+    const { namespace, rest } = takeNamespace(options);
+    this.#ns = namespace;
+    this.#impl = new LitePullConsumerImpl(consumerGroupWithNamespace(namespace, rest));
   }
 
   /** The consumer's state: CREATED, STARTING, RUNNING, SHUTTING_DOWN or SHUTDOWN. */
@@ -53,21 +61,25 @@ export class LitePullConsumer {
     return this.#impl.groupName;
   }
 
-  /** Subscribe mode: the topic's queues are shared with the group by the rebalance. Not with assign(). */
-  subscribe(topic: string, expression = '*'): this {
-    this.#impl.subscribe(topic, expression);
+  /**
+   * Subscribe mode: the topic's queues are shared with the group by the rebalance. Not with
+   * assign(). `expression` is a tag expression or `{ sql }` (SQL92 over message properties: start()
+   * has the broker check it, CHECK_CLIENT_CONFIG, and fails when the broker refuses it).
+   */
+  subscribe(topic: string, expression: SubscriptionExpression = '*'): this {
+    this.#impl.subscribe(topicWithNamespace(this.#ns, topic), expression);
     return this;
   }
 
   /** Subscribe mode: stops consuming the topic; its queues and their cached messages are dropped at once. */
   unsubscribe(topic: string): this {
-    this.#impl.unsubscribe(topic);
+    this.#impl.unsubscribe(topicWithNamespace(this.#ns, topic));
     return this;
   }
 
   /** Assign mode: consume exactly these queues, no rebalance (the heartbeat carries no subscription). Not with subscribe(). */
   assign(queues: readonly MessageQueue[]): this {
-    this.#impl.assign(queues);
+    this.#impl.assign(Array.isArray(queues) ? queuesIn(this.#ns, queues) : queues);
     return this;
   }
 
@@ -107,17 +119,17 @@ export class LitePullConsumer {
    * earlier polls returned is committed first once autoCommitIntervalMs has passed.
    */
   poll(timeoutMs?: number): Promise<MessageExt[]> {
-    return this.#impl.poll(timeoutMs);
+    return this.#impl.poll(timeoutMs).then((msgs) => messagesOut(this.#ns, msgs));
   }
 
   /** Queues held now. */
   assignment(): MessageQueue[] {
-    return this.#impl.assignment();
+    return queuesOut(this.#ns, this.#impl.assignment());
   }
 
   /** Readable queues of a topic from its route (fresh from the name server). */
   fetchMessageQueues(topic: string): Promise<MessageQueue[]> {
-    return this.#impl.fetchMessageQueues(topic);
+    return this.#impl.fetchMessageQueues(topicWithNamespace(this.#ns, topic)).then((qs) => queuesOut(this.#ns, qs));
   }
 
   /**
@@ -126,39 +138,39 @@ export class LitePullConsumer {
    * poll() returns more.
    */
   seek(mq: MessageQueue, offset: number): Promise<void> {
-    return this.#impl.seek(mq, offset);
+    return this.#impl.seek(queueIn(this.#ns, mq), offset);
   }
 
   /** Restarts a held queue at its first offset (the broker's min offset), as seek(). */
   seekToBegin(mq: MessageQueue): Promise<void> {
-    return this.#impl.seekToBegin(mq);
+    return this.#impl.seekToBegin(queueIn(this.#ns, mq));
   }
 
   /** Restarts a held queue at its end (the broker's max offset), as seek(). */
   seekToEnd(mq: MessageQueue): Promise<void> {
-    return this.#impl.seekToEnd(mq);
+    return this.#impl.seekToEnd(queueIn(this.#ns, mq));
   }
 
   /** Stops pulling these held queues (what is cached can still be polled); they stay assigned. */
   pause(queues: readonly MessageQueue[]): this {
-    this.#impl.pause(queues);
+    this.#impl.pause(queuesIn(this.#ns, queues));
     return this;
   }
 
   /** Pulls these paused queues again. */
   resume(queues: readonly MessageQueue[]): this {
-    this.#impl.resume(queues);
+    this.#impl.resume(queuesIn(this.#ns, queues));
     return this;
   }
 
   /** True for a paused held queue, and (as Java) for a queue that is not held. */
   isPaused(mq: MessageQueue): boolean {
-    return this.#impl.isPaused(mq);
+    return this.#impl.isPaused(queueIn(this.#ns, mq));
   }
 
   /** The committed offset of a queue: in memory, else the broker's; −1 when there is none. */
   committed(mq: MessageQueue): Promise<number> {
-    return this.#impl.committed(mq);
+    return this.#impl.committed(queueIn(this.#ns, mq));
   }
 
   /**
@@ -172,12 +184,14 @@ export class LitePullConsumer {
 
   /** Commits the given offsets (the next offset to consume) of held queues; `persist` as commitSync. */
   commit(offsets: Iterable<readonly [MessageQueue, number]>, opts: { persist?: boolean } = {}): Promise<void> {
-    return this.#impl.commit(offsets, opts.persist ?? false);
+    const ns = this.#ns;
+    const wrapped = ns ? Array.from(offsets, ([mq, o]) => [queueIn(ns, mq), o] as const) : offsets;
+    return this.#impl.commit(wrapped, opts.persist ?? false);
   }
 
   /** The offset of the first message stored at or after `timestampMs` (SEARCH_OFFSET_BY_TIMESTAMP). */
   offsetForTimestamp(mq: MessageQueue, timestampMs: number): Promise<number> {
-    return this.#impl.offsetForTimestamp(mq, timestampMs);
+    return this.#impl.offsetForTimestamp(queueIn(this.#ns, mq), timestampMs);
   }
 
   /**
@@ -188,12 +202,12 @@ export class LitePullConsumer {
    * it uncommitted, so they are delivered again.
    */
   messages(): AsyncGenerator<MessageExt, void, undefined> {
-    return liteMessages(this.#impl);
+    return iterateOut(this.#ns, liteMessages(this.#impl));
   }
 
   /** As messages(), one polled batch (up to pullBatchSize, of one queue) at a time, committed when the loop moves past it. */
   batches(): AsyncGenerator<MessageExt[], void, undefined> {
-    return liteBatches(this.#impl);
+    return iterateOut(this.#ns, liteBatches(this.#impl));
   }
 
   /** `for await (const msg of consumer)`: the same as messages(). */

@@ -4,6 +4,8 @@ import type { PushConsumerOptions } from '../core/options.js';
 import type { ClientOptions } from '../../client/client-options.js';
 import type { InflateOptions } from '../core/inflate.js';
 import { optionValidator } from '../../validate.js';
+import type { NamespaceOption } from '../../client/namespace.js';
+import type { SubscriptionExpression } from '../core/sql-subscription.js';
 
 /**
  * What a user may pass to `new LitePullConsumer(options)`: the options the push consumer shares with
@@ -27,12 +29,17 @@ export interface LitePullConsumerOptions
       | 'pullTimeDelayMillsWhenException'
       | 'offsetStoreDir'
       | 'metrics'
-    > {
+      | 'sqlLimits'
+      | 'enableTrace'
+      | 'traceTopic'
+    >,
+    NamespaceOption {
   /**
-   * topic → tag expression; more with subscribe() (subscribe mode: the group's rebalance).
+   * topic → tag expression or `{ sql }` (a SQL92 expression the broker evaluates, checked with it
+   * by CHECK_CLIENT_CONFIG at start); more with subscribe() (subscribe mode: the group's rebalance).
    * @default {} (subscribe with subscribe(), or assign queues with assign())
    */
-  subscriptions?: Record<string, string>;
+  subscriptions?: Record<string, SubscriptionExpression>;
   /**
    * Commit what poll() returned, at the first poll after each autoCommitIntervalMs.
    * @default true

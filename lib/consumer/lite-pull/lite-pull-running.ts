@@ -1,6 +1,7 @@
 import type { MQClientInstance } from '../../client/index.js';
 import type { ConsumerMetrics } from '../../metrics/index.js';
 import type { OffsetStore } from '../core/offset-store.js';
+import type { ConsumerTrace } from '../../trace/trace-hooks.js';
 
 /**
  * What start() makes and the running lite pull consumer works with: none of it exists before
@@ -13,6 +14,8 @@ export interface LitePullRunning {
   readonly offsetStore: OffsetStore;
   /** Delivery latency, await time (arrival to poll) and the cache gauges (lib/metrics); null when off. */
   readonly metrics: ConsumerMetrics | null;
+  /** enableTrace: SubBefore/SubAfter records of what poll() hands over (lib/trace); null when off. */
+  readonly trace: ConsumerTrace | null;
   /** Stops the name-server status listener start() registered. */
   readonly stopNameServerEvents: () => void;
 }

@@ -199,7 +199,7 @@ export class LitePullTask {
       const op = litePullOperation(instance.brokerVersion(target.addr));
       this.host.counters.requestCodes[op.code] = (this.host.counters.requestCodes[op.code] ?? 0) + 1;
       // sysFlag SUSPEND | SUBSCRIPTION | LITE (0x16), commitOffset 0: a lite pull never commits through
-      // the pull (DefaultLitePullConsumerImpl.pullSyncImpl); TAG subscriptions send subVersion 0.
+      // the pull (DefaultLitePullConsumerImpl.pullSyncImpl).
       const result = await instance.pullMessage(
         target.addr,
         {
@@ -212,8 +212,9 @@ export class LitePullTask {
           commitOffset: 0,
           suspendTimeoutMillis: base.brokerSuspendMaxTimeMs,
           subscription: sub.subString,
-          subVersion: 0,
-          expressionType: 'TAG',
+          // pullSyncImpl: a TAG pull sends subVersion 0, a SQL92 one the subscription's version
+          subVersion: sub.expressionType === 'TAG' ? 0 : sub.subVersion,
+          expressionType: sub.expressionType,
           bname: mq.brokerName,
         },
         base.pullTimeoutMs,

@@ -20,6 +20,7 @@ import {
   type MessageListenerConcurrently,
 } from '../core/consume-types.js';
 import type { MessageExt } from '../core/message.js';
+import type { ConsumerTrace } from '../../trace/trace-hooks.js';
 import { UndecodableMessageError } from '../errors.js';
 import type { ResolvedPopConsumeOptions } from '../core/pop-consume-options.js';
 import {
@@ -65,6 +66,8 @@ export interface PopConsumeHost {
   readonly heldBytesLimit: number;
   /** The 'undecodable' event (and its warn line). */
   undecodable(err: UndecodableMessageError): void;
+  /** enableTrace: SubBefore/SubAfter around each handler call, as the pull path's; null when off. */
+  readonly trace?: ConsumerTrace | null;
 }
 
 interface PopLoop {
@@ -331,6 +334,10 @@ export class PopConsumeService {
     };
     // The handler rule of consume-types.ts: nothing or CONSUME_SUCCESS acks, anything else is retried later.
     let status: ConsumeConcurrentlyStatus = ConsumeConcurrentlyStatus.RECONSUME_LATER;
+    // ConsumeMessagePopConcurrentlyService runs the consume hooks around the handler as the pull path does
+    const trace = this.host.trace ?? null;
+    const before = trace ? trace.before([m]) : null;
+    let threw = false;
     try {
       const r = this.host.listener()([m], ctx);
       const value: unknown = isThenable(r) ? await r : r;
@@ -338,8 +345,10 @@ export class PopConsumeService {
       status = result.status;
       if (result.invalid) this.host.invalidHandlerResult(value, mq, 1);
     } catch (err) {
+      threw = true;
       log('handler threw: %s', (err as Error)?.message ?? err);
     }
+    if (trace) trace.after(before, 1, { status: threw ? undefined : status, threw, timedOut: false });
     const rh = decodeReceiptHandle(m.properties.POP_CK!);
     const base = {
       consumerGroup: this.host.consumerGroup,
@@ -404,6 +413,7 @@ interface PushConsumerLike {
   readonly clientId: string;
   readonly listener: unknown;
   readonly subscriptionInner: Map<string, { subString: string; expressionType?: string }>;
+  readonly trace: ConsumerTrace | null;
 }
 
 /**
@@ -435,5 +445,8 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
     inflateStats: c.recorder.inflate,
     heldBytesLimit: config.pullThresholdSizeForQueueMiB * 1024 * 1024,
     undecodable: (err) => c.events.undecodable(err),
+    get trace() {
+      return c.trace;
+    },
   });
 }

@@ -1,4 +1,17 @@
-import { clientInstanceOptions, groupOption, type ClientOptions } from '../../client/index.js';
+import {
+  clientInstanceOptions,
+  groupOption,
+  takeNamespace,
+  wrapNamespace,
+  type ClientOptions,
+  type NamespaceOption,
+} from '../../client/index.js';
+import { checkTraceOptions, type TraceOptions } from '../../trace/trace-hooks.js';
+import {
+  checkSubscriptionExpression,
+  resolveSqlLimits,
+  type SubscriptionExpression,
+} from '../core/sql-subscription.js';
 import { systemClock, type Clock } from '../../clock.js';
 import type { MetricsOptions } from '../../metrics/index.js';
 import { resolveLogger, type Logger } from '../../logger.js';
@@ -16,7 +29,7 @@ import { optionValidator } from '../../validate.js';
  * changeInvisibleTimeAsync).
  * @category Consuming
  */
-export interface SimpleConsumerOptions extends ClientOptions, InflateOptions {
+export interface SimpleConsumerOptions extends ClientOptions, InflateOptions, TraceOptions, NamespaceOption {
   /** The consumer group (required: `group` or its alias `consumerGroup`). */
   group?: string;
   /**
@@ -27,10 +40,17 @@ export interface SimpleConsumerOptions extends ClientOptions, InflateOptions {
   /** The topic every receive() pops from. */
   topic: string;
   /**
-   * TAG expression ("TagA || TagB") the broker filters with.
+   * What the broker hands out: a TAG expression ("TagA || TagB") or `{ sql }`, a SQL92 expression
+   * over message properties (sent as the POP request's expType SQL92, as Java's push consumer in
+   * POP mode and the 5.x proxy send it).
    * @default "*" (every message)
    */
-  filterExpression?: string | undefined;
+  filterExpression?: SubscriptionExpression | undefined;
+  /**
+   * Bounds of a SQL92 filterExpression, refused here past them (as the push consumer's sqlLimits).
+   * @default undefined (past the embedded broker's defaults only a warning)
+   */
+  sqlLimits?: { maxLength?: number; maxNodes?: number };
   /**
    * How long received messages stay invisible when receive() is not told, in milliseconds (Java's
    * popInvisibleTime).
@@ -72,9 +92,16 @@ export interface SimpleConsumerOptions extends ClientOptions, InflateOptions {
 /** SimpleConsumer's options with their defaults filled in. */
 export interface ResolvedSimpleConsumerOptions {
   namesrvAddr: string;
+  /** The group and topic as the broker knows them (namespace applied). */
   consumerGroup: string;
   topic: string;
-  filterExpression: string;
+  /** The topic as the application named it (what received messages carry). */
+  userTopic: string;
+  /** The POP request's expType and exp. */
+  expType: string;
+  exp: string;
+  enableTrace: boolean;
+  traceTopic: string | undefined;
   invisibleDurationMs: number;
   awaitDurationMs: number;
   initMode: 0 | 1;
@@ -106,20 +133,37 @@ function nameOption(name: string, v: unknown): string {
 
 /** The options with defaults filled in; ConsumerOptionError naming a bad one. */
 export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): ResolvedSimpleConsumerOptions {
+  if (o === null || typeof o !== 'object') throw new ConsumerOptionError('options', 'must be an object');
+  const { namespace } = takeNamespace(o);
   if (o.initMode !== undefined && o.initMode !== 'MIN' && o.initMode !== 'MAX')
     throw new ConsumerOptionError('initMode', `must be MIN or MAX, got ${String(o.initMode)}`);
+  const badTrace = checkTraceOptions(o);
+  if (badTrace) throw new ConsumerOptionError(badTrace.option, badTrace.message);
+  const logger = resolveLogger(o.logger, (m) => new ConsumerOptionError('logger', m));
+  const topic = nameOption('topic', o.topic);
+  const expr = checkSubscriptionExpression(topic, o.filterExpression ?? '*', 'filterExpression', {
+    sqlLimits: resolveSqlLimits(o.sqlLimits),
+    logger,
+  });
   return {
     namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
-    consumerGroup: nameOption(
-      o.group === undefined && o.consumerGroup !== undefined ? 'consumerGroup' : 'group',
-      groupOption(
-        o as unknown as Record<string, unknown>,
-        'consumerGroup',
-        (option, m) => new ConsumerOptionError(option, m),
+    consumerGroup: wrapNamespace(
+      namespace,
+      nameOption(
+        o.group === undefined && o.consumerGroup !== undefined ? 'consumerGroup' : 'group',
+        groupOption(
+          o as unknown as Record<string, unknown>,
+          'consumerGroup',
+          (option, m) => new ConsumerOptionError(option, m),
+        ),
       ),
     ),
-    topic: nameOption('topic', o.topic),
-    filterExpression: o.filterExpression ?? '*',
+    topic: wrapNamespace(namespace, topic),
+    userTopic: topic,
+    expType: typeof expr === 'string' ? 'TAG' : 'SQL92',
+    exp: typeof expr === 'string' ? expr : expr.sql,
+    enableTrace: o.enableTrace ?? false,
+    traceTopic: o.traceTopic,
     invisibleDurationMs: intOption('invisibleDurationMs', o.invisibleDurationMs, 60_000, 1000, MAX_INVISIBLE_MS),
     awaitDurationMs: intOption('awaitDurationMs', o.awaitDurationMs, 15_000, 0, 300_000),
     initMode: o.initMode === 'MIN' ? 0 : 1,
@@ -129,6 +173,6 @@ export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved
     clock: o.clock ?? systemClock,
     client: clientInstanceOptions(o),
     inflate: resolveInflateOptions(o),
-    logger: resolveLogger(o.logger, (m) => new ConsumerOptionError('logger', m)),
+    logger,
   };
 }

@@ -32,6 +32,7 @@ import {
   type ResolvedSimpleConsumerOptions,
   type SimpleConsumerOptions,
 } from './simple-consumer-options.js';
+import { SimpleConsumerTrace } from './simple-consumer-trace.js';
 import { countRound, newInflateStats, refusalReason, roundOptions, type InflateStats } from '../core/inflate.js';
 
 const log = createDebug('rocketwire:consumer:pop');
@@ -70,6 +71,8 @@ export class SimpleConsumer {
   private brokerIndex = 0;
   private readonly inflight = new Set<AbortController>();
   private metrics: ConsumerMetrics | null = null;
+  /** enableTrace (simple-consumer-trace.ts); null when off or not started. */
+  private trace: SimpleConsumerTrace | null = null;
   private readonly metricsOptions: MetricsOptions | undefined;
   private readonly events = new ConsumerEvents();
   private readonly inflateStats = newInflateStats();
@@ -111,6 +114,7 @@ export class SimpleConsumer {
       await instance.start();
       await instance.getTopicRoute(this.o.topic, { refresh: true });
       this.metrics = await startConsumerMetrics(this.metricsOptions, instance.clientId, this.o.consumerGroup);
+      if (this.o.enableTrace) this.trace = new SimpleConsumerTrace(this.o);
     } catch (err) {
       this.instance = null;
       await instance.release();
@@ -153,6 +157,9 @@ export class SimpleConsumer {
     for (const c of this.inflight) c.abort();
     const inst = this.instance;
     this.instance = null;
+    const trace = this.trace;
+    this.trace = null;
+    await trace?.shutdown();
     if (inst) await inst.release();
   }
 
@@ -204,8 +211,8 @@ export class SimpleConsumer {
       pollTime: this.o.awaitDurationMs,
       bornTime: this.o.clock.now(),
       initMode: this.o.initMode,
-      expType: 'TAG',
-      exp: this.o.filterExpression,
+      expType: this.o.expType,
+      exp: this.o.exp,
       order: this.o.orderly,
       bname: brokerName,
     };
@@ -252,7 +259,7 @@ export class SimpleConsumer {
       const r = m as MessageExt & { receiptHandle: string; brokerName: string };
       r.receiptHandle = m.properties.POP_CK!;
       r.brokerName = brokerName;
-      r.topic = this.o.topic;
+      r.topic = this.o.userTopic;
       popped.push({ msg: r, invisibleUntil: h.popTime + h.invisibleTime });
     }
     log('popped %d from %s (%s), rest %d', popped.length, brokerName, addr, h.restNum);
@@ -300,7 +307,10 @@ export class SimpleConsumer {
       this.deferred = live.slice(round.end);
       const out: ReceivedMessage[] = [];
       for (let i = 0; i < round.end; i++) if (!refused.has(i)) out.push(take[i]!);
-      if (out.length > 0) return out;
+      if (out.length > 0) {
+        this.trace?.handedOver(out);
+        return out;
+      }
     }
   }
 
@@ -348,7 +358,13 @@ export class SimpleConsumer {
         offset: rh.queueOffset,
         bname: rh.brokerName,
       };
-      return this.ackStatus(inst.call(addr, op, header, undefined, { timeoutMs: this.o.ackTimeoutMs }), addr, op.code);
+      const acked = await this.ackStatus(
+        inst.call(addr, op, header, undefined, { timeoutMs: this.o.ackTimeoutMs }),
+        addr,
+        op.code,
+      );
+      if (acked === 'OK') this.trace?.acked(list);
+      return acked;
     }
     const byBroker = new Map<string, Map<string, BatchAck>>();
     for (const m of list) {
@@ -388,6 +404,7 @@ export class SimpleConsumer {
         if ((await this.ackStatus(reply, addr, op.code)) === 'NO_EXIST') status = 'NO_EXIST';
       }),
     );
+    if (status === 'OK') this.trace?.acked(list);
     return status;
   }
 
@@ -456,7 +473,9 @@ export class SimpleConsumer {
       queueOffset: rh.queueOffset,
     };
     const receiptHandle = encodeReceiptHandle(next);
-    return { ...message, properties: { ...message.properties, POP_CK: receiptHandle }, receiptHandle };
+    const moved = { ...message, properties: { ...message.properties, POP_CK: receiptHandle }, receiptHandle };
+    this.trace?.moved(message, moved);
+    return moved;
   }
 }
 
