@@ -28,6 +28,7 @@ import { formatAddress } from './address.js';
 import { describeFrame, logFrames } from './frame-log.js';
 import { IdleWatch } from './idle-watch.js';
 import { InFlightCalls, type Pending } from './in-flight.js';
+import { keepReadingWhenPeerGone } from './keep-reading.js';
 import { nextOpaque } from './opaque.js';
 import { EARLY_FLUSH_FRAMES, OutboundQueue } from './outbound-queue.js';
 import type { ReadSlab } from './read-slab.js';
@@ -198,6 +199,11 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
     });
 
     socket.setNoDelay(true);
+    if (server)
+      keepReadingWhenPeerGone(socket, (err) => {
+        this.socketError ??= err;
+        log('%s is gone (%s): reading what it sent before', this.remoteAddress, err.message);
+      });
     const idleMs = options.idleTimeoutMs === undefined ? 0 : positive('idleTimeoutMs', options.idleTimeoutMs, 0);
     if (idleMs > 0) this.idle = new IdleWatch(this, this.decoder, this.clock, idleMs);
     if (reader) reader.attach((chunk) => this.onData(chunk));

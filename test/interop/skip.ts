@@ -8,6 +8,7 @@
  *   if (await interopReady(t, ['5.3.3'])) { ...tests... }
  */
 import { spawnSync } from 'node:child_process';
+import { ensureGoClient } from './go-client.js';
 import { ensureJars, jarsPresent } from './harness.js';
 import { ensureRefClient } from './java-client.js';
 
@@ -57,6 +58,34 @@ export async function interopReady(t: PlanTap, versions: string[]): Promise<bool
     t.fail(`real-broker interop required (ROCKETWIRE_REQUIRE_JAVA=1) but unavailable: ${reason}`);
   } else {
     t.plan(0, `real-broker interop skipped: ${reason} (set ROCKETWIRE_REQUIRE_JAVA=1 to make this fail)`);
+  }
+  return false;
+}
+
+let goReason: Promise<string | null> | undefined;
+
+/** null when the Go client program (test/interop/go) builds here, else the reason it cannot. */
+export function goSkipReason(): Promise<string | null> {
+  goReason ??= onPath('go')
+    ? ensureGoClient().then(
+        () => null,
+        (err: Error) => err.message.split('\n')[0]!,
+      )
+    : Promise.resolve('go not found');
+  return goReason;
+}
+
+/**
+ * true when the file's Go client tests should run. Otherwise plans 0 tests with the reason, or, with
+ * ROCKETWIRE_REQUIRE_GO=1 (set by .ci/run, as ROCKETWIRE_REQUIRE_JAVA), fails with it.
+ */
+export async function goReady(t: PlanTap): Promise<boolean> {
+  const reason = await goSkipReason();
+  if (reason === null) return true;
+  if (process.env.ROCKETWIRE_REQUIRE_GO === '1') {
+    t.fail(`Go client interop required (ROCKETWIRE_REQUIRE_GO=1) but unavailable: ${reason}`);
+  } else {
+    t.plan(0, `Go client interop skipped: ${reason} (set ROCKETWIRE_REQUIRE_GO=1 to make this fail)`);
   }
   return false;
 }
