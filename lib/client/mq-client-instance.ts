@@ -14,7 +14,8 @@ import {
   type ResolvedClientOptions,
 } from './client-options.js';
 import type { ConsumerInner } from './consumer-inner.js';
-import { ClientOptionError, MQClientError } from './errors.js';
+import { MQClientError } from './errors.js';
+import { checkSharedOptions } from './instance-sharing.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
 import { sendHeartbeatTo } from './heartbeat.js';
 import { MQClientAPI } from './mq-client-api.js';
@@ -26,6 +27,7 @@ import { serveBrokerRequests } from './broker-requests.js';
 import { BrokerAddressTable } from './broker-address-table.js';
 import { NameServerClient, type NameServerStatus } from './name-server-client.js';
 import { TopicRouteTable, type RouteListener } from './topic-route-table.js';
+import { FastRouteRefresh } from './route-fast-refresh.js';
 import { LoggerSet, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:client');
@@ -35,24 +37,6 @@ export type { NameServerStatus } from './name-server-client.js';
 export type { RouteListener } from './topic-route-table.js';
 
 const instances = new Map<string, MQClientInstance>();
-
-/** Options every client of one shared instance must agree on (its one RemotingClient uses them). */
-const SHARED_CONNECTION_OPTIONS = [
-  'serializeType',
-  'connectTimeoutMs',
-  'tls',
-  'acl',
-  'language',
-  'version',
-  'maxUnmatchedResponses',
-] as const;
-
-function sameOption(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  // acl credentials and tls options given as equal literals by two clients are the same options
-  if (a && b && typeof a === 'object' && typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
-  return false;
-}
 
 /**
  * The per-process, per-clientId client (MQClientInstance in Java): one RemotingClient, the name server
@@ -88,6 +72,8 @@ export class MQClientInstance extends MQClientAPI {
    */
   readonly logger = new LoggerSet();
   private readonly nameServers: NameServerClient;
+  /** Route refreshes on a broker's connection failure (route-fast-refresh.ts); null when the option is off. */
+  readonly fastRouteRefresh: FastRouteRefresh | null;
   /** Broker address → clock time of its last answered heartbeat (health()). */
   readonly lastHeartbeatAnswer = new Map<string, number>();
 
@@ -102,30 +88,8 @@ export class MQClientInstance extends MQClientAPI {
     if (!inst) {
       inst = new MQClientInstance(resolved, clientId);
       instances.set(clientId, inst);
-    } else if (resolved.clock !== inst.options.clock) {
-      // The shared instance's clock drives heartbeats, flushes and call timeouts of every user of
-      // it: a second clock would be silently ignored.
-      throw new ClientOptionError(
-        'clock',
-        `differs from the clock of client instance ${clientId} (give this client another instanceName)`,
-      );
-    }
-    // The connection side of the shared instance: a client asking for other values would silently
-    // get the first client's.
-    for (const option of SHARED_CONNECTION_OPTIONS) {
-      if (!sameOption(resolved[option], inst.options[option])) {
-        throw new ClientOptionError(
-          option,
-          `differs from the ${option} of client instance ${clientId}, which another client already uses (give this client another instanceName)`,
-        );
-      }
-    }
-    if (resolved.namespaceV2 !== inst.options.namespaceV2) {
-      // stamped on every request of the shared instance, as Java's NamespaceRpcHook on its MQClientAPIImpl
-      throw new ClientOptionError(
-        'namespaceV2',
-        `differs from the namespaceV2 of client instance ${clientId} (give this client another instanceName)`,
-      );
+    } else {
+      checkSharedOptions(resolved, inst.options, clientId);
     }
     inst.refCount++;
     inst.logger.add(resolved.logger);
@@ -196,6 +160,18 @@ export class MQClientInstance extends MQClientAPI {
     // connection to a known broker gets a heartbeat at once, then the consumers rebalance
     remoting.onConnected((addr) => this.onBrokerConnected(addr));
     remoting.onPeerMisbehaved((err) => this.logger.warn(err.message));
+    this.fastRouteRefresh = options.fastRouteRefresh
+      ? new FastRouteRefresh({
+          clock: options.clock,
+          minIntervalMs: options.fastRouteRefreshIntervalMs,
+          maxPerSecond: options.fastRouteRefreshMaxPerSecond,
+          topicsOfBroker: (addr) => this.routes.topicsOfBroker(addr),
+          refresh: (topic) => this.getTopicRoute(topic, { refresh: true }),
+        })
+      : null;
+    remoting.onConnectionLost((addr, err) => {
+      if (this.startPromise && !this.shutdownPromise) this.fastRouteRefresh?.brokerFailed(addr, err);
+    });
   }
 
   /** Starts the scheduled tasks once; later calls resolve at once. */
