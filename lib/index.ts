@@ -148,6 +148,7 @@ export {
   MQClientError,
   ClientStateError,
   NameServerUnavailableError,
+  AddressServerError,
   ClientOptionError,
   ResponseFieldError,
   RouteLimitError,

@@ -409,7 +409,7 @@ export function addressServerUrlOf(domainOption: string | undefined, subgroupOpt
   const domain = namesrvDomainOption(domainOption);
   if (domain === undefined) throw new ClientOptionError('namesrvDomain', 'is required for an address server');
   const subgroup = (subgroupOption ?? process.env.ROCKETMQ_NAMESRV_DOMAIN_SUBGROUP ?? 'nsaddr').trim();
-  if (!/^[\w.\-]+$/.test(subgroup))
+  if (!/^[\w.-]+$/.test(subgroup))
     throw new ClientOptionError(
       'namesrvDomainSubgroup',
       `"${subgroup}" is not a path segment of letters, digits, ".", "-", "_"`,

@@ -28,6 +28,7 @@ import { BrokerAddressTable } from './broker-address-table.js';
 import { NameServerClient, type NameServerStatus } from './name-server-client.js';
 import { TopicRouteTable, type RouteListener } from './topic-route-table.js';
 import { FastRouteRefresh } from './route-fast-refresh.js';
+import { AddressServerPoller, ADDRESS_SERVER_FIRST_POLL_MS, ADDRESS_SERVER_POLL_MS } from './address-server.js';
 import { LoggerSet, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:client');
@@ -74,6 +75,8 @@ export class MQClientInstance extends MQClientAPI {
   private readonly nameServers: NameServerClient;
   /** Route refreshes on a broker's connection failure (route-fast-refresh.ts); null when the option is off. */
   readonly fastRouteRefresh: FastRouteRefresh | null;
+  /** The name server list's source when no namesrvAddr is given (address-server.ts); null otherwise. */
+  readonly addressServer: AddressServerPoller | null;
   /** Broker address → clock time of its last answered heartbeat (health()). */
   readonly lastHeartbeatAnswer = new Map<string, number>();
 
@@ -155,6 +158,20 @@ export class MQClientInstance extends MQClientAPI {
         options.clock,
       ),
     ];
+    this.addressServer = options.addressServerUrl
+      ? new AddressServerPoller({
+          url: options.addressServerUrl,
+          clock: options.clock,
+          logger: this.logger,
+          apply: (addrs) => this.nameServers.setAddresses(addrs),
+          status: (s) => this.nameServers.report(s),
+        })
+      : null;
+    if (this.addressServer) {
+      const poller = this.addressServer;
+      const task = () => poller.poll();
+      this.tasks.push(new ScheduledTask('fetchNameServerAddr', ADDRESS_SERVER_POLL_MS, task, log, options.clock));
+    }
     this.registerBrokerRequestProcessors();
     // Java 5.x's channel event listener (enableHeartbeatChannelEventListener, on by default): a new
     // connection to a known broker gets a heartbeat at once, then the consumers rebalance
@@ -177,8 +194,11 @@ export class MQClientInstance extends MQClientAPI {
   /** Starts the scheduled tasks once; later calls resolve at once. */
   start(): Promise<void> {
     if (this.shutdownPromise) return Promise.reject(new MQClientError(`client instance ${this.clientId} is shut down`));
-    this.startPromise ??= Promise.resolve().then(() => {
-      const [routes, heartbeat, persist] = this.tasks;
+    this.startPromise ??= Promise.resolve().then(async () => {
+      // Java fetches the list once at start (its failure only logged: checkNameServer is what rejects)
+      await this.addressServer?.ensureList().catch(() => undefined);
+      const [routes, heartbeat, persist, addressServer] = this.tasks;
+      addressServer?.start(ADDRESS_SERVER_FIRST_POLL_MS);
       // First runs as in Java (docs/protocol-facts.md#scheduled-tasks), capped by the configured period so short
       // test periods apply.
       routes!.start(Math.min(10, this.options.pollNameServerIntervalMs));
@@ -236,6 +256,8 @@ export class MQClientInstance extends MQClientAPI {
    * NameServerUnavailableError (retriable, naming every address and its error) when none answered.
    */
   async checkNameServer(topic: string): Promise<void> {
+    // AddressServerError when the address server gave no list yet
+    await this.addressServer?.ensureList();
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
     // quiet: the caller's start() rejects with the failures, which is their report
     await this.nameServers.request(op, { topic }, this.options.connectTimeoutMs, true);
@@ -294,6 +316,11 @@ export class MQClientInstance extends MQClientAPI {
   /** The last name-server answer: address and clock time (health()). */
   get lastNameServerAnswer(): { addr: string; atMs: number } | null {
     return this.nameServers.lastAnswer;
+  }
+
+  /** The name servers asked now: namesrvAddr's, or the address server's latest list. */
+  nameServerAddresses(): readonly string[] {
+    return this.nameServers.addresses;
   }
 
   /** Registers a listener for name-server failures and recoveries; returns the function that removes it. */

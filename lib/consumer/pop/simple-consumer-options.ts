@@ -1,4 +1,4 @@
-import { clientInstanceOptions, groupOption, type ClientOptions } from '../../client/index.js';
+import { clientInstanceOptions, groupOption, namesrvDomainOption, type ClientOptions } from '../../client/index.js';
 import { systemClock, type Clock } from '../../clock.js';
 import type { MetricsOptions } from '../../metrics/index.js';
 import { resolveLogger, type Logger } from '../../logger.js';
@@ -109,7 +109,11 @@ export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved
   if (o.initMode !== undefined && o.initMode !== 'MIN' && o.initMode !== 'MAX')
     throw new ConsumerOptionError('initMode', `must be MIN or MAX, got ${String(o.initMode)}`);
   return {
-    namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
+    // '' when the list comes from an address server (namesrvDomain)
+    namesrvAddr:
+      o.namesrvAddr === undefined && !process.env.NAMESRV_ADDR && namesrvDomainOption(o.namesrvDomain) !== undefined
+        ? ''
+        : nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
     consumerGroup: nameOption(
       o.group === undefined && o.consumerGroup !== undefined ? 'consumerGroup' : 'group',
       groupOption(
