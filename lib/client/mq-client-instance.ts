@@ -184,6 +184,7 @@ export class MQClientInstance extends MQClientAPI {
           maxPerSecond: options.fastRouteRefreshMaxPerSecond,
           topicsOfBroker: (addr) => this.routes.topicsOfBroker(addr),
           refresh: (topic) => this.getTopicRoute(topic, { refresh: true }),
+          maxFollowUpMs: options.pollNameServerIntervalMs,
         })
       : null;
     remoting.onConnectionLost((addr, err) => {
@@ -220,6 +221,7 @@ export class MQClientInstance extends MQClientAPI {
   private shutdown(): Promise<void> {
     this.shutdownPromise ??= (async () => {
       if (instances.get(this.clientId) === this) instances.delete(this.clientId);
+      this.fastRouteRefresh?.stop();
       await Promise.all(this.tasks.map((t) => t.stop()));
       await Promise.allSettled([...this.pending]);
       await this.remoting.close();

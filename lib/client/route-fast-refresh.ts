@@ -1,5 +1,6 @@
 import createDebug from '../debug.js';
-import type { Clock } from '../clock.js';
+import type { Clock, ClockTimer } from '../clock.js';
+import type { TopicRouteData } from '../../protocol/internal.js';
 
 const log = createDebug('rocketwire:client');
 
@@ -13,7 +14,9 @@ export interface FastRouteRefreshHost {
   /** The topics whose cached route lists `addr` as one of its brokers' addresses. */
   topicsOfBroker(addr: string): string[];
   /** Fetches the topic's route from the name servers (the route table's own, one fetch per topic at a time). */
-  refresh(topic: string): Promise<unknown>;
+  refresh(topic: string): Promise<TopicRouteData>;
+  /** Longest wait between the follow-ups of a route whose broker has no master (the periodic poll's period). */
+  readonly maxFollowUpMs: number;
 }
 
 /**
@@ -30,9 +33,18 @@ export interface FastRouteRefreshHost {
  * that lands after the first refresh is picked up), and all topics together at most
  * `maxPerSecond` times a second (a token bucket; a topic refused a token is asked for again on
  * its next failure, and those refreshed recently are skipped then, so every topic gets its turn).
+ *
+ * A refresh that comes back with a broker that has queues but no master (the master's death is
+ * registered, the promotion not yet) is followed up: asked again after `minIntervalMs`, then twice
+ * as long each time up to `maxFollowUpMs`, until every broker of the route has a master. Without
+ * it a client that only reads (a POP consumer finds no master to ask and so no connection to
+ * fail) would wait for the periodic poll.
  */
 export class FastRouteRefresh {
   private readonly lastByTopic = new Map<string, number>();
+  /** Topics whose last refresh found a broker without a master: the next follow-up and its delay. */
+  private readonly followUps = new Map<string, { timer: ClockTimer; delayMs: number }>();
+  private stopped = false;
   private tokens: number;
   private refilledAt: number;
   /** Refreshes started, and those the bounds held back (stats and tests). */
@@ -67,10 +79,37 @@ export class FastRouteRefresh {
     this.tokens--;
     this.lastByTopic.set(topic, now);
     this.counts.started++;
-    this.host.refresh(topic).catch((err: unknown) => {
-      log('fast route refresh of %s failed: %s', topic, (err as Error).message);
-    });
+    this.host.refresh(topic).then(
+      (route) => this.followUp(topic, route),
+      (err: unknown) => {
+        log('fast route refresh of %s failed: %s', topic, (err as Error).message);
+      },
+    );
     return true;
+  }
+
+  /** Clears the follow-up timers (the instance's shutdown). */
+  stop(): void {
+    this.stopped = true;
+    for (const f of this.followUps.values()) this.host.clock.clearTimeout(f.timer);
+    this.followUps.clear();
+  }
+
+  private followUp(topic: string, route: TopicRouteData): void {
+    const previous = this.followUps.get(topic);
+    if (previous) this.host.clock.clearTimeout(previous.timer);
+    const readable = new Set(route.queueDatas.map((q) => q.brokerName));
+    const masterless = route.brokerDatas.some((b) => readable.has(b.brokerName) && !b.brokerAddrs['0']);
+    if (!masterless || this.stopped) {
+      this.followUps.delete(topic);
+      return;
+    }
+    const delayMs = previous ? Math.min(previous.delayMs * 2, this.host.maxFollowUpMs) : this.host.minIntervalMs;
+    log('route of %s has a broker without a master: asking again in %d ms', topic, delayMs);
+    const timer = this.host.clock.setTimeout(() => {
+      if (!this.stopped) this.request(topic);
+    }, delayMs);
+    this.followUps.set(topic, { timer, delayMs });
   }
 
   private refill(now: number): void {

@@ -6,9 +6,14 @@ import { ManualClock } from '../../lib/clock.js';
 import { FastRouteRefresh } from '../../lib/client/route-fast-refresh.js';
 import { MQClientInstance } from '../../lib/client/index.js';
 import { Producer } from '../../lib/producer/index.js';
-import { RequestCode } from '../../protocol/index.js';
+import { RequestCode, type TopicRouteData } from '../../protocol/index.js';
 import { refusedAddress, routeJson, startFakeBroker, startFakeNameServer } from './fake-cluster.js';
 import { waitFor } from '../support/until.js';
+
+/** A route whose one broker has the queues and a master. */
+const withMaster: TopicRouteData = JSON.parse(routeJson([{ name: 'broker-a', addrs: { '0': 'b:1', '2': 'b:2' } }]));
+/** The same broker between its master's death and the promotion: queues, no master. */
+const masterless: TopicRouteData = JSON.parse(routeJson([{ name: 'broker-a', addrs: { '2': 'b:2' } }]));
 
 function refresher(
   clock: ManualClock,
@@ -19,9 +24,11 @@ function refresher(
   const r = new FastRouteRefresh({
     clock,
     ...opts,
+    maxFollowUpMs: 30_000,
     topicsOfBroker: (addr) => topicsOf[addr] ?? [],
     refresh: async (topic) => {
       asked.push(topic);
+      return withMaster;
     },
   });
   return { r, asked };
@@ -78,6 +85,7 @@ t.test('a refresh that fails (name server down) is logged and bounded like any o
     clock,
     minIntervalMs: 1000,
     maxPerSecond: 10,
+    maxFollowUpMs: 30_000,
     topicsOfBroker: () => ['T'],
     refresh: async () => {
       calls++;
@@ -90,6 +98,40 @@ t.test('a refresh that fails (name server down) is logged and bounded like any o
   }
   await Promise.resolve();
   t.equal(calls, 5, '5 s of failures every 50 ms: one refresh a second, no rejection escapes');
+});
+
+t.test('a route that comes back without a master is asked again, 1 s, 2 s, 4 s … until it has one', async (t) => {
+  const clock = new ManualClock();
+  const at: number[] = [];
+  let route = masterless;
+  const start = clock.now();
+  const r = new FastRouteRefresh({
+    clock,
+    minIntervalMs: 1000,
+    maxPerSecond: 10,
+    maxFollowUpMs: 4000,
+    topicsOfBroker: () => ['T'],
+    refresh: async () => {
+      at.push(clock.now() - start);
+      return route;
+    },
+  });
+  t.teardown(() => r.stop());
+  const settle = () => new Promise((res) => setImmediate(res));
+  r.brokerFailed('b:1');
+  for (let i = 0; i < 16; i++) {
+    await settle();
+    clock.advance(500);
+  }
+  await settle();
+  t.same(at, [0, 1000, 3000, 7000], 'no failure needed: the follow-ups double up to maxFollowUpMs');
+  route = withMaster;
+  for (let i = 0; i < 20; i++) {
+    await settle();
+    clock.advance(500);
+  }
+  await settle();
+  t.same(at, [0, 1000, 3000, 7000, 11000], 'the first answer with a master ends them');
 });
 
 /**
