@@ -149,6 +149,7 @@ export {
   MQClientError,
   ClientStateError,
   NameServerUnavailableError,
+  AddressServerError,
   ClientOptionError,
   ResponseFieldError,
   RouteLimitError,

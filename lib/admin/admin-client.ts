@@ -347,7 +347,7 @@ export class AdminClient {
 
   private async deleteTopicInNameServers(topic: string, clusterName?: string): Promise<void> {
     const header = clusterName !== undefined ? { topic, clusterName } : { topic };
-    for (const addr of this.instance.options.namesrvAddrs)
+    for (const addr of this.instance.nameServerAddresses())
       await this.call(addr, Operations.DELETE_TOPIC_IN_NAMESRV, header);
   }
 

@@ -135,6 +135,40 @@ export interface ClientOptions {
    * @default 1000
    */
   maxUnmatchedResponses?: number;
+  /**
+   * Refresh a topic's route from the name server as soon as a broker its route names refuses a
+   * connection or drops one under a call, instead of at the next `pollNameServerIntervalMs`: a
+   * promoted slave (controller mode), a master gone from a master–slave group or a restarted
+   * broker is used within a second or two. Bounded by `fastRouteRefreshIntervalMs` per topic and
+   * `fastRouteRefreshMaxPerSecond` in all. Java's client has no such path: false behaves as it does.
+   * @default true
+   */
+  fastRouteRefresh?: boolean;
+  /**
+   * Least time between two fast route refreshes of one topic, in milliseconds (100..600000).
+   * @default 1000
+   */
+  fastRouteRefreshIntervalMs?: number;
+  /**
+   * Most fast route refreshes of all topics together in a second (1..1000), so a dead name server
+   * or a broker that stays down is not hammered.
+   * @default 10
+   */
+  fastRouteRefreshMaxPerSecond?: number;
+  /**
+   * The address server that tells the name server list when no `namesrvAddr` (nor NAMESRV_ADDR) is
+   * given, as Java's `rocketmq.namesrv.domain` system property: the list is fetched from
+   * `http://{namesrvDomain}:8080/rocketmq/{namesrvDomainSubgroup}` (no `:8080` when the domain
+   * carries a port) at start and every 2 minutes. Java defaults it to jmenv.tbsite.net; rocketwire
+   * uses an address server only when one is named here or in ROCKETMQ_NAMESRV_DOMAIN.
+   * @default the ROCKETMQ_NAMESRV_DOMAIN environment variable
+   */
+  namesrvDomain?: string;
+  /**
+   * The last part of the address server's URL, as Java's `rocketmq.namesrv.domain.subgroup`.
+   * @default the ROCKETMQ_NAMESRV_DOMAIN_SUBGROUP environment variable, else "nsaddr"
+   */
+  namesrvDomainSubgroup?: string;
 }
 
 /** Default of ClientOptions.maxRouteQueues: twice 65 536, the layout the client must take. */
@@ -143,8 +177,14 @@ export const DEFAULT_MAX_ROUTE_QUEUES = 131_072;
 export const DEFAULT_MAX_ROUTE_BROKERS = 4096;
 
 /** ClientOptions with every default filled in. */
-export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'acl' | 'tls' | 'logger' | 'namesrvAddr'>> {
+export interface ResolvedClientOptions
+  extends Required<
+    Omit<ClientOptions, 'acl' | 'tls' | 'logger' | 'namesrvAddr' | 'namesrvDomain' | 'namesrvDomainSubgroup'>
+  > {
+  /** '' when the list comes from the address server (`addressServerUrl`). */
   namesrvAddr: string;
+  /** The address server's URL when no namesrvAddr is given and a namesrvDomain is; '' otherwise. */
+  addressServerUrl: string;
   logger: Logger;
   acl: AclCredentials | undefined;
   tls: ConnectionOptions | TlsOptions | boolean | undefined;
@@ -199,13 +239,22 @@ export function resolveInstanceName(name: string | undefined): string {
 
 /**
  * The `namesrvAddr` option, or the NAMESRV_ADDR environment variable when it is not given (Java's
- * ClientConfig reads the same variable); a ClientOptionError when neither is there.
+ * ClientConfig reads the same variable); '' when neither is there but an address server is
+ * (`namesrvDomain` or ROCKETMQ_NAMESRV_DOMAIN); a ClientOptionError when none of them is.
  */
-export function namesrvAddrOption(value: string | undefined, option = 'namesrvAddr'): string {
+export function namesrvAddrOption(
+  value: string | undefined,
+  option = 'namesrvAddr',
+  addressServer?: { namesrvDomain?: string | undefined },
+): string {
   if (value === undefined) {
     const env = process.env.NAMESRV_ADDR;
     if (env !== undefined && env.trim() !== '') return env;
-    throw new ClientOptionError(option, 'is required (or set the NAMESRV_ADDR environment variable)');
+    if (addressServer && namesrvDomainOption(addressServer.namesrvDomain) !== undefined) return '';
+    throw new ClientOptionError(
+      option,
+      'is required (or set the NAMESRV_ADDR environment variable, or name an address server with namesrvDomain)',
+    );
   }
   if (typeof value !== 'string') throw new ClientOptionError(option, 'must be a string "host:port;host:port"');
   return value;
@@ -276,12 +325,22 @@ const CLIENT_OPTION_KEYS = [
   'maxRouteQueues',
   'maxRouteBrokers',
   'maxUnmatchedResponses',
+  'fastRouteRefresh',
+  'fastRouteRefreshIntervalMs',
+  'fastRouteRefreshMaxPerSecond',
+  'namesrvDomain',
+  'namesrvDomainSubgroup',
 ] as const satisfies readonly (keyof ClientOptions)[];
 
 /** Fills the defaults into fresh object and validates the ranges. */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  const namesrvAddr = namesrvAddrOption(options.namesrvAddr);
-  const namesrvAddrs = parseNamesrvAddr(namesrvAddr);
+  const namesrvAddr = namesrvAddrOption(options.namesrvAddr, 'namesrvAddr', options);
+  // '' from namesrvAddrOption only when nothing names a name server and an address server is named
+  const fromAddressServer = namesrvAddr === '' && options.namesrvAddr === undefined;
+  const namesrvAddrs = fromAddressServer ? [] : parseNamesrvAddr(namesrvAddr);
+  const addressServerUrl = fromAddressServer
+    ? addressServerUrlOf(options.namesrvDomain, options.namesrvDomainSubgroup)
+    : '';
   const language = options.language ?? 'JAVA';
   const serializeType = options.serializeType ?? 'JSON';
   clientOptionCheck.oneOf('serializeType', serializeType, ['JSON', 'ROCKETMQ']);
@@ -289,9 +348,27 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   if (instanceName.length === 0 || instanceName.includes('@')) {
     throw new ClientOptionError('instanceName', 'must be non-empty and contain no "@"');
   }
+  if (options.fastRouteRefresh !== undefined && typeof options.fastRouteRefresh !== 'boolean')
+    throw new ClientOptionError('fastRouteRefresh', 'must be true or false');
   return {
     namesrvAddr,
     namesrvAddrs,
+    addressServerUrl,
+    fastRouteRefresh: options.fastRouteRefresh ?? true,
+    fastRouteRefreshIntervalMs: positiveInt(
+      'fastRouteRefreshIntervalMs',
+      options.fastRouteRefreshIntervalMs,
+      1000,
+      100,
+      600_000,
+    ),
+    fastRouteRefreshMaxPerSecond: positiveInt(
+      'fastRouteRefreshMaxPerSecond',
+      options.fastRouteRefreshMaxPerSecond,
+      10,
+      1,
+      1000,
+    ),
     logger: resolveLogger(options.logger, (m) => new ClientOptionError('logger', m)),
     startWithoutNameServer: options.startWithoutNameServer ?? false,
     instanceName,
@@ -312,6 +389,35 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     maxRouteBrokers: positiveInt('maxRouteBrokers', options.maxRouteBrokers, DEFAULT_MAX_ROUTE_BROKERS, 16, 2 ** 30),
     maxUnmatchedResponses: positiveInt('maxUnmatchedResponses', options.maxUnmatchedResponses, 1000, 0, 2 ** 30),
   };
+}
+
+/** The namesrvDomain option, else ROCKETMQ_NAMESRV_DOMAIN; undefined when neither names one. */
+export function namesrvDomainOption(value: string | undefined): string | undefined {
+  const domain = value ?? process.env.ROCKETMQ_NAMESRV_DOMAIN;
+  if (domain === undefined || domain.trim() === '') {
+    if (value !== undefined) throw new ClientOptionError('namesrvDomain', 'must be a non-empty host or host:port');
+    return undefined;
+  }
+  return domain.trim();
+}
+
+/**
+ * The address server's URL (Java's MixAll.getWSAddr): `http://{domain}:8080/rocketmq/{subgroup}`,
+ * without `:8080` when the domain carries its own port.
+ */
+export function addressServerUrlOf(domainOption: string | undefined, subgroupOption: string | undefined): string {
+  const domain = namesrvDomainOption(domainOption);
+  if (domain === undefined) throw new ClientOptionError('namesrvDomain', 'is required for an address server');
+  const subgroup = (subgroupOption ?? process.env.ROCKETMQ_NAMESRV_DOMAIN_SUBGROUP ?? 'nsaddr').trim();
+  if (!/^[\w.-]+$/.test(subgroup))
+    throw new ClientOptionError(
+      'namesrvDomainSubgroup',
+      `"${subgroup}" is not a path segment of letters, digits, ".", "-", "_"`,
+    );
+  if (/[\s/?#@]/.test(domain)) throw new ClientOptionError('namesrvDomain', `"${domain}" is not a host or host:port`);
+  // Java tests indexOf(":") > 0: a domain with a colon past its first character names its port
+  const hostPort = domain.indexOf(':') > 0 ? domain : `${domain}:8080`;
+  return `http://${hostPort}/rocketmq/${subgroup}`;
 }
 
 /** clientId = clientIp@instanceName (docs/protocol-facts.md#client-id). */

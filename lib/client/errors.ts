@@ -195,3 +195,26 @@ export class ClientOptionError extends OptionError {
     super(option, `option ${option}: ${message}`);
   }
 }
+
+/**
+ * The address server that tells the name server list (`namesrvDomain`, Java's
+ * `rocketmq.namesrv.domain`) could not be reached or gave no usable list: `url` is what was asked,
+ * `status` the HTTP status when one came, `cause` the socket or parse error. Thrown by `start()`
+ * when no list was ever fetched (unless startWithoutNameServer); later, the polls keep the last
+ * list and report it as a `'nameServerError'` event and a warning.
+ * @category Errors
+ */
+export class AddressServerError extends MQClientError {
+  override readonly name = 'AddressServerError';
+  override readonly errorCode = 'ERR_ADDRESS_SERVER';
+  override readonly retriable: boolean = true;
+  /** The address server's URL. */
+  readonly url: string;
+  /** The HTTP status of the answer, when one came. */
+  readonly status: number | undefined;
+  constructor(url: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(`address server ${url}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.url = url;
+    this.status = options.status;
+  }
+}

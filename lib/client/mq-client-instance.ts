@@ -14,7 +14,8 @@ import {
   type ResolvedClientOptions,
 } from './client-options.js';
 import type { ConsumerInner } from './consumer-inner.js';
-import { ClientOptionError, MQClientError } from './errors.js';
+import { MQClientError } from './errors.js';
+import { checkSharedOptions } from './instance-sharing.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
 import { sendHeartbeatTo } from './heartbeat.js';
 import { MQClientAPI } from './mq-client-api.js';
@@ -26,6 +27,8 @@ import { serveBrokerRequests } from './broker-requests.js';
 import { BrokerAddressTable } from './broker-address-table.js';
 import { NameServerClient, type NameServerStatus } from './name-server-client.js';
 import { TopicRouteTable, type RouteListener } from './topic-route-table.js';
+import { FastRouteRefresh } from './route-fast-refresh.js';
+import { AddressServerPoller, ADDRESS_SERVER_FIRST_POLL_MS, ADDRESS_SERVER_POLL_MS } from './address-server.js';
 import { LoggerSet, type Logger } from '../logger.js';
 
 const log = createDebug('rocketwire:client');
@@ -35,24 +38,6 @@ export type { NameServerStatus } from './name-server-client.js';
 export type { RouteListener } from './topic-route-table.js';
 
 const instances = new Map<string, MQClientInstance>();
-
-/** Options every client of one shared instance must agree on (its one RemotingClient uses them). */
-const SHARED_CONNECTION_OPTIONS = [
-  'serializeType',
-  'connectTimeoutMs',
-  'tls',
-  'acl',
-  'language',
-  'version',
-  'maxUnmatchedResponses',
-] as const;
-
-function sameOption(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  // acl credentials and tls options given as equal literals by two clients are the same options
-  if (a && b && typeof a === 'object' && typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
-  return false;
-}
 
 /**
  * The per-process, per-clientId client (MQClientInstance in Java): one RemotingClient, the name server
@@ -88,6 +73,10 @@ export class MQClientInstance extends MQClientAPI {
    */
   readonly logger = new LoggerSet();
   private readonly nameServers: NameServerClient;
+  /** Route refreshes on a broker's connection failure (route-fast-refresh.ts); null when the option is off. */
+  readonly fastRouteRefresh: FastRouteRefresh | null;
+  /** The name server list's source when no namesrvAddr is given (address-server.ts); null otherwise. */
+  readonly addressServer: AddressServerPoller | null;
   /** Broker address → clock time of its last answered heartbeat (health()). */
   readonly lastHeartbeatAnswer = new Map<string, number>();
 
@@ -102,30 +91,8 @@ export class MQClientInstance extends MQClientAPI {
     if (!inst) {
       inst = new MQClientInstance(resolved, clientId);
       instances.set(clientId, inst);
-    } else if (resolved.clock !== inst.options.clock) {
-      // The shared instance's clock drives heartbeats, flushes and call timeouts of every user of
-      // it: a second clock would be silently ignored.
-      throw new ClientOptionError(
-        'clock',
-        `differs from the clock of client instance ${clientId} (give this client another instanceName)`,
-      );
-    }
-    // The connection side of the shared instance: a client asking for other values would silently
-    // get the first client's.
-    for (const option of SHARED_CONNECTION_OPTIONS) {
-      if (!sameOption(resolved[option], inst.options[option])) {
-        throw new ClientOptionError(
-          option,
-          `differs from the ${option} of client instance ${clientId}, which another client already uses (give this client another instanceName)`,
-        );
-      }
-    }
-    if (resolved.namespaceV2 !== inst.options.namespaceV2) {
-      // stamped on every request of the shared instance, as Java's NamespaceRpcHook on its MQClientAPIImpl
-      throw new ClientOptionError(
-        'namespaceV2',
-        `differs from the namespaceV2 of client instance ${clientId} (give this client another instanceName)`,
-      );
+    } else {
+      checkSharedOptions(resolved, inst.options, clientId);
     }
     inst.refCount++;
     inst.logger.add(resolved.logger);
@@ -191,18 +158,48 @@ export class MQClientInstance extends MQClientAPI {
         options.clock,
       ),
     ];
+    this.addressServer = options.addressServerUrl
+      ? new AddressServerPoller({
+          url: options.addressServerUrl,
+          clock: options.clock,
+          logger: this.logger,
+          apply: (addrs) => this.nameServers.setAddresses(addrs),
+          status: (s) => this.nameServers.report(s),
+        })
+      : null;
+    if (this.addressServer) {
+      const poller = this.addressServer;
+      const task = () => poller.poll();
+      this.tasks.push(new ScheduledTask('fetchNameServerAddr', ADDRESS_SERVER_POLL_MS, task, log, options.clock));
+    }
     this.registerBrokerRequestProcessors();
     // Java 5.x's channel event listener (enableHeartbeatChannelEventListener, on by default): a new
     // connection to a known broker gets a heartbeat at once, then the consumers rebalance
     remoting.onConnected((addr) => this.onBrokerConnected(addr));
     remoting.onPeerMisbehaved((err) => this.logger.warn(err.message));
+    this.fastRouteRefresh = options.fastRouteRefresh
+      ? new FastRouteRefresh({
+          clock: options.clock,
+          minIntervalMs: options.fastRouteRefreshIntervalMs,
+          maxPerSecond: options.fastRouteRefreshMaxPerSecond,
+          topicsOfBroker: (addr) => this.routes.topicsOfBroker(addr),
+          refresh: (topic) => this.getTopicRoute(topic, { refresh: true }),
+          maxFollowUpMs: options.pollNameServerIntervalMs,
+        })
+      : null;
+    remoting.onConnectionLost((addr, err) => {
+      if (this.startPromise && !this.shutdownPromise) this.fastRouteRefresh?.brokerFailed(addr, err);
+    });
   }
 
   /** Starts the scheduled tasks once; later calls resolve at once. */
   start(): Promise<void> {
     if (this.shutdownPromise) return Promise.reject(new MQClientError(`client instance ${this.clientId} is shut down`));
-    this.startPromise ??= Promise.resolve().then(() => {
-      const [routes, heartbeat, persist] = this.tasks;
+    this.startPromise ??= Promise.resolve().then(async () => {
+      // Java fetches the list once at start (its failure only logged: checkNameServer is what rejects)
+      await this.addressServer?.ensureList().catch(() => undefined);
+      const [routes, heartbeat, persist, addressServer] = this.tasks;
+      addressServer?.start(ADDRESS_SERVER_FIRST_POLL_MS);
       // First runs as in Java (docs/protocol-facts.md#scheduled-tasks), capped by the configured period so short
       // test periods apply.
       routes!.start(Math.min(10, this.options.pollNameServerIntervalMs));
@@ -224,6 +221,7 @@ export class MQClientInstance extends MQClientAPI {
   private shutdown(): Promise<void> {
     this.shutdownPromise ??= (async () => {
       if (instances.get(this.clientId) === this) instances.delete(this.clientId);
+      this.fastRouteRefresh?.stop();
       await Promise.all(this.tasks.map((t) => t.stop()));
       await Promise.allSettled([...this.pending]);
       await this.remoting.close();
@@ -260,6 +258,8 @@ export class MQClientInstance extends MQClientAPI {
    * NameServerUnavailableError (retriable, naming every address and its error) when none answered.
    */
   async checkNameServer(topic: string): Promise<void> {
+    // AddressServerError when the address server gave no list yet
+    await this.addressServer?.ensureList();
     const op = Operations.GET_ROUTEINFO_BY_TOPIC;
     // quiet: the caller's start() rejects with the failures, which is their report
     await this.nameServers.request(op, { topic }, this.options.connectTimeoutMs, true);
@@ -318,6 +318,11 @@ export class MQClientInstance extends MQClientAPI {
   /** The last name-server answer: address and clock time (health()). */
   get lastNameServerAnswer(): { addr: string; atMs: number } | null {
     return this.nameServers.lastAnswer;
+  }
+
+  /** The name servers asked now: namesrvAddr's, or the address server's latest list. */
+  nameServerAddresses(): readonly string[] {
+    return this.nameServers.addresses;
   }
 
   /** Registers a listener for name-server failures and recoveries; returns the function that removes it. */

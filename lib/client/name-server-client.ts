@@ -43,8 +43,28 @@ export class NameServerClient {
   private readonly events = new TypedEmitter<{ nameServerStatus: [status: NameServerStatus] }>();
   /** The last name-server answer: address and clock time (health()). */
   lastAnswer: { addr: string; atMs: number } | null = null;
+  /** The name servers asked: the namesrvAddr option's, or the address server's latest list. */
+  private addrs: readonly string[];
 
-  constructor(private readonly host: NameServerHost) {}
+  constructor(private readonly host: NameServerHost) {
+    this.addrs = host.options.namesrvAddrs;
+  }
+
+  /** The name servers asked now. */
+  get addresses(): readonly string[] {
+    return this.addrs;
+  }
+
+  /** A new list (from the address server); the next request starts with its first entry. */
+  setAddresses(addrs: readonly string[]): void {
+    this.addrs = [...addrs];
+    this.index = 0;
+  }
+
+  /** Tells the listeners of a failure or recovery seen elsewhere (the address server). */
+  report(status: NameServerStatus): void {
+    this.events.emit('nameServerStatus', status);
+  }
 
   /**
    * Sends `op` to the name servers, encoded by its row, starting with the last one that answered
@@ -58,7 +78,7 @@ export class NameServerClient {
     quiet = false,
   ): Promise<{ res: RemotingCommand; addr: string }> {
     const request = operationRequest(op, header, undefined, this.host.stamp);
-    const addrs = this.host.options.namesrvAddrs;
+    const addrs = this.addrs;
     const failures: { addr: string; error: Error }[] = [];
     for (let i = 0; i < addrs.length; i++) {
       const idx = (this.index + i) % addrs.length;
@@ -74,7 +94,7 @@ export class NameServerClient {
         if (!quiet) this.failed(addr, err as Error);
       }
     }
-    this.index = (this.index + 1) % addrs.length;
+    if (addrs.length > 0) this.index = (this.index + 1) % addrs.length;
     throw new NameServerUnavailableError(failures);
   }
 

@@ -41,6 +41,15 @@ export class TopicRouteTable {
     return this.table.keys();
   }
 
+  /** The topics whose cached route lists `addr` among its brokers' addresses (the fast refresh after a broker failure). */
+  topicsOfBroker(addr: string): string[] {
+    const out: string[] = [];
+    for (const [topic, route] of this.table) {
+      if (route.brokerDatas.some((b) => Object.values(b.brokerAddrs).includes(addr))) out.push(topic);
+    }
+    return out;
+  }
+
   /**
    * Drops broker addresses that no cached route mentions any more (Java's cleanOfflineBroker, run
    * before each heartbeat); not while a fetch is under way.

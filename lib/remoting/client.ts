@@ -6,7 +6,13 @@ import { signRequest, type AclCredentials } from './acl.js';
 import type { ConnectOptions, RemotingConnection, RequestProcessor } from './connection.js';
 import type { InvokeOptions } from './connection-options.js';
 import { ConnectionPool } from './connection-pool.js';
-import { RemotingAbortError, RemotingClientClosedError, RemotingTimeoutError, type RemotingError } from './errors.js';
+import {
+  RemotingAbortError,
+  RemotingClientClosedError,
+  RemotingConnectError,
+  RemotingTimeoutError,
+  type RemotingError,
+} from './errors.js';
 import { RemotingObservers, requestTimeoutEvent, safely, type RemotingObserver } from './events.js';
 
 /**
@@ -171,13 +177,17 @@ export class RemotingClient {
    */
   private connectedHook: ((brokerAddr: string) => void) | null = null;
   private misbehavedHook: ((err: RemotingError) => void) | null = null;
+  private lostHook: ((addr: string, err: Error) => void) | null = null;
   private readonly poolObserver: RemotingObserver = {
     connected: (e) => {
       const hook = this.connectedHook;
       if (hook) safely(() => hook(e.brokerAddr));
       this.observers.connected(e);
     },
-    disconnected: (e) => this.observers.disconnected(e),
+    disconnected: (e) => {
+      if (e.error) this.connectionLost(e.brokerAddr, e.error);
+      this.observers.disconnected(e);
+    },
   };
 
   constructor(options: Partial<RemotingClientOptions> = {}) {
@@ -251,7 +261,7 @@ export class RemotingClient {
     const pool = this.poolFor(addr);
     const c = pool.pick();
     if (c !== null) return c.invokeOneway(request);
-    return pool.acquire().then((conn) => conn.invokeOneway(request));
+    return this.acquireFrom(pool).then((conn) => conn.invokeOneway(request));
   }
 
   /** Calls `hook` with the address of every connection opened (one hook: the client instance's heartbeat on a new connection). */
@@ -265,6 +275,31 @@ export class RemotingClient {
    */
   onPeerMisbehaved(hook: ((err: RemotingError) => void) | null): void {
     this.misbehavedHook = hook;
+  }
+
+  /**
+   * Calls `hook` when a connection to an address closes for a reason other than our own close()
+   * (peer closed, reset, idle, protocol breach) and when a call finds no connection (refused,
+   * connect timeout, or the back-off after such a failure): the client instance's fast route
+   * refresh. Never while the client is closing.
+   */
+  onConnectionLost(hook: ((addr: string, err: Error) => void) | null): void {
+    this.lostHook = hook;
+  }
+
+  private connectionLost(addr: string, err: Error): void {
+    const hook = this.lostHook;
+    if (hook && !this.closed) safely(() => hook(addr, err));
+  }
+
+  /** pool.acquire(), telling the lost-connection hook of a failure (the slow path only: the hot path never fails here). */
+  private acquireFrom(pool: ConnectionPool): Promise<RemotingConnection> {
+    const p = pool.acquire();
+    if (this.lostHook === null) return p;
+    return p.catch((err: unknown) => {
+      if (err instanceof RemotingConnectError) this.connectionLost(pool.addr, err);
+      throw err;
+    });
   }
 
   /**
@@ -319,7 +354,7 @@ export class RemotingClient {
     if (signal?.aborted) {
       throw new RemotingAbortError(pool.addr, request.opaque, request.code, 0, { cause: signal.reason });
     }
-    const acquiring = pool.acquire();
+    const acquiring = this.acquireFrom(pool);
     let conn: RemotingConnection;
     if (signal) {
       // The caller may give up while we are still connecting; the connect itself goes on for others.

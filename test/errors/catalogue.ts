@@ -109,6 +109,10 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   ClientStateError: { args: () => ['CREATED', 'm'], retriable: false },
   ProducerStateError: { args: () => ['CREATED', 'm'], retriable: false },
   ConsumerStateError: { args: () => ['CREATED', 'm'], retriable: false },
+  AddressServerError: {
+    args: () => ['http://ns.example:8080/rocketmq/nsaddr', 'answered HTTP 503', { status: 503 }],
+    retriable: true,
+  },
   NameServerUnavailableError: { args: () => [[{ addr: 'h:9876', error: new Error('ECONNREFUSED') }]], retriable: true },
   ResponseFieldError: { args: () => ['offset', 14, 'h:1', { cause: new Error('not a long') }], retriable: false },
   RouteLimitError: {

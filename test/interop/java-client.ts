@@ -492,3 +492,37 @@ export function expectedBody(i: number, size: number): Buffer {
 export function sha1(b: Buffer): string {
   return createHash('sha1').update(b).digest('hex');
 }
+
+/** A Java producer sending without pause, its 'sent' and 'error' lines stamped with the wall time they arrived. */
+export interface JavaProduceStream {
+  readonly process: RefClientProcess;
+  sent(): Array<{ at: number; line: Record<string, unknown> }>;
+  errors(): Array<{ at: number; line: Record<string, unknown> }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `produce` for `count` messages and stamps each line as it arrives (checked every 20 ms),
+ * for measurements over time (a failover: when sends stop and resume); stop() ends the JVM.
+ */
+export async function javaProduceStream(o: JavaProduceOptions): Promise<JavaProduceStream> {
+  const p = await spawnRefClient(
+    'produce',
+    ['--topic', o.topic, '--count', String(o.count), ...flag('group', o.group), ...flag('size', o.size)],
+    o,
+  );
+  const stamped: Array<{ at: number; line: Record<string, unknown> }> = [];
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (let i = stamped.length; i < p.lines.length; i++) stamped.push({ at: now, line: p.lines[i]! });
+  }, 20);
+  return {
+    process: p,
+    sent: () => stamped.filter((s) => s.line.type === 'sent'),
+    errors: () => stamped.filter((s) => s.line.type === 'error'),
+    async stop() {
+      clearInterval(timer);
+      await p.stop();
+    },
+  };
+}

@@ -97,6 +97,15 @@ function writeBrokerConf(ctx: ClusterContext, b: BrokerSlot): void {
     timerWheelEnable: false,
     waitTimeMillsInSendQueue: 1000,
     ...aclBrokerConfig(v4, options.acl),
+    ...(ctx.controllerAddr
+      ? {
+          enableControllerMode: true,
+          controllerAddr: ctx.controllerAddr,
+          allAckInSyncStateSet: true,
+          brokerId: -1,
+          brokerRole: 'SLAVE',
+        }
+      : {}),
     ...(options.brokerConfig ?? {}),
   };
   writeFileSync(

@@ -33,6 +33,15 @@ export interface RealClusterOptions {
   serializeType?: 'JSON' | 'ROCKETMQ';
   /** Turn authentication on (5.x: auth 2.0 with this user as super user; 4.9: plain ACL, admin account). */
   acl?: AclCredentials;
+  /**
+   * 5.x controller mode (automatic master switch): the name server runs the embedded DLedger
+   * controller (enableControllerInNamesrv) and every broker of a group starts with
+   * enableControllerMode=true, brokerId -1, allAckInSyncStateSet=true and controllerAddr = the
+   * controller's DLedger port; the controller picks the master (registered as brokerId 0) and
+   * gives each broker a persistent id. Use with `brokers: 1, slaves: true`; the first slot boots
+   * first and so is elected master.
+   */
+  controller?: boolean;
   /** Maximum broker heap; default 512 MiB (grows from 128 MiB, so light tests stay small). */
   brokerHeapMb?: number;
   /** Extra broker JVM flags, after the harness's own (e.g. a bigger heap for benchmarks). */
@@ -119,6 +128,8 @@ export interface RealCluster {
   ): Promise<RemotingCommand>;
   /** The last lines of every process's stdout, for failure messages. */
   tail(lines?: number): string;
+  /** The embedded controller's DLedger address ('' without the `controller` option). */
+  readonly controllerAddr: string;
 }
 
 /** One broker JVM of the cluster, master or slave, with the ports and folders it keeps across restarts. */
@@ -149,6 +160,8 @@ export interface ClusterContext {
   readonly brokerJvmArgs: string[];
   readonly brokers: BrokerSlot[];
   readonly slaves: BrokerSlot[];
+  /** The embedded controller's DLedger address ('' without the `controller` option). */
+  readonly controllerAddr: string;
 }
 
 export function brokerAt(brokers: BrokerSlot[], i: number): BrokerSlot {

@@ -52,7 +52,25 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   mkdirSync(nsHome);
   const nsPort = v4 ? await pickPort() : 0;
   const nsConf = join(nsHome, 'namesrv.conf');
-  writeFileSync(nsConf, `listenPort=${nsPort}\nbindAddress=127.0.0.1\nkvConfigPath=${join(nsHome, 'kvConfig.json')}\n`);
+  const controllerAddr = options.controller ? `127.0.0.1:${await pickPort()}` : '';
+  if (options.controller && v4) throw new Error(`RocketMQ ${version} has no controller mode (5.x only)`);
+  writeFileSync(
+    nsConf,
+    `listenPort=${nsPort}\nbindAddress=127.0.0.1\nkvConfigPath=${join(nsHome, 'kvConfig.json')}\n${
+      options.controller
+        ? [
+            'enableControllerInNamesrv=true',
+            'controllerDLegerGroup=group1',
+            `controllerDLegerPeers=n0-${controllerAddr}`,
+            'controllerDLegerSelfId=n0',
+            `controllerStorePath=${join(nsHome, 'controller')}`,
+            'enableElectUncleanMaster=false',
+            'notifyBrokerRoleChanged=true',
+            '',
+          ].join('\n')
+        : ''
+    }`,
+  );
   const nsStart = Date.now();
   let nsJvm: Jvm | null = null;
   const brokers: BrokerSlot[] = [];
@@ -121,7 +139,18 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     ...(options.serializeType === 'ROCKETMQ' ? ['-Drocketmq.serialize.type=ROCKETMQ'] : []),
     ...(options.brokerJvmArgs ?? []),
   ];
-  const ctx: ClusterContext = { options, v4, lib, home, namesrv, bindHost, brokerJvmArgs, brokers, slaves };
+  const ctx: ClusterContext = {
+    options,
+    v4,
+    lib,
+    home,
+    namesrv,
+    bindHost,
+    brokerJvmArgs,
+    brokers,
+    slaves,
+    controllerAddr,
+  };
   const slotOf = (i: number, slave: boolean | undefined): BrokerSlot => brokerAt(slave ? slaves : brokers, i);
 
   try {
@@ -211,6 +240,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     tail(lines = 20) {
       return tailOf(allJvms(), lines);
     },
+    controllerAddr,
   };
   return cluster;
 }

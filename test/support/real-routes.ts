@@ -56,7 +56,10 @@ export async function listed(ctx: ClusterContext, b: BrokerSlot, timeoutMs: numb
         timeoutMs: Math.max(0, deadline - Date.now()),
       });
       const addrs = route.brokerDatas.find((d) => d.brokerName === b.name)?.brokerAddrs ?? {};
-      if (addrs[String(b.id)] === `127.0.0.1:${b.port}`) return;
+      // controller mode: the controller assigns the ids (the master registers as 0), so any id will do
+      if (ctx.controllerAddr) {
+        if (Object.values(addrs).includes(`127.0.0.1:${b.port}`)) return;
+      } else if (addrs[String(b.id)] === `127.0.0.1:${b.port}`) return;
       last = `${b.name} lists ${JSON.stringify(addrs)}`;
     } catch (err) {
       last = (err as Error).message;

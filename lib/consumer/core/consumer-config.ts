@@ -145,11 +145,13 @@ export function resolveConsumerOptions(options: PushConsumerOptions): ConsumerCo
   });
   let namesrvAddr: string;
   try {
-    namesrvAddr = namesrvAddrOption(options.namesrvAddr);
+    // '' when the list comes from an address server (namesrvDomain)
+    namesrvAddr = namesrvAddrOption(options.namesrvAddr, 'namesrvAddr', options);
   } catch (err) {
     throw new ConsumerOptionError('namesrvAddr', (err as Error).message.replace(/^option namesrvAddr: /, ''));
   }
-  if (namesrvAddr.trim() === '') throw new ConsumerOptionError('namesrvAddr', 'must be "host:port[;host:port…]"');
+  if (namesrvAddr.trim() === '' && options.namesrvAddr !== undefined)
+    throw new ConsumerOptionError('namesrvAddr', 'must be "host:port[;host:port…]"');
   const o = options as Record<string, unknown>;
   const suspendMs = durationOption<number>(
     o,

@@ -37,7 +37,7 @@ export async function acquireConsumerInstance(
       : (config.instanceName ?? 'DEFAULT');
   const instance = MQClientInstance.acquire({
     ...config.client,
-    namesrvAddr: config.namesrvAddr,
+    namesrvAddr: config.namesrvAddr === '' ? undefined : config.namesrvAddr,
     instanceName,
     persistOffsetIntervalMs: config.persistOffsetIntervalMs,
     clock: config.clock,

@@ -1,6 +1,7 @@
 import {
   clientInstanceOptions,
   groupOption,
+  namesrvDomainOption,
   takeNamespace,
   wrapNamespace,
   type ClientOptions,
@@ -146,7 +147,11 @@ export function resolveSimpleConsumerOptions(o: SimpleConsumerOptions): Resolved
     logger,
   });
   return {
-    namesrvAddr: nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
+    // '' when the list comes from an address server (namesrvDomain)
+    namesrvAddr:
+      o.namesrvAddr === undefined && !process.env.NAMESRV_ADDR && namesrvDomainOption(o.namesrvDomain) !== undefined
+        ? ''
+        : nameOption('namesrvAddr', o.namesrvAddr ?? process.env.NAMESRV_ADDR),
     consumerGroup: wrapNamespace(
       namespace,
       nameOption(

@@ -105,7 +105,7 @@ export class SimpleConsumer {
       throw new ConsumerStateError(this.state, `cannot start a simple consumer in state ${this.state}`);
     const instance = MQClientInstance.acquire({
       ...this.o.client,
-      namesrvAddr: this.o.namesrvAddr,
+      namesrvAddr: this.o.namesrvAddr === '' ? undefined : this.o.namesrvAddr,
       instanceName: resolveInstanceName(this.o.instanceName),
       clock: this.o.clock,
     });
@@ -172,7 +172,7 @@ export class SimpleConsumer {
   /** Readable brokers of the topic (name, master address), refusing a proxy. */
   private async brokers(inst: MQClientInstance): Promise<{ brokerName: string; addr: string }[]> {
     const route = await inst.getTopicRoute(this.o.topic);
-    const namesrvs = this.o.namesrvAddr.split(';').map((a) => a.trim());
+    const namesrvs = inst.nameServerAddresses();
     const out: { brokerName: string; addr: string }[] = [];
     for (const q of route.queueDatas) {
       if ((q.perm & PermName.PERM_READ) === 0 || q.readQueueNums <= 0) continue;
