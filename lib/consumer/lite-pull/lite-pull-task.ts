@@ -234,7 +234,10 @@ export class LitePullTask {
       if (result.status === 'FOUND' && result.bodyBytes) {
         // Bodies stay compressed until the tag filter kept them, then inflate within the pull's
         // budget; past it, the rest is pulled again from its offset.
-        const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false });
+        const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes, {
+          decompress: false,
+          queueOffsetDelta: result.offsetDelta,
+        });
         let msgs =
           sub.tagsSet.length > 0 ? messages.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS)) : messages;
         const round = inflateMessages(msgs, 0, roundOptions(base.inflate));
