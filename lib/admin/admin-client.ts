@@ -15,7 +15,10 @@ import { MQClientInstance, type Reply } from '../client/index.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { AdminMessages } from './admin-messages.js';
 import { AdminGroups } from './admin-groups.js';
+import { updateStaticTopic, type StaticTopicUpdate, type UpdateStaticTopicArgs } from './admin-static-topic.js';
+import { systemClock } from '../clock.js';
 export * from './admin-types.js';
+export type { StaticTopicUpdate, UpdateStaticTopicArgs } from './admin-static-topic.js';
 import {
   permText,
   type AdminClientOptions,
@@ -261,6 +264,22 @@ export class AdminClient {
         lastUpdateTimestamp: o.lastUpdateTimestamp,
       }))
       .sort((a, b) => (a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1));
+  }
+
+  /**
+   * `updateStaticTopic`: creates a static topic (RIP-21) or adds logic queues to one, placing the new
+   * ones on the given brokers or clusters; UPDATE_AND_CREATE_STATIC_TOPIC (513) to every broker
+   * concerned. StaticTopicError when it cannot be done.
+   */
+  updateStaticTopic(args: UpdateStaticTopicArgs): Promise<StaticTopicUpdate> {
+    return updateStaticTopic(
+      {
+        call: (addr, op, header, body) => this.call(addr, op, header, body),
+        clusterInfo: () => this.clusterInfo(),
+        now: () => systemClock.now(),
+      },
+      args,
+    );
   }
 
   /** GET_TOPIC_CONFIG of one broker, or null when it has no such topic. */
