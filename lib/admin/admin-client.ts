@@ -282,10 +282,14 @@ export class AdminClient {
     );
   }
 
-  /** GET_TOPIC_CONFIG of one broker, or null when it has no such topic. */
-  async topicConfig(addr: string, topic: string): Promise<TopicConfigBody | null> {
+  /**
+   * GET_TOPIC_CONFIG of one broker, or null when it has no such topic; with `mapping`, a static
+   * topic's TopicQueueMappingDetail too (`mappingDetail`, the request's `lo` flag).
+   */
+  async topicConfig(addr: string, topic: string, opts?: { mapping?: boolean }): Promise<TopicConfigBody | null> {
     try {
-      return (await this.call(addr, Operations.GET_TOPIC_CONFIG, { topic })).body;
+      const header = opts?.mapping ? { topic, lo: true } : { topic };
+      return (await this.call(addr, Operations.GET_TOPIC_CONFIG, header)).body;
     } catch (err) {
       if (err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST) return null;
       throw err;
