@@ -185,9 +185,11 @@ export function topicQueueMappingDetailToJson(d: TopicQueueMappingDetail): Recor
   };
 }
 
+/** A TopicQueueMappingDetail as the JSON bytes UPDATE_AND_CREATE_STATIC_TOPIC carries. */
 export function encodeTopicQueueMappingDetail(d: TopicQueueMappingDetail): Buffer {
   return Buffer.from(toJavaJson(topicQueueMappingDetailToJson(d)), 'utf8');
 }
+/** Parse a TopicQueueMappingDetail body (either JSON form); another shape throws a ProtocolError naming the path. */
 export function decodeTopicQueueMappingDetail(body: Buffer | Uint8Array): TopicQueueMappingDetail {
   return readTopicQueueMappingDetail(parseFastjsonBody(body), 'TopicQueueMappingDetail');
 }
