@@ -16,6 +16,7 @@ import { mqadminBatch } from './java-admin.js';
 import { startJavaConsumer } from './java-client.js';
 import { interopReady } from './skip.js';
 import { until } from '../support/until.js';
+import { runCli } from '../cli/run-in-process.js';
 
 t.setTimeout(240_000);
 
@@ -109,6 +110,31 @@ if (await interopReady(t, [V5_VERSION])) {
     );
     t.ok(grown.epoch > ours.epoch, 'a new epoch');
     await mappedRoute('StaticR', brokerB, 2);
+    // The CLI: a static topic over the whole cluster, two logic queues, one on each broker.
+    const cli = await runCli([
+      'admin',
+      'topic',
+      'update-static',
+      '--topic',
+      'StaticC',
+      '--queues',
+      '2',
+      '--clusters',
+      cluster.clusterName,
+      '--namesrv',
+      cluster.namesrv,
+      '--json',
+    ]);
+    t.equal(cli.code, 0, cli.stderr);
+    const printed = JSON.parse(cli.stdout) as { totalQueues: number; brokers: Array<{ logicQueues: number[] }> };
+    t.equal(printed.totalQueues, 2);
+    t.same(
+      printed.brokers.map((b) => b.logicQueues.length),
+      [1, 1],
+      'update-static --clusters: one logic queue on each broker (least loaded first)',
+    );
+    const routeC = await mappedRoute('StaticC', brokerA, 1);
+    t.equal(Object.keys(routeC.topicQueueMappingByBroker?.[brokerB]?.currIdMap ?? {}).length, 1);
   });
 
   t.test(
@@ -189,16 +215,18 @@ if (await interopReady(t, [V5_VERSION])) {
       );
       t.same([...new Set(sent.map((s) => s.brokerName))], ['__syslo__global__'], 'sends name the logic queues');
       const before = new Map([...commits].map(([q, l]) => [q, l[l.length - 1]!.offset]));
-      const sentBefore = sent.length;
 
       const [remap] = await mqadminBatch(cluster.namesrv, [`remappingStaticTopic -t ${topic} -b ${brokerB}`]);
       t.notMatch(remap!.stderr, /Exception/, 'mqadmin remappingStaticTopic ran');
       await mappedRoute(topic, brokerB, 4);
-      // Every logic queue: a commit at broker-b, and 100 more messages through.
+      // Counted from here: the producer kept sending to broker-a while mqadmin's JVM started.
+      const sentAtRemap = sent.length;
+      // Every logic queue: a commit at broker-b, and 200 more messages through.
       await until(
         () =>
-          [0, 1, 2, 3].every((q) => commits.get(q)?.some((c) => c.addr === addrB)) && received.size >= sentBefore + 200,
-        () => `commits at broker-b for every logic queue and 200 more messages (got ${received.size - sentBefore})`,
+          [0, 1, 2, 3].every((q) => commits.get(q)?.some((c) => c.addr === addrB)) &&
+          received.size >= sentAtRemap + 200,
+        () => `commits at broker-b for every logic queue and 200 more messages (got ${received.size - sentAtRemap})`,
         90_000,
       );
       stop = true;
@@ -207,6 +235,24 @@ if (await interopReady(t, [V5_VERSION])) {
         () => sent.every((s) => received.has(s.key)),
         () => `every sent message consumed (missing ${sent.filter((s) => !received.has(s.key)).length})`,
         60_000,
+      );
+      // The consumer commits everything it consumed, at broker-b, in logic offsets.
+      const lastConsumed = (q: number): number =>
+        Math.max(
+          ...[...received.values()]
+            .flat()
+            .filter((r) => r.queueId === q)
+            .map((r) => r.offset),
+        );
+      await until(
+        () =>
+          [0, 1, 2, 3].every((q) => {
+            const l = commits.get(q);
+            const last = l?.[l.length - 1];
+            return last !== undefined && last.addr === addrB && last.offset === lastConsumed(q) + 1;
+          }),
+        () => `every logic queue committed through its last message at broker-b`,
+        30_000,
       );
       t.same(sendFailures, [], 'no send failed: a refused send to the old leader is retried at the new one');
       t.equal(received.size, sent.length, `all ${sent.length} sent messages consumed`);
