@@ -8,7 +8,7 @@
 // way, compared with mqadmin's: the routes' mappings and every broker's TopicQueueMappingDetail.
 import t from 'tap';
 import { AdminClient } from '../../lib/admin/index.js';
-import { PushConsumer } from '../../lib/consumer/index.js';
+import { LitePullConsumer, PushConsumer } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import type { TopicConfigBody, TopicRouteData } from '../../protocol/index.js';
 import { startRealCluster, V5_VERSION } from './harness.js';
@@ -313,6 +313,31 @@ if (await interopReady(t, [V5_VERSION])) {
         );
       }
       t.same(illegal, [], 'no pull answered OFFSET_ILLEGAL: no offset was reset');
+
+      // rocketwire's lite pull consumer reads it all too, across both stretches of every logic queue.
+      const lite = new LitePullConsumer({
+        consumerGroup: 'static_lite_cg',
+        namesrvAddr: cluster.namesrv,
+        consumeFromWhere: 'first',
+      });
+      lite.subscribe(topic);
+      await lite.start();
+      t.teardown(() => lite.shutdown());
+      const liteOffsets = new Map<string, number>();
+      await until(
+        async () => {
+          for (const m of await lite.poll(100)) liteOffsets.set(m.body.toString(), m.queueOffset);
+          return liteOffsets.size >= sent.length;
+        },
+        () => `the lite pull consumer to read all ${sent.length} (got ${liteOffsets.size})`,
+        60_000,
+      );
+      t.same(
+        sent.filter((s) => liteOffsets.get(s.key) !== received.get(s.key)![0]!.offset).map((s) => s.key),
+        [],
+        'LitePullConsumer: every message, at the logic offset the push consumer saw',
+      );
+      await lite.shutdown();
 
       // Java's client reads the whole static topic from the start: the same messages at the same logic offsets.
       const java = await startJavaConsumer({

@@ -75,10 +75,10 @@ export class PushBrokerCalls {
         mq,
         OFFSET_API_TIMEOUT_MS,
       );
-      this.host.events.brokerAnswered(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET');
+      this.host.events.brokerAnswered(this.brokerOf(mq), addr, 'QUERY_CONSUMER_OFFSET');
       return offset;
     } catch (err) {
-      this.host.events.brokerFailed(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET', err);
+      this.host.events.brokerFailed(this.brokerOf(mq), addr, 'QUERY_CONSUMER_OFFSET', err);
       throw err;
     }
   }
@@ -122,7 +122,7 @@ export class PushBrokerCalls {
         this.host.config.consumeFromWhere === 'CONSUME_FROM_TIMESTAMP' && !isRetry
           ? 'SEARCH_OFFSET_BY_TIMESTAMP'
           : 'GET_MAX_OFFSET';
-      this.host.events.brokerFailed(mq.brokerName, this.masterAddress(this.brokerOf(mq)), request, err);
+      this.host.events.brokerFailed(this.brokerOf(mq), this.masterAddress(this.brokerOf(mq)), request, err);
       return -1;
     }
   }
