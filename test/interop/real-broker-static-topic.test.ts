@@ -339,6 +339,37 @@ if (await interopReady(t, [V5_VERSION])) {
       );
       await lite.shutdown();
 
+      // An orderly push consumer: locks at each logic queue's leader, every queue in order across its stretches.
+      const orderly = new PushConsumer({
+        consumerGroup: 'static_orderly_cg',
+        namesrvAddr: cluster.namesrv,
+        subscriptions: { [topic]: '*' },
+        consumeFromWhere: 'first',
+        orderly: true,
+      });
+      t.teardown(() => orderly.shutdown());
+      const inOrder = new Map<number, number[]>();
+      let orderlySeen = 0;
+      await orderly.start((msgs, ctx) => {
+        let list = inOrder.get(ctx.messageQueue.queueId);
+        if (!list) inOrder.set(ctx.messageQueue.queueId, (list = []));
+        for (const m of msgs) list.push(m.queueOffset);
+        orderlySeen += msgs.length;
+        return 'SUCCESS';
+      });
+      await until(
+        () => orderlySeen >= sent.length,
+        () => `the orderly consumer to read all ${sent.length} (got ${orderlySeen})`,
+        60_000,
+      );
+      t.same(
+        [...inOrder].filter(([, offs]) => offs.some((o, i) => i > 0 && o <= offs[i - 1]!)).map(([q]) => q),
+        [],
+        'orderly: every logic queue delivered in offset order, once, across the remap',
+      );
+      t.equal(orderlySeen, sent.length, 'orderly: every message once');
+      await orderly.shutdown();
+
       // Java's client reads the whole static topic from the start: the same messages at the same logic offsets.
       const java = await startJavaConsumer({
         namesrv: cluster.namesrv,
