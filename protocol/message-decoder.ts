@@ -31,6 +31,12 @@ export interface DecodeMessagesOptions {
    * @default MAX_DECOMPRESSED_BODY (64 MiB)
    */
   maxBodyBytes?: number;
+  /**
+   * Added to every record's queue offset: a static topic's pull answer carries the physical offsets
+   * of the broker's queue and, in `offsetDelta`, what turns them into the logic queue's offsets.
+   * @default 0
+   */
+  queueOffsetDelta?: number;
 }
 
 // Smallest record: fixed fields with IPv4 hosts, empty body, 1-byte topic length, empty properties.
@@ -122,10 +128,17 @@ function decodeSettings(options: DecodeMessagesOptions | undefined): {
   decompress: number;
   verifyCrc: boolean;
   base: number;
+  delta: number;
   cache: ReturnType<typeof newHostCache>;
 } {
   const decompress = (options?.decompress ?? true) ? (options?.maxBodyBytes ?? MAX_DECOMPRESSED_BODY) : 0;
-  return { decompress, verifyCrc: options?.verifyCrc ?? false, base: options?.baseOffset ?? 0, cache: newHostCache() };
+  return {
+    decompress,
+    verifyCrc: options?.verifyCrc ?? false,
+    base: options?.baseOffset ?? 0,
+    delta: options?.queueOffsetDelta ?? 0,
+    cache: newHostCache(),
+  };
 }
 
 /**
@@ -135,11 +148,12 @@ function decodeSettings(options: DecodeMessagesOptions | undefined): {
  */
 export function decodeMessages(body: Buffer, options?: DecodeMessagesOptions): MessageExt[] {
   const out: MessageExt[] = [];
-  const { decompress, verifyCrc, base, cache } = decodeSettings(options);
+  const { decompress, verifyCrc, base, delta, cache } = decodeSettings(options);
   const end = body.length;
   let p = 0;
   while (p < end) {
     const m = decodeRecord(body, p, end, decompress, verifyCrc, base, cache);
+    if (delta !== 0) m.queueOffset += delta;
     out.push(m);
     p += m.storeSize;
   }
@@ -213,12 +227,13 @@ function resyncPoint(b: Buffer, p: number, end: number, options: DecodeMessagesO
 export function decodeMessagesSkipping(body: Buffer, options?: DecodeMessagesOptions): SkippingDecodeResult {
   const messages: MessageExt[] = [];
   const undecodable: UndecodableRecord[] = [];
-  const { decompress, verifyCrc, base, cache } = decodeSettings(options);
+  const { decompress, verifyCrc, base, delta, cache } = decodeSettings(options);
   const end = body.length;
   let p = 0;
   while (p < end) {
     try {
       const m = decodeRecord(body, p, end, decompress, verifyCrc, base, cache);
+      if (delta !== 0) m.queueOffset += delta;
       messages.push(m);
       p += m.storeSize;
     } catch (e) {
@@ -228,12 +243,13 @@ export function decodeMessagesSkipping(body: Buffer, options?: DecodeMessagesOpt
       const size = framedAt(body, p, end);
       // An intact frame: trust its size when the next record (or the end of the body) is there.
       if (size > 0 && (p + size === end || framedAt(body, p + size, end) >= 0)) {
+        const queueOffset = safeI64(body, p + 20);
         undecodable.push({
           position: base + p,
           length: size,
           recordIntact: true,
           queueId: i32(body, p + 12),
-          queueOffset: safeI64(body, p + 20),
+          queueOffset: queueOffset === undefined ? undefined : queueOffset + delta,
           commitLogOffset: safeI64(body, p + 28),
           reason,
           messagesBefore: messages.length,

@@ -3,6 +3,7 @@ import type { Operation } from './operation.js';
 import { AdminOperations } from './operations/admin.js';
 import { ClientOperations } from './operations/clients.js';
 import { MessagingOperations } from './operations/messaging.js';
+import { StaticTopicOperations } from './operations/static-topic.js';
 
 export {
   EmptyHeader,
@@ -31,6 +32,7 @@ export const Operations = {
   ...MessagingOperations,
   ...ClientOperations,
   ...AdminOperations,
+  ...StaticTopicOperations,
 } as const;
 
 /** The name of a row of Operations: the RequestCode name of its request code. */

@@ -22,7 +22,10 @@ import { applyAdminNamespace } from './admin-namespace.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { AdminMessages } from './admin-messages.js';
 import { AdminGroups } from './admin-groups.js';
+import { updateStaticTopic, type StaticTopicUpdate, type UpdateStaticTopicArgs } from './admin-static-topic.js';
+import { systemClock } from '../clock.js';
 export * from './admin-types.js';
+export type { StaticTopicUpdate, UpdateStaticTopicArgs } from './admin-static-topic.js';
 import {
   permText,
   type ClusterBroker,
@@ -273,10 +276,30 @@ export class AdminClient {
       .sort((a, b) => (a.brokerName === b.brokerName ? a.queueId - b.queueId : a.brokerName < b.brokerName ? -1 : 1));
   }
 
-  /** GET_TOPIC_CONFIG of one broker, or null when it has no such topic. */
-  async topicConfig(addr: string, topic: string): Promise<TopicConfigBody | null> {
+  /**
+   * `updateStaticTopic`: creates a static topic (RIP-21) or adds logic queues to one, placing the new
+   * ones on the given brokers or clusters; UPDATE_AND_CREATE_STATIC_TOPIC (513) to every broker
+   * concerned. StaticTopicError when it cannot be done.
+   */
+  updateStaticTopic(args: UpdateStaticTopicArgs): Promise<StaticTopicUpdate> {
+    return updateStaticTopic(
+      {
+        call: (addr, op, header, body) => this.call(addr, op, header, body),
+        clusterInfo: () => this.clusterInfo(),
+        now: () => systemClock.now(),
+      },
+      args,
+    );
+  }
+
+  /**
+   * GET_TOPIC_CONFIG of one broker, or null when it has no such topic; with `mapping`, a static
+   * topic's TopicQueueMappingDetail too (`mappingDetail`, the request's `lo` flag).
+   */
+  async topicConfig(addr: string, topic: string, opts?: { mapping?: boolean }): Promise<TopicConfigBody | null> {
     try {
-      return (await this.call(addr, Operations.GET_TOPIC_CONFIG, { topic })).body;
+      const header = opts?.mapping ? { topic, lo: true } : { topic };
+      return (await this.call(addr, Operations.GET_TOPIC_CONFIG, header)).body;
     } catch (err) {
       if (err instanceof BrokerError && err.code === ResponseCode.TOPIC_NOT_EXIST) return null;
       throw err;

@@ -68,3 +68,18 @@ export function permissionError(err: unknown, operation: string, addr: string): 
     return new AdminPermissionError(operation, addr, err.remark, { cause: err });
   return err;
 }
+
+/**
+ * A static topic (RIP-21) update that cannot be made: no target broker, a mapping the brokers
+ * disagree on, a normal topic of that name, fewer logic queues than the topic has.
+ */
+export class StaticTopicError extends RocketwireError {
+  override readonly name = 'StaticTopicError';
+  override readonly errorCode = 'ERR_STATIC_TOPIC';
+  constructor(
+    readonly topic: string,
+    readonly reason: string,
+  ) {
+    super(`static topic ${topic}: ${reason}`);
+  }
+}

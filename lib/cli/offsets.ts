@@ -1,4 +1,4 @@
-import { MQClientInstance, topicRouteToSubscribeQueues, wrapNamespace } from '../client/index.js';
+import { brokerNameOf, MQClientInstance, topicRouteToSubscribeQueues, wrapNamespace } from '../client/index.js';
 import { cliNamespace } from './namespace-flag.js';
 import {
   CliError,
@@ -72,8 +72,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     // timeouts per queue (24 s for 8 queues), not one.
     const rows: QueueProgress[] = await Promise.all(
       topicRouteToSubscribeQueues(topic, route).map(async (mq): Promise<QueueProgress> => {
-        const addr = instance.findBrokerMasterAddress(mq.brokerName) ?? instance.findBrokerAddress(mq.brokerName);
-        if (!addr) throw new CliError(`broker ${mq.brokerName} has no address`);
+        // A static topic's logic queue: asked at the broker leading it.
+        const broker = brokerNameOf(instance, mq);
+        const addr = instance.findBrokerMasterAddress(broker) ?? instance.findBrokerAddress(broker);
+        if (!addr) throw new CliError(`broker ${broker} has no address`);
         const [committed, min, max] = await Promise.all([
           instance.queryConsumerOffset(addr, group, mq, timeoutMs),
           instance.getMinOffset(addr, mq, timeoutMs),

@@ -12,3 +12,4 @@ export * from './transaction-check.js';
 export * from './namespace.js';
 export * from './health.js';
 export * from './broker-requests.js';
+export * from './static-topic.js';

@@ -47,6 +47,11 @@ export interface PullResult {
   suggestWhichBrokerId: number;
   /** The raw concatenated stored records (FOUND only), a view into the received frame. */
   bodyBytes: Buffer | null;
+  /**
+   * Static topics: what turns the records' physical queue offsets into the logic queue's (the answer's
+   * `offsetDelta`); `messages` has it added already, a decoder of `bodyBytes` must add it. 0 otherwise.
+   */
+  offsetDelta: number;
   readonly messages: MessageExt[];
 }
 
@@ -68,10 +73,12 @@ class DecodedPullResult implements PullResult {
     readonly maxOffset: number,
     readonly suggestWhichBrokerId: number,
     readonly bodyBytes: Buffer | null,
+    readonly offsetDelta: number,
   ) {}
 
   get messages(): MessageExt[] {
-    if (this.decoded === null) this.decoded = this.bodyBytes ? decodeMessages(this.bodyBytes) : [];
+    if (this.decoded === null)
+      this.decoded = this.bodyBytes ? decodeMessages(this.bodyBytes, { queueOffsetDelta: this.offsetDelta }) : [];
     return this.decoded;
   }
 }
@@ -272,7 +279,15 @@ export class MQClientAPI {
     const h = reply.header;
     const found = status === 'FOUND' ? reply.body : null;
     checkPullOffsets(brokerAddr, header, status, h, reply.remark, found);
-    return new DecodedPullResult(status, h.nextBeginOffset, h.minOffset, h.maxOffset, h.suggestWhichBrokerId, found);
+    return new DecodedPullResult(
+      status,
+      h.nextBeginOffset,
+      h.minOffset,
+      h.maxOffset,
+      h.suggestWhichBrokerId,
+      found,
+      h.offsetDelta ?? 0,
+    );
   }
 
   /** LOCK_BATCH_MQ: the queues the broker granted to this client. */
@@ -341,7 +356,7 @@ export function checkPullOffsets(
   addr: string,
   req: Pick<PullMessageRequest, 'topic' | 'queueId' | 'queueOffset'>,
   status: PullStatus,
-  h: { nextBeginOffset: number; minOffset: number; maxOffset: number },
+  h: { nextBeginOffset: number; minOffset: number; maxOffset: number; offsetDelta?: number | undefined },
   remark: string | null,
   body: Buffer | null,
 ): void {
@@ -380,7 +395,8 @@ export function checkPullOffsets(
     )
       break;
     const hi = body.readInt32BE(p + 20);
-    const q = hi * TWO_32 + body.readUInt32BE(p + 24);
+    // A static topic's records carry the physical offset; the range asked for is the logic queue's.
+    const q = hi * TWO_32 + body.readUInt32BE(p + 24) + (h.offsetDelta ?? 0);
     if (q < o || q >= next)
       refuse('queueOffset', q, `of the message at byte ${p} is outside the pull's range [${o}, ${next})`);
     p += size;

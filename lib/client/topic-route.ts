@@ -66,6 +66,20 @@ export function checkTopicRoute(topic: string, route: TopicRouteData, addr: stri
     total += Math.max(r, w);
     if (total > maxRouteQueues) refuse('queueDatas (queues of the route)', total, maxRouteQueues, 'maxRouteQueues');
   }
+  if (route.topicQueueMappingByBroker) {
+    // A static topic's logic queues: one per id up to the largest totalQueues of each scope.
+    const perScope = new Map<string, number>();
+    let brokers = 0;
+    for (const [name, info] of Object.entries(route.topicQueueMappingByBroker)) {
+      if (++brokers > maxRouteBrokers) refuse('topicQueueMappingByBroker', brokers, maxRouteBrokers, 'maxRouteBrokers');
+      const n = count(`topicQueueMappingByBroker.${name}.totalQueues`, info.totalQueues);
+      perScope.set(info.scope, Math.max(perScope.get(info.scope) ?? 0, n));
+    }
+    let logic = 0;
+    for (const n of perScope.values()) logic += n;
+    if (logic > maxRouteQueues)
+      refuse('topicQueueMappingByBroker (logic queues of the route)', logic, maxRouteQueues, 'maxRouteQueues');
+  }
   if (route.orderTopicConf) {
     let order = 0;
     for (const item of route.orderTopicConf.split(';')) {

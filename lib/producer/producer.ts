@@ -18,6 +18,7 @@ import {
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { instanceHealth, type BrokerHealth, type NameServerHealth } from '../client/health.js';
+import { brokerNameOf, refreshOnNotLeader } from '../client/static-topic.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { validateTopic, type Message } from './message.js';
@@ -432,11 +433,14 @@ export class Producer {
     oneway: boolean,
   ): Promise<SendResult | void> {
     const instance = this.clientInstance;
-    let addr = instance.findBrokerMasterAddress(mq.brokerName);
+    // A static topic's logic queue goes to the broker leading it (static-topic.ts).
+    let brokerName = brokerNameOf(instance, mq);
+    let addr = instance.findBrokerMasterAddress(brokerName);
     if (!addr) {
       await instance.getTopicRoute(p.topic, { refresh: true }).catch(() => undefined);
-      addr = instance.findBrokerMasterAddress(mq.brokerName);
-      if (!addr) throw new NoRouteError(p.topic, `broker ${mq.brokerName} has no master address`);
+      brokerName = brokerNameOf(instance, mq);
+      addr = instance.findBrokerMasterAddress(brokerName);
+      if (!addr) throw new NoRouteError(p.topic, `broker ${brokerName} has no master address`);
     }
     const fields: SendMessageRequestHeader = {
       producerGroup: this.options.group,
@@ -451,14 +455,17 @@ export class Producer {
       reconsumeTimes: 0,
       unitMode: false,
       batch: p.batch,
-      bname: mq.brokerName,
+      bname: brokerName,
     };
     if (oneway) {
       await instance.invokeOneway(addr, p.op, fields, p.body);
       return;
     }
     const begin = this.trace ? this.clock.now() : 0;
-    const reply = await instance.call(addr, p.op, fields, p.body, { timeoutMs });
+    const reply = await instance.call(addr, p.op, fields, p.body, { timeoutMs }).catch(async (err: unknown) => {
+      await refreshOnNotLeader(instance, p.topic, err);
+      throw err;
+    });
     const result = this.toSendResult(reply, p, mq);
     this.trace?.onSend({
       ...result,

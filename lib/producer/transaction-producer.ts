@@ -9,6 +9,7 @@ import {
 } from '../../protocol/index.js';
 import { javaHashMapOrder } from '../../protocol/java-hash.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { brokerNameOf } from '../client/static-topic.js';
 import type { Message } from './message.js';
 import { messageProperties } from './message-encoding.js';
 import { Producer, type SendOptions } from './producer.js';
@@ -290,7 +291,9 @@ export class TransactionProducer extends Producer {
     remark: string | null,
   ): Promise<void> {
     const instance = this.clientInstance;
-    const brokerName = r.messageQueue.brokerName;
+    // A static topic's half message went to the broker leading its logic queue (Java's
+    // getBrokerNameFromMessageQueue(sendResult.getMessageQueue())).
+    const brokerName = brokerNameOf(instance, r.messageQueue);
     const addr = instance.findBrokerMasterAddress(brokerName);
     this.txCounters.ended[state]++;
     let commitLogOffset: number;

@@ -178,6 +178,8 @@ const RETRIABLE_CODES: ReadonlySet<number> = new Set([
   ResponseCode.NOT_IN_CURRENT_UNIT,
   ResponseCode.FLOW_CONTROL,
   ResponseCode.GO_AWAY,
+  // A static topic's logic queue moved to another broker (RIP-21 remapping): the refreshed route names it.
+  ResponseCode.NOT_LEADER_FOR_QUEUE,
 ]);
 
 export function isRetriableResponseCode(code: number): boolean {

@@ -2,6 +2,11 @@ import { toJavaJson } from '../json/java-json.js';
 import { parseFastjsonBody } from '../json/fastjson-parse.js';
 import { readSubscriptionData, type SubscriptionData } from './heartbeat-data.js';
 import { messageQueueToJson, parseMessageQueueKey, type MessageQueue } from './message-queue.js';
+import {
+  readTopicQueueMappingDetail,
+  topicQueueMappingDetailToJson,
+  type TopicQueueMappingDetail,
+} from './topic-queue-mapping.js';
 import { asObject, optBoolean, optNumber, optString, reqNumber, reqString, stringArray } from './shape.js';
 
 /**
@@ -41,10 +46,16 @@ export interface TopicConfigBody {
   topicFilterType: string;
   topicSysFlag: number;
   order: boolean;
+  /**
+   * 5.x static topics: the broker's TopicQueueMappingDetail, answered when the request set `lo`
+   * (Java's TopicConfigAndQueueMapping); absent for a topic without one.
+   */
+  mappingDetail?: TopicQueueMappingDetail | undefined;
 }
 export function encodeTopicConfigBody(c: TopicConfigBody): Buffer {
   return Buffer.from(
     toJavaJson({
+      mappingDetail: c.mappingDetail ? topicQueueMappingDetailToJson(c.mappingDetail) : undefined,
       order: c.order,
       perm: c.perm,
       readQueueNums: c.readQueueNums,
@@ -59,7 +70,7 @@ export function encodeTopicConfigBody(c: TopicConfigBody): Buffer {
 export function decodeTopicConfigBody(body: Buffer | Uint8Array): TopicConfigBody {
   const p = 'TopicConfig';
   const o = asObject(parseFastjsonBody(body), p);
-  return {
+  const c: TopicConfigBody = {
     topicName: reqString(o, 'topicName', p),
     readQueueNums: reqNumber(o, 'readQueueNums', p),
     writeQueueNums: reqNumber(o, 'writeQueueNums', p),
@@ -68,6 +79,8 @@ export function decodeTopicConfigBody(body: Buffer | Uint8Array): TopicConfigBod
     topicSysFlag: optNumber(o, 'topicSysFlag', p, 0),
     order: optBoolean(o, 'order', p, false),
   };
+  if (o.mappingDetail != null) c.mappingDetail = readTopicQueueMappingDetail(o.mappingDetail, `${p}.mappingDetail`);
+  return c;
 }
 
 /** One queue's line of ConsumeStats (`OffsetWrapper`). */

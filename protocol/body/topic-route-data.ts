@@ -3,6 +3,13 @@ import { parseFastjsonBody } from '../json/fastjson-parse.js';
 import { isReadable, isWriteable } from '../sys-flag.js';
 import type { MessageQueue } from './message-queue.js';
 import {
+  readTopicQueueMappingByBroker,
+  staticTopicEndpoints,
+  LOGIC_QUEUE_NO_BROKER,
+  topicQueueMappingInfoToJson,
+  type TopicQueueMappingInfo,
+} from './topic-queue-mapping.js';
+import {
   asArray,
   asObject,
   bodyError,
@@ -53,8 +60,8 @@ export interface TopicRouteData {
   queueDatas: QueueData[];
   filterServerTable: Record<string, string[]>;
   orderTopicConf?: string | undefined;
-  /** 5.x static topics; kept as parsed. */
-  topicQueueMappingByBroker?: unknown;
+  /** 5.x static topics (RIP-21): broker name → the logic queues it leads (topic-queue-mapping.ts). */
+  topicQueueMappingByBroker?: Record<string, TopicQueueMappingInfo> | undefined;
 }
 
 /** How encodeTopicRouteData writes a route: which name server's JSON it imitates. */
@@ -120,7 +127,11 @@ export function decodeTopicRouteData(body: Buffer | Uint8Array): TopicRouteData 
   };
   const otc = optString(o, 'orderTopicConf', 'TopicRouteData');
   if (otc !== undefined) route.orderTopicConf = otc;
-  if (o.topicQueueMappingByBroker != null) route.topicQueueMappingByBroker = o.topicQueueMappingByBroker;
+  if (o.topicQueueMappingByBroker != null)
+    route.topicQueueMappingByBroker = readTopicQueueMappingByBroker(
+      o.topicQueueMappingByBroker,
+      'topicQueueMappingByBroker',
+    );
   return route;
 }
 
@@ -153,7 +164,11 @@ export function encodeTopicRouteData(route: TopicRouteData, options: TopicRouteE
       topicSysFlag: q.topicSysFlag,
       writeQueueNums: q.writeQueueNums,
     })),
-    topicQueueMappingByBroker: route.topicQueueMappingByBroker,
+    topicQueueMappingByBroker: route.topicQueueMappingByBroker
+      ? Object.fromEntries(
+          Object.entries(route.topicQueueMappingByBroker).map(([k, i]) => [k, topicQueueMappingInfoToJson(i)]),
+        )
+      : undefined,
   };
   return Buffer.from(
     toJavaJson(v, { nonStandard: options.nonStandard === true, escapeNonAscii: options.nonStandard !== true }),
@@ -161,8 +176,22 @@ export function encodeTopicRouteData(route: TopicRouteData, options: TopicRouteE
   );
 }
 
-/** Queues a consumer may subscribe to: every readable QueueData's 0..readQueueNums-1. */
+/** True when the route is a static topic's: it carries a non-empty `topicQueueMappingByBroker`. */
+export function isStaticTopicRoute(route: TopicRouteData): boolean {
+  const m = route.topicQueueMappingByBroker;
+  if (!m) return false;
+  for (const _ in m) return true;
+  return false;
+}
+
+/**
+ * Queues a consumer may subscribe to: every readable QueueData's 0..readQueueNums-1; for a static
+ * topic its logic queues instead (all of them, led by a broker or not), as Java's
+ * topicRouteData2TopicSubscribeInfo.
+ */
 export function topicRouteSubscribeQueues(topic: string, route: TopicRouteData): MessageQueue[] {
+  if (isStaticTopicRoute(route))
+    return staticTopicEndpoints(topic, route.topicQueueMappingByBroker).map((e) => e.queue);
   const out: MessageQueue[] = [];
   for (const q of route.queueDatas) {
     if (!isReadable(q.perm)) continue;
@@ -173,10 +202,17 @@ export function topicRouteSubscribeQueues(topic: string, route: TopicRouteData):
 
 /**
  * Queues a producer may send to: QueueDatas sorted by broker name, writable, whose broker has a
- * master (id 0); `orderTopicConf` ("brokerName:queueNums;…") replaces this when set.
+ * master (id 0); `orderTopicConf` ("brokerName:queueNums;…") replaces this when set. A static
+ * topic (without orderTopicConf) gives its logic queues by id, leaving out those no broker leads:
+ * Java lists them too, and a send there can only fail on a missing address.
  */
 export function topicRoutePublishQueues(topic: string, route: TopicRouteData): MessageQueue[] {
   const out: MessageQueue[] = [];
+  if (!route.orderTopicConf && isStaticTopicRoute(route)) {
+    for (const e of staticTopicEndpoints(topic, route.topicQueueMappingByBroker))
+      if (e.brokerName !== LOGIC_QUEUE_NO_BROKER) out.push(e.queue);
+    return out.sort((a, b) => a.queueId - b.queueId);
+  }
   if (route.orderTopicConf) {
     for (const item of route.orderTopicConf.split(';')) {
       const [name, nums] = item.split(':');

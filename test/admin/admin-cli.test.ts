@@ -497,7 +497,12 @@ t.test('usage errors name the option or the subcommand, exit 2', async (t) => {
     [['admin', 'topic', 'status', '--namesrv', ns], '--topic is required'],
     [
       ['admin', 'topic', 'nope', '--namesrv', ns],
-      "unknown subcommand 'topic nope' (one of list, route, status, create, update, delete)",
+      "unknown subcommand 'topic nope' (one of list, route, status, create, update, update-static, delete)",
+    ],
+    [['admin', 'topic', 'update-static', '--namesrv', ns, '--topic', 'S'], '--queues is required'],
+    [
+      ['admin', 'topic', 'update-static', '--namesrv', ns, '--topic', 'S', '--queues', '4'],
+      'give one of --brokers or --clusters',
     ],
     [['admin', 'nope'], "unknown admin command 'nope' (rocketwire admin --help lists them)"],
     [

@@ -1,5 +1,6 @@
 import { UsageError, intOption, stringOption } from '../common.js';
 import { need, timeText, type AdminCommandGroup } from './shared.js';
+import { updateStatic } from './topic-static.js';
 
 function perm(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -17,7 +18,7 @@ function bool(name: string, value: string | undefined): boolean | undefined {
 /** `rocketwire admin topic list|route|status|create|update|delete`. */
 export const topic: AdminCommandGroup = {
   name: 'topic',
-  summary: 'topics: list, route, status (offsets per queue), create, update, delete',
+  summary: 'topics: list, route, status (offsets per queue), create, update, update-static, delete',
   subcommands: [
     {
       name: 'list',
@@ -161,6 +162,7 @@ export const topic: AdminCommandGroup = {
         });
       },
     },
+    updateStatic,
     {
       name: 'delete',
       summary: 'delete a topic from its brokers (or one cluster) and the name servers (mqadmin deleteTopic)',

@@ -1,4 +1,4 @@
-import type { MQClientInstance } from '../../client/index.js';
+import { brokerNameOf, type MQClientInstance } from '../../client/index.js';
 import { BrokerAddressNotFoundError } from '../errors.js';
 import type { PullRequest } from './pull-request.js';
 
@@ -11,11 +11,12 @@ export async function pullTarget(
   pr: PullRequest,
 ): Promise<{ addr: string; slave: boolean }> {
   const mq = pr.messageQueue;
-  let target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
+  // A static topic's logic queue is pulled from the broker leading it (static-topic.ts).
+  let target = instance.findBrokerAddressInSubscribe(brokerNameOf(instance, mq), pr.suggestWhichBrokerId);
   if (!target) {
     await instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-    target = instance.findBrokerAddressInSubscribe(mq.brokerName, pr.suggestWhichBrokerId);
+    target = instance.findBrokerAddressInSubscribe(brokerNameOf(instance, mq), pr.suggestWhichBrokerId);
   }
-  if (!target) throw new BrokerAddressNotFoundError(mq.brokerName);
+  if (!target) throw new BrokerAddressNotFoundError(brokerNameOf(instance, mq));
   return target;
 }

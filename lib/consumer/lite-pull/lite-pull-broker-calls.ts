@@ -1,5 +1,5 @@
 import { isRetryTopic, messageQueue, type MessageQueue } from '../../../protocol/internal.js';
-import { topicRouteToSubscribeQueues, type MQClientInstance } from '../../client/index.js';
+import { brokerNameOf, topicRouteToSubscribeQueues, type MQClientInstance } from '../../client/index.js';
 import { BrokerAddressNotFoundError, ConsumerStateError } from '../errors.js';
 import type { ConsumerState } from '../core/lifecycle.js';
 import {
@@ -40,7 +40,7 @@ export class LitePullBrokerCalls {
           queryConsumerOffset: (mq) =>
             this.withMaster(mq, (addr) => instance.queryConsumerOffset(addr, base.consumerGroup, mq, 5000)),
           updateConsumerOffsetOneway: async (mq, offset) => {
-            const addr = this.masterAddress(instance, mq.brokerName);
+            const addr = this.masterAddress(instance, brokerNameOf(instance, mq));
             if (addr) await instance.updateConsumerOffsetOneway(addr, base.consumerGroup, mq, offset);
           },
         })
@@ -57,12 +57,13 @@ export class LitePullBrokerCalls {
 
   async withMaster<T>(mq: MessageQueue, call: (addr: string) => Promise<T>): Promise<T> {
     const instance = this.host.run.instance;
-    let addr = this.masterAddress(instance, mq.brokerName);
+    // A static topic's logic queue: its leader (static-topic.ts).
+    let addr = this.masterAddress(instance, brokerNameOf(instance, mq));
     if (!addr) {
       await instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-      addr = this.masterAddress(instance, mq.brokerName);
+      addr = this.masterAddress(instance, brokerNameOf(instance, mq));
     }
-    if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
+    if (!addr) throw new BrokerAddressNotFoundError(brokerNameOf(instance, mq));
     return call(addr);
   }
 

@@ -9,6 +9,7 @@ import {
   type SubscriptionData,
 } from '../../../protocol/internal.js';
 import { BrokerError } from '../../remoting/index.js';
+import { brokerNameOf, refreshOnNotLeader } from '../../client/index.js';
 import type { ConsumerMetrics } from '../../metrics/index.js';
 import type { ConsumerEvents } from '../core/consumer-events.js';
 import { UndecodableMessageError } from '../errors.js';
@@ -221,7 +222,7 @@ export class LitePullTask {
         abort.signal,
         op,
       );
-      this.host.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
+      this.host.events.brokerAnswered(brokerNameOf(instance, mq), target.addr, 'PULL_MESSAGE');
       if (pq.dropped || this.host.pullService.signal.aborted) return;
       pr.suggestWhichBrokerId = result.suggestWhichBrokerId;
       pr.lastAnsweredAtMs = base.clock.now();
@@ -235,7 +236,10 @@ export class LitePullTask {
       if (result.status === 'FOUND' && result.bodyBytes) {
         // Bodies stay compressed until the tag filter kept them, then inflate within the pull's
         // budget; past it, the rest is pulled again from its offset.
-        const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false });
+        const { messages, undecodable } = decodeMessagesSkipping(result.bodyBytes, {
+          decompress: false,
+          queueOffsetDelta: result.offsetDelta,
+        });
         let msgs =
           sub.tagsSet.length > 0 ? messages.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS)) : messages;
         const round = inflateMessages(msgs, 0, roundOptions(base.inflate));
@@ -308,7 +312,9 @@ export class LitePullTask {
         this.host.pullService.executePullRequestImmediately(pr);
         return;
       }
-      this.host.events.brokerFailed(mq.brokerName, addr, 'PULL_MESSAGE', err);
+      this.host.events.brokerFailed(brokerNameOf(instance, mq), addr, 'PULL_MESSAGE', err);
+      // A remapped static-topic queue: the route is fetched now, so the delayed pull finds the new leader.
+      void refreshOnNotLeader(instance, mq.topic, err);
       log('pull %o failed: %s', mq, (err as Error)?.message ?? err);
       const flowControl = err instanceof BrokerError && err.code === ResponseCode.FLOW_CONTROL;
       this.host.pullService.executePullRequestLater(

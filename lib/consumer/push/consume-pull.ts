@@ -9,7 +9,7 @@ import {
   type SubscriptionData,
   type UndecodableRecord,
 } from '../../../protocol/index.js';
-import type { PullResult } from '../../client/index.js';
+import { brokerNameOf, refreshOnNotLeader, type PullResult } from '../../client/index.js';
 import { pullTarget } from '../core/pull-target.js';
 import { BrokerError } from '../../remoting/index.js';
 import { UndecodableMessageError } from '../errors.js';
@@ -181,13 +181,15 @@ async function doPull(impl: PullHost, pr: PullRequest, sub: SubscriptionData): P
       config.pullTimeoutMs,
       impl.pullService.signal,
     );
-    impl.events.brokerAnswered(mq.brokerName, target.addr, 'PULL_MESSAGE');
+    impl.events.brokerAnswered(brokerNameOf(instance, mq), target.addr, 'PULL_MESSAGE');
     if (pq.dropped) return;
     onPullResult(impl, pr, sub, result, begin, target.addr);
   } catch (err) {
     if (impl.pullService.signal.aborted || pq.dropped) return;
     impl.recorder.pullErrors++;
-    impl.events.brokerFailed(mq.brokerName, addr, 'PULL_MESSAGE', err);
+    impl.events.brokerFailed(brokerNameOf(instance, mq), addr, 'PULL_MESSAGE', err);
+    // A remapped static-topic queue: the route is fetched now, so the delayed pull finds the new leader.
+    void refreshOnNotLeader(instance, mq.topic, err);
     const flowControl = err instanceof BrokerError && err.code === ResponseCode.FLOW_CONTROL;
     log('pull %o failed: %s', mq, (err as Error)?.message ?? err);
     impl.pullService.executePullRequestLater(
@@ -221,7 +223,10 @@ function onPullResult(
       let all: MessageExt[];
       let undecodable: UndecodableRecord[] = [];
       if (result.bodyBytes)
-        ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes, { decompress: false }));
+        ({ messages: all, undecodable } = decodeMessagesSkipping(result.bodyBytes, {
+          decompress: false,
+          queueOffsetDelta: result.offsetDelta,
+        }));
       else all = result.messages;
       let msgs = all;
       if (sub.tagsSet.length > 0) msgs = all.filter((m) => tagMatches(sub, m.tags ?? m.properties.TAGS));

@@ -1,7 +1,7 @@
 import createDebug from '../../debug.js';
 import { isRetryTopic, type MessageQueue } from '../../../protocol/internal.js';
 import { BrokerAddressNotFoundError } from '../errors.js';
-import type { MQClientInstance } from '../../client/index.js';
+import { brokerNameOf, type MQClientInstance } from '../../client/index.js';
 import {
   defaultLocalOffsetStoreDir,
   LocalFileOffsetStore,
@@ -50,13 +50,18 @@ export class PushBrokerCalls {
     );
   }
 
+  /** The broker a request about `mq` goes to: a static topic's logic queue to its leader (static-topic.ts). */
+  brokerOf(mq: MessageQueue): string {
+    return brokerNameOf(this.host.run.instance, mq);
+  }
+
   async masterAddressOrRefresh(mq: MessageQueue): Promise<string> {
-    let addr = this.masterAddress(mq.brokerName);
+    let addr = this.masterAddress(this.brokerOf(mq));
     if (!addr) {
       await this.host.run.instance.getTopicRoute(mq.topic, { refresh: true }).catch(() => undefined);
-      addr = this.masterAddress(mq.brokerName);
+      addr = this.masterAddress(this.brokerOf(mq));
     }
-    if (!addr) throw new BrokerAddressNotFoundError(mq.brokerName);
+    if (!addr) throw new BrokerAddressNotFoundError(this.brokerOf(mq));
     return addr;
   }
 
@@ -70,16 +75,16 @@ export class PushBrokerCalls {
         mq,
         OFFSET_API_TIMEOUT_MS,
       );
-      this.host.events.brokerAnswered(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET');
+      this.host.events.brokerAnswered(this.brokerOf(mq), addr, 'QUERY_CONSUMER_OFFSET');
       return offset;
     } catch (err) {
-      this.host.events.brokerFailed(mq.brokerName, addr, 'QUERY_CONSUMER_OFFSET', err);
+      this.host.events.brokerFailed(this.brokerOf(mq), addr, 'QUERY_CONSUMER_OFFSET', err);
       throw err;
     }
   }
 
   async updateConsumerOffsetOneway(mq: MessageQueue, offset: number): Promise<void> {
-    const addr = this.masterAddress(mq.brokerName);
+    const addr = this.masterAddress(this.brokerOf(mq));
     if (!addr) return;
     await this.host.run.instance.updateConsumerOffsetOneway(addr, this.host.config.consumerGroup, mq, offset);
     this.host.instr.offsetCommitted(mq, offset, addr);
@@ -117,7 +122,7 @@ export class PushBrokerCalls {
         this.host.config.consumeFromWhere === 'CONSUME_FROM_TIMESTAMP' && !isRetry
           ? 'SEARCH_OFFSET_BY_TIMESTAMP'
           : 'GET_MAX_OFFSET';
-      this.host.events.brokerFailed(mq.brokerName, this.masterAddress(mq.brokerName), request, err);
+      this.host.events.brokerFailed(this.brokerOf(mq), this.masterAddress(this.brokerOf(mq)), request, err);
       return -1;
     }
   }

@@ -1,3 +1,4 @@
+import { brokerNameOf } from '../../client/index.js';
 import { consumerIdsOf, subscribeQueuesOf } from '../core/consumer-instance.js';
 import type { PopConsumeService } from '../pop/pop-consume-service.js';
 import type { PushBrokerCalls } from './push-broker-calls.js';
@@ -50,6 +51,7 @@ export function pushRebalanceHost(
     lockBatch: (brokerName, mqs) => calls.lockBatch(brokerName, mqs),
     hasMaster: (brokerName) => c.instance?.findBrokerMasterAddress(brokerName) != null,
     unlockBatch: (brokerName, mqs, oneway) => calls.unlockBatch(brokerName, mqs, oneway),
+    brokerOf: (mq) => (c.instance ? brokerNameOf(c.instance, mq) : mq.brokerName),
     dispatchPullRequests: (prs) => {
       for (const pr of prs) c.pullService.executePullRequestImmediately(pr);
     },

@@ -26,6 +26,11 @@ export interface RebalanceHost extends RebalanceBaseHost {
    */
   hasMaster?: ((brokerName: string) => boolean) | undefined;
   unlockBatch(brokerName: string, mqs: MessageQueue[], oneway: boolean): Promise<void>;
+  /**
+   * The broker that holds `mq`'s lock: a static topic's logic queue is locked at the broker leading it
+   * (static-topic.ts). Absent, the queue's own broker name.
+   */
+  brokerOf?: ((mq: MessageQueue) => string) | undefined;
   /** New subVersion, per-queue limits, heartbeat; awaited before the new queues' first pulls. */
   messageQueueChanged(topic: string): Promise<void>;
   /**
@@ -91,11 +96,11 @@ export class RebalancePushImpl extends RebalanceImpl<RebalanceHost> {
       if (pq.msgCount > 0) {
         const t = config.clock.setTimeout(() => {
           this.pendingUnlocks.delete(t);
-          this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
+          this.host.unlockBatch(this.brokerOf(mq), [mq], true).catch(() => undefined);
         }, UNLOCK_DELAY_TIME_MS);
         this.pendingUnlocks.set(t, mq);
       } else {
-        await this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
+        await this.host.unlockBatch(this.brokerOf(mq), [mq], true).catch(() => undefined);
       }
       return true;
     }
@@ -105,7 +110,7 @@ export class RebalancePushImpl extends RebalanceImpl<RebalanceHost> {
 
   private async lock(mq: MessageQueue): Promise<boolean> {
     try {
-      const granted = await this.host.lockBatch(mq.brokerName, [mq]);
+      const granted = await this.host.lockBatch(this.brokerOf(mq), [mq]);
       return granted.some((g) => queueKey(g) === queueKey(mq));
     } catch (err) {
       log('LOCK_BATCH_MQ %o failed: %s', mq, (err as Error).message);
@@ -200,11 +205,16 @@ export class RebalancePushImpl extends RebalanceImpl<RebalanceHost> {
     const m = new Map<string, { mq: MessageQueue; pq: ProcessQueue }[]>();
     for (const e of this.processQueueTable.values()) {
       if (skipDropped && e.pq.dropped) continue;
-      let list = m.get(e.mq.brokerName);
-      if (!list) m.set(e.mq.brokerName, (list = []));
+      const brokerName = this.brokerOf(e.mq);
+      let list = m.get(brokerName);
+      if (!list) m.set(brokerName, (list = []));
       list.push(e);
     }
     return m;
+  }
+
+  private brokerOf(mq: MessageQueue): string {
+    return this.host.brokerOf?.(mq) ?? mq.brokerName;
   }
 
   /** Orderly: one queue's lock was granted again outside lockAll (the consume service relocked it). */
@@ -220,7 +230,7 @@ export class RebalancePushImpl extends RebalanceImpl<RebalanceHost> {
     await Promise.all(
       pending.map(([t, mq]) => {
         this.host.config.clock.clearTimeout(t);
-        return this.host.unlockBatch(mq.brokerName, [mq], true).catch(() => undefined);
+        return this.host.unlockBatch(this.brokerOf(mq), [mq], true).catch(() => undefined);
       }),
     );
   }

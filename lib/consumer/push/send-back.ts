@@ -3,6 +3,7 @@ import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
   CLIENT_INNER_PRODUCER_GROUP,
   encodeProperties,
+  isLogicQueueBroker,
   MessageSysFlag,
   Operations,
   retryTopic,
@@ -40,6 +41,9 @@ export async function sendMessageBack(
 ): Promise<boolean> {
   const instance = impl.instance;
   if (!instance) return false;
+  // A static topic's message has a logic queue's mock broker name: Java sends it back as a normal
+  // message to the retry topic at once (sendMessageBackAsNormalMessage).
+  if (isLogicQueueBroker(brokerName)) return republishToRetry(impl, msg, msg.reconsumeTimes + 1);
   try {
     // Java's findBrokerAddressInPublish: the master only. A slave would refuse it (or, worse, store a
     // retry message nobody replicates), so without a master the message goes the republish way.
