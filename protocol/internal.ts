@@ -23,6 +23,7 @@ export * from './message-decoder.js';
 export * from './message-inflate.js';
 export * from './message-encoder.js';
 export * from './lz4-frame.js';
+export * from './lz4-frame-encoder.js';
 export * from './compression.js';
 export * from './batch.js';
 export * from './custom-header/index.js';
