@@ -187,4 +187,5 @@ export {
   SqlLimitError,
   type MessageExt,
   type MessageQueue,
+  type CompressionType,
 } from '../protocol/index.js';
