@@ -37,3 +37,4 @@ export * from './operations.js';
 export * from './resource-names.js';
 export * from './sql92/index.js';
 export * from './operation-codec.js';
+export * from './recall-handle.js';
