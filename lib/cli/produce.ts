@@ -68,6 +68,8 @@ interface Summary {
   bytesPerSec: number;
   msgId?: string;
   offsetMsgId?: string;
+  /** A single timer message's recall handle (rocketwire recall). */
+  recallHandle?: string;
   queue?: string;
   queueOffset?: number;
   firstError?: string;
@@ -240,6 +242,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       summary.offsetMsgId = last.offsetMsgId;
       summary.queue = `${last.messageQueue.brokerName}/${last.messageQueue.queueId}`;
       summary.queueOffset = last.queueOffset;
+      if (last.recallHandle !== undefined) summary.recallHandle = last.recallHandle;
     }
     if (firstError !== undefined) summary.firstError = firstError;
     if (tx) summary.transaction = { mode: tx.mode, ...tx.producer.transactionStats().ended, ...checks };
@@ -247,7 +250,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(JSON.stringify(summary) + '\n');
     } else {
       const detail = summary.msgId
-        ? ` msgId=${summary.msgId} queue=${summary.queue} offset=${summary.queueOffset}`
+        ? ` msgId=${summary.msgId} queue=${summary.queue} offset=${summary.queueOffset}` +
+          (summary.recallHandle ? ` recallHandle=${summary.recallHandle}` : '')
         : '';
       io.stdout.write(
         `sent ${sent} failed ${failed} to ${topic} in ${(elapsedMs / 1000).toFixed(3)} s: ` +
