@@ -189,4 +189,5 @@ export {
   SqlLimitError,
   type MessageExt,
   type MessageQueue,
+  type CompressionType,
 } from '../protocol/index.js';

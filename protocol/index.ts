@@ -110,7 +110,11 @@ export {
   SendMessageRequestHeaderV2,
   SendMessageResponseHeader,
   ConsumerSendMsgBackRequestHeader,
+  RecallMessageRequestHeader,
+  RecallMessageResponseHeader,
 } from './custom-header/index.js';
+// A timer message's recall handle (RecallMessageHandle.HandleV1): what it names, and its making.
+export { decodeRecallHandle, encodeRecallHandle, type RecallHandle } from './recall-handle.js';
 
 // Headers and bodies of the broker's admin requests (consume stats, topic config, check client
 // config, topic list).

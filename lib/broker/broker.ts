@@ -45,6 +45,7 @@ import { aclRequestGate, type PermissionChecker } from './acl/index.js';
 const log = createDebug('rocketwire:broker');
 
 import { ensureTraceTopic } from './trace-topic.js';
+import { RecallMessageProcessor, type RecallOptions } from './processor/recall-message-processor.js';
 
 export { BROKER_VERSION } from './broker-version.js';
 
@@ -52,7 +53,7 @@ export { BROKER_VERSION } from './broker-version.js';
 const SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS = 10_000;
 
 /** A broker's tunable settings; startBroker takes the same ones and passes them on. */
-export interface BrokerTuning extends TransactionTuning {
+export interface BrokerTuning extends TransactionTuning, RecallOptions {
   /**
    * Queues of TBW102, i.e. the most an auto-created topic gets (defaultTopicQueueNums), 1..1024.
    * @default 8
@@ -323,6 +324,8 @@ export class Broker implements BrokerContext {
     new PullMessageProcessor(this).register(this.server);
     new ConsumerManageProcessor(this).register(this.server);
     new AdminBrokerProcessor(this).register(this.server);
+    const onRecall = (deleteKey: string): void => this.timerStore?.recall(deleteKey);
+    new RecallMessageProcessor(this, options.recallMessageEnable === true, onRecall).register(this.server);
     this.tx = createTransactions(this, options);
     this.tx.register(this.server);
     new ReplyMessageProcessor(this, resolveStoreReplyMessageEnable(options.storeReplyMessageEnable)).register(

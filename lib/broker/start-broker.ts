@@ -180,6 +180,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         permissionChecker: acl ? new PlainAclChecker(acl) : undefined,
         timerMaxInMemory: options.timerMaxInMemory,
         timerDeliverPerTick: options.timerDeliverPerTick,
+        recallMessageEnable: options.recallMessageEnable,
       });
       brokers.push(b);
       await b.start();

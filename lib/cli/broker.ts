@@ -19,6 +19,8 @@ options:
   --no-auto-create   answer TOPIC_NOT_EXIST for unknown topics instead of creating them
   --enable-property-filter
                      serve SQL92 subscriptions (consume --sql), as Java's enablePropertyFilter=true
+  --recall-message-enable
+                     serve RECALL_MESSAGE (rocketwire recall), as Java's recallMessageEnable=true
   --sql-max-length N --sql-max-nodes N --sql-evaluation-budget N
                      bounds of a SQL92 expression (default 65536 characters, 4096 nodes) and the
                      evaluation steps one pull may spend (default 100000); docs/hardening.md
@@ -47,6 +49,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     host: { type: 'string' },
     'no-auto-create': { type: 'boolean' },
     'enable-property-filter': { type: 'boolean' },
+    'recall-message-enable': { type: 'boolean' },
     'sql-max-length': { type: 'string' },
     'sql-max-nodes': { type: 'string' },
     'sql-evaluation-budget': { type: 'string' },
@@ -92,6 +95,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       queues,
       autoCreateTopic: values['no-auto-create'] !== true,
       enablePropertyFilter: values['enable-property-filter'] === true,
+      recallMessageEnable: values['recall-message-enable'] === true,
       sqlMaxLength: sqlInt('sql-max-length'),
       sqlMaxNodes: sqlInt('sql-max-nodes'),
       sqlEvaluationBudget: sqlInt('sql-evaluation-budget'),

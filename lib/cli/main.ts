@@ -3,7 +3,7 @@ import { CliError, UsageError, type CliCommand, type CliIO } from './common.js';
 import { didYouMean } from './did-you-mean.js';
 
 /** Each command lives in lib/cli/<name>.ts and exports `command: CliCommand`. */
-const COMMANDS = ['broker', 'produce', 'consume', 'request', 'offsets', 'bench', 'decode', 'admin'] as const;
+const COMMANDS = ['broker', 'produce', 'consume', 'request', 'recall', 'offsets', 'bench', 'decode', 'admin'] as const;
 
 const log = createDebug('rocketwire:cli');
 

@@ -1,3 +1,4 @@
+import type { CompressionType } from '../../protocol/index.js';
 import { Producer, type Message, type SendResult } from '../producer/index.js';
 import { TransactionRun, transactionMode, type CheckOutcome } from './produce-transaction.js';
 import { timerFlags } from './timer-flags.js';
@@ -30,7 +31,9 @@ options:
                        $ROCKETWIRE_NAMESRV)
   -t, --topic T        topic to send to
   -c, --count N        number of messages (default 1)
-  --size BYTES         body size of generated messages (default 1024; bodies >= 4096 are zlib-compressed)
+  --size BYTES         body size of generated messages (default 1024; bodies >= 4096 are compressed)
+  --compress-type T    codec of compressed bodies: ZLIB (default), LZ4 or ZSTD (ZSTD: Node.js 22.15+ / 23.8+)
+  --compress-level N   its level: ZLIB 0..9, ZSTD -131072..22 (default 5); LZ4 has none
   --body TEXT          send TEXT as the body (--count times)
   --tag TAG            tag of every message
   --keys K             key(s) of every message (space-separated)
@@ -65,6 +68,8 @@ interface Summary {
   bytesPerSec: number;
   msgId?: string;
   offsetMsgId?: string;
+  /** A single timer message's recall handle (rocketwire recall). */
+  recallHandle?: string;
   queue?: string;
   queueOffset?: number;
   firstError?: string;
@@ -115,6 +120,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'check-timeout': { type: 'string' },
     trace: { type: 'boolean' },
     'trace-topic': { type: 'string' },
+    'compress-type': { type: 'string' },
+    'compress-level': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   const namesrv = namesrvOption(values);
@@ -154,6 +161,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       connectTimeoutMs: Math.min(timeoutMs, 3000),
       enableTrace: values.trace === true || str('trace-topic') !== undefined,
       traceTopic: str('trace-topic'),
+      // checked by the producer (ProducerOptionError → a usage line), as the level's range depends on the codec
+      compressType: str('compress-type') as CompressionType | undefined,
+      compressLevel:
+        str('compress-level') === undefined
+          ? undefined
+          : intOption('compress-level', str('compress-level'), 5, -131072, 22),
     };
     if (txMode) tx = new TransactionRun(txMode, producerOptions);
     producer = tx ? tx.producer : new Producer(producerOptions);
@@ -229,6 +242,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       summary.offsetMsgId = last.offsetMsgId;
       summary.queue = `${last.messageQueue.brokerName}/${last.messageQueue.queueId}`;
       summary.queueOffset = last.queueOffset;
+      if (last.recallHandle !== undefined) summary.recallHandle = last.recallHandle;
     }
     if (firstError !== undefined) summary.firstError = firstError;
     if (tx) summary.transaction = { mode: tx.mode, ...tx.producer.transactionStats().ended, ...checks };
@@ -236,7 +250,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(JSON.stringify(summary) + '\n');
     } else {
       const detail = summary.msgId
-        ? ` msgId=${summary.msgId} queue=${summary.queue} offset=${summary.queueOffset}`
+        ? ` msgId=${summary.msgId} queue=${summary.queue} offset=${summary.queueOffset}` +
+          (summary.recallHandle ? ` recallHandle=${summary.recallHandle}` : '')
         : '';
       io.stdout.write(
         `sent ${sent} failed ${failed} to ${topic} in ${(elapsedMs / 1000).toFixed(3)} s: ` +

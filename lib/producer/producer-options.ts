@@ -4,6 +4,8 @@ import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkMetricsOptions, type MetricsOption } from '../metrics/meter.js';
 import { checkTracingOptions, type TracingOption, type TracingOptions } from '../metrics/tracing.js';
 import { optionValidator } from '../validate.js';
+import type { CompressionType } from '../../protocol/internal.js';
+import { resolveCompression } from './compression-options.js';
 import { ProducerOptionError } from './errors.js';
 
 /**
@@ -24,14 +26,22 @@ export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOpt
    */
   retryTimesWhenSendFailed?: number;
   /**
-   * Bodies of at least this many bytes are zlib-compressed (single sends only). Java's option name,
-   * kept so that DefaultMQProducer users find it; the unit is bytes.
+   * Bodies of at least this many bytes are compressed with `compressType` (single sends only: Java
+   * never compresses a batch). Java's option name, kept so that DefaultMQProducer users find it;
+   * the unit is bytes.
    * @default 4096
    */
   compressMsgBodyOverHowmuch?: number;
   /**
-   * zlib level used for compressed bodies, 0..9.
-   * @default 5 (Java's)
+   * Codec of compressed bodies: `ZLIB`, `LZ4` or `ZSTD` (any case, as Java's CompressionType.of).
+   * ZSTD needs Node.js 22.15 / 23.8 or later (node:zlib's zstd); on an older runtime the
+   * constructor throws ProducerOptionError{option: 'compressType'}.
+   * @default "ZLIB" (Java's rocketmq.message.compressType)
+   */
+  compressType?: CompressionType;
+  /**
+   * Level of compressed bodies: 0..9 for ZLIB, -131072..22 for ZSTD; LZ4 has no level (ignored, as in Java).
+   * @default 5 (Java's rocketmq.message.compressLevel)
    */
   compressLevel?: number;
   /**
@@ -81,6 +91,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     sendMsgTimeoutMs,
     retryTimesWhenSendFailed,
     compressMsgBodyOverHowmuch,
+    compressType,
     compressLevel,
     maxMessageSize,
     createTopicKey,
@@ -105,7 +116,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     sendMsgTimeoutMs: int('sendMsgTimeoutMs', sendMsgTimeoutMs, 3000, 1, 3_600_000),
     retryTimesWhenSendFailed: int('retryTimesWhenSendFailed', retryTimesWhenSendFailed, 2, 0, 100),
     compressMsgBodyOverHowmuch: int('compressMsgBodyOverHowmuch', compressMsgBodyOverHowmuch, 4096, 0, 2 ** 31 - 1),
-    compressLevel: int('compressLevel', compressLevel, 5, 0, 9),
+    ...resolveCompression(producerOptionCheck, compressType, compressLevel),
     maxMessageSize: int('maxMessageSize', maxMessageSize, 4 * 1024 * 1024, 1, 16 * 1024 * 1024 - 1024),
     createTopicKey: createTopicKey ?? 'TBW102',
     defaultTopicQueueNums: int('defaultTopicQueueNums', defaultTopicQueueNums, 4, 1, 1024),

@@ -41,6 +41,7 @@ import { messagesIn, ProducerEvents, ProducerInstrumentation, type ProducerEvent
 const log = createDebug('rocketwire:producer');
 
 import type { SendOptions } from './send-options.js';
+import { recallMessage } from './recall.js';
 
 export { selectMessageQueueByHash, type MessageQueueSelector, type SendOptions } from './send-options.js';
 
@@ -309,6 +310,14 @@ export class Producer {
     });
   }
 
+  /** Withdraws a timer message before it is delivered (Java's recallMessage, recall.ts); resolves to its id. */
+  async recallMessage(topic: string, recallHandle: string): Promise<string> {
+    this.ensureRunning();
+    const { group, createTopicKey, sendMsgTimeoutMs: timeoutMs } = this.options;
+    const ctx = { instance: this.instance!, publishInfo: this.publishInfo, group, createTopicKey, timeoutMs };
+    return recallMessage({ ...ctx, namespace: this.namespace }, topic, recallHandle);
+  }
+
   /** Sends messages of one topic in one SEND_BATCH_MESSAGE (no delay, no retry topics, never compressed). */
   async sendBatch(msgs: readonly Message[], opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
@@ -496,6 +505,7 @@ export class Producer {
     if (h.MSG_REGION !== undefined) result.regionId = h.MSG_REGION;
     if (h.TRACE_ON !== undefined) result.traceOn = h.TRACE_ON === 'true';
     if (h.transactionId !== undefined) result.transactionId = h.transactionId;
+    if (h.recallHandle !== undefined) result.recallHandle = h.recallHandle;
     return result;
   }
 }

@@ -1,13 +1,12 @@
-import { createRequire } from 'node:module';
 import {
   encodeBatch,
   encodeProperties,
   isRetryTopic,
   MAX_PROPERTIES_BYTES,
-  MessageSysFlag,
   Operations,
   type UniqKeyGenerator,
 } from '../../protocol/index.js';
+import { compressBody } from './compression-options.js';
 import { MessageValidationError } from './errors.js';
 import { validateTopic, type Message } from './message.js';
 import { encodeMessageProperties, messageBody } from './message-encoding.js';
@@ -64,15 +63,10 @@ export function prepareSingle(
   let body = messageBody(msg, options.maxMessageSize);
   const uniqKey = uniqKeys.next();
   const properties = checkedProperties(propertiesOf(msg, uniqKey));
-  let sysFlag = 0;
-  // Java compresses bodies of at least compressMsgBodyOverHowmuch bytes with zlib and marks the codec
-  // in bits 8..10 (0x300) next to COMPRESSED (0x1), as 4.9.4+ do.
-  if (body.length >= options.compressMsgBodyOverHowmuch) {
-    body = (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).deflateSync(body, {
-      level: options.compressLevel,
-    });
-    sysFlag |= MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_ZLIB_TYPE;
-  }
+  // a body of at least compressMsgBodyOverHowmuch bytes goes compressed, its codec in sysFlag (compression-options.ts)
+  const compressed = compressBody(body, options);
+  body = compressed.body;
+  const sysFlag = compressed.sysFlag;
   return {
     topic,
     op: isReplyMessage(msg)

@@ -32,4 +32,10 @@ export interface SendResult {
   traceOn?: boolean;
   /** The transactionId the broker answered (the message's UNIQ_KEY; Java's 5.x brokers send it for every send). */
   transactionId?: string;
+  /**
+   * The handle that withdraws this message before it is delivered (`producer.recallMessage(topic,
+   * recallHandle)`): a 5.x broker gives one for a timer message (delayMs / deliverAt) it parked,
+   * never for a batch or a message delivered at once.
+   */
+  recallHandle?: string;
 }

@@ -6,3 +6,4 @@ export * from './queue-offset.js';
 export * from './client-management.js';
 export * from './admin.js';
 export * from './reply-message.js';
+export * from './recall-message.js';

@@ -35,6 +35,7 @@ import {
   QueryAssignmentResponseBody,
   SetMessageRequestModeRequestBody,
 } from '../body/pop-bodies.js';
+import { RecallMessageRequestHeader, RecallMessageResponseHeader } from '../custom-header/recall-message.js';
 import { EmptyHeader, op } from '../operation.js';
 
 const SEND_ANSWERS = [
@@ -113,6 +114,12 @@ export const MessagingOperations = {
   // ---- pop (5.x): codes above 32767, so always sent with JSON headers (remoting/connection.ts).
   // POLLING_FULL, POLLING_TIMEOUT and PULL_NOT_FOUND carry the response header and no messages
   // (C/MQClientAPIImpl#processPopResponse); an ACK other than SUCCESS is Java's AckStatus.NO_EXIST.
+  RECALL_MESSAGE: op('RECALL_MESSAGE', {
+    request: RecallMessageRequestHeader,
+    response: RecallMessageResponseHeader,
+    requestBody: 'none',
+    responseBody: 'none',
+  }),
   POP_MESSAGE: op('POP_MESSAGE', {
     request: PopMessageRequestHeader,
     response: PopMessageResponseHeader,

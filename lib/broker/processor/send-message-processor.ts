@@ -26,6 +26,7 @@ import type { PutMessageResult } from '../message-store.js';
 import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, type TopicConfig } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { timerHook } from '../timer/timer-hook.js';
+import { recallHandleFor } from './recall-message-processor.js';
 import { fail, ok, operationProcessor, registerOperation, type Answer } from './request-processor.js';
 import { DEFAULT_REGION_ID, stampTraceProperties } from '../trace-topic.js';
 import type { DecodedBatchMessage } from '../../../protocol/batch.js';
@@ -189,7 +190,9 @@ export class SendMessageProcessor {
     const result = this.putWithDelay(inners);
     // a request (producer.request): its reply will be pushed only to the client it names (reply/)
     if (result.status === 'PUT_OK' && !isBatch) this.ctx.replyRequests?.rememberRequest(properties);
-    return sendResponse(result, responseQueueId);
+    // a parked timer message's answer carries the handle that recalls it (not a batch's)
+    const recallHandle = isBatch ? undefined : recallHandleFor(properties, this.ctx.brokerName);
+    return sendResponse(result, responseQueueId, undefined, recallHandle);
   }
 
   /**
@@ -282,7 +285,12 @@ export function addTraceFields(res: RemotingCommand | null): RemotingCommand | n
   return res === null ? null : appendHeaderFields(res, SEND_TRACE_FIELDS);
 }
 
-function sendResponse(result: PutMessageResult, queueId: number, transactionId?: string): Answer {
+function sendResponse(
+  result: PutMessageResult,
+  queueId: number,
+  transactionId?: string,
+  recallHandle?: string,
+): Answer {
   switch (result.status) {
     case 'PUT_OK': {
       const w = result.written;
@@ -291,6 +299,7 @@ function sendResponse(result: PutMessageResult, queueId: number, transactionId?:
         queueId,
         queueOffset: w[0]!.queueOffset,
         ...(transactionId === undefined ? {} : { transactionId }),
+        ...(recallHandle === undefined ? {} : { recallHandle }),
       };
       return { header };
     }

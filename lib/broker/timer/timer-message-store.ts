@@ -31,6 +31,8 @@ interface TimerCheckpoint {
   deliveredBelow: number;
   delivered: number[];
   deliveredUpTo: [number, number] | null;
+  /** Delete keys (`topic+uniqKey`) of recalled timers whose delete marker is not delivered yet. */
+  recalled?: string[];
 }
 
 function decodeCheckpoint(text: string): TimerCheckpoint {
@@ -45,7 +47,10 @@ function decodeCheckpoint(text: string): TimerCheckpoint {
   const upTo = j.deliveredUpTo ?? null;
   if (upTo !== null && !(Array.isArray(upTo) && upTo.length === 2 && upTo.every((n) => Number.isSafeInteger(n))))
     throw new StoreFileFormatError('not a timer checkpoint');
-  return { deliveredBelow: j.deliveredBelow!, delivered: j.delivered, deliveredUpTo: upTo };
+  const recalled = j.recalled ?? [];
+  if (!Array.isArray(recalled) || !recalled.every((k) => typeof k === 'string'))
+    throw new StoreFileFormatError('not a timer checkpoint');
+  return { deliveredBelow: j.deliveredBelow!, delivered: j.delivered, deliveredUpTo: upTo, recalled };
 }
 
 /**
@@ -152,6 +157,8 @@ export class TimerMessageStore {
   private persistedAt = -Infinity;
   private loaded = false;
   private closed = false;
+  /** Recalled timers by delete key (`realTopic+uniqKey`), until their delete marker comes due. */
+  private readonly recalled = new Set<string>();
   private readonly counts = {
     pending: 0,
     heldPeak: 0,
@@ -183,6 +190,7 @@ export class TimerMessageStore {
       for (const o of cp.delivered) if (o >= cp.deliveredBelow) this.legacy.add(o);
       this.legacyList = [...this.legacy].sort((a, b) => a - b);
       if (cp.deliveredUpTo) [this.kAt, this.kOff] = cp.deliveredUpTo;
+      for (const k of cp.recalled ?? []) this.recalled.add(k);
     }
     this.scanned = this.deliveredBelow;
     this.loaded = true;
@@ -208,6 +216,18 @@ export class TimerMessageStore {
 
   stats(): TimerStoreStats {
     return { ...this.counts, held: this.heap.size, maxInMemory: this.maxInMemory, heapMoves: this.heap.moves };
+  }
+
+  /**
+   * RECALL_MESSAGE wrote a delete marker for `deleteKey` (`realTopic+uniqKey`): the timer it names
+   * is dropped when it comes due. Java finds the marker in the same wheel slot; here the marker
+   * falls due after the timer (its time is the timer's plus 1 ms), so the key is kept until then,
+   * in the checkpoint written now, so that a restart still drops the timer.
+   */
+  recall(deleteKey: string): void {
+    this.recalled.add(deleteKey);
+    this.dirty = true;
+    this.persist();
   }
 
   /** A message was written to the timer topic: index what is new and deliver what is due. */
@@ -365,6 +385,12 @@ export class TimerMessageStore {
     const props = r.properties;
     const inner = unparked(r, props);
     if (!inner) return true;
+    // a delete marker is never delivered (Java's doPut refuses it); its timer is gone by now
+    if (props.TIMER_DEL_UNIQKEY !== undefined) {
+      if (this.recalled.delete(props.TIMER_DEL_UNIQKEY)) this.dirty = true;
+      return true;
+    }
+    if (this.recalled.has(`${inner.topic}+${props.UNIQ_KEY}`)) return true;
     if (inner.topic === TIMER_TOPIC) {
       // a record sent straight to the timer topic naming it as its real topic would come back
       // at once, for ever: dropped
@@ -430,6 +456,7 @@ export class TimerMessageStore {
         deliveredBelow: this.deliveredBelow,
         delivered: this.legacyList,
         deliveredUpTo: this.kAt === -Infinity ? null : [this.kAt, this.kOff],
+        ...(this.recalled.size > 0 ? { recalled: [...this.recalled] } : {}),
       };
       writeFileAtomic(this.file, JSON.stringify(cp), false, true);
     } catch (err) {

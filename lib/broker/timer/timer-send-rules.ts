@@ -92,7 +92,7 @@ export function transformTimerMessage(m: MessageInner, settings: TimerSettings, 
   else deliverMs = javaLong(p.TIMER_DELIVER_MS!);
   const maxMs = settings.timerMaxDelaySec * 1000;
   if (Number.isNaN(deliverMs)) return illegal(maxMs);
-  // a delete marker (TIMER_DEL_UNIQKEY) must point at the future; deleting is not implemented here
+  // a delete marker (TIMER_DEL_UNIQKEY, RECALL_MESSAGE) must point at the future
   if (deliverMs <= now) return p.TIMER_DEL_UNIQKEY !== undefined ? illegal(maxMs) : null;
   if (deliverMs - now > maxMs) return illegal(maxMs);
   const prec = settings.timerPrecisionMs;

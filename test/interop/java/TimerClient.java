@@ -1,6 +1,8 @@
 // Java peer of the timer and namespace proofs (issue 15), run by test/interop/java-timer-ns.ts:
 //   produce --namesrv A --topic T --count N [--delay-ms D | --deliver-in-ms D] [--namespace NS] [--namespace-v2 NS] [--group G]
-//            one {"type":"sent","msgId","sendTime","topic"} line per message (setDelayTimeMs / setDeliverTimeMs)
+//            one {"type":"sent","msgId","sendTime","topic","recallHandle"} line per message (setDelayTimeMs / setDeliverTimeMs)
+//            [--recall-every K]: messages 0, K, 2K… are recalled at once (producer.recallMessage), each with a
+//            {"type":"recalled","msgId","answer"} or {"type":"recall-failed","msgId","error"} line
 //   consume  --namesrv A --topic T --group G [--namespace NS] [--namespace-v2 NS] [--queues Q] [--timeout-ms M]
 //            {"type":"ready"} once started, then {"type":"received","msgId","receiveTime","topic","body","properties"}
 //            per message until SIGTERM or the timeout, then {"type":"done","count"}
@@ -48,8 +50,19 @@ public class TimerClient {
             if (o.containsKey("delay-ms")) m.setDelayTimeMs(Long.parseLong(o.get("delay-ms")));
             if (o.containsKey("deliver-in-ms")) m.setDeliverTimeMs(sendTime + Long.parseLong(o.get("deliver-in-ms")));
             SendResult r = p.send(m);
+            String handle = r.getRecallHandle();
             RefClient.print(new RefClient.Json().put("type", "sent").put("msgId", r.getMsgId()).put("sendTime", sendTime)
-                .put("topic", r.getMessageQueue().getTopic()).put("status", r.getSendStatus().name()));
+                .put("topic", r.getMessageQueue().getTopic()).put("status", r.getSendStatus().name())
+                .put("recallHandle", handle == null ? "" : handle));
+            int every = Integer.parseInt(o.getOrDefault("recall-every", "0"));
+            if (every > 0 && i % every == 0) {
+                try {
+                    String answer = p.recallMessage(RefClient.req(o, "topic"), handle);
+                    RefClient.print(new RefClient.Json().put("type", "recalled").put("msgId", r.getMsgId()).put("answer", answer));
+                } catch (Exception e) {
+                    RefClient.print(new RefClient.Json().put("type", "recall-failed").put("msgId", r.getMsgId()).put("error", e.toString()));
+                }
+            }
         }
         p.shutdown();
     }
