@@ -4,12 +4,13 @@ import { checkTraceOptions, type TraceOptions } from '../trace/trace-hooks.js';
 import { checkMetricsOptions, type MetricsOption } from '../metrics/meter.js';
 import { optionValidator } from '../validate.js';
 import { ProducerOptionError } from './errors.js';
+import { takeSendPathOptions, type SendPathOptions } from './send-path-options.js';
 
 /**
  * Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too.
  * @category Producing
  */
-export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption {
+export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption, SendPathOptions {
   /** Producer group (required; not "DEFAULT_PRODUCER"). */
   group: string;
   /**
@@ -88,8 +89,9 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     enableTrace,
     traceTopic,
     metrics,
-    ...client
+    ...others
   } = options;
+  const { sendPath, rest: client } = takeSendPathOptions(others);
   const badMetrics = checkMetricsOptions(metrics);
   if (badMetrics) throw new ProducerOptionError(badMetrics.option, badMetrics.message);
   const badTrace = checkTraceOptions({ enableTrace, traceTopic });
@@ -108,6 +110,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     sendMessageV1: sendMessageV1 ?? false,
     enableTrace: enableTrace ?? false,
     traceTopic,
+    ...sendPath,
     client,
   };
 }
