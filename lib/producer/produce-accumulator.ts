@@ -94,8 +94,19 @@ export class ProduceAccumulator {
     );
   }
 
-  /** Adds a message to its batch; resolves with this message's own SendResult once the batch is stored. */
+  /**
+   * Adds a message to its batch; resolves with this message's own SendResult once the batch is
+   * stored. A message that fails the checks rejects alone, before it joins a batch.
+   */
   add(msg: Message, opts: SendOptions): Promise<SendResult> {
+    try {
+      return this.join(msg, opts);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private join(msg: Message, opts: SendOptions): Promise<SendResult> {
     const topic = validateTopic(msg.topic, this.options.createTopicKey);
     const body = messageBody(msg, this.options.maxMessageSize);
     const uniqKey = this.uniqKeys.next();
