@@ -6,7 +6,8 @@ const producerOptionCheck = optionValidator(ProducerOptionError, { range: 'betwe
 
 /**
  * The send-path options of a Producer that a tuned DefaultMQProducer uses: latency fault tolerance,
- * back-pressure of un-awaited sends and automatic batching. All off by default, as in Java.
+ * back-pressure of un-awaited sends and automatic batching. Off by default as in Java, except
+ * back-pressure (see its option).
  * @category Producing
  */
 export interface SendPathOptions {
@@ -51,8 +52,11 @@ export interface SendPathOptions {
    * Back-pressure (Java's `enableBackpressureForAsyncMode`): `send()` and `sendBatch()` wait for a
    * permit when `backPressureForAsyncSendNum` sends or `backPressureForAsyncSendSize` body bytes are
    * already in flight, instead of queueing without bound; a send that cannot get a permit within its
-   * timeout rejects with SendBackpressureTimeoutError.
-   * @default false
+   * timeout rejects with SendBackpressureTimeoutError. On by default, unlike Java (off): a Node
+   * caller's un-awaited sends never block the way Java's async sends block on its executor, and
+   * without a limit a burst fills the connection's outbound queue and fails
+   * (docs/coming-from-java.md, "Deliberate departures").
+   * @default true
    */
   enableBackpressureForAsyncMode?: boolean;
   /**
@@ -151,7 +155,10 @@ export function takeSendPathOptions<T extends SendPathOptions>(
     startDetectorEnable: flag('startDetectorEnable', o.startDetectorEnable),
     detectTimeoutMs: int('detectTimeoutMs', 200, 1, INT_MAX),
     detectIntervalMs: int('detectIntervalMs', 2000, 0, INT_MAX),
-    enableBackpressureForAsyncMode: flag('enableBackpressureForAsyncMode', o.enableBackpressureForAsyncMode),
+    enableBackpressureForAsyncMode:
+      o.enableBackpressureForAsyncMode === undefined
+        ? true
+        : producerOptionCheck.boolean('enableBackpressureForAsyncMode', o.enableBackpressureForAsyncMode),
     // Java raises smaller values to these floors; a value below them is refused here so that the
     // limit in force is the one written.
     backPressureForAsyncSendNum: int('backPressureForAsyncSendNum', 10_000, 10, INT_MAX),

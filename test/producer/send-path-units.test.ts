@@ -57,7 +57,7 @@ t.test(
     );
     t.same(
       [o.enableBackpressureForAsyncMode, o.backPressureForAsyncSendNum, o.backPressureForAsyncSendSize],
-      [false, 10_000, 100 * 1024 * 1024],
+      [true, 10_000, 100 * 1024 * 1024],
     );
     for (const [option, value] of [
       ['batchMaxDelayMs', 0],
@@ -193,7 +193,7 @@ t.test(
     await Promise.resolve();
     t.same(order, [], 'small waits behind big although 5 permits are free');
     s.release(5);
-      await big;
+    await big;
     t.same(order, ['big:true'], 'big first');
     const late = s.acquire(1, 300);
     clock.advance(300);
