@@ -6,6 +6,8 @@ interface Waiter {
   n: number;
   resolve: () => void;
   timer: ClockTimer | null;
+  /** Timed out: skipped when it reaches the head. */
+  gone: boolean;
 }
 
 /**
@@ -16,7 +18,13 @@ interface Waiter {
  */
 export class FairSemaphore {
   private available: number;
-  private readonly waiters: Waiter[] = [];
+  /**
+   * FIFO of waiters from `head` on: tens of thousands wait in a burst, so the head moves by index
+   * (Array#shift is linear) and a timed-out waiter is marked, not spliced out.
+   */
+  private waiters: Waiter[] = [];
+  private head = 0;
+  private count = 0;
 
   constructor(
     readonly capacity: number,
@@ -32,7 +40,7 @@ export class FairSemaphore {
 
   /** Callers waiting for permits. */
   get waiting(): number {
-    return this.waiters.length;
+    return this.count;
   }
 
   /** The permits a request for `n` takes. */
@@ -43,7 +51,7 @@ export class FairSemaphore {
   /** Takes `cost(n)` permits at once when no one waits and they are free; false otherwise. */
   tryAcquire(n: number): boolean {
     const c = this.cost(n);
-    if (this.waiters.length > 0 || this.available < c) return false;
+    if (this.count > 0 || this.available < c) return false;
     this.available -= c;
     return true;
   }
@@ -54,16 +62,17 @@ export class FairSemaphore {
     if (timeoutMs <= 0) return Promise.resolve(false);
     const c = this.cost(n);
     return new Promise<boolean>((resolve) => {
-      const w: Waiter = { n: c, resolve: () => resolve(true), timer: null };
+      const w: Waiter = { n: c, resolve: () => resolve(true), timer: null, gone: false };
       w.timer = this.clock.setTimeout(() => {
-        const i = this.waiters.indexOf(w);
-        if (i < 0) return;
-        this.waiters.splice(i, 1);
+        if (w.gone) return;
+        w.gone = true;
+        this.count--;
         resolve(false);
         // the head leaving may let the next ones in
         this.grant();
       }, timeoutMs);
       this.waiters.push(w);
+      this.count++;
     });
   }
 
@@ -74,11 +83,25 @@ export class FairSemaphore {
   }
 
   private grant(): void {
-    while (this.waiters.length > 0 && this.available >= this.waiters[0]!.n) {
-      const w = this.waiters.shift()!;
-      this.available -= w.n;
-      if (w.timer) this.clock.clearTimeout(w.timer);
-      w.resolve();
+    const q = this.waiters;
+    while (this.head < q.length) {
+      const w = q[this.head]!;
+      if (!w.gone) {
+        if (this.available < w.n) break;
+        this.available -= w.n;
+        w.gone = true;
+        this.count--;
+        if (w.timer) this.clock.clearTimeout(w.timer);
+        w.resolve();
+      }
+      this.head++;
+    }
+    if (this.head === q.length) {
+      this.waiters = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > q.length) {
+      this.waiters = q.slice(this.head);
+      this.head = 0;
     }
   }
 }
