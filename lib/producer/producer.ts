@@ -111,6 +111,7 @@ export class Producer {
     this.uniqKeys = new UniqKeyGenerator({ ip: this.options.client.clientIp ?? defaultClientIp() });
     this.sendPath = new SendPath(this.options, this.clock, this.uniqKeys, {
       sendPrepared: (p, o) => this.sendPrepared(p, o, false) as Promise<SendResult>,
+      ensureRunning: () => this.ensureRunning(),
     });
   }
 

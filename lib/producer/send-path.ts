@@ -5,6 +5,12 @@ import { AsyncBackpressure } from './async-backpressure.js';
 import type { Message } from './message.js';
 import { MQFaultStrategy } from './mq-fault-strategy.js';
 import { ProduceAccumulator, type AccumulatorHost } from './produce-accumulator.js';
+
+/** What the send path needs from its producer. */
+export interface SendPathHost extends AccumulatorHost {
+  /** Throws ProducerStateError once the producer is shut down: a send that waited for a permit checks it. */
+  ensureRunning(): void;
+}
 import type { ResolvedProducerOptions } from './producer-options.js';
 import type { SendOptions } from './send-options.js';
 import type { SendResult } from './send-result.js';
@@ -30,7 +36,7 @@ export class SendPath {
     private readonly options: ResolvedProducerOptions,
     clock: Clock,
     uniqKeys: UniqKeyGenerator,
-    host: AccumulatorHost,
+    private readonly host: SendPathHost,
   ) {
     this.faults = new MQFaultStrategy(options, clock);
     this.backpressure = options.enableBackpressureForAsyncMode ? new AsyncBackpressure(options, clock) : null;
@@ -78,6 +84,10 @@ export class SendPath {
     const bp = this.backpressure;
     if (!bp) return run(opts);
     const budget = opts.timeoutMs ?? this.options.sendMsgTimeoutMs;
-    return bp.run(topic, bytes, budget, (leftMs) => run(leftMs === budget ? opts : { ...opts, timeoutMs: leftMs }));
+    return bp.run(topic, bytes, budget, (leftMs) => {
+      // a send that waited may find the producer shut down meanwhile
+      this.host.ensureRunning();
+      return run(leftMs === budget ? opts : { ...opts, timeoutMs: leftMs });
+    });
   }
 }

@@ -133,3 +133,15 @@ t.test('autoBatch: shutdown() sends what is still gathering and waits for it', a
   );
   checkOwnResults(t, results, bodies, await stored());
 });
+
+t.test('back-pressure: sends still waiting for a permit at shutdown() reject with ProducerStateError', async (t) => {
+  const { producer, topic } = await setup(t, { backPressureForAsyncSendNum: 10 });
+  const pending = Array.from({ length: 40 }, (_, i) => producer.send({ topic, body: `w${i}` }));
+  t.equal(producer['sendPath'].backpressure!.num.waiting, 30, 'back-pressure is on by default: 30 wait');
+  await producer.shutdown();
+  const outcomes = await Promise.allSettled(pending);
+  const refused = outcomes.filter(
+    (o) => o.status === 'rejected' && (o.reason as Error).name === 'ProducerStateError',
+  ).length;
+  t.equal(refused, 30, 'the 30 that were waiting are refused, none sent after shutdown');
+});
