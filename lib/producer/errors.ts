@@ -122,3 +122,34 @@ export class RequestTimeoutError extends RocketwireError {
     this.sendOk = sendOk;
   }
 }
+
+/**
+ * With `enableBackpressureForAsyncMode`: a send waited its whole timeout for a permit because
+ * `limit` (backPressureForAsyncSendNum: sends in flight, or backPressureForAsyncSendSize: their body
+ * bytes) stayed full (Java's RemotingTooMuchRequestException "send message tryAcquire semaphoreAsyncNum
+ * timeout"). Nothing was sent. Retriable: the sends in flight settle in time.
+ * @category Errors
+ */
+export class SendBackpressureTimeoutError extends RocketwireError {
+  override readonly name = 'SendBackpressureTimeoutError';
+  override readonly errorCode = 'ERR_SEND_BACKPRESSURE_TIMEOUT';
+  override readonly retriable: boolean = true;
+  readonly topic: string;
+  readonly limit: 'backPressureForAsyncSendNum' | 'backPressureForAsyncSendSize';
+  readonly capacity: number;
+  readonly timeoutMs: number;
+  constructor(
+    topic: string,
+    limit: 'backPressureForAsyncSendNum' | 'backPressureForAsyncSendSize',
+    capacity: number,
+    timeoutMs: number,
+  ) {
+    super(
+      `send to topic ${topic} waited ${timeoutMs} ms for a permit and got none: ${limit} (${capacity}) stayed full; nothing was sent`,
+    );
+    this.topic = topic;
+    this.limit = limit;
+    this.capacity = capacity;
+    this.timeoutMs = timeoutMs;
+  }
+}

@@ -3,6 +3,7 @@ export * from './message.js';
 export * from './message-encoding.js';
 export * from './producer.js';
 export * from './producer-options.js';
+export type { SendPathOptions } from './send-path-options.js';
 export * from './send-result.js';
 export * from './topic-publish-info.js';
 export * from './transaction-producer.js';

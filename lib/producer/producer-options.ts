@@ -7,12 +7,13 @@ import { optionValidator } from '../validate.js';
 import type { CompressionType } from '../../protocol/internal.js';
 import { resolveCompression } from './compression-options.js';
 import { ProducerOptionError } from './errors.js';
+import { takeSendPathOptions, type SendPathOptions } from './send-path-options.js';
 
 /**
  * Options of a Producer; client connection options (namesrvAddr, acl, tls, …) are accepted too.
  * @category Producing
  */
-export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption, TracingOption {
+export interface ProducerOptions extends ClientOptions, TraceOptions, MetricsOption, TracingOption, SendPathOptions {
   /** Producer group (required; not "DEFAULT_PRODUCER"). */
   group: string;
   /**
@@ -101,8 +102,9 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     traceTopic,
     metrics,
     tracing,
-    ...client
+    ...others
   } = options;
+  const { sendPath, rest: client } = takeSendPathOptions(others);
   const badTracing = checkTracingOptions(tracing);
   if (badTracing) throw new ProducerOptionError(badTracing.option, badTracing.message);
   const badMetrics = checkMetricsOptions(metrics);
@@ -124,6 +126,7 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     enableTrace: enableTrace ?? false,
     traceTopic,
     tracing,
+    ...sendPath,
     client,
   };
 }

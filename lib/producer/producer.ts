@@ -1,7 +1,6 @@
 import createDebug from '../debug.js';
 import {
   MessageSysFlag,
-  ResponseCode,
   UniqKeyGenerator,
   type MessageExt,
   type MessageQueue,
@@ -13,7 +12,6 @@ import {
   resolveInstanceName,
   takeNamespace,
   wrapNamespace,
-  type CallReply,
   type NamespaceOption,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -24,7 +22,9 @@ import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFail
 import { validateTopic, type Message } from './message.js';
 import { prepareBatch, prepareSingle, type Prepared } from './send-preparation.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
-import type { SendResult, SendStatus } from './send-result.js';
+import type { SendResult } from './send-result.js';
+import { toSendResult } from './send-response.js';
+import { bodyBytes, SendPath } from './send-path.js';
 import { PublishInfoTable } from './publish-info-table.js';
 import { RequestReply, type RequestMessageLike } from './request-reply.js';
 import { ProducerTrace } from '../trace/trace-hooks.js';
@@ -75,13 +75,6 @@ export interface ProducerStats {
   retries: number;
 }
 
-const SEND_STATUS: Record<number, SendStatus> = {
-  [ResponseCode.SUCCESS]: 'SEND_OK',
-  [ResponseCode.FLUSH_DISK_TIMEOUT]: 'FLUSH_DISK_TIMEOUT',
-  [ResponseCode.FLUSH_SLAVE_TIMEOUT]: 'FLUSH_SLAVE_TIMEOUT',
-  [ResponseCode.SLAVE_NOT_AVAILABLE]: 'SLAVE_NOT_AVAILABLE',
-};
-
 /**
  * A producer (DefaultMQProducer): routes from the shared client instance, round-robin queue selection,
  * retries on another broker, zlib compression of large bodies, batches and the TBW102 auto-create flow.
@@ -110,6 +103,8 @@ export class Producer {
   /** The 'send', 'connect', 'disconnect', 'requestTimeout' events and the metrics (events.ts). */
   private readonly instr = new ProducerInstrumentation();
   private readonly metricsOptions: ProducerOptions['metrics'];
+  /** Fault strategy, back-pressure and autoBatch (send-path.ts). */
+  private readonly sendPath: SendPath;
 
   constructor(options: ProducerOptions & NamespaceOption) {
     const { namespace, rest } = takeNamespace(options);
@@ -120,6 +115,10 @@ export class Producer {
     this.metricsOptions = options.metrics;
     // UNIQ_KEY starts with the host's address, as MessageClientIDSetter's does.
     this.uniqKeys = new UniqKeyGenerator({ ip: this.options.client.clientIp ?? defaultClientIp() });
+    this.sendPath = new SendPath(this.options, this.clock, this.uniqKeys, {
+      sendPrepared: (p, o) => this.sendPrepared(p, o, false) as Promise<SendResult>,
+      ensureRunning: () => this.ensureRunning(),
+    });
   }
 
   /** The client instance (after start()); internal: tests reach it as `producer['clientInstance']`. */
@@ -176,6 +175,7 @@ export class Producer {
     this.replies.attach(instance);
     await instance.start();
     this.state = 'RUNNING';
+    this.sendPath.start(instance, () => this.publishInfo.anyTopic());
     if (this.options.enableTrace)
       this.trace = new ProducerTrace({
         client: this.options.client,
@@ -199,6 +199,7 @@ export class Producer {
       return;
     }
     this.state = 'SHUTDOWN';
+    await this.sendPath.shutdown();
     await this.trace?.shutdown();
     const instance = this.instance!;
     this.removeRouteListener?.();
@@ -288,12 +289,13 @@ export class Producer {
   /** Sends one message and waits for the broker's answer (SEND_MESSAGE_V2). */
   async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
-    return tracedSend(this.tracing, msg, async (m) => {
-      const r = (await this.sendPrepared(
-        prepareSingle(this.options, this.uniqKeys, namespacedMessage(this.namespace, m)),
+    return tracedSend(this.tracing, msg, async (traced) => {
+      const m = namespacedMessage(this.namespace, traced);
+      const r = await this.sendPath.send(
+        m,
         namespacedSendOptions(this.namespace, opts),
-        false,
-      )) as SendResult;
+        (o) => this.sendPrepared(prepareSingle(this.options, this.uniqKeys, m), o, false) as Promise<SendResult>,
+      );
       return resultWithoutNamespace(this.namespace, r);
     });
   }
@@ -322,14 +324,17 @@ export class Producer {
   async sendBatch(msgs: readonly Message[], opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
     const ns = this.namespace;
-    const r = (await this.sendPrepared(
-      prepareBatch(
-        this.options,
-        this.uniqKeys,
-        msgs.map((m) => namespacedBatchMember(ns, m)),
+    const bytes = msgs.reduce((n, m) => n + bodyBytes(m), 0);
+    const r = (await this.sendPath.gate(msgs[0]?.topic ?? '', bytes, namespacedSendOptions(ns, opts), (o) =>
+      this.sendPrepared(
+        prepareBatch(
+          this.options,
+          this.uniqKeys,
+          msgs.map((m) => namespacedBatchMember(ns, m)),
+        ),
+        o,
+        false,
       ),
-      namespacedSendOptions(ns, opts),
-      false,
     )) as SendResult;
     return resultWithoutNamespace(ns, r);
   }
@@ -401,11 +406,16 @@ export class Producer {
       }
       const mq =
         opts.queue ??
-        (opts.selector ? opts.selector(info!.queues, p.msg, opts.arg) : info!.selectOneMessageQueue(lastBrokerName));
+        (opts.selector
+          ? opts.selector(info!.queues, p.msg, opts.arg)
+          : this.sendPath.faults.selectOneMessageQueue(info!, lastBrokerName, attempt > 0));
+      // Only sends that pick their own queue record their broker's latency, as Java's sendDefaultImpl.
+      const fault = info && !opts.selector ? this.clock.now() : -1;
       // Answered sends only (as Java's 5.x clients, which have no oneway): timed when observed.
       const t0 = !oneway && this.instr.observed ? this.clock.now() : -1;
       try {
         const r = await this.sendKernel(p, mq, budget - elapsed, oneway);
+        if (fault >= 0) this.sendPath.faults.onAttempt(mq.brokerName, this.clock.now() - fault);
         this.counters.sent++;
         if (t0 >= 0)
           this.instr.sendDone(
@@ -418,6 +428,7 @@ export class Producer {
         return r;
       } catch (err) {
         const e = err as Error;
+        if (fault >= 0) this.sendPath.faults.onAttempt(mq.brokerName, this.clock.now() - fault, e);
         if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, e);
         failures.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: e });
         lastBrokerName = mq.brokerName;
@@ -475,7 +486,7 @@ export class Producer {
       await refreshOnNotLeader(instance, p.topic, err);
       throw err;
     });
-    const result = this.toSendResult(reply, p, mq);
+    const result = toSendResult(reply, p, mq);
     this.trace?.onSend({
       ...result,
       topic: p.topic,
@@ -484,28 +495,6 @@ export class Producer {
       bodyLength: p.body.length,
       beginMs: begin,
     });
-    return result;
-  }
-
-  /**
-   * SUCCESS and the store's partial successes (FLUSH_DISK_TIMEOUT, …: the row's answers) carry a
-   * SendMessageResponseHeader, read strictly as Java's processSendResponse does: a missing msgId,
-   * queueId or queueOffset is a ResponseFieldError.
-   */
-  private toSendResult(reply: CallReply<Prepared['op']>, p: Prepared, mq: MessageQueue): SendResult {
-    const status = SEND_STATUS[reply.code]!;
-    const h = reply.header;
-    const result: SendResult = {
-      status,
-      msgId: p.uniqMsgId,
-      offsetMsgId: h.msgId,
-      messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId: h.queueId },
-      queueOffset: h.queueOffset,
-    };
-    if (h.MSG_REGION !== undefined) result.regionId = h.MSG_REGION;
-    if (h.TRACE_ON !== undefined) result.traceOn = h.TRACE_ON === 'true';
-    if (h.transactionId !== undefined) result.transactionId = h.transactionId;
-    if (h.recallHandle !== undefined) result.recallHandle = h.recallHandle;
     return result;
   }
 }

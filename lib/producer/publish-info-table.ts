@@ -25,6 +25,11 @@ export class PublishInfoTable {
     if (queues.length > 0) this.table.set(topic, new TopicPublishInfo(queues));
   }
 
+  /** A topic this producer sends to, for the fault detector's probe. */
+  anyTopic(): string | undefined {
+    return this.table.keys().next().value;
+  }
+
   /** The queues to send `topic` to: cached, fetched, or borrowed from the template topic. */
   async find(instance: MQClientInstance, topic: string): Promise<TopicPublishInfo> {
     const cached = this.table.get(topic);

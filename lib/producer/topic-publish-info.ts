@@ -37,6 +37,24 @@ export class TopicPublishInfo {
     return this.queues[this.nextIndex() % n]!;
   }
 
+  /**
+   * The next queue round robin that passes every filter, or undefined when none does within one
+   * turn (Java's selectOneMessageQueue(QueueFilter...), used by the fault strategy).
+   */
+  selectOneMessageQueueWhere(...filters: ((mq: MessageQueue) => boolean)[]): MessageQueue | undefined {
+    const n = this.queues.length;
+    for (let i = 0; i < n; i++) {
+      const mq = this.queues[this.nextIndex() % n]!;
+      if (filters.every((f) => f(mq))) return mq;
+    }
+    return undefined;
+  }
+
+  /** A fresh random start for round robin: the fault strategy's retry does it, as Java's resetIndex. */
+  resetIndex(): void {
+    this.index = Math.floor(Math.random() * 0x7fffffff);
+  }
+
   private nextIndex(): number {
     this.index = (this.index + 1) & 0x7fffffff;
     return this.index;

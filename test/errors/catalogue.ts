@@ -153,6 +153,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   NoRouteError: { args: () => ['T', 'no route yet'], retriable: true },
   MessageValidationError: { args: () => ['topic', 'm'], retriable: false },
   RequestTimeoutError: { args: () => ['T', 'c-1', 3000, true], retriable: true },
+  SendBackpressureTimeoutError: { args: () => ['T', 'backPressureForAsyncSendNum', 10000, 3000], retriable: true },
   ConsumerBrokerError: { args: () => ['b', 'h:1', 'PULL_MESSAGE', timeout()], retriable: true },
   BrokerAddressNotFoundError: { args: () => ['b'], retriable: true },
   NoRetryQueueError: { args: () => ['%RETRY%g'], retriable: true },
