@@ -15,6 +15,10 @@ import { MQClientInstance, type Reply } from '../client/index.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { AdminMessages } from './admin-messages.js';
 import { AdminGroups } from './admin-groups.js';
+import { AdminOps } from './admin-ops.js';
+import { AdminOperatorCommands, bindAdminOps } from './admin-operator-commands.js';
+export * from './admin-ops-types.js';
+export { AdminOperatorCommands } from './admin-operator-commands.js';
 export * from './admin-types.js';
 import {
   permText,
@@ -42,7 +46,7 @@ import { permissionError, UnknownClusterError, UnknownTopicError } from './error
  * the call.
  * @category Admin
  */
-export class AdminClient {
+export class AdminClient extends AdminOperatorCommands {
   /** The client instance of its own the admin client sends through (not shared with producers or consumers). */
   readonly instance: MQClientInstance;
   private closed = false;
@@ -50,6 +54,7 @@ export class AdminClient {
   private readonly groups: AdminGroups;
 
   constructor(options: AdminClientOptions) {
+    super();
     // One instance of its own: the admin client's name server list and credentials are its own.
     this.instance = MQClientInstance.acquire({
       instanceName: `admin-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
@@ -71,6 +76,18 @@ export class AdminClient {
       masters: (route) => this.masters(route),
       brokerNameOf: (addr) => this.brokerNameOf(addr),
     });
+    bindAdminOps(
+      this,
+      new AdminOps({
+        namesrvAddrs: this.instance.options.namesrvAddrs,
+        call: (addr, op, header, body) => this.call(addr, op, header, body),
+        clusterInfo: () => this.clusterInfo(),
+        topicRoute: (topic) => this.topicRoute(topic),
+        masters: (route) => this.masters(route),
+        masterAddrs: (clusterName) => this.masterAddrs(clusterName),
+        resetOffset: (group, topic, target) => this.resetOffset(group, topic, target),
+      }),
+    );
   }
 
   /**

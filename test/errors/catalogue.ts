@@ -173,6 +173,8 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   MessageNotFoundError: { args: () => ['key k'], retriable: false },
   AdminPermissionError: { args: () => ['createTopic', 'h:1', null], retriable: false },
   UnknownClusterError: { args: () => ['C'], retriable: false },
+  UnknownProducerGroupError: { args: () => ['pg'], retriable: false },
+  AdminArgumentError: { args: () => ['perm', 'must be 0..7, got 9'], retriable: false },
   StoreWriteError: { args: () => ['m', { code: 'ENOSPC' }], retriable: false },
   NotAFolderError: { args: () => ['/tmp/x'], retriable: false },
   ChannelExpiredError: { args: () => ['g', 'c', 120000], retriable: true },

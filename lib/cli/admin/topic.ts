@@ -1,5 +1,6 @@
 import { UsageError, intOption, stringOption } from '../common.js';
 import { need, timeText, type AdminCommandGroup } from './shared.js';
+import { topicPerm } from './operator-subcommands.js';
 
 function perm(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -177,5 +178,6 @@ export const topic: AdminCommandGroup = {
         );
       },
     },
+    topicPerm,
   ],
 };
