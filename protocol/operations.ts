@@ -1,6 +1,7 @@
 import { SendMessageRequestHeader, SendMessageRequestHeaderV2 } from './custom-header/send-message.js';
 import type { Operation } from './operation.js';
 import { AdminOperations } from './operations/admin.js';
+import { AdminOpsOperations } from './operations/admin-ops.js';
 import { ClientOperations } from './operations/clients.js';
 import { MessagingOperations } from './operations/messaging.js';
 import { StaticTopicOperations } from './operations/static-topic.js';
@@ -33,6 +34,7 @@ export const Operations = {
   ...ClientOperations,
   ...AdminOperations,
   ...StaticTopicOperations,
+  ...AdminOpsOperations,
 } as const;
 
 /** The name of a row of Operations: the RequestCode name of its request code. */

@@ -28,7 +28,11 @@ export const MessageSysFlag = {
   COMPRESSION_ZLIB_TYPE: 0x300,
 } as const;
 
-/** Compression codecs by the value of SYSFLAG bits 8..10. 0 means ZLIB too (senders before 4.9.4). */
+/**
+ * Compression codecs by the value of SYSFLAG bits 8..10. 0 means ZLIB too (senders before 4.9.4).
+ * The producer's `compressType` option takes one.
+ * @category Producing
+ */
 export type CompressionType = 'ZLIB' | 'LZ4' | 'ZSTD';
 
 /** Codec named by a sysFlag whose COMPRESSED bit is set; null for a value no RocketMQ version defines. */

@@ -23,7 +23,10 @@ import { BrokerError, RemotingError } from '../remoting/index.js';
 import { AdminMessages } from './admin-messages.js';
 import { AdminGroups } from './admin-groups.js';
 import { updateStaticTopic, type StaticTopicUpdate, type UpdateStaticTopicArgs } from './admin-static-topic.js';
-import { systemClock } from '../clock.js';
+import { AdminOps } from './admin-ops.js';
+import { AdminOperatorCommands, bindAdminOps } from './admin-operator-commands.js';
+export * from './admin-ops-types.js';
+export { AdminOperatorCommands } from './admin-operator-commands.js';
 export * from './admin-types.js';
 export type { StaticTopicUpdate, UpdateStaticTopicArgs } from './admin-static-topic.js';
 import {
@@ -52,7 +55,7 @@ import { formatMessageTrace, queryMessageTrace, type MessageTraceQuery, type Mes
  * the call.
  * @category Admin
  */
-export class AdminClient {
+export class AdminClient extends AdminOperatorCommands {
   /** The client instance of its own the admin client sends through (not shared with producers or consumers). */
   readonly instance: MQClientInstance;
   private closed = false;
@@ -61,6 +64,7 @@ export class AdminClient {
 
   /** `namespace` (admin-namespace.ts): operations take and answer the application's names. */
   constructor(adminOptions: ClientOptions & NamespaceOption) {
+    super();
     const { namespace, rest: options } = takeNamespace(adminOptions);
     // One instance of its own: the admin client's name server list and credentials are its own.
     this.instance = MQClientInstance.acquire({
@@ -68,22 +72,22 @@ export class AdminClient {
       ...options,
     });
     applyAdminNamespace(this, namespace);
-    this.groups = new AdminGroups({
-      instance: this.instance,
-      call: (addr, op, header, body) => this.call(addr, op, header, body),
-      topicRoute: (topic) => this.topicRoute(topic),
-      masters: (route) => this.masters(route),
-      masterAddrs: (clusterName) => this.masterAddrs(clusterName),
-      deleteTopic: (topic, clusterName) => this.deleteTopic(topic, clusterName),
-    });
-    this.messages = new AdminMessages({
-      instance: this.instance,
-      options,
-      call: (addr, op, header, body) => this.call(addr, op, header, body),
-      topicRoute: (topic) => this.topicRoute(topic),
-      masters: (route) => this.masters(route),
-      brokerNameOf: (addr) => this.brokerNameOf(addr),
-    });
+    const instance = this.instance;
+    const call = this.call.bind(this);
+    const topicRoute = this.topicRoute.bind(this);
+    const masters = this.masters.bind(this);
+    const masterAddrs = this.masterAddrs.bind(this);
+    const deleteTopic = this.deleteTopic.bind(this);
+    this.groups = new AdminGroups({ instance, call, topicRoute, masters, masterAddrs, deleteTopic });
+    const brokerNameOf = this.brokerNameOf.bind(this);
+    this.messages = new AdminMessages({ instance, options, call, topicRoute, masters, brokerNameOf });
+    const clusterInfo = this.clusterInfo.bind(this);
+    const resetOffset = this.resetOffset.bind(this);
+    const namesrvAddrs = instance.options.namesrvAddrs;
+    bindAdminOps(
+      this,
+      new AdminOps({ namesrvAddrs, call, clusterInfo, topicRoute, masters, masterAddrs, resetOffset }),
+    );
   }
 
   /**
@@ -282,12 +286,9 @@ export class AdminClient {
    * concerned. StaticTopicError when it cannot be done.
    */
   updateStaticTopic(args: UpdateStaticTopicArgs): Promise<StaticTopicUpdate> {
+    const clock = this.instance.options.clock;
     return updateStaticTopic(
-      {
-        call: (addr, op, header, body) => this.call(addr, op, header, body),
-        clusterInfo: () => this.clusterInfo(),
-        now: () => systemClock.now(),
-      },
+      { call: this.call.bind(this), clusterInfo: () => this.clusterInfo(), now: () => clock.now() },
       args,
     );
   }

@@ -1,4 +1,4 @@
-import { ResponseCode, RocketwireError } from '../../protocol/index.js';
+import { OptionError, ResponseCode, RocketwireError } from '../../protocol/index.js';
 import { BrokerError } from '../remoting/index.js';
 
 /** A topic neither the name server nor any broker knows. */
@@ -59,6 +59,27 @@ export class UnknownClusterError extends RocketwireError {
   override readonly errorCode = 'ERR_UNKNOWN_CLUSTER';
   constructor(readonly clusterName: string) {
     super(`unknown cluster ${clusterName}`);
+  }
+}
+
+/** A producer group no broker of the topic has a producer of online (`producerConnection`). */
+export class UnknownProducerGroupError extends RocketwireError {
+  override readonly name = 'UnknownProducerGroupError';
+  override readonly errorCode = 'ERR_UNKNOWN_PRODUCER_GROUP';
+  constructor(
+    readonly group: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`no producer of group ${group} is online`, options);
+  }
+}
+
+/** An argument of an admin method out of range or naming nothing it can act on; `option` names it. */
+export class AdminArgumentError extends OptionError {
+  override readonly name = 'AdminArgumentError';
+  override readonly errorCode = 'ERR_ADMIN_ARGUMENT';
+  constructor(option: string, message: string) {
+    super(option, `${option}: ${message}`);
   }
 }
 

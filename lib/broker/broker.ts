@@ -25,6 +25,8 @@ import { resolveEnablePropertyFilter } from './sql-filter.js';
 import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
 import { AdminToolsProcessor, type AdminToolsHost } from './processor/admin-tools-processor.js';
+import { AdminOpsProcessor } from './processor/admin-ops-processor.js';
+import { brokerConfigEntries } from './broker-config-table.js';
 import { IndexService } from './index-service.js';
 import { SubscriptionGroupManager } from './subscription-group-manager.js';
 import { ClientManageProcessor } from './processor/client-manage-processor.js';
@@ -342,6 +344,9 @@ export class Broker implements BrokerContext {
       namesrv: options.namesrv,
     };
     new AdminToolsProcessor(this, this.adminTools).register(this.server);
+    new AdminOpsProcessor(this, () =>
+      brokerConfigEntries(options, this.address, options.namesrv.address, this.timerSettings),
+    ).register(this.server);
     this.server.on('disconnect', (conn: RemotingConnection) => {
       this.pullHold.dropConnection(conn);
       this.consumers.removeConnection(conn);

@@ -90,7 +90,10 @@ export type ConsumerIdsChangeListener = (group: string, channels: ClientChannelI
  */
 export class ConsumerManager {
   readonly groups = new Map<string, ConsumerGroupInfo>();
-  readonly producerGroups = new Map<string, Map<RemotingConnection, { clientId: string; lastUpdate: number }>>();
+  readonly producerGroups = new Map<
+    string,
+    Map<RemotingConnection, { clientId: string; lastUpdate: number; language: string; version: number }>
+  >();
   constructor(
     private readonly onChange: ConsumerIdsChangeListener,
     readonly channelExpiredTimeoutMs = 120_000,
@@ -122,13 +125,19 @@ export class ConsumerManager {
     return r1 || r2;
   }
 
-  registerProducer(group: string, conn: RemotingConnection, clientId: string, now: number): void {
+  registerProducer(
+    group: string,
+    conn: RemotingConnection,
+    clientId: string,
+    now: number,
+    client: { language: string; version: number } = { language: 'JAVA', version: 0 },
+  ): void {
     let m = this.producerGroups.get(group);
     if (!m) {
       m = new Map();
       this.producerGroups.set(group, m);
     }
-    m.set(conn, { clientId, lastUpdate: now });
+    m.set(conn, { clientId, lastUpdate: now, language: client.language, version: client.version });
   }
 
   /** Remove one connection from one group (UNREGISTER_CLIENT); notifies the rest. */

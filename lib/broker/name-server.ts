@@ -16,6 +16,7 @@ import { advertisedHost } from './advertised-host.js';
 import { fail, ok, registerOperation, type Answer } from './processor/request-processor.js';
 import { FAQ_APPLY_TOPIC } from './faq-remarks.js';
 import { DEFAULT_MAX_QUEUE_NUMS } from './processor/broker-context.js';
+import { operateWritePerm } from './write-perm.js';
 import { checkTopicConfigRequest, topicConfigFromHeader, type TopicConfig } from './topic-config.js';
 
 const log = createDebug('rocketwire:broker');
@@ -39,8 +40,8 @@ interface QueueData {
 /**
  * In-process name server (RouteInfoManager): brokers of the same process register by direct call,
  * clients ask over the wire. Serves GET_ROUTEINFO_BY_TOPIC, GET_BROKER_CLUSTER_INFO,
- * GET_ALL_TOPIC_LIST_FROM_NAMESERVER and UPDATE_AND_CREATE_TOPIC (which creates the topic on
- * every broker); any other code gets REQUEST_CODE_NOT_SUPPORTED from the remoting layer.
+ * GET_ALL_TOPIC_LIST_FROM_NAMESERVER, UPDATE_AND_CREATE_TOPIC (which creates the topic on
+ * every broker), DELETE_TOPIC_IN_NAMESRV and WIPE / ADD_WRITE_PERM_OF_BROKER; any other code gets REQUEST_CODE_NOT_SUPPORTED from the remoting layer.
  */
 export class NameServer {
   readonly server: RemotingServer;
@@ -68,6 +69,12 @@ export class NameServer {
       this.unregisterTopic(header.topic);
       return ok();
     });
+    registerOperation(this.server, Operations.WIPE_WRITE_PERM_OF_BROKER, ({ header }) => ({
+      header: { wipeTopicCount: operateWritePerm(this.topicQueues, header.brokerName, 'wipe') },
+    }));
+    registerOperation(this.server, Operations.ADD_WRITE_PERM_OF_BROKER, ({ header }) => ({
+      header: { addTopicCount: operateWritePerm(this.topicQueues, header.brokerName, 'add') },
+    }));
   }
 
   async listen(port: number, host: string): Promise<string> {

@@ -27,6 +27,9 @@ export const GROUP_HEADER_FIELDS: ReadonlySet<string> = new Set([
   'producerGroup',
   'group',
   'groupName',
+  // CLONE_GROUP_OFFSET: the destination names consumerOffset.json keys
+  'srcGroup',
+  'destGroup',
 ]);
 
 type Name = readonly [kind: 'topic' | 'group', path: string, value: unknown];

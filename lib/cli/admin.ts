@@ -18,8 +18,9 @@ import { message } from './admin/message.js';
 import { offset } from './admin/offset.js';
 import { makeOutput, type AdminCommandGroup, type AdminSubcommand } from './admin/shared.js';
 import { topic } from './admin/topic.js';
+import { broker, producer } from './admin/broker.js';
 
-const GROUPS: readonly AdminCommandGroup[] = [cluster, topic, group, message, offset, dlq];
+const GROUPS: readonly AdminCommandGroup[] = [cluster, topic, group, message, offset, dlq, broker, producer];
 
 const SHARED: OptionSpec = {
   namesrv: { type: 'string' },

@@ -1,5 +1,11 @@
 import { defineHeader, F, type HeaderOf } from './define.js';
 
+const recallSpec = {
+  producerGroup: F.string.optional(),
+  topic: F.string.required(),
+  recallHandle: F.string.required(),
+  bname: F.string.optional(),
+};
 /**
  * RECALL_MESSAGE (370, 5.x) `RecallMessageRequestHeader` (a TopicRequestHeader, so `bname` too):
  * a producer withdraws a timer message before it is delivered (DefaultMQProducer#recallMessage,
@@ -11,19 +17,13 @@ import { defineHeader, F, type HeaderOf } from './define.js';
  * | recallHandle | String | yes | the send result's recallHandle (protocol/recall-handle.ts) |
  * | bname | String | no | the handle's broker name (Java sets it; the broker reads its own config) |
  */
-const requestSpec = {
-  producerGroup: F.string.optional(),
-  topic: F.string.required(),
-  recallHandle: F.string.required(),
-  bname: F.string.optional(),
-};
-export const RecallMessageRequestHeader = defineHeader('RecallMessageRequestHeader', requestSpec);
-export type RecallMessageRequestHeader = HeaderOf<typeof requestSpec>;
+export const RecallMessageRequestHeader = defineHeader('RecallMessageRequestHeader', recallSpec);
+export type RecallMessageRequestHeader = HeaderOf<typeof recallSpec>;
 
+const recallResponseSpec = { msgId: F.string.required(), MSG_REGION: F.string.optional() };
 /**
  * RECALL_MESSAGE's answer `RecallMessageResponseHeader`: `msgId`, the recalled message's UNIQ_KEY
  * (as the handle names it). The broker adds MSG_REGION to the answer's fields, as to a send's.
  */
-const responseSpec = { msgId: F.string.required(), MSG_REGION: F.string.optional() };
-export const RecallMessageResponseHeader = defineHeader('RecallMessageResponseHeader', responseSpec);
-export type RecallMessageResponseHeader = HeaderOf<typeof responseSpec>;
+export const RecallMessageResponseHeader = defineHeader('RecallMessageResponseHeader', recallResponseSpec);
+export type RecallMessageResponseHeader = HeaderOf<typeof recallResponseSpec>;

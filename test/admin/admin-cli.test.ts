@@ -497,7 +497,7 @@ t.test('usage errors name the option or the subcommand, exit 2', async (t) => {
     [['admin', 'topic', 'status', '--namesrv', ns], '--topic is required'],
     [
       ['admin', 'topic', 'nope', '--namesrv', ns],
-      "unknown subcommand 'topic nope' (one of list, route, status, create, update, update-static, delete)",
+      "unknown subcommand 'topic nope' (one of list, route, status, create, update, update-static, delete, perm)",
     ],
     [['admin', 'topic', 'update-static', '--namesrv', ns, '--topic', 'S'], '--queues is required'],
     [

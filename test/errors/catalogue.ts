@@ -181,6 +181,8 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   AdminPermissionError: { args: () => ['createTopic', 'h:1', null], retriable: false },
   UnknownClusterError: { args: () => ['C'], retriable: false },
   StaticTopicError: { args: () => ['T', 'a static topic cannot shrink (2 < 4)'], retriable: false },
+  UnknownProducerGroupError: { args: () => ['pg'], retriable: false },
+  AdminArgumentError: { args: () => ['perm', 'must be 0..7, got 9'], retriable: false },
   StoreWriteError: { args: () => ['m', { code: 'ENOSPC' }], retriable: false },
   NotAFolderError: { args: () => ['/tmp/x'], retriable: false },
   ChannelExpiredError: { args: () => ['g', 'c', 120000], retriable: true },

@@ -80,7 +80,9 @@ export class ClientManageProcessor {
       const subs = data.withoutSub === true && info ? [...info.subscriptions.values()] : cd.subscriptionDataSet;
       this.ctx.consumers.register(group, channel, cd.consumeType, cd.messageModel, cd.consumeFromWhere, subs);
     }
-    for (const pd of data.producerDataSet) this.ctx.consumers.registerProducer(pd.groupName, conn, clientId, now);
+    const client = { language: req.language ?? 'JAVA', version: req.version };
+    for (const pd of data.producerDataSet)
+      this.ctx.consumers.registerProducer(pd.groupName, conn, clientId, now, client);
     return { version: BROKER_VERSION, header: { isSupportHeartBeatV2: true, isSubChange: true } };
   }
 

@@ -11,6 +11,7 @@ function figure(v: unknown): string {
 }
 import { UsageError, intOption, stringOption } from '../common.js';
 import { need, timeText, type AdminCommandGroup } from './shared.js';
+import { groupConsumeMode } from './operator-subcommands.js';
 
 /** `rocketwire admin group list|progress|connection|status|create|delete`. */
 export const group: AdminCommandGroup = {
@@ -197,5 +198,6 @@ export const group: AdminCommandGroup = {
         );
       },
     },
+    groupConsumeMode,
   ],
 };

@@ -1,6 +1,7 @@
 import { UsageError } from '../common.js';
 import type { ResetTarget } from '../../admin/index.js';
 import { need, type AdminCommandGroup } from './shared.js';
+import { offsetClone, offsetSkip } from './operator-subcommands.js';
 
 function target(text: string): ResetTarget {
   if (text === 'first') return { to: 'first' };
@@ -13,7 +14,8 @@ function target(text: string): ResetTarget {
 /** `rocketwire admin offset reset`. */
 export const offset: AdminCommandGroup = {
   name: 'offset',
-  summary: "reset a consumer group's offsets on a topic (mqadmin resetOffsetByTime)",
+  summary:
+    "reset a group's offsets by time, skip its backlog, or clone another group's (mqadmin resetOffsetByTime, skipAccumulatedMessage, cloneGroupOffset)",
   subcommands: [
     {
       name: 'reset',
@@ -39,5 +41,7 @@ export const offset: AdminCommandGroup = {
         });
       },
     },
+    offsetClone,
+    offsetSkip,
   ],
 };

@@ -1,6 +1,7 @@
 import { UsageError, intOption, stringOption } from '../common.js';
 import { need, timeText, type AdminCommandGroup } from './shared.js';
 import { updateStatic } from './topic-static.js';
+import { topicPerm } from './operator-subcommands.js';
 
 function perm(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -179,5 +180,6 @@ export const topic: AdminCommandGroup = {
         );
       },
     },
+    topicPerm,
   ],
 };
