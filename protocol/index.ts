@@ -188,12 +188,8 @@ export {
   type DecodedBatchMessage,
   type DecodeBatchOptions,
 } from './batch.js';
-export {
-  decompressBody,
-  decompress,
-  compress,
-  type CompressOptions,
-} from './compression.js';
+export { decompressBody, decompress } from './compression.js';
+export { compress, type CompressOptions } from './compression-encode.js';
 export {
   compressionTypeOf,
   compressionSysFlag,

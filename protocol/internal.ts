@@ -25,6 +25,7 @@ export * from './message-encoder.js';
 export * from './lz4-frame.js';
 export * from './lz4-frame-encoder.js';
 export * from './compression.js';
+export * from './compression-encode.js';
 export * from './batch.js';
 export * from './custom-header/index.js';
 export * from './json/fastjson-parse.js';

@@ -1,7 +1,7 @@
 // rocketwire produce --compress-type / --compress-level: the codec and level reach the wire, and a
 // bad value (or ZSTD on a Node.js without it) is one usage line naming the option.
 import t, { type Test } from 'tap';
-import { zstdCompressionAvailable } from '../../protocol/compression.js';
+import { zstdCompressionAvailable } from '../../protocol/compression-encode.js';
 import { lz4FrameDecompress } from '../../protocol/lz4-frame.js';
 import { runCli } from '../cli/run-in-process.js';
 import { routeJson, startFakeBroker, startFakeNameServer } from '../client/fake-cluster.js';

@@ -9,7 +9,7 @@ import {
   type ProducerOptions,
 } from '../../lib/producer/index.js';
 import { decodeBatch, decompress } from '../../protocol/index.js';
-import { zstdCompressionAvailable } from '../../protocol/compression.js';
+import { zstdCompressionAvailable } from '../../protocol/compression-encode.js';
 import { lz4FrameDecompress } from '../../protocol/lz4-frame.js';
 import { routeJson, startFakeBroker, startFakeNameServer } from '../client/fake-cluster.js';
 

@@ -14,7 +14,7 @@ import {
 } from '../../protocol/index.js';
 import { crc32, fastCrc32, messageBodyCrc } from '../../protocol/crc32.js';
 import { lz4FrameDecompress, lz4FrameStore } from '../../protocol/lz4-frame.js';
-import { zstdCompressionAvailable } from '../../protocol/compression.js';
+import { zstdCompressionAvailable } from '../../protocol/compression-encode.js';
 import { xxhash32 } from '../../protocol/xxhash32.js';
 
 // Fixtures made with the lz4 1.9.4 and zstd 1.5.4 command-line tools from the texts below:
