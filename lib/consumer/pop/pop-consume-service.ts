@@ -18,10 +18,13 @@ import {
   isThenable,
   type ConsumeConcurrentlyContext,
   type MessageListenerConcurrently,
+  type MessageListenerOrderly,
 } from '../core/consume-types.js';
 import type { MessageExt } from '../core/message.js';
 import { UndecodableMessageError } from '../errors.js';
 import type { ResolvedPopConsumeOptions } from '../core/pop-consume-options.js';
+import { randomUUID } from 'node:crypto';
+import { consumePoppedInOrder, type PopOrderlyHost } from './pop-orderly-consume.js';
 import {
   countRound,
   refusalReason,
@@ -65,6 +68,8 @@ export interface PopConsumeHost {
   readonly heldBytesLimit: number;
   /** The 'undecodable' event (and its warn line). */
   undecodable(err: UndecodableMessageError): void;
+  /** Orderly consumers: order pops, consumed as pop-orderly-consume.ts says; null for concurrent ones. */
+  readonly orderly?: PopOrderlyHost | null;
 }
 
 interface PopLoop {
@@ -74,6 +79,8 @@ interface PopLoop {
   /** Inflated bytes of the rounds being consumed. */
   heldBytes: number;
   abort: AbortController;
+  /** Order pops: the attemptId of a pop not answered yet, sent again by its retry (the broker then hands out the same messages). */
+  attemptId?: string;
 }
 
 /** The pop loops of one consumer, keyed by topic, driven by the rebalance's QUERY_ASSIGNMENT answers. */
@@ -208,13 +215,15 @@ export class PopConsumeService {
       initMode: this.host.initMode,
       expType: this.host.expressionType(mq.topic),
       exp: this.host.expression(mq.topic),
-      order: false,
+      order: !!this.host.orderly,
       bname: mq.brokerName,
+      ...(this.host.orderly ? { attemptId: (loop.attemptId ??= randomUUID()) } : {}),
     };
     const reply = await inst.call(addr, op, header, undefined, {
       timeoutMs: POP_TIMEOUT_MS,
       signal: loop.abort.signal,
     });
+    loop.attemptId = undefined;
     switch (reply.code) {
       case ResponseCode.POLLING_FULL:
         return BACKOFF_ERROR_MS;
@@ -244,7 +253,7 @@ export class PopConsumeService {
         }),
       );
     }
-    assignReceiptHandles(msgs, h, mq.brokerName, false);
+    assignReceiptHandles(msgs, h, mq.brokerName, !!this.host.orderly);
     for (const m of msgs) {
       m.topic = mq.topic;
       (m as MessageExt & { brokerName?: string }).brokerName = mq.brokerName;
@@ -276,6 +285,8 @@ export class PopConsumeService {
     invisibleUntil: number,
   ): Promise<void> {
     let from = 0;
+    const orderly = this.host.orderly;
+    const pop = { inst, addr, mq, invisibleUntil, halted: new Set<number>(), stopped: () => loop.stopped };
     while (from < msgs.length) {
       while (from > 0 && loop.heldBytes >= this.host.heldBytesLimit && !loop.stopped)
         await this.sleep(BACKOFF_THRESHOLD_MS);
@@ -286,6 +297,8 @@ export class PopConsumeService {
       for (const r of round.refused) {
         refused.add(r.index);
         const m = msgs[r.index]!;
+        // in order, nothing of the queue goes past a message left unacked
+        if (orderly) pop.halted.add(m.queueId);
         this.host.undecodable(
           new UndecodableMessageError({
             topic: mq.topic,
@@ -307,7 +320,8 @@ export class PopConsumeService {
       loop.heldBytes += round.keptBytes;
       if (loop.heldBytes > this.peakHeldBytes) this.peakHeldBytes = loop.heldBytes;
       try {
-        await Promise.all(batch.map((m) => this.consumeOne(inst, addr, mq, m, invisibleUntil)));
+        if (orderly) await consumePoppedInOrder(orderly, pop, batch);
+        else await Promise.all(batch.map((m) => this.consumeOne(inst, addr, mq, m, invisibleUntil)));
       } finally {
         loop.heldBytes -= round.keptBytes;
       }
@@ -396,7 +410,11 @@ interface PushConsumerLike {
     logger: Logger;
     inflate: ResolvedInflateOptions;
     pullThresholdSizeForQueueMiB: number;
+    suspendCurrentQueueTimeMillis: number;
+    consumeMessageBatchMaxSize: number;
   };
+  readonly maxReconsumeTimes: number;
+  republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean>;
   readonly recorder: { readonly inflate: InflateStats };
   readonly events: { undecodable(err: UndecodableMessageError): void };
   invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
@@ -408,11 +426,29 @@ interface PushConsumerLike {
 
 /**
  * The POP service of a push consumer, or null when it rebalances on the client: clientRebalance on
- * (the default), orderly or BROADCASTING, as Java's RebalancePushImpl#clientRebalance.
+ * (the default) or BROADCASTING, as Java's RebalancePushImpl#clientRebalance. Java keeps orderly
+ * consumers on client rebalance too (its pop-orderly service is unfinished); here an orderly one
+ * pops with order=true (pop-orderly-consume.ts).
  */
 export function createPopConsumeService(c: PushConsumerLike): PopConsumeService | null {
   const { config } = c;
-  if (config.pop.clientRebalance || config.orderly || config.messageModel !== 'CLUSTERING') return null;
+  if (config.pop.clientRebalance || config.messageModel !== 'CLUSTERING') return null;
+  const orderly: PopOrderlyHost | null = config.orderly
+    ? {
+        consumerGroup: config.consumerGroup,
+        clock: config.clock,
+        logger: config.logger,
+        listener: () => c.listener as MessageListenerOrderly,
+        invalidHandlerResult: (value, mq, count) => c.invalidHandlerResult(value, mq, count),
+        get maxReconsumeTimes() {
+          return c.maxReconsumeTimes;
+        },
+        suspendCurrentQueueTimeMs: config.suspendCurrentQueueTimeMillis,
+        consumeMessageBatchMaxSize: config.consumeMessageBatchMaxSize,
+        invisibleTimeMs: config.pop.popInvisibleTimeMs,
+        republishToRetry: (msg, n) => c.republishToRetry(msg, n),
+      }
+    : null;
   return new PopConsumeService({
     consumerGroup: config.consumerGroup,
     get clientId() {
@@ -435,5 +471,6 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
     inflateStats: c.recorder.inflate,
     heldBytesLimit: config.pullThresholdSizeForQueueMiB * 1024 * 1024,
     undecodable: (err) => c.events.undecodable(err),
+    orderly,
   });
 }

@@ -1,0 +1,135 @@
+import t from 'tap';
+import { RequestCode, ResponseCode, createRequest, type RemotingCommand } from '../../protocol/index.js';
+import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
+import { parseOrderCountInfo } from '../../protocol/pop-extra-info.js';
+import { decodeMessages } from '../../protocol/internal.js';
+import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
+import { ManualClock } from '../../lib/clock.js';
+import { RemotingClient } from '../../lib/remoting/index.js';
+import { createTopic, produce, uniqueName, until, withBroker } from './helpers.js';
+import { assertOrderedPerKey, runOrderlyPopScenario } from './pop-orderly-scenario.js';
+
+// The push consumer's orderly POP mode (orderly: true, clientRebalance: false, the group switched
+// to POP) on the embedded broker, and the broker's order pops it relies on: attemptId makes a
+// retried pop idempotent, and a queue freed by the end of an invisible time wakes the pops waiting
+// on it (Apache's ConsumerOrderInfoLockManager).
+
+async function setPopMode(addr: string, topic: string, group: string): Promise<void> {
+  const c = new RemotingClient();
+  try {
+    const res = await c.invoke(
+      addr,
+      createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, {
+        body: SetMessageRequestModeRequestBody.encode({
+          topic,
+          consumerGroup: group,
+          mode: 'POP',
+          popShareQueueNum: 0,
+        }),
+      }),
+    );
+    if (res.code !== ResponseCode.SUCCESS) throw new Error(`SET_MESSAGE_REQUEST_MODE: ${res.code} ${res.remark}`);
+  } finally {
+    await c.close();
+  }
+}
+
+t.test(
+  'two orderly consumers in POP mode: each key in order, a failure redelivered in order, nothing lost',
+  async (t) => {
+    const b = await withBroker();
+    t.teardown(() => b.close());
+    const topic = uniqueName('PopOrderly');
+    const group = uniqueName('cg');
+    await createTopic([b.broker], topic, 4);
+    await setPopMode(b.broker, topic, group);
+    const o = { keys: 6, perKey: 15, failKey: 'k2', failSeq: 7 };
+    const r = await runOrderlyPopScenario(t, { namesrv: b.namesrv, topic, group, limitMs: 30_000, ...o });
+    assertOrderedPerKey(t, r, o);
+    for (const c of r.consumers)
+      t.equal(c.stats().queues.filter((q) => q.topic === topic).length, 0, 'no queue of the topic is pulled');
+    t.comment(
+      `handled by consumer 0: ${r.handled.filter((h) => h.consumer === 0).length}, by 1: ${r.handled.filter((h) => h.consumer === 1).length}`,
+    );
+  },
+);
+
+function rawPop(
+  raw: RemotingClient,
+  b: EmbeddedBroker,
+  topic: string,
+  group: string,
+  o: { attemptId?: string; pollTime?: number; bornTime?: number },
+): Promise<RemotingCommand> {
+  return raw.invoke(
+    b.broker,
+    createRequest(RequestCode.POP_MESSAGE, {
+      extFields: {
+        consumerGroup: group,
+        topic,
+        queueId: '0',
+        maxMsgNums: '3',
+        invisibleTime: '60000',
+        pollTime: String(o.pollTime ?? 0),
+        bornTime: String(o.bornTime ?? 0),
+        initMode: '0',
+        order: 'true',
+        ...(o.attemptId ? { attemptId: o.attemptId } : {}),
+      },
+    }),
+    { timeoutMs: 30_000 },
+  );
+}
+
+const bodies = (res: RemotingCommand): string[] =>
+  res.body ? decodeMessages(res.body).map((m) => m.body.toString()) : [];
+
+t.test('order pop: the same attemptId is served the same messages again, another pop none', async (t) => {
+  const b = await startBroker({ queues: 1 });
+  t.teardown(() => b.close());
+  const raw = new RemotingClient();
+  t.teardown(() => raw.close());
+  const topic = uniqueName('PopAttempt');
+  const group = uniqueName('cg');
+  await produce(b.namesrv, topic, 5, (i) => ({ body: `m-${i}` }), { single: true });
+  const first = await rawPop(raw, b, topic, group, { attemptId: 'A' });
+  t.same(bodies(first), ['m-0', 'm-1', 'm-2'], 'the first pop');
+  const other = await rawPop(raw, b, topic, group, { attemptId: 'B' });
+  t.equal(other.code, ResponseCode.POLLING_TIMEOUT, 'another attempt gets nothing while the queue is held');
+  const noAttempt = await rawPop(raw, b, topic, group, {});
+  t.equal(noAttempt.code, ResponseCode.POLLING_TIMEOUT, 'a pop without attemptId neither');
+  const retried = await rawPop(raw, b, topic, group, { attemptId: 'A' });
+  t.same(bodies(retried), ['m-0', 'm-1', 'm-2'], 'the retry of attempt A gets the same messages');
+  const counts = parseOrderCountInfo(retried.extFields?.orderCountInfo);
+  t.ok(
+    [...counts.values()].every((n) => n === 0),
+    'and counts them as first deliveries (no reconsume)',
+  );
+});
+
+t.test('a waiting order pop is answered when the held queue frees by time, not at the end of its poll', async (t) => {
+  const clock = new ManualClock();
+  const b = await startBroker({ queues: 1, clock });
+  t.teardown(() => b.close());
+  const raw = new RemotingClient();
+  t.teardown(() => raw.close());
+  const topic = uniqueName('PopLockFree');
+  const group = uniqueName('cg');
+  await produce(b.namesrv, topic, 2, (i) => ({ body: `m-${i}` }), { single: true });
+  const first = await rawPop(raw, b, topic, group, { attemptId: 'A' });
+  t.same(bodies(first), ['m-0', 'm-1']);
+  // a pop that may wait 120 s; the queue frees when the 60 s invisible time ends
+  let res: RemotingCommand | null = null;
+  void rawPop(raw, b, topic, group, { attemptId: 'B', pollTime: 120_000, bornTime: clock.now() }).then((r) => {
+    res = r;
+  });
+  const pops = b.instances[0]!.pop;
+  await until(() => pops.pollingNum === 1, 'the pop waits');
+  clock.advance(59_999);
+  t.equal(pops.pollingNum, 1, 'still waiting while the queue is held');
+  clock.advance(1);
+  // the clock stays 60 s short of the poll's end: only the release can answer it
+  await until(() => res !== null, 'the waiting pop answered at the release');
+  t.equal(res!.code, ResponseCode.SUCCESS, 'answered once the invisible time ended');
+  t.same(bodies(res!), ['m-0', 'm-1'], 'with the messages not acked, again in order');
+});
