@@ -3,6 +3,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { NameServerStatus } from '../../client/mq-client-instance.js';
 import { ConsumerBrokerError, type ConsumerBrokerRequest, type UndecodableMessageError } from '../errors.js';
 import { TypedEmitter } from '../../emitter.js';
+import type { DuplicateDropped } from './duplicate-guard.js';
 
 /**
  * A broker answered again (or for the first time): the `'brokerReachable'` event.
@@ -46,6 +47,8 @@ export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
    * the value is logged at warn once per consumer and value.
    */
   handlerResultInvalid: [info: HandlerResultInvalid];
+  /** The duplicate guard dropped a delivery whose key was consumed before (acked or committed without the handler). */
+  duplicate: [info: DuplicateDropped];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../clock.js';
 import { newInflateStats, type InflateStats } from './inflate.js';
+import type { DuplicateGuardStats } from './duplicate-guard.js';
 import { ConsumerStatsManager } from './consumer-stats-manager.js';
 import type { FlowControlReason } from './flow-control.js';
 
@@ -166,6 +167,8 @@ export interface ConsumerStats {
   flowControlPauses: Record<FlowControlReason, number>;
   /** Inflation of compressed bodies: bytes, the most one pull inflated, budget cuts, refused messages. */
   inflate: InflateStats;
+  /** The duplicate guard's figures (only with the `duplicateGuard` option). */
+  duplicates?: DuplicateGuardStats;
   /** Rates over the last 10 s, per second. */
   pullTps: number;
   /** Messages pulled per second, over the last 10 s. */

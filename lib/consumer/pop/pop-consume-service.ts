@@ -421,6 +421,7 @@ interface PushConsumerLike {
   readonly instance: MQClientInstance | null;
   readonly clientId: string;
   readonly listener: unknown;
+  readonly consumeListener: unknown;
   readonly subscriptionInner: Map<string, { subString: string; expressionType?: string }>;
 }
 
@@ -438,7 +439,7 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
         consumerGroup: config.consumerGroup,
         clock: config.clock,
         logger: config.logger,
-        listener: () => c.listener as MessageListenerOrderly,
+        listener: () => (c.consumeListener ?? c.listener) as MessageListenerOrderly,
         invalidHandlerResult: (value, mq, count) => c.invalidHandlerResult(value, mq, count),
         get maxReconsumeTimes() {
           return c.maxReconsumeTimes;
@@ -464,7 +465,7 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
       return c.subscriptionInner.get(topic)?.subString ?? (typeof given === 'string' ? given : '*');
     },
     expressionType: (topic) => c.subscriptionInner.get(topic)?.expressionType ?? 'TAG',
-    listener: () => c.listener as MessageListenerConcurrently,
+    listener: () => (c.consumeListener ?? c.listener) as MessageListenerConcurrently,
     invalidHandlerResult: (value, mq, count) => c.invalidHandlerResult(value, mq, count),
     logger: config.logger,
     inflate: config.inflate,

@@ -51,10 +51,6 @@ export interface PopOrderlyHost {
   readonly invisibleTimeMs: number;
   /** The orderly path's republish towards the DLQ (send-back.ts), true when stored. */
   republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean>;
-  /** Called with each message acked as consumed (the duplicate guard records it). */
-  consumed?(msgs: readonly MessageExt[]): Promise<void> | void;
-  /** Messages that do not reach the handler (the duplicate guard): acked as consumed. */
-  skip?(msgs: readonly MessageExt[]): Promise<readonly MessageExt[]> | readonly MessageExt[];
 }
 
 /** One popped batch of one broker, as the pop loop hands it over. */
@@ -117,19 +113,7 @@ async function consumeQueue(
       if (!(await changeInvisible(host, pop, msgs.slice(i), host.invisibleTimeMs))) return halt('renewal failed');
       pop.invisibleUntil = now + host.invisibleTimeMs;
     }
-    let batch = msgs.slice(i, i + host.consumeMessageBatchMaxSize);
-    const skipped = host.skip ? await host.skip(batch) : [];
-    if (skipped.length > 0) {
-      const drop = new Set(skipped);
-      for (const m of batch.filter((x) => drop.has(x))) {
-        if (!(await ack(host, pop, m))) return halt('ack failed');
-      }
-      batch = batch.filter((m) => !drop.has(m));
-      if (batch.length === 0) {
-        i += skipped.length;
-        continue;
-      }
-    }
+    const batch = msgs.slice(i, i + host.consumeMessageBatchMaxSize);
     const ctx: ConsumeOrderlyContext = {
       messageQueue: queue,
       autoCommit: true,
@@ -151,9 +135,8 @@ async function consumeQueue(
       status === ConsumeOrderlyStatus.COMMIT ||
       (status === ConsumeOrderlyStatus.ROLLBACK && ctx.autoCommit);
     if (ok || (await toDlq(host, batch))) {
-      if (ok) await host.consumed?.(batch);
       for (const m of batch) if (!(await ack(host, pop, m))) return halt('ack failed');
-      i += batch.length + skipped.length;
+      i += batch.length;
       continue;
     }
     // back to the broker from the failed message on: the queue frees after the suspend time and

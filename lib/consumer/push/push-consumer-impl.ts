@@ -36,6 +36,7 @@ import {
 } from '../core/sql-subscription.js';
 import { createPopConsumeService, type PopConsumeService } from '../pop/pop-consume-service.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
+import { createDuplicateGuard, type DuplicateGuard } from '../core/duplicate-guard.js';
 import { startConsumerTrace, type ConsumerTrace } from '../../trace/trace-hooks.js';
 import { checkMetricsOptions, type ConsumerMetrics, type MetricsOptions } from '../../metrics/index.js';
 import { ConsumerInstrumentation, startConsumerMetrics } from '../core/events.js';
@@ -69,6 +70,10 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   private listenerValue: MessageListener | null = null;
+  /** The handler the consume services call: the duplicate guard's wrapper when it is on. */
+  private consumeListenerValue: MessageListener | null = null;
+  /** The `duplicateGuard` option's guard; null when off. */
+  readonly duplicateGuard: DuplicateGuard | null;
   private pausedValue = false;
   /** POP mode (clientRebalance=false): the topics the broker hands out by pop. */
   readonly popService: PopConsumeService | null;
@@ -116,6 +121,11 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
       consumeConcurrentlyMaxSpan: this.config.consumeConcurrentlyMaxSpan,
       orderly: this.config.orderly,
     };
+    this.duplicateGuard = createDuplicateGuard(options.duplicateGuard, this.config.clock, this.config.consumerGroup, {
+      dropped: (info) => this.events.emit('duplicate', info),
+      logger: this.config.logger,
+      label: `consumer ${this.config.consumerGroup}`,
+    });
     const pop = createPopConsumeService(this);
     this.popService = pop;
     this.rebalance = new RebalancePushImpl(
@@ -181,6 +191,10 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   /** The handler given to start() or onMessage(); null before. */
   get listener(): MessageListener | null {
     return this.listenerValue;
+  }
+  /** The handler as the consume services call it (with the duplicate guard around it when on); null before start. */
+  get consumeListener(): MessageListener | null {
+    return this.consumeListenerValue;
   }
   /** suspend() was called and resume() not yet. */
   get paused(): boolean {
@@ -307,6 +321,12 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
       this.rebalance.processQueueTable.values(),
     );
     parts.metrics = metrics;
+    if (this.duplicateGuard) {
+      listener = this.duplicateGuard.wrap(listener, config.orderly);
+      const guard = this.duplicateGuard;
+      metrics?.observeDuplicates(() => guard.droppedByTopic);
+    }
+    this.consumeListenerValue = listener;
     const consume: PushConsumeService = config.orderly
       ? { orderly: true, service: new ConsumeMessageOrderlyService(this, listener as MessageListenerOrderly) }
       : {
@@ -394,7 +414,9 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
 
   /** Counters, rates and per-queue cache figures (read by the benchmark). */
   stats(): ConsumerStats {
-    return consumerStats(this);
+    const s = consumerStats(this);
+    if (this.duplicateGuard) s.duplicates = this.duplicateGuard.stats();
+    return s;
   }
 
   // ------------------------------------------------------------------ ConsumeHost and broker requests (other modules)
