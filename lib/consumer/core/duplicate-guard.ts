@@ -181,7 +181,10 @@ export class DuplicateGuard {
     const pick = (seen: boolean[]): MessageExt[] => {
       const out: MessageExt[] = [];
       msgs.forEach((m, i) => {
-        if (!seen[i]) return out.push(m);
+        if (!seen[i]) {
+          out.push(m);
+          return;
+        }
         this.counts.dropped++;
         this.droppedByTopic.set(m.topic, (this.droppedByTopic.get(m.topic) ?? 0) + 1);
         this.sink.dropped({
