@@ -14,6 +14,8 @@ export interface Handled {
   consumer: number;
   reconsumeTimes: number;
   popCk: string | undefined;
+  /** Date.now() when the handler got it (reported, never asserted). */
+  at: number;
 }
 
 export interface ScenarioResult {
@@ -61,6 +63,7 @@ export async function runOrderlyPopScenario(
           consumer: n,
           reconsumeTimes: m.reconsumeTimes,
           popCk: m.properties.POP_CK,
+          at: Date.now(),
         });
         // yield, so the other consumer's handler calls interleave with this one's
         await new Promise((resolve) => setImmediate(resolve));
@@ -118,6 +121,7 @@ export function assertOrderedPerKey(
     [0, 1],
     "the redelivery counts one earlier delivery (the broker's orderCountInfo)",
   );
+  if (again.length === 2) t.comment(`the failed message came back ${again[1]!.at - again[0]!.at} ms after its failure`);
   t.ok(
     r.handled.every((h) => h.popCk?.split(' ')[3] === '999'),
     'every delivery came by order pop (receipt handles with reviveQid 999)',
