@@ -6,6 +6,7 @@ import { decodeMessages } from '../../protocol/internal.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
+import { PushConsumer } from '../../lib/consumer/index.js';
 import { createTopic, produce, uniqueName, until, withBroker } from './helpers.js';
 import { assertOrderedPerKey, runOrderlyPopScenario } from './pop-orderly-scenario.js';
 
@@ -133,3 +134,45 @@ t.test('a waiting order pop is answered when the held queue frees by time, not a
   t.equal(res!.code, ResponseCode.SUCCESS, 'answered once the invisible time ended');
   t.same(bodies(res!), ['m-0', 'm-1'], 'with the messages not acked, again in order');
 });
+
+t.test(
+  'orderly POP mode: a message failing past maxReconsumeTimes goes to the DLQ, then the queue goes on',
+  async (t) => {
+    const b = await startBroker({ queues: 1 });
+    t.teardown(() => b.close());
+    const topic = uniqueName('PopOrderDlq');
+    const group = uniqueName('cg');
+    await createTopic([b.broker], topic, 1);
+    await setPopMode(b.broker, topic, group);
+    const seen: { body: string; reconsumeTimes: number }[] = [];
+    const consumer = new PushConsumer({
+      group,
+      namesrvAddr: b.namesrv,
+      subscriptions: { [topic]: '*' },
+      consumeFromWhere: 'first',
+      clientRebalance: false,
+      orderly: true,
+      maxReconsumeTimes: 2,
+      suspendCurrentQueueTimeMs: 10,
+    });
+    await consumer.start((msgs) => {
+      for (const m of msgs) seen.push({ body: m.body.toString(), reconsumeTimes: m.reconsumeTimes });
+      return msgs.some((m) => m.body.toString() === 'bad') ? 'SUSPEND_CURRENT_QUEUE_A_MOMENT' : 'SUCCESS';
+    });
+    t.teardown(() => consumer.shutdown());
+    for (const body of ['a', 'bad', 'c']) await produce(b.namesrv, topic, 1, () => ({ body }), { single: true });
+    await until(() => seen.some((s) => s.body === 'c'), 'the message after the bad one handled');
+    t.same(
+      seen.map((s) => `${s.body}/${s.reconsumeTimes}`),
+      ['a/0', 'bad/0', 'bad/1', 'bad/2', 'c/0'],
+      'the bad one tried 3 times (reconsumeTimes 0, 1, 2), in order, then given up; nothing after it before',
+    );
+    const dlq = `%DLQ%${group}`;
+    const store = b.instances[0]!.messageStore;
+    await until(() => store.getMaxOffset(dlq, 0) === 1, 'one message in the DLQ');
+    const got = store.getMessage(dlq, 0, 0, 1, null);
+    const stored = got.status === 'FOUND' ? decodeMessages(Buffer.concat(got.records)) : [];
+    t.equal(stored[0]?.body.toString(), 'bad', 'the bad one');
+    t.equal(stored[0]?.properties.POP_CK, undefined, 'without the receipt handle of its pop');
+  },
+);

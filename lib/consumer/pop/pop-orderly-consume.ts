@@ -154,7 +154,11 @@ async function consumeQueue(
  */
 async function toDlq(host: PopOrderlyHost, batch: readonly MessageExt[]): Promise<boolean> {
   if (!batch.every((m) => m.reconsumeTimes >= host.maxReconsumeTimes)) return false;
-  for (const m of batch) if (!(await host.republishToRetry(m, m.reconsumeTimes))) return false;
+  for (const m of batch) {
+    // the copy must not carry this pop's receipt handle (a later pop of it would keep a stale one)
+    const { POP_CK: _receipt, ...properties } = m.properties;
+    if (!(await host.republishToRetry({ ...m, properties } as MessageExt, m.reconsumeTimes))) return false;
+  }
   return true;
 }
 
