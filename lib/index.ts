@@ -70,7 +70,7 @@ export type {
   NameServerHealth,
 } from './consumer/index.js';
 // The duplicate guard (the consumers' duplicateGuard option).
-export type { DuplicateStore, DuplicateGuardOptions, DuplicateDropped, DuplicateGuardStats } from './consumer/index.js';
+export type { DuplicateStore, DuplicateGuardOptions } from './consumer/index.js';
 // The payloads of the instrumentation events (PushConsumerEvents[E][0], ProducerEventMap[E][0]),
 // so that a listener can name them.
 export type {

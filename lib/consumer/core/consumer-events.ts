@@ -3,7 +3,6 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { NameServerStatus } from '../../client/mq-client-instance.js';
 import { ConsumerBrokerError, type ConsumerBrokerRequest, type UndecodableMessageError } from '../errors.js';
 import { TypedEmitter } from '../../emitter.js';
-import type { DuplicateDropped } from './duplicate-guard.js';
 
 /**
  * A broker answered again (or for the first time): the `'brokerReachable'` event.
@@ -48,7 +47,20 @@ export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
    */
   handlerResultInvalid: [info: HandlerResultInvalid];
   /** The duplicate guard dropped a delivery whose key was consumed before (acked or committed without the handler). */
-  duplicate: [info: DuplicateDropped];
+  duplicate: [
+    info: {
+      /** The topic of the message. */
+      topic: string;
+      /** The key it was recognised by (UNIQ_KEY, or the broker's msgId when it has none). */
+      key: string;
+      /** Its queue. */
+      queueId: number;
+      /** Its offset in the queue. */
+      queueOffset: number;
+      /** Its reconsumeTimes as delivered. */
+      reconsumeTimes: number;
+    },
+  ];
 }
 
 /**

@@ -1,6 +1,5 @@
 import { systemClock, type Clock } from '../../clock.js';
 import { newInflateStats, type InflateStats } from './inflate.js';
-import type { DuplicateGuardStats } from './duplicate-guard.js';
 import { ConsumerStatsManager } from './consumer-stats-manager.js';
 import type { FlowControlReason } from './flow-control.js';
 
@@ -168,7 +167,16 @@ export interface ConsumerStats {
   /** Inflation of compressed bodies: bytes, the most one pull inflated, budget cuts, refused messages. */
   inflate: InflateStats;
   /** The duplicate guard's figures (only with the `duplicateGuard` option). */
-  duplicates?: DuplicateGuardStats;
+  duplicates?: {
+    /** Deliveries dropped as duplicates (acked or committed without the handler). */
+    dropped: number;
+    /** Keys recorded after a handler succeeded. */
+    recorded: number;
+    /** Keys the in-memory set holds now (0 with a store). */
+    held: number;
+    /** Calls to the store that threw or rejected (the message was then handled, or not recorded). */
+    storeErrors: number;
+  };
   /** Rates over the last 10 s, per second. */
   pullTps: number;
   /** Messages pulled per second, over the last 10 s. */

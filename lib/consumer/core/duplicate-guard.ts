@@ -15,6 +15,8 @@ import {
   type MessageListenerOrderly,
 } from './consume-types.js';
 import type { MessageExt } from './message.js';
+import type { PushConsumerEvents } from './consumer-events.js';
+import type { ConsumerStats } from './consumer-stats.js';
 
 /**
  * Where the duplicate guard keeps the keys of consumed messages, when not in memory: a Redis
@@ -48,37 +50,18 @@ export interface DuplicateGuardOptions {
    * @default 100000
    */
   maxKeys?: number;
-  /** Keep the keys there instead of in memory; keys are `{group}:{UNIQ_KEY}`. */
+  /**
+   * Keep the keys there instead of in memory; keys are `{group}:{UNIQ_KEY}`.
+   * @default undefined (in memory)
+   */
   store?: DuplicateStore;
 }
 
-/**
- * A delivery the guard did not hand to the handler: the `'duplicate'` event.
- * @category Consuming
- */
-export interface DuplicateDropped {
-  topic: string;
-  /** The key it was recognised by (UNIQ_KEY, or the broker's msgId when it has none). */
-  key: string;
-  queueId: number;
-  queueOffset: number;
-  reconsumeTimes: number;
-}
+/** A delivery the guard did not hand to the handler: the payload of the `'duplicate'` event (declared there). */
+export type DuplicateDropped = PushConsumerEvents['duplicate'][0];
 
-/**
- * The guard's figures in `stats().duplicates`.
- * @category Consuming
- */
-export interface DuplicateGuardStats {
-  /** Deliveries dropped as duplicates (acked or committed without the handler). */
-  dropped: number;
-  /** Keys recorded after a handler succeeded. */
-  recorded: number;
-  /** Keys the in-memory set holds now (0 with a store). */
-  held: number;
-  /** Calls to the store that threw or rejected (the message was then handled, or not recorded). */
-  storeErrors: number;
-}
+/** The guard's figures in `stats().duplicates` (declared there). */
+export type DuplicateGuardStats = NonNullable<ConsumerStats['duplicates']>;
 
 export const DEFAULT_DUPLICATE_WINDOW_MS = 600_000;
 export const DEFAULT_DUPLICATE_MAX_KEYS = 100_000;
