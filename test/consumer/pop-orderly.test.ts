@@ -176,3 +176,51 @@ t.test(
     t.equal(stored[0]?.properties.POP_CK, undefined, 'without the receipt handle of its pop');
   },
 );
+
+t.test('orderly POP mode: a queue handled slowly keeps its messages past the first invisible time', async (t) => {
+  const clock = new ManualClock();
+  const b = await startBroker({ queues: 1, clock });
+  t.teardown(() => b.close());
+  const raw = new RemotingClient();
+  t.teardown(() => raw.close());
+  const topic = uniqueName('PopOrderRenew');
+  const group = uniqueName('cg');
+  await createTopic([b.broker], topic, 1);
+  await setPopMode(b.broker, topic, group);
+  await produce(b.namesrv, topic, 3, (i) => ({ body: `m-${i}` }), { single: true });
+  const seen: string[] = [];
+  const gates = [0, 1, 2].map(() => {
+    let open!: () => void;
+    const p = new Promise<void>((r) => (open = r));
+    return { p, open };
+  });
+  const consumer = new PushConsumer({
+    group,
+    namesrvAddr: b.namesrv,
+    subscriptions: { [topic]: '*' },
+    consumeFromWhere: 'first',
+    clientRebalance: false,
+    orderly: true,
+    popInvisibleTimeMs: 10_000,
+    clock,
+  });
+  await consumer.start(async (msgs) => {
+    for (const m of msgs) {
+      seen.push(m.body.toString());
+      await gates[Number(m.body.toString().slice(2))]!.p;
+    }
+    return 'SUCCESS';
+  });
+  t.teardown(() => consumer.shutdown());
+  await until(() => seen.length === 1, 'm-0 with the handler');
+  clock.advance(6000); // past half of the 10 s invisible time
+  gates[0]!.open();
+  await until(() => seen.length === 2, 'm-1 with the handler');
+  clock.advance(6000); // 12 s after the pop: without a renewal the queue would be free again
+  const probe = await rawPop(raw, b, topic, group, { attemptId: 'probe' });
+  t.equal(probe.code, ResponseCode.POLLING_TIMEOUT, 'another pop still gets nothing: the rest was renewed');
+  gates[1]!.open();
+  gates[2]!.open();
+  await until(() => b.instances[0]!.offsets.query(group, topic, 0) === 3, 'all acked');
+  t.same(seen, ['m-0', 'm-1', 'm-2'], 'each handled once, in order');
+});
