@@ -161,11 +161,21 @@ t.test(
     });
     t.teardown(() => consumer.shutdown());
     for (const body of ['a', 'bad', 'c']) await produce(b.namesrv, topic, 1, () => ({ body }), { single: true });
-    await until(() => seen.some((s) => s.body === 'c'), 'the message after the bad one handled');
+    await until(
+      () => seen.some((s) => s.body === 'c'),
+      () => `the message after the bad one handled: ${JSON.stringify(seen)}`,
+    );
     t.same(
-      seen.map((s) => `${s.body}/${s.reconsumeTimes}`),
-      ['a/0', 'bad/0', 'bad/1', 'bad/2', 'c/0'],
-      'the bad one tried 3 times (reconsumeTimes 0, 1, 2), in order, then given up; nothing after it before',
+      seen.map((s) => s.body),
+      ['a', 'bad', 'bad', 'bad', 'c'],
+      'the bad one tried 3 times, in order, then given up; nothing after it before',
+    );
+    // a message popped with the bad one and handed back unhandled counts that delivery too (the
+    // broker's orderCountInfo counts deliveries), so only the bad one's counts are certain
+    t.same(
+      seen.filter((s) => s.body === 'bad').map((s) => s.reconsumeTimes),
+      [0, 1, 2],
+      'reconsumeTimes 0, 1, 2: maxReconsumeTimes 2 reached',
     );
     const dlq = `%DLQ%${group}`;
     const store = b.instances[0]!.messageStore;

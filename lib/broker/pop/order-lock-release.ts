@@ -30,12 +30,20 @@ export class OrderLockRelease {
     this.timers.delete(key);
     // free now: the ack path wakes the waiting pops itself
     if (at === null || at <= now) return;
+    this.arm(key, topic, queueId, at);
+  }
+
+  private arm(key: string, topic: string, queueId: number, at: number): void {
     this.timers.set(
       key,
       this.clock.setTimeout(() => {
+        // Node's timers may fire a millisecond before Date.now() reaches their time: a pop woken
+        // then still finds the queue held and goes back to waiting for its whole poll time
+        const now = this.clock.now();
+        if (now < at) return this.arm(key, topic, queueId, at);
         this.timers.delete(key);
         this.wake(topic, queueId);
-      }, at - now),
+      }, at - this.clock.now()),
     );
   }
 

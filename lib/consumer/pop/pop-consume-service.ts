@@ -414,7 +414,7 @@ interface PushConsumerLike {
     consumeMessageBatchMaxSize: number;
   };
   readonly maxReconsumeTimes: number;
-  republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean>;
+  sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string): Promise<boolean>;
   readonly recorder: { readonly inflate: InflateStats };
   readonly events: { undecodable(err: UndecodableMessageError): void };
   invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
@@ -447,7 +447,7 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
         suspendCurrentQueueTimeMs: config.suspendCurrentQueueTimeMillis,
         consumeMessageBatchMaxSize: config.consumeMessageBatchMaxSize,
         invisibleTimeMs: config.pop.popInvisibleTimeMs,
-        republishToRetry: (msg, n) => c.republishToRetry(msg, n),
+        sendMessageBack: (msg, level, brokerName) => c.sendMessageBack(msg, level, brokerName),
       }
     : null;
   return new PopConsumeService({

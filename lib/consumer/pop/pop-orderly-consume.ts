@@ -49,8 +49,12 @@ export interface PopOrderlyHost {
   readonly consumeMessageBatchMaxSize: number;
   /** The consumer's popInvisibleTimeMs: what a renewal gives the rest of a queue's batch. */
   readonly invisibleTimeMs: number;
-  /** The orderly path's republish towards the DLQ (send-back.ts), true when stored. */
-  republishToRetry(msg: MessageExt, reconsumeTime: number): Promise<boolean>;
+  /**
+   * CONSUMER_SEND_MSG_BACK with delay level −1 (straight to the DLQ), falling back to the
+   * republish (send-back.ts); true when stored. The send-back needs no route of the retry topic,
+   * which a consumer that only pops may not have yet.
+   */
+  sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string): Promise<boolean>;
 }
 
 /** One popped batch of one broker, as the pop loop hands it over. */
@@ -134,7 +138,7 @@ async function consumeQueue(
       status === ConsumeOrderlyStatus.SUCCESS ||
       status === ConsumeOrderlyStatus.COMMIT ||
       (status === ConsumeOrderlyStatus.ROLLBACK && ctx.autoCommit);
-    if (ok || (await toDlq(host, batch))) {
+    if (ok || (await toDlq(host, mq.brokerName, batch))) {
       for (const m of batch) if (!(await ack(host, pop, m))) return halt('ack failed');
       i += batch.length;
       continue;
@@ -152,12 +156,12 @@ async function consumeQueue(
  * A failed batch whose every message used up maxReconsumeTimes: republished towards the DLQ
  * (RECONSUME_TIME = its count, so the broker stores it there); true when all were stored.
  */
-async function toDlq(host: PopOrderlyHost, batch: readonly MessageExt[]): Promise<boolean> {
+async function toDlq(host: PopOrderlyHost, brokerName: string, batch: readonly MessageExt[]): Promise<boolean> {
   if (!batch.every((m) => m.reconsumeTimes >= host.maxReconsumeTimes)) return false;
   for (const m of batch) {
     // the copy must not carry this pop's receipt handle (a later pop of it would keep a stale one)
     const { POP_CK: _receipt, ...properties } = m.properties;
-    if (!(await host.republishToRetry({ ...m, properties } as MessageExt, m.reconsumeTimes))) return false;
+    if (!(await host.sendMessageBack({ ...m, properties } as MessageExt, -1, brokerName))) return false;
   }
   return true;
 }
