@@ -69,6 +69,8 @@ export type {
   BrokerHealth,
   NameServerHealth,
 } from './consumer/index.js';
+// The duplicate guard (the consumers' duplicateGuard option).
+export type { DuplicateStore, DuplicateGuardOptions } from './consumer/index.js';
 // The payloads of the instrumentation events (PushConsumerEvents[E][0], ProducerEventMap[E][0]),
 // so that a listener can name them.
 export type {

@@ -1,6 +1,7 @@
 export * from './core/allocate-strategy.js';
 export * from './core/consume-types.js';
 export type { BrokerReachable, PushConsumerEvents, HandlerResultInvalid } from './core/consumer-events.js';
+export type { DuplicateStore, DuplicateGuardOptions } from './core/duplicate-guard.js';
 export type { ConsumerHealth, QueueHealth, BrokerHealth, NameServerHealth } from './core/health.js';
 export type { ConsumerStats, QueueStats } from './core/consumer-stats.js';
 export * from './errors.js';

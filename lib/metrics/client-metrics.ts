@@ -1,4 +1,11 @@
-import { Gauges, Histograms, InvocationStatus, MetricLabels, type HistogramSpec } from './metric-names.js';
+import {
+  DUPLICATES_DROPPED_GAUGE,
+  Gauges,
+  Histograms,
+  InvocationStatus,
+  MetricLabels,
+  type HistogramSpec,
+} from './metric-names.js';
 import type {
   HistogramLike,
   MeterLike,
@@ -98,7 +105,12 @@ export class ConsumerMetrics {
   private readonly arrivals = new WeakMap<object, number>();
   private readonly gauges: [ObservableGaugeLike, (r: ObservableResultLike) => void][] = [];
 
-  constructor(meter: MeterLike, clientId: string, consumerGroup: string, cached?: () => Iterable<CachedQueue>) {
+  constructor(
+    private readonly meter: MeterLike,
+    clientId: string,
+    consumerGroup: string,
+    cached?: () => Iterable<CachedQueue>,
+  ) {
     this.delivery = histogram(meter, Histograms.DELIVERY_LATENCY);
     this.awaitTime = histogram(meter, Histograms.AWAIT_TIME);
     this.process = histogram(meter, Histograms.PROCESS_TIME);
@@ -158,6 +170,17 @@ export class ConsumerMetrics {
     const status = ok ? InvocationStatus.SUCCESS : InvocationStatus.FAILURE;
     const ms = now - begin;
     for (let i = 0; i < msgs.length; i++) this.process.record(ms, this.labels.get(msgs[i]!.topic, status));
+  }
+
+  /** The duplicate guard's dropped deliveries, per topic (read at collection time). */
+  observeDuplicates(byTopic: () => Iterable<[topic: string, dropped: number]>): void {
+    const spec = DUPLICATES_DROPPED_GAUGE;
+    const g = this.meter.createObservableGauge(spec.name, { description: spec.description, unit: spec.unit });
+    const cb = (result: ObservableResultLike): void => {
+      for (const [topic, n] of byTopic()) result.observe(n, this.labels.get(topic));
+    };
+    g.addCallback(cb);
+    this.gauges.push([g, cb]);
   }
 
   /** Stops the gauges' callbacks (the consumer's shutdown). */

@@ -69,3 +69,13 @@ export const Gauges = {
     unit: 'By',
   },
 } as const;
+
+/**
+ * Not a metric of the Java clients: deliveries the duplicate guard dropped (the consumer's
+ * `duplicateGuard` option), a running total per topic; labels topic, client_id, consumer_group.
+ */
+export const DUPLICATES_DROPPED_GAUGE = {
+  name: 'rocketwire_consumer_duplicates_dropped',
+  description: 'Deliveries the duplicate guard acked without handing them to the handler, since start',
+  unit: '{message}',
+} as const;

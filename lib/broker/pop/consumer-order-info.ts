@@ -76,6 +76,11 @@ export class ConsumerOrderInfoManager {
   private table = new Map<string, Map<number, OrderInfo>>();
   private dirty = false;
   private loaded = false;
+  /**
+   * Told after every change of a queue's order state (a pop, an ack, a change of invisible time),
+   * so the broker can wake the pops waiting on it when it frees (order-lock-release.ts).
+   */
+  onChange: ((topic: string, group: string, queueId: number) => void) | null = null;
 
   constructor(
     storeDir: string,
@@ -134,6 +139,7 @@ export class ConsumerOrderInfoManager {
     }
     qs.set(queueId, info);
     this.dirty = true;
+    this.onChange?.(topic, group, queueId);
     const entries: OrderCountEntry[] = [];
     let min = Number.MAX_SAFE_INTEGER;
     const counted = Object.entries(info.consumedCount);
@@ -195,6 +201,7 @@ export class ConsumerOrderInfoManager {
     if (!info.acked.includes(i)) info.acked.push(i);
     info.lastConsumeTimestamp = now;
     this.dirty = true;
+    this.onChange?.(topic, group, queueId);
     const acked = new Set(info.acked);
     for (let k = 0; k < info.offsets.length; k++) if (!acked.has(k)) return info.offsets[k]!;
     return info.offsets[info.offsets.length - 1]! + 1;
@@ -223,6 +230,24 @@ export class ConsumerOrderInfoManager {
     }
     info.nextVisibleTime[String(queueOffset)] = nextVisibleTime;
     this.dirty = true;
+    this.onChange?.(topic, group, queueId);
+  }
+
+  /**
+   * OrderInfo.getLockFreeTimestamp: when the queue's last order pop stops holding it (the first
+   * offset neither acked nor visible yet decides), `now` when it holds nothing, null when the
+   * queue has no order state.
+   */
+  lockFreeTime(topic: string, group: string, queueId: number, now: number): number | null {
+    const info = this.get(topic, group, queueId);
+    if (!info || info.offsets.length === 0 || info.invisibleTime <= 0) return null;
+    const acked = new Set(info.acked);
+    for (let i = 0; i < info.offsets.length; i++) {
+      if (acked.has(i)) continue;
+      const visibleAt = info.nextVisibleTime[String(info.offsets[i])] ?? info.popTime + info.invisibleTime;
+      if (now < visibleAt) return visibleAt;
+    }
+    return now;
   }
 
   persist(force = false): void {

@@ -44,6 +44,7 @@ import {
 } from './pop-options.js';
 import { reviveCheckpoints } from './pop-revive.js';
 import { PopLongPolling } from './pop-long-polling.js';
+import { OrderLockRelease } from './order-lock-release.js';
 
 export {
   DEFAULT_MAX_POP_INVISIBLE_TIME_MS,
@@ -86,6 +87,7 @@ export class PopService {
   /** Request mode per topic@group (QUERY_ASSIGNMENT / SET_MESSAGE_REQUEST_MODE). */
   readonly modes: MessageRequestModeManager;
   private readonly polling: PopLongPolling;
+  private readonly lockRelease: OrderLockRelease;
   private readonly stopTasks: Array<() => void> = [];
   private ckCounter = 0;
   private readonly random: () => number;
@@ -104,6 +106,9 @@ export class PopService {
     this.retryProbability = options.popFromRetryProbability ?? POP_FROM_RETRY_PROBABILITY;
     this.invisibleBounds = resolvePopInvisibleBounds(options);
     this.polling = new PopLongPolling(ctx.clock);
+    this.lockRelease = new OrderLockRelease(ctx.clock, this.orderInfo, (topic, queueId) =>
+      this.polling.notifyArrival(topic, queueId),
+    );
   }
 
   private get clock(): Clock {
@@ -124,6 +129,7 @@ export class PopService {
     this.checkpoints.load();
     this.orderInfo.load();
     this.modes.load();
+    this.lockRelease.start();
     this.ctx.messageStore.onArrival((topic, queueId) => this.polling.notifyArrival(topic, queueId));
     const failed = (err: unknown): void => log('pop task failed: %O', err);
     this.stopTasks.push(
@@ -143,6 +149,7 @@ export class PopService {
   close(): void {
     for (const stop of this.stopTasks) stop();
     this.stopTasks.length = 0;
+    this.lockRelease.close();
     this.polling.close();
     this.checkpoints.persist(true);
     this.orderInfo.persist(true);

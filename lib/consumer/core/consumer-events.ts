@@ -46,6 +46,21 @@ export interface PushConsumerEvents extends ConsumerInstrumentationEvents {
    * the value is logged at warn once per consumer and value.
    */
   handlerResultInvalid: [info: HandlerResultInvalid];
+  /** The duplicate guard dropped a delivery whose key was consumed before (acked or committed without the handler). */
+  duplicate: [
+    info: {
+      /** The topic of the message. */
+      topic: string;
+      /** The key it was recognised by (UNIQ_KEY, or the broker's msgId when it has none). */
+      key: string;
+      /** Its queue. */
+      queueId: number;
+      /** Its offset in the queue. */
+      queueOffset: number;
+      /** Its reconsumeTimes as delivered. */
+      reconsumeTimes: number;
+    },
+  ];
 }
 
 /**

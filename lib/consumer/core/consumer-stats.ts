@@ -166,6 +166,17 @@ export interface ConsumerStats {
   flowControlPauses: Record<FlowControlReason, number>;
   /** Inflation of compressed bodies: bytes, the most one pull inflated, budget cuts, refused messages. */
   inflate: InflateStats;
+  /** The duplicate guard's figures (only with the `duplicateGuard` option). */
+  duplicates?: {
+    /** Deliveries dropped as duplicates (acked or committed without the handler). */
+    dropped: number;
+    /** Keys recorded after a handler succeeded. */
+    recorded: number;
+    /** Keys the in-memory set holds now (0 with a store). */
+    held: number;
+    /** Calls to the store that threw or rejected (the message was then handled, or not recorded). */
+    storeErrors: number;
+  };
   /** Rates over the last 10 s, per second. */
   pullTps: number;
   /** Messages pulled per second, over the last 10 s. */

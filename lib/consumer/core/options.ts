@@ -10,6 +10,7 @@ import type { SubscriptionExpression } from './sql-subscription.js';
 import type { MetricsOption } from '../../metrics/meter.js';
 import type { TracingOption } from '../../metrics/tracing.js';
 import type { ClientOptions } from '../../client/client-options.js';
+import type { DuplicateGuardOptions } from './duplicate-guard.js';
 
 /**
  * What a user may pass to `new PushConsumer(options)`. Everything but the group and name server is optional.
@@ -38,6 +39,14 @@ export interface PushConsumerOptions
    * @default {} (subscribe with subscribe())
    */
   subscriptions?: Record<string, SubscriptionExpression>;
+  /**
+   * Drop a redelivered message whose UNIQ_KEY was consumed within a window instead of handing it
+   * to the handler again (acked or committed as consumed, counted in `stats().duplicates`, the
+   * `'duplicate'` event); a key is recorded only once its handler succeeded. `true`: in memory,
+   * 10 min, at most 100 000 keys; or `{ windowMs, maxKeys, store }` (docs/consuming.md).
+   * @default false
+   */
+  duplicateGuard?: boolean | DuplicateGuardOptions;
   /**
    * CLUSTERING: the group's consumers share the queues and the broker keeps the offsets;
    * BROADCASTING: every consumer of the group gets every message and keeps its offsets in a local

@@ -18,11 +18,14 @@ import {
   isThenable,
   type ConsumeConcurrentlyContext,
   type MessageListenerConcurrently,
+  type MessageListenerOrderly,
 } from '../core/consume-types.js';
 import type { MessageExt } from '../core/message.js';
 import type { ConsumerTrace } from '../../trace/trace-hooks.js';
 import { UndecodableMessageError } from '../errors.js';
 import type { ResolvedPopConsumeOptions } from '../core/pop-consume-options.js';
+import { randomUUID } from 'node:crypto';
+import { consumePoppedInOrder, type PopOrderlyHost } from './pop-orderly-consume.js';
 import {
   countRound,
   refusalReason,
@@ -68,6 +71,8 @@ export interface PopConsumeHost {
   undecodable(err: UndecodableMessageError): void;
   /** enableTrace: SubBefore/SubAfter around each handler call, as the pull path's; null when off. */
   readonly trace?: ConsumerTrace | null;
+  /** Orderly consumers: order pops, consumed as pop-orderly-consume.ts says; null for concurrent ones. */
+  readonly orderly?: PopOrderlyHost | null;
 }
 
 interface PopLoop {
@@ -77,6 +82,8 @@ interface PopLoop {
   /** Inflated bytes of the rounds being consumed. */
   heldBytes: number;
   abort: AbortController;
+  /** Order pops: the attemptId of a pop not answered yet, sent again by its retry (the broker then hands out the same messages). */
+  attemptId?: string;
 }
 
 /** The pop loops of one consumer, keyed by topic, driven by the rebalance's QUERY_ASSIGNMENT answers. */
@@ -211,13 +218,15 @@ export class PopConsumeService {
       initMode: this.host.initMode,
       expType: this.host.expressionType(mq.topic),
       exp: this.host.expression(mq.topic),
-      order: false,
+      order: !!this.host.orderly,
       bname: mq.brokerName,
+      ...(this.host.orderly ? { attemptId: (loop.attemptId ??= randomUUID()) } : {}),
     };
     const reply = await inst.call(addr, op, header, undefined, {
       timeoutMs: POP_TIMEOUT_MS,
       signal: loop.abort.signal,
     });
+    loop.attemptId = undefined;
     switch (reply.code) {
       case ResponseCode.POLLING_FULL:
         return BACKOFF_ERROR_MS;
@@ -247,7 +256,7 @@ export class PopConsumeService {
         }),
       );
     }
-    assignReceiptHandles(msgs, h, mq.brokerName, false);
+    assignReceiptHandles(msgs, h, mq.brokerName, !!this.host.orderly);
     for (const m of msgs) {
       m.topic = mq.topic;
       (m as MessageExt & { brokerName?: string }).brokerName = mq.brokerName;
@@ -279,6 +288,8 @@ export class PopConsumeService {
     invisibleUntil: number,
   ): Promise<void> {
     let from = 0;
+    const orderly = this.host.orderly;
+    const pop = { inst, addr, mq, invisibleUntil, halted: new Set<number>(), stopped: () => loop.stopped };
     while (from < msgs.length) {
       while (from > 0 && loop.heldBytes >= this.host.heldBytesLimit && !loop.stopped)
         await this.sleep(BACKOFF_THRESHOLD_MS);
@@ -289,6 +300,8 @@ export class PopConsumeService {
       for (const r of round.refused) {
         refused.add(r.index);
         const m = msgs[r.index]!;
+        // in order, nothing of the queue goes past a message left unacked
+        if (orderly) pop.halted.add(m.queueId);
         this.host.undecodable(
           new UndecodableMessageError({
             topic: mq.topic,
@@ -310,7 +323,8 @@ export class PopConsumeService {
       loop.heldBytes += round.keptBytes;
       if (loop.heldBytes > this.peakHeldBytes) this.peakHeldBytes = loop.heldBytes;
       try {
-        await Promise.all(batch.map((m) => this.consumeOne(inst, addr, mq, m, invisibleUntil)));
+        if (orderly) await consumePoppedInOrder(orderly, pop, batch);
+        else await Promise.all(batch.map((m) => this.consumeOne(inst, addr, mq, m, invisibleUntil)));
       } finally {
         loop.heldBytes -= round.keptBytes;
       }
@@ -405,24 +419,47 @@ interface PushConsumerLike {
     logger: Logger;
     inflate: ResolvedInflateOptions;
     pullThresholdSizeForQueueMiB: number;
+    suspendCurrentQueueTimeMillis: number;
+    consumeMessageBatchMaxSize: number;
   };
+  readonly maxReconsumeTimes: number;
+  sendMessageBack(msg: MessageExt, delayLevel: number, brokerName: string): Promise<boolean>;
   readonly recorder: { readonly inflate: InflateStats };
   readonly events: { undecodable(err: UndecodableMessageError): void };
   invalidHandlerResult(value: unknown, mq: MessageQueue, count: number): void;
   readonly instance: MQClientInstance | null;
   readonly clientId: string;
   readonly listener: unknown;
+  readonly consumeListener: unknown;
   readonly subscriptionInner: Map<string, { subString: string; expressionType?: string }>;
   readonly trace: ConsumerTrace | null;
 }
 
 /**
  * The POP service of a push consumer, or null when it rebalances on the client: clientRebalance on
- * (the default), orderly or BROADCASTING, as Java's RebalancePushImpl#clientRebalance.
+ * (the default) or BROADCASTING, as Java's RebalancePushImpl#clientRebalance. Java keeps orderly
+ * consumers on client rebalance too (its pop-orderly service is unfinished); here an orderly one
+ * pops with order=true (pop-orderly-consume.ts).
  */
 export function createPopConsumeService(c: PushConsumerLike): PopConsumeService | null {
   const { config } = c;
-  if (config.pop.clientRebalance || config.orderly || config.messageModel !== 'CLUSTERING') return null;
+  if (config.pop.clientRebalance || config.messageModel !== 'CLUSTERING') return null;
+  const orderly: PopOrderlyHost | null = config.orderly
+    ? {
+        consumerGroup: config.consumerGroup,
+        clock: config.clock,
+        logger: config.logger,
+        listener: () => (c.consumeListener ?? c.listener) as MessageListenerOrderly,
+        invalidHandlerResult: (value, mq, count) => c.invalidHandlerResult(value, mq, count),
+        get maxReconsumeTimes() {
+          return c.maxReconsumeTimes;
+        },
+        suspendCurrentQueueTimeMs: config.suspendCurrentQueueTimeMillis,
+        consumeMessageBatchMaxSize: config.consumeMessageBatchMaxSize,
+        invisibleTimeMs: config.pop.popInvisibleTimeMs,
+        sendMessageBack: (msg, level, brokerName) => c.sendMessageBack(msg, level, brokerName),
+      }
+    : null;
   return new PopConsumeService({
     consumerGroup: config.consumerGroup,
     get clientId() {
@@ -438,7 +475,7 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
       return c.subscriptionInner.get(topic)?.subString ?? (typeof given === 'string' ? given : '*');
     },
     expressionType: (topic) => c.subscriptionInner.get(topic)?.expressionType ?? 'TAG',
-    listener: () => c.listener as MessageListenerConcurrently,
+    listener: () => (c.consumeListener ?? c.listener) as MessageListenerConcurrently,
     invalidHandlerResult: (value, mq, count) => c.invalidHandlerResult(value, mq, count),
     logger: config.logger,
     inflate: config.inflate,
@@ -448,5 +485,6 @@ export function createPopConsumeService(c: PushConsumerLike): PopConsumeService 
     get trace() {
       return c.trace;
     },
+    orderly,
   });
 }

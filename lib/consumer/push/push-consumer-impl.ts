@@ -36,16 +36,15 @@ import {
 } from '../core/sql-subscription.js';
 import { createPopConsumeService, type PopConsumeService } from '../pop/pop-consume-service.js';
 import { republishToRetry, sendMessageBack } from './send-back.js';
+import type { DuplicateGuard } from '../core/duplicate-guard.js';
 import { startConsumerTrace, type ConsumerTrace } from '../../trace/trace-hooks.js';
+import type { ConsumerMetrics, MetricsOptions, TracingOptions } from '../../metrics/index.js';
 import {
-  checkMetricsOptions,
-  checkTracingOptions,
-  resolveTracing,
-  type ConsumerMetrics,
-  type MetricsOptions,
-  type TracingOptions,
-} from '../../metrics/index.js';
-import { tracedListener } from '../core/traced-listener.js';
+  checkInstrumentOptions,
+  consumerDuplicateGuard,
+  guardedConsumeListener,
+  tracedConsumeListener,
+} from './consume-listener.js';
 import { ConsumerInstrumentation, startConsumerMetrics } from '../core/events.js';
 import { ConsumerLifecycle, DEFAULT_CONSUME_TIMESTAMP_LAG_MS, type ConsumerState } from '../core/lifecycle.js';
 import { PushBrokerCalls } from './push-broker-calls.js';
@@ -78,6 +77,10 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   private readonly expressions = new Map<string, SubscriptionExpression>();
   readonly subscriptionInner = new Map<string, SubscriptionData>();
   private listenerValue: MessageListener | null = null;
+  /** The handler the consume services call: the duplicate guard's wrapper when it is on. */
+  private consumeListenerValue: MessageListener | null = null;
+  /** The `duplicateGuard` option's guard; null when off. */
+  readonly duplicateGuard: DuplicateGuard | null;
   private pausedValue = false;
   /** POP mode (clientRebalance=false): the topics the broker hands out by pop. */
   readonly popService: PopConsumeService | null;
@@ -106,11 +109,8 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     this.config = resolveConsumerOptions(options);
     this.events.logger = this.config.logger;
     this.events.label = `consumer ${this.config.consumerGroup}`;
-    const badMetrics = checkMetricsOptions(options.metrics);
-    if (badMetrics) throw new ConsumerOptionError(badMetrics.option, badMetrics.message);
+    checkInstrumentOptions(options);
     this.metricsOptions = options.metrics;
-    const badTracing = checkTracingOptions(options.tracing);
-    if (badTracing) throw new ConsumerOptionError(badTracing.option, badTracing.message);
     this.tracingOptions = options.tracing;
     this.recorder = new ConsumerStatsRecorder(this.config.clock);
     this.lifecycle = new ConsumerLifecycle(this.config, log);
@@ -128,6 +128,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
       consumeConcurrentlyMaxSpan: this.config.consumeConcurrentlyMaxSpan,
       orderly: this.config.orderly,
     };
+    this.duplicateGuard = consumerDuplicateGuard(options, this.config, this.events);
     const pop = createPopConsumeService(this);
     this.popService = pop;
     this.rebalance = new RebalancePushImpl(
@@ -193,6 +194,10 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
   /** The handler given to start() or onMessage(); null before. */
   get listener(): MessageListener | null {
     return this.listenerValue;
+  }
+  /** The handler as the consume services call it (with the duplicate guard around it when on); null before start. */
+  get consumeListener(): MessageListener | null {
+    return this.consumeListenerValue;
   }
   /** suspend() was called and resume() not yet. */
   get paused(): boolean {
@@ -295,11 +300,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
 
   private async doStart(given: MessageListener): Promise<void> {
     const { config, lifecycle } = this;
-    const tracing = await resolveTracing(this.tracingOptions, config.consumerGroup);
-    if (tracing === 'unavailable') throw new ConsumerOptionError('tracing', 'needs @opentelemetry/api installed');
-    // the POP service reads the listener from here too
-    const listener = tracing ? tracedListener(tracing, given) : given;
-    this.listenerValue = listener;
+    const traced = await tracedConsumeListener(given, this.tracingOptions, config.consumerGroup);
     const now = config.clock.now();
     this.startTimestampValue = now;
     this.brokerCalls.consumeTimestampMs = config.consumeTimestampMs ?? now - DEFAULT_CONSUME_TIMESTAMP_LAG_MS;
@@ -324,6 +325,9 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
       this.rebalance.processQueueTable.values(),
     );
     parts.metrics = metrics;
+    // what the consume services and the POP paths call: the handler in its spans, behind the guard
+    const listener = guardedConsumeListener(traced, this.duplicateGuard, config.orderly, metrics);
+    this.consumeListenerValue = listener;
     const consume: PushConsumeService = config.orderly
       ? { orderly: true, service: new ConsumeMessageOrderlyService(this, listener as MessageListenerOrderly) }
       : {
@@ -411,7 +415,9 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
 
   /** Counters, rates and per-queue cache figures (read by the benchmark). */
   stats(): ConsumerStats {
-    return consumerStats(this);
+    const s = consumerStats(this);
+    if (this.duplicateGuard) s.duplicates = this.duplicateGuard.stats();
+    return s;
   }
 
   // ------------------------------------------------------------------ ConsumeHost and broker requests (other modules)
