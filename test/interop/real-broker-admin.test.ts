@@ -289,7 +289,7 @@ if (await interopReady(t, [V5_VERSION])) {
         clusterRows.map((r) => r.slice(0, 5)),
         'cluster: name, broker, id, address, version',
       );
-      t.equal(rwCluster[0]?.version, 'V5_3_3');
+      t.equal(rwCluster[0]?.version, `V${V5_VERSION.replaceAll('.', '_')}`);
 
       const mqTopics = out(batch, 'topicList')
         .split('\n')
