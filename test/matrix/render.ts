@@ -79,7 +79,7 @@ export function renderCompatibility(results: MatrixResults): string {
     lines.push(`| ${f.title} | ${cells.join(' | ')} |`);
   }
   lines.push('', '## Notes', '');
-  notes.forEach((n, i) => lines.push(`${i + 1}. ${n.replaceAll('\n', ' ')}`));
+  for (const [i, n] of notes.entries()) lines.push(`${i + 1}. ${n.replaceAll('\n', ' ')}`);
 
   lines.push('', '## Which suite proves each cell', '');
   lines.push(
