@@ -300,8 +300,10 @@ if (await interopReady(t, [V5_VERSION])) {
       t.notOk(mqTopics.includes('AdmDoomed'), 'mqadmin does not list the topic rocketwire deleted');
       t.ok(mqTopics.includes('AdmMade'));
 
+      // mqadmin prints the route as fastjson does: brokerAddrs' numeric keys unquoted; 5.5.0's
+      // fastjson2 pretty-prints it, so a key follows a newline and tabs ({\n\t\t\t\t0:"…")
       const route = (text: string) =>
-        JSON.parse(text.replace(/\{(\d+):/g, '{"$1":')) as {
+        JSON.parse(text.replace(/([{,]\s*)(\d+):/g, '$1"$2":')) as {
           queueDatas: Array<{ brokerName: string; readQueueNums: number; writeQueueNums: number; perm: number }>;
           brokerDatas: Array<{ brokerAddrs: Record<string, string> }>;
         };
