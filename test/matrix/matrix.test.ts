@@ -115,7 +115,7 @@ t.test('the page: every cell present or a clear refusal; a failed cell shows FAI
   const page = renderCompatibility(results);
   t.match(page, /\| POP [^\n]*\| \*\*FAIL\*\* \(2\/4\) \[\d+\]/);
   t.match(page, /failed: real RocketMQ 5\.5\.0: POP › receive and ack › acked every handle/);
-  t.match(page, /1 min 1 s/);
+  t.match(page, /took 1 min 1 s/);
   t.throws(() => renderCompatibility({ ...results, cells: results.cells.slice(1) }), /npm run test:matrix/);
 });
 

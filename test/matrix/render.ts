@@ -60,7 +60,7 @@ export function renderCompatibility(results: MatrixResults): string {
   lines.push('# Compatibility with Apache RocketMQ releases', '');
   lines.push(
     "What rocketwire's real-broker suites prove on each Apache RocketMQ release, from their last run",
-    `(${results.date}; the suites ran one after another for ${minutes(results.wallSeconds)}). Do not edit this page:`,
+    `(${results.date}; its ${results.runs.length} suite runs, one after another, took ${minutes(results.wallSeconds)}). Do not edit this page:`,
     '`npm run test:matrix` runs the suites and writes `test/matrix/results.json`, and',
     '`node dist/test/matrix/render.js` writes this page from it; a test of `npm test` checks the two agree.',
     '',

@@ -38,6 +38,7 @@ export interface CellResult {
 export interface MatrixResults {
   /** Day of the run (UTC), YYYY-MM-DD. */
   date: string;
+  /** The runs' times added up: the wall time of a full run, less the build and the render. */
   wallSeconds: number;
   runs: RunResult[];
   cells: CellResult[];
