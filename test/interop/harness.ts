@@ -12,6 +12,7 @@ export {
   repoRoot,
   run,
   V4_VERSION,
+  V53_VERSION,
   V5_VERSION,
   V55_VERSION,
 } from '../support/maven-jars.js';

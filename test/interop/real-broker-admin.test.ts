@@ -9,7 +9,7 @@ import { ConsumeConcurrentlyStatus, PushConsumer } from '../../lib/consumer/inde
 import { Producer, type SendResult } from '../../lib/producer/index.js';
 import { runCli, type CliRun } from '../cli/run-in-process.js';
 import { until } from '../consumer/helpers.js';
-import { startRealCluster, V5_VERSION } from './harness.js';
+import { startRealCluster, V53_VERSION, V5_VERSION } from './harness.js';
 import { mqadminBatch, mqadminRows, type MqadminOutput } from './java-admin.js';
 import { interopReady } from './skip.js';
 
@@ -289,7 +289,7 @@ if (await interopReady(t, [V5_VERSION])) {
         clusterRows.map((r) => r.slice(0, 5)),
         'cluster: name, broker, id, address, version',
       );
-      t.equal(rwCluster[0]?.version, 'V5_3_3');
+      t.equal(rwCluster[0]?.version, `V${V5_VERSION.replaceAll('.', '_')}`);
 
       const mqTopics = out(batch, 'topicList')
         .split('\n')
@@ -300,8 +300,10 @@ if (await interopReady(t, [V5_VERSION])) {
       t.notOk(mqTopics.includes('AdmDoomed'), 'mqadmin does not list the topic rocketwire deleted');
       t.ok(mqTopics.includes('AdmMade'));
 
+      // mqadmin prints the route as fastjson does: brokerAddrs' numeric keys unquoted; 5.5.0's
+      // fastjson2 pretty-prints it, so a key follows a newline and tabs ({\n\t\t\t\t0:"…")
       const route = (text: string) =>
-        JSON.parse(text.replace(/\{(\d+):/g, '{"$1":')) as {
+        JSON.parse(text.replace(/([{,]\s*)(\d+):/g, '$1"$2":')) as {
           queueDatas: Array<{ brokerName: string; readQueueNums: number; writeQueueNums: number; perm: number }>;
           brokerDatas: Array<{ brokerAddrs: Record<string, string> }>;
         };
@@ -432,10 +434,15 @@ if (await interopReady(t, [V5_VERSION])) {
         7,
         "rocketwire lists mqadmin's new group",
       );
-      t.notOk(
-        groups.some((x) => x.groupName === 'rw_adm_made'),
-        'and not the one mqadmin deleted',
-      );
+      const deleted = groups.find((x) => x.groupName === 'rw_adm_made');
+      if (V5_VERSION === V53_VERSION) {
+        t.equal(deleted, undefined, 'and not the one mqadmin deleted');
+      } else {
+        // 5.5.0's DELETE_SUBSCRIPTIONGROUP asks LiteMetadataUtil.isLiteGroupType about the group just
+        // removed, whose findSubscriptionGroupConfig creates it again (autoCreateSubscriptionGroup):
+        // the group stays, with the defaults instead of the retryMaxTimes 5 rocketwire gave it
+        t.equal(deleted?.retryMaxTimes, 16, `${V5_VERSION} re-creates the group mqadmin deleted, with the defaults`);
+      }
     },
   );
 

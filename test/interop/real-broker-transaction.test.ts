@@ -11,7 +11,7 @@ import { PushConsumer } from '../../lib/consumer/index.js';
 import type { MessageExt } from '../../protocol/index.js';
 import { runCli } from '../cli/run-in-process.js';
 import { brokerOffsets, until } from '../consumer/helpers.js';
-import { startRealCluster, V5_VERSION } from './harness.js';
+import { startRealCluster, V53_VERSION, V5_VERSION } from './harness.js';
 import { javaConsume } from './java-client.js';
 import { javaTxProduce } from './java-tx.js';
 import { interopReady } from './skip.js';
@@ -89,12 +89,18 @@ if (await interopReady(t, [V5_VERSION])) {
     const m = got.messages.find((x) => Buffer.from(x.body ?? '', 'base64').toString() === 'commit')!;
     t.equal(m.sysFlag & 0xc, 8, 'stored as a commit (sysFlag TRANSACTION_COMMIT_TYPE)');
     // 5.3.3's EndTransactionProcessor writes the properties string before it clears these three
-    // from the map, so the committed record keeps them (docs/protocol-facts.md#transaction-commit)
-    t.match(
-      m.properties,
-      { TRAN_MSG: 'true', REAL_TOPIC: topic, REAL_QID: /^\d$/, __transactionId__: m.properties.UNIQ_KEY },
-      'TRAN_MSG, REAL_TOPIC and REAL_QID stay',
-    );
+    // from the map, so the committed record keeps them; 5.5.0's clears REAL_TOPIC and REAL_QID
+    // first, so only TRAN_MSG stays (docs/protocol-facts.md#transaction-commit)
+    t.match(m.properties, { TRAN_MSG: 'true', __transactionId__: m.properties.UNIQ_KEY }, 'TRAN_MSG stays');
+    if (V5_VERSION === V53_VERSION) {
+      t.match(m.properties, { REAL_TOPIC: topic, REAL_QID: /^\d$/ }, '5.3.3: REAL_TOPIC and REAL_QID stay');
+    } else {
+      t.same(
+        [m.properties.REAL_TOPIC, m.properties.REAL_QID],
+        [undefined, undefined],
+        `${V5_VERSION}: REAL_TOPIC and REAL_QID are gone`,
+      );
+    }
     t.equal(m.properties.PGROUP, 'rw_tx_commit');
     const max = (await brokerOffsets(cluster.namesrv, topic, 'java_tx_cg')).reduce((a, q) => a + q.max, 0);
     t.equal(max, 150, 'the broker holds exactly 150 messages on the topic');

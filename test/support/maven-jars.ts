@@ -11,10 +11,27 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The newest 5.3.x and the newest 4.x whose server jars are on Maven Central (4.9.8's are not). */
-export const V5_VERSION = '5.3.3';
+export const V53_VERSION = '5.3.3';
 export const V4_VERSION = '4.9.7';
+/**
+ * The 5.x release the real-broker suites start (and their Java peers run): 5.3.3 unless
+ * ROCKETWIRE_V5_VERSION names another 5.x release, as `npm run test:matrix` does to run the feature
+ * suites on 5.5.0 too.
+ */
+export const V5_VERSION = v5FromEnv(process.env.ROCKETWIRE_V5_VERSION);
 /** The newest release whose jars all resolve from Maven Central (5.5.1's client jar is not served). */
 export const V55_VERSION = '5.5.0';
+
+/** ROCKETWIRE_V5_VERSION checked: unset or empty gives 5.3.3; anything but a 5.x.y release is refused. */
+export function v5FromEnv(value: string | undefined): string {
+  if (value === undefined || value === '') return V53_VERSION;
+  if (!/^5\.\d+\.\d+$/.test(value)) {
+    throw new Error(
+      `ROCKETWIRE_V5_VERSION must be a 5.x.y RocketMQ release such as 5.5.0, not ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
 
 /** The repository root (the folder holding package.json), found from this file in test/ or dist/test/. */
 export function repoRoot(): string {
