@@ -1,6 +1,5 @@
+import { setPopMode } from '../support/embedded-broker.js';
 import t from 'tap';
-import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.js';
-import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
 import { AdminClient } from '../../lib/admin/index.js';
 import { startBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
@@ -13,33 +12,12 @@ import {
 } from '../../lib/consumer/core/duplicate-guard.js';
 import type { MessageListenerConcurrently } from '../../lib/consumer/core/consume-types.js';
 import { silentLogger } from '../../lib/logger.js';
-import { RemotingClient } from '../../lib/remoting/index.js';
 import { createTopic, produce, uniqueName, until, withBroker } from './helpers.js';
 import { gaugePoints, metricsProbe } from '../metrics/helpers.js';
 
 // The duplicate guard (duplicateGuard option): a redelivered message is handled once, a message
 // whose handler failed is retried and handled, dropped duplicates are acked / committed and
 // counted, and the in-memory set stays within its window and count.
-
-async function setPopMode(addr: string, topic: string, group: string): Promise<void> {
-  const c = new RemotingClient();
-  try {
-    const res = await c.invoke(
-      addr,
-      createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, {
-        body: SetMessageRequestModeRequestBody.encode({
-          topic,
-          consumerGroup: group,
-          mode: 'POP',
-          popShareQueueNum: 0,
-        }),
-      }),
-    );
-    if (res.code !== ResponseCode.SUCCESS) throw new Error(`SET_MESSAGE_REQUEST_MODE: ${res.code}`);
-  } finally {
-    await c.close();
-  }
-}
 
 const bodyCounts = (seen: readonly string[]): Map<string, number> => {
   const m = new Map<string, number>();

@@ -3,14 +3,12 @@
 // the push consumer's POP mode (the POP header's expType); namespaces on the lite pull consumer and
 // the SimpleConsumer (resources wrapped on the broker, the application's names in what comes back);
 // message trace of the lite pull consumer and both POP paths.
+import { setPopMode } from '../support/embedded-broker.js';
 import t from 'tap';
-import { RequestCode, ResponseCode, createRequest } from '../../protocol/index.js';
-import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
 import { LitePullConsumer, PushConsumer, SqlFilterRefusedError, type MessageExt } from '../../lib/consumer/index.js';
 import { SimpleConsumer } from '../../lib/consumer/pop/simple-consumer.js';
 import { litePullConsumerImpl } from '../../lib/consumer/lite-pull/lite-pull-consumer.js';
 import { Producer } from '../../lib/producer/index.js';
-import { RemotingClient } from '../../lib/remoting/index.js';
 import { subRecords } from '../trace/read-trace.js';
 import { brokerOffsets, produce, uniqueName, until, withBroker } from './helpers.js';
 
@@ -164,26 +162,6 @@ t.test('SimpleConsumer with { sql } and a namespace: only matches, the applicati
     name: 'ConsumerOptionError',
   });
 });
-
-async function setPopMode(addr: string, topic: string, group: string): Promise<void> {
-  const c = new RemotingClient();
-  try {
-    const res = await c.invoke(
-      addr,
-      createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, {
-        body: SetMessageRequestModeRequestBody.encode({
-          topic,
-          consumerGroup: group,
-          mode: 'POP',
-          popShareQueueNum: 0,
-        }),
-      }),
-    );
-    if (res.code !== ResponseCode.SUCCESS) throw new Error(`SET_MESSAGE_REQUEST_MODE: ${res.code}`);
-  } finally {
-    await c.close();
-  }
-}
 
 t.test('the push consumer in POP mode with { sql }: popped by SQL92, each handled message traced', async (t) => {
   const b = await withBroker({ enablePropertyFilter: true, traceTopicEnable: true });

@@ -1,6 +1,6 @@
+import { setPopMode } from '../support/embedded-broker.js';
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest, type RemotingCommand } from '../../protocol/index.js';
-import { SetMessageRequestModeRequestBody } from '../../protocol/body/pop-bodies.js';
 import { parseOrderCountInfo } from '../../protocol/pop-extra-info.js';
 import { decodeMessages } from '../../protocol/internal.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
@@ -14,26 +14,6 @@ import { assertOrderedPerKey, runOrderlyPopScenario } from './pop-orderly-scenar
 // to POP) on the embedded broker, and the broker's order pops it relies on: attemptId makes a
 // retried pop idempotent, and a queue freed by the end of an invisible time wakes the pops waiting
 // on it (Apache's ConsumerOrderInfoLockManager).
-
-async function setPopMode(addr: string, topic: string, group: string): Promise<void> {
-  const c = new RemotingClient();
-  try {
-    const res = await c.invoke(
-      addr,
-      createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, {
-        body: SetMessageRequestModeRequestBody.encode({
-          topic,
-          consumerGroup: group,
-          mode: 'POP',
-          popShareQueueNum: 0,
-        }),
-      }),
-    );
-    if (res.code !== ResponseCode.SUCCESS) throw new Error(`SET_MESSAGE_REQUEST_MODE: ${res.code} ${res.remark}`);
-  } finally {
-    await c.close();
-  }
-}
 
 t.test(
   'two orderly consumers in POP mode: each key in order, a failure redelivered in order, nothing lost',

@@ -169,3 +169,23 @@ export async function freePort(): Promise<number> {
   await new Promise((r) => s.close(r));
   return port;
 }
+
+/** SET_MESSAGE_REQUEST_MODE POP on one broker (what mqadmin setConsumeMode does): the group pops `topic`'s queues. */
+export async function setPopMode(addr: string, topic: string, group: string): Promise<void> {
+  const { RemotingClient } = await import('../../lib/remoting/index.js');
+  const { createRequest, RequestCode, ResponseCode } = await import('../../protocol/index.js');
+  const { SetMessageRequestModeRequestBody } = await import('../../protocol/body/pop-bodies.js');
+  const c = new RemotingClient();
+  try {
+    const body = SetMessageRequestModeRequestBody.encode({
+      topic,
+      consumerGroup: group,
+      mode: 'POP',
+      popShareQueueNum: 0,
+    });
+    const res = await c.invoke(addr, createRequest(RequestCode.SET_MESSAGE_REQUEST_MODE, { body }));
+    if (res.code !== ResponseCode.SUCCESS) throw new Error(`SET_MESSAGE_REQUEST_MODE: ${res.code}`);
+  } finally {
+    await c.close();
+  }
+}
