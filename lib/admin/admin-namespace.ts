@@ -1,4 +1,5 @@
 import { namespaceOf, withoutNamespace, wrapNamespace } from '../client/index.js';
+import type { ProducerConnectionInfo } from './admin-ops-types.js';
 import type { FoundMessage, GroupProgress } from './admin-types.js';
 
 type Arg = 'topic' | 'group' | 'args.topic' | null;
@@ -22,6 +23,12 @@ const WRAPPED: Record<string, readonly Arg[]> = {
   messageByKey: ['topic'],
   messageByOffset: ['topic'],
   dlqResend: ['group'],
+  updateStaticTopic: ['args.topic'],
+  setConsumeMode: ['group', 'topic'],
+  producerConnection: ['group', 'topic'],
+  updateTopicPerm: ['topic'],
+  cloneGroupOffset: ['group', 'group', 'topic'],
+  skipAccumulatedMessage: ['group', 'topic'],
 };
 
 function wrapArg(ns: string, kind: Arg, v: unknown): unknown {
@@ -81,6 +88,10 @@ export function applyAdminNamespace(admin: object, ns: string | undefined): void
 function unwrapResult(ns: string, name: string, r: unknown): unknown {
   if (name === 'messageById' || name === 'messageByKey') return unwrapFound(ns, r as FoundMessage[]);
   if (name === 'messageByOffset') return unwrapFound(ns, [r as FoundMessage])[0];
+  if (name === 'producerConnection') {
+    const p = r as ProducerConnectionInfo;
+    p.group = withoutNamespace(ns, p.group);
+  }
   if (name === 'consumerProgress') {
     const p = r as GroupProgress;
     p.group = withoutNamespace(ns, p.group);
