@@ -96,7 +96,8 @@ options:
 
 Producer comparison (instead of the consumer bench):
   --produce-vs PEERS    compare rocketwire's Producer with java (Apache 5.3.3's DefaultMQProducer,
-                        its defaults, in a JVM with the full JIT) and/or ali-ons (its Producer), in
+                        its defaults, in a JVM with the full JIT), ali-ons (its Producer) and/or
+                        floor (a bare RemotingClient sending the same frames at the same concurrency), in
                         each --produce-modes mode: every round runs each mode with every producer one
                         after the other, in an order rotated every round. Each run is a fresh client
                         that first sends max(W, messages / 5) messages not measured (W: 5000, or
