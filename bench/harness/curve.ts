@@ -143,6 +143,13 @@ async function consumeRocketwire(
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   let rebalanceMs = Number.NaN;
+  // polled from before start(): start() itself may last until the queues are consumed
+  const mine = new Set(topics);
+  const watch = setInterval(() => {
+    if (!Number.isNaN(rebalanceMs)) return;
+    if (consumer.assignment().filter((mq) => mine.has(mq.topic)).length >= queues)
+      rebalanceMs = performance.now() - start;
+  }, 2);
   try {
     await consumer.start((msgs: MessageExt[]) => {
       n.add(msgs);
@@ -153,7 +160,6 @@ async function consumeRocketwire(
     while (n.unique < expect) {
       await new Promise((r) => setTimeout(r, 5));
       const now = performance.now();
-      if (Number.isNaN(rebalanceMs) && consumer.assignment().length >= queues) rebalanceMs = now - start;
       if (n.unique !== lastUnique) {
         lastUnique = n.unique;
         lastProgress = now;
@@ -173,6 +179,7 @@ async function consumeRocketwire(
       heartbeatWithoutSubBytes: bodies.withoutSub!.length,
     };
   } finally {
+    clearInterval(watch);
     await consumer.shutdown();
   }
 }
