@@ -1,8 +1,8 @@
 /**
  * A file of raw frames: one PULL_MESSAGE request and its FOUND answer per message shape of
  * test/fixtures/message-shapes/expected.json. `node dist/test/capture/decode-golden-frames.js
- * --write` wrote test/fixtures/message-shapes/decode.json.txt and decode.table.txt with the eager
- * message decoder; decode-golden.test.ts holds `rocketwire decode` to those bytes.
+ * --write` wrote test/fixtures/message-shapes/decode.json.txt and decode.table.txt once;
+ * decode-golden.test.ts holds `rocketwire decode` to those bytes.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequest, createResponse, encodeCommand, RequestCode, ResponseCode } from '../../protocol/internal.js';

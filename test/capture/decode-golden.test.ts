@@ -4,7 +4,7 @@ import { decodeCli } from './decode-cli.js';
 import { fixtureDir, goldenFrames } from './decode-golden-frames.js';
 
 // Messages of every shape (no properties, UNIQ_KEY or not, compressed, batch, transactional, retry,
-// IPv6 hosts, magic v2, POP): `decode` prints exactly the bytes it printed with the eager decoder.
+// IPv6 hosts, magic v2, POP): `decode` prints exactly the bytes the fixture recorded.
 const file = new URL('frames.bin', fixtureDir).pathname;
 
 t.test('the golden frames are the fixture shapes', async (t) => {

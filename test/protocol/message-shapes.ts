@@ -1,8 +1,8 @@
 /**
  * Stored records of every shape a consumer receives, for the message-shape test: the expected
  * outputs (JSON.stringify, spread, Object.keys) in test/fixtures/message-shapes/expected.json were
- * written by `node dist/test/protocol/message-shapes.js --write` from the eager decoder the lazy one
- * replaced, so the test holds the lazy messages to exactly what users saw before.
+ * written once by `node dist/test/protocol/message-shapes.js --write` and are not to be rewritten:
+ * the test holds any change to the decoder or to MessageExt to exactly what users saw.
  */
 import { writeFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
