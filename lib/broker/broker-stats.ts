@@ -237,6 +237,20 @@ export class BrokerStatsManager {
   }
 }
 
+/** Messages in a pull's stored records (adjacent records share a buffer; each starts with its int32 size). */
+export function storedMessageCount(runs: readonly Buffer[]): number {
+  let n = 0;
+  for (const run of runs) {
+    for (let p = 0; p + 4 <= run.length; ) {
+      const size = run.readInt32BE(p);
+      if (size <= 0) break;
+      n++;
+      p += size;
+    }
+  }
+  return n;
+}
+
 const MANAGERS = new WeakMap<object, BrokerStatsManager>();
 
 /**
