@@ -8,6 +8,10 @@
 // time since the item's zero sample (10 s, 20 s, … 60 s as the broker's sampler ticks), so it
 // depends on when each tool asked: each tool's printed TPS must be sum / (10 s × k) for a whole
 // k of 1 to 6, to the two decimals mqadmin prints.
+//
+// Apache 5.3.3's ConsumerManager files a consumer's topic under the topic's own name instead of its
+// group (topicGroupTable; fixed after 5.3.3 by apache/rocketmq#9444), so QUERY_TOPIC_CONSUME_BY_WHO
+// answers a phantom group named like the topic, and both tools print a row for it.
 import t from 'tap';
 import { AdminClient, type StatsAllRow } from '../../lib/admin/index.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
@@ -85,7 +89,8 @@ if (await interopReady(t, [V5_VERSION])) {
     await until(
       async () => {
         mine = await admin.statsAll({ topic });
-        return mine[0]?.inMsg24Hour === 50 && mine[0]?.outMsg24Hour === 40;
+        const row = mine.find((r) => r.group === group);
+        return row?.inMsg24Hour === 50 && row?.outMsg24Hour === 40;
       },
       () => `the broker sampled 50 in, 40 out (${JSON.stringify(mine)})`,
       30_000,
@@ -102,22 +107,28 @@ if (await interopReady(t, [V5_VERSION])) {
     ]);
 
     const mq = mqRows(text(0));
-    t.equal(mq.length, 1, text(0));
-    const [, mqGroup, mqAcc, mqIn, mqOut, mqIn24, mqOut24] = mq[0]!;
-    t.same([mqGroup, mqAcc, mqIn24, mqOut24], [group, 10, 50, 40], 'mqadmin: group, backlog 10, 50 in, 40 out');
-    for (const rows of [mine, topicAfter]) {
-      t.same(
-        rows.map((r) => [r.topic, r.group, r.accumulation, r.inMsg24Hour, r.outMsg24Hour]),
-        [[topic, group, 10, 50, 40]],
-        'rocketwire: the same',
-      );
-    }
+    t.same(
+      mq.map((r) => r[1]).sort(),
+      [group, topic].sort(),
+      `mqadmin: the group and 5.3.3's phantom group named like the topic\n${text(0)}`,
+    );
+    const deterministic = (rows: StatsAllRow[]) =>
+      rows.map((r) => [r.topic, r.group, r.accumulation, r.inMsg24Hour, r.outMsg24Hour]);
+    const mqDeterministic = mq.map((r) => [r[0], r[1], r[2], r[5], r[6]]).sort();
+    for (const rows of [mine, topicAfter])
+      t.same(deterministic(rows).sort(), mqDeterministic, 'rocketwire: the same rows');
+    const [, , mqAcc, mqIn, mqOut, mqIn24, mqOut24] = mq.find((r) => r[1] === group)!;
+    t.same([mqAcc, mqIn24, mqOut24], [10, 50, 40], 'backlog 10, 50 in, 40 out');
     // the CLI's table: mqadmin's columns, the same figures
-    const cliRow = cliTopic.stdout.trimEnd().split('\n')[1]!.split(/\s+/);
+    const cliRow = cliTopic.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(/\s+/))
+      .find((c) => c[1] === group)!;
     t.same([cliRow[0], cliRow[1], cliRow[2], cliRow[5], cliRow[6]], [topic, group, '10', '50', '40']);
     t.ok(tpsOfSteps(50, mqIn), `mqadmin's InTPS ${mqIn} is 50 over whole 10-s steps`);
     t.ok(tpsOfSteps(40, mqOut!), `mqadmin's OutTPS ${mqOut} is 40 over whole 10-s steps`);
-    for (const r of [mine[0]!, topicAfter[0]!]) {
+    for (const r of [mine, topicAfter].map((rows) => rows.find((x) => x.group === group)!)) {
       t.ok(tpsOfSteps(50, r.inTps), `rocketwire's inTps ${r.inTps} likewise`);
       t.ok(tpsOfSteps(40, r.outTps!), `rocketwire's outTps ${r.outTps} likewise`);
     }
@@ -173,9 +184,9 @@ if (await interopReady(t, [V5_VERSION])) {
     t.equal(await admin.viewBrokerStatsData(addr, 'GROUP_GET_NUMS', `${topic}@nobody`), null, 'read as null');
     const who = await rawInvoke(addr, createRequest(RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, { extFields: { topic } }));
     t.same(
-      JSON.parse(who.body!.toString()),
-      { groupList: [group] },
-      'QUERY_TOPIC_CONSUME_BY_WHO: the group of the offsets',
+      (JSON.parse(who.body!.toString()) as { groupList: string[] }).groupList.sort(),
+      [group, topic].sort(),
+      "QUERY_TOPIC_CONSUME_BY_WHO: the group (its offsets), and 5.3.3's phantom named like the topic",
     );
   });
 
