@@ -147,7 +147,6 @@ export {
 // Admin client: mqadmin's operations (lib/admin/README.md); its options are ClientOptions.
 export { AdminClient } from './admin/index.js';
 export type { MessageTraceQuery, MessageTraceView } from './admin/index.js';
-export type { BrokerStatsData, BrokerStatsItem, StatsAllOptions, StatsAllRow } from './admin/index.js';
 
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {

@@ -8,12 +8,36 @@ import {
   type OperationRequest,
   type TopicRouteData,
 } from '../../protocol/internal.js';
-import type { BrokerStatsData } from '../../protocol/body/broker-stats-bodies.js';
 import type { MQClientInstance, Reply } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { UnknownTopicError, permissionError } from './errors.js';
 
-export type { BrokerStatsData, BrokerStatsItem } from '../../protocol/body/broker-stats-bodies.js';
+/**
+ * One window of a broker's stats item (Java's BrokerStatsItem).
+ * @category Admin
+ */
+export interface BrokerStatsItem {
+  /** What was counted in the window: messages put (TOPIC_PUT_NUMS) or got (GROUP_GET_NUMS). */
+  sum: number;
+  /** sum per second over the span between the window's oldest and newest sample. */
+  tps: number;
+  /** sum per counted call: messages per put request, or per pull that found messages. */
+  avgpt: number;
+}
+
+/**
+ * A broker's stats item (VIEW_BROKER_STATS_DATA's answer, Java's BrokerStatsData): the last minute
+ * (six 10-s samples), the last hour (six 10-min samples) and the last day (24 hourly samples).
+ * @category Admin
+ */
+export interface BrokerStatsData {
+  /** The last minute, sampled every 10 s. */
+  statsMinute: BrokerStatsItem;
+  /** The last hour, sampled every 10 min. */
+  statsHour: BrokerStatsItem;
+  /** The last day, sampled every hour. */
+  statsDay: BrokerStatsItem;
+}
 
 /** The stats set of messages put per topic, key `topic` (BrokerStatsManager.TOPIC_PUT_NUMS). */
 export const TOPIC_PUT_NUMS = 'TOPIC_PUT_NUMS';
@@ -26,6 +50,7 @@ export const GROUP_GET_NUMS = 'GROUP_GET_NUMS';
  * @category Admin
  */
 export interface StatsAllRow {
+  /** The topic, as the name server lists it (without the namespace on a namespaced AdminClient). */
   topic: string;
   /** null: no group consumes the topic (no consumer online for it, no offsets of it). */
   group: string | null;
@@ -43,9 +68,15 @@ export interface StatsAllRow {
 
 /** What `statsAll` lists. @category Admin */
 export interface StatsAllOptions {
-  /** Only this topic (mqadmin -t). */
+  /**
+   * Only this topic (mqadmin -t).
+   * @default undefined (every topic)
+   */
   topic?: string;
-  /** Only rows with traffic in the last 24 hours (mqadmin -a). */
+  /**
+   * Only rows with messages in or out in the last 24 hours (mqadmin -a).
+   * @default false
+   */
   activeOnly?: boolean;
 }
 
