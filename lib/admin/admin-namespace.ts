@@ -1,4 +1,5 @@
 import { namespaceOf, withoutNamespace, wrapNamespace } from '../client/index.js';
+import type { ProducerConnectionInfo } from './admin-ops-types.js';
 import type { FoundMessage, GroupProgress } from './admin-types.js';
 import { scopeStatsAll, type StatsAllRow } from './admin-stats.js';
 
@@ -23,6 +24,12 @@ const WRAPPED: Record<string, readonly Arg[]> = {
   messageByKey: ['topic'],
   messageByOffset: ['topic'],
   dlqResend: ['group'],
+  updateStaticTopic: ['args.topic'],
+  setConsumeMode: ['group', 'topic'],
+  producerConnection: ['group', 'topic'],
+  updateTopicPerm: ['topic'],
+  cloneGroupOffset: ['group', 'group', 'topic'],
+  skipAccumulatedMessage: ['group', 'topic'],
   statsAll: ['args.topic'],
 };
 
@@ -90,6 +97,10 @@ function unwrapResult(ns: string, name: string, r: unknown): unknown {
       row.topic = withoutNamespace(ns, row.topic);
       if (row.group !== null) row.group = withoutNamespace(ns, row.group);
     }
+  }
+  if (name === 'producerConnection') {
+    const p = r as ProducerConnectionInfo;
+    p.group = withoutNamespace(ns, p.group);
   }
   if (name === 'consumerProgress') {
     const p = r as GroupProgress;
