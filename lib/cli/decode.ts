@@ -13,14 +13,15 @@ import {
 import { describeCommand, frameContext, type FrameDescription } from '../capture/describe.js';
 import type { DecodeStats } from '../capture/stats.js';
 import type { FrameFilter } from '../capture/frame-filter.js';
-import { escapeControl, formatFrameText } from '../capture/format-text.js';
+import { escapeControl } from '../capture/format-text.js';
+import { FramePrinter, type FrameOutputMode } from '../capture/frame-printer.js';
 import { HexInputError } from '../capture/errors.js';
 import { HexDecoder } from '../capture/hex-decoder.js';
-import { frameJson, writeFrameJson } from '../capture/json-line.js';
 import type { CaptureProblem } from '../capture/packet.js';
 import { OutputBuffer } from '../capture/output-buffer.js';
 import type { ReportFile } from '../capture/report/index.js';
 import type { Finding } from '../capture/doctor/index.js';
+import { decodeParallel, defaultWorkers, fileFormat } from './decode-parallel.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -52,6 +53,10 @@ options:
   --max-buffered-bytes N
                     bytes held for all flows together: partial frames, out-of-order segments
                     (default 268435456, 256 MiB); past it the flows idle longest drop theirs
+  --workers N       decode with N worker threads, each owning the TCP flows of one hash class;
+                    the output is the same, byte for byte (default: one per core, at most 2,
+                    for a pcap or pcapng file of 16 MiB or more, else 1). --stats, --doctor,
+                    --report, --hex, stdin and files of raw frames decode in one thread
   --flow-idle-timeout S
                     finish a flow after S seconds of capture time without a packet, as at the
                     end of the capture (default 300; 0: never)
@@ -70,7 +75,7 @@ const MAX_PROBLEM_LINES = 50;
 const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
 
-type OutputMode = 'text' | 'json' | 'msgpack';
+type OutputMode = FrameOutputMode;
 
 /** A finding with the capture's strings in it (topic, group, flow) escaped for a terminal. */
 function escapedFinding(f: Finding): Finding {
@@ -124,6 +129,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       'max-flows': { type: 'string' },
       'max-buffered-bytes': { type: 'string' },
       'flow-idle-timeout': { type: 'string' },
+      workers: { type: 'string' },
     },
     true,
   );
@@ -149,6 +155,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       0,
       1e9,
     ) * 1000;
+  const workersOption = values.workers as string | undefined;
+  if (workersOption !== undefined) intOption('workers', workersOption, 1, 1, 64);
   let filter: FrameFilter | null = null;
   const terms = (values.filter as string[] | undefined) ?? [];
   if (terms.length > 0) {
@@ -264,31 +272,23 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     io.stderr.write(`rocketwire decode: ${escapeControl(p.message)}\n`);
   };
 
-  // The table shows message sizes, not bodies: no base64 to compute. msgpack is loaded only when used.
-  const describeOptions = { messageBodies: mode !== 'text' };
+  // msgpack is loaded only when used.
   const msgpackEncode = mode === 'msgpack' ? await msgpackEncoder() : null;
-  const emit = (d: FrameDescription): void => {
-    if (mode === 'text') out.text(formatFrameText(d) + '\n');
-    else if (mode === 'json') out.text(frameJson(d) + '\n');
-    else out.bytes(msgpackEncode!(d));
-  };
-
-  const onFrame = (f: DecodedFrame): void => {
-    let d: FrameDescription | undefined;
-    const describe = (): FrameDescription => describeCommand(f.cmd, frameContext(f), describeOptions);
-    if (filter) {
-      if (filter.needsDescription) d = describe();
-      if (!filter.matches(f, d)) return;
-    }
-    if (stats || doctor) {
-      stats?.add(f);
-      timelines?.add(f);
-      doctor?.add(f);
-      return;
-    }
-    if (d === undefined && mode === 'json') writeFrameJson(out, f.cmd, frameContext(f));
-    else emit(d ?? describe());
-  };
+  const printer = new FramePrinter(out, mode, filter, msgpackEncode);
+  const onFrame =
+    stats || doctor
+      ? (f: DecodedFrame): void => {
+          if (filter) {
+            const d = filter.needsDescription
+              ? describeCommand(f.cmd, frameContext(f), { messageBodies: mode !== 'text' })
+              : undefined;
+            if (!filter.matches(f, d)) return;
+          }
+          stats?.add(f);
+          timelines?.add(f);
+          doctor?.add(f);
+        }
+      : (f: DecodedFrame): void => printer.frame(f);
 
   const decoder = new CaptureDecoder(
     { frame: onFrame, problem: onProblem },
@@ -304,38 +304,57 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     decoder.end();
   };
 
+  const progress = (done: number, count: string): void => {
+    const now = Date.now();
+    if (now - lastProgress < 250) return;
+    lastProgress = now;
+    progressShown = true;
+    const pct = Math.min(100, Math.floor((done / size) * 100));
+    const bar = '#'.repeat(Math.floor(pct / 4)).padEnd(25, '.');
+    io.stderr.write(`\r[${bar}] ${pct}% ${(done / 1048576).toFixed(0)}/${(size / 1048576).toFixed(0)} MiB, ${count}`);
+  };
+  // Worker threads for the frames of a large pcap or pcapng file; what needs every frame in one
+  // place (statistics, doctor, report) and input that arrives as it is captured decode here.
+  const workers =
+    file === '-' || hex || stats || doctor ? 1 : intOption('workers', workersOption, defaultWorkers(size), 1, 64);
+  const format = workers > 1 ? await fileFormat(file) : 'raw';
+
   try {
-    for await (const raw of input as AsyncIterable<Buffer | string>) {
-      let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
-      if (hex) {
-        try {
-          chunk = hex.push(chunk);
-        } catch (err) {
-          if (!(err instanceof HexInputError)) throw err;
-          decoder.push(err.decoded);
-          endDecoder();
-          onProblem({ message: err.message, lost: true, offset: err.offset });
-          break;
+    if (workers > 1 && format !== 'raw') {
+      await decodeParallel(input as AsyncIterable<Buffer | string>, {
+        workers,
+        format,
+        mode,
+        filterTerms: terms,
+        decoder: { ports, maxFlows, maxTotalBufferedBytes, flowIdleTimeoutMs },
+        out,
+        problem: onProblem,
+        flushOutput,
+        outputClosed: () => outputClosed,
+        progress: (done, packets) => {
+          if (showProgress) progress(done, `${packets} packets`);
+        },
+      });
+    } else
+      for await (const raw of input as AsyncIterable<Buffer | string>) {
+        let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+        if (hex) {
+          try {
+            chunk = hex.push(chunk);
+          } catch (err) {
+            if (!(err instanceof HexInputError)) throw err;
+            decoder.push(err.decoded);
+            endDecoder();
+            onProblem({ message: err.message, lost: true, offset: err.offset });
+            break;
+          }
         }
+        if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
+        decoder.push(chunk);
+        if (decoder.failed || outputClosed) break;
+        if (out.length >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
+        if (showProgress) progress(decoder.counters.bytes, `${decoder.counters.frames} frames`);
       }
-      if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
-      decoder.push(chunk);
-      if (decoder.failed || outputClosed) break;
-      if (out.length >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
-      if (showProgress) {
-        const now = Date.now();
-        if (now - lastProgress >= 250) {
-          lastProgress = now;
-          progressShown = true;
-          const done = decoder.counters.bytes;
-          const pct = Math.min(100, Math.floor((done / size) * 100));
-          const bar = '#'.repeat(Math.floor(pct / 4)).padEnd(25, '.');
-          io.stderr.write(
-            `\r[${bar}] ${pct}% ${(done / 1048576).toFixed(0)}/${(size / 1048576).toFixed(0)} MiB, ${decoder.counters.frames} frames`,
-          );
-        }
-      }
-    }
     // The reader went away (decode ... | head): nothing more to say to anyone.
     if (outputClosed) {
       await report?.discard();
@@ -377,7 +396,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     out.text(`report written to ${reportPath}\n`);
   } else if (stats) {
     if (mode === 'text') out.text(stats.toText());
-    else emit(stats.toJSON() as unknown as FrameDescription);
+    else printer.emit(stats.toJSON() as unknown as FrameDescription);
   }
   let found = 0;
   if (doctor && findings && !report) {
