@@ -6,17 +6,12 @@ import type { FrameOutputMode } from '../capture/frame-printer.js';
 import type { OutputBuffer } from '../capture/output-buffer.js';
 import type { CaptureProblem } from '../capture/packet.js';
 
-/**
- * Captures smaller than this decode in one thread by default: starting the workers (each loads
- * the decoder's modules) costs more than they save on a small file.
- */
-export const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
 /** Workers by default on a large capture: one per core, at most this many. */
 const MAX_DEFAULT_WORKERS = 2;
 
-/** `--workers` when not given: one per core (at most MAX_DEFAULT_WORKERS) for a large file, else 1. */
-export function defaultWorkers(size: number): number {
-  return size >= PARALLEL_MIN_BYTES ? Math.max(1, Math.min(MAX_DEFAULT_WORKERS, availableParallelism())) : 1;
+/** `--workers` when not given, for a large file: one per core, at most MAX_DEFAULT_WORKERS. */
+export function defaultWorkers(): number {
+  return Math.max(1, Math.min(MAX_DEFAULT_WORKERS, availableParallelism()));
 }
 
 /** The format of a capture file from its first bytes: workers decode pcap and pcapng only. */

@@ -16,12 +16,10 @@ import type { FrameFilter } from '../capture/frame-filter.js';
 import { escapeControl } from '../capture/format-text.js';
 import { FramePrinter, type FrameOutputMode } from '../capture/frame-printer.js';
 import { HexInputError } from '../capture/errors.js';
-import { HexDecoder } from '../capture/hex-decoder.js';
 import type { CaptureProblem } from '../capture/packet.js';
 import { OutputBuffer } from '../capture/output-buffer.js';
 import type { ReportFile } from '../capture/report/index.js';
 import type { Finding } from '../capture/doctor/index.js';
-import { decodeParallel, defaultWorkers, fileFormat } from './decode-parallel.js';
 import { CliError, intOption, parseOptions, UsageError, type CliCommand, type CliIO } from './common.js';
 
 const usage = `usage: rocketwire decode [options] FILE|-
@@ -74,6 +72,11 @@ const MAX_PROBLEM_LINES = 50;
 /** Show a progress bar for files at least this large when stderr is a terminal. */
 const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
+/**
+ * Files smaller than this decode in one thread unless --workers says otherwise: starting the
+ * workers (each loads the decoder's modules) costs more than they save on a small capture.
+ */
+const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
 
 type OutputMode = FrameOutputMode;
 
@@ -156,7 +159,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       1e9,
     ) * 1000;
   const workersOption = values.workers as string | undefined;
-  if (workersOption !== undefined) intOption('workers', workersOption, 1, 1, 64);
+  if (workersOption !== undefined) intOption('workers', workersOption, 1, 1, 64); // a bad value: usage, before anything
   let filter: FrameFilter | null = null;
   const terms = (values.filter as string[] | undefined) ?? [];
   if (terms.length > 0) {
@@ -294,7 +297,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     { frame: onFrame, problem: onProblem },
     { ports, maxFlows, maxTotalBufferedBytes, flowIdleTimeoutMs },
   );
-  const hex = values.hex ? new HexDecoder() : null;
+  const hex = values.hex ? new (await import('../capture/hex-decoder.js')).HexDecoder() : null;
   const showProgress = size >= PROGRESS_MIN_BYTES && (io.stderr as { isTTY?: boolean }).isTTY === true;
   let lastProgress = 0;
   let ended = false;
@@ -315,13 +318,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   };
   // Worker threads for the frames of a large pcap or pcapng file; what needs every frame in one
   // place (statistics, doctor, report) and input that arrives as it is captured decode here.
-  const workers =
-    file === '-' || hex || stats || doctor ? 1 : intOption('workers', workersOption, defaultWorkers(size), 1, 64);
-  const format = workers > 1 ? await fileFormat(file) : 'raw';
+  const workersWanted = workersOption === undefined ? null : intOption('workers', workersOption, 1, 1, 64);
+  const parallel =
+    file !== '-' && !hex && !stats && !doctor && (workersWanted ?? (size >= PARALLEL_MIN_BYTES ? 2 : 1)) > 1
+      ? await import('./decode-parallel.js')
+      : null;
+  const workers = parallel ? (workersWanted ?? parallel.defaultWorkers()) : 1;
+  const format = parallel && workers > 1 ? await parallel.fileFormat(file) : 'raw';
 
   try {
-    if (workers > 1 && format !== 'raw') {
-      await decodeParallel(input as AsyncIterable<Buffer | string>, {
+    if (parallel && workers > 1 && format !== 'raw') {
+      await parallel.decodeParallel(input as AsyncIterable<Buffer | string>, {
         workers,
         format,
         mode,
