@@ -1,18 +1,9 @@
-import { availableParallelism } from 'node:os';
 import { open } from 'node:fs/promises';
 import type { CaptureDecoderOptions } from '../capture/capture-options.js';
 import { detectFormat } from '../capture/capture-options.js';
 import type { FrameOutputMode } from '../capture/frame-printer.js';
 import type { OutputBuffer } from '../capture/output-buffer.js';
 import type { CaptureProblem } from '../capture/packet.js';
-
-/** Workers by default on a large capture: one per core, at most this many. */
-const MAX_DEFAULT_WORKERS = 2;
-
-/** `--workers` when not given, for a large file: one per core, at most MAX_DEFAULT_WORKERS. */
-export function defaultWorkers(): number {
-  return Math.max(1, Math.min(MAX_DEFAULT_WORKERS, availableParallelism()));
-}
 
 /** The format of a capture file from its first bytes: workers decode pcap and pcapng only. */
 export async function fileFormat(file: string): Promise<'pcap' | 'pcapng' | 'raw'> {

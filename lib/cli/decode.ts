@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 // The capture modules one by one rather than through lib/capture/index.js, and the filter and
 // the statistics only when asked for: every module loaded is part of every start (Node's ESM
 // loader takes about half a millisecond a module), and a decode of a small capture is mostly start.
@@ -52,8 +53,8 @@ options:
                     bytes held for all flows together: partial frames, out-of-order segments
                     (default 268435456, 256 MiB); past it the flows idle longest drop theirs
   --workers N       decode with N worker threads, each owning the TCP flows of one hash class;
-                    the output is the same, byte for byte (default: one per core, at most 2,
-                    for a pcap or pcapng file of 16 MiB or more, else 1). --stats, --doctor,
+                    the output is the same, byte for byte (default 1 below 4 cores; with more,
+                    one per core but one, at most 4, for a file of 16 MiB or more). --stats, --doctor,
                     --report, --hex, stdin and files of raw frames decode in one thread
   --flow-idle-timeout S
                     finish a flow after S seconds of capture time without a packet, as at the
@@ -77,6 +78,17 @@ const OUTPUT_FLUSH_BYTES = 256 * 1024;
  * workers (each loads the decoder's modules) costs more than they save on a small capture.
  */
 const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `--workers` when not given. On 2 cores two workers and the thread that reads and merges share
+ * them, and a 100 MB capture decoded no faster than in one thread, for a quarter more CPU
+ * (docs/benchmarks.md, "Capture decoding"): one thread there. With 4 cores or more, one worker per
+ * core but the reader's, at most 4 (not measured: this is the first machine it ran on).
+ */
+function defaultWorkers(size: number): number {
+  const cores = availableParallelism();
+  return size >= PARALLEL_MIN_BYTES && cores >= 4 ? Math.min(cores - 1, 4) : 1;
+}
 
 type OutputMode = FrameOutputMode;
 
@@ -318,16 +330,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   };
   // Worker threads for the frames of a large pcap or pcapng file; what needs every frame in one
   // place (statistics, doctor, report) and input that arrives as it is captured decode here.
-  const workersWanted = workersOption === undefined ? null : intOption('workers', workersOption, 1, 1, 64);
-  const parallel =
-    file !== '-' && !hex && !stats && !doctor && (workersWanted ?? (size >= PARALLEL_MIN_BYTES ? 2 : 1)) > 1
-      ? await import('./decode-parallel.js')
-      : null;
-  const workers = parallel ? (workersWanted ?? parallel.defaultWorkers()) : 1;
-  const format = parallel && workers > 1 ? await parallel.fileFormat(file) : 'raw';
+  const workers =
+    file === '-' || hex || stats || doctor
+      ? 1
+      : workersOption !== undefined
+        ? intOption('workers', workersOption, 1, 1, 64)
+        : defaultWorkers(size);
+  const parallel = workers > 1 ? await import('./decode-parallel.js') : null;
+  const format = parallel ? await parallel.fileFormat(file) : 'raw';
 
   try {
-    if (parallel && workers > 1 && format !== 'raw') {
+    if (parallel && format !== 'raw') {
       await parallel.decodeParallel(input as AsyncIterable<Buffer | string>, {
         workers,
         format,
