@@ -83,7 +83,7 @@ const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
  * `--workers` when not given. On 2 cores two workers and the thread that reads and merges share
  * them, and a 100 MB capture decoded no faster than in one thread, for a quarter more CPU
  * (docs/benchmarks.md, "Capture decoding"): one thread there. With 4 cores or more, one worker per
- * core but the reader's, at most 4 (not measured: this is the first machine it ran on).
+ * core but the reader's, at most 4 (not measured: the machine the figures come from has 2 cores).
  */
 function defaultWorkers(size: number): number {
   const cores = availableParallelism();
