@@ -4,12 +4,13 @@
  * run, on the same file:
  *   - rocketwire in process (records → TCP reassembly → frames → decoded messages → JSON lines in
  *     the CLI's output buffers, not written anywhere),
- *   - the rocketwire CLI: `rocketwire decode FILE --json > /dev/null` and the text table,
+ *   - the rocketwire CLI: `rocketwire decode FILE --json > /dev/null` and the text table, with each
+ *     `--workers` count of `--workers` (default 1,2: the single-threaded decoder and two workers),
  *   - tshark's plain read `tshark -r FILE > /dev/null` and `tshark -r FILE -T fields -e frame.number`.
  * The ratio tshark time / rocketwire time is what to compare across machines (> 1: we are faster).
  * Warm-up, several rounds, median. The capture is deleted afterwards. JSON on stdout.
  *
- *   node dist/bench/decode/index.js [--mb 100] [--rounds 3] [--flows 64]
+ *   node dist/bench/decode/index.js [--mb 100] [--rounds 3] [--flows 64] [--workers 1,2]
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -35,6 +36,7 @@ function opt(name: string, dflt: number): number {
 const TARGET_MB = opt('--mb', 100);
 const ROUNDS = opt('--rounds', 3);
 const FLOWS = opt('--flows', 64);
+const WORKERS = (args.includes('--workers') ? args[args.indexOf('--workers') + 1]! : '1,2').split(',').map(Number);
 const MSS = 1448;
 const MESSAGES = 32;
 const BODY = 1024;
@@ -336,16 +338,19 @@ async function main(): Promise<void> {
     }
     if (checked !== built.frames) throw new Error(`decoded ${checked} frames, built ${built.frames}`);
 
-    const cliJson: Timing[] = [];
-    const cliText: Timing[] = [];
+    const cliJson = new Map<number, Timing[]>(WORKERS.map((w) => [w, []]));
+    const cliText = new Map<number, Timing[]>(WORKERS.map((w) => [w, []]));
     const tsharkPlain: Timing[] = [];
     const tsharkFields: Timing[] = [];
     timeCommand(process.execPath, [bin, 'decode', built.file, '--json']); // warm the page cache
     for (let i = 0; i < ROUNDS; i++) {
-      const a = timeCommand(process.execPath, [bin, 'decode', built.file, '--json']);
-      if (a !== null) cliJson.push(a);
-      const b = timeCommand(process.execPath, [bin, 'decode', built.file]);
-      if (b !== null) cliText.push(b);
+      // Each worker count in turn, alternated with tshark, so a neighbour's burst weighs on all alike.
+      for (const w of WORKERS) {
+        const a = timeCommand(process.execPath, [bin, 'decode', built.file, '--json', '--workers', String(w)]);
+        if (a !== null) cliJson.get(w)!.push(a);
+        const b = timeCommand(process.execPath, [bin, 'decode', built.file, '--workers', String(w)]);
+        if (b !== null) cliText.get(w)!.push(b);
+      }
       if (hasTshark) {
         const c = timeCommand('tshark', ['-r', built.file]);
         if (c !== null) tsharkPlain.push(c);
@@ -354,10 +359,28 @@ async function main(): Promise<void> {
       }
     }
     const libMs = median(lib);
-    const json = rates(cliJson, built);
-    const text = rates(cliText, built);
     const plain = rates(tsharkPlain, built);
     const fields = rates(tsharkFields, built);
+    const byWorkers = Object.fromEntries(
+      WORKERS.map((w) => {
+        const json = rates(cliJson.get(w)!, built);
+        const text = rates(cliText.get(w)!, built);
+        return [
+          w,
+          {
+            cliJson: json,
+            cliText: text,
+            // tshark time / rocketwire time, by wall clock and by CPU time: > 1 means rocketwire is faster.
+            tsharkPlainOverCliJson: ratio(plain, json),
+            tsharkPlainOverCliText: ratio(plain, text),
+            tsharkFieldsOverCliJson: ratio(fields, json),
+            // One worker's time / this count's: the scaling.
+            scalingJson: ratio(rates(cliJson.get(WORKERS[0]!)!, built), json),
+            scalingText: ratio(rates(cliText.get(WORKERS[0]!)!, built), text),
+          },
+        ];
+      }),
+    );
     const result = {
       benchmark: 'decode',
       capture: {
@@ -370,18 +393,10 @@ async function main(): Promise<void> {
         buildMs: Math.round(buildMs),
       },
       rounds: ROUNDS,
-      rocketwire: {
-        inProcessJson: rate(libMs, built),
-        cliJson: json,
-        cliText: text,
-      },
+      rocketwire: { inProcessJson: rate(libMs, built) },
       tshark: hasTshark ? { plainRead: plain, fieldsFrameNumber: fields } : 'tshark not installed',
-      // tshark time / rocketwire time, by wall clock and by CPU time: > 1 means rocketwire is faster.
-      ratio: {
-        tsharkPlainOverCliJson: ratio(plain, json),
-        tsharkPlainOverCliText: ratio(plain, text),
-        tsharkFieldsOverCliJson: ratio(fields, json),
-      },
+      // The CLI by `--workers` count: its rates, the ratios to tshark, the scaling from the first count.
+      workers: byWorkers,
       loadAverage: (await import('node:os')).loadavg().map((x) => Math.round(x * 10) / 10),
       node: process.version,
     };

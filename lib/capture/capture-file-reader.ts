@@ -42,3 +42,11 @@ export abstract class CaptureFileReader implements RecordReader {
     this.onProblem({ message, lost: true, offset, packet: this.index + 1 });
   }
 }
+
+/**
+ * Round seconds to microseconds: the resolution we print. Here rather than in packet.ts, which then
+ * holds types only and is never loaded by a decode.
+ */
+export function roundMicros(seconds: number): number {
+  return Math.round(seconds * 1e6) / 1e6;
+}

@@ -52,3 +52,17 @@ export class CaptureStateError extends RocketwireError {
   override readonly name = 'CaptureStateError';
   override readonly errorCode = 'ERR_CAPTURE_STATE';
 }
+
+/**
+ * A worker thread of a parallel decode (`decode --workers N`) stopped before the end of the
+ * capture without an error of its own (killed, or out of memory); `exitCode` is its exit code.
+ */
+export class CaptureWorkerError extends RocketwireError {
+  override readonly name = 'CaptureWorkerError';
+  override readonly errorCode = 'ERR_CAPTURE_WORKER';
+  readonly exitCode: number;
+  constructor(exitCode: number) {
+    super(`a decode worker thread stopped before the end of the capture (exit code ${exitCode})`);
+    this.exitCode = exitCode;
+  }
+}

@@ -71,6 +71,8 @@ export interface Flow {
   confirmed: boolean;
   /** Capture time (seconds) of its last packet, on the decoder's clock (never going back). */
   lastSeen: number;
+  /** Number of its last packet: orders flows closed together across the decoders of a parallel decode. */
+  lastPacket: number;
   /** Neighbours in the decoder's list of flows, least recently active first. */
   older: Flow | null;
   newer: Flow | null;

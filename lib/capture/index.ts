@@ -1,4 +1,5 @@
 export * from './packet.js';
+export { roundMicros } from './capture-file-reader.js';
 export * from './pcap-reader.js';
 export * from './pcapng-reader.js';
 export * from './tcp-segment.js';

@@ -5,6 +5,9 @@ type Writable = Buffer & {
   latin1Write(s: string, offset: number): number;
 };
 
+/** Appended pieces smaller than this are copied: many small writes cost more than the copy. */
+const APPEND_COPY_BELOW = 16 * 1024;
+
 /**
  * Output gathered as bytes in large buffers, for `rocketwire decode`. Strings are written into the
  * buffer one piece at a time, each already flat: a line built by `+=` and encoded by
@@ -48,6 +51,35 @@ export class OutputBuffer {
     if (b.length > this.buf.length - this.pos) this.room(b.length);
     this.buf.set(b, this.pos);
     this.pos += b.length;
+  }
+
+  /**
+   * Bytes someone else wrote, kept in order with the rest: small pieces are copied, large ones
+   * handed out as they are at the next take (the caller must not write into them again).
+   */
+  append(b: Buffer): void {
+    if (b.length < APPEND_COPY_BELOW) return this.bytes(b);
+    if (this.pos > this.start) {
+      this.sealed.push(this.buf.subarray(this.start, this.pos));
+      this.sealedBytes += this.pos - this.start;
+      this.start = this.pos;
+    }
+    this.sealed.push(b);
+    this.sealedBytes += b.length;
+  }
+
+  /**
+   * As take, and nothing is ever written again into the memory the pieces are in (the next write
+   * starts a new buffer), so their ArrayBuffers can be transferred to another thread.
+   */
+  takeDetached(): Buffer[] {
+    const out = this.take();
+    if (this.pos > 0) {
+      this.buf = Buffer.allocUnsafe(this.chunkBytes) as Writable;
+      this.start = 0;
+      this.pos = 0;
+    }
+    return out;
   }
 
   /** The bytes written since the last take, in order (views; no copy). */

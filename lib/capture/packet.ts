@@ -54,8 +54,3 @@ export interface RecordReader {
   /** True after a fatal problem: nothing more will be read. */
   readonly failed: boolean;
 }
-
-/** Round seconds to microseconds: the resolution we print. */
-export function roundMicros(seconds: number): number {
-  return Math.round(seconds * 1e6) / 1e6;
-}

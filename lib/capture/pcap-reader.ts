@@ -1,5 +1,4 @@
-import { CaptureFileReader } from './capture-file-reader.js';
-import { roundMicros } from './packet.js';
+import { CaptureFileReader, roundMicros } from './capture-file-reader.js';
 
 /** Magic numbers of the classic pcap format (libpcap's savefile.c), as read big-endian. */
 export const PCAP_MAGIC_MICRO = 0xa1b2c3d4;

@@ -1,5 +1,4 @@
-import { CaptureFileReader } from './capture-file-reader.js';
-import { roundMicros } from './packet.js';
+import { CaptureFileReader, roundMicros } from './capture-file-reader.js';
 
 /** Block types of pcapng (draft-ietf-opsawg-pcapng). */
 const SHB = 0x0a0d0d0a;

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 // The capture modules one by one rather than through lib/capture/index.js, and the filter and
 // the statistics only when asked for: every module loaded is part of every start (Node's ESM
 // loader takes about half a millisecond a module), and a decode of a small capture is mostly start.
@@ -13,10 +14,9 @@ import {
 import { describeCommand, frameContext, type FrameDescription } from '../capture/describe.js';
 import type { DecodeStats } from '../capture/stats.js';
 import type { FrameFilter } from '../capture/frame-filter.js';
-import { escapeControl, formatFrameText } from '../capture/format-text.js';
+import { escapeControl } from '../capture/format-text.js';
+import { FramePrinter, type FrameOutputMode } from '../capture/frame-printer.js';
 import { HexInputError } from '../capture/errors.js';
-import { HexDecoder } from '../capture/hex-decoder.js';
-import { frameJson, writeFrameJson } from '../capture/json-line.js';
 import type { CaptureProblem } from '../capture/packet.js';
 import { OutputBuffer } from '../capture/output-buffer.js';
 import type { ReportFile } from '../capture/report/index.js';
@@ -52,6 +52,10 @@ options:
   --max-buffered-bytes N
                     bytes held for all flows together: partial frames, out-of-order segments
                     (default 268435456, 256 MiB); past it the flows idle longest drop theirs
+  --workers N       decode with N worker threads, each owning the TCP flows of one hash class;
+                    the output is the same, byte for byte (default 1 below 4 cores; with more,
+                    one per core but one, at most 4, for a file of 16 MiB or more). --stats, --doctor,
+                    --report, --hex, stdin and files of raw frames decode in one thread
   --flow-idle-timeout S
                     finish a flow after S seconds of capture time without a packet, as at the
                     end of the capture (default 300; 0: never)
@@ -69,8 +73,24 @@ const MAX_PROBLEM_LINES = 50;
 /** Show a progress bar for files at least this large when stderr is a terminal. */
 const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
+/**
+ * Files smaller than this decode in one thread unless --workers says otherwise: starting the
+ * workers (each loads the decoder's modules) costs more than they save on a small capture.
+ */
+const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
 
-type OutputMode = 'text' | 'json' | 'msgpack';
+/**
+ * `--workers` when not given. On 2 cores two workers and the thread that reads and merges share
+ * them, and a 100 MB capture decoded no faster than in one thread, for a quarter more CPU
+ * (docs/benchmarks.md, "Capture decoding"): one thread there. With 4 cores or more, one worker per
+ * core but the reader's, at most 4 (not measured: the machine the figures come from has 2 cores).
+ */
+function defaultWorkers(size: number): number {
+  const cores = availableParallelism();
+  return size >= PARALLEL_MIN_BYTES && cores >= 4 ? Math.min(cores - 1, 4) : 1;
+}
+
+type OutputMode = FrameOutputMode;
 
 /** A finding with the capture's strings in it (topic, group, flow) escaped for a terminal. */
 function escapedFinding(f: Finding): Finding {
@@ -124,6 +144,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       'max-flows': { type: 'string' },
       'max-buffered-bytes': { type: 'string' },
       'flow-idle-timeout': { type: 'string' },
+      workers: { type: 'string' },
     },
     true,
   );
@@ -149,6 +170,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       0,
       1e9,
     ) * 1000;
+  const workersOption = values.workers as string | undefined;
+  if (workersOption !== undefined) intOption('workers', workersOption, 1, 1, 64); // a bad value: usage, before anything
   let filter: FrameFilter | null = null;
   const terms = (values.filter as string[] | undefined) ?? [];
   if (terms.length > 0) {
@@ -264,37 +287,29 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     io.stderr.write(`rocketwire decode: ${escapeControl(p.message)}\n`);
   };
 
-  // The table shows message sizes, not bodies: no base64 to compute. msgpack is loaded only when used.
-  const describeOptions = { messageBodies: mode !== 'text' };
+  // msgpack is loaded only when used.
   const msgpackEncode = mode === 'msgpack' ? await msgpackEncoder() : null;
-  const emit = (d: FrameDescription): void => {
-    if (mode === 'text') out.text(formatFrameText(d) + '\n');
-    else if (mode === 'json') out.text(frameJson(d) + '\n');
-    else out.bytes(msgpackEncode!(d));
-  };
-
-  const onFrame = (f: DecodedFrame): void => {
-    let d: FrameDescription | undefined;
-    const describe = (): FrameDescription => describeCommand(f.cmd, frameContext(f), describeOptions);
-    if (filter) {
-      if (filter.needsDescription) d = describe();
-      if (!filter.matches(f, d)) return;
-    }
-    if (stats || doctor) {
-      stats?.add(f);
-      timelines?.add(f);
-      doctor?.add(f);
-      return;
-    }
-    if (d === undefined && mode === 'json') writeFrameJson(out, f.cmd, frameContext(f));
-    else emit(d ?? describe());
-  };
+  const printer = new FramePrinter(out, mode, filter, msgpackEncode);
+  const onFrame =
+    stats || doctor
+      ? (f: DecodedFrame): void => {
+          if (filter) {
+            const d = filter.needsDescription
+              ? describeCommand(f.cmd, frameContext(f), { messageBodies: mode !== 'text' })
+              : undefined;
+            if (!filter.matches(f, d)) return;
+          }
+          stats?.add(f);
+          timelines?.add(f);
+          doctor?.add(f);
+        }
+      : (f: DecodedFrame): void => printer.frame(f);
 
   const decoder = new CaptureDecoder(
     { frame: onFrame, problem: onProblem },
     { ports, maxFlows, maxTotalBufferedBytes, flowIdleTimeoutMs },
   );
-  const hex = values.hex ? new HexDecoder() : null;
+  const hex = values.hex ? new (await import('../capture/hex-decoder.js')).HexDecoder() : null;
   const showProgress = size >= PROGRESS_MIN_BYTES && (io.stderr as { isTTY?: boolean }).isTTY === true;
   let lastProgress = 0;
   let ended = false;
@@ -304,38 +319,62 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     decoder.end();
   };
 
+  const progress = (done: number, count: string): void => {
+    const now = Date.now();
+    if (now - lastProgress < 250) return;
+    lastProgress = now;
+    progressShown = true;
+    const pct = Math.min(100, Math.floor((done / size) * 100));
+    const bar = '#'.repeat(Math.floor(pct / 4)).padEnd(25, '.');
+    io.stderr.write(`\r[${bar}] ${pct}% ${(done / 1048576).toFixed(0)}/${(size / 1048576).toFixed(0)} MiB, ${count}`);
+  };
+  // Worker threads for the frames of a large pcap or pcapng file; what needs every frame in one
+  // place (statistics, doctor, report) and input that arrives as it is captured decode here.
+  const workers =
+    file === '-' || hex || stats || doctor
+      ? 1
+      : workersOption !== undefined
+        ? intOption('workers', workersOption, 1, 1, 64)
+        : defaultWorkers(size);
+  const parallel = workers > 1 ? await import('./decode-parallel.js') : null;
+  const format = parallel ? await parallel.fileFormat(file) : 'raw';
+
   try {
-    for await (const raw of input as AsyncIterable<Buffer | string>) {
-      let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
-      if (hex) {
-        try {
-          chunk = hex.push(chunk);
-        } catch (err) {
-          if (!(err instanceof HexInputError)) throw err;
-          decoder.push(err.decoded);
-          endDecoder();
-          onProblem({ message: err.message, lost: true, offset: err.offset });
-          break;
+    if (parallel && format !== 'raw') {
+      await parallel.decodeParallel(input as AsyncIterable<Buffer | string>, {
+        workers,
+        format,
+        mode,
+        filterTerms: terms,
+        decoder: { ports, maxFlows, maxTotalBufferedBytes, flowIdleTimeoutMs },
+        out,
+        problem: onProblem,
+        flushOutput,
+        outputClosed: () => outputClosed,
+        progress: (done, packets) => {
+          if (showProgress) progress(done, `${packets} packets`);
+        },
+      });
+    } else
+      for await (const raw of input as AsyncIterable<Buffer | string>) {
+        let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+        if (hex) {
+          try {
+            chunk = hex.push(chunk);
+          } catch (err) {
+            if (!(err instanceof HexInputError)) throw err;
+            decoder.push(err.decoded);
+            endDecoder();
+            onProblem({ message: err.message, lost: true, offset: err.offset });
+            break;
+          }
         }
+        if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
+        decoder.push(chunk);
+        if (decoder.failed || outputClosed) break;
+        if (out.length >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
+        if (showProgress) progress(decoder.counters.bytes, `${decoder.counters.frames} frames`);
       }
-      if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
-      decoder.push(chunk);
-      if (decoder.failed || outputClosed) break;
-      if (out.length >= OUTPUT_FLUSH_BYTES || file === '-') await flushOutput();
-      if (showProgress) {
-        const now = Date.now();
-        if (now - lastProgress >= 250) {
-          lastProgress = now;
-          progressShown = true;
-          const done = decoder.counters.bytes;
-          const pct = Math.min(100, Math.floor((done / size) * 100));
-          const bar = '#'.repeat(Math.floor(pct / 4)).padEnd(25, '.');
-          io.stderr.write(
-            `\r[${bar}] ${pct}% ${(done / 1048576).toFixed(0)}/${(size / 1048576).toFixed(0)} MiB, ${decoder.counters.frames} frames`,
-          );
-        }
-      }
-    }
     // The reader went away (decode ... | head): nothing more to say to anyone.
     if (outputClosed) {
       await report?.discard();
@@ -377,7 +416,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     out.text(`report written to ${reportPath}\n`);
   } else if (stats) {
     if (mode === 'text') out.text(stats.toText());
-    else emit(stats.toJSON() as unknown as FrameDescription);
+    else printer.emit(stats.toJSON() as unknown as FrameDescription);
   }
   let found = 0;
   if (doctor && findings && !report) {

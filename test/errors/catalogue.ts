@@ -199,6 +199,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   FilterSyntaxError: { args: () => ['m'], retriable: false },
   CaptureStateError: { args: () => ['m'], retriable: false },
   HexInputError: { args: () => ['m', 0], retriable: false },
+  CaptureWorkerError: { args: () => [1], retriable: false },
   CliError: { args: () => ['m'], retriable: false },
   UsageError: { args: () => ['m'], retriable: false },
 };
