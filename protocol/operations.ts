@@ -5,6 +5,7 @@ import { AdminOpsOperations } from './operations/admin-ops.js';
 import { ClientOperations } from './operations/clients.js';
 import { MessagingOperations } from './operations/messaging.js';
 import { StaticTopicOperations } from './operations/static-topic.js';
+import { AuthOperations } from './operations/auth.js';
 
 export {
   EmptyHeader,
@@ -35,6 +36,7 @@ export const Operations = {
   ...AdminOperations,
   ...StaticTopicOperations,
   ...AdminOpsOperations,
+  ...AuthOperations,
 } as const;
 
 /** The name of a row of Operations: the RequestCode name of its request code. */
