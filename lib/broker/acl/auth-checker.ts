@@ -3,7 +3,13 @@ import { ACL_ACCESS_KEY } from '../../remoting/acl.js';
 import { matchPolicyEntry, resourceKey, userSubject, type AuthAction, type AuthResource } from './auth-model.js';
 import type { AuthStore } from './auth-store.js';
 import { RequestAccessParseError } from './errors.js';
-import { signatureMatches, type ChannelInfo, type CheckScope, type Decision, type PermissionChecker } from './permission-checker.js';
+import {
+  signatureMatches,
+  type ChannelInfo,
+  type CheckScope,
+  type Decision,
+  type PermissionChecker,
+} from './permission-checker.js';
 import { Permission } from './permission.js';
 import { ADMIN_CODES, requestAccess } from './request-access.js';
 import { hostOfRemoteAddress } from './remote-address.js';
@@ -28,9 +34,18 @@ export interface AuthNeed {
   actions: AuthAction[];
 }
 
-const AUTH_READS = new Set<number>([RequestCode.AUTH_GET_USER, RequestCode.AUTH_LIST_USER, RequestCode.AUTH_GET_ACL, RequestCode.AUTH_LIST_ACL]);
+const AUTH_READS = new Set<number>([
+  RequestCode.AUTH_GET_USER,
+  RequestCode.AUTH_LIST_USER,
+  RequestCode.AUTH_GET_ACL,
+  RequestCode.AUTH_LIST_ACL,
+]);
 
-const literal = (type: 'Topic' | 'Group' | 'Cluster', name: string): AuthResource => ({ type, name, pattern: 'LITERAL' });
+const literal = (type: 'Topic' | 'Group' | 'Cluster', name: string): AuthResource => ({
+  type,
+  name,
+  pattern: 'LITERAL',
+});
 
 /**
  * What a request needs under 5.x authorization (DefaultAuthorizationContextBuilder): the topics
@@ -41,12 +56,17 @@ const literal = (type: 'Topic' | 'Group' | 'Cluster', name: string): AuthResourc
  * a few of them, those without a header class, to any authenticated user). Codes that name no
  * resource need nothing beyond authentication, as in Java.
  */
-export function authNeeds(request: Pick<RemotingCommand, 'code' | 'extFields' | 'body'>, clusterName: string): AuthNeed[] {
+export function authNeeds(
+  request: Pick<RemotingCommand, 'code' | 'extFields' | 'body'>,
+  clusterName: string,
+): AuthNeed[] {
   const ext = request.extFields ?? {};
   const code = request.code;
   if (ADMIN_CODES.has(code)) {
-    if (code === RequestCode.UPDATE_AND_CREATE_TOPIC && ext.topic) return [{ resource: literal('Topic', ext.topic), actions: ['Create'] }];
-    if (code === RequestCode.DELETE_TOPIC_IN_BROKER && ext.topic) return [{ resource: literal('Topic', ext.topic), actions: ['Delete'] }];
+    if (code === RequestCode.UPDATE_AND_CREATE_TOPIC && ext.topic)
+      return [{ resource: literal('Topic', ext.topic), actions: ['Create'] }];
+    if (code === RequestCode.DELETE_TOPIC_IN_BROKER && ext.topic)
+      return [{ resource: literal('Topic', ext.topic), actions: ['Delete'] }];
     if (code === RequestCode.DELETE_SUBSCRIPTIONGROUP && ext.groupName)
       return [{ resource: literal('Group', ext.groupName), actions: ['Delete'] }];
     return [{ resource: literal('Cluster', clusterName), actions: AUTH_READS.has(code) ? ['Get'] : ['Update'] }];
@@ -78,7 +98,8 @@ export class AuthChecker implements PermissionChecker {
   ) {}
 
   check(request: RemotingCommand, channel: ChannelInfo): Decision {
-    if (this.scope === 'namesrv' && !ADMIN_CODES.has(request.code)) return { allowed: true, principal: null, via: 'open' };
+    if (this.scope === 'namesrv' && !ADMIN_CODES.has(request.code))
+      return { allowed: true, principal: null, via: 'open' };
     const username = request.extFields?.[ACL_ACCESS_KEY];
     const s = this.settings;
     if (s.authenticationEnabled && !s.authenticationWhitelist.has(request.code)) {
@@ -93,7 +114,8 @@ export class AuthChecker implements PermissionChecker {
       try {
         needs = authNeeds(request, s.clusterName);
       } catch (err) {
-        if (err instanceof RequestAccessParseError) return refuse(username ?? null, 'parse authorization context error.');
+        if (err instanceof RequestAccessParseError)
+          return refuse(username ?? null, 'parse authorization context error.');
         throw err;
       }
       if (needs.length === 0) return { allowed: true, principal: username ?? null, via: 'signature' };
@@ -119,4 +141,3 @@ export class AuthChecker implements PermissionChecker {
 function refuse(accessKey: string | null, reason: string): Decision {
   return { allowed: false, accessKey, responseCode: ResponseCode.NO_PERMISSION, remark: reason, reason };
 }
-

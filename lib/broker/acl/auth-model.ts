@@ -62,11 +62,9 @@ function byName<T extends string>(names: readonly T[], name: string | undefined 
 
 export const actionByName = (n: string | undefined | null): AuthAction | null => byName(ACTIONS, n);
 export const decisionByName = (n: string | undefined | null): Decision | null => byName(['Allow', 'Deny'], n);
-export const policyTypeByName = (n: string | undefined | null): PolicyType | null =>
-  byName(['Custom', 'Default'], n);
+export const policyTypeByName = (n: string | undefined | null): PolicyType | null => byName(['Custom', 'Default'], n);
 export const userTypeByName = (n: string | undefined | null): UserType | null => byName(['Super', 'Normal'], n);
-export const userStatusByName = (n: string | undefined | null): UserStatus | null =>
-  byName(['enable', 'disable'], n);
+export const userStatusByName = (n: string | undefined | null): UserStatus | null => byName(['enable', 'disable'], n);
 
 /** The key of a user subject ("User:alice"). */
 export function userSubject(username: string): string {

@@ -79,8 +79,7 @@ export class AuthStore {
 
   createUser(c: UserChange): void {
     if (c.username.trim() === '') throw new AuthMetadataError('username can not be blank');
-    if (c.password === undefined || c.password.trim() === '')
-      throw new AuthMetadataError('password can not be blank');
+    if (c.password === undefined || c.password.trim() === '') throw new AuthMetadataError('password can not be blank');
     if (this.users.has(c.username)) throw new AuthMetadataError('The user is existed');
     this.users.set(c.username, {
       username: c.username,
