@@ -68,7 +68,7 @@ if (await interopReady(t, [V5_VERSION])) {
     '--broker',
     addr,
   );
-  t.equal(made.stdout, `create user to ${addr} success.\n`, made.stderr);
+  if (made.code !== 0) throw new Error(`auth user create: exit ${made.code}: ${made.stderr}`);
   const deny = await cli(
     'auth',
     'acl',
@@ -84,7 +84,7 @@ if (await interopReady(t, [V5_VERSION])) {
     '--broker',
     addr,
   );
-  t.equal(deny.code, 0, deny.stderr);
+  if (deny.code !== 0) throw new Error(`auth acl create: exit ${deny.code}: ${deny.stderr}`);
 
   const batch = await mqadminBatch(
     ns,
@@ -100,7 +100,6 @@ if (await interopReady(t, [V5_VERSION])) {
     V5_VERSION,
     root,
   );
-  t.equal(out(batch, `createUser -b ${addr} -u mquser -p mquser-secret`), `create user to ${addr} success.\n`);
 
   t.test("mqadmin prints rocketwire's users and ACLs as rocketwire prints them", async (t) => {
     // what each prints after mqadmin's writes too, so both lists hold users of both tools
@@ -111,6 +110,8 @@ if (await interopReady(t, [V5_VERSION])) {
       [`getAcl -b ${addr} -s User:rwcli`, ['auth', 'acl', 'get', '--subject', 'User:rwcli', '--broker', addr]],
       [`listAcl -b ${addr}`, ['auth', 'acl', 'list', '--broker', addr]],
     ];
+    t.equal(made.stdout, `create user to ${addr} success.\n`, 'the CLI says what mqadmin createUser says');
+    t.equal(out(batch, `createUser -b ${addr} -u mquser -p mquser-secret`), `create user to ${addr} success.\n`);
     for (const [mq, ours] of pairs) {
       const r = await cli(...ours);
       t.equal(r.stdout, out(batch, mq), `rocketwire admin ${ours.slice(0, 3).join(' ')} = mqadmin ${mq.split(' ')[0]}`);
