@@ -113,7 +113,7 @@ export function resourceMatches(entry: AuthResource, needed: AuthResource): bool
   if (entry.type !== needed.type) return false;
   if (entry.pattern === 'ANY') return true;
   if (entry.pattern === 'LITERAL') return needed.name === entry.name;
-  return needed.name !== null && needed.name.startsWith(entry.name ?? '');
+  return needed.name?.startsWith(entry.name ?? '') === true;
 }
 
 /** PolicyEntry.isMatchAction: one of the needed actions granted (All grants every one); a need of Any is met by any entry with actions. */
