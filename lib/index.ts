@@ -147,8 +147,6 @@ export {
 // Admin client: mqadmin's operations (lib/admin/README.md); its options are ClientOptions.
 export { AdminClient } from './admin/index.js';
 export type { MessageTraceQuery, MessageTraceView } from './admin/index.js';
-export type { AclGrant, NewUser, UserUpdate } from './admin/admin-auth.js';
-export type { AclInfo, PolicyEntryInfo, PolicyInfo, UserInfo } from '../protocol/body/auth-bodies.js';
 
 // Options and errors shared by consumers and producers (the client instance behind them).
 export {

@@ -1,3 +1,5 @@
 export * from './admin-client.js';
 export * from './errors.js';
 export { formatMessageTrace, type MessageTraceQuery, type MessageTraceView } from './admin-trace.js';
+export type { AclGrant, NewUser, UserUpdate } from './admin-auth.js';
+export type { AclInfo, PolicyEntryInfo, PolicyInfo, UserInfo } from '../../protocol/body/auth-bodies.js';

@@ -27,11 +27,18 @@ export interface BrokerAuthOptions {
   /**
    * initAuthenticationUser: a Super user created at start when no user of that name is stored
    * (a stored one, its password included, is left as it is).
+   * @default undefined (no user is made: the first one comes from a broker started without checks)
    */
   initAuthenticationUser?: { username: string; password: string };
-  /** authenticationWhitelist: request codes authentication skips. */
+  /**
+   * authenticationWhitelist: request codes authentication skips.
+   * @default [] (every code is checked)
+   */
   authenticationWhitelist?: readonly number[];
-  /** authorizationWhitelist: request codes authorization skips. */
+  /**
+   * authorizationWhitelist: request codes authorization skips.
+   * @default [] (every code is checked)
+   */
   authorizationWhitelist?: readonly number[];
 }
 
