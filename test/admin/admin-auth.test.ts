@@ -247,6 +247,31 @@ t.test('rocketwire admin auth prints what mqadmin prints', async (t) => {
   t.match(unsigned.stderr, /username cannot be null/);
 });
 
+t.test("with a namespace, ACL resources name the application's topics and groups", async (t) => {
+  const nsAdmin = new AdminClient({ namesrvAddr: broker.namesrv, acl: root, namespace: 'shop' });
+  t.teardown(() => nsAdmin.close());
+  await nsAdmin.createUser({ username: 'dave', password: 'dave-secret' });
+  await nsAdmin.createAcl({
+    subject: 'User:dave',
+    resources: ['Topic:Orders', 'Group:*', 'Cluster:DefaultCluster'],
+    actions: ['Pub'],
+    decision: 'Allow',
+  });
+  t.same(
+    (await admin.getAcl('User:dave'))?.policies[0]?.entries.map((e) => e.resource),
+    ['Topic:shop%Orders', 'Group:shop%*', 'Cluster:DefaultCluster'],
+    "stored with the namespace (Group:* becomes the namespace's prefix)",
+  );
+  t.same(
+    (await nsAdmin.getAcl('User:dave'))?.policies[0]?.entries.map((e) => e.resource),
+    ['Topic:Orders', 'Group:*', 'Cluster:DefaultCluster'],
+    'read back without it',
+  );
+  await nsAdmin.deleteAcl('User:dave', 'Topic:Orders');
+  t.same((await admin.getAcl('User:dave'))?.policies[0]?.entries.length, 2, "deleted by the application's name");
+  await nsAdmin.deleteUser('dave');
+});
+
 t.test('users and ACLs survive a restart', async (t) => {
   await admin.close();
   await broker.close();
