@@ -36,6 +36,8 @@ export * from './body/broker-admin-bodies.js';
 export * from './body/delay-offset-file.js';
 export * from './custom-header/admin-ops.js';
 export * from './body/admin-ops-bodies.js';
+export * from './custom-header/auth.js';
+export * from './body/auth-bodies.js';
 export * from './operations.js';
 export * from './resource-names.js';
 export * from './sql92/index.js';

@@ -6,6 +6,7 @@ import { ClientOperations } from './operations/clients.js';
 import { MessagingOperations } from './operations/messaging.js';
 import { StaticTopicOperations } from './operations/static-topic.js';
 import { BrokerStatsOperations } from './operations/broker-stats.js';
+import { AuthOperations } from './operations/auth.js';
 
 export {
   EmptyHeader,
@@ -37,6 +38,7 @@ export const Operations = {
   ...StaticTopicOperations,
   ...AdminOpsOperations,
   ...BrokerStatsOperations,
+  ...AuthOperations,
 } as const;
 
 /** The name of a row of Operations: the RequestCode name of its request code. */

@@ -25,6 +25,8 @@ import { AdminGroups } from './admin-groups.js';
 import { updateStaticTopic, type StaticTopicUpdate, type UpdateStaticTopicArgs } from './admin-static-topic.js';
 import { AdminOps } from './admin-ops.js';
 import { AdminOperatorCommands, bindAdminOps } from './admin-operator-commands.js';
+import { AdminAuth } from './admin-auth.js';
+import { bindAdminAuth } from './admin-auth-commands.js';
 export * from './admin-ops-types.js';
 export { AdminOperatorCommands } from './admin-operator-commands.js';
 export * from './admin-types.js';
@@ -88,6 +90,7 @@ export class AdminClient extends AdminOperatorCommands {
       this,
       new AdminOps({ namesrvAddrs, call, clusterInfo, topicRoute, masters, masterAddrs, resetOffset }),
     );
+    bindAdminAuth(this, new AdminAuth({ call, clusterInfo, masterAddrs, namespace }));
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { MessageRequestMode } from '../../protocol/body/pop-bodies.js';
+import { AdminAuthCommands } from './admin-auth-commands.js';
 import type { AdminOps } from './admin-ops.js';
 import type {
   AdminTarget,
@@ -8,7 +9,6 @@ import type {
   WritePermResult,
 } from './admin-ops-types.js';
 import type { ResetResult } from './admin-types.js';
-import { AdminStatsCommands } from './admin-stats.js';
 
 const OPS = new WeakMap<AdminOperatorCommands, AdminOps>();
 
@@ -29,7 +29,7 @@ function opsOf(client: AdminOperatorCommands): AdminOps {
  * and a backlog skipped; and, from AdminStatsCommands (admin-stats.ts), statsAll.
  * @category Admin
  */
-export abstract class AdminOperatorCommands extends AdminStatsCommands {
+export abstract class AdminOperatorCommands extends AdminAuthCommands {
   /**
    * `setConsumeMode` (SET_MESSAGE_REQUEST_MODE 401): how `group` consumes `topic` — `'POP'` makes
    * 5.x brokers assign it POP (consumers asking QUERY_ASSIGNMENT pop instead of pulling), `'PULL'`

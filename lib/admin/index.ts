@@ -9,3 +9,5 @@ export {
   type StatsAllRow,
 } from './admin-stats.js';
 export { formatMessageTrace, type MessageTraceQuery, type MessageTraceView } from './admin-trace.js';
+export type { AclGrant, NewUser, UserUpdate } from './admin-auth.js';
+export type { AclInfo, PolicyEntryInfo, PolicyInfo, UserInfo } from '../../protocol/body/auth-bodies.js';

@@ -12,3 +12,5 @@ export {
 } from './errors.js';
 export { parseDelayLevels, DEFAULT_MESSAGE_DELAY_LEVEL } from './schedule-message-service.js';
 export { AclConfigError, type AclConfig, type AclAccount, type PermissionChecker, type Decision } from './acl/index.js';
+export { AuthMetadataError } from './acl/errors.js';
+export type { BrokerAuthOptions } from './acl/auth-setup.js';

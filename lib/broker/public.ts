@@ -23,6 +23,7 @@ export {
   AclConfigError,
   type AclConfig,
   type AclAccount,
+  type BrokerAuthOptions,
   type StartBrokerOptions,
   type EmbeddedBroker,
 } from './index.js';

@@ -11,6 +11,8 @@ import { createReplyRequestTable } from './reply/reply-message-processor.js';
 import { stderrWarn } from './atomic-file.js';
 import { resolveLogger, type LoggerOption } from '../logger.js';
 import { PlainAclChecker, aclRequestGate, loadAclOption, type AclConfig } from './acl/index.js';
+import { setUpBrokerAuth, type BrokerAuth, type BrokerAuthOptions } from './acl/auth-setup.js';
+import { AuthProcessor } from './processor/auth-processor.js';
 
 /**
  * Options of startBroker: where it listens and stores, and the brokers' tuning (Java's broker.conf names).
@@ -65,6 +67,13 @@ export interface StartBrokerOptions extends BrokerTuning {
    * @default undefined (no access control: anyone who reaches the port is served)
    */
   acl?: string | AclConfig;
+  /**
+   * 5.x auth (ACL 2.0, Apache 5.3's authenticationEnabled / authorizationEnabled /
+   * initAuthenticationUser): users and ACLs managed with AUTH_* 3001–3010 and stored per broker;
+   * refusals are NO_PERMISSION with Apache's remark. Not with `acl` (BrokerOptionError).
+   * @default undefined (AUTH_* requests are served; nothing is checked)
+   */
+  auth?: BrokerAuthOptions;
 }
 
 /**
@@ -112,6 +121,13 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
     options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
   const warn = options.warn ?? (logger ? (line: string) => logger.warn(`broker: ${line}`) : stderrWarn);
   const acl = options.acl === undefined ? null : loadAclOption(options.acl);
+  if (acl && (options.auth?.authenticationEnabled || options.auth?.authorizationEnabled))
+    throw new BrokerOptionError('auth', 'cannot be enabled with acl: choose ACL 1.0 (acl) or 5.x auth (auth)');
+  const storeDirOf = (i: number): string => (count === 1 ? dataDir : path.join(dataDir, brokerName(i)));
+  const auths: BrokerAuth[] = [];
+  for (let i = 0; i < count; i++) auths.push(setUpBrokerAuth(storeDirOf(i), options.auth, 'DefaultCluster', warn));
+  // the name server checks admin codes against the first broker's users (Apache's checks nothing)
+  const namesrvAuth = auths[0]!.checker('namesrv');
   const idleTimeoutMs = brokerOptionCheck.numberAtLeast(
     'idleTimeoutMs',
     options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
@@ -124,7 +140,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
     maxBufferedBytes: options.maxBufferedBytes,
     maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
     maxQueueNums: options.maxQueueNums,
-    requestGate: acl ? aclRequestGate(new PlainAclChecker(acl, 'namesrv'), { server: 'name server', warn }) : undefined,
+    requestGate: acl
+      ? aclRequestGate(new PlainAclChecker(acl, 'namesrv'), { server: 'name server', warn })
+      : namesrvAuth && aclRequestGate(namesrvAuth, { server: 'name server', warn }),
   });
   const brokers: Broker[] = [];
   // one table for all brokers of the cluster: a reply may go to another broker than its request
@@ -141,7 +159,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         brokerName: name,
         host,
         port: options.brokerPort ? options.brokerPort + i : 0,
-        storeDir: count === 1 ? dataDir : path.join(dataDir, name),
+        storeDir: storeDirOf(i),
         namesrv: nameServer,
         clock,
         queues,
@@ -178,11 +196,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         timerWheelEnable: options.timerWheelEnable,
         timerPrecisionMs: options.timerPrecisionMs,
         timerMaxDelaySec: options.timerMaxDelaySec,
-        permissionChecker: acl ? new PlainAclChecker(acl) : undefined,
+        permissionChecker: acl ? new PlainAclChecker(acl) : auths[i]!.checker('broker'),
         timerMaxInMemory: options.timerMaxInMemory,
         timerDeliverPerTick: options.timerDeliverPerTick,
         recallMessageEnable: options.recallMessageEnable,
       });
+      new AuthProcessor(auths[i]!.store).register(b.server);
       brokers.push(b);
       await b.start();
     }

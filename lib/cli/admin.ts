@@ -20,19 +20,35 @@ import { makeOutput, type AdminCommandGroup, type AdminSubcommand } from './admi
 import { topic } from './admin/topic.js';
 import { broker, producer } from './admin/broker.js';
 import { stats } from './admin/stats.js';
+import { auth } from './admin/auth.js';
 
-const GROUPS: readonly AdminCommandGroup[] = [cluster, topic, group, message, offset, dlq, broker, producer, stats];
+const GROUPS: readonly AdminCommandGroup[] = [
+  cluster,
+  topic,
+  group,
+  message,
+  offset,
+  dlq,
+  broker,
+  producer,
+  stats,
+  auth,
+];
 
 const SHARED: OptionSpec = {
   namesrv: { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
+  'access-key': { type: 'string' },
+  'secret-key': { type: 'string' },
 };
 
 const SHARED_HELP = `  --namesrv ADDR   name server(s), "host:port[;host:port]" (default: $NAMESRV_ADDR, else
                    $ROCKETWIRE_NAMESRV)
   --timeout MS     timeout of each request (default 3000)
-  --json           one JSON document instead of a table`;
+  --json           one JSON document instead of a table
+  --access-key AK, --secret-key SK
+                   sign every request (ACL 1.0 account, or 5.x auth user and password)`;
 
 const SHORT_NOTE = '-n, -t, -g and -c are short for --namesrv, --topic, --group and --count.';
 
@@ -107,9 +123,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const namesrv = namesrvOption(values);
   const timeoutMs = intOption('timeout', stringOption(values, 'timeout'), 3000, 1, 3_600_000);
+  const accessKey = stringOption(values, 'access-key');
+  const secretKey = stringOption(values, 'secret-key');
+  if ((accessKey === undefined) !== (secretKey === undefined))
+    throw new UsageError('give --access-key and --secret-key together');
   let admin: AdminClient;
   try {
     admin = new AdminClient({
+      ...(accessKey !== undefined && secretKey !== undefined ? { acl: { accessKey, secretKey } } : {}),
       namesrvAddr: namesrv,
       mqClientApiTimeoutMs: timeoutMs,
       connectTimeoutMs: Math.min(timeoutMs, 3000),

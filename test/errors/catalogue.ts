@@ -192,6 +192,7 @@ export const SAMPLES: Record<string, { args: () => Args; retriable: boolean }> =
   AddressPatternError: { args: () => ['10.0.0.*.1', 'an IPv4 range has four parts'], retriable: false },
   YamlSubsetError: { args: () => [3, 'tabs are not allowed in indentation'], retriable: false },
   RequestAccessParseError: { args: () => ['the heartbeat body cannot be read'], retriable: false },
+  AuthMetadataError: { args: () => ['The user is existed'], retriable: false },
   AclConfigError: {
     args: () => ['must be longer than 6 characters', { file: 'plain_acl.yml', field: 'accounts[0].accessKey' }],
     retriable: false,

@@ -18,8 +18,14 @@ export async function mqadminBatch(
   namesrv: string,
   commands: string[],
   version = V5_VERSION,
+  acl?: { accessKey: string; secretKey: string },
 ): Promise<MqadminOutput[]> {
-  const p = await spawnRefClient('batch', commands, { namesrv, version, mainClass: 'MqadminBatchClient' });
+  const p = await spawnRefClient('batch', commands, {
+    namesrv,
+    version,
+    mainClass: 'MqadminBatchClient',
+    ...(acl ? { acl } : {}),
+  });
   const done = await p.done;
   const out = done.lines.filter((l) => l.type === 'mqadmin') as unknown as MqadminOutput[];
   if (out.length !== commands.length) {

@@ -53,3 +53,14 @@ export class RequestAccessParseError extends RocketwireError {
   override readonly name = 'RequestAccessParseError';
   override readonly errorCode = 'ERR_ACL_REQUEST_PARSE';
 }
+
+/**
+ * A 5.x auth management request (AUTH_* 3001–3010) the broker refuses: a user that exists already
+ * or does not, an ACL entry without actions, an invalid source IP… The message is Java's
+ * (AuthenticationException / AuthorizationException); the broker answers it as NO_PERMISSION with
+ * the message as remark, as Apache 5.3 does, so a client sees it as AdminPermissionError.
+ */
+export class AuthMetadataError extends RocketwireError {
+  override readonly name = 'AuthMetadataError';
+  override readonly errorCode = 'ERR_AUTH_METADATA';
+}

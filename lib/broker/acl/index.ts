@@ -1,4 +1,10 @@
-export { AclConfigError, AddressPatternError, RequestAccessParseError, YamlSubsetError } from './errors.js';
+export {
+  AclConfigError,
+  AddressPatternError,
+  AuthMetadataError,
+  RequestAccessParseError,
+  YamlSubsetError,
+} from './errors.js';
 export { Permission, parsePermission, permissionText, permits, type PermissionBits } from './permission.js';
 export {
   ADMIN_CODES,
@@ -35,3 +41,7 @@ export {
   type PermissionChecker,
   type Refused,
 } from './permission-checker.js';
+export { AuthChecker, authNeeds, type AuthCheckSettings, type AuthNeed } from './auth-checker.js';
+export { AuthStore } from './auth-store.js';
+export { setUpBrokerAuth, type BrokerAuth, type BrokerAuthOptions } from './auth-setup.js';
+export * from './auth-model.js';

@@ -143,7 +143,7 @@ function sameText(a: string, b: string): boolean {
  * AclClientRPCHook (and rocketwire's client) sign every extField, that one included: both forms
  * are accepted (each is an HMAC with the account's secret).
  */
-function signatureMatches(request: RemotingCommand, secretKey: string): boolean {
+export function signatureMatches(request: RemotingCommand, secretKey: string): boolean {
   const ext = request.extFields!;
   const given = ext[ACL_SIGNATURE];
   if (given == null) return false;

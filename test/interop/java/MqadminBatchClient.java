@@ -1,3 +1,6 @@
+import org.apache.rocketmq.acl.common.AclClientRPCHook;
+import org.apache.rocketmq.acl.common.SessionCredentials;
+import org.apache.rocketmq.remoting.RPCHook;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +19,16 @@ public class MqadminBatchClient {
             RefClient.fail("usage: batch --namesrv NS 'command args...' ...");
         }
         String namesrv = argv[2];
+        // spawnRefClient appends "--ak AK --sk SK" after the commands: every command signs with them
+        int end = argv.length;
+        RPCHook hook = null;
+        if (end >= 7 && argv[end - 4].equals("--ak") && argv[end - 2].equals("--sk")) {
+            hook = new AclClientRPCHook(new SessionCredentials(argv[end - 3], argv[end - 1]));
+            end -= 4;
+        }
         PrintStream real = System.out;
         PrintStream realErr = System.err;
-        for (int i = 3; i < argv.length; i++) {
+        for (int i = 3; i < end; i++) {
             String cmd = argv[i];
             String[] words = cmd.split(" ");
             String[] args = new String[words.length + 2];
@@ -33,7 +43,7 @@ public class MqadminBatchClient {
             System.setOut(capture);
             System.setErr(errCapture);
             try {
-                MQAdminStartup.main0(args, null);
+                MQAdminStartup.main0(args, hook);
             } catch (Throwable e) {
                 capture.println("EXCEPTION " + e);
             } finally {
