@@ -16,6 +16,7 @@ import {
   runProduceComparison,
 } from './produce-vs.js';
 import { ProgressBar } from './progress.js';
+import { LATENCY_USAGE, runLatency } from './latency.js';
 import {
   BENCH_CONSUME_THREADS,
   consumeRocketwire,
@@ -111,6 +112,7 @@ Producer comparison (instead of the consumer bench):
                         ${BATCH_IN_FLIGHT} in flight (Java: ${BATCH_IN_FLIGHT} threads calling send(Collection); ali-ons has no batch
                         send and sits these out). Default ${DEFAULT_PRODUCE_MODES}
 
+${LATENCY_USAGE}
 Exit code 1 if any produced message was not consumed (with --produce-vs: if any send failed or an
 acknowledged message is not in its topic).
 `;
@@ -347,8 +349,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     chart: { type: 'string' },
     'produce-vs': { type: 'string' },
     'produce-modes': { type: 'string' },
+    latency: { type: 'boolean' },
+    'max-rate': { type: 'string' },
+    rates: { type: 'string' },
+    'phase-seconds': { type: 'string' },
+    'no-java': { type: 'boolean' },
+    'cpu-prof': { type: 'string' },
+    'broker-pid': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
+  if (values.latency === true)
+    return runLatency(values, io, (ns, q, body) => withBenchBroker(ns, q, (n, l, c) => body(n, l, c ? c.pid : null)));
   if (str('produce-vs') !== undefined) return runProduceVs(values, io);
   if (str('produce-modes') !== undefined) throw new UsageError('--produce-modes goes with --produce-vs');
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
