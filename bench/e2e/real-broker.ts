@@ -6,8 +6,8 @@
  *   node dist/bench/e2e/real-broker.js [--messages N] [--size B] [--batch N] [--rounds N] [--handler-ms MS]
  *       [--consume-batch N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE] [-- more bench options]
  *
- * Options after `--` are handed to `rocketwire bench` as they are; with `-- --latency [options]` the
- * latency bench runs instead (bench/harness/latency.ts), with the broker JVM's CPU in its rows. With `--vs` naming trace or
+ * Options after `--` are handed to `rocketwire bench` as they are; with `--latency` (its own options
+ * after `--`) the latency bench runs instead (bench/harness/latency.ts), with the broker JVM's CPU in its rows. With `--vs` naming trace or
  * java-trace the broker starts with traceTopicEnable=true (the traced consumers' records need
  * RMQ_SYS_TRACE_TOPIC).
  */
@@ -30,6 +30,7 @@ const { values, positionals } = parseArgs({
     'handler-ms': { type: 'string', default: '0' },
     'consume-batch': { type: 'string', default: '1' },
     chart: { type: 'string' },
+    latency: { type: 'boolean' },
   },
   allowPositionals: true,
 });
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   try {
     const topic = `rw_real_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });
-    const latency = positionals.includes('--latency');
+    const latency = values.latency === true || positionals.includes('--latency');
     const brokerPid = latency ? brokerJvmPid(cluster.brokers[0]!) : null;
     const args = latency
       ? [
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
           values.size!,
           '--json',
           ...(brokerPid ? ['--broker-pid', String(brokerPid)] : []),
+          ...(positionals.includes('--latency') ? [] : ['--latency']),
           ...positionals,
         ]
       : [

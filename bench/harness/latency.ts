@@ -313,7 +313,7 @@ function targets(rows: PhaseRow[]): TargetCheck[] {
   });
 }
 
-function latencySummary(r: {
+export function latencySummary(r: {
   broker: string;
   maxRate: number;
   startupMs: Record<string, number>;
