@@ -121,9 +121,9 @@ function brokerJvmPid(addr: string): number | null {
   try {
     const port = Number(addr.split(':').pop());
     const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-    const inode = fs
-      .readFileSync('/proc/net/tcp', 'utf8')
-      .split('\n')
+    // A JVM listening on every interface shows in tcp6 (an IPv4-mapped wildcard), else in tcp.
+    const inode = ['/proc/net/tcp6', '/proc/net/tcp']
+      .flatMap((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n') : []))
       .map((l) => l.trim().split(/\s+/))
       .find((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A')?.[9];
     if (!inode) return null;

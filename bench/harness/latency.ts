@@ -103,15 +103,13 @@ export async function runLatency(
       procs.push(producer);
       await producer.next('ready', 60_000);
       const consumers = new Map<string, Proc>();
-      const jprod = withJava
-        ? javaProc('producer (java)', 'produce', ['--namesrv', namesrv, '--topic', topic, '--size', String(size)])
-        : null;
-      if (jprod) procs.push(jprod);
-      // The consumers start while a warm-up load flows: start() → first message handled.
-      producer.send(`run 1 1000 ${withJava ? 12_000 : 6000}`);
-      for (const name of CONSUMERS) {
+      // The consumers start one at a time (the machine otherwise quiet but for the broker and a
+      // warm-up load of 1 000 msgs/s): start() → first message handled, each with its own warm-up.
+      const startup: Record<string, number> = {};
+      for (const name of ['floor', 'rocketwire', 'java'] as const) {
         if (name === 'java' && !withJava) continue;
         const group = `latency_${name}_${stamp}`;
+        producer.send('run 1 1000 4000');
         const p =
           name === 'java'
             ? javaProc('java', 'consume', ['--namesrv', namesrv, '--topic', topic, '--group', group])
@@ -123,13 +121,16 @@ export async function runLatency(
               );
         consumers.set(name, p);
         procs.push(p);
+        startup[name] = (await p.next('first', 60_000)).startupMs as number;
+        await producer.next('phase', 60_000, (l) => l.phase === 1);
       }
-      const startup: Record<string, number> = {};
-      for (const [name, p] of consumers) startup[name] = (await p.next('first', 60_000)).startupMs as number;
-      await producer.next('phase', 60_000, (l) => l.phase === 1);
+      const jprod = withJava
+        ? javaProc('producer (java)', 'produce', ['--namesrv', namesrv, '--topic', topic, '--size', String(size)])
+        : null;
       if (jprod) {
+        procs.push(jprod);
         await jprod.next('ready', 60_000);
-        jprod.send('run 2 1000 3000');
+        jprod.send('run 2 1000 4000');
         await jprod.next('phase', 60_000, (l) => l.phase === 2);
       }
       log(
@@ -238,9 +239,12 @@ export async function runLatency(
 
       const rows: PhaseRow[] = [];
       phaseId = 100;
-      for (const pct of rates) {
+      for (const [k, pct] of rates.entries()) {
         const rate = Math.max(1, Math.round((max * pct) / 100));
-        for (const who of jprod ? (['rocketwire', 'java'] as const) : (['rocketwire'] as const)) {
+        // Which producer goes first alternates from rate to rate: a load burst from outside the
+        // bench then does not always fall on the same one.
+        const order = k % 2 === 0 ? (['rocketwire', 'java'] as const) : (['java', 'rocketwire'] as const);
+        for (const who of jprod ? order : (['rocketwire'] as const)) {
           const { row, caughtUp } = await runPhase(phaseId, who, rate, phaseMs);
           row.pctOfMax = pct;
           rows.push(row);
