@@ -68,7 +68,14 @@ export class Proc {
     const i = this.lines.findIndex(m);
     if (i >= 0) return Promise.resolve(this.lines.splice(i, 1)[0]!);
     return new Promise((resolve, reject) => {
-      const waiter = { match: m, resolve: (l: Line) => (clearInterval(check), clearTimeout(timer), resolve(l)) };
+      const waiter = {
+        match: m,
+        resolve: (l: Line) => {
+          clearInterval(check);
+          clearTimeout(timer);
+          resolve(l);
+        },
+      };
       const fail = (why: string) => {
         clearInterval(check);
         clearTimeout(timer);
