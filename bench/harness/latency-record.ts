@@ -2,7 +2,13 @@
  * What the latency bench's processes share (latency-child.ts): the body layout, per-phase latency
  * histograms, the process's event-loop utilisation and GC pauses, and the floor's record walk.
  */
-import { PerformanceObserver, performance, type EventLoopUtilization } from 'node:perf_hooks';
+import {
+  PerformanceObserver,
+  constants as perfConstants,
+  performance,
+  type EventLoopUtilization,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
 import { MessageSysFlag } from '../../protocol/index.js';
 import { LatencyHistogram } from './histogram.js';
 
@@ -43,27 +49,48 @@ export const newHistogram = (): LatencyHistogram => new LatencyHistogram(1000);
 class GcTotals {
   count = 0;
   ms = 0;
+  /** Mark-compacts so far. */
+  major = 0;
+  /** The Resources measuring now, each told its longest pause. */
+  readonly open = new Set<Resources>();
   constructor() {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
         this.count++;
         this.ms += e.duration;
+        if (
+          (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ===
+          perfConstants.NODE_PERFORMANCE_GC_MAJOR
+        )
+          this.major++;
+        for (const r of this.open) r.notePause(e.duration);
       }
     }).observe({ entryTypes: ['gc'] });
   }
 }
 const gcTotals = new GcTotals();
 
-/** Event-loop utilisation and GC pauses between begin() and end(). */
+/** Event-loop utilisation and GC pauses (count, mark-compacts, total, longest) between begin() and end(). */
 export class Resources {
   private elu: EventLoopUtilization = performance.eventLoopUtilization();
   private gcCount = gcTotals.count;
   private gcMs = gcTotals.ms;
-  end(): { elu: number; gcCount: number; gcMs: number } {
+  private gcMajor = gcTotals.major;
+  private gcMaxMs = 0;
+  constructor() {
+    gcTotals.open.add(this);
+  }
+  notePause(ms: number): void {
+    if (ms > this.gcMaxMs) this.gcMaxMs = ms;
+  }
+  end(): { elu: number; gcCount: number; gcMs: number; gcMajor: number; gcMaxMs: number } {
+    gcTotals.open.delete(this);
     return {
       elu: performance.eventLoopUtilization(this.elu).utilization,
       gcCount: gcTotals.count - this.gcCount,
       gcMs: gcTotals.ms - this.gcMs,
+      gcMajor: gcTotals.major - this.gcMajor,
+      gcMaxMs: this.gcMaxMs,
     };
   }
 }

@@ -41,6 +41,9 @@ interface Figures {
   elu?: number;
   gcCount: number;
   gcMs: number;
+  /** Node processes: mark-compacts and the longest pause of the phase. */
+  gcMajor?: number;
+  gcMaxMs?: number;
 }
 
 interface PhaseRow {
@@ -171,6 +174,7 @@ export async function runLatency(
             ...(typeof l.elu === 'number' ? { elu: l.elu } : {}),
             gcCount: l.gcCount as number,
             gcMs: l.gcMs as number,
+            ...(typeof l.gcMaxMs === 'number' ? { gcMajor: l.gcMajor as number, gcMaxMs: l.gcMaxMs } : {}),
           };
         }
         const row: PhaseRow = {
@@ -333,7 +337,7 @@ export function latencySummary(r: {
       .map(([k, v]) => `${k} ${v.toFixed(0)} ms`)
       .join(', ')}`,
     '',
-    'scheduled send → handler (ms)       p50     p99   p99.9     max | store→h p50   p99 | CPU %   ELU  GC ms',
+    'scheduled send → handler (ms)       p50     p99   p99.9     max | store→h p50   p99 | CPU %   ELU  GC ms (pauses)',
   ];
   for (const row of r.rows) {
     out.push(`${row.pctOfMax} % = ${row.rate} msgs/s, ${row.producer}'s producer, ${row.acked}/${row.scheduled} acked`);
@@ -342,7 +346,8 @@ export function latencySummary(r: {
       if (!c) continue;
       out.push(
         `  ${name.padEnd(32)}${[c.send.p50, c.send.p99, c.send.p999, c.send.max].map((x) => f1(x).padStart(8)).join('')} |` +
-          `${f1(c.store.p50).padStart(12)}${f1(c.store.p99).padStart(6)} |${c.cpuPct.toFixed(0).padStart(6)}${(c.elu === undefined ? 'n/a' : c.elu.toFixed(2)).padStart(6)}${c.gcMs.toFixed(0).padStart(7)}`,
+          `${f1(c.store.p50).padStart(12)}${f1(c.store.p99).padStart(6)} |${c.cpuPct.toFixed(0).padStart(6)}${(c.elu === undefined ? 'n/a' : c.elu.toFixed(2)).padStart(6)}${c.gcMs.toFixed(0).padStart(7)}` +
+          (c.gcMaxMs === undefined ? '' : ` (${c.gcCount}, ${c.gcMajor} major, longest ${f1(c.gcMaxMs)})`),
       );
     }
     out.push(
