@@ -69,3 +69,10 @@ t.test('the histogram with 1000 buckets a decade reads a percentile within 0.23 
   t.ok(coarse.percentile(50) >= exact && coarse.percentile(50) <= exact * 1.024, `coarse p50 ${coarse.percentile(50)}`);
   t.equal(fine.max, 0.2);
 });
+
+t.test('bench --latency refuses rates that are not percentages before it starts anything', async (t) => {
+  const { command } = await import('../../bench/harness/command.js');
+  const io = { stdout: process.stdout, stderr: process.stderr } as unknown as Parameters<typeof command.run>[1];
+  await t.rejects(command.run(['--latency', '--rates', '10,0'], io), { name: 'UsageError', message: /--rates/ });
+  await t.rejects(command.run(['--latency', '--phase-seconds', '0'], io), { name: 'UsageError' });
+});
