@@ -4,7 +4,7 @@
  *
  *   latency-child.js rocketwire NAMESRV TOPIC GROUP   rocketwire's PushConsumer (its defaults, from the last offset)
  *   latency-child.js floor NAMESRV TOPIC GROUP        the floor: raw long polls answered on arrival (latency-floor.ts)
- *   latency-child.js producer NAMESRV TOPIC SIZE      rocketwire's Producer, open loop, sync sends
+ *   latency-child.js producer NAMESRV TOPIC SIZE [QUEUES]  rocketwire's Producer, open loop, sync sends
  *
  * Consumers: `begin N`, `count N`, `end N`, `quit`; the producer: `run N RATE MS`, `quit` (the
  * same commands and answers as the Java side). A body is: phase (4 bytes), sequence (4), its
@@ -79,8 +79,12 @@ async function floor(namesrv: string, topic: string, group: string): Promise<voi
   );
 }
 
-async function producer(namesrv: string, topic: string, size: number): Promise<void> {
-  const p = new Producer({ group: 'rocketwire_latency_producer', namesrvAddr: namesrv, defaultTopicQueueNums: 8 });
+async function producer(namesrv: string, topic: string, size: number, queues: number): Promise<void> {
+  const p = new Producer({
+    group: 'rocketwire_latency_producer',
+    namesrvAddr: namesrv,
+    defaultTopicQueueNums: queues,
+  });
   await p.start();
   const template = Buffer.alloc(Math.max(16, size), 'rocketwire-bench-');
   // The topic exists before any consumer looks for its route.
@@ -158,10 +162,10 @@ async function producer(namesrv: string, topic: string, size: number): Promise<v
 }
 
 async function main(): Promise<void> {
-  const [role, namesrv, topic, arg] = process.argv.slice(2) as [string, string, string, string];
+  const [role, namesrv, topic, arg, queues] = process.argv.slice(2) as [string, string, string, string, string?];
   if (role === 'rocketwire') await rocketwire(namesrv, topic, arg);
   else if (role === 'floor') await floor(namesrv, topic, arg);
-  else if (role === 'producer') await producer(namesrv, topic, Number(arg));
+  else if (role === 'producer') await producer(namesrv, topic, Number(arg), Number(queues ?? 8));
   else throw new CliError(`unknown role ${role}`);
 }
 

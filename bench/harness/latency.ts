@@ -102,7 +102,7 @@ export async function runLatency(
     const procs: Proc[] = [];
     const stamp = Date.now().toString(36);
     try {
-      const producer = nodeProc('producer (rocketwire)', 'producer', [namesrv, topic, String(size)]);
+      const producer = nodeProc('producer (rocketwire)', 'producer', [namesrv, topic, String(size), String(queues)]);
       procs.push(producer);
       await producer.next('ready', 60_000);
       const consumers = new Map<string, Proc>();
