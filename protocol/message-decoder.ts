@@ -1,7 +1,7 @@
 import { decompressBody, MAX_DECOMPRESSED_BODY } from './compression.js';
 import { messageBodyCrc } from './crc32.js';
 import { ProtocolError } from './errors.js';
-import { createMessageExt, type MessageExt } from './message-ext.js';
+import { type MessageExt, StoredMessageExt } from './message-ext.js';
 import { hex8, hexUpper } from './message-id.js';
 import { BLANK_MAGIC_CODE, MESSAGE_MAGIC_CODE_V1, MESSAGE_MAGIC_CODE_V2, storedMessageSize } from './message-record.js';
 import { decodeProperties } from './properties.js';
@@ -453,7 +453,7 @@ function decodeRecord(
     offsetMsgId = cache.idPrefix + hex8(i32(b, start + 32));
   }
   const uniq = properties.UNIQ_KEY;
-  return createMessageExt({
+  return new StoredMessageExt(
     topic,
     queueId,
     flag,
@@ -469,10 +469,10 @@ function decodeRecord(
     bodyCRC,
     storeSize,
     properties,
-    body: msgBody,
-    msgId: uniq !== undefined ? uniq : offsetMsgId,
+    msgBody,
+    uniq !== undefined ? uniq : offsetMsgId,
     offsetMsgId,
-    tags: properties.TAGS,
-    brokerName: undefined,
-  });
+    properties.TAGS,
+    undefined,
+  );
 }

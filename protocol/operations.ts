@@ -5,6 +5,7 @@ import { AdminOpsOperations } from './operations/admin-ops.js';
 import { ClientOperations } from './operations/clients.js';
 import { MessagingOperations } from './operations/messaging.js';
 import { StaticTopicOperations } from './operations/static-topic.js';
+import { BrokerStatsOperations } from './operations/broker-stats.js';
 
 export {
   EmptyHeader,
@@ -35,6 +36,7 @@ export const Operations = {
   ...AdminOperations,
   ...StaticTopicOperations,
   ...AdminOpsOperations,
+  ...BrokerStatsOperations,
 } as const;
 
 /** The name of a row of Operations: the RequestCode name of its request code. */

@@ -96,3 +96,66 @@ export function renderThroughputSvg(title: string, series: ChartSeries[], width 
   out.push('</svg>');
   return out.join('\n') + '\n';
 }
+
+/**
+ * A curve: y against x on a log₂ x axis (queue and topic counts double from point to point), one
+ * line with a marker per point for each series, ticks at the measured x values.
+ */
+export function renderCurveSvg(
+  title: string,
+  xLabel: string,
+  yLabel: string,
+  series: ChartSeries[],
+  width = 900,
+  height = 420,
+): string {
+  const m = { left: 70, right: 240, top: 40, bottom: 50 };
+  const w = width - m.left - m.right;
+  const h = height - m.top - m.bottom;
+  const xs = [...new Set(series.flatMap((s) => s.points.map(([x]) => x)))].sort((a, b) => a - b);
+  const lo = Math.log2(xs[0] ?? 1);
+  const hi = Math.max(lo + 1, Math.log2(xs.at(-1) ?? 2));
+  const maxY = Math.max(1, ...series.flatMap((s) => s.points.map(([, y]) => y)));
+  const yStep = niceStep(maxY, 6);
+  const yMax = Math.ceil(maxY / yStep) * yStep;
+  const sx = (x: number) => m.left + ((Math.log2(x) - lo) / (hi - lo)) * w;
+  const sy = (y: number) => m.top + h - (y / yMax) * h;
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="${m.left + w / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(title)}</text>`,
+  ];
+  for (let y = 0; y <= yMax + 1e-9; y += yStep)
+    out.push(
+      `<line x1="${m.left}" y1="${sy(y)}" x2="${m.left + w}" y2="${sy(y)}" stroke="#e5e5e5"/>`,
+      `<text x="${m.left - 6}" y="${sy(y) + 4}" text-anchor="end">${fmt(y)}</text>`,
+    );
+  for (const x of xs)
+    out.push(
+      `<line x1="${sx(x)}" y1="${m.top}" x2="${sx(x)}" y2="${m.top + h}" stroke="#f0f0f0"/>`,
+      `<text x="${sx(x)}" y="${m.top + h + 16}" text-anchor="middle">${x}</text>`,
+    );
+  out.push(
+    `<line x1="${m.left}" y1="${m.top + h}" x2="${m.left + w}" y2="${m.top + h}" stroke="#333"/>`,
+    `<line x1="${m.left}" y1="${m.top}" x2="${m.left}" y2="${m.top + h}" stroke="#333"/>`,
+    `<text x="${m.left + w / 2}" y="${height - 10}" text-anchor="middle">${esc(xLabel)} (log scale)</text>`,
+    `<text transform="translate(16 ${m.top + h / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`,
+  );
+  series.forEach((s, i) => {
+    const color = COLORS[i % COLORS.length];
+    const pts = s.points.filter(([x, y]) => x > 0 && Number.isFinite(y));
+    if (pts.length > 0) {
+      const d = pts.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
+      out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"/>`);
+      for (const [x, y] of pts)
+        out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"/>`);
+    }
+    const ly = m.top + 10 + i * 20;
+    out.push(
+      `<line x1="${m.left + w + 15}" y1="${ly}" x2="${m.left + w + 40}" y2="${ly}" stroke="${color}" stroke-width="3"/>`,
+      `<text x="${m.left + w + 46}" y="${ly + 4}">${esc(s.name)}</text>`,
+    );
+  });
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { renderThroughputSvg } from './chart.js';
+import { curveSvg, curveTable, runCurve, TOPIC_CURVE_QUEUES } from './curve.js';
 import { startChildBroker, type ChildBroker } from './embedded.js';
 import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupRun } from './group.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './peers.js';
@@ -97,7 +98,8 @@ options:
 
 Producer comparison (instead of the consumer bench):
   --produce-vs PEERS    compare rocketwire's Producer with java (Apache 5.3.3's DefaultMQProducer,
-                        its defaults, in a JVM with the full JIT) and/or ali-ons (its Producer), in
+                        its defaults, in a JVM with the full JIT), ali-ons (its Producer) and/or
+                        floor (a bare RemotingClient sending the same frames at the same concurrency), in
                         each --produce-modes mode: every round runs each mode with every producer one
                         after the other, in an order rotated every round. Each run is a fresh client
                         that first sends max(W, messages / 5) messages not measured (W: 5000, or
@@ -111,6 +113,15 @@ Producer comparison (instead of the consumer bench):
                         send(msg, callback) under a Semaphore of N); batch-N: batches of N messages,
                         ${BATCH_IN_FLIGHT} in flight (Java: ${BATCH_IN_FLIGHT} threads calling send(Collection); ali-ons has no batch
                         send and sits these out). Default ${DEFAULT_PRODUCE_MODES}
+
+Scale curves (instead of the consumer bench; bench/harness/curve.ts):
+  --curve AXIS          queues: one topic of N queues per point; topics: N topics of 4 queues per
+                        point. Each point fills its own topics with --messages messages (batches of
+                        32) and consumes them once with a new group: rocketwire, then Java (--vs
+                        java). Reports throughput, client CPU per message, rebalance time, start →
+                        first message and the heartbeat's size (full and V2 without subscriptions),
+                        as a Markdown table (--json: JSON) and with --chart FILE.svg a chart
+  --points LIST         the curve's points (default 8,64,256,1024 for queues, 1,16,64,256 for topics)
 
 ${LATENCY_USAGE}
 Exit code 1 if any produced message was not consumed (with --produce-vs: if any send failed or an
@@ -356,11 +367,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'no-java': { type: 'boolean' },
     'cpu-prof': { type: 'string' },
     'broker-pid': { type: 'string' },
+    curve: { type: 'string' },
+    points: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   if (values.latency === true)
     return runLatency(values, io, (ns, q, body) => withBenchBroker(ns, q, (n, l, c) => body(n, l, c ? c.pid : null)));
   if (str('produce-vs') !== undefined) return runProduceVs(values, io);
+  if (str('curve') !== undefined) return runCurveCommand(str, values.json === true, io);
   if (str('produce-modes') !== undefined) throw new UsageError('--produce-modes goes with --produce-vs');
   const serializeType = (str('serialize-type') ?? 'JSON').toUpperCase();
   if (serializeType !== 'JSON' && serializeType !== 'ROCKETMQ')
@@ -744,6 +758,42 @@ async function withBenchBroker<T>(
     process.removeListener('SIGTERM', onSignal);
     await stopChild();
   }
+}
+
+/** `rocketwire bench --curve queues|topics` (bench/harness/curve.ts). */
+async function runCurveCommand(str: (k: string) => string | undefined, json: boolean, io: CliIO): Promise<number> {
+  const axis = str('curve');
+  if (axis !== 'queues' && axis !== 'topics') throw new UsageError(`--curve takes queues or topics, got "${axis}"`);
+  const points = (str('points') ?? (axis === 'queues' ? '8,64,256,1024' : '1,16,64,256'))
+    .split(',')
+    .map((p) => intOption('points', p.trim(), 1, 1, axis === 'queues' ? 1024 : 1024));
+  const vs = (str('vs') ?? '').split(',').filter(Boolean);
+  if (vs.some((p) => p !== 'java')) throw new UsageError('--curve compares with --vs java only');
+  const messages = intOption('messages', str('messages'), 50_000, 1, 10_000_000);
+  const size = intOption('size', str('size'), 1024, 8, 4 * 1024 * 1024);
+  const maxQueues = axis === 'queues' ? Math.max(...points) : TOPIC_CURVE_QUEUES;
+  return withBenchBroker(str('namesrv'), maxQueues, async (namesrv, label) => {
+    const result = await runCurve({
+      namesrv,
+      axis,
+      points,
+      messages,
+      size,
+      java: vs.includes('java'),
+      prefix: `rw_curve_${Date.now().toString(36)}`,
+      log: (line) => io.stderr.write(line + '\n'),
+    });
+    const chart = str('chart');
+    if (chart) fs.writeFileSync(chart, curveSvg(axis, result, `consume throughput by ${axis}, broker ${label}`));
+    io.stdout.write(
+      json
+        ? JSON.stringify({ axis, broker: label, machine: benchMachine(), points: result }) + '\n'
+        : curveTable(axis, result),
+    );
+    const short = result.filter((p) => !p.rocketwire.complete || (p.java && !p.java.complete));
+    if (short.length > 0) throw new CliError(`points not consumed completely: ${short.map((p) => p.x).join(', ')}`);
+    return 0;
+  });
 }
 
 /** Every queue of the topic as "brokerName:queueId", as the route lists them (what a group splits). */

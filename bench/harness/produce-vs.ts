@@ -13,6 +13,7 @@ import { Producer, type Message } from '../../lib/producer/index.js';
 import { CliError, UsageError } from '../../lib/cli/common.js';
 import { prepareJavaWith } from './lite.js';
 import { runPeer, type PeerResult, type PeerRun } from './peers.js';
+import { produceFloor } from './produce-floor.js';
 import { benchMachine, type BenchMachine } from './proc-stats.js';
 import { benchBody, benchTemplate, driveSends, newDriveResult, type DriveMode } from './produce-driver.cjs';
 import type { ProgressBar } from './progress.js';
@@ -27,8 +28,11 @@ export interface ProduceMode extends DriveMode {
 export const DEFAULT_PRODUCE_MODES = 'sync-1,sync-4,sync-16,async-64,batch-32';
 /** Batches in flight in a batch-B mode, on every side (the consumer bench's default --producers). */
 export const BATCH_IN_FLIGHT = 4;
-/** The producers --produce-vs can add; ali-ons has no batch send, so it sits out the batch modes. */
-export const PRODUCE_PEERS = ['java', 'ali-ons'] as const;
+/**
+ * The producers --produce-vs can add; ali-ons has no batch send, so it sits out the batch modes.
+ * `floor` is a bare RemotingClient sending the same frames at the same concurrency (produce-floor.ts).
+ */
+export const PRODUCE_PEERS = ['java', 'ali-ons', 'floor'] as const;
 type ProducePeer = (typeof PRODUCE_PEERS)[number];
 
 const MODE = /^(sync|async|batch)-(\d{1,4})$/;
@@ -372,7 +376,9 @@ export async function runProduceComparison(
               ? await produceRocketwire(o, mode, topic, progress, t0)
               : who === 'java'
                 ? await produceJava(o, mode, topic, t0)
-                : await produceAliOns(o, mode, topic, t0);
+                : who === 'floor'
+                  ? await produceFloor(o.namesrv, mode, topic, o, t0)
+                  : await produceAliOns(o, mode, topic, t0);
           // The broker's max offsets follow its dispatch of the commit log, a little after the answers.
           let stored = (await storedCount(admin, topic)) - before;
           for (

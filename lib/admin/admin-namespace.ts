@@ -1,5 +1,7 @@
 import { namespaceOf, withoutNamespace, wrapNamespace } from '../client/index.js';
+import type { ProducerConnectionInfo } from './admin-ops-types.js';
 import type { FoundMessage, GroupProgress } from './admin-types.js';
+import { scopeStatsAll, type StatsAllRow } from './admin-stats.js';
 
 type Arg = 'topic' | 'group' | 'args.topic' | null;
 
@@ -22,6 +24,13 @@ const WRAPPED: Record<string, readonly Arg[]> = {
   messageByKey: ['topic'],
   messageByOffset: ['topic'],
   dlqResend: ['group'],
+  updateStaticTopic: ['args.topic'],
+  setConsumeMode: ['group', 'topic'],
+  producerConnection: ['group', 'topic'],
+  updateTopicPerm: ['topic'],
+  cloneGroupOffset: ['group', 'group', 'topic'],
+  skipAccumulatedMessage: ['group', 'topic'],
+  statsAll: ['args.topic'],
 };
 
 function wrapArg(ns: string, kind: Arg, v: unknown): unknown {
@@ -64,6 +73,8 @@ export function applyAdminNamespace(admin: object, ns: string | undefined): void
         )
         .then((r) => unwrapResult(ns, name, r));
   }
+  // statsAll goes through this namespace's topics only, and names them (and their groups) without it
+  scopeStatsAll(admin, (t) => namespaceOf(t) === ns);
   const topicList = target.topicList as () => Promise<string[]>;
   target.topicList = () =>
     topicList.call(admin).then((ts) => ts.filter((x) => namespaceOf(x) === ns).map((x) => withoutNamespace(ns, x)));
@@ -81,6 +92,16 @@ export function applyAdminNamespace(admin: object, ns: string | undefined): void
 function unwrapResult(ns: string, name: string, r: unknown): unknown {
   if (name === 'messageById' || name === 'messageByKey') return unwrapFound(ns, r as FoundMessage[]);
   if (name === 'messageByOffset') return unwrapFound(ns, [r as FoundMessage])[0];
+  if (name === 'statsAll') {
+    for (const row of r as StatsAllRow[]) {
+      row.topic = withoutNamespace(ns, row.topic);
+      if (row.group !== null) row.group = withoutNamespace(ns, row.group);
+    }
+  }
+  if (name === 'producerConnection') {
+    const p = r as ProducerConnectionInfo;
+    p.group = withoutNamespace(ns, p.group);
+  }
   if (name === 'consumerProgress') {
     const p = r as GroupProgress;
     p.group = withoutNamespace(ns, p.group);

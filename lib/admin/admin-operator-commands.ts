@@ -8,6 +8,7 @@ import type {
   WritePermResult,
 } from './admin-ops-types.js';
 import type { ResetResult } from './admin-types.js';
+import { AdminStatsCommands } from './admin-stats.js';
 
 const OPS = new WeakMap<AdminOperatorCommands, AdminOps>();
 
@@ -25,10 +26,10 @@ function opsOf(client: AdminOperatorCommands): AdminOps {
  * The operator commands of mqadmin beside its reads, which AdminClient has through this class
  * (admin-ops.ts does them): a group switched to POP, broker config, producer connections, a
  * broker's write permission on the name servers, a topic's perm, offsets cloned from another group
- * and a backlog skipped.
+ * and a backlog skipped; and, from AdminStatsCommands (admin-stats.ts), statsAll.
  * @category Admin
  */
-export abstract class AdminOperatorCommands {
+export abstract class AdminOperatorCommands extends AdminStatsCommands {
   /**
    * `setConsumeMode` (SET_MESSAGE_REQUEST_MODE 401): how `group` consumes `topic` — `'POP'` makes
    * 5.x brokers assign it POP (consumers asking QUERY_ASSIGNMENT pop instead of pulling), `'PULL'`

@@ -69,6 +69,31 @@ function masterOf(info: ClusterInfo, topic: string, broker: string): string {
   return info.brokerAddrTable[broker]?.brokerAddrs['0'] ?? fail(topic, `broker ${broker} has no master address`);
 }
 
+/** A broker that hosts no queue of the topic yet: a read-write config with no queues and an empty mapping. */
+function emptyHosting(topic: string, broker: string, totalQueues: number, epoch: number): ConfigAndMapping {
+  return {
+    config: {
+      topicName: topic,
+      readQueueNums: 0,
+      writeQueueNums: 0,
+      perm: PermName.PERM_READ | PermName.PERM_WRITE,
+      topicFilterType: 'SINGLE_TAG',
+      topicSysFlag: 0,
+      order: false,
+    },
+    mapping: {
+      topic,
+      scope: STATIC_TOPIC_GLOBAL_SCOPE,
+      totalQueues,
+      bname: broker,
+      epoch,
+      dirty: false,
+      currIdMap: {},
+      hostedQueues: {},
+    },
+  };
+}
+
 function leaderOf(items: LogicQueueMappingItem[]): LogicQueueMappingItem | undefined {
   return items[items.length - 1];
 }
@@ -168,27 +193,7 @@ export async function updateStaticTopic(
     load.set(broker, load.get(broker)! + 1);
     let c = configs.get(broker);
     if (!c) {
-      c = {
-        config: {
-          topicName: topic,
-          readQueueNums: 0,
-          writeQueueNums: 0,
-          perm: PermName.PERM_READ | PermName.PERM_WRITE,
-          topicFilterType: 'SINGLE_TAG',
-          topicSysFlag: 0,
-          order: false,
-        },
-        mapping: {
-          topic,
-          scope: STATIC_TOPIC_GLOBAL_SCOPE,
-          totalQueues: 0,
-          bname: broker,
-          epoch: now,
-          dirty: false,
-          currIdMap: {},
-          hostedQueues: {},
-        },
-      };
+      c = emptyHosting(topic, broker, 0, now);
       configs.set(broker, c);
     }
     c.config.writeQueueNums++;
@@ -209,29 +214,7 @@ export async function updateStaticTopic(
   // Brokers of the same clusters that lead nothing learn the mapping too (completeNoTargetBrokers).
   for (const names of Object.values(info.clusterAddrTable)) {
     if (!names.some((n) => configs.has(n))) continue;
-    for (const b of names)
-      if (!configs.has(b))
-        configs.set(b, {
-          config: {
-            topicName: topic,
-            readQueueNums: 0,
-            writeQueueNums: 0,
-            perm: PermName.PERM_READ | PermName.PERM_WRITE,
-            topicFilterType: 'SINGLE_TAG',
-            topicSysFlag: 0,
-            order: false,
-          },
-          mapping: {
-            topic,
-            scope: STATIC_TOPIC_GLOBAL_SCOPE,
-            totalQueues: queueNums,
-            bname: b,
-            epoch,
-            dirty: false,
-            currIdMap: {},
-            hostedQueues: {},
-          },
-        });
+    for (const b of names) if (!configs.has(b)) configs.set(b, emptyHosting(topic, b, queueNums, epoch));
   }
   const written: StaticTopicUpdate['brokers'] = [];
   // Every master is checked before anything is written: a half-applied mapping is worse than none.

@@ -43,12 +43,11 @@ import {
 import type { ReplyRequestTable } from './reply/reply-request-table.js';
 import { PopService } from './pop/pop-message-processor.js';
 import { aclRequestGate, type PermissionChecker } from './acl/index.js';
-
-const log = createDebug('rocketwire:broker');
-
 import { ensureTraceTopic } from './trace-topic.js';
 import { RecallMessageProcessor, type RecallOptions } from './processor/recall-message-processor.js';
+import { BrokerStatsProcessor } from './processor/broker-stats-processor.js';
 
+const log = createDebug('rocketwire:broker');
 export { BROKER_VERSION } from './broker-version.js';
 
 /** ClientHousekeepingService scans for channels no heartbeat refreshed every 10 s. */
@@ -344,6 +343,7 @@ export class Broker implements BrokerContext {
       namesrv: options.namesrv,
     };
     new AdminToolsProcessor(this, this.adminTools).register(this.server);
+    new BrokerStatsProcessor(this).register(this.server);
     new AdminOpsProcessor(this, () =>
       brokerConfigEntries(options, this.address, options.namesrv.address, this.timerSettings),
     ).register(this.server);

@@ -21,6 +21,11 @@ export class ConsumerGroupInfo {
   consumeType = 'CONSUME_PASSIVELY';
   messageModel = 'CLUSTERING';
   consumeFromWhere = 'CONSUME_FROM_LAST_OFFSET';
+  /**
+   * The fingerprint of the group's last heartbeat (heartbeat V2; 0 for a heartbeat without one),
+   * undefined before the first: Java's ClientManageProcessor keeps it per group.
+   */
+  heartbeatFingerprint: number | undefined = undefined;
 
   constructor(groupName: string) {
     this.groupName = groupName;
@@ -90,6 +95,11 @@ export type ConsumerIdsChangeListener = (group: string, channels: ClientChannelI
  */
 export class ConsumerManager {
   readonly groups = new Map<string, ConsumerGroupInfo>();
+  /**
+   * HEART_BEATs taken since start: with subscriptions (V1, or V2 in full), V2 ones without them,
+   * and the bytes of their bodies (what heartbeat V2 saves shows here).
+   */
+  readonly heartbeats = { full: 0, withoutSub: 0, bodyBytes: 0 };
   readonly producerGroups = new Map<
     string,
     Map<RemotingConnection, { clientId: string; lastUpdate: number; language: string; version: number }>
@@ -109,7 +119,8 @@ export class ConsumerManager {
     consumeType: string,
     messageModel: string,
     consumeFromWhere: string,
-    subs: SubscriptionData[],
+    /** null: a V2 heartbeat without subscriptions, which keeps the group's (registerConsumerWithoutSub). */
+    subs: SubscriptionData[] | null,
   ): boolean {
     let info = this.groups.get(group);
     if (!info) {
@@ -120,7 +131,7 @@ export class ConsumerManager {
     info.messageModel = messageModel;
     info.consumeFromWhere = consumeFromWhere;
     const r1 = info.updateChannel(channel);
-    const r2 = info.updateSubscription(subs);
+    const r2 = subs !== null && info.updateSubscription(subs);
     if (r1 || r2) this.onChange(group, [...info.channels.values()]);
     return r1 || r2;
   }

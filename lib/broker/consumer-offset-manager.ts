@@ -75,6 +75,16 @@ export class ConsumerOffsetManager {
       }
   }
 
+  /** Every group with committed offsets of `topic` (ConsumerOffsetManager.whichGroupByTopic). */
+  groupsOf(topic: string): Set<string> {
+    const out = new Set<string>();
+    for (const key of this.table.keys()) {
+      const at = key.lastIndexOf('@');
+      if (key.slice(0, at) === topic) out.add(key.slice(at + 1));
+    }
+    return out;
+  }
+
   /** All offsets of a group, "topic" → queueId → offset. */
   groupOffsets(group: string): Map<string, Map<number, number>> {
     const out = new Map<string, Map<number, number>>();

@@ -12,6 +12,7 @@ import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './a
 import { unparked } from './message-record.js';
 import { wakeDelay } from './timer/timer-message-store.js';
 import type { MessageStore } from './message-store.js';
+import { GROUP_GET_NUMS_SCHEDULE, brokerStatsOf } from './broker-stats.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -133,6 +134,9 @@ export class ScheduleMessageService {
             );
             break;
           }
+          const stats = brokerStatsOf(this.store, this.clock);
+          stats.incTopicPutNums(inner.topic);
+          stats.incGroupGetNums(GROUP_GET_NUMS_SCHEDULE, SCHEDULE_TOPIC, 1);
         }
       }
       offset++;

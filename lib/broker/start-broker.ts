@@ -107,9 +107,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const host = options.host ?? '127.0.0.1';
   const count = brokerOptionCheck.intIn('brokers', options.brokers ?? 1, 1, 64);
   const queues = brokerOptionCheck.intIn('queues', options.queues ?? 8, 1, 1024);
-  const tempDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
-  ensureDir(dataDir);
   const clock = options.clock ?? systemClock;
   const logger =
     options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
@@ -132,6 +129,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const brokers: Broker[] = [];
   // one table for all brokers of the cluster: a reply may go to another broker than its request
   const replyRequests = createReplyRequestTable(options, clock);
+  // made once every option is checked: a bad option must not leave a temporary folder behind
+  const tempDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
+  ensureDir(dataDir);
   try {
     const namesrv = await nameServer.listen(options.namesrvPort ?? 0, host);
     for (let i = 0; i < count; i++) {

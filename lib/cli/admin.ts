@@ -19,8 +19,9 @@ import { offset } from './admin/offset.js';
 import { makeOutput, type AdminCommandGroup, type AdminSubcommand } from './admin/shared.js';
 import { topic } from './admin/topic.js';
 import { broker, producer } from './admin/broker.js';
+import { stats } from './admin/stats.js';
 
-const GROUPS: readonly AdminCommandGroup[] = [cluster, topic, group, message, offset, dlq, broker, producer];
+const GROUPS: readonly AdminCommandGroup[] = [cluster, topic, group, message, offset, dlq, broker, producer, stats];
 
 const SHARED: OptionSpec = {
   namesrv: { type: 'string' },
@@ -137,7 +138,7 @@ function helpText(argv: string[]): string {
 }
 
 export const command: CliCommand = {
-  summary: 'cluster, topic, group, message, offset and DLQ operations of mqadmin',
+  summary: 'cluster, topic, group, message, offset, DLQ and stats operations of mqadmin',
   usage,
   run,
 };

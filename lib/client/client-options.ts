@@ -77,6 +77,16 @@ export interface ClientOptions {
    */
   heartbeatIntervalMs?: number;
   /**
+   * Heartbeat V2 (RocketMQ 5.x, Java's `useHeartbeatV2`): after a broker has taken the full
+   * heartbeat and said it supports V2, send it heartbeats without the subscriptions while they
+   * are unchanged (the heartbeat's fingerprint stays the same). A changed subscription, a
+   * rebalance, a new connection or the broker's IS_SUB_CHANGE send the full data again. Brokers
+   * before 5.0 answer without the V2 flag and keep getting the full data. Every client sharing
+   * an instance must agree on it.
+   * @default false (Java: the `com.rocketmq.heartbeat.v2` system property, false when unset)
+   */
+  useHeartbeatV2?: boolean;
+  /**
    * Interval between route refreshes from the name server, in milliseconds.
    * @default 30000
    */
@@ -315,6 +325,7 @@ const CLIENT_OPTION_KEYS = [
   'language',
   'version',
   'heartbeatIntervalMs',
+  'useHeartbeatV2',
   'pollNameServerIntervalMs',
   'persistOffsetIntervalMs',
   'mqClientApiTimeoutMs',
@@ -350,6 +361,8 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   }
   if (options.fastRouteRefresh !== undefined && typeof options.fastRouteRefresh !== 'boolean')
     throw new ClientOptionError('fastRouteRefresh', 'must be true or false');
+  if (options.useHeartbeatV2 !== undefined && typeof options.useHeartbeatV2 !== 'boolean')
+    throw new ClientOptionError('useHeartbeatV2', 'must be true or false');
   return {
     namesrvAddr,
     namesrvAddrs,
@@ -379,6 +392,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     language,
     version: positiveInt('version', options.version, 409, 0, 65535),
     heartbeatIntervalMs: positiveInt('heartbeatIntervalMs', options.heartbeatIntervalMs, 30_000),
+    useHeartbeatV2: options.useHeartbeatV2 ?? false,
     pollNameServerIntervalMs: positiveInt('pollNameServerIntervalMs', options.pollNameServerIntervalMs, 30_000),
     persistOffsetIntervalMs: positiveInt('persistOffsetIntervalMs', options.persistOffsetIntervalMs, 5_000),
     mqClientApiTimeoutMs: positiveInt('mqClientApiTimeoutMs', options.mqClientApiTimeoutMs, 3_000),

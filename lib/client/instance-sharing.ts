@@ -10,6 +10,7 @@ const SHARED_CONNECTION_OPTIONS = [
   'language',
   'version',
   'maxUnmatchedResponses',
+  'useHeartbeatV2',
 ] as const;
 
 function sameOption(a: unknown, b: unknown): boolean {

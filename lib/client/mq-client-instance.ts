@@ -17,9 +17,10 @@ import type { ConsumerInner } from './consumer-inner.js';
 import { MQClientError } from './errors.js';
 import { checkSharedOptions } from './instance-sharing.js';
 import { buildHeartbeatData } from './heartbeat-data.js';
-import { sendHeartbeatTo } from './heartbeat.js';
+import { encodeHeartbeatBodies, heartbeatRound, HeartbeatV2State, sendHeartbeatTo } from './heartbeat.js';
+import type { HeartbeatRoundResult, HeartbeatStats } from './heartbeat.js';
 import { MQClientAPI } from './mq-client-api.js';
-import { encodeRequestBody, readCallReply, type CallReply } from './operation-call.js';
+import { readCallReply, type CallReply } from './operation-call.js';
 import { registerReplyMessageProcessor, type ReplyListener } from './reply-message.js';
 import { ScheduledTask } from './scheduled-task.js';
 import type { TransactionCheckHandler } from './transaction-check.js';
@@ -79,6 +80,8 @@ export class MQClientInstance extends MQClientAPI {
   readonly addressServer: AddressServerPoller | null;
   /** Broker address → clock time of its last answered heartbeat (health()). */
   readonly lastHeartbeatAnswer = new Map<string, number>();
+  readonly heartbeatV2: HeartbeatV2State | null;
+  readonly heartbeatStats: HeartbeatStats = { full: 0, withoutSub: 0, bodyBytes: 0 };
 
   /**
    * The shared instance for the options' clientId, created on first use; a later acquire with the same
@@ -122,6 +125,7 @@ export class MQClientInstance extends MQClientAPI {
     this.remoting = remoting;
     this.clientId = clientId;
     this.options = options;
+    this.heartbeatV2 = options.useHeartbeatV2 ? new HeartbeatV2State() : null;
     this.nameServers = new NameServerClient({
       remoting,
       stamp: this.ctx,
@@ -188,6 +192,7 @@ export class MQClientInstance extends MQClientAPI {
         })
       : null;
     remoting.onConnectionLost((addr, err) => {
+      this.heartbeatV2?.forget(addr);
       if (this.startPromise && !this.shutdownPromise) this.fastRouteRefresh?.brokerFailed(addr, err);
     });
   }
@@ -233,9 +238,7 @@ export class MQClientInstance extends MQClientAPI {
   /** Keeps a background promise so shutdown can wait for it. */
   private track<T>(p: Promise<T>): Promise<T> {
     this.pending.add(p);
-    const done = (): void => {
-      this.pending.delete(p);
-    };
+    const done = (): boolean => this.pending.delete(p);
     p.then(done, done);
     return p;
   }
@@ -413,40 +416,35 @@ export class MQClientInstance extends MQClientAPI {
   }
 
   /**
-   * HEART_BEAT to every known broker address (masters only when there is no consumer); skipped when the
-   * process has neither producers nor consumers. Failures are logged (sendHeartbeat gives the outcome
-   * per address).
+   * HEART_BEAT to every known broker address (masters only when there is no consumer); skipped when the process
+   * has neither producers nor consumers. Failures are logged (sendHeartbeat gives the outcome per address).
    */
-  async sendHeartbeatToAllBrokers(): Promise<void> {
-    await this.sendHeartbeat();
+  async sendHeartbeatToAllBrokers(rebalance = false): Promise<void> {
+    await this.sendHeartbeat(rebalance);
   }
 
-  /** sendHeartbeatToAllBrokers with the outcome per address. */
-  async sendHeartbeat(): Promise<{ ok: string[]; failed: { addr: string; error: Error }[] }> {
-    const result = { ok: [] as string[], failed: [] as { addr: string; error: Error }[] };
+  /**
+   * sendHeartbeatToAllBrokers with the outcome per address. `rebalance`: a rebalance changed
+   * subVersions, so heartbeat V2 sends every broker the full data (Java's isRebalance).
+   */
+  async sendHeartbeat(rebalance = false): Promise<HeartbeatRoundResult> {
     this.routes.cleanOfflineBrokers();
-    if (this.producers.size === 0 && this.consumers.size === 0) return result;
+    if (this.producers.size === 0 && this.consumers.size === 0) return { ok: [], failed: [] };
+    if (rebalance) this.heartbeatV2?.forgetAll();
     // producers only: masters take their heartbeats; a consumer's go to slaves too
     const targets = this.brokerAddrTable.addresses(this.consumers.size === 0);
-    const body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData());
+    const bodies = encodeHeartbeatBodies(this.heartbeatData(), this.heartbeatV2 !== null);
     this.heartbeating++;
     try {
-      await Promise.all(
-        targets.map(async (addr) => {
-          const error = await this.heartbeatTo(addr, body);
-          if (error) result.failed.push({ addr, error });
-          else result.ok.push(addr);
-        }),
-      );
+      return await heartbeatRound(targets, (addr) => this.heartbeatTo(addr, bodies));
     } finally {
       this.heartbeating--;
     }
-    return result;
   }
 
   /** One HEART_BEAT to `addr` (heartbeat.ts); the error, or null when the broker took it. */
-  private heartbeatTo(addr: string, body = encodeRequestBody(Operations.HEART_BEAT, this.heartbeatData())) {
-    return sendHeartbeatTo(this, this.ctx, addr, body);
+  private heartbeatTo(addr: string, bodies = encodeHeartbeatBodies(this.heartbeatData(), this.heartbeatV2 !== null)) {
+    return sendHeartbeatTo(this, this.ctx, addr, bodies);
   }
 
   /**
@@ -459,6 +457,7 @@ export class MQClientInstance extends MQClientAPI {
    * or covers this broker anyway).
    */
   private onBrokerConnected(addr: string): void {
+    this.heartbeatV2?.forget(addr);
     if (!this.startPromise || this.shutdownPromise || this.heartbeating > 0 || this.connectBeats.has(addr)) return;
     if (this.producers.size === 0 && this.consumers.size === 0) return;
     if (!this.brokerAddrTable.addresses(this.consumers.size === 0).includes(addr)) return;

@@ -192,7 +192,9 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
           });
         while (!settled) {
           await turns(turnsPerTimer);
-          if (!settled) clock.advance(1000);
+          // to the next timer the shutdown may wait on, not by a fixed step that can overshoot it
+          const at = clock.nextTimerAt();
+          if (!settled && at !== undefined) clock.advance(Math.max(0, at - clock.now()));
         }
       }
       await broker.close();

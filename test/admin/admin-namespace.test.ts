@@ -70,5 +70,38 @@ t.test('namespace nsAdm: the application names in, the application names out', a
     progress.queues.length,
     'a full name of the namespace is kept as it is',
   );
+  // the operator commands name topics and groups by their application names too
+  const changes = await admin.updateTopicPerm(topic, 4);
+  t.ok(changes.length > 0 && changes.every((x) => x.perm === 4), 'updateTopicPerm(topic, 4)');
+  t.equal((await plain.topicConfig(changes[0]!.addr, `nsAdm%${topic}`))?.perm, 4, 'written on nsAdm%topic');
+  await admin.updateTopicPerm(topic, 6);
+  const copy = uniqueName('adm_ns_copy');
+  await admin.cloneGroupOffset(group, copy, topic, { offline: true });
+  const p2 = new Producer({ namesrvAddr: b.namesrv, group: uniqueName('pg'), namespace: 'nsAdm' });
+  await p2.start();
+  await p2.send({ topic, body: 'more' });
+  await p2.shutdown();
+  const c2 = new LitePullConsumer({
+    group: copy,
+    namesrvAddr: b.namesrv,
+    consumeFromWhere: 'first',
+    namespace: 'nsAdm',
+  });
+  c2.subscribe(topic);
+  await c2.start();
+  const got: string[] = [];
+  await until(async () => {
+    for (const m of await c2.poll(200)) got.push(m.body.toString());
+    return got.length > 0;
+  }, 'the copy polled');
+  got.push(...(await c2.poll(200)).map((m) => m.body.toString()));
+  await c2.shutdown();
+  t.same(got, ['more'], 'cloneGroupOffset(group, copy, topic): the copy starts where nsAdm%group is');
+  const skipped = await admin.skipAccumulatedMessage(group, topic);
+  t.equal(
+    skipped.queues.reduce((a, q) => a + q.offset, 0),
+    4,
+    'skipAccumulatedMessage(group, topic): at the end of nsAdm%topic',
+  );
   t.throws(() => new AdminClient({ namesrvAddr: b.namesrv, namespace: 'bad%ns' }), { name: 'ClientOptionError' });
 });

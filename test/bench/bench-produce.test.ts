@@ -7,8 +7,8 @@ type Report = ProduceReport;
 
 t.test('bench --produce-vs: bad peers, modes and consumer options are one line naming them', async (t) => {
   const cases: [string[], RegExp][] = [
-    [['--produce-vs', 'java,kafka'], /--produce-vs takes java, ali-ons \(comma-separated\), got "kafka"/],
-    [['--produce-vs', ''], /--produce-vs takes java, ali-ons/],
+    [['--produce-vs', 'java,kafka'], /--produce-vs takes java, ali-ons, floor \(comma-separated\), got "kafka"/],
+    [['--produce-vs', ''], /--produce-vs takes java, ali-ons, floor/],
     [
       ['--produce-vs', 'ali-ons', '--produce-modes', 'sync-4,burst-8'],
       /--produce-modes takes sync-N, async-N and batch-N .*got "burst-8"/,
@@ -101,5 +101,44 @@ t.test(
     );
     t.match(text.stdout, /batch-8\s+4 × 8\s+[\d,]+\s+[\d,]+\s+n\/a\s+n\/a/);
     t.match(text.stdout, /sync-1\s+1\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+\d+\.\d\d/);
+  },
+);
+
+t.test(
+  'bench --produce-vs floor: the bare client sends the same messages in every mode, batches included',
+  async (t) => {
+    const r = await runCliProcess([
+      'bench',
+      '--produce-vs',
+      'floor',
+      '--produce-modes',
+      'sync-2,async-8,batch-4',
+      '--messages',
+      '200',
+      '--size',
+      '64',
+      '--queues',
+      '2',
+      '--rounds',
+      '1',
+      '--warmup',
+      '0',
+      '--json',
+    ]);
+    t.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as Report;
+    t.same(Object.keys(report.topics), ['rocketwire', 'floor']);
+    for (const m of report.modes) {
+      t.same(
+        m.producers.map((p) => p.name),
+        ['rocketwire', 'floor'],
+        m.mode,
+      );
+      const floor = m.producers.find((p) => p.name === 'floor')!;
+      t.equal(floor.acked, 200, `${m.mode}: every floor send acknowledged`);
+      t.equal(floor.failed, 0);
+      t.equal(floor.lost, 0, `${m.mode}: every message the floor sent is in its topic`);
+      t.ok(m.ratios.floor! > 0, `${m.mode}: rocketwire ÷ floor`);
+    }
   },
 );

@@ -68,3 +68,21 @@ t.test('broker errors are RocketwireErrors with stable names and fields', async 
   t.equal(expired.group, 'g');
   t.equal(expired.clientId, 'c1');
 });
+
+t.test('a broker refused for a bad option leaves no temporary folder behind', async (t) => {
+  const tmp = t.testdir({});
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = tmp; // os.tmpdir() reads it on every call
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  });
+  await t.rejects(startBroker({ idleTimeoutMs: -1 }), { name: 'BrokerOptionError', option: 'idleTimeoutMs' });
+  await t.rejects(startBroker({ logger: 42 as never }), { name: 'BrokerOptionError', option: 'logger' });
+  await t.rejects(startBroker({ segmentSize: 100 }), { name: 'BrokerOptionError', option: 'segmentSize' });
+  t.same(fs.readdirSync(tmp), [], 'nothing made in the temporary folder');
+  const b = await startBroker({});
+  t.equal(path.dirname(b.dataDir), tmp, 'where a started broker keeps its store');
+  await b.close();
+  t.same(fs.readdirSync(tmp), [], 'and removes it on close');
+});

@@ -164,7 +164,11 @@ async function compileRefClient(version: string): Promise<string> {
 let defaultHome: string | undefined;
 function homeFor(opts: JavaCommonOptions): string {
   if (opts.homeDir) return opts.homeDir;
-  defaultHome ??= mkdtempSync(join(tmpdir(), 'rocketwire-java-'));
+  if (!defaultHome) {
+    const home = mkdtempSync(join(tmpdir(), 'rocketwire-java-'));
+    process.once('exit', () => rmSync(home, { recursive: true, force: true }));
+    defaultHome = home;
+  }
   return defaultHome;
 }
 
@@ -286,6 +290,8 @@ export async function spawnRefClient(
     // Short-lived functional runs start faster with C1 only; the benchmark wants the full JIT.
     ...(opts.bench ? [] : ['-XX:TieredStopAtLevel=1']),
     `-Duser.home=${home}`,
+    // mqadmin's updateStaticTopic writes its mapping files there: with the home, not into /tmp
+    `-Djava.io.tmpdir=${home}`,
     `-Drocketmq.client.logRoot=${join(home, 'logs')}`,
     ...(v4 ? [] : ['-Drmq.logback.configurationFile=rmq.client.logback.xml']),
     ...(opts.jvmArgs ?? []),

@@ -1,44 +1,10 @@
 import t from 'tap';
-import {
-  createRequest,
-  decodeMessages,
-  PullMessageRequestHeader,
-  RequestCode,
-  ResponseCode,
-  type MessageExt,
-} from '../../protocol/index.js';
+import type { MessageExt } from '../../protocol/index.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { sleep, systemClock } from '../../lib/clock.js';
-
-/** Reads queue `queueId` of `topic` from offset 0 with plain PULL_MESSAGE requests (no consumer runtime). */
-async function pullAll(client: RemotingClient, addr: string, topic: string, queueId: number): Promise<MessageExt[]> {
-  const out: MessageExt[] = [];
-  let offset = 0;
-  for (;;) {
-    const header = PullMessageRequestHeader.encode({
-      consumerGroup: 'raw_reader',
-      topic,
-      queueId,
-      queueOffset: offset,
-      maxMsgNums: 32,
-      sysFlag: 0 | 4,
-      commitOffset: 0,
-      suspendTimeoutMillis: 0,
-      subscription: '*',
-      subVersion: 0,
-      expressionType: 'TAG',
-    });
-    const res = await client.invoke(addr, createRequest(RequestCode.PULL_MESSAGE, { extFields: header }), {
-      timeoutMs: 3000,
-    });
-    if (res.code !== ResponseCode.SUCCESS) return out;
-    const msgs = decodeMessages(res.body!);
-    out.push(...msgs);
-    offset = Number(res.extFields!.nextBeginOffset);
-  }
-}
+import { pullAll } from '../support/index.js';
 
 t.test('produce through the embedded broker and read back with raw pulls', async (t) => {
   let broker: EmbeddedBroker;

@@ -1,45 +1,11 @@
 // autoBatch and back-pressure end to end on the embedded broker (two broker names): every message of
 // un-awaited sends stored once, each caller's SendResult naming its own stored message.
 import t, { type Test } from 'tap';
-import {
-  createRequest,
-  decodeMessages,
-  PullMessageRequestHeader,
-  RequestCode,
-  ResponseCode,
-  type MessageExt,
-} from '../../protocol/index.js';
+import type { MessageExt } from '../../protocol/index.js';
 import { startBroker } from '../../lib/broker/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { Producer, ProducerEvents, type ProducerOptions, type SendResult } from '../../lib/producer/index.js';
-import { createTopic, uniqueName } from '../support/index.js';
-
-/** Queue `queueId` of `topic` from offset 0, with plain PULL_MESSAGE requests. */
-async function pullAll(client: RemotingClient, addr: string, topic: string, queueId: number): Promise<MessageExt[]> {
-  const out: MessageExt[] = [];
-  let offset = 0;
-  for (;;) {
-    const header = PullMessageRequestHeader.encode({
-      consumerGroup: 'raw_reader',
-      topic,
-      queueId,
-      queueOffset: offset,
-      maxMsgNums: 32,
-      sysFlag: 0 | 4,
-      commitOffset: 0,
-      suspendTimeoutMillis: 0,
-      subscription: '*',
-      subVersion: 0,
-      expressionType: 'TAG',
-    });
-    const res = await client.invoke(addr, createRequest(RequestCode.PULL_MESSAGE, { extFields: header }), {
-      timeoutMs: 3000,
-    });
-    if (res.code !== ResponseCode.SUCCESS) return out;
-    out.push(...decodeMessages(res.body!));
-    offset = Number(res.extFields!.nextBeginOffset);
-  }
-}
+import { createTopic, pullAll, uniqueName } from '../support/index.js';
 
 async function setup(t: Test, extra: Partial<ProducerOptions>) {
   const broker = await startBroker({ brokers: 2, queues: 4 });

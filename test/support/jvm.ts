@@ -41,6 +41,8 @@ export function startJvm(
       '-XX:-OmitStackTraceInFastThrow',
       ...JDK17_FLAGS,
       `-Duser.home=${procHome}`,
+      // its temporary files (Netty's self-signed certificates) go with its folder, not into /tmp
+      `-Djava.io.tmpdir=${procHome}`,
       `-Drocketmq.home.dir=${rocketmqHome}`,
       '-cp',
       classPath,

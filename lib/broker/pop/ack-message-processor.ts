@@ -21,7 +21,7 @@ export class AckMessageProcessor {
     private readonly checkpoints: PopCheckpointTable,
     private readonly orderInfo: ConsumerOrderInfoManager,
     private readonly invisibleBounds: { readonly min: number; readonly max: number },
-    /** An order queue's blocked pops are woken when its last message is acked. */
+    /** An order queue's blocked pops are woken when an ack or a change of invisible time frees it. */
     private readonly notifyArrival: (topic: string, queueId: number) => void,
   ) {}
 
@@ -187,6 +187,9 @@ export class AckMessageProcessor {
       if (h.offset >= old) {
         visibleAt = now + h.invisibleTime;
         this.orderInfo.updateNextVisibleTime(h.topic, h.consumerGroup, h.queueId, h.offset, rh.popTime, visibleAt);
+        // a change to 0 can free the queue now: no timer of OrderLockRelease would wake its pops
+        if (!this.orderInfo.checkBlock(null, h.topic, h.consumerGroup, h.queueId, rh.invisibleTime, now))
+          this.notifyArrival(h.topic, h.queueId);
       }
       return { header: { popTime: rh.popTime, invisibleTime: visibleAt - rh.popTime, reviveQid: rh.reviveQid } };
     }

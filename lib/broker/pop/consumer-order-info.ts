@@ -234,20 +234,35 @@ export class ConsumerOrderInfoManager {
   }
 
   /**
-   * OrderInfo.getLockFreeTimestamp: when the queue's last order pop stops holding it (the first
-   * offset neither acked nor visible yet decides), `now` when it holds nothing, null when the
-   * queue has no order state.
+   * When the queue's last order pop stops holding it: the latest next visible time of its offsets
+   * not acked, when that is still to come (checkBlock answers true until then); `now` when it
+   * holds nothing; null when the queue has no order state.
+   *
+   * Apache's OrderInfo.getLockFreeTimestamp answers the first offset not acked and not visible yet
+   * instead. When a consumer moves a batch's offsets one CHANGE_INVISIBLETIME at a time, each
+   * later one becomes visible a little later than the first: a wake at the first one's time finds
+   * the queue still held, and the waiting pops then wait out their whole poll time.
    */
   lockFreeTime(topic: string, group: string, queueId: number, now: number): number | null {
     const info = this.get(topic, group, queueId);
     if (!info || info.offsets.length === 0 || info.invisibleTime <= 0) return null;
     const acked = new Set(info.acked);
+    let free = now;
     for (let i = 0; i < info.offsets.length; i++) {
       if (acked.has(i)) continue;
       const visibleAt = info.nextVisibleTime[String(info.offsets[i])] ?? info.popTime + info.invisibleTime;
-      if (now < visibleAt) return visibleAt;
+      if (visibleAt > free) free = visibleAt;
     }
-    return now;
+    return free;
+  }
+
+  /** Every queue with order state, as (topic, group, queueId). */
+  *queues(): Generator<[topic: string, group: string, queueId: number]> {
+    for (const [key, qs] of this.table) {
+      // topic names cannot hold '@' (Apache's TOPIC_GROUP_SEPARATOR), so the first one splits
+      const at = key.indexOf('@');
+      for (const queueId of qs.keys()) yield [key.slice(0, at), key.slice(at + 1), queueId];
+    }
   }
 
   persist(force = false): void {

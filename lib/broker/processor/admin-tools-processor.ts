@@ -23,6 +23,7 @@ import { UNIQUE_KEY_QUERY_MAX, type IndexService } from '../index-service.js';
 import type { NameServer } from '../name-server.js';
 import type { SubscriptionGroupManager } from '../subscription-group-manager.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
+import { brokerStatsOf } from '../broker-stats.js';
 import { callClient, fail, ok, registerOperation, type Answer } from './request-processor.js';
 
 /** What the admin tools need of a broker beyond the processors' shared context. */
@@ -72,6 +73,7 @@ export class AdminToolsProcessor {
       // Java deletes the topic's consume queues and config and answers SUCCESS for an unknown topic too
       this.ctx.topics.delete(h.topic);
       this.ctx.messageStore.deleteTopic(h.topic);
+      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).onTopicDeleted(h.topic);
       this.host.namesrv.unregisterTopic(h.topic, this.ctx.brokerName);
       return ok();
     });
@@ -93,6 +95,8 @@ export class AdminToolsProcessor {
     registerOperation(server, Operations.DELETE_SUBSCRIPTIONGROUP, ({ header: h }) => {
       this.host.groups.delete(h.groupName);
       if (h.cleanOffset === true) this.ctx.offsets.removeGroup(h.groupName);
+      // Java's autoDeleteUnusedStats (on by default)
+      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).onGroupDeleted(h.groupName);
       return ok();
     });
     registerOperation(server, Operations.INVOKE_BROKER_TO_RESET_OFFSET, ({ header: h }) => this.resetOffset(h));

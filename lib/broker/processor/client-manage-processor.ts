@@ -50,8 +50,17 @@ export class ClientManageProcessor {
 
   /**
    * Register the client's consumer and producer groups. Subscriptions are kept as the client sent
-   * them (Java's ConsumerManager.registerConsumer); a 5.x heartbeat `withoutSub` only refreshes
-   * the channel of a known group and keeps its subscriptions.
+   * them (Java's ConsumerManager.registerConsumer).
+   *
+   * Heartbeat V2 (5.x, ClientManageProcessor#heartBeatV2), when the heartbeat carries a non-zero
+   * `heartbeatFingerprint`: each group remembers the fingerprint of its last heartbeat, and the
+   * answer's IS_SUB_CHANGE says whether it differed (the client then sends the full data next
+   * time); a heartbeat `withoutSub` refreshes the member and keeps the group's subscriptions.
+   * Unlike Java's broker, a heartbeat without subscriptions for a group this broker does not know
+   * (it restarted, or the group expired) is answered IS_SUB_CHANGE too, so that the client
+   * sends them again instead of pulling without a subscription until something else changes.
+   * A heartbeat without a fingerprint is V1: its subscriptions are taken as they are and the
+   * answer says IS_SUB_CHANGE, as Java's.
    */
   private heartbeat(req: RemotingCommand, conn: RemotingConnection, data: HeartbeatData): Answer {
     const clientId = data.clientID;
@@ -67,6 +76,13 @@ export class ClientManageProcessor {
       data.consumerDataSet.map((cd) => RETRY_GROUP_TOPIC_PREFIX + cd.groupName),
       1,
     );
+    const fingerprint = data.heartbeatFingerprint ?? 0;
+    const v2 = fingerprint !== 0;
+    const counts = this.ctx.consumers.heartbeats;
+    if (v2 && data.withoutSub === true) counts.withoutSub++;
+    else counts.full++;
+    counts.bodyBytes += req.body?.length ?? 0;
+    let subChange = !v2;
     for (const cd of data.consumerDataSet) {
       const group = cd.groupName;
       const channel: ClientChannelInfo = {
@@ -76,14 +92,26 @@ export class ClientManageProcessor {
         version: req.version,
         lastUpdate: now,
       };
+      const known = this.ctx.consumers.find(group);
+      if (v2 && known?.heartbeatFingerprint !== undefined && known.heartbeatFingerprint !== fingerprint)
+        subChange = true;
+      const keepSubs = v2 && data.withoutSub === true;
+      if (keepSubs && known === undefined) subChange = true;
+      this.ctx.consumers.register(
+        group,
+        channel,
+        cd.consumeType,
+        cd.messageModel,
+        cd.consumeFromWhere,
+        keepSubs ? null : cd.subscriptionDataSet,
+      );
       const info = this.ctx.consumers.find(group);
-      const subs = data.withoutSub === true && info ? [...info.subscriptions.values()] : cd.subscriptionDataSet;
-      this.ctx.consumers.register(group, channel, cd.consumeType, cd.messageModel, cd.consumeFromWhere, subs);
+      if (info) info.heartbeatFingerprint = fingerprint;
     }
     const client = { language: req.language ?? 'JAVA', version: req.version };
     for (const pd of data.producerDataSet)
       this.ctx.consumers.registerProducer(pd.groupName, conn, clientId, now, client);
-    return { version: BROKER_VERSION, header: { isSupportHeartBeatV2: true, isSubChange: true } };
+    return { version: BROKER_VERSION, header: { isSupportHeartBeatV2: true, isSubChange: subChange } };
   }
 
   /**

@@ -17,6 +17,7 @@ import { FAQ_APPLY_TOPIC } from '../faq-remarks.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { answerTo, fail, registerOperation, type Answer } from './request-processor.js';
 import { pullFilter } from './sql-filter-checks.js';
+import { brokerStatsOf, storedMessageCount } from '../broker-stats.js';
 
 const PULL_STATUS_CODE: Record<GetMessageStatus, number> = {
   FOUND: ResponseCode.SUCCESS,
@@ -117,6 +118,8 @@ export class PullMessageProcessor {
         },
       );
     }
+    if (code === ResponseCode.SUCCESS)
+      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incGroupGetNums(group, topic, storedMessageCount(r.records));
     return {
       code,
       remark: r.status,

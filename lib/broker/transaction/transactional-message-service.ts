@@ -5,6 +5,7 @@ import type { MessageStore, PutMessageResult } from '../message-store.js';
 import type { Clock } from '../../clock.js';
 import type { ConsumerOffsetManager } from '../consumer-offset-manager.js';
 import type { TopicConfigManager } from '../topic-config.js';
+import { brokerStatsOf } from '../broker-stats.js';
 
 /** What the transaction store needs of the broker: its store, topics, offsets and clock. */
 export interface TransactionStoreContext {
@@ -188,7 +189,10 @@ export class TransactionalMessageService {
     const half = { ...inner, sysFlag: resetTransactionValue(inner.sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE) };
     parkUnder(half, TRANS_HALF_TOPIC, 0);
     this.ctx.topics.ensure(TRANS_HALF_TOPIC, 1);
-    return this.ctx.messageStore.putMessages([half]);
+    const result = this.ctx.messageStore.putMessages([half]);
+    if (result.status === 'PUT_OK')
+      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incTopicPutNums(TRANS_HALF_TOPIC);
+    return result;
   }
 
   /** The half message stored at `commitLogOffset` (getHalfMessageByOffset). */

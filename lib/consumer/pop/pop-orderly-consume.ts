@@ -193,14 +193,23 @@ async function ack(host: PopOrderlyHost, pop: PoppedBatch, m: MessageExt): Promi
   }
 }
 
-/** CHANGE_MESSAGE_INVISIBLETIME of each message; false when one was not taken. */
+/**
+ * CHANGE_MESSAGE_INVISIBLETIME of each message, the last one first; false when one was not taken.
+ *
+ * Each change counts its time from when the broker takes it, so the messages changed later become
+ * visible later. Apache's broker wakes the pops waiting on the queue when the first message of it
+ * neither acked nor visible becomes visible (OrderInfo.getLockFreeTimestamp), while it keeps the
+ * queue held until every one is: changed in queue order, a wake at the first one's time can find
+ * the queue still held by a later one, and the waiting pop then sleeps out its poll time. Changed
+ * last first, the first message is visible last, and its time is when the queue frees.
+ */
 async function changeInvisible(
   host: PopOrderlyHost,
   pop: PoppedBatch,
   msgs: readonly MessageExt[],
   invisibleTime: number,
 ): Promise<boolean> {
-  for (const m of msgs) {
+  for (const m of [...msgs].reverse()) {
     try {
       // an order receipt handle stays valid: the broker keeps the pop's popTime for its ack
       await pop.inst.call(

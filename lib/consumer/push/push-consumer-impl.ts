@@ -476,7 +476,8 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
       const l = queueLimitsFromTopic(this.config, this.config, held);
       this.limitsValue = { ...this.limits, ...l };
     }
-    await this.run.instance.sendHeartbeatToAllBrokers();
+    // a rebalance: with heartbeat V2 every broker gets the full data (the new subVersion)
+    await this.run.instance.sendHeartbeatToAllBrokers(true);
   }
 
   /** docs/protocol-facts.md#start-offset: the start offset of a newly assigned queue; negative = skip it this round. */

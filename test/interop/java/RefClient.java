@@ -162,7 +162,8 @@ public final class RefClient {
         }
         if (o.containsKey("batch-max")) c.setConsumeMessageBatchMaxSize(Integer.parseInt(o.get("batch-max")));
         long handlerMs = Long.parseLong(o.getOrDefault("handler-ms", "0"));
-        c.subscribe(topic, o.getOrDefault("tag-expr", "*"));
+        // --topic A,B,…: one subscription per topic (topic names never hold a comma)
+        for (String one : topic.split(",")) c.subscribe(one, o.getOrDefault("tag-expr", "*"));
         AtomicLong succeeded = new AtomicLong();
         AtomicLong sleptNs = new AtomicLong();
         AtomicLong sleeps = new AtomicLong();
