@@ -6,11 +6,13 @@
  *   node dist/bench/e2e/real-broker.js [--messages N] [--size B] [--batch N] [--rounds N] [--handler-ms MS]
  *       [--consume-batch N] [--version 5.3.3] [--vs java,ali-ons,raw-pull,decode-pull] [--chart FILE] [-- more bench options]
  *
- * Options after `--` are handed to `rocketwire bench` as they are. With `--vs` naming trace or
+ * Options after `--` are handed to `rocketwire bench` as they are; with `--latency` (its own options
+ * after `--`) the latency bench runs instead (bench/harness/latency.ts), with the broker JVM's CPU in its rows. With `--vs` naming trace or
  * java-trace the broker starts with traceTopicEnable=true (the traced consumers' records need
  * RMQ_SYS_TRACE_TOPIC).
  */
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +30,7 @@ const { values, positionals } = parseArgs({
     'handler-ms': { type: 'string', default: '0' },
     'consume-batch': { type: 'string', default: '1' },
     chart: { type: 'string' },
+    latency: { type: 'boolean' },
   },
   allowPositionals: true,
 });
@@ -48,32 +51,51 @@ async function main(): Promise<void> {
   try {
     const topic = `rw_real_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });
-    const args = [
-      cli,
-      'bench',
-      '--namesrv',
-      cluster.namesrv,
-      '--topic',
-      topic,
-      '--messages',
-      values.messages!,
-      '--queues',
-      values.queues!,
-      '--batch',
-      values.batch!,
-      '--size',
-      values.size!,
-      '--rounds',
-      values.rounds!,
-      '--handler-ms',
-      values['handler-ms']!,
-      '--consume-batch',
-      values['consume-batch']!,
-      '--json',
-      ...positionals,
-    ];
-    if (values.vs) args.push('--vs', values.vs);
-    if (values.chart) args.push('--chart', values.chart);
+    const latency = values.latency === true || positionals.includes('--latency');
+    const brokerPid = latency ? brokerJvmPid(cluster.brokers[0]!) : null;
+    const args = latency
+      ? [
+          cli,
+          'bench',
+          '--namesrv',
+          cluster.namesrv,
+          '--topic',
+          topic,
+          '--queues',
+          values.queues!,
+          '--size',
+          values.size!,
+          '--json',
+          ...(brokerPid ? ['--broker-pid', String(brokerPid)] : []),
+          ...(positionals.includes('--latency') ? [] : ['--latency']),
+          ...positionals,
+        ]
+      : [
+          cli,
+          'bench',
+          '--namesrv',
+          cluster.namesrv,
+          '--topic',
+          topic,
+          '--messages',
+          values.messages!,
+          '--queues',
+          values.queues!,
+          '--batch',
+          values.batch!,
+          '--size',
+          values.size!,
+          '--rounds',
+          values.rounds!,
+          '--handler-ms',
+          values['handler-ms']!,
+          '--consume-batch',
+          values['consume-batch']!,
+          '--json',
+          ...positionals,
+        ];
+    if (values.vs && !latency) args.push('--vs', values.vs);
+    if (values.chart && !latency) args.push('--chart', values.chart);
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
       let s = '';
@@ -89,6 +111,41 @@ async function main(): Promise<void> {
   } finally {
     await cluster.stop({ graceful: false });
   }
+}
+
+/**
+ * The pid of the broker JVM listening on `addr` ("127.0.0.1:port"), found in /proc/net/tcp and the
+ * processes' socket links (null where /proc cannot tell): its CPU goes beside the latency rows.
+ */
+function brokerJvmPid(addr: string): number | null {
+  try {
+    const port = Number(addr.split(':').pop());
+    const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+    // A JVM listening on every interface shows in tcp6 (an IPv4-mapped wildcard), else in tcp.
+    const inode = ['/proc/net/tcp6', '/proc/net/tcp']
+      .flatMap((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n') : []))
+      .map((l) => l.trim().split(/\s+/))
+      .find((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A')?.[9];
+    if (!inode) return null;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let fds: string[];
+      try {
+        fds = fs.readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        try {
+          if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return Number(pid);
+        } catch {
+          // the descriptor closed meanwhile
+        }
+      }
+    }
+  } catch {
+    // no /proc
+  }
+  return null;
 }
 
 main().catch((err: Error) => {

@@ -17,6 +17,7 @@ import {
   runProduceComparison,
 } from './produce-vs.js';
 import { ProgressBar } from './progress.js';
+import { LATENCY_USAGE, runLatency } from './latency.js';
 import {
   BENCH_CONSUME_THREADS,
   consumeRocketwire,
@@ -122,6 +123,7 @@ Scale curves (instead of the consumer bench; bench/harness/curve.ts):
                         as a Markdown table (--json: JSON) and with --chart FILE.svg a chart
   --points LIST         the curve's points (default 8,64,256,1024 for queues, 1,16,64,256 for topics)
 
+${LATENCY_USAGE}
 Exit code 1 if any produced message was not consumed (with --produce-vs: if any send failed or an
 acknowledged message is not in its topic).
 `;
@@ -358,10 +360,19 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     chart: { type: 'string' },
     'produce-vs': { type: 'string' },
     'produce-modes': { type: 'string' },
+    latency: { type: 'boolean' },
+    'max-rate': { type: 'string' },
+    rates: { type: 'string' },
+    'phase-seconds': { type: 'string' },
+    'no-java': { type: 'boolean' },
+    'cpu-prof': { type: 'string' },
+    'broker-pid': { type: 'string' },
     curve: { type: 'string' },
     points: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
+  if (values.latency === true)
+    return runLatency(values, io, (ns, q, body) => withBenchBroker(ns, q, (n, l, c) => body(n, l, c ? c.pid : null)));
   if (str('produce-vs') !== undefined) return runProduceVs(values, io);
   if (str('curve') !== undefined) return runCurveCommand(str, values.json === true, io);
   if (str('produce-modes') !== undefined) throw new UsageError('--produce-modes goes with --produce-vs');

@@ -1,15 +1,21 @@
 /**
- * Latency recorder for the benchmark: a fixed array of logarithmic buckets (about 1% relative
- * precision from 1 µs to ~1 hour), so recording a million samples allocates nothing.
+ * Latency recorder for the benchmark: a fixed array of logarithmic buckets from 1 µs to ~1 hour, so
+ * recording a million samples allocates nothing. With the default 100 buckets a decade two
+ * buckets' edges are 2.3 % apart (a percentile reads up to 2.3 % high, 23 µs at 1 ms); the latency
+ * bench asks for 1000 a decade (0.23 %, 2.3 µs at 1 ms).
  */
 export class LatencyHistogram {
-  private static readonly SUB = 100; // buckets per decade
   private static readonly DECADES = 10; // 1e-3 ms .. 1e7 ms
-  private readonly counts = new Float64Array(LatencyHistogram.SUB * LatencyHistogram.DECADES + 2);
+  private readonly counts: Float64Array;
   private n = 0;
   private maxMs = 0;
   private minMs = Infinity;
   private sum = 0;
+
+  /** `sub`: buckets per decade. */
+  constructor(private readonly sub = 100) {
+    this.counts = new Float64Array(sub * LatencyHistogram.DECADES + 2);
+  }
 
   record(ms: number): void {
     if (!(ms >= 0)) ms = 0;
@@ -44,11 +50,11 @@ export class LatencyHistogram {
 
   private index(ms: number): number {
     if (ms < 1e-3) return 0;
-    const i = Math.floor((Math.log10(ms) + 3) * LatencyHistogram.SUB) + 1;
+    const i = Math.floor((Math.log10(ms) + 3) * this.sub) + 1;
     return Math.min(i, this.counts.length - 1);
   }
   private upper(i: number): number {
     if (i === 0) return 1e-3;
-    return 10 ** (i / LatencyHistogram.SUB - 3);
+    return 10 ** (i / this.sub - 3);
   }
 }

@@ -1,0 +1,138 @@
+/**
+ * The latency floor of `rocketwire bench --latency`: one plain socket per broker with one long poll
+ * parked per queue (as a push consumer parks them), each pull answered by the broker when a message
+ * arrives, and the next pull sent as soon as the answer is read. Nothing else: no decoding beyond
+ * the two fields the bench reads (latency-child.ts), no cache, no handler pool, no offsets
+ * committed. The client's latency above this is what the client adds.
+ */
+import * as net from 'node:net';
+import {
+  decodeCommand,
+  encodeCommand,
+  FrameDecoder,
+  MQVersion,
+  Operations,
+  PullSysFlag,
+  ResponseCode,
+  type MessageQueue,
+} from '../../protocol/index.js';
+import {
+  decodeResponseBody,
+  decodeResponseHeader,
+  isAnswer,
+  operationRequest,
+  type RequestStamp,
+} from '../../lib/client/operation-call.js';
+import { topicRouteToSubscribeQueues } from '../../lib/client/topic-route.js';
+import { parseAddress } from '../../lib/remoting/address.js';
+import { RemotingClient } from '../../lib/remoting/index.js';
+import { CliError } from '../../lib/cli/common.js';
+
+const PULL_BATCH = 32;
+const STAMP: RequestStamp = { language: 'JAVA', version: MQVersion.V4_9_8, serializeType: 'JSON' };
+
+async function route(namesrv: string, topic: string): Promise<{ mq: MessageQueue; addr: string }[]> {
+  const client = new RemotingClient();
+  try {
+    const addr = namesrv.split(';')[0]!.trim();
+    const op = Operations.GET_ROUTEINFO_BY_TOPIC;
+    const res = await client.invoke(addr, operationRequest(op, { topic }, undefined, STAMP), { timeoutMs: 5000 });
+    const r = res.code === ResponseCode.SUCCESS ? decodeResponseBody(op, res) : null;
+    if (r === null) throw new CliError(`no route for ${topic}: code ${res.code} ${res.remark ?? ''}`);
+    const masters = new Map(r.brokerDatas.map((b) => [b.brokerName, b.brokerAddrs['0']]));
+    return topicRouteToSubscribeQueues(topic, r)
+      .filter((mq) => masters.get(mq.brokerName))
+      .map((mq) => ({ mq, addr: masters.get(mq.brokerName)! }));
+  } finally {
+    await client.close();
+  }
+}
+
+/** Starts the long polls; `onBody` sees each pull answer's body. Returns a stop function. */
+export async function startFloor(
+  namesrv: string,
+  topic: string,
+  group: string,
+  onBody: (body: Buffer, start: number, end: number) => void,
+): Promise<() => void> {
+  const queues = await route(namesrv, topic);
+  if (queues.length === 0) throw new CliError(`topic ${topic} has no readable queue`);
+  const byBroker = new Map<string, MessageQueue[]>();
+  for (const { mq, addr } of queues) {
+    const qs = byBroker.get(addr);
+    if (qs) qs.push(mq);
+    else byBroker.set(addr, [mq]);
+  }
+  const fail = (err: Error): void => {
+    process.stdout.write(JSON.stringify({ type: 'fatal', error: err.message }) + '\n');
+    process.exit(1);
+  };
+  const sockets = [...byBroker].map(([addr, qs]) => pollFrom(addr, qs, topic, group, onBody, fail));
+  return () => {
+    for (const s of sockets) s.destroy();
+  };
+}
+
+function pollFrom(
+  addr: string,
+  queues: MessageQueue[],
+  topic: string,
+  group: string,
+  onBody: (body: Buffer, start: number, end: number) => void,
+  fail: (err: Error) => void,
+): net.Socket {
+  const { host, port } = parseAddress(addr);
+  const socket = net.connect({ host, port });
+  socket.setNoDelay(true);
+  const byOpaque = new Map<number, MessageQueue>();
+  let opaque = 1;
+  const pull = (mq: MessageQueue, offset: number): void => {
+    const req = operationRequest(
+      Operations.PULL_MESSAGE,
+      {
+        consumerGroup: group,
+        topic,
+        queueId: mq.queueId,
+        queueOffset: offset,
+        maxMsgNums: PULL_BATCH,
+        sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
+        commitOffset: 0,
+        suspendTimeoutMillis: 15_000,
+        subVersion: 0,
+        subscription: '*',
+        expressionType: 'TAG',
+        bname: mq.brokerName,
+      },
+      undefined,
+      STAMP,
+    );
+    req.opaque = opaque++;
+    byOpaque.set(req.opaque, mq);
+    socket.write(encodeCommand(req));
+  };
+  const decoder = new FrameDecoder();
+  socket.on('connect', () => {
+    for (const mq of queues) pull(mq, 0);
+  });
+  socket.on('error', fail);
+  socket.on('data', (chunk: Buffer) => {
+    try {
+      decoder.push(chunk, (frame) => {
+        const res = decodeCommand(frame);
+        const mq = byOpaque.get(res.opaque);
+        if (mq === undefined) return;
+        byOpaque.delete(res.opaque);
+        if (!isAnswer(Operations.PULL_MESSAGE, res.code) || res.code === ResponseCode.PULL_OFFSET_MOVED) {
+          throw new CliError(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
+        }
+        const h = decodeResponseHeader(Operations.PULL_MESSAGE, res, addr);
+        // Pull again first: the next long poll is parked while this answer is read.
+        pull(mq, h.nextBeginOffset);
+        if (res.code === ResponseCode.SUCCESS && res.body) onBody(res.body, 0, res.body.length);
+      });
+    } catch (err) {
+      fail(err as Error);
+    }
+  });
+  return socket;
+}
