@@ -123,34 +123,44 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const acl = options.acl === undefined ? null : loadAclOption(options.acl);
   if (acl && (options.auth?.authenticationEnabled || options.auth?.authorizationEnabled))
     throw new BrokerOptionError('auth', 'cannot be enabled with acl: choose ACL 1.0 (acl) or 5.x auth (auth)');
-  const storeDirOf = (i: number): string => (count === 1 ? dataDir : path.join(dataDir, brokerName(i)));
-  const auths: BrokerAuth[] = [];
-  for (let i = 0; i < count; i++) auths.push(setUpBrokerAuth(storeDirOf(i), options.auth, 'DefaultCluster', warn));
-  // the name server checks admin codes against the first broker's users (Apache's checks nothing)
-  const namesrvAuth = auths[0]!.checker('namesrv');
   const idleTimeoutMs = brokerOptionCheck.numberAtLeast(
     'idleTimeoutMs',
     options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     0,
   );
-  const nameServer = new NameServer({
-    serializeType: options.serializeType ?? 'JSON',
-    clock,
-    idleTimeoutMs,
-    maxBufferedBytes: options.maxBufferedBytes,
-    maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
-    maxQueueNums: options.maxQueueNums,
-    requestGate: acl
-      ? aclRequestGate(new PlainAclChecker(acl, 'namesrv'), { server: 'name server', warn })
-      : namesrvAuth && aclRequestGate(namesrvAuth, { server: 'name server', warn }),
-  });
-  const brokers: Broker[] = [];
   // one table for all brokers of the cluster: a reply may go to another broker than its request
   const replyRequests = createReplyRequestTable(options, clock);
   // made once every option is checked: a bad option must not leave a temporary folder behind
   const tempDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
-  ensureDir(dataDir);
+  const dropTempDir = (): void => {
+    if (tempDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  const storeDirOf = (i: number): string => (count === 1 ? dataDir : path.join(dataDir, brokerName(i)));
+  let nameServer: NameServer;
+  let auths: BrokerAuth[];
+  try {
+    ensureDir(dataDir);
+    auths = [];
+    for (let i = 0; i < count; i++) auths.push(setUpBrokerAuth(storeDirOf(i), options.auth, 'DefaultCluster', warn));
+    // the name server checks admin codes against the first broker's users (Apache's checks nothing)
+    const namesrvAuth = auths[0]!.checker('namesrv');
+    nameServer = new NameServer({
+      serializeType: options.serializeType ?? 'JSON',
+      clock,
+      idleTimeoutMs,
+      maxBufferedBytes: options.maxBufferedBytes,
+      maxOutputBytesPerConnection: options.maxOutputBytesPerConnection,
+      maxQueueNums: options.maxQueueNums,
+      requestGate: acl
+        ? aclRequestGate(new PlainAclChecker(acl, 'namesrv'), { server: 'name server', warn })
+        : namesrvAuth && aclRequestGate(namesrvAuth, { server: 'name server', warn }),
+    });
+  } catch (err) {
+    dropTempDir();
+    throw err;
+  }
+  const brokers: Broker[] = [];
   try {
     const namesrv = await nameServer.listen(options.namesrvPort ?? 0, host);
     for (let i = 0; i < count; i++) {
@@ -217,7 +227,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         closing ??= (async () => {
           for (const b of brokers) await b.close();
           await nameServer.close();
-          if (tempDir) fs.rmSync(dataDir, { recursive: true, force: true });
+          dropTempDir();
         })();
         return closing;
       },
@@ -225,7 +235,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   } catch (err) {
     for (const b of brokers) await b.close().catch(() => undefined);
     await nameServer.close().catch(() => undefined);
-    if (tempDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    dropTempDir();
     throw err;
   }
 }
