@@ -84,6 +84,28 @@ export interface DecodeBatchOptions {
    * @default false (the record must end where TOTALSIZE says)
    */
   ignoreTotalSize?: boolean;
+  /**
+   * Decode each message's properties only when its `properties` is first read (a broker that
+   * stores `propertiesText` as sent never reads them).
+   * @default false
+   */
+  lazyProperties?: boolean;
+}
+
+function lazyBatchMessage(flag: number, body: Buffer, propertiesText: string): DecodedBatchMessage {
+  let properties: Record<string, string> | undefined;
+  return {
+    flag,
+    body,
+    get properties(): Record<string, string> {
+      properties ??= decodeProperties(propertiesText);
+      return properties;
+    },
+    set properties(value: Record<string, string>) {
+      properties = value;
+    },
+    propertiesText,
+  };
 }
 
 /**
@@ -93,6 +115,7 @@ export interface DecodeBatchOptions {
 export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions = 0): DecodedBatchMessage[] {
   const baseOffset = typeof options === 'number' ? options : (options.baseOffset ?? 0);
   const lenient = typeof options === 'number' ? false : (options.ignoreTotalSize ?? false);
+  const lazy = typeof options === 'number' ? false : (options.lazyProperties ?? false);
   const out: DecodedBatchMessage[] = [];
   let p = 0;
   while (p < body.length) {
@@ -120,7 +143,11 @@ export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions =
     }
     const propertiesText = body.toString('utf8', p, end);
     p = end;
-    out.push({ flag, body: msgBody, properties: decodeProperties(propertiesText), propertiesText });
+    out.push(
+      lazy
+        ? lazyBatchMessage(flag, msgBody, propertiesText)
+        : { flag, body: msgBody, properties: decodeProperties(propertiesText), propertiesText },
+    );
   }
   return out;
 }

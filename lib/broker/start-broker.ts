@@ -6,6 +6,7 @@ import { Broker, DEFAULT_IDLE_TIMEOUT_MS, type BrokerTuning } from './broker.js'
 import { systemClock, type Clock } from '../clock.js';
 import { BrokerOptionError } from './errors.js';
 import { brokerOptionCheck } from './option-check.js';
+import { checkRetention } from './store-retention.js';
 import { NameServer } from './name-server.js';
 import { createReplyRequestTable } from './reply/reply-message-processor.js';
 import { stderrWarn } from './atomic-file.js';
@@ -107,6 +108,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const host = options.host ?? '127.0.0.1';
   const count = brokerOptionCheck.intIn('brokers', options.brokers ?? 1, 1, 64);
   const queues = brokerOptionCheck.intIn('queues', options.queues ?? 8, 1, 1024);
+  checkRetention(options);
   const tempDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-broker-'));
   ensureDir(dataDir);
@@ -149,6 +151,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         segmentSize: options.segmentSize,
         cachedSegments: options.cachedSegments,
         maxMessageSize: options.maxMessageSize,
+        fileReservedTime: options.fileReservedTime,
+        deleteWhen: options.deleteWhen,
+        diskMaxUsedSpaceRatio: options.diskMaxUsedSpaceRatio,
+        cleanResourceInterval: options.cleanResourceInterval,
         messageDelayLevel: options.messageDelayLevel,
         channelExpiredTimeoutMs: options.channelExpiredTimeoutMs,
         flushConsumerOffsetIntervalMs: options.flushConsumerOffsetIntervalMs,
