@@ -9,6 +9,9 @@ import type { MessageStoreOptions, PutMessageResult } from './message-store-type
 
 const log = createDebug('rocketwire:broker');
 
+/** Puts of a turn written at once before grouping starts: as many as the answers a server sends early. */
+const EARLY_PUTS = 2;
+
 /** What the writer needs of its store. */
 export interface PutHost {
   readonly commitLog: CommitLog;
@@ -51,6 +54,12 @@ export class StoreWriter {
   /** Queue offsets reserved by waiting puts, per queue. */
   private readonly reserved = new Map<ConsumeQueue, number>();
 
+  /** Puts written at once in this turn (see putGrouped). */
+  private turnPuts = 0;
+  private readonly endTurn = (): void => {
+    this.turnPuts = 0;
+  };
+
   constructor(private readonly host: PutHost) {}
 
   /** Encode, reserve and write now (with everything waiting before it). */
@@ -62,8 +71,16 @@ export class StoreWriter {
     return p.settled ?? p.result;
   }
 
-  /** Encode and reserve now; written with the other puts of this turn. */
+  /**
+   * Encode and reserve now; written with the other puts of this turn. The first EARLY_PUTS of a
+   * turn are written at once instead: their answers leave at once (the server sends a turn's first
+   * answers early, remoting/outbound-queue.ts), so the clients work on them while the rest waits.
+   */
   putGrouped(inners: MessageInner[]): PutMessageResult | Promise<PutMessageResult> {
+    if (this.pending.length === 0 && this.turnPuts < EARLY_PUTS) {
+      if (this.turnPuts++ === 0) queueMicrotask(this.endTurn);
+      return this.putNow(inners);
+    }
     const p = this.prepare(inners);
     if (p.status !== undefined) return p;
     const done = new Promise<PutMessageResult>((resolve) => {

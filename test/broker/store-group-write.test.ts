@@ -71,31 +71,39 @@ async function countWrites<T>(fn: () => Promise<T>, fail = false): Promise<{ wri
   }
 }
 
-t.test('the puts of one turn are written with one system call and each answered once written', async (t) => {
-  const s = open(t.testdir({}));
-  t.teardown(() => s.close());
-  const { writes, value } = await countWrites(async () => {
-    const puts: (PutMessageResult | Promise<PutMessageResult>)[] = [];
-    for (let i = 0; i < 12; i++) puts.push(s.putMessagesGrouped([inner('G', i % 3, `m${i}`)]));
-    // a batch of the same turn joins the group
-    puts.push(s.putMessagesGrouped([inner('G', 0, 'b0'), inner('G', 0, 'b1')]));
-    t.equal(s.getMaxOffset('G', 0), 0, 'nothing is visible before the write');
-    return Promise.all(puts);
-  });
-  t.equal(writes, 1, 'one write for 13 puts');
-  t.ok(
-    value.every((r) => r.status === 'PUT_OK'),
-    'every put stored',
-  );
-  t.same(value[0]!.written[0]!.queueOffset, 0);
-  t.same(value[3]!.written[0]!.queueOffset, 1, 'queue offsets follow each other within the group');
-  t.same(
-    value[12]!.written.map((w) => w.queueOffset),
-    [4, 5],
-  );
-  t.same(bodies(s, 'G', 0), ['m0', 'm3', 'm6', 'm9', 'b0', 'b1']);
-  t.same(bodies(s, 'G', 2), ['m2', 'm5', 'm8', 'm11']);
-});
+t.test(
+  'the puts of one turn after its first two are written with one system call, each answered once written',
+  async (t) => {
+    const s = open(t.testdir({}));
+    t.teardown(() => s.close());
+    const { writes, value } = await countWrites(async () => {
+      const puts: (PutMessageResult | Promise<PutMessageResult>)[] = [];
+      for (let i = 0; i < 12; i++) puts.push(s.putMessagesGrouped([inner('G', i % 3, `m${i}`)]));
+      // a batch of the same turn joins the group
+      puts.push(s.putMessagesGrouped([inner('G', 0, 'b0'), inner('G', 0, 'b1')]));
+      t.notOk(puts[0] instanceof Promise, 'the first put of a turn is written at once (its answer leaves early)');
+      t.notOk(puts[1] instanceof Promise, 'so is the second');
+      t.ok(puts[2] instanceof Promise, 'the rest wait for the group');
+      t.equal(s.getMaxOffset('G', 2), 0, 'nothing of the group is visible before its write');
+      return Promise.all(puts);
+    });
+    t.equal(writes, 3, 'two writes at once, then one for the other 11 puts');
+    t.ok(
+      value.every((r) => r.status === 'PUT_OK'),
+      'every put stored',
+    );
+    t.same(value[0]!.written[0]!.queueOffset, 0);
+    t.same(value[3]!.written[0]!.queueOffset, 1, 'queue offsets follow each other within the group');
+    t.same(
+      value[12]!.written.map((w) => w.queueOffset),
+      [4, 5],
+    );
+    t.same(bodies(s, 'G', 0), ['m0', 'm3', 'm6', 'm9', 'b0', 'b1']);
+    t.same(bodies(s, 'G', 2), ['m2', 'm5', 'm8', 'm11']);
+    // the next turn starts again with puts written at once
+    t.notOk(s.putMessagesGrouped([inner('G', 1, 'next')]) instanceof Promise);
+  },
+);
 
 t.test('a put written at once also writes the grouped puts before it, in order', async (t) => {
   const s = open(t.testdir({}));
@@ -113,14 +121,21 @@ t.test('a group whose write fails fails every put in it and leaves nothing behin
   const s = open(dir);
   t.equal(s.putMessages([inner('F', 0, 'before')]).status, 'PUT_OK');
   const { value } = await countWrites(
-    async () => Promise.all([1, 2, 3].map((i) => s.putMessagesGrouped([inner('F', i % 2, `lost${i}`)]))),
+    async () => Promise.all([1, 2, 3, 4, 5].map((i) => s.putMessagesGrouped([inner('F', i % 2, `lost${i}`)]))),
     true,
   );
   t.same(
     value.map((r) => r.status),
-    ['SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_AVAILABLE', 'SERVICE_NOT_AVAILABLE'],
+    [
+      'SERVICE_NOT_AVAILABLE',
+      'SERVICE_NOT_AVAILABLE',
+      'SERVICE_NOT_AVAILABLE',
+      'SERVICE_NOT_AVAILABLE',
+      'SERVICE_NOT_AVAILABLE',
+    ],
+    'the two written at once and the three of the group',
   );
-  t.match(value[0]!.remark, /EIO/);
+  t.match(value[4]!.remark, /EIO/);
   const after = await s.putMessagesGrouped([inner('F', 0, 'after')]);
   t.equal(after.status, 'PUT_OK');
   t.equal(after.written[0]!.queueOffset, 1, 'the failed puts took no queue offset');
@@ -139,9 +154,12 @@ t.test('a grouped write torn by a crash keeps the records before the tear', asyn
   t.teardown(() => s.close());
   t.equal(s.putMessages([inner('T', 0, 'solo')]).status, 'PUT_OK');
   s.flush(true); // the checkpoint and queues cover 'solo'; the group below is in the commit log only
+  // two puts written at once, then a group of six in one write
+  const early = [s.putMessagesGrouped([inner('T', 0, 'e0')]), s.putMessagesGrouped([inner('T', 1, 'e1')])];
   const results = await Promise.all(
     Array.from({ length: 6 }, (_, i) => s.putMessagesGrouped([inner('T', i % 2, `g${i}`)])),
   );
+  t.ok((await Promise.all(early)).every((r) => r.status === 'PUT_OK'));
   t.ok(results.every((r) => r.status === 'PUT_OK'));
   // the crash: the store's files as they are now, with the group's write on disk only up to the
   // middle of its fourth record (g3)
@@ -160,12 +178,12 @@ t.test('a grouped write torn by a crash keeps the records before the tear', asyn
   });
   again.open();
   t.teardown(() => again.close());
-  t.same(bodies(again, 'T', 0), ['solo', 'g0', 'g2'], 'queue 0 keeps the records before the tear');
-  t.same(bodies(again, 'T', 1), ['g1'], 'queue 1 too');
-  t.equal(again.getMaxOffset('T', 1), 1, 'no queue offset for the torn record or those after it');
+  t.same(bodies(again, 'T', 0), ['solo', 'e0', 'g0', 'g2'], 'queue 0 keeps the records before the tear');
+  t.same(bodies(again, 'T', 1), ['e1', 'g1'], 'queue 1 too');
+  t.equal(again.getMaxOffset('T', 1), 2, 'no queue offset for the torn record or those after it');
   t.match(lines.join('\n'), /cut a torn tail of 20 bytes/);
   const next = again.putMessages([inner('T', 1, 'next')]);
   t.equal(next.written[0]!.physOffset, g3, 'the next record goes where the torn one was');
-  t.equal(next.written[0]!.queueOffset, 1);
-  t.same(bodies(again, 'T', 1), ['g1', 'next']);
+  t.equal(next.written[0]!.queueOffset, 2);
+  t.same(bodies(again, 'T', 1), ['e1', 'g1', 'next']);
 });
