@@ -92,20 +92,21 @@ export interface DecodeBatchOptions {
   lazyProperties?: boolean;
 }
 
-function lazyBatchMessage(flag: number, body: Buffer, propertiesText: string): DecodedBatchMessage {
-  let properties: Record<string, string> | undefined;
-  return {
-    flag,
-    body,
-    get properties(): Record<string, string> {
-      properties ??= decodeProperties(propertiesText);
-      return properties;
-    },
-    set properties(value: Record<string, string>) {
-      properties = value;
-    },
-    propertiesText,
-  };
+/** A batch message whose properties are decoded when first read (one shape for all). */
+class LazyBatchMessage implements DecodedBatchMessage {
+  private decoded: Record<string, string> | undefined = undefined;
+  constructor(
+    readonly flag: number,
+    readonly body: Buffer,
+    readonly propertiesText: string,
+  ) {}
+  get properties(): Record<string, string> {
+    this.decoded ??= decodeProperties(this.propertiesText);
+    return this.decoded;
+  }
+  set properties(value: Record<string, string>) {
+    this.decoded = value;
+  }
 }
 
 /**
@@ -145,7 +146,7 @@ export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions =
     p = end;
     out.push(
       lazy
-        ? lazyBatchMessage(flag, msgBody, propertiesText)
+        ? new LazyBatchMessage(flag, msgBody, propertiesText)
         : { flag, body: msgBody, properties: decodeProperties(propertiesText), propertiesText },
     );
   }

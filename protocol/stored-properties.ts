@@ -40,6 +40,9 @@ function plainName(s: string, from: number, to: number): boolean {
   return !(to - from === 9 && s.startsWith('__proto__', from));
 }
 
+const starts: number[] = [];
+const ends: number[] = [];
+
 function sameRange(s: string, a: number, b: number, len: number): boolean {
   for (let i = 0; i < len; i++) if (s.charCodeAt(a + i) !== s.charCodeAt(b + i)) return false;
   return true;
@@ -56,9 +59,9 @@ function sameRange(s: string, a: number, b: number, len: number): boolean {
 export function appendProperties(text: string, adds: readonly (readonly [string, string])[]): string | undefined {
   let s = text;
   if (s.length > 0 && s.charCodeAt(s.length - 1) === SEPARATOR) s = s.slice(0, -1);
-  // name ranges [start, end) of every segment
-  const starts: number[] = [];
-  const ends: number[] = [];
+  // name ranges [start, end) of every segment (reused: one call at a time)
+  starts.length = 0;
+  ends.length = 0;
   let index = 0;
   const len = s.length;
   while (index < len) {

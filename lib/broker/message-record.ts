@@ -80,26 +80,58 @@ export interface MessageInner {
  * A message whose properties are the string `text` (what encodeProperties would write for them,
  * appendProperties' result): the store writes `text` as it is, and `properties` is decoded only
  * when something reads it (a rewrite: retry, DLQ, delay, timer, transaction), after which the
- * store encodes the object instead. Own accessors, so `{ ...inner }` copies the decoded object.
+ * store encodes the object instead. A class, so that every message has the same shape; its
+ * accessors live on the prototype, so a copy made with `{ ...inner }` must name `properties`
+ * (`{ ...inner, properties: inner.properties }`), and then carries no `propertiesText`.
  */
+class SentAsText implements MessageInner {
+  topic: string;
+  queueId: number;
+  flag: number;
+  sysFlag: number;
+  bornTimestamp: number;
+  bornHost: string;
+  reconsumeTimes: number;
+  preparedTransactionOffset: number;
+  body: Buffer;
+  private text: string | undefined;
+  private decoded: Record<string, string> | undefined = undefined;
+
+  constructor(f: Omit<MessageInner, 'properties' | 'propertiesText'>, text: string) {
+    this.topic = f.topic;
+    this.queueId = f.queueId;
+    this.flag = f.flag;
+    this.sysFlag = f.sysFlag;
+    this.bornTimestamp = f.bornTimestamp;
+    this.bornHost = f.bornHost;
+    this.reconsumeTimes = f.reconsumeTimes;
+    this.preparedTransactionOffset = f.preparedTransactionOffset;
+    this.body = f.body;
+    this.text = text;
+  }
+
+  get properties(): Record<string, string> {
+    if (this.decoded === undefined) {
+      this.decoded = decodeProperties(this.text!);
+      this.text = undefined;
+    }
+    return this.decoded;
+  }
+  set properties(value: Record<string, string>) {
+    this.decoded = value;
+    this.text = undefined;
+  }
+  get propertiesText(): string | undefined {
+    return this.text;
+  }
+}
+
+/** A message whose properties are stored as the string `text` (see SentAsText). */
 export function withPropertiesText(
   fields: Omit<MessageInner, 'properties' | 'propertiesText'>,
   text: string,
 ): MessageInner {
-  let decoded: Record<string, string> | undefined;
-  return {
-    ...fields,
-    get properties(): Record<string, string> {
-      decoded ??= decodeProperties(text);
-      return decoded;
-    },
-    set properties(value: Record<string, string>) {
-      decoded = value;
-    },
-    get propertiesText(): string | undefined {
-      return decoded === undefined ? text : undefined;
-    },
-  };
+  return new SentAsText(fields, text);
 }
 
 /** The properties the key index reads (KEYS, UNIQ_KEY), without decoding properties that were not. */
