@@ -249,18 +249,16 @@ export class SendMessageProcessor {
           : recallHandleFor(inner.properties, this.ctx.brokerName);
       return sendResponse(result, responseQueueId, undefined, recallHandle);
     };
-    // written with the other sends of this turn (one commit-log write), answered once written
-    const result = this.putWithDelay(inners, true);
-    return result instanceof Promise ? result.then(answer) : answer(result);
+    // one write per send (a batch's records in one writev); grouping the sends of a turn
+    // (putMessagesGrouped) did not beat noise end to end (docs/benchmarks.md)
+    return answer(this.putWithDelay(inners));
   }
 
   /**
    * Store messages; a single message with DELAY > 0 (and not a prepared/rollback transaction) is
    * parked in SCHEDULE_TOPIC_XXXX queue level-1 with REAL_TOPIC / REAL_QID, levels clamped to the max.
    */
-  private putWithDelay(inners: MessageInner[], grouped: true): PutMessageResult | Promise<PutMessageResult>;
-  private putWithDelay(inners: MessageInner[]): PutMessageResult;
-  private putWithDelay(inners: MessageInner[], grouped = false): PutMessageResult | Promise<PutMessageResult> {
+  private putWithDelay(inners: MessageInner[]): PutMessageResult {
     if (inners.length === 1) {
       const m = inners[0]!;
       const refusal = timerHook(m, this.ctx.timerSettings, this.ctx.clock.now());
@@ -278,7 +276,7 @@ export class SendMessageProcessor {
         parkUnder(m, SCHEDULE_TOPIC, l - 1);
       }
     }
-    return grouped ? this.ctx.messageStore.putMessagesGrouped(inners) : this.ctx.messageStore.putMessages(inners);
+    return this.ctx.messageStore.putMessages(inners);
   }
 
   /**
