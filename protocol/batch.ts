@@ -84,6 +84,29 @@ export interface DecodeBatchOptions {
    * @default false (the record must end where TOTALSIZE says)
    */
   ignoreTotalSize?: boolean;
+  /**
+   * Decode each message's properties only when its `properties` is first read (a broker that
+   * stores `propertiesText` as sent never reads them).
+   * @default false
+   */
+  lazyProperties?: boolean;
+}
+
+/** A batch message whose properties are decoded when first read (one shape for all). */
+class LazyBatchMessage implements DecodedBatchMessage {
+  private decoded: Record<string, string> | undefined = undefined;
+  constructor(
+    readonly flag: number,
+    readonly body: Buffer,
+    readonly propertiesText: string,
+  ) {}
+  get properties(): Record<string, string> {
+    this.decoded ??= decodeProperties(this.propertiesText);
+    return this.decoded;
+  }
+  set properties(value: Record<string, string>) {
+    this.decoded = value;
+  }
 }
 
 /**
@@ -93,6 +116,7 @@ export interface DecodeBatchOptions {
 export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions = 0): DecodedBatchMessage[] {
   const baseOffset = typeof options === 'number' ? options : (options.baseOffset ?? 0);
   const lenient = typeof options === 'number' ? false : (options.ignoreTotalSize ?? false);
+  const lazy = typeof options === 'number' ? false : (options.lazyProperties ?? false);
   const out: DecodedBatchMessage[] = [];
   let p = 0;
   while (p < body.length) {
@@ -120,7 +144,11 @@ export function decodeBatch(body: Buffer, options: number | DecodeBatchOptions =
     }
     const propertiesText = body.toString('utf8', p, end);
     p = end;
-    out.push({ flag, body: msgBody, properties: decodeProperties(propertiesText), propertiesText });
+    out.push(
+      lazy
+        ? new LazyBatchMessage(flag, msgBody, propertiesText)
+        : { flag, body: msgBody, properties: decodeProperties(propertiesText), propertiesText },
+    );
   }
   return out;
 }

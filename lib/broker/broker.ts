@@ -6,7 +6,9 @@ import { stderrWarn, type StoreWarn } from './atomic-file.js';
 import type { Clock } from '../clock.js';
 import { ConsumerManager } from './consumer-manager.js';
 import { ConsumerOffsetManager } from './consumer-offset-manager.js';
-import { socketAddressText, tagsCodeOf } from './message-record.js';
+import { indexedProperties, socketAddressText } from './message-record.js';
+import type { RetentionOptions } from './store-retention.js';
+import { brokerTagsCode } from './store-tags-code.js';
 import { MessageStore } from './message-store.js';
 import type { NameServer } from './name-server.js';
 import { scheduleEvery } from './periodic-task.js';
@@ -14,13 +16,7 @@ import { PullRequestHoldService } from './pull-request-hold.js';
 import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
 import { TopicConfigManager } from './topic-config.js';
-import {
-  TIMER_TOPIC,
-  TimerMessageStore,
-  resolveTimerSettings,
-  timerTagsCode,
-  type TimerSettings,
-} from './timer/index.js';
+import { TIMER_TOPIC, TimerMessageStore, resolveTimerSettings, type TimerSettings } from './timer/index.js';
 import { resolveEnablePropertyFilter } from './sql-filter.js';
 import { resolveBrokerLimits, type BrokerContext, type BrokerLimits } from './processor/broker-context.js';
 import { AdminBrokerProcessor } from './processor/admin-broker-processor.js';
@@ -54,7 +50,7 @@ export { BROKER_VERSION } from './broker-version.js';
 const SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS = 10_000;
 
 /** A broker's tunable settings; startBroker takes the same ones and passes them on. */
-export interface BrokerTuning extends TransactionTuning, RecallOptions {
+export interface BrokerTuning extends TransactionTuning, RecallOptions, RetentionOptions {
   /**
    * Queues of TBW102, i.e. the most an auto-created topic gets (defaultTopicQueueNums), 1..1024.
    * @default 8
@@ -365,20 +361,15 @@ export class Broker implements BrokerContext {
       segmentSize: this.options.segmentSize,
       cachedSegments: this.options.cachedSegments,
       maxMessageSize: this.options.maxMessageSize,
+      retention: this.options,
       warn: this.options.warn,
-      tagsCode: (topic, props, storeTimestamp) => {
-        if (topic === TIMER_TOPIC) return timerTagsCode(props);
-        if (topic === SCHEDULE_TOPIC) {
-          const level = Math.min(Number(props.DELAY ?? '1') || 1, this.delayLevels.length);
-          return storeTimestamp + (this.delayLevels[Math.max(1, level) - 1] ?? 1000);
-        }
-        return tagsCodeOf(props);
-      },
+      tagsCode: brokerTagsCode(this.delayLevels),
     });
     this.store.open();
     this.store.onStored = (inner, phys, size, ts) =>
-      this.adminTools.index.add(inner.topic, inner.properties, phys, size, ts);
+      this.adminTools.index.add(inner.topic, indexedProperties(inner), phys, size, ts);
     this.adminTools.index.open(this.store);
+    this.store.onTrimmed = (min) => this.adminTools.index.deleteBelow(min);
     // Each throws ConfigFileError when its file and the .bak are unreadable: the broker does not
     // start rather than overwrite them with empty tables at its next flush.
     this.topics.load();

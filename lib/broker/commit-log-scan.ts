@@ -80,26 +80,28 @@ export function scanSegment(
   len: number,
   base: number,
   segmentSize: number,
-): { end: number; records: number; sealed: boolean; damaged: { from: number; to: number }[] } {
+): { end: number; records: number; sealed: boolean; damaged: { from: number; to: number }[]; lastRecord: number } {
   const damaged: { from: number; to: number }[] = [];
   let p = 0;
   let end = 0;
   let records = 0;
+  let lastRecord = -1;
   while (p + 8 <= len) {
     const r = checkAt(buf, p, len, base, segmentSize);
     if (r > 0) {
+      lastRecord = p;
       p += r;
       end = p;
       records++;
       continue;
     }
-    if (r === 0) return { end, records, sealed: true, damaged };
+    if (r === 0) return { end, records, sealed: true, damaged, lastRecord };
     const next = resync(buf, p + 1, len, base, segmentSize);
     if (next < 0) break;
     damaged.push({ from: base + p, to: base + next });
     p = next;
   }
-  return { end, records, sealed: false, damaged };
+  return { end, records, sealed: false, damaged, lastRecord };
 }
 
 /** The first position ≥ from where checkAt finds a record or the closing filler, or -1. */
@@ -129,4 +131,45 @@ export function readFully(fd: number, buf: Buffer, at: number, len: number): num
     done += n;
   }
   return done;
+}
+
+/** What CommitLog.open found. Offsets are commit-log offsets. */
+export interface CommitLogScan {
+  /** Records that verified. */
+  records: number;
+  /** Damaged stretches skipped (intact records after each were kept). */
+  damaged: { from: number; to: number; segment: string }[];
+  /** Bytes cut from the end of the last segment (a write torn by a crash). */
+  tornBytes: number;
+  /** Ends of older segments that are not complete records (the file was cut short). */
+  lostTail: { from: number; to: number; segment: string }[];
+  /** Stretches no segment file covers (files deleted). */
+  missing: { from: number; to: number }[];
+}
+
+/** Bytes the scan found lost or damaged: what bounds how many queue offsets can have lost their record. */
+export function lostBytes(scan: CommitLogScan): number {
+  let n = scan.tornBytes;
+  for (const r of [...scan.damaged, ...scan.lostTail, ...scan.missing]) n += r.to - r.from;
+  return n;
+}
+
+/** Write `list` (`total` bytes) at `position`: one writev, the rest (a short write) one write at a time. */
+export function writeAll(fd: number, list: readonly Buffer[], total: number, position: number): void {
+  let written = list.length === 1 ? fs.writeSync(fd, list[0]!, 0, total, position) : fs.writevSync(fd, list, position);
+  if (written === total) return;
+  let skip = written;
+  for (const b of list) {
+    if (skip >= b.length) {
+      skip -= b.length;
+      continue;
+    }
+    let done = skip;
+    skip = 0;
+    while (done < b.length) {
+      const n = fs.writeSync(fd, b, done, b.length - done, position + written);
+      done += n;
+      written += n;
+    }
+  }
 }

@@ -9,7 +9,8 @@ import {
   readInt64,
 } from '../../protocol/internal.js';
 import { BrokerOptionError, StoreWriteError } from './errors.js';
-import { MIN_RECORD, readFully, scanSegment } from './commit-log-scan.js';
+import { MIN_RECORD, readFully, scanSegment, writeAll, type CommitLogScan } from './commit-log-scan.js';
+import { recordStoreTimestamp } from './message-record.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -25,28 +26,14 @@ interface Segment {
   damaged: { from: number; to: number }[];
   /** In-memory copy of the written bytes (recent segments only). */
   mem: Buffer | null;
+  /**
+   * When it was last written, on the store's clock: the store timestamp of its last record (the
+   * file's mtime when it has none). Retention's "last modified" (Java: the file's mtime).
+   */
+  lastWriteAt: number;
 }
 
-/** What CommitLog.open found. Offsets are commit-log offsets. */
-export interface CommitLogScan {
-  /** Records that verified. */
-  records: number;
-  /** Damaged stretches skipped (intact records after each were kept). */
-  damaged: { from: number; to: number; segment: string }[];
-  /** Bytes cut from the end of the last segment (a write torn by a crash). */
-  tornBytes: number;
-  /** Ends of older segments that are not complete records (the file was cut short). */
-  lostTail: { from: number; to: number; segment: string }[];
-  /** Stretches no segment file covers (files deleted). */
-  missing: { from: number; to: number }[];
-}
-
-/** Bytes the scan found lost or damaged: what bounds how many queue offsets can have lost their record. */
-export function lostBytes(scan: CommitLogScan): number {
-  let n = scan.tornBytes;
-  for (const r of [...scan.damaged, ...scan.lostTail, ...scan.missing]) n += r.to - r.from;
-  return n;
-}
+export { lostBytes, type CommitLogScan } from './commit-log-scan.js';
 
 export interface CommitLogOptions {
   /** Segment file size; a record never straddles two segments. Default 64 MiB. */
@@ -120,11 +107,22 @@ export class CommitLog {
       const file = path.join(this.dir, name);
       const fd = fs.openSync(file, 'r+');
       const length = fs.fstatSync(fd).size;
-      this.segments.push({ base: Number(name), file, fd, length, dataEnd: length, damaged: [], mem: null });
+      const mtime = fs.fstatSync(fd).mtimeMs;
+      this.segments.push({
+        base: Number(name),
+        file,
+        fd,
+        length,
+        dataEnd: length,
+        damaged: [],
+        mem: null,
+        lastWriteAt: mtime,
+      });
     }
     const report: CommitLogScan = { records: 0, damaged: [], tornBytes: 0, lostTail: [], missing: [] };
-    // segments follow each other at segmentSize steps from 0 (no retention): a gap is a lost file
-    let expectBase = 0;
+    // segments follow each other at segmentSize steps from the first (retention removes the oldest
+    // ones, so the log may start past 0): a gap is a lost file
+    let expectBase = this.segments[0]?.base ?? 0;
     for (const seg of this.segments) {
       if (seg.base > expectBase) {
         report.missing.push({ from: expectBase, to: seg.base });
@@ -152,6 +150,7 @@ export class CommitLog {
       const scan = scanSegment(buf, read, seg.base, this.segmentSize);
       report.records += scan.records;
       seg.dataEnd = scan.end;
+      if (scan.lastRecord >= 0) seg.lastWriteAt = recordStoreTimestamp(buf.subarray(scan.lastRecord));
       for (const d of scan.damaged) {
         seg.damaged.push(d);
         report.damaged.push({ ...d, segment: seg.file });
@@ -204,20 +203,34 @@ export class CommitLog {
   }
 
   /**
-   * Where a write of `size` bytes will start: the current end, or the start of a new segment when
-   * the current one has no room. Call, encode with that offset, then `append`.
+   * Where a write of `size` bytes will start: the current end (or `after`, the end of records
+   * reserved but not yet appended), or the start of a new segment when that one has no room. Call,
+   * encode with that offset, then `append`.
    */
-  reserve(size: number): number {
+  reserve(size: number, after?: number): number {
     if (size > this.segmentSize)
       throw new StoreWriteError(`record of ${size} bytes exceeds the segment size ${this.segmentSize}`);
     const last = this.segments[this.segments.length - 1];
-    if (!last) return 0;
-    if (last.length + size <= this.segmentSize) return last.base + last.length;
-    return last.base + this.segmentSize;
+    if (after === undefined) {
+      if (!last) return 0;
+      if (last.length + size <= this.segmentSize) return last.base + last.length;
+      return last.base + this.segmentSize;
+    }
+    // segments start at multiples of the segment size; a sealed one counts as full
+    const base = Math.floor(after / this.segmentSize) * this.segmentSize;
+    const used = last && last.base === base ? Math.max(last.length, after - base) : after - base;
+    if (used + size <= this.segmentSize) return base + used;
+    return base + this.segmentSize;
   }
 
-  /** Write bytes at the offset `reserve` returned. Throws StoreWriteError and leaves no partial data. */
-  append(offset: number, data: Buffer): void {
+  /**
+   * Write records at the offset `reserve` returned, in one system call (writev) whatever their
+   * number. Throws StoreWriteError and leaves no partial data.
+   */
+  append(offset: number, records: Buffer | readonly Buffer[], writtenAt = 0): void {
+    const list = Buffer.isBuffer(records) ? [records] : records;
+    let total = 0;
+    for (const b of list) total += b.length;
     if (this.closed) throw new StoreWriteError('commit log is closed');
     let last = this.segments[this.segments.length - 1];
     if (!last || offset >= last.base + this.segmentSize) {
@@ -227,11 +240,8 @@ export class CommitLog {
     const at = offset - last.base;
     if (at !== last.length)
       throw new StoreWriteError(`append at ${offset} but the log ends at ${last.base + last.length}`);
-    let written = 0;
     try {
-      while (written < data.length) {
-        written += fs.writeSync(last.fd, data, written, data.length - written, at + written);
-      }
+      writeAll(last.fd, list, total, at);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       try {
@@ -241,9 +251,13 @@ export class CommitLog {
       }
       throw new StoreWriteError(`commit log write failed: ${e.code ?? e.message}`, { cause: err, code: e.code });
     }
-    if (last.mem) data.copy(last.mem, at);
-    last.length += data.length;
+    if (last.mem) {
+      let p = at;
+      for (const b of list) p += b.copy(last.mem, p);
+    }
+    last.length += total;
     last.dataEnd = last.length;
+    last.lastWriteAt = writtenAt;
   }
 
   private sealWithBlank(seg: Segment): void {
@@ -283,6 +297,7 @@ export class CommitLog {
       dataEnd: 0,
       damaged: [],
       mem: Buffer.allocUnsafe(this.segmentSize),
+      lastWriteAt: 0,
     };
     this.segments.push(seg);
     // drop the memory copy of segments that fell out of the window
@@ -418,6 +433,34 @@ export class CommitLog {
         offset += rec.length;
       }
     }
+  }
+
+  /** Every segment but the one being written, oldest first: what retention may delete. */
+  oldSegments(): { base: number; lastWriteAt: number; file: string }[] {
+    return this.segments.slice(0, -1).map((s) => ({ base: s.base, lastWriteAt: s.lastWriteAt, file: s.file }));
+  }
+
+  /**
+   * Delete the oldest segment (never the one being written): its file goes, its reads end, and
+   * the log's min offset moves to the next segment. False when only the newest is left.
+   */
+  deleteOldestSegment(): boolean {
+    if (this.segments.length < 2 || this.closed) return false;
+    const seg = this.segments.shift()!;
+    for (const key of [...this.blocks.keys()])
+      if (key >= seg.base && key < seg.base + this.segmentSize) this.blocks.delete(key);
+    seg.mem = null;
+    try {
+      fs.closeSync(seg.fd);
+    } catch {
+      // already closed
+    }
+    try {
+      fs.rmSync(seg.file, { force: true });
+    } catch (err) {
+      log('commit log: could not delete %s: %s', seg.file, (err as Error).message);
+    }
+    return true;
   }
 
   /** fsync the newest segment. */

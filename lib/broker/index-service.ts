@@ -154,6 +154,8 @@ export class IndexService {
     for (const seq of seqs(SEALED_SUFFIX)) {
       const file = path.join(this.dir, `${seq}${SEALED_SUFFIX}`);
       const s = readSealedHeader(file, seq);
+      // retention deleted the files before the first one left: it starts where the log was then
+      if (s && this.sealed.length === 0 && trusted === 0) trusted = s.beginPhys;
       // a file out of order, damaged, or past the end of a commit log that lost its tail: it and
       // every later one go, and their records are indexed again
       if (!s || s.beginPhys !== trusted || s.endPhys > end) {
@@ -194,6 +196,20 @@ export class IndexService {
     if (rebuilt > 0) log('index: %d keys indexed again from the commit log', rebuilt);
     this.opened = true;
     this.flush();
+  }
+
+  /**
+   * Retention: sealed files whose every entry points below the commit log's new min offset are
+   * deleted (Java's IndexService#deleteExpiredFile); the open file never is.
+   */
+  deleteBelow(minPhys: number): number {
+    let n = 0;
+    while (this.sealed.length > 0 && this.sealed[0]!.endPhys <= minPhys) {
+      const s = this.sealed.shift()!;
+      fs.rmSync(s.file, { force: true });
+      n++;
+    }
+    return n;
   }
 
   /** The open file's entries up to its last "indexed up to" entry that the commit log still covers. */

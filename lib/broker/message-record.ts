@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { encodeStoredMessage, MessageSysFlag } from '../../protocol/index.js';
+import { decodeProperties, encodeStoredMessage, MessageSysFlag } from '../../protocol/index.js';
+import { readProperty } from '../../protocol/stored-properties.js';
 import { readInt64, writeInt64 } from '../../protocol/int64.js';
 import { javaStringHash } from '../../protocol/java-hash.js';
 import { MessageRecordOffset } from '../../protocol/message-record.js';
@@ -48,6 +49,12 @@ export function tagsCodeOf(props: Readonly<Record<string, string>>): number {
   return tags ? javaStringHash(tags) : 0;
 }
 
+/** tagsCodeOf a message, without decoding properties that were not. */
+export function tagsCodeOfInner(inner: Pick<MessageInner, 'properties' | 'propertiesText'>): number {
+  const tags = propertyOf(inner, 'TAGS');
+  return tags ? javaStringHash(tags) : 0;
+}
+
 /** What the broker knows about a message before it is stored. */
 export interface MessageInner {
   topic: string;
@@ -62,6 +69,89 @@ export interface MessageInner {
   /** Body as received (still compressed when the COMPRESSED bit is set). */
   body: Buffer;
   properties: Record<string, string>;
+  /**
+   * The properties string to store as it is, equal to encodeProperties(properties): set only by
+   * withPropertiesText while `properties` was never read (reading them may change them).
+   */
+  readonly propertiesText?: string | undefined;
+}
+
+/**
+ * A message whose properties are the string `text` (what encodeProperties would write for them,
+ * appendProperties' result): the store writes `text` as it is, and `properties` is decoded only
+ * when something reads it (a rewrite: retry, DLQ, delay, timer, transaction), after which the
+ * store encodes the object instead. A class, so that every message has the same shape; its
+ * accessors live on the prototype, so a copy made with `{ ...inner }` must name `properties`
+ * (`{ ...inner, properties: inner.properties }`), and then carries no `propertiesText`.
+ */
+class SentAsText implements MessageInner {
+  topic: string;
+  queueId: number;
+  flag: number;
+  sysFlag: number;
+  bornTimestamp: number;
+  bornHost: string;
+  reconsumeTimes: number;
+  preparedTransactionOffset: number;
+  body: Buffer;
+  private text: string | undefined;
+  private decoded: Record<string, string> | undefined = undefined;
+
+  constructor(f: Omit<MessageInner, 'properties' | 'propertiesText'>, text: string) {
+    this.topic = f.topic;
+    this.queueId = f.queueId;
+    this.flag = f.flag;
+    this.sysFlag = f.sysFlag;
+    this.bornTimestamp = f.bornTimestamp;
+    this.bornHost = f.bornHost;
+    this.reconsumeTimes = f.reconsumeTimes;
+    this.preparedTransactionOffset = f.preparedTransactionOffset;
+    this.body = f.body;
+    this.text = text;
+  }
+
+  get properties(): Record<string, string> {
+    if (this.decoded === undefined) {
+      this.decoded = decodeProperties(this.text!);
+      this.text = undefined;
+    }
+    return this.decoded;
+  }
+  set properties(value: Record<string, string>) {
+    this.decoded = value;
+    this.text = undefined;
+  }
+  get propertiesText(): string | undefined {
+    return this.text;
+  }
+}
+
+/** A message whose properties are stored as the string `text` (see SentAsText). */
+export function withPropertiesText(
+  fields: Omit<MessageInner, 'properties' | 'propertiesText'>,
+  text: string,
+): MessageInner {
+  return new SentAsText(fields, text);
+}
+
+/** The properties the key index reads (KEYS, UNIQ_KEY), without decoding properties that were not. */
+export function indexedProperties(inner: MessageInner): Readonly<Record<string, string>> {
+  if (inner.propertiesText === undefined) return inner.properties;
+  const out: Record<string, string> = {};
+  const keys = readProperty(inner.propertiesText, 'KEYS');
+  const uniq = readProperty(inner.propertiesText, 'UNIQ_KEY');
+  if (keys !== undefined) out.KEYS = keys;
+  if (uniq !== undefined) out.UNIQ_KEY = uniq;
+  return out;
+}
+
+/** One property of a message, read from its properties string when it was never decoded. */
+export function propertyOf(
+  inner: Pick<MessageInner, 'properties' | 'propertiesText'>,
+  name: string,
+): string | undefined {
+  const text = inner.propertiesText;
+  return text === undefined ? inner.properties[name] : readProperty(text, name);
 }
 
 /**

@@ -129,7 +129,7 @@ export function replayCommitLog(
           holes++;
         }
       }
-      cq.append(offset, r.storeSize, host.tagsCode(r.topic, r.properties, r.storeTimestamp));
+      cq.append(offset, r.storeSize, host.tagsCode(r, r.storeTimestamp));
       indexed++;
     }
   };

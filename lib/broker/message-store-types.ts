@@ -1,5 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { StoreWarn } from './atomic-file.js';
+import type { MessageInner } from './message-record.js';
+import type { RetentionOptions } from './store-retention.js';
+
+/** What a tag code is computed from: a message to store, or a stored one read back. */
+export type TaggedMessage = Pick<MessageInner, 'topic' | 'properties' | 'propertiesText'>;
 
 /** Store statuses of a read; the names are what the broker sends as the pull response remark. */
 export type GetMessageStatus =
@@ -53,8 +58,15 @@ export interface MessageStoreOptions {
   flushIntervalMs?: number;
   /** Where start-up says what it found damaged and repaired (one line each). Default: stderr. */
   warn?: StoreWarn;
-  /** Consume-queue tag code of a message; SCHEDULE_TOPIC_XXXX stores the delivery time there instead. */
-  tagsCode?: (topic: string, properties: Readonly<Record<string, string>>, storeTimestamp: number) => number;
+  /**
+   * Consume-queue tag code of a message; SCHEDULE_TOPIC_XXXX stores the delivery time there instead.
+   * Read its properties with propertyOf (message-record.ts) so a message stored as sent is not decoded.
+   */
+  tagsCode?: (inner: TaggedMessage, storeTimestamp: number) => number;
+  /** Commit-log retention (store-retention.ts); Java's defaults. */
+  retention?: RetentionOptions;
+  /** The store disk's use, 0–1 (tests); default: statfs of the store folder. */
+  diskUsedRatio?: () => number;
 }
 
 /** Per pull, like Java's store reading from memory: at most 32 messages / 256 KiB (first always taken). */

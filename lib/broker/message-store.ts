@@ -5,17 +5,12 @@ import createDebug from '../debug.js';
 import type { Clock } from '../clock.js';
 import { TypedEmitter } from '../emitter.js';
 import { CommitLog, lostBytes } from './commit-log.js';
-import { StorePathError, StoreWriteError } from './errors.js';
 import { scheduleEvery } from './periodic-task.js';
+import { cleanExpiredSegments, diskUsedRatio, retentionSettings, type RetentionOptions } from './store-retention.js';
 import { ConsumeQueue } from './consume-queue.js';
 import { stderrWarn, storePath, writeFileAtomic, type StoreWarn } from './atomic-file.js';
-import {
-  MAX_PROPERTIES_BYTES,
-  ProtocolError,
-  storedMessageSize,
-  createOffsetMsgId,
-  encodeProperties,
-} from '../../protocol/index.js';
+import { storedMessageSize, createOffsetMsgId } from '../../protocol/index.js';
+import { StoreWriter, type PreparedPut } from './message-store-put.js';
 import { hexInt64 } from '../../protocol/message-id.js';
 import {
   MAX_TRANSFER_BYTES,
@@ -27,7 +22,7 @@ import {
 } from './message-store-types.js';
 import { readStoreCheckpoint, replayCommitLog } from './message-store-recovery.js';
 import { offsetByTime } from './offset-by-time.js';
-import { type MessageInner, prepareRecord, recordStoreTimestamp, stampRecord, tagsCodeOf } from './message-record.js';
+import { type MessageInner, recordStoreTimestamp, tagsCodeOfInner } from './message-record.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -56,8 +51,12 @@ export class MessageStore {
   });
   private readonly maxMessageSize: number;
   private readonly tagsCodeFn: NonNullable<MessageStoreOptions['tagsCode']>;
+  private readonly writer: StoreWriter;
   private readonly flushIntervalMs: number;
   private stopFlushing: (() => void) | null = null;
+  private stopCleaning: (() => void) | null = null;
+  private readonly retention: Required<RetentionOptions>;
+  private readonly diskUsed: () => number;
   private checkpointed = -1;
   private closed = false;
   private opened = false;
@@ -70,11 +69,23 @@ export class MessageStore {
     this.clock = options.clock;
     this.maxMessageSize = options.maxMessageSize ?? 4 * 1024 * 1024;
     this.flushIntervalMs = options.flushIntervalMs ?? 500;
-    this.tagsCodeFn = options.tagsCode ?? ((_t, props) => tagsCodeOf(props));
+    this.tagsCodeFn = options.tagsCode ?? ((inner) => tagsCodeOfInner(inner));
     this.warn = options.warn ?? stderrWarn;
     this.commitLog = new CommitLog(path.join(this.dir, 'commitlog'), {
       segmentSize: options.segmentSize,
       cachedSegments: options.cachedSegments,
+    });
+    this.retention = retentionSettings(options.retention);
+    this.diskUsed = options.diskUsedRatio ?? (() => diskUsedRatio(this.dir));
+    this.writer = new StoreWriter({
+      commitLog: this.commitLog,
+      clock: this.clock,
+      storeHost: this.storeHost,
+      maxMessageSize: this.maxMessageSize,
+      tagsCode: this.tagsCodeFn,
+      queue: (topic, queueId, create) => this.queue(topic, queueId, create),
+      offsetMsgIdOf: (phys) => this.offsetMsgIdOf(phys),
+      stored: (put) => this.stored(put),
     });
   }
 
@@ -133,7 +144,7 @@ export class MessageStore {
           warn(`consume queue folder ${path.join(this.cqRoot, topic, id)} ignored: ${(err as Error).message}`);
           continue;
         }
-        const { dropped } = cq.load(valid);
+        const { dropped } = cq.load(valid, this.commitLog.minOffset);
         const key = `${topic}@${id}`;
         this.queues.set(key, cq);
         const expected = cp.queues?.get(key);
@@ -184,6 +195,44 @@ export class MessageStore {
       () => this.flush(false),
       (err) => log('flush failed: %O', err),
     );
+    if (this.retention.fileReservedTime > 0)
+      this.stopCleaning = scheduleEvery(
+        this.clock,
+        this.retention.cleanResourceInterval,
+        () => this.cleanExpiredSegments(),
+        (err) => log('retention failed: %O', err),
+      );
+  }
+
+  /**
+   * One look of the retention cleaner (cleanExpiredSegments; run every cleanResourceInterval on
+   * the store's clock): expired segments deleted, then every consume queue's min offset moved past
+   * the records that went (their pulls answer OFFSET_TOO_SMALL → PULL_OFFSET_MOVED, as Java's) and
+   * `onTrimmed` told (the key index drops its files). Returns how many segments went.
+   */
+  cleanExpiredSegments(): number {
+    if (this.closed || !this.opened) return 0;
+    return cleanExpiredSegments(
+      {
+        commitLog: this.commitLog,
+        clock: this.clock,
+        diskUsed: this.diskUsed,
+        trimmed: (min) => {
+          for (const cq of this.queues.values()) cq.trimBelow(min);
+          this.onTrimmed?.(min);
+          // the checkpoint lists queue lengths, not min offsets: nothing to record
+        },
+      },
+      this.retention,
+    );
+  }
+
+  /** Called after retention deleted segments, with the commit log's new min offset. */
+  onTrimmed: ((minOffset: number) => void) | null = null;
+
+  /** Where the commit log's data starts (moves with retention). */
+  get commitLogMinOffset(): number {
+    return this.commitLog.minOffset;
   }
 
   /** Write consume queues behind and record how far the commit log is indexed on disk. */
@@ -204,10 +253,13 @@ export class MessageStore {
 
   close(): void {
     if (this.closed) return;
+    // puts of this turn still waiting for their write are written first
+    if (this.opened) this.writer.flush();
     this.closed = true;
     // a store whose open() failed has nothing to write, and must not replace the checkpoint
     if (!this.opened) return;
     this.stopFlushing?.();
+    this.stopCleaning?.();
     this.flush(true);
     for (const cq of this.queues.values()) cq.close();
     this.commitLog.close();
@@ -263,84 +315,31 @@ export class MessageStore {
 
   /**
    * Write messages of one (topic, queueId) as consecutive records with consecutive queue offsets,
-   * in one write. All or nothing.
+   * now (with any grouped puts waiting before them). All or nothing.
    */
   putMessages(inners: MessageInner[]): PutMessageResult {
     if (this.closed) return { status: 'SERVICE_NOT_AVAILABLE', remark: 'store is shut down', written: [] };
-    const first = inners[0];
-    if (!first) return { status: 'MESSAGE_ILLEGAL', remark: 'no message', written: [] };
-    const now = this.clock.now();
-    const bufs: Buffer[] = [];
-    // Tag codes (Java hash of TAGS; for SCHEDULE_TOPIC_XXXX the delivery time), one per record.
-    const codes: number[] = [];
-    let total = 0;
-    for (const inner of inners) {
-      if (inner.body.length > this.maxMessageSize) {
-        return {
-          status: 'MESSAGE_ILLEGAL',
-          remark: `message body size ${inner.body.length} exceeds the maximum ${this.maxMessageSize}`,
-          written: [],
-        };
-      }
-      const props = encodeProperties(inner.properties);
-      if (Buffer.byteLength(props, 'utf8') > MAX_PROPERTIES_BYTES) {
-        return {
-          status: 'PROPERTIES_SIZE_EXCEEDED',
-          remark: `message properties exceed ${MAX_PROPERTIES_BYTES} bytes`,
-          written: [],
-        };
-      }
-      let buf: Buffer;
-      try {
-        buf = prepareRecord(inner, this.storeHost, props);
-      } catch (err) {
-        if (err instanceof ProtocolError) return { status: 'MESSAGE_ILLEGAL', remark: err.message, written: [] };
-        throw err;
-      }
-      bufs.push(buf);
-      codes.push(this.tagsCodeFn(inner.topic, inner.properties, now));
-      total += buf.length;
-    }
-    let phys: number;
-    try {
-      phys = this.commitLog.reserve(total);
-    } catch (err) {
-      return { status: 'MESSAGE_ILLEGAL', remark: (err as Error).message, written: [] };
-    }
-    let cq: ConsumeQueue;
-    try {
-      cq = this.queue(first.topic, first.queueId, true)!;
-    } catch (err) {
-      if (err instanceof StorePathError) return { status: 'MESSAGE_ILLEGAL', remark: err.message, written: [] };
-      throw err;
-    }
-    const baseQueueOffset = cq.maxOffset;
-    const written: PutMessageResult['written'] = [];
-    let p = phys;
-    for (let i = 0; i < bufs.length; i++) {
-      const buf = bufs[i]!;
-      stampRecord(buf, baseQueueOffset + i, p, now);
-      written.push({
-        physOffset: p,
-        queueOffset: baseQueueOffset + i,
-        msgId: this.offsetMsgIdOf(p),
-        storeTimestamp: now,
-      });
-      p += buf.length;
-    }
-    const data = bufs.length === 1 ? bufs[0]! : Buffer.concat(bufs, total);
-    try {
-      this.commitLog.append(phys, data);
-    } catch (err) {
-      if (err instanceof StoreWriteError)
-        return { status: 'SERVICE_NOT_AVAILABLE', remark: `store write failed: ${err.message}`, written: [] };
-      throw err;
-    }
-    for (let i = 0; i < bufs.length; i++) cq.append(written[i]!.physOffset, bufs[i]!.length, codes[i]!);
+    return this.writer.putNow(inners);
+  }
+
+  /**
+   * putMessages, written together with the other grouped puts of this event-loop turn (one write
+   * for all of them) when the turn ends; the promise settles once the records are written.
+   */
+  putMessagesGrouped(inners: MessageInner[]): PutMessageResult | Promise<PutMessageResult> {
+    if (this.closed) return { status: 'SERVICE_NOT_AVAILABLE', remark: 'store is shut down', written: [] };
+    return this.writer.putGrouped(inners);
+  }
+
+  /** Records just written: into their queue, the key index, and the pulls waiting for them. */
+  private stored(put: PreparedPut): void {
+    const { cq, records, codes, inners, result, storeTimestamp } = put;
+    const written = result.written;
+    for (let i = 0; i < records.length; i++) cq.append(written[i]!.physOffset, records[i]!.length, codes[i]!);
     if (this.onStored)
-      for (let i = 0; i < bufs.length; i++) this.onStored(inners[i]!, written[i]!.physOffset, bufs[i]!.length, now);
-    this.arrivals.emit('arrival', first.topic, first.queueId, cq.maxOffset, codes);
-    return { status: 'PUT_OK', written };
+      for (let i = 0; i < records.length; i++)
+        this.onStored(inners[i]!, written[i]!.physOffset, records[i]!.length, storeTimestamp);
+    this.arrivals.emit('arrival', cq.topic, cq.queueId, cq.maxOffset, codes);
   }
 
   getMaxOffset(topic: string, queueId: number): number {

@@ -96,6 +96,11 @@ export class ScheduleMessageService {
     if (!cq) return;
     let offset = this.offsets.get(level) ?? 0;
     let moved = false;
+    // retention removed what was parked below the queue's min offset (Java's correctDeliverOffset)
+    if (offset < cq.minOffset) {
+      offset = cq.minOffset;
+      moved = true;
+    }
     let continued = false;
     let n = 0;
     while (offset < cq.maxOffset) {

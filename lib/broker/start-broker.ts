@@ -6,6 +6,7 @@ import { Broker, DEFAULT_IDLE_TIMEOUT_MS, type BrokerTuning } from './broker.js'
 import { systemClock, type Clock } from '../clock.js';
 import { BrokerOptionError } from './errors.js';
 import { brokerOptionCheck } from './option-check.js';
+import { checkRetention } from './store-retention.js';
 import { NameServer } from './name-server.js';
 import { createReplyRequestTable } from './reply/reply-message-processor.js';
 import { stderrWarn } from './atomic-file.js';
@@ -116,6 +117,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const host = options.host ?? '127.0.0.1';
   const count = brokerOptionCheck.intIn('brokers', options.brokers ?? 1, 1, 64);
   const queues = brokerOptionCheck.intIn('queues', options.queues ?? 8, 1, 1024);
+  checkRetention(options);
   const clock = options.clock ?? systemClock;
   const logger =
     options.logger === undefined ? null : resolveLogger(options.logger, (m) => new BrokerOptionError('logger', m));
@@ -178,6 +180,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
         segmentSize: options.segmentSize,
         cachedSegments: options.cachedSegments,
         maxMessageSize: options.maxMessageSize,
+        fileReservedTime: options.fileReservedTime,
+        deleteWhen: options.deleteWhen,
+        diskMaxUsedSpaceRatio: options.diskMaxUsedSpaceRatio,
+        cleanResourceInterval: options.cleanResourceInterval,
         messageDelayLevel: options.messageDelayLevel,
         channelExpiredTimeoutMs: options.channelExpiredTimeoutMs,
         flushConsumerOffsetIntervalMs: options.flushConsumerOffsetIntervalMs,

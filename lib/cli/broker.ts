@@ -25,6 +25,12 @@ options:
                      bounds of a SQL92 expression (default 65536 characters, 4096 nodes) and the
                      evaluation steps one pull may spend (default 100000); docs/hardening.md
   --segment-size N   commit-log segment size in bytes (default 67108864)
+  --file-reserved-time H            hours a commit-log segment is kept after its last write
+                     (default 72, Java's fileReservedTime; fractions allowed; 0 = keep everything)
+  --delete-when HH   hours of the day expired segments are deleted, e.g. 04 or "04;16" (default 04)
+  --disk-max-used-space-ratio N     disk use (%) above which expired segments go at any hour
+                     (default 75; above 85 % the oldest go whatever their age, as Java)
+  --clean-resource-interval MS      how often retention looks (default 10000)
   --delay-levels S   Java messageDelayLevel, e.g. "1s 5s 10s" (default the 18 standard levels)
   --idle-timeout S   close a connection after S seconds without a byte read or written
                      (default 120, as Java's serverChannelMaxIdleTimeSeconds; 0 = never)
@@ -54,6 +60,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'sql-max-nodes': { type: 'string' },
     'sql-evaluation-budget': { type: 'string' },
     'segment-size': { type: 'string' },
+    'file-reserved-time': { type: 'string' },
+    'delete-when': { type: 'string' },
+    'disk-max-used-space-ratio': { type: 'string' },
+    'clean-resource-interval': { type: 'string' },
     'delay-levels': { type: 'string' },
     'idle-timeout': { type: 'string' },
     'transaction-check-interval': { type: 'string' },
@@ -79,6 +89,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const timerMaxInMemory = intOption('timer-max-in-memory', str('timer-max-in-memory'), 100_000, 1, 2 ** 26);
   const sqlInt = (k: string): number | undefined =>
     str(k) === undefined ? undefined : intOption(k, str(k), 0, 1, 2 ** 31 - 1);
+  const reserved = str('file-reserved-time');
+  const fileReservedTime = reserved === undefined ? undefined : Number(reserved);
+  if (fileReservedTime !== undefined && !(reserved!.trim() !== '' && fileReservedTime >= 0))
+    throw new UsageError(`--file-reserved-time must be a number of hours >= 0, got ${JSON.stringify(reserved)}`);
+  const ratio = str('disk-max-used-space-ratio');
+  const interval = str('clean-resource-interval');
   const host = str('host') ?? '127.0.0.1';
   if (!host.trim()) throw new UsageError('--host must not be empty');
   const acl = str('acl');
@@ -106,6 +122,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       transactionTimeOut,
       acl,
       timerMaxInMemory,
+      fileReservedTime,
+      deleteWhen: str('delete-when'),
+      diskMaxUsedSpaceRatio:
+        ratio === undefined ? undefined : intOption('disk-max-used-space-ratio', ratio, 75, 1, 100),
+      cleanResourceInterval:
+        interval === undefined ? undefined : intOption('clean-resource-interval', interval, 10_000, 1, 2 ** 31 - 1),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

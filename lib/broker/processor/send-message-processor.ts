@@ -21,7 +21,8 @@ import {
   type SendMessageRequestHeader,
 } from '../../../protocol/internal.js';
 import type { RemotingConnection, RemotingServer, RequestProcessor } from '../../remoting/index.js';
-import { parkUnder, type MessageInner, socketAddressText } from '../message-record.js';
+import { parkUnder, propertyOf, socketAddressText, withPropertiesText, type MessageInner } from '../message-record.js';
+import { appendProperties, readProperty } from '../../../protocol/stored-properties.js';
 import type { PutMessageResult } from '../message-store.js';
 import { NOT_ALLOWED_SEND_TOPICS, newTopicConfig, type TopicConfig } from '../topic-config.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
@@ -42,6 +43,17 @@ const DEFAULT_MAX_RECONSUME_TIMES = 16;
  */
 export class SendMessageProcessor {
   constructor(private readonly ctx: BrokerContext) {}
+
+  private adds: (readonly [string, string])[] | null = null;
+  /** What the broker puts into every message it stores: MSG_REGION, TRACE_ON (buildMsgContext), CLUSTER. */
+  private storedAdds(): readonly (readonly [string, string])[] {
+    this.adds ??= [
+      ['MSG_REGION', DEFAULT_REGION_ID],
+      ['TRACE_ON', 'true'],
+      ['CLUSTER', this.ctx.clusterName],
+    ];
+    return this.adds;
+  }
 
   register(server: RemotingServer): void {
     for (const op of [Operations.SEND_MESSAGE, Operations.SEND_MESSAGE_V2, Operations.SEND_BATCH_MESSAGE]) {
@@ -78,26 +90,40 @@ export class SendMessageProcessor {
     return topics.put(newTopicConfig(topic, n, template.perm & ~PermName.PERM_INHERIT));
   }
 
-  private send(req: RemotingCommand, conn: RemotingConnection, h: SendMessageRequestHeader, body: Buffer): Answer {
+  private send(
+    req: RemotingCommand,
+    conn: RemotingConnection,
+    h: SendMessageRequestHeader,
+    body: Buffer,
+  ): Answer | Promise<Answer> {
     // h.producerGroup is required, as in Java, although storing does not use it
     let topic = h.topic;
     const isBatch = req.code === RequestCode.SEND_BATCH_MESSAGE || h.batch === true;
     let queueId = h.queueId;
     const sysFlag = h.sysFlag;
     const reconsumeTimes = h.reconsumeTimes ?? 0;
-    const properties = decodeProperties(h.properties ?? '');
-    stampTraceProperties(properties);
+    // A single message's properties are stored as sent plus MSG_REGION, TRACE_ON and CLUSTER, the
+    // string extended where it lies (appendProperties); a string not in encodeProperties' form, or a
+    // batch's header (merged into every message), is decoded and encoded as Java's broker does.
+    let text = isBatch ? undefined : appendProperties(h.properties ?? '', this.storedAdds());
+    let properties: Record<string, string> | undefined;
+    if (text === undefined) {
+      properties = decodeProperties(h.properties ?? '');
+      stampTraceProperties(properties);
+    }
+    const prop = (name: string): string | undefined =>
+      text === undefined ? properties![name] : readProperty(text, name);
 
     // the topic's name was checked at the request boundary (resource-names.ts): INVALID_PARAMETER
     if (NOT_ALLOWED_SEND_TOPICS.has(topic))
       return fail(ResponseCode.NO_PERMISSION, `Sending message to topic[${topic}] is forbidden.`);
     // Java: TRAN_MSG=true, except a consumer's resend of a committed message (reconsumeTimes and DELAY set, clients before 4.6.1)
-    const resend = reconsumeTimes > 0 && Number(properties.DELAY ?? '0') > 0;
+    const resend = reconsumeTimes > 0 && Number(prop('DELAY') ?? '0') > 0;
     const half =
       !isBatch &&
       !resend &&
       ((sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK) === MessageSysFlag.TRANSACTION_PREPARED_TYPE ||
-        properties.TRAN_MSG === 'true');
+        prop('TRAN_MSG') === 'true');
     if (half && this.ctx.transactions.settings.rejectTransactionMessage) {
       return fail(
         ResponseCode.NO_PERMISSION,
@@ -131,16 +157,32 @@ export class SendMessageProcessor {
         return fail(ResponseCode.MESSAGE_ILLEGAL, `message topic length too long ${topic.length}`);
       let items: DecodedBatchMessage[];
       try {
-        items = decodeBatch(body, { ignoreTotalSize: true });
+        items = decodeBatch(body, { ignoreTotalSize: true, lazyProperties: true });
       } catch (err) {
         if (err instanceof ProtocolError)
           return fail(ResponseCode.MESSAGE_ILLEGAL, `malformed batch body: ${err.message}`);
         throw err;
       }
       if (items.length === 0) return fail(ResponseCode.MESSAGE_ILLEGAL, 'empty batch');
+      const batchProps = properties!;
+      const adds = Object.entries(batchProps);
+      adds.push(['CLUSTER', this.ctx.clusterName]);
       inners = items.map((it) => {
+        const fields = {
+          topic,
+          queueId,
+          flag: it.flag,
+          sysFlag,
+          bornTimestamp,
+          bornHost,
+          reconsumeTimes: 0,
+          preparedTransactionOffset: 0,
+          body: it.body,
+        };
+        const itemText = appendProperties(it.propertiesText, adds);
+        if (itemText !== undefined) return withPropertiesText(fields, itemText);
         const props = it.properties;
-        for (const pk in properties) setProperty(props, pk, properties[pk]!);
+        for (const pk in batchProps) setProperty(props, pk, batchProps[pk]!);
         props.CLUSTER = this.ctx.clusterName;
         return {
           topic,
@@ -166,37 +208,54 @@ export class SendMessageProcessor {
           topic = DLQ_GROUP_TOPIC_PREFIX + topic.slice(RETRY_GROUP_TOPIC_PREFIX.length);
           this.ctx.topics.ensure(topic, 1);
           queueId = 0;
-          delete properties.DELAY;
+          // a rewrite: the properties are decoded (CLUSTER already in place) and encoded again
+          if (text !== undefined) {
+            properties = decodeProperties(text);
+            text = undefined;
+          }
+          delete properties!.DELAY;
         }
       }
-      properties.CLUSTER = this.ctx.clusterName;
-      inners = [
-        {
-          topic,
-          queueId,
-          flag: h.flag,
-          sysFlag,
-          bornTimestamp,
-          bornHost,
-          reconsumeTimes,
-          preparedTransactionOffset: 0,
-          body,
-          properties,
-        },
-      ];
+      const fields = {
+        topic,
+        queueId,
+        flag: h.flag,
+        sysFlag,
+        bornTimestamp,
+        bornHost,
+        reconsumeTimes,
+        preparedTransactionOffset: 0,
+        body,
+      };
+      if (text !== undefined) inners = [withPropertiesText(fields, text)];
+      else {
+        properties!.CLUSTER = this.ctx.clusterName;
+        inners = [{ ...fields, properties: properties! }];
+      }
     }
+    const inner = inners[0]!;
     // a half message waits on RMQ_SYS_TRANS_HALF_TOPIC (transaction/); the answer carries its UNIQ_KEY as transactionId
-    if (half)
-      return sendResponse(this.ctx.transactions.prepareMessage(inners[0]!), responseQueueId, properties.UNIQ_KEY);
-    const result = this.putWithDelay(inners);
-    // under the topic it was stored as: a delayed message counts for SCHEDULE_TOPIC_XXXX, as in Java
-    if (result.status === 'PUT_OK')
-      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incTopicPutNums(inners[0]!.topic, inners.length);
-    // a request (producer.request): its reply will be pushed only to the client it names (reply/)
-    if (result.status === 'PUT_OK' && !isBatch) this.ctx.replyRequests?.rememberRequest(properties);
-    // a parked timer message's answer carries the handle that recalls it (not a batch's)
-    const recallHandle = isBatch ? undefined : recallHandleFor(properties, this.ctx.brokerName);
-    return sendResponse(result, responseQueueId, undefined, recallHandle);
+    if (half) {
+      const uniqKey = propertyOf(inner, 'UNIQ_KEY');
+      return sendResponse(this.ctx.transactions.prepareMessage(inner), responseQueueId, uniqKey);
+    }
+    const answer = (result: PutMessageResult): Answer => {
+      // under the topic it was stored as: a delayed message counts for SCHEDULE_TOPIC_XXXX, as in Java
+      if (result.status === 'PUT_OK')
+        brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incTopicPutNums(inner.topic, inners.length);
+      // a request (producer.request): its reply will be pushed only to the client it names (reply/)
+      if (result.status === 'PUT_OK' && !isBatch && propertyOf(inner, 'CORRELATION_ID') !== undefined)
+        this.ctx.replyRequests?.rememberRequest(inner.properties);
+      // a parked timer message's answer carries the handle that recalls it (not a batch's)
+      const recallHandle =
+        isBatch || propertyOf(inner, 'TIMER_OUT_MS') === undefined
+          ? undefined
+          : recallHandleFor(inner.properties, this.ctx.brokerName);
+      return sendResponse(result, responseQueueId, undefined, recallHandle);
+    };
+    // one write per send (a batch's records in one writev); grouping the sends of a turn
+    // (putMessagesGrouped) did not beat noise end to end (docs/benchmarks.md)
+    return answer(this.putWithDelay(inners));
   }
 
   /**
@@ -208,7 +267,7 @@ export class SendMessageProcessor {
       const m = inners[0]!;
       const refusal = timerHook(m, this.ctx.timerSettings, this.ctx.clock.now());
       if (refusal) return refusal;
-      const level = Number(m.properties.DELAY ?? '0');
+      const level = Number(propertyOf(m, 'DELAY') ?? '0');
       const tx = m.sysFlag & MessageSysFlag.TRANSACTION_TYPE_MASK;
       if (
         Number.isInteger(level) &&
@@ -283,7 +342,10 @@ const SEND_TRACE_FIELDS = SendResponseTraceFields.encode({ MSG_REGION: DEFAULT_R
 
 /** Every send answer carries MSG_REGION and TRACE_ON: the Java client reads them without a null check. */
 function withTraceFields(processor: RequestProcessor): RequestProcessor {
-  return (req, conn) => addTraceFields(processor(req, conn) as RemotingCommand);
+  return (req, conn) => {
+    const res = processor(req, conn);
+    return res instanceof Promise ? res.then(addTraceFields) : addTraceFields(res);
+  };
 }
 
 /** MSG_REGION and TRACE_ON added to a send answer's fields. */

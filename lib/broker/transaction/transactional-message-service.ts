@@ -186,7 +186,12 @@ export class TransactionalMessageService {
     const props = inner.properties;
     const uniq = props.UNIQ_KEY;
     if (uniq) props.__transactionId__ = uniq;
-    const half = { ...inner, sysFlag: resetTransactionValue(inner.sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE) };
+    // properties named: a message stored as sent keeps them behind an accessor a spread does not copy
+    const half = {
+      ...inner,
+      properties: inner.properties,
+      sysFlag: resetTransactionValue(inner.sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE),
+    };
     parkUnder(half, TRANS_HALF_TOPIC, 0);
     this.ctx.topics.ensure(TRANS_HALF_TOPIC, 1);
     const result = this.ctx.messageStore.putMessages([half]);
