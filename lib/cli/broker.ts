@@ -41,6 +41,9 @@ options:
   --acl FILE         access control: Apache's ACL 1.0 plain_acl.yml (or JSON of the same shape);
                      requests then need a signed AccessKey (Java's AclClientRPCHook, the acl
                      option of rocketwire's clients) or a white-listed address (default: none)
+  --auth USER:PASSWORD              5.x auth (ACL 2.0): every request must be signed by a stored user
+                     and allowed by its ACL; USER is made a Super user at start when absent (Java's
+                     initAuthenticationUser). Manage users and ACLs with rocketwire admin auth
   --timer-max-in-memory N           most pending timer messages held in memory (default 100000;
                      the rest wait in the timer queue and are read back in time)
 `;
@@ -69,6 +72,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'transaction-check-interval': { type: 'string' },
     'transaction-timeout': { type: 'string' },
     acl: { type: 'string' },
+    auth: { type: 'string' },
     'timer-max-in-memory': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
@@ -99,6 +103,19 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (!host.trim()) throw new UsageError('--host must not be empty');
   const acl = str('acl');
   if (acl !== undefined && !acl.trim()) throw new UsageError('--acl needs a file name');
+  const authArg = str('auth');
+  const colon = authArg?.indexOf(':') ?? -1;
+  if (authArg !== undefined && (colon < 1 || colon === authArg.length - 1))
+    throw new UsageError(`--auth takes USER:PASSWORD (the initial Super user), got ${JSON.stringify(authArg)}`);
+  if (authArg !== undefined && acl !== undefined) throw new UsageError('--auth and --acl exclude each other');
+  const auth =
+    authArg === undefined
+      ? undefined
+      : {
+          authenticationEnabled: true,
+          authorizationEnabled: true,
+          initAuthenticationUser: { username: authArg.slice(0, colon), password: authArg.slice(colon + 1) },
+        };
 
   let embedded: Awaited<ReturnType<typeof startBroker>>;
   try {
@@ -121,6 +138,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       transactionCheckInterval,
       transactionTimeOut,
       acl,
+      auth,
       timerMaxInMemory,
       fileReservedTime,
       deleteWhen: str('delete-when'),

@@ -75,3 +75,40 @@ t.test('--acl with a bad file: one line naming the entry, exit 1', async (t) => 
   );
   t.ok(fs.existsSync(dir));
 });
+
+t.test('--auth USER:PASSWORD: 5.x auth on, the user made Super; unsigned and unknown signers refused', async (t) => {
+  const b = run(['--auth', 'root:root-secret-1']);
+  t.teardown(b.kill);
+  const ready = JSON.parse(await b.stdout) as { broker: string };
+  const anon = new RemotingClient({ defaultTimeoutMs: 5000 });
+  t.teardown(() => anon.close());
+  t.not((await anon.invoke(ready.broker, sendRequest('CliAuth', 'x'))).code, ResponseCode.SUCCESS, 'unsigned refused');
+  const stranger = new RemotingClient({ defaultTimeoutMs: 5000, acl: { accessKey: 'bob', secretKey: 'bob-secret-1' } });
+  t.teardown(() => stranger.close());
+  t.not(
+    (await stranger.invoke(ready.broker, sendRequest('CliAuth', 'x'))).code,
+    ResponseCode.SUCCESS,
+    'an unknown user refused',
+  );
+  const root = new RemotingClient({ defaultTimeoutMs: 5000, acl: { accessKey: 'root', secretKey: 'root-secret-1' } });
+  t.teardown(() => root.close());
+  t.equal(
+    (await root.invoke(ready.broker, sendRequest('CliAuth', 'x'))).code,
+    ResponseCode.SUCCESS,
+    'the Super user served',
+  );
+  b.kill();
+  t.equal(await b.exited, 0);
+});
+
+t.test('--auth without a password, or with --acl: one line, exit 2 (usage)', async (t) => {
+  for (const [args, msg] of [
+    [['--auth', 'root'], /--auth takes USER:PASSWORD/],
+    [['--auth', 'root:x', '--acl', 'f.yml'], /--auth and --acl exclude each other/],
+  ] as const) {
+    const b = run([...args]);
+    t.equal(await b.exited, 2, args.join(' '));
+    t.match(b.stderr(), msg);
+    t.equal(b.stderr().trim().split('\n').length, 1, 'one line');
+  }
+});
