@@ -12,19 +12,8 @@ import {
 } from '../../protocol/index.js';
 import { AdminClient } from '../../lib/admin/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
-import { benchBody, benchTemplate, driveSends, newDriveResult, type DriveMode } from './produce-driver.cjs';
-import type { Series } from './run.js';
-
-export interface FloorRun {
-  msgsPerSec: number;
-  acked: number;
-  failed: number;
-  seconds: number;
-  cpuUsPerMsg: number;
-  ackedWithWarmup: number;
-  error: string | null;
-  series: Series;
-}
+import { benchBody, benchTemplate, type DriveMode } from './produce-driver.cjs';
+import { measureSends, type MeasuredRun } from './produce-run.js';
 
 /** The same properties as a producer's message with tags (one fixed UNIQ_KEY: the broker does not check it). */
 const PROPERTIES = 'UNIQ_KEY\u00017F000001000000000000000000000000\u0002WAIT\u0001true\u0002TAGS\u0001bench';
@@ -81,7 +70,7 @@ export async function produceFloor(
   topic: string,
   o: { messages: number; warmup: number; size: number },
   t0: number,
-): Promise<FloorRun> {
+): Promise<MeasuredRun> {
   const client = new RemotingClient();
   const template = benchTemplate(o.size);
   const to = await targets(namesrv, topic, 'floor_produce_bench');
@@ -105,36 +94,8 @@ export async function produceFloor(
           const body = benchBody(i, template);
           check(await client.invoke(t.addr, createRequest(RequestCode.SEND_MESSAGE_V2, { extFields: t.single, body })));
         };
-  const series: Series = { name: `produce (floor ${mode.name})`, points: [] };
   try {
-    const w = o.warmup > 0 ? await driveSends(o.warmup, 0, mode, send) : newDriveResult();
-    const r = newDriveResult();
-    let last = 0;
-    let lastT = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      series.points.push([(now - t0) / 1000, ((r.acked - last) * 1000) / (now - lastT)]);
-      last = r.acked;
-      lastT = now;
-    }, 100);
-    const cpu0 = process.cpuUsage();
-    try {
-      await driveSends(o.messages, o.warmup, mode, send, r);
-    } finally {
-      clearInterval(timer);
-    }
-    const cpu = process.cpuUsage(cpu0);
-    const seconds = (r.lastAt - r.firstAt) / 1000;
-    return {
-      msgsPerSec: seconds > 0 ? (r.acked - r.firstCount) / seconds : 0,
-      acked: r.acked,
-      failed: r.failed + w.failed,
-      seconds,
-      cpuUsPerMsg: r.acked > 0 ? (cpu.user + cpu.system) / r.acked : 0,
-      ackedWithWarmup: r.acked + w.acked,
-      error: (r.firstError ?? w.firstError)?.message ?? null,
-      series,
-    };
+    return await measureSends(o, mode, send, `produce (floor ${mode.name})`, t0);
   } finally {
     await client.close();
   }

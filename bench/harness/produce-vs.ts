@@ -14,8 +14,9 @@ import { CliError, UsageError } from '../../lib/cli/common.js';
 import { prepareJavaWith } from './lite.js';
 import { runPeer, type PeerResult, type PeerRun } from './peers.js';
 import { produceFloor } from './produce-floor.js';
+import { measureSends } from './produce-run.js';
 import { benchMachine, type BenchMachine } from './proc-stats.js';
-import { benchBody, benchTemplate, driveSends, newDriveResult, type DriveMode } from './produce-driver.cjs';
+import { benchBody, benchTemplate, type DriveMode } from './produce-driver.cjs';
 import type { ProgressBar } from './progress.js';
 import { NEVER_COMPRESS, newGroup, type Series } from './run.js';
 import { systemClock, sleep as sleepOn } from '../../lib/clock.js';
@@ -175,39 +176,13 @@ async function produceRocketwire(
           return producer.sendBatch(msgs);
         }
       : (i: number) => producer.send({ topic, body: benchBody(i, template), tags: 'bench' });
-  const series: Series = { name: `produce (rocketwire ${mode.name})`, points: [] };
   try {
     await producer.start();
-    const w = o.warmup > 0 ? await driveSends(o.warmup, 0, mode, send) : newDriveResult();
-    const r = newDriveResult();
-    let last = 0;
-    let lastT = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      series.points.push([(now - t0) / 1000, ((r.acked - last) * 1000) / (now - lastT)]);
-      last = r.acked;
-      lastT = now;
-      progress?.update(`produce ${mode.name} (rocketwire)`, r.acked, o.messages);
-    }, 100);
-    const cpu0 = process.cpuUsage();
-    try {
-      await driveSends(o.messages, o.warmup, mode, send, r);
-    } finally {
-      clearInterval(timer);
-    }
-    const cpu = process.cpuUsage(cpu0);
+    const run = await measureSends(o, mode, send, `produce (rocketwire ${mode.name})`, t0, (acked) =>
+      progress?.update(`produce ${mode.name} (rocketwire)`, acked, o.messages),
+    );
     progress?.clear();
-    const seconds = (r.lastAt - r.firstAt) / 1000;
-    return {
-      msgsPerSec: seconds > 0 ? (r.acked - r.firstCount) / seconds : 0,
-      acked: r.acked,
-      failed: r.failed + w.failed,
-      seconds,
-      cpuUsPerMsg: r.acked > 0 ? (cpu.user + cpu.system) / r.acked : 0,
-      ackedWithWarmup: r.acked + w.acked,
-      error: (r.firstError ?? w.firstError)?.message ?? null,
-      series,
-    };
+    return run;
   } finally {
     await producer.shutdown();
   }

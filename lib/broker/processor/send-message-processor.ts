@@ -184,18 +184,7 @@ export class SendMessageProcessor {
         const props = it.properties;
         for (const pk in batchProps) setProperty(props, pk, batchProps[pk]!);
         props.CLUSTER = this.ctx.clusterName;
-        return {
-          topic,
-          queueId,
-          flag: it.flag,
-          sysFlag,
-          bornTimestamp,
-          bornHost,
-          reconsumeTimes: 0,
-          preparedTransactionOffset: 0,
-          body: it.body,
-          properties: props,
-        };
+        return { ...fields, properties: props };
       });
     } else {
       if (topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
