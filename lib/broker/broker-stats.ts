@@ -250,19 +250,3 @@ export function storedMessageCount(runs: readonly Buffer[]): number {
   }
   return n;
 }
-
-const MANAGERS = new WeakMap<object, BrokerStatsManager>();
-
-/**
- * The stats manager of the broker that owns `store` (its MessageStore), made on first use: the
- * processors, the delay service and the timer store all reach the same one through the store they
- * share, and it goes with the store.
- */
-export function brokerStatsOf(store: object, clock: Clock): BrokerStatsManager {
-  let m = MANAGERS.get(store);
-  if (!m) {
-    m = new BrokerStatsManager(clock);
-    MANAGERS.set(store, m);
-  }
-  return m;
-}

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { BrokerStatsManager } from './broker-stats.js';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import createDebug from '../debug.js';
@@ -43,6 +44,8 @@ export class MessageStore {
   /** Hex of the store host's bytes: the part of every offset msgId before the commit-log offset. */
   private readonly msgIdPrefix: string;
   private readonly clock: Clock;
+  /** TOPIC_PUT_NUMS and GROUP_GET_NUMS of the broker that owns this store (broker-stats.ts). */
+  readonly stats: BrokerStatsManager;
   private readonly commitLog: CommitLog;
   private readonly queues = new Map<string, ConsumeQueue>();
   /** A listener that throws is logged; the write and the other listeners go on. */
@@ -67,6 +70,7 @@ export class MessageStore {
     this.storeHost = options.storeHost;
     this.msgIdPrefix = createOffsetMsgId(this.storeHost, 0).slice(0, -16);
     this.clock = options.clock;
+    this.stats = new BrokerStatsManager(options.clock);
     this.maxMessageSize = options.maxMessageSize ?? 4 * 1024 * 1024;
     this.flushIntervalMs = options.flushIntervalMs ?? 500;
     this.tagsCodeFn = options.tagsCode ?? ((inner) => tagsCodeOfInner(inner));

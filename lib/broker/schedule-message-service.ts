@@ -12,7 +12,7 @@ import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './a
 import { unparked } from './message-record.js';
 import { wakeDelay } from './timer/timer-message-store.js';
 import type { MessageStore } from './message-store.js';
-import { GROUP_GET_NUMS_SCHEDULE, brokerStatsOf } from './broker-stats.js';
+import { GROUP_GET_NUMS_SCHEDULE } from './broker-stats.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -139,7 +139,7 @@ export class ScheduleMessageService {
             );
             break;
           }
-          const stats = brokerStatsOf(this.store, this.clock);
+          const stats = this.store.stats;
           stats.incTopicPutNums(inner.topic);
           stats.incGroupGetNums(GROUP_GET_NUMS_SCHEDULE, SCHEDULE_TOPIC, 1);
         }

@@ -1,14 +1,11 @@
 // The sampling of the broker's stats items (lib/broker/broker-stats.ts), as Apache's StatsItem
 // samples them, driven on a ManualClock: no timer is involved, the clock alone moves the windows.
+import * as path from 'node:path';
 import t from 'tap';
+import { MessageStore } from '../../lib/broker/index.js';
+import { socketAddressText } from '../../lib/broker/message-record.js';
 import { ManualClock } from '../../lib/clock.js';
-import {
-  BrokerStatsManager,
-  GROUP_GET_NUMS,
-  TOPIC_PUT_NUMS,
-  brokerStatsOf,
-  type StatsWindow,
-} from '../../lib/broker/broker-stats.js';
+import { BrokerStatsManager, GROUP_GET_NUMS, TOPIC_PUT_NUMS, type StatsWindow } from '../../lib/broker/broker-stats.js';
 import {
   decodeBrokerStatsData,
   encodeBrokerStatsData,
@@ -124,10 +121,13 @@ t.test('a deleted topic or group loses its items (autoDeleteUnusedStats)', async
 
 t.test('one manager per store', async (t) => {
   const clock = new ManualClock(0);
-  const a = {};
-  const b = {};
-  t.equal(brokerStatsOf(a, clock), brokerStatsOf(a, clock));
-  t.not(brokerStatsOf(a, clock), brokerStatsOf(b, clock));
+  const store = (dir: string) =>
+    new MessageStore({ dir, storeHost: socketAddressText('127.0.0.1', 10911), clock, flushIntervalMs: 60_000 });
+  const root = t.testdir({ a: {}, b: {} });
+  const a = store(path.join(root, 'a'));
+  const b = store(path.join(root, 'b'));
+  t.equal(a.stats, a.stats);
+  t.not(a.stats, b.stats);
 });
 
 t.test('BrokerStatsData and GroupList bodies', async (t) => {

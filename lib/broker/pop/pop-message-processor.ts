@@ -45,7 +45,6 @@ import {
 import { reviveCheckpoints } from './pop-revive.js';
 import { PopLongPolling } from './pop-long-polling.js';
 import { OrderLockRelease } from './order-lock-release.js';
-import { brokerStatsOf } from '../broker-stats.js';
 
 export {
   DEFAULT_MAX_POP_INVISIBLE_TIME_MS,
@@ -383,7 +382,7 @@ export class PopService {
           p += size;
         }
       }
-      if (offsets.length > 0) brokerStatsOf(store, this.clock).incGroupGetNums(h.consumerGroup, topic, offsets.length);
+      if (offsets.length > 0) store.stats.incGroupGetNums(h.consumerGroup, topic, offsets.length);
       const mark = popRetryMarkOf(topic);
       if (offsets.length > 0 && h.order) {
         // no checkpoint: the group's offset stays at the first offset not acked, so what is not

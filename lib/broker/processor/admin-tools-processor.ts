@@ -23,7 +23,6 @@ import { UNIQUE_KEY_QUERY_MAX, type IndexService } from '../index-service.js';
 import type { NameServer } from '../name-server.js';
 import type { SubscriptionGroupManager } from '../subscription-group-manager.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
-import { brokerStatsOf } from '../broker-stats.js';
 import { callClient, fail, ok, registerOperation, type Answer } from './request-processor.js';
 
 /** What the admin tools need of a broker beyond the processors' shared context. */
@@ -73,7 +72,7 @@ export class AdminToolsProcessor {
       // Java deletes the topic's consume queues and config and answers SUCCESS for an unknown topic too
       this.ctx.topics.delete(h.topic);
       this.ctx.messageStore.deleteTopic(h.topic);
-      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).onTopicDeleted(h.topic);
+      this.ctx.messageStore.stats.onTopicDeleted(h.topic);
       this.host.namesrv.unregisterTopic(h.topic, this.ctx.brokerName);
       return ok();
     });
@@ -96,7 +95,7 @@ export class AdminToolsProcessor {
       this.host.groups.delete(h.groupName);
       if (h.cleanOffset === true) this.ctx.offsets.removeGroup(h.groupName);
       // Java's autoDeleteUnusedStats (on by default)
-      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).onGroupDeleted(h.groupName);
+      this.ctx.messageStore.stats.onGroupDeleted(h.groupName);
       return ok();
     });
     registerOperation(server, Operations.INVOKE_BROKER_TO_RESET_OFFSET, ({ header: h }) => this.resetOffset(h));

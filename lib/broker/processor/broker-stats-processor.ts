@@ -1,7 +1,6 @@
 import { Operations, ResponseCode } from '../../../protocol/internal.js';
 import { encodeBrokerStatsData, encodeGroupList } from '../../../protocol/body/broker-stats-bodies.js';
 import type { RemotingServer } from '../../remoting/index.js';
-import { brokerStatsOf } from '../broker-stats.js';
 import type { BrokerContext } from './broker-context.js';
 import { fail, ok, registerOperation } from './request-processor.js';
 
@@ -15,7 +14,7 @@ export class BrokerStatsProcessor {
 
   register(server: RemotingServer): void {
     registerOperation(server, Operations.VIEW_BROKER_STATS_DATA, ({ header: h }) => {
-      const data = brokerStatsOf(this.ctx.messageStore, this.ctx.clock).view(h.statsName, h.statsKey);
+      const data = this.ctx.messageStore.stats.view(h.statsName, h.statsKey);
       // Java's remark, word for word: mqadmin and DefaultMQAdminExt callers read it as "nothing counted"
       if (!data) return fail(ResponseCode.SYSTEM_ERROR, `The stats <${h.statsName}> <${h.statsKey}> not exist`);
       return ok({ body: encodeBrokerStatsData(data) });

@@ -17,7 +17,7 @@ import { FAQ_APPLY_TOPIC } from '../faq-remarks.js';
 import { topicNotExist, type BrokerContext } from './broker-context.js';
 import { answerTo, fail, registerOperation, type Answer } from './request-processor.js';
 import { pullFilter } from './sql-filter-checks.js';
-import { brokerStatsOf, storedMessageCount } from '../broker-stats.js';
+import { storedMessageCount } from '../broker-stats.js';
 
 const PULL_STATUS_CODE: Record<GetMessageStatus, number> = {
   FOUND: ResponseCode.SUCCESS,
@@ -119,7 +119,7 @@ export class PullMessageProcessor {
       );
     }
     if (code === ResponseCode.SUCCESS)
-      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incGroupGetNums(group, topic, storedMessageCount(r.records));
+      this.ctx.messageStore.stats.incGroupGetNums(group, topic, storedMessageCount(r.records));
     return {
       code,
       remark: r.status,

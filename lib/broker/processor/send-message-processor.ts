@@ -30,7 +30,6 @@ import { timerHook } from '../timer/timer-hook.js';
 import { recallHandleFor } from './recall-message-processor.js';
 import { fail, ok, operationProcessor, registerOperation, type Answer } from './request-processor.js';
 import { DEFAULT_REGION_ID, stampTraceProperties } from '../trace-topic.js';
-import { brokerStatsOf } from '../broker-stats.js';
 import type { DecodedBatchMessage } from '../../../protocol/batch.js';
 
 /** Java's default maxReconsumeTimes (clients before 3.4.9 cannot send their own). */
@@ -230,8 +229,7 @@ export class SendMessageProcessor {
     }
     const answer = (result: PutMessageResult): Answer => {
       // under the topic it was stored as: a delayed message counts for SCHEDULE_TOPIC_XXXX, as in Java
-      if (result.status === 'PUT_OK')
-        brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incTopicPutNums(inner.topic, inners.length);
+      if (result.status === 'PUT_OK') this.ctx.messageStore.stats.incTopicPutNums(inner.topic, inners.length);
       // a request (producer.request): its reply will be pushed only to the client it names (reply/)
       if (result.status === 'PUT_OK' && !isBatch && propertyOf(inner, 'CORRELATION_ID') !== undefined)
         this.ctx.replyRequests?.rememberRequest(inner.properties);
@@ -318,7 +316,7 @@ export class SendMessageProcessor {
     const result = this.putWithDelay([inner]);
     // Java counts a sent-back message only when it waits under SCHEDULE_TOPIC_XXXX
     if (result.status === 'PUT_OK' && inner.topic === SCHEDULE_TOPIC)
-      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incTopicPutNums(SCHEDULE_TOPIC);
+      this.ctx.messageStore.stats.incTopicPutNums(SCHEDULE_TOPIC);
     if (result.status === 'PUT_OK') return ok();
     return fail(
       result.status === 'SERVICE_NOT_AVAILABLE' ? ResponseCode.SERVICE_NOT_AVAILABLE : ResponseCode.SYSTEM_ERROR,

@@ -7,7 +7,6 @@ import { StoreFileFormatError } from '../errors.js';
 import { unparked } from '../message-record.js';
 import type { MessageStore } from '../message-store.js';
 import { TimerHeap } from './timer-heap.js';
-import { brokerStatsOf } from '../broker-stats.js';
 import { DEFAULT_TIMER_DELIVER_PER_TICK, DEFAULT_TIMER_MAX_IN_MEMORY, TIMER_TOPIC } from './timer-send-rules.js';
 
 export {
@@ -407,7 +406,7 @@ export class TimerMessageStore {
       log('timer delivery to %s failed: %s', inner.topic, res.remark);
       return false;
     }
-    brokerStatsOf(this.store, this.clock).incTopicPutNums(inner.topic);
+    this.store.stats.incTopicPutNums(inner.topic);
     return true;
   }
 

@@ -15,7 +15,6 @@ import {
   PermName,
 } from '../../../protocol/internal.js';
 import { unparked } from '../message-record.js';
-import { brokerStatsOf } from '../broker-stats.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { fail, ok, registerOperation, type Answer } from '../processor/request-processor.js';
 import {
@@ -141,7 +140,7 @@ export class EndTransactionProcessor {
     const result = this.ctx.messageStore.putMessages([inner]);
     switch (result.status) {
       case 'PUT_OK':
-        brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incTopicPutNums(inner.topic);
+        this.ctx.messageStore.stats.incTopicPutNums(inner.topic);
         this.service.deletePrepareMessage(half, 'commit');
         this.counters.committed++;
         return ok();

@@ -5,7 +5,6 @@ import type { MessageStore, PutMessageResult } from '../message-store.js';
 import type { Clock } from '../../clock.js';
 import type { ConsumerOffsetManager } from '../consumer-offset-manager.js';
 import type { TopicConfigManager } from '../topic-config.js';
-import { brokerStatsOf } from '../broker-stats.js';
 
 /** What the transaction store needs of the broker: its store, topics, offsets and clock. */
 export interface TransactionStoreContext {
@@ -195,8 +194,7 @@ export class TransactionalMessageService {
     parkUnder(half, TRANS_HALF_TOPIC, 0);
     this.ctx.topics.ensure(TRANS_HALF_TOPIC, 1);
     const result = this.ctx.messageStore.putMessages([half]);
-    if (result.status === 'PUT_OK')
-      brokerStatsOf(this.ctx.messageStore, this.ctx.clock).incTopicPutNums(TRANS_HALF_TOPIC);
+    if (result.status === 'PUT_OK') this.ctx.messageStore.stats.incTopicPutNums(TRANS_HALF_TOPIC);
     return result;
   }
 
