@@ -2,7 +2,7 @@
  * Memory through the embedded broker with commit-log retention on (not part of `npm test`):
  * `rocketwire broker` in a child process with a short fileReservedTime, a producer in this process
  * (batches of 32, a bounded lead over the consumer) and a push consumer in a second child. Every
- * million messages consumed it prints the largest RSS of the consumer and of the broker since the
+ * million messages consumed (counted here from the numbers the consumer sends back) it prints the largest RSS of the consumer and of the broker since the
  * previous million (from /proc: VmRSS sampled every 200 ms, and VmHWM), the store's disk use and
  * its commit-log segments; then one JSON summary (lost must be 0: the lead is kept far below what
  * retention deletes).
@@ -59,11 +59,12 @@ function duMb(dir: string): number {
   return Math.round(total / 1048576);
 }
 
-/** The consumer child: counts distinct messages by the sequence number at the start of each body. */
+/**
+ * The consumer child: sends the sequence number at the start of each body to the parent over fd 3
+ * (4 bytes each), so the table of what was seen lives outside the process whose memory is measured.
+ */
 async function consumerRole(namesrv: string): Promise<void> {
-  const seen = new Uint8Array(messages);
-  let distinct = 0;
-  let deliveries = 0;
+  const out = fs.createWriteStream('', { fd: 3 });
   const consumer = new PushConsumer({
     consumerGroup: 'retention_soak_cg',
     namesrvAddr: namesrv,
@@ -72,19 +73,15 @@ async function consumerRole(namesrv: string): Promise<void> {
     persistOffsetIntervalMs: 1000,
   });
   await consumer.start((msgs) => {
-    for (const m of msgs) {
-      const n = Number(m.body.toString('latin1', 0, m.body.indexOf(32)));
-      if (seen[n] === 0) {
-        seen[n] = 1;
-        distinct++;
-      }
+    const nums = Buffer.allocUnsafe(msgs.length * 4);
+    for (let i = 0; i < msgs.length; i++) {
+      const m = msgs[i]!;
+      nums.writeUInt32LE(Number(m.body.toString('latin1', 0, m.body.indexOf(32))), i * 4);
     }
-    deliveries += msgs.length;
+    out.write(nums);
     return 'CONSUME_SUCCESS';
   });
-  const timer = setInterval(() => process.stdout.write(`${JSON.stringify({ distinct, deliveries })}\n`), 200);
   process.on('SIGTERM', () => {
-    clearInterval(timer);
     void consumer.shutdown().then(() => process.exit(0));
   });
 }
@@ -125,16 +122,24 @@ async function main(): Promise<void> {
   const consumer = spawn(
     process.execPath,
     [here, '--role', 'consumer', '--namesrv', namesrv, '--messages', String(messages)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] },
   );
+  const seen = new Uint8Array(messages);
   let consumed = 0;
   let deliveries = 0;
-  readline.createInterface({ input: consumer.stdout! }).on('line', (line) => {
-    const o = JSON.parse(line) as { distinct: number; deliveries: number };
-    consumed = o.distinct;
-    deliveries = o.deliveries;
+  let rest = Buffer.alloc(0);
+  (consumer.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
+    const buf = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
+    const whole = buf.length - (buf.length % 4);
+    for (let i = 0; i < whole; i += 4) {
+      const n = buf.readUInt32LE(i);
+      deliveries++;
+      if (seen[n] === 0) {
+        seen[n] = 1;
+        consumed++;
+      }
+    }
+    rest = Buffer.from(buf.subarray(whole));
   });
   const producer = new Producer({ group: 'retention_soak_pg', namesrvAddr: namesrv });
   await producer.start();
