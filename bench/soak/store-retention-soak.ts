@@ -65,6 +65,8 @@ function duMb(dir: string): number {
  */
 async function consumerRole(namesrv: string): Promise<void> {
   const out = fs.createWriteStream('', { fd: 3 });
+  // the parent closes the pipe when it has counted everything
+  out.on('error', () => process.exit(0));
   const consumer = new PushConsumer({
     consumerGroup: 'retention_soak_cg',
     namesrvAddr: namesrv,
@@ -181,6 +183,8 @@ async function main(): Promise<void> {
           report();
           await new Promise((r) => setTimeout(r, 20));
         }
+        // another lane may have produced the last message while this one waited
+        if (seq >= messages) break;
         const batch = [];
         for (let k = 0; k < 32 && seq < messages; k++) {
           const body = Buffer.from(pad);
