@@ -217,7 +217,9 @@ async function main(): Promise<void> {
     rows,
   };
   await producer.shutdown();
+  // the consumer commits its offsets and leaves before its broker goes
   consumer.kill('SIGTERM');
+  await new Promise((r) => consumer.once('exit', r));
   broker.kill('SIGTERM');
   await new Promise((r) => broker.once('exit', r));
   fs.rmSync(data, { recursive: true, force: true });
