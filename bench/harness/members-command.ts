@@ -2,12 +2,22 @@
  * `rocketwire bench --curve members [--simulated]` (members.ts, members-sim.ts): the option parsing,
  * the broker, the table, the chart.
  */
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { startBroker } from '../../lib/broker/index.js';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { CliError, UsageError, intOption, parseOptions, stringOption, type CliIO } from '../../lib/cli/common.js';
 import { startChildBroker } from './embedded.js';
 import { capLine, membersSvg, membersTable, runMembersCurve } from './members.js';
-import { processCpuMs, runSimulatedMembers, simulatedTable, type SimOptions, type SimPoint } from './members-sim.js';
+import {
+  processCpuMs,
+  runSimulatedMembers,
+  simulatedTable,
+  type HeartbeatCounts,
+  type SimOptions,
+  type SimPoint,
+} from './members-sim.js';
 import { renderCurveSvg } from './chart.js';
 import { benchMachine } from './proc-stats.js';
 
@@ -21,9 +31,9 @@ export const MEMBERS_USAGE = `Group members curve (bench/harness/members.ts, mem
                         (default 2), each its own clientId and connections, on a topic of max(8, N)
                         queues: convergence after start, after one member joins and after it
                         leaves, duplicates meanwhile (messages flow at --rate per second, default
-                        200), heartbeat bytes per second over one --heartbeat-ms interval (default
-                        30000; the embedded broker runs in this process so its counters can be
-                        read), RSS per member, fds per host. --heartbeat-v2 for V2 heartbeats;
+                        1000), heartbeat bytes per second over one --heartbeat-ms interval (default
+                        30000; the embedded broker runs in a child process that answers its
+                        counters), RSS per member, fds per host. --heartbeat-v2 for V2 heartbeats;
                         --broker-pid PID: the broker's CPU (a broker on --namesrv)
 `;
 
@@ -111,8 +121,8 @@ async function simulatedCommand(
     if (str(k) !== undefined) throw new UsageError(`--${k} belongs to the process curve, not to --simulated`);
   const namesrv = str('namesrv');
   const brokerPid = str('broker-pid') === undefined ? undefined : intOption('broker-pid', str('broker-pid'), 0, 1);
-  // In this process, so that its HEART_BEAT counters can be read; its CPU is then this process's.
-  const broker = namesrv ? null : await startBroker({ queues: 8 });
+  // In a process of its own that answers its HEART_BEAT counters (members-broker.ts).
+  const broker = namesrv ? null : await startMembersBroker();
   try {
     const o: SimOptions = {
       namesrv: namesrv ?? broker!.namesrv,
@@ -120,21 +130,17 @@ async function simulatedCommand(
       hosts: intOption('hosts', str('hosts'), 2, 1, 64),
       heartbeatIntervalMs: intOption('heartbeat-ms', str('heartbeat-ms'), 30_000, 100, 600_000),
       useHeartbeatV2: values['heartbeat-v2'] === true,
-      rate: intOption('rate', str('rate'), 200, 1, 100_000),
+      rate: intOption('rate', str('rate'), 1000, 1, 100_000),
       holdMs: intOption('hold-ms', str('hold-ms'), 1000, 0, 60_000),
       phaseTimeoutMs: intOption('phase-timeout', str('phase-timeout'), 60, 1, 3600) * 1000,
       prefix,
       log,
     };
     if (broker) {
-      const counts = broker.instances[0]!.consumers.heartbeats;
-      o.brokerHeartbeats = () => ({ ...counts });
-      o.brokerCpuMs = () => {
-        const u = process.cpuUsage();
-        return (u.user + u.system) / 1000;
-      };
+      o.brokerHeartbeats = broker.heartbeats;
+      o.brokerCpuMs = processCpuMs(broker.pid);
     } else if (brokerPid) o.brokerCpuMs = processCpuMs(brokerPid);
-    const label = broker ? 'embedded (in the bench process)' : `name server ${namesrv}`;
+    const label = broker ? 'embedded (child process)' : `name server ${namesrv}`;
     const result = await runSimulatedMembers(o);
     const chart = str('chart');
     if (chart) fs.writeFileSync(chart, simulatedSvg(result, `group convergence by members, broker ${label}`));
@@ -150,14 +156,50 @@ async function simulatedCommand(
         : simulatedTable(result),
     );
     const bad = result.filter(
-      (p) => !p.start.converged || !p.join.converged || !p.leave.converged || p.unique < p.sent,
+      (p) =>
+        p.failed !== undefined || !p.start.converged || !p.join.converged || !p.leave.converged || p.unique < p.sent,
     );
     if (bad.length > 0)
       throw new CliError(`points that did not converge or lost messages: ${bad.map((p) => p.members).join(', ')}`);
     return 0;
   } finally {
-    await broker?.close();
+    await broker?.stop();
   }
+}
+
+interface MembersBroker {
+  namesrv: string;
+  pid: number;
+  heartbeats: () => Promise<HeartbeatCounts>;
+  stop: () => Promise<void>;
+}
+
+async function startMembersBroker(): Promise<MembersBroker> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'members-broker.js');
+  const proc = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: proc.stdout! });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const next = () => new Promise<string>((resolve) => waiting.push(resolve));
+  const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
+  const ready = await Promise.race([next(), closed.then(() => null)]);
+  if (ready === null) throw new CliError('the embedded broker of the members curve did not start');
+  const { namesrv } = JSON.parse(ready) as { namesrv: string };
+  return {
+    namesrv,
+    pid: proc.pid!,
+    heartbeats: async () => {
+      const answer = next();
+      proc.stdin!.write('hb\n');
+      return JSON.parse(await answer) as HeartbeatCounts;
+    },
+    stop: async () => {
+      proc.stdin!.end();
+      const kill = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+      await closed;
+      clearTimeout(kill);
+    },
+  };
 }
 
 export function simulatedSvg(points: SimPoint[], title: string): string {

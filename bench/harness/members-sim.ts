@@ -50,7 +50,7 @@ export interface SimOptions {
   phaseTimeoutMs: number;
   prefix: string;
   /** The broker's HEART_BEAT counters, where they can be read (the embedded broker in this process). */
-  brokerHeartbeats?: () => HeartbeatCounts;
+  brokerHeartbeats?: () => HeartbeatCounts | Promise<HeartbeatCounts>;
   /** The broker's CPU time so far in ms (the JVM's from /proc; for a broker in this process, this process's). */
   brokerCpuMs?: () => number;
   log: (line: string) => void;
@@ -70,6 +70,10 @@ export interface PhaseFigures {
 
 export interface SimPoint {
   members: number;
+  /** Why the point stopped (the curve stops there); its other figures are then those reached. */
+  failed?: string;
+  /** Members whose start() had resolved (all of them unless the point failed while starting). */
+  started: number;
   queues: number;
   hosts: number;
   /** Distinct client instances the hosts reported (one per member when the clientIds differ). */
@@ -234,6 +238,8 @@ class Group {
     } else if (l.type === 'started') {
       this.clientIds.set(l.name!, l.clientId!);
       if (!this.held.has(l.name!)) this.held.set(l.name!, []);
+    } else if (l.type === 'failed') {
+      this.failure ??= `member ${l.name} failed to start: ${(l as { error?: string }).error ?? '?'}`;
     } else if (l.type === 'left') {
       this.held.set(l.name!, []);
       this.lastChangeTs = Math.max(this.lastChangeTs, l.ts!);
@@ -374,12 +380,19 @@ export async function runSimulatedMembers(o: SimOptions): Promise<SimPoint[]> {
   const out: SimPoint[] = [];
   const admin = new AdminClient({ namesrvAddr: o.namesrv, mqClientApiTimeoutMs: 10_000 });
   try {
-    for (const n of o.points) out.push(await runPoint(o, admin, n));
+    for (const n of o.points) {
+      const p = await runPoint(o, admin, n);
+      out.push(p);
+      // a larger group would fail the same way, later
+      if (p.failed !== undefined) break;
+    }
   } finally {
     await admin.close();
   }
   return out;
 }
+
+const noPhase = (): PhaseFigures => ({ ms: Number.NaN, converged: false, duplicates: 0, rebalanceRuns: 0 });
 
 async function runPoint(o: SimOptions, admin: AdminClient, n: number): Promise<SimPoint> {
   const queuesN = Math.max(8, n);
@@ -398,6 +411,37 @@ async function runPoint(o: SimOptions, admin: AdminClient, n: number): Promise<S
   const cpu = o.brokerCpuMs ?? (() => Number.NaN);
   let producer: { stop: () => Promise<number> } | null = null;
   let sending = false;
+  const point: SimPoint = {
+    members: n,
+    started: 0,
+    queues: queuesN,
+    hosts: hostsN,
+    instances: 0,
+    start: noPhase(),
+    join: noPhase(),
+    leave: noPhase(),
+    heartbeat: {
+      windowMs: 0,
+      intervalMs: o.heartbeatIntervalMs,
+      perSec: 0,
+      clientBytesPerSec: 0,
+      fullBytes: 0,
+      withoutSubBytes: 0,
+    },
+    sent: 0,
+    unique: 0,
+    duplicates: 0,
+    rssMbPerMember: Number.NaN,
+    hostRssMb: [],
+    hostFds: [],
+  };
+  const progress = setInterval(
+    () =>
+      o.log(
+        `members ${n}: ${g.clientIds.size} started, ${g.changes} assignment changes, ${g.received} messages handled`,
+      ),
+    10_000,
+  );
   try {
     // The producer starts first, so that its start-up heartbeat falls outside the window: the
     // broker's count then holds one producer heartbeat per interval beside the members'.
@@ -406,7 +450,6 @@ async function runPoint(o: SimOptions, admin: AdminClient, n: number): Promise<S
     o.log(`members ${n}: starting ${n} members in ${hostsN} host process(es), ${queuesN} queues…`);
     const startTs = epochMs();
     let cpu0 = cpu();
-    const runs0 = 0;
     for (let h = 0; h < hostsN; h++) g.send(h, { cmd: 'start', names: names.filter((_, i) => i % hostsN === h) });
     // starting is slow with many members: allow a phase timeout per 100 members
     const startAt = await g.converge(
@@ -415,40 +458,39 @@ async function runPoint(o: SimOptions, admin: AdminClient, n: number): Promise<S
       o,
       performance.now() + o.phaseTimeoutMs * Math.max(1, Math.ceil(n / 100)),
     );
-    if (Number.isNaN(startAt)) throw new CliError(`members ${n}: the group did not converge after start`);
+    point.started = g.clientIds.size;
     let s = await g.stats();
-    const start: PhaseFigures = {
+    point.start = {
       ms: startAt - startTs,
-      converged: true,
+      converged: !Number.isNaN(startAt),
       duplicates: 0,
-      rebalanceRuns: s.reduce((a, h) => a + h.rebalanceRuns, 0) - runs0,
+      rebalanceRuns: s.reduce((a, h) => a + h.rebalanceRuns, 0),
       brokerCpuMs: cpu() - cpu0,
     };
-    const instances = s.reduce((a, h) => a + h.instances, 0);
-    if (instances !== n) throw new CliError(`members ${n}: the hosts run ${instances} client instances, not ${n}`);
+    point.instances = s.reduce((a, h) => a + h.instances, 0);
+    if (!point.start.converged) throw new CliError(`the group did not converge after start`);
+    if (point.instances !== n) throw new CliError(`the hosts run ${point.instances} client instances, not ${n}`);
 
     // 2. messages from here on; 3. the heartbeat window
     sending = true;
-    o.log(`members ${n}: converged in ${Math.round(start.ms)} ms; heartbeat window ${o.heartbeatIntervalMs} ms…`);
-    const b0 = o.brokerHeartbeats?.();
+    o.log(`members ${n}: converged in ${Math.round(point.start.ms)} ms; heartbeat window ${o.heartbeatIntervalMs} ms…`);
+    const b0 = await o.brokerHeartbeats?.();
     const c0 = s;
     cpu0 = cpu();
     const w0 = performance.now();
     await wait(o.heartbeatIntervalMs);
     s = await g.stats();
     const windowMs = performance.now() - w0;
-    const b1 = o.brokerHeartbeats?.();
+    const b1 = await o.brokerHeartbeats?.();
     const perSecond = (x: number) => (x * 1000) / windowMs;
-    const heartbeat: SimPoint['heartbeat'] = {
-      windowMs,
-      intervalMs: o.heartbeatIntervalMs,
-      perSec: perSecond(
-        sumStats(s, 'full') + sumStats(s, 'withoutSub') - sumStats(c0, 'full') - sumStats(c0, 'withoutSub'),
-      ),
-      clientBytesPerSec: perSecond(sumStats(s, 'bodyBytes') - sumStats(c0, 'bodyBytes')),
-      fullBytes: s[0]!.heartbeatFullBytes,
-      withoutSubBytes: s[0]!.heartbeatWithoutSubBytes,
-    };
+    const heartbeat = point.heartbeat;
+    heartbeat.windowMs = windowMs;
+    heartbeat.perSec = perSecond(
+      sumStats(s, 'full') + sumStats(s, 'withoutSub') - sumStats(c0, 'full') - sumStats(c0, 'withoutSub'),
+    );
+    heartbeat.clientBytesPerSec = perSecond(sumStats(s, 'bodyBytes') - sumStats(c0, 'bodyBytes'));
+    heartbeat.fullBytes = s[0]!.heartbeatFullBytes;
+    heartbeat.withoutSubBytes = s[0]!.heartbeatWithoutSubBytes;
     if (b0 && b1) heartbeat.brokerBytesPerSec = perSecond(b1.bodyBytes - b0.bodyBytes);
     if (o.brokerCpuMs) heartbeat.brokerCpuPct = ((cpu() - cpu0) / windowMs) * 100;
     const steadyDuplicates = g.duplicates;
@@ -473,45 +515,39 @@ async function runPoint(o: SimOptions, admin: AdminClient, n: number): Promise<S
       if (!f.converged) o.log(`members ${n}: no convergence ${o.phaseTimeoutMs} ms after the ${label}`);
       return f;
     };
-    const join = await phase('join', () => [...names, joiner], { cmd: 'join', name: joiner });
+    point.join = await phase('join', () => [...names, joiner], { cmd: 'join', name: joiner });
     // duplicates of the join that arrive after it converged still count for it
     await wait(o.holdMs);
-    join.duplicates = g.duplicates - steadyDuplicates;
+    point.join.duplicates = g.duplicates - steadyDuplicates;
 
     // 5. the joiner leaves
     o.log(`members ${n}: ${joiner} leaves…`);
     const dupBeforeLeave = g.duplicates;
-    const leave = await phase('leave', () => names, { cmd: 'leave', name: joiner });
+    point.leave = await phase('leave', () => names, { cmd: 'leave', name: joiner });
     await wait(o.holdMs);
 
     // 6. every message sent must be handled
-    const sent = await producer.stop();
+    point.sent = await producer.stop();
     producer = null;
     const drainUntil = performance.now() + o.phaseTimeoutMs;
-    while (g.unique < sent && performance.now() < drainUntil) await wait(20);
-    leave.duplicates = g.duplicates - dupBeforeLeave;
-    s = await g.stats();
-    const hostRssMb = g.hosts.map((h) => rssMb(h.proc.pid!));
-    return {
-      members: n,
-      queues: queuesN,
-      hosts: hostsN,
-      instances,
-      start,
-      join,
-      leave,
-      heartbeat,
-      sent,
-      unique: g.unique,
-      duplicates: g.duplicates,
-      rssMbPerMember: hostRssMb.reduce((a, b) => a + b, 0) / n,
-      hostRssMb,
-      hostFds: s.map((h) => h.fds),
-    };
+    while (g.unique < point.sent && performance.now() < drainUntil) await wait(20);
+    point.leave.duplicates = g.duplicates - dupBeforeLeave;
+  } catch (err) {
+    point.failed = (err as Error).message;
+    o.log(`members ${n}: ${point.failed}`);
   } finally {
-    if (producer) await producer.stop().catch(() => 0);
+    clearInterval(progress);
+    point.started = Math.max(point.started, g.clientIds.size);
+    point.hostRssMb = g.hosts.map((h) => rssMb(h.proc.pid!));
+    point.rssMbPerMember = point.hostRssMb.reduce((a, b) => a + b, 0) / Math.max(1, point.started);
+    const alive = g.hosts.every((h) => h.proc.exitCode === null);
+    if (alive) point.hostFds = (await g.stats()).map((h) => h.fds);
+    point.unique = g.unique;
+    point.duplicates = g.duplicates;
+    if (producer) point.sent = await producer.stop().catch(() => 0);
     await g.close();
   }
+  return point;
 }
 
 const fmt = (x: number | undefined, digits = 0): string =>
@@ -533,7 +569,14 @@ export function simulatedTable(points: SimPoint[]): string {
       `| ${fmt(p.heartbeat.fullBytes)} / ${fmt(p.heartbeat.withoutSubBytes)} | ${fmt(p.heartbeat.brokerCpuPct, 1)} ` +
       `| ${fmt(p.rssMbPerMember, 2)} | ${p.hostFds.join(' / ')} | ${fmt(p.sent)} / ${fmt(p.unique)} |`,
   );
-  return [head, `|${' --- |'.repeat(17)}`, ...rows].join('\n') + '\n';
+  const notes = points
+    .filter((p) => p.failed !== undefined)
+    .map(
+      (p) =>
+        `members ${p.members} stopped (${p.started} of ${p.members} started): ${p.failed}; ` +
+        `host RSS ${p.hostRssMb.map((r) => fmt(r)).join(' / ')} MiB, fds ${p.hostFds.join(' / ') || '–'}`,
+    );
+  return [head, `|${' --- |'.repeat(17)}`, ...rows, ...notes].join('\n') + '\n';
 }
 
 /** The processes' CPU, for an Apache broker JVM found by its pid. */
