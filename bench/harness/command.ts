@@ -18,6 +18,7 @@ import {
 } from './produce-vs.js';
 import { ProgressBar } from './progress.js';
 import { LATENCY_USAGE, runLatency } from './latency.js';
+import { isMembersCurve, MEMBERS_USAGE, runMembersCommand } from './members-command.js';
 import {
   BENCH_CONSUME_THREADS,
   consumeRocketwire,
@@ -123,6 +124,7 @@ Scale curves (instead of the consumer bench; bench/harness/curve.ts):
                         as a Markdown table (--json: JSON) and with --chart FILE.svg a chart
   --points LIST         the curve's points (default 8,64,256,1024 for queues, 1,16,64,256 for topics)
 
+${MEMBERS_USAGE}
 ${LATENCY_USAGE}
 Exit code 1 if any produced message was not consumed (with --produce-vs: if any send failed or an
 acknowledged message is not in its topic).
@@ -335,6 +337,7 @@ function traceFigures(r: Report): string[] {
 }
 
 async function run(argv: string[], io: CliIO): Promise<number> {
+  if (isMembersCurve(argv)) return runMembersCommand(argv, io);
   const { values } = parseOptions(argv, {
     namesrv: { type: 'string' },
     messages: { type: 'string' },
