@@ -1,17 +1,12 @@
 import createDebug from '../debug.js';
-import {
-  MessageSysFlag,
-  UniqKeyGenerator,
-  type MessageExt,
-  type MessageQueue,
-  type SendMessageRequestHeader,
-} from '../../protocol/index.js';
+import { MessageSysFlag, UniqKeyGenerator, type MessageExt, type MessageQueue } from '../../protocol/index.js';
 import {
   defaultClientIp,
   MQClientInstance,
   resolveInstanceName,
   takeNamespace,
   wrapNamespace,
+  type CallReply,
   type NamespaceOption,
 } from '../client/index.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -20,7 +15,7 @@ import { brokerNameOf, refreshOnNotLeader } from '../client/static-topic.js';
 import { BrokerError, RemotingError } from '../remoting/index.js';
 import { NoRouteError, ProducerStateError, SendFailedError, type SendAttemptFailure } from './errors.js';
 import { validateTopic, type Message } from './message.js';
-import { prepareBatch, prepareSingle, type Prepared } from './send-preparation.js';
+import { prepareBatch, prepareSingle, sendHeader, type Prepared } from './send-preparation.js';
 import { resolveProducerOptions, type ProducerOptions, type ResolvedProducerOptions } from './producer-options.js';
 import type { SendResult } from './send-result.js';
 import { toSendResult } from './send-response.js';
@@ -289,15 +284,24 @@ export class Producer {
   /** Sends one message and waits for the broker's answer (SEND_MESSAGE_V2). */
   async send(msg: Message, opts: SendOptions = {}): Promise<SendResult> {
     this.ensureRunning();
+    // Without tracing or a namespace (the usual case), no wrapper's async frame on every send.
+    if (this.tracing === null && !this.namespace) return this.sendOne(msg, opts);
     return tracedSend(this.tracing, msg, async (traced) => {
-      const m = namespacedMessage(this.namespace, traced);
-      const r = await this.sendPath.send(
-        m,
+      const r = await this.sendOne(
+        namespacedMessage(this.namespace, traced),
         namespacedSendOptions(this.namespace, opts),
-        (o) => this.sendPrepared(prepareSingle(this.options, this.uniqKeys, m), o, false) as Promise<SendResult>,
       );
       return resultWithoutNamespace(this.namespace, r);
     });
+  }
+
+  /** One message (namespace already applied) through back-pressure, the accumulator or a direct send. */
+  private sendOne(m: Message, opts: SendOptions): Promise<SendResult> {
+    return this.sendPath.send(
+      m,
+      opts,
+      (o) => this.sendPrepared(prepareSingle(this.options, this.uniqKeys, m), o, false) as Promise<SendResult>,
+    );
   }
 
   /** Sends one message without waiting for an answer; a single attempt, as in Java. */
@@ -391,7 +395,10 @@ export class Producer {
   private async sendPrepared(p: Prepared, opts: SendOptions, oneway: boolean): Promise<SendResult | void> {
     const begin = this.clock.now();
     const budget = opts.timeoutMs ?? this.options.sendMsgTimeoutMs;
-    const info = opts.queue ? null : await this.publishInfo.find(this.instance!, p.topic);
+    // A known route is read without awaiting: no time passes before the first attempt then.
+    const cached = opts.queue ? null : this.publishInfo.cached(p.topic);
+    const info = opts.queue ? null : (cached ?? (await this.publishInfo.find(this.instance!, p.topic)));
+    const faults = this.sendPath.faults;
     // As in Java, only sends that pick their own queue are retried: a oneway send, or one to a queue the
     // caller chose (ordered sends), gets a single attempt so that it never lands on another queue.
     const times = oneway || opts.selector || opts.queue ? 1 : 1 + this.options.retryTimesWhenSendFailed;
@@ -399,7 +406,7 @@ export class Producer {
     let lastBrokerName: string | undefined;
     let timedOut = false;
     for (let attempt = 0; attempt < times; attempt++) {
-      const elapsed = this.clock.now() - begin;
+      const elapsed = attempt === 0 && (cached !== null || opts.queue) ? 0 : this.clock.now() - begin;
       if (elapsed >= budget) {
         timedOut = true;
         break;
@@ -408,14 +415,14 @@ export class Producer {
         opts.queue ??
         (opts.selector
           ? opts.selector(info!.queues, p.msg, opts.arg)
-          : this.sendPath.faults.selectOneMessageQueue(info!, lastBrokerName, attempt > 0));
-      // Only sends that pick their own queue record their broker's latency, as Java's sendDefaultImpl.
-      const fault = info && !opts.selector ? this.clock.now() : -1;
+          : faults.selectOneMessageQueue(info!, lastBrokerName, attempt > 0));
+      // Only sends that pick their own queue record their broker's latency (Java's sendDefaultImpl), when on.
+      const fault = info && !opts.selector && faults.enabled ? this.clock.now() : -1;
       // Answered sends only (as Java's 5.x clients, which have no oneway): timed when observed.
       const t0 = !oneway && this.instr.observed ? this.clock.now() : -1;
       try {
         const r = await this.sendKernel(p, mq, budget - elapsed, oneway);
-        if (fault >= 0) this.sendPath.faults.onAttempt(mq.brokerName, this.clock.now() - fault);
+        if (fault >= 0) faults.onAttempt(mq.brokerName, this.clock.now() - fault);
         this.counters.sent++;
         if (t0 >= 0)
           this.instr.sendDone(
@@ -428,7 +435,7 @@ export class Producer {
         return r;
       } catch (err) {
         const e = err as Error;
-        if (fault >= 0) this.sendPath.faults.onAttempt(mq.brokerName, this.clock.now() - fault, e);
+        if (fault >= 0) faults.onAttempt(mq.brokerName, this.clock.now() - fault, e);
         if (t0 >= 0) this.instr.sendDone(p.topic, mq, messagesIn(p.batch, p.uniqMsgId), this.clock.now() - t0, e);
         failures.push({ brokerName: mq.brokerName, queueId: mq.queueId, error: e });
         lastBrokerName = mq.brokerName;
@@ -462,30 +469,19 @@ export class Producer {
       addr = instance.findBrokerMasterAddress(brokerName);
       if (!addr) throw new NoRouteError(p.topic, `broker ${brokerName} has no master address`);
     }
-    const fields: SendMessageRequestHeader = {
-      producerGroup: this.options.group,
-      topic: p.topic,
-      defaultTopic: this.options.createTopicKey,
-      defaultTopicQueueNums: this.options.defaultTopicQueueNums,
-      queueId: mq.queueId,
-      sysFlag: p.sysFlag,
-      bornTimestamp: this.clock.now(),
-      flag: p.flag,
-      properties: p.properties,
-      reconsumeTimes: 0,
-      unitMode: false,
-      batch: p.batch,
-      bname: brokerName,
-    };
+    const fields = sendHeader(this.options, p, mq.queueId, brokerName, this.clock.now());
     if (oneway) {
       await instance.invokeOneway(addr, p.op, fields, p.body);
       return;
     }
     const begin = this.trace ? this.clock.now() : 0;
-    const reply = await instance.call(addr, p.op, fields, p.body, { timeoutMs }).catch(async (err: unknown) => {
+    let reply: CallReply<Prepared['op']>;
+    try {
+      reply = await instance.call(addr, p.op, fields, p.body, { timeoutMs });
+    } catch (err) {
       await refreshOnNotLeader(instance, p.topic, err);
       throw err;
-    });
+    }
     const result = toSendResult(reply, p, mq);
     this.trace?.onSend({
       ...result,

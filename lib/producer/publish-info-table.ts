@@ -30,6 +30,12 @@ export class PublishInfoTable {
     return this.table.keys().next().value;
   }
 
+  /** The queues of `topic` when known and usable, without asking anyone (the send path's fast path). */
+  cached(topic: string): TopicPublishInfo | null {
+    const info = this.table.get(topic);
+    return info?.ok ? info : null;
+  }
+
   /** The queues to send `topic` to: cached, fetched, or borrowed from the template topic. */
   async find(instance: MQClientInstance, topic: string): Promise<TopicPublishInfo> {
     const cached = this.table.get(topic);

@@ -4,6 +4,7 @@ import {
   isRetryTopic,
   MAX_PROPERTIES_BYTES,
   Operations,
+  type SendMessageRequestHeader,
   type UniqKeyGenerator,
 } from '../../protocol/index.js';
 import { compressBody } from './compression-options.js';
@@ -137,5 +138,30 @@ export function prepareBatch(
     batch: true,
     uniqMsgId: ids.join(','),
     msg: first,
+  };
+}
+
+/** The SEND_MESSAGE header of an attempt of `p` to queue `queueId` of `brokerName`, born at `now`. */
+export function sendHeader(
+  options: ResolvedProducerOptions,
+  p: Prepared,
+  queueId: number,
+  brokerName: string,
+  now: number,
+): SendMessageRequestHeader {
+  return {
+    producerGroup: options.group,
+    topic: p.topic,
+    defaultTopic: options.createTopicKey,
+    defaultTopicQueueNums: options.defaultTopicQueueNums,
+    queueId,
+    sysFlag: p.sysFlag,
+    bornTimestamp: now,
+    flag: p.flag,
+    properties: p.properties,
+    reconsumeTimes: 0,
+    unitMode: false,
+    batch: p.batch,
+    bname: brokerName,
   };
 }
