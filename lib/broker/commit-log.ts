@@ -203,24 +203,16 @@ export class CommitLog {
   }
 
   /**
-   * Where a write of `size` bytes will start: the current end (or `after`, the end of records
-   * reserved but not yet appended), or the start of a new segment when that one has no room. Call,
-   * encode with that offset, then `append`.
+   * Where a write of `size` bytes will start: the current end, or the start of a new segment when
+   * that one has no room. Call, encode with that offset, then `append`.
    */
-  reserve(size: number, after?: number): number {
+  reserve(size: number): number {
     if (size > this.segmentSize)
       throw new StoreWriteError(`record of ${size} bytes exceeds the segment size ${this.segmentSize}`);
     const last = this.segments[this.segments.length - 1];
-    if (after === undefined) {
-      if (!last) return 0;
-      if (last.length + size <= this.segmentSize) return last.base + last.length;
-      return last.base + this.segmentSize;
-    }
-    // segments start at multiples of the segment size; a sealed one counts as full
-    const base = Math.floor(after / this.segmentSize) * this.segmentSize;
-    const used = last && last.base === base ? Math.max(last.length, after - base) : after - base;
-    if (used + size <= this.segmentSize) return base + used;
-    return base + this.segmentSize;
+    if (!last) return 0;
+    if (last.length + size <= this.segmentSize) return last.base + last.length;
+    return last.base + this.segmentSize;
   }
 
   /**

@@ -9,9 +9,6 @@ import type { MessageStoreOptions, PutMessageResult } from './message-store-type
 
 const log = createDebug('rocketwire:broker');
 
-/** Puts of a turn written at once before grouping starts: as many as the answers a server sends early. */
-const EARLY_PUTS = 2;
-
 /** What the writer needs of its store. */
 export interface PutHost {
   readonly commitLog: CommitLog;
@@ -25,7 +22,7 @@ export interface PutHost {
   stored(put: PreparedPut): void;
 }
 
-/** One putMessages call, encoded and given its offsets, waiting for its write. */
+/** One putMessages call, encoded and given its offsets, ready to write. */
 export interface PreparedPut {
   inners: MessageInner[];
   records: Buffer[];
@@ -35,71 +32,39 @@ export interface PreparedPut {
   bytes: number;
   storeTimestamp: number;
   result: PutMessageResult & { status: 'PUT_OK' };
-  settle?: (r: PutMessageResult) => void;
 }
 
 /**
- * The store's write path. A put is encoded and given its commit-log and queue offsets at once;
- * the records of every put prepared in one turn of the event loop (the sends of one socket read,
- * a batch) are written together, in one writev per commit-log segment, when the turn ends (grouped
- * puts) or at once (putNow, which also writes what waits before it). Each send is answered only
- * after its records are written, as before: grouping changes how many system calls, not when a
- * send counts as stored. A failed write fails the puts from the segment run that failed on (none
- * of whose records stay in the log).
+ * The store's write path. A put (one message, or a batch's messages of one queue) is encoded and
+ * given its commit-log and queue offsets at once, then its records go out in one writev: a batch
+ * costs one system call, not one per record. A put never straddles two segments (reserve moves it
+ * to the next), and a failed write leaves none of its records in the log and takes no queue offset.
+ * Grouping the puts of several sends into one write as well did not beat noise end to end
+ * (docs/benchmarks.md), so each put is written when it is made.
  */
 export class StoreWriter {
-  private pending: PreparedPut[] = [];
-  /** End of the records reserved but not yet written; -1 when none wait. */
-  private pendingEnd = -1;
-  /** Queue offsets reserved by waiting puts, per queue. */
-  private readonly reserved = new Map<ConsumeQueue, number>();
-
-  /** Puts written at once in this turn (see putGrouped). */
-  private turnPuts = 0;
-  private readonly endTurn = (): void => {
-    this.turnPuts = 0;
-  };
-
   constructor(private readonly host: PutHost) {}
 
-  /** Encode, reserve and write now (with everything waiting before it). */
-  putNow(inners: MessageInner[]): PutMessageResult {
+  /** Encode, reserve and write; all or nothing. */
+  put(inners: MessageInner[]): PutMessageResult {
     const p = this.prepare(inners);
     if (p.status !== undefined) return p;
-    this.enqueue(p);
-    this.flush();
-    return p.settled ?? p.result;
-  }
-
-  /**
-   * Encode and reserve now; written with the other puts of this turn. The first EARLY_PUTS of a
-   * turn are written at once instead: their answers leave at once (the server sends a turn's first
-   * answers early, remoting/outbound-queue.ts), so the clients work on them while the rest waits.
-   */
-  putGrouped(inners: MessageInner[]): PutMessageResult | Promise<PutMessageResult> {
-    if (this.pending.length === 0 && this.turnPuts < EARLY_PUTS) {
-      if (this.turnPuts++ === 0) queueMicrotask(this.endTurn);
-      return this.putNow(inners);
+    try {
+      this.host.commitLog.append(p.phys, p.records, p.storeTimestamp);
+    } catch (err) {
+      if (!(err instanceof StoreWriteError)) throw err;
+      return { status: 'SERVICE_NOT_AVAILABLE', remark: `store write failed: ${err.message}`, written: [] };
     }
-    const p = this.prepare(inners);
-    if (p.status !== undefined) return p;
-    const done = new Promise<PutMessageResult>((resolve) => {
-      p.settle = resolve;
-    });
-    if (this.pending.length === 0) queueMicrotask(() => this.flush());
-    this.enqueue(p);
-    return done;
+    try {
+      this.host.stored(p);
+    } catch (err) {
+      // the records are written (recovery would index them); a failing index must not lose the answer
+      log('indexing a stored put failed: %O', err);
+    }
+    return p.result;
   }
 
-  private enqueue(p: PreparedPut): void {
-    this.pending.push(p);
-    this.pendingEnd = p.phys + p.bytes;
-    this.reserved.set(p.cq, (this.reserved.get(p.cq) ?? 0) + p.records.length);
-  }
-
-  private prepare(
-    inners: MessageInner[],
-  ): (PreparedPut & { status?: undefined; settled?: PutMessageResult }) | PutMessageResult {
+  private prepare(inners: MessageInner[]): (PreparedPut & { status?: undefined }) | PutMessageResult {
     const first = inners[0];
     if (!first) return { status: 'MESSAGE_ILLEGAL', remark: 'no message', written: [] };
     const host = this.host;
@@ -138,7 +103,7 @@ export class StoreWriter {
     }
     let phys: number;
     try {
-      phys = host.commitLog.reserve(bytes, this.pendingEnd < 0 ? undefined : this.pendingEnd);
+      phys = host.commitLog.reserve(bytes);
     } catch (err) {
       return { status: 'MESSAGE_ILLEGAL', remark: (err as Error).message, written: [] };
     }
@@ -149,7 +114,7 @@ export class StoreWriter {
       if (err instanceof StorePathError) return { status: 'MESSAGE_ILLEGAL', remark: err.message, written: [] };
       throw err;
     }
-    const baseQueueOffset = cq.maxOffset + (this.reserved.get(cq) ?? 0);
+    const baseQueueOffset = cq.maxOffset;
     const written: PutMessageResult['written'] = [];
     let p = phys;
     for (let i = 0; i < records.length; i++) {
@@ -164,51 +129,5 @@ export class StoreWriter {
       p += record.length;
     }
     return { inners, records, codes, cq, phys, bytes, storeTimestamp: now, result: { status: 'PUT_OK', written } };
-  }
-
-  /** Write every waiting put: one append per commit-log segment the group spans. */
-  flush(): void {
-    const group = this.pending;
-    if (group.length === 0) return;
-    this.pending = [];
-    this.pendingEnd = -1;
-    this.reserved.clear();
-    const segment = this.host.commitLog.segmentSize;
-    let failure: string | null = null;
-    for (let i = 0; i < group.length; ) {
-      // a run of puts in one segment (a put never straddles two: reserve moved it to the next)
-      const segBase = Math.floor(group[i]!.phys / segment);
-      let j = i;
-      const bufs: Buffer[] = [];
-      while (j < group.length && Math.floor(group[j]!.phys / segment) === segBase) {
-        for (const r of group[j]!.records) bufs.push(r);
-        j++;
-      }
-      if (failure === null) {
-        try {
-          this.host.commitLog.append(group[i]!.phys, bufs, group[j - 1]!.storeTimestamp);
-        } catch (err) {
-          if (!(err instanceof StoreWriteError)) throw err;
-          failure = `store write failed: ${err.message}`;
-        }
-      }
-      for (let k = i; k < j; k++) {
-        const put = group[k]!;
-        if (failure !== null) {
-          const r: PutMessageResult = { status: 'SERVICE_NOT_AVAILABLE', remark: failure, written: [] };
-          (put as { settled?: PutMessageResult }).settled = r;
-          put.settle?.(r);
-          continue;
-        }
-        try {
-          this.host.stored(put);
-        } catch (err) {
-          // the records are written (recovery would index them); a failing index must not lose the answer
-          log('indexing a stored put failed: %O', err);
-        }
-        put.settle?.(put.result);
-      }
-      i = j;
-    }
   }
 }

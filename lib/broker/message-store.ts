@@ -257,8 +257,6 @@ export class MessageStore {
 
   close(): void {
     if (this.closed) return;
-    // puts of this turn still waiting for their write are written first
-    if (this.opened) this.writer.flush();
     this.closed = true;
     // a store whose open() failed has nothing to write, and must not replace the checkpoint
     if (!this.opened) return;
@@ -319,20 +317,11 @@ export class MessageStore {
 
   /**
    * Write messages of one (topic, queueId) as consecutive records with consecutive queue offsets,
-   * now (with any grouped puts waiting before them). All or nothing.
+   * in one write (a batch's records in one writev). All or nothing.
    */
   putMessages(inners: MessageInner[]): PutMessageResult {
     if (this.closed) return { status: 'SERVICE_NOT_AVAILABLE', remark: 'store is shut down', written: [] };
-    return this.writer.putNow(inners);
-  }
-
-  /**
-   * putMessages, written together with the other grouped puts of this event-loop turn (one write
-   * for all of them) when the turn ends; the promise settles once the records are written.
-   */
-  putMessagesGrouped(inners: MessageInner[]): PutMessageResult | Promise<PutMessageResult> {
-    if (this.closed) return { status: 'SERVICE_NOT_AVAILABLE', remark: 'store is shut down', written: [] };
-    return this.writer.putGrouped(inners);
+    return this.writer.put(inners);
   }
 
   /** Records just written: into their queue, the key index, and the pulls waiting for them. */

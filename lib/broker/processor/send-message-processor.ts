@@ -240,8 +240,7 @@ export class SendMessageProcessor {
           : recallHandleFor(inner.properties, this.ctx.brokerName);
       return sendResponse(result, responseQueueId, undefined, recallHandle);
     };
-    // one write per send (a batch's records in one writev); grouping the sends of a turn
-    // (putMessagesGrouped) did not beat noise end to end (docs/benchmarks.md)
+    // one write per send, a batch's records in one writev (message-store-put.ts)
     return answer(this.putWithDelay(inners));
   }
 
