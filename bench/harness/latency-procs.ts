@@ -101,7 +101,7 @@ export class Proc {
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
       this.child.once('exit', () => {
