@@ -97,9 +97,21 @@ async function main(): Promise<void> {
     if (values.vs && !latency) args.push('--vs', values.vs);
     if (values.chart && !latency) args.push('--chart', values.chart);
     const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+      // The latency bench's --restart: SIGKILL the broker JVM, start it again on the same ports and
+      // store (bootBroker waits until the name server lists it), and tell the bench its new pid.
+      child.on('message', (m: { restartBroker?: boolean }) => {
+        if (m.restartBroker !== true) return;
+        void cluster
+          .killBroker(0)
+          .then(() => cluster.startBroker(0))
+          .then(
+            () => child.send({ brokerRestarted: true, pid: brokerJvmPid(cluster.brokers[0]!) }),
+            (err: Error) => child.send({ brokerRestarted: true, error: err.message }),
+          );
+      });
       let s = '';
-      child.stdout.on('data', (d: Buffer) => (s += d.toString()));
+      child.stdout!.on('data', (d: Buffer) => (s += d.toString()));
       child.once('close', (code) =>
         code === 0 ? resolve(s) : reject(new Error(`rocketwire bench exited with ${code}: ${s.trim()}`)),
       );

@@ -369,13 +369,22 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'phase-seconds': { type: 'string' },
     'no-java': { type: 'boolean' },
     'cpu-prof': { type: 'string' },
+    'node-args': { type: 'string' },
+    join: { type: 'boolean' },
+    restart: { type: 'boolean' },
+    'event-rate': { type: 'string' },
+    'join-seconds': { type: 'string' },
+    'restart-seconds': { type: 'string' },
+    'child-log': { type: 'string' },
     'broker-pid': { type: 'string' },
     curve: { type: 'string' },
     points: { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   if (values.latency === true)
-    return runLatency(values, io, (ns, q, body) => withBenchBroker(ns, q, (n, l, c) => body(n, l, c ? c.pid : null)));
+    return runLatency(values, io, (ns, q, body) =>
+      withBenchBroker(ns, q, (n, l, c) => body(n, l, c ? c.pid : null, c ? () => c.restart() : parentRestart())),
+    );
   if (str('produce-vs') !== undefined) return runProduceVs(values, io);
   if (str('curve') !== undefined) return runCurveCommand(str, values.json === true, io);
   if (str('produce-modes') !== undefined) throw new UsageError('--produce-modes goes with --produce-vs');
@@ -761,6 +770,28 @@ async function withBenchBroker<T>(
     process.removeListener('SIGTERM', onSignal);
     await stopChild();
   }
+}
+
+/**
+ * A broker this process did not start can still be restarted when the process that started it
+ * asks for that by IPC (bench/e2e/real-broker.js): `{ restartBroker: true }` out,
+ * `{ brokerRestarted: true, pid }` back.
+ */
+function parentRestart(): (() => Promise<number | null>) | null {
+  const send = process.send?.bind(process);
+  if (!send) return null;
+  return () =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: unknown) => {
+        const msg = m as { brokerRestarted?: boolean; pid?: number | null; error?: string };
+        if (msg.brokerRestarted !== true) return;
+        process.off('message', onMessage);
+        if (msg.error) reject(new CliError(`broker restart failed: ${msg.error}`));
+        else resolve(msg.pid ?? null);
+      };
+      process.on('message', onMessage);
+      send({ restartBroker: true });
+    });
 }
 
 /** `rocketwire bench --curve queues|topics` (bench/harness/curve.ts). */

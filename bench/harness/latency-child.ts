@@ -2,12 +2,14 @@
  * The Node processes of `rocketwire bench --latency` (latency.ts), each a long-lived child driven by
  * commands on stdin and printing JSON lines, like the Java side (test/interop/java/LatencyBench.java):
  *
- *   latency-child.js rocketwire NAMESRV TOPIC GROUP   rocketwire's PushConsumer (its defaults, from the last offset)
+ *   latency-child.js rocketwire NAMESRV TOPIC GROUP [wait]  rocketwire's PushConsumer (its defaults, from the
+ *                                                     last offset); with `wait`, started by a `start` line
  *   latency-child.js floor NAMESRV TOPIC GROUP        the floor: raw long polls answered on arrival (latency-floor.ts)
  *   latency-child.js producer NAMESRV TOPIC SIZE [QUEUES]  rocketwire's Producer, open loop, sync sends
  *
  * Consumers: `begin N`, `count N`, `end N`, `quit`; the producer: `run N RATE MS`, `quit` (the
- * same commands and answers as the Java side). A body is: phase (4 bytes), sequence (4), its
+ * same commands and answers as the Java side). Both: `trace N` keeps every message of phase N,
+ * `dump N FILE` writes them to FILE (latency-record.ts's SampleLog). A body is: phase (4 bytes), sequence (4), its
  * scheduled send time in µs since the epoch (8, big-endian), filler.
  */
 import { performance } from 'node:perf_hooks';
@@ -17,7 +19,17 @@ import { Producer } from '../../lib/producer/index.js';
 import { CliError } from '../../lib/cli/common.js';
 import { exitAfterStdout } from './exit-flushed.js';
 import { startFloor } from './latency-floor.js';
-import { newHistogram, nowUs, percentiles, PhaseRecorder, print, Resources, walkRecords } from './latency-record.js';
+import {
+  newHistogram,
+  NO_QUEUE,
+  nowUs,
+  percentiles,
+  PhaseRecorder,
+  print,
+  Resources,
+  SampleLogs,
+  walkRecords,
+} from './latency-record.js';
 
 /** Reads commands from stdin until `quit` or its end, then runs `stop` and exits. */
 function serve(onLine: (line: string) => void, stop: () => Promise<void>): void {
@@ -33,7 +45,7 @@ function serve(onLine: (line: string) => void, stop: () => Promise<void>): void 
   rl.on('close', quit);
 }
 
-async function rocketwire(namesrv: string, topic: string, group: string): Promise<void> {
+async function rocketwire(namesrv: string, topic: string, group: string, wait: boolean): Promise<void> {
   const rec = new PhaseRecorder();
   let first = true;
   const consumer = new PushConsumer({
@@ -42,20 +54,33 @@ async function rocketwire(namesrv: string, topic: string, group: string): Promis
     consumeFromWhere: 'last',
     subscriptions: { [topic]: '*' },
   });
-  const t0 = performance.now();
-  await consumer.start((msgs: MessageExt[]) => {
-    const now = nowUs();
-    for (const m of msgs) rec.record(m.body, m.storeTimestamp, now);
-    if (first) {
-      first = false;
-      print({ type: 'first', startupMs: performance.now() - t0 });
-    }
-    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-  });
-  print({ type: 'ready', startMs: performance.now() - t0 });
+  let started = false;
+  const start = async (): Promise<void> => {
+    started = true;
+    const t0 = performance.now();
+    await consumer.start((msgs: MessageExt[]) => {
+      const now = nowUs();
+      for (const m of msgs) rec.record(m.body, m.storeTimestamp, now, m.queueId);
+      if (first) {
+        first = false;
+        print({ type: 'first', startupMs: performance.now() - t0 });
+      }
+      return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    });
+    print({ type: 'ready', startMs: performance.now() - t0 });
+  };
+  // A member that joins later: the process (node, the module graph) is up before the bench says
+  // `start`, so what the join costs is the consumer's start, not node's.
+  if (wait) print({ type: 'idle' });
+  else await start();
   serve(
-    (line) => rec.command(line),
-    () => consumer.shutdown(),
+    (line) => {
+      if (line.trim() === 'start' && !started) void start();
+      else rec.command(line);
+    },
+    async () => {
+      if (started) await consumer.shutdown();
+    },
   );
 }
 
@@ -92,7 +117,9 @@ async function producer(namesrv: string, topic: string, size: number, queues: nu
   b0.fill(0, 0, 16);
   await p.send({ topic, body: b0, tags: 'bench' });
   print({ type: 'ready' });
+  const traced = new SampleLogs();
   const run = (phase: number, rate: number, ms: number): void => {
+    const log = traced.get(phase);
     const total = Math.max(1, Math.round((rate * ms) / 1000));
     const intervalMs = 1000 / rate;
     const ack = newHistogram();
@@ -129,14 +156,16 @@ async function producer(namesrv: string, topic: string, size: number, queues: nu
       body.writeUInt32BE(due >>> 0, 12);
       const callUs = nowUs();
       p.send({ topic, body, tags: 'bench' }).then(
-        () => {
+        (r) => {
           const now = nowUs();
+          log?.add(due, now, r.messageQueue.queueId, seq);
           ack.record((now - dueUs) / 1000);
           call.record((now - callUs) / 1000);
           lag.record((callUs - dueUs) / 1000);
           if (++settled === total) finish();
         },
         (err: Error) => {
+          log?.add(due, Number.NaN, NO_QUEUE, seq);
           failed++;
           firstError ??= err.message;
           if (++settled === total) finish();
@@ -154,6 +183,7 @@ async function producer(namesrv: string, topic: string, size: number, queues: nu
   };
   serve(
     (line) => {
+      if (traced.command(line)) return;
       const [cmd, n, rate, ms] = line.trim().split(' ');
       if (cmd === 'run') run(Number(n), Number(rate), Number(ms));
     },
@@ -163,7 +193,7 @@ async function producer(namesrv: string, topic: string, size: number, queues: nu
 
 async function main(): Promise<void> {
   const [role, namesrv, topic, arg, queues] = process.argv.slice(2) as [string, string, string, string, string?];
-  if (role === 'rocketwire') await rocketwire(namesrv, topic, arg);
+  if (role === 'rocketwire') await rocketwire(namesrv, topic, arg, queues === 'wait');
   else if (role === 'floor') await floor(namesrv, topic, arg);
   else if (role === 'producer') await producer(namesrv, topic, Number(arg), Number(queues ?? 8));
   else throw new CliError(`unknown role ${role}`);

@@ -80,59 +80,80 @@ function pollFrom(
   group: string,
   onBody: (body: Buffer, start: number, end: number) => void,
   fail: (err: Error) => void,
-): net.Socket {
+): { destroy(): void } {
   const { host, port } = parseAddress(addr);
-  const socket = net.connect({ host, port });
-  socket.setNoDelay(true);
-  const byOpaque = new Map<number, MessageQueue>();
+  const next = new Map<MessageQueue, number>(queues.map((mq) => [mq, 0]));
+  let socket: net.Socket;
+  let stopped = false;
   let opaque = 1;
-  const pull = (mq: MessageQueue, offset: number): void => {
-    const req = operationRequest(
-      Operations.PULL_MESSAGE,
-      {
-        consumerGroup: group,
-        topic,
-        queueId: mq.queueId,
-        queueOffset: offset,
-        maxMsgNums: PULL_BATCH,
-        sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
-        commitOffset: 0,
-        suspendTimeoutMillis: 15_000,
-        subVersion: 0,
-        subscription: '*',
-        expressionType: 'TAG',
-        bname: mq.brokerName,
-      },
-      undefined,
-      STAMP,
-    );
-    req.opaque = opaque++;
-    byOpaque.set(req.opaque, mq);
-    socket.write(encodeCommand(req));
+  // A broker that goes away (the bench's --restart) is dialled again every 50 ms, and each queue
+  // pulled again from the offset its last answer gave: the floor of a restart is the broker's own
+  // down time plus at most that.
+  const connect = (): void => {
+    const s = net.connect({ host, port });
+    socket = s;
+    s.setNoDelay(true);
+    const byOpaque = new Map<number, MessageQueue>();
+    const pull = (mq: MessageQueue, offset: number): void => {
+      const req = operationRequest(
+        Operations.PULL_MESSAGE,
+        {
+          consumerGroup: group,
+          topic,
+          queueId: mq.queueId,
+          queueOffset: offset,
+          maxMsgNums: PULL_BATCH,
+          sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
+          commitOffset: 0,
+          suspendTimeoutMillis: 15_000,
+          subVersion: 0,
+          subscription: '*',
+          expressionType: 'TAG',
+          bname: mq.brokerName,
+        },
+        undefined,
+        STAMP,
+      );
+      req.opaque = opaque++;
+      byOpaque.set(req.opaque, mq);
+      s.write(encodeCommand(req));
+    };
+    const decoder = new FrameDecoder();
+    s.on('connect', () => {
+      for (const [mq, offset] of next) pull(mq, offset);
+    });
+    s.on('error', () => {
+      // 'close' follows and dials again
+    });
+    s.on('close', () => {
+      if (!stopped) setTimeout(connect, 50);
+    });
+    s.on('data', (chunk: Buffer) => {
+      try {
+        decoder.push(chunk, (frame) => {
+          const res = decodeCommand(frame);
+          const mq = byOpaque.get(res.opaque);
+          if (mq === undefined) return;
+          byOpaque.delete(res.opaque);
+          if (!isAnswer(Operations.PULL_MESSAGE, res.code) || res.code === ResponseCode.PULL_OFFSET_MOVED) {
+            throw new CliError(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
+          }
+          const h = decodeResponseHeader(Operations.PULL_MESSAGE, res, addr);
+          next.set(mq, h.nextBeginOffset);
+          // Pull again first: the next long poll is parked while this answer is read.
+          pull(mq, h.nextBeginOffset);
+          if (res.code === ResponseCode.SUCCESS && res.body) onBody(res.body, 0, res.body.length);
+        });
+      } catch (err) {
+        fail(err as Error);
+      }
+    });
   };
-  const decoder = new FrameDecoder();
-  socket.on('connect', () => {
-    for (const mq of queues) pull(mq, 0);
-  });
-  socket.on('error', fail);
-  socket.on('data', (chunk: Buffer) => {
-    try {
-      decoder.push(chunk, (frame) => {
-        const res = decodeCommand(frame);
-        const mq = byOpaque.get(res.opaque);
-        if (mq === undefined) return;
-        byOpaque.delete(res.opaque);
-        if (!isAnswer(Operations.PULL_MESSAGE, res.code) || res.code === ResponseCode.PULL_OFFSET_MOVED) {
-          throw new CliError(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
-        }
-        const h = decodeResponseHeader(Operations.PULL_MESSAGE, res, addr);
-        // Pull again first: the next long poll is parked while this answer is read.
-        pull(mq, h.nextBeginOffset);
-        if (res.code === ResponseCode.SUCCESS && res.body) onBody(res.body, 0, res.body.length);
-      });
-    } catch (err) {
-      fail(err as Error);
-    }
-  });
-  return socket;
+  connect();
+  return {
+    destroy() {
+      stopped = true;
+      socket.destroy();
+    },
+  };
 }

@@ -27,8 +27,12 @@ export class Proc {
     cmd: string,
     args: string[],
     private readonly cleanup?: () => void,
+    /** Where the child's other stdout lines go (node's `--trace-gc` prints there). */
+    logFile?: string,
   ) {
     this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const log = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : null;
+    if (log) this.child.once('exit', () => log.end());
     this.child.stderr!.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString()).slice(-4000);
     });
@@ -37,6 +41,7 @@ export class Proc {
       try {
         line = JSON.parse(text) as Line;
       } catch {
+        log?.write(`${name} ${performance.now().toFixed(0)} ${text}\n`);
         return;
       }
       if (line.type === 'fatal') this.exited = String(line.error ?? line.message ?? 'fatal');
@@ -96,7 +101,7 @@ export class Proc {
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
       this.child.once('exit', () => {
@@ -111,8 +116,8 @@ export class Proc {
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'latency-child.js');
 
-export function nodeProc(name: string, role: string, args: string[], nodeArgs: string[] = []): Proc {
-  return new Proc(name, process.execPath, [...nodeArgs, CHILD, role, ...args]);
+export function nodeProc(name: string, role: string, args: string[], nodeArgs: string[] = [], logFile?: string): Proc {
+  return new Proc(name, process.execPath, [...nodeArgs, CHILD, role, ...args], undefined, logFile);
 }
 
 export function javaProc(name: string, mode: 'consume' | 'produce', args: string[]): Proc {

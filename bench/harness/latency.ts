@@ -16,7 +16,11 @@
  * /proc), and for Node processes the event-loop utilisation and GC pauses (perf_hooks), for JVMs
  * the GC time (GarbageCollectorMXBean).
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { benchMachine, cpuMs } from './proc-stats.js';
+import { joinPhase, restartPhase, type EventContext, type JoinRow, type RestartRow } from './latency-event-phases.js';
 import { javaProc, nodeProc, type Line, type Proc } from './latency-procs.js';
 import type { Percentiles } from './latency-record.js';
 import { CliError, UsageError, intOption, stringOption, type CliIO, type OptionValues } from '../../lib/cli/common.js';
@@ -30,7 +34,22 @@ export const LATENCY_USAGE = `Latency under load (--latency; consumer-bench opti
   --rates LIST          percentages of it to measure (default 10,50,80)
   --phase-seconds S     length of each measured phase (default 10)
   --no-java             leave out the JVMs (Java's consumer and producer)
+  --join                after the rates, a phase in which a second rocketwire consumer joins
+                        rocketwire's group a third of the way in, then one in which a second Java
+                        consumer joins Java's: latency before the join, from the join to convergence,
+                        and after; convergence time, duplicates
+  --restart             after those, a phase in which the broker stops and starts again on the same
+                        ports and store a third of the way in: each consumer's longest gap, latency
+                        over the phase, acknowledged messages not handled, duplicates
+  --event-rate PCT      the rate of those phases, % of the highest sustained rate (default 50)
+  --join-seconds S      length of a join phase (default 15)
+  --restart-seconds S   length of the restart phase (default 60)
+  --rates none          no rate phases (only the start-up and the event phases)
   --cpu-prof DIR        run rocketwire's consumer child under node --cpu-prof, profiles written to DIR
+  --node-args "ARGS"    more node options for rocketwire's consumer child (e.g. "--trace-gc")
+  --child-log FILE      append the children's lines that are not the bench's JSON (node's --trace-gc
+                        output) to FILE, each with its process name and the bench's clock in ms, and
+                        the bench's phase boundaries on that clock
 `;
 
 interface Figures {
@@ -78,7 +97,12 @@ export async function runLatency(
   withBroker: <T>(
     namesrv: string | undefined,
     queues: number,
-    body: (namesrv: string, label: string, brokerPid: number | null) => Promise<T>,
+    body: (
+      namesrv: string,
+      label: string,
+      brokerPid: number | null,
+      restartBroker: (() => Promise<number | null>) | null,
+    ) => Promise<T>,
   ) => Promise<T>,
 ): Promise<number> {
   const str = (k: string): string | undefined => stringOption(values, k);
@@ -86,19 +110,30 @@ export async function runLatency(
   const queues = intOption('queues', str('queues'), 8, 1, 1024);
   const phaseMs = intOption('phase-seconds', str('phase-seconds'), 10, 1, 600) * 1000;
   const givenMax = str('max-rate') === undefined ? null : intOption('max-rate', str('max-rate'), 0, 1, 1_000_000);
-  const rates = (str('rates') ?? '10,50,80').split(',').map((s) => {
+  const ratesArg = str('rates') ?? '10,50,80';
+  const rates = (ratesArg === 'none' ? [] : ratesArg.split(',')).map((s) => {
     const n = Number(s.trim());
     if (!(n > 0 && n <= 200)) throw new UsageError(`--rates takes percentages (1-200), got "${s}"`);
     return n;
   });
   const withJava = values['no-java'] !== true;
+  const join = values.join === true;
+  const restart = values.restart === true;
+  const eventPct = intOption('event-rate', str('event-rate'), 50, 1, 200);
+  const joinMs = intOption('join-seconds', str('join-seconds'), 15, 3, 600) * 1000;
+  const restartMs = intOption('restart-seconds', str('restart-seconds'), 60, 3, 600) * 1000;
   const brokerPidOpt = str('broker-pid') === undefined ? null : intOption('broker-pid', str('broker-pid'), 0, 1);
   const prof = str('cpu-prof');
+  const extraNodeArgs = (str('node-args') ?? '').split(' ').filter(Boolean);
+  const childLog = str('child-log');
+  const mark = (what: string): void => {
+    if (childLog) fs.appendFileSync(childLog, `bench ${performance.now().toFixed(0)} ${what}\n`);
+  };
   const topic = str('topic') ?? `rocketwire_latency_${Date.now().toString(36)}`;
   const log = (s: string) => io.stderr.write(s + '\n');
 
-  return withBroker(str('namesrv'), queues, async (namesrv, label, childBrokerPid) => {
-    const brokerPid = childBrokerPid ?? brokerPidOpt;
+  return withBroker(str('namesrv'), queues, async (namesrv, label, childBrokerPid, restartBroker) => {
+    let brokerPid = childBrokerPid ?? brokerPidOpt;
     const procs: Proc[] = [];
     const stamp = Date.now().toString(36);
     try {
@@ -106,12 +141,14 @@ export async function runLatency(
       procs.push(producer);
       await producer.next('ready', 60_000);
       const consumers = new Map<string, Proc>();
+      const groups = new Map<string, string>();
       // The consumers start one at a time (the machine otherwise quiet but for the broker and a
       // warm-up load of 1 000 msgs/s): start() → first message handled, each with its own warm-up.
       const startup: Record<string, number> = {};
       for (const name of ['floor', 'rocketwire', 'java'] as const) {
         if (name === 'java' && !withJava) continue;
         const group = `latency_${name}_${stamp}`;
+        groups.set(name, group);
         producer.send('run 1 1000 4000');
         const p =
           name === 'java'
@@ -120,7 +157,10 @@ export async function runLatency(
                 name,
                 name,
                 [namesrv, topic, group],
-                name === 'rocketwire' && prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [],
+                name === 'rocketwire'
+                  ? [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), ...extraNodeArgs]
+                  : [],
+                childLog,
               );
         consumers.set(name, p);
         procs.push(p);
@@ -148,6 +188,7 @@ export async function runLatency(
         const cpu0 = new Map(all.map((p) => [p, p.cpuMs()]));
         const broker0 = brokerPid ? cpuMs(brokerPid) : 0;
         for (const c of consumers.values()) c.send(`begin ${phase}`);
+        mark(`phase ${phase} begins: ${who}'s producer, ${rate} msgs/s for ${ms} ms`);
         const t0 = performance.now();
         prod.send(`run ${phase} ${rate} ${ms}`);
         const pr = await prod.next('phase', ms + 120_000, (l) => l.phase === phase);
@@ -162,6 +203,7 @@ export async function runLatency(
           if (!caughtUp) await sleep(50);
         }
         const wall = performance.now() - t0;
+        mark(`phase ${phase} ends${caughtUp ? '' : ' (not caught up)'}`);
         const pct = (p: Proc) => ((p.cpuMs() - cpu0.get(p)!) / wall) * 100;
         const figures: Record<string, Figures> = {};
         for (const [name, c] of consumers) {
@@ -257,6 +299,60 @@ export async function runLatency(
           phaseId++;
         }
       }
+      const eventRate = Math.max(1, Math.round((max * eventPct) / 100));
+      const ctx: EventContext = {
+        producer,
+        consumers,
+        spawnMember: (name) => {
+          const group = groups.get(name)!;
+          const p =
+            name === 'java'
+              ? javaProc('java (joining)', 'consume', [
+                  '--namesrv',
+                  namesrv,
+                  '--topic',
+                  topic,
+                  '--group',
+                  group,
+                  '--wait',
+                  'true',
+                ])
+              : nodeProc(
+                  'rocketwire (joining)',
+                  'rocketwire',
+                  [namesrv, topic, group, 'wait'],
+                  extraNodeArgs,
+                  childLog,
+                );
+          procs.push(p);
+          return p;
+        },
+        restartBroker: restartBroker
+          ? async () => {
+              brokerPid = (await restartBroker()) ?? brokerPid;
+            }
+          : null,
+        dir: fs.mkdtempSync(path.join(os.tmpdir(), 'rocketwire-latency-')),
+        log,
+        mark,
+      };
+      const joins: JoinRow[] = [];
+      let restartRow: RestartRow | null = null;
+      try {
+        if (join) {
+          for (const who of withJava ? (['rocketwire', 'java'] as const) : (['rocketwire'] as const)) {
+            const row = await joinPhase(ctx, phaseId++, who, eventRate, joinMs);
+            joins.push(row);
+            log(`a ${who} member joined at ${eventRate} msgs/s: ${briefJoin(row)}`);
+          }
+        }
+        if (restart) {
+          restartRow = await restartPhase(ctx, phaseId++, eventRate, restartMs);
+          log(`broker restart at ${eventRate} msgs/s: ${briefRestart(restartRow)}`);
+        }
+      } finally {
+        fs.rmSync(ctx.dir, { recursive: true, force: true });
+      }
       const report = {
         latency: true,
         broker: label,
@@ -269,6 +365,8 @@ export async function runLatency(
         startupMs: startup,
         rows,
         targets: targets(rows),
+        ...(join ? { joins } : {}),
+        ...(restartRow ? { restart: restartRow } : {}),
       };
       io.stdout.write(values.json ? JSON.stringify(report) + '\n' : latencySummary(report));
       return 0;
@@ -287,6 +385,28 @@ function brief(r: PhaseRow): string {
         `${c} p50/p99/p99.9 ${f1(r.consumers[c]!.send.p50)}/${f1(r.consumers[c]!.send.p99)}/${f1(r.consumers[c]!.send.p999)}`,
     )
     .join('; ');
+}
+
+const pp = (p: Percentiles) => `${f1(p.p50)}/${f1(p.p99)}/${f1(p.p999)}/${f1(p.max)} (${p.count})`;
+
+function briefJoin(r: JoinRow): string {
+  const c = r.consumers[r.joined]!;
+  return (
+    `converged in ${r.convergedMs === null ? 'n/a (no queue moved)' : `${r.convergedMs.toFixed(0)} ms`}, ${r.movedQueues} queues moved, ` +
+    `${r.duplicates} duplicates; ${r.joined} p50/p99/p99.9/max before ${pp(c.before)}, converging ${pp(c.converging)}, after ${pp(c.after)}`
+  );
+}
+
+function briefRestart(r: RestartRow): string {
+  return (
+    `down ${r.restartMs.toFixed(0)} ms, ${r.failed} sends failed; ` +
+    Object.entries(r.consumers)
+      .map(
+        ([k, c]) =>
+          `${k} gap ${c.gapMs.toFixed(0)} ms, p99 ${f1(c.all.p99)}, lost ${c.lost}, duplicates ${c.duplicates}`,
+      )
+      .join('; ')
+  );
 }
 
 interface TargetCheck {
@@ -329,6 +449,8 @@ export function latencySummary(r: {
   targets: TargetCheck[];
   size: number;
   queues: number;
+  joins?: JoinRow[];
+  restart?: RestartRow;
 }): string {
   const out: string[] = [
     `rocketwire bench --latency: ${r.size} B, ${r.queues} queues, broker ${r.broker}`,
@@ -362,6 +484,41 @@ export function latencySummary(r: {
       `  ${t.rate} msgs/s (${t.producer}): ${t.p99VsFloor.toFixed(2)}×, ${t.p999VsFloor.toFixed(2)}×, ` +
         `${t.p50OverFloorMs >= 0 ? '+' : ''}${t.p50OverFloorMs.toFixed(2)} ms, ${t.p999VsJava === undefined ? 'n/a' : t.p999VsJava.toFixed(2) + '×'} → ${t.met ? 'met' : 'missed'}`,
     );
+  }
+  if (r.joins && r.joins.length > 0) {
+    out.push(
+      '',
+      'a second member joins a group (due time → handler, ms: p50/p99/p99.9/max (messages), by due time before the join, from the join to convergence, after):',
+    );
+    for (const j of r.joins) {
+      out.push(
+        `  ${j.joined} joins at ${j.rate} msgs/s, ${(j.joinAtMs / 1000).toFixed(1)} s into a ${j.seconds} s phase: ` +
+          `converged ${j.convergedMs === null ? 'n/a' : `${j.convergedMs.toFixed(0)} ms`} after, ${j.movedQueues} queues moved, ${j.duplicates} duplicates`,
+      );
+      for (const name of CONSUMERS) {
+        const c = j.consumers[name];
+        if (c)
+          out.push(
+            `    ${(name === j.joined ? `${name} (2 members)` : name).padEnd(24)} before ${pp(c.before)}  converging ${pp(c.converging)}  after ${pp(c.after)}`,
+          );
+      }
+    }
+  }
+  if (r.restart) {
+    const x = r.restart;
+    out.push(
+      '',
+      `the broker restarts at ${x.rate} msgs/s, ${(x.restartAtMs / 1000).toFixed(1)} s into a ${x.seconds} s phase: down ${x.restartMs.toFixed(0)} ms; ` +
+        `${x.acked} sends acknowledged, ${x.failed} failed, longest wait between acknowledgements ${x.producerGapMs.toFixed(0)} ms`,
+    );
+    for (const name of CONSUMERS) {
+      const c = x.consumers[name];
+      if (c)
+        out.push(
+          `  ${name.padEnd(12)} gap ${c.gapMs.toFixed(0)} ms (from ${c.gapFromStopMs.toFixed(0)} ms after the stop); whole phase ${pp(c.all)}; ` +
+            `acknowledged but not handled ${c.lost}; duplicates ${c.duplicates}`,
+        );
+    }
   }
   return out.join('\n') + '\n';
 }

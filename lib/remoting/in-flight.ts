@@ -2,6 +2,7 @@ import createDebug from '../debug.js';
 import { requestCodeName, type RemotingCommand } from '../../protocol/index.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { RemotingAbortError, RemotingClosedError, RemotingTimeoutError } from './errors.js';
+import { PendingTable } from './pending-table.js';
 
 const log = createDebug('rocketwire:remoting');
 
@@ -30,17 +31,17 @@ export interface Pending {
  * paid an addEventListener/removeEventListener pair per call.
  */
 interface AbortGroup {
-  readonly calls: Set<Pending>;
+  readonly calls: PendingTable<Pending>;
   readonly onAbort: () => void;
 }
 
 /**
- * The in-flight table of one connection: calls correlated by opaque in one map, timed out by one
+ * The in-flight table of one connection: calls correlated by opaque in one table, timed out by one
  * sweeper timer (armed for the earliest deadline, never a timer per call), cancelled by their
  * AbortSignals. Time comes from the connection's clock: a ManualClock drives timeouts in tests.
  */
 export class InFlightCalls {
-  private readonly calls = new Map<number, Pending>();
+  private readonly calls = new PendingTable<Pending>();
   private readonly abortGroups = new Map<AbortSignal, AbortGroup>();
   private sweepTimer: ClockTimer | null = null;
   private sweepAt = Infinity;
@@ -67,7 +68,7 @@ export class InFlightCalls {
 
   /** Track a call whose request has been written. */
   add(p: Pending): void {
-    this.calls.set(p.opaque, p);
+    this.calls.set(p);
     if (p.signal) this.watchAbort(p.signal, p);
     if (p.deadline < this.sweepAt) this.armSweeper(p.deadline);
   }
@@ -101,7 +102,7 @@ export class InFlightCalls {
     this.sweepTimer = null;
     this.sweepAt = Infinity;
     const now = this.clock.now();
-    const pending = [...this.calls.values()];
+    const pending = this.calls.values();
     this.calls.clear();
     for (const p of pending) {
       if (p.signal) this.unwatchAbort(p);
@@ -112,12 +113,12 @@ export class InFlightCalls {
   private watchAbort(signal: AbortSignal, p: Pending): void {
     let g = this.abortGroups.get(signal);
     if (g === undefined) {
-      const calls = new Set<Pending>();
+      const calls = new PendingTable<Pending>();
       const onAbort = (): void => {
         this.abortGroups.delete(signal);
         const now = this.clock.now();
         // In the order the calls were made, as one listener per call fired.
-        for (const c of calls) {
+        for (const c of calls.values()) {
           if (this.calls.get(c.opaque) !== c) continue;
           this.calls.delete(c.opaque);
           this.forget(c.opaque);
@@ -128,14 +129,16 @@ export class InFlightCalls {
       this.abortGroups.set(signal, g);
       signal.addEventListener('abort', onAbort, { once: true });
     }
-    g.calls.add(p);
+    g.calls.set(p);
   }
 
   /** A call finished: stop watching its signal, and drop the listener once no call of ours uses it. */
   private unwatchAbort(p: Pending): void {
     const signal = p.signal!;
     const g = this.abortGroups.get(signal);
-    if (g === undefined || !g.calls.delete(p) || g.calls.size > 0) return;
+    if (g === undefined || g.calls.get(p.opaque) !== p) return;
+    g.calls.delete(p.opaque);
+    if (g.calls.size > 0) return;
     this.abortGroups.delete(signal);
     signal.removeEventListener('abort', g.onAbort);
   }

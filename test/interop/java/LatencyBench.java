@@ -2,7 +2,7 @@
 // DefaultMQProducer (their defaults) in long-lived processes driven by commands on stdin, printing
 // one JSON object per line on stdout. Compiled beside RefClient.java (it uses its Json and parse).
 //
-//   LatencyBench consume --namesrv A --topic T --group G
+//   LatencyBench consume --namesrv A --topic T --group G [--wait true]
 //   LatencyBench produce --namesrv A --topic T [--size S] [--threads N]
 //
 // A body is: phase (4 bytes), sequence in the phase (4), the send time the producer scheduled for
@@ -10,7 +10,10 @@
 // so a consumer's Instant.now() minus that time is the message's latency from its scheduled send.
 //
 // Commands (one a line): consumer: `begin N` (start phase N's resource figures), `count N` (how many
-// messages of phase N were handled), `end N` (phase N's latency percentiles and GC), `quit`.
+// messages of phase N were handled), `end N` (phase N's latency percentiles and GC), `trace N` (keep
+// every message of phase N), `dump N FILE` (write them to FILE: due µs and handled µs as doubles,
+// queue id and sequence as ints, 24 bytes each, big-endian; bench/harness/latency-record.ts reads
+// them), `start` (with --wait: the consumer starts only then, a member joining), `quit`.
 // Producer: `run N RATE MS` (open loop: message i of phase N is due at start + i / RATE, sent by
 // one of the pool's threads with the blocking send(msg); answers when every send was answered),
 // `quit`. Latencies are recorded in a log histogram of 1000 buckets a decade (0.23 % apart).
@@ -20,6 +23,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.io.BufferedReader;
+import java.io.DataOutputStream;
+import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -100,6 +106,41 @@ public final class LatencyBench {
         RefClient.print(j);
     }
 
+    /** Every message of a traced phase: due and handled µs, queue, sequence. */
+    static final class SampleLog {
+        private double[] sent = new double[4096];
+        private double[] handled = new double[4096];
+        private int[] queue = new int[4096];
+        private int[] seq = new int[4096];
+        private int n;
+
+        synchronized void add(double sentUs, double handledUs, int queueId, int s) {
+            if (n == sent.length) {
+                sent = java.util.Arrays.copyOf(sent, n * 2);
+                handled = java.util.Arrays.copyOf(handled, n * 2);
+                queue = java.util.Arrays.copyOf(queue, n * 2);
+                seq = java.util.Arrays.copyOf(seq, n * 2);
+            }
+            sent[n] = sentUs;
+            handled[n] = handledUs;
+            queue[n] = queueId;
+            seq[n] = s;
+            n++;
+        }
+
+        synchronized int write(String file) throws java.io.IOException {
+            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(file)))) {
+                for (int i = 0; i < n; i++) {
+                    out.writeDouble(sent[i]);
+                    out.writeDouble(handled[i]);
+                    out.writeInt(queue[i]);
+                    out.writeInt(seq[i]);
+                }
+            }
+            return n;
+        }
+    }
+
     // ---- consumer ------------------------------------------------------------------------------
 
     static final class Phase {
@@ -110,6 +151,7 @@ public final class LatencyBench {
 
     private static void consume(Map<String, String> o) throws Exception {
         Map<Integer, Phase> phases = new ConcurrentHashMap<>();
+        Map<Integer, SampleLog> traced = new ConcurrentHashMap<>();
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(RefClient.req(o, "group"));
         c.setNamesrvAddr(RefClient.req(o, "namesrv"));
         c.setInstanceName("latency-" + ProcessHandle.current().pid());
@@ -128,20 +170,46 @@ public final class LatencyBench {
                 Phase p = phases.computeIfAbsent(phase, k -> new Phase());
                 p.send.record((now - sentUs) / 1000.0);
                 p.store.record(now / 1000.0 - m.getStoreTimestamp());
+                SampleLog log = traced.get(phase);
+                if (log != null) log.add(sentUs, now, m.getQueueId(), bb.getInt(4));
             }
             if (first.getAndSet(false)) {
                 print(new RefClient.Json().put("type", "first").put("startupMs", (System.nanoTime() - startNs[0]) / 1e6));
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
-        startNs[0] = System.nanoTime();
-        c.start();
-        print(new RefClient.Json().put("type", "ready").put("startMs", (System.nanoTime() - startNs[0]) / 1e6));
+        boolean wait = "true".equals(o.get("wait"));
+        boolean started = false;
+        if (wait) print(new RefClient.Json().put("type", "idle"));
+        else {
+            startNs[0] = System.nanoTime();
+            c.start();
+            started = true;
+            print(new RefClient.Json().put("type", "ready").put("startMs", (System.nanoTime() - startNs[0]) / 1e6));
+        }
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
             String[] w = line.trim().split(" ");
             if (w[0].equals("quit")) break;
+            if (w[0].equals("start") && !started) {
+                startNs[0] = System.nanoTime();
+                c.start();
+                started = true;
+                print(new RefClient.Json().put("type", "ready").put("startMs", (System.nanoTime() - startNs[0]) / 1e6));
+                continue;
+            }
             if (w.length < 2) continue;
+            if (w[0].equals("trace")) {
+                traced.put(Integer.parseInt(w[1]), new SampleLog());
+                continue;
+            }
+            if (w[0].equals("dump") && w.length >= 3) {
+                int ph = Integer.parseInt(w[1]);
+                SampleLog log = traced.remove(ph);
+                int n = log == null ? new SampleLog().write(w[2]) : log.write(w[2]);
+                print(new RefClient.Json().put("type", "dumped").put("phase", ph).put("count", n));
+                continue;
+            }
             int n = Integer.parseInt(w[1]);
             Phase p = phases.computeIfAbsent(n, k -> new Phase());
             switch (w[0]) {
@@ -157,7 +225,7 @@ public final class LatencyBench {
                 default: break;
             }
         }
-        c.shutdown();
+        if (started) c.shutdown();
     }
 
     // ---- producer ------------------------------------------------------------------------------
