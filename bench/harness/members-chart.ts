@@ -19,9 +19,13 @@ if (!out || !title || files.length === 0) {
 }
 const series: ChartSeries[] = [];
 let simulated = false;
-files.forEach((file, i) => {
+const runsOf = new Map<string, number>();
+for (const file of files) {
   const run = JSON.parse(fs.readFileSync(file, 'utf8')) as { axis: string; broker: string; points: unknown[] };
-  const label = `run ${i + 1}${/name server/.test(run.broker) ? ', Apache' : ''}`;
+  // a run on --namesrv is a real broker's (members-real.js); the runs are numbered per broker
+  const broker = /name server/.test(run.broker) ? 'Apache' : 'embedded';
+  runsOf.set(broker, (runsOf.get(broker) ?? 0) + 1);
+  const label = `${broker} run ${runsOf.get(broker)}`;
   if (run.axis === 'members-simulated') {
     simulated = true;
     const points = (run.points as SimPoint[]).filter((p) => p.failed === undefined);
@@ -35,7 +39,7 @@ files.forEach((file, i) => {
     if (java.length > 0)
       series.push({ name: `Java, ${label}`, points: java.map((p) => [p.processes, p.java!.msgsPerSec]) });
   }
-});
+}
 series.sort((a, b) => Number(a.name.startsWith('Java')) - Number(b.name.startsWith('Java')));
 fs.writeFileSync(
   out,
