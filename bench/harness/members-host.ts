@@ -46,6 +46,8 @@ interface Member {
   held: string;
 }
 const members = new Map<string, Member>();
+/** Rebalance rounds of the members that left (the stats count every round the host's members ran). */
+let departedRuns = 0;
 let handled: number[] = [];
 
 function handler(msgs: MessageExt[]): ConsumeConcurrentlyStatus {
@@ -94,6 +96,7 @@ async function leave(name: string): Promise<void> {
   const m = members.get(name);
   if (!m) return;
   await m.consumer.shutdown();
+  departedRuns += pushConsumerImpl(m.consumer).rebalance.counts.runs;
   members.delete(name);
   print({ type: 'left', name, ts: epochMs() });
 }
@@ -115,7 +118,7 @@ function stats(): object {
     hb.withoutSub += inst.heartbeatStats.withoutSub;
     hb.bodyBytes += inst.heartbeatStats.bodyBytes;
   }
-  let rebalanceRuns = 0;
+  let rebalanceRuns = departedRuns;
   for (const m of members.values()) rebalanceRuns += pushConsumerImpl(m.consumer).rebalance.counts.runs;
   const first = [...members.values()][0];
   const bodies = first ? encodeHeartbeatBodies(pushConsumerImpl(first.consumer).instance!.heartbeatData(), true) : null;

@@ -36,6 +36,8 @@ export interface MembersSide {
   settleMs: number;
   peakRssMb: number;
   complete: boolean;
+  /** Why this side of the point has no figures. */
+  failed?: string;
 }
 
 export interface MembersPoint {
@@ -82,6 +84,25 @@ function side(g: GroupResult): MembersSide {
   };
 }
 
+/** One side of a point; a side that fails is kept as a failed row (the curve goes on) and logged. */
+async function measured(run: () => Promise<GroupResult>, log: (line: string) => void): Promise<MembersSide> {
+  try {
+    return side(await run());
+  } catch (err) {
+    log(`  failed: ${(err as Error).message}`);
+    return {
+      msgsPerSec: Number.NaN,
+      shares: [],
+      duplicates: 0,
+      cpuUsPerMsg: Number.NaN,
+      settleMs: Number.NaN,
+      peakRssMb: Number.NaN,
+      complete: false,
+      failed: (err as Error).message,
+    };
+  }
+}
+
 export async function runMembersCurve(o: MembersOptions): Promise<MembersPoint[]> {
   const topic = `${o.prefix}_members`;
   const admin = new AdminClient({ namesrvAddr: o.namesrv, mqClientApiTimeoutMs: 10_000 });
@@ -111,10 +132,14 @@ export async function runMembersCurve(o: MembersOptions): Promise<MembersPoint[]
       t0: performance.now(),
     };
     o.log(`members ${processes}: rocketwire…`);
-    const point: MembersPoint = { processes, messages: expect, rocketwire: side(await consumeRocketwireGroup(run)) };
+    const point: MembersPoint = {
+      processes,
+      messages: expect,
+      rocketwire: await measured(() => consumeRocketwireGroup(run), o.log),
+    };
     if (o.java) {
       o.log(`members ${processes}: java…`);
-      point.java = side(await consumeJavaGroup(run));
+      point.java = await measured(() => consumeJavaGroup(run), o.log);
     }
     out.push(point);
   }
@@ -125,7 +150,7 @@ const fmt = (x: number | undefined, digits = 0): string =>
   x === undefined || Number.isNaN(x)
     ? '–'
     : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const pct = (shares: number[]) => shares.map((s) => `${Math.round(s * 100)}`).join(' / ');
+const pct = (shares: number[]) => (shares.length ? shares.map((s) => `${Math.round(s * 100)}`).join(' / ') : '–');
 
 export function membersTable(points: MembersPoint[]): string {
   const head =
@@ -158,26 +183,41 @@ export function capOf(points: { processes: number; msgsPerSec: number }[]): { pr
 }
 
 export function capLine(points: MembersPoint[]): string {
-  const c = capOf(points.map((p) => ({ processes: p.processes, msgsPerSec: p.rocketwire.msgsPerSec })));
+  const c = capOf(
+    points
+      .filter((p) => p.rocketwire.failed === undefined)
+      .map((p) => ({ processes: p.processes, msgsPerSec: p.rocketwire.msgsPerSec })),
+  );
   let line =
     `rocketwire's total stops growing at ${c.processes} process(es) (${fmt(c.msgsPerSec)} msgs/s; ` +
     `no later point is 10 % above it) on ${os.cpus().length} cores shared with the broker`;
-  const java = points.filter((p) => p.java);
+  const java = points.filter((p) => p.java && p.java.failed === undefined);
   if (java.length > 0) {
     const jc = capOf(java.map((p) => ({ processes: p.processes, msgsPerSec: p.java!.msgsPerSec })));
     line += `; Java's at ${jc.processes} (${fmt(jc.msgsPerSec)} msgs/s)`;
   }
-  return line + '\n';
+  const failed = points.flatMap((p) =>
+    [
+      ['rocketwire', p.rocketwire],
+      ['Java', p.java],
+    ]
+      .filter(([, side]) => (side as MembersSide | undefined)?.failed !== undefined)
+      .map(([name, side]) => `${name} at ${p.processes} processes failed: ${(side as MembersSide).failed}`),
+  );
+  return [line, ...failed].join('\n') + '\n';
 }
 
 export function membersSvg(points: MembersPoint[], title: string): string {
   const series: ChartSeries[] = [
-    { name: 'rocketwire, total', points: points.map((p) => [p.processes, p.rocketwire.msgsPerSec]) },
+    {
+      name: 'rocketwire, total',
+      points: points.filter((p) => !p.rocketwire.failed).map((p) => [p.processes, p.rocketwire.msgsPerSec]),
+    },
   ];
   if (points.some((p) => p.java))
     series.push({
       name: 'Java, total',
-      points: points.filter((p) => p.java).map((p) => [p.processes, p.java!.msgsPerSec]),
+      points: points.filter((p) => p.java && !p.java.failed).map((p) => [p.processes, p.java!.msgsPerSec]),
     });
   return renderCurveSvg(title, 'consumer processes in the group', 'messages / s', series);
 }
