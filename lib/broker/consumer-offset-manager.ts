@@ -18,6 +18,16 @@ export class ConsumerOffsetManager {
   private dirty = false;
   /** False until load() succeeded: persist() must not replace a file nobody could read. */
   private loaded = false;
+  /** Told when the table holds changes not yet persisted (its owner arms the persist task). */
+  onDirty: (() => void) | null = null;
+  /** Whether there are changes not yet persisted. */
+  get unsaved(): boolean {
+    return this.dirty;
+  }
+  private markDirty(): void {
+    this.dirty = true;
+    this.onDirty?.();
+  }
 
   constructor(
     storeDir: string,
@@ -51,7 +61,7 @@ export class ConsumerOffsetManager {
       log('offset of %s queue %d goes back from %d to %d', key, queueId, prev, offset);
     if (prev === offset) return; // a consumer commits every few seconds while idle: nothing to rewrite
     m.set(queueId, offset);
-    this.dirty = true;
+    this.markDirty();
   }
 
   /** The committed offset, or undefined when none. */
@@ -71,7 +81,7 @@ export class ConsumerOffsetManager {
     for (const key of [...this.table.keys()])
       if (key.slice(key.lastIndexOf('@') + 1) === group) {
         this.table.delete(key);
-        this.dirty = true;
+        this.markDirty();
       }
   }
 

@@ -76,6 +76,16 @@ export class ConsumerOrderInfoManager {
   private table = new Map<string, Map<number, OrderInfo>>();
   private dirty = false;
   private loaded = false;
+  /** Told when the table holds changes not yet persisted (its owner arms the persist task). */
+  onDirty: (() => void) | null = null;
+  /** Whether there are changes not yet persisted. */
+  get unsaved(): boolean {
+    return this.dirty;
+  }
+  private markDirty(): void {
+    this.dirty = true;
+    this.onDirty?.();
+  }
   /**
    * Told after every change of a queue's order state (a pop, an ack, a change of invisible time),
    * so the broker can wake the pops waiting on it when it frees (order-lock-release.ts).
@@ -138,7 +148,7 @@ export class ConsumerOrderInfoManager {
       }
     }
     qs.set(queueId, info);
-    this.dirty = true;
+    this.markDirty();
     this.onChange?.(topic, group, queueId);
     const entries: OrderCountEntry[] = [];
     let min = Number.MAX_SAFE_INTEGER;
@@ -200,7 +210,7 @@ export class ConsumerOrderInfoManager {
     if (i < 0) return ORDER_ACK_ILLEGAL;
     if (!info.acked.includes(i)) info.acked.push(i);
     info.lastConsumeTimestamp = now;
-    this.dirty = true;
+    this.markDirty();
     this.onChange?.(topic, group, queueId);
     const acked = new Set(info.acked);
     for (let k = 0; k < info.offsets.length; k++) if (!acked.has(k)) return info.offsets[k]!;
@@ -229,7 +239,7 @@ export class ConsumerOrderInfoManager {
       return;
     }
     info.nextVisibleTime[String(queueOffset)] = nextVisibleTime;
-    this.dirty = true;
+    this.markDirty();
     this.onChange?.(topic, group, queueId);
   }
 

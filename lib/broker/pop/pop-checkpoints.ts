@@ -70,6 +70,16 @@ export class PopCheckpointTable {
   private readonly table = new Map<string, PopCheckpoint>();
   private dirty = false;
   private loaded = false;
+  /** Told when the table holds changes not yet persisted (its owner arms the persist task). */
+  onDirty: (() => void) | null = null;
+  /** Whether there are changes not yet persisted. */
+  get unsaved(): boolean {
+    return this.dirty;
+  }
+  private markDirty(): void {
+    this.dirty = true;
+    this.onDirty?.();
+  }
 
   constructor(
     storeDir: string,
@@ -91,7 +101,7 @@ export class PopCheckpointTable {
 
   add(ck: PopCheckpoint): void {
     this.table.set(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime), ck);
-    this.dirty = true;
+    this.markDirty();
   }
 
   get(key: string): PopCheckpoint | undefined {
@@ -104,7 +114,7 @@ export class PopCheckpointTable {
     if (!ck?.offsets.includes(offset)) return false;
     ck.acked.add(offset);
     if (ck.acked.size >= ck.offsets.length) this.table.delete(key);
-    this.dirty = true;
+    this.markDirty();
     return true;
   }
 
@@ -125,7 +135,7 @@ export class PopCheckpointTable {
 
   remove(ck: PopCheckpoint): void {
     this.table.delete(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime));
-    this.dirty = true;
+    this.markDirty();
   }
 
   persist(force = false): void {
