@@ -32,14 +32,14 @@ export function startBrokerTasks(
     flushConsumerOffsetIntervalMs,
     () => {
       offsets.persist();
-      return offsets.unsaved;
+      return offsets.unsaved.value;
     },
     onError,
   );
   consumers.onRegister = () => scanning.wake();
-  offsets.onDirty = () => persisting.wake();
+  offsets.unsaved.onChange = () => persisting.wake();
   if (consumers.hasClients) scanning.wake();
-  if (offsets.unsaved) persisting.wake();
+  if (offsets.unsaved.value) persisting.wake();
   return () => {
     scanning.stop();
     persisting.stop();

@@ -3,6 +3,7 @@ import createDebug from '../../debug.js';
 import { ProtocolError } from '../../../protocol/index.js';
 import { orderCountOffsetKey, type OrderCountEntry, type PopRetryMark } from '../../../protocol/pop-extra-info.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
+import { Unsaved } from '../unsaved.js';
 
 const log = createDebug('rocketwire:broker:pop');
 
@@ -74,18 +75,9 @@ export const ORDER_ACK_NO_COMMIT = -2;
 export class ConsumerOrderInfoManager {
   readonly file: string;
   private table = new Map<string, Map<number, OrderInfo>>();
-  private dirty = false;
+  /** Changes not yet written (the owner wakes its persist task on them). */
+  readonly unsaved = new Unsaved();
   private loaded = false;
-  /** Told when the table holds changes not yet persisted (its owner arms the persist task). */
-  onDirty: (() => void) | null = null;
-  /** Whether there are changes not yet persisted. */
-  get unsaved(): boolean {
-    return this.dirty;
-  }
-  private markDirty(): void {
-    this.dirty = true;
-    this.onDirty?.();
-  }
   /**
    * Told after every change of a queue's order state (a pop, an ack, a change of invisible time),
    * so the broker can wake the pops waiting on it when it frees (order-lock-release.ts).
@@ -148,7 +140,7 @@ export class ConsumerOrderInfoManager {
       }
     }
     qs.set(queueId, info);
-    this.markDirty();
+    this.unsaved.mark();
     this.onChange?.(topic, group, queueId);
     const entries: OrderCountEntry[] = [];
     let min = Number.MAX_SAFE_INTEGER;
@@ -210,7 +202,7 @@ export class ConsumerOrderInfoManager {
     if (i < 0) return ORDER_ACK_ILLEGAL;
     if (!info.acked.includes(i)) info.acked.push(i);
     info.lastConsumeTimestamp = now;
-    this.markDirty();
+    this.unsaved.mark();
     this.onChange?.(topic, group, queueId);
     const acked = new Set(info.acked);
     for (let k = 0; k < info.offsets.length; k++) if (!acked.has(k)) return info.offsets[k]!;
@@ -239,7 +231,7 @@ export class ConsumerOrderInfoManager {
       return;
     }
     info.nextVisibleTime[String(queueOffset)] = nextVisibleTime;
-    this.markDirty();
+    this.unsaved.mark();
     this.onChange?.(topic, group, queueId);
   }
 
@@ -276,7 +268,7 @@ export class ConsumerOrderInfoManager {
   }
 
   persist(force = false): void {
-    if (!this.loaded || (!this.dirty && !force)) return;
+    if (!this.loaded || (!this.unsaved.value && !force)) return;
     const table: OrderInfoFile['table'] = {};
     for (const [key, qs] of this.table) {
       const o: Record<string, OrderInfo> = {};
@@ -285,7 +277,7 @@ export class ConsumerOrderInfoManager {
     }
     try {
       writeFileAtomic(this.file, JSON.stringify({ table }), true, true);
-      this.dirty = false;
+      this.unsaved.clear();
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

@@ -32,16 +32,16 @@ export function startPopTasks(
     () => {
       checkpoints.persist();
       orderInfo.persist();
-      return checkpoints.unsaved || orderInfo.unsaved;
+      return checkpoints.unsaved.value || orderInfo.unsaved.value;
     },
     onError,
   );
   const wake = (): void => {
     if (checkpoints.size > 0) reviving.wake();
-    if (checkpoints.unsaved || orderInfo.unsaved) persisting.wake();
+    if (checkpoints.unsaved.value || orderInfo.unsaved.value) persisting.wake();
   };
-  checkpoints.onDirty = wake;
-  orderInfo.onDirty = wake;
+  checkpoints.unsaved.onChange = wake;
+  orderInfo.unsaved.onChange = wake;
   wake();
   return () => {
     reviving.stop();
