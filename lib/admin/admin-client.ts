@@ -45,6 +45,7 @@ import {
   type TopicRouteBroker,
 } from './admin-types.js';
 import { permissionError, UnknownClusterError, UnknownTopicError } from './errors.js';
+import { routeMasters } from './admin-consume-stats.js';
 import { formatMessageTrace, queryMessageTrace, type MessageTraceQuery, type MessageTraceView } from './admin-trace.js';
 
 /**
@@ -77,7 +78,7 @@ export class AdminClient extends AdminOperatorCommands {
     const instance = this.instance;
     const call = this.call.bind(this);
     const topicRoute = this.topicRoute.bind(this);
-    const masters = this.masters.bind(this);
+    const masters = routeMasters;
     const masterAddrs = this.masterAddrs.bind(this);
     const deleteTopic = this.deleteTopic.bind(this);
     this.groups = new AdminGroups({ instance, call, topicRoute, masters, masterAddrs, deleteTopic });
@@ -150,16 +151,6 @@ export class AdminClient extends AdminOperatorCommands {
         throw new UnknownTopicError(topic, { cause: err });
       throw err;
     }
-  }
-
-  /** Master address of each broker of a route (a broker whose master is down is left out). */
-  private masters(route: TopicRouteData): Array<{ brokerName: string; addr: string }> {
-    const out: Array<{ brokerName: string; addr: string }> = [];
-    for (const bd of [...route.brokerDatas].sort((a, b) => (a.brokerName < b.brokerName ? -1 : 1))) {
-      const addr = bd.brokerAddrs['0'];
-      if (addr) out.push({ brokerName: bd.brokerName, addr });
-    }
-    return out;
   }
 
   /** Master addresses of a cluster (every cluster when not given), as CommandUtil.fetchMasterAddrByClusterName. */
@@ -262,7 +253,7 @@ export class AdminClient extends AdminOperatorCommands {
   async topicStatus(topic: string): Promise<TopicQueueStatus[]> {
     const route = await this.topicRoute(topic);
     const parts = await Promise.all(
-      this.masters(route).map(async ({ addr }) => {
+      routeMasters(route).map(async ({ addr }) => {
         try {
           return (await this.call(addr, Operations.GET_TOPIC_STATS_INFO, { topic })).body?.offsetTable ?? [];
         } catch (err) {
@@ -339,7 +330,7 @@ export class AdminClient extends AdminOperatorCommands {
   async updateTopic(args: Omit<CreateTopicArgs, 'clusterName' | 'brokerAddr'>): Promise<string[]> {
     const route = await this.topicRoute(args.topic);
     const written: string[] = [];
-    for (const { addr } of this.masters(route)) {
+    for (const { addr } of routeMasters(route)) {
       const cur = await this.topicConfig(addr, args.topic);
       if (!cur) continue;
       await this.createOrUpdateTopic({
@@ -366,7 +357,7 @@ export class AdminClient extends AdminOperatorCommands {
     const addrs =
       clusterName !== undefined
         ? (await this.masterAddrs(clusterName)).map((m) => m.addr)
-        : this.masters(route).map((m) => m.addr);
+        : routeMasters(route).map((m) => m.addr);
     for (const addr of addrs) await this.call(addr, Operations.DELETE_TOPIC_IN_BROKER, { topic });
     await this.deleteTopicInNameServers(topic, clusterName);
     return addrs;

@@ -22,7 +22,7 @@ import type {
   ResetTarget,
 } from './admin-types.js';
 import { UnknownGroupError, UnknownTopicError, permissionError } from './errors.js';
-import type { ConsumeStats } from '../../protocol/body/broker-admin-bodies.js';
+import { examineConsumeStats } from './admin-consume-stats.js';
 
 /** What the group and offset commands need of their AdminClient. */
 export interface AdminGroupsHost {
@@ -64,38 +64,13 @@ export class AdminGroups {
    */
   async consumerProgress(group: string, topic?: string): Promise<GroupProgress> {
     const route = await this.groupRoute(group);
-    const queues: QueueProgress[] = [];
-    let consumeTps = 0;
-    for (const { addr } of this.host.masters(route)) {
-      let stats: ConsumeStats | null;
-      try {
-        stats = (
-          await this.host.call(
-            addr,
-            Operations.GET_CONSUME_STATS,
-            topic === undefined ? { consumerGroup: group } : { consumerGroup: group, topic },
-          )
-        ).body;
-      } catch (err) {
-        // a broker without the group's offsets answers an error, as Java's tool skips it
-        if (err instanceof BrokerError) continue;
-        throw err;
-      }
-      if (!stats) continue;
-      consumeTps += stats.consumeTps;
-      for (const [mq, w] of stats.offsetTable) {
-        queues.push({
-          topic: mq.topic,
-          brokerName: mq.brokerName,
-          queueId: mq.queueId,
-          brokerOffset: w.brokerOffset,
-          consumerOffset: w.consumerOffset,
-          pullOffset: w.pullOffset,
-          lag: w.brokerOffset - w.consumerOffset,
-          lastTimestamp: w.lastTimestamp,
-        });
-      }
-    }
+    // a broker without the group's offsets answers an error, as Java's tool skips it
+    const { queues, consumeTps } = await examineConsumeStats(
+      (addr, header) => this.host.call(addr, Operations.GET_CONSUME_STATS, header),
+      route,
+      group,
+      topic,
+    );
     queues.sort(compareQueue);
     return { group, queues, totalLag: queues.reduce((a, q) => a + q.lag, 0), consumeTps };
   }

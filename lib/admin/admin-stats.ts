@@ -11,6 +11,7 @@ import {
 import type { MQClientInstance, Reply } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { UnknownTopicError, permissionError } from './errors.js';
+import { examineConsumeStats, routeMasters } from './admin-consume-stats.js';
 
 /**
  * One window of a broker's stats item (Java's BrokerStatsItem).
@@ -190,7 +191,7 @@ export abstract class AdminStatsCommands {
   private async topicStats(topic: string, activeOnly: boolean): Promise<StatsAllRow[]> {
     const route = await this.route(topic);
     if (!route) return [];
-    const masters = mastersOf(route);
+    const masters = routeMasters(route).map((m) => m.addr);
     let inTps = 0;
     let inMsg24Hour = 0;
     for (const addr of masters) {
@@ -238,24 +239,16 @@ export abstract class AdminStatsCommands {
   private async accumulation(group: string, topic: string): Promise<number> {
     const route = (await this.route(retryTopicOf(group))) ?? (await this.route(topic));
     if (!route) return 0;
-    let diff = 0;
-    for (const addr of mastersOf(route)) {
-      try {
-        const r = await this.statsCall(addr, Operations.GET_CONSUME_STATS, { consumerGroup: group, topic });
-        for (const [, w] of r.body?.offsetTable ?? []) diff += w.brokerOffset - w.consumerOffset;
-      } catch (err) {
-        if (err instanceof BrokerError) return 0;
-        throw err;
-      }
-    }
-    return Math.max(0, diff);
+    const stats = await examineConsumeStats(
+      (addr, header) => this.statsCall(addr, Operations.GET_CONSUME_STATS, header),
+      route,
+      group,
+      topic,
+    );
+    if (stats.refused) return 0;
+    return Math.max(
+      0,
+      stats.queues.reduce((sum, q) => sum + q.lag, 0),
+    );
   }
-}
-
-/** The master address of each broker of a route, by broker name. */
-function mastersOf(route: TopicRouteData): string[] {
-  return [...route.brokerDatas]
-    .sort((a, b) => (a.brokerName < b.brokerName ? -1 : 1))
-    .map((bd) => bd.brokerAddrs['0'])
-    .filter((a): a is string => a !== undefined);
 }

@@ -11,7 +11,7 @@ import type { RetentionOptions } from './store-retention.js';
 import { brokerTagsCode } from './store-tags-code.js';
 import { MessageStore } from './message-store.js';
 import type { NameServer } from './name-server.js';
-import { scheduleEvery } from './periodic-task.js';
+import { startBrokerTasks } from './broker-tasks.js';
 import { PullRequestHoldService } from './pull-request-hold.js';
 import { RebalanceLockManager } from './rebalance-lock-manager.js';
 import { ScheduleMessageService, parseDelayLevels } from './schedule-message-service.js';
@@ -45,9 +45,6 @@ import { BrokerStatsProcessor } from './processor/broker-stats-processor.js';
 
 const log = createDebug('rocketwire:broker');
 export { BROKER_VERSION } from './broker-version.js';
-
-/** ClientHousekeepingService scans for channels no heartbeat refreshed every 10 s. */
-const SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS = 10_000;
 
 /** A broker's tunable settings; startBroker takes the same ones and passes them on. */
 export interface BrokerTuning extends TransactionTuning, RecallOptions, RetentionOptions {
@@ -435,16 +432,11 @@ export class Broker implements BrokerContext {
       );
     };
     this.stopTasks.push(
-      scheduleEvery(
+      startBrokerTasks(
         this.clock,
-        SCAN_NOT_ACTIVE_CHANNEL_INTERVAL_MS,
-        () => this.consumers.scanExpired(this.clock.now()),
-        failed,
-      ),
-      scheduleEvery(
-        this.clock,
+        this.consumers,
+        this.offsets,
         this.options.flushConsumerOffsetIntervalMs ?? 5000,
-        () => this.offsets.persist(),
         failed,
       ),
     );

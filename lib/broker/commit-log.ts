@@ -427,6 +427,11 @@ export class CommitLog {
     }
   }
 
+  /** Number of segments, the one being written included. */
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
   /** Every segment but the one being written, oldest first: what retention may delete. */
   oldSegments(): { base: number; lastWriteAt: number; file: string }[] {
     return this.segments.slice(0, -1).map((s) => ({ base: s.base, lastWriteAt: s.lastWriteAt, file: s.file }));

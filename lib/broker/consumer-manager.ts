@@ -109,6 +109,14 @@ export class ConsumerManager {
     readonly channelExpiredTimeoutMs = 120_000,
   ) {}
 
+  /** Told when a client registers (the broker arms its expiry scan). */
+  onRegister: (() => void) | null = null;
+
+  /** Whether any consumer or producer connection is registered: what the expiry scan looks at. */
+  get hasClients(): boolean {
+    return this.groups.size > 0 || this.producerGroups.size > 0;
+  }
+
   find(group: string): ConsumerGroupInfo | undefined {
     return this.groups.get(group);
   }
@@ -131,6 +139,7 @@ export class ConsumerManager {
     info.messageModel = messageModel;
     info.consumeFromWhere = consumeFromWhere;
     const r1 = info.updateChannel(channel);
+    this.onRegister?.();
     const r2 = subs !== null && info.updateSubscription(subs);
     if (r1 || r2) this.onChange(group, [...info.channels.values()]);
     return r1 || r2;
@@ -149,6 +158,7 @@ export class ConsumerManager {
       this.producerGroups.set(group, m);
     }
     m.set(conn, { clientId, lastUpdate: now, language: client.language, version: client.version });
+    this.onRegister?.();
   }
 
   /** Remove one connection from one group (UNREGISTER_CLIENT); notifies the rest. */

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import createDebug from '../debug.js';
 import { decodeConsumerOffsetFile, encodeConsumerOffsetFile } from '../../protocol/index.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from './atomic-file.js';
+import { Unsaved } from './unsaved.js';
 
 const log = createDebug('rocketwire:broker');
 
@@ -15,7 +16,8 @@ const log = createDebug('rocketwire:broker');
 export class ConsumerOffsetManager {
   readonly file: string;
   private readonly table = new Map<string, Map<number, number>>();
-  private dirty = false;
+  /** Changes not yet written (the owner wakes its persist task on them). */
+  readonly unsaved = new Unsaved();
   /** False until load() succeeded: persist() must not replace a file nobody could read. */
   private loaded = false;
 
@@ -51,7 +53,7 @@ export class ConsumerOffsetManager {
       log('offset of %s queue %d goes back from %d to %d', key, queueId, prev, offset);
     if (prev === offset) return; // a consumer commits every few seconds while idle: nothing to rewrite
     m.set(queueId, offset);
-    this.dirty = true;
+    this.unsaved.mark();
   }
 
   /** The committed offset, or undefined when none. */
@@ -71,7 +73,7 @@ export class ConsumerOffsetManager {
     for (const key of [...this.table.keys()])
       if (key.slice(key.lastIndexOf('@') + 1) === group) {
         this.table.delete(key);
-        this.dirty = true;
+        this.unsaved.mark();
       }
   }
 
@@ -124,10 +126,10 @@ export class ConsumerOffsetManager {
 
   /** Write the file atomically if anything changed (or when `force`). */
   persist(force = false): void {
-    if (!this.loaded || (!this.dirty && !force)) return;
+    if (!this.loaded || (!this.unsaved.value && !force)) return;
     try {
       writeFileAtomic(this.file, this.encode(), true, true);
-      this.dirty = false;
+      this.unsaved.clear();
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

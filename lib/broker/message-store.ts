@@ -6,7 +6,7 @@ import createDebug from '../debug.js';
 import type { Clock } from '../clock.js';
 import { TypedEmitter } from '../emitter.js';
 import { CommitLog, lostBytes } from './commit-log.js';
-import { scheduleEvery } from './periodic-task.js';
+import { OnDemandTask } from './periodic-task.js';
 import { cleanExpiredSegments, diskUsedRatio, retentionSettings, type RetentionOptions } from './store-retention.js';
 import { ConsumeQueue } from './consume-queue.js';
 import { stderrWarn, storePath, writeFileAtomic, type StoreWarn } from './atomic-file.js';
@@ -56,8 +56,10 @@ export class MessageStore {
   private readonly tagsCodeFn: NonNullable<MessageStoreOptions['tagsCode']>;
   private readonly writer: StoreWriter;
   private readonly flushIntervalMs: number;
-  private stopFlushing: (() => void) | null = null;
-  private stopCleaning: (() => void) | null = null;
+  /** The write-behind flush: armed while something written is not flushed. */
+  private flushing: OnDemandTask | null = null;
+  /** The retention cleaner: armed while there are segments it may delete (all but the newest). */
+  private cleaning: OnDemandTask | null = null;
   private readonly retention: Required<RetentionOptions>;
   private readonly diskUsed: () => number;
   private checkpointed = -1;
@@ -193,19 +195,29 @@ export class MessageStore {
       );
     } else if (replayed.indexed) log('recovery: re-indexed %d messages after offset %d', replayed.indexed, from);
     this.opened = true;
-    this.stopFlushing = scheduleEvery(
+    // a flush writes only when the log grew since the last (or no checkpoint was written yet)
+    this.flushing = new OnDemandTask(
       this.clock,
       this.flushIntervalMs,
-      () => this.flush(false),
+      () => {
+        this.flush(false);
+        return this.checkpointed !== this.commitLog.maxOffset;
+      },
       (err) => log('flush failed: %O', err),
     );
-    if (this.retention.fileReservedTime > 0)
-      this.stopCleaning = scheduleEvery(
+    this.flushing.wake();
+    if (this.retention.fileReservedTime > 0) {
+      this.cleaning = new OnDemandTask(
         this.clock,
         this.retention.cleanResourceInterval,
-        () => this.cleanExpiredSegments(),
+        () => {
+          this.cleanExpiredSegments();
+          return this.commitLog.segmentCount > 1;
+        },
         (err) => log('retention failed: %O', err),
       );
+      if (this.commitLog.segmentCount > 1) this.cleaning.wake();
+    }
   }
 
   /**
@@ -260,8 +272,8 @@ export class MessageStore {
     this.closed = true;
     // a store whose open() failed has nothing to write, and must not replace the checkpoint
     if (!this.opened) return;
-    this.stopFlushing?.();
-    this.stopCleaning?.();
+    this.flushing?.stop();
+    this.cleaning?.stop();
     this.flush(true);
     for (const cq of this.queues.values()) cq.close();
     this.commitLog.close();
@@ -333,6 +345,8 @@ export class MessageStore {
       for (let i = 0; i < records.length; i++)
         this.onStored(inners[i]!, written[i]!.physOffset, records[i]!.length, storeTimestamp);
     this.arrivals.emit('arrival', cq.topic, cq.queueId, cq.maxOffset, codes);
+    this.flushing?.wake();
+    if (this.cleaning && this.commitLog.segmentCount > 1) this.cleaning.wake();
   }
 
   getMaxOffset(topic: string, queueId: number): number {

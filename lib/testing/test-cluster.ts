@@ -24,6 +24,9 @@ import { TestClusterOptionError, WaitTimeoutError } from './errors.js';
  */
 export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`;
 
+/** Rounds of turns given after a timer while frames still move: a bound for a peer that never stops. */
+const MAX_SETTLE_ROUNDS = 100;
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Milliseconds of a Duration; a TestClusterOptionError for anything else. */
@@ -53,7 +56,9 @@ export interface TestClusterOptions extends Omit<StartBrokerOptions, 'clock'> {
   startTime?: number;
   /**
    * Event-loop turns given to the sockets after each timer that `advance` fires, so that what the
-   * timer sent is read and answered before the next one fires.
+   * timer sent is read and answered before the next one fires; given again while the name server
+   * and brokers still read or write frames. Below 3, a call a timer makes may not reach the broker
+   * within the first turns, and the clock moves on without its answer.
    * @default 3
    */
   turnsPerTimer?: number;
@@ -140,6 +145,28 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   const turns = async (n: number): Promise<void> => {
     for (let i = 0; i < n; i++) await new Promise<void>((resolve) => nextTurn(resolve));
   };
+  // Frames the name server and brokers have read and written: they move while requests and their
+  // answers cross the sockets. A timer may set off a chain of calls (a route look-up, then the call
+  // it was for) longer than turnsPerTimer turns; without this the clock would jump to the chain's
+  // own timeout. The broker arms its timers only when it has work, so no idle timer gives those
+  // turns by the way.
+  const traffic = (): number => {
+    let frames = 0;
+    for (const server of [broker.nameServer.server, ...broker.instances.map((b) => b.server)])
+      for (const conn of server.connections) {
+        const s = conn.stats();
+        frames += s.framesIn + s.framesOut;
+      }
+    return frames;
+  };
+  /** turnsPerTimer turns, again while the sockets carried frames (at most MAX_SETTLE_ROUNDS times). */
+  const settle = async (): Promise<void> => {
+    for (let round = 0; round < MAX_SETTLE_ROUNDS; round++) {
+      const before = traffic();
+      await turns(turnsPerTimer);
+      if (traffic() === before) return;
+    }
+  };
 
   const cluster: TestCluster = {
     clock,
@@ -157,10 +184,10 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
         const at = clock.nextTimerAt();
         if (at === undefined || at > end) break;
         clock.advance(Math.max(0, at - clock.now()));
-        await turns(turnsPerTimer);
+        await settle();
       }
       clock.advance(end - clock.now());
-      await turns(turnsPerTimer);
+      await settle();
     },
     async waitFor(condition, o = {}) {
       const timeoutMs = o.timeoutMs ?? 5000;

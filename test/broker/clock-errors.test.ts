@@ -21,7 +21,7 @@ t.test('the store writes its consume queues behind on the injected clock', async
   s.open();
   t.teardown(() => s.close());
   const bornHost = socketAddressText('10.0.0.7:4567');
-  t.equal(
+  const put = (body: string): string =>
     s.putMessages([
       {
         topic: 'T',
@@ -32,18 +32,27 @@ t.test('the store writes its consume queues behind on the injected clock', async
         bornHost,
         reconsumeTimes: 0,
         preparedTransactionOffset: 0,
-        body: Buffer.from('x'),
+        body: Buffer.from(body),
         properties: {},
       },
-    ]).status,
-    'PUT_OK',
-  );
+    ]).status;
+  t.equal(put('x'), 'PUT_OK');
   const checkpoint = path.join(dir, 'checkpoint.json');
+  const dispatched = (): number => JSON.parse(fs.readFileSync(checkpoint, 'utf8')).dispatched;
   clock.advance(59_999);
   t.notOk(fs.existsSync(checkpoint), 'nothing written before the interval');
   clock.advance(1);
   t.ok(fs.existsSync(checkpoint), 'written once the clock reaches the interval');
-  t.ok(clock.pending >= 1, 'the next flush is scheduled on the same clock');
+  const first = dispatched();
+  t.equal(clock.pending, 0, 'nothing written since: no flush waits on the clock');
+  clock.advance(10_000);
+  t.equal(put('y'), 'PUT_OK');
+  t.equal(clock.pending, 1, 'a write schedules the next flush on the same clock');
+  clock.advance(49_999);
+  t.equal(dispatched(), first, 'not before the next tick of the interval');
+  clock.advance(1);
+  t.ok(dispatched() > first, 'at the tick an always-running flush would have had (120 s)');
+  t.equal(clock.pending, 0);
 });
 
 t.test('broker errors are RocketwireErrors with stable names and fields', async (t) => {

@@ -6,40 +6,14 @@ import * as path from 'node:path';
 import { syncBuiltinESMExports } from 'node:module';
 import t from 'tap';
 import { decodeMessages } from '../../protocol/index.js';
-import { MessageStore, startBroker } from '../../lib/broker/index.js';
+import { type MessageStore, startBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { Producer } from '../../lib/producer/index.js';
-import { socketAddressText, type MessageInner } from '../../lib/broker/message-record.js';
+import type { MessageInner } from '../../lib/broker/message-record.js';
+import { inner, openStore } from './store-damage-helpers.js';
 
-const storeHost = socketAddressText('127.0.0.1', 10911);
-
-function inner(topic: string, queueId: number, body: string): MessageInner {
-  return {
-    topic,
-    queueId,
-    flag: 0,
-    sysFlag: 0,
-    bornTimestamp: 1000,
-    bornHost: socketAddressText('10.0.0.7:4567'),
-    reconsumeTimes: 0,
-    preparedTransactionOffset: 0,
-    body: Buffer.from(body),
-    properties: { UNIQ_KEY: `K-${body}` },
-  };
-}
-
-function open(dir: string, segmentSize = 64 * 1024): MessageStore {
-  const s = new MessageStore({
-    dir,
-    storeHost,
-    clock: new ManualClock(),
-    segmentSize,
-    flushIntervalMs: 60_000,
-    warn: () => undefined,
-  });
-  s.open();
-  return s;
-}
+// small segments: the batches below fit in the first one
+const open = (dir: string): MessageStore => openStore(dir);
 
 function bodies(s: MessageStore, topic: string, queueId: number): string[] {
   return s
@@ -160,15 +134,7 @@ t.test('a batch write torn by a crash keeps the records before the tear', async 
   const g3 = result.written[3]!.physOffset;
   fs.truncateSync(path.join(crashed, 'commitlog', '00000000000000000000'), g3 + 20);
   const lines: string[] = [];
-  const again = new MessageStore({
-    dir: crashed,
-    storeHost,
-    clock: new ManualClock(),
-    segmentSize: 64 * 1024,
-    flushIntervalMs: 60_000,
-    warn: (l) => lines.push(l),
-  });
-  again.open();
+  const again = openStore(crashed, lines);
   t.teardown(() => again.close());
   t.same(bodies(again, 'T', 0), ['solo', 'g0', 'g1', 'g2'], 'the records before the tear are kept');
   t.equal(again.getMaxOffset('T', 0), 4, 'no queue offset for the torn record or those after it');

@@ -1,7 +1,6 @@
-import { setPopMode } from '../support/embedded-broker.js';
+import { popModeTopic, popPushConsumer } from '../support/pop-mode.js';
 import t from 'tap';
 import { AdminClient } from '../../lib/admin/index.js';
-import { startBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import {
@@ -122,31 +121,17 @@ t.test('pull mode: a message whose handler failed is retried and handled, then r
 
 t.test('POP mode: a message the broker revives after its ack came too late is dropped and acked', async (t) => {
   const clock = new ManualClock();
-  const b = await startBroker({ queues: 1, clock });
-  t.teardown(() => b.close());
-  const topic = uniqueName('DupPop');
-  const group = uniqueName('cg');
-  await createTopic([b.broker], topic, 1);
-  await setPopMode(b.broker, topic, group);
+  const set = await popModeTopic(t, 'DupPop', 1, { queues: 1, clock });
+  const { b, topic, group } = set;
   const seen: MessageExt[] = [];
   let release: () => void = () => {};
   const slow = new Promise<void>((r) => (release = r));
-  const consumer = new PushConsumer({
-    group,
-    namesrvAddr: b.namesrv,
-    subscriptions: { [topic]: '*' },
-    consumeFromWhere: 'first',
-    clientRebalance: false,
-    popInvisibleTimeMs: 10_000,
-    duplicateGuard: true,
-    clock,
-  });
+  const consumer = popPushConsumer(t, set, { popInvisibleTimeMs: 10_000, duplicateGuard: true, clock });
   await consumer.start(async (msgs) => {
     seen.push(...msgs);
     // the first delivery takes longer than its invisible time
     if (seen.length === 1) await slow;
   });
-  t.teardown(() => consumer.shutdown());
   await produce(b.namesrv, topic, 1, () => ({ body: 'slow' }), { single: true });
   await until(() => seen.length === 1, 'the first delivery reached the handler');
   // past the invisible time: the broker revives the message into the pop retry topic
@@ -168,12 +153,8 @@ t.test('POP mode: a message the broker revives after its ack came too late is dr
 });
 
 t.test('POP orderly mode: a failed message comes back and is handled; a recorded one is dropped', async (t) => {
-  const b = await withBroker();
-  t.teardown(() => b.close());
-  const topic = uniqueName('DupPopOrder');
-  const group = uniqueName('cg');
-  await createTopic([b.broker], topic, 2);
-  await setPopMode(b.broker, topic, group);
+  const set = await popModeTopic(t, 'DupPopOrder', 2);
+  const { b, topic, group } = set;
   const store = new Map<string, number>();
   const shared: DuplicateStore = {
     has: async (k) => store.has(k),
@@ -181,15 +162,7 @@ t.test('POP orderly mode: a failed message comes back and is handled; a recorded
   };
   const seen: string[] = [];
   let failed = false;
-  const consumer = new PushConsumer({
-    group,
-    namesrvAddr: b.namesrv,
-    subscriptions: { [topic]: '*' },
-    consumeFromWhere: 'first',
-    clientRebalance: false,
-    orderly: true,
-    duplicateGuard: { store: shared },
-  });
+  const consumer = popPushConsumer(t, set, { orderly: true, duplicateGuard: { store: shared } });
   await consumer.start((msgs) => {
     for (const m of msgs) seen.push(m.body.toString());
     if (!failed && msgs.some((m) => m.body.toString() === 'o-2')) {
@@ -198,7 +171,6 @@ t.test('POP orderly mode: a failed message comes back and is handled; a recorded
     }
     return 'SUCCESS';
   });
-  t.teardown(() => consumer.shutdown());
   await produce(b.namesrv, topic, 6, (i) => ({ body: `o-${i}` }), { single: true });
   await until(() => new Set(seen).size === 6 && seen.filter((s) => s === 'o-2').length === 2, 'all 6, o-2 twice');
   t.equal(consumer.stats().duplicates?.dropped, 0, 'the retry of the failed one was not dropped');

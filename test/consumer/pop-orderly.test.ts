@@ -1,4 +1,4 @@
-import { setPopMode } from '../support/embedded-broker.js';
+import { popModeTopic, popPushConsumer } from '../support/pop-mode.js';
 import t from 'tap';
 import { RequestCode, ResponseCode, createRequest, type RemotingCommand } from '../../protocol/index.js';
 import { parseOrderCountInfo } from '../../protocol/pop-extra-info.js';
@@ -6,8 +6,7 @@ import { decodeMessages } from '../../protocol/internal.js';
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
-import { PushConsumer } from '../../lib/consumer/index.js';
-import { createTopic, produce, uniqueName, until, withBroker } from './helpers.js';
+import { produce, uniqueName, until } from './helpers.js';
 import { assertOrderedPerKey, runOrderlyPopScenario } from './pop-orderly-scenario.js';
 
 // The push consumer's orderly POP mode (orderly: true, clientRebalance: false, the group switched
@@ -18,12 +17,7 @@ import { assertOrderedPerKey, runOrderlyPopScenario } from './pop-orderly-scenar
 t.test(
   'two orderly consumers in POP mode: each key in order, a failure redelivered in order, nothing lost',
   async (t) => {
-    const b = await withBroker();
-    t.teardown(() => b.close());
-    const topic = uniqueName('PopOrderly');
-    const group = uniqueName('cg');
-    await createTopic([b.broker], topic, 4);
-    await setPopMode(b.broker, topic, group);
+    const { b, topic, group } = await popModeTopic(t, 'PopOrderly', 4);
     const o = { keys: 6, perKey: 15, failKey: 'k2', failSeq: 7 };
     const r = await runOrderlyPopScenario(t, { namesrv: b.namesrv, topic, group, limitMs: 30_000, ...o });
     assertOrderedPerKey(t, r, o);
@@ -118,19 +112,10 @@ t.test('a waiting order pop is answered when the held queue frees by time, not a
 t.test(
   'orderly POP mode: a message failing past maxReconsumeTimes goes to the DLQ, then the queue goes on',
   async (t) => {
-    const b = await startBroker({ queues: 1 });
-    t.teardown(() => b.close());
-    const topic = uniqueName('PopOrderDlq');
-    const group = uniqueName('cg');
-    await createTopic([b.broker], topic, 1);
-    await setPopMode(b.broker, topic, group);
+    const set = await popModeTopic(t, 'PopOrderDlq', 1, { queues: 1 });
+    const { b, topic, group } = set;
     const seen: { body: string; reconsumeTimes: number }[] = [];
-    const consumer = new PushConsumer({
-      group,
-      namesrvAddr: b.namesrv,
-      subscriptions: { [topic]: '*' },
-      consumeFromWhere: 'first',
-      clientRebalance: false,
+    const consumer = popPushConsumer(t, set, {
       orderly: true,
       maxReconsumeTimes: 2,
       suspendCurrentQueueTimeMs: 10,
@@ -141,7 +126,6 @@ t.test(
       for (const m of msgs) seen.push({ body: m.body.toString(), reconsumeTimes: m.reconsumeTimes });
       return msgs.some((m) => m.body.toString() === 'bad') ? 'SUSPEND_CURRENT_QUEUE_A_MOMENT' : 'SUCCESS';
     });
-    t.teardown(() => consumer.shutdown());
     for (const body of ['a', 'bad', 'c']) await produce(b.namesrv, topic, 1, () => ({ body }), { single: true });
     await until(
       () => seen.some((s) => s.body === 'c'),
@@ -171,14 +155,10 @@ t.test(
 
 t.test('orderly POP mode: a queue handled slowly keeps its messages past the first invisible time', async (t) => {
   const clock = new ManualClock();
-  const b = await startBroker({ queues: 1, clock });
-  t.teardown(() => b.close());
+  const set = await popModeTopic(t, 'PopOrderRenew', 1, { queues: 1, clock });
+  const { b, topic, group } = set;
   const raw = new RemotingClient();
   t.teardown(() => raw.close());
-  const topic = uniqueName('PopOrderRenew');
-  const group = uniqueName('cg');
-  await createTopic([b.broker], topic, 1);
-  await setPopMode(b.broker, topic, group);
   await produce(b.namesrv, topic, 3, (i) => ({ body: `m-${i}` }), { single: true });
   const seen: string[] = [];
   const gates = [0, 1, 2].map(() => {
@@ -186,16 +166,7 @@ t.test('orderly POP mode: a queue handled slowly keeps its messages past the fir
     const p = new Promise<void>((r) => (open = r));
     return { p, open };
   });
-  const consumer = new PushConsumer({
-    group,
-    namesrvAddr: b.namesrv,
-    subscriptions: { [topic]: '*' },
-    consumeFromWhere: 'first',
-    clientRebalance: false,
-    orderly: true,
-    popInvisibleTimeMs: 10_000,
-    clock,
-  });
+  const consumer = popPushConsumer(t, set, { orderly: true, popInvisibleTimeMs: 10_000, clock });
   await consumer.start(async (msgs) => {
     for (const m of msgs) {
       seen.push(m.body.toString());
@@ -203,7 +174,6 @@ t.test('orderly POP mode: a queue handled slowly keeps its messages past the fir
     }
     return 'SUCCESS';
   });
-  t.teardown(() => consumer.shutdown());
   await until(() => seen.length === 1, 'm-0 with the handler');
   clock.advance(6000); // past half of the 10 s invisible time
   gates[0]!.open();

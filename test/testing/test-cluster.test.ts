@@ -2,6 +2,7 @@
 // wall time: a transaction check-back, a 3-day timer, a POP invisibility expiry and a 15-minute
 // consume timeout. Each asserts that nothing happens before its time and that it happens after.
 import t from 'tap';
+import { ManualClock } from '../../lib/clock.js';
 import type { MessageExt } from '../../lib/index.js';
 import { startTestCluster, TestClusterOptionError, WaitTimeoutError } from '../../lib/testing/public.js';
 import { durationMs } from '../../lib/testing/index.js';
@@ -115,6 +116,71 @@ t.test('a handler that hangs past consumeTimeoutMs (15 min) gets the message aga
   await cluster.advance('30m');
   await cluster.waitFor(() => calls.length >= 2, { what: 'the redelivery after the consume timeout' });
   t.ok((calls[1] ?? 0) >= 1, 'redelivered as a retry');
+});
+
+/** Counts the timer callbacks every ManualClock runs until the returned stop is called. */
+function countTimerCallbacks(): { readonly fired: number; stop(): void } {
+  const real = ManualClock.prototype.setTimeout;
+  const counter = { fired: 0, stop: () => undefined as void };
+  ManualClock.prototype.setTimeout = function (this: ManualClock, fn: () => void, ms: number) {
+    return real.call(
+      this,
+      () => {
+        counter.fired++;
+        fn();
+      },
+      ms,
+    );
+  };
+  counter.stop = () => {
+    ManualClock.prototype.setTimeout = real;
+  };
+  return counter;
+}
+
+t.test('three days of an idle cluster run few timer callbacks', async (t) => {
+  const timers = countTimerCallbacks();
+  t.teardown(() => timers.stop());
+  const cluster = await startTestCluster();
+  t.teardown(() => cluster.close());
+  const start = cluster.clock.now();
+  await cluster.advance('3d');
+  t.equal(cluster.clock.now() - start, 3 * 86_400_000);
+  // an always-armed 500 ms flush and 1 s revive alone ran about 780 000
+  t.ok(timers.fired <= 10, `few callbacks in 3 days (${timers.fired})`);
+});
+
+t.test('a cluster that sent, popped, acked and committed goes idle once its clients stop', async (t) => {
+  const timers = countTimerCallbacks();
+  t.teardown(() => timers.stop());
+  const cluster = await startTestCluster();
+  t.teardown(() => cluster.close());
+  const topic = uniq('IdleT');
+  const producer = cluster.producer({ group: uniq('pg') });
+  await producer.start();
+  await producer.send({ topic, body: 'pop-me' });
+  const tx = cluster.transactionProducer({
+    group: uniq('txpg'),
+    transactionListener: {
+      executeLocalTransaction: () => 'COMMIT_MESSAGE',
+      checkLocalTransaction: () => 'COMMIT_MESSAGE',
+    },
+  });
+  await tx.start();
+  await tx.sendMessageInTransaction({ topic, body: 'committed' });
+  const consumer = cluster.simpleConsumer({ group: uniq('popcg'), topic, awaitDurationMs: 0 });
+  await consumer.start();
+  const got = await consumer.receive(2, 60_000);
+  t.equal(got.length, 2);
+  t.equal(await consumer.ack(got), 'OK');
+  await consumer.shutdown();
+  await tx.shutdown();
+  await producer.shutdown();
+  // what the work left behind (checkpoint files, offsets, the consume queues) is written once
+  await cluster.advance('1m');
+  const before = timers.fired;
+  await cluster.advance('3d');
+  t.ok(timers.fired - before <= 10, `few callbacks in 3 days (${timers.fired - before})`);
 });
 
 t.test('durations and waits are checked', async (t) => {

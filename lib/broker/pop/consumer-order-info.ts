@@ -3,6 +3,7 @@ import createDebug from '../../debug.js';
 import { ProtocolError } from '../../../protocol/index.js';
 import { orderCountOffsetKey, type OrderCountEntry, type PopRetryMark } from '../../../protocol/pop-extra-info.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
+import { Unsaved } from '../unsaved.js';
 
 const log = createDebug('rocketwire:broker:pop');
 
@@ -74,7 +75,8 @@ export const ORDER_ACK_NO_COMMIT = -2;
 export class ConsumerOrderInfoManager {
   readonly file: string;
   private table = new Map<string, Map<number, OrderInfo>>();
-  private dirty = false;
+  /** Changes not yet written (the owner wakes its persist task on them). */
+  readonly unsaved = new Unsaved();
   private loaded = false;
   /**
    * Told after every change of a queue's order state (a pop, an ack, a change of invisible time),
@@ -138,7 +140,7 @@ export class ConsumerOrderInfoManager {
       }
     }
     qs.set(queueId, info);
-    this.dirty = true;
+    this.unsaved.mark();
     this.onChange?.(topic, group, queueId);
     const entries: OrderCountEntry[] = [];
     let min = Number.MAX_SAFE_INTEGER;
@@ -200,7 +202,7 @@ export class ConsumerOrderInfoManager {
     if (i < 0) return ORDER_ACK_ILLEGAL;
     if (!info.acked.includes(i)) info.acked.push(i);
     info.lastConsumeTimestamp = now;
-    this.dirty = true;
+    this.unsaved.mark();
     this.onChange?.(topic, group, queueId);
     const acked = new Set(info.acked);
     for (let k = 0; k < info.offsets.length; k++) if (!acked.has(k)) return info.offsets[k]!;
@@ -229,7 +231,7 @@ export class ConsumerOrderInfoManager {
       return;
     }
     info.nextVisibleTime[String(queueOffset)] = nextVisibleTime;
-    this.dirty = true;
+    this.unsaved.mark();
     this.onChange?.(topic, group, queueId);
   }
 
@@ -266,7 +268,7 @@ export class ConsumerOrderInfoManager {
   }
 
   persist(force = false): void {
-    if (!this.loaded || (!this.dirty && !force)) return;
+    if (!this.loaded || (!this.unsaved.value && !force)) return;
     const table: OrderInfoFile['table'] = {};
     for (const [key, qs] of this.table) {
       const o: Record<string, OrderInfo> = {};
@@ -275,7 +277,7 @@ export class ConsumerOrderInfoManager {
     }
     try {
       writeFileAtomic(this.file, JSON.stringify({ table }), true, true);
-      this.dirty = false;
+      this.unsaved.clear();
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

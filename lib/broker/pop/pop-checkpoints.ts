@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import createDebug from '../../debug.js';
 import { ProtocolError } from '../../../protocol/index.js';
 import { loadConfigFile, stderrWarn, writeFileAtomic, type StoreWarn } from '../atomic-file.js';
+import { Unsaved } from '../unsaved.js';
 
 const log = createDebug('rocketwire:broker:pop');
 
@@ -68,7 +69,8 @@ function decodeFile(text: string): PopCheckpoint[] {
 export class PopCheckpointTable {
   readonly file: string;
   private readonly table = new Map<string, PopCheckpoint>();
-  private dirty = false;
+  /** Changes not yet written (the owner wakes its persist task on them). */
+  readonly unsaved = new Unsaved();
   private loaded = false;
 
   constructor(
@@ -91,7 +93,7 @@ export class PopCheckpointTable {
 
   add(ck: PopCheckpoint): void {
     this.table.set(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime), ck);
-    this.dirty = true;
+    this.unsaved.mark();
   }
 
   get(key: string): PopCheckpoint | undefined {
@@ -104,7 +106,7 @@ export class PopCheckpointTable {
     if (!ck?.offsets.includes(offset)) return false;
     ck.acked.add(offset);
     if (ck.acked.size >= ck.offsets.length) this.table.delete(key);
-    this.dirty = true;
+    this.unsaved.mark();
     return true;
   }
 
@@ -125,15 +127,15 @@ export class PopCheckpointTable {
 
   remove(ck: PopCheckpoint): void {
     this.table.delete(checkpointKey(ck.group, ck.topic, ck.queueId, ck.startOffset, ck.popTime));
-    this.dirty = true;
+    this.unsaved.mark();
   }
 
   persist(force = false): void {
-    if (!this.loaded || (!this.dirty && !force)) return;
+    if (!this.loaded || (!this.unsaved.value && !force)) return;
     const checkpoints = [...this.table.values()].map((c) => ({ ...c, acked: [...c.acked] }));
     try {
       writeFileAtomic(this.file, JSON.stringify({ checkpoints }), true, true);
-      this.dirty = false;
+      this.unsaved.clear();
     } catch (err) {
       log('cannot write %s: %s', this.file, (err as Error).message);
     }

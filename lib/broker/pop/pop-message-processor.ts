@@ -26,7 +26,6 @@ import type { Clock } from '../../clock.js';
 import type { RemotingConnection, RemotingServer } from '../../remoting/index.js';
 import { popFilter } from './pop-filter.js';
 import type { RecordMatch } from '../sql-filter.js';
-import { scheduleEvery } from '../periodic-task.js';
 import { topicNotExist, type BrokerContext } from '../processor/broker-context.js';
 import { answerTo, fail, registerOperation, type Answer } from '../processor/request-processor.js';
 import { ConsumerOrderInfoManager } from './consumer-order-info.js';
@@ -43,6 +42,7 @@ import {
   type PopServiceOptions,
 } from './pop-options.js';
 import { reviveCheckpoints } from './pop-revive.js';
+import { startPopTasks } from './pop-tasks.js';
 import { PopLongPolling } from './pop-long-polling.js';
 import { OrderLockRelease } from './order-lock-release.js';
 
@@ -133,16 +133,7 @@ export class PopService {
     this.ctx.messageStore.onArrival((topic, queueId) => this.polling.notifyArrival(topic, queueId));
     const failed = (err: unknown): void => log('pop task failed: %O', err);
     this.stopTasks.push(
-      scheduleEvery(this.clock, this.options.reviveIntervalMs ?? 1000, () => this.revive(), failed),
-      scheduleEvery(
-        this.clock,
-        this.options.persistIntervalMs ?? 5000,
-        () => {
-          this.checkpoints.persist();
-          this.orderInfo.persist();
-        },
-        failed,
-      ),
+      startPopTasks(this.clock, this.options, this.checkpoints, this.orderInfo, () => this.revive(), failed),
     );
   }
 

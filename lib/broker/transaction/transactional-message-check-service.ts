@@ -8,11 +8,12 @@ import {
 import type { RemotingConnection } from '../../remoting/index.js';
 import { BROKER_VERSION } from '../broker-version.js';
 import { copiedTo } from '../message-record.js';
-import { scheduleEvery } from '../periodic-task.js';
+import { OnDemandTask } from '../periodic-task.js';
 import type { BrokerContext } from '../processor/broker-context.js';
 import { callClient } from '../processor/request-processor.js';
 import {
   TRANS_CHECK_MAX_TIME_TOPIC,
+  TRANS_HALF_TOPIC,
   type TransactionCheckListener,
   type TransactionalMessageService,
 } from './transactional-message-service.js';
@@ -37,13 +38,29 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
     private readonly service: TransactionalMessageService,
   ) {}
 
+  /**
+   * Check rounds run only while a half queue holds messages past its check offset: woken by every
+   * message stored in the half topic (a prepare, or a round's own re-put).
+   */
   start(): void {
-    this.stop ??= scheduleEvery(
+    if (this.stop) return;
+    const task = new OnDemandTask(
       this.ctx.clock,
       this.service.settings.transactionCheckInterval,
-      () => this.service.check(this),
+      () => {
+        this.service.check(this);
+        return this.service.hasHalvesToCheck();
+      },
       (err) => log('transaction check failed: %O', err),
     );
+    const stopWaking = this.ctx.messageStore.onArrival((topic) => {
+      if (topic === TRANS_HALF_TOPIC) task.wake();
+    });
+    if (this.service.hasHalvesToCheck()) task.wake();
+    this.stop = () => {
+      stopWaking();
+      task.stop();
+    };
   }
 
   close(): void {
@@ -98,6 +115,7 @@ export class TransactionalMessageCheckService implements TransactionCheckListene
       msg.properties.UNIQ_KEY,
       msg.properties.REAL_TOPIC,
       TRANS_CHECK_MAX_TIME_TOPIC,
+      TRANS_HALF_TOPIC,
       res.status,
     );
   }

@@ -233,6 +233,20 @@ export class TransactionalMessageService {
     return res.status === 'PUT_OK';
   }
 
+  /** Whether a half queue holds messages past its check offset: all a check round looks at. */
+  hasHalvesToCheck(): boolean {
+    const halfConfig = this.ctx.topics.get(TRANS_HALF_TOPIC);
+    if (!halfConfig) return false;
+    const store = this.ctx.messageStore;
+    for (let queueId = 0; queueId < halfConfig.readQueueNums; queueId++) {
+      const halfOffset =
+        this.ctx.offsets.query(CID_SYS_RMQ_TRANS, TRANS_HALF_TOPIC, queueId) ??
+        store.getMinOffset(TRANS_HALF_TOPIC, queueId);
+      if (halfOffset < store.getMaxOffset(TRANS_HALF_TOPIC, queueId)) return true;
+    }
+    return false;
+  }
+
   /**
    * One round of TransactionalMessageServiceImpl#check over every half queue: ended half messages
    * are stepped over, ones checked transactionCheckMax times (or older than fileReservedTime) are
