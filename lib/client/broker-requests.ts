@@ -36,7 +36,7 @@ export interface BrokerRequestHost {
 export function serveBrokerRequests(remoting: RemotingClient, host: BrokerRequestHost): void {
   serve(remoting, Operations.NOTIFY_CONSUMER_IDS_CHANGED, ({ header }) => {
     log('NOTIFY_CONSUMER_IDS_CHANGED for %s', header.consumerGroup);
-    host.consumers.get(header.consumerGroup)?.doRebalance();
+    host.consumers.get(header.consumerGroup)?.doRebalance(true);
     return null;
   });
   serve(remoting, Operations.GET_CONSUMER_RUNNING_INFO, ({ header }) => {

@@ -15,8 +15,11 @@ export interface ConsumerInner {
   readonly consumeFromWhere: string;
   /** Subscriptions as the heartbeat carries them (docs/protocol-facts.md#heartbeat-data), retry topic included. */
   subscriptions(): SubscriptionData[];
-  /** Called on NOTIFY_CONSUMER_IDS_CHANGED. */
-  doRebalance(): void;
+  /**
+   * Rebalance: on NOTIFY_CONSUMER_IDS_CHANGED `spaced` (the round waits until 1 s after the previous
+   * one ended, as Java's RebalanceService), on a new broker connection at once.
+   */
+  doRebalance(spaced?: boolean): void;
   /** Body of the GET_CONSUMER_RUNNING_INFO answer, encoded by protocol's ConsumerRunningInfo codec. */
   runningInfo(): Buffer;
   /** CONSUME_MESSAGE_DIRECTLY: the result, which the instance encodes with the row's body codec. */

@@ -226,3 +226,41 @@ t.test('no periodic rebalance while suspended; resume() rebalances at once', asy
   s.consumer.resume();
   await until(() => rounds() > r0, 'resume() rebalances');
 });
+
+/** Lets every promise the rebalance has queued run (its scripted host answers at once). */
+async function drain(): Promise<void> {
+  for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+}
+
+t.test(
+  'a round the broker asks for (NOTIFY_CONSUMER_IDS_CHANGED) starts 1 s after the previous round ended, as 5.x RebalanceService; a storm of them is one round',
+  async (t) => {
+    const s = scripted({ orderly: false });
+    await s.rebalance.doRebalance();
+    t.equal(s.rebalance.counts.runs, 1);
+    const notified = [s.rebalance.doRebalance(true), s.rebalance.doRebalance(true), s.rebalance.doRebalance(true)];
+    await drain();
+    t.equal(s.rebalance.counts.runs, 1, 'no round at once (before: one per notification, as soon as the last ended)');
+    s.clock.advance(999);
+    await drain();
+    t.equal(s.rebalance.counts.runs, 1, 'not before 1 s');
+    s.clock.advance(1);
+    await Promise.all(notified);
+    t.equal(s.rebalance.counts.runs, 2, 'one round for the three notifications');
+
+    // a request that may not wait (a new broker connection, resume) starts a waiting round at once
+    const waiting = s.rebalance.doRebalance(true);
+    await drain();
+    t.equal(s.rebalance.counts.runs, 2);
+    await s.rebalance.doRebalance();
+    await waiting;
+    t.equal(s.rebalance.counts.runs, 3, 'the waiting round ran at once and covered both');
+
+    // shutdown does not wait for a spaced round
+    const pending = s.rebalance.doRebalance(true);
+    await drain();
+    await s.rebalance.shutdown();
+    await pending;
+    t.equal(s.rebalance.counts.runs, 3, 'no round after shutdown');
+  },
+);

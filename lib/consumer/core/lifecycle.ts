@@ -3,6 +3,7 @@ import { ScheduledTask, type ConsumerInner, type MQClientInstance } from '../../
 import { ConsumerStateError } from '../errors.js';
 import { acquireConsumerInstance, checkNameServerAtStart } from './consumer-instance.js';
 import type { ConsumerConfig } from './consumer-config.js';
+import { REBALANCE_MIN_INTERVAL_MS } from './rebalance-impl.js';
 
 /**
  * Lifecycle of a consumer, as Java's ServiceState (STARTING and SHUTTING_DOWN while start() / shutdown() run).
@@ -10,8 +11,6 @@ import type { ConsumerConfig } from './consumer-config.js';
  */
 export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
-/** 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the retry after an unbalanced round. */
-export const REBALANCE_MIN_INTERVAL_MS = 1000;
 
 /** Java's consumeTimestamp default: 30 minutes before start. */
 export const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;

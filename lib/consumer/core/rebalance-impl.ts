@@ -7,6 +7,12 @@ import { ProcessQueue } from './process-queue.js';
 import { newPullRequest, type PullRequest } from './pull-request.js';
 import type { SubscriptionData } from './subscription.js';
 
+/**
+ * 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the least time from
+ * the end of a round to the start of the next, and the retry after an unbalanced round.
+ */
+export const REBALANCE_MIN_INTERVAL_MS = 1000;
+
 const log = createDebug('rocketwire:consumer');
 
 /** What every rebalance needs from its consumer (Java's RebalanceImpl fields and its consumer's calls). */
@@ -42,29 +48,48 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
    */
   readonly counts = { requested: 0, runs: 0 };
   protected stopped = false;
+  /** When the last round ended; the first round runs at once (see spaceFromLastRound). */
+  private lastRoundEnd = Number.NEGATIVE_INFINITY;
+  /** Whether the coalesced next round waits for REBALANCE_MIN_INTERVAL_MS. */
+  private spaceAgain = false;
+  /** Ends a spacing wait early (shutdown). */
+  private wakeSpacing: (() => void) | null = null;
 
   constructor(protected readonly host: H) {}
 
   /**
-   * Runs a rebalance now; calls during a run coalesce into one more run after it. Resolves whether the
+   * Runs a rebalance now, or when `spaced` not before REBALANCE_MIN_INTERVAL_MS after the last round
+   * ended; calls during a run coalesce into one more run after it. Resolves whether the
    * last round balanced (5.x RebalanceImpl.doRebalance): every topic's assignment is what this
    * consumer now works on. A lock refused, a start offset missing or a removal that gave up leaves it
    * unbalanced, and the periodic task then tries again after 1 s instead of 20 s.
    */
-  doRebalance(): Promise<boolean> {
+  doRebalance(spaced = false): Promise<boolean> {
     if (this.stopped) return Promise.resolve(true);
     this.counts.requested++;
     if (this.running) {
+      // a round still waiting to start covers this request; one that may not wait starts it now
+      if (this.wakeSpacing) {
+        if (!spaced) this.wakeSpacing();
+        return this.running;
+      }
+      // the coalesced round waits only if every request for it may wait
+      this.spaceAgain = this.again ? this.spaceAgain && spaced : spaced;
       this.again = true;
       return this.running;
     }
+    let space = spaced;
     this.running = (async () => {
       let balanced = true;
       try {
         do {
+          if (space) await this.spaceFromLastRound();
+          if (this.stopped) break;
           this.again = false;
           this.counts.runs++;
           balanced = await this.rebalanceOnce();
+          this.lastRoundEnd = this.host.config.clock.now();
+          space = this.spaceAgain;
         } while (this.again && !this.stopped);
       } finally {
         this.running = null;
@@ -72,6 +97,30 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
       return balanced;
     })();
     return this.running;
+  }
+
+  /**
+   * 5.x RebalanceService's minInterval for a round the broker asked for (NOTIFY_CONSUMER_IDS_CHANGED):
+   * it starts at least REBALANCE_MIN_INTERVAL_MS after the previous round ended. Without it, a group
+   * whose members join one after another runs a round per notification on every member: N² rounds,
+   * each asking the broker for the consumer list. The periodic task is spaced by its own interval;
+   * the rounds Java does not have (a new connection) and resume or subscribe run at once.
+   */
+  private spaceFromLastRound(): Promise<void> {
+    const wait = this.lastRoundEnd + REBALANCE_MIN_INTERVAL_MS - this.host.config.clock.now();
+    if (wait <= 0) return Promise.resolve();
+    const clock = this.host.config.clock;
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => {
+        this.wakeSpacing = null;
+        resolve();
+      }, wait);
+      this.wakeSpacing = () => {
+        clock.clearTimeout(timer);
+        this.wakeSpacing = null;
+        resolve();
+      };
+    });
   }
 
   private async rebalanceOnce(): Promise<boolean> {
@@ -247,6 +296,7 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
 
   async shutdown(): Promise<void> {
     this.stopped = true;
+    this.wakeSpacing?.();
     await this.running;
   }
 }

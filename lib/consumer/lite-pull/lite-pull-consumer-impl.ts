@@ -123,9 +123,9 @@ export class LitePullConsumerImpl
     return [...this.subscriptionInner.values()];
   }
 
-  doRebalance(): void {
+  doRebalance(spaced = false): void {
     if (this.state !== 'RUNNING' || this.mode !== 'SUBSCRIBE') return;
-    this.rebalance.doRebalance().catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
+    this.rebalance.doRebalance(spaced).catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
   }
 
   async persistOffsets(): Promise<void> {

@@ -153,10 +153,10 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     return [...this.subscriptionInner.values()];
   }
 
-  /** Rebalance now (NOTIFY_CONSUMER_IDS_CHANGED, resume, subscribe after start). */
-  doRebalance(): void {
+  /** Rebalance now (resume, subscribe after start, a new connection) or `spaced` (NOTIFY_CONSUMER_IDS_CHANGED). */
+  doRebalance(spaced = false): void {
     if (this.lifecycle.state !== 'RUNNING' || this.paused) return;
-    this.rebalance.doRebalance().then(
+    this.rebalance.doRebalance(spaced).then(
       () => {
         if (this.rebalanceFailing)
           this.config.logger.info(`consumer ${this.config.consumerGroup}: rebalance works again`);
