@@ -46,6 +46,13 @@ export interface CurvePoint {
     rebalanceMs: number;
     heartbeatFullBytes: number;
     heartbeatWithoutSubBytes: number;
+    /**
+     * Heartbeats the consumer's client instance sent until start() returned (start()'s own and the
+     * first rebalance's; the scheduled one 1 s after start too when start() lasted that long), and
+     * their body bytes.
+     */
+    startHeartbeats: number;
+    startHeartbeatBytes: number;
   };
   java?: CurveSide & { peakRssMb: number };
 }
@@ -155,6 +162,7 @@ async function consumeRocketwire(
       n.add(msgs);
       return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
     });
+    const started = { ...pushConsumerImpl(consumer).instance!.heartbeatStats };
     let lastUnique = 0;
     let lastProgress = performance.now();
     while (n.unique < expect) {
@@ -177,6 +185,8 @@ async function consumeRocketwire(
       complete: n.unique === expect,
       heartbeatFullBytes: bodies.full.length,
       heartbeatWithoutSubBytes: bodies.withoutSub!.length,
+      startHeartbeats: started.full + started.withoutSub,
+      startHeartbeatBytes: started.bodyBytes,
     };
   } finally {
     clearInterval(watch);
@@ -194,7 +204,8 @@ export function curveTable(axis: CurveOptions['axis'], points: CurvePoint[]): st
   const head =
     `| ${axis === 'queues' ? 'queues (1 topic)' : `topics (× ${TOPIC_CURVE_QUEUES} queues)`} | messages ` +
     '| rocketwire msgs/s | Java msgs/s | ÷ Java | CPU µs/msg rw | CPU µs/msg Java ' +
-    '| rebalance ms rw | start → 1st msg ms rw / Java | heartbeat bytes full / V2 without sub |';
+    '| rebalance ms rw | start → 1st msg ms rw / Java | heartbeat bytes full / V2 without sub ' +
+    '| heartbeats by start() rw (body KB) |';
   const rows = points.map((p) => {
     const j = p.java;
     return (
@@ -202,10 +213,11 @@ export function curveTable(axis: CurveOptions['axis'], points: CurvePoint[]): st
       `| ${j ? fmt(p.rocketwire.msgsPerSec / j.msgsPerSec, 2) : '–'} | ${fmt(p.rocketwire.cpuUsPerMsg, 1)} ` +
       `| ${fmt(j?.cpuUsPerMsg, 1)} | ${fmt(p.rocketwire.rebalanceMs)} ` +
       `| ${fmt(p.rocketwire.firstMessageMs)} / ${fmt(j?.firstMessageMs)} ` +
-      `| ${fmt(p.rocketwire.heartbeatFullBytes)} / ${fmt(p.rocketwire.heartbeatWithoutSubBytes)} |`
+      `| ${fmt(p.rocketwire.heartbeatFullBytes)} / ${fmt(p.rocketwire.heartbeatWithoutSubBytes)} ` +
+      `| ${fmt(p.rocketwire.startHeartbeats)} (${fmt(p.rocketwire.startHeartbeatBytes / 1000)}) |`
     );
   });
-  return [head, `|${' --- |'.repeat(10)}`, ...rows].join('\n') + '\n';
+  return [head, `|${' --- |'.repeat(11)}`, ...rows].join('\n') + '\n';
 }
 
 /** Throughput against the axis (log scale), one line per client. */

@@ -28,6 +28,10 @@ t.test('a queues curve and a topics curve of two points each, every message cons
   for (const p of [...queues, ...topics]) {
     t.ok(p.rocketwire.rebalanceMs >= 0, `${p.x}: the consumer came to hold every queue`);
     t.ok(p.rocketwire.heartbeatWithoutSubBytes < p.rocketwire.heartbeatFullBytes, `${p.x}: V2's body is smaller`);
+    t.ok(
+      p.rocketwire.startHeartbeats >= 1 && p.rocketwire.startHeartbeatBytes >= p.rocketwire.heartbeatFullBytes,
+      `${p.x}: start() sent at least one full heartbeat, and it was counted`,
+    );
   }
   t.ok(
     topics[1]!.rocketwire.heartbeatFullBytes > topics[0]!.rocketwire.heartbeatFullBytes,

@@ -67,6 +67,7 @@ function scripted(opts: { orderly?: boolean } = {}) {
     },
     dispatchPullRequests: () => undefined,
     messageQueueChanged: async () => undefined,
+    roundChanged: async () => undefined,
     awaitConsumeIdle: async () => state.idle,
   });
   const entry = (q: number) => rebalance.processQueueTable.get(queueKey(queues[q]!));

@@ -28,15 +28,33 @@ export interface RebalanceBaseHost {
   /** docs/protocol-facts.md#start-offset; a negative result means "skip this queue this round". */
   computePullFromWhere(mq: MessageQueue): Promise<number>;
   dispatchPullRequests(prs: PullRequest[]): void;
-  /** Called when a round changed the queues of a topic; awaited before the new queues' first pulls. */
+  /**
+   * Called when a round changed the queues of a topic. Without `roundChanged`, awaited before the
+   * topic's new queues' first pulls.
+   */
   messageQueueChanged(topic: string): Promise<void>;
+  /**
+   * Called once after a round that changed the queues of `topics`, before any new queue of the
+   * round is pulled: the round's new pull requests wait for it (the push consumer's one heartbeat
+   * carrying every new subVersion). Absent, each topic's new queues are pulled as soon as the
+   * topic is done.
+   */
+  roundChanged?(topics: string[]): Promise<void>;
+}
+
+/** What one rebalance round changed: the topics whose queues changed, and the new queues' pull requests. */
+interface RoundChanges {
+  topics: string[];
+  prs: PullRequest[];
 }
 
 /**
  * Java's RebalanceImpl: owns the table of held queues and their process queues, computes the
- * assignment per subscribed topic and applies the difference. The push consumer's subclass
- * (push/rebalance-push-impl.ts) adds the orderly locks and POP topics; the lite pull consumer's
- * (lite-pull/rebalance-lite-pull-impl.ts) only tells its assignment.
+ * assignment per subscribed topic and applies the difference. With a `roundChanged` host (the push
+ * consumer) the round's new queues are pulled only after it has seen every topic and told the host
+ * once (docs/protocol-facts.md#rebalance); without one, each topic's as soon as it is done. The
+ * push consumer's subclass (push/rebalance-push-impl.ts) adds the orderly locks and POP topics; the
+ * lite pull consumer's (lite-pull/rebalance-lite-pull-impl.ts) only tells its assignment.
  */
 export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseHost> {
   readonly processQueueTable = new Map<string, { mq: MessageQueue; pq: ProcessQueue }>();
@@ -126,16 +144,26 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
   private async rebalanceOnce(): Promise<boolean> {
     const subs = this.host.subscriptionTable();
     let balanced = true;
+    const round: RoundChanges = { topics: [], prs: [] };
     for (const topic of subs.keys()) {
       if (this.stopped) return balanced;
       try {
-        if (!(await this.rebalanceByTopic(topic))) balanced = false;
+        if (!(await this.rebalanceByTopic(topic, round))) balanced = false;
       } catch (err) {
         log('rebalance of %s failed: %s', topic, (err as Error).message);
         // As Java, a failure on the retry topic (often not created yet) does not count.
         if (!isRetryTopic(topic)) balanced = false;
       }
     }
+    if (round.topics.length > 0 && this.host.roundChanged) {
+      // One heartbeat for the whole round, before its first new pull: the broker answers a pull
+      // whose subVersion is newer than the one it holds SUBSCRIPTION_NOT_LATEST, and one heartbeat
+      // per changed topic cost topics × the heartbeat's size (which grows with the topics).
+      await this.host
+        .roundChanged(round.topics)
+        .catch((err: unknown) => log('roundChanged failed: %s', (err as Error).message));
+    }
+    if (round.prs.length > 0 && !this.stopped) this.host.dispatchPullRequests(round.prs);
     this.afterRound();
     // Drop queues of topics no longer subscribed.
     for (const [key, { mq, pq }] of this.processQueueTable) {
@@ -153,7 +181,7 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
    * False when the topic did not balance. No route or no consumer list counts as balanced, as in Java
    * (there is nothing to work on until the next period).
    */
-  private async rebalanceByTopic(topic: string): Promise<boolean> {
+  private async rebalanceByTopic(topic: string, round: RoundChanges): Promise<boolean> {
     const { config } = this.host;
     // A topic the broker hands out by POP is popped (PopConsumeService) and none of its queues is
     // pulled, so the consumer never mixes pull and pop in a group the broker switched.
@@ -187,13 +215,13 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
     const { changed, prs } = await this.updateProcessQueueTableInRebalance(topic, assigned);
     if (changed) {
       log('rebalance changed %s: now %d queues', topic, assigned.length);
-      // The heartbeat carrying the new subVersion goes out before the new queues' first pulls, so the
-      // broker does not answer them SUBSCRIPTION_NOT_LATEST (Java 4.9 pulls first and retries 1 s later).
+      round.topics.push(topic);
       await this.host
         .messageQueueChanged(topic)
         .catch((err: unknown) => log('messageQueueChanged failed: %s', (err as Error).message));
     }
-    if (prs.length > 0 && !this.stopped) this.host.dispatchPullRequests(prs);
+    if (this.host.roundChanged) round.prs.push(...prs);
+    else if (prs.length > 0 && !this.stopped) this.host.dispatchPullRequests(prs);
     const working = new Set<string>();
     for (const [key, { mq, pq }] of this.processQueueTable) if (mq.topic === topic && !pq.dropped) working.add(key);
     return working.size === assigned.length && assigned.every((mq) => working.has(queueKey(mq)));

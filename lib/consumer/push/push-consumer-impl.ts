@@ -132,7 +132,7 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
     const pop = createPopConsumeService(this);
     this.popService = pop;
     this.rebalance = new RebalancePushImpl(
-      pushRebalanceHost(this, this.brokerCalls, (topic) => this.messageQueueChanged(topic), pop),
+      pushRebalanceHost(this, this.brokerCalls, pop, (topics) => this.rebalanceRoundChanged(topics)),
     );
   }
 
@@ -461,22 +461,21 @@ export class PushConsumerImpl implements ConsumerInner, PushHost {
 
   // ------------------------------------------------------------------ rebalance host
 
-  private async messageQueueChanged(topic: string): Promise<void> {
-    this.recorder.rebalances++;
-    this.instr.rebalanced(
-      topic,
-      [...this.rebalance.processQueueTable.values()]
-        .filter((e) => e.mq.topic === topic && !e.pq.dropped)
-        .map((e) => e.mq),
-    );
-    const sub = this.subscriptionInner.get(topic);
-    if (sub) sub.subVersion = Math.max(this.config.clock.now(), sub.subVersion + 1);
-    const held = this.rebalance.processQueueTable.size;
-    if (held > 0) {
-      const l = queueLimitsFromTopic(this.config, this.config, held);
-      this.limitsValue = { ...this.limits, ...l };
+  /**
+   * After a round that changed `topics`' queues, before its new pulls (Java's messageQueueChanged, once
+   * a round): their new subVersions, per-queue limits, and one heartbeat that carries them. The
+   * versions change only now, so a pull of a queue already held never carries one the broker has
+   * not been sent (it would be answered SUBSCRIPTION_NOT_LATEST) for longer than this heartbeat.
+   */
+  private async rebalanceRoundChanged(topics: string[]): Promise<void> {
+    const now = this.config.clock.now();
+    for (const topic of topics) {
+      const sub = this.subscriptionInner.get(topic);
+      if (sub) sub.subVersion = Math.max(now, sub.subVersion + 1);
     }
-    // a rebalance: with heartbeat V2 every broker gets the full data (the new subVersion)
+    const held = this.rebalance.processQueueTable.size;
+    if (held > 0) this.limitsValue = { ...this.limits, ...queueLimitsFromTopic(this.config, this.config, held) };
+    // with heartbeat V2 every broker gets the full data (the new subVersions), as Java's isRebalance
     await this.run.instance.sendHeartbeatToAllBrokers(true);
   }
 

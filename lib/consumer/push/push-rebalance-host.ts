@@ -17,19 +17,24 @@ export type PushRebalanceOwner = Pick<
   | 'instance'
   | 'pullService'
   | 'running'
+  | 'recorder'
+  | 'instr'
+  | 'rebalance'
 >;
 
 /**
  * The push consumer as its rebalance sees it (RebalanceHost): routes and the group's client ids
  * from the client instance, start offsets and queue locks from the masters (`calls`), new pull
- * requests into the pull service, `messageQueueChanged` after a round changed a topic, the orderly
- * service's idle wait, and QUERY_ASSIGNMENT through the POP service when there is one.
+ * requests into the pull service, the 'rebalance' event for each topic a round changed and
+ * `roundChanged` once after the round (new subVersions, per-queue limits, one heartbeat, before the
+ * round's new pulls), the orderly service's idle wait, and QUERY_ASSIGNMENT through the POP service
+ * when there is one.
  */
 export function pushRebalanceHost(
   c: PushRebalanceOwner,
   calls: PushBrokerCalls,
-  messageQueueChanged: (topic: string) => Promise<void>,
   pop: PopConsumeService | null,
+  roundChanged: (topics: string[]) => Promise<void>,
 ): RebalanceHost {
   return {
     config: c.config,
@@ -55,9 +60,19 @@ export function pushRebalanceHost(
     dispatchPullRequests: (prs) => {
       for (const pr of prs) c.pullService.executePullRequestImmediately(pr);
     },
-    messageQueueChanged: (topic) => messageQueueChanged(topic),
+    messageQueueChanged: async (topic) => messageQueueChanged(c, topic),
+    roundChanged: (topics) => roundChanged(topics),
     awaitConsumeIdle: (pq, timeoutMs) =>
       c.running?.consume.orderly ? c.running.consume.service.awaitConsumeIdle(pq, timeoutMs) : Promise.resolve(true),
     serverAssignment: pop ? (topic) => pop.query(topic) : undefined,
   };
+}
+
+/** A round changed `topic`'s queues: the 'rebalance' event with the queues now held. */
+function messageQueueChanged(c: PushRebalanceOwner, topic: string): void {
+  c.recorder.rebalances++;
+  c.instr.rebalanced(
+    topic,
+    [...c.rebalance.processQueueTable.values()].filter((e) => e.mq.topic === topic && !e.pq.dropped).map((e) => e.mq),
+  );
 }

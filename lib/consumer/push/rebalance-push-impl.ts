@@ -31,8 +31,10 @@ export interface RebalanceHost extends RebalanceBaseHost {
    * (static-topic.ts). Absent, the queue's own broker name.
    */
   brokerOf?: ((mq: MessageQueue) => string) | undefined;
-  /** New subVersion, per-queue limits, heartbeat; awaited before the new queues' first pulls. */
+  /** A round changed the topic's queues (the 'rebalance' event). */
   messageQueueChanged(topic: string): Promise<void>;
+  /** After a round that changed queues: new subVersions, per-queue limits, one heartbeat; awaited before the round's new pulls. */
+  roundChanged(topics: string[]): Promise<void>;
   /**
    * Orderly: resolves true once no consume run owns the queue (at once when none does), false when
    * `timeoutMs` passes on the clock first.
