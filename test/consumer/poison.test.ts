@@ -6,6 +6,7 @@ import {
   decodeMessagesSkipping,
   encodeStoredMessage,
   PullMessageResponseHeader,
+  RequestCode,
   ResponseCode,
 } from '../../protocol/index.js';
 import { routeJson, startFakeNameServer } from '../client/fake-cluster.js';
@@ -225,6 +226,43 @@ t.test('a queue whose only new message is poison commits past it', async (t) => 
   t.equal(undecodable.length, 1);
   const rows = await brokerOffsets(broker.namesrv, topic, group);
   t.equal(rows[0]!.committed, 1, 'committed past the skipped message');
+});
+
+t.test('shutdown while a poison message is being sent back: the send-back ends and the commit passes it', async (t) => {
+  const broker = await withBroker({ queues: 1 });
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  await sendRaw(broker.broker, topic, 0, Buffer.from('garbage'), COMPRESSED_ZLIB);
+  // hold the broker's answer to the send-back until the consumer is shutting down
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => (release = r));
+  let sendBacks = 0;
+  for (const b of broker.instances) {
+    const processors = b.server['processors'];
+    const back = processors.get(RequestCode.CONSUMER_SEND_MSG_BACK)!;
+    processors.set(RequestCode.CONSUMER_SEND_MSG_BACK, async (req, conn) => {
+      sendBacks++;
+      await held;
+      return back(req, conn);
+    });
+  }
+  const consumer = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: broker.namesrv,
+    subscriptions: { [topic]: '*' },
+    consumeFromWhere: 'first',
+  });
+  const undecodable: UndecodableMessageError[] = [];
+  consumer.on('undecodable', (e) => undecodable.push(e));
+  await consumer.start(() => 'CONSUME_SUCCESS');
+  await until(() => undecodable.length === 1 && sendBacks === 1, 'the event and the send-back at the broker');
+  const stopping = consumer.shutdown();
+  await until(() => consumer.state === 'SHUTTING_DOWN', 'shutting down');
+  release();
+  await stopping;
+  const rows = await brokerOffsets(broker.namesrv, topic, group);
+  t.equal(rows[0]!.committed, 1, 'committed past the message the broker took back (before: left at it)');
 });
 
 t.test(

@@ -42,6 +42,8 @@ interface ConsumeRequest {
  */
 export class ConsumeMessageConcurrentlyService {
   private inFlight = 0;
+  /** Send-backs of refused messages under way: shutdown lets them end, so their commit passes them. */
+  private readonly sendBacks = new Set<Promise<void>>();
   private backlog: ConsumeRequest[] = [];
   private backlogHead = 0;
   private pumping = false;
@@ -317,9 +319,12 @@ export class ConsumeMessageConcurrentlyService {
       }, CONSUME_LATER_DELAY_MS);
       this.laterTimers.add(t);
     })();
-    p.catch((err: unknown) =>
-      log('sending back refused messages of %o failed: %s', mq, (err as Error)?.message ?? err),
-    );
+    const tracked = p
+      .catch((err: unknown) =>
+        log('sending back refused messages of %o failed: %s', mq, (err as Error)?.message ?? err),
+      )
+      .finally(() => this.sendBacks.delete(tracked));
+    this.sendBacks.add(tracked);
   }
 
   private commit(msgs: MessageExt[], pq: ProcessQueue, mq: MessageQueue): void {
@@ -337,12 +342,17 @@ export class ConsumeMessageConcurrentlyService {
     this.laterTimers.add(t);
   }
 
-  /** Stops taking calls; waits up to `awaitMs` for running ones. Resolves true when none is left. */
+  /**
+   * Stops taking calls; lets the send-backs of refused messages under way end (each bounded by its
+   * request timeout), so the offsets persisted next pass them; waits up to `awaitMs` for running
+   * handler calls. Resolves true when none is left.
+   */
   async shutdown(awaitMs: number): Promise<boolean> {
     const { clock } = this.host.config;
     this.stopped = true;
     for (const t of this.laterTimers) clock.clearTimeout(t);
     this.laterTimers.clear();
+    await Promise.all([...this.sendBacks]);
     this.backlog = [];
     this.backlogHead = 0;
     if (this.inFlight === 0) return true;
