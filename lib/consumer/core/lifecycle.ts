@@ -11,7 +11,6 @@ import { REBALANCE_MIN_INTERVAL_MS } from './rebalance-impl.js';
  */
 export type ConsumerState = 'CREATED' | 'STARTING' | 'RUNNING' | 'SHUTTING_DOWN' | 'SHUTDOWN';
 
-
 /** Java's consumeTimestamp default: 30 minutes before start. */
 export const DEFAULT_CONSUME_TIMESTAMP_LAG_MS = 30 * 60_000;
 

@@ -125,7 +125,9 @@ export class LitePullConsumerImpl
 
   doRebalance(spaced = false): void {
     if (this.state !== 'RUNNING' || this.mode !== 'SUBSCRIBE') return;
-    this.rebalance.doRebalance(spaced).catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
+    this.rebalance
+      .doRebalance(spaced)
+      .catch((err: unknown) => log('rebalance failed: %s', (err as Error)?.message ?? err));
   }
 
   async persistOffsets(): Promise<void> {
