@@ -12,11 +12,11 @@
  * RMQ_SYS_TRACE_TOPIC).
  */
 import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startRealCluster, V5_VERSION } from '../../test/interop/harness.js';
+import { pidListeningOn } from '../harness/listen-pid.js';
 
 const { values, positionals } = parseArgs({
   options: {
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     const topic = `rw_real_bench_${Date.now().toString(36)}`;
     await cluster.createTopic(topic, { queues: Number(values.queues) });
     const latency = values.latency === true || positionals.includes('--latency');
-    const brokerPid = latency ? brokerJvmPid(cluster.brokers[0]!) : null;
+    const brokerPid = latency ? pidListeningOn(cluster.brokers[0]!) : null;
     const args = latency
       ? [
           cli,
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
           .killBroker(0)
           .then(() => cluster.startBroker(0))
           .then(
-            () => child.send({ brokerRestarted: true, pid: brokerJvmPid(cluster.brokers[0]!) }),
+            () => child.send({ brokerRestarted: true, pid: pidListeningOn(cluster.brokers[0]!) }),
             (err: Error) => child.send({ brokerRestarted: true, error: err.message }),
           );
       });
@@ -123,41 +123,6 @@ async function main(): Promise<void> {
   } finally {
     await cluster.stop({ graceful: false });
   }
-}
-
-/**
- * The pid of the broker JVM listening on `addr` ("127.0.0.1:port"), found in /proc/net/tcp and the
- * processes' socket links (null where /proc cannot tell): its CPU goes beside the latency rows.
- */
-function brokerJvmPid(addr: string): number | null {
-  try {
-    const port = Number(addr.split(':').pop());
-    const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-    // A JVM listening on every interface shows in tcp6 (an IPv4-mapped wildcard), else in tcp.
-    const inode = ['/proc/net/tcp6', '/proc/net/tcp']
-      .flatMap((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n') : []))
-      .map((l) => l.trim().split(/\s+/))
-      .find((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A')?.[9];
-    if (!inode) return null;
-    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      let fds: string[];
-      try {
-        fds = fs.readdirSync(`/proc/${pid}/fd`);
-      } catch {
-        continue;
-      }
-      for (const fd of fds) {
-        try {
-          if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return Number(pid);
-        } catch {
-          // the descriptor closed meanwhile
-        }
-      }
-    }
-  } catch {
-    // no /proc
-  }
-  return null;
 }
 
 main().catch((err: Error) => {

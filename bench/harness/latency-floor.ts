@@ -10,43 +10,14 @@ import {
   decodeCommand,
   encodeCommand,
   FrameDecoder,
-  MQVersion,
   Operations,
-  PullSysFlag,
   ResponseCode,
   type MessageQueue,
 } from '../../protocol/index.js';
-import {
-  decodeResponseBody,
-  decodeResponseHeader,
-  isAnswer,
-  operationRequest,
-  type RequestStamp,
-} from '../../lib/client/operation-call.js';
-import { topicRouteToSubscribeQueues } from '../../lib/client/topic-route.js';
+import { decodeResponseHeader, isAnswer } from '../../lib/client/operation-call.js';
 import { parseAddress } from '../../lib/remoting/address.js';
-import { RemotingClient } from '../../lib/remoting/index.js';
 import { CliError } from '../../lib/cli/common.js';
-
-const PULL_BATCH = 32;
-const STAMP: RequestStamp = { language: 'JAVA', version: MQVersion.V4_9_8, serializeType: 'JSON' };
-
-async function route(namesrv: string, topic: string): Promise<{ mq: MessageQueue; addr: string }[]> {
-  const client = new RemotingClient();
-  try {
-    const addr = namesrv.split(';')[0]!.trim();
-    const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    const res = await client.invoke(addr, operationRequest(op, { topic }, undefined, STAMP), { timeoutMs: 5000 });
-    const r = res.code === ResponseCode.SUCCESS ? decodeResponseBody(op, res) : null;
-    if (r === null) throw new CliError(`no route for ${topic}: code ${res.code} ${res.remark ?? ''}`);
-    const masters = new Map(r.brokerDatas.map((b) => [b.brokerName, b.brokerAddrs['0']]));
-    return topicRouteToSubscribeQueues(topic, r)
-      .filter((mq) => masters.get(mq.brokerName))
-      .map((mq) => ({ mq, addr: masters.get(mq.brokerName)! }));
-  } finally {
-    await client.close();
-  }
-}
+import { floorPullRequest, floorRoute } from './floor-wire.js';
 
 /** Starts the long polls; `onBody` sees each pull answer's body. Returns a stop function. */
 export async function startFloor(
@@ -55,7 +26,7 @@ export async function startFloor(
   group: string,
   onBody: (body: Buffer, start: number, end: number) => void,
 ): Promise<() => void> {
-  const queues = await route(namesrv, topic);
+  const queues = await floorRoute(namesrv, topic);
   if (queues.length === 0) throw new CliError(`topic ${topic} has no readable queue`);
   const byBroker = new Map<string, MessageQueue[]>();
   for (const { mq, addr } of queues) {
@@ -95,25 +66,7 @@ function pollFrom(
     s.setNoDelay(true);
     const byOpaque = new Map<number, MessageQueue>();
     const pull = (mq: MessageQueue, offset: number): void => {
-      const req = operationRequest(
-        Operations.PULL_MESSAGE,
-        {
-          consumerGroup: group,
-          topic,
-          queueId: mq.queueId,
-          queueOffset: offset,
-          maxMsgNums: PULL_BATCH,
-          sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
-          commitOffset: 0,
-          suspendTimeoutMillis: 15_000,
-          subVersion: 0,
-          subscription: '*',
-          expressionType: 'TAG',
-          bname: mq.brokerName,
-        },
-        undefined,
-        STAMP,
-      );
+      const req = floorPullRequest(group, topic, mq, offset, 0);
       req.opaque = opaque++;
       byOpaque.set(req.opaque, mq);
       s.write(encodeCommand(req));

@@ -19,25 +19,16 @@ import {
   decodeMessages,
   encodeCommand,
   FrameDecoder,
-  MQVersion,
   Operations,
-  PullSysFlag,
   ResponseCode,
   type MessageQueue,
 } from '../../protocol/index.js';
-import {
-  decodeResponseBody,
-  decodeResponseHeader,
-  isAnswer,
-  operationRequest,
-  type RequestStamp,
-} from '../../lib/client/operation-call.js';
-import { topicRouteToSubscribeQueues } from '../../lib/client/topic-route.js';
+import { decodeResponseHeader, isAnswer } from '../../lib/client/operation-call.js';
 import { parseAddress } from '../../lib/remoting/address.js';
-import { RemotingClient } from '../../lib/remoting/index.js';
 import { ReadSlab, slabReadOptions } from '../../lib/remoting/read-slab.js';
 import { CliError } from '../../lib/cli/common.js';
 import { exitAfterStdout } from './exit-flushed.js';
+import { floorPullRequest, floorRoute } from './floor-wire.js';
 
 const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [
   string,
@@ -50,28 +41,9 @@ const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slic
 const decode = mode === 'decode';
 const expect = Number(expectText);
 const timeoutMs = Number(timeoutText);
-const PULL_BATCH = 32;
-const STAMP: RequestStamp = { language: 'JAVA', version: MQVersion.V4_9_8, serializeType: 'JSON' };
 
 function print(obj: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify(obj) + '\n');
-}
-
-async function route(): Promise<{ mq: MessageQueue; addr: string }[]> {
-  const client = new RemotingClient();
-  try {
-    const addr = namesrv.split(';')[0]!.trim();
-    const op = Operations.GET_ROUTEINFO_BY_TOPIC;
-    const res = await client.invoke(addr, operationRequest(op, { topic }, undefined, STAMP), { timeoutMs: 5000 });
-    const r = res.code === ResponseCode.SUCCESS ? decodeResponseBody(op, res) : null;
-    if (r === null) throw new CliError(`no route for ${topic}: code ${res.code} ${res.remark ?? ''}`);
-    const masters = new Map(r.brokerDatas.map((b) => [b.brokerName, b.brokerAddrs['0']]));
-    return topicRouteToSubscribeQueues(topic, r)
-      .filter((mq) => masters.get(mq.brokerName))
-      .map((mq) => ({ mq, addr: masters.get(mq.brokerName)! }));
-  } finally {
-    await client.close();
-  }
 }
 
 let received = 0;
@@ -95,25 +67,7 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
   const byOpaque = new Map<number, MessageQueue>();
   let opaque = 1;
   const pull = (mq: MessageQueue, offset: number): void => {
-    const req = operationRequest(
-      Operations.PULL_MESSAGE,
-      {
-        consumerGroup: group,
-        topic,
-        queueId: mq.queueId,
-        queueOffset: offset,
-        maxMsgNums: PULL_BATCH,
-        sysFlag: PullSysFlag.FLAG_SUSPEND | PullSysFlag.FLAG_SUBSCRIPTION,
-        commitOffset: 0,
-        suspendTimeoutMillis: 15_000,
-        subVersion: Date.now(),
-        subscription: '*',
-        expressionType: 'TAG',
-        bname: mq.brokerName,
-      },
-      undefined,
-      STAMP,
-    );
+    const req = floorPullRequest(group, topic, mq, offset, Date.now());
     req.opaque = opaque++;
     byOpaque.set(req.opaque, mq);
     if (!corked) {
@@ -159,7 +113,7 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
 }
 
 async function main(): Promise<void> {
-  const queues = await route();
+  const queues = await floorRoute(namesrv, topic);
   if (queues.length === 0) throw new CliError(`topic ${topic} has no readable queue`);
   print({ type: 'started', group, topic });
   const byBroker = new Map<string, MessageQueue[]>();

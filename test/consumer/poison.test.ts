@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { PushConsumer, UndecodableMessageError, type MessageExt } from '../../lib/consumer/index.js';
 import {
   createResponse,
@@ -29,6 +29,30 @@ const rec = (offset: number, body: Buffer, sysFlag = 0, queueId = 1): Buffer =>
     storeHost: '10.0.0.2:10911',
   });
 const good = (o: number, queueId = 1): Buffer => rec(o, Buffer.from(`m${o}`), 0, queueId);
+
+/** A broker whose one queue holds `good` messages, then a body that does not inflate. */
+async function poisonedQueue(t: Test, good = 0) {
+  const broker = await withBroker({ queues: 1 });
+  t.teardown(() => broker.close());
+  const topic = uniqueName('T');
+  const group = uniqueName('cg');
+  if (good > 0) await produce(broker.namesrv, topic, good, (i) => ({ body: `good-${i}` }), { single: true });
+  await sendRaw(broker.broker, topic, 0, Buffer.from('garbage'), COMPRESSED_ZLIB);
+  return { broker, topic, group };
+}
+
+/** A push consumer of `topic` from its first offset, collecting its 'undecodable' events. */
+function watchedConsumer(namesrv: string, topic: string, group: string) {
+  const consumer = new PushConsumer({
+    consumerGroup: group,
+    namesrvAddr: namesrv,
+    subscriptions: { [topic]: '*' },
+    consumeFromWhere: 'first',
+  });
+  const undecodable: UndecodableMessageError[] = [];
+  consumer.on('undecodable', (e) => undecodable.push(e));
+  return { consumer, undecodable };
+}
 
 t.test('decodeMessagesSkipping keeps the records around an undecodable one', async (t) => {
   // A COMPRESSED record whose body is not zlib: its frame is intact, its offsets are its own.
@@ -207,19 +231,8 @@ t.test('a poison message does not stop its queue: the consumer moves past it and
 });
 
 t.test('a queue whose only new message is poison commits past it', async (t) => {
-  const broker = await withBroker({ queues: 1 });
-  t.teardown(() => broker.close());
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await sendRaw(broker.broker, topic, 0, Buffer.from('garbage'), COMPRESSED_ZLIB);
-  const consumer = new PushConsumer({
-    consumerGroup: group,
-    namesrvAddr: broker.namesrv,
-    subscriptions: { [topic]: '*' },
-    consumeFromWhere: 'first',
-  });
-  const undecodable: UndecodableMessageError[] = [];
-  consumer.on('undecodable', (e) => undecodable.push(e));
+  const { broker, topic, group } = await poisonedQueue(t);
+  const { consumer, undecodable } = watchedConsumer(broker.namesrv, topic, group);
   await consumer.start(() => 'CONSUME_SUCCESS');
   await until(() => undecodable.length > 0, 'the undecodable event');
   await consumer.shutdown();
@@ -229,11 +242,7 @@ t.test('a queue whose only new message is poison commits past it', async (t) => 
 });
 
 t.test('shutdown while a poison message is being sent back: the send-back ends and the commit passes it', async (t) => {
-  const broker = await withBroker({ queues: 1 });
-  t.teardown(() => broker.close());
-  const topic = uniqueName('T');
-  const group = uniqueName('cg');
-  await sendRaw(broker.broker, topic, 0, Buffer.from('garbage'), COMPRESSED_ZLIB);
+  const { broker, topic, group } = await poisonedQueue(t);
   // hold the broker's answer to the send-back until the consumer is shutting down
   let release: () => void = () => undefined;
   const held = new Promise<void>((r) => (release = r));
@@ -247,14 +256,7 @@ t.test('shutdown while a poison message is being sent back: the send-back ends a
       return back(req, conn);
     });
   }
-  const consumer = new PushConsumer({
-    consumerGroup: group,
-    namesrvAddr: broker.namesrv,
-    subscriptions: { [topic]: '*' },
-    consumeFromWhere: 'first',
-  });
-  const undecodable: UndecodableMessageError[] = [];
-  consumer.on('undecodable', (e) => undecodable.push(e));
+  const { consumer, undecodable } = watchedConsumer(broker.namesrv, topic, group);
   await consumer.start(() => 'CONSUME_SUCCESS');
   await until(() => undecodable.length === 1 && sendBacks === 1, 'the event and the send-back at the broker');
   const stopping = consumer.shutdown();
@@ -268,20 +270,8 @@ t.test('shutdown while a poison message is being sent back: the send-back ends a
 t.test(
   'a poison message that ends the pull: once the messages before it are consumed, the commit passes it too',
   async (t) => {
-    const broker = await withBroker({ queues: 1 });
-    t.teardown(() => broker.close());
-    const topic = uniqueName('T');
-    const group = uniqueName('cg');
-    await produce(broker.namesrv, topic, 2, (i) => ({ body: `good-${i}` }), { single: true });
-    await sendRaw(broker.broker, topic, 0, Buffer.from('garbage'), COMPRESSED_ZLIB);
-    const consumer = new PushConsumer({
-      consumerGroup: group,
-      namesrvAddr: broker.namesrv,
-      subscriptions: { [topic]: '*' },
-      consumeFromWhere: 'first',
-    });
-    const undecodable: UndecodableMessageError[] = [];
-    consumer.on('undecodable', (e) => undecodable.push(e));
+    const { broker, topic, group } = await poisonedQueue(t, 2);
+    const { consumer, undecodable } = watchedConsumer(broker.namesrv, topic, group);
     let consumed = 0;
     await consumer.start((msgs) => {
       consumed += msgs.length;

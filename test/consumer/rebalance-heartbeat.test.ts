@@ -10,6 +10,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { startBroker } from '../../lib/broker/index.js';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
+import { REBALANCE_MIN_INTERVAL_MS } from '../../lib/consumer/core/rebalance-impl.js';
 import type { RemotingConnection } from '../../lib/remoting/index.js';
 import { RequestCode, ResponseCode, type RemotingCommand } from '../../protocol/index.js';
 import { createTopic, produce } from '../support/embedded-broker.js';
@@ -156,18 +157,35 @@ t.test(
       'no pull refused for a subscription the broker did not know yet',
     );
 
+    // The client's first scheduled heartbeat (1 s after start) goes now, not amid the rounds below.
+    const scheduledBefore = aBeats().length;
+    clock.advance(1000);
+    await until(() => aBeats().length > scheduledBefore, "A's first scheduled heartbeat");
+
     // A second member: the broker tells A, whose next round gives up one queue of each topic.
     const beatsBefore = aBeats().length;
     const runsBefore = aImpl.rebalance.counts.runs;
     const seenBefore = seen.length;
     const b = await start('b');
     const bId = pushConsumerImpl(b).clientId;
+    // A round a notification asks for starts 1 s after the member's previous round ended (Java's
+    // minInterval): the clock moves on only while such a round waits.
+    const spaced = [aImpl.rebalance, pushConsumerImpl(b).rebalance];
+    const letSpacedRoundsRun = (): void => {
+      if (spaced.some((r) => r['wakeSpacing'] !== null)) clock.advance(REBALANCE_MIN_INTERVAL_MS);
+    };
     await until(
-      () => a.assignment().filter((mq) => topics.includes(mq.topic)).length === TOPICS,
+      () => {
+        letSpacedRoundsRun();
+        return a.assignment().filter((mq) => topics.includes(mq.topic)).length === TOPICS;
+      },
       () => `A holds one queue of each topic (${a.assignment().length})`,
     );
     await until(
-      () => b.assignment().filter((mq) => topics.includes(mq.topic)).length === TOPICS,
+      () => {
+        letSpacedRoundsRun();
+        return b.assignment().filter((mq) => topics.includes(mq.topic)).length === TOPICS;
+      },
       () => `B holds one queue of each topic (${b.assignment().length})`,
     );
     const rounds = aImpl.rebalance.counts.runs - runsBefore;

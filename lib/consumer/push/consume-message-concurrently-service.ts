@@ -352,7 +352,9 @@ export class ConsumeMessageConcurrentlyService {
     this.stopped = true;
     for (const t of this.laterTimers) clock.clearTimeout(t);
     this.laterTimers.clear();
-    await Promise.all([...this.sendBacks]);
+    // only when there are some: awaiting nothing would still set the awaitMs timer a turn late, after
+    // a ManualClock advanced right after this call
+    if (this.sendBacks.size > 0) await Promise.all([...this.sendBacks]);
     this.backlog = [];
     this.backlogHead = 0;
     if (this.inFlight === 0) return true;
