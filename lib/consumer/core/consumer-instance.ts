@@ -78,10 +78,12 @@ export async function subscribeQueuesOf(instance: MQClientInstance, topic: strin
 
 /**
  * The group's client ids from one broker of the topic's route, picked at random (Java's
- * findConsumerIdList); null when none can be asked or it fails. `report` hears which broker
- * answered or failed (the push consumer's broker events).
+ * findConsumerIdList); null when none can be asked or it fails. With `asked` (one rebalance round's
+ * answers by broker name), a broker of the route already asked this round answers from there: the
+ * group's list does not depend on the topic. `report` hears which broker answered or failed (the push
+ * consumer's broker events).
  */
-export async function consumerIdsOf(
+export function consumerIdsOf(
   instance: MQClientInstance,
   group: string,
   topic: string,
@@ -89,19 +91,45 @@ export async function consumerIdsOf(
     answered(brokerName: string, addr: string): void;
     failed(brokerName: string, addr: string, err: unknown): void;
   },
+  asked?: Map<string, Promise<string[] | null>>,
 ): Promise<string[] | null> {
   const route = instance.cachedTopicRoute(topic);
-  if (!route || route.brokerDatas.length === 0) return null;
+  if (!route || route.brokerDatas.length === 0) return Promise.resolve(null);
+  if (asked) {
+    for (const b of route.brokerDatas) {
+      const known = asked.get(b.brokerName);
+      if (known) return known;
+    }
+  }
   const b = route.brokerDatas[Math.floor(Math.random() * route.brokerDatas.length)]!;
   const addr = instance.findBrokerAddress(b.brokerName);
-  if (!addr) return null;
+  if (!addr) return Promise.resolve(null);
+  const ids = askConsumerIds(instance, group, b.brokerName, addr, report).then((list) => {
+    // a failed answer is not reused: the next topic asks again
+    if (list === null) asked?.delete(b.brokerName);
+    return list;
+  });
+  asked?.set(b.brokerName, ids);
+  return ids;
+}
+
+async function askConsumerIds(
+  instance: MQClientInstance,
+  group: string,
+  brokerName: string,
+  addr: string,
+  report?: {
+    answered(brokerName: string, addr: string): void;
+    failed(brokerName: string, addr: string, err: unknown): void;
+  },
+): Promise<string[] | null> {
   try {
     const ids = await instance.getConsumerIdList(addr, group);
-    report?.answered(b.brokerName, addr);
+    report?.answered(brokerName, addr);
     return ids;
   } catch (err) {
     log('GET_CONSUMER_LIST_BY_GROUP at %s failed: %s', addr, (err as Error).message);
-    report?.failed(b.brokerName, addr, err);
+    report?.failed(brokerName, addr, err);
     return null;
   }
 }

@@ -13,6 +13,18 @@ import type { SubscriptionData } from './subscription.js';
  */
 export const REBALANCE_MIN_INTERVAL_MS = 1000;
 
+/**
+ * Newly assigned queues of one topic whose start offsets are asked at once. Java asks them one after
+ * another; at 1024 queues that is 1024 round trips before the first pull (docs/protocol-facts.md#rebalance).
+ */
+export const START_OFFSET_CONCURRENCY = 32;
+
+/**
+ * The group's client ids asked during one round, by broker name: a broker's answer serves every topic
+ * of the round that it holds, so a round asks each broker at most once, not once per topic.
+ */
+export type RoundConsumerLists = Map<string, Promise<string[] | null>>;
+
 const log = createDebug('rocketwire:consumer');
 
 /** What every rebalance needs from its consumer (Java's RebalanceImpl fields and its consumer's calls). */
@@ -23,8 +35,11 @@ export interface RebalanceBaseHost {
   subscriptionTable(): Map<string, SubscriptionData>;
   /** Readable queues of the topic from its route; null when there is no route. */
   subscribeQueues(topic: string): Promise<MessageQueue[] | null>;
-  /** Client ids of the group from a broker of the topic; null when unknown. */
-  consumerIdList(topic: string): Promise<string[] | null>;
+  /**
+   * Client ids of the group from a broker of the topic; null when unknown. A broker already asked
+   * this round (in `asked`) is asked again only if its answer failed.
+   */
+  consumerIdList(topic: string, asked: RoundConsumerLists): Promise<string[] | null>;
   /** docs/protocol-facts.md#start-offset; a negative result means "skip this queue this round". */
   computePullFromWhere(mq: MessageQueue): Promise<number>;
   dispatchPullRequests(prs: PullRequest[]): void;
@@ -46,6 +61,7 @@ export interface RebalanceBaseHost {
 interface RoundChanges {
   topics: string[];
   prs: PullRequest[];
+  consumerLists: RoundConsumerLists;
 }
 
 /**
@@ -144,7 +160,7 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
   private async rebalanceOnce(): Promise<boolean> {
     const subs = this.host.subscriptionTable();
     let balanced = true;
-    const round: RoundChanges = { topics: [], prs: [] };
+    const round: RoundChanges = { topics: [], prs: [], consumerLists: new Map() };
     for (const topic of subs.keys()) {
       if (this.stopped) return balanced;
       try {
@@ -198,7 +214,7 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
     if (config.messageModel === 'BROADCASTING') {
       assigned = mqSet;
     } else {
-      const cidAll = await this.host.consumerIdList(topic);
+      const cidAll = await this.host.consumerIdList(topic, round.consumerLists);
       if (cidAll === null || cidAll.length === 0) {
         log('rebalance: no consumer id list for %s/%s', config.consumerGroup, topic);
         return true;
@@ -248,18 +264,15 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
         }
       }
     }
+    // The new queues' start offsets are asked together; they are taken in the order of `wanted`.
+    const fresh = [...wanted].filter(([key]) => !this.processQueueTable.has(key));
+    const starts = await inParallel(fresh, START_OFFSET_CONCURRENCY, ([, mq]) => this.startOffset(mq));
     const prs: PullRequest[] = [];
-    for (const [key, mq] of wanted) {
-      if (this.processQueueTable.has(key)) continue;
-      if (!(await this.admit(mq))) continue;
-      this.host.offsetStore.removeOffset(mq);
+    for (let i = 0; i < fresh.length; i++) {
+      const [key, mq] = fresh[i]!;
+      const nextOffset = starts[i]!;
+      if (nextOffset < 0 || this.processQueueTable.has(key)) continue;
       const pq = new ProcessQueue(now);
-      const nextOffset = await this.host.computePullFromWhere(mq);
-      if (nextOffset < 0) {
-        log('rebalance: no start offset for %o, skipping it this round', mq);
-        continue;
-      }
-      if (this.processQueueTable.has(key)) continue;
       this.admitted(pq);
       this.processQueueTable.set(key, { mq, pq });
       const pr = newPullRequest(mq, pq, nextOffset);
@@ -268,6 +281,15 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
       log('rebalance added %o from offset %d', mq, nextOffset);
     }
     return { changed, prs };
+  }
+
+  /** Where a newly assigned queue's pulls start; negative when it is not taken this round. */
+  private async startOffset(mq: MessageQueue): Promise<number> {
+    if (!(await this.admit(mq))) return -1;
+    this.host.offsetStore.removeOffset(mq);
+    const nextOffset = await this.host.computePullFromWhere(mq);
+    if (nextOffset < 0) log('rebalance: no start offset for %o, skipping it this round', mq);
+    return nextOffset;
   }
 
   /**
@@ -332,4 +354,18 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
 /** Java string order (UTF-16 code units), as the client ids of a group are sorted. */
 function compareJavaStrings(a: string, b: string): number {
   return a === b ? 0 : a < b ? -1 : 1;
+}
+
+/** `work` over every item with at most `limit` calls at once; the results in the items' order. */
+async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

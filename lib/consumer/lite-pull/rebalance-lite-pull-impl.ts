@@ -39,7 +39,8 @@ export class RebalanceLitePullImpl extends RebalanceImpl {
       },
       subscriptionTable: () => owner.subscriptionInner,
       subscribeQueues: (topic) => subscribeQueuesOf(owner.run.instance, topic),
-      consumerIdList: (topic) => consumerIdsOf(owner.run.instance, owner.config.base.consumerGroup, topic),
+      consumerIdList: (topic, asked) =>
+        consumerIdsOf(owner.run.instance, owner.config.base.consumerGroup, topic, undefined, asked),
       computePullFromWhere: (mq) => owner.computePullFromWhere(mq).catch(() => -1),
       dispatchPullRequests: (prs) => {
         for (const pr of prs) {

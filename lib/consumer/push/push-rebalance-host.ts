@@ -47,11 +47,17 @@ export function pushRebalanceHost(
     },
     subscriptionTable: () => c.subscriptionInner,
     subscribeQueues: (topic) => subscribeQueuesOf(c.run.instance, topic),
-    consumerIdList: (topic) =>
-      consumerIdsOf(c.run.instance, c.config.consumerGroup, topic, {
-        answered: (brokerName, addr) => c.events.brokerAnswered(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP'),
-        failed: (brokerName, addr, err) => c.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
-      }),
+    consumerIdList: (topic, asked) =>
+      consumerIdsOf(
+        c.run.instance,
+        c.config.consumerGroup,
+        topic,
+        {
+          answered: (brokerName, addr) => c.events.brokerAnswered(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP'),
+          failed: (brokerName, addr, err) => c.events.brokerFailed(brokerName, addr, 'GET_CONSUMER_LIST_BY_GROUP', err),
+        },
+        asked,
+      ),
     computePullFromWhere: (mq) => calls.computePullFromWhere(mq),
     lockBatch: (brokerName, mqs) => calls.lockBatch(brokerName, mqs),
     hasMaster: (brokerName) => c.instance?.findBrokerMasterAddress(brokerName) != null,
