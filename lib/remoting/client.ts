@@ -94,8 +94,10 @@ export interface RemotingClientOptions {
    */
   reconnectBackoffMs: number;
   /**
-   * Largest reconnect delay, in milliseconds.
-   * @default 3000
+   * Largest reconnect delay, in milliseconds: the consumer's pull retry after an error
+   * (pullTimeDelayMillsWhenException, 1 s), at which Java's client, which has no back-off, tries to
+   * connect again.
+   * @default 1000
    */
   maxReconnectBackoffMs: number;
   /**
@@ -139,7 +141,7 @@ export function defaultRemotingClientOptions(): RemotingClientOptions {
     maxQueuedBytes: undefined,
     maxQueuedFrames: undefined,
     reconnectBackoffMs: 100,
-    maxReconnectBackoffMs: 3_000,
+    maxReconnectBackoffMs: 1_000,
     keepAliveDelayMs: 30_000,
     idleTimeoutMs: 120_000,
     maxUnmatchedResponses: 1000,
