@@ -46,7 +46,7 @@ export const LATENCY_USAGE = `Latency under load (--latency; consumer-bench opti
   --restart-seconds S   length of the restart phase (default 60)
   --rates none          no rate phases (only the start-up and the event phases)
   --cpu-prof DIR        run rocketwire's consumer child under node --cpu-prof, profiles written to DIR
-  --node-args "ARGS"    more node options for rocketwire's consumer child (e.g. "--trace-gc")
+  --node-args=ARGS      more node options for rocketwire's consumer child, joined by "=" since they start with "-" (e.g. --node-args=--trace-gc)
   --child-log FILE      append the children's lines that are not the bench's JSON (node's --trace-gc
                         output) to FILE, each with its process name and the bench's clock in ms, and
                         the bench's phase boundaries on that clock
