@@ -9,12 +9,12 @@
  * counters cannot be read from a JVM, so the heartbeat bytes of a simulated point are those the
  * members sent (their client instances' counters; on the embedded broker the two agree).
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../harness/args.js';
 import { runMembersCommand } from '../harness/members-command.js';
 import { pidListeningOn } from '../harness/listen-pid.js';
 import { startRealCluster, V5_VERSION } from '../../test/interop/harness.js';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs('members-real', {
   options: { version: { type: 'string', default: V5_VERSION } },
   allowPositionals: true,
 });

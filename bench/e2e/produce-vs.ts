@@ -9,11 +9,11 @@
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../harness/args.js';
 import { fileURLToPath } from 'node:url';
 import { startRealCluster, V5_VERSION } from '../../test/interop/harness.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs('produce-vs', {
   options: {
     messages: { type: 'string', default: '50000' },
     size: { type: 'string', default: '1024' },

@@ -13,12 +13,12 @@
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../harness/args.js';
 import { fileURLToPath } from 'node:url';
 import { startRealCluster, V5_VERSION } from '../../test/interop/harness.js';
 import { pidListeningOn } from '../harness/listen-pid.js';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs('real-broker', {
   options: {
     messages: { type: 'string', default: '100000' },
     version: { type: 'string', default: V5_VERSION },

@@ -18,11 +18,11 @@
 import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../harness/args.js';
 import { fileURLToPath } from 'node:url';
 import { startRealCluster, V5_VERSION } from '../../test/interop/harness.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs('scale-out', {
   options: {
     messages: { type: 'string', default: '200000' },
     size: { type: 'string', default: '1024' },

@@ -10,7 +10,7 @@
  * counters over `seconds` give the body bytes and heartbeats per second. At the default 30 s
  * interval, divide by 30. Each client is alone on the broker while it is measured.
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.js';
 import { startBroker } from '../../lib/broker/index.js';
 import { AdminClient } from '../../lib/admin/index.js';
 import { ConsumeConcurrentlyStatus, PushConsumer } from '../../lib/consumer/index.js';
@@ -25,7 +25,7 @@ interface Row {
   bytesPerHeartbeat: number;
 }
 
-const { values } = parseArgs({
+const { values } = benchArgs('heartbeat-bytes', {
   options: {
     topics: { type: 'string', default: '256' },
     queues: { type: 'string', default: '4' },

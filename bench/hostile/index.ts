@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../harness/args.js';
 import { ResponseCode, type RemotingCommand } from '../../protocol/index.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { startChildBroker, type ChildBroker } from '../harness/embedded.js';
@@ -244,7 +244,7 @@ async function runBombAttack(mode: string, run: number, bombs: number, legit: nu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs('hostile', {
     options: {
       runs: { type: 'string', default: '2' },
       only: { type: 'string' },

@@ -13,7 +13,7 @@
  *   node dist/bench/metrics/metrics-overhead.js [--messages N] [--rounds N] [--size BYTES] [--concurrency C]
  *     [--modes off,sdk,aggregating]
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../harness/args.js';
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -26,7 +26,7 @@ import { Producer } from '../../lib/producer/index.js';
 import { AggregatingMeterProvider } from '../../lib/metrics/aggregating-meter.js';
 import { median, produceThenConsume } from '../overhead/produce-consume.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs('metrics-overhead', {
   options: {
     messages: { type: 'string' },
     rounds: { type: 'string' },

@@ -12,7 +12,7 @@
  *     [--only on|off]           one side only, no ratio (to profile it: node --cpu-prof …)
  *     [--broker-cpu-prof DIR]   the child broker runs under node --cpu-prof, its profile written to DIR at exit
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../harness/args.js';
 import { startChildBroker } from '../harness/embedded.js';
 import { PushConsumer } from '../../lib/consumer/index.js';
 import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
@@ -20,7 +20,7 @@ import { Producer } from '../../lib/producer/index.js';
 import type { TraceDispatcherStats } from '../../lib/trace/index.js';
 import { abOrder, median, produceThenConsume } from '../overhead/produce-consume.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs('trace-overhead', {
   options: {
     messages: { type: 'string' },
     rounds: { type: 'string' },
