@@ -26,8 +26,8 @@ export const DEFAULT_SIZE_POINTS = [128, 1024, 16_384, 65_536, MIB, 4 * MIB];
 /** A pull answer holds at most 32 messages and, past its first message, 256 KiB (both brokers). */
 const PULL_MESSAGES = 32;
 const PULL_BYTES = 256 * 1024;
-/** The floor's transfer is repeated this many times; the median run is reported. */
-const FLOOR_RUNS = 3;
+/** The floor's transfer is repeated this many times (a short transfer on a shared machine is noisy); medians are reported. */
+const FLOOR_RUNS = 5;
 
 export interface SizeCurveOptions {
   namesrv: string;
@@ -44,7 +44,11 @@ export interface SizeCurveOptions {
   log: (line: string) => void;
 }
 
-export const SIZE_RULE = { mib: 64, minMessages: 2000, maxMessages: 200_000, capMib: 256 };
+/**
+ * About 256 MiB of bodies a point, so that the consumer's start (routes, rebalance, offsets: a few
+ * ms of CPU) weighs little per message even where a point is a fraction of a second.
+ */
+export const SIZE_RULE = { mib: 256, minMessages: 2000, maxMessages: 200_000, capMib: 256 };
 
 export interface SizeSide {
   received: number;
@@ -54,6 +58,8 @@ export interface SizeSide {
   mbPerSec: number;
   cpuUsPerMsg: number;
   cpuUsPerMib: number;
+  /** rocketwire: CPU from before start() until the first message was handled (counted in cpuUsPerMsg). */
+  startCpuMs?: number;
 }
 
 export interface SizeFloor {
@@ -184,8 +190,13 @@ async function consumeRocketwire(o: SizeCurveOptions, topic: string, size: numbe
     subscriptions: { [topic]: '*' },
   });
   const cpu0 = process.cpuUsage();
+  let startCpuUs = Number.NaN;
   try {
     await consumer.start((msgs: MessageExt[]) => {
+      if (Number.isNaN(startCpuUs)) {
+        const c = process.cpuUsage(cpu0);
+        startCpuUs = c.user + c.system;
+      }
       n.add(msgs);
       return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
     });
@@ -210,6 +221,7 @@ async function consumeRocketwire(o: SizeCurveOptions, topic: string, size: numbe
       mbPerSec: (msgsPerSec * size) / MIB,
       cpuUsPerMsg: cpuUs / Math.max(1, n.unique),
       cpuUsPerMib: cpuUs / Math.max(1e-9, (n.unique * size) / MIB),
+      startCpuMs: startCpuUs / 1000,
     };
   } finally {
     await consumer.shutdown();
@@ -218,7 +230,7 @@ async function consumeRocketwire(o: SizeCurveOptions, topic: string, size: numbe
 
 const WRITER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'size-floor-writer.js');
 
-/** `bytes` over loopback TCP FLOOR_RUNS times; the run of median throughput. */
+/** `bytes` over loopback TCP FLOOR_RUNS times; the median time and the median CPU. */
 export async function measureFloor(bytes: number, chunk: number): Promise<SizeFloor> {
   const child = spawn(process.execPath, [WRITER, String(bytes), String(chunk), String(FLOOR_RUNS)], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -232,13 +244,12 @@ export async function measureFloor(bytes: number, chunk: number): Promise<SizeFl
     const dst = Buffer.allocUnsafe(chunk);
     const runs: { seconds: number; cpuUs: number }[] = [];
     for (let i = 0; i < FLOOR_RUNS; i++) runs.push(await readAll(port, bytes, dst));
-    runs.sort((a, b) => a.seconds - b.seconds);
-    const mid = runs[Math.floor(runs.length / 2)]!;
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     return {
       chunkBytes: chunk,
       bytes,
-      mbPerSec: bytes / MIB / Math.max(1e-6, mid.seconds),
-      cpuUsPerMib: mid.cpuUs / (bytes / MIB),
+      mbPerSec: bytes / MIB / Math.max(1e-6, median(runs.map((r) => r.seconds))),
+      cpuUsPerMib: median(runs.map((r) => r.cpuUs)) / (bytes / MIB),
     };
   } finally {
     child.kill();
