@@ -135,8 +135,8 @@ Scale curves (instead of the consumer bench; bench/harness/curve.ts, curve-size.
                         ${DEFAULT_SIZE_POINTS.join(',')} for size)
   --curve size          body sizes (--points, bytes): per point a topic of ${SIZE_CURVE_QUEUES} queues, filled with
                         about --point-mib MiB of bodies (default ${SIZE_RULE.mib}) but at least MIN and at most MAX
-                        messages (--point-messages MIN,MAX, default ${SIZE_RULE.minMessages},${SIZE_RULE.maxMessages}) and never
-                        over ${SIZE_RULE.capMib} MiB, bodies of the bench's filler (compressed over 4 KiB unless
+                        messages (--point-messages MIN,MAX, default ${SIZE_RULE.minMessages},${SIZE_RULE.maxMessages}), never
+                        over ${SIZE_RULE.capMib} MiB (or --point-mib if more); bodies of the bench's filler (compressed over 4 KiB unless
                         --compress off); consumed by a new group (defaults, no-op handler), then Java
                         (--vs java); the floor: the same bytes over loopback TCP, read and copied.
                         Reports MB/s, CPU per message and per MiB, ÷ the floor, CPU above the
