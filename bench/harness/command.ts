@@ -1,6 +1,15 @@
 import * as fs from 'node:fs';
 import { renderThroughputSvg } from './chart.js';
 import { curveSvg, curveTable, runCurve, TOPIC_CURVE_QUEUES } from './curve.js';
+import {
+  DEFAULT_SIZE_POINTS,
+  runSizeCurve,
+  SIZE_CURVE_QUEUES,
+  SIZE_RULE,
+  sizeSvg,
+  sizeTable,
+  sizeTargets,
+} from './curve-size.js';
 import { startChildBroker, type ChildBroker } from './embedded.js';
 import { consumeJavaGroup, consumeRocketwireGroup, type GroupResult, type GroupRun } from './group.js';
 import { runAliOnsPeer, runJavaPeer, runPullFloorPeer, type PeerResult, type PeerRun } from './peers.js';
@@ -115,14 +124,23 @@ Producer comparison (instead of the consumer bench):
                         ${BATCH_IN_FLIGHT} in flight (Java: ${BATCH_IN_FLIGHT} threads calling send(Collection); ali-ons has no batch
                         send and sits these out). Default ${DEFAULT_PRODUCE_MODES}
 
-Scale curves (instead of the consumer bench; bench/harness/curve.ts):
+Scale curves (instead of the consumer bench; bench/harness/curve.ts, curve-size.ts):
   --curve AXIS          queues: one topic of N queues per point; topics: N topics of 4 queues per
                         point. Each point fills its own topics with --messages messages (batches of
                         32) and consumes them once with a new group: rocketwire, then Java (--vs
                         java). Reports throughput, client CPU per message, rebalance time, start →
                         first message and the heartbeat's size (full and V2 without subscriptions),
                         as a Markdown table (--json: JSON) and with --chart FILE.svg a chart
-  --points LIST         the curve's points (default 8,64,256,1024 for queues, 1,16,64,256 for topics)
+  --points LIST         the curve's points (default 8,64,256,1024 for queues, 1,16,64,256 for topics,
+                        ${DEFAULT_SIZE_POINTS.join(',')} for size)
+  --curve size          body sizes (--points, bytes): per point a topic of ${SIZE_CURVE_QUEUES} queues, filled with
+                        about --point-mib MiB of bodies (default ${SIZE_RULE.mib}) but at least MIN and at most MAX
+                        messages (--point-messages MIN,MAX, default ${SIZE_RULE.minMessages},${SIZE_RULE.maxMessages}), never
+                        over ${SIZE_RULE.capMib} MiB (or --point-mib if more); bodies of the bench's filler (compressed over 4 KiB unless
+                        --compress off); consumed by a new group (defaults, no-op handler), then Java
+                        (--vs java); the floor: the same bytes over loopback TCP, read and copied.
+                        Reports MB/s, CPU per message and per MiB, ÷ the floor, CPU above the
+                        floor's (--messages and --size do not apply)
 
 ${MEMBERS_USAGE}
 ${LATENCY_USAGE}
@@ -379,6 +397,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     'broker-pid': { type: 'string' },
     curve: { type: 'string' },
     points: { type: 'string' },
+    'point-mib': { type: 'string' },
+    'point-messages': { type: 'string' },
   });
   const str = (k: string): string | undefined => stringOption(values, k);
   if (values.latency === true)
@@ -797,7 +817,9 @@ function parentRestart(): (() => Promise<number | null>) | null {
 /** `rocketwire bench --curve queues|topics` (bench/harness/curve.ts). */
 async function runCurveCommand(str: (k: string) => string | undefined, json: boolean, io: CliIO): Promise<number> {
   const axis = str('curve');
-  if (axis !== 'queues' && axis !== 'topics') throw new UsageError(`--curve takes queues or topics, got "${axis}"`);
+  if (axis === 'size') return runSizeCurveCommand(str, json, io);
+  if (axis !== 'queues' && axis !== 'topics')
+    throw new UsageError(`--curve takes queues, topics, size or members, got "${axis}"`);
   const points = (str('points') ?? (axis === 'queues' ? '8,64,256,1024' : '1,16,64,256'))
     .split(',')
     .map((p) => intOption('points', p.trim(), 1, 1, axis === 'queues' ? 1024 : 1024));
@@ -826,6 +848,53 @@ async function runCurveCommand(str: (k: string) => string | undefined, json: boo
     );
     const short = result.filter((p) => !p.rocketwire.complete || (p.java && !p.java.complete));
     if (short.length > 0) throw new CliError(`points not consumed completely: ${short.map((p) => p.x).join(', ')}`);
+    return 0;
+  });
+}
+
+/** `rocketwire bench --curve size` (bench/harness/curve-size.ts). */
+async function runSizeCurveCommand(str: (k: string) => string | undefined, json: boolean, io: CliIO): Promise<number> {
+  const points = (str('points') ?? DEFAULT_SIZE_POINTS.join(','))
+    .split(',')
+    .map((p) => intOption('points', p.trim(), 1024, 8, 4 * 1024 * 1024));
+  const vs = (str('vs') ?? '').split(',').filter(Boolean);
+  if (vs.some((p) => p !== 'java')) throw new UsageError('--curve compares with --vs java only');
+  const mib = intOption('point-mib', str('point-mib'), SIZE_RULE.mib, 1, 4096);
+  const range = (str('point-messages') ?? `${SIZE_RULE.minMessages},${SIZE_RULE.maxMessages}`).split(',');
+  if (range.length !== 2) throw new UsageError('--point-messages takes MIN,MAX');
+  const minMessages = intOption('point-messages', range[0]!.trim(), SIZE_RULE.minMessages, 1, 10_000_000);
+  const maxMessages = intOption('point-messages', range[1]!.trim(), SIZE_RULE.maxMessages, minMessages, 10_000_000);
+  const compress = compressOption(str('compress'));
+  return withBenchBroker(str('namesrv'), SIZE_CURVE_QUEUES, async (namesrv, label) => {
+    const result = await runSizeCurve({
+      namesrv,
+      points,
+      compress,
+      java: vs.includes('java'),
+      mib,
+      minMessages,
+      maxMessages,
+      capMib: Math.max(mib, SIZE_RULE.capMib),
+      prefix: `rw_curve_${Date.now().toString(36)}`,
+      log: (line) => io.stderr.write(line + '\n'),
+    });
+    const chart = str('chart');
+    const how = compress ? 'compressed over 4 KiB' : 'uncompressed';
+    if (chart) fs.writeFileSync(chart, sizeSvg(result, `consume MB/s by body size (${how}), broker ${label}`));
+    io.stdout.write(
+      json
+        ? JSON.stringify({
+            axis: 'size',
+            broker: label,
+            compress,
+            machine: benchMachine(),
+            points: result,
+            targets: sizeTargets(result),
+          }) + '\n'
+        : sizeTable(result),
+    );
+    const short = result.filter((p) => !p.rocketwire.complete || (p.java && !p.java.complete));
+    if (short.length > 0) throw new CliError(`points not consumed completely: ${short.map((p) => p.size).join(', ')}`);
     return 0;
   });
 }
