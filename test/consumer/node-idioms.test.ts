@@ -10,7 +10,7 @@ import { startBroker } from '../../lib/broker/index.js';
 import { NameServerUnavailableError } from '../../lib/client/index.js';
 import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import type { Logger } from '../../lib/logger.js';
-import { RequestCode } from '../../protocol/index.js';
+import { createResponse, RequestCode, ResponseCode, type RemotingCommand } from '../../protocol/index.js';
 import { clockedConsumer } from './broker-spy.js';
 import { brokerOffsets, freePort, produce, uniqueName, until } from './helpers.js';
 
@@ -227,3 +227,42 @@ t.test('a logger hears a broker stop answering (warn) and come back (info)', asy
   t.match(warn.message, `127.0.0.1:${brokerPort}`, 'the warn names the address');
   t.equal(logger.lines.filter(brokerWarn).length, 1, 'one warn line for the episode');
 });
+
+t.test(
+  'a broker that answers pulls with SYSTEM_BUSY is logged as answering with an error, not as not answering',
+  async (t) => {
+    const broker = await startBroker({ queues: 1 });
+    t.teardown(() => broker.close());
+    const topic = uniqueName('T');
+    await produce(broker.namesrv, topic, 1);
+    const processors = broker.instances[0]!.server['processors'];
+    const pull = processors.get(RequestCode.PULL_MESSAGE)!;
+    let busy = 2;
+    processors.set(RequestCode.PULL_MESSAGE, (req: RemotingCommand, conn) => {
+      if (busy-- > 0)
+        return createResponse(req, ResponseCode.SYSTEM_BUSY, {
+          remark: '[OVERLOAD]system busy, start flow control for a while',
+        });
+      return pull(req, conn);
+    });
+    const logger = recordingLogger();
+    const consumer = new PushConsumer({
+      group: uniqueName('cg'),
+      namesrvAddr: broker.namesrv,
+      logger,
+      pullTimeDelayMsWhenException: 50,
+      consumeFromWhere: 'first',
+    });
+    consumer.subscribe(topic);
+    let got = 0;
+    await consumer.start(async () => {
+      got++;
+    });
+    t.teardown(() => consumer.shutdown());
+    await until(() => got === 1, 'the message, once the broker is no longer busy');
+    const warns = logger.lines.filter((l) => l.level === 'warn' && l.message.includes(': broker '));
+    t.equal(warns.length, 1, `one warn line: ${warns.map((l) => l.message).join(' | ')}`);
+    t.match(warns[0]!.message, /answered PULL_MESSAGE with an error: .*SYSTEM_BUSY/, 'it says the broker answered');
+    t.notMatch(warns[0]!.message, /is not answering/);
+  },
+);

@@ -3,6 +3,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { NameServerStatus } from '../../client/mq-client-instance.js';
 import { ConsumerBrokerError, type ConsumerBrokerRequest, type UndecodableMessageError } from '../errors.js';
 import { TypedEmitter } from '../../emitter.js';
+import { BrokerError } from '../../remoting/index.js';
 
 /**
  * A broker answered again (or for the first time): the `'brokerReachable'` event.
@@ -122,8 +123,12 @@ export class ConsumerEvents {
   brokerFailed(brokerName: string, addr: string | undefined, request: ConsumerBrokerRequest, cause: unknown): void {
     if (this.health.get(brokerName) !== true) {
       const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+      const broker = `broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''}`;
+      // A broker that answered with an error code (SYSTEM_BUSY, a refused request) is up: say so.
       this.logger.warn(
-        `${this.label}: broker ${brokerName}${addr !== undefined ? ` (${addr})` : ''} is not answering: ${request} failed: ${why}`,
+        cause instanceof BrokerError
+          ? `${this.label}: ${broker} answered ${request} with an error: ${why}`
+          : `${this.label}: ${broker} is not answering: ${request} failed: ${why}`,
       );
     }
     this.health.set(brokerName, true);
