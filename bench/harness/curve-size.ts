@@ -18,7 +18,7 @@ import { CliError } from '../../lib/cli/common.js';
 import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { renderCurveSvg, type ChartSeries } from './chart.js';
 import { runJavaPeer } from './peers.js';
-import { produce, UniqueCount, type BenchOptions } from './run.js';
+import { produce, UniqueCount, type BenchOptions, untilCounted } from './run.js';
 
 const MIB = 1024 * 1024;
 export const SIZE_CURVE_QUEUES = 8;
@@ -200,16 +200,7 @@ async function consumeRocketwire(o: SizeCurveOptions, topic: string, size: numbe
       n.add(msgs);
       return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
     });
-    let lastUnique = 0;
-    let lastProgress = performance.now();
-    while (n.unique < expect) {
-      await new Promise((r) => setTimeout(r, 5));
-      const now = performance.now();
-      if (n.unique !== lastUnique) {
-        lastUnique = n.unique;
-        lastProgress = now;
-      } else if (now - lastProgress > 60_000) break;
-    }
+    await untilCounted(n, expect, 60_000);
     const cpu = process.cpuUsage(cpu0);
     const cpuUs = cpu.user + cpu.system;
     const seconds = Math.max(1e-3, (n.lastAt - n.firstAt) / 1000);

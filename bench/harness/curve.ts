@@ -14,7 +14,7 @@ import { pushConsumerImpl } from '../../lib/consumer/push/push-consumer.js';
 import { Producer, type Message } from '../../lib/producer/index.js';
 import { renderCurveSvg } from './chart.js';
 import { runJavaPeer } from './peers.js';
-import { UniqueCount } from './run.js';
+import { UniqueCount, untilCounted } from './run.js';
 
 export interface CurveOptions {
   namesrv: string;
@@ -163,16 +163,7 @@ async function consumeRocketwire(
       return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
     });
     const started = { ...pushConsumerImpl(consumer).instance!.heartbeatStats };
-    let lastUnique = 0;
-    let lastProgress = performance.now();
-    while (n.unique < expect) {
-      await new Promise((r) => setTimeout(r, 5));
-      const now = performance.now();
-      if (n.unique !== lastUnique) {
-        lastUnique = n.unique;
-        lastProgress = now;
-      } else if (now - lastProgress > 60_000) break;
-    }
+    await untilCounted(n, expect, 60_000);
     const cpu = process.cpuUsage(cpu0);
     const instance = pushConsumerImpl(consumer).instance!;
     const bodies = encodeHeartbeatBodies(instance.heartbeatData(), true);

@@ -80,6 +80,30 @@ export interface ConsumeResult extends PhaseResult {
  * The bench's messages carry their number in the first 8 bytes of the body (< expect): which were
  * seen, how many twice, and when the first and the latest new one arrived.
  */
+/**
+ * Waits until `n` has counted `expect` distinct messages, or none came for `stallMs`; `tick` runs
+ * after each wait of `everyMs` (a progress line).
+ */
+export async function untilCounted(
+  n: UniqueCount,
+  expect: number,
+  stallMs: number,
+  everyMs = 5,
+  tick?: () => void,
+): Promise<void> {
+  let lastUnique = n.unique;
+  let lastProgressAt = performance.now();
+  while (n.unique < expect) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    tick?.();
+    const now = performance.now();
+    if (n.unique !== lastUnique) {
+      lastUnique = n.unique;
+      lastProgressAt = now;
+    } else if (now - lastProgressAt > stallMs) break;
+  }
+}
+
 export class UniqueCount {
   unique = 0;
   duplicates = 0;
@@ -353,19 +377,11 @@ export async function consumeRocketwire(
   const cpu0 = process.cpuUsage();
   const c = sampler(label, () => n.unique, t0);
   const consumeStart = performance.now();
-  let lastProgressAt = consumeStart;
-  let lastUnique = 0;
   try {
     await consumer.start(handler);
-    while (n.unique < stopAfter) {
-      await sleepOn(systemClock, 20);
-      progress?.update('consume', n.unique, stopAfter, n.duplicates ? `dup ${n.duplicates}` : '');
-      const now = performance.now();
-      if (n.unique !== lastUnique) {
-        lastUnique = n.unique;
-        lastProgressAt = now;
-      } else if (now - lastProgressAt > opts.stallTimeoutMs) break;
-    }
+    await untilCounted(n, stopAfter, opts.stallTimeoutMs, 20, () =>
+      progress?.update('consume', n.unique, stopAfter, n.duplicates ? `dup ${n.duplicates}` : ''),
+    );
     progress?.clear();
     const cpu = process.cpuUsage(cpu0);
     const st = consumer.stats();
