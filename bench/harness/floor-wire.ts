@@ -4,6 +4,7 @@
  * PULL_MESSAGE they keep in flight for each queue.
  */
 import {
+  decodeCommand,
   MQVersion,
   Operations,
   PullSysFlag,
@@ -11,7 +12,13 @@ import {
   type MessageQueue,
   type RemotingCommand,
 } from '../../protocol/index.js';
-import { decodeResponseBody, operationRequest, type RequestStamp } from '../../lib/client/operation-call.js';
+import {
+  decodeResponseHeader,
+  decodeResponseBody,
+  isAnswer,
+  operationRequest,
+  type RequestStamp,
+} from '../../lib/client/operation-call.js';
 import { topicRouteToSubscribeQueues } from '../../lib/client/topic-route.js';
 import { RemotingClient } from '../../lib/remoting/index.js';
 import { CliError } from '../../lib/cli/common.js';
@@ -66,4 +73,23 @@ export function floorPullRequest(
     undefined,
     FLOOR_STAMP,
   );
+}
+
+/**
+ * The pull answer in `frame`: the queue it answers (taken out of `byOpaque`), the answer and its next
+ * offset; null for a frame that answers no pull of ours. A refusal or PULL_OFFSET_MOVED is a CliError.
+ */
+export function floorPullAnswer(
+  frame: Buffer,
+  byOpaque: Map<number, MessageQueue>,
+  addr: string,
+): { mq: MessageQueue; res: RemotingCommand; nextBeginOffset: number } | null {
+  const res = decodeCommand(frame);
+  const mq = byOpaque.get(res.opaque);
+  if (mq === undefined) return null;
+  byOpaque.delete(res.opaque);
+  if (!isAnswer(Operations.PULL_MESSAGE, res.code) || res.code === ResponseCode.PULL_OFFSET_MOVED) {
+    throw new CliError(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
+  }
+  return { mq, res, nextBeginOffset: decodeResponseHeader(Operations.PULL_MESSAGE, res, addr).nextBeginOffset };
 }

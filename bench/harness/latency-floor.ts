@@ -6,18 +6,10 @@
  * committed. The client's latency above this is what the client adds.
  */
 import * as net from 'node:net';
-import {
-  decodeCommand,
-  encodeCommand,
-  FrameDecoder,
-  Operations,
-  ResponseCode,
-  type MessageQueue,
-} from '../../protocol/index.js';
-import { decodeResponseHeader, isAnswer } from '../../lib/client/operation-call.js';
+import { encodeCommand, FrameDecoder, ResponseCode, type MessageQueue } from '../../protocol/index.js';
 import { parseAddress } from '../../lib/remoting/address.js';
 import { CliError } from '../../lib/cli/common.js';
-import { floorPullRequest, floorRoute } from './floor-wire.js';
+import { floorPullAnswer, floorPullRequest, floorRoute } from './floor-wire.js';
 
 /** Starts the long polls; `onBody` sees each pull answer's body. Returns a stop function. */
 export async function startFloor(
@@ -84,17 +76,12 @@ function pollFrom(
     s.on('data', (chunk: Buffer) => {
       try {
         decoder.push(chunk, (frame) => {
-          const res = decodeCommand(frame);
-          const mq = byOpaque.get(res.opaque);
-          if (mq === undefined) return;
-          byOpaque.delete(res.opaque);
-          if (!isAnswer(Operations.PULL_MESSAGE, res.code) || res.code === ResponseCode.PULL_OFFSET_MOVED) {
-            throw new CliError(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
-          }
-          const h = decodeResponseHeader(Operations.PULL_MESSAGE, res, addr);
-          next.set(mq, h.nextBeginOffset);
+          const answer = floorPullAnswer(frame, byOpaque, addr);
+          if (answer === null) return;
+          const { mq, res, nextBeginOffset } = answer;
+          next.set(mq, nextBeginOffset);
           // Pull again first: the next long poll is parked while this answer is read.
-          pull(mq, h.nextBeginOffset);
+          pull(mq, nextBeginOffset);
           if (res.code === ResponseCode.SUCCESS && res.body) onBody(res.body, 0, res.body.length);
         });
       } catch (err) {

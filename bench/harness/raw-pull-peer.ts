@@ -15,20 +15,17 @@
 import * as net from 'node:net';
 import {
   countStoredRecords,
-  decodeCommand,
   decodeMessages,
   encodeCommand,
   FrameDecoder,
-  Operations,
   ResponseCode,
   type MessageQueue,
 } from '../../protocol/index.js';
-import { decodeResponseHeader, isAnswer } from '../../lib/client/operation-call.js';
 import { parseAddress } from '../../lib/remoting/address.js';
 import { ReadSlab, slabReadOptions } from '../../lib/remoting/read-slab.js';
 import { CliError } from '../../lib/cli/common.js';
 import { exitAfterStdout } from './exit-flushed.js';
-import { floorPullRequest, floorRoute } from './floor-wire.js';
+import { floorPullAnswer, floorPullRequest, floorRoute } from './floor-wire.js';
 
 const [namesrv, topic, group, expectText, timeoutText, mode] = process.argv.slice(2) as [
   string,
@@ -85,14 +82,9 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
   slab.attach((chunk: Buffer) => {
     try {
       decoder.push(chunk, (frame) => {
-        const res = decodeCommand(frame);
-        const mq = byOpaque.get(res.opaque);
-        if (mq === undefined) return;
-        byOpaque.delete(res.opaque);
-        if (!isAnswer(Operations.PULL_MESSAGE, res.code) || res.code === ResponseCode.PULL_OFFSET_MOVED) {
-          throw new CliError(`pull of queue ${mq.queueId} from ${addr} failed: code ${res.code} ${res.remark ?? ''}`);
-        }
-        const h = decodeResponseHeader(Operations.PULL_MESSAGE, res, addr);
+        const answer = floorPullAnswer(frame, byOpaque, addr);
+        if (answer === null) return;
+        const { mq, res, nextBeginOffset } = answer;
         const body = res.body;
         if (res.code === ResponseCode.SUCCESS && body) {
           received += decode ? decodeMessages(body).length : countStoredRecords(body);
@@ -103,7 +95,7 @@ function pullFrom(addr: string, queues: MessageQueue[], fail: (err: Error) => vo
             return;
           }
         }
-        pull(mq, h.nextBeginOffset);
+        pull(mq, nextBeginOffset);
       });
     } catch (err) {
       fail(err as Error);
