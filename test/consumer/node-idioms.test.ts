@@ -21,6 +21,27 @@ function recordingLogger(): Logger & { lines: { level: string; message: string }
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
+/** A started push consumer of `topic` from its first message, counting what it handles; pulls retried after 50 ms. */
+async function countingConsumer(
+  namesrvAddr: string,
+  topic: string,
+  logger: Logger,
+): Promise<{ consumer: PushConsumer; got: () => number }> {
+  const consumer = new PushConsumer({
+    group: uniqueName('cg'),
+    namesrvAddr,
+    logger,
+    pullTimeDelayMsWhenException: 50,
+    consumeFromWhere: 'first',
+  });
+  consumer.subscribe(topic);
+  let got = 0;
+  await consumer.start(async () => {
+    got++;
+  });
+  return { consumer, got: () => got };
+}
+
 t.test(
   'an async handler that returns nothing: each message handled once, nothing sent back, the offset covers all, no redelivery',
   async (t) => {
@@ -196,23 +217,12 @@ t.test('a logger hears a broker stop answering (warn) and come back (info)', asy
   const topic = uniqueName('T');
   await produce(broker.namesrv, topic, 1);
   const logger = recordingLogger();
-  const consumer = new PushConsumer({
-    group: uniqueName('cg'),
-    namesrvAddr: broker.namesrv,
-    logger,
-    pullTimeDelayMsWhenException: 50,
-    consumeFromWhere: 'first',
-  });
-  consumer.subscribe(topic);
-  let got = 0;
-  await consumer.start(async () => {
-    got++;
-  });
+  const { consumer, got } = await countingConsumer(broker.namesrv, topic, logger);
   t.teardown(async () => {
     await consumer.shutdown();
     await broker.close();
   });
-  await until(() => got === 1, 'the first message');
+  await until(() => got() === 1, 'the first message');
   await broker.close();
   const brokerWarn = (l: { level: string; message: string }): boolean =>
     l.level === 'warn' && l.message.includes(': broker ') && l.message.includes('is not answering');
@@ -246,20 +256,9 @@ t.test(
       return pull(req, conn);
     });
     const logger = recordingLogger();
-    const consumer = new PushConsumer({
-      group: uniqueName('cg'),
-      namesrvAddr: broker.namesrv,
-      logger,
-      pullTimeDelayMsWhenException: 50,
-      consumeFromWhere: 'first',
-    });
-    consumer.subscribe(topic);
-    let got = 0;
-    await consumer.start(async () => {
-      got++;
-    });
+    const { consumer, got } = await countingConsumer(broker.namesrv, topic, logger);
     t.teardown(() => consumer.shutdown());
-    await until(() => got === 1, 'the message, once the broker is no longer busy');
+    await until(() => got() === 1, 'the message, once the broker is no longer busy');
     const warns = logger.lines.filter((l) => l.level === 'warn' && l.message.includes(': broker '));
     t.equal(warns.length, 1, `one warn line: ${warns.map((l) => l.message).join(' | ')}`);
     t.match(warns[0]!.message, /answered PULL_MESSAGE with an error: .*SYSTEM_BUSY/, 'it says the broker answered');
