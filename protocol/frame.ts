@@ -111,6 +111,11 @@ export class FrameDecoder {
   readonly maxFrameLength: number;
   /** The straddling frame being gathered: `filled` bytes of `partialSize`, as views of its chunks. */
   private partial: Buffer[] | null = null;
+  /**
+   * The frame being gathered in a buffer of its own, once `readTarget` made one: its bytes land at
+   * `filled`, read there by the socket (no copy) or copied from chunks pushed from elsewhere.
+   */
+  private whole: Buffer | null = null;
   /** The last part of `partial` when it is a buffer small pieces are copied into. */
   private staging: { buf: Buffer; used: number; index: number } | null = null;
   private filled = 0;
@@ -134,10 +139,14 @@ export class FrameDecoder {
   }
   /** Bytes held for a frame not yet complete. */
   get pendingBytes(): number {
-    return this.partial ? this.filled : this.headFilled;
+    return this.partial || this.whole ? this.filled : this.headFilled;
   }
-  /** Memory held for the frame not yet complete: its bytes received so far and its staging room (0 when none). */
+  /**
+   * Memory held for the frame not yet complete: its bytes received so far and its staging room, or
+   * its whole buffer once `readTarget` made one (0 when none).
+   */
   get bufferedBytes(): number {
+    if (this.whole) return this.whole.length;
     if (!this.partial) return 0;
     return this.filled + (this.staging ? this.staging.buf.length - this.staging.used : 0);
   }
@@ -152,6 +161,21 @@ export class FrameDecoder {
     let pos = 0;
     try {
       while (pos < n) {
+        const whole = this.whole;
+        if (whole !== null) {
+          const take = Math.min(this.partialSize - this.filled, n - pos);
+          // A read made into readTarget's buffer is already in place; a chunk from elsewhere is copied.
+          if (chunk.buffer !== whole.buffer || chunk.byteOffset + pos !== whole.byteOffset + this.filled) {
+            chunk.copy(whole, this.filled, pos, pos + take);
+          }
+          this.filled += take;
+          pos += take;
+          if (this.filled === this.partialSize) {
+            this.whole = null;
+            onFrame(whole, this.base + pos - whole.length);
+          }
+          continue;
+        }
         if (this.partial) {
           const take = Math.min(this.partialSize - this.filled, n - pos);
           this.gather(chunk, pos, take);
@@ -220,6 +244,7 @@ export class FrameDecoder {
    */
   close(): void {
     this.partial = null;
+    this.whole = null;
     this.staging = null;
     this.filled = 0;
     this.headFilled = 0;
@@ -231,6 +256,32 @@ export class FrameDecoder {
     const out: Buffer[] = [];
     this.push(chunk, (f) => out.push(f));
     return out;
+  }
+
+  /**
+   * Where the next bytes of the stream can be read so that the frame being gathered needs no copy:
+   * the rest of that frame's own buffer, or null (read anywhere and push). The buffer is made once
+   * an eighth of the frame has arrived, when at least `minBytes` of it are still to come; the bytes
+   * gathered so far are copied into it once. A read into it must be pushed before the next call,
+   * and reads no further than the frame's end, so frames after it come in later reads.
+   * Memory: a peer that sends the first eighth of a frame and stops makes the decoder hold 8 times
+   * what it sent, never more than the frame (at most `maxFrameLength`); without calls to this method
+   * the decoder holds about what arrived, as the class comment says.
+   */
+  readTarget(minBytes: number): Buffer | null {
+    let whole = this.whole;
+    if (whole === null) {
+      const parts = this.partial;
+      if (parts === null || this.partialSize - this.filled < minBytes || this.filled * 8 < this.partialSize)
+        return null;
+      whole = Buffer.allocUnsafeSlow(this.partialSize);
+      let at = 0;
+      for (const part of parts) at += part.copy(whole, at);
+      this.whole = whole;
+      this.partial = null;
+      this.staging = null;
+    }
+    return whole.subarray(this.filled);
   }
 
   /** Begin gathering a frame of `size` bytes (its bytes follow through gather). */

@@ -206,7 +206,11 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
       });
     const idleMs = options.idleTimeoutMs === undefined ? 0 : positive('idleTimeoutMs', options.idleTimeoutMs, 0);
     if (idleMs > 0) this.idle = new IdleWatch(this, this.decoder, this.clock, idleMs);
-    if (reader) reader.attach((chunk) => this.onData(chunk));
+    if (reader)
+      reader.attach(
+        (chunk) => this.onData(chunk),
+        (minBytes) => (this.isClosed ? null : this.decoder.readTarget(minBytes)),
+      );
     else socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => {
       if (this.idle !== null) this.idle.touch();

@@ -2,7 +2,7 @@ import net from 'node:net';
 import t from 'tap';
 import { createRequest, createResponse, encodeCommand, type RemotingCommand } from '../../protocol/index.js';
 import { RemotingConnection } from '../../lib/remoting/index.js';
-import { MIN_READ_BYTES, ReadSlab, SLAB_BYTES } from '../../lib/remoting/read-slab.js';
+import { DIRECT_READ_BYTES, MIN_READ_BYTES, ReadSlab, SLAB_BYTES } from '../../lib/remoting/read-slab.js';
 import { scriptedServer } from './scripted-server.js';
 
 // Stands in for the socket: fills what `next` returns with `n` bytes of `fill` and reports it.
@@ -44,6 +44,32 @@ t.test('chunks handed out are never written to again, and every read has room', 
   for (let k = 0; k < 20; k++) t.ok(slab.next().length >= MIN_READ_BYTES, 'a read always gets at least 64 KiB');
   const big = chunks.filter((c) => c.length > 65_536);
   t.ok(big.length >= 3, 'reads larger than the 64 KiB Node gives were possible');
+});
+
+t.test('a read goes where the reader asks, and the slab goes on where it was', async (t) => {
+  const slab = new ReadSlab();
+  const frame = Buffer.alloc(DIRECT_READ_BYTES * 4);
+  let want: Buffer | null = null;
+  let asked = 0;
+  const chunks: Buffer[] = [];
+  slab.attach(
+    (c) => chunks.push(c),
+    (minBytes) => {
+      asked = minBytes;
+      return want;
+    },
+  );
+  read(slab, 1000, 1);
+  want = frame.subarray(1000);
+  read(slab, 5000, 2);
+  t.equal(asked, DIRECT_READ_BYTES, 'the reader is told the least room worth a read of its own');
+  t.equal(chunks[1]!.buffer, frame.buffer, 'the read went into the buffer asked for');
+  t.equal(chunks[1]!.byteOffset, frame.byteOffset + 1000);
+  want = null;
+  read(slab, 10, 3);
+  t.equal(chunks[2]!.buffer, chunks[0]!.buffer, 'then back to the same slab');
+  t.equal(chunks[2]!.byteOffset, chunks[0]!.byteOffset + 1000, 'right after the last slab read');
+  t.ok(chunks[0]!.every((b) => b === 1) && chunks[1]!.every((b) => b === 2), 'earlier chunks untouched');
 });
 
 t.test('bytes read before a reader is attached are delivered first, in order', async (t) => {
