@@ -130,7 +130,12 @@ export class RequestDispatch<C extends { readonly closed: boolean }> {
       const h = this.held[this.heldHead]!;
       this.held[this.heldHead++] = undefined as unknown as HeldRequest;
       budget.changeHeld(-1, -h.size);
-      this.run(h.request);
+      // runHeld runs from a socket's write callback: a throw (a gate's bug) must not escape there
+      try {
+        this.run(h.request);
+      } catch (err) {
+        this.answerError(h.request, err);
+      }
     }
     this.held = [];
     this.heldHead = 0;
