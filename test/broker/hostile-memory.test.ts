@@ -10,7 +10,7 @@ import { RequestCode, ResponseCode, createRequest, encodeCommand } from '../../p
 import { startBroker, type EmbeddedBroker } from '../../lib/broker/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { RemotingServer } from '../../lib/remoting/index.js';
-import { client, sendRequest } from './helpers.js';
+import { client, pullRequest, sendRequest } from './helpers.js';
 import { passWhen } from '../support/until.js';
 
 // Memory held for hostile clients, over loopback: connections that hold half of a
@@ -237,6 +237,48 @@ t.test(
       after < 16 * MiB,
       `buffers back within ${(after / MiB).toFixed(1)} MiB of the start once they closed (bound 16 MiB)`,
     );
+  },
+);
+
+t.test(
+  'long-polled pulls woken together on a connection that never reads: answers up to twice its bound, SYSTEM_BUSY past it',
+  async (t) => {
+    const perConnection = 2 * MiB;
+    const b = await startBroker({ maxOutputBytesPerConnection: perConnection, maxMessageSize: 2 * MiB });
+    t.teardown(() => b.close());
+    const srv = server(b);
+    const c = client();
+    t.teardown(() => c.close());
+    t.equal((await c.invoke(b.broker, sendRequest('Parked', 'first', { queueId: 0 }))).code, ResponseCode.SUCCESS);
+    // 40 pulls of queue 0 past its only message: each is parked (FLAG_SUBSCRIPTION | FLAG_SUSPEND)
+    const n = 40;
+    const s = await rawSocket(b.broker, false);
+    const frames: Buffer[] = [];
+    for (let i = 1; i <= n; i++) {
+      const pull = pullRequest('Parked', { queueId: 0, offset: 1, sysFlag: 6, suspendMs: 60_000 });
+      pull.opaque = i;
+      frames.push(encodeCommand(pull));
+    }
+    s.write(Buffer.concat(frames));
+    const hold = b.instances[0]!.pullHold;
+    await passWhen(t, () => hold.size === n, 'every pull parked');
+    // one 1 MiB message wakes them all at once: each answer is that message
+    t.equal(
+      (await c.invoke(b.broker, sendRequest('Parked', Buffer.alloc(MiB, 0x63), { queueId: 0 }))).code,
+      ResponseCode.SUCCESS,
+    );
+    const conn = [...srv.connections].find((x) => x.stats().framesIn === n)!;
+    await passWhen(t, () => conn.stats().framesOut + conn.stats().queuedFrames === n, 'every woken pull answered');
+    const st = conn.stats();
+    // the kernel takes some of it meanwhile: the server's peak says what was held at most
+    const peak = srv.bufferStats().peakBufferedBytes;
+    t.ok(
+      peak <= 2 * perConnection,
+      `at most ${(peak / MiB).toFixed(1)} MiB held (twice its bound: ${(2 * perConnection) / MiB} MiB; ${n} MiB asked)`,
+    );
+    t.ok(st.busyAnswers > 0 && st.busyAnswers < n, `${st.busyAnswers} of ${n} answered SYSTEM_BUSY, the others served`);
+    await normalClientIsAnswered(t, b);
+    s.destroy();
   },
 );
 
