@@ -154,7 +154,8 @@ export interface BrokerTuning extends TransactionTuning, RecallOptions, Retentio
    */
   maxBufferedBytes?: number;
   /**
-   * Output bytes held for one connection that does not read (RemotingServer).
+   * Output bytes held for one connection that does not read (RemotingServer): at this bound the
+   * connection stops reading and its requests wait until half of it has drained.
    * @default 16777216 (16 MiB)
    */
   maxOutputBytesPerConnection?: number;

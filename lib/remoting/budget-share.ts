@@ -10,8 +10,11 @@ const log = createDebug('rocketwire:remoting');
 /**
  * A server connection's share of the server's BufferBudget: it reports the connection's partial
  * input and buffered output to the budget, and stops reading while the socket cannot take more
- * output (Java's autoRead=false on an unwritable channel) or while the budget has no room for the
- * partial frame. Client connections have none.
+ * output (Java's autoRead=false on an unwritable channel), while the connection holds requests
+ * because its output reached its bound (until the output is down to the budget's low water mark
+ * and `runHeld` has run them all), or while the budget has no room for the partial frame. Each
+ * reason is a flag of its own: the socket reads again only when none is left. Client connections
+ * have none.
  */
 export class BudgetShare {
   private readonly conn: { readonly closed: boolean };
@@ -27,6 +30,11 @@ export class BudgetShare {
   private pausedForOutput = false;
   /** Reading stopped because the budget has no room for our partial frame. */
   private pausedForRoom = false;
+  /** Reading stopped because requests are held until our output drains (RequestDispatch). */
+  private pausedForAnswers = false;
+  /** `runHeld` is running (its answers call afterOutput again). */
+  private runningHeld = false;
+  private readonly runHeld: () => boolean;
 
   constructor(
     conn: { readonly closed: boolean },
@@ -35,6 +43,8 @@ export class BudgetShare {
     out: OutboundQueue,
     socket: net.Socket,
     remoteAddress: string,
+    /** Runs the held requests while the output allows; true when none is left. */
+    runHeld: () => boolean,
   ) {
     this.conn = conn;
     this.budget = budget;
@@ -42,10 +52,18 @@ export class BudgetShare {
     this.out = out;
     this.socket = socket;
     this.remoteAddress = remoteAddress;
+    this.runHeld = runHeld;
   }
 
   get readingPaused(): boolean {
-    return this.pausedForOutput || this.pausedForRoom;
+    return this.pausedForOutput || this.pausedForRoom || this.pausedForAnswers;
+  }
+
+  /** Requests are held until the output drains: stop reading meanwhile. */
+  holdReading(): void {
+    if (this.conn.closed || this.pausedForAnswers) return;
+    this.pausedForAnswers = true;
+    this.updateReading();
   }
 
   /**
@@ -67,7 +85,10 @@ export class BudgetShare {
     }
   }
 
-  /** Count what we hold, and stop reading while the socket cannot take more output. */
+  /**
+   * Count what we hold, stop reading while the socket cannot take more output, and run the held
+   * requests once the output is down to the low water mark.
+   */
   afterOutput(): void {
     if (this.conn.closed) return;
     this.account();
@@ -81,6 +102,20 @@ export class BudgetShare {
           this.out.bufferedBytes,
         );
       this.updateReading();
+    }
+    if (this.pausedForAnswers && !this.runningHeld && this.out.bufferedBytes <= this.budget.outputLowWater) {
+      this.runningHeld = true;
+      let done: boolean;
+      try {
+        done = this.runHeld();
+      } finally {
+        this.runningHeld = false;
+      }
+      if (done && this.pausedForAnswers) {
+        this.pausedForAnswers = false;
+        log('%s: held requests run, reading again', this.remoteAddress);
+        this.updateReading();
+      }
     }
   }
 
@@ -130,7 +165,7 @@ export class BudgetShare {
 
   private updateReading(): void {
     if (this.conn.closed) return;
-    if (this.pausedForOutput || this.pausedForRoom) this.socket.pause();
+    if (this.pausedForOutput || this.pausedForRoom || this.pausedForAnswers) this.socket.pause();
     else this.socket.resume();
   }
 }

@@ -10,21 +10,35 @@
  *    stops reading until room is made (TCP's window then holds the peer back), as Java stops
  *    reading an unwritable channel. A frame that arrives in one chunk never counts, so clients
  *    that send ordinary requests are not held back.
- *  - output: a response that does not fit in its half is replaced by SYSTEM_BUSY "[OVERLOAD]system
- *    busy, start flow control for a while", Java's answer when it cannot take a request on (its
- *    executor queue is full); clients retry it later. Responses larger than SMALL_FRAME_BYTES may
- *    use only 7/8 of the output half, so big answers to peers that do not read cannot crowd out the
- *    small ones (routes, heartbeats, send results) of everyone else.
+ *  - output of one connection: once it holds `maxOutputBytesPerConnection`, the requests it sent
+ *    that need an answer are held, in arrival order, and its socket stops reading (Java turns
+ *    auto-read off on a channel past Netty's high water mark and still serves what it decoded);
+ *    when its output is down to half the bound (the low water mark) they run in order and the
+ *    socket reads again. The peer's further requests wait in TCP meanwhile, so a connection holds
+ *    at most its bound plus one answer of a request run under it, and the requests it read before
+ *    reading stopped (the rest of one read, at most 64 KiB of frames, and one frame up to the
+ *    largest frame that read completed; `heldRequestBytes`). An answer that comes later (a held
+ *    pull woken by a message) is written while the connection holds less than its bound or the
+ *    answer fits under twice the bound; past that it is SYSTEM_BUSY, so many long-polled pulls
+ *    woken at once cannot take one connection further. One answer always goes to a connection
+ *    that holds nothing, whatever its size.
+ *  - output of all connections: a response that does not fit in its half is replaced by
+ *    SYSTEM_BUSY "[OVERLOAD]system busy, start flow control for a while", Java's answer when it
+ *    cannot take a request on (its executor queue is full), and while the half is full requests
+ *    are refused so before they run; clients retry them later. Responses larger than
+ *    SMALL_FRAME_BYTES may use only 7/8 of the output half, so big answers to peers that do not
+ *    read cannot crowd out the small ones (routes, heartbeats, send results) of everyone else.
  * The total stays under the bound plus what connections hold below their allowance and one read
  * per connection resumed. A connection that cannot make progress is closed by the idle timeout
- * (120 s, as Java), which gives its bytes back; so is one that its peer closed while it was paused
- * (a paused socket does not read, so it cannot see the peer's FIN).
+ * (120 s, as Java), which gives its bytes back and drops its held requests; so is one that its peer
+ * closed while it was paused (a paused socket does not read, so it cannot see the peer's FIN).
  */
 export interface BufferBudgetOptions {
   /** Bytes held for all connections together. Default 256 MiB. */
   maxBufferedBytes?: number;
   /**
-   * Output bytes one connection may hold (a peer that does not read its responses). A response is
+   * Output bytes one connection may hold before its requests wait and its socket stops reading (a
+   * peer that does not read its responses); they run again once it holds half of it. A response is
    * always let through to a connection that holds nothing, whatever its size. Default 16 MiB.
    */
   maxOutputBytesPerConnection?: number;
@@ -53,6 +67,12 @@ export interface BufferBudgetStats {
   pauses: number;
   /** Requests answered SYSTEM_BUSY because their response did not fit. */
   busyAnswers: number;
+  /** Times a connection's output reached its bound and its requests were held (reading paused). */
+  outputPauses: number;
+  /** Requests read and held now, all connections, until their connection's output drains. */
+  heldRequests: number;
+  /** Their frames' bytes. */
+  heldRequestBytes: number;
 }
 
 export class BufferBudget {
@@ -64,6 +84,9 @@ export class BufferBudget {
   private readonly outputLimit: number;
   private peak = 0;
   private pauseCount = 0;
+  private outputPauseCount = 0;
+  private held = 0;
+  private heldBytes = 0;
   /** Resume callbacks of connections waiting for room, in the order they stopped. */
   private readonly waiting = new Set<() => void>();
   busyAnswers = 0;
@@ -82,6 +105,10 @@ export class BufferBudget {
   get maxOutputBytes(): number {
     return this.outputLimit;
   }
+  /** A connection whose requests are held runs them again once it holds no more than this. */
+  get outputLowWater(): number {
+    return Math.floor(this.maxOutputBytesPerConnection / 2);
+  }
   /** No room for more output: requests that need an answer are refused before they run. */
   get outputFull(): boolean {
     return this.output >= this.outputLimit;
@@ -96,11 +123,41 @@ export class BufferBudget {
     if (input < 0 && this.waiting.size > 0 && this.input < this.inputLimit) this.wake();
   }
 
-  /** May a connection that holds `connectionOutput` output bytes queue a response of `size` bytes? */
+  /**
+   * May a connection that holds `connectionOutput` output bytes queue a request of its own (one the
+   * server initiates) of `size` bytes?
+   */
   admits(connectionOutput: number, size: number): boolean {
     if (connectionOutput > 0 && connectionOutput + size > this.maxOutputBytesPerConnection) return false;
-    const limit = size > SMALL_FRAME_BYTES ? this.outputLimit - (this.outputLimit >>> 3) : this.outputLimit;
-    return this.output + size <= limit;
+    return this.fitsOutputHalf(size);
+  }
+
+  /**
+   * May a connection that holds `connectionOutput` output bytes queue an answer of `size` bytes?
+   * Requests run only while their connection holds less than its bound, so the answer of one that
+   * ran just now always fits; a later answer (a long-polled pull woken) fits while the connection
+   * is under its bound or under twice it with the answer.
+   */
+  admitsAnswer(connectionOutput: number, size: number): boolean {
+    const bound = this.maxOutputBytesPerConnection;
+    if (connectionOutput >= bound && connectionOutput + size > 2 * bound) return false;
+    return this.fitsOutputHalf(size);
+  }
+
+  /** Should a connection that holds `connectionOutput` output bytes hold the requests it reads? */
+  holdsRequests(connectionOutput: number): boolean {
+    return connectionOutput >= this.maxOutputBytesPerConnection;
+  }
+
+  /** A connection's output reached its bound: it holds its requests and stopped reading. */
+  outputPaused(): void {
+    this.outputPauseCount++;
+  }
+
+  /** A connection holds `frames` more (or, negative, fewer) requests of `bytes` bytes. */
+  changeHeld(frames: number, bytes: number): void {
+    this.held += frames;
+    this.heldBytes += bytes;
   }
 
   /** Should a connection holding `partialInput` bytes of a partial frame stop reading? */
@@ -130,7 +187,15 @@ export class BufferBudget {
       pausedConnections: this.waiting.size,
       pauses: this.pauseCount,
       busyAnswers: this.busyAnswers,
+      outputPauses: this.outputPauseCount,
+      heldRequests: this.held,
+      heldRequestBytes: this.heldBytes,
     };
+  }
+
+  private fitsOutputHalf(size: number): boolean {
+    const limit = size > SMALL_FRAME_BYTES ? this.outputLimit - (this.outputLimit >>> 3) : this.outputLimit;
+    return this.output + size <= limit;
   }
 
   private wake(): void {

@@ -37,7 +37,9 @@ export interface ConnectionStats {
   bufferedOutputBytes: number;
   /** Requests answered SYSTEM_BUSY because the response did not fit (server side). */
   busyAnswers: number;
-  /** True while reading is paused (output backed up, or no room in the server's budget). */
+  /** Requests read and held until the output drains below the per-connection bound (server side). */
+  heldRequests: number;
+  /** True while reading is paused (output backed up or at its bound, or no room in the server's budget). */
   readingPaused: boolean;
 }
 

@@ -101,8 +101,9 @@ export interface RemotingConnectionOptions {
    * The bytes a server holds for all its connections (RemotingServer passes one). With it the
    * connection acts as a server's end: it reports its partial input and its output to the budget,
    * stops reading while the socket cannot take more output (Java's autoRead=false on an unwritable
-   * channel) or while the budget has no room for its partial frame, and answers SYSTEM_BUSY when a
-   * response does not fit.
+   * channel) or while the budget has no room for its partial frame, holds the peer's requests (and
+   * stops reading) while its output is at the budget's per-connection bound, and answers
+   * SYSTEM_BUSY when a response does not fit the server's output half.
    */
   budget?: BufferBudget;
 }
@@ -185,7 +186,9 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
       server ? this.onFlushed : undefined,
       server ? EARLY_FLUSH_FRAMES : 0,
     );
-    this.share = server ? new BudgetShare(this, budget, this.decoder, this.out, socket, this.remoteAddress) : undefined;
+    this.share = server
+      ? new BudgetShare(this, budget, this.decoder, this.out, socket, this.remoteAddress, () => this.serving.runHeld())
+      : undefined;
     this.serving = new RequestDispatch<RemotingConnection>({
       conn: this,
       remoteAddress: this.remoteAddress,
@@ -196,6 +199,7 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
       sharedProcessors: options.processors,
       responseSerializeType: options.responseSerializeType,
       write: (cmd, head, body) => this.writeParts(cmd, head, body, undefined),
+      holdReading: () => this.share!.holdReading(),
     });
 
     socket.setNoDelay(true);
@@ -258,6 +262,7 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
       bufferedInputBytes: this.decoder.bufferedBytes,
       bufferedOutputBytes: this.isClosed ? 0 : this.out.bufferedBytes,
       busyAnswers: this.serving.busyAnswers,
+      heldRequests: this.serving.heldRequests,
       readingPaused: this.share?.readingPaused === true,
     };
   }
@@ -350,8 +355,10 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
     if (this.idle !== null) this.idle.stop();
     this.inflight.failAll(reason);
     this.out.failAll(reason);
-    // Give back everything: the partial frame's buffer, and our share of the server's budget.
+    // Give back everything: the partial frame's buffer, the requests held for the output to drain,
+    // and our share of the server's budget.
     this.decoder.close();
+    this.serving.dropHeld();
     if (this.share !== undefined) this.share.release();
     this.emit('close', reason);
   }
@@ -439,7 +446,7 @@ export class RemotingConnection extends TypedEmitter<RemotingConnectionEvents> {
       }
       p.resolve(cmd);
     } else {
-      this.serving.dispatch(cmd);
+      this.serving.dispatch(cmd, frame.length);
     }
   };
 

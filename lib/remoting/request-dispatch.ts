@@ -34,12 +34,23 @@ export interface DispatchHost<C extends { readonly closed: boolean }> {
   readonly responseSerializeType: SerializeTypeName | undefined;
   /** Writes one encoded frame (or queues it while the socket drains); throws as OutboundQueue.write does. */
   readonly write: (cmd: RemotingCommand, head: Buffer, body: Buffer | null) => void;
+  /** The first request is held: stop reading until `runHeld()` has run them all. */
+  readonly holdReading: () => void;
+}
+
+interface HeldRequest {
+  request: RemotingCommand;
+  /** The frame's bytes. */
+  size: number;
 }
 
 /**
  * The serving side of a connection: a request the peer made goes through the budget's refusal and
  * the gate to its processor, and the processor's answer (or its failure, or SYSTEM_BUSY when the
- * answer does not fit the server's budget) goes back with the request's opaque.
+ * answer does not fit the server's budget) goes back with the request's opaque. On a server's end,
+ * while the connection holds its output bound (a peer slow to read its answers, or one that never
+ * does), requests that need an answer are held in arrival order and reading stops (`holdReading`);
+ * `runHeld` runs them once the output has drained. Oneway requests produce no output and run at once.
  */
 export class RequestDispatch<C extends { readonly closed: boolean }> {
   /** Requests answered SYSTEM_BUSY because the response did not fit (server side). */
@@ -53,6 +64,10 @@ export class RequestDispatch<C extends { readonly closed: boolean }> {
   private readonly sharedProcessors: ReadonlyMap<number, Processor<C>> | undefined;
   private readonly responseSerializeType: SerializeTypeName | undefined;
   private readonly write: (cmd: RemotingCommand, head: Buffer, body: Buffer | null) => void;
+  private readonly holdReading: () => void;
+  /** Requests waiting for the output to drain, oldest at `heldHead`. */
+  private held: HeldRequest[] = [];
+  private heldHead = 0;
 
   constructor(host: DispatchHost<C>) {
     this.conn = host.conn;
@@ -64,17 +79,85 @@ export class RequestDispatch<C extends { readonly closed: boolean }> {
     this.sharedProcessors = host.sharedProcessors;
     this.responseSerializeType = host.responseSerializeType;
     this.write = host.write;
+    this.holdReading = host.holdReading;
   }
 
-  dispatch(request: RemotingCommand): void {
-    // A peer that does not read its responses, or a server out of room: refuse before doing the
-    // work, as Java's rejectRequest does (oneway requests, which produce no output, still run).
-    if (this.budget && (request.flag & RemotingFlag.ONEWAY) === 0) {
-      const held = this.out.bufferedBytes;
-      if (held >= this.budget.maxOutputBytesPerConnection || this.budget.outputFull) {
-        this.answerBusy(request, held);
+  /** Requests held now. */
+  get heldRequests(): number {
+    return this.held.length - this.heldHead;
+  }
+
+  /** A request the peer sent, in a frame of `size` bytes. */
+  dispatch(request: RemotingCommand, size: number): void {
+    const budget = this.budget;
+    if (budget && (request.flag & RemotingFlag.ONEWAY) === 0) {
+      // A peer that has not read its answers: hold the request (and, in the host, stop reading)
+      // until they drain, behind the ones held before it.
+      if (this.heldHead < this.held.length || budget.holdsRequests(this.out.bufferedBytes)) {
+        if (budget.outputFull) {
+          this.answerBusy(request, this.out.bufferedBytes);
+          return;
+        }
+        if (this.heldHead === this.held.length) {
+          budget.outputPaused();
+          log(
+            '%s has not read %d bytes of answers: its requests wait, reading paused',
+            this.remoteAddress,
+            this.out.bufferedBytes,
+          );
+          this.holdReading();
+        }
+        this.held.push({ request, size });
+        budget.changeHeld(1, size);
         return;
       }
+    }
+    this.run(request);
+  }
+
+  /**
+   * Run the held requests, oldest first, while the connection holds less than its output bound.
+   * True when none is left (reading may resume).
+   */
+  runHeld(): boolean {
+    const budget = this.budget!;
+    while (this.heldHead < this.held.length) {
+      if (this.conn.closed) {
+        this.dropHeld();
+        return true;
+      }
+      if (budget.holdsRequests(this.out.bufferedBytes)) return false;
+      const h = this.held[this.heldHead]!;
+      this.held[this.heldHead++] = undefined as unknown as HeldRequest;
+      budget.changeHeld(-1, -h.size);
+      // runHeld runs from a socket's write callback: a throw (a gate's bug) must not escape there
+      try {
+        this.run(h.request);
+      } catch (err) {
+        this.answerError(h.request, err);
+      }
+    }
+    this.held = [];
+    this.heldHead = 0;
+    return true;
+  }
+
+  /** The connection closed: its held requests are dropped, unanswered. */
+  dropHeld(): void {
+    if (this.heldHead === this.held.length) return;
+    let bytes = 0;
+    for (let i = this.heldHead; i < this.held.length; i++) bytes += this.held[i]!.size;
+    this.budget?.changeHeld(-(this.held.length - this.heldHead), -bytes);
+    this.held = [];
+    this.heldHead = 0;
+  }
+
+  private run(request: RemotingCommand): void {
+    // A server out of room: refuse before doing the work, as Java's rejectRequest does (oneway
+    // requests, which produce no output, still run).
+    if (this.budget && (request.flag & RemotingFlag.ONEWAY) === 0 && this.budget.outputFull) {
+      this.answerBusy(request, this.out.bufferedBytes);
+      return;
     }
     if (this.requestGate) {
       const refusal = this.requestGate(request, this.conn);
@@ -127,7 +210,7 @@ export class RequestDispatch<C extends { readonly closed: boolean }> {
       const [head, body] = encodeCommandParts(response);
       if (this.budget) {
         const held = this.out.bufferedBytes;
-        if (!this.budget.admits(held, head.length + (body ? body.length : 0))) {
+        if (!this.budget.admitsAnswer(held, head.length + (body ? body.length : 0))) {
           this.answerBusy(request, held);
           return;
         }

@@ -1,9 +1,19 @@
 import t, { type Test } from 'tap';
 import { once } from '../../lib/emitter.js';
 import net from 'node:net';
-import { ResponseCode, createRequest, createResponse, encodeCommand } from '../../protocol/index.js';
+import {
+  FrameDecoder,
+  ResponseCode,
+  createRequest,
+  createResponse,
+  decodeCommand,
+  encodeCommand,
+} from '../../protocol/index.js';
 import { ManualClock } from '../../lib/clock.js';
 import { RemotingClient, RemotingServer } from '../../lib/remoting/index.js';
+import { BufferBudget } from '../../lib/remoting/buffer-budget.js';
+import { BudgetShare } from '../../lib/remoting/budget-share.js';
+import type { OutboundQueue } from '../../lib/remoting/outbound-queue.js';
 import { passWhen } from '../support/until.js';
 
 // The remoting side of a broker's memory bound: what a server holds for its connections is counted and
@@ -60,6 +70,9 @@ t.test('a partial frame is counted while held and given back when the connection
       pausedConnections: 0,
       pauses: 0,
       busyAnswers: 0,
+      outputPauses: 0,
+      heldRequests: 0,
+      heldRequestBytes: 0,
     },
   );
 });
@@ -147,6 +160,177 @@ t.test('requests a server sends to a peer that does not read are bounded too: Re
     `${conn.stats().bufferedOutputBytes} bytes held for it (bound 4 MiB + one frame)`,
   );
   s.destroy();
+});
+
+t.test(
+  'a peer slow to read: its requests wait once its output reaches the bound, and every answer comes, in order, none SYSTEM_BUSY',
+  async (t) => {
+    const bound = 2 * MiB;
+    const { server, port } = await startServer(t, { maxOutputBytesPerConnection: bound });
+    const answer = Buffer.alloc(MiB, 0x61);
+    server.registerProcessor(7, (req) => createResponse(req, ResponseCode.SUCCESS, { body: answer }));
+    const s = await raw(port);
+    s.pause(); // reads nothing until the server holds requests
+    const n = 24;
+    const frames: Buffer[] = [];
+    for (let i = 1; i <= n; i++) frames.push(encodeCommand(createRequest(7, { opaque: i })));
+    s.write(Buffer.concat(frames));
+    await passWhen(
+      t,
+      () => server.connections.size === 1 && [...server.connections][0]!.stats().framesIn === n,
+      'read',
+    );
+    const conn = [...server.connections][0]!;
+    await passWhen(t, () => conn.stats().heldRequests > 0, 'requests held');
+    const st = conn.stats();
+    t.ok(st.readingPaused, 'reading paused while requests are held');
+    t.ok(
+      st.bufferedOutputBytes <= bound + answer.length + 1024,
+      `${st.bufferedOutputBytes} bytes of output held (bound ${bound} + one answer)`,
+    );
+    t.equal(st.framesOut + st.queuedFrames + st.heldRequests, n, 'every request answered or held, none in between');
+    const stats = server.bufferStats();
+    t.equal(stats.heldRequests, st.heldRequests, 'held requests counted by the server');
+    t.ok(stats.heldRequestBytes <= n * frames[0]!.length, `${stats.heldRequestBytes} bytes of requests held`);
+    t.ok(stats.outputPauses >= 1, 'an output pause counted');
+    t.equal(stats.busyAnswers, 0);
+
+    // read a little at a time: one read, then a turn of the event loop without reading
+    const dec = new FrameDecoder();
+    const got: { opaque: number; code: number; body: number }[] = [];
+    s.on('data', (d: Buffer) => {
+      dec.push(d, (f) => {
+        const cmd = decodeCommand(f);
+        got.push({ opaque: cmd.opaque, code: cmd.code, body: cmd.body?.length ?? 0 });
+      });
+      s.pause();
+      setImmediate(() => s.resume());
+    });
+    s.resume();
+    await passWhen(t, () => got.length === n, 'every answer read');
+    t.same(
+      got.map((g) => g.opaque),
+      Array.from({ length: n }, (_, i) => i + 1),
+      'in the order asked',
+    );
+    t.ok(
+      got.every((g) => g.code === ResponseCode.SUCCESS && g.body === answer.length),
+      'each the answer, none SYSTEM_BUSY',
+    );
+    t.equal(server.bufferStats().busyAnswers, 0);
+    await passWhen(t, () => !conn.stats().readingPaused && server.bufferStats().heldRequests === 0, 'reading again');
+    // and the connection serves a request as usual afterwards
+    s.removeAllListeners('data');
+    const more: Buffer[] = [];
+    s.on('data', (d: Buffer) => more.push(d));
+    s.write(encodeCommand(createRequest(7, { opaque: 99 })));
+    await passWhen(t, () => Buffer.concat(more).length >= answer.length, 'one more answer');
+    s.destroy();
+  },
+);
+
+t.test(
+  'a socket paused for room and for its held requests reads again only when both are cleared, in either order',
+  async (t) => {
+    // BudgetShare over stand-ins for the socket, the decoder and the outbound queue
+    const budget = new BufferBudget(2 * MiB, MiB); // input half 1 MiB
+    const end = (runHeld: () => boolean) => {
+      const socket = {
+        paused: false,
+        pause: () => void (socket.paused = true),
+        resume: () => void (socket.paused = false),
+      };
+      const decoder = { bufferedBytes: 0 };
+      const out = { bufferedBytes: 0, waitingForDrain: false };
+      const share = new BudgetShare(
+        { closed: false },
+        budget,
+        decoder as unknown as FrameDecoder,
+        out as unknown as OutboundQueue,
+        socket as unknown as net.Socket,
+        'peer',
+        runHeld,
+      );
+      return { socket, decoder, out, share };
+    };
+    const other = end(() => true);
+    for (const roomFirst of [true, false]) {
+      let held = 1;
+      const a = end(() => held === 0);
+      // another connection holds most of the input half; ours holds 200 KiB of a partial frame
+      other.decoder.bufferedBytes = 900 * 1024;
+      other.share.afterInput();
+      a.decoder.bufferedBytes = 200 * 1024;
+      a.share.afterInput();
+      t.ok(a.socket.paused, 'paused for room');
+      a.out.bufferedBytes = MiB;
+      a.share.holdReading();
+      t.ok(a.share.readingPaused && a.socket.paused, 'and for its held requests');
+      if (roomFirst) {
+        other.decoder.bufferedBytes = 0;
+        other.share.afterInput(); // room is made: the budget resumes us
+        t.ok(a.socket.paused, 'room made: still paused, its requests are held');
+        held = 0;
+        a.out.bufferedBytes = 0;
+        a.share.afterOutput();
+        t.notOk(a.socket.paused, 'output drained and requests run: reading');
+      } else {
+        held = 0;
+        a.out.bufferedBytes = 0;
+        a.share.afterOutput();
+        t.ok(a.socket.paused, 'output drained: still paused for room');
+        other.decoder.bufferedBytes = 0;
+        other.share.afterInput();
+        t.notOk(a.socket.paused, 'room made: reading');
+      }
+      t.notOk(a.share.readingPaused);
+      a.decoder.bufferedBytes = 0;
+      a.share.release();
+    }
+    t.same({ input: budget.stats().inputBytes, output: budget.stats().outputBytes }, { input: 0, output: 0 });
+  },
+);
+
+t.test('output drained to half the bound runs held requests, oldest first, and stops again at the bound', async (t) => {
+  const budget = new BufferBudget(64 * MiB, 4 * MiB);
+  const socket = {
+    paused: false,
+    pause: () => void (socket.paused = true),
+    resume: () => void (socket.paused = false),
+  };
+  const out = { bufferedBytes: 4 * MiB, waitingForDrain: false };
+  const runs: number[] = [];
+  let queue = [1, 2, 3];
+  const share = new BudgetShare(
+    { closed: false },
+    budget,
+    { bufferedBytes: 0 } as unknown as FrameDecoder,
+    out as unknown as OutboundQueue,
+    socket as unknown as net.Socket,
+    'peer',
+    () => {
+      // as RequestDispatch.runHeld: each run request adds a 3 MiB answer; stop at the bound
+      while (queue.length > 0 && out.bufferedBytes < 4 * MiB) {
+        runs.push(queue.shift()!);
+        out.bufferedBytes += 3 * MiB;
+      }
+      return queue.length === 0;
+    },
+  );
+  share.holdReading();
+  out.bufferedBytes = 2 * MiB + 1;
+  share.afterOutput();
+  t.same(runs, [], 'above half the bound: nothing runs');
+  out.bufferedBytes = 2 * MiB;
+  share.afterOutput();
+  t.same(runs, [1], 'at half: the oldest runs, and its answer takes the output past the bound');
+  t.ok(socket.paused, 'still paused');
+  out.bufferedBytes = 0;
+  share.afterOutput();
+  t.same(runs, [1, 2, 3], 'drained: the other two');
+  t.notOk(socket.paused, 'none left: reading');
+  queue = [];
+  share.release();
 });
 
 t.test('bad bounds are option errors naming the option', async (t) => {
