@@ -16,8 +16,9 @@
  *    when its output is down to half the bound (the low water mark) they run in order and the
  *    socket reads again. The peer's further requests wait in TCP meanwhile, so a connection holds
  *    at most its bound plus one answer of a request run under it, and the requests it read before
- *    reading stopped (the rest of one read, at most 64 KiB of frames, and one frame up to the
- *    largest frame that read completed; `heldRequestBytes`). An answer that comes later (a held
+ *    reading stopped: the rest of the read in which its output passed the bound, at most 64 KiB
+ *    of frames, since a write that leaves output waiting stops reading at once and a frame begun
+ *    in an earlier read came before the request that passed the bound (`heldRequestBytes`). An answer that comes later (a held
  *    pull woken by a message) is written while the connection holds less than its bound or the
  *    answer fits under twice the bound; past that it is SYSTEM_BUSY, so many long-polled pulls
  *    woken at once cannot take one connection further. One answer always goes to a connection
