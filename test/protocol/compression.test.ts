@@ -170,6 +170,34 @@ t.test('a small body in a frame of 4 MiB blocks does not reserve 4 MiB', async (
   t.ok(out.buffer.byteLength < 64 * 1024, `backing store of ${out.buffer.byteLength} bytes`);
 });
 
+t.test('a ZLIB body inflates exactly and keeps no more memory than its bytes, compressible or not', async (t) => {
+  // node:zlib inflates into chunks (sized here from the compressed body) and hands a body that fit
+  // in one chunk out as a view of it: a chunk larger than the body would be held by the body.
+  let seed = 7;
+  const random = (n: number) =>
+    Buffer.from(Array.from({ length: n }, () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 0xff));
+  const text = (n: number) =>
+    Buffer.from('{"orderId":"ORD-1","status":"PAID"},'.repeat(Math.ceil(n / 36))).subarray(0, n);
+  for (const [name, body] of [
+    ['text 5 000 B', text(5000)],
+    ['text 1 MiB', text(1024 * 1024)],
+    ['random 40 000 B', random(40_000)],
+    ['random 1 MiB', random(1024 * 1024)],
+    ['random 3 MiB + 7', random(3 * 1024 * 1024 + 7)],
+  ] as const) {
+    const out = decompress(deflateSync(body), 'ZLIB');
+    t.ok(out.equals(body), `${name}: the same bytes`);
+    t.ok(
+      out.buffer.byteLength <= Math.max(16 * 1024, out.length),
+      `${name}: keeps ${out.buffer.byteLength} bytes for a body of ${out.length}`,
+    );
+  }
+  // the limit still holds whatever the chunk
+  const big = random(2 * 1024 * 1024);
+  t.throws(() => decompress(deflateSync(big), 'ZLIB', 0, 2 * 1024 * 1024 - 1), InflatedBodyTooLargeError);
+  t.equal(decompress(deflateSync(big), 'ZLIB', 0, 2 * 1024 * 1024).length, 2 * 1024 * 1024);
+});
+
 t.test('every codec stops at the limit it is given and says so with InflatedBodyTooLargeError', async (t) => {
   const mib = Buffer.alloc(1024 * 1024, 0x61);
   const zlib = deflateSync(mib);
