@@ -8,30 +8,10 @@
  */
 import { deflateSync, inflateSync } from 'node:zlib';
 import { lz4FrameCompress, lz4FrameDecompress } from '../../protocol/internal.js';
+import { jsonBody, numberOption } from './bodies.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: number): number => {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : dflt;
-};
-const ROUNDS = opt('--rounds', 7);
-const ROUND_MS = opt('--round-ms', 150);
-
-/** Order records as a service would send them: repeated keys, varied values. */
-function jsonBody(bytes: number): Buffer {
-  const items: unknown[] = [];
-  for (let i = 0; JSON.stringify(items).length < bytes; i++) {
-    items.push({
-      id: i,
-      orderId: `ORD-${100000 + i * 7}`,
-      user: { name: `user${i % 97}`, email: `user${i % 97}@example.com` },
-      amount: ((i * 13.37) % 1000).toFixed(2),
-      status: ['NEW', 'PAID', 'SHIPPED'][i % 3],
-      ts: 1733300000000 + i * 1234,
-    });
-  }
-  return Buffer.from(JSON.stringify(items)).subarray(0, bytes);
-}
+const ROUNDS = numberOption('--rounds', 7);
+const ROUND_MS = numberOption('--round-ms', 150);
 
 let sink = 0;
 function measure(fn: () => Buffer): { usPerOp: number; cpuUsPerOp: number } {

@@ -1,7 +1,7 @@
 /**
  * Inflating ZLIB bodies: rocketwire's `decompress` (node:zlib with an output chunk sized from the
  * compressed body) against node:zlib's
- * `inflateSync` with its defaults (16 KiB chunks), on JSON-ish bodies of 5 000 B to 4 MiB and on
+ * `inflateSync` with its defaults (16 KiB chunks), on JSON bodies of 5 000 B to 4 MiB (bodies.ts) and on
  * the bench's filler (which compresses 400-fold). Reports CPU µs per MiB inflated for both, their
  * ratio, and the bytes each inflated body keeps alive (its ArrayBuffer). Warm-up, several timed
  * rounds alternating the two, medians.
@@ -10,30 +10,10 @@
  */
 import { deflateSync, inflateSync } from 'node:zlib';
 import { decompress } from '../../protocol/index.js';
+import { jsonBody, numberOption } from './bodies.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: number): number => {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : dflt;
-};
-const ROUNDS = opt('--rounds', 7);
-const ROUND_MS = opt('--round-ms', 150);
-
-/** Order records as a service would send them: repeated keys, varied values. */
-function jsonBody(bytes: number): Buffer {
-  let text = '';
-  for (let i = 0; text.length < bytes; i++) {
-    text += JSON.stringify({
-      id: i,
-      orderId: `ORD-${100000 + i * 7}`,
-      user: { name: `user${i % 97}`, email: `user${i % 97}@example.com` },
-      amount: ((i * 13.37) % 1000).toFixed(2),
-      status: ['NEW', 'PAID', 'SHIPPED'][i % 3],
-      ts: 1733300000000 + i * 1234,
-    });
-  }
-  return Buffer.from(text).subarray(0, bytes);
-}
+const ROUNDS = numberOption('--rounds', 7);
+const ROUND_MS = numberOption('--round-ms', 150);
 
 /** The bench's body filler (bench/harness/run.ts): one phrase repeated. */
 function fillerBody(bytes: number): Buffer {
