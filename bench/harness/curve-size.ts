@@ -17,6 +17,7 @@ import { AdminClient } from '../../lib/admin/index.js';
 import { CliError } from '../../lib/cli/common.js';
 import { ConsumeConcurrentlyStatus, PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { renderCurveSvg, type ChartSeries } from './chart.js';
+import { fmt } from './curve.js';
 import { runJavaPeer } from './peers.js';
 import { produce, UniqueCount, type BenchOptions, untilCounted } from './run.js';
 
@@ -298,11 +299,6 @@ export function sizeTargets(points: SizePoint[]): {
     ofFloorAt1MiB: at1 ? at1.ofFloor : null,
     atOrAboveJava: withJava.length ? withJava.every((p) => p.ofJava! >= 1) : null,
   };
-}
-
-function fmt(n: number | undefined, digits = 0): string {
-  if (n === undefined || !Number.isFinite(n)) return '–';
-  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
 function sizeLabel(b: number): string {

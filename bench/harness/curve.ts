@@ -185,8 +185,9 @@ async function consumeRocketwire(
   }
 }
 
-function fmt(n: number | undefined, digits = 0): string {
-  if (n === undefined || Number.isNaN(n)) return '–';
+/** A table cell: the number with `digits` decimals, or "–" when there is none (or it is not finite). */
+export function fmt(n: number | undefined, digits = 0): string {
+  if (n === undefined || !Number.isFinite(n)) return '–';
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 

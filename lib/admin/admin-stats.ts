@@ -12,6 +12,7 @@ import type { MQClientInstance, Reply } from '../client/index.js';
 import { BrokerError } from '../remoting/index.js';
 import { UnknownTopicError, permissionError } from './errors.js';
 import { examineConsumeStats, routeMasters } from './admin-consume-stats.js';
+import { inParallel } from '../in-parallel.js';
 
 /**
  * One window of a broker's stats item (Java's BrokerStatsItem).
@@ -153,18 +154,13 @@ export abstract class AdminStatsCommands {
         inScope(t) &&
         (opts.topic === undefined || opts.topic === '' || t === opts.topic),
     );
-    const rows: StatsAllRow[] = [];
     // a few topics at a time: each is a handful of requests to its brokers
-    const queue = [...all].sort();
-    const worker = async (): Promise<void> => {
-      for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
-        rows.push(...(await this.topicStats(topic, opts.activeOnly === true)));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(4, queue.length) }, worker));
-    return rows.sort((a, b) =>
-      a.topic !== b.topic ? (a.topic < b.topic ? -1 : 1) : (a.group ?? '') < (b.group ?? '') ? -1 : 1,
-    );
+    const perTopic = await inParallel([...all].sort(), 4, (topic) => this.topicStats(topic, opts.activeOnly === true));
+    return perTopic
+      .flat()
+      .sort((a, b) =>
+        a.topic !== b.topic ? (a.topic < b.topic ? -1 : 1) : (a.group ?? '') < (b.group ?? '') ? -1 : 1,
+      );
   }
 
   private async listTopics(): Promise<string[]> {

@@ -76,6 +76,12 @@ export async function subscribeQueuesOf(instance: MQClientInstance, topic: strin
   }
 }
 
+/** Who hears which broker answered a request or failed (the push consumer's broker events). */
+interface BrokerReport {
+  answered(brokerName: string, addr: string): void;
+  failed(brokerName: string, addr: string, err: unknown): void;
+}
+
 /**
  * The group's client ids from one broker of the topic's route, picked at random (Java's
  * findConsumerIdList); null when none can be asked or it fails. With `asked` (one rebalance round's
@@ -87,10 +93,7 @@ export function consumerIdsOf(
   instance: MQClientInstance,
   group: string,
   topic: string,
-  report?: {
-    answered(brokerName: string, addr: string): void;
-    failed(brokerName: string, addr: string, err: unknown): void;
-  },
+  report?: BrokerReport,
   asked?: Map<string, Promise<string[] | null>>,
 ): Promise<string[] | null> {
   const route = instance.cachedTopicRoute(topic);
@@ -118,10 +121,7 @@ async function askConsumerIds(
   group: string,
   brokerName: string,
   addr: string,
-  report?: {
-    answered(brokerName: string, addr: string): void;
-    failed(brokerName: string, addr: string, err: unknown): void;
-  },
+  report?: BrokerReport,
 ): Promise<string[] | null> {
   try {
     const ids = await instance.getConsumerIdList(addr, group);

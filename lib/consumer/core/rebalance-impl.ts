@@ -6,6 +6,7 @@ import type { ConsumerConfig } from './consumer-config.js';
 import { ProcessQueue } from './process-queue.js';
 import { newPullRequest, type PullRequest } from './pull-request.js';
 import type { SubscriptionData } from './subscription.js';
+import { inParallel } from '../../in-parallel.js';
 
 /**
  * 5.x RebalanceService's minInterval (rocketmq.client.rebalance.minInterval): the least time from
@@ -354,18 +355,4 @@ export abstract class RebalanceImpl<H extends RebalanceBaseHost = RebalanceBaseH
 /** Java string order (UTF-16 code units), as the client ids of a group are sorted. */
 function compareJavaStrings(a: string, b: string): number {
   return a === b ? 0 : a < b ? -1 : 1;
-}
-
-/** `work` over every item with at most `limit` calls at once; the results in the items' order. */
-async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
