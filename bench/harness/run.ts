@@ -77,10 +77,6 @@ export interface ConsumeResult extends PhaseResult {
 }
 
 /**
- * The bench's messages carry their number in the first 8 bytes of the body (< expect): which were
- * seen, how many twice, and when the first and the latest new one arrived.
- */
-/**
  * Waits until `n` has counted `expect` distinct messages, or none came for `stallMs`; `tick` runs
  * after each wait of `everyMs` (a progress line).
  */
@@ -104,6 +100,10 @@ export async function untilCounted(
   }
 }
 
+/**
+ * The bench's messages carry their number in the first 8 bytes of the body (< expect): which were
+ * seen, how many twice, and when the first and the latest new one arrived.
+ */
 export class UniqueCount {
   unique = 0;
   duplicates = 0;
