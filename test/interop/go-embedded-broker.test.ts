@@ -8,7 +8,7 @@ import { PushConsumer, type MessageExt } from '../../lib/consumer/index.js';
 import { Producer } from '../../lib/producer/index.js';
 import { SCHEDULE_TOPIC } from '../../protocol/index.js';
 import { brokerOffsets, createTopic, drained, withBroker } from '../support/embedded-broker.js';
-import { until } from '../support/until.js';
+import { until, waitFor } from '../support/until.js';
 import {
   goAdmin,
   goClientVersion,
@@ -68,7 +68,9 @@ if (await goReady(t)) {
     killAtTeardown(t, go);
     const { messages, summary } = await go.finished();
     t.match(summary, { complete: true }, `${o.group}: ${o.expect} deliveries`);
-    t.ok(await committedToEnd(broker, o.topic, o.group), `${o.group} committed ${o.topic} to its end`);
+    // The Go client sends its offsets at shutdown as oneway UPDATE_CONSUMER_OFFSETs: its process may
+    // be gone before the broker (in this process) has read them, so wait for them to land.
+    t.ok(await waitFor(() => committedToEnd(broker, o.topic, o.group)), `${o.group} committed ${o.topic} to its end`);
     return messages;
   }
 
